@@ -1,0 +1,45 @@
+// Element types of tensors, with their sizes and Relay/ONNX-style spellings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace placer {
+
+enum class DType : std::uint8_t {
+    Float32,
+    Float16,
+    BFloat16,
+    Float64,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    UInt8,
+    Bool,
+};
+
+inline constexpr int kDTypeCount = 10;
+
+/// Bytes per element (Bool is stored as one byte).
+int dtypeSize(DType t);
+/// The Relay spelling: "float32", "int64", "bool", ...
+std::string_view dtypeName(DType t);
+/// Parses a Relay spelling; std::nullopt for anything else.
+std::optional<DType> parseDType(std::string_view name);
+bool isFloatingPoint(DType t);
+
+/// A set of dtypes as a bit mask, used for kernel capabilities.
+using DTypeMask = std::uint32_t;
+constexpr DTypeMask dtypeBit(DType t) {
+    return DTypeMask{1} << static_cast<int>(t);
+}
+inline constexpr DTypeMask kAllDTypes = (DTypeMask{1} << kDTypeCount) - 1;
+inline constexpr DTypeMask kFloatDTypes = dtypeBit(DType::Float32) | dtypeBit(DType::Float16) |
+                                          dtypeBit(DType::BFloat16) | dtypeBit(DType::Float64);
+inline constexpr DTypeMask kIntDTypes = dtypeBit(DType::Int8) | dtypeBit(DType::Int16) |
+                                        dtypeBit(DType::Int32) | dtypeBit(DType::Int64) |
+                                        dtypeBit(DType::UInt8);
+
+} // namespace placer

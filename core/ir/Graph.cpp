@@ -1,0 +1,53 @@
+// The dataflow graph.
+#include "ir/Graph.h"
+
+#include <cassert>
+
+namespace placer {
+
+NodeId Graph::addNode(Node node) {
+    assert(node.op && "every node has an op");
+    const NodeId id(static_cast<std::uint32_t>(m_nodes.size()));
+    for ([[maybe_unused]] const ValueRef& input : node.inputs)
+        assert(input.node < id && "inputs come before their consumers");
+    [[maybe_unused]] const bool inserted = m_byName.emplace(node.name, id).second;
+    assert(inserted && "node names are unique");
+    for (const std::string& alias : node.aliases)
+        m_byName.emplace(alias, id);
+    m_nodes.push_back(std::move(node));
+    return id;
+}
+
+std::optional<NodeId> Graph::find(std::string_view name) const {
+    const auto it = m_byName.find(std::string(name));
+    if (it == m_byName.end())
+        return std::nullopt;
+    return it->second;
+}
+
+void Graph::addAlias(NodeId id, std::string alias) {
+    [[maybe_unused]] const bool inserted = m_byName.emplace(alias, id).second;
+    assert(inserted && "aliases are unique");
+    m_nodes[id.index].aliases.push_back(std::move(alias));
+}
+
+std::string Graph::uniqueName(std::string_view base) const {
+    std::string candidate(base);
+    for (int suffix = 2; m_byName.count(candidate); ++suffix)
+        candidate = std::string(base) + "_" + std::to_string(suffix);
+    return candidate;
+}
+
+const OpDef* Graph::adoptOp(std::unique_ptr<OpDef> op) {
+    m_ownedOps.push_back(std::shared_ptr<const OpDef>(std::move(op)));
+    return m_ownedOps.back().get();
+}
+
+std::string Graph::valueName(ValueRef value) const {
+    const Node& producer = node(value.node);
+    if (producer.outputs.size() <= 1)
+        return producer.name;
+    return producer.name + "." + std::to_string(value.output);
+}
+
+} // namespace placer

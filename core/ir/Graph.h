@@ -1,0 +1,120 @@
+// The dataflow graph: SSA nodes in topological order, with first-class placement fields.
+#pragma once
+
+#include "ir/Attrs.h"
+#include "ir/Ids.h"
+#include "ir/OpRegistry.h"
+#include "ir/TensorType.h"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace placer {
+
+/// Where something was written in an input file (1-based; 0 = unknown).
+struct SourceLocation {
+    int line = 0;
+    int column = 0;
+    bool operator==(const SourceLocation&) const = default;
+};
+
+/// How strongly a node is fixed to a device.
+///  - Plain: the op runs there; its consumers are free to run elsewhere (soft out-edges).
+///  - Fixed: the op and its result are there; in `unify` mode consumers follow (hard out-edges).
+enum class PinKind : std::uint8_t { None, Plain, Fixed };
+
+struct Pin {
+    PinKind kind = PinKind::None;
+    DeviceId device;
+    std::string origin; ///< who set it: "on_device at model.relay:4:8", "--pin", "gui", ...
+
+    bool active() const { return kind != PinKind::None; }
+    bool operator==(const Pin&) const = default;
+};
+
+struct Node {
+    std::string name;                 ///< unique in the graph: "%0", "%a", "conv1"
+    std::vector<std::string> aliases; ///< other names bound to it (Relay on_device bindings)
+    const OpDef* op = nullptr;        ///< never null in a graph
+    std::vector<ValueRef> inputs;
+    Attrs attrs;
+    std::vector<TensorType> outputs;
+    SourceLocation location;
+
+    /// The planned device; invalid until a plan is applied.
+    DeviceId device;
+    /// Where a user or a file fixed the node.
+    Pin pin;
+    /// Further pins on this node that disagree with `pin`; the planner reports each as a conflict.
+    std::vector<Pin> rejectedPins;
+
+    /// device_copy only: the source and destination devices, and whether the planner made it.
+    DeviceId copySource;
+    DeviceId copyDestination;
+    bool insertedCopy = false;
+
+    /// constant only: the raw little-endian data, or null for shape-only graphs.
+    std::shared_ptr<const std::vector<std::byte>> data;
+
+    OpRole role() const { return op->role; }
+    bool isParameter() const { return op->role == OpRole::Parameter; }
+    bool isConstant() const { return op->role == OpRole::Constant; }
+    bool isDeviceCopy() const { return op->role == OpRole::DeviceCopy; }
+};
+
+/// A graph result, optionally required on a given device (Relay's result virtual_device).
+struct GraphOutput {
+    ValueRef value;
+    DeviceId device;
+    bool operator==(const GraphOutput&) const = default;
+};
+
+class Graph {
+public:
+    Graph() = default;
+
+    /// Appends a node. Its inputs must refer to nodes already in the graph (topological order);
+    /// its name must be unique (see uniqueName()).
+    NodeId addNode(Node node);
+
+    std::size_t size() const { return m_nodes.size(); }
+    const Node& node(NodeId id) const { return m_nodes[id.index]; }
+    Node& node(NodeId id) { return m_nodes[id.index]; }
+    const std::vector<Node>& nodes() const { return m_nodes; }
+    const TensorType& type(ValueRef value) const {
+        return m_nodes[value.node.index].outputs[value.output];
+    }
+
+    const std::vector<GraphOutput>& outputs() const { return m_outputs; }
+    void addOutput(GraphOutput output) { m_outputs.push_back(output); }
+    std::vector<GraphOutput>& outputs() { return m_outputs; }
+
+    /// The node with this name or alias.
+    std::optional<NodeId> find(std::string_view name) const;
+    /// Records another name for a node (must be unused).
+    void addAlias(NodeId id, std::string alias);
+    /// `base` if no node is called that, else base_2, base_3, ...
+    std::string uniqueName(std::string_view base) const;
+
+    /// Keeps an op definition that only this graph uses (an importer's op without kernels) alive.
+    const OpDef* adoptOp(std::unique_ptr<OpDef> op);
+
+    /// A printable name for a value: "%0", or "%5.1" for output 1 of a multi-output node.
+    std::string valueName(ValueRef value) const;
+
+    std::string name;         ///< a display name, usually the file's base name
+    std::string sourceFormat; ///< "relay", "json", "onnx"
+
+private:
+    std::vector<Node> m_nodes;
+    std::vector<GraphOutput> m_outputs;
+    std::unordered_map<std::string, NodeId> m_byName;
+    std::vector<std::shared_ptr<const OpDef>> m_ownedOps;
+};
+
+} // namespace placer

@@ -1,0 +1,81 @@
+// The operators the engine knows: arity, shape function, kernel capability per device kind.
+#pragma once
+
+#include "ir/Attrs.h"
+#include "ir/DeviceSet.h"
+#include "ir/TensorType.h"
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace placer {
+
+/// What a shape function returns: the output types, or a sentence saying why there are none.
+struct ShapeResult {
+    std::vector<TensorType> outputs;
+    std::string error; ///< empty on success
+
+    static ShapeResult ok(std::vector<TensorType> outputs) { return {std::move(outputs), {}}; }
+    static ShapeResult fail(std::string error) { return {{}, std::move(error)}; }
+    bool failed() const { return !error.empty(); }
+};
+
+using ShapeFunction = std::function<ShapeResult(const std::vector<TensorType>&, const Attrs&)>;
+
+/// The special roles an op can have; everything else is an ordinary compute op.
+enum class OpRole : std::uint8_t { Compute, Parameter, Constant, DeviceCopy };
+
+struct OpDef {
+    std::string name;
+    OpRole role = OpRole::Compute;
+    int minInputs = 0;
+    int maxInputs = 0; ///< -1: any number
+    ShapeFunction inferShape;
+    /// Element types each device kind has kernels for (indexed by DeviceKind); 0 = no kernel.
+    std::array<DTypeMask, kDeviceKindCount> kernels{};
+    /// Runs on the host device only (shape computations).
+    bool hostOnly = false;
+    /// Relay passes its inputs as one tuple argument: concatenate((%a, %b), axis=1).
+    bool tupleInput = false;
+
+    bool hasKernel(DeviceKind kind, DType dtype) const {
+        return (kernels[static_cast<int>(kind)] & dtypeBit(dtype)) != 0;
+    }
+    bool hasKernel(DeviceKind kind) const { return kernels[static_cast<int>(kind)] != 0; }
+    bool hasAnyKernel() const;
+};
+
+/// The process-wide registry of built-in ops. Readers may create extra OpDefs for ops they
+/// cannot execute (ONNX ops without kernels); those are owned by the Graph that uses them.
+class OpRegistry {
+public:
+    static const OpRegistry& global();
+
+    /// The op with this name, or nullptr.
+    const OpDef* find(std::string_view name) const;
+    const OpDef& parameter() const { return *m_parameter; }
+    const OpDef& constant() const { return *m_constant; }
+    const OpDef& deviceCopy() const { return *m_deviceCopy; }
+    /// All ops in registration order.
+    std::vector<const OpDef*> all() const;
+
+private:
+    OpRegistry();
+    const OpDef& add(OpDef def);
+
+    std::vector<std::unique_ptr<OpDef>> m_ops;
+    std::unordered_map<std::string_view, const OpDef*> m_byName;
+    const OpDef* m_parameter = nullptr;
+    const OpDef* m_constant = nullptr;
+    const OpDef* m_deviceCopy = nullptr;
+};
+
+/// Registers every built-in op with its shape function (ShapeFunctions.cpp).
+void registerBuiltinOps(const std::function<void(OpDef)>& add);
+
+} // namespace placer

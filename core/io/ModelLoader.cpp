@@ -1,0 +1,89 @@
+// Model loading with format detection.
+#include "io/ModelLoader.h"
+
+#include "io/Json.h"
+#include "io/JsonGraph.h"
+#include "io/RelayReader.h"
+
+namespace placer {
+
+std::optional<GraphFormat> parseGraphFormat(std::string_view name) {
+    if (name == "relay")
+        return GraphFormat::Relay;
+    if (name == "json")
+        return GraphFormat::Json;
+    if (name == "auto")
+        return GraphFormat::Auto;
+    return std::nullopt;
+}
+
+DeviceSet defaultDeviceSet() {
+    std::string error;
+    return *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+}
+
+namespace {
+
+GraphFormat detectFormat(std::string_view text, const std::string& fileName) {
+    auto endsWith = [&](std::string_view suffix) {
+        return fileName.size() >= suffix.size() &&
+               std::string_view(fileName).substr(fileName.size() - suffix.size()) == suffix;
+    };
+    if (endsWith(".json"))
+        return GraphFormat::Json;
+    if (endsWith(".relay") || endsWith(".rly"))
+        return GraphFormat::Relay;
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && text[first] == '{' ? GraphFormat::Json
+                                                                 : GraphFormat::Relay;
+}
+
+std::string baseName(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::size_t dot = name.find_last_of('.');
+    return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+} // namespace
+
+Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
+                                  GraphFormat format, const std::optional<DeviceSet>& devices) {
+    if (format == GraphFormat::Auto)
+        format = detectFormat(text, fileName);
+    LoadedModel model;
+    if (format == GraphFormat::Json) {
+        auto document = Json::parse(text, fileName);
+        if (!document)
+            return document.error();
+        auto fileDevices = readJsonGraphDevices(document.value(), fileName);
+        if (!fileDevices)
+            return fileDevices.error();
+        model.devices = devices               ? *devices
+                        : fileDevices.value() ? *fileDevices.value()
+                                              : defaultDeviceSet();
+        auto graph = readJsonGraph(document.value(), model.devices, fileName);
+        if (!graph)
+            return graph.error();
+        model.graph = graph.take();
+    } else {
+        model.devices = devices ? *devices : defaultDeviceSet();
+        auto graph = readRelay(text, model.devices, fileName);
+        if (!graph)
+            return graph.error();
+        model.graph = graph.take();
+    }
+    if (model.graph.name.empty())
+        model.graph.name = baseName(fileName);
+    return model;
+}
+
+Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
+                                  const std::optional<DeviceSet>& devices) {
+    auto text = readTextFile(path);
+    if (!text)
+        return text.error();
+    return loadModelText(text.value(), path, format, devices);
+}
+
+} // namespace placer

@@ -1,0 +1,38 @@
+// Loading a model file in any supported format, with the device set it is planned for.
+#pragma once
+
+#include "io/SourceError.h"
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace placer {
+
+enum class GraphFormat { Auto, Relay, Json };
+
+/// "relay", "json" or "auto"; std::nullopt otherwise.
+std::optional<GraphFormat> parseGraphFormat(std::string_view name);
+
+/// The devices used when neither the user nor the file names any: cpu:cpu,gpu:cuda.
+DeviceSet defaultDeviceSet();
+
+struct LoadedModel {
+    Graph graph;
+    DeviceSet devices;
+};
+
+/// Reads a model from text. The format is guessed from the file name (.relay/.rly/.txt → Relay,
+/// .json → JSON graph) or the content when `format` is Auto. `devices`, when given, is the set
+/// the model is read against (Relay meta[VirtualDevice][i] indexes it); otherwise a JSON
+/// graph's own devices, else defaultDeviceSet().
+Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
+                                  GraphFormat format, const std::optional<DeviceSet>& devices);
+
+/// loadModelText() on the contents of a file.
+Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
+                                  const std::optional<DeviceSet>& devices);
+
+} // namespace placer

@@ -1,0 +1,259 @@
+// Plan reports.
+#include "io/PlanReport.h"
+
+#include <algorithm>
+
+namespace placer {
+
+std::string_view planModeName(PlanMode mode) {
+    return mode == PlanMode::Demand ? "demand" : "unify";
+}
+
+namespace {
+
+Json nameList(const Graph& graph, const std::vector<NodeId>& nodes) {
+    Json list = Json::array();
+    for (NodeId id : nodes)
+        list.push(graph.node(id).name);
+    return list;
+}
+
+std::string joinNames(const Graph& graph, const std::vector<NodeId>& nodes) {
+    std::string out;
+    for (NodeId id : nodes)
+        out += (out.empty() ? "" : ", ") + graph.node(id).name;
+    return out;
+}
+
+} // namespace
+
+Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                    const Plan& plan) {
+    Json report = Json::object();
+    if (!graph.name.empty())
+        report.set("graph", graph.name);
+    report.set("mode", std::string(planModeName(options.mode)));
+    Json deviceList = Json::array();
+    for (const VirtualDevice& d : devices.devices()) {
+        Json entry = Json::object();
+        entry.set("name", d.name);
+        entry.set("kind", std::string(deviceKindName(d.kind)));
+        if (d.memoryCapacity)
+            entry.set("memory", *d.memoryCapacity);
+        deviceList.push(std::move(entry));
+    }
+    report.set("devices", std::move(deviceList));
+    report.set("default", devices.defaultDevice().valid()
+                              ? Json(devices[devices.defaultDevice()].name)
+                              : Json());
+    report.set("host",
+               devices.hostDevice().valid() ? Json(devices[devices.hostDevice()].name) : Json());
+
+    Json nodes = Json::array();
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.nodes()[i];
+        if (node.insertedCopy)
+            continue;
+        Json entry = Json::object();
+        entry.set("name", node.name);
+        if (!node.aliases.empty()) {
+            Json aliases = Json::array();
+            for (const std::string& alias : node.aliases)
+                aliases.push(alias);
+            entry.set("aliases", std::move(aliases));
+        }
+        entry.set("op", node.op->name);
+        const DeviceId device = plan.devices[i];
+        entry.set("device", device.valid() ? Json(devices[device].name) : Json());
+        entry.set("pinned", node.pin.active());
+        entry.set("reason", plan.explain(graph, devices, options, NodeId(i)));
+        nodes.push(std::move(entry));
+    }
+    report.set("nodes", std::move(nodes));
+
+    Json copies = Json::array();
+    for (const CopyPlan& copy : plan.copies) {
+        Json entry = Json::object();
+        entry.set("value", graph.valueName(copy.value));
+        entry.set("from", devices[copy.from].name);
+        entry.set("to", devices[copy.to].name);
+        entry.set("bytes", copy.bytes);
+        entry.set("consumers", nameList(graph, copy.consumers));
+        if (copy.toOutput)
+            entry.set("result", true);
+        if (copy.isExplicit)
+            entry.set("explicit", graph.node(copy.copyNode).name);
+        copies.push(std::move(entry));
+    }
+    report.set("copies", std::move(copies));
+
+    Json replicas = Json::array();
+    for (const Replica& replica : plan.replicas) {
+        Json entry = Json::object();
+        entry.set("value", graph.valueName(replica.value));
+        Json list = Json::array();
+        list.push(devices[replica.home].name);
+        for (DeviceId d : replica.devices)
+            list.push(devices[d].name);
+        entry.set("devices", std::move(list));
+        entry.set("bytes", graph.type(replica.value).bytes());
+        replicas.push(std::move(entry));
+    }
+    report.set("replicas", std::move(replicas));
+
+    Json conflicts = Json::array();
+    for (const Conflict& conflict : plan.conflicts) {
+        Json entry = Json::object();
+        entry.set("kind", std::string(conflictKindName(conflict.kind)));
+        entry.set("nodes", nameList(graph, conflict.nodes));
+        Json sources = Json::array();
+        for (const std::string& source : conflict.sources)
+            sources.push(source);
+        entry.set("sources", std::move(sources));
+        entry.set("message", conflict.message);
+        entry.set("suggestion", conflict.suggestion);
+        conflicts.push(std::move(entry));
+    }
+    report.set("conflicts", std::move(conflicts));
+
+    Json notes = Json::array();
+    for (const std::string& note : plan.notes)
+        notes.push(note);
+    report.set("notes", std::move(notes));
+
+    Json memory = Json::array();
+    for (const DeviceMemory& m : plan.memory.devices) {
+        Json entry = Json::object();
+        entry.set("device", devices[m.device].name);
+        entry.set("peak_bytes", m.peakBytes);
+        entry.set("live_bytes", m.liveBytes);
+        Json storages = Json::array();
+        for (std::int32_t id : m.storages) {
+            Json storage = Json::object();
+            storage.set("id", id);
+            storage.set("bytes", plan.memory.storages[id].bytes);
+            storages.push(std::move(storage));
+        }
+        entry.set("storages", std::move(storages));
+        memory.push(std::move(entry));
+    }
+    report.set("memory", std::move(memory));
+    report.set("copied_bytes", plan.copiedBytes());
+    return report;
+}
+
+std::string planSummary(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                        const Plan& plan) {
+    std::string out;
+    std::size_t parameters = 0;
+    for (const Node& node : graph.nodes())
+        parameters += node.isParameter() ? 1 : 0;
+    out += "graph " + graph.name + ": " + std::to_string(graph.size()) + " nodes (" +
+           std::to_string(parameters) + " parameters), mode " +
+           std::string(planModeName(options.mode)) + "\n";
+    out += "devices:";
+    for (int d = 0; d < devices.size(); ++d) {
+        const VirtualDevice& device = devices[DeviceId(d)];
+        out += (d ? ", " : " ") + device.name + " (" + std::string(deviceKindName(device.kind));
+        if (device.memoryCapacity)
+            out += ", " + formatBytes(*device.memoryCapacity);
+        if (DeviceId(d) == devices.defaultDevice())
+            out += ", default";
+        if (DeviceId(d) == devices.hostDevice())
+            out += ", host";
+        out += ")";
+    }
+    out += "\n\n";
+
+    // Node table with aligned columns.
+    struct Row {
+        std::string name, op, device, pinned, reason;
+    };
+    std::vector<Row> rows;
+    Row header{"node", "op", "device", "", "why"};
+    std::size_t wName = header.name.size(), wOp = header.op.size(), wDevice = header.device.size();
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.nodes()[i];
+        if (node.insertedCopy)
+            continue;
+        Row row;
+        row.name = node.name;
+        for (const std::string& alias : node.aliases)
+            row.name += " " + alias;
+        row.op = node.op->name;
+        row.device = plan.devices[i].valid() ? devices[plan.devices[i]].name : "-";
+        row.pinned = node.pin.active() ? "*" : " ";
+        row.reason = plan.explain(graph, devices, options, NodeId(i));
+        wName = std::max(wName, row.name.size());
+        wOp = std::max(wOp, row.op.size());
+        wDevice = std::max(wDevice, row.device.size());
+        rows.push_back(std::move(row));
+    }
+    auto pad = [](const std::string& s, std::size_t width) {
+        return s + std::string(width > s.size() ? width - s.size() : 0, ' ');
+    };
+    out += pad(header.name, wName) + "  " + pad(header.op, wOp) + "  " +
+           pad(header.device, wDevice) + "    " + header.reason + "\n";
+    for (const Row& row : rows)
+        out += pad(row.name, wName) + "  " + pad(row.op, wOp) + "  " + pad(row.device, wDevice) +
+               " " + row.pinned + "  " + row.reason + "\n";
+    out += "(* pinned)\n\n";
+
+    if (plan.copies.empty()) {
+        out += "copies: none\n";
+    } else {
+        out += "copies: " + std::to_string(plan.copies.size()) + ", " +
+               formatBytes(plan.copiedBytes()) + " per run\n";
+        for (const CopyPlan& copy : plan.copies) {
+            std::string readers = joinNames(graph, copy.consumers);
+            if (copy.toOutput)
+                readers += std::string(readers.empty() ? "" : ", ") + "the result";
+            out += "  " + graph.valueName(copy.value) + "  " + devices[copy.from].name + " -> " +
+                   devices[copy.to].name + "  " + formatBytes(copy.bytes) +
+                   (readers.empty() ? "" : "  for " + readers) +
+                   (copy.isExplicit ? "  (explicit " + graph.node(copy.copyNode).name + ")" : "") +
+                   "\n";
+        }
+    }
+    if (!plan.replicas.empty()) {
+        out += "replicas:\n";
+        for (const Replica& replica : plan.replicas) {
+            out += "  " + graph.valueName(replica.value) + "  on " + devices[replica.home].name;
+            for (DeviceId d : replica.devices)
+                out += ", " + devices[d].name;
+            out += "\n";
+        }
+    }
+    if (!plan.notes.empty()) {
+        out += "notes:\n";
+        for (const std::string& note : plan.notes)
+            out += "  " + note + "\n";
+    }
+    if (!plan.memory.devices.empty()) {
+        out += "memory:\n";
+        for (const DeviceMemory& m : plan.memory.devices) {
+            const VirtualDevice& device = devices[m.device];
+            out += "  " + pad(device.name, wDevice) + "  " + formatBytes(m.peakBytes) + " in " +
+                   std::to_string(m.storages.size()) + " storage" +
+                   (m.storages.size() == 1 ? "" : "s") + " (live at most " +
+                   formatBytes(m.liveBytes) + ")";
+            if (device.memoryCapacity)
+                out += " of " + formatBytes(*device.memoryCapacity);
+            out += "\n";
+        }
+    }
+    if (plan.conflicts.empty()) {
+        out += "conflicts: none\n";
+    } else {
+        out += "conflicts: " + std::to_string(plan.conflicts.size()) + "\n";
+        for (const Conflict& conflict : plan.conflicts) {
+            out += "  [" + std::string(conflictKindName(conflict.kind)) + "] " + conflict.message +
+                   "\n";
+            if (!conflict.suggestion.empty())
+                out += "    suggestion: " + conflict.suggestion + "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace placer

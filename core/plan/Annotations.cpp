@@ -1,0 +1,90 @@
+// Command-line placement requests.
+#include "plan/Annotations.h"
+
+#include "plan/Glob.h"
+
+namespace placer {
+
+bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs,
+                     std::string* error) {
+    const std::size_t eq = text.rfind('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+        *error = "'" + std::string(text) + "' is not of the form NAME=DEVICE";
+        return false;
+    }
+    *lhs = std::string(text.substr(0, eq));
+    *rhs = std::string(text.substr(eq + 1));
+    return true;
+}
+
+bool applyPinRequests(Graph& graph, const DeviceSet& devices,
+                      const std::vector<PinRequest>& requests, std::string* error) {
+    std::vector<std::pair<NodeId, Pin>> pins;
+    for (const PinRequest& request : requests) {
+        const std::string spelled = "--pin " + request.nodePattern + "=" + request.device;
+        const auto device = devices.find(request.device);
+        if (!device) {
+            *error = spelled + ": unknown device '" + request.device +
+                     "' (devices: " + devices.namesList() + ")";
+            return false;
+        }
+        const Pin pin{request.fixed ? PinKind::Fixed : PinKind::Plain, *device, spelled};
+        std::size_t matched = 0;
+        if (!isGlob(request.nodePattern)) {
+            if (const auto id = graph.find(request.nodePattern)) {
+                pins.emplace_back(*id, pin);
+                ++matched;
+            }
+        } else {
+            for (std::uint32_t i = 0; i < graph.size(); ++i) {
+                const Node& node = graph.nodes()[i];
+                bool hit = globMatch(request.nodePattern, node.name);
+                for (const std::string& alias : node.aliases)
+                    hit = hit || globMatch(request.nodePattern, alias);
+                if (hit) {
+                    pins.emplace_back(NodeId(i), pin);
+                    ++matched;
+                }
+            }
+        }
+        if (matched == 0) {
+            *error = spelled + ": no node is called '" + request.nodePattern + "'";
+            return false;
+        }
+    }
+    for (auto& [id, pin] : pins) {
+        Node& node = graph.node(id);
+        node.pin = std::move(pin);
+        node.rejectedPins.clear();
+    }
+    return true;
+}
+
+bool validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                   std::string* error, std::vector<std::string>* warnings) {
+    for (const OpRule& rule : options.rules) {
+        if (!devices.find(rule.device)) {
+            *error = "rule '" + rule.opPattern + "=" + rule.device + "' names unknown device '" +
+                     rule.device + "' (devices: " + devices.namesList() + ")";
+            return false;
+        }
+        bool used = false;
+        for (const Node& node : graph.nodes()) {
+            if (node.role() == OpRole::Compute && globMatch(rule.opPattern, node.op->name)) {
+                used = true;
+                break;
+            }
+        }
+        if (!used)
+            warnings->push_back("rule '" + rule.opPattern + "=" + rule.device +
+                                "' matches no op of the graph");
+    }
+    if (!options.fallbackDevice.empty() && !devices.find(options.fallbackDevice)) {
+        *error = "fallback device '" + options.fallbackDevice +
+                 "' is not a device (devices: " + devices.namesList() + ")";
+        return false;
+    }
+    return true;
+}
+
+} // namespace placer

@@ -1,0 +1,36 @@
+// Placement requests as users write them on a command line: NODE=DEV pins and OP=DEV rules.
+#pragma once
+
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+#include "plan/Plan.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace placer {
+
+/// "NODE=DEV" where NODE is a node name, alias or glob.
+struct PinRequest {
+    std::string nodePattern;
+    std::string device;
+    bool fixed = false;
+};
+
+/// Splits "LHS=RHS" at the last '='; false (with *error) when either side is empty.
+bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs, std::string* error);
+
+/// Pins every node whose name or alias matches each request (later requests win over earlier
+/// ones and over pins from the file). Returns false with a sentence in *error when a request
+/// names an unknown device or matches no node; the graph is then unchanged.
+bool applyPinRequests(Graph& graph, const DeviceSet& devices,
+                      const std::vector<PinRequest>& requests, std::string* error);
+
+/// Checks rules and the fallback device against the device set before planning, for tools that
+/// treat an unknown device as an error rather than a conflict. Warnings (a rule that matches no
+/// op of the graph) go to *warnings.
+bool validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                   std::string* error, std::vector<std::string>* warnings);
+
+} // namespace placer

@@ -1,0 +1,95 @@
+// Plan helpers: totals and the sentence that explains a node's device.
+#include "plan/Plan.h"
+
+namespace placer {
+
+std::string_view conflictKindName(ConflictKind kind) {
+    switch (kind) {
+    case ConflictKind::NoKernel:
+        return "no-kernel";
+    case ConflictKind::DType:
+        return "dtype";
+    case ConflictKind::HostOnly:
+        return "host-only";
+    case ConflictKind::PinsDisagree:
+        return "pins-disagree";
+    case ConflictKind::CopySource:
+        return "copy-source";
+    case ConflictKind::MemoryCapacity:
+        return "memory-capacity";
+    case ConflictKind::UnknownDevice:
+        return "unknown-device";
+    case ConflictKind::Unsupported:
+        return "unsupported-op";
+    }
+    return "?";
+}
+
+std::int64_t Plan::copiedBytes() const {
+    std::int64_t total = 0;
+    for (const CopyPlan& copy : copies)
+        total += copy.bytes;
+    return total;
+}
+
+std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOptions& options,
+                          NodeId id) const {
+    const Node& node = graph.node(id);
+    const Reason& reason = reasons[id.index];
+    const DeviceId device = devices[id.index];
+    if (!device.valid())
+        return "not planned";
+    const std::string& here = set[device].name;
+    auto nameOf = [&](NodeId n) { return n.valid() ? graph.node(n).name : std::string("?"); };
+    switch (reason.kind) {
+    case ReasonKind::Pin:
+        return "pinned to " + here + " by " + node.pin.origin;
+    case ReasonKind::FixedPin:
+        return "fixed to " + here + " by " + node.pin.origin;
+    case ReasonKind::RejectedPin:
+        return "pinned to " + set[reason.wanted].name + " by " + node.pin.origin +
+               ", which cannot run " + node.op->name + ": fell back to " + here;
+    case ReasonKind::CopyDestination:
+        return "device_copy to " + here;
+    case ReasonKind::Rule: {
+        const OpRule& rule = options.rules[reason.rule];
+        return "rule '" + rule.opPattern + "=" + rule.device + "'";
+    }
+    case ReasonKind::RuleFallback:
+        return "no rule covers " + node.op->name + ": fallback device " + here;
+    case ReasonKind::KernelFallback:
+        return set[reason.wanted].name + " has no kernel for " + node.op->name +
+               (node.op->hostOnly ? " (host-only)" : "") + ": fell back to " + here;
+    case ReasonKind::HostOnly:
+        return "host-only op: runs on the host " + here;
+    case ReasonKind::Class: {
+        const std::string fixer =
+            reason.fromResult ? "the result of " + nameOf(reason.via) + ", required on " + here
+                              : nameOf(reason.via) + ", which fixes " + here;
+        if (reason.via == id)
+            return reason.fromResult ? "the result is required on " + here : "fixed to " + here;
+        return "joined by hard edges (a class of " + std::to_string(reason.classSize) +
+               " nodes) to " + fixer;
+    }
+    case ReasonKind::ClassDefault:
+        return "its class of " + std::to_string(reason.classSize) +
+               " nodes has no fixed device: default device " + here;
+    case ReasonKind::Consumers:
+        if (reason.via == id)
+            return "the result is required on " + here;
+        if (reason.voters == 1)
+            return "its consumer " + nameOf(reason.via) + " runs on " + here;
+        return std::to_string(reason.votes) + " of its " + std::to_string(reason.voters) +
+               " consumers run on " + here + " (first: " + nameOf(reason.via) + ")";
+    case ReasonKind::ConsumersTie:
+        return "its consumers are split evenly (" + std::to_string(reason.votes) + " of " +
+               std::to_string(reason.voters) + " on " + here + "): the tie goes to " +
+               (device == set.defaultDevice() ? "the default device " + here
+                                              : "the lowest-numbered device " + here);
+    case ReasonKind::NoConsumers:
+        return "nothing consumes it: default device " + here;
+    }
+    return "?";
+}
+
+} // namespace placer

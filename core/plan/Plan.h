@@ -1,0 +1,148 @@
+// What the planner returns: a device and a reason for every node, the copies and replicas the
+// placement needs, conflicts, notes, and the memory plan.
+#pragma once
+
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+enum class PlanMode : std::uint8_t {
+    Demand, ///< an unpinned node lives where its consumers need it (the default)
+    Unify,  ///< TVM-compatible: nodes joined by hard edges share a device
+};
+
+enum class ConstantPolicy : std::uint8_t {
+    Replicate, ///< one instance per device that uses it, made at load time
+    Copy,      ///< one instance, copied on every run like any other value
+};
+
+/// An op-name rule: ops whose name matches `opPattern` (a glob) go to `device`.
+struct OpRule {
+    std::string opPattern;
+    std::string device;
+    bool operator==(const OpRule&) const = default;
+};
+
+struct PlanOptions {
+    PlanMode mode = PlanMode::Demand;
+    ConstantPolicy constants = ConstantPolicy::Replicate;
+    std::vector<OpRule> rules;
+    std::string fallbackDevice; ///< empty: none given
+    bool planMemory = true;
+    bool operator==(const PlanOptions&) const = default;
+};
+
+/// Why a node got its device.
+enum class ReasonKind : std::uint8_t {
+    Pin,             ///< a plain pin
+    FixedPin,        ///< a fixed pin (constrain_result / parameter virtual_device)
+    RejectedPin,     ///< pinned to a device without a kernel: fell back (a conflict)
+    CopyDestination, ///< a device_copy lives on its destination
+    Rule,            ///< an op-name rule
+    RuleFallback,    ///< rules were given and none covers the op: the fallback device
+    KernelFallback,  ///< the device it would get has no kernel for it: the fallback device
+    HostOnly,        ///< a host-only op: the host device
+    Class,           ///< unify: its class has exactly one fixed device
+    ClassDefault,    ///< unify: its class has no fixed device
+    Consumers,       ///< the device most of its consumers run on
+    ConsumersTie,    ///< consumers split evenly: the default device, or the lowest index
+    NoConsumers,     ///< nothing consumes it: the default device
+};
+
+struct Reason {
+    ReasonKind kind = ReasonKind::NoConsumers;
+    NodeId via;             ///< the deciding consumer, or the node that fixes the class
+    DeviceId wanted;        ///< for fallbacks: the device it would have had
+    std::int32_t rule = -1; ///< index into PlanOptions::rules
+    std::int32_t votes = 0; ///< consumers on the chosen device
+    std::int32_t voters = 0;
+    std::int32_t classSize = 0;
+    bool fromResult = false; ///< the deciding constraint is a result's required device
+};
+
+/// One transfer of a value to a device: inserted by the planner, or an explicit device_copy.
+struct CopyPlan {
+    ValueRef value; ///< the value moved (for an explicit copy, the device_copy's input)
+    DeviceId from;
+    DeviceId to;
+    std::int64_t bytes = 0;
+    std::vector<NodeId> consumers; ///< nodes that read the copy
+    bool toOutput = false;         ///< a graph result is required on `to`
+    bool isExplicit = false;       ///< an explicit device_copy in the input
+    NodeId copyNode;               ///< the explicit device_copy node, if any
+};
+
+struct Replica {
+    ValueRef value;
+    DeviceId home;
+    std::vector<DeviceId> devices; ///< the further devices holding an instance
+};
+
+enum class ConflictKind : std::uint8_t {
+    NoKernel,       ///< pinned to a device that has no kernel for the op
+    DType,          ///< pinned to a device whose kernel cannot hold the dtype
+    HostOnly,       ///< a host-only op pinned away from the host
+    PinsDisagree,   ///< two pins on one node name different devices
+    CopySource,     ///< an explicit device_copy whose src contradicts its producer's pin
+    MemoryCapacity, ///< a device's memory plan exceeds its capacity
+    UnknownDevice,  ///< a rule or the fallback names a device that is not in the set
+    Unsupported,    ///< no device has a kernel for the op
+};
+
+struct Conflict {
+    ConflictKind kind;
+    std::vector<NodeId> nodes;
+    std::vector<std::string> sources; ///< where the contradicting constraints came from
+    std::string message;
+    std::string suggestion;
+};
+
+std::string_view conflictKindName(ConflictKind kind);
+
+struct StorageInfo {
+    std::int32_t id = 0; ///< unique across the plan
+    DeviceId device;
+    std::int64_t bytes = 0;
+};
+
+struct DeviceMemory {
+    DeviceId device;
+    std::int64_t peakBytes = 0; ///< sum of the device's storages: what it must hold
+    std::int64_t liveBytes = 0; ///< the most bytes of live tensors at any one time
+    std::vector<std::int32_t> storages;
+};
+
+/// Storage of one tensor instance.
+struct TensorStorage {
+    ValueRef value;
+    DeviceId device;
+    std::int32_t storage = -1;
+};
+
+struct MemoryPlan {
+    std::vector<StorageInfo> storages;
+    std::vector<DeviceMemory> devices; ///< one per device of the set, in order
+    std::vector<TensorStorage> tensors;
+};
+
+struct Plan {
+    std::vector<DeviceId> devices; ///< per node
+    std::vector<Reason> reasons;   ///< per node
+    std::vector<CopyPlan> copies;  ///< ordered by producer, output, destination
+    std::vector<Replica> replicas;
+    std::vector<Conflict> conflicts;
+    std::vector<std::string> notes;
+    MemoryPlan memory;
+
+    std::int64_t copiedBytes() const;
+    /// A sentence saying why `node` is on its device.
+    std::string explain(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                        NodeId node) const;
+};
+
+} // namespace placer

@@ -1,0 +1,81 @@
+// `placer`: subcommand dispatch and shared argument handling.
+#include "cli/PlacerCli.h"
+
+#include <ostream>
+
+namespace placer::cli {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: placer COMMAND [OPTIONS]
+
+Decide where each operator of a dataflow graph runs on a machine with several devices.
+
+commands:
+  plan      plan the devices of a model and report nodes, copies, conflicts and memory
+  help      show this help, or `placer help COMMAND` for one command
+
+Run `placer COMMAND --help` for the options of a command.
+exit codes: 0 ok (conflicts are reported, not failures), 1 user error, 2 usage error
+)";
+
+} // namespace
+
+bool ArgumentList::next(std::string* arg) {
+    m_hasInlineValue = false;
+    if (m_pos >= m_args.size())
+        return false;
+    *arg = m_args[m_pos++];
+    return true;
+}
+
+std::string ArgumentList::optionName(const std::string& arg) {
+    m_hasInlineValue = false;
+    if (arg.rfind("--", 0) != 0)
+        return arg;
+    const std::size_t eq = arg.find('=');
+    if (eq == std::string::npos)
+        return arg;
+    m_hasInlineValue = true;
+    m_inlineValue = arg.substr(eq + 1);
+    return arg.substr(0, eq);
+}
+
+bool ArgumentList::value(const std::string& option, std::string* value, std::string* error) {
+    if (m_hasInlineValue) {
+        *value = m_inlineValue;
+        m_hasInlineValue = false;
+        return true;
+    }
+    if (m_pos >= m_args.size()) {
+        *error = "option " + option + " needs a value";
+        return false;
+    }
+    *value = m_args[m_pos++];
+    return true;
+}
+
+int runPlacer(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (args.empty()) {
+        err << kUsage;
+        return UsageError;
+    }
+    const std::string& command = args[0];
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "--help" || command == "-h" || command == "help") {
+        if (command == "help" && !rest.empty())
+            return runPlacer({rest[0], "--help"}, out, err);
+        out << kUsage;
+        return Ok;
+    }
+    if (command == "--version") {
+        out << "placer 0.1.0\n";
+        return Ok;
+    }
+    if (command == "plan")
+        return runPlanCommand(rest, out, err);
+    err << "placer: unknown command '" << command << "'\n\n" << kUsage;
+    return UsageError;
+}
+
+} // namespace placer::cli

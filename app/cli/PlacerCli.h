@@ -1,0 +1,39 @@
+// The `placer` command line as a function of its arguments, so tests can run it in-process.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace placer::cli {
+
+/// Exit codes: 0 ok (conflicts are reported, not failures), 1 a user error with a message on
+/// stderr, 2 a usage error.
+enum ExitCode { Ok = 0, UserError = 1, UsageError = 2 };
+
+/// Runs `placer ARGS...` (args excludes the program name) writing to `out` and `err`.
+int runPlacer(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `placer plan ...` (PlanCommand.cpp).
+int runPlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Command-line arguments with --name VALUE / --name=VALUE options and positionals.
+class ArgumentList {
+public:
+    explicit ArgumentList(std::vector<std::string> args) : m_args(std::move(args)) {}
+
+    /// Takes the next argument; false when none are left.
+    bool next(std::string* arg);
+    /// The value of the option just taken: after '=' or the next argument. False if missing.
+    bool value(const std::string& option, std::string* value, std::string* error);
+    /// Splits "--name=value" into name (returned) and a pending value.
+    std::string optionName(const std::string& arg);
+
+private:
+    std::vector<std::string> m_args;
+    std::size_t m_pos = 0;
+    bool m_hasInlineValue = false;
+    std::string m_inlineValue;
+};
+
+} // namespace placer::cli

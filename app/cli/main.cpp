@@ -1,0 +1,9 @@
+// Entry point of the `placer` command-line tool.
+#include "cli/PlacerCli.h"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    return placer::cli::runPlacer(args, std::cout, std::cerr);
+}

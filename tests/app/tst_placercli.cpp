@@ -1,0 +1,214 @@
+// `placer plan` end to end: reports, emitters, exit codes and messages for bad input.
+#include "cli/PlacerCli.h"
+
+#include "io/Json.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sstream>
+
+using namespace placer;
+
+namespace {
+
+const QString kExample = QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/shared_input.relay");
+
+struct Run {
+    int code;
+    QString out;
+    QString err;
+};
+
+Run placerRun(const QStringList& args) {
+    std::vector<std::string> argv;
+    for (const QString& arg : args)
+        argv.push_back(arg.toStdString());
+    std::ostringstream out, err;
+    const int code = cli::runPlacer(argv, out, err);
+    return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
+}
+
+} // namespace
+
+class TestPlacerCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void summaryOfTheSharedInputExample();
+    void jsonReportHasTheDocumentedFields();
+    void relayEmitReadsBackToTheSamePlan();
+    void dotAndGraphEmitters();
+    void pinsRulesAndFallback();
+    void userErrors_data();
+    void userErrors();
+    void usageErrors_data();
+    void usageErrors();
+    void binaryExitCodes();
+};
+
+void TestPlacerCli::summaryOfTheSharedInputExample() {
+    const Run run =
+        placerRun({"plan", kExample, "--devices", "cpu:cpu,gpu:cuda", "--default", "gpu"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    QVERIFY2(run.out.contains("copies: 2, 280 B per run"), qPrintable(run.out));
+    QVERIFY(run.out.contains("%b  gpu -> cpu  140 B  for %0"));
+    QVERIFY(run.out.contains("%0  cpu -> gpu  140 B  for subtract"));
+    QVERIFY(run.out.contains("conflicts: none"));
+}
+
+void TestPlacerCli::jsonReportHasTheDocumentedFields() {
+    const Run run = placerRun({"plan", kExample, "--json"});
+    QCOMPARE(run.code, 0);
+    auto report = Json::parse(run.out.toStdString(), "report");
+    QVERIFY2(report, qPrintable(run.out));
+    const Json& r = report.value();
+    for (const char* key :
+         {"devices", "default", "host", "nodes", "copies", "replicas", "conflicts", "memory"})
+        QVERIFY2(r.find(key), key);
+    QCOMPARE(r.find("default")->asString(), std::string("gpu"));
+    QCOMPARE(r.find("host")->asString(), std::string("cpu"));
+    const auto& nodes = r.find("nodes")->items();
+    QCOMPARE(nodes.size(), std::size_t(6));
+    const Json& firstAdd = nodes[3];
+    QCOMPARE(firstAdd.find("name")->asString(), std::string("%0"));
+    QCOMPARE(firstAdd.find("aliases")->items()[0].asString(), std::string("%1"));
+    QCOMPARE(firstAdd.find("device")->asString(), std::string("cpu"));
+    QCOMPARE(firstAdd.find("pinned")->asBool(), true);
+    QVERIFY(!firstAdd.find("reason")->asString().empty());
+    const auto& copies = r.find("copies")->items();
+    QCOMPARE(copies.size(), std::size_t(2));
+    QCOMPARE(copies[0].find("value")->asString(), std::string("%b"));
+    QCOMPARE(copies[0].find("from")->asString(), std::string("gpu"));
+    QCOMPARE(copies[0].find("to")->asString(), std::string("cpu"));
+    QCOMPARE(copies[0].find("bytes")->asInt(), std::int64_t{140});
+    QCOMPARE(copies[0].find("consumers")->items()[0].asString(), std::string("%0"));
+    const Json& memory = r.find("memory")->items()[1];
+    QCOMPARE(memory.find("device")->asString(), std::string("gpu"));
+    QVERIFY(memory.find("peak_bytes")->asInt() > 0);
+    QVERIFY(memory.find("storages")->isArray());
+    // Deterministic: a second run prints the same bytes.
+    QCOMPARE(placerRun({"plan", kExample, "--json"}).out, run.out);
+}
+
+void TestPlacerCli::relayEmitReadsBackToTheSamePlan() {
+    QTemporaryDir dir;
+    const QString planned = dir.filePath("planned.relay");
+    QCOMPARE(placerRun({"plan", kExample, "--emit", "relay", "-o", planned}).code, 0);
+    const Run again = placerRun({"plan", planned, "--json"});
+    QCOMPARE(again.code, 0);
+    const Run original = placerRun({"plan", kExample, "--json"});
+    auto a = Json::parse(again.out.toStdString(), "a");
+    auto b = Json::parse(original.out.toStdString(), "b");
+    QCOMPARE(a.value().find("copied_bytes")->asInt(), b.value().find("copied_bytes")->asInt());
+    QCOMPARE(a.value().find("conflicts")->size(), std::size_t(0));
+}
+
+void TestPlacerCli::dotAndGraphEmitters() {
+    const Run dot = placerRun({"plan", kExample, "--emit", "dot"});
+    QCOMPARE(dot.code, 0);
+    QVERIFY(dot.out.startsWith("digraph \"shared_input\" {"));
+    QVERIFY(dot.out.contains("shape=cds"));
+    QVERIFY(dot.out.contains("fillcolor=\"#ffb703\""));
+    const Run graph = placerRun({"plan", kExample, "--emit", "graph"});
+    QCOMPARE(graph.code, 0);
+    QVERIFY(Json::parse(graph.out.toStdString(), "g"));
+    QVERIFY(graph.out.contains("\"inserted\": true"));
+}
+
+void TestPlacerCli::pinsRulesAndFallback() {
+    const Run run = placerRun({"plan", kExample, "--pin", "%[02]=cpu", "--rule", "subtract=gpu",
+                               "--fallback", "cpu", "--mode", "unify", "--json"});
+    QCOMPARE(run.code, 0);
+    auto report = Json::parse(run.out.toStdString(), "r");
+    const auto& nodes = report.value().find("nodes")->items();
+    for (const Json& node : nodes) {
+        const std::string name = node.find("name")->asString();
+        const std::string device = node.find("device")->asString();
+        QVERIFY2(device == (name == "subtract" ? "gpu" : "cpu"), name.c_str());
+    }
+    const Run warned = placerRun({"plan", kExample, "--rule", "nn.conv2d=gpu"});
+    QCOMPARE(warned.code, 0);
+    QVERIFY2(warned.err.contains("warning: rule 'nn.conv2d=gpu' matches no op of the graph"),
+             qPrintable(warned.err));
+}
+
+void TestPlacerCli::userErrors_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("missing-file") << QStringList{"plan", "/no/such/model.relay"}
+                                  << "placer plan: error: /no/such/model.relay: cannot open file";
+    QTest::newRow("unknown-device-in-rule")
+        << QStringList{"plan", kExample, "--rule", "add=tpu"}
+        << "rule 'add=tpu' names unknown device 'tpu' (devices: cpu, gpu)";
+    QTest::newRow("unknown-device-in-pin")
+        << QStringList{"plan", kExample, "--pin", "%0=tpu"} << "--pin %0=tpu: unknown device 'tpu'";
+    QTest::newRow("pin-matches-nothing")
+        << QStringList{"plan", kExample, "--pin", "%zz=cpu"} << "no node is called '%zz'";
+    QTest::newRow("bad-devices") << QStringList{"plan", kExample, "--devices", "cpu:tpu"}
+                                 << "--devices: device 'cpu' has unknown kind 'tpu'";
+    QTest::newRow("too-few-devices-for-meta")
+        << QStringList{"plan", kExample, "--devices", "cpu:cpu"}
+        << "shared_input.relay:8:37: meta[VirtualDevice][1] is out of range";
+    QTest::newRow("unknown-default")
+        << QStringList{"plan", kExample, "--default", "tpu"} << "--default tpu: unknown device";
+    QTest::newRow("unknown-fallback") << QStringList{"plan", kExample, "--fallback", "tpu"}
+                                      << "fallback device 'tpu' is not a device";
+    QTest::newRow("unwritable-output")
+        << QStringList{"plan", kExample, "-o", "/no/such/dir/x"} << "cannot write '/no/such/dir/x'";
+}
+
+void TestPlacerCli::userErrors() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run run = placerRun(args);
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    QVERIFY(run.out.isEmpty());
+}
+
+void TestPlacerCli::usageErrors_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no-command") << QStringList{} << "usage: placer COMMAND";
+    QTest::newRow("unknown-command") << QStringList{"plot"} << "unknown command 'plot'";
+    QTest::newRow("no-model") << QStringList{"plan"} << "no model given";
+    QTest::newRow("unknown-option")
+        << QStringList{"plan", kExample, "--colour"} << "unknown option '--colour'";
+    QTest::newRow("missing-value")
+        << QStringList{"plan", kExample, "--mode"} << "option --mode needs a value";
+    QTest::newRow("bad-mode") << QStringList{"plan", kExample, "--mode=magic"}
+                              << "--mode must be demand or unify, not 'magic'";
+    QTest::newRow("bad-emit") << QStringList{"plan", kExample, "--emit", "pdf"}
+                              << "--emit must be summary, json, relay, dot or graph";
+    QTest::newRow("pin-without-device") << QStringList{"plan", kExample, "--pin", "%0"}
+                                        << "--pin '%0' is not of the form NAME=DEVICE";
+}
+
+void TestPlacerCli::usageErrors() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run run = placerRun(args);
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+}
+
+void TestPlacerCli::binaryExitCodes() {
+    QProcess process;
+    process.start(PLACER_BINARY, {"plan", kExample, "--json"});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(Json::parse(process.readAllStandardOutput().toStdString(), "stdout"));
+    process.start(PLACER_BINARY, {"plan", "/no/such/file.relay"});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 1);
+    process.start(PLACER_BINARY, {"plan", "--help"});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(process.readAllStandardOutput().contains("--constants replicate|copy"));
+}
+
+QTEST_GUILESS_MAIN(TestPlacerCli)
+#include "tst_placercli.moc"

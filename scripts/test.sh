@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up (see setup.sh) and runs the whole test suite with CTest.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${PLACER_BUILD_DIR:-$root/build}
+
+"$root/scripts/setup.sh"
+export QT_QPA_PLATFORM=offscreen
+ctest --test-dir "$build" --output-on-failure -j2

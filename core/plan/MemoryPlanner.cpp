@@ -1,9 +1,13 @@
-// Lifetime-based storage assignment per device.
+// Lifetime-based storage assignment per device, in one pass over the execution order.
+//
+// Steps: node i runs at step 2i and the copies of its outputs at step 2i+1. A tensor's storage
+// returns to its device's free pool after the step of its last use (so an op never writes over
+// its own inputs). Releases are kept in per-step buckets (an intrusive list), so the whole plan is
+// linear in the number of tensors apart from the free pools, which are keyed by size.
 #include "plan/MemoryPlanner.h"
 
 #include <algorithm>
 #include <map>
-#include <queue>
 
 namespace placer {
 
@@ -11,126 +15,132 @@ namespace {
 
 constexpr std::int64_t kForever = INT64_MAX;
 
-/// One tensor instance to place: lives on `device` from step `def` to step `lastUse`.
-struct TensorLife {
-    ValueRef value;
-    DeviceId device;
-    std::int64_t bytes;
-    std::int64_t def;
-    std::int64_t lastUse;
-    bool dedicated; ///< parameters, constants, replicas: never shared
-};
-
 class MemoryPlanner {
 public:
     MemoryPlanner(const Graph& graph, const DeviceSet& devices, const Plan& plan)
         : m_graph(graph), m_devices(devices), m_plan(plan) {}
 
     MemoryPlan run() {
-        collectTensors();
-        m_result.devices.resize(m_devices.size());
-        m_free.resize(m_devices.size());
-        m_live.assign(m_devices.size(), 0);
-        for (int d = 0; d < m_devices.size(); ++d)
+        const int deviceCount = m_devices.size();
+        m_result.devices.resize(deviceCount);
+        for (int d = 0; d < deviceCount; ++d)
             m_result.devices[d].device = DeviceId(d);
-        assignStorages();
-        return std::move(m_result);
-    }
-
-private:
-    /// Execution steps: node i runs at step 2i, the copies of its outputs at 2i+1.
-    static std::int64_t nodeStep(NodeId n) { return 2 * static_cast<std::int64_t>(n.index); }
-
-    void collectTensors() {
-        const std::size_t n = m_graph.size();
-        // Home instances: last use by consumers on the same device, copies, results.
-        std::vector<std::uint32_t> outputBase(n + 1, 0);
-        for (std::size_t i = 0; i < n; ++i)
-            outputBase[i + 1] =
-                outputBase[i] + static_cast<std::uint32_t>(m_graph.nodes()[i].outputs.size());
-        std::vector<std::int64_t> valueLastUse(outputBase[n], -1);
-        auto slot = [&](ValueRef v) { return outputBase[v.node.index] + v.output; };
-        for (std::uint32_t c = 0; c < n; ++c) {
-            const Node& consumer = m_graph.nodes()[c];
-            for (const ValueRef& input : consumer.inputs) {
-                const bool sameDevice = m_plan.devices[c] == m_plan.devices[input.node.index] ||
-                                        consumer.isDeviceCopy();
-                if (sameDevice)
-                    valueLastUse[slot(input)] =
-                        std::max(valueLastUse[slot(input)], nodeStep(NodeId(c)));
-            }
-        }
-        for (const CopyPlan& copy : m_plan.copies) {
-            if (!copy.isExplicit)
-                valueLastUse[slot(copy.value)] =
-                    std::max(valueLastUse[slot(copy.value)], nodeStep(copy.value.node) + 1);
-        }
-        for (const GraphOutput& output : m_graph.outputs())
-            valueLastUse[slot(output.value)] = kForever;
-
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const Node& node = m_graph.nodes()[i];
-            const bool dedicated = node.isParameter() || node.isConstant();
-            for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
-                const ValueRef value{NodeId(i), k};
-                const std::int64_t def = dedicated ? 0 : nodeStep(NodeId(i));
-                const std::int64_t last =
-                    dedicated ? kForever : std::max(valueLastUse[slot(value)], def);
-                addTensor(
-                    {value, m_plan.devices[i], node.outputs[k].bytes(), def, last, dedicated});
-            }
-        }
-        for (const CopyPlan& copy : m_plan.copies) {
-            if (copy.isExplicit)
-                continue; // the device_copy node's own output is already a tensor
-            std::int64_t last = nodeStep(copy.value.node) + 1;
-            for (NodeId consumer : copy.consumers)
-                last = std::max(last, nodeStep(consumer));
-            if (copy.toOutput)
-                last = kForever;
-            addTensor(
-                {copy.value, copy.to, copy.bytes, nodeStep(copy.value.node) + 1, last, false});
-        }
-        for (const Replica& replica : m_plan.replicas) {
-            for (DeviceId device : replica.devices)
-                addTensor({replica.value, device, m_graph.type(replica.value).bytes(), 0, kForever,
-                           true});
-        }
-        std::stable_sort(m_tensors.begin(), m_tensors.end(),
-                         [](const TensorLife& a, const TensorLife& b) { return a.def < b.def; });
-    }
-
-    void addTensor(TensorLife tensor) {
-        if (tensor.device.valid() && tensor.bytes > 0)
-            m_tensors.push_back(tensor);
-    }
-
-    void assignStorages() {
-        // Tensors still alive, ordered by the step after which their storage is free again.
-        using Release = std::pair<std::int64_t, std::int32_t>; // (lastUse, storage)
-        std::priority_queue<Release, std::vector<Release>, std::greater<>> alive;
-        for (const TensorLife& tensor : m_tensors) {
-            while (!alive.empty() && alive.top().first < tensor.def) {
-                const std::int32_t storage = alive.top().second;
-                alive.pop();
-                release(storage);
-            }
-            const std::int32_t storage = tensor.dedicated ? newStorage(tensor.device, tensor.bytes)
-                                                          : acquire(tensor.device, tensor.bytes);
-            m_result.tensors.push_back(TensorStorage{tensor.value, tensor.device, storage});
-            DeviceMemory& memory = m_result.devices[tensor.device.index];
-            m_live[tensor.device.index] += tensor.bytes;
-            m_liveOf.resize(std::max<std::size_t>(m_liveOf.size(), storage + 1), 0);
-            m_liveOf[storage] = tensor.bytes;
-            memory.liveBytes = std::max(memory.liveBytes, m_live[tensor.device.index]);
-            if (tensor.lastUse != kForever)
-                alive.emplace(tensor.lastUse, storage);
-        }
+        m_free.resize(deviceCount);
+        m_live.assign(deviceCount, 0);
+        m_releaseHead.assign(2 * m_graph.size() + 2, -1);
+        computeLastUses();
+        placeDedicatedTensors();
+        placeSharedTensors();
         for (const StorageInfo& storage : m_result.storages) {
             DeviceMemory& memory = m_result.devices[storage.device.index];
             memory.peakBytes += storage.bytes;
             memory.storages.push_back(storage.id);
         }
+        return std::move(m_result);
+    }
+
+private:
+    static std::int64_t nodeStep(std::uint32_t node) { return 2 * static_cast<std::int64_t>(node); }
+
+    std::uint32_t slot(ValueRef v) const { return m_outputBase[v.node.index] + v.output; }
+
+    /// The last step at which each value's home instance is read: by a consumer on the same
+    /// device (or an explicit device_copy), by an inserted copy, or forever for a result.
+    void computeLastUses() {
+        const std::size_t n = m_graph.size();
+        m_outputBase.assign(n + 1, 0);
+        for (std::size_t i = 0; i < n; ++i)
+            m_outputBase[i + 1] =
+                m_outputBase[i] + static_cast<std::uint32_t>(m_graph.nodes()[i].outputs.size());
+        m_lastUse.assign(m_outputBase[n], -1);
+        for (std::uint32_t c = 0; c < n; ++c) {
+            const Node& consumer = m_graph.nodes()[c];
+            for (const ValueRef& input : consumer.inputs) {
+                if (consumer.isDeviceCopy() ||
+                    m_plan.devices[c] == m_plan.devices[input.node.index])
+                    m_lastUse[slot(input)] = std::max(m_lastUse[slot(input)], nodeStep(c));
+            }
+        }
+        for (const CopyPlan& copy : m_plan.copies) {
+            if (!copy.isExplicit)
+                m_lastUse[slot(copy.value)] =
+                    std::max(m_lastUse[slot(copy.value)], nodeStep(copy.value.node.index) + 1);
+        }
+        for (const GraphOutput& output : m_graph.outputs())
+            m_lastUse[slot(output.value)] = kForever;
+    }
+
+    /// Parameters, constants and replicas live for the whole run in storages of their own.
+    void placeDedicatedTensors() {
+        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
+            const Node& node = m_graph.nodes()[i];
+            if (!node.isParameter() && !node.isConstant())
+                continue;
+            place(ValueRef{NodeId(i), 0}, m_plan.devices[i], node.outputs[0].bytes(), kForever,
+                  true);
+        }
+        for (const Replica& replica : m_plan.replicas) {
+            for (DeviceId device : replica.devices)
+                place(replica.value, device, m_graph.type(replica.value).bytes(), kForever, true);
+        }
+    }
+
+    void placeSharedTensors() {
+        std::size_t copyCursor = 0;
+        const auto& copies = m_plan.copies;
+        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
+            const Node& node = m_graph.nodes()[i];
+            releaseUpTo(nodeStep(i));
+            if (!node.isParameter() && !node.isConstant()) {
+                for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
+                    const ValueRef value{NodeId(i), k};
+                    place(value, m_plan.devices[i], node.outputs[k].bytes(),
+                          std::max(m_lastUse[slot(value)], nodeStep(i)), false);
+                }
+            }
+            // Copies are ordered by producer; those of node i happen right after it.
+            releaseUpTo(nodeStep(i) + 1);
+            for (; copyCursor < copies.size() && copies[copyCursor].value.node.index <= i;
+                 ++copyCursor) {
+                const CopyPlan& copy = copies[copyCursor];
+                if (copy.isExplicit)
+                    continue; // the device_copy node's own output is already a tensor
+                std::int64_t last = nodeStep(i) + 1;
+                for (NodeId consumer : copy.consumers)
+                    last = std::max(last, nodeStep(consumer.index));
+                place(copy.value, copy.to, copy.bytes, copy.toOutput ? kForever : last, false);
+            }
+        }
+    }
+
+    void place(ValueRef value, DeviceId device, std::int64_t bytes, std::int64_t lastUse,
+               bool dedicated) {
+        if (!device.valid() || bytes <= 0)
+            return;
+        const std::int32_t storage = dedicated ? newStorage(device, bytes) : acquire(device, bytes);
+        m_result.tensors.push_back(TensorStorage{value, device, storage});
+        DeviceMemory& memory = m_result.devices[device.index];
+        m_live[device.index] += bytes;
+        memory.liveBytes = std::max(memory.liveBytes, m_live[device.index]);
+        if (lastUse == kForever)
+            return;
+        // Released once step lastUse is over: filed under lastUse + 1.
+        const auto event = static_cast<std::int32_t>(m_releaseStorage.size());
+        m_releaseStorage.push_back(storage);
+        m_releaseBytes.push_back(bytes);
+        m_releaseNext.push_back(m_releaseHead[lastUse + 1]);
+        m_releaseHead[lastUse + 1] = event;
+    }
+
+    /// Returns to the pools every storage whose tensor's last use is before `step`.
+    void releaseUpTo(std::int64_t step) {
+        for (std::int32_t event = m_releaseHead[step]; event >= 0; event = m_releaseNext[event]) {
+            const std::int32_t id = m_releaseStorage[event];
+            const StorageInfo& storage = m_result.storages[id];
+            m_live[storage.device.index] -= m_releaseBytes[event];
+            m_free[storage.device.index][storage.bytes].push_back(id);
+        }
+        m_releaseHead[step] = -1;
     }
 
     std::int32_t newStorage(DeviceId device, std::int64_t bytes) {
@@ -147,27 +157,30 @@ private:
         auto it = pool.lower_bound(bytes);
         if (it == pool.end())
             it = std::prev(pool.end());
-        const std::int32_t id = it->second;
-        pool.erase(it);
+        const std::int32_t id = it->second.back();
+        it->second.pop_back();
+        if (it->second.empty())
+            pool.erase(it);
         StorageInfo& storage = m_result.storages[id];
         storage.bytes = std::max(storage.bytes, bytes);
         return id;
     }
 
-    void release(std::int32_t id) {
-        const StorageInfo& storage = m_result.storages[id];
-        m_live[storage.device.index] -= m_liveOf[id];
-        m_free[storage.device.index].emplace(storage.bytes, id);
-    }
-
     const Graph& m_graph;
     const DeviceSet& m_devices;
     const Plan& m_plan;
-    std::vector<TensorLife> m_tensors;
     MemoryPlan m_result;
-    std::vector<std::multimap<std::int64_t, std::int32_t>> m_free;
+
+    std::vector<std::uint32_t> m_outputBase;
+    std::vector<std::int64_t> m_lastUse;
+    /// Free storages per device: size -> storage ids of that size.
+    std::vector<std::map<std::int64_t, std::vector<std::int32_t>>> m_free;
     std::vector<std::int64_t> m_live;
-    std::vector<std::int64_t> m_liveOf;
+    /// Release events filed by step: head per step, then a list through m_releaseNext.
+    std::vector<std::int32_t> m_releaseHead;
+    std::vector<std::int32_t> m_releaseNext;
+    std::vector<std::int32_t> m_releaseStorage;
+    std::vector<std::int64_t> m_releaseBytes;
 };
 
 } // namespace

@@ -171,6 +171,8 @@ public:
         m_fixedSource.assign(n, FixedSource::None);
         if (m_devices.empty())
             return std::move(m_plan);
+        m_voteCounts.assign(m_devices.size(), 0);
+        m_firstVoter.assign(m_devices.size(), NodeId());
         resolveOptions();
         collectOutputDemands();
         computeFixedDevices();
@@ -471,15 +473,9 @@ private:
     }
 
     /// The device most consumers of node i run on; ties to the default, then the lowest index.
-    DeviceId voteByConsumers(std::uint32_t i, Reason* reason) const {
-        std::array<std::int32_t, 64> smallCounts{};
-        std::vector<std::int32_t> largeCounts;
-        std::int32_t* counts = smallCounts.data();
-        if (m_devices.size() > static_cast<int>(smallCounts.size())) {
-            largeCounts.assign(m_devices.size(), 0);
-            counts = largeCounts.data();
-        }
-        std::array<NodeId, 64> firstVoter{};
+    DeviceId voteByConsumers(std::uint32_t i, Reason* reason) {
+        std::int32_t* counts = m_voteCounts.data();
+        NodeId* firstVoter = m_firstVoter.data();
         std::int32_t voters = 0;
         std::uint32_t previous = UINT32_MAX;
         for (std::uint32_t e = m_consumers.offsets[i]; e < m_consumers.offsets[i + 1]; ++e) {
@@ -489,14 +485,14 @@ private:
             previous = c;
             const Node& consumer = m_graph.nodes()[c];
             const DeviceId d = consumer.isDeviceCopy() ? consumer.copySource : m_plan.devices[c];
-            if (counts[d.index]++ == 0 && d.index < 64)
+            if (counts[d.index]++ == 0)
                 firstVoter[d.index] = NodeId(c);
             ++voters;
         }
         const auto demands = m_outputDemands.equal_range(i);
         for (auto it = demands.first; it != demands.second; ++it) {
             const std::int32_t d = it->second.index;
-            if (counts[d]++ == 0 && d < 64)
+            if (counts[d]++ == 0)
                 firstVoter[d] = NodeId(i); // the node itself stands for "the result"
             ++voters;
         }
@@ -505,12 +501,13 @@ private:
             reason->kind = ReasonKind::NoConsumers;
             return m_devices.defaultDevice();
         }
+        const int deviceCount = m_devices.size();
         std::int32_t best = 0;
-        for (int d = 0; d < m_devices.size(); ++d)
+        for (int d = 0; d < deviceCount; ++d)
             best = std::max(best, counts[d]);
         int winners = 0;
         DeviceId chosen;
-        for (int d = 0; d < m_devices.size(); ++d) {
+        for (int d = 0; d < deviceCount; ++d) {
             if (counts[d] != best)
                 continue;
             ++winners;
@@ -522,8 +519,8 @@ private:
             chosen = preferred;
         reason->kind = winners > 1 ? ReasonKind::ConsumersTie : ReasonKind::Consumers;
         reason->votes = best;
-        if (chosen.index < 64)
-            reason->via = firstVoter[chosen.index];
+        reason->via = firstVoter[chosen.index];
+        std::fill(m_voteCounts.begin(), m_voteCounts.end(), 0);
         return chosen;
     }
 
@@ -722,6 +719,9 @@ private:
     std::vector<DeviceId> m_ruleDevices;
     DeviceId m_fallback;
     std::multimap<std::uint32_t, DeviceId> m_outputDemands;
+
+    std::vector<std::int32_t> m_voteCounts;
+    std::vector<NodeId> m_firstVoter;
 
     std::vector<std::uint32_t> m_classOf;
     std::vector<std::uint32_t> m_classSize;

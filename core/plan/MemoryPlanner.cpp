@@ -6,6 +6,8 @@
 // linear in the number of tensors apart from the free pools, which are keyed by size.
 #include "plan/MemoryPlanner.h"
 
+#include "plan/PlanWorkspace.h"
+
 #include <algorithm>
 #include <map>
 
@@ -17,8 +19,12 @@ constexpr std::int64_t kForever = INT64_MAX;
 
 class MemoryPlanner {
 public:
-    MemoryPlanner(const Graph& graph, const DeviceSet& devices, const Plan& plan)
-        : m_graph(graph), m_devices(devices), m_plan(plan) {}
+    MemoryPlanner(const Graph& graph, PlanWorkspace& workspace, const DeviceSet& devices,
+                  const Plan& plan)
+        : m_graph(graph), m_index(workspace.index), m_devices(devices), m_plan(plan),
+          m_lastUse(workspace.lastUse), m_releaseHead(workspace.releaseHead),
+          m_releaseNext(workspace.releaseNext), m_releaseStorage(workspace.releaseStorage),
+          m_releaseBytes(workspace.releaseBytes) {}
 
     MemoryPlan run() {
         const int deviceCount = m_devices.size();
@@ -27,7 +33,10 @@ public:
             m_result.devices[d].device = DeviceId(d);
         m_free.resize(deviceCount);
         m_live.assign(deviceCount, 0);
-        m_releaseHead.assign(2 * m_graph.size() + 2, -1);
+        m_releaseHead.assign(2 * m_index.size() + 2, -1);
+        m_releaseNext.clear();
+        m_releaseStorage.clear();
+        m_releaseBytes.clear();
         computeLastUses();
         placeDedicatedTensors();
         placeSharedTensors();
@@ -42,23 +51,21 @@ public:
 private:
     static std::int64_t nodeStep(std::uint32_t node) { return 2 * static_cast<std::int64_t>(node); }
 
-    std::uint32_t slot(ValueRef v) const { return m_outputBase[v.node.index] + v.output; }
+    std::uint32_t slot(ValueRef v) const { return m_index.valueSlot(v); }
 
     /// The last step at which each value's home instance is read: by a consumer on the same
     /// device (or an explicit device_copy), by an inserted copy, or forever for a result.
     void computeLastUses() {
-        const std::size_t n = m_graph.size();
-        m_outputBase.assign(n + 1, 0);
-        for (std::size_t i = 0; i < n; ++i)
-            m_outputBase[i + 1] =
-                m_outputBase[i] + static_cast<std::uint32_t>(m_graph.nodes()[i].outputs.size());
-        m_lastUse.assign(m_outputBase[n], -1);
+        const std::size_t n = m_index.size();
+        m_lastUse.assign(m_index.valueBytes.size(), -1);
         for (std::uint32_t c = 0; c < n; ++c) {
-            const Node& consumer = m_graph.nodes()[c];
-            for (const ValueRef& input : consumer.inputs) {
-                if (consumer.isDeviceCopy() ||
-                    m_plan.devices[c] == m_plan.devices[input.node.index])
-                    m_lastUse[slot(input)] = std::max(m_lastUse[slot(input)], nodeStep(c));
+            const bool isCopy = m_index.isDeviceCopy(c);
+            for (std::uint32_t e = m_index.inputOffsets[c]; e < m_index.inputOffsets[c + 1]; ++e) {
+                const std::uint32_t p = m_index.inputNode[e];
+                if (!isCopy && m_plan.devices[c] != m_plan.devices[p])
+                    continue;
+                std::int64_t& last = m_lastUse[m_index.outputBase[p] + m_index.inputOutput[e]];
+                last = std::max(last, nodeStep(c));
             }
         }
         for (const CopyPlan& copy : m_plan.copies) {
@@ -72,29 +79,29 @@ private:
 
     /// Parameters, constants and replicas live for the whole run in storages of their own.
     void placeDedicatedTensors() {
-        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
-            const Node& node = m_graph.nodes()[i];
-            if (!node.isParameter() && !node.isConstant())
+        for (std::uint32_t i = 0; i < m_index.size(); ++i) {
+            if (!m_index.isParameter(i) && !m_index.isConstant(i))
                 continue;
-            place(ValueRef{NodeId(i), 0}, m_plan.devices[i], node.outputs[0].bytes(), kForever,
-                  true);
+            const ValueRef value{NodeId(i), 0};
+            place(value, m_plan.devices[i], m_index.valueBytes[slot(value)], kForever, true);
         }
         for (const Replica& replica : m_plan.replicas) {
             for (DeviceId device : replica.devices)
-                place(replica.value, device, m_graph.type(replica.value).bytes(), kForever, true);
+                place(replica.value, device, m_index.valueBytes[slot(replica.value)], kForever,
+                      true);
         }
     }
 
     void placeSharedTensors() {
         std::size_t copyCursor = 0;
         const auto& copies = m_plan.copies;
-        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
-            const Node& node = m_graph.nodes()[i];
+        for (std::uint32_t i = 0; i < m_index.size(); ++i) {
             releaseUpTo(nodeStep(i));
-            if (!node.isParameter() && !node.isConstant()) {
-                for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
+            if (!m_index.isParameter(i) && !m_index.isConstant(i)) {
+                const std::uint32_t outputs = m_index.outputBase[i + 1] - m_index.outputBase[i];
+                for (std::uint32_t k = 0; k < outputs; ++k) {
                     const ValueRef value{NodeId(i), k};
-                    place(value, m_plan.devices[i], node.outputs[k].bytes(),
+                    place(value, m_plan.devices[i], m_index.valueBytes[slot(value)],
                           std::max(m_lastUse[slot(value)], nodeStep(i)), false);
                 }
             }
@@ -167,26 +174,33 @@ private:
     }
 
     const Graph& m_graph;
+    const GraphIndex& m_index;
     const DeviceSet& m_devices;
     const Plan& m_plan;
     MemoryPlan m_result;
 
-    std::vector<std::uint32_t> m_outputBase;
-    std::vector<std::int64_t> m_lastUse;
+    std::vector<std::int64_t>& m_lastUse;
     /// Free storages per device: size -> storage ids of that size.
     std::vector<std::map<std::int64_t, std::vector<std::int32_t>>> m_free;
     std::vector<std::int64_t> m_live;
     /// Release events filed by step: head per step, then a list through m_releaseNext.
-    std::vector<std::int32_t> m_releaseHead;
-    std::vector<std::int32_t> m_releaseNext;
-    std::vector<std::int32_t> m_releaseStorage;
-    std::vector<std::int64_t> m_releaseBytes;
+    std::vector<std::int32_t>& m_releaseHead;
+    std::vector<std::int32_t>& m_releaseNext;
+    std::vector<std::int32_t>& m_releaseStorage;
+    std::vector<std::int64_t>& m_releaseBytes;
 };
 
 } // namespace
 
 MemoryPlan planMemory(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
-    return MemoryPlanner(graph, devices, plan).run();
+    PlanWorkspace workspace;
+    workspace.index.rebuild(graph);
+    return planMemory(graph, workspace, devices, plan);
+}
+
+MemoryPlan planMemory(const Graph& graph, PlanWorkspace& workspace, const DeviceSet& devices,
+                      const Plan& plan) {
+    return MemoryPlanner(graph, workspace, devices, plan).run();
 }
 
 } // namespace placer

@@ -14,4 +14,9 @@ namespace placer {
 /// is dead, best fit first, growing the largest free storage when none fits. Deterministic.
 MemoryPlan planMemory(const Graph& graph, const DeviceSet& devices, const Plan& plan);
 
+struct PlanWorkspace;
+/// The same, in `workspace`, whose index must already describe `graph`.
+MemoryPlan planMemory(const Graph& graph, PlanWorkspace& workspace, const DeviceSet& devices,
+                      const Plan& plan);
+
 } // namespace placer

@@ -59,53 +59,30 @@
 #include "plan/Planner.h"
 
 #include "plan/Glob.h"
+#include "plan/GraphIndex.h"
 #include "plan/MemoryPlanner.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 
 namespace placer {
 
 namespace {
 
-/// Where a node's own fixed device came from.
-enum class FixedSource : std::uint8_t { None, Pin, FixedPin, Copy, Rule, RuleFallback, HostOnly };
+using FixedSource = PlanWorkspace::FixedSource;
 
-/// Consumers of every node as a compressed sparse row: for node n, the consumer edges are
-/// edges[offsets[n] .. offsets[n+1]), each the consumer node and which output of n it reads.
-struct ConsumerIndex {
-    std::vector<std::uint32_t> offsets;
-    std::vector<std::uint32_t> consumer;
-    std::vector<std::uint32_t> output;
-
-    explicit ConsumerIndex(const Graph& graph) {
-        const std::size_t n = graph.size();
-        offsets.assign(n + 1, 0);
-        for (const Node& node : graph.nodes()) {
-            for (const ValueRef& input : node.inputs)
-                ++offsets[input.node.index + 1];
-        }
-        std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-        consumer.resize(offsets[n]);
-        output.resize(offsets[n]);
-        std::vector<std::uint32_t> fill(offsets.begin(), offsets.end() - 1);
-        for (std::uint32_t c = 0; c < n; ++c) {
-            for (const ValueRef& input : graph.nodes()[c].inputs) {
-                const std::uint32_t slot = fill[input.node.index]++;
-                consumer[slot] = c;
-                output[slot] = input.output;
-            }
-        }
-    }
-};
-
-/// Union-find with path halving and union by size; iterative, so deep graphs are fine.
+/// Union-find with path halving and union by size over arrays the workspace keeps; iterative,
+/// so deep graphs are fine.
 class DisjointSets {
 public:
-    explicit DisjointSets(std::size_t n) : m_parent(n), m_size(n, 1) {
+    DisjointSets(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& size,
+                 std::size_t n)
+        : m_parent(parent), m_size(size) {
+        m_parent.resize(n);
         std::iota(m_parent.begin(), m_parent.end(), 0u);
+        m_size.assign(n, 1);
     }
     std::uint32_t find(std::uint32_t x) {
         while (m_parent[x] != x) {
@@ -127,28 +104,11 @@ public:
     std::uint32_t size(std::uint32_t root) const { return m_size[root]; }
 
 private:
-    std::vector<std::uint32_t> m_parent;
-    std::vector<std::uint32_t> m_size;
+    std::vector<std::uint32_t>& m_parent;
+    std::vector<std::uint32_t>& m_size;
 };
 
-/// The fixed devices a unify class has collected: none, one (with the node that set it), or
-/// several.
-struct ClassConstraint {
-    DeviceId device;
-    NodeId via;
-    bool viaResult = false;
-    bool several = false;
-
-    void add(DeviceId d, NodeId from, bool isResult = false) {
-        if (!device.valid()) {
-            device = d;
-            via = from;
-            viaResult = isResult;
-        } else if (device != d) {
-            several = true;
-        }
-    }
-};
+using ClassConstraint = PlanWorkspace::ClassConstraint;
 
 /// "a", "a and b", "a, b and c".
 std::string joinWithAnd(const std::vector<std::string>& names) {
@@ -160,11 +120,15 @@ std::string joinWithAnd(const std::vector<std::string>& names) {
 
 class Planner {
 public:
-    Planner(const Graph& graph, const DeviceSet& devices, const PlanOptions& options)
-        : m_graph(graph), m_devices(devices), m_options(options), m_consumers(graph) {}
+    Planner(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+            PlanWorkspace& workspace)
+        : m_graph(graph), m_devices(devices), m_options(options), m_workspace(workspace),
+          m_index(workspace.index), m_fixed(workspace.fixed), m_fixedSource(workspace.fixedSource),
+          m_classOf(workspace.classOf), m_classConstraints(workspace.classConstraints) {}
 
     Plan run() {
-        const std::size_t n = m_graph.size();
+        m_index.rebuild(m_graph);
+        const std::size_t n = m_index.size();
         m_plan.devices.assign(n, DeviceId());
         m_plan.reasons.assign(n, Reason{});
         m_fixed.assign(n, DeviceId());
@@ -182,13 +146,15 @@ public:
         reportUnsupportedOps();
         insertCopies();
         if (m_options.planMemory) {
-            m_plan.memory = planMemory(m_graph, m_devices, m_plan);
+            m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
             checkCapacities();
         }
         return std::move(m_plan);
     }
 
 private:
+    const Node& node(std::uint32_t i) const { return m_graph.nodes()[i]; }
+
     // ---- options ---------------------------------------------------------------------------
 
     void resolveOptions() {
@@ -232,160 +198,164 @@ private:
 
     // ---- kernels ---------------------------------------------------------------------------
 
-    /// The dtype an op's kernel works on: its first input's, else its first output's.
-    DType computeDType(const Node& node) const {
-        if (!node.inputs.empty())
-            return m_graph.type(node.inputs[0]).dtype;
-        return node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;
-    }
-
-    bool canRun(const Node& node, DeviceId device) const {
-        if (node.role() != OpRole::Compute)
+    bool canRun(std::uint32_t i, DeviceId device) const {
+        if (m_index.role[i] != OpRole::Compute)
             return true;
-        if (node.op->hostOnly && device != m_devices.hostDevice())
+        const OpDef& op = *m_index.op[i];
+        if (op.hostOnly && device != m_devices.hostDevice())
             return false;
-        return node.op->hasKernel(m_devices[device].kind, computeDType(node));
+        return op.hasKernel(m_devices[device].kind, m_index.kernelDType[i]);
     }
 
     /// Where a node goes when the device it would get cannot run it; invalid if no device can.
-    DeviceId fallbackTarget(const Node& node) const {
-        if (node.op->hostOnly)
-            return canRun(node, m_devices.hostDevice()) ? m_devices.hostDevice() : DeviceId();
+    DeviceId fallbackTarget(std::uint32_t i) const {
+        if (m_index.op[i]->hostOnly)
+            return canRun(i, m_devices.hostDevice()) ? m_devices.hostDevice() : DeviceId();
         for (DeviceId candidate : {m_fallback, m_devices.hostDevice(), m_devices.defaultDevice()}) {
-            if (candidate.valid() && canRun(node, candidate))
+            if (candidate.valid() && canRun(i, candidate))
                 return candidate;
         }
-        for (int i = 0; i < m_devices.size(); ++i) {
-            if (canRun(node, DeviceId(i)))
-                return DeviceId(i);
+        for (int d = 0; d < m_devices.size(); ++d) {
+            if (canRun(i, DeviceId(d)))
+                return DeviceId(d);
         }
         return DeviceId();
+    }
+
+    bool isPinned(std::uint32_t i) const {
+        return m_fixedSource[i] == FixedSource::Pin || m_fixedSource[i] == FixedSource::FixedPin;
     }
 
     // ---- phase 1: fixed devices ------------------------------------------------------------
 
     void computeFixedDevices() {
-        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
-            const Node& node = m_graph.nodes()[i];
-            const NodeId id(i);
-            reportRejectedPins(id);
-            if (node.pin.active()) {
-                m_fixed[i] = node.pin.device;
-                m_fixedSource[i] =
-                    node.pin.kind == PinKind::Fixed ? FixedSource::FixedPin : FixedSource::Pin;
-                m_plan.reasons[i].kind =
-                    node.pin.kind == PinKind::Fixed ? ReasonKind::FixedPin : ReasonKind::Pin;
-                if (node.isDeviceCopy() && node.pin.device != node.copyDestination)
-                    reportPinOnCopy(id);
-            } else if (node.isDeviceCopy()) {
-                m_fixed[i] = node.copyDestination;
+        for (std::uint32_t i = 0; i < m_index.size(); ++i) {
+            if (m_index.hasRejectedPins[i])
+                reportRejectedPins(i);
+            const OpRole role = m_index.role[i];
+            if (m_index.pinKind[i] != PinKind::None) {
+                const bool fixed = m_index.pinKind[i] == PinKind::Fixed;
+                m_fixed[i] = m_index.pinDevice[i];
+                m_fixedSource[i] = fixed ? FixedSource::FixedPin : FixedSource::Pin;
+                m_plan.reasons[i].kind = fixed ? ReasonKind::FixedPin : ReasonKind::Pin;
+                if (role == OpRole::DeviceCopy &&
+                    m_index.pinDevice[i] != m_index.copyDestination[i])
+                    reportPinOnCopy(i);
+            } else if (role == OpRole::DeviceCopy) {
+                m_fixed[i] = m_index.copyDestination[i];
                 m_fixedSource[i] = FixedSource::Copy;
                 m_plan.reasons[i].kind = ReasonKind::CopyDestination;
-            } else if (node.role() == OpRole::Compute && !m_options.rules.empty()) {
-                applyRules(id);
-            } else if (node.role() == OpRole::Compute && node.op->hostOnly &&
+            } else if (role == OpRole::Compute && !m_options.rules.empty()) {
+                applyRules(i);
+            } else if (role == OpRole::Compute && m_index.op[i]->hostOnly &&
                        m_devices.hostDevice().valid()) {
                 m_fixed[i] = m_devices.hostDevice();
                 m_fixedSource[i] = FixedSource::HostOnly;
                 m_plan.reasons[i].kind = ReasonKind::HostOnly;
             }
-            if (m_fixed[i].valid() && !canRun(node, m_fixed[i]))
-                replaceUnrunnableFixedDevice(id);
+            if (m_fixed[i].valid() && !canRun(i, m_fixed[i]))
+                replaceUnrunnableFixedDevice(i);
         }
     }
 
-    void applyRules(NodeId id) {
-        const Node& node = m_graph.node(id);
-        for (std::size_t r = 0; r < m_options.rules.size(); ++r) {
-            if (!m_ruleDevices[r].valid() ||
-                !globMatch(m_options.rules[r].opPattern, node.op->name))
-                continue;
-            m_fixed[id.index] = m_ruleDevices[r];
-            m_fixedSource[id.index] = FixedSource::Rule;
-            m_plan.reasons[id.index].kind = ReasonKind::Rule;
-            m_plan.reasons[id.index].rule = static_cast<std::int32_t>(r);
-            return;
+    /// The first rule whose glob matches the op, or -1; matched once per distinct op.
+    std::int32_t ruleFor(const OpDef* op) {
+        const auto cached = m_ruleOfOp.find(op);
+        if (cached != m_ruleOfOp.end())
+            return cached->second;
+        std::int32_t found = -1;
+        for (std::size_t r = 0; r < m_options.rules.size() && found < 0; ++r) {
+            if (m_ruleDevices[r].valid() && globMatch(m_options.rules[r].opPattern, op->name))
+                found = static_cast<std::int32_t>(r);
         }
-        if (m_fallback.valid()) {
-            m_fixed[id.index] = m_fallback;
-            m_fixedSource[id.index] = FixedSource::RuleFallback;
-            m_plan.reasons[id.index].kind = ReasonKind::RuleFallback;
-        } else if (node.op->hostOnly && m_devices.hostDevice().valid()) {
-            m_fixed[id.index] = m_devices.hostDevice();
-            m_fixedSource[id.index] = FixedSource::HostOnly;
-            m_plan.reasons[id.index].kind = ReasonKind::HostOnly;
+        m_ruleOfOp.emplace(op, found);
+        return found;
+    }
+
+    void applyRules(std::uint32_t i) {
+        const std::int32_t rule = ruleFor(m_index.op[i]);
+        if (rule >= 0) {
+            m_fixed[i] = m_ruleDevices[rule];
+            m_fixedSource[i] = FixedSource::Rule;
+            m_plan.reasons[i].kind = ReasonKind::Rule;
+            m_plan.reasons[i].rule = rule;
+        } else if (m_fallback.valid()) {
+            m_fixed[i] = m_fallback;
+            m_fixedSource[i] = FixedSource::RuleFallback;
+            m_plan.reasons[i].kind = ReasonKind::RuleFallback;
+        } else if (m_index.op[i]->hostOnly && m_devices.hostDevice().valid()) {
+            m_fixed[i] = m_devices.hostDevice();
+            m_fixedSource[i] = FixedSource::HostOnly;
+            m_plan.reasons[i].kind = ReasonKind::HostOnly;
         }
     }
 
-    void replaceUnrunnableFixedDevice(NodeId id) {
-        const Node& node = m_graph.node(id);
-        const DeviceId wanted = m_fixed[id.index];
-        const DeviceId target = fallbackTarget(node);
+    void replaceUnrunnableFixedDevice(std::uint32_t i) {
+        const DeviceId wanted = m_fixed[i];
+        const DeviceId target = fallbackTarget(i);
         if (!target.valid())
             return; // no device can run it: reported once per op by reportUnsupportedOps()
-        Reason& reason = m_plan.reasons[id.index];
-        const bool pinned = m_fixedSource[id.index] == FixedSource::Pin ||
-                            m_fixedSource[id.index] == FixedSource::FixedPin;
-        m_fixed[id.index] = target;
+        Reason& reason = m_plan.reasons[i];
+        m_fixed[i] = target;
         reason.wanted = wanted;
-        if (!pinned) {
+        if (!isPinned(i)) {
             reason.kind = ReasonKind::KernelFallback;
             return;
         }
         reason.kind = ReasonKind::RejectedPin;
+        const Node& pinned = node(i);
         const std::string& wantedName = m_devices[wanted].name;
         const std::string& targetName = m_devices[target].name;
-        const DType dtype = computeDType(node);
+        const std::string& opName = pinned.op->name;
         Conflict conflict;
-        conflict.nodes = {id};
-        conflict.sources = {node.pin.origin};
-        if (node.op->hostOnly) {
+        conflict.nodes = {NodeId(i)};
+        conflict.sources = {pinned.pin.origin};
+        if (pinned.op->hostOnly) {
             conflict.kind = ConflictKind::HostOnly;
-            conflict.message = "node '" + node.name + "' pinned to '" + wantedName + "', but '" +
-                               node.op->name + "' is host-only and runs on the host '" +
-                               targetName + "'";
+            conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName + "', but '" +
+                               opName + "' is host-only and runs on the host '" + targetName + "'";
             conflict.suggestion = "remove the pin or pin it to '" + targetName + "'";
-        } else if (node.op->hasKernel(m_devices[wanted].kind)) {
+        } else if (pinned.op->hasKernel(m_devices[wanted].kind)) {
             conflict.kind = ConflictKind::DType;
-            conflict.message = "node '" + node.name + "' pinned to '" + wantedName + "', whose " +
+            conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName + "', whose " +
                                std::string(deviceKindName(m_devices[wanted].kind)) +
-                               " kernel for '" + node.op->name + "' cannot take " +
-                               std::string(dtypeName(dtype)) + "; it runs on '" + targetName +
-                               "' instead";
+                               " kernel for '" + opName + "' cannot take " +
+                               std::string(dtypeName(m_index.kernelDType[i])) + "; it runs on '" +
+                               targetName + "' instead";
             conflict.suggestion =
                 "cast the inputs to a supported type or pin it to '" + targetName + "'";
         } else {
             conflict.kind = ConflictKind::NoKernel;
-            conflict.message = "node '" + node.name + "' pinned to '" + wantedName +
-                               "', which has no kernel for '" + node.op->name + "'; it runs on '" +
+            conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName +
+                               "', which has no kernel for '" + opName + "'; it runs on '" +
                                targetName + "' instead";
-            conflict.suggestion = "pin it to a device with a kernel for '" + node.op->name +
+            conflict.suggestion = "pin it to a device with a kernel for '" + opName +
                                   "', such as '" + targetName + "'";
         }
         m_plan.conflicts.push_back(std::move(conflict));
     }
 
-    void reportRejectedPins(NodeId id) {
-        const Node& node = m_graph.node(id);
-        for (const Pin& rejected : node.rejectedPins) {
+    void reportRejectedPins(std::uint32_t i) {
+        const Node& pinned = node(i);
+        for (const Pin& rejected : pinned.rejectedPins) {
             m_plan.conflicts.push_back(Conflict{
                 ConflictKind::PinsDisagree,
-                {id},
-                {node.pin.origin, rejected.origin},
-                "node '" + node.name + "' is pinned to '" + m_devices[node.pin.device].name +
+                {NodeId(i)},
+                {pinned.pin.origin, rejected.origin},
+                "node '" + pinned.name + "' is pinned to '" + m_devices[pinned.pin.device].name +
                     "' and to '" + m_devices[rejected.device].name + "'; the first pin wins",
                 "remove one of the two annotations"});
         }
     }
 
-    void reportPinOnCopy(NodeId id) {
-        const Node& node = m_graph.node(id);
+    void reportPinOnCopy(std::uint32_t i) {
+        const Node& copy = node(i);
         m_plan.conflicts.push_back(Conflict{
             ConflictKind::PinsDisagree,
-            {id},
-            {node.pin.origin, "device_copy destination"},
-            "device_copy '" + node.name + "' copies to '" + m_devices[node.copyDestination].name +
-                "' but is pinned to '" + m_devices[node.pin.device].name + "'; the pin wins",
+            {NodeId(i)},
+            {copy.pin.origin, "device_copy destination"},
+            "device_copy '" + copy.name + "' copies to '" + m_devices[copy.copyDestination].name +
+                "' but is pinned to '" + m_devices[copy.pin.device].name + "'; the pin wins",
             "remove the pin or change the copy's dst_virtual_device"});
     }
 
@@ -393,61 +363,57 @@ private:
 
     /// A constant that will be replicated constrains nobody: it is on every device that needs
     /// it, so its out-edges are soft (a pin only says where its first instance lives).
-    bool isReplicatedConstant(const Node& node) const {
-        return node.isConstant() && m_options.constants == ConstantPolicy::Replicate;
+    bool isReplicatedConstant(std::uint32_t i) const {
+        return m_index.isConstant(i) && m_options.constants == ConstantPolicy::Replicate;
     }
 
-    bool isHardEdge(const Node& producer, std::uint32_t producerIndex, const Node& consumer) const {
-        if (consumer.isDeviceCopy() || producer.isDeviceCopy() || isReplicatedConstant(producer))
+    bool isHardEdge(std::uint32_t producer, std::uint32_t consumer) const {
+        if (m_index.isDeviceCopy(consumer) || m_index.isDeviceCopy(producer) ||
+            isReplicatedConstant(producer))
             return false;
-        const FixedSource source = m_fixedSource[producerIndex];
+        const FixedSource source = m_fixedSource[producer];
         return source == FixedSource::None || source == FixedSource::FixedPin;
     }
 
     void buildClasses() {
-        const std::size_t n = m_graph.size();
-        DisjointSets sets(n);
+        const std::size_t n = m_index.size();
+        DisjointSets sets(m_workspace.classParent, m_workspace.classSize, n);
         for (std::uint32_t c = 0; c < n; ++c) {
-            const Node& consumer = m_graph.nodes()[c];
-            for (const ValueRef& input : consumer.inputs) {
-                const Node& producer = m_graph.node(input.node);
-                if (isHardEdge(producer, input.node.index, consumer))
-                    sets.unite(input.node.index, c);
+            for (std::uint32_t e = m_index.inputOffsets[c]; e < m_index.inputOffsets[c + 1]; ++e) {
+                const std::uint32_t p = m_index.inputNode[e];
+                if (isHardEdge(p, c))
+                    sets.unite(p, c);
             }
         }
         m_classOf.resize(n);
-        m_classSize.resize(n);
-        for (std::uint32_t i = 0; i < n; ++i) {
+        for (std::uint32_t i = 0; i < n; ++i)
             m_classOf[i] = sets.find(i);
-            m_classSize[i] = sets.size(m_classOf[i]);
-        }
         m_classConstraints.assign(n, ClassConstraint{});
         for (std::uint32_t i = 0; i < n; ++i) {
-            const Node& node = m_graph.nodes()[i];
-            if (m_fixed[i].valid() && !node.isDeviceCopy())
+            if (m_index.isDeviceCopy(i)) {
+                const std::uint32_t producer = m_index.inputNode[m_index.inputOffsets[i]];
+                m_classConstraints[m_classOf[producer]].add(m_index.copySource[i], NodeId(i));
+            } else if (m_fixed[i].valid()) {
                 m_classConstraints[m_classOf[i]].add(m_fixed[i], NodeId(i));
-            if (node.isDeviceCopy())
-                m_classConstraints[m_classOf[node.inputs[0].node.index]].add(node.copySource,
-                                                                             NodeId(i));
+            }
         }
-        for (const auto& [node, device] : m_outputDemands)
-            m_classConstraints[m_classOf[node]].add(device, NodeId(node), true);
+        for (const auto& [output, device] : m_outputDemands)
+            m_classConstraints[m_classOf[output]].add(device, NodeId(output), true);
     }
 
     // ---- phase 3: assignment ---------------------------------------------------------------
 
     void assignDevices() {
-        for (std::uint32_t i = static_cast<std::uint32_t>(m_graph.size()); i-- > 0;) {
-            const Node& node = m_graph.nodes()[i];
+        for (std::uint32_t i = static_cast<std::uint32_t>(m_index.size()); i-- > 0;) {
             Reason& reason = m_plan.reasons[i];
             if (m_fixed[i].valid()) {
                 m_plan.devices[i] = m_fixed[i];
                 continue;
             }
             DeviceId device;
-            if (m_options.mode == PlanMode::Unify && !isReplicatedConstant(node)) {
+            if (m_options.mode == PlanMode::Unify && !isReplicatedConstant(i)) {
                 const ClassConstraint& constraint = m_classConstraints[m_classOf[i]];
-                reason.classSize = static_cast<std::int32_t>(m_classSize[i]);
+                reason.classSize = static_cast<std::int32_t>(m_workspace.classSize[m_classOf[i]]);
                 if (!constraint.device.valid()) {
                     device = m_devices.defaultDevice();
                     reason.kind = ReasonKind::ClassDefault;
@@ -460,8 +426,8 @@ private:
             }
             if (!device.valid())
                 device = voteByConsumers(i, &reason);
-            if (!canRun(node, device)) {
-                const DeviceId target = fallbackTarget(node);
+            if (!canRun(i, device)) {
+                const DeviceId target = fallbackTarget(i);
                 if (target.valid()) {
                     reason.wanted = device;
                     reason.kind = ReasonKind::KernelFallback;
@@ -478,23 +444,25 @@ private:
         NodeId* firstVoter = m_firstVoter.data();
         std::int32_t voters = 0;
         std::uint32_t previous = UINT32_MAX;
-        for (std::uint32_t e = m_consumers.offsets[i]; e < m_consumers.offsets[i + 1]; ++e) {
-            const std::uint32_t c = m_consumers.consumer[e];
+        for (std::uint32_t e = m_index.consumerOffsets[i]; e < m_index.consumerOffsets[i + 1];
+             ++e) {
+            const std::uint32_t c = m_index.consumer[e];
             if (c == previous)
                 continue; // one vote per consumer, however many inputs it reads this through
             previous = c;
-            const Node& consumer = m_graph.nodes()[c];
-            const DeviceId d = consumer.isDeviceCopy() ? consumer.copySource : m_plan.devices[c];
+            const DeviceId d = m_index.isDeviceCopy(c) ? m_index.copySource[c] : m_plan.devices[c];
             if (counts[d.index]++ == 0)
                 firstVoter[d.index] = NodeId(c);
             ++voters;
         }
-        const auto demands = m_outputDemands.equal_range(i);
-        for (auto it = demands.first; it != demands.second; ++it) {
-            const std::int32_t d = it->second.index;
-            if (counts[d]++ == 0)
-                firstVoter[d] = NodeId(i); // the node itself stands for "the result"
-            ++voters;
+        if (!m_outputDemands.empty()) {
+            const auto demands = m_outputDemands.equal_range(i);
+            for (auto it = demands.first; it != demands.second; ++it) {
+                const std::int32_t d = it->second.index;
+                if (counts[d]++ == 0)
+                    firstVoter[d] = NodeId(i); // the node itself stands for "the result"
+                ++voters;
+            }
         }
         reason->voters = voters;
         if (voters == 0) {
@@ -526,22 +494,21 @@ private:
 
     void reportUnsupportedOps() {
         std::map<std::string, std::vector<NodeId>> byOp;
-        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
-            const Node& node = m_graph.nodes()[i];
-            if (node.role() == OpRole::Compute && m_plan.devices[i].valid() &&
-                !canRun(node, m_plan.devices[i]))
-                byOp[node.op->name].push_back(NodeId(i));
+        for (std::uint32_t i = 0; i < m_index.size(); ++i) {
+            if (m_index.role[i] == OpRole::Compute && m_plan.devices[i].valid() &&
+                !canRun(i, m_plan.devices[i]))
+                byOp[m_index.op[i]->name].push_back(NodeId(i));
         }
         for (auto& [op, nodes] : byOp) {
-            const Node& first = m_graph.node(nodes.front());
-            const std::string count = nodes.size() == 1 ? "node '" + first.name + "'"
+            const std::uint32_t first = nodes.front().index;
+            const std::string count = nodes.size() == 1 ? "node '" + node(first).name + "'"
                                                         : std::to_string(nodes.size()) + " nodes";
             m_plan.conflicts.push_back(Conflict{
                 ConflictKind::Unsupported,
                 nodes,
                 {"op registry"},
                 "no device has a kernel for '" + op + "' (" +
-                    std::string(dtypeName(computeDType(first))) + "), used by " + count,
+                    std::string(dtypeName(m_index.kernelDType[first])) + "), used by " + count,
                 "replace '" + op + "' with supported ops, or add a device that can run it"});
         }
     }
@@ -552,19 +519,18 @@ private:
         const int deviceCount = m_devices.size();
         std::vector<std::vector<NodeId>> consumersOn(deviceCount);
         std::vector<char> outputOn(deviceCount);
-        for (std::uint32_t p = 0; p < m_graph.size(); ++p) {
-            const Node& producer = m_graph.nodes()[p];
+        for (std::uint32_t p = 0; p < m_index.size(); ++p) {
             const DeviceId home = m_plan.devices[p];
-            for (std::uint32_t k = 0; k < producer.outputs.size(); ++k) {
+            const std::uint32_t outputs = m_index.outputBase[p + 1] - m_index.outputBase[p];
+            for (std::uint32_t k = 0; k < outputs; ++k) {
                 bool crosses = false;
-                for (std::uint32_t e = m_consumers.offsets[p]; e < m_consumers.offsets[p + 1];
-                     ++e) {
-                    if (m_consumers.output[e] != k)
+                for (std::uint32_t e = m_index.consumerOffsets[p];
+                     e < m_index.consumerOffsets[p + 1]; ++e) {
+                    if (m_index.consumedOutput[e] != k)
                         continue;
-                    const std::uint32_t c = m_consumers.consumer[e];
-                    const Node& consumer = m_graph.nodes()[c];
-                    if (consumer.isDeviceCopy()) {
-                        recordExplicitCopy(NodeId(c), ValueRef{NodeId(p), k});
+                    const std::uint32_t c = m_index.consumer[e];
+                    if (m_index.isDeviceCopy(c)) {
+                        recordExplicitCopy(c, ValueRef{NodeId(p), k});
                         continue;
                     }
                     const DeviceId d = m_plan.devices[c];
@@ -575,11 +541,14 @@ private:
                         list.push_back(NodeId(c));
                     crosses = true;
                 }
-                const auto demands = m_outputDemands.equal_range(p);
-                for (auto it = demands.first; it != demands.second; ++it) {
-                    if (it->second != home && isOutputValue(ValueRef{NodeId(p), k}, it->second)) {
-                        outputOn[it->second.index] = 1;
-                        crosses = true;
+                if (!m_outputDemands.empty()) {
+                    const auto demands = m_outputDemands.equal_range(p);
+                    for (auto it = demands.first; it != demands.second; ++it) {
+                        if (it->second != home &&
+                            isOutputValue(ValueRef{NodeId(p), k}, it->second)) {
+                            outputOn[it->second.index] = 1;
+                            crosses = true;
+                        }
                     }
                 }
                 if (crosses)
@@ -598,10 +567,8 @@ private:
 
     void emitTransfers(ValueRef value, DeviceId home, std::vector<std::vector<NodeId>>& consumersOn,
                        std::vector<char>& outputOn) {
-        const Node& producer = m_graph.node(value.node);
-        const std::int64_t bytes = m_graph.type(value).bytes();
-        const bool replicate =
-            producer.isConstant() && m_options.constants == ConstantPolicy::Replicate;
+        const std::int64_t bytes = m_index.valueBytes[m_index.valueSlot(value)];
+        const bool replicate = isReplicatedConstant(value.node.index);
         Replica replica{value, home, {}};
         std::vector<std::string> elsewhereNames;
         for (int d = 0; d < m_devices.size(); ++d) {
@@ -626,49 +593,46 @@ private:
         const std::string elsewhere = joinWithAnd(elsewhereNames);
         const std::string name = m_graph.valueName(value);
         const std::string& homeName = m_devices[home].name;
-        const std::size_t count = replicate ? replica.devices.size() : 0;
+        elsewhereNames.insert(elsewhereNames.begin(), homeName);
         if (replicate) {
-            elsewhereNames.insert(elsewhereNames.begin(), homeName);
+            const auto extra = static_cast<std::int64_t>(replica.devices.size()) * bytes;
             m_plan.notes.push_back(name + " is used on " + joinWithAnd(elsewhereNames) +
                                    ": replicated, one instance per device, made at load time (" +
-                                   formatBytes(bytes * static_cast<std::int64_t>(count)) +
-                                   " extra)");
+                                   formatBytes(extra) + " extra)");
             m_plan.replicas.push_back(std::move(replica));
         } else {
-            elsewhereNames.insert(elsewhereNames.begin(), homeName);
             m_plan.notes.push_back(name + " is used on " + joinWithAnd(elsewhereNames) +
                                    ": placed on " + homeName + ", copied to " + elsewhere + ", " +
                                    formatBytes(bytes) + " each");
         }
     }
 
-    void recordExplicitCopy(NodeId copyNode, ValueRef input) {
-        const Node& copy = m_graph.node(copyNode);
-        const Node& producer = m_graph.node(input.node);
-        const DeviceId actual = m_plan.devices[input.node.index];
-        const DeviceId destination = m_plan.devices[copyNode.index];
-        if (copy.copySource != actual) {
-            const bool producerPinned = m_fixedSource[input.node.index] == FixedSource::Pin ||
-                                        m_fixedSource[input.node.index] == FixedSource::FixedPin;
-            if (producerPinned) {
+    void recordExplicitCopy(std::uint32_t copyNode, ValueRef input) {
+        const std::uint32_t p = input.node.index;
+        const DeviceId actual = m_plan.devices[p];
+        const DeviceId destination = m_plan.devices[copyNode];
+        const DeviceId written = m_index.copySource[copyNode];
+        if (written != actual) {
+            const Node& copy = node(copyNode);
+            const Node& producer = node(p);
+            if (isPinned(p)) {
                 m_plan.conflicts.push_back(
                     Conflict{ConflictKind::CopySource,
-                             {copyNode, input.node},
+                             {NodeId(copyNode), NodeId(p)},
                              {"device_copy '" + copy.name + "'", producer.pin.origin},
                              "device_copy '" + copy.name + "' copies from '" +
-                                 m_devices[copy.copySource].name + "', but its input '" +
-                                 producer.name + "' is pinned to '" + m_devices[actual].name +
+                                 m_devices[written].name + "', but its input '" + producer.name +
+                                 "' is pinned to '" + m_devices[actual].name +
                                  "'; the copy reads from '" + m_devices[actual].name + "'",
                              "set src_virtual_device to '" + m_devices[actual].name + "'"});
             } else {
                 m_plan.notes.push_back("device_copy " + copy.name + " reads " + producer.name +
                                        " on " + m_devices[actual].name + ", not " +
-                                       m_devices[copy.copySource].name +
-                                       " as written: source adjusted");
+                                       m_devices[written].name + " as written: source adjusted");
             }
         }
         if (actual == destination) {
-            m_plan.notes.push_back("device_copy " + copy.name + " copies from " +
+            m_plan.notes.push_back("device_copy " + node(copyNode).name + " copies from " +
                                    m_devices[actual].name + " to itself: nothing to move");
             return;
         }
@@ -676,18 +640,19 @@ private:
         plan.value = input;
         plan.from = actual;
         plan.to = destination;
-        plan.bytes = m_graph.type(input).bytes();
+        plan.bytes = m_index.valueBytes[m_index.valueSlot(input)];
         plan.isExplicit = true;
-        plan.copyNode = copyNode;
+        plan.copyNode = NodeId(copyNode);
         std::uint32_t previous = UINT32_MAX;
-        for (std::uint32_t e = m_consumers.offsets[copyNode.index];
-             e < m_consumers.offsets[copyNode.index + 1]; ++e) {
-            if (m_consumers.consumer[e] != previous)
-                plan.consumers.push_back(NodeId(m_consumers.consumer[e]));
-            previous = m_consumers.consumer[e];
+        for (std::uint32_t e = m_index.consumerOffsets[copyNode];
+             e < m_index.consumerOffsets[copyNode + 1]; ++e) {
+            if (m_index.consumer[e] != previous)
+                plan.consumers.push_back(NodeId(m_index.consumer[e]));
+            previous = m_index.consumer[e];
         }
-        plan.toOutput = std::any_of(m_graph.outputs().begin(), m_graph.outputs().end(),
-                                    [&](const GraphOutput& o) { return o.value.node == copyNode; });
+        plan.toOutput =
+            std::any_of(m_graph.outputs().begin(), m_graph.outputs().end(),
+                        [&](const GraphOutput& o) { return o.value.node == NodeId(copyNode); });
         m_plan.copies.push_back(std::move(plan));
     }
 
@@ -711,27 +676,34 @@ private:
     const Graph& m_graph;
     const DeviceSet& m_devices;
     const PlanOptions& m_options;
-    ConsumerIndex m_consumers;
+    PlanWorkspace& m_workspace;
+    GraphIndex& m_index;
     Plan m_plan;
 
-    std::vector<DeviceId> m_fixed;
-    std::vector<FixedSource> m_fixedSource;
+    std::vector<DeviceId>& m_fixed;
+    std::vector<FixedSource>& m_fixedSource;
     std::vector<DeviceId> m_ruleDevices;
+    std::unordered_map<const OpDef*, std::int32_t> m_ruleOfOp;
     DeviceId m_fallback;
     std::multimap<std::uint32_t, DeviceId> m_outputDemands;
 
     std::vector<std::int32_t> m_voteCounts;
     std::vector<NodeId> m_firstVoter;
 
-    std::vector<std::uint32_t> m_classOf;
-    std::vector<std::uint32_t> m_classSize;
-    std::vector<ClassConstraint> m_classConstraints;
+    std::vector<std::uint32_t>& m_classOf;
+    std::vector<ClassConstraint>& m_classConstraints;
 };
 
 } // namespace
 
 Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions& options) {
-    return Planner(graph, devices, options).run();
+    PlanWorkspace workspace;
+    return Planner(graph, devices, options, workspace).run();
+}
+
+Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                 PlanWorkspace& workspace) {
+    return Planner(graph, devices, options, workspace).run();
 }
 
 } // namespace placer

@@ -4,6 +4,7 @@
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 #include "plan/Plan.h"
+#include "plan/PlanWorkspace.h"
 
 namespace placer {
 
@@ -11,5 +12,9 @@ namespace placer {
 /// become Conflicts in the returned plan and planning carries on. Deterministic: the same input
 /// gives the same plan. Linear in the size of the graph, with no recursion over its depth.
 Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions& options);
+
+/// The same, working in `workspace` (reused from earlier calls) instead of fresh memory.
+Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                 PlanWorkspace& workspace);
 
 } // namespace placer

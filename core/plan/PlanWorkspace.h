@@ -1,0 +1,61 @@
+// Scratch space the planner reuses from one call to the next.
+#pragma once
+
+#include "plan/GraphIndex.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace placer {
+
+/// The planner's working arrays. Keep one alongside a graph that is planned again and again (the
+/// GUI re-plans on every edit): each call then works in memory it already has instead of
+/// allocating (and, on a fresh page, faulting in) hundreds of bytes per node. The contents are
+/// meaningless between calls.
+struct PlanWorkspace {
+    GraphIndex index;
+
+    // Planner.cpp
+    /// Where a node's own fixed device came from.
+    enum class FixedSource : std::uint8_t {
+        None,
+        Pin,
+        FixedPin,
+        Copy,
+        Rule,
+        RuleFallback,
+        HostOnly
+    };
+    std::vector<DeviceId> fixed;
+    std::vector<FixedSource> fixedSource;
+    std::vector<std::uint32_t> classParent;
+    std::vector<std::uint32_t> classSize;
+    std::vector<std::uint32_t> classOf;
+    /// Per class root: the one fixed device collected, or several.
+    struct ClassConstraint {
+        DeviceId device;
+        NodeId via;
+        bool viaResult = false;
+        bool several = false;
+
+        void add(DeviceId d, NodeId from, bool isResult = false) {
+            if (!device.valid()) {
+                device = d;
+                via = from;
+                viaResult = isResult;
+            } else if (device != d) {
+                several = true;
+            }
+        }
+    };
+    std::vector<ClassConstraint> classConstraints;
+
+    // MemoryPlanner.cpp
+    std::vector<std::int64_t> lastUse;
+    std::vector<std::int32_t> releaseHead;
+    std::vector<std::int32_t> releaseNext;
+    std::vector<std::int32_t> releaseStorage;
+    std::vector<std::int64_t> releaseBytes;
+};
+
+} // namespace placer

@@ -61,7 +61,8 @@ std::string writeDot(const Graph& graph, const DeviceSet& devices,
     out += "  }\n";
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         const Node& node = graph.nodes()[i];
-        std::string label = node.name + "\n" + node.op->name;
+        std::string label =
+            node.name == node.op->name ? node.name : node.name + "\n" + node.op->name;
         if (node.outputs.size() == 1)
             label += "\n" + node.outputs[0].toShortString();
         std::string attrs =

@@ -197,7 +197,9 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
     for (const Row& row : rows)
         out += pad(row.name, wName) + "  " + pad(row.op, wOp) + "  " + pad(row.device, wDevice) +
                " " + row.pinned + "  " + row.reason + "\n";
-    out += "(* pinned)\n\n";
+    const bool anyPinned =
+        std::any_of(rows.begin(), rows.end(), [](const Row& row) { return row.pinned == "*"; });
+    out += anyPinned ? "(* pinned)\n\n" : "\n";
 
     if (plan.copies.empty()) {
         out += "copies: none\n";

@@ -41,6 +41,7 @@ private slots:
     void relayEmitReadsBackToTheSamePlan();
     void dotAndGraphEmitters();
     void pinsRulesAndFallback();
+    void rulesOnAResidualBlock();
     void userErrors_data();
     void userErrors();
     void usageErrors_data();
@@ -133,6 +134,30 @@ void TestPlacerCli::pinsRulesAndFallback() {
     QCOMPARE(warned.code, 0);
     QVERIFY2(warned.err.contains("warning: rule 'nn.conv2d=gpu' matches no op of the graph"),
              qPrintable(warned.err));
+}
+
+void TestPlacerCli::rulesOnAResidualBlock() {
+    const QString model =
+        QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay");
+    const Run run = placerRun({"plan", model, "--rule", "nn.conv2d=gpu", "--rule", "nn.dense=gpu",
+                               "--fallback", "cpu", "--json"});
+    QCOMPARE(run.code, 0);
+    auto report = Json::parse(run.out.toStdString(), "r");
+    QVERIFY(report);
+    int onGpu = 0;
+    for (const Json& node : report.value().find("nodes")->items()) {
+        const std::string op = node.find("op")->asString();
+        const std::string device = node.find("device")->asString();
+        if (op == "nn.conv2d" || op == "nn.dense")
+            QCOMPARE(device, std::string("gpu"));
+        else if (op != "parameter")
+            QCOMPARE(device, std::string("cpu"));
+        onGpu += device == "gpu" ? 1 : 0;
+    }
+    QCOMPARE(onGpu, 4 + 5); // four ops, and the input and four weights that feed only them
+    // Every conv crosses twice (in and out, 64 KiB or 16 KiB), the classifier twice.
+    QCOMPARE(report.value().find("copies")->size(), std::size_t(7));
+    QCOMPARE(report.value().find("copied_bytes")->asInt(), std::int64_t{131176});
 }
 
 void TestPlacerCli::userErrors_data() {

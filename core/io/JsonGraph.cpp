@@ -1,7 +1,9 @@
 // JSON graph reader and writer.
 #include "io/JsonGraph.h"
 
-#include <cstring>
+#include "ir/Scalar.h"
+
+#include <cstdlib>
 
 namespace placer {
 
@@ -302,35 +304,11 @@ private:
         const TensorType& type = node->outputs[0];
         if (!value->isNumber() || !type.shape.empty())
             return error(*value, context + ": \"value\" is a number and only for scalar constants");
-        auto data = std::make_shared<std::vector<std::byte>>(dtypeSize(type.dtype));
-        auto put = [&](auto typed) { std::memcpy(data->data(), &typed, sizeof typed); };
-        switch (type.dtype) {
-        case DType::Float32:
-            put(static_cast<float>(value->asDouble()));
-            break;
-        case DType::Float64:
-            put(value->asDouble());
-            break;
-        case DType::Int32:
-            put(static_cast<std::int32_t>(value->asInt()));
-            break;
-        case DType::Int64:
-            put(value->asInt());
-            break;
-        case DType::Int8:
-            put(static_cast<std::int8_t>(value->asInt()));
-            break;
-        case DType::Int16:
-            put(static_cast<std::int16_t>(value->asInt()));
-            break;
-        case DType::UInt8:
-        case DType::Bool:
-            put(static_cast<std::uint8_t>(value->asInt()));
-            break;
-        default:
+        auto data =
+            std::make_shared<std::vector<std::byte>>(encodeScalar(type.dtype, value->asDouble()));
+        if (data->empty())
             return error(*value, context + ": scalar values of " +
                                      std::string(dtypeName(type.dtype)) + " are not stored");
-        }
         node->data = std::move(data);
         return std::nullopt;
     }
@@ -510,39 +488,12 @@ Json writeJsonGraph(const Graph& graph, const DeviceSet& devices) {
         for (const TensorType& type : node.outputs)
             outputs.push(typeToJson(type));
         entry.set("outputs", std::move(outputs));
-        if (node.isConstant() && node.data && node.outputs[0].shape.empty() &&
-            static_cast<int>(node.data->size()) == dtypeSize(node.outputs[0].dtype)) {
-            const std::byte* p = node.data->data();
-            auto read = [p](auto typed) {
-                std::memcpy(&typed, p, sizeof typed);
-                return typed;
-            };
-            switch (node.outputs[0].dtype) {
-            case DType::Float32:
-                entry.set("value", static_cast<double>(read(float{})));
-                break;
-            case DType::Float64:
-                entry.set("value", read(double{}));
-                break;
-            case DType::Int32:
-                entry.set("value", static_cast<std::int64_t>(read(std::int32_t{})));
-                break;
-            case DType::Int64:
-                entry.set("value", read(std::int64_t{}));
-                break;
-            case DType::Int8:
-                entry.set("value", static_cast<std::int64_t>(read(std::int8_t{})));
-                break;
-            case DType::Int16:
-                entry.set("value", static_cast<std::int64_t>(read(std::int16_t{})));
-                break;
-            case DType::UInt8:
-            case DType::Bool:
-                entry.set("value", static_cast<std::int64_t>(read(std::uint8_t{})));
-                break;
-            default:
-                break;
-            }
+        if (node.isConstant() && node.data && node.outputs[0].shape.empty()) {
+            const DType dtype = node.outputs[0].dtype;
+            if (const auto value = decodeScalar(dtype, *node.data))
+                entry.set("value", isFloatingPoint(dtype)
+                                       ? Json(*value)
+                                       : Json(static_cast<std::int64_t>(*value)));
         }
         if (node.pin.active()) {
             Json pin = Json::object();

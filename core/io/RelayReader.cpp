@@ -3,6 +3,7 @@
 #include "io/RelayReader.h"
 
 #include "io/RelayLexer.h"
+#include "ir/Scalar.h"
 
 #include <charconv>
 #include <cstring>
@@ -490,19 +491,18 @@ private:
             type.dtype = DType::Float32;
         if (token.kind == RelayTokenKind::Float && !isFloatingPoint(type.dtype))
             return errorAt(token, "constant " + token.text + " has a fraction but an integer type");
-        auto data = std::make_shared<std::vector<std::byte>>(dtypeSize(type.dtype));
+        double value = 0;
         if (isFloatingPoint(type.dtype)) {
-            double value = 0;
             auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
             if (ec != std::errc())
                 return errorAt(token, "malformed number " + token.text);
-            storeScalar(type.dtype, value, data.get());
         } else {
-            std::int64_t value = 0;
-            if (!parseInteger(digits, &value))
+            std::int64_t integer = 0;
+            if (!parseInteger(digits, &integer))
                 return errorAt(token, "malformed integer " + token.text);
-            storeScalar(type.dtype, static_cast<double>(value), data.get());
+            value = static_cast<double>(integer);
         }
+        auto data = std::make_shared<std::vector<std::byte>>(encodeScalar(type.dtype, value));
         Node node;
         node.name = m_graph.uniqueName(nameHint.empty() ? token.text : nameHint);
         node.op = &OpRegistry::global().constant();
@@ -511,39 +511,6 @@ private:
         node.data = std::move(data);
         const NodeId id = m_graph.addNode(std::move(node));
         return RelayValue{{ValueRef{id, 0}}, false, id};
-    }
-
-    static void storeScalar(DType dtype, double value, std::vector<std::byte>* out) {
-        auto put = [out](auto typed) { std::memcpy(out->data(), &typed, sizeof typed); };
-        switch (dtype) {
-        case DType::Float32:
-            put(static_cast<float>(value));
-            break;
-        case DType::Float64:
-            put(value);
-            break;
-        case DType::Int8:
-            put(static_cast<std::int8_t>(value));
-            break;
-        case DType::Int16:
-            put(static_cast<std::int16_t>(value));
-            break;
-        case DType::Int32:
-            put(static_cast<std::int32_t>(value));
-            break;
-        case DType::Int64:
-            put(static_cast<std::int64_t>(value));
-            break;
-        case DType::UInt8:
-        case DType::Bool:
-            put(static_cast<std::uint8_t>(value));
-            break;
-        case DType::Float16:
-        case DType::BFloat16:
-            // Half-precision scalars are kept shape-only; their value is not needed to plan.
-            out->clear();
-            break;
-        }
     }
 
     /// meta[relay.Constant][k] /* ty=Tensor[...] */: a shape-only constant.

@@ -1,8 +1,10 @@
 // Relay text writer.
 #include "io/RelayWriter.h"
 
+#include "ir/Scalar.h"
+
 #include <cctype>
-#include <cstring>
+#include <map>
 #include <unordered_set>
 
 namespace placer {
@@ -126,30 +128,18 @@ private:
 
     std::string constantLiteral(const Node& node) const {
         const TensorType& type = node.outputs[0];
-        if (type.shape.empty() && node.data &&
-            static_cast<int>(node.data->size()) == dtypeSize(type.dtype)) {
-            const std::byte* p = node.data->data();
-            auto read = [p](auto typed) {
-                std::memcpy(&typed, p, sizeof typed);
-                return typed;
-            };
-            switch (type.dtype) {
-            case DType::Float32:
-                return formatAttrRelay(static_cast<double>(read(float{})));
-            case DType::Float64:
-                return formatAttrRelay(read(double{})) + "64";
-            case DType::Int32:
-                return std::to_string(read(std::int32_t{}));
-            case DType::Int64:
-                return std::to_string(read(std::int64_t{})) + "i64";
-            case DType::Int8:
-                return std::to_string(read(std::int8_t{})) + "i8";
-            case DType::Int16:
-                return std::to_string(read(std::int16_t{})) + "i16";
-            case DType::UInt8:
-                return std::to_string(read(std::uint8_t{})) + "u8";
-            default:
-                break;
+        const std::optional<double> value =
+            type.shape.empty() && node.data ? decodeScalar(type.dtype, *node.data) : std::nullopt;
+        if (value) {
+            static const std::map<DType, std::string> kSuffix{
+                {DType::Float32, ""},  {DType::Float64, "64"}, {DType::Int32, ""},
+                {DType::Int64, "i64"}, {DType::Int8, "i8"},    {DType::Int16, "i16"},
+                {DType::UInt8, "u8"}};
+            const auto suffix = kSuffix.find(type.dtype);
+            if (suffix != kSuffix.end()) {
+                if (isFloatingPoint(type.dtype))
+                    return formatAttrRelay(*value) + suffix->second;
+                return std::to_string(static_cast<std::int64_t>(*value)) + suffix->second;
             }
         }
         // Shape-only constants keep their type in the comment the reader looks for.

@@ -1,0 +1,75 @@
+// Scalar constant data.
+#include "ir/Scalar.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace placer {
+
+namespace {
+
+template <typename T> std::vector<std::byte> bytesOf(T value) {
+    std::vector<std::byte> out(sizeof(T));
+    std::memcpy(out.data(), &value, sizeof(T));
+    return out;
+}
+
+template <typename T> double valueOf(const std::vector<std::byte>& data) {
+    T value;
+    std::memcpy(&value, data.data(), sizeof(T));
+    return static_cast<double>(value);
+}
+
+} // namespace
+
+std::vector<std::byte> encodeScalar(DType dtype, double value) {
+    switch (dtype) {
+    case DType::Float32:
+        return bytesOf(static_cast<float>(value));
+    case DType::Float64:
+        return bytesOf(value);
+    case DType::Int8:
+        return bytesOf(static_cast<std::int8_t>(value));
+    case DType::Int16:
+        return bytesOf(static_cast<std::int16_t>(value));
+    case DType::Int32:
+        return bytesOf(static_cast<std::int32_t>(value));
+    case DType::Int64:
+        return bytesOf(static_cast<std::int64_t>(value));
+    case DType::UInt8:
+    case DType::Bool:
+        return bytesOf(static_cast<std::uint8_t>(value));
+    case DType::Float16:
+    case DType::BFloat16:
+        break;
+    }
+    return {};
+}
+
+std::optional<double> decodeScalar(DType dtype, const std::vector<std::byte>& data) {
+    if (data.size() != static_cast<std::size_t>(dtypeSize(dtype)))
+        return std::nullopt;
+    switch (dtype) {
+    case DType::Float32:
+        return valueOf<float>(data);
+    case DType::Float64:
+        return valueOf<double>(data);
+    case DType::Int8:
+        return valueOf<std::int8_t>(data);
+    case DType::Int16:
+        return valueOf<std::int16_t>(data);
+    case DType::Int32:
+        return valueOf<std::int32_t>(data);
+    case DType::Int64:
+        return valueOf<std::int64_t>(data);
+    case DType::UInt8:
+    case DType::Bool:
+        return valueOf<std::uint8_t>(data);
+    case DType::Float16:
+    case DType::BFloat16:
+        break;
+    }
+    return std::nullopt;
+}
+
+} // namespace placer

@@ -55,7 +55,8 @@ bool ArgumentList::value(const std::string& option, std::string* value, std::str
     return true;
 }
 
-int runPlacer(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+              std::ostream& err) {
     if (args.empty()) {
         err << kUsage;
         return UsageError;
@@ -64,7 +65,7 @@ int runPlacer(const std::vector<std::string>& args, std::ostream& out, std::ostr
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (command == "--help" || command == "-h" || command == "help") {
         if (command == "help" && !rest.empty())
-            return runPlacer({rest[0], "--help"}, out, err);
+            return runPlacer({rest[0], "--help"}, in, out, err);
         out << kUsage;
         return Ok;
     }
@@ -73,7 +74,7 @@ int runPlacer(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return Ok;
     }
     if (command == "plan")
-        return runPlanCommand(rest, out, err);
+        return runPlanCommand(rest, in, out, err);
     err << "placer: unknown command '" << command << "'\n\n" << kUsage;
     return UsageError;
 }

@@ -11,11 +11,14 @@ namespace placer::cli {
 /// stderr, 2 a usage error.
 enum ExitCode { Ok = 0, UserError = 1, UsageError = 2 };
 
-/// Runs `placer ARGS...` (args excludes the program name) writing to `out` and `err`.
-int runPlacer(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// Runs `placer ARGS...` (args excludes the program name), reading a model given as "-" from
+/// `in`, writing to `out` and `err`.
+int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+              std::ostream& err);
 
 /// `placer plan ...` (PlanCommand.cpp).
-int runPlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                   std::ostream& err);
 
 /// Command-line arguments with --name VALUE / --name=VALUE options and positionals.
 class ArgumentList {

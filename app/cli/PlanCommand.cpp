@@ -11,8 +11,10 @@
 #include "plan/Planner.h"
 
 #include <fstream>
+#include <istream>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 namespace placer::cli {
 
@@ -23,7 +25,8 @@ constexpr const char* kPlanHelp = R"(usage: placer plan MODEL [OPTIONS]
 Plans where every node of MODEL runs and reports it: the device of every node and why, the
 copies the placement needs (with bytes), conflicts with suggestions, and memory per device.
 
-MODEL is Relay text (#[version = "0.0.5"], .relay) or a JSON graph (.json).
+MODEL is Relay text (#[version = "0.0.5"], .relay) or a JSON graph (.json); - reads it from
+standard input (the format then comes from --format or the content).
 
 options:
   --format relay|json|auto   input format (default: from the file name, then the content)
@@ -191,9 +194,16 @@ std::string render(const PlanArguments& args, const Graph& graph, const DeviceSe
     return writeDot(planned, devices, conflictedNodeNames(graph, plan));
 }
 
+std::string readAll(std::istream& in) {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
 } // namespace
 
-int runPlanCommand(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err) {
+int runPlanCommand(const std::vector<std::string>& rawArgs, std::istream& in, std::ostream& out,
+                   std::ostream& err) {
     PlanArguments args;
     if (const auto exit = parseArguments(rawArgs, &args, out, err))
         return *exit;
@@ -208,7 +218,8 @@ int runPlanCommand(const std::vector<std::string>& rawArgs, std::ostream& out, s
     if (devices && !chooseRoles(args, *devices, &error))
         return fail(error);
 
-    auto loaded = loadModelFile(args.model, args.format, devices);
+    auto loaded = args.model == "-" ? loadModelText(readAll(in), "<stdin>", args.format, devices)
+                                    : loadModelFile(args.model, args.format, devices);
     if (!loaded)
         return fail(loaded.error().toString());
     LoadedModel& model = loaded.value();

@@ -5,5 +5,5 @@
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
-    return placer::cli::runPlacer(args, std::cout, std::cerr);
+    return placer::cli::runPlacer(args, std::cin, std::cout, std::cerr);
 }

@@ -21,12 +21,13 @@ struct Run {
     QString err;
 };
 
-Run placerRun(const QStringList& args) {
+Run placerRun(const QStringList& args, const std::string& input = std::string()) {
     std::vector<std::string> argv;
     for (const QString& arg : args)
         argv.push_back(arg.toStdString());
+    std::istringstream in(input);
     std::ostringstream out, err;
-    const int code = cli::runPlacer(argv, out, err);
+    const int code = cli::runPlacer(argv, in, out, err);
     return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
 }
 
@@ -42,6 +43,7 @@ private slots:
     void dotAndGraphEmitters();
     void pinsRulesAndFallback();
     void rulesOnAResidualBlock();
+    void modelFromStandardInput();
     void userErrors_data();
     void userErrors();
     void usageErrors_data();
@@ -158,6 +160,21 @@ void TestPlacerCli::rulesOnAResidualBlock() {
     // Every conv crosses twice (in and out, 64 KiB or 16 KiB), the classifier twice.
     QCOMPARE(report.value().find("copies")->size(), std::size_t(7));
     QCOMPARE(report.value().find("copied_bytes")->asInt(), std::int64_t{131176});
+}
+
+void TestPlacerCli::modelFromStandardInput() {
+    const std::string program = "#[version = \"0.0.5\"]\n"
+                                "def @main(%x: Tensor[(4), float32]) {\n"
+                                "  %0 = on_device(negative(%x), virtual_device=\"cpu\");\n"
+                                "  exp(%0)\n}\n";
+    const Run run = placerRun({"plan", "-", "--json"}, program);
+    QCOMPARE(run.code, 0);
+    auto report = Json::parse(run.out.toStdString(), "r");
+    QVERIFY2(report, qPrintable(run.err));
+    QCOMPARE(report.value().find("copies")->size(), std::size_t(1));
+    const Run bad = placerRun({"plan", "-"}, "def @main() { nope(1f) }");
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.contains("<stdin>:1:15: unknown operator 'nope'"), qPrintable(bad.err));
 }
 
 void TestPlacerCli::userErrors_data() {

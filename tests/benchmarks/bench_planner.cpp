@@ -209,8 +209,9 @@ int main(int argc, char** argv) {
                 path.c_str(), endToEnd);
     for (const char* emit : {"summary", "json"}) {
         const double seconds = bestSeconds(3, [&] {
+            std::istringstream in;
             std::ostringstream out, err;
-            cli::runPlacer({"plan", path, "--emit", emit}, out, err);
+            cli::runPlacer({"plan", path, "--emit", emit}, in, out, err);
         });
         std::printf("  --emit %-8s %8.3f s\n", emit, seconds);
     }

@@ -67,6 +67,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("device", device.valid() ? Json(devices[device].name) : Json());
         entry.set("pinned", node.pin.active());
         entry.set("reason", plan.explain(graph, devices, options, NodeId(i)));
+        if (const std::vector<NodeId> chain = plan.reasonChain(NodeId(i)); !chain.empty())
+            entry.set("because", nameList(graph, chain));
         nodes.push(std::move(entry));
     }
     report.set("nodes", std::move(nodes));

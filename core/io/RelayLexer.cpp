@@ -143,7 +143,7 @@ private:
             token->text = "#";
             return std::nullopt;
         }
-        static constexpr std::string_view kPunct = "()[]{},;:=.";
+        static constexpr std::string_view kPunct = "()[]{},;:=.?";
         if (kPunct.find(c) != std::string_view::npos) {
             advance();
             token->kind = RelayTokenKind::Punct;

@@ -258,12 +258,14 @@ private:
             TensorType type;
             while (!peek().isPunct(")")) {
                 const RelayToken& dim = peek();
-                if (dim.kind == RelayTokenKind::Ident && dim.text == "Any")
-                    return errorAt(dim, "dynamic dimensions (?) are not supported");
+                if (dim.isPunct("?") || (dim.kind == RelayTokenKind::Ident && dim.text == "Any"))
+                    return errorAt(dim, "dynamic dimensions (?) are not supported: give the "
+                                        "program static shapes");
                 if (dim.kind != RelayTokenKind::Integer)
                     return errorAt(dim, "expected a dimension, found " + describe(dim));
                 std::int64_t value = 0;
-                if (!parseInteger(dim.text, &value) || value < 0)
+                const std::string digits = dim.text.substr(0, dim.text.find_first_of("iu"));
+                if (!parseInteger(digits, &value) || value < 0)
                     return errorAt(dim, "dimension " + dim.text + " is not a non-negative integer");
                 type.shape.push_back(value);
                 next();

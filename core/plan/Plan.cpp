@@ -32,6 +32,24 @@ std::int64_t Plan::copiedBytes() const {
     return total;
 }
 
+std::vector<NodeId> Plan::reasonChain(NodeId node) const {
+    std::vector<NodeId> chain;
+    NodeId current = node;
+    // A deciding consumer comes later in topological order, and a class's fixing node is fixed
+    // itself, so the walk ends; the bound guards against a malformed plan.
+    while (chain.size() < reasons.size()) {
+        const Reason& reason = reasons[current.index];
+        const bool followsAnother = reason.kind == ReasonKind::Consumers ||
+                                    reason.kind == ReasonKind::ConsumersTie ||
+                                    reason.kind == ReasonKind::Class;
+        if (!followsAnother || !reason.via.valid() || reason.via == current)
+            break;
+        chain.push_back(reason.via);
+        current = reason.via;
+    }
+    return chain;
+}
+
 std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOptions& options,
                           NodeId id) const {
     const Node& node = graph.node(id);

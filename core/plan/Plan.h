@@ -140,6 +140,10 @@ struct Plan {
     MemoryPlan memory;
 
     std::int64_t copiedBytes() const;
+    /// The nodes `node`'s device was derived from, nearest first: the consumer that decided it,
+    /// that consumer's own decider, and so on, ending at a node placed by a pin, rule, copy or
+    /// default. Empty when the node decided by itself.
+    std::vector<NodeId> reasonChain(NodeId node) const;
     /// A sentence saying why `node` is on its device.
     std::string explain(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                         NodeId node) const;

@@ -40,6 +40,7 @@ private slots:
     void scenarios_data();
     void scenarios();
     void reasonsExplainEveryNode();
+    void reasonChainReachesThePin();
     void longChainPlansWithoutRecursion();
     void longRelayChainParsesAndPlans();
     void memoryCapacityExceededIsAConflict();
@@ -325,9 +326,27 @@ void TestPlanner::reasonsExplainEveryNode() {
     QVERIFY2(why("%0").startsWith("pinned to cpu by on_device at test.relay:"),
              qPrintable(why("%0")));
     QCOMPARE(why("subtract"), QString("nothing consumes it: default device gpu"));
+    // %a follows %0, which is pinned: the chain stops there.
+    QCOMPARE(plan.reasonChain(*graph.find("%a")), std::vector<NodeId>{*graph.find("%0")});
+    QVERIFY(plan.reasonChain(*graph.find("%0")).empty());
     QCOMPARE(plan.notes.size(), std::size_t(2));
     QCOMPARE(QString::fromStdString(plan.notes[0]),
              QString("%b is used on gpu and cpu: placed on gpu, copied to cpu, 140 B each"));
+}
+
+void TestPlanner::reasonChainReachesThePin() {
+    const DeviceSet set = test::devices();
+    const Graph graph = test::relay(
+        program("def @main(%x: $T) { %0 = negative(%x); %1 = exp(%0);"
+                "  %2 = on_device(tanh(%1), virtual_device=meta[VirtualDevice][0]); sqrt(%2) }")
+            .toStdString(),
+        set);
+    const Plan plan = planDevices(graph, set, PlanOptions{});
+    std::vector<std::string> names;
+    for (NodeId id : plan.reasonChain(*graph.find("%x")))
+        names.push_back(graph.node(id).name);
+    QCOMPARE(names, (std::vector<std::string>{"%0", "%1", "%2"}));
+    QCOMPARE(set[plan.devices[0]].name, std::string("cpu"));
 }
 
 void TestPlanner::longChainPlansWithoutRecursion() {

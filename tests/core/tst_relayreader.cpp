@@ -38,6 +38,7 @@ private slots:
     void olderSpellings();
     void parameterAndResultDevices();
     void letTuplesProjectionsAndConstants();
+    void typedDimensions();
     void commentsAndMetaConstants();
     void errors_data();
     void errors();
@@ -135,6 +136,12 @@ void TestRelayReader::letTuplesProjectionsAndConstants() {
     QCOMPARE(g.outputs()[1].value.output, 1u);
 }
 
+void TestRelayReader::typedDimensions() {
+    auto graph = read("def @main(%x: Tensor[(2i64, 3i64), float32]) { %x }");
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    QCOMPARE(graph.value().nodes()[0].outputs[0].shape, (std::vector<std::int64_t>{2, 3}));
+}
+
 void TestRelayReader::commentsAndMetaConstants() {
     auto graph =
         read("#[version = \"0.0.5\"]\n"
@@ -206,6 +213,8 @@ void TestRelayReader::errors_data() {
     QTest::newRow("absurd-dimension")
         << "def @main(%x: Tensor[(99999999999, 99999999999, 99999999), float32]) { %x }"
         << "is too large" << 1 << 15;
+    QTest::newRow("dynamic-dimension") << "def @main(%x: Tensor[(?, 3), float32]) { %x }"
+                                       << "dynamic dimensions (?) are not supported" << 1 << 23;
     QTest::newRow("stray-character") << "def @main(%x: Tensor[(2), float32]) { $ }"
                                      << "unexpected character '$'" << 1 << 39;
     QTest::newRow("unterminated-string")

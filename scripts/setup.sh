@@ -6,7 +6,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PLACER_BUILD_DIR:-$root/build}
 
-packages=(build-essential cmake ninja-build pkg-config qt6-base-dev)
+packages=(build-essential cmake ninja-build pkg-config qt6-base-dev
+          libonnx-dev libprotobuf-dev protobuf-compiler)
 
 missing=()
 for package in "${packages[@]}"; do

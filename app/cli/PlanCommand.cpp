@@ -4,6 +4,7 @@
 #include "io/DotWriter.h"
 #include "io/JsonGraph.h"
 #include "io/ModelLoader.h"
+#include "io/OnnxWriter.h"
 #include "io/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "plan/Annotations.h"
@@ -25,11 +26,13 @@ constexpr const char* kPlanHelp = R"(usage: placer plan MODEL [OPTIONS]
 Plans where every node of MODEL runs and reports it: the device of every node and why, the
 copies the placement needs (with bytes), conflicts with suggestions, and memory per device.
 
-MODEL is Relay text (#[version = "0.0.5"], .relay) or a JSON graph (.json); - reads it from
-standard input (the format then comes from --format or the content).
+MODEL is Relay text (#[version = "0.0.5"], .relay), a JSON graph (.json) or an ONNX model
+(.onnx, opsets 11-17); - reads it from standard input (the format then comes from --format or
+the content).
 
 options:
-  --format relay|json|auto   input format (default: from the file name, then the content)
+  --format relay|json|onnx|auto
+                             input format (default: from the file name, then the content)
   --devices LIST             virtual devices, NAME:KIND[:mem=SIZE][:ordinal=N],...
                              KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB
                              (default: cpu:cpu,gpu:cuda, or the devices a JSON graph names).
@@ -48,7 +51,9 @@ options:
                              at load time (default), or copied on every run
   --emit KIND                summary (default), json (the plan report), relay (the planned
                              program with on_device/device_copy), dot (Graphviz, coloured by
-                             device), graph (the planned graph as a JSON graph)
+                             device), graph (the planned graph as a JSON graph), onnx (the
+                             planned ONNX model: devices and pins in its metadata, copies as
+                             DeviceCopy nodes; ONNX models only)
   --json                     same as --emit json
   -o, --output FILE          write to FILE instead of standard output
   -h, --help                 show this help
@@ -105,7 +110,7 @@ std::optional<int> parseArguments(const std::vector<std::string>& args, PlanArgu
         if (name == "--format") {
             const auto format = parseGraphFormat(value);
             if (!format)
-                return usage("--format must be relay, json or auto, not '" + value + "'");
+                return usage("--format must be relay, json, onnx or auto, not '" + value + "'");
             parsed->format = *format;
         } else if (name == "--devices") {
             parsed->devices = value;
@@ -137,9 +142,9 @@ std::optional<int> parseArguments(const std::vector<std::string>& args, PlanArgu
                 value == "replicate" ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
         } else if (name == "--emit") {
             if (value != "summary" && value != "json" && value != "relay" && value != "dot" &&
-                value != "graph")
-                return usage("--emit must be summary, json, relay, dot or graph, not '" + value +
-                             "'");
+                value != "graph" && value != "onnx")
+                return usage("--emit must be summary, json, relay, dot, graph or onnx, not '" +
+                             value + "'");
             parsed->emit = value;
         } else if (name == "-o" || name == "--output") {
             parsed->output = value;
@@ -180,17 +185,28 @@ bool chooseRoles(const PlanArguments& args, DeviceSet& devices, std::string* err
     return true;
 }
 
-std::string render(const PlanArguments& args, const Graph& graph, const DeviceSet& devices,
-                   const Plan& plan) {
+/// The requested output, or the reason it cannot be written.
+Result<std::string> render(const PlanArguments& args, const Graph& graph, const DeviceSet& devices,
+                           const Plan& plan) {
     if (args.emit == "json")
         return planReportJson(graph, devices, args.options, plan).dump() + "\n";
     if (args.emit == "summary")
         return planSummary(graph, devices, args.options, plan);
     const Graph planned = applyPlan(graph, devices, plan);
-    if (args.emit == "relay")
+    if (args.emit == "relay") {
+        for (const Node& node : planned.nodes()) {
+            if (node.op->dialect != OpDialect::Relay)
+                return SourceError{"", 0, 0,
+                                   "'" + node.op->name +
+                                       "' is not a Relay operator: a model read "
+                                       "from ONNX can be written as onnx, graph, json or dot"};
+        }
         return writeRelay(planned, devices);
+    }
     if (args.emit == "graph")
         return writeJsonGraph(planned, devices).dump() + "\n";
+    if (args.emit == "onnx")
+        return writeOnnx(planned, devices);
     return writeDot(planned, devices, conflictedNodeNames(graph, plan));
 }
 
@@ -223,6 +239,8 @@ int runPlanCommand(const std::vector<std::string>& rawArgs, std::istream& in, st
     if (!loaded)
         return fail(loaded.error().toString());
     LoadedModel& model = loaded.value();
+    for (const std::string& warning : model.warnings)
+        err << "placer plan: warning: " << warning << "\n";
     if (!devices && !chooseRoles(args, model.devices, &error))
         return fail(error);
     if (!applyPinRequests(model.graph, model.devices, args.pins, &error))
@@ -234,7 +252,10 @@ int runPlanCommand(const std::vector<std::string>& rawArgs, std::istream& in, st
         err << "placer plan: warning: " << warning << "\n";
 
     const Plan plan = planDevices(model.graph, model.devices, args.options);
-    const std::string text = render(args, model.graph, model.devices, plan);
+    auto rendered = render(args, model.graph, model.devices, plan);
+    if (!rendered)
+        return fail("--emit " + args.emit + ": " + rendered.error().message);
+    const std::string& text = rendered.value();
     if (args.output.empty() || args.output == "-") {
         out << text;
         return Ok;

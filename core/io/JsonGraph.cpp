@@ -283,6 +283,15 @@ private:
                 return readConstantValue(at, context, node);
             return std::nullopt;
         }
+        if (!op->inferShape) {
+            // ONNX ops are typed by the file, as ONNX shape inference typed them on import.
+            if (declared.empty())
+                return error(at, context + ": " + op->name +
+                                     " is an ONNX operator; its "
+                                     "\"outputs\" types must be given");
+            node->outputs = std::move(declared);
+            return std::nullopt;
+        }
         std::vector<TensorType> inputTypes;
         for (const ValueRef& input : node->inputs)
             inputTypes.push_back(m_graph.type(input));
@@ -304,8 +313,7 @@ private:
         const TensorType& type = node->outputs[0];
         if (!value->isNumber() || !type.shape.empty())
             return error(*value, context + ": \"value\" is a number and only for scalar constants");
-        auto data =
-            std::make_shared<std::vector<std::byte>>(encodeScalar(type.dtype, value->asDouble()));
+        auto data = std::make_shared<const TensorData>(encodeScalar(type.dtype, value->asDouble()));
         if (data->empty())
             return error(*value, context + ": scalar values of " +
                                      std::string(dtypeName(type.dtype)) + " are not stored");

@@ -3,7 +3,10 @@
 
 #include "io/Json.h"
 #include "io/JsonGraph.h"
+#include "io/OnnxReader.h"
 #include "io/RelayReader.h"
+
+#include <map>
 
 namespace placer {
 
@@ -12,6 +15,8 @@ std::optional<GraphFormat> parseGraphFormat(std::string_view name) {
         return GraphFormat::Relay;
     if (name == "json")
         return GraphFormat::Json;
+    if (name == "onnx")
+        return GraphFormat::Onnx;
     if (name == "auto")
         return GraphFormat::Auto;
     return std::nullopt;
@@ -31,11 +36,31 @@ GraphFormat detectFormat(std::string_view text, const std::string& fileName) {
     };
     if (endsWith(".json"))
         return GraphFormat::Json;
+    if (endsWith(".onnx"))
+        return GraphFormat::Onnx;
     if (endsWith(".relay") || endsWith(".rly"))
         return GraphFormat::Relay;
+    if (looksLikeOnnx(text))
+        return GraphFormat::Onnx;
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     return first != std::string_view::npos && text[first] == '{' ? GraphFormat::Json
                                                                  : GraphFormat::Relay;
+}
+
+/// "ops without a kernel on any device: Foo (3 nodes), Bar (1 node)".
+void reportUnsupportedOps(LoadedModel& model) {
+    std::map<std::string, int> counts;
+    for (const Node& node : model.graph.nodes()) {
+        if (node.role() == OpRole::Compute && !node.op->hasAnyKernel())
+            ++counts[node.op->name];
+    }
+    if (counts.empty())
+        return;
+    std::string list;
+    for (const auto& [op, count] : counts)
+        list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) +
+                (count == 1 ? " node)" : " nodes)");
+    model.warnings.push_back("ops without a kernel on any device: " + list);
 }
 
 std::string baseName(const std::string& path) {
@@ -52,7 +77,14 @@ Result<LoadedModel> loadModelText(std::string_view text, const std::string& file
     if (format == GraphFormat::Auto)
         format = detectFormat(text, fileName);
     LoadedModel model;
-    if (format == GraphFormat::Json) {
+    if (format == GraphFormat::Onnx) {
+        model.devices = devices ? *devices : defaultDeviceSet();
+        auto graph = readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings);
+        if (!graph)
+            return graph.error();
+        model.graph = graph.take();
+        reportUnsupportedOps(model);
+    } else if (format == GraphFormat::Json) {
         auto document = Json::parse(text, fileName);
         if (!document)
             return document.error();

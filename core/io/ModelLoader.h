@@ -11,9 +11,9 @@
 
 namespace placer {
 
-enum class GraphFormat { Auto, Relay, Json };
+enum class GraphFormat { Auto, Relay, Json, Onnx };
 
-/// "relay", "json" or "auto"; std::nullopt otherwise.
+/// "relay", "json", "onnx" or "auto"; std::nullopt otherwise.
 std::optional<GraphFormat> parseGraphFormat(std::string_view name);
 
 /// The devices used when neither the user nor the file names any: cpu:cpu,gpu:cuda.
@@ -22,12 +22,14 @@ DeviceSet defaultDeviceSet();
 struct LoadedModel {
     Graph graph;
     DeviceSet devices;
+    /// Things the user should hear that are not errors (symbolic dimensions, unknown ops, ...).
+    std::vector<std::string> warnings;
 };
 
-/// Reads a model from text. The format is guessed from the file name (.relay/.rly/.txt → Relay,
-/// .json → JSON graph) or the content when `format` is Auto. `devices`, when given, is the set
-/// the model is read against (Relay meta[VirtualDevice][i] indexes it); otherwise a JSON
-/// graph's own devices, else defaultDeviceSet().
+/// Reads a model from its contents. The format is guessed from the file name (.relay/.rly →
+/// Relay, .json → JSON graph, .onnx → ONNX) or the content when `format` is Auto. `devices`, when
+/// given, is the set the model is read against (Relay meta[VirtualDevice][i] indexes it); otherwise
+/// a JSON graph's own devices, else defaultDeviceSet().
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
                                   GraphFormat format, const std::optional<DeviceSet>& devices);
 

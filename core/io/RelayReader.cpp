@@ -504,7 +504,7 @@ private:
                 return errorAt(token, "malformed integer " + token.text);
             value = static_cast<double>(integer);
         }
-        auto data = std::make_shared<std::vector<std::byte>>(encodeScalar(type.dtype, value));
+        auto data = std::make_shared<const TensorData>(encodeScalar(type.dtype, value));
         Node node;
         node.name = m_graph.uniqueName(nameHint.empty() ? token.text : nameHint);
         node.op = &OpRegistry::global().constant();
@@ -837,6 +837,10 @@ private:
         const OpDef* op = OpRegistry::global().find(opToken.text);
         if (!op || op->role != OpRole::Compute)
             return errorAt(opToken, "unknown operator '" + opToken.text + "'");
+        if (op->dialect != OpDialect::Relay)
+            return errorAt(opToken, "'" + opToken.text +
+                                        "' is an ONNX operator; Relay programs use Relay "
+                                        "operators such as nn.conv2d");
         std::vector<ValueRef> inputs;
         if (op->tupleInput) {
             if (args.size() != 1 || !args[0].isTuple)

@@ -16,6 +16,9 @@
 
 namespace placer {
 
+/// Raw little-endian tensor bytes (a string, so importers can hand over their buffers).
+using TensorData = std::string;
+
 /// Where something was written in an input file (1-based; 0 = unknown).
 struct SourceLocation {
     int line = 0;
@@ -59,7 +62,7 @@ struct Node {
     bool insertedCopy = false;
 
     /// constant only: the raw little-endian data, or null for shape-only graphs.
-    std::shared_ptr<const std::vector<std::byte>> data;
+    std::shared_ptr<const TensorData> data;
 
     OpRole role() const { return op->role; }
     bool isParameter() const { return op->role == OpRole::Parameter; }
@@ -71,6 +74,7 @@ struct Node {
 struct GraphOutput {
     ValueRef value;
     DeviceId device;
+    std::string name; ///< the output's own name where the format has one (ONNX)
     bool operator==(const GraphOutput&) const = default;
 };
 
@@ -109,6 +113,8 @@ public:
 
     std::string name;         ///< a display name, usually the file's base name
     std::string sourceFormat; ///< "relay", "json", "onnx"
+    /// Facts about the source a writer may need again, in order: ("onnx.opset", "13"), ...
+    std::vector<std::pair<std::string, std::string>> properties;
 
 private:
     std::vector<Node> m_nodes;

@@ -13,6 +13,14 @@ bool OpDef::hasAnyKernel() const {
     return false;
 }
 
+std::unique_ptr<OpDef> makeUnsupportedOp(std::string name, OpDialect dialect) {
+    auto op = std::make_unique<OpDef>();
+    op->name = std::move(name);
+    op->dialect = dialect;
+    op->maxInputs = -1;
+    return op; // kernels all zero: no device can run it
+}
+
 const OpRegistry& OpRegistry::global() {
     static const OpRegistry registry;
     return registry;
@@ -20,6 +28,7 @@ const OpRegistry& OpRegistry::global() {
 
 OpRegistry::OpRegistry() {
     registerBuiltinOps([this](OpDef def) { add(std::move(def)); });
+    registerOnnxOps([this](OpDef def) { add(std::move(def)); });
     m_parameter = find("parameter");
     m_constant = find("constant");
     m_deviceCopy = find("device_copy");

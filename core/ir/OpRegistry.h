@@ -27,6 +27,10 @@ struct ShapeResult {
 
 using ShapeFunction = std::function<ShapeResult(const std::vector<TensorType>&, const Attrs&)>;
 
+/// Which operator set an op belongs to: Relay's (with shape functions here) or ONNX's (typed by
+/// ONNX's own shape inference when a model is read).
+enum class OpDialect : std::uint8_t { Relay, Onnx };
+
 /// The special roles an op can have; everything else is an ordinary compute op.
 enum class OpRole : std::uint8_t { Compute, Parameter, Constant, DeviceCopy };
 
@@ -35,6 +39,8 @@ struct OpDef {
     OpRole role = OpRole::Compute;
     int minInputs = 0;
     int maxInputs = 0; ///< -1: any number
+    OpDialect dialect = OpDialect::Relay;
+    /// Null for ONNX ops: their output types come from the model.
     ShapeFunction inferShape;
     /// Element types each device kind has kernels for (indexed by DeviceKind); 0 = no kernel.
     std::array<DTypeMask, kDeviceKindCount> kernels{};
@@ -75,7 +81,11 @@ private:
     const OpDef* m_deviceCopy = nullptr;
 };
 
-/// Registers every built-in op with its shape function (ShapeFunctions.cpp).
+/// Registers every built-in Relay op with its shape function (ShapeFunctions.cpp).
 void registerBuiltinOps(const std::function<void(OpDef)>& add);
+/// Registers the ONNX operators the engine understands, by their ONNX names (OnnxOps.cpp).
+void registerOnnxOps(const std::function<void(OpDef)>& add);
+/// An op that no device can run, for operators an importer met but does not know.
+std::unique_ptr<OpDef> makeUnsupportedOp(std::string name, OpDialect dialect);
 
 } // namespace placer

@@ -8,13 +8,13 @@ namespace placer {
 
 namespace {
 
-template <typename T> std::vector<std::byte> bytesOf(T value) {
-    std::vector<std::byte> out(sizeof(T));
+template <typename T> std::string bytesOf(T value) {
+    std::string out(sizeof(T), '\0');
     std::memcpy(out.data(), &value, sizeof(T));
     return out;
 }
 
-template <typename T> double valueOf(const std::vector<std::byte>& data) {
+template <typename T> double valueOf(std::string_view data) {
     T value;
     std::memcpy(&value, data.data(), sizeof(T));
     return static_cast<double>(value);
@@ -22,7 +22,7 @@ template <typename T> double valueOf(const std::vector<std::byte>& data) {
 
 } // namespace
 
-std::vector<std::byte> encodeScalar(DType dtype, double value) {
+std::string encodeScalar(DType dtype, double value) {
     switch (dtype) {
     case DType::Float32:
         return bytesOf(static_cast<float>(value));
@@ -46,7 +46,7 @@ std::vector<std::byte> encodeScalar(DType dtype, double value) {
     return {};
 }
 
-std::optional<double> decodeScalar(DType dtype, const std::vector<std::byte>& data) {
+std::optional<double> decodeScalar(DType dtype, std::string_view data) {
     if (data.size() != static_cast<std::size_t>(dtypeSize(dtype)))
         return std::nullopt;
     switch (dtype) {

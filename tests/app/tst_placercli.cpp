@@ -224,7 +224,7 @@ void TestPlacerCli::usageErrors_data() {
     QTest::newRow("bad-mode") << QStringList{"plan", kExample, "--mode=magic"}
                               << "--mode must be demand or unify, not 'magic'";
     QTest::newRow("bad-emit") << QStringList{"plan", kExample, "--emit", "pdf"}
-                              << "--emit must be summary, json, relay, dot or graph";
+                              << "--emit must be summary, json, relay, dot, graph or onnx";
     QTest::newRow("pin-without-device") << QStringList{"plan", kExample, "--pin", "%0"}
                                         << "--pin '%0' is not of the form NAME=DEVICE";
 }

@@ -1,0 +1,716 @@
+// ONNX reader.
+#include "io/OnnxReader.h"
+
+#include "ir/Scalar.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace placer {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Tensors with more elements than this are refused as absurd (2^40 ≈ 10^12).
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
+constexpr int kMinOpset = 11;
+constexpr int kMaxTestedOpset = 17;
+constexpr const char* kCopyDomain = "ai.placement_explorer";
+/// Model metadata key prefix of a node's pin ("placement.pin:conv1" = "gpu" or "gpu!"). ONNX
+/// 1.12 has no per-node metadata, so placement travels in the model's metadata_props.
+constexpr const char* kPinKey = "placement.pin:";
+
+std::optional<DType> dtypeFromOnnx(int elemType) {
+    switch (elemType) {
+    case onnx::TensorProto_DataType_FLOAT:
+        return DType::Float32;
+    case onnx::TensorProto_DataType_FLOAT16:
+        return DType::Float16;
+    case onnx::TensorProto_DataType_BFLOAT16:
+        return DType::BFloat16;
+    case onnx::TensorProto_DataType_DOUBLE:
+        return DType::Float64;
+    case onnx::TensorProto_DataType_INT8:
+        return DType::Int8;
+    case onnx::TensorProto_DataType_INT16:
+        return DType::Int16;
+    case onnx::TensorProto_DataType_INT32:
+        return DType::Int32;
+    case onnx::TensorProto_DataType_INT64:
+        return DType::Int64;
+    case onnx::TensorProto_DataType_UINT8:
+        return DType::UInt8;
+    case onnx::TensorProto_DataType_BOOL:
+        return DType::Bool;
+    default:
+        return std::nullopt;
+    }
+}
+
+class OnnxReader {
+public:
+    OnnxReader(const std::string& file, DeviceSet* devices, bool devicesGiven,
+               std::vector<std::string>* warnings)
+        : m_file(file), m_devices(*devices), m_devicesGiven(devicesGiven), m_warnings(warnings) {}
+
+    Result<Graph> read(std::string_view bytes) {
+        if (bytes.empty())
+            return fail("the file is empty");
+        if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            return fail("the model is larger than 2 GiB; store its weights as external data");
+        if (!m_model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+            return fail("not an ONNX model: the protobuf does not parse (a truncated file, or "
+                        "another format?)");
+        if (!m_model.has_graph() || m_model.ir_version() <= 0)
+            return fail("not an ONNX model: no graph or no IR version");
+        if (auto error = checkOpset())
+            return *error;
+        if (auto error = readDeviceSet())
+            return *error;
+        if (auto error = checkTensorSizes())
+            return *error;
+        if (auto error = loadExternalData())
+            return *error;
+        if (auto error = validateAndInferShapes())
+            return *error;
+        collectTypes();
+        if (auto error = buildGraph())
+            return *error;
+        m_graph.sourceFormat = "onnx";
+        // Exporters name graphs generically ("torch_jit", "main_graph"): the loader names the
+        // graph after its file, and the ONNX name is kept as a property.
+        m_graph.properties.emplace_back("onnx.graph_name", m_model.graph().name());
+        return std::move(m_graph);
+    }
+
+private:
+    using Failure = std::optional<SourceError>;
+
+    SourceError fail(std::string message) const {
+        return SourceError{m_file, 0, 0, std::move(message)};
+    }
+
+    void warn(std::string message) { m_warnings->push_back(std::move(message)); }
+
+    Failure checkOpset() {
+        int opset = 0;
+        for (const auto& import : m_model.opset_import()) {
+            if (import.domain().empty() || import.domain() == "ai.onnx")
+                opset = static_cast<int>(import.version());
+        }
+        if (opset == 0)
+            return fail("the model imports no version of the default ONNX operator set");
+        if (opset < kMinOpset)
+            return fail("the model uses opset " + std::to_string(opset) +
+                        "; re-export it with opset 11 or newer (e.g. opset_version=13)");
+        if (opset > kMaxTestedOpset)
+            warn("the model uses opset " + std::to_string(opset) + ", newer than the opsets " +
+                 "11-17 this build was tested with");
+        m_graph.properties.emplace_back("onnx.opset", std::to_string(opset));
+        m_graph.properties.emplace_back("onnx.ir_version", std::to_string(m_model.ir_version()));
+        if (!m_model.producer_name().empty())
+            m_graph.properties.emplace_back("onnx.producer", m_model.producer_name());
+        return std::nullopt;
+    }
+
+    /// The device set a planned model carries in its metadata, used unless the user gave one.
+    Failure readDeviceSet() {
+        for (const auto& entry : m_model.metadata_props()) {
+            if (entry.key() != "placement.devices" || m_devicesGiven)
+                continue;
+            std::string error;
+            auto set = DeviceSet::parse(entry.value(), &error);
+            if (!set)
+                return fail("the model's placement.devices metadata is not a device list: " +
+                            error);
+            m_devices = *set;
+        }
+        for (const auto& entry : m_model.metadata_props()) {
+            if (entry.key().rfind(kPinKey, 0) == 0)
+                m_pins.emplace(entry.key().substr(std::strlen(kPinKey)), entry.value());
+            if (entry.key() != "placement.default" && entry.key() != "placement.host")
+                continue;
+            const auto id = m_devices.find(entry.value());
+            if (!id)
+                continue; // the user's own devices name other roles
+            if (entry.key() == "placement.default")
+                m_devices.setDefaultDevice(*id);
+            else if (!m_devicesGiven)
+                m_devices.setHostDevice(*id);
+        }
+        return std::nullopt;
+    }
+
+    Result<DeviceId> device(const std::string& name, const std::string& node) const {
+        if (const auto id = m_devices.find(name))
+            return *id;
+        return fail("node '" + node + "' names unknown device '" + name +
+                    "' (devices: " + m_devices.namesList() + ")");
+    }
+
+    /// The element count of a tensor's dims, or a failure for negative or absurd sizes.
+    Failure tensorElements(const onnx::TensorProto& tensor, std::int64_t* count) const {
+        *count = 1;
+        for (std::int64_t d : tensor.dims()) {
+            if (d < 0)
+                return fail("tensor '" + tensor.name() + "' has a negative dimension (" +
+                            std::to_string(d) + ")");
+            if (d != 0 && *count > kMaxElements / d)
+                return fail("tensor '" + tensor.name() +
+                            "' claims more than 10^12 elements; the file is corrupt");
+            *count *= d;
+        }
+        return std::nullopt;
+    }
+
+    /// Every initializer's stored data must match its dims before anything is allocated for it.
+    Failure checkTensorSizes() {
+        for (const onnx::TensorProto& tensor : m_model.graph().initializer()) {
+            std::int64_t count = 0;
+            if (auto error = tensorElements(tensor, &count))
+                return error;
+            const auto dtype = dtypeFromOnnx(tensor.data_type());
+            if (!dtype)
+                return fail("initializer '" + tensor.name() +
+                            "' has an unsupported element type (" +
+                            std::to_string(tensor.data_type()) + ")");
+            if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+                continue; // checked when its file is read
+            if (tensor.has_raw_data() &&
+                static_cast<std::int64_t>(tensor.raw_data().size()) != count * dtypeSize(*dtype))
+                return fail("initializer '" + tensor.name() + "' holds " +
+                            std::to_string(tensor.raw_data().size()) +
+                            " bytes of data but its dims " + "need " +
+                            std::to_string(count * dtypeSize(*dtype)));
+        }
+        return std::nullopt;
+    }
+
+    /// Reads external data into the tensors, refusing paths outside the model's folder.
+    Failure loadExternalData() {
+        const fs::path modelDir = fs::path(m_file).parent_path();
+        for (onnx::TensorProto& tensor : *m_model.mutable_graph()->mutable_initializer()) {
+            if (tensor.data_location() != onnx::TensorProto_DataLocation_EXTERNAL)
+                continue;
+            std::string location;
+            std::int64_t offset = 0, length = -1;
+            for (const auto& entry : tensor.external_data()) {
+                if (entry.key() == "location")
+                    location = entry.value();
+                else if (entry.key() == "offset")
+                    offset = std::strtoll(entry.value().c_str(), nullptr, 10);
+                else if (entry.key() == "length")
+                    length = std::strtoll(entry.value().c_str(), nullptr, 10);
+            }
+            const std::string what = "initializer '" + tensor.name() + "'";
+            if (location.empty())
+                return fail(what + " has external data without a location");
+            const fs::path relative(location);
+            if (relative.is_absolute())
+                return fail(what + " points to external data at an absolute path (" + location +
+                            "); only files beside the model are read");
+            std::error_code ec;
+            const fs::path base =
+                fs::weakly_canonical(modelDir.empty() ? fs::path(".") : modelDir, ec);
+            const fs::path target = fs::weakly_canonical(base / relative, ec);
+            const auto [baseEnd, targetIt] =
+                std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+            if (ec || baseEnd != base.end())
+                return fail(what + " points to external data outside the model's folder (" +
+                            location + ")");
+            std::int64_t count = 0;
+            if (auto error = tensorElements(tensor, &count))
+                return error;
+            const std::int64_t expected = count * dtypeSize(*dtypeFromOnnx(tensor.data_type()));
+            if (length >= 0 && length != expected)
+                return fail(what + ": external data length " + std::to_string(length) +
+                            " does not match its dims (" + std::to_string(expected) + " bytes)");
+            std::ifstream in(target, std::ios::binary);
+            if (!in)
+                return fail(what + ": cannot open external data file '" + location + "'");
+            in.seekg(0, std::ios::end);
+            const std::int64_t size = in.tellg();
+            if (offset < 0 || offset > size || size - offset < expected)
+                return fail(what + ": external data file '" + location + "' is too short (" +
+                            std::to_string(size) + " bytes, needs " +
+                            std::to_string(offset + expected) + ")");
+            std::string data(static_cast<std::size_t>(expected), '\0');
+            in.seekg(offset);
+            in.read(data.data(), expected);
+            if (!in)
+                return fail(what + ": cannot read external data file '" + location + "'");
+            tensor.set_raw_data(std::move(data));
+            tensor.clear_external_data();
+            tensor.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
+        }
+        return std::nullopt;
+    }
+
+    Failure validateAndInferShapes() {
+        try {
+            onnx::checker::check_model(m_model);
+        } catch (const onnx::checker::ValidationError& error) {
+            return fail("not a valid ONNX model: " + firstLine(error.what()));
+        }
+        try {
+            onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
+                                                /*data_prop=*/true);
+            onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
+                                               options);
+        } catch (const onnx::InferenceError& error) {
+            return fail("ONNX shape inference failed: " + firstLine(error.what()));
+        } catch (const onnx::checker::ValidationError& error) {
+            return fail("ONNX shape inference failed: " + firstLine(error.what()));
+        }
+        return std::nullopt;
+    }
+
+    static std::string firstLine(const char* text) {
+        std::string line(text);
+        const std::size_t end = line.find('\n');
+        return end == std::string::npos ? line : line.substr(0, end);
+    }
+
+    void collectTypes() {
+        const onnx::GraphProto& g = m_model.graph();
+        for (const auto& list : {&g.input(), &g.output(), &g.value_info()}) {
+            for (const onnx::ValueInfoProto& info : *list) {
+                if (info.has_type() && info.type().has_tensor_type())
+                    m_types.emplace(info.name(), &info.type().tensor_type());
+            }
+        }
+    }
+
+    /// The static type of a value; symbolic or unknown dimensions become 1 with a warning.
+    Result<TensorType> typeOf(const std::string& value, const std::string& node) {
+        const auto it = m_types.find(value);
+        if (it == m_types.end() || !it->second->has_elem_type())
+            return fail("node '" + node + "': ONNX shape inference found no type for '" + value +
+                        "'");
+        const auto dtype = dtypeFromOnnx(it->second->elem_type());
+        if (!dtype)
+            return fail("node '" + node + "': value '" + value + "' has an unsupported element " +
+                        "type (" + std::to_string(it->second->elem_type()) + ")");
+        TensorType type{{}, *dtype};
+        if (!it->second->has_shape()) {
+            warnOnce("'" + value + "' has no known shape; it is planned as a scalar");
+            return type;
+        }
+        std::int64_t count = 1;
+        for (const auto& dim : it->second->shape().dim()) {
+            std::int64_t d = 1;
+            if (dim.has_dim_value()) {
+                d = dim.dim_value();
+                if (d < 0)
+                    return fail("node '" + node + "': value '" + value +
+                                "' has a negative dimension");
+            } else {
+                warnOnce("dimension '" +
+                         (dim.has_dim_param() ? dim.dim_param() : std::string("?")) +
+                         "' is not fixed; it is taken as 1 (export with fixed input shapes to "
+                         "plan real sizes)");
+            }
+            if (d != 0 && count > kMaxElements / d)
+                return fail("node '" + node + "': value '" + value +
+                            "' claims more than 10^12 elements");
+            count *= d;
+            type.shape.push_back(d);
+        }
+        return type;
+    }
+
+    void warnOnce(const std::string& message) {
+        if (m_warned.insert(message).second)
+            warn(message);
+    }
+
+    Failure buildGraph() {
+        const onnx::GraphProto& g = m_model.graph();
+        std::set<std::string> initializers;
+        for (const onnx::TensorProto& tensor : g.initializer())
+            initializers.insert(tensor.name());
+        for (const onnx::ValueInfoProto& input : g.input()) {
+            if (initializers.count(input.name()))
+                continue;
+            auto type = typeOf(input.name(), input.name());
+            if (!type)
+                return type.error();
+            Node node;
+            node.name = uniqueNodeName(input.name());
+            node.op = &OpRegistry::global().parameter();
+            node.outputs = {type.take()};
+            define(input.name(), m_graph.addNode(std::move(node)), 0);
+        }
+        for (const onnx::TensorProto& tensor : g.initializer()) {
+            auto failure = addConstant(tensor.name(), tensor, tensor.name());
+            if (failure)
+                return failure;
+        }
+        std::vector<int> order;
+        if (auto error = topologicalOrder(&order))
+            return error;
+        for (int index : order) {
+            if (auto error = addNode(g.node(index)))
+                return error;
+        }
+        for (const onnx::ValueInfoProto& output : g.output()) {
+            const auto it = m_values.find(output.name());
+            if (it == m_values.end())
+                return fail("graph output '" + output.name() + "' is produced by no node");
+            m_graph.addOutput(GraphOutput{it->second, DeviceId(), output.name()});
+        }
+        return std::nullopt;
+    }
+
+    /// Kahn's algorithm over the nodes, so unsorted files load and cycles are found.
+    Failure topologicalOrder(std::vector<int>* order) {
+        const onnx::GraphProto& g = m_model.graph();
+        const int n = g.node_size();
+        std::unordered_map<std::string, int> producer;
+        for (int i = 0; i < n; ++i) {
+            for (const std::string& output : g.node(i).output()) {
+                if (!output.empty() && !producer.emplace(output, i).second)
+                    return fail("node '" + displayName(g.node(i)) + "': value '" + output +
+                                "' is produced twice");
+            }
+        }
+        std::vector<std::vector<int>> consumers(n);
+        std::vector<int> pending(n, 0);
+        for (int i = 0; i < n; ++i) {
+            for (const std::string& input : g.node(i).input()) {
+                if (input.empty() || m_values.count(input))
+                    continue;
+                const auto it = producer.find(input);
+                if (it == producer.end())
+                    return fail("node '" + displayName(g.node(i)) + "' reads '" + input +
+                                "', which no node, input or initializer produces");
+                consumers[it->second].push_back(i);
+                ++pending[i];
+            }
+        }
+        std::vector<int> ready;
+        for (int i = n - 1; i >= 0; --i) {
+            if (pending[i] == 0)
+                ready.push_back(i);
+        }
+        // Pop the lowest index first so a sorted file keeps its order.
+        std::vector<bool> done(n, false);
+        while (!ready.empty()) {
+            std::sort(ready.begin(), ready.end(), std::greater<>());
+            const int i = ready.back();
+            ready.pop_back();
+            order->push_back(i);
+            done[i] = true;
+            for (int c : consumers[i]) {
+                if (--pending[c] == 0)
+                    ready.push_back(c);
+            }
+        }
+        if (static_cast<int>(order->size()) != n) {
+            for (int i = 0; i < n; ++i) {
+                if (!done[i])
+                    return fail("node '" + displayName(g.node(i)) +
+                                "' is part of a cycle: a graph must be acyclic");
+            }
+        }
+        return std::nullopt;
+    }
+
+    static std::string displayName(const onnx::NodeProto& node) {
+        if (!node.name().empty())
+            return node.name();
+        return node.output_size() > 0 ? node.output(0) : node.op_type();
+    }
+
+    std::string uniqueNodeName(const std::string& name) {
+        return m_graph.uniqueName(name.empty() ? std::string("node") : name);
+    }
+
+    void define(const std::string& value, NodeId node, std::uint32_t output) {
+        m_values[value] = ValueRef{node, output};
+    }
+
+    Failure addConstant(const std::string& value, const onnx::TensorProto& tensor,
+                        const std::string& name) {
+        std::int64_t count = 0;
+        if (auto error = tensorElements(tensor, &count))
+            return error;
+        const auto dtype = dtypeFromOnnx(tensor.data_type());
+        if (!dtype)
+            return fail("tensor '" + name + "' has an unsupported element type (" +
+                        std::to_string(tensor.data_type()) + ")");
+        Node node;
+        node.name = uniqueNodeName(name);
+        node.op = &OpRegistry::global().constant();
+        node.outputs = {TensorType{{tensor.dims().begin(), tensor.dims().end()}, *dtype}};
+        auto data = tensorData(tensor, *dtype, count);
+        if (!data)
+            return data.error();
+        node.data = std::make_shared<const TensorData>(data.take());
+        define(value, m_graph.addNode(std::move(node)), 0);
+        return std::nullopt;
+    }
+
+    /// The tensor's elements as little-endian bytes of `dtype`, from raw or typed fields.
+    Result<TensorData> tensorData(const onnx::TensorProto& tensor, DType dtype,
+                                  std::int64_t count) const {
+        const std::size_t bytes = static_cast<std::size_t>(count) * dtypeSize(dtype);
+        TensorData out;
+        auto mismatch = [&](std::size_t stored) {
+            return fail("tensor '" + tensor.name() + "' stores " + std::to_string(stored) +
+                        " values but its dims need " + std::to_string(count));
+        };
+        if (tensor.has_raw_data()) {
+            if (tensor.raw_data().size() != bytes)
+                return mismatch(tensor.raw_data().size() / std::max(1, dtypeSize(dtype)));
+            // The reader owns m_model (nothing else sees it, and it is not const): take the
+            // bytes over instead of copying hundreds of megabytes of weights.
+            out.swap(*const_cast<onnx::TensorProto&>(tensor).mutable_raw_data());
+            return out;
+        }
+        auto copyTyped = [&](const auto& field, auto cast) -> Result<TensorData> {
+            if (static_cast<std::int64_t>(field.size()) != count)
+                return mismatch(field.size());
+            out.resize(bytes);
+            for (std::int64_t i = 0; i < count; ++i) {
+                const auto value = cast(field.Get(static_cast<int>(i)));
+                std::memcpy(out.data() + i * sizeof(value), &value, sizeof(value));
+            }
+            return out;
+        };
+        switch (dtype) {
+        case DType::Float32:
+            return copyTyped(tensor.float_data(), [](float v) { return v; });
+        case DType::Float64:
+            return copyTyped(tensor.double_data(), [](double v) { return v; });
+        case DType::Int64:
+            return copyTyped(tensor.int64_data(), [](std::int64_t v) { return v; });
+        case DType::Int32:
+            return copyTyped(tensor.int32_data(), [](std::int32_t v) { return v; });
+        case DType::Int16:
+            return copyTyped(tensor.int32_data(),
+                             [](std::int32_t v) { return static_cast<std::int16_t>(v); });
+        case DType::Float16:
+        case DType::BFloat16:
+            return copyTyped(tensor.int32_data(),
+                             [](std::int32_t v) { return static_cast<std::uint16_t>(v); });
+        case DType::Int8:
+            return copyTyped(tensor.int32_data(),
+                             [](std::int32_t v) { return static_cast<std::int8_t>(v); });
+        case DType::UInt8:
+        case DType::Bool:
+            return copyTyped(tensor.int32_data(),
+                             [](std::int32_t v) { return static_cast<std::uint8_t>(v); });
+        }
+        return out;
+    }
+
+    Failure addConstantNode(const onnx::NodeProto& proto) {
+        const std::string name = displayName(proto);
+        for (const onnx::AttributeProto& attr : proto.attribute()) {
+            if (attr.name() == "value" && attr.has_t())
+                return addConstant(proto.output(0), attr.t(), name);
+            onnx::TensorProto tensor;
+            tensor.set_name(name);
+            if (attr.name() == "value_float") {
+                tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
+                tensor.add_float_data(attr.f());
+            } else if (attr.name() == "value_int") {
+                tensor.set_data_type(onnx::TensorProto_DataType_INT64);
+                tensor.add_int64_data(attr.i());
+            } else if (attr.name() == "value_floats") {
+                tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
+                tensor.add_dims(attr.floats_size());
+                *tensor.mutable_float_data() = attr.floats();
+            } else if (attr.name() == "value_ints") {
+                tensor.set_data_type(onnx::TensorProto_DataType_INT64);
+                tensor.add_dims(attr.ints_size());
+                *tensor.mutable_int64_data() = attr.ints();
+            } else {
+                continue;
+            }
+            return addConstant(proto.output(0), tensor, name);
+        }
+        return fail("Constant node '" + name + "' has no value this reader understands");
+    }
+
+    static std::optional<AttrValue> attrValue(const onnx::AttributeProto& attr) {
+        switch (attr.type()) {
+        case onnx::AttributeProto_AttributeType_INT:
+            return AttrValue{static_cast<std::int64_t>(attr.i())};
+        case onnx::AttributeProto_AttributeType_FLOAT:
+            return AttrValue{static_cast<double>(attr.f())};
+        case onnx::AttributeProto_AttributeType_STRING:
+            return AttrValue{attr.s()};
+        case onnx::AttributeProto_AttributeType_INTS:
+            return AttrValue{std::vector<std::int64_t>(attr.ints().begin(), attr.ints().end())};
+        case onnx::AttributeProto_AttributeType_FLOATS:
+            return AttrValue{std::vector<double>(attr.floats().begin(), attr.floats().end())};
+        default:
+            return std::nullopt; // tensors, graphs: not needed to plan
+        }
+    }
+
+    /// The value of a one-element tensor, if it has one.
+    std::optional<double> scalarOf(const onnx::TensorProto& tensor) const {
+        const auto dtype = dtypeFromOnnx(tensor.data_type());
+        std::int64_t count = 0;
+        if (!dtype || tensorElements(tensor, &count) || count != 1)
+            return std::nullopt;
+        auto data = tensorData(tensor, *dtype, 1);
+        if (!data)
+            return std::nullopt;
+        return decodeScalar(*dtype, data.value());
+    }
+
+    const OpDef* opFor(const onnx::NodeProto& proto) {
+        const bool standard = proto.domain().empty() || proto.domain() == "ai.onnx";
+        if (standard) {
+            const OpDef* op = OpRegistry::global().find(proto.op_type());
+            if (op && op->dialect == OpDialect::Onnx)
+                return op;
+        }
+        const std::string key = standard ? proto.op_type() : proto.domain() + "." + proto.op_type();
+        const auto known = m_unsupported.find(key);
+        if (known != m_unsupported.end())
+            return known->second;
+        const OpDef* op = m_graph.adoptOp(makeUnsupportedOp(key, OpDialect::Onnx));
+        m_unsupported.emplace(key, op);
+        return op;
+    }
+
+    Failure addNode(const onnx::NodeProto& proto) {
+        if (proto.op_type() == "Constant" &&
+            (proto.domain().empty() || proto.domain() == "ai.onnx"))
+            return addConstantNode(proto);
+        const std::string name = displayName(proto);
+        if (proto.domain() == kCopyDomain && proto.op_type() == "DeviceCopy")
+            return addDeviceCopy(proto, name);
+        Node node;
+        node.name = uniqueNodeName(name);
+        node.op = opFor(proto);
+        for (const std::string& input : proto.input()) {
+            if (input.empty())
+                continue; // an optional input left out
+            node.inputs.push_back(m_values.at(input));
+        }
+        for (const onnx::AttributeProto& attr : proto.attribute()) {
+            if (auto value = attrValue(attr)) {
+                node.attrs.set(attr.name(), std::move(*value));
+            } else if (attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
+                       attr.t().dims_size() <= 1 && scalarOf(attr.t())) {
+                // A one-element tensor attribute (ConstantOfShape's value): kept as its value
+                // and element type, so a writer can rebuild it.
+                node.attrs.set(attr.name(), *scalarOf(attr.t()));
+                node.attrs.set(attr.name() + ".dtype",
+                               std::string(dtypeName(*dtypeFromOnnx(attr.t().data_type()))));
+            } else {
+                warnOnce("attribute '" + attr.name() + "' of " + proto.op_type() +
+                         " nodes is not kept (it is not needed to plan)");
+            }
+        }
+        // Outputs up to the last named one; a skipped optional output holds nothing.
+        int last = proto.output_size() - 1;
+        while (last >= 0 && proto.output(last).empty())
+            --last;
+        for (int k = 0; k <= last; ++k) {
+            if (proto.output(k).empty()) {
+                node.outputs.push_back(TensorType{{0}, DType::Float32});
+                continue;
+            }
+            auto type = typeOf(proto.output(k), name);
+            if (!type)
+                return type.error();
+            node.outputs.push_back(type.take());
+        }
+        if (const auto pin = m_pins.find(name); pin != m_pins.end()) {
+            // "gpu", or "gpu!" for a fixed pin.
+            const std::string& spec = pin->second;
+            const bool fixed = !spec.empty() && spec.back() == '!';
+            auto pinned = device(fixed ? spec.substr(0, spec.size() - 1) : spec, name);
+            if (!pinned)
+                return pinned.error();
+            node.pin = Pin{fixed ? PinKind::Fixed : PinKind::Plain, pinned.value(),
+                           "placement.pin in " + m_file};
+        }
+        const NodeId id = m_graph.addNode(std::move(node));
+        for (int k = 0; k <= last; ++k) {
+            if (!proto.output(k).empty())
+                define(proto.output(k), id, static_cast<std::uint32_t>(k));
+        }
+        return std::nullopt;
+    }
+
+    Failure addDeviceCopy(const onnx::NodeProto& proto, const std::string& name) {
+        if (proto.input_size() != 1 || proto.output_size() != 1)
+            return fail("DeviceCopy node '" + name + "' must have one input and one output");
+        std::string src, dst;
+        bool inserted = false;
+        for (const onnx::AttributeProto& attr : proto.attribute()) {
+            if (attr.name() == "src")
+                src = attr.s();
+            else if (attr.name() == "dst")
+                dst = attr.s();
+            else if (attr.name() == "inserted")
+                inserted = attr.i() != 0;
+        }
+        auto from = device(src, name);
+        if (!from)
+            return from.error();
+        auto to = device(dst, name);
+        if (!to)
+            return to.error();
+        Node node;
+        node.name = uniqueNodeName(name);
+        node.op = &OpRegistry::global().deviceCopy();
+        node.inputs = {m_values.at(proto.input(0))};
+        node.outputs = {m_graph.type(node.inputs[0])};
+        node.copySource = from.value();
+        node.copyDestination = to.value();
+        node.insertedCopy = inserted;
+        define(proto.output(0), m_graph.addNode(std::move(node)), 0);
+        return std::nullopt;
+    }
+
+    const std::string& m_file;
+    DeviceSet& m_devices;
+    bool m_devicesGiven;
+    std::vector<std::string>* m_warnings;
+    onnx::ModelProto m_model;
+    Graph m_graph;
+    std::unordered_map<std::string, const onnx::TypeProto_Tensor*> m_types;
+    std::unordered_map<std::string, ValueRef> m_values;
+    std::map<std::string, const OpDef*> m_unsupported;
+    std::set<std::string> m_warned;
+    std::map<std::string, std::string> m_pins;
+};
+
+} // namespace
+
+bool looksLikeOnnx(std::string_view bytes) {
+    // A serialized ModelProto starts with a field tag: ir_version (0x08) in every exporter we
+    // know, or another low field number; text formats start with a printable character.
+    return !bytes.empty() && (static_cast<unsigned char>(bytes[0]) == 0x08 ||
+                              static_cast<unsigned char>(bytes[0]) == 0x12 ||
+                              static_cast<unsigned char>(bytes[0]) == 0x1a ||
+                              static_cast<unsigned char>(bytes[0]) == 0x3a);
+}
+
+Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
+                       bool devicesGiven, std::vector<std::string>* warnings) {
+    return OnnxReader(fileName, devices, devicesGiven, warnings).read(bytes);
+}
+
+} // namespace placer

@@ -1,0 +1,37 @@
+// Reads ONNX models (opsets 11-17) into a Graph, through the ONNX protobuf schema, its checker and
+// its shape inference.
+#pragma once
+
+#include "io/SourceError.h"
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace placer {
+
+/// Reads an ONNX model from its bytes. `fileName` names it in errors; its folder is where
+/// external data files are looked up (and the only folder they may come from).
+///
+/// Graph inputs become parameters (an input that is also an initializer is a constant),
+/// initializers and Constant nodes become constants with their data, and every value's type comes
+/// from the model and ONNX shape inference. An operator the engine does not know still loads,
+/// with no kernel on any device (the planner reports it). Symbolic dimensions are taken as 1.
+/// Things worth telling the user that are not errors go to *warnings.
+///
+/// A model written by writeOnnx() carries its device set, pins and DeviceCopy nodes (custom
+/// domain "ai.placement_explorer"): device names are resolved against *devices, which the
+/// model's own device set replaces when `devicesGiven` is false.
+///
+/// Bad input (not a model, truncated, invalid, absurd sizes, external data outside the model's
+/// folder, cycles, dangling inputs) is a SourceError naming the file and the node or tensor,
+/// found before any large allocation.
+Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
+                       bool devicesGiven, std::vector<std::string>* warnings);
+
+/// True if `bytes` look like a serialized ONNX model rather than text.
+bool looksLikeOnnx(std::string_view bytes);
+
+} // namespace placer

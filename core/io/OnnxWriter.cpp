@@ -1,0 +1,243 @@
+// ONNX writer.
+#include "io/OnnxWriter.h"
+
+#include "ir/Scalar.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+
+namespace placer {
+
+namespace {
+
+constexpr const char* kCopyDomain = "ai.placement_explorer";
+
+int onnxElementType(DType dtype) {
+    switch (dtype) {
+    case DType::Float32:
+        return onnx::TensorProto_DataType_FLOAT;
+    case DType::Float16:
+        return onnx::TensorProto_DataType_FLOAT16;
+    case DType::BFloat16:
+        return onnx::TensorProto_DataType_BFLOAT16;
+    case DType::Float64:
+        return onnx::TensorProto_DataType_DOUBLE;
+    case DType::Int8:
+        return onnx::TensorProto_DataType_INT8;
+    case DType::Int16:
+        return onnx::TensorProto_DataType_INT16;
+    case DType::Int32:
+        return onnx::TensorProto_DataType_INT32;
+    case DType::Int64:
+        return onnx::TensorProto_DataType_INT64;
+    case DType::UInt8:
+        return onnx::TensorProto_DataType_UINT8;
+    case DType::Bool:
+        return onnx::TensorProto_DataType_BOOL;
+    }
+    return onnx::TensorProto_DataType_UNDEFINED;
+}
+
+void setType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnxElementType(type.dtype));
+    auto* shape = tensor->mutable_shape();
+    for (std::int64_t d : type.shape)
+        shape->add_dim()->set_dim_value(d);
+}
+
+void addMetadata(onnx::ModelProto& model, const std::string& key, const std::string& value) {
+    auto* entry = model.add_metadata_props();
+    entry->set_key(key);
+    entry->set_value(value);
+}
+
+/// Writes one attribute; false for values ONNX attributes cannot hold.
+void setAttribute(onnx::NodeProto* node, const std::string& name, const AttrValue& value,
+                  const Attrs& attrs) {
+    if (name.size() > 6 && name.ends_with(".dtype"))
+        return; // describes the tensor attribute of the same name
+    onnx::AttributeProto* attr = node->add_attribute();
+    attr->set_name(name);
+    if (const auto dtypeName = attrs.getString(name + ".dtype", "");
+        dtypeName && !dtypeName->empty()) {
+        // A one-element tensor attribute (ConstantOfShape's value).
+        const DType dtype = *parseDType(*dtypeName);
+        attr->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+        onnx::TensorProto* tensor = attr->mutable_t();
+        tensor->set_data_type(onnxElementType(dtype));
+        tensor->add_dims(1);
+        const auto bytes = encodeScalar(dtype, attrs.getFloat(name, 0).value_or(0));
+        tensor->set_raw_data(bytes);
+        return;
+    }
+    struct Visitor {
+        onnx::AttributeProto* attr;
+        void operator()(std::monostate) const {}
+        void operator()(bool b) const {
+            attr->set_type(onnx::AttributeProto_AttributeType_INT);
+            attr->set_i(b ? 1 : 0);
+        }
+        void operator()(std::int64_t i) const {
+            attr->set_type(onnx::AttributeProto_AttributeType_INT);
+            attr->set_i(i);
+        }
+        void operator()(double d) const {
+            attr->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+            attr->set_f(static_cast<float>(d));
+        }
+        void operator()(const std::string& s) const {
+            attr->set_type(onnx::AttributeProto_AttributeType_STRING);
+            attr->set_s(s);
+        }
+        void operator()(const std::vector<std::int64_t>& list) const {
+            attr->set_type(onnx::AttributeProto_AttributeType_INTS);
+            for (std::int64_t i : list)
+                attr->add_ints(i);
+        }
+        void operator()(const std::vector<double>& list) const {
+            attr->set_type(onnx::AttributeProto_AttributeType_FLOATS);
+            for (double d : list)
+                attr->add_floats(static_cast<float>(d));
+        }
+    };
+    std::visit(Visitor{attr}, value);
+}
+
+} // namespace
+
+std::string deviceSetSpec(const DeviceSet& devices) {
+    std::string spec;
+    for (const VirtualDevice& d : devices.devices()) {
+        spec += (spec.empty() ? "" : ",") + d.name + ":" + std::string(deviceKindName(d.kind));
+        if (d.memoryCapacity)
+            spec += ":mem=" + std::to_string(*d.memoryCapacity);
+        spec += ":ordinal=" + std::to_string(d.ordinal);
+        if (!d.target.empty())
+            spec += ":target=" + d.target;
+        if (!d.memoryScope.empty())
+            spec += ":scope=" + d.memoryScope;
+    }
+    return spec;
+}
+
+Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices) {
+    auto fail = [](std::string message) { return SourceError{"", 0, 0, std::move(message)}; };
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.set_producer_name("placement-explorer");
+    int opset = 13;
+    for (const auto& [key, value] : graph.properties) {
+        if (key == "onnx.opset")
+            opset = std::stoi(value);
+    }
+    auto* defaultSet = model.add_opset_import();
+    defaultSet->set_domain("");
+    defaultSet->set_version(opset);
+    addMetadata(model, "placement.devices", deviceSetSpec(devices));
+    if (devices.defaultDevice().valid())
+        addMetadata(model, "placement.default", devices[devices.defaultDevice()].name);
+    if (devices.hostDevice().valid())
+        addMetadata(model, "placement.host", devices[devices.hostDevice()].name);
+
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name(graph.name.empty() ? "graph" : graph.name);
+
+    // Value names: a graph output keeps its own name, other values are named after their node.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> outputNames;
+    for (const GraphOutput& output : graph.outputs()) {
+        if (!output.name.empty())
+            outputNames.emplace(std::make_pair(output.value.node.index, output.value.output),
+                                output.name);
+    }
+    auto valueName = [&](ValueRef v) {
+        const auto named = outputNames.find({v.node.index, v.output});
+        if (named != outputNames.end())
+            return named->second;
+        const Node& node = graph.node(v.node);
+        return node.outputs.size() == 1 ? node.name : node.name + ":" + std::to_string(v.output);
+    };
+
+    bool anyCopy = false;
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.nodes()[i];
+        const std::string name = valueName(ValueRef{NodeId(i), 0});
+        if (node.device.valid())
+            addMetadata(model, "placement.device:" + node.name, devices[node.device].name);
+        // The plan travels as pins: the user's own, and the planned device of every op, so
+        // reading the model back and planning it gives this plan again.
+        if (node.pin.active())
+            addMetadata(model, "placement.pin:" + node.name,
+                        devices[node.pin.device].name +
+                            (node.pin.kind == PinKind::Fixed ? "!" : ""));
+        else if (node.role() == OpRole::Compute && node.device.valid())
+            addMetadata(model, "placement.pin:" + node.name, devices[node.device].name);
+        if (node.isParameter()) {
+            setType(g->add_input(), name, node.outputs[0]);
+            continue;
+        }
+        if (node.isConstant()) {
+            const TensorType& type = node.outputs[0];
+            if (!node.data || static_cast<std::int64_t>(node.data->size()) != type.bytes())
+                return fail("constant '" + node.name + "' has no data to write to ONNX");
+            onnx::TensorProto* tensor = g->add_initializer();
+            tensor->set_name(name);
+            tensor->set_data_type(onnxElementType(type.dtype));
+            for (std::int64_t d : type.shape)
+                tensor->add_dims(d);
+            tensor->set_raw_data(*node.data);
+            continue;
+        }
+        onnx::NodeProto* proto = g->add_node();
+        proto->set_name(node.name);
+        for (const ValueRef& input : node.inputs)
+            proto->add_input(valueName(input));
+        for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
+            const bool skipped = node.outputs[k].shape == std::vector<std::int64_t>{0} &&
+                                 k + 1 < node.outputs.size();
+            proto->add_output(skipped ? std::string() : valueName(ValueRef{NodeId(i), k}));
+        }
+        if (node.isDeviceCopy()) {
+            anyCopy = true;
+            proto->set_domain(kCopyDomain);
+            proto->set_op_type("DeviceCopy");
+            setAttribute(proto, "src", devices[node.copySource].name, node.attrs);
+            setAttribute(proto, "dst", devices[node.copyDestination].name, node.attrs);
+            setAttribute(proto, "inserted", std::int64_t{node.insertedCopy ? 1 : 0}, node.attrs);
+            setType(g->add_value_info(), proto->output(0), node.outputs[0]);
+            continue;
+        }
+        if (node.op->dialect != OpDialect::Onnx)
+            return fail("'" + node.op->name + "' (node '" + node.name + "') is not an ONNX " +
+                        "operator: only models read from ONNX can be written as ONNX");
+        const std::string& op = node.op->name;
+        const std::size_t dot = op.rfind('.');
+        if (dot != std::string::npos && !node.op->hasAnyKernel()) {
+            proto->set_domain(op.substr(0, dot)); // an unsupported op of another domain
+            proto->set_op_type(op.substr(dot + 1));
+        } else {
+            proto->set_op_type(op);
+        }
+        for (const auto& [key, value] : node.attrs.entries())
+            setAttribute(proto, key, value, node.attrs);
+        for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
+            if (!proto->output(static_cast<int>(k)).empty() && !outputNames.count({i, k}))
+                setType(g->add_value_info(), proto->output(static_cast<int>(k)), node.outputs[k]);
+        }
+    }
+    if (anyCopy) {
+        auto* copies = model.add_opset_import();
+        copies->set_domain(kCopyDomain);
+        copies->set_version(1);
+    }
+    for (const GraphOutput& output : graph.outputs())
+        setType(g->add_output(), valueName(output.value), graph.type(output.value));
+    std::string bytes;
+    if (!model.SerializeToString(&bytes))
+        return fail("the model could not be serialized (over 2 GiB?)");
+    return bytes;
+}
+
+} // namespace placer

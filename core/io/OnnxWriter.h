@@ -1,0 +1,25 @@
+// Writes a planned graph back to ONNX, so a plan travels with the model.
+#pragma once
+
+#include "io/SourceError.h"
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+
+#include <string>
+
+namespace placer {
+
+/// Serializes `graph` (usually applyPlan()'s result for a model read from ONNX) as an ONNX model:
+/// ONNX ops with their attributes, constants as initializers, inserted copies as DeviceCopy nodes
+/// of the custom domain "ai.placement_explorer" (attributes src, dst, inserted), and the
+/// placement in the model's metadata_props: placement.devices (the --devices list),
+/// placement.default, placement.host, placement.device:<node> for every node and
+/// placement.pin:<node> ("gpu", or "gpu!" when fixed) for the user's pins and for the planned
+/// device of every op, so that reading the model back and planning it reproduces the plan.
+/// Graphs with Relay ops, or constants without data, cannot be written: that is the error.
+Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices);
+
+/// The --devices spelling of a device set: "cpu:cpu,gpu:cuda:mem=8589934592".
+std::string deviceSetSpec(const DeviceSet& devices);
+
+} // namespace placer

@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""Exports ONNX models with random weights for tests, examples and benchmarks.
+
+Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weights are random).
+
+  scripts/export_models.py small DIR   small variants of each family (tens of KiB each); these
+                                       are committed under resources/models/
+  scripts/export_models.py full DIR    full-size torchvision classifiers and a BERT-base-sized
+                                       encoder (tens to hundreds of MiB); generated on demand,
+                                       never committed
+"""
+import os
+import sys
+
+import torch
+from torch import nn
+import torchvision
+from torchvision.models.mobilenetv2 import InvertedResidual
+from torchvision.models.resnet import BasicBlock, Bottleneck
+
+OPSET = 13
+
+
+class TinyResNet(nn.Module):
+    """A ResNet stem, two residual stages and a classifier, 8 to 16 channels wide."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False), nn.BatchNorm2d(8),
+                                  nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1))
+        down = nn.Sequential(nn.Conv2d(8, 16, 1, 2, bias=False), nn.BatchNorm2d(16))
+        self.layer1 = BasicBlock(8, 8)
+        self.layer2 = BasicBlock(8, 16, stride=2, downsample=down)
+        self.layer3 = Bottleneck(16, 4, downsample=nn.Sequential(nn.Conv2d(16, 16, 1, bias=False),
+                                                                 nn.BatchNorm2d(16)))
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.layer3(self.layer2(self.layer1(self.stem(x))))
+        return self.fc(torch.flatten(self.pool(x), 1))
+
+
+class TinyMobileNet(nn.Module):
+    """MobileNetV2's inverted residuals (depthwise convolutions, ReLU6 as Clip)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU6())
+        self.blocks = nn.Sequential(InvertedResidual(8, 8, 1, 2), InvertedResidual(8, 12, 2, 4),
+                                    InvertedResidual(12, 12, 1, 4))
+        self.head = nn.Sequential(nn.Conv2d(12, 32, 1, bias=False), nn.BatchNorm2d(32), nn.Hardswish())
+        self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(32, 10))
+
+    def forward(self, x):
+        x = self.head(self.blocks(self.stem(x)))
+        return self.classifier(x.mean([2, 3]))
+
+
+class Fire(nn.Module):
+    def __init__(self, inplanes, squeeze, expand):
+        super().__init__()
+        self.squeeze = nn.Sequential(nn.Conv2d(inplanes, squeeze, 1), nn.ReLU(inplace=True))
+        self.expand1 = nn.Sequential(nn.Conv2d(squeeze, expand, 1), nn.ReLU(inplace=True))
+        self.expand3 = nn.Sequential(nn.Conv2d(squeeze, expand, 3, padding=1), nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        x = self.squeeze(x)
+        return torch.cat([self.expand1(x), self.expand3(x)], 1)
+
+
+class TinyInception(nn.Module):
+    """SqueezeNet Fire modules and an Inception-style block of four concatenated branches."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2), nn.ReLU(inplace=True),
+                                  nn.MaxPool2d(3, 2, ceil_mode=True))
+        self.fire = Fire(16, 4, 8)
+        self.b1 = nn.Conv2d(16, 4, 1)
+        self.b3 = nn.Sequential(nn.Conv2d(16, 4, 1), nn.Conv2d(4, 8, 3, padding=1))
+        self.b5 = nn.Sequential(nn.Conv2d(16, 2, 1), nn.Conv2d(2, 4, 5, padding=2))
+        self.bp = nn.Sequential(nn.MaxPool2d(3, 1, 1), nn.Conv2d(16, 4, 1))
+        self.classifier = nn.Sequential(nn.Conv2d(20, 10, 1), nn.ReLU(inplace=True),
+                                        nn.AdaptiveAvgPool2d(1))
+
+    def forward(self, x):
+        x = self.fire(self.stem(x))
+        x = torch.cat([self.b1(x), self.b3(x), self.b5(x), self.bp(x)], 1)
+        return torch.flatten(self.classifier(x), 1)
+
+
+class EncoderLayer(nn.Module):
+    """A transformer encoder layer written out (attention, GELU feed-forward, LayerNorm)."""
+
+    def __init__(self, width, heads, hidden):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(width, 3 * width)
+        self.out = nn.Linear(width, width)
+        self.norm1 = nn.LayerNorm(width)
+        self.ff = nn.Sequential(nn.Linear(width, hidden), nn.GELU(), nn.Linear(hidden, width))
+        self.norm2 = nn.LayerNorm(width)
+
+    def forward(self, x):
+        batch, tokens, width = x.shape
+        q, k, v = self.qkv(x).split(width, dim=2)
+        shape = (batch, tokens, self.heads, width // self.heads)
+        q, k, v = (t.reshape(shape).transpose(1, 2) for t in (q, k, v))
+        scores = torch.softmax(q @ k.transpose(2, 3) / (width // self.heads) ** 0.5, dim=-1)
+        attended = (scores @ v).transpose(1, 2).reshape(batch, tokens, width)
+        x = self.norm1(x + self.out(attended))
+        return self.norm2(x + self.ff(x))
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab, width, heads, hidden, layers, tokens):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.position = nn.Parameter(torch.randn(1, tokens, width) * 0.02)
+        self.layers = nn.Sequential(*[EncoderLayer(width, heads, hidden) for _ in range(layers)])
+
+    def forward(self, ids):
+        return self.layers(self.embed(ids) + self.position)
+
+
+def export(model, example, path, names=("input",)):
+    model.eval()
+    with torch.no_grad():
+        torch.onnx.export(model, example, path, opset_version=OPSET, input_names=list(names),
+                          output_names=["output"], do_constant_folding=True)
+    print(f"{path}: {os.path.getsize(path) / 1024:.1f} KiB")
+
+
+def small(folder):
+    torch.manual_seed(0)
+    image = torch.randn(1, 3, 32, 32)
+    export(TinyResNet(), image, os.path.join(folder, "tiny_resnet.onnx"))
+    export(TinyMobileNet(), image, os.path.join(folder, "tiny_mobilenet.onnx"))
+    export(TinyInception(), image, os.path.join(folder, "tiny_inception.onnx"))
+    ids = torch.randint(0, 100, (1, 16))
+    export(Encoder(100, 32, 4, 64, 2, 16), ids, os.path.join(folder, "tiny_encoder.onnx"), ["ids"])
+
+
+def full(folder):
+    torch.manual_seed(0)
+    image = torch.randn(1, 3, 224, 224)
+    classifiers = ["resnet50", "mobilenet_v2", "squeezenet1_1", "googlenet", "vgg11",
+                   "densenet121", "efficientnet_b0", "inception_v3"]
+    for name in classifiers:
+        extra = {"aux_logits": False, "init_weights": False} if name in ("googlenet", "inception_v3") else {}
+        model = getattr(torchvision.models, name)(weights=None, **extra)
+        example = torch.randn(1, 3, 299, 299) if name == "inception_v3" else image
+        export(model, example, os.path.join(folder, name + ".onnx"))
+    ids = torch.randint(0, 30522, (1, 128))
+    export(Encoder(30522, 768, 12, 3072, 12, 128), ids, os.path.join(folder, "bert_base_encoder.onnx"),
+           ["ids"])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("small", "full"):
+        sys.exit(__doc__)
+    os.makedirs(sys.argv[2], exist_ok=True)
+    (small if sys.argv[1] == "small" else full)(sys.argv[2])

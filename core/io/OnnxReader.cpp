@@ -83,15 +83,21 @@ public:
             return *error;
         if (auto error = loadExternalData())
             return *error;
+        // Dangling inputs and cycles get this reader's own messages before ONNX's checker.
+        if (auto error = topologicalOrder(&m_order))
+            return *error;
         if (auto error = validateAndInferShapes())
             return *error;
         collectTypes();
         if (auto error = buildGraph())
             return *error;
         m_graph.sourceFormat = "onnx";
-        // Exporters name graphs generically ("torch_jit", "main_graph"): the loader names the
-        // graph after its file, and the ONNX name is kept as a property.
-        m_graph.properties.emplace_back("onnx.graph_name", m_model.graph().name());
+        // Exporters name graphs generically ("torch_jit", "main_graph"): such a graph is named
+        // after its file by the loader; a real name (one this project wrote) is kept.
+        static const std::set<std::string> kGeneric{"", "torch_jit", "torch-jit-export",
+                                                    "main_graph", "graph"};
+        if (!kGeneric.count(m_model.graph().name()))
+            m_graph.name = m_model.graph().name();
         return std::move(m_graph);
     }
 
@@ -358,10 +364,7 @@ private:
             if (failure)
                 return failure;
         }
-        std::vector<int> order;
-        if (auto error = topologicalOrder(&order))
-            return error;
-        for (int index : order) {
+        for (int index : m_order) {
             if (auto error = addNode(g.node(index)))
                 return error;
         }
@@ -378,6 +381,10 @@ private:
     Failure topologicalOrder(std::vector<int>* order) {
         const onnx::GraphProto& g = m_model.graph();
         const int n = g.node_size();
+        for (const onnx::ValueInfoProto& input : g.input())
+            m_graphInputs.insert(input.name());
+        for (const onnx::TensorProto& tensor : g.initializer())
+            m_graphInputs.insert(tensor.name());
         std::unordered_map<std::string, int> producer;
         for (int i = 0; i < n; ++i) {
             for (const std::string& output : g.node(i).output()) {
@@ -390,7 +397,7 @@ private:
         std::vector<int> pending(n, 0);
         for (int i = 0; i < n; ++i) {
             for (const std::string& input : g.node(i).input()) {
-                if (input.empty() || m_values.count(input))
+                if (input.empty() || m_graphInputs.count(input))
                     continue;
                 const auto it = producer.find(input);
                 if (it == producer.end())
@@ -695,6 +702,8 @@ private:
     std::map<std::string, const OpDef*> m_unsupported;
     std::set<std::string> m_warned;
     std::map<std::string, std::string> m_pins;
+    std::set<std::string> m_graphInputs;
+    std::vector<int> m_order;
 };
 
 } // namespace

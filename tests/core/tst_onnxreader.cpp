@@ -1,0 +1,446 @@
+// ONNX import: the committed models of each family, agreement with python3-onnx, the round trip
+// through --emit onnx, unknown operators, and every kind of bad input the issue lists.
+#include "PlanTestUtil.h"
+
+#include "io/ModelLoader.h"
+#include "io/OnnxWriter.h"
+#include "plan/PlannedGraph.h"
+#include "plan/Planner.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+
+using namespace placer;
+
+namespace {
+
+const QString kModels = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/");
+
+Result<LoadedModel> load(const QString& path) {
+    return loadModelFile(path.toStdString(), GraphFormat::Auto, std::nullopt);
+}
+
+std::map<std::string, int> opCounts(const Graph& graph) {
+    std::map<std::string, int> counts;
+    for (const Node& node : graph.nodes())
+        ++counts[node.op->name];
+    return counts;
+}
+
+/// A minimal valid model: x -> Relu -> y, 2x3 float32, opset 13.
+onnx::ModelProto reluModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("relu");
+    for (auto [list, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
+        list->set_name(name);
+        auto* type = list->mutable_type()->mutable_tensor_type();
+        type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+        type->mutable_shape()->add_dim()->set_dim_value(2);
+        type->mutable_shape()->add_dim()->set_dim_value(3);
+    }
+    onnx::NodeProto* relu = g->add_node();
+    relu->set_name("relu");
+    relu->set_op_type("Relu");
+    relu->add_input("x");
+    relu->add_output("y");
+    return model;
+}
+
+onnx::TensorProto* addInitializer(onnx::ModelProto& model, const std::string& name,
+                                  std::vector<std::int64_t> dims) {
+    onnx::TensorProto* tensor = model.mutable_graph()->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    for (std::int64_t d : dims)
+        tensor->add_dims(d);
+    return tensor;
+}
+
+std::string bytesOf(const onnx::ModelProto& model) {
+    std::string bytes;
+    model.SerializeToString(&bytes);
+    return bytes;
+}
+
+} // namespace
+
+class TestOnnxReader : public QObject {
+    Q_OBJECT
+
+private slots:
+    void committedModels_data();
+    void committedModels();
+    void agreesWithPythonOnnx_data();
+    void agreesWithPythonOnnx();
+    void roundTripThroughEmitOnnx_data();
+    void roundTripThroughEmitOnnx();
+    void unknownOperatorStillLoads();
+    void externalDataBesideTheModel();
+    void badInput_data();
+    void badInput();
+};
+
+void TestOnnxReader::committedModels_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<QString>("inputShape");
+    QTest::addColumn<QString>("outputShape");
+    QTest::addColumn<QString>("ops"); // op:count that must match
+    QTest::newRow("resnet") << "tiny_resnet.onnx"
+                            << "input"
+                            << "1x3x32x32 float32"
+                            << "1x10 float32"
+                            << "Conv:10 Relu:8 Add:3 Gemm:1 MaxPool:1";
+    QTest::newRow("mobilenet") << "tiny_mobilenet.onnx"
+                               << "input"
+                               << "1x3x32x32 float32"
+                               << "1x10 float32"
+                               << "Conv:11 Clip:7 HardSigmoid:1 ReduceMean:1";
+    QTest::newRow("inception-squeezenet") << "tiny_inception.onnx"
+                                          << "input"
+                                          << "1x3x32x32 float32"
+                                          << "1x10 float32"
+                                          << "Conv:11 Concat:2 MaxPool:2";
+    QTest::newRow("transformer-encoder") << "tiny_encoder.onnx"
+                                         << "ids"
+                                         << "1x16 int64"
+                                         << "1x16x32 float32"
+                                         << "MatMul:12 Softmax:2 Erf:2 Gather:1 Reshape:8";
+}
+
+void TestOnnxReader::committedModels() {
+    QFETCH(QString, file);
+    QFETCH(QString, input);
+    QFETCH(QString, inputShape);
+    QFETCH(QString, outputShape);
+    QFETCH(QString, ops);
+    auto model = load(kModels + file);
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    const Graph& g = model.value().graph;
+    QCOMPARE(g.sourceFormat, std::string("onnx"));
+    QCOMPARE(g.name, QFileInfo(file).completeBaseName().toStdString());
+    QCOMPARE(model.value().warnings, std::vector<std::string>{});
+    const Node& parameter = g.node(*g.find(input.toStdString()));
+    QVERIFY(parameter.isParameter());
+    QCOMPARE(QString::fromStdString(parameter.outputs[0].toShortString()), inputShape);
+    QCOMPARE(g.outputs().size(), std::size_t(1));
+    QCOMPARE(g.outputs()[0].name, std::string("output"));
+    QCOMPARE(QString::fromStdString(g.type(g.outputs()[0].value).toShortString()), outputShape);
+    const auto counts = opCounts(g);
+    for (const QString& pair : ops.split(' ')) {
+        const QString op = pair.section(':', 0, 0);
+        QCOMPARE(counts.count(op.toStdString()) ? counts.at(op.toStdString()) : 0,
+                 pair.section(':', 1).toInt());
+    }
+    // Weights carry their data and sizes; every op has a kernel somewhere.
+    for (const Node& node : g.nodes()) {
+        if (node.isConstant())
+            QCOMPARE(static_cast<std::int64_t>(node.data->size()), node.outputs[0].bytes());
+        if (node.role() == OpRole::Compute)
+            QVERIFY2(node.op->hasAnyKernel(), node.op->name.c_str());
+    }
+    const Plan plan = planDevices(g, model.value().devices, PlanOptions{});
+    QVERIFY(plan.conflicts.empty());
+}
+
+void TestOnnxReader::agreesWithPythonOnnx_data() {
+    QTest::addColumn<QString>("path");
+    for (const char* file :
+         {"tiny_resnet.onnx", "tiny_mobilenet.onnx", "tiny_inception.onnx", "tiny_encoder.onnx"})
+        QTest::newRow(file) << kModels + file;
+    // Full-size models from `scripts/export_models.py full DIR`, when PLACER_ONNX_MODELS names DIR.
+    const QString extra = qEnvironmentVariable("PLACER_ONNX_MODELS");
+    if (!extra.isEmpty()) {
+        for (const QString& file : QDir(extra).entryList({"*.onnx"}, QDir::Files))
+            QTest::newRow(file.toUtf8().constData()) << QDir(extra).filePath(file);
+    }
+}
+
+void TestOnnxReader::agreesWithPythonOnnx() {
+    QFETCH(QString, path);
+    const QString python = "/usr/bin/python3";
+    QProcess probe;
+    probe.start(python, {"-c", "import onnx"});
+    if (!probe.waitForFinished(60000) || probe.exitCode() != 0)
+        QSKIP("Debian's python3-onnx is not installed (apt-get install python3-onnx)");
+    // What ONNX's own Python package reports: per node, its outputs' shapes after inference.
+    const char* script = R"PY(
+import json, sys, onnx
+from onnx import shape_inference
+m = shape_inference.infer_shapes(onnx.load(sys.argv[1]), data_prop=True)
+g = m.graph
+types = {v.name: v.type.tensor_type for v in list(g.value_info) + list(g.output) + list(g.input)}
+def shape(name):
+    t = types.get(name)
+    return [d.dim_value if d.HasField("dim_value") else 1 for d in t.shape.dim] if t else None
+nodes = {}
+for n in g.node:
+    if n.op_type == "Constant":
+        continue
+    nodes[n.name or n.output[0]] = {"op": n.op_type, "outputs": [shape(o) for o in n.output if o]}
+inits = {i.name for i in g.initializer}
+print(json.dumps({"nodes": nodes, "constants": len(g.initializer) + sum(n.op_type == "Constant" for n in g.node),
+                  "parameters": len([i for i in g.input if i.name not in inits])}))
+)PY";
+    QProcess process;
+    process.start(python, {"-c", script, path});
+    QVERIFY(process.waitForFinished(300000));
+    QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+    const QJsonObject expected = QJsonDocument::fromJson(process.readAllStandardOutput()).object();
+
+    auto model = load(path);
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    const Graph& g = model.value().graph;
+    int constants = 0, parameters = 0, ops = 0;
+    for (const Node& node : g.nodes()) {
+        constants += node.isConstant() ? 1 : 0;
+        parameters += node.isParameter() ? 1 : 0;
+        if (node.role() != OpRole::Compute)
+            continue;
+        ++ops;
+        const QJsonObject theirs =
+            expected["nodes"].toObject()[QString::fromStdString(node.name)].toObject();
+        QVERIFY2(!theirs.isEmpty(), node.name.c_str());
+        QCOMPARE(theirs["op"].toString().toStdString(), node.op->name);
+        const QJsonArray outputs = theirs["outputs"].toArray();
+        QCOMPARE(static_cast<std::size_t>(outputs.size()), node.outputs.size());
+        for (int k = 0; k < outputs.size(); ++k) {
+            std::vector<std::int64_t> shape;
+            for (const QJsonValue d : outputs[k].toArray())
+                shape.push_back(d.toInteger());
+            QCOMPARE(node.outputs[k].shape, shape);
+        }
+    }
+    QCOMPARE(ops, expected["nodes"].toObject().size());
+    QCOMPARE(constants, expected["constants"].toInt());
+    QCOMPARE(parameters, expected["parameters"].toInt());
+}
+
+void TestOnnxReader::roundTripThroughEmitOnnx_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("resnet") << "tiny_resnet.onnx";
+    QTest::newRow("encoder") << "tiny_encoder.onnx";
+}
+
+void TestOnnxReader::roundTripThroughEmitOnnx() {
+    QFETCH(QString, file);
+    auto model = load(kModels + file);
+    QVERIFY(model);
+    Graph& g = model.value().graph;
+    const DeviceSet set = test::devices("cpu:cpu,gpu:cuda:mem=1GiB,v:vcpu");
+    // Re-read against a three-device set, with a rule and a pin.
+    model = loadModelFile((kModels + file).toStdString(), GraphFormat::Onnx, set);
+    QVERIFY(model);
+    Graph& graph = model.value().graph;
+    (void)g;
+    graph.node(NodeId(static_cast<std::uint32_t>(graph.size() - 1))).pin =
+        Pin{PinKind::Fixed, DeviceId(2), "test"};
+    PlanOptions options;
+    options.rules = {{"MatMul", "gpu"}, {"Conv", "gpu"}};
+    options.fallbackDevice = "cpu";
+    const Plan plan = planDevices(graph, set, options);
+    const Graph planned = applyPlan(graph, set, plan);
+    auto bytes = writeOnnx(planned, set);
+    QVERIFY2(bytes, bytes ? "" : bytes.error().message.c_str());
+
+    // Read back with no devices given: the model's own device set, pins and copies.
+    auto reread = loadModelText(bytes.value(), "planned.onnx", GraphFormat::Auto, std::nullopt);
+    QVERIFY2(reread, reread ? "" : reread.error().toString().c_str());
+    QCOMPARE(reread.value().devices, set);
+    const Graph& back = reread.value().graph;
+    QCOMPARE(back.size(), planned.size());
+    const Plan replan = planDevices(back, set, PlanOptions{});
+    QVERIFY(replan.conflicts.empty());
+    for (const Node& node : planned.nodes()) {
+        const auto id = back.find(node.name);
+        QVERIFY2(id, node.name.c_str());
+        QCOMPARE(set[replan.devices[id->index]].name, set[node.device].name);
+        QCOMPARE(back.node(*id).insertedCopy, node.insertedCopy);
+        QCOMPARE(back.node(*id).outputs, node.outputs);
+    }
+    QCOMPARE(replan.copiedBytes(), plan.copiedBytes());
+    // And writing the re-read plan gives the same bytes.
+    auto again = writeOnnx(applyPlan(back, set, replan), set);
+    QVERIFY(again);
+    QCOMPARE(again.value().size(), bytes.value().size());
+}
+
+void TestOnnxReader::unknownOperatorStillLoads() {
+    onnx::ModelProto model = reluModel();
+    auto* custom = model.add_opset_import();
+    custom->set_domain("com.example");
+    custom->set_version(1);
+    onnx::NodeProto* node = model.mutable_graph()->add_node();
+    node->set_name("frob");
+    node->set_domain("com.example");
+    node->set_op_type("Frobnicate");
+    node->add_input("y");
+    node->add_output("z");
+    auto* info = model.mutable_graph()->add_value_info();
+    info->set_name("z");
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(6);
+    model.mutable_graph()->mutable_output(0)->set_name("z");
+    model.mutable_graph()
+        ->mutable_output(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
+        ->set_dim_value(6);
+    model.mutable_graph()
+        ->mutable_output(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim()
+        ->RemoveLast();
+    auto loaded = loadModelText(bytesOf(model), "custom.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& g = loaded.value().graph;
+    const Node& frob = g.node(*g.find("frob"));
+    QCOMPARE(frob.op->name, std::string("com.example.Frobnicate"));
+    QVERIFY(!frob.op->hasAnyKernel());
+    QCOMPARE(loaded.value().warnings,
+             std::vector<std::string>{
+                 "ops without a kernel on any device: com.example.Frobnicate (1 node)"});
+    const Plan plan = planDevices(g, loaded.value().devices, PlanOptions{});
+    QCOMPARE(test::describeConflicts(plan), QString("unsupported-op"));
+}
+
+void TestOnnxReader::externalDataBesideTheModel() {
+    QTemporaryDir dir;
+    onnx::ModelProto model = reluModel();
+    onnx::TensorProto* weight = addInitializer(model, "w", {2, 3});
+    weight->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+    auto* location = weight->add_external_data();
+    location->set_key("location");
+    location->set_value("weights.bin");
+    const float values[6] = {1, 2, 3, 4, 5, 6};
+    QFile data(dir.filePath("weights.bin"));
+    QVERIFY(data.open(QIODevice::WriteOnly));
+    data.write(reinterpret_cast<const char*>(values), sizeof values);
+    data.close();
+    auto loaded = loadModelText(bytesOf(model), dir.filePath("m.onnx").toStdString(),
+                                GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Node& w = loaded.value().graph.node(*loaded.value().graph.find("w"));
+    QCOMPARE(w.data->size(), sizeof values);
+    QCOMPARE(std::memcmp(w.data->data(), values, sizeof values), 0);
+}
+
+void TestOnnxReader::badInput_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("message");
+
+    QFile file(kModels + "tiny_resnet.onnx");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray good = file.readAll();
+    QTest::newRow("empty-file") << QByteArray() << "the file is empty";
+    QTest::newRow("truncated") << good.left(good.size() / 2)
+                               << "not an ONNX model: the protobuf does not parse";
+    QTest::newRow("wrong-magic") << QByteArray("PK\x03\x04 a zip file, not a model")
+                                 << "not an ONNX model";
+
+    auto proto = [](const onnx::ModelProto& m) { return QByteArray::fromStdString(bytesOf(m)); };
+    {
+        onnx::ModelProto m = reluModel();
+        m.clear_graph();
+        QTest::newRow("parses-but-no-graph") << proto(m) << "not an ONNX model: no graph";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        m.mutable_graph()->mutable_node(0)->set_op_type("Relu");
+        m.mutable_graph()->mutable_node(0)->add_input("x");
+        QTest::newRow("invalid-model") << proto(m) << "not a valid ONNX model";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
+        QTest::newRow("dangling-input")
+            << proto(m)
+            << "node 'relu' reads 'nowhere', which no node, input or initializer produces";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        onnx::NodeProto* a = m.mutable_graph()->mutable_node(0);
+        a->set_input(0, "b_out");
+        a->set_output(0, "a_out");
+        onnx::NodeProto* b = m.mutable_graph()->add_node();
+        b->set_name("b");
+        b->set_op_type("Relu");
+        b->add_input("a_out");
+        b->add_output("b_out");
+        QTest::newRow("cycle") << proto(m) << "node 'relu' is part of a cycle";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        addInitializer(m, "w", {3, -2});
+        QTest::newRow("negative-dimension")
+            << proto(m) << "tensor 'w' has a negative dimension (-2)";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        addInitializer(m, "huge", {1000000, 1000000, 10});
+        QTest::newRow("absurd-tensor")
+            << proto(m) << "tensor 'huge' claims more than 10^12 elements";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        onnx::TensorProto* w = addInitializer(m, "w", {4});
+        w->set_raw_data(std::string(8, '\0'));
+        QTest::newRow("data-size-mismatch")
+            << proto(m) << "initializer 'w' holds 8 bytes of data but its dims need 16";
+    }
+    for (const char* location : {"../secret.bin", "/etc/passwd", "sub/../../x.bin"}) {
+        onnx::ModelProto m = reluModel();
+        onnx::TensorProto* w = addInitializer(m, "w", {4});
+        w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+        auto* entry = w->add_external_data();
+        entry->set_key("location");
+        entry->set_value(location);
+        QTest::newRow(("external-data-" + std::string(location)).c_str())
+            << proto(m) << "initializer 'w' points to external data";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        m.mutable_opset_import(0)->set_version(9);
+        QTest::newRow("old-opset")
+            << proto(m) << "uses opset 9; re-export it with opset 11 or newer";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        addInitializer(m, "z", {2})->set_data_type(onnx::TensorProto_DataType_COMPLEX64);
+        QTest::newRow("unsupported-element-type")
+            << proto(m) << "initializer 'z' has an unsupported element type (14)";
+    }
+}
+
+void TestOnnxReader::badInput() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("model.onnx").toStdString();
+    auto loaded = loadModelText(bytes.toStdString(), path, GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(!loaded, "expected an error");
+    QCOMPARE(loaded.error().file, path);
+    QVERIFY2(QString::fromStdString(loaded.error().message).contains(message),
+             loaded.error().toString().c_str());
+}
+
+QTEST_APPLESS_MAIN(TestOnnxReader)
+#include "tst_onnxreader.moc"

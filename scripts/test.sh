@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up (see setup.sh) and runs the whole test suite with CTest.
+# Sets up (see setup.sh) and runs the whole test suite with CTest: the Qt Test suites, then a
+# short run of each reader fuzz target (built with clang in build-fuzz/).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -8,3 +9,5 @@ build=${PLACER_BUILD_DIR:-$root/build}
 "$root/scripts/setup.sh"
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$build" --output-on-failure -j2
+"$root/scripts/build-fuzzers.sh"
+ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure -j2

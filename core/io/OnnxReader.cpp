@@ -86,6 +86,8 @@ public:
         // Dangling inputs and cycles get this reader's own messages before ONNX's checker.
         if (auto error = topologicalOrder(&m_order))
             return *error;
+        if (auto error = checkWindowAttributes())
+            return *error;
         if (auto error = validateAndInferShapes())
             return *error;
         collectTypes();
@@ -260,6 +262,36 @@ private:
             tensor.set_raw_data(std::move(data));
             tensor.clear_external_data();
             tensor.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
+        }
+        return std::nullopt;
+    }
+
+    /// ONNX's checker does not look at attribute values, and its shape inference divides by
+    /// strides and groups: a zero there would crash the process (found by fuzz_onnx_reader).
+    Failure checkWindowAttributes() const {
+        static const std::set<std::string> kWindowOps{"Conv",        "ConvTranspose", "MaxPool",
+                                                      "AveragePool", "LpPool",        "MaxUnpool"};
+        for (const onnx::NodeProto& node : m_model.graph().node()) {
+            if (!kWindowOps.count(node.op_type()))
+                continue;
+            for (const onnx::AttributeProto& attr : node.attribute()) {
+                const bool positive = attr.name() == "strides" || attr.name() == "dilations" ||
+                                      attr.name() == "kernel_shape" || attr.name() == "group";
+                const bool nonNegative = attr.name() == "pads" || attr.name() == "output_padding";
+                if (!positive && !nonNegative)
+                    continue;
+                std::vector<std::int64_t> values(attr.ints().begin(), attr.ints().end());
+                if (attr.type() == onnx::AttributeProto_AttributeType_INT)
+                    values.push_back(attr.i());
+                for (std::int64_t v : values) {
+                    if (v > 0 || (v == 0 && nonNegative))
+                        continue;
+                    return fail("node '" + displayName(node) + "': " + node.op_type() +
+                                " attribute '" + attr.name() + "' must be " +
+                                (positive ? "positive" : "non-negative") + ", not " +
+                                std::to_string(v));
+                }
+            }
         }
         return std::nullopt;
     }

@@ -417,6 +417,22 @@ void TestOnnxReader::badInput_data() {
             << proto(m) << "initializer 'w' points to external data";
     }
     {
+        // Found by fuzz_onnx_reader: ONNX's own shape inference divides by the stride.
+        onnx::ModelProto m;
+        m.ParseFromString(good.toStdString());
+        for (onnx::NodeProto& node : *m.mutable_graph()->mutable_node()) {
+            if (node.op_type() != "Conv")
+                continue;
+            for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+                if (attr.name() == "strides")
+                    attr.set_ints(1, 0);
+            }
+            break;
+        }
+        QTest::newRow("zero-stride")
+            << proto(m) << "Conv attribute 'strides' must be positive, not 0";
+    }
+    {
         onnx::ModelProto m = reluModel();
         m.mutable_opset_import(0)->set_version(9);
         QTest::newRow("old-opset")

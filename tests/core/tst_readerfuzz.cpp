@@ -67,6 +67,8 @@ void TestReaderFuzz::mutations_data() {
                                           << "m.relay";
     QTest::newRow("json-graph") << ""
                                 << "m.json";
+    QTest::newRow("onnx-inception") << "../models/tiny_inception.onnx"
+                                    << "m.onnx";
 }
 
 void TestReaderFuzz::mutations() {
@@ -95,7 +97,10 @@ void TestReaderFuzz::mutations() {
         if (!model) {
             const SourceError& error = model.error();
             QVERIFY2(error.file == fileName.toStdString(), error.toString().c_str());
-            QVERIFY2(error.line > 0 && error.column > 0, error.toString().c_str());
+            // Text formats point at a line and column; a binary ONNX file names the node or
+            // tensor in the message instead.
+            if (!fileName.endsWith(".onnx"))
+                QVERIFY2(error.line > 0 && error.column > 0, error.toString().c_str());
             QVERIFY2(!error.message.empty(), "an error says what is wrong");
             ++rejected;
             continue;

@@ -1,0 +1,29 @@
+// Shared body of the reader fuzz targets: read the input in one format and, if it reads, plan it
+// in both modes. Anything but a clean error or a plan (a crash, a sanitizer report, a hang) is a
+// finding.
+#pragma once
+
+#include "io/ModelLoader.h"
+#include "plan/Planner.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace placer::fuzz {
+
+inline int readAndPlan(const std::uint8_t* data, std::size_t size, GraphFormat format,
+                       const char* fileName) {
+    const std::string bytes(reinterpret_cast<const char*>(data), size);
+    auto model = loadModelText(bytes, fileName, format, std::nullopt);
+    if (!model)
+        return 0;
+    for (PlanMode mode : {PlanMode::Demand, PlanMode::Unify}) {
+        PlanOptions options;
+        options.mode = mode;
+        (void)planDevices(model.value().graph, model.value().devices, options);
+    }
+    return 0;
+}
+
+} // namespace placer::fuzz

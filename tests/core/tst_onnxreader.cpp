@@ -193,7 +193,9 @@ for n in g.node:
         continue
     nodes[n.name or n.output[0]] = {"op": n.op_type, "outputs": [shape(o) for o in n.output if o]}
 inits = {i.name for i in g.initializer}
-print(json.dumps({"nodes": nodes, "constants": len(g.initializer) + sum(n.op_type == "Constant" for n in g.node),
+edges = sum(len([i for i in n.input if i]) for n in g.node if n.op_type != "Constant")
+print(json.dumps({"nodes": nodes, "edges": edges,
+                  "constants": len(g.initializer) + sum(n.op_type == "Constant" for n in g.node),
                   "parameters": len([i for i in g.input if i.name not in inits])}))
 )PY";
     QProcess process;
@@ -205,13 +207,14 @@ print(json.dumps({"nodes": nodes, "constants": len(g.initializer) + sum(n.op_typ
     auto model = load(path);
     QVERIFY2(model, model ? "" : model.error().toString().c_str());
     const Graph& g = model.value().graph;
-    int constants = 0, parameters = 0, ops = 0;
+    int constants = 0, parameters = 0, ops = 0, edges = 0;
     for (const Node& node : g.nodes()) {
         constants += node.isConstant() ? 1 : 0;
         parameters += node.isParameter() ? 1 : 0;
         if (node.role() != OpRole::Compute)
             continue;
         ++ops;
+        edges += static_cast<int>(node.inputs.size());
         const QJsonObject theirs =
             expected["nodes"].toObject()[QString::fromStdString(node.name)].toObject();
         QVERIFY2(!theirs.isEmpty(), node.name.c_str());
@@ -226,6 +229,7 @@ print(json.dumps({"nodes": nodes, "constants": len(g.initializer) + sum(n.op_typ
         }
     }
     QCOMPARE(ops, expected["nodes"].toObject().size());
+    QCOMPARE(edges, expected["edges"].toInt());
     QCOMPARE(constants, expected["constants"].toInt());
     QCOMPARE(parameters, expected["parameters"].toInt());
 }

@@ -214,6 +214,9 @@ private:
         if (!opJson || !opJson->isString())
             return error(at, context + " has no \"op\"");
         const OpDef* op = OpRegistry::global().find(opJson->asString());
+        const Json* unsupported = at.find("unsupported");
+        if (!op && unsupported && unsupported->isBool() && unsupported->asBool())
+            op = adoptUnsupported(opJson->asString());
         if (!op)
             return error(*opJson, context + ": unknown operator '" + opJson->asString() + "'");
         Node node;
@@ -255,6 +258,15 @@ private:
         }
         m_graph.addNode(std::move(node));
         return std::nullopt;
+    }
+
+    /// An op an importer met but could not run ("unsupported": true), shared by its nodes.
+    const OpDef* adoptUnsupported(const std::string& name) {
+        for (const Node& node : m_graph.nodes()) {
+            if (node.op->name == name && !node.op->hasAnyKernel())
+                return node.op;
+        }
+        return m_graph.adoptOp(makeUnsupportedOp(name, OpDialect::Onnx));
     }
 
     Failure readTypes(const Json& at, const OpDef* op, const std::string& context, Node* node) {
@@ -474,6 +486,8 @@ Json writeJsonGraph(const Graph& graph, const DeviceSet& devices) {
         Json entry = Json::object();
         entry.set("name", node.name);
         entry.set("op", node.op->name);
+        if (OpRegistry::global().find(node.op->name) != node.op)
+            entry.set("unsupported", true); // an op no device can run, known only to this graph
         if (!node.aliases.empty()) {
             Json aliases = Json::array();
             for (const std::string& alias : node.aliases)

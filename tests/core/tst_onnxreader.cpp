@@ -2,6 +2,7 @@
 // through --emit onnx, unknown operators, and every kind of bad input the issue lists.
 #include "PlanTestUtil.h"
 
+#include "io/JsonGraph.h"
 #include "io/ModelLoader.h"
 #include "io/OnnxWriter.h"
 #include "plan/PlannedGraph.h"
@@ -324,6 +325,12 @@ void TestOnnxReader::unknownOperatorStillLoads() {
                  "ops without a kernel on any device: com.example.Frobnicate (1 node)"});
     const Plan plan = planDevices(g, loaded.value().devices, PlanOptions{});
     QCOMPARE(test::describeConflicts(plan), QString("unsupported-op"));
+    // It survives the JSON graph format too.
+    const std::string json = writeJsonGraph(g, loaded.value().devices).dump();
+    auto reread = loadModelText(json, "custom.json", GraphFormat::Auto, std::nullopt);
+    QVERIFY2(reread, reread ? "" : reread.error().toString().c_str());
+    QVERIFY(!reread.value().graph.node(*reread.value().graph.find("frob")).op->hasAnyKernel());
+    QCOMPARE(writeJsonGraph(reread.value().graph, reread.value().devices).dump(), json);
 }
 
 void TestOnnxReader::externalDataBesideTheModel() {

@@ -5,30 +5,14 @@
 
 namespace placer {
 
-namespace {
-
-struct OnnxCapability {
-    DTypeMask cpu;
-    DTypeMask cuda;
-};
-
-constexpr OnnxCapability kEverywhere{kAllDTypes, kAllDTypes};
-constexpr OnnxCapability kFloatOnGpu{kAllDTypes, kFloatDTypes};
-constexpr OnnxCapability kNumericOnGpu{kAllDTypes, kFloatDTypes | kIntDTypes};
-constexpr OnnxCapability kHostOnly{kAllDTypes, 0};
-
-} // namespace
-
 void registerOnnxOps(const std::function<void(OpDef)>& add) {
-    auto op = [&](const char* name, OnnxCapability capability, bool hostOnly = false) {
+    auto op = [&](const char* name, KernelCapability capability, bool hostOnly = false) {
         OpDef def;
         def.name = name;
         def.dialect = OpDialect::Onnx;
         def.minInputs = 0;
         def.maxInputs = -1;
-        def.kernels[static_cast<int>(DeviceKind::Cpu)] = capability.cpu;
-        def.kernels[static_cast<int>(DeviceKind::VCpu)] = capability.cpu;
-        def.kernels[static_cast<int>(DeviceKind::Cuda)] = capability.cuda;
+        capability.applyTo(def);
         def.hostOnly = hostOnly;
         add(std::move(def));
     };
@@ -62,7 +46,7 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
           "Slice",  "Gather",  "Identity",        "Pad",       "Expand",  "Where",
           "Equal",  "Less",    "Greater",         "Not",       "And",     "Or",
           "Cast",   "Dropout", "ConstantOfShape", "Split",     "Tile",    "Range"})
-        op(name, kEverywhere);
+        op(name, kRunsEverywhere);
     op("Shape", kHostOnly, true);
     op("Size", kHostOnly, true);
 }

@@ -56,6 +56,25 @@ struct OpDef {
     bool hasAnyKernel() const;
 };
 
+/// Which element types an op has kernels for on CPUs (cpu and vcpu devices) and on CUDA.
+struct KernelCapability {
+    DTypeMask cpu;
+    DTypeMask cuda;
+
+    /// Sets `op.kernels` for every device kind.
+    void applyTo(OpDef& op) const {
+        op.kernels[static_cast<int>(DeviceKind::Cpu)] = cpu;
+        op.kernels[static_cast<int>(DeviceKind::VCpu)] = cpu;
+        op.kernels[static_cast<int>(DeviceKind::Cuda)] = cuda;
+    }
+};
+
+inline constexpr KernelCapability kRunsEverywhere{kAllDTypes, kAllDTypes};
+inline constexpr KernelCapability kFloatOnGpu{kAllDTypes, kFloatDTypes};
+inline constexpr KernelCapability kNumericOnGpu{kAllDTypes, kFloatDTypes | kIntDTypes};
+/// Host-only ops (shape computations): CPU kernels, and the planner keeps them on the host.
+inline constexpr KernelCapability kHostOnly{kAllDTypes, 0};
+
 /// The process-wide registry of built-in ops. Readers may create extra OpDefs for ops they
 /// cannot execute (ONNX ops without kernels); those are owned by the Graph that uses them.
 class OpRegistry {

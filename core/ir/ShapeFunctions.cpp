@@ -595,21 +595,11 @@ ShapeResult noInputs(const Types&, const Attrs&) {
     return ShapeResult::fail("parameters and constants take their type from the graph file");
 }
 
-struct Capability {
-    DTypeMask cpu;
-    DTypeMask cuda;
-};
-
-constexpr Capability kEverywhere{kAllDTypes, kAllDTypes};
-constexpr Capability kFloatOnGpu{kAllDTypes, kFloatDTypes};
-constexpr Capability kNumericOnGpu{kAllDTypes, kFloatDTypes | kIntDTypes};
-constexpr Capability kHostOnly{kAllDTypes, 0};
-
 } // namespace
 
 void registerBuiltinOps(const std::function<void(OpDef)>& add) {
     auto op = [&](std::string name, int minInputs, int maxInputs, ShapeFunction shape,
-                  Capability capability, bool hostOnly = false, bool tupleInput = false,
+                  KernelCapability capability, bool hostOnly = false, bool tupleInput = false,
                   OpRole role = OpRole::Compute) {
         OpDef def;
         def.name = std::move(name);
@@ -617,34 +607,32 @@ void registerBuiltinOps(const std::function<void(OpDef)>& add) {
         def.minInputs = minInputs;
         def.maxInputs = maxInputs;
         def.inferShape = std::move(shape);
-        def.kernels[static_cast<int>(DeviceKind::Cpu)] = capability.cpu;
-        def.kernels[static_cast<int>(DeviceKind::VCpu)] = capability.cpu;
-        def.kernels[static_cast<int>(DeviceKind::Cuda)] = capability.cuda;
+        capability.applyTo(def);
         def.hostOnly = hostOnly;
         def.tupleInput = tupleInput;
         add(std::move(def));
     };
 
-    op("parameter", 0, 0, noInputs, kEverywhere, false, false, OpRole::Parameter);
-    op("constant", 0, 0, noInputs, kEverywhere, false, false, OpRole::Constant);
-    op("device_copy", 1, 1, passThrough, kEverywhere, false, false, OpRole::DeviceCopy);
+    op("parameter", 0, 0, noInputs, kRunsEverywhere, false, false, OpRole::Parameter);
+    op("constant", 0, 0, noInputs, kRunsEverywhere, false, false, OpRole::Constant);
+    op("device_copy", 1, 1, passThrough, kRunsEverywhere, false, false, OpRole::DeviceCopy);
 
     for (const char* name : {"negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
                              "erf", "floor", "ceil", "round", "nn.relu", "nn.leaky_relu", "clip",
                              "nn.fast_softmax", "fast_exp", "fast_tanh", "fast_erf"})
         op(name, 1, 1, unary, kNumericOnGpu);
     for (const char* name : {"copy", "zeros_like", "ones_like", "stop_gradient"})
-        op(name, 1, 1, unary, kEverywhere);
-    op("cast", 1, 1, castOp, kEverywhere);
+        op(name, 1, 1, unary, kRunsEverywhere);
+    op("cast", 1, 1, castOp, kRunsEverywhere);
     for (const char* name : {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
                              "floor_divide", "mod"})
         op(name, 2, 2, binaryArith(name), kNumericOnGpu);
     for (const char* name : {"logical_and", "logical_or"})
-        op(name, 2, 2, binaryArith(name), kEverywhere);
+        op(name, 2, 2, binaryArith(name), kRunsEverywhere);
     for (const char* name :
          {"equal", "not_equal", "less", "greater", "less_equal", "greater_equal"})
-        op(name, 2, 2, comparison(name), kEverywhere);
-    op("where", 3, 3, whereOp, kEverywhere);
+        op(name, 2, 2, comparison(name), kRunsEverywhere);
+    op("where", 3, 3, whereOp, kRunsEverywhere);
 
     op("nn.conv2d", 2, 2, conv2d, kFloatOnGpu);
     op("nn.dense", 2, 2, dense, kFloatOnGpu);
@@ -660,16 +648,16 @@ void registerBuiltinOps(const std::function<void(OpDef)>& add) {
     op("nn.layer_norm", 3, 3, layerNorm, kFloatOnGpu);
     op("nn.softmax", 1, 1, softmax, kFloatOnGpu);
     op("nn.log_softmax", 1, 1, softmax, kFloatOnGpu);
-    op("nn.batch_flatten", 1, 1, batchFlatten, kEverywhere);
+    op("nn.batch_flatten", 1, 1, batchFlatten, kRunsEverywhere);
 
-    op("concatenate", 1, -1, concatenate, kEverywhere, false, true);
-    op("reshape", 1, 1, reshape, kEverywhere);
-    op("transpose", 1, 1, transpose, kEverywhere);
-    op("split", 1, 1, split, kEverywhere);
-    op("strided_slice", 1, 1, stridedSlice, kEverywhere);
-    op("squeeze", 1, 1, squeeze, kEverywhere);
-    op("expand_dims", 1, 1, expandDims, kEverywhere);
-    op("take", 2, 2, take, kEverywhere);
+    op("concatenate", 1, -1, concatenate, kRunsEverywhere, false, true);
+    op("reshape", 1, 1, reshape, kRunsEverywhere);
+    op("transpose", 1, 1, transpose, kRunsEverywhere);
+    op("split", 1, 1, split, kRunsEverywhere);
+    op("strided_slice", 1, 1, stridedSlice, kRunsEverywhere);
+    op("squeeze", 1, 1, squeeze, kRunsEverywhere);
+    op("expand_dims", 1, 1, expandDims, kRunsEverywhere);
+    op("take", 2, 2, take, kRunsEverywhere);
     for (const char* name : {"sum", "mean", "max", "min", "prod"})
         op(name, 1, 1, reduce, kNumericOnGpu);
 

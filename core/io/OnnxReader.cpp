@@ -79,6 +79,8 @@ public:
             return *error;
         if (auto error = readDeviceSet())
             return *error;
+        if (auto error = checkDeclaredShapes())
+            return *error;
         if (auto error = checkTensorSizes())
             return *error;
         if (auto error = loadExternalData())
@@ -179,6 +181,31 @@ private:
                 return fail("tensor '" + tensor.name() +
                             "' claims more than 10^12 elements; the file is corrupt");
             *count *= d;
+        }
+        return std::nullopt;
+    }
+
+    /// Declared value shapes (inputs, outputs, value_info) must be sane before inference runs.
+    Failure checkDeclaredShapes() const {
+        const onnx::GraphProto& g = m_model.graph();
+        for (const auto& list : {&g.input(), &g.output(), &g.value_info()}) {
+            for (const onnx::ValueInfoProto& info : *list) {
+                if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+                    continue;
+                std::int64_t count = 1;
+                for (const auto& dim : info.type().tensor_type().shape().dim()) {
+                    if (!dim.has_dim_value())
+                        continue;
+                    const std::int64_t d = dim.dim_value();
+                    if (d < 0)
+                        return fail("value '" + info.name() + "' has a negative dimension (" +
+                                    std::to_string(d) + ")");
+                    if (d != 0 && count > kMaxElements / d)
+                        return fail("value '" + info.name() +
+                                    "' claims more than 10^12 elements; the file is corrupt");
+                    count *= d;
+                }
+            }
         }
         return std::nullopt;
     }

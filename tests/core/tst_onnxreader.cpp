@@ -352,6 +352,19 @@ void TestOnnxReader::externalDataBesideTheModel() {
     const Node& w = loaded.value().graph.node(*loaded.value().graph.find("w"));
     QCOMPARE(w.data->size(), sizeof values);
     QCOMPARE(std::memcmp(w.data->data(), values, sizeof values), 0);
+
+    // A data file shorter than the tensor is an error naming both.
+    QVERIFY(data.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    data.write(reinterpret_cast<const char*>(values), 8);
+    data.close();
+    auto truncated = loadModelText(bytesOf(model), dir.filePath("m.onnx").toStdString(),
+                                   GraphFormat::Onnx, std::nullopt);
+    QVERIFY(!truncated);
+    QVERIFY2(
+        truncated.error().message.find(
+            "initializer 'w': external data file 'weights.bin' is too short (8 bytes, needs 24)") !=
+            std::string::npos,
+        truncated.error().toString().c_str());
 }
 
 void TestOnnxReader::badInput_data() {
@@ -403,6 +416,17 @@ void TestOnnxReader::badInput_data() {
         addInitializer(m, "w", {3, -2});
         QTest::newRow("negative-dimension")
             << proto(m) << "tensor 'w' has a negative dimension (-2)";
+    }
+    {
+        onnx::ModelProto m = reluModel();
+        auto* shape = m.mutable_graph()
+                          ->mutable_input(0)
+                          ->mutable_type()
+                          ->mutable_tensor_type()
+                          ->mutable_shape();
+        shape->mutable_dim(0)->set_dim_value(1LL << 30);
+        shape->mutable_dim(1)->set_dim_value(1LL << 30);
+        QTest::newRow("absurd-input") << proto(m) << "value 'x' claims more than 10^12 elements";
     }
     {
         onnx::ModelProto m = reluModel();

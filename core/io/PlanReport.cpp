@@ -50,6 +50,7 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
                devices.hostDevice().valid() ? Json(devices[devices.hostDevice()].name) : Json());
 
     Json nodes = Json::array();
+    const std::vector<NodeId> roots = plan.reasonRoots();
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         const Node& node = graph.nodes()[i];
         if (node.insertedCopy)
@@ -67,8 +68,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("device", device.valid() ? Json(devices[device].name) : Json());
         entry.set("pinned", node.pin.active());
         entry.set("reason", plan.explain(graph, devices, options, NodeId(i)));
-        if (const std::vector<NodeId> chain = plan.reasonChain(NodeId(i)); !chain.empty())
-            entry.set("because", nameList(graph, chain));
+        if (roots[i].valid())
+            entry.set("decided_by", graph.node(roots[i]).name);
         nodes.push(std::move(entry));
     }
     report.set("nodes", std::move(nodes));

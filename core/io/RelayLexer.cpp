@@ -24,7 +24,6 @@ public:
 
     Result<std::vector<RelayToken>> run() {
         std::vector<RelayToken> tokens;
-        tokens.reserve(m_text.size() / 4); // about one token per four bytes of Relay text
         std::string comment;
         while (true) {
             if (auto error = skipSpaceAndComments(&comment))

@@ -50,6 +50,40 @@ std::vector<NodeId> Plan::reasonChain(NodeId node) const {
     return chain;
 }
 
+std::vector<NodeId> Plan::reasonRoots() const {
+    const std::size_t n = reasons.size();
+    std::vector<NodeId> root(n);
+    std::vector<char> known(n, 0);
+    std::vector<std::uint32_t> path;
+    for (std::size_t start = 0; start < n; ++start) {
+        // Walk to a node whose root is known or that decided by itself, then fill in the path.
+        std::uint32_t current = static_cast<std::uint32_t>(start);
+        NodeId found;
+        path.clear();
+        while (!known[current] && path.size() <= n) {
+            const Reason& reason = reasons[current];
+            const bool followsAnother = reason.kind == ReasonKind::Consumers ||
+                                        reason.kind == ReasonKind::ConsumersTie ||
+                                        reason.kind == ReasonKind::Class;
+            if (!followsAnother || !reason.via.valid() || reason.via.index == current) {
+                found = path.empty() ? NodeId() : NodeId(current);
+                break;
+            }
+            path.push_back(current);
+            current = reason.via.index;
+        }
+        if (known[current] && !path.empty())
+            found = root[current].valid() ? root[current] : NodeId(current);
+        for (std::size_t k = 0; k < path.size(); ++k) {
+            root[path[k]] = found;
+            known[path[k]] = 1;
+        }
+        if (path.empty())
+            known[start] = 1; // decided by itself: no root
+    }
+    return root;
+}
+
 std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOptions& options,
                           NodeId id) const {
     const Node& node = graph.node(id);

@@ -144,6 +144,9 @@ struct Plan {
     /// that consumer's own decider, and so on, ending at a node placed by a pin, rule, copy or
     /// default. Empty when the node decided by itself.
     std::vector<NodeId> reasonChain(NodeId node) const;
+    /// For every node, the last node of its reason chain (the pin, rule, copy or default that
+    /// decided it), or an invalid id when the node decided by itself. Linear in the graph.
+    std::vector<NodeId> reasonRoots() const;
     /// A sentence saying why `node` is on its device.
     std::string explain(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                         NodeId node) const;

@@ -346,6 +346,12 @@ void TestPlanner::reasonChainReachesThePin() {
     for (NodeId id : plan.reasonChain(*graph.find("%x")))
         names.push_back(graph.node(id).name);
     QCOMPARE(names, (std::vector<std::string>{"%0", "%1", "%2"}));
+    // Every node's root is where its chain ends, computed for all nodes at once.
+    const std::vector<NodeId> roots = plan.reasonRoots();
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const std::vector<NodeId> chain = plan.reasonChain(NodeId(i));
+        QCOMPARE(roots[i], chain.empty() ? NodeId() : chain.back());
+    }
     QCOMPARE(set[plan.devices[0]].name, std::string("cpu"));
 }
 

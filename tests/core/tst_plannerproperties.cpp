@@ -208,6 +208,16 @@ void TestPlannerProperties::properties() {
             }
         }
 
+        // Reason roots (memoised for all nodes) agree with walking each node's chain.
+        const std::vector<NodeId> roots = plan.reasonRoots();
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            const std::vector<NodeId> chain = plan.reasonChain(NodeId(i));
+            if (roots[i] != (chain.empty() ? NodeId() : chain.back())) {
+                dump();
+                QFAIL(context + ": reason root differs from the chain's end");
+            }
+        }
+
         // 3. Determinism: the same input gives a byte-identical report, also when planned in a
         //    workspace that earlier (different) graphs used.
         const Plan again = planDevices(graph, set, options, workspace);

@@ -1,6 +1,8 @@
 // JSON parsing and writing.
 #include "io/Json.h"
 
+#include "io/SourceCursor.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -171,9 +173,9 @@ std::string Json::dump(int indent) const {
     return out;
 }
 
-class JsonParser {
+class JsonParser : private SourceCursor {
 public:
-    JsonParser(std::string_view text, const std::string& file) : m_text(text), m_file(file) {}
+    JsonParser(std::string_view text, const std::string& file) : SourceCursor(text, file) {}
 
     Result<Json> parseDocument() {
         Json value;
@@ -188,19 +190,6 @@ public:
 private:
     static constexpr int kMaxDepth = 256;
 
-    SourceError errorHere(std::string message) const {
-        return SourceError{m_file, m_line, m_column, std::move(message)};
-    }
-    char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
-    void advance() {
-        if (m_text[m_pos] == '\n') {
-            ++m_line;
-            m_column = 1;
-        } else {
-            ++m_column;
-        }
-        ++m_pos;
-    }
     void skipSpace() {
         while (m_pos < m_text.size() &&
                (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
@@ -460,12 +449,6 @@ private:
         out->m_double = value;
         return std::nullopt;
     }
-
-    std::string_view m_text;
-    const std::string& m_file;
-    std::size_t m_pos = 0;
-    int m_line = 1;
-    int m_column = 1;
 };
 
 Result<Json> Json::parse(std::string_view text, const std::string& fileName) {

@@ -1,6 +1,8 @@
 // Relay text tokenizer.
 #include "io/RelayLexer.h"
 
+#include "io/SourceCursor.h"
+
 #include <cctype>
 #include <optional>
 
@@ -18,9 +20,9 @@ bool isDigit(char c) {
     return c >= '0' && c <= '9';
 }
 
-class Lexer {
+class Lexer : private SourceCursor {
 public:
-    Lexer(std::string_view text, const std::string& file) : m_text(text), m_file(file) {}
+    Lexer(std::string_view text, const std::string& file) : SourceCursor(text, file) {}
 
     Result<std::vector<RelayToken>> run() {
         std::vector<RelayToken> tokens;
@@ -49,24 +51,6 @@ public:
     }
 
 private:
-    SourceError errorHere(std::string message) const {
-        return SourceError{m_file, m_line, m_column, std::move(message)};
-    }
-
-    char peek(std::size_t ahead = 0) const {
-        return m_pos + ahead < m_text.size() ? m_text[m_pos + ahead] : '\0';
-    }
-
-    void advance() {
-        if (m_text[m_pos] == '\n') {
-            ++m_line;
-            m_column = 1;
-        } else {
-            ++m_column;
-        }
-        ++m_pos;
-    }
-
     std::optional<SourceError> skipSpaceAndComments(std::string* comment) {
         while (m_pos < m_text.size()) {
             const char c = peek();
@@ -211,12 +195,6 @@ private:
         token->text = std::move(value);
         return std::nullopt;
     }
-
-    std::string_view m_text;
-    const std::string& m_file;
-    std::size_t m_pos = 0;
-    int m_line = 1;
-    int m_column = 1;
 };
 
 } // namespace

@@ -119,7 +119,7 @@ private:
     }
 
     Error parseVersionHeader() {
-        const RelayToken& hash = next();
+        next(); // #
         if (auto error = expectPunct("[", "after '#'"))
             return error;
         if (!peek().is(RelayTokenKind::Ident, "version"))
@@ -133,7 +133,6 @@ private:
             return errorAt(peek(), "unsupported Relay text version \"" + peek().text +
                                        "\" (only \"0.0.5\" is read)");
         next();
-        (void)hash;
         return expectPunct("]", "to close the version header");
     }
 
@@ -424,7 +423,7 @@ private:
             return parseScalarConstant(nameHint);
         case RelayTokenKind::Punct:
             if (token.isPunct("("))
-                return parseTuple(nameHint, depth);
+                return parseTuple(depth);
             break;
         case RelayTokenKind::Ident:
             if (token.text == "meta")
@@ -443,7 +442,7 @@ private:
         return errorAt(token, "expected an expression, found " + describe(token));
     }
 
-    Result<RelayValue> parseTuple(const std::string& nameHint, int depth) {
+    Result<RelayValue> parseTuple(int depth) {
         const RelayToken& open = next();
         RelayValue tuple;
         tuple.isTuple = true;
@@ -465,7 +464,6 @@ private:
             // Parentheses around a single expression: not a tuple.
             tuple.isTuple = false;
         }
-        (void)nameHint;
         return tuple;
     }
 

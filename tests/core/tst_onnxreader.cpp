@@ -243,15 +243,11 @@ void TestOnnxReader::roundTripThroughEmitOnnx_data() {
 
 void TestOnnxReader::roundTripThroughEmitOnnx() {
     QFETCH(QString, file);
-    auto model = load(kModels + file);
-    QVERIFY(model);
-    Graph& g = model.value().graph;
+    // Read against a three-device set, then plan with rules and a fixed pin.
     const DeviceSet set = test::devices("cpu:cpu,gpu:cuda:mem=1GiB,v:vcpu");
-    // Re-read against a three-device set, with a rule and a pin.
-    model = loadModelFile((kModels + file).toStdString(), GraphFormat::Onnx, set);
+    auto model = loadModelFile((kModels + file).toStdString(), GraphFormat::Onnx, set);
     QVERIFY(model);
     Graph& graph = model.value().graph;
-    (void)g;
     graph.node(NodeId(static_cast<std::uint32_t>(graph.size() - 1))).pin =
         Pin{PinKind::Fixed, DeviceId(2), "test"};
     PlanOptions options;

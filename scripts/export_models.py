@@ -5,6 +5,8 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
 
   scripts/export_models.py small DIR   small variants of each family (tens of KiB each); these
                                        are committed under resources/models/
+                                       with, for each, an input and PyTorch's output as .npy
+                                       (NAME.input.npy, NAME.expected.npy) to check the runtime
   scripts/export_models.py full DIR    full-size torchvision classifiers and a BERT-base-sized
                                        encoder (tens to hundreds of MiB); generated on demand,
                                        never committed
@@ -12,6 +14,7 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
 import os
 import sys
 
+import numpy as np
 import torch
 from torch import nn
 import torchvision
@@ -124,22 +127,33 @@ class Encoder(nn.Module):
         return self.layers(self.embed(ids) + self.position)
 
 
-def export(model, example, path, names=("input",)):
+def export(model, example, path, names=("input",), reference=False):
     model.eval()
     with torch.no_grad():
         torch.onnx.export(model, example, path, opset_version=OPSET, input_names=list(names),
                           output_names=["output"], do_constant_folding=True)
+        if reference:
+            # A fresh input and PyTorch's output for it, to check the runtime against.
+            generator = torch.Generator().manual_seed(1)
+            if example.dtype == torch.int64:
+                data = torch.randint(0, 100, example.shape, generator=generator)
+            else:
+                data = torch.rand(example.shape, generator=generator) * 2 - 1
+            base = os.path.splitext(path)[0]
+            np.save(base + ".input.npy", data.numpy())
+            np.save(base + ".expected.npy", model(data).numpy())
     print(f"{path}: {os.path.getsize(path) / 1024:.1f} KiB")
 
 
 def small(folder):
     torch.manual_seed(0)
     image = torch.randn(1, 3, 32, 32)
-    export(TinyResNet(), image, os.path.join(folder, "tiny_resnet.onnx"))
-    export(TinyMobileNet(), image, os.path.join(folder, "tiny_mobilenet.onnx"))
-    export(TinyInception(), image, os.path.join(folder, "tiny_inception.onnx"))
+    export(TinyResNet(), image, os.path.join(folder, "tiny_resnet.onnx"), reference=True)
+    export(TinyMobileNet(), image, os.path.join(folder, "tiny_mobilenet.onnx"), reference=True)
+    export(TinyInception(), image, os.path.join(folder, "tiny_inception.onnx"), reference=True)
     ids = torch.randint(0, 100, (1, 16))
-    export(Encoder(100, 32, 4, 64, 2, 16), ids, os.path.join(folder, "tiny_encoder.onnx"), ["ids"])
+    export(Encoder(100, 32, 4, 64, 2, 16), ids, os.path.join(folder, "tiny_encoder.onnx"), ["ids"],
+           reference=True)
 
 
 def full(folder):

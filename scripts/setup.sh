@@ -7,7 +7,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PLACER_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake ninja-build pkg-config qt6-base-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler
+          libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
           clang libclang-rt-14-dev)
 
 missing=()

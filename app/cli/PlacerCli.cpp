@@ -13,6 +13,9 @@ Decide where each operator of a dataflow graph runs on a machine with several de
 
 commands:
   plan      plan the devices of a model and report nodes, copies, conflicts and memory
+  compile   lower the plan to bytecode for the runtime (--emit bytecode)
+  run       run the plan on real devices: latency, per-node and per-copy times, a trace
+  devices   list the physical devices this machine has (cpu, vcpuN, cuda:N)
   help      show this help, or `placer help COMMAND` for one command
 
 Run `placer COMMAND --help` for the options of a command.
@@ -75,6 +78,12 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
     }
     if (command == "plan")
         return runPlanCommand(rest, in, out, err);
+    if (command == "compile")
+        return runCompileCommand(rest, in, out, err);
+    if (command == "run")
+        return runRunCommand(rest, in, out, err);
+    if (command == "devices")
+        return runDevicesCommand(rest, in, out, err);
     err << "placer: unknown command '" << command << "'\n\n" << kUsage;
     return UsageError;
 }

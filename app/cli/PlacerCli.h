@@ -20,6 +20,14 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
 int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                    std::ostream& err);
 
+/// `placer compile`, `placer run` and `placer devices` (RunCommands.cpp).
+int runCompileCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                      std::ostream& err);
+int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                  std::ostream& err);
+int runDevicesCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                      std::ostream& err);
+
 /// Command-line arguments with --name VALUE / --name=VALUE options and positionals.
 class ArgumentList {
 public:

@@ -1,0 +1,214 @@
+// Plan options, loading and planning shared by `placer plan`, `compile` and `run`.
+#include "cli/PlanSetup.h"
+
+#include "cli/PlacerCli.h"
+#include "plan/Planner.h"
+
+#include <algorithm>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+namespace placer::cli {
+
+const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
+                             input format (default: from the file name, then the content)
+  --devices LIST             virtual devices, NAME:KIND[:mem=SIZE][:ordinal=N],...
+                             KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB
+                             (default: cpu:cpu,gpu:cuda, or the devices a JSON graph names).
+                             Relay meta[VirtualDevice][i] is the i-th device of this list.
+  --default NAME             where unconstrained work goes (default: first non-host device)
+  --host NAME                where host-only ops run (default: first cpu device)
+  --pin NODE=DEV             run NODE on DEV; NODE is a name, alias or glob (repeatable)
+  --pin-fixed NODE=DEV       like --pin, and the result stays on DEV (consumers follow in unify)
+  --rule OP=DEV              run ops named OP (glob, e.g. 'nn.conv*') on DEV (repeatable,
+                             first match wins)
+  --fallback DEV             ops no rule covers, and ops without a kernel where they would
+                             run, go to DEV
+  --mode demand|unify        demand (default): unpinned nodes go where their consumers are;
+                             unify: TVM-compatible, nodes joined by hard edges share a device
+  --constants replicate|copy constants used on several devices: one instance per device made
+                             at load time (default), or copied on every run
+)";
+
+namespace {
+
+std::string readAll(std::istream& in) {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+/// The device set from --devices, --default and --host; std::nullopt when --devices is absent.
+std::optional<DeviceSet> explicitDevices(const PlanArguments& args, std::string* error) {
+    if (!args.devices)
+        return std::nullopt;
+    return DeviceSet::parse(*args.devices, error);
+}
+
+bool chooseRoles(const PlanArguments& args, DeviceSet& devices, std::string* error) {
+    for (const auto& [option, name] :
+         {std::pair{"--default", args.defaultDevice}, std::pair{"--host", args.hostDevice}}) {
+        if (!name)
+            continue;
+        const auto id = devices.find(*name);
+        if (!id) {
+            *error = std::string(option) + " " + *name +
+                     ": unknown device (devices: " + devices.namesList() + ")";
+            return false;
+        }
+        if (std::string_view(option) == "--default")
+            devices.setDefaultDevice(*id);
+        else
+            devices.setHostDevice(*id);
+    }
+    return true;
+}
+
+} // namespace
+
+std::string formatHelp(const char* text) {
+    std::string help = text;
+    const std::size_t at = help.find("%s");
+    if (at != std::string::npos)
+        help.replace(at, 2, kPlanOptionsHelp);
+    return help;
+}
+
+std::optional<int> parseCommandLine(const std::string& command, const char* help,
+                                    const std::vector<std::string>& args, PlanArguments* parsed,
+                                    const CommandOptions& own, std::ostream& out,
+                                    std::ostream& err) {
+    ArgumentList list(args);
+    std::string arg;
+    auto usage = [&](const std::string& message) {
+        err << "placer " << command << ": " << message << "\nrun 'placer " << command
+            << " --help' for the options\n";
+        return std::optional<int>(UsageError);
+    };
+    auto contains = [](const std::vector<std::string>& names, const std::string& name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    static const std::vector<std::string> kPlanWithValue = {
+        "--format",    "--devices", "--default",  "--host", "--pin",
+        "--pin-fixed", "--rule",    "--fallback", "--mode", "--constants"};
+    while (list.next(&arg)) {
+        const std::string name = list.optionName(arg);
+        std::string value, error;
+        if (name == "-h" || name == "--help") {
+            out << help;
+            return Ok;
+        }
+        if (contains(own.flags, name)) {
+            if (auto problem = own.handle(name, ""))
+                return usage(*problem);
+            continue;
+        }
+        if (name.size() > 1 && name[0] == '-') {
+            const bool planOption = contains(kPlanWithValue, name);
+            if (!planOption && !contains(own.withValue, name))
+                return usage("unknown option '" + name + "'");
+            if (!list.value(name, &value, &error))
+                return usage(error);
+            if (!planOption) {
+                if (auto problem = own.handle(name, value))
+                    return usage(*problem);
+                continue;
+            }
+        }
+        if (name == "--format") {
+            const auto format = parseGraphFormat(value);
+            if (!format)
+                return usage("--format must be relay, json, onnx or auto, not '" + value + "'");
+            parsed->format = *format;
+        } else if (name == "--devices") {
+            parsed->devices = value;
+        } else if (name == "--default") {
+            parsed->defaultDevice = value;
+        } else if (name == "--host") {
+            parsed->hostDevice = value;
+        } else if (name == "--pin" || name == "--pin-fixed") {
+            PinRequest pin;
+            if (!splitAssignment(value, &pin.nodePattern, &pin.device, &error))
+                return usage(name + " " + error);
+            pin.fixed = name == "--pin-fixed";
+            parsed->pins.push_back(pin);
+        } else if (name == "--rule") {
+            OpRule rule;
+            if (!splitAssignment(value, &rule.opPattern, &rule.device, &error))
+                return usage("--rule " + error);
+            parsed->options.rules.push_back(rule);
+        } else if (name == "--fallback") {
+            parsed->options.fallbackDevice = value;
+        } else if (name == "--mode") {
+            if (value != "demand" && value != "unify")
+                return usage("--mode must be demand or unify, not '" + value + "'");
+            parsed->options.mode = value == "demand" ? PlanMode::Demand : PlanMode::Unify;
+        } else if (name == "--constants") {
+            if (value != "replicate" && value != "copy")
+                return usage("--constants must be replicate or copy, not '" + value + "'");
+            parsed->options.constants =
+                value == "replicate" ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
+        } else if (!parsed->model.empty()) {
+            return usage("more than one model given ('" + parsed->model + "' and '" + arg + "')");
+        } else {
+            parsed->model = arg;
+        }
+    }
+    if (parsed->model.empty())
+        return usage("no model given");
+    return std::nullopt;
+}
+
+std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
+                               std::istream& in, std::ostream& err, PlannedModel* planned) {
+    auto fail = [&](const std::string& message) {
+        err << "placer " << command << ": error: " << message << "\n";
+        return std::optional<int>(UserError);
+    };
+    std::string error;
+    std::optional<DeviceSet> devices = explicitDevices(args, &error);
+    if (args.devices && !devices)
+        return fail("--devices: " + error);
+    if (devices && !chooseRoles(args, *devices, &error))
+        return fail(error);
+
+    auto loaded = args.model == "-" ? loadModelText(readAll(in), "<stdin>", args.format, devices)
+                                    : loadModelFile(args.model, args.format, devices);
+    if (!loaded)
+        return fail(loaded.error().toString());
+    planned->model = loaded.take();
+    LoadedModel& model = planned->model;
+    for (const std::string& warning : model.warnings)
+        err << "placer " << command << ": warning: " << warning << "\n";
+    if (!devices && !chooseRoles(args, model.devices, &error))
+        return fail(error);
+    if (!applyPinRequests(model.graph, model.devices, args.pins, &error))
+        return fail(error);
+    std::vector<std::string> warnings;
+    if (!validateRules(model.graph, model.devices, args.options, &error, &warnings))
+        return fail(error);
+    for (const std::string& warning : warnings)
+        err << "placer " << command << ": warning: " << warning << "\n";
+    planned->plan = planDevices(model.graph, model.devices, args.options);
+    return std::nullopt;
+}
+
+int writeOutput(const std::string& command, const std::string& text, const std::string& path,
+                std::ostream& out, std::ostream& err) {
+    if (path.empty() || path == "-") {
+        out << text;
+        return Ok;
+    }
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << text;
+    file.close();
+    if (!file) {
+        err << "placer " << command << ": error: cannot write '" << path << "'\n";
+        return UserError;
+    }
+    return Ok;
+}
+
+} // namespace placer::cli

@@ -1,0 +1,62 @@
+// What `plan`, `compile` and `run` share: the plan options, loading a model and planning it.
+#pragma once
+
+#include "io/ModelLoader.h"
+#include "plan/Annotations.h"
+#include "plan/Plan.h"
+
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer::cli {
+
+/// The plan options, in `placer plan --help` wording (for the other commands' help).
+extern const char* const kPlanOptionsHelp;
+
+/// A command's help text with "%s" replaced by kPlanOptionsHelp.
+std::string formatHelp(const char* text);
+
+struct PlanArguments {
+    std::string model;
+    GraphFormat format = GraphFormat::Auto;
+    std::optional<std::string> devices;
+    std::optional<std::string> defaultDevice;
+    std::optional<std::string> hostDevice;
+    std::vector<PinRequest> pins;
+    PlanOptions options;
+};
+
+/// A command's own options beyond the plan options.
+struct CommandOptions {
+    std::vector<std::string> withValue; ///< options that take a value
+    std::vector<std::string> flags;     ///< options that take none
+    /// Takes one of them; returns a usage error sentence, or std::nullopt when accepted.
+    std::function<std::optional<std::string>(const std::string& name, const std::string& value)>
+        handle;
+};
+
+/// Parses `placer COMMAND ARGS`: plan options, the command's own options, one model. Returns an
+/// exit code when parsing ends the command (help shown, or a usage error reported).
+std::optional<int> parseCommandLine(const std::string& command, const char* help,
+                                    const std::vector<std::string>& args, PlanArguments* parsed,
+                                    const CommandOptions& own, std::ostream& out,
+                                    std::ostream& err);
+
+struct PlannedModel {
+    LoadedModel model;
+    Plan plan;
+};
+
+/// Loads the model (from `in` when it is "-"), applies devices, pins and rules, and plans.
+/// Warnings go to `err`; on failure the message goes there too and an exit code is returned.
+std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
+                               std::istream& in, std::ostream& err, PlannedModel* planned);
+
+/// Writes `text` to `path` (standard output for "" or "-"); returns an exit code.
+int writeOutput(const std::string& command, const std::string& text, const std::string& path,
+                std::ostream& out, std::ostream& err);
+
+} // namespace placer::cli

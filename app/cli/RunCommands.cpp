@@ -1,0 +1,350 @@
+// `placer compile` (bytecode), `placer run` (execute a plan, time it, check it) and
+// `placer devices` (what this machine has).
+#include "cli/PlacerCli.h"
+#include "cli/PlanSetup.h"
+
+#include "io/Json.h"
+#include "io/Npy.h"
+#include "io/RunReport.h"
+#include "runtime/Bytecode.h"
+#include "runtime/Executor.h"
+#include "runtime/Run.h"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+namespace placer::cli {
+
+namespace {
+
+constexpr const char* kCompileHelp = R"(usage: placer compile MODEL [OPTIONS]
+
+Plans MODEL and lowers the plan to bytecode for the runtime's register VM: storages from the
+memory plan, tensors, kernel invocations and device copies, each naming its device.
+
+options:
+%s  --emit bytecode            what to write (bytecode is the only kind so far)
+  -o, --output FILE          write to FILE instead of standard output
+  -h, --help                 show this help
+
+exit codes: 0 ok, 1 user error, 2 usage error
+)";
+
+constexpr const char* kRunHelp = R"(usage: placer run MODEL [OPTIONS]
+
+Plans MODEL, then runs the plan for real: every virtual device on a physical one (the host cpu,
+a virtual CPU context vcpuN, or cuda:N), devices concurrently, copies between them. Reports the
+latency, the time of every node and copy, busy time and memory per device, and checks the
+outputs against a run of the whole graph on one device.
+
+options:
+%s  --map VDEV=PHYS            run virtual device VDEV on physical device PHYS: cpu,
+                             cpu:threads=N, vcpuN, vcpuN:threads=M or cuda:N (repeatable).
+                             Defaults: cpu-kind devices on cpu, vcpu-kind devices on a fresh
+                             vcpuN each, cuda-kind devices on cuda:ORDINAL, or on a fresh
+                             vcpuN when this machine has no CUDA device
+  --iterations N             measured runs (default 10)
+  --warmup K                 runs before measuring (default 1)
+  --input NAME=FILE.npy      data for graph input NAME (repeatable); other inputs get seeded
+                             random data: floats in [-1, 1), integers in [0, 4)
+  --seed N                   the seed for random inputs (default 1)
+  --save-outputs DIR         write every output to DIR/NAME.npy
+  --trace FILE.json          write a Chrome trace of the last run (Perfetto, chrome://tracing)
+  --no-reference             skip the single-device reference run
+  --atol X, --rtol X         reference tolerance (default 1e-4 and 1e-3)
+  --json                     write the run report as JSON
+  -o, --output FILE          write the report to FILE instead of standard output
+  -h, --help                 show this help
+
+exit codes: 0 ok, 1 user error (including outputs that differ from the reference), 2 usage
+)";
+
+constexpr const char* kDevicesHelp = R"(usage: placer devices [--json]
+
+Lists the physical devices this machine has for `placer run --map`: the host cpu, virtual CPU
+contexts (vcpuN, created on demand), and CUDA GPUs, or why there are none.
+)";
+
+bool parseInt(const std::string& text, int minimum, int* value) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+    return ec == std::errc() && end == text.data() + text.size() && *value >= minimum;
+}
+
+bool parseDouble(const std::string& text, double* value) {
+    try {
+        std::size_t used = 0;
+        *value = std::stod(text, &used);
+        return used == text.size() && *value >= 0;
+    } catch (...) {
+        return false;
+    }
+}
+
+int onnxOpset(const Graph& graph) {
+    for (const auto& [key, value] : graph.properties) {
+        if (key == "onnx.opset")
+            return std::atoi(value.c_str());
+    }
+    return 0;
+}
+
+/// "out/logits.npy" for an output called "logits"; names are made file-safe.
+std::string outputFileName(const std::string& dir, const std::string& name, std::size_t index) {
+    std::string safe;
+    for (char c : name)
+        safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')
+                    ? c
+                    : '_';
+    while (!safe.empty() && safe.front() == '.')
+        safe.erase(safe.begin());
+    if (safe.empty())
+        safe = "output_" + std::to_string(index);
+    return (std::filesystem::path(dir) / (safe + ".npy")).string();
+}
+
+} // namespace
+
+int runCompileCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                      std::ostream& err) {
+    std::string output;
+    CommandOptions own;
+    own.withValue = {"--emit", "-o", "--output"};
+    own.handle = [&](const std::string& name,
+                     const std::string& value) -> std::optional<std::string> {
+        if (name == "--emit") {
+            if (value != "bytecode")
+                return "--emit must be bytecode, not '" + value + "'";
+        } else {
+            output = value;
+        }
+        return std::nullopt;
+    };
+    PlanArguments parsed;
+    const std::string help = formatHelp(kCompileHelp);
+    if (const auto exit = parseCommandLine("compile", help.c_str(), args, &parsed, own, out, err))
+        return *exit;
+    PlannedModel planned;
+    if (const auto exit = loadAndPlan("compile", parsed, in, err, &planned))
+        return *exit;
+    auto program = lowerToBytecode(planned.model.graph, planned.model.devices, planned.plan);
+    if (!program) {
+        err << "placer compile: error: " << program.error().message << "\n";
+        return UserError;
+    }
+    return writeOutput("compile",
+                       printBytecode(program.value(), planned.model.graph, planned.model.devices),
+                       output, out, err);
+}
+
+int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                  std::ostream& err) {
+    std::vector<DeviceMapRequest> maps;
+    std::vector<std::pair<std::string, std::string>> inputFiles;
+    RunOptions options;
+    int seed = 1;
+    std::string saveDir, traceFile, output;
+    bool json = false, reference = true;
+    double atol = 1e-4, rtol = 1e-3;
+    CommandOptions own;
+    own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed",  "--save-outputs",
+                     "--trace", "--atol",       "--rtol",   "-o",      "--output"};
+    own.flags = {"--json", "--no-reference"};
+    own.handle = [&](const std::string& name,
+                     const std::string& value) -> std::optional<std::string> {
+        std::string lhs, rhs, error;
+        if (name == "--json") {
+            json = true;
+        } else if (name == "--no-reference") {
+            reference = false;
+        } else if (name == "--map") {
+            if (!splitAssignment(value, &lhs, &rhs, &error))
+                return "--map " + error;
+            maps.push_back({lhs, rhs});
+        } else if (name == "--input") {
+            if (!splitAssignment(value, &lhs, &rhs, &error))
+                return "--input " + error;
+            inputFiles.emplace_back(lhs, rhs);
+        } else if (name == "--iterations") {
+            if (!parseInt(value, 1, &options.iterations))
+                return "--iterations must be a whole number of at least 1, not '" + value + "'";
+        } else if (name == "--warmup") {
+            if (!parseInt(value, 0, &options.warmup))
+                return "--warmup must be a whole number of at least 0, not '" + value + "'";
+        } else if (name == "--seed") {
+            if (!parseInt(value, 0, &seed))
+                return "--seed must be a non-negative whole number, not '" + value + "'";
+        } else if (name == "--atol" || name == "--rtol") {
+            if (!parseDouble(value, name == "--atol" ? &atol : &rtol))
+                return name + " must be a non-negative number, not '" + value + "'";
+        } else if (name == "--save-outputs") {
+            saveDir = value;
+        } else if (name == "--trace") {
+            traceFile = value;
+        } else {
+            output = value;
+        }
+        return std::nullopt;
+    };
+    PlanArguments parsed;
+    const std::string help = formatHelp(kRunHelp);
+    if (const auto exit = parseCommandLine("run", help.c_str(), args, &parsed, own, out, err))
+        return *exit;
+    auto fail = [&](const std::string& message) {
+        err << "placer run: error: " << message << "\n";
+        return UserError;
+    };
+    PlannedModel planned;
+    if (const auto exit = loadAndPlan("run", parsed, in, err, &planned))
+        return *exit;
+    const Graph& graph = planned.model.graph;
+    const DeviceSet& devices = planned.model.devices;
+    for (const Conflict& conflict : planned.plan.conflicts) {
+        if (conflict.kind == ConflictKind::Unsupported)
+            return fail("the plan cannot run: " + conflict.message);
+        err << "placer run: warning: conflict: " << conflict.message << "\n";
+    }
+    auto program = lowerToBytecode(graph, devices, planned.plan);
+    if (!program)
+        return fail(program.error().message);
+
+    // Inputs: files where given, seeded random data elsewhere.
+    const std::vector<NodeId> inputNodes = program.value().inputs;
+    std::vector<HostTensor> inputs(inputNodes.size());
+    std::vector<bool> given(inputNodes.size(), false);
+    for (const auto& [name, file] : inputFiles) {
+        const auto node = graph.find(name);
+        std::size_t index = inputNodes.size();
+        for (std::size_t i = 0; node && i < inputNodes.size(); ++i) {
+            if (inputNodes[i] == *node)
+                index = i;
+        }
+        if (index == inputNodes.size()) {
+            std::string names;
+            for (NodeId id : inputNodes)
+                names += (names.empty() ? "" : ", ") + graph.node(id).name;
+            return fail("--input " + name +
+                        ": the model has no input of that name (inputs: " + names + ")");
+        }
+        auto tensor = readNpy(file);
+        if (!tensor)
+            return fail("--input " + name + ": " + tensor.error().toString());
+        const TensorType& want = graph.node(inputNodes[index]).outputs[0];
+        if (tensor.value().type != want)
+            return fail("--input " + name + ": " + file + " holds " +
+                        tensor.value().type.toShortString() + " but the input is " +
+                        want.toShortString());
+        inputs[index] = tensor.take();
+        given[index] = true;
+    }
+    for (std::size_t i = 0; i < inputNodes.size(); ++i) {
+        if (!given[i])
+            inputs[i] = randomTensor(graph.node(inputNodes[i]).outputs[0],
+                                     static_cast<std::uint64_t>(seed) * 1000003u + i);
+    }
+
+    DeviceRegistry registry;
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(devices, maps, registry, &warnings);
+    if (!mapping)
+        return fail(mapping.error().message);
+    for (const std::string& warning : warnings)
+        err << "placer run: warning: " << warning << "\n";
+    const int opset = onnxOpset(graph);
+    auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
+    if (!executor)
+        return fail(executor.error().message);
+    auto result = executor.value()->run(inputs, options);
+    if (!result)
+        return fail(result.error().message);
+
+    RunReportInput report;
+    report.graph = &graph;
+    report.devices = &devices;
+    report.executor = executor.value().get();
+    report.result = &result.value();
+    report.options = options;
+    if (reference) {
+        SingleDevicePlan single = singleDevicePlan(graph);
+        auto refProgram = lowerToBytecode(single.graph, single.devices, single.plan);
+        if (!refProgram)
+            return fail("reference run: " + refProgram.error().message);
+        auto refExecutor = Executor::load(single.graph, single.devices, refProgram.take(),
+                                          {registry.freshVCpu()}, opset);
+        if (!refExecutor)
+            return fail("reference run: " + refExecutor.error().message);
+        auto refResult = refExecutor.value()->run(inputs, RunOptions{0, 1});
+        if (!refResult)
+            return fail("reference run: " + refResult.error().message);
+        report.reference =
+            compareOutputs(result.value().outputs, refResult.value().outputs, atol, rtol);
+    }
+    if (!saveDir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(saveDir, ec);
+        if (ec)
+            return fail("--save-outputs " + saveDir + ": " + ec.message());
+        for (std::size_t o = 0; o < result.value().outputs.size(); ++o) {
+            const GraphOutput& graphOutput = graph.outputs()[o];
+            const std::string name =
+                graphOutput.name.empty() ? graph.valueName(graphOutput.value) : graphOutput.name;
+            const std::string file = outputFileName(saveDir, name, o);
+            if (auto error = writeNpy(file, result.value().outputs[o]))
+                return fail(error->toString());
+            report.outputFiles.resize(result.value().outputs.size());
+            report.outputFiles[o] = file;
+        }
+    }
+    if (!traceFile.empty()) {
+        std::ofstream trace(traceFile, std::ios::binary | std::ios::trunc);
+        trace << chromeTrace(report).dump(0) << "\n";
+        trace.close();
+        if (!trace)
+            return fail("--trace: cannot write '" + traceFile + "'");
+    }
+    const std::string text = json ? runReportJson(report).dump() + "\n" : runSummary(report);
+    const int written = writeOutput("run", text, output, out, err);
+    if (written != Ok)
+        return written;
+    if (report.reference && !report.reference->ok)
+        return fail("the outputs differ from the single-device reference: " +
+                    report.reference->mismatch);
+    return Ok;
+}
+
+int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
+                      std::ostream& err) {
+    bool json = false;
+    for (const std::string& arg : args) {
+        if (arg == "--json") {
+            json = true;
+        } else if (arg == "-h" || arg == "--help") {
+            out << kDevicesHelp;
+            return Ok;
+        } else {
+            err << "placer devices: unknown argument '" << arg << "'\n";
+            return UsageError;
+        }
+    }
+    DeviceRegistry registry;
+    const auto list = registry.list();
+    if (json) {
+        Json devices = Json::array();
+        for (const PhysicalDeviceInfo& info : list) {
+            Json entry = Json::object();
+            entry.set("name", info.name);
+            entry.set("kind", std::string(physicalKindName(info.kind)));
+            entry.set("available", info.available);
+            entry.set("description", info.description);
+            devices.push(std::move(entry));
+        }
+        out << devices.dump() << "\n";
+        return Ok;
+    }
+    for (const PhysicalDeviceInfo& info : list)
+        out << (info.available ? "  " : "- ") << info.name << ": " << info.description << "\n";
+    return Ok;
+}
+
+} // namespace placer::cli

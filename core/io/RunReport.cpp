@@ -1,0 +1,427 @@
+#include "io/RunReport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace placer {
+
+namespace {
+
+/// Milliseconds, rounded to 0.1 µs so reports stay readable.
+double ms(double micros) {
+    return std::round(micros * 10.0) / 10000.0;
+}
+
+Json shapeJson(const TensorType& type) {
+    Json shape = Json::array();
+    for (std::int64_t d : type.shape)
+        shape.push(d);
+    return shape;
+}
+
+struct Views {
+    const Graph& graph;
+    const DeviceSet& devices;
+    const Program& program;
+    const RunResult& result;
+
+    const Instruction& at(std::size_t k) const { return program.code[k]; }
+    double medianMicros(std::size_t k) const { return median(result.instrMicros[k]); }
+    const Register& reg(std::int32_t r) const {
+        return program.registers[static_cast<std::size_t>(r)];
+    }
+    std::string physicalOf(DeviceId device, const Executor& executor) const {
+        for (std::size_t k = 0; k < program.code.size(); ++k) {
+            if (program.code[k].device == device && executor.streamOf(k) >= 0)
+                return result.streams[static_cast<std::size_t>(executor.streamOf(k))].physical;
+        }
+        for (const StreamInfo& stream : result.streams) {
+            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), device) !=
+                stream.virtuals.end())
+                return stream.physical;
+        }
+        return "";
+    }
+    /// Per virtual device: the median over iterations of its instructions' summed time.
+    double busyMicros(DeviceId device) const {
+        std::vector<double> perIteration;
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            if (program.code[k].device != device)
+                continue;
+            const auto& times = result.instrMicros[k];
+            if (perIteration.size() < times.size())
+                perIteration.resize(times.size(), 0);
+            for (std::size_t i = 0; i < times.size(); ++i)
+                perIteration[i] += times[i];
+        }
+        return median(perIteration);
+    }
+};
+
+std::int64_t plannedBytes(const Program& program, DeviceId device) {
+    std::int64_t bytes = 0;
+    for (std::size_t k = 0; k < program.runStart; ++k) {
+        if (program.code[k].op == Opcode::AllocStorage && program.code[k].device == device)
+            bytes += program.code[k].bytes;
+    }
+    return bytes;
+}
+
+} // namespace
+
+Json runReportJson(const RunReportInput& input) {
+    const Executor& executor = *input.executor;
+    const Views v{*input.graph, *input.devices, executor.program(), *input.result};
+    Json report = Json::object();
+    const auto& latency = v.result.latencyMicros;
+    Json latencyJson = Json::object();
+    latencyJson.set("median", ms(median(latency)));
+    latencyJson.set("min",
+                    ms(latency.empty() ? 0 : *std::min_element(latency.begin(), latency.end())));
+    latencyJson.set("max",
+                    ms(latency.empty() ? 0 : *std::max_element(latency.begin(), latency.end())));
+    report.set("latency_ms", latencyJson);
+    report.set("iterations", static_cast<std::int64_t>(latency.size()));
+    report.set("warmup", input.options.warmup);
+
+    Json devices = Json::array();
+    for (int d = 0; d < v.devices.size(); ++d) {
+        const DeviceId id(d);
+        Json device = Json::object();
+        device.set("name", v.devices[id].name);
+        device.set("kind", std::string(deviceKindName(v.devices[id].kind)));
+        device.set("physical", v.physicalOf(id, executor));
+        device.set("busy_ms", ms(v.busyMicros(id)));
+        // The physical device's arena high-water mark (shared by virtual devices mapped to it).
+        std::int64_t peak = 0, live = 0;
+        int uploads = 0;
+        for (const StreamInfo& stream : v.result.streams) {
+            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), id) !=
+                stream.virtuals.end()) {
+                peak = stream.peakBytes;
+                live = stream.livePeakBytes;
+                uploads = stream.constantUploads;
+            }
+        }
+        device.set("peak_bytes", peak);
+        device.set("planned_bytes", plannedBytes(v.program, id));
+        device.set("live_peak_bytes", live);
+        device.set("constant_uploads", uploads);
+        devices.push(std::move(device));
+    }
+    report.set("devices", std::move(devices));
+
+    Json nodes = Json::array();
+    Json copies = Json::array();
+    for (std::size_t k = v.program.runStart; k < v.program.code.size(); ++k) {
+        const Instruction& instr = v.at(k);
+        if (instr.op == Opcode::Invoke) {
+            const Node& node = v.graph.node(instr.node);
+            Json entry = Json::object();
+            entry.set("name", node.name);
+            entry.set("op", node.op->name);
+            entry.set("device", v.devices[instr.device].name);
+            entry.set("median_ms", ms(v.medianMicros(k)));
+            entry.set("kernel", executor.implementation(k));
+            nodes.push(std::move(entry));
+        } else if (instr.op == Opcode::DeviceCopy) {
+            Json entry = Json::object();
+            entry.set("value", v.graph.valueName(v.reg(instr.src).value));
+            entry.set("from", v.devices[instr.srcDevice].name);
+            entry.set("to", v.devices[instr.device].name);
+            entry.set("bytes", instr.bytes);
+            entry.set("median_ms", ms(v.medianMicros(k)));
+            entry.set("explicit", instr.index < 0);
+            copies.push(std::move(entry));
+        }
+    }
+    report.set("nodes", std::move(nodes));
+    report.set("copies", std::move(copies));
+
+    Json outputs = Json::array();
+    for (std::size_t o = 0; o < v.result.outputs.size(); ++o) {
+        const HostTensor& tensor = v.result.outputs[o];
+        const GraphOutput& output = v.graph.outputs()[o];
+        Json entry = Json::object();
+        entry.set("name", output.name.empty() ? v.graph.valueName(output.value) : output.name);
+        entry.set("shape", shapeJson(tensor.type));
+        entry.set("dtype", std::string(dtypeName(tensor.type.dtype)));
+        entry.set("file", o < input.outputFiles.size() && !input.outputFiles[o].empty()
+                              ? Json(input.outputFiles[o])
+                              : Json(nullptr));
+        outputs.push(std::move(entry));
+    }
+    report.set("outputs", std::move(outputs));
+    if (input.reference) {
+        Json check = Json::object();
+        check.set("max_abs_diff", input.reference->maxAbsDiff);
+        check.set("max_rel_diff", input.reference->maxRelDiff);
+        check.set("ok", input.reference->ok);
+        if (!input.reference->ok)
+            check.set("mismatch", input.reference->mismatch);
+        report.set("reference_check", std::move(check));
+    } else {
+        report.set("reference_check", nullptr);
+    }
+    return report;
+}
+
+std::string runSummary(const RunReportInput& input) {
+    const Executor& executor = *input.executor;
+    const Views v{*input.graph, *input.devices, executor.program(), *input.result};
+    std::ostringstream out;
+    char line[512];
+    const auto& latency = v.result.latencyMicros;
+    std::snprintf(
+        line, sizeof line,
+        "latency: %.3f ms median (min %.3f, max %.3f) over %zu iterations after %d warm-up\n",
+        median(latency) / 1000.0,
+        latency.empty() ? 0.0 : *std::min_element(latency.begin(), latency.end()) / 1000.0,
+        latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()) / 1000.0,
+        latency.size(), input.options.warmup);
+    out << line;
+    out << "devices:\n";
+    for (int d = 0; d < v.devices.size(); ++d) {
+        const DeviceId id(d);
+        std::int64_t peak = 0;
+        for (const StreamInfo& stream : v.result.streams) {
+            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), id) !=
+                stream.virtuals.end())
+                peak = stream.peakBytes;
+        }
+        std::snprintf(line, sizeof line, "  %-10s on %-8s busy %9.3f ms   memory %s (planned %s)\n",
+                      v.devices[id].name.c_str(), v.physicalOf(id, executor).c_str(),
+                      v.busyMicros(id) / 1000.0, formatBytes(peak).c_str(),
+                      formatBytes(plannedBytes(v.program, id)).c_str());
+        out << line;
+    }
+    struct Row {
+        double micros;
+        std::size_t k;
+    };
+    std::vector<Row> rows;
+    std::int64_t copyBytes = 0;
+    double copyMicros = 0;
+    int copyCount = 0;
+    for (std::size_t k = v.program.runStart; k < v.program.code.size(); ++k) {
+        if (v.at(k).op == Opcode::Invoke)
+            rows.push_back({v.medianMicros(k), k});
+        if (v.at(k).op == Opcode::DeviceCopy) {
+            ++copyCount;
+            copyBytes += v.at(k).bytes;
+            copyMicros += v.medianMicros(k);
+        }
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const Row& a, const Row& b) { return a.micros > b.micros; });
+    std::snprintf(line, sizeof line, "copies: %d, %s, %.3f ms in total\n", copyCount,
+                  formatBytes(copyBytes).c_str(), copyMicros / 1000.0);
+    out << line;
+    out << "slowest nodes:\n";
+    for (std::size_t i = 0; i < rows.size() && i < 10; ++i) {
+        const Instruction& instr = v.at(rows[i].k);
+        const Node& node = v.graph.node(instr.node);
+        std::snprintf(line, sizeof line, "  %9.3f ms  %-24s %-20s on %s\n", rows[i].micros / 1000.0,
+                      node.name.c_str(), node.op->name.c_str(),
+                      v.devices[instr.device].name.c_str());
+        out << line;
+    }
+    if (input.reference) {
+        std::snprintf(line, sizeof line,
+                      "reference check: %s (max abs diff %.3g, max rel diff %.3g)%s%s\n",
+                      input.reference->ok ? "ok" : "MISMATCH", input.reference->maxAbsDiff,
+                      input.reference->maxRelDiff, input.reference->ok ? "" : ": ",
+                      input.reference->mismatch.c_str());
+        out << line;
+    }
+    for (std::size_t o = 0; o < input.outputFiles.size(); ++o) {
+        if (!input.outputFiles[o].empty())
+            out << "output " << o << ": " << input.outputFiles[o] << "\n";
+    }
+    return out.str();
+}
+
+Json chromeTrace(const RunReportInput& input) {
+    const Executor& executor = *input.executor;
+    const Views v{*input.graph, *input.devices, executor.program(), *input.result};
+    const double origin = v.result.traceOrigin;
+    Json events = Json::array();
+    auto meta = [&](const char* name, int pid, int tid, Json args) {
+        Json e = Json::object();
+        e.set("name", name);
+        e.set("ph", "M");
+        e.set("pid", pid);
+        e.set("tid", tid);
+        e.set("args", std::move(args));
+        events.push(std::move(e));
+    };
+    // Threads: 1 compute, 2 input uploads, 3+ one per copy source.
+    std::map<std::pair<int, std::string>, int> copyThreads;
+    auto threadFor = [&](std::size_t k) {
+        const Instruction& instr = v.at(k);
+        const int pid = executor.streamOf(k) + 1;
+        if (instr.op == Opcode::Invoke)
+            return 1;
+        if (instr.op == Opcode::LoadInput)
+            return 2;
+        const std::string from = v.devices[instr.srcDevice].name;
+        auto [it, inserted] = copyThreads.emplace(std::pair{pid, from}, 0);
+        if (inserted) {
+            int next = 3;
+            for (const auto& [key, tid] : copyThreads) {
+                if (key.first == pid && tid >= next)
+                    next = tid + 1;
+            }
+            it->second = next;
+        }
+        return it->second;
+    };
+    for (std::size_t s = 0; s < v.result.streams.size(); ++s) {
+        const StreamInfo& stream = v.result.streams[s];
+        std::string label = stream.physical + " (";
+        for (std::size_t i = 0; i < stream.virtuals.size(); ++i)
+            label += (i ? ", " : "") + v.devices[stream.virtuals[i]].name;
+        label += ")";
+        Json name = Json::object();
+        name.set("name", label);
+        meta("process_name", static_cast<int>(s) + 1, 0, std::move(name));
+        Json sort = Json::object();
+        sort.set("sort_index", static_cast<int>(s));
+        meta("process_sort_index", static_cast<int>(s) + 1, 0, std::move(sort));
+        Json compute = Json::object();
+        compute.set("name", "compute");
+        meta("thread_name", static_cast<int>(s) + 1, 1, std::move(compute));
+        Json upload = Json::object();
+        upload.set("name", "input upload (host -> " + stream.physical + ")");
+        meta("thread_name", static_cast<int>(s) + 1, 2, std::move(upload));
+    }
+    // Which event produced / consumed each register, for flows.
+    std::map<std::int32_t, const TimedEvent*> producer;
+    std::map<std::int32_t, std::vector<const TimedEvent*>> consumers;
+    for (const TimedEvent& event : v.result.trace) {
+        const Instruction& instr = v.at(event.instruction);
+        if (instr.op == Opcode::Invoke) {
+            for (std::int32_t r : instr.results)
+                producer[r] = &event;
+            for (std::int32_t r : instr.args)
+                consumers[r].push_back(&event);
+        } else if (instr.op == Opcode::DeviceCopy) {
+            producer[instr.dst] = &event;
+            consumers[instr.src].push_back(&event);
+        } else if (instr.op == Opcode::LoadInput) {
+            producer[instr.dst] = &event;
+        }
+    }
+    std::map<const TimedEvent*, int> tidOf;
+    for (const TimedEvent& event : v.result.trace) {
+        const std::size_t k = event.instruction;
+        const Instruction& instr = v.at(k);
+        const int pid = event.stream + 1;
+        const int tid = threadFor(k);
+        tidOf[&event] = tid;
+        Json e = Json::object();
+        Json args = Json::object();
+        if (instr.op == Opcode::Invoke) {
+            const Node& node = v.graph.node(instr.node);
+            e.set("name", node.op->name);
+            e.set("cat", "kernel");
+            args.set("node", node.name);
+            args.set("op", node.op->name);
+            args.set("device", v.devices[instr.device].name);
+            args.set("physical", v.result.streams[static_cast<std::size_t>(event.stream)].physical);
+            args.set("kernel", executor.implementation(k));
+            Json inputs = Json::array();
+            for (std::int32_t r : instr.args)
+                inputs.push(shapeJson(v.reg(r).type));
+            Json outputs = Json::array();
+            for (std::int32_t r : instr.results)
+                outputs.push(shapeJson(v.reg(r).type));
+            args.set("input_shapes", std::move(inputs));
+            args.set("output_shapes", std::move(outputs));
+        } else if (instr.op == Opcode::DeviceCopy) {
+            const std::string from = v.devices[instr.srcDevice].name;
+            const std::string to = v.devices[instr.device].name;
+            e.set("name", "copy " + from + " -> " + to);
+            e.set("cat", "copy");
+            args.set("node", v.reg(instr.dst).name);
+            args.set("value", v.graph.valueName(v.reg(instr.src).value));
+            args.set("bytes", instr.bytes);
+            args.set("from", from);
+            args.set("to", to);
+        } else {
+            const Node& node = v.graph.node(instr.node);
+            e.set("name", "input " + node.name);
+            e.set("cat", "copy");
+            args.set("node", node.name);
+            args.set("bytes", instr.bytes);
+            args.set("from", "host");
+            args.set("to", v.devices[instr.device].name);
+        }
+        e.set("ph", "X");
+        e.set("pid", pid);
+        e.set("tid", tid);
+        e.set("ts", event.start - origin);
+        e.set("dur", std::max(0.0, event.end - event.start));
+        e.set("args", std::move(args));
+        events.push(std::move(e));
+    }
+    // Flows: producer -> copy, and copy -> each consumer.
+    int flowId = 1;
+    auto flow = [&](const TimedEvent* from, const TimedEvent* to) {
+        Json start = Json::object();
+        start.set("name", "dataflow");
+        start.set("cat", "dataflow");
+        start.set("ph", "s");
+        start.set("id", flowId);
+        start.set("pid", from->stream + 1);
+        start.set("tid", tidOf[from]);
+        start.set("ts", from->start - origin);
+        events.push(std::move(start));
+        Json finish = Json::object();
+        finish.set("name", "dataflow");
+        finish.set("cat", "dataflow");
+        finish.set("ph", "f");
+        finish.set("bp", "e");
+        finish.set("id", flowId);
+        finish.set("pid", to->stream + 1);
+        finish.set("tid", tidOf[to]);
+        finish.set("ts", to->start - origin);
+        events.push(std::move(finish));
+        ++flowId;
+    };
+    for (const TimedEvent& event : v.result.trace) {
+        const Instruction& instr = v.at(event.instruction);
+        if (instr.op != Opcode::DeviceCopy)
+            continue;
+        if (auto it = producer.find(instr.src); it != producer.end())
+            flow(it->second, &event);
+        if (auto it = consumers.find(instr.dst); it != consumers.end()) {
+            for (const TimedEvent* consumer : it->second)
+                flow(&event, consumer);
+        }
+    }
+    for (const MemorySample& sample : v.result.memory) {
+        Json e = Json::object();
+        e.set("name", "memory in use");
+        e.set("ph", "C");
+        e.set("pid", sample.stream + 1);
+        e.set("ts", std::max(0.0, sample.time - origin));
+        Json args = Json::object();
+        args.set("bytes", sample.bytes);
+        e.set("args", std::move(args));
+        events.push(std::move(e));
+    }
+    Json trace = Json::object();
+    trace.set("traceEvents", std::move(events));
+    trace.set("displayTimeUnit", "ms");
+    Json meta2 = Json::object();
+    meta2.set("tool", "placer run");
+    meta2.set("model", v.graph.name);
+    trace.set("otherData", std::move(meta2));
+    return trace;
+}
+
+} // namespace placer

@@ -1,0 +1,33 @@
+// The run report (JSON and a readable summary) and the Chrome trace of a run.
+#pragma once
+
+#include "io/Json.h"
+#include "runtime/Executor.h"
+#include "runtime/Run.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+struct RunReportInput {
+    const Graph* graph = nullptr;
+    const DeviceSet* devices = nullptr;
+    const Executor* executor = nullptr;
+    const RunResult* result = nullptr;
+    RunOptions options;
+    std::optional<ReferenceCheck> reference; ///< absent when no reference run was made
+    std::vector<std::string> outputFiles;    ///< per output, empty when not saved
+};
+
+/// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
+Json runReportJson(const RunReportInput& input);
+/// The same for people: latency, per-device busy time and memory, the slowest nodes, copies.
+std::string runSummary(const RunReportInput& input);
+/// Chrome Trace Event JSON of the last iteration: a process per physical device, a compute
+/// thread and a thread per copy source, complete events with node/op/device/shapes, flows from
+/// producer to copy to consumer, and a memory counter per device.
+Json chromeTrace(const RunReportInput& input);
+
+} // namespace placer

@@ -1,0 +1,128 @@
+// Physical devices: the memory, copies, kernels, work queue and clock a run needs, and the
+// registry that says which devices this machine has.
+#pragma once
+
+#include "io/SourceError.h"
+#include "runtime/Kernel.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace placer {
+
+enum class PhysicalKind : std::uint8_t {
+    Cpu,  ///< the host: "cpu"
+    VCpu, ///< a virtual CPU context: "vcpu1", "vcpu2", ...
+    Cuda, ///< an NVIDIA GPU: "cuda:0"
+};
+
+std::string_view physicalKindName(PhysicalKind kind);
+
+/// A point in a device's in-order work stream. The device records it after the work before it;
+/// another device's work waits for it. Reusable across runs: `epoch` numbers the run.
+class Event {
+public:
+    virtual ~Event() = default;
+    /// Marks the event reached for run `epoch`, stamped with the device clock.
+    virtual void record(std::uint32_t epoch) = 0;
+    /// Blocks the calling worker until the event was recorded for run `epoch` or later.
+    virtual void wait(std::uint32_t epoch) const = 0;
+    /// The device-clock time of the last record, in microseconds.
+    virtual double timestamp() const = 0;
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+
+    /// The physical name: "cpu", "vcpu2", "cuda:0".
+    virtual const std::string& name() const = 0;
+    virtual PhysicalKind kind() const = 0;
+    /// One line for `placer devices`: "virtual CPU context, 1 worker thread, own arena".
+    virtual std::string description() const = 0;
+
+    /// Device memory from the device's own arena; nullptr (and a sentence in *error) on failure.
+    virtual std::byte* allocate(std::int64_t bytes, std::string* error) = 0;
+    virtual void free(std::byte* data) = 0;
+    /// Bytes allocated now, and the most since the last resetPeak().
+    virtual std::int64_t bytesInUse() const = 0;
+    virtual std::int64_t peakBytes() const = 0;
+    virtual void resetPeak() = 0;
+
+    /// Copies, run from this device's worker: host memory in, out to host memory, and from
+    /// another device's memory into this one's.
+    virtual void copyIn(std::byte* dst, const void* src, std::int64_t bytes) = 0;
+    virtual void copyOut(void* dst, const std::byte* src, std::int64_t bytes) = 0;
+    virtual void copyPeer(std::byte* dst, const Device& source, const std::byte* src,
+                          std::int64_t bytes) = 0;
+
+    /// A kernel for one node on this device, or why there is none.
+    virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;
+
+    /// Runs `task` on the device's worker, after everything enqueued before it.
+    virtual void enqueue(std::function<void()> task) = 0;
+    /// Waits until everything enqueued so far has run.
+    virtual void synchronize() = 0;
+    virtual std::unique_ptr<Event> createEvent() = 0;
+
+    /// Microseconds on the device clock. Host-clocked devices share one epoch (process start), so
+    /// their timestamps are comparable.
+    virtual double now() const = 0;
+};
+
+/// Microseconds since process start on the host's monotonic clock (host-clocked devices use it).
+double hostClockMicros();
+
+/// What `placer devices` lists: a device this machine has, or a kind it lacks and why.
+struct PhysicalDeviceInfo {
+    std::string name;
+    PhysicalKind kind = PhysicalKind::Cpu;
+    bool available = true;
+    std::string description; ///< what it is, or why it is absent
+};
+
+/// A source of physical devices beyond the CPUs (the CUDA backend).
+class DeviceBackend {
+public:
+    virtual ~DeviceBackend() = default;
+    virtual PhysicalKind kind() const = 0;
+    /// The devices it has, or one unavailable entry saying why there are none.
+    virtual std::vector<PhysicalDeviceInfo> list() = 0;
+    /// The device `spec` names ("cuda:0"), or why it cannot be had.
+    virtual Result<std::unique_ptr<Device>> create(std::string_view spec) = 0;
+};
+
+/// Registers a backend factory; the CUDA library calls it from a static initializer.
+void registerDeviceBackend(std::function<std::unique_ptr<DeviceBackend>()> factory);
+
+/// The physical devices of one session. `cpu` is the host; `vcpuN` contexts are created on
+/// demand; backends add the rest. Devices live as long as the registry.
+class DeviceRegistry {
+public:
+    DeviceRegistry();
+    ~DeviceRegistry();
+    DeviceRegistry(const DeviceRegistry&) = delete;
+    DeviceRegistry& operator=(const DeviceRegistry&) = delete;
+
+    /// The device named by `spec`: "cpu", "cpu:threads=2", "vcpu3", "vcpu1:threads=2", "cuda:0".
+    /// The same name always gives the same device (options apply when it is first created).
+    Result<Device*> get(std::string_view spec);
+    /// A virtual CPU no one has asked for yet.
+    Device* freshVCpu();
+    /// Whether a backend of `kind` has at least one device.
+    bool hasKind(PhysicalKind kind);
+    /// Every device this machine has (the host, one example vcpu, backend devices) and the kinds
+    /// it lacks, with reasons.
+    std::vector<PhysicalDeviceInfo> list();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace placer

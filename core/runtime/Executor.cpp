@@ -1,0 +1,543 @@
+// The executor. Each physical device gets the run section's instructions that execute on it, in
+// program order (a copy executes on its destination, which pulls from the source). Before an
+// instruction runs, its device waits for:
+//  - the instruction that wrote each register it reads, when another device wrote it;
+//  - when it binds a storage to a new tensor (AllocTensor), every instruction on another device
+//    that read the storage's previous tenant (a copy pulling from it).
+// Every wait points to an earlier instruction in program order, so streams cannot deadlock.
+// Events are reusable across runs: a run has an epoch number and an event is "reached" once it
+// was recorded with this run's epoch.
+#include "runtime/Executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+
+namespace placer {
+
+HostTensor randomTensor(const TensorType& type, std::uint64_t seed) {
+    HostTensor tensor{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))};
+    std::mt19937_64 rng(seed);
+    const std::int64_t n = type.elementCount();
+    auto put = [&](std::int64_t i, auto v) {
+        std::memcpy(tensor.data.data() + static_cast<std::size_t>(i) * sizeof(v), &v, sizeof(v));
+    };
+    std::uniform_real_distribution<double> real(-1.0, 1.0);
+    std::uniform_int_distribution<int> small(0, 3);
+    for (std::int64_t i = 0; i < n; ++i) {
+        switch (type.dtype) {
+        case DType::Float32:
+            put(i, static_cast<float>(real(rng)));
+            break;
+        case DType::Float64:
+            put(i, real(rng));
+            break;
+        case DType::Float16:
+        case DType::BFloat16:
+            put(i, std::uint16_t{0}); // zero in both encodings
+            break;
+        case DType::Int8:
+            put(i, static_cast<std::int8_t>(small(rng)));
+            break;
+        case DType::Int16:
+            put(i, static_cast<std::int16_t>(small(rng)));
+            break;
+        case DType::Int32:
+            put(i, static_cast<std::int32_t>(small(rng)));
+            break;
+        case DType::Int64:
+            put(i, static_cast<std::int64_t>(small(rng)));
+            break;
+        case DType::UInt8:
+            put(i, static_cast<std::uint8_t>(small(rng)));
+            break;
+        case DType::Bool:
+            put(i, static_cast<std::uint8_t>(small(rng) & 1));
+            break;
+        }
+    }
+    return tensor;
+}
+
+struct Executor::Impl {
+    const Graph* graph = nullptr;
+    const DeviceSet* devices = nullptr;
+    Program program;
+    std::vector<Device*> mapping; ///< virtual -> physical
+    int onnxOpset = 0;
+
+    struct Stream {
+        Device* device = nullptr;
+        std::vector<std::size_t> instructions;
+        std::vector<DeviceId> virtuals;
+        int constantUploads = 0;
+        // Per run:
+        double busy = 0;
+        std::int64_t live = 0;
+        std::int64_t livePeak = 0;
+        std::vector<TimedEvent> timed;
+        std::vector<MemorySample> memory;
+    };
+    std::vector<Stream> streams;
+    std::vector<int> streamOf;           ///< per instruction
+    std::vector<std::vector<int>> waits; ///< per instruction: events to wait for
+    std::vector<int> eventOf;            ///< per instruction: the event it records, or -1
+    std::vector<std::unique_ptr<Event>> events;
+    std::vector<std::unique_ptr<Kernel>> kernels; ///< per instruction (Invoke only)
+    std::vector<std::byte*> storages;
+    std::vector<Device*> storageOwner;
+    std::vector<std::byte*> regData;
+    std::vector<Device*> regOwner;
+    std::vector<std::vector<const std::byte*>> argPointers; ///< per Invoke, reused
+    std::vector<std::vector<std::byte*>> resultPointers;
+
+    std::uint32_t epoch = 0;
+    std::atomic<bool> aborted{false};
+    std::mutex errorMutex;
+    std::string error;
+    const std::vector<HostTensor>* inputs = nullptr;
+    bool tracing = false;
+
+    ~Impl() {
+        for (Stream& stream : streams)
+            stream.device->synchronize();
+        for (std::size_t s = 0; s < storages.size(); ++s) {
+            if (storages[s])
+                storageOwner[s]->free(storages[s]);
+        }
+    }
+
+    int streamFor(Device* device, DeviceId virtualDevice) {
+        for (std::size_t s = 0; s < streams.size(); ++s) {
+            if (streams[s].device == device) {
+                auto& v = streams[s].virtuals;
+                if (std::find(v.begin(), v.end(), virtualDevice) == v.end())
+                    v.push_back(virtualDevice);
+                return static_cast<int>(s);
+            }
+        }
+        streams.push_back(Stream{device, {}, {virtualDevice}});
+        return static_cast<int>(streams.size() - 1);
+    }
+
+    const Register& reg(std::int32_t r) const {
+        return program.registers[static_cast<std::size_t>(r)];
+    }
+
+    std::optional<SourceError> loadAll() {
+        const std::size_t n = program.code.size();
+        streamOf.assign(n, -1);
+        waits.assign(n, {});
+        eventOf.assign(n, -1);
+        kernels.resize(n);
+        argPointers.resize(n);
+        resultPointers.resize(n);
+        regData.assign(program.registers.size(), nullptr);
+        regOwner.assign(program.registers.size(), nullptr);
+        // Every virtual device of the set gets a stream, in order, so reports list all of them.
+        for (int d = 0; d < devices->size(); ++d)
+            streamFor(mapping[static_cast<std::size_t>(d)], DeviceId(d));
+        std::size_t storageCount = 0;
+        for (const Instruction& instr : program.code) {
+            if (instr.op == Opcode::AllocStorage)
+                storageCount = std::max(storageCount, static_cast<std::size_t>(instr.storage) + 1);
+        }
+        storages.assign(storageCount, nullptr);
+        storageOwner.assign(storageCount, nullptr);
+        for (std::size_t k = 0; k < n; ++k) {
+            const Instruction& instr = program.code[k];
+            Device* device = instr.device.valid() ? mapping[instr.device.index] : nullptr;
+            if (instr.op != Opcode::Ret && device)
+                streamOf[k] = streamFor(device, instr.device);
+            if (k >= program.runStart)
+                continue;
+            if (auto error = loadInstruction(k, device))
+                return error;
+        }
+        for (std::size_t k = program.runStart; k < n; ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op != Opcode::Invoke)
+                continue;
+            if (auto error = prepareKernel(k))
+                return error;
+        }
+        for (std::size_t k = program.runStart; k < n; ++k) {
+            if (streamOf[k] >= 0)
+                streams[static_cast<std::size_t>(streamOf[k])].instructions.push_back(k);
+        }
+        planWaits();
+        return std::nullopt;
+    }
+
+    std::optional<SourceError> loadInstruction(std::size_t k, Device* device) {
+        const Instruction& instr = program.code[k];
+        auto fail = [&](std::string message) { return SourceError{"", 0, 0, std::move(message)}; };
+        switch (instr.op) {
+        case Opcode::AllocStorage: {
+            std::string error;
+            std::byte* data = device->allocate(instr.bytes, &error);
+            if (!data)
+                return fail(error);
+            storages[static_cast<std::size_t>(instr.storage)] = data;
+            storageOwner[static_cast<std::size_t>(instr.storage)] = device;
+            return std::nullopt;
+        }
+        case Opcode::AllocTensor:
+            bind(instr);
+            return std::nullopt;
+        case Opcode::LoadConst: {
+            const Node& node = graph->node(instr.node);
+            std::byte* dst = regData[static_cast<std::size_t>(instr.dst)];
+            if (instr.bytes > 0) {
+                if (!node.data || static_cast<std::int64_t>(node.data->size()) < instr.bytes)
+                    return fail("constant '" + node.name + "' has fewer bytes than its type");
+                const void* src = node.data->data();
+                device->enqueue(
+                    [device, dst, src, bytes = instr.bytes] { device->copyIn(dst, src, bytes); });
+                device->synchronize();
+            }
+            ++streams[static_cast<std::size_t>(streamOf[k])].constantUploads;
+            return std::nullopt;
+        }
+        default:
+            return fail(std::string("unexpected ") + std::string(opcodeName(instr.op)) +
+                        " in the load section");
+        }
+    }
+
+    void bind(const Instruction& instr) {
+        const auto r = static_cast<std::size_t>(instr.dst);
+        if (instr.storage >= 0) {
+            regData[r] = storages[static_cast<std::size_t>(instr.storage)];
+            regOwner[r] = storageOwner[static_cast<std::size_t>(instr.storage)];
+        } else {
+            regData[r] = nullptr; // an empty tensor
+            regOwner[r] = mapping[instr.device.index];
+        }
+    }
+
+    std::optional<SourceError> prepareKernel(std::size_t k) {
+        const Instruction& instr = program.code[k];
+        const Node& node = graph->node(instr.node);
+        KernelSpec spec;
+        spec.node = &node;
+        spec.onnxOpset = onnxOpset;
+        for (std::int32_t r : instr.args) {
+            const Register& input = reg(r);
+            spec.inputs.push_back(input.type);
+            spec.constantInputs.push_back(input.constant);
+            const Node& producer = graph->node(input.value.node);
+            spec.constantData.push_back(input.constant ? producer.data.get() : nullptr);
+        }
+        spec.outputs = node.outputs;
+        Device* device = mapping[instr.device.index];
+        auto kernel = device->prepare(spec);
+        if (!kernel)
+            return SourceError{"", 0, 0,
+                               kernel.error().message + " (on " + (*devices)[instr.device].name +
+                                   ", running on " + device->name() + ")"};
+        kernels[k] = kernel.take();
+        argPointers[k].resize(instr.args.size());
+        resultPointers[k].resize(instr.results.size());
+        return std::nullopt;
+    }
+
+    void planWaits() {
+        const std::size_t n = program.code.size();
+        std::vector<std::int64_t> lastWriter(program.registers.size(), -1);
+        std::vector<std::int32_t> regStorage(program.registers.size(), -1);
+        std::vector<std::vector<std::size_t>> storageReaders(storages.size());
+        // Per stream: the furthest instruction of each other stream it has waited for already.
+        std::vector<std::vector<std::int64_t>> waited(
+            streams.size(), std::vector<std::int64_t>(streams.size(), -1));
+        auto needs = [&](std::size_t k, std::size_t producer) {
+            const int s = streamOf[k], t = streamOf[producer];
+            if (s < 0 || t < 0 || s == t)
+                return;
+            std::int64_t& seen = waited[static_cast<std::size_t>(s)][static_cast<std::size_t>(t)];
+            if (static_cast<std::int64_t>(producer) <= seen)
+                return;
+            seen = static_cast<std::int64_t>(producer);
+            if (eventOf[producer] < 0) {
+                eventOf[producer] = static_cast<int>(events.size());
+                events.push_back(streams[static_cast<std::size_t>(t)].device->createEvent());
+            }
+            waits[k].push_back(eventOf[producer]);
+        };
+        for (std::size_t k = 0; k < program.runStart; ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op == Opcode::AllocTensor)
+                regStorage[static_cast<std::size_t>(instr.dst)] = instr.storage;
+        }
+        for (std::size_t k = program.runStart; k < n; ++k) {
+            const Instruction& instr = program.code[k];
+            auto read = [&](std::int32_t r) {
+                const std::int64_t w = lastWriter[static_cast<std::size_t>(r)];
+                if (w >= 0)
+                    needs(k, static_cast<std::size_t>(w));
+                const std::int32_t s = regStorage[static_cast<std::size_t>(r)];
+                if (s >= 0)
+                    storageReaders[static_cast<std::size_t>(s)].push_back(k);
+            };
+            switch (instr.op) {
+            case Opcode::AllocTensor:
+                if (instr.storage >= 0) {
+                    auto& readers = storageReaders[static_cast<std::size_t>(instr.storage)];
+                    for (std::size_t reader : readers)
+                        needs(k, reader);
+                    readers.clear();
+                }
+                regStorage[static_cast<std::size_t>(instr.dst)] = instr.storage;
+                break;
+            case Opcode::Invoke:
+                for (std::int32_t r : instr.args)
+                    read(r);
+                for (std::int32_t r : instr.results)
+                    lastWriter[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(k);
+                break;
+            case Opcode::DeviceCopy:
+                read(instr.src);
+                lastWriter[static_cast<std::size_t>(instr.dst)] = static_cast<std::int64_t>(k);
+                break;
+            case Opcode::LoadInput:
+                lastWriter[static_cast<std::size_t>(instr.dst)] = static_cast<std::int64_t>(k);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    void fail(std::string message) {
+        std::lock_guard lock(errorMutex);
+        if (error.empty())
+            error = std::move(message);
+        aborted.store(true);
+    }
+
+    std::string ownerName(std::int32_t r) const {
+        Device* owner = regOwner[static_cast<std::size_t>(r)];
+        return owner ? owner->name() : std::string("no device (not allocated)");
+    }
+
+    /// Throws when register r is not in `device`'s memory.
+    void checkOwner(std::int32_t r, const Device* device, const std::string& offender) const {
+        if (regOwner[static_cast<std::size_t>(r)] == device)
+            return;
+        throw KernelError("tensor " + reg(r).name + " is owned by " + ownerName(r) + " but " +
+                          offender + " on " + device->name() + " used it without a device copy");
+    }
+
+    void execute(std::size_t k, Stream& stream) {
+        const Instruction& instr = program.code[k];
+        Device* device = stream.device;
+        switch (instr.op) {
+        case Opcode::AllocTensor: {
+            bind(instr);
+            stream.live += instr.bytes;
+            stream.livePeak = std::max(stream.livePeak, stream.live);
+            break;
+        }
+        case Opcode::Free:
+            stream.live -= instr.bytes;
+            break;
+        case Opcode::LoadInput: {
+            const HostTensor& input = (*inputs)[static_cast<std::size_t>(instr.index)];
+            if (instr.bytes > 0)
+                device->copyIn(regData[static_cast<std::size_t>(instr.dst)], input.data.data(),
+                               instr.bytes);
+            break;
+        }
+        case Opcode::Invoke: {
+            const Node& node = graph->node(instr.node);
+            const std::string offender = node.op->name + " '" + node.name + "'";
+            auto& args = argPointers[k];
+            auto& results = resultPointers[k];
+            for (std::size_t i = 0; i < instr.args.size(); ++i) {
+                checkOwner(instr.args[i], device, offender);
+                args[i] = regData[static_cast<std::size_t>(instr.args[i])];
+            }
+            for (std::size_t i = 0; i < instr.results.size(); ++i) {
+                checkOwner(instr.results[i], device, offender);
+                results[i] = regData[static_cast<std::size_t>(instr.results[i])];
+            }
+            kernels[k]->run(args.data(), results.data());
+            break;
+        }
+        case Opcode::DeviceCopy: {
+            Device* source = mapping[instr.srcDevice.index];
+            const std::string offender = "the copy to " + reg(instr.dst).name;
+            checkOwner(instr.src, source, offender + " (reading from " + source->name() + ")");
+            checkOwner(instr.dst, device, offender);
+            if (instr.bytes > 0)
+                device->copyPeer(regData[static_cast<std::size_t>(instr.dst)], *source,
+                                 regData[static_cast<std::size_t>(instr.src)], instr.bytes);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+
+    void runStream(std::size_t s) {
+        Stream& stream = streams[s];
+        stream.busy = 0;
+        stream.live = 0;
+        for (std::size_t k : stream.instructions) {
+            for (int e : waits[k])
+                events[static_cast<std::size_t>(e)]->wait(epoch);
+            if (!aborted.load(std::memory_order_relaxed)) {
+                const Opcode op = program.code[k].op;
+                const bool timed =
+                    op == Opcode::Invoke || op == Opcode::DeviceCopy || op == Opcode::LoadInput;
+                const double start = timed ? stream.device->now() : 0;
+                try {
+                    execute(k, stream);
+                } catch (const std::exception& e) {
+                    fail(e.what());
+                }
+                if (timed) {
+                    const double end = stream.device->now();
+                    stream.busy += end - start;
+                    stream.timed.push_back(TimedEvent{k, static_cast<int>(s), start, end});
+                } else if (tracing && (op == Opcode::AllocTensor || op == Opcode::Free)) {
+                    stream.memory.push_back(
+                        MemorySample{static_cast<int>(s), stream.device->now(), stream.live});
+                }
+            }
+            if (eventOf[k] >= 0)
+                events[static_cast<std::size_t>(eventOf[k])]->record(epoch);
+        }
+    }
+};
+
+Executor::Executor() : m_impl(std::make_unique<Impl>()) {}
+Executor::~Executor() = default;
+
+Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const DeviceSet& devices,
+                                                 Program program, std::vector<Device*> mapping,
+                                                 int onnxOpset) {
+    if (static_cast<int>(mapping.size()) != devices.size())
+        return SourceError{"", 0, 0, "every virtual device needs a physical device"};
+    std::unique_ptr<Executor> executor(new Executor());
+    Impl& impl = *executor->m_impl;
+    impl.graph = &graph;
+    impl.devices = &devices;
+    impl.program = std::move(program);
+    impl.mapping = std::move(mapping);
+    impl.onnxOpset = onnxOpset;
+    if (auto error = impl.loadAll())
+        return *error;
+    return executor;
+}
+
+const Program& Executor::program() const {
+    return m_impl->program;
+}
+
+int Executor::streamOf(std::size_t instruction) const {
+    return m_impl->streamOf[instruction];
+}
+
+std::string Executor::implementation(std::size_t instruction) const {
+    const auto& kernel = m_impl->kernels[instruction];
+    return kernel ? kernel->implementation() : std::string();
+}
+
+Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const RunOptions& options) {
+    Impl& impl = *m_impl;
+    const Program& program = impl.program;
+    if (inputs.size() != program.inputs.size())
+        return SourceError{"", 0, 0,
+                           "the program takes " + std::to_string(program.inputs.size()) +
+                               " inputs, not " + std::to_string(inputs.size())};
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const Node& node = impl.graph->node(program.inputs[i]);
+        if (inputs[i].type != node.outputs[0] ||
+            static_cast<std::int64_t>(inputs[i].data.size()) != node.outputs[0].bytes())
+            return SourceError{"", 0, 0,
+                               "input '" + node.name + "' must be " +
+                                   node.outputs[0].toShortString() + ", not " +
+                                   inputs[i].type.toShortString()};
+    }
+    impl.inputs = &inputs;
+    RunResult result;
+    result.instrMicros.resize(program.code.size());
+    for (Impl::Stream& stream : impl.streams) {
+        stream.device->resetPeak();
+        StreamInfo info;
+        info.physical = stream.device->name();
+        info.virtuals = stream.virtuals;
+        info.constantUploads = stream.constantUploads;
+        result.streams.push_back(std::move(info));
+    }
+    const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
+    for (int iteration = 0; iteration < total; ++iteration) {
+        const bool measured = iteration >= options.warmup;
+        const bool last = iteration == total - 1;
+        ++impl.epoch;
+        impl.tracing = last;
+        for (Impl::Stream& stream : impl.streams) {
+            stream.timed.clear();
+            stream.memory.clear();
+        }
+        const double start = hostClockMicros();
+        for (std::size_t s = 0; s < impl.streams.size(); ++s) {
+            if (!impl.streams[s].instructions.empty())
+                impl.streams[s].device->enqueue([&impl, s] { impl.runStream(s); });
+        }
+        for (Impl::Stream& stream : impl.streams)
+            stream.device->synchronize();
+        const double end = hostClockMicros();
+        if (impl.aborted.load()) {
+            impl.aborted.store(false);
+            std::string message;
+            std::swap(message, impl.error);
+            return SourceError{"", 0, 0, message};
+        }
+        if (!measured)
+            continue;
+        result.latencyMicros.push_back(end - start);
+        for (std::size_t s = 0; s < impl.streams.size(); ++s) {
+            Impl::Stream& stream = impl.streams[s];
+            result.streams[s].busyMicros.push_back(stream.busy);
+            result.streams[s].livePeakBytes =
+                std::max(result.streams[s].livePeakBytes, stream.livePeak);
+            for (const TimedEvent& event : stream.timed)
+                result.instrMicros[event.instruction].push_back(event.end - event.start);
+            if (last) {
+                result.trace.insert(result.trace.end(), stream.timed.begin(), stream.timed.end());
+                result.memory.insert(result.memory.end(), stream.memory.begin(),
+                                     stream.memory.end());
+            }
+        }
+        if (last)
+            result.traceOrigin = start;
+    }
+    for (std::size_t s = 0; s < impl.streams.size(); ++s)
+        result.streams[s].peakBytes = impl.streams[s].device->peakBytes();
+    // The results, copied out to the host.
+    const Instruction& ret = program.code.back();
+    for (std::int32_t r : ret.args) {
+        const Register& reg = program.registers[static_cast<std::size_t>(r)];
+        HostTensor out{reg.type,
+                       std::vector<std::byte>(static_cast<std::size_t>(reg.type.bytes()))};
+        Device* owner = impl.regOwner[static_cast<std::size_t>(r)];
+        const std::byte* src = impl.regData[static_cast<std::size_t>(r)];
+        if (owner && src && !out.data.empty()) {
+            owner->enqueue([owner, &out, src] {
+                owner->copyOut(out.data.data(), src, static_cast<std::int64_t>(out.data.size()));
+            });
+            owner->synchronize();
+        }
+        result.outputs.push_back(std::move(out));
+    }
+    std::sort(result.trace.begin(), result.trace.end(),
+              [](const TimedEvent& a, const TimedEvent& b) { return a.start < b.start; });
+    return result;
+}
+
+} // namespace placer

@@ -1,0 +1,94 @@
+// Running a program on physical devices: storages and constants at load time, then runs in which
+// every physical device works through its own instruction stream, waiting on events of other
+// devices only where data or storage crosses between them.
+#pragma once
+
+#include "io/SourceError.h"
+#include "runtime/Bytecode.h"
+#include "runtime/Device.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+/// A tensor in host memory: run inputs and outputs.
+struct HostTensor {
+    TensorType type;
+    std::vector<std::byte> data;
+};
+
+/// Seeded random data for a tensor: floats uniform in [-1, 1), integers in [0, 4), bools 0/1.
+HostTensor randomTensor(const TensorType& type, std::uint64_t seed);
+
+struct RunOptions {
+    int warmup = 1;
+    int iterations = 10;
+};
+
+/// One timed instruction of the traced iteration.
+struct TimedEvent {
+    std::size_t instruction = 0; ///< index into Program::code
+    int stream = 0;              ///< index into RunResult::streams
+    double start = 0;            ///< device clock, microseconds
+    double end = 0;
+};
+
+/// Memory in use on a physical device at a moment of the traced iteration.
+struct MemorySample {
+    int stream = 0;
+    double time = 0;
+    std::int64_t bytes = 0;
+};
+
+struct StreamInfo {
+    std::string physical;           ///< "vcpu1"
+    std::vector<DeviceId> virtuals; ///< the virtual devices mapped to it
+    std::vector<double> busyMicros; ///< per measured iteration
+    std::int64_t peakBytes = 0;     ///< the arena's high-water mark over the runs
+    std::int64_t livePeakBytes = 0; ///< the most bytes of live tensors at once
+    int constantUploads = 0;        ///< constants uploaded at load time
+};
+
+struct RunResult {
+    std::vector<double> latencyMicros;            ///< per measured iteration
+    std::vector<std::vector<double>> instrMicros; ///< per instruction: duration per iteration
+    std::vector<StreamInfo> streams;
+    std::vector<TimedEvent> trace;    ///< the last iteration
+    std::vector<MemorySample> memory; ///< the last iteration
+    double traceOrigin = 0;           ///< start of the last iteration
+    std::vector<HostTensor> outputs;
+};
+
+class Executor {
+public:
+    /// Allocates every storage, uploads constants (once per device instance) and prepares a
+    /// kernel for every Invoke. `mapping[d]` is the physical device of virtual device d.
+    static Result<std::unique_ptr<Executor>> load(const Graph& graph, const DeviceSet& devices,
+                                                  Program program, std::vector<Device*> mapping,
+                                                  int onnxOpset = 0);
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    /// Runs `options.warmup` + `options.iterations` times on `inputs` (one per graph input, in
+    /// Program::inputs order). A kernel failure or a tensor used outside its device's context
+    /// stops the run with a sentence naming the tensor, its owner and the offender.
+    Result<RunResult> run(const std::vector<HostTensor>& inputs, const RunOptions& options);
+
+    const Program& program() const;
+    /// The physical stream that runs instruction `k` (-1 for bookkeeping-free instructions).
+    int streamOf(std::size_t instruction) const;
+    /// The kernel implementation chosen for an Invoke ("onednn:convolution:jit:avx2").
+    std::string implementation(std::size_t instruction) const;
+
+private:
+    Executor();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace placer

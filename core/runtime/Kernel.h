@@ -1,0 +1,44 @@
+// What a device needs to run one operator: the node, its tensor types, and which inputs are
+// constants (uploaded once, so a kernel may cache a transformed copy of them).
+#pragma once
+
+#include "io/SourceError.h"
+#include "ir/Graph.h"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+struct KernelSpec {
+    const Node* node = nullptr;
+    std::vector<TensorType> inputs;
+    std::vector<TensorType> outputs;
+    std::vector<bool> constantInputs; ///< per input: a constant (its bytes never change)
+    /// Per input: the constant's bytes when the input is a constant with data, else null. Lets a
+    /// kernel read small operands (axes, slice bounds) once at load time.
+    std::vector<const TensorData*> constantData;
+    int onnxOpset = 0; ///< the model's ONNX opset (0 for other formats)
+};
+
+/// A kernel prepared for one node on one device: shapes and library primitives are fixed at load
+/// time, so running it only binds pointers.
+class Kernel {
+public:
+    virtual ~Kernel() = default;
+    /// Runs on the device's worker. Pointers are the device's memory for the node's inputs and
+    /// outputs, in order. Throws KernelError for data-dependent failures (an index out of range).
+    virtual void run(const std::byte* const* inputs, std::byte* const* outputs) = 0;
+    /// Which implementation runs: "onednn:convolution", "plain:transpose", ...
+    virtual std::string implementation() const = 0;
+};
+
+/// A failure that depends on the data (an out-of-range gather index), raised by Kernel::run.
+class KernelError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+} // namespace placer

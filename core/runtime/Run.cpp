@@ -1,0 +1,182 @@
+#include "runtime/Run.h"
+
+#include "plan/Planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace placer {
+
+Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
+                                        const std::vector<DeviceMapRequest>& requests,
+                                        DeviceRegistry& registry,
+                                        std::vector<std::string>* warnings) {
+    std::vector<Device*> mapping(static_cast<std::size_t>(devices.size()), nullptr);
+    for (const DeviceMapRequest& request : requests) {
+        const auto id = devices.find(request.device);
+        if (!id)
+            return SourceError{"", 0, 0,
+                               "--map " + request.device + "=" + request.physical +
+                                   ": unknown virtual device (devices: " + devices.namesList() +
+                                   ")"};
+        auto device = registry.get(request.physical);
+        if (!device)
+            return SourceError{"", 0, 0,
+                               "--map " + request.device + "=" + request.physical + ": " +
+                                   device.error().message};
+        mapping[id->index] = device.value();
+    }
+    for (int d = 0; d < devices.size(); ++d) {
+        Device*& physical = mapping[static_cast<std::size_t>(d)];
+        if (physical)
+            continue;
+        const VirtualDevice& device = devices[DeviceId(d)];
+        switch (device.kind) {
+        case DeviceKind::Cpu:
+            physical = registry.get("cpu").value();
+            break;
+        case DeviceKind::VCpu:
+            physical = registry.freshVCpu();
+            break;
+        case DeviceKind::Cuda: {
+            if (registry.hasKind(PhysicalKind::Cuda)) {
+                auto cuda = registry.get("cuda:" + std::to_string(device.ordinal));
+                if (!cuda)
+                    return SourceError{"", 0, 0, device.name + ": " + cuda.error().message};
+                physical = cuda.value();
+            } else {
+                physical = registry.freshVCpu();
+                warnings->push_back("virtual device '" + device.name + "' (cuda) runs on " +
+                                    physical->name() +
+                                    ": this machine has no CUDA device (see 'placer devices')");
+            }
+            break;
+        }
+        }
+    }
+    return mapping;
+}
+
+SingleDevicePlan singleDevicePlan(const Graph& graph) {
+    SingleDevicePlan result;
+    result.graph = graph;
+    const DeviceId only(0);
+    for (std::uint32_t i = 0; i < result.graph.size(); ++i) {
+        Node& node = result.graph.node(NodeId(i));
+        node.pin = Pin{};
+        node.rejectedPins.clear();
+        node.device = DeviceId();
+        if (node.isDeviceCopy()) {
+            node.copySource = only;
+            node.copyDestination = only;
+        }
+    }
+    for (GraphOutput& output : result.graph.outputs())
+        output.device = DeviceId();
+    result.devices.add(VirtualDevice{"reference", DeviceKind::VCpu});
+    result.devices.chooseDefaults();
+    result.plan = planDevices(result.graph, result.devices, PlanOptions{});
+    return result;
+}
+
+namespace {
+
+double loadElement(const HostTensor& t, std::int64_t i) {
+    const std::byte* p = t.data.data();
+    switch (t.type.dtype) {
+    case DType::Float32: {
+        float v;
+        std::memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case DType::Float64: {
+        double v;
+        std::memcpy(&v, p + 8 * i, 8);
+        return v;
+    }
+    case DType::Int64: {
+        std::int64_t v;
+        std::memcpy(&v, p + 8 * i, 8);
+        return static_cast<double>(v);
+    }
+    case DType::Int32: {
+        std::int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    case DType::Int16: {
+        std::int16_t v;
+        std::memcpy(&v, p + 2 * i, 2);
+        return v;
+    }
+    case DType::Int8:
+        return static_cast<double>(static_cast<std::int8_t>(p[i]));
+    case DType::UInt8:
+    case DType::Bool:
+        return static_cast<double>(static_cast<std::uint8_t>(p[i]));
+    case DType::Float16:
+    case DType::BFloat16: {
+        std::uint16_t v;
+        std::memcpy(&v, p + 2 * i, 2);
+        return v; // compared bitwise-equal only
+    }
+    }
+    return 0;
+}
+
+} // namespace
+
+ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
+                              const std::vector<HostTensor>& expected, double atol, double rtol) {
+    ReferenceCheck check;
+    if (actual.size() != expected.size()) {
+        check.ok = false;
+        check.mismatch = std::to_string(actual.size()) + " outputs, the reference has " +
+                         std::to_string(expected.size());
+        return check;
+    }
+    for (std::size_t o = 0; o < actual.size(); ++o) {
+        const HostTensor& a = actual[o];
+        const HostTensor& b = expected[o];
+        if (a.type != b.type) {
+            check.ok = false;
+            check.mismatch = "output " + std::to_string(o) + " is " + a.type.toShortString() +
+                             ", the reference's is " + b.type.toShortString();
+            return check;
+        }
+        const std::int64_t n = a.type.elementCount();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double x = loadElement(a, i), y = loadElement(b, i);
+            if (std::isnan(x) && std::isnan(y))
+                continue;
+            const double diff = std::fabs(x - y);
+            check.maxAbsDiff = std::max(check.maxAbsDiff, diff);
+            check.maxRelDiff = std::max(check.maxRelDiff, diff / std::max(std::fabs(y), 1e-6));
+            if (!(diff <= atol + rtol * std::fabs(y)) && check.ok) {
+                check.ok = false;
+                check.mismatch = "output " + std::to_string(o) + " element " + std::to_string(i) +
+                                 ": " + std::to_string(x) + " vs the reference's " +
+                                 std::to_string(y);
+            }
+        }
+    }
+    return check;
+}
+
+double median(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    const std::size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid),
+                     values.end());
+    double m = values[mid];
+    if (values.size() % 2 == 0) {
+        m = (m +
+             *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid))) /
+            2;
+    }
+    return m;
+}
+
+} // namespace placer

@@ -1,0 +1,208 @@
+#include "runtime/cpu/CpuDevice.h"
+
+#include "runtime/cpu/CpuKernels.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace placer {
+
+namespace {
+
+const auto kProcessStart = std::chrono::steady_clock::now();
+
+/// An event on a host-clocked device: an epoch counter the waiter blocks on.
+class HostEvent final : public Event {
+public:
+    void record(std::uint32_t epoch) override {
+        m_time = hostClockMicros();
+        m_epoch.store(epoch, std::memory_order_release);
+        m_epoch.notify_all();
+    }
+    void wait(std::uint32_t epoch) const override {
+        for (;;) {
+            const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
+            if (seen != kNever && seen >= epoch)
+                return;
+            m_epoch.wait(seen, std::memory_order_acquire);
+        }
+    }
+    double timestamp() const override { return m_time; }
+
+private:
+    static constexpr std::uint32_t kNever = UINT32_MAX;
+    std::atomic<std::uint32_t> m_epoch{kNever};
+    double m_time = 0;
+};
+
+} // namespace
+
+double hostClockMicros() {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
+                                                     kProcessStart)
+        .count();
+}
+
+/// The context's memory: 64-byte aligned blocks, counted.
+struct CpuDevice::Arena {
+    std::mutex mutex;
+    std::unordered_map<std::byte*, std::int64_t> blocks;
+    std::int64_t inUse = 0;
+    std::int64_t peak = 0;
+};
+
+/// One thread running the context's tasks in order.
+struct CpuDevice::Worker {
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::condition_variable idle;
+    std::deque<std::function<void()>> tasks;
+    bool running = false; ///< a task is executing
+    bool stop = false;
+    std::thread thread;
+
+    explicit Worker(int threads) {
+        thread = std::thread([this, threads] {
+            // OpenMP's thread count is per thread: kernels started here use `threads`.
+            omp_set_num_threads(threads);
+            std::unique_lock lock(mutex);
+            for (;;) {
+                wake.wait(lock, [&] { return stop || !tasks.empty(); });
+                if (tasks.empty())
+                    return;
+                std::function<void()> task = std::move(tasks.front());
+                tasks.pop_front();
+                running = true;
+                lock.unlock();
+                task();
+                lock.lock();
+                running = false;
+                if (tasks.empty())
+                    idle.notify_all();
+            }
+        });
+    }
+    ~Worker() {
+        {
+            std::lock_guard lock(mutex);
+            stop = true;
+        }
+        wake.notify_all();
+        thread.join();
+    }
+};
+
+CpuDevice::CpuDevice(std::string name, PhysicalKind kind, int threads)
+    : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arena(std::make_unique<Arena>()),
+      m_kernelContext(std::make_unique<CpuKernelContext>()),
+      m_worker(std::make_unique<Worker>(threads)) {
+    m_kernelContext->threads = threads;
+}
+
+CpuDevice::~CpuDevice() {
+    m_worker.reset();
+    std::lock_guard lock(m_arena->mutex);
+    for (auto& [data, bytes] : m_arena->blocks)
+        std::free(data);
+}
+
+std::string CpuDevice::description() const {
+    const std::string threads =
+        std::to_string(m_threads) + (m_threads == 1 ? " worker thread" : " worker threads");
+    if (m_kind == PhysicalKind::Cpu)
+        return "the host CPU, " + threads + ", " +
+               std::to_string(std::thread::hardware_concurrency()) + " cores on this machine";
+    return "virtual CPU context (own worker, own memory arena), " + threads;
+}
+
+std::byte* CpuDevice::allocate(std::int64_t bytes, std::string* error) {
+    const std::size_t size =
+        static_cast<std::size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64);
+    auto* data = static_cast<std::byte*>(std::aligned_alloc(64, size));
+    if (!data) {
+        *error = m_name + ": out of memory allocating " + formatBytes(bytes);
+        return nullptr;
+    }
+    std::lock_guard lock(m_arena->mutex);
+    m_arena->blocks.emplace(data, bytes);
+    m_arena->inUse += bytes;
+    m_arena->peak = std::max(m_arena->peak, m_arena->inUse);
+    return data;
+}
+
+void CpuDevice::free(std::byte* data) {
+    if (!data)
+        return;
+    std::lock_guard lock(m_arena->mutex);
+    const auto it = m_arena->blocks.find(data);
+    if (it == m_arena->blocks.end())
+        return;
+    m_arena->inUse -= it->second;
+    m_arena->blocks.erase(it);
+    std::free(data);
+}
+
+std::int64_t CpuDevice::bytesInUse() const {
+    std::lock_guard lock(m_arena->mutex);
+    return m_arena->inUse;
+}
+
+std::int64_t CpuDevice::peakBytes() const {
+    std::lock_guard lock(m_arena->mutex);
+    return m_arena->peak;
+}
+
+void CpuDevice::resetPeak() {
+    std::lock_guard lock(m_arena->mutex);
+    m_arena->peak = m_arena->inUse;
+}
+
+void CpuDevice::copyIn(std::byte* dst, const void* src, std::int64_t bytes) {
+    std::memcpy(dst, src, static_cast<std::size_t>(bytes));
+}
+
+void CpuDevice::copyOut(void* dst, const std::byte* src, std::int64_t bytes) {
+    std::memcpy(dst, src, static_cast<std::size_t>(bytes));
+}
+
+void CpuDevice::copyPeer(std::byte* dst, const Device& /*source*/, const std::byte* src,
+                         std::int64_t bytes) {
+    // Host-memory devices: the destination's worker reads the source's arena directly.
+    std::memcpy(dst, src, static_cast<std::size_t>(bytes));
+}
+
+Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
+    return makeCpuKernel(spec, *m_kernelContext);
+}
+
+void CpuDevice::enqueue(std::function<void()> task) {
+    {
+        std::lock_guard lock(m_worker->mutex);
+        m_worker->tasks.push_back(std::move(task));
+    }
+    m_worker->wake.notify_one();
+}
+
+void CpuDevice::synchronize() {
+    std::unique_lock lock(m_worker->mutex);
+    m_worker->idle.wait(lock, [&] { return m_worker->tasks.empty() && !m_worker->running; });
+}
+
+std::unique_ptr<Event> CpuDevice::createEvent() {
+    return std::make_unique<HostEvent>();
+}
+
+double CpuDevice::now() const {
+    return hostClockMicros();
+}
+
+} // namespace placer

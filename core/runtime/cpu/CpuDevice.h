@@ -1,0 +1,54 @@
+// The host CPU and virtual CPU contexts: each has one worker thread that runs its work in order,
+// its own memory arena, and single-threaded kernels (threads=N gives its kernels N threads).
+#pragma once
+
+#include "runtime/Device.h"
+
+#include <memory>
+
+namespace placer {
+
+/// The kernels' view of the context they run in (oneDNN engine and stream; CpuKernels.cpp).
+struct CpuKernelContext;
+
+class CpuDevice final : public Device {
+public:
+    /// `name` is "cpu" for the host or "vcpuN"; `threads` is what its kernels may use.
+    CpuDevice(std::string name, PhysicalKind kind, int threads);
+    ~CpuDevice() override;
+
+    const std::string& name() const override { return m_name; }
+    PhysicalKind kind() const override { return m_kind; }
+    std::string description() const override;
+    int threads() const { return m_threads; }
+
+    std::byte* allocate(std::int64_t bytes, std::string* error) override;
+    void free(std::byte* data) override;
+    std::int64_t bytesInUse() const override;
+    std::int64_t peakBytes() const override;
+    void resetPeak() override;
+
+    void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override;
+    void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override;
+    void copyPeer(std::byte* dst, const Device& source, const std::byte* src,
+                  std::int64_t bytes) override;
+
+    Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
+
+    void enqueue(std::function<void()> task) override;
+    void synchronize() override;
+    std::unique_ptr<Event> createEvent() override;
+    double now() const override;
+
+private:
+    struct Worker;
+    struct Arena;
+    std::string m_name;
+    PhysicalKind m_kind;
+    int m_threads;
+    std::unique_ptr<Arena> m_arena;
+    std::unique_ptr<CpuKernelContext> m_kernelContext;
+    std::unique_ptr<Worker> m_worker; ///< last: stops first
+};
+
+} // namespace placer

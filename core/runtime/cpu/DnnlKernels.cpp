@@ -1,0 +1,874 @@
+// CPU kernels built on oneDNN: convolution, matrix products, pooling, batch and layer
+// normalisation, softmax, and the element-wise, binary and reduction ops it has algorithms for.
+// Primitives are created when the kernel is prepared (at load time); running binds pointers.
+// Every primitive uses a scratchpad of its own, so contexts can run at the same time.
+#include "runtime/cpu/CpuKernels.h"
+#include "runtime/cpu/KernelUtil.h"
+
+#include <cfloat>
+#include <cmath>
+#include <unordered_map>
+
+namespace placer::cpu {
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+using dt = dnnl::memory::data_type;
+
+memory::desc plainDesc(Dims dims) {
+    if (dims.empty())
+        dims = {1};
+    return memory::desc(dims, dt::f32, contiguousStrides(dims));
+}
+
+dnnl::primitive_attr scratchpadAttr() {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return attr;
+}
+
+/// A oneDNN primitive with its arguments bound to the kernel's inputs and outputs.
+class DnnlKernel final : public Kernel {
+public:
+    DnnlKernel(std::string implementation, CpuKernelContext& ctx, dnnl::primitive primitive,
+               const memory::desc& scratchpad)
+        : m_implementation(std::move(implementation)), m_ctx(ctx),
+          m_primitive(std::move(primitive)) {
+        if (scratchpad.get_size() > 0)
+            m_args[DNNL_ARG_SCRATCHPAD] = memory(scratchpad, ctx.engine);
+    }
+
+    /// Binds argument `arg` to input `index` (or output `-index - 1`) viewed as `desc`.
+    void bind(int arg, int index, const memory::desc& desc) {
+        m_bindings.push_back({arg, index});
+        m_args[arg] = memory(desc, m_ctx.engine, nullptr);
+    }
+
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        for (const auto& [arg, index] : m_bindings) {
+            void* data = index >= 0 ? const_cast<std::byte*>(inputs[index]) : outputs[-index - 1];
+            m_args[arg].set_data_handle(data);
+        }
+        m_primitive.execute(m_ctx.stream, m_args);
+        m_ctx.stream.wait();
+    }
+
+    std::string implementation() const override { return m_implementation; }
+
+private:
+    std::string m_implementation;
+    CpuKernelContext& m_ctx;
+    dnnl::primitive m_primitive;
+    std::vector<std::pair<int, int>> m_bindings;
+    std::unordered_map<int, memory> m_args;
+};
+
+std::string implName(const char* primitive, const dnnl::primitive_desc_base& pd) {
+    return std::string("onednn:") + primitive + ":" + pd.impl_info_str();
+}
+
+template <typename Primitive>
+std::unique_ptr<DnnlKernel> dnnlKernel(const char* name, CpuKernelContext& ctx,
+                                       const typename Primitive::primitive_desc& pd) {
+    return std::make_unique<DnnlKernel>(implName(name, pd), ctx, Primitive(pd),
+                                        pd.scratchpad_desc());
+}
+
+bool allFloat32(const KernelSpec& spec) {
+    for (const TensorType& t : spec.inputs) {
+        if (t.dtype != DType::Float32)
+            return false;
+    }
+    for (const TensorType& t : spec.outputs) {
+        if (t.dtype != DType::Float32)
+            return false;
+    }
+    return true;
+}
+
+Result<std::unique_ptr<Kernel>> needFloat32(const KernelSpec& spec) {
+    return specError(spec, "only float32 is supported on the CPU for this operator");
+}
+
+/// Spatial window parameters shared by convolution and pooling.
+struct Window {
+    Dims kernel, strides, dilation, padL, padR;
+};
+
+/// Reads strides/dilation/padding for `spatial` dims from Relay or ONNX attributes; padR is
+/// made consistent with the output shape the model declares (ceil mode, SAME padding).
+std::optional<std::string> readWindow(const KernelSpec& spec, const Dims& in, const Dims& out,
+                                      Dims kernel, Window* window) {
+    const Attrs& attrs = spec.node->attrs;
+    const std::size_t spatial = in.size() - 2;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    auto list = [&](const char* name, std::int64_t fallback) {
+        Dims values = attrs.getInts(name, {}).value_or(Dims{});
+        if (values.empty())
+            values.assign(spatial, fallback);
+        if (values.size() == 1)
+            values.assign(spatial, values[0]);
+        return values;
+    };
+    window->kernel = std::move(kernel);
+    window->strides = list("strides", 1);
+    window->dilation = list(relay ? "dilation" : "dilations", 1);
+    Dims pads = attrs.getInts(relay ? "padding" : "pads", {}).value_or(Dims{});
+    if (pads.empty())
+        pads.assign(2 * spatial, 0);
+    if (pads.size() == 1)
+        pads.assign(2 * spatial, pads[0]);
+    if (pads.size() == spatial)
+        pads.insert(pads.end(), pads.begin(), pads.end());
+    if (window->kernel.size() != spatial || window->strides.size() != spatial ||
+        window->dilation.size() != spatial || pads.size() != 2 * spatial)
+        return "window attributes do not match the " + std::to_string(spatial) +
+               " spatial dimensions";
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET").value_or("NOTSET");
+    window->padL.assign(spatial, 0);
+    window->padR.assign(spatial, 0);
+    for (std::size_t i = 0; i < spatial; ++i) {
+        const std::int64_t extent = (window->kernel[i] - 1) * window->dilation[i] + 1;
+        const std::int64_t needed =
+            (out[i + 2] - 1) * window->strides[i] + extent - in[i + 2]; // total padding used
+        if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+            const std::int64_t total = std::max<std::int64_t>(0, needed);
+            window->padL[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            window->padR[i] = total - window->padL[i];
+        } else if (autoPad == "VALID") {
+            window->padR[i] = std::max<std::int64_t>(0, needed);
+        } else {
+            window->padL[i] = pads[i];
+            window->padR[i] = std::max(pads[i + spatial], needed - pads[i]);
+        }
+        if (window->strides[i] <= 0 || window->dilation[i] <= 0 || window->kernel[i] <= 0)
+            return std::string("strides, dilations and kernel sizes must be positive");
+    }
+    return std::nullopt;
+}
+
+Dims minusOne(Dims dims) {
+    for (auto& d : dims)
+        d -= 1; // oneDNN counts dilation from 0
+    return dims;
+}
+
+// ---- convolution -------------------------------------------------------------------------------
+
+/// A convolution in oneDNN's preferred (blocked) layouts, with the model's plain layouts
+/// reordered on the way in and out. Constant weights are reordered once and kept.
+class ConvKernel final : public Kernel {
+public:
+    ConvKernel(CpuKernelContext& ctx, const dnnl::convolution_forward::primitive_desc& pd,
+               const memory::desc& userSrc, const memory::desc& userWeights,
+               const memory::desc& userDst, bool hasBias, bool constantWeights)
+        : m_ctx(ctx), m_conv(pd), m_hasBias(hasBias), m_constantWeights(constantWeights),
+          m_implementation(implName("convolution", pd)) {
+        m_userSrc = memory(userSrc, ctx.engine, nullptr);
+        m_userWeights = memory(userWeights, ctx.engine, nullptr);
+        m_userDst = memory(userDst, ctx.engine, nullptr);
+        if (pd.src_desc() != userSrc) {
+            m_src = memory(pd.src_desc(), ctx.engine);
+            m_srcReorder = dnnl::reorder(m_userSrc, m_src);
+        }
+        if (pd.weights_desc() != userWeights) {
+            m_weights = memory(pd.weights_desc(), ctx.engine);
+            m_weightsReorder = dnnl::reorder(m_userWeights, m_weights);
+        }
+        if (pd.dst_desc() != userDst) {
+            m_dst = memory(pd.dst_desc(), ctx.engine);
+            m_dstReorder = dnnl::reorder(m_dst, m_userDst);
+        }
+        if (hasBias)
+            m_bias = memory(pd.bias_desc(), ctx.engine, nullptr);
+        if (pd.scratchpad_desc().get_size() > 0)
+            m_scratchpad = memory(pd.scratchpad_desc(), ctx.engine);
+    }
+
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        dnnl::stream& s = m_ctx.stream;
+        m_userSrc.set_data_handle(const_cast<std::byte*>(inputs[0]));
+        m_userDst.set_data_handle(outputs[0]);
+        memory src = m_userSrc, weights = m_userWeights, dst = m_userDst;
+        if (m_srcReorder) {
+            m_srcReorder.execute(s, m_userSrc, m_src);
+            src = m_src;
+        }
+        if (m_weightsReorder) {
+            // Constant weights never change: reorder them on the first run only.
+            if (!m_constantWeights || m_reorderedFrom != inputs[1]) {
+                m_userWeights.set_data_handle(const_cast<std::byte*>(inputs[1]));
+                m_weightsReorder.execute(s, m_userWeights, m_weights);
+                m_reorderedFrom = inputs[1];
+            }
+            weights = m_weights;
+        } else {
+            m_userWeights.set_data_handle(const_cast<std::byte*>(inputs[1]));
+        }
+        if (m_dstReorder)
+            dst = m_dst;
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+        if (m_hasBias) {
+            m_bias.set_data_handle(const_cast<std::byte*>(inputs[2]));
+            args[DNNL_ARG_BIAS] = m_bias;
+        }
+        if (m_scratchpad)
+            args[DNNL_ARG_SCRATCHPAD] = m_scratchpad;
+        m_conv.execute(s, args);
+        if (m_dstReorder)
+            m_dstReorder.execute(s, m_dst, m_userDst);
+        s.wait();
+    }
+
+    std::string implementation() const override { return m_implementation; }
+
+private:
+    CpuKernelContext& m_ctx;
+    dnnl::convolution_forward m_conv;
+    bool m_hasBias;
+    bool m_constantWeights;
+    std::string m_implementation;
+    memory m_userSrc, m_userWeights, m_userDst, m_bias;
+    memory m_src, m_weights, m_dst, m_scratchpad;
+    dnnl::reorder m_srcReorder, m_weightsReorder, m_dstReorder;
+    const std::byte* m_reorderedFrom = nullptr;
+};
+
+// ---- matrix products ---------------------------------------------------------------------------
+
+/// One operand of a matrix product: batch dims and a rows x cols matrix, maybe stored transposed.
+struct MatrixOperand {
+    Dims batch;
+    std::int64_t rows = 0, cols = 0;
+    bool transposed = false; ///< stored as cols x rows
+
+    std::int64_t matrixSize() const { return rows * cols; }
+    memory::desc desc(std::int64_t batchCount, bool withBatch) const {
+        const std::int64_t rowStride = transposed ? 1 : cols;
+        const std::int64_t colStride = transposed ? rows : 1;
+        if (!withBatch)
+            return memory::desc({rows, cols}, dt::f32, {rowStride, colStride});
+        return memory::desc({batchCount, rows, cols}, dt::f32,
+                            {batchCount == 1 ? 0 : matrixSize(), rowStride, colStride});
+    }
+};
+
+/// A matrix product C[b] = A[b] x B[b] (+ beta * bias) with numpy batch broadcasting.
+class MatmulKernel final : public Kernel {
+public:
+    MatmulKernel(CpuKernelContext& ctx, const dnnl::matmul::primitive_desc& pd,
+                 std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets,
+                 std::int64_t aStride, std::int64_t bStride, std::int64_t cStride)
+        : m_ctx(ctx), m_matmul(pd), m_implementation(implName("matmul", pd)),
+          m_batchOffsets(std::move(batchOffsets)), m_aStride(aStride), m_bStride(bStride),
+          m_cStride(cStride) {
+        m_a = memory(pd.src_desc(), ctx.engine, nullptr);
+        m_b = memory(pd.weights_desc(), ctx.engine, nullptr);
+        m_c = memory(pd.dst_desc(), ctx.engine, nullptr);
+        m_args = {{DNNL_ARG_SRC, m_a}, {DNNL_ARG_WEIGHTS, m_b}, {DNNL_ARG_DST, m_c}};
+        if (pd.scratchpad_desc().get_size() > 0)
+            m_args[DNNL_ARG_SCRATCHPAD] = memory(pd.scratchpad_desc(), ctx.engine);
+    }
+
+    /// Gemm's C input: out += beta * C, C broadcast to the output's shape.
+    void setBias(int input, float beta, Dims outShape, Dims strides) {
+        m_biasInput = input;
+        m_beta = beta;
+        m_outShape = std::move(outShape);
+        m_biasStrides = std::move(strides);
+    }
+
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        auto* a = reinterpret_cast<const float*>(inputs[0]);
+        auto* b = reinterpret_cast<const float*>(inputs[1]);
+        auto* c = reinterpret_cast<float*>(outputs[0]);
+        if (m_batchOffsets.empty()) {
+            execute(a, b, c);
+        } else {
+            for (std::size_t i = 0; i < m_batchOffsets.size(); ++i)
+                execute(a + m_batchOffsets[i].first * m_aStride,
+                        b + m_batchOffsets[i].second * m_bStride,
+                        c + static_cast<std::int64_t>(i) * m_cStride);
+        }
+        if (m_biasInput >= 0) {
+            const auto* bias = reinterpret_cast<const float*>(inputs[m_biasInput]);
+            const float beta = m_beta;
+            forEachRun<1>(m_outShape, {m_biasStrides},
+                          [&](std::int64_t o, const std::array<std::int64_t, 1>& off,
+                              std::int64_t n, const std::array<std::int64_t, 1>& step) {
+                              for (std::int64_t i = 0; i < n; ++i)
+                                  c[o + i] += beta * bias[off[0] + i * step[0]];
+                          });
+        }
+    }
+
+    std::string implementation() const override { return m_implementation; }
+
+private:
+    void execute(const float* a, const float* b, float* c) {
+        m_a.set_data_handle(const_cast<float*>(a));
+        m_b.set_data_handle(const_cast<float*>(b));
+        m_c.set_data_handle(c);
+        m_matmul.execute(m_ctx.stream, m_args);
+        m_ctx.stream.wait();
+    }
+
+    CpuKernelContext& m_ctx;
+    dnnl::matmul m_matmul;
+    std::string m_implementation;
+    memory m_a, m_b, m_c;
+    std::unordered_map<int, memory> m_args;
+    std::vector<std::pair<std::int64_t, std::int64_t>> m_batchOffsets;
+    std::int64_t m_aStride, m_bStride, m_cStride;
+    int m_biasInput = -1;
+    float m_beta = 1;
+    Dims m_outShape, m_biasStrides;
+};
+
+/// Row-major offsets (in batch units) of each output batch index into the operands' batches.
+std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
+                                                                const Dims& out) {
+    const Dims sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
+    const std::int64_t count = product(out);
+    Dims index(out.size(), 0);
+    for (std::int64_t i = 0; i < count; ++i) {
+        std::int64_t oa = 0, ob = 0;
+        for (std::size_t d = 0; d < out.size(); ++d) {
+            oa += index[d] * sa[d];
+            ob += index[d] * sb[d];
+        }
+        offsets.emplace_back(oa, ob);
+        for (std::size_t d = out.size(); d-- > 0;) {
+            if (++index[d] < out[d])
+                break;
+            index[d] = 0;
+        }
+    }
+    return offsets;
+}
+
+Dims broadcastShapes(const Dims& a, const Dims& b) {
+    Dims out(std::max(a.size(), b.size()), 1);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+        const std::int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+        out[i] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec))
+        return needFloat32(spec);
+    const Attrs& attrs = spec.node->attrs;
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& w = spec.inputs[1].shape;
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() < 3 || in.size() > 5 || w.size() != in.size() || out.size() != in.size())
+        return specError(spec, "expected 1-D, 2-D or 3-D convolution shapes");
+    if (spec.node->op->dialect == OpDialect::Relay) {
+        const std::string data = attrs.getString("data_layout", "NCHW").value_or("");
+        const std::string kernel = attrs.getString("kernel_layout", "OIHW").value_or("");
+        if (data != "NCHW" || kernel != "OIHW")
+            return specError(spec, "only NCHW data with OIHW kernels is supported (got " + data +
+                                       "/" + kernel + ")");
+    }
+    const std::int64_t groups =
+        attrs.getInt(spec.node->op->dialect == OpDialect::Relay ? "groups" : "group", 1)
+            .value_or(1);
+    if (groups <= 0 || in[1] % groups != 0 || w[0] % groups != 0 || w[1] * groups != in[1])
+        return specError(spec, "channels do not divide into " + std::to_string(groups) + " groups");
+    Window window;
+    if (auto error = readWindow(spec, in, out, Dims(w.begin() + 2, w.end()), &window))
+        return specError(spec, *error);
+    memory::desc userWeights = plainDesc(w);
+    Dims groupedDims = w;
+    if (groups > 1) {
+        groupedDims.insert(groupedDims.begin(), groups);
+        groupedDims[1] /= groups;
+        userWeights = plainDesc(groupedDims);
+    }
+    const bool hasBias = spec.inputs.size() > 2;
+    auto any = [](const Dims& dims) {
+        return memory::desc(dims, dt::f32, memory::format_tag::any);
+    };
+    const memory::desc bias = hasBias ? plainDesc({out[1]}) : memory::desc();
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         algorithm::convolution_direct, any(in), any(groupedDims),
+                                         bias, any(out), window.strides, minusOne(window.dilation),
+                                         window.padL, window.padR);
+    dnnl::convolution_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    return std::unique_ptr<Kernel>(
+        std::make_unique<ConvKernel>(ctx, pd, plainDesc(in), userWeights, plainDesc(out), hasBias,
+                                     spec.constantInputs.size() > 1 && spec.constantInputs[1]));
+}
+
+Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec))
+        return needFloat32(spec);
+    const std::string& op = spec.node->op->name;
+    const Attrs& attrs = spec.node->attrs;
+    Dims a = spec.inputs[0].shape, b = spec.inputs[1].shape;
+    MatrixOperand ma, mb;
+    float alpha = 1, beta = 1;
+    if (op == "nn.dense") {
+        if (a.empty() || b.size() != 2)
+            return specError(spec, "expected data [..., K] and weight [N, K]");
+        ma = {{}, product(a, 0, a.size() - 1), a.back(), false};
+        mb = {{}, b[1], b[0], true};
+    } else if (op == "Gemm") {
+        if (a.size() != 2 || b.size() != 2)
+            return specError(spec, "Gemm takes 2-D operands");
+        const bool ta = attrs.getInt("transA", 0).value_or(0) != 0;
+        const bool tb = attrs.getInt("transB", 0).value_or(0) != 0;
+        ma = {{}, ta ? a[1] : a[0], ta ? a[0] : a[1], ta};
+        mb = {{}, tb ? b[1] : b[0], tb ? b[0] : b[1], tb};
+        alpha = static_cast<float>(attrs.getFloat("alpha", 1).value_or(1));
+        beta = static_cast<float>(attrs.getFloat("beta", 1).value_or(1));
+    } else {
+        // nn.matmul, nn.batch_matmul (transpose_b defaults to true) and ONNX MatMul.
+        const bool ta = attrs.getBool("transpose_a", false).value_or(false);
+        const bool tb =
+            attrs.getBool("transpose_b", op == "nn.batch_matmul").value_or(op == "nn.batch_matmul");
+        if (a.empty() || b.empty())
+            return specError(spec, "matrix operands must have a rank");
+        if (a.size() == 1)
+            a.insert(a.begin(), 1);
+        if (b.size() == 1)
+            b.push_back(1);
+        const std::size_t ra = a.size(), rb = b.size();
+        ma = {Dims(a.begin(), a.end() - 2), ta ? a[ra - 1] : a[ra - 2], ta ? a[ra - 2] : a[ra - 1],
+              ta};
+        mb = {Dims(b.begin(), b.end() - 2), tb ? b[rb - 1] : b[rb - 2], tb ? b[rb - 2] : b[rb - 1],
+              tb};
+    }
+    if (ma.cols != mb.rows)
+        return specError(spec, "inner dimensions differ (" + std::to_string(ma.cols) + " and " +
+                                   std::to_string(mb.rows) + ")");
+    const Dims outBatch = broadcastShapes(ma.batch, mb.batch);
+    const std::int64_t batches = product(outBatch);
+    const std::int64_t m = ma.rows, n = mb.cols;
+    if (batches * m * n != spec.outputs[0].elementCount())
+        return specError(spec, "the output type does not match the product's shape");
+    dnnl::primitive_attr attr = scratchpadAttr();
+    if (alpha != 1)
+        attr.set_output_scales(0, {alpha});
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
+    std::optional<dnnl::matmul::primitive_desc> pd;
+    const std::int64_t ba = product(ma.batch), bb = product(mb.batch);
+    const bool sameBatch = ba == batches && bb == batches &&
+                           broadcastShapes(ma.batch, outBatch) == outBatch &&
+                           ma.batch.size() == mb.batch.size() && ma.batch == mb.batch;
+    if (batches == 1 || sameBatch) {
+        const bool withBatch = batches > 1;
+        pd.emplace(dnnl::matmul::desc(ma.desc(batches, withBatch), mb.desc(batches, withBatch),
+                                      withBatch ? plainDesc({batches, m, n}) : plainDesc({m, n})),
+                   attr, ctx.engine);
+    } else if (bb == 1 && !ma.transposed && ba == batches) {
+        // One weight matrix for every batch: fold the batch into the rows.
+        MatrixOperand folded = ma;
+        folded.rows = ba * m;
+        pd.emplace(
+            dnnl::matmul::desc(folded.desc(1, false), mb.desc(1, false), plainDesc({ba * m, n})),
+            attr, ctx.engine);
+    } else {
+        offsets = batchOffsets(ma.batch, mb.batch, outBatch);
+        pd.emplace(dnnl::matmul::desc(ma.desc(1, false), mb.desc(1, false), plainDesc({m, n})),
+                   attr, ctx.engine);
+    }
+    auto kernel = std::make_unique<MatmulKernel>(ctx, *pd, std::move(offsets), ma.matrixSize(),
+                                                 mb.matrixSize(), m * n);
+    if (op == "Gemm" && spec.inputs.size() > 2 && beta != 0)
+        kernel->setBias(2, beta, {m, n}, broadcastStrides(spec.inputs[2].shape, {m, n}));
+    return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+namespace {
+
+/// Adaptive average pooling where windows differ in size (input not a multiple of output).
+Result<std::unique_ptr<Kernel>> adaptiveAveragePool(const KernelSpec& spec) {
+    const Dims in = spec.inputs[0].shape, out = spec.outputs[0].shape;
+    return makeKernel("plain:adaptive_avg_pool", [=](const std::byte* const* inputs,
+                                                     std::byte* const* outputs) {
+        const auto* x = reinterpret_cast<const float*>(inputs[0]);
+        auto* y = reinterpret_cast<float*>(outputs[0]);
+        const std::int64_t planes = in[0] * in[1], h = in[2], w = in[3], oh = out[2], ow = out[3];
+        for (std::int64_t p = 0; p < planes; ++p) {
+            for (std::int64_t i = 0; i < oh; ++i) {
+                const std::int64_t h0 = i * h / oh, h1 = ((i + 1) * h + oh - 1) / oh;
+                for (std::int64_t j = 0; j < ow; ++j) {
+                    const std::int64_t w0 = j * w / ow, w1 = ((j + 1) * w + ow - 1) / ow;
+                    double sum = 0;
+                    for (std::int64_t r = h0; r < h1; ++r)
+                        for (std::int64_t c = w0; c < w1; ++c)
+                            sum += x[(p * h + r) * w + c];
+                    y[(p * oh + i) * ow + j] =
+                        static_cast<float>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+                }
+            }
+        }
+    });
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec))
+        return needFloat32(spec);
+    const std::string& op = spec.node->op->name;
+    const Attrs& attrs = spec.node->attrs;
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() < 3 || in.size() > 5 || out.size() != in.size())
+        return specError(spec, "expected N, C and 1 to 3 spatial dimensions");
+    if (spec.outputs.size() > 1)
+        return specError(spec, "the Indices output of MaxPool is not supported");
+    if (op.starts_with("nn.") && attrs.getString("layout", "NCHW").value_or("") != "NCHW")
+        return specError(spec, "only the NCHW layout is supported");
+    const std::size_t spatial = in.size() - 2;
+    const bool isMax = op == "nn.max_pool2d" || op == "MaxPool" || op == "nn.global_max_pool2d" ||
+                       op == "GlobalMaxPool";
+    Window window;
+    if (op.find("global") != std::string::npos || op.starts_with("Global") ||
+        op == "nn.adaptive_avg_pool2d") {
+        window.kernel.assign(spatial, 1);
+        window.strides.assign(spatial, 1);
+        window.dilation.assign(spatial, 1);
+        window.padL.assign(spatial, 0);
+        window.padR.assign(spatial, 0);
+        for (std::size_t i = 0; i < spatial; ++i) {
+            if (out[i + 2] == 0 || in[i + 2] % out[i + 2] != 0)
+                return adaptiveAveragePool(spec);
+            window.kernel[i] = window.strides[i] = in[i + 2] / out[i + 2];
+        }
+    } else {
+        Dims kernel = attrs.getInts(op.starts_with("nn.") ? "pool_size" : "kernel_shape", {})
+                          .value_or(Dims{});
+        if (kernel.size() == 1)
+            kernel.assign(spatial, kernel[0]);
+        if (auto error = readWindow(spec, in, out, kernel, &window))
+            return specError(spec, *error);
+    }
+    algorithm algo = algorithm::pooling_max;
+    if (!isMax) {
+        const bool include = attrs.getInt("count_include_pad", 0).value_or(0) != 0;
+        bool padded = false;
+        for (std::size_t i = 0; i < spatial; ++i)
+            padded = padded || window.padL[i] > 0;
+        algo = include && padded ? algorithm::pooling_avg_include_padding
+                                 : algorithm::pooling_avg_exclude_padding;
+    }
+    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algo, plainDesc(in),
+                                        plainDesc(out), window.strides, window.kernel,
+                                        minusOne(window.dilation), window.padL, window.padR);
+    dnnl::pooling_v2_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    auto kernel = dnnlKernel<dnnl::pooling_v2_forward>("pooling", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC, 0, plainDesc(in));
+    kernel->bind(DNNL_ARG_DST, -1, plainDesc(out));
+    return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec))
+        return needFloat32(spec);
+    const Attrs& attrs = spec.node->attrs;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    const int axis = normalizeAxis(relay ? attrs.getInt("axis", 1).value_or(1) : 1, rank);
+    if (axis < 0 || spec.inputs.size() < 5)
+        return specError(spec, "expected data, scale, shift, mean and variance");
+    const float epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
+    const bool center = !relay || attrs.getBool("center", true).value_or(true);
+    const bool scale = !relay || attrs.getBool("scale", true).value_or(true);
+    // Outputs 2 and 3 of Relay's batch_norm are the moving mean and variance, passed through.
+    const std::int64_t channelBytes = spec.inputs[3].bytes();
+    const std::size_t extraOutputs = spec.outputs.size() - 1;
+    if (axis == 1 && rank >= 2 && rank <= 5) {
+        auto flags = dnnl::normalization_flags::use_global_stats;
+        if (scale)
+            flags |= dnnl::normalization_flags::use_scale;
+        if (center)
+            flags |= dnnl::normalization_flags::use_shift;
+        dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                                     plainDesc(in), epsilon, flags);
+        dnnl::batch_normalization_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+        auto kernel = std::make_shared<std::unique_ptr<DnnlKernel>>(
+            dnnlKernel<dnnl::batch_normalization_forward>("batch_normalization", ctx, pd));
+        DnnlKernel& k = **kernel;
+        const memory::desc channel = plainDesc({in[1]});
+        k.bind(DNNL_ARG_SRC, 0, plainDesc(in));
+        if (scale)
+            k.bind(DNNL_ARG_SCALE, 1, channel);
+        if (center)
+            k.bind(DNNL_ARG_SHIFT, 2, channel);
+        k.bind(DNNL_ARG_MEAN, 3, channel);
+        k.bind(DNNL_ARG_VARIANCE, 4, channel);
+        k.bind(DNNL_ARG_DST, -1, plainDesc(in));
+        const std::string name = k.implementation();
+        return makeKernel(name, [kernel, extraOutputs, channelBytes](const std::byte* const* inputs,
+                                                                     std::byte* const* outputs) {
+            (*kernel)->run(inputs, outputs);
+            for (std::size_t k = 0; k < extraOutputs; ++k)
+                std::memcpy(outputs[k + 1], inputs[k + 3], static_cast<std::size_t>(channelBytes));
+        });
+    }
+    const std::int64_t outer = product(in, 0, static_cast<std::size_t>(axis));
+    const std::int64_t channels = in[static_cast<std::size_t>(axis)];
+    const std::int64_t inner = product(in, static_cast<std::size_t>(axis) + 1);
+    return makeKernel(
+        "plain:batch_norm", [=](const std::byte* const* inputs, std::byte* const* outputs) {
+            const auto* x = reinterpret_cast<const float*>(inputs[0]);
+            const auto* gamma = reinterpret_cast<const float*>(inputs[1]);
+            const auto* betaIn = reinterpret_cast<const float*>(inputs[2]);
+            const auto* mean = reinterpret_cast<const float*>(inputs[3]);
+            const auto* var = reinterpret_cast<const float*>(inputs[4]);
+            auto* y = reinterpret_cast<float*>(outputs[0]);
+            for (std::int64_t o = 0; o < outer; ++o) {
+                for (std::int64_t c = 0; c < channels; ++c) {
+                    const float g = (scale ? gamma[c] : 1.0f) / std::sqrt(var[c] + epsilon);
+                    const float b = (center ? betaIn[c] : 0.0f) - mean[c] * g;
+                    const std::int64_t base = (o * channels + c) * inner;
+                    for (std::int64_t i = 0; i < inner; ++i)
+                        y[base + i] = x[base + i] * g + b;
+                }
+            }
+            for (std::size_t k = 0; k < extraOutputs; ++k)
+                std::memcpy(outputs[k + 1], inputs[k + 3], static_cast<std::size_t>(channelBytes));
+        });
+}
+
+Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec))
+        return needFloat32(spec);
+    const Attrs& attrs = spec.node->attrs;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    const int axis = normalizeAxis(attrs.getInt("axis", -1).value_or(-1), rank);
+    if (axis < 0)
+        return specError(spec, "axis out of range");
+    const float epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
+    const bool scale =
+        spec.inputs.size() > 1 && (!relay || attrs.getBool("scale", true).value_or(true));
+    const bool center =
+        spec.inputs.size() > 2 && (!relay || attrs.getBool("center", true).value_or(true));
+    // Relay normalises over one axis; ONNX over every axis from `axis` on.
+    const std::int64_t outer = product(in, 0, static_cast<std::size_t>(axis));
+    const std::int64_t channels =
+        relay ? in[static_cast<std::size_t>(axis)] : product(in, static_cast<std::size_t>(axis));
+    const std::int64_t inner = relay ? product(in, static_cast<std::size_t>(axis) + 1) : 1;
+    if (inner == 1 && spec.outputs.size() == 1 && outer > 0 && channels > 0) {
+        auto flags = dnnl::normalization_flags::none;
+        if (scale)
+            flags |= dnnl::normalization_flags::use_scale;
+        if (center)
+            flags |= dnnl::normalization_flags::use_shift;
+        const memory::desc data = plainDesc({outer, channels});
+        dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, data,
+                                                     epsilon, flags);
+        dnnl::layer_normalization_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+        auto kernel = dnnlKernel<dnnl::layer_normalization_forward>("layer_normalization", ctx, pd);
+        kernel->bind(DNNL_ARG_SRC, 0, data);
+        if (scale)
+            kernel->bind(DNNL_ARG_SCALE, 1, plainDesc({channels}));
+        if (center)
+            kernel->bind(DNNL_ARG_SHIFT, 2, plainDesc({channels}));
+        kernel->bind(DNNL_ARG_DST, -1, data);
+        return std::unique_ptr<Kernel>(std::move(kernel));
+    }
+    const std::size_t outputs = spec.outputs.size();
+    return makeKernel("plain:layer_norm", [=](const std::byte* const* inputs,
+                                              std::byte* const* out) {
+        const auto* x = reinterpret_cast<const float*>(inputs[0]);
+        const auto* gamma = scale ? reinterpret_cast<const float*>(inputs[1]) : nullptr;
+        const auto* beta = center ? reinterpret_cast<const float*>(inputs[2]) : nullptr;
+        auto* y = reinterpret_cast<float*>(out[0]);
+        for (std::int64_t o = 0; o < outer; ++o) {
+            for (std::int64_t i = 0; i < inner; ++i) {
+                const std::int64_t base = o * channels * inner + i;
+                double sum = 0, sq = 0;
+                for (std::int64_t c = 0; c < channels; ++c)
+                    sum += x[base + c * inner];
+                const double mean = sum / static_cast<double>(channels);
+                for (std::int64_t c = 0; c < channels; ++c) {
+                    const double d = x[base + c * inner] - mean;
+                    sq += d * d;
+                }
+                const double inv = 1.0 / std::sqrt(sq / static_cast<double>(channels) + epsilon);
+                for (std::int64_t c = 0; c < channels; ++c) {
+                    double v = (x[base + c * inner] - mean) * inv;
+                    if (gamma)
+                        v *= gamma[c];
+                    if (beta)
+                        v += beta[c];
+                    y[base + c * inner] = static_cast<float>(v);
+                }
+                if (outputs > 1)
+                    reinterpret_cast<float*>(out[1])[o * inner + i] = static_cast<float>(mean);
+                if (outputs > 2)
+                    reinterpret_cast<float*>(out[2])[o * inner + i] = static_cast<float>(inv);
+            }
+        }
+    });
+}
+
+Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec))
+        return needFloat32(spec);
+    const std::string& op = spec.node->op->name;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = std::max<int>(1, static_cast<int>(in.size()));
+    const bool legacyOnnx = spec.node->op->dialect == OpDialect::Onnx && spec.onnxOpset < 13;
+    const std::int64_t fallbackAxis = legacyOnnx ? 1 : -1;
+    const int axis =
+        normalizeAxis(spec.node->attrs.getInt("axis", fallbackAxis).value_or(fallbackAxis), rank);
+    if (axis < 0)
+        return specError(spec, "axis out of range");
+    Dims dims = in.empty() ? Dims{1} : in;
+    // ONNX before opset 13 normalises over everything from `axis` on, as one 2-D row.
+    const std::int64_t outer = product(dims, 0, static_cast<std::size_t>(axis));
+    const std::int64_t channels = legacyOnnx ? product(dims, static_cast<std::size_t>(axis))
+                                             : dims[static_cast<std::size_t>(axis)];
+    const std::int64_t inner = legacyOnnx ? 1 : product(dims, static_cast<std::size_t>(axis) + 1);
+    const memory::desc view = plainDesc({outer, channels, inner});
+    const bool log = op == "nn.log_softmax" || op == "LogSoftmax";
+    dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                        log ? algorithm::softmax_log : algorithm::softmax_accurate,
+                                        view, view, 1);
+    dnnl::softmax_v2_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    auto kernel = dnnlKernel<dnnl::softmax_v2_forward>("softmax", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC, 0, view);
+    kernel->bind(DNNL_ARG_DST, -1, view);
+    return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext& ctx,
+                                        std::string_view fn, float alpha, float beta) {
+    struct Mapping {
+        algorithm algo;
+        float alpha, beta;
+    };
+    std::optional<Mapping> m;
+    if (fn == "relu")
+        m = Mapping{algorithm::eltwise_relu, 0, 0};
+    else if (fn == "leaky_relu")
+        m = Mapping{algorithm::eltwise_relu, alpha, 0};
+    else if (fn == "tanh")
+        m = Mapping{algorithm::eltwise_tanh, 0, 0};
+    else if (fn == "abs")
+        m = Mapping{algorithm::eltwise_abs, 0, 0};
+    else if (fn == "sqrt")
+        m = Mapping{algorithm::eltwise_sqrt, 0, 0};
+    else if (fn == "sigmoid")
+        m = Mapping{algorithm::eltwise_logistic, 0, 0};
+    else if (fn == "exp")
+        m = Mapping{algorithm::eltwise_exp, 0, 0};
+    else if (fn == "log")
+        m = Mapping{algorithm::eltwise_log, 0, 0};
+    else if (fn == "clip")
+        m = Mapping{algorithm::eltwise_clip_v2, std::max(alpha, -FLT_MAX), std::min(beta, FLT_MAX)};
+    else if (fn == "round")
+        m = Mapping{algorithm::eltwise_round, 0, 0};
+    else if (fn == "negative")
+        m = Mapping{algorithm::eltwise_linear, -1, 0};
+    else if (fn == "rsqrt")
+        m = Mapping{algorithm::eltwise_pow, 1, -0.5f};
+    else if (fn == "reciprocal")
+        m = Mapping{algorithm::eltwise_pow, 1, -1};
+    else if (fn == "hard_swish")
+        m = Mapping{algorithm::eltwise_hardswish, 0, 0};
+    if (!m)
+        return nullptr;
+    const memory::desc data = plainDesc(spec.outputs[0].shape);
+    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, m->algo, data, m->alpha,
+                                     m->beta);
+    dnnl::eltwise_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC, 0, data);
+    kernel->bind(DNNL_ARG_DST, -1, data);
+    return kernel;
+}
+
+std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, CpuKernelContext& ctx,
+                                       std::string_view function) {
+    static const std::unordered_map<std::string_view, std::pair<algorithm, bool>> kAlgorithms = {
+        {"add", {algorithm::binary_add, true}},
+        {"Add", {algorithm::binary_add, true}},
+        {"nn.bias_add", {algorithm::binary_add, false}},
+        {"subtract", {algorithm::binary_sub, false}},
+        {"Sub", {algorithm::binary_sub, false}},
+        {"multiply", {algorithm::binary_mul, true}},
+        {"Mul", {algorithm::binary_mul, true}},
+        {"divide", {algorithm::binary_div, false}},
+        {"Div", {algorithm::binary_div, false}},
+        {"maximum", {algorithm::binary_max, true}},
+        {"Max", {algorithm::binary_max, true}},
+        {"minimum", {algorithm::binary_min, true}},
+        {"Min", {algorithm::binary_min, true}}};
+    const auto it = kAlgorithms.find(function);
+    if (it == kAlgorithms.end())
+        return nullptr;
+    const Dims& out = spec.outputs[0].shape;
+    Dims a = spec.inputs[0].shape, b = spec.inputs[1].shape;
+    if (function == "nn.bias_add") {
+        const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 1).value_or(1),
+                                       static_cast<int>(a.size()));
+        if (axis < 0)
+            return nullptr;
+        b.assign(a.size(), 1);
+        b[static_cast<std::size_t>(axis)] = spec.inputs[1].elementCount();
+    }
+    int first = 0, second = 1;
+    if (a != out) {
+        if (b != out || !it->second.second)
+            return nullptr; // oneDNN broadcasts only its second operand
+        std::swap(a, b);
+        std::swap(first, second);
+    }
+    while (b.size() < out.size())
+        b.insert(b.begin(), 1);
+    if (out.empty() || product(out) == 0)
+        return nullptr;
+    dnnl::binary::desc desc(it->second.first, plainDesc(a), plainDesc(b), plainDesc(out));
+    dnnl::binary::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    auto kernel = dnnlKernel<dnnl::binary>("binary", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC_0, first, plainDesc(a));
+    kernel->bind(DNNL_ARG_SRC_1, second, plainDesc(b));
+    kernel->bind(DNNL_ARG_DST, -1, plainDesc(out));
+    return kernel;
+}
+
+std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, CpuKernelContext& ctx,
+                                          std::string_view function, const Dims& keptShape) {
+    algorithm algo;
+    if (function == "sum")
+        algo = algorithm::reduction_sum;
+    else if (function == "mean")
+        algo = algorithm::reduction_mean;
+    else if (function == "max")
+        algo = algorithm::reduction_max;
+    else if (function == "min")
+        algo = algorithm::reduction_min;
+    else if (function == "prod")
+        algo = algorithm::reduction_mul;
+    else
+        return nullptr;
+    const Dims& in = spec.inputs[0].shape;
+    if (in == keptShape)
+        return nullptr; // nothing reduced: oneDNN refuses, the plain kernel copies
+    dnnl::reduction::desc desc(algo, plainDesc(in), plainDesc(keptShape), 0, 0);
+    dnnl::reduction::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    auto kernel = dnnlKernel<dnnl::reduction>("reduction", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC, 0, plainDesc(in));
+    kernel->bind(DNNL_ARG_DST, -1, plainDesc(keptShape));
+    return kernel;
+}
+
+} // namespace placer::cpu

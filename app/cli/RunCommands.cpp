@@ -298,7 +298,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     }
     if (!traceFile.empty()) {
         std::ofstream trace(traceFile, std::ios::binary | std::ios::trunc);
-        trace << chromeTrace(report).dump(0) << "\n";
+        trace << chromeTrace(report).dump(-1) << "\n";
         trace.close();
         if (!trace)
             return fail("--trace: cannot write '" + traceFile + "'");

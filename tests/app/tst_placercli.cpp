@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <sstream>
 
 using namespace placer;
@@ -49,6 +50,12 @@ private slots:
     void usageErrors_data();
     void usageErrors();
     void binaryExitCodes();
+    void compileEmitsBytecode();
+    void runReportAndTrace();
+    void runWithInputFilesMatchesPyTorch();
+    void runErrors_data();
+    void runErrors();
+    void devicesSaysWhyCudaIsAbsent();
 };
 
 void TestPlacerCli::summaryOfTheSharedInputExample() {
@@ -250,6 +257,128 @@ void TestPlacerCli::binaryExitCodes() {
     QVERIFY(process.waitForFinished(30000));
     QCOMPARE(process.exitCode(), 0);
     QVERIFY(process.readAllStandardOutput().contains("--constants replicate|copy"));
+}
+
+void TestPlacerCli::compileEmitsBytecode() {
+    const Run run = placerRun({"compile", kExample, "--emit", "bytecode"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("load:\n") && run.out.contains("run:\n"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("device_copy %0@gpu <- %0 cpu -> gpu (140 B)"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("alloc_storage s0 140 B on"), qPrintable(run.out));
+    QVERIFY(placerRun({"compile", "--help"}).out.contains("--emit bytecode"));
+    QCOMPARE(placerRun({"compile", kExample, "--emit", "ptx"}).code, 2);
+}
+
+void TestPlacerCli::runReportAndTrace() {
+    QTemporaryDir dir;
+    const QString trace = dir.filePath("trace.json");
+    const Run run = placerRun({"run", kExample, "--iterations", "3", "--warmup", "1", "--json",
+                               "--trace", trace, "--save-outputs", dir.filePath("out")});
+    QCOMPARE(run.code, 0);
+    // No CUDA here: gpu runs on a virtual CPU, and the user is told.
+    QVERIFY2(run.err.contains("'gpu' (cuda) runs on vcpu"), qPrintable(run.err));
+    auto report = Json::parse(run.out.toStdString(), "stdout");
+    QVERIFY(report.ok());
+    Json& r = report.value();
+    QCOMPARE(r["iterations"].asInt(), std::int64_t{3});
+    QVERIFY(r["latency_ms"]["median"].asDouble() > 0);
+    QVERIFY(r["latency_ms"]["min"].asDouble() <= r["latency_ms"]["max"].asDouble());
+    QCOMPARE(r["devices"].items().size(), std::size_t{2});
+    for (Json& device : r["devices"].items()) {
+        QVERIFY(!device["physical"].asString().empty());
+        QVERIFY(device["busy_ms"].asDouble() >= 0);
+        QVERIFY(device["peak_bytes"].asInt() > 0);
+    }
+    QCOMPARE(r["nodes"].items().size(), std::size_t{3});
+    QVERIFY(r["copies"].items().size() >= 1);
+    QCOMPARE(r["copies"].items()[0]["bytes"].asInt(), std::int64_t{140});
+    QCOMPARE(r["outputs"].items().size(), std::size_t{1});
+    const QString file = QString::fromStdString(r["outputs"].items()[0]["file"].asString());
+    QVERIFY2(QFile::exists(file), qPrintable(file));
+    QVERIFY(r["reference_check"]["ok"].asBool());
+    QCOMPARE(r["reference_check"]["max_abs_diff"].asDouble(), 0.0);
+    QFile traceFile(trace);
+    QVERIFY(traceFile.open(QIODevice::ReadOnly));
+    auto parsed = Json::parse(traceFile.readAll().toStdString(), "trace.json");
+    QVERIFY(parsed.ok());
+    QVERIFY(parsed.value()["traceEvents"].items().size() > 5);
+    // The readable summary.
+    const Run summary = placerRun({"run", kExample, "--iterations", "2"});
+    QCOMPARE(summary.code, 0);
+    QVERIFY2(summary.out.contains("latency: ") && summary.out.contains("reference check: ok"),
+             qPrintable(summary.out));
+}
+
+void TestPlacerCli::runWithInputFilesMatchesPyTorch() {
+    const QString base = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet");
+    QTemporaryDir dir;
+    const Run run = placerRun({"run", base + ".onnx", "--devices", "cpu:cpu,gpu:cuda", "--rule",
+                               "Conv=gpu", "--fallback", "cpu", "--map", "gpu=vcpu2", "--input",
+                               "input=" + base + ".input.npy", "--save-outputs", dir.path(),
+                               "--iterations", "2", "--json"});
+    QCOMPARE(run.code, 0);
+    auto report = Json::parse(run.out.toStdString(), "stdout");
+    QVERIFY(report.ok());
+    QCOMPARE(report.value()["devices"].items()[1]["physical"].asString(), std::string("vcpu2"));
+    QVERIFY(!report.value()["copies"].items().empty());
+    // Compare with PyTorch's output, saved next to the model.
+    const Run compare = placerRun({"run", base + ".onnx", "--input", "input=" + base + ".input.npy",
+                                   "--iterations", "1", "--no-reference", "--json"});
+    QCOMPARE(compare.code, 0);
+    QFile saved(dir.filePath("output.npy")), expected(base + ".expected.npy");
+    QVERIFY(saved.open(QIODevice::ReadOnly) && expected.open(QIODevice::ReadOnly));
+    const QByteArray a = saved.readAll(), b = expected.readAll();
+    QCOMPARE(a.size(), b.size());
+    const float* x = reinterpret_cast<const float*>(a.constData() + 128);
+    const float* y = reinterpret_cast<const float*>(b.constData() + 128);
+    for (int i = 0; i < 10; ++i)
+        QVERIFY2(std::fabs(x[i] - y[i]) < 1e-4,
+                 qPrintable(QString("%1 vs %2").arg(x[i]).arg(y[i])));
+}
+
+void TestPlacerCli::runErrors_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("message");
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
+    QTest::newRow("unknown-input")
+        << QStringList{"run", model, "--input", "x=/tmp/x.npy"} << 1
+        << "--input x: the model has no input of that name (inputs: input)";
+    QTest::newRow("missing-npy") << QStringList{"run", model, "--input", "input=/no/such.npy"} << 1
+                                 << "/no/such.npy: cannot open file";
+    QTest::newRow("wrong-shape") << QStringList{"run", model, "--input",
+                                                "input=" PLACER_SOURCE_DIR
+                                                "/resources/models/tiny_resnet.expected.npy"}
+                                 << 1 << "holds 1x10 float32 but the input is 1x3x32x32 float32";
+    QTest::newRow("unknown-map") << QStringList{"run", kExample, "--map", "tpu=cpu"} << 1
+                                 << "--map tpu=cpu: unknown virtual device";
+    QTest::newRow("bad-physical") << QStringList{"run", kExample, "--map", "gpu=abacus"} << 1
+                                  << "unknown physical device 'abacus'";
+    QTest::newRow("no-cuda") << QStringList{"run", kExample, "--map", "gpu=cuda:0"} << 1
+                             << "no CUDA device";
+    QTest::newRow("bad-iterations") << QStringList{"run", kExample, "--iterations", "0"} << 2
+                                    << "--iterations must be a whole number of at least 1";
+    QTest::newRow("bad-map-syntax") << QStringList{"run", kExample, "--map", "gpu"} << 2
+                                    << "--map 'gpu' is not of the form NAME=DEVICE";
+}
+
+void TestPlacerCli::runErrors() {
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QFETCH(QString, message);
+    const Run run = placerRun(args);
+    QCOMPARE(run.code, code);
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+}
+
+void TestPlacerCli::devicesSaysWhyCudaIsAbsent() {
+    const Run run = placerRun({"devices"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("cpu: the host CPU"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("vcpuN"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("cuda: absent"), qPrintable(run.out));
+    const Run json = placerRun({"devices", "--json"});
+    QVERIFY(Json::parse(json.out.toStdString(), "stdout").ok());
 }
 
 QTEST_GUILESS_MAIN(TestPlacerCli)

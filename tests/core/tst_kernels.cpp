@@ -1,0 +1,988 @@
+// Every CPU kernel family against a plain reference written here, on random shapes including
+// odd sizes, padding, strides, groups and dilation.
+#include "ir/Graph.h"
+#include "runtime/cpu/CpuKernels.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+
+using namespace placer;
+
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+struct Tensor {
+    TensorType type;
+    std::vector<std::byte> bytes;
+
+    float f(std::int64_t i) const {
+        float v;
+        std::memcpy(&v, bytes.data() + 4 * i, 4);
+        return v;
+    }
+    template <typename T> T at(std::int64_t i) const {
+        T v;
+        std::memcpy(&v, bytes.data() + sizeof(T) * static_cast<std::size_t>(i), sizeof(T));
+        return v;
+    }
+};
+
+template <typename T> Tensor make(Dims shape, DType dtype, const std::vector<T>& values) {
+    Tensor t{TensorType{std::move(shape), dtype}, {}};
+    t.bytes.resize(values.size() * sizeof(T));
+    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    return t;
+}
+
+Tensor randomFloats(Dims shape, std::mt19937& rng) {
+    TensorType type{std::move(shape), DType::Float32};
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    std::vector<float> values(static_cast<std::size_t>(type.elementCount()));
+    for (float& v : values)
+        v = dist(rng);
+    return make(type.shape, DType::Float32, values);
+}
+
+std::vector<float> floats(const Tensor& t) {
+    std::vector<float> out(static_cast<std::size_t>(t.type.elementCount()));
+    if (!out.empty())
+        std::memcpy(out.data(), t.bytes.data(), out.size() * 4);
+    return out;
+}
+
+/// Prepares and runs the kernel of `op` on `inputs`; outputs have the given types.
+std::vector<Tensor> runOp(const std::string& op, Attrs attrs, const std::vector<Tensor>& inputs,
+                          const std::vector<TensorType>& outputs, std::string* error = nullptr,
+                          std::vector<bool> constant = {}, int opset = 13) {
+    static CpuKernelContext context;
+    Node node;
+    node.name = "n";
+    node.op = OpRegistry::global().find(op);
+    if (!node.op)
+        qFatal("unknown op %s", op.c_str());
+    node.attrs = std::move(attrs);
+    node.outputs = outputs;
+    KernelSpec spec;
+    spec.node = &node;
+    spec.outputs = outputs;
+    spec.onnxOpset = opset;
+    std::vector<std::shared_ptr<TensorData>> data;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        spec.inputs.push_back(inputs[i].type);
+        const bool isConstant = i < constant.size() && constant[i];
+        spec.constantInputs.push_back(isConstant);
+        data.push_back(std::make_shared<TensorData>(
+            reinterpret_cast<const char*>(inputs[i].bytes.data()), inputs[i].bytes.size()));
+        spec.constantData.push_back(isConstant ? data.back().get() : nullptr);
+    }
+    auto kernel = makeCpuKernel(spec, context);
+    if (!kernel) {
+        if (error)
+            *error = kernel.error().message;
+        else
+            qWarning("%s", kernel.error().message.c_str());
+        return {};
+    }
+    std::vector<Tensor> results;
+    std::vector<const std::byte*> in;
+    std::vector<std::byte*> out;
+    for (const Tensor& t : inputs)
+        in.push_back(t.bytes.data());
+    for (const TensorType& type : outputs)
+        results.push_back(
+            Tensor{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))});
+    for (Tensor& t : results)
+        out.push_back(t.bytes.data());
+    kernel.value()->run(in.data(), out.data());
+    return results;
+}
+
+void compareFloats(const std::vector<float>& actual, const std::vector<float>& expected,
+                   double tolerance, const char* what) {
+    QCOMPARE(actual.size(), expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        const double diff = std::fabs(static_cast<double>(actual[i]) - expected[i]);
+        if (!(diff <= tolerance * (1 + std::fabs(expected[i]))))
+            QFAIL(qPrintable(QString("%1: element %2 is %3, expected %4")
+                                 .arg(what)
+                                 .arg(i)
+                                 .arg(actual[i])
+                                 .arg(expected[i])));
+    }
+}
+
+Attrs attrs(std::initializer_list<std::pair<std::string, AttrValue>> entries) {
+    Attrs a;
+    for (const auto& [name, value] : entries)
+        a.set(name, value);
+    return a;
+}
+
+std::int64_t convOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d,
+                     std::int64_t p0, std::int64_t p1, bool ceil = false) {
+    const std::int64_t extent = (k - 1) * d + 1;
+    const std::int64_t span = in + p0 + p1 - extent;
+    std::int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+    if (ceil && (out - 1) * s >= in + p0)
+        --out;
+    return out;
+}
+
+} // namespace
+
+class TestKernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void convolution_data() {
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 24; ++seed)
+            QTest::newRow(qPrintable(QString("random %1").arg(seed))) << seed;
+    }
+    void convolution() {
+        QFETCH(int, seed);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        const std::int64_t groups = pick(0, 3) == 0 ? pick(2, 3) : 1;
+        const std::int64_t cin = groups * pick(1, 4), cout = groups * pick(1, 4);
+        const std::int64_t n = pick(1, 2), h = pick(3, 11), w = pick(3, 12);
+        const std::int64_t kh = pick(1, 3), kw = pick(1, 3), sh = pick(1, 3), sw = pick(1, 2);
+        const std::int64_t dh = pick(1, 2), dw = pick(1, 2);
+        const std::int64_t pt = pick(0, 2), pl = pick(0, 2), pb = pick(0, 2), pr = pick(0, 2);
+        if ((kh - 1) * dh + 1 > h + pt + pb || (kw - 1) * dw + 1 > w + pl + pr)
+            QSKIP("window larger than the padded input");
+        const std::int64_t oh = convOut(h, kh, sh, dh, pt, pb), ow = convOut(w, kw, sw, dw, pl, pr);
+        Tensor x = randomFloats({n, cin, h, w}, rng);
+        Tensor wt = randomFloats({cout, cin / groups, kh, kw}, rng);
+        Tensor bias = randomFloats({cout}, rng);
+        const bool onnx = seed % 2 == 0;
+        std::vector<Tensor> outputs;
+        const TensorType outType{{n, cout, oh, ow}, DType::Float32};
+        if (onnx) {
+            outputs = runOp("Conv",
+                            attrs({{"strides", Dims{sh, sw}},
+                                   {"dilations", Dims{dh, dw}},
+                                   {"pads", Dims{pt, pl, pb, pr}},
+                                   {"group", groups},
+                                   {"kernel_shape", Dims{kh, kw}}}),
+                            {x, wt, bias}, {outType}, nullptr, {false, true, true});
+        } else {
+            outputs = runOp("nn.conv2d",
+                            attrs({{"strides", Dims{sh, sw}},
+                                   {"dilation", Dims{dh, dw}},
+                                   {"padding", Dims{pt, pl, pb, pr}},
+                                   {"groups", groups}}),
+                            {x, wt}, {outType}, nullptr, {false, true});
+        }
+        QCOMPARE(outputs.size(), std::size_t{1});
+        std::vector<float> expected(static_cast<std::size_t>(outType.elementCount()));
+        const std::int64_t cinG = cin / groups, coutG = cout / groups;
+        for (std::int64_t b = 0; b < n; ++b)
+            for (std::int64_t o = 0; o < cout; ++o)
+                for (std::int64_t y = 0; y < oh; ++y)
+                    for (std::int64_t z = 0; z < ow; ++z) {
+                        double sum = onnx ? bias.f(o) : 0;
+                        const std::int64_t g = o / coutG;
+                        for (std::int64_t c = 0; c < cinG; ++c)
+                            for (std::int64_t i = 0; i < kh; ++i)
+                                for (std::int64_t j = 0; j < kw; ++j) {
+                                    const std::int64_t yy = y * sh - pt + i * dh;
+                                    const std::int64_t zz = z * sw - pl + j * dw;
+                                    if (yy < 0 || yy >= h || zz < 0 || zz >= w)
+                                        continue;
+                                    sum += static_cast<double>(
+                                               x.f(((b * cin + g * cinG + c) * h + yy) * w + zz)) *
+                                           wt.f(((o * cinG + c) * kh + i) * kw + j);
+                                }
+                        expected[static_cast<std::size_t>(((b * cout + o) * oh + y) * ow + z)] =
+                            static_cast<float>(sum);
+                    }
+        compareFloats(floats(outputs[0]), expected, 1e-4, "conv");
+        // Constant weights are reordered once: a second run gives the same result.
+        auto again =
+            runOp(onnx ? "Conv" : "nn.conv2d",
+                  onnx ? attrs({{"strides", Dims{sh, sw}},
+                                {"dilations", Dims{dh, dw}},
+                                {"pads", Dims{pt, pl, pb, pr}},
+                                {"group", groups}})
+                       : attrs({{"strides", Dims{sh, sw}},
+                                {"dilation", Dims{dh, dw}},
+                                {"padding", Dims{pt, pl, pb, pr}},
+                                {"groups", groups}}),
+                  onnx ? std::vector<Tensor>{x, wt, bias} : std::vector<Tensor>{x, wt}, {outType});
+        compareFloats(floats(again[0]), expected, 1e-4, "conv again");
+    }
+
+    void matrixProducts_data() {
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 30; ++seed)
+            QTest::newRow(qPrintable(QString("random %1").arg(seed))) << seed;
+    }
+    void matrixProducts() {
+        QFETCH(int, seed);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        const std::int64_t m = pick(1, 9), k = pick(1, 11), n = pick(1, 7);
+        const int kind = seed % 5;
+        // Reference: C[b] = op(A[b]) x op(B[b]) with row-major storage.
+        auto product = [&](const Tensor& a, const Tensor& b, bool ta, bool tb, std::int64_t ba,
+                           std::int64_t bb, std::int64_t batches) {
+            std::vector<float> c(static_cast<std::size_t>(batches * m * n));
+            for (std::int64_t q = 0; q < batches; ++q) {
+                const std::int64_t qa = ba == 1 ? 0 : q, qb = bb == 1 ? 0 : q;
+                for (std::int64_t i = 0; i < m; ++i)
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        double sum = 0;
+                        for (std::int64_t l = 0; l < k; ++l) {
+                            const float av =
+                                ta ? a.f(qa * m * k + l * m + i) : a.f(qa * m * k + i * k + l);
+                            const float bv =
+                                tb ? b.f(qb * k * n + j * k + l) : b.f(qb * k * n + l * n + j);
+                            sum += static_cast<double>(av) * bv;
+                        }
+                        c[static_cast<std::size_t>((q * m + i) * n + j)] = static_cast<float>(sum);
+                    }
+            }
+            return c;
+        };
+        if (kind == 0) { // nn.dense
+            Tensor a = randomFloats({m, k}, rng), b = randomFloats({n, k}, rng);
+            auto out = runOp("nn.dense", {}, {a, b}, {{{m, n}, DType::Float32}});
+            compareFloats(floats(out[0]), product(a, b, false, true, 1, 1, 1), 1e-4, "dense");
+        } else if (kind == 1) { // nn.batch_matmul with transposes, batch broadcast
+            const std::int64_t batches = pick(1, 4);
+            const bool ta = pick(0, 1), tb = pick(0, 1);
+            const std::int64_t bb = pick(0, 1) ? 1 : batches;
+            Tensor a = randomFloats(ta ? Dims{batches, k, m} : Dims{batches, m, k}, rng);
+            Tensor b = randomFloats(tb ? Dims{bb, n, k} : Dims{bb, k, n}, rng);
+            auto out = runOp("nn.batch_matmul", attrs({{"transpose_a", ta}, {"transpose_b", tb}}),
+                             {a, b}, {{{batches, m, n}, DType::Float32}});
+            compareFloats(floats(out[0]), product(a, b, ta, tb, batches, bb, batches), 1e-4,
+                          "batch_matmul");
+        } else if (kind == 2) { // ONNX MatMul, 4-D with broadcast on both sides
+            const std::int64_t p = pick(1, 3), q = pick(1, 3);
+            Tensor a = randomFloats({p, 1, m, k}, rng), b = randomFloats({1, q, k, n}, rng);
+            auto out = runOp("MatMul", {}, {a, b}, {{{p, q, m, n}, DType::Float32}});
+            std::vector<float> expected;
+            for (std::int64_t i = 0; i < p; ++i)
+                for (std::int64_t j = 0; j < q; ++j) {
+                    Tensor ai{{{m, k}, DType::Float32},
+                              std::vector<std::byte>(a.bytes.begin() + i * m * k * 4,
+                                                     a.bytes.begin() + (i + 1) * m * k * 4)};
+                    Tensor bj{{{k, n}, DType::Float32},
+                              std::vector<std::byte>(b.bytes.begin() + j * k * n * 4,
+                                                     b.bytes.begin() + (j + 1) * k * n * 4)};
+                    auto c = product(ai, bj, false, false, 1, 1, 1);
+                    expected.insert(expected.end(), c.begin(), c.end());
+                }
+            compareFloats(floats(out[0]), expected, 1e-4, "MatMul broadcast");
+        } else if (kind == 3) { // Gemm with alpha, beta, transposes and a row bias
+            const bool ta = pick(0, 1), tb = pick(0, 1);
+            Tensor a = randomFloats(ta ? Dims{k, m} : Dims{m, k}, rng);
+            Tensor b = randomFloats(tb ? Dims{n, k} : Dims{k, n}, rng);
+            Tensor c = randomFloats({n}, rng);
+            auto out = runOp("Gemm",
+                             attrs({{"alpha", 0.5},
+                                    {"beta", 2.0},
+                                    {"transA", std::int64_t{ta}},
+                                    {"transB", std::int64_t{tb}}}),
+                             {a, b, c}, {{{m, n}, DType::Float32}});
+            auto expected = product(a, b, ta, tb, 1, 1, 1);
+            for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    expected[static_cast<std::size_t>(i * n + j)] =
+                        0.5f * expected[static_cast<std::size_t>(i * n + j)] + 2.0f * c.f(j);
+            compareFloats(floats(out[0]), expected, 1e-4, "Gemm");
+        } else { // MatMul with a 1-D right operand
+            Tensor a = randomFloats({2, m, k}, rng), b = randomFloats({k}, rng);
+            auto out = runOp("MatMul", {}, {a, b}, {{{2, m}, DType::Float32}});
+            std::vector<float> expected;
+            for (std::int64_t q = 0; q < 2; ++q)
+                for (std::int64_t i = 0; i < m; ++i) {
+                    double sum = 0;
+                    for (std::int64_t l = 0; l < k; ++l)
+                        sum += static_cast<double>(a.f((q * m + i) * k + l)) * b.f(l);
+                    expected.push_back(static_cast<float>(sum));
+                }
+            compareFloats(floats(out[0]), expected, 1e-4, "MatMul vector");
+        }
+    }
+
+    void pooling_data() {
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 30; ++seed)
+            QTest::newRow(qPrintable(QString("random %1").arg(seed))) << seed;
+    }
+    void pooling() {
+        QFETCH(int, seed);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        const std::int64_t n = 1, c = pick(1, 3), h = pick(4, 11), w = pick(4, 11);
+        const std::int64_t k = pick(1, 3), s = pick(1, 3),
+                           p = std::min<std::int64_t>(pick(0, 1), k / 2);
+        const bool isMax = seed % 2 == 1;
+        const bool ceil = seed % 3 == 0;
+        const std::int64_t d = isMax && seed % 5 == 0 ? 2 : 1;
+        const bool includePad = !isMax && seed % 4 == 0;
+        if ((k - 1) * d + 1 > h + 2 * p || (k - 1) * d + 1 > w + 2 * p)
+            QSKIP("window larger than the padded input");
+        const std::int64_t oh = convOut(h, k, s, d, p, p, ceil),
+                           ow = convOut(w, k, s, d, p, p, ceil);
+        Tensor x = randomFloats({n, c, h, w}, rng);
+        const TensorType outType{{n, c, oh, ow}, DType::Float32};
+        std::vector<Tensor> out;
+        if (seed % 2 == 0 || isMax)
+            out = runOp(isMax ? "nn.max_pool2d" : "nn.avg_pool2d",
+                        attrs({{"pool_size", Dims{k, k}},
+                               {"strides", Dims{s, s}},
+                               {"dilation", Dims{d, d}},
+                               {"padding", Dims{p, p, p, p}},
+                               {"ceil_mode", ceil},
+                               {"count_include_pad", includePad}}),
+                        {x}, {outType});
+        QCOMPARE(out.size(), std::size_t{1});
+        std::vector<float> expected;
+        for (std::int64_t q = 0; q < c; ++q)
+            for (std::int64_t y = 0; y < oh; ++y)
+                for (std::int64_t z = 0; z < ow; ++z) {
+                    double best = -INFINITY, sum = 0;
+                    int count = 0;
+                    for (std::int64_t i = 0; i < k; ++i)
+                        for (std::int64_t j = 0; j < k; ++j) {
+                            const std::int64_t yy = y * s - p + i * d, zz = z * s - p + j * d;
+                            if (yy < 0 || yy >= h || zz < 0 || zz >= w)
+                                continue;
+                            const float v = x.f((q * h + yy) * w + zz);
+                            best = std::max<double>(best, v);
+                            sum += v;
+                            ++count;
+                        }
+                    if (includePad) {
+                        // PyTorch: the window clipped to the padded input.
+                        const std::int64_t y0 = y * s - p, z0 = z * s - p;
+                        const std::int64_t y1 = std::min(y0 + k, h + p),
+                                           z1 = std::min(z0 + k, w + p);
+                        count = static_cast<int>((y1 - y0) * (z1 - z0));
+                    }
+                    expected.push_back(static_cast<float>(isMax ? best : sum / count));
+                }
+        compareFloats(floats(out[0]), expected, 1e-5, isMax ? "max pool" : "avg pool");
+    }
+
+    void globalAndAdaptivePooling() {
+        std::mt19937 rng(7);
+        Tensor x = randomFloats({2, 3, 7, 5}, rng);
+        auto mean = runOp("GlobalAveragePool", {}, {x}, {{{2, 3, 1, 1}, DType::Float32}});
+        auto max = runOp("nn.global_max_pool2d", {}, {x}, {{{2, 3, 1, 1}, DType::Float32}});
+        std::vector<float> expectMean, expectMax;
+        for (int p = 0; p < 6; ++p) {
+            double sum = 0, best = -INFINITY;
+            for (int i = 0; i < 35; ++i) {
+                sum += x.f(p * 35 + i);
+                best = std::max<double>(best, x.f(p * 35 + i));
+            }
+            expectMean.push_back(static_cast<float>(sum / 35));
+            expectMax.push_back(static_cast<float>(best));
+        }
+        compareFloats(floats(mean[0]), expectMean, 1e-5, "global average");
+        compareFloats(floats(max[0]), expectMax, 1e-6, "global max");
+        // 7x5 to 3x2: windows of different sizes (PyTorch's adaptive rule).
+        auto adaptive = runOp("nn.adaptive_avg_pool2d", attrs({{"output_size", Dims{3, 2}}}), {x},
+                              {{{2, 3, 3, 2}, DType::Float32}});
+        std::vector<float> expected;
+        for (int p = 0; p < 6; ++p)
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 2; ++j) {
+                    const int h0 = i * 7 / 3, h1 = ((i + 1) * 7 + 2) / 3;
+                    const int w0 = j * 5 / 2, w1 = ((j + 1) * 5 + 1) / 2;
+                    double sum = 0;
+                    for (int r = h0; r < h1; ++r)
+                        for (int c = w0; c < w1; ++c)
+                            sum += x.f(p * 35 + r * 5 + c);
+                    expected.push_back(static_cast<float>(sum / ((h1 - h0) * (w1 - w0))));
+                }
+        compareFloats(floats(adaptive[0]), expected, 1e-5, "adaptive");
+    }
+
+    void normalisation() {
+        std::mt19937 rng(3);
+        Tensor x = randomFloats({2, 4, 3, 5}, rng);
+        Tensor gamma = randomFloats({4}, rng), beta = randomFloats({4}, rng),
+               mean = randomFloats({4}, rng);
+        Tensor var = randomFloats({4}, rng);
+        for (std::size_t i = 0; i < 4; ++i) {
+            float v = std::fabs(var.f(static_cast<std::int64_t>(i))) + 0.1f;
+            std::memcpy(var.bytes.data() + 4 * i, &v, 4);
+        }
+        const TensorType type = x.type;
+        auto bn = runOp("nn.batch_norm", attrs({{"epsilon", 1e-3}}), {x, gamma, beta, mean, var},
+                        {type, gamma.type, gamma.type});
+        std::vector<float> expected;
+        for (int b = 0; b < 2; ++b)
+            for (int c = 0; c < 4; ++c)
+                for (int i = 0; i < 15; ++i)
+                    expected.push_back(static_cast<float>((x.f((b * 4 + c) * 15 + i) - mean.f(c)) /
+                                                              std::sqrt(var.f(c) + 1e-3) *
+                                                              gamma.f(c) +
+                                                          beta.f(c)));
+        compareFloats(floats(bn[0]), expected, 1e-5, "batch_norm");
+        compareFloats(floats(bn[1]), floats(mean), 0, "batch_norm moving mean");
+        // batch norm over the last axis: the plain path.
+        Tensor g5 = randomFloats({5}, rng), b5 = randomFloats({5}, rng),
+               m5 = randomFloats({5}, rng);
+        Tensor v5 = make({5}, DType::Float32, std::vector<float>{0.5f, 1, 2, 0.25f, 1.5f});
+        auto bnLast = runOp("nn.batch_norm", attrs({{"axis", std::int64_t{3}}}),
+                            {x, g5, b5, m5, v5}, {type, g5.type, g5.type});
+        expected.clear();
+        for (std::int64_t i = 0; i < type.elementCount(); ++i) {
+            const std::int64_t c = i % 5;
+            expected.push_back(static_cast<float>(
+                (x.f(i) - m5.f(c)) / std::sqrt(v5.f(c) + 1e-5) * g5.f(c) + b5.f(c)));
+        }
+        compareFloats(floats(bnLast[0]), expected, 1e-5, "batch_norm last axis");
+
+        // Layer norm: Relay over the last axis and over axis 1; ONNX over axes 2.. as one.
+        auto layerNorm = [&](std::int64_t outer, std::int64_t channels, std::int64_t inner,
+                             const Tensor& g, const Tensor& bta) {
+            std::vector<float> out(static_cast<std::size_t>(outer * channels * inner));
+            for (std::int64_t o = 0; o < outer; ++o)
+                for (std::int64_t i = 0; i < inner; ++i) {
+                    double sum = 0, sq = 0;
+                    for (std::int64_t c = 0; c < channels; ++c)
+                        sum += x.f((o * channels + c) * inner + i);
+                    const double mu = sum / static_cast<double>(channels);
+                    for (std::int64_t c = 0; c < channels; ++c) {
+                        const double dlt = x.f((o * channels + c) * inner + i) - mu;
+                        sq += dlt * dlt;
+                    }
+                    const double inv = 1 / std::sqrt(sq / static_cast<double>(channels) + 1e-5);
+                    for (std::int64_t c = 0; c < channels; ++c)
+                        out[static_cast<std::size_t>((o * channels + c) * inner + i)] =
+                            static_cast<float>((x.f((o * channels + c) * inner + i) - mu) * inv *
+                                                   g.f(c) +
+                                               bta.f(c));
+                }
+            return out;
+        };
+        auto lnLast =
+            runOp("nn.layer_norm", attrs({{"axis", std::int64_t{-1}}}), {x, g5, b5}, {type});
+        compareFloats(floats(lnLast[0]), layerNorm(24, 5, 1, g5, b5), 1e-4, "layer_norm last");
+        auto lnMiddle =
+            runOp("nn.layer_norm", attrs({{"axis", std::int64_t{1}}}), {x, gamma, beta}, {type});
+        compareFloats(floats(lnMiddle[0]), layerNorm(2, 4, 15, gamma, beta), 1e-4,
+                      "layer_norm axis 1");
+        Tensor g15 = randomFloats({3, 5}, rng), b15 = randomFloats({3, 5}, rng);
+        auto lnOnnx =
+            runOp("LayerNormalization", attrs({{"axis", std::int64_t{2}}}), {x, g15, b15}, {type});
+        compareFloats(floats(lnOnnx[0]), layerNorm(8, 15, 1, g15, b15), 1e-4,
+                      "LayerNormalization axis 2");
+    }
+
+    void softmax() {
+        std::mt19937 rng(5);
+        Tensor x = randomFloats({3, 4, 5}, rng);
+        auto reference = [&](std::int64_t outer, std::int64_t channels, std::int64_t inner,
+                             bool log) {
+            std::vector<float> out(static_cast<std::size_t>(outer * channels * inner));
+            for (std::int64_t o = 0; o < outer; ++o)
+                for (std::int64_t i = 0; i < inner; ++i) {
+                    double best = -INFINITY, sum = 0;
+                    for (std::int64_t c = 0; c < channels; ++c)
+                        best = std::max<double>(best, x.f((o * channels + c) * inner + i));
+                    for (std::int64_t c = 0; c < channels; ++c)
+                        sum += std::exp(x.f((o * channels + c) * inner + i) - best);
+                    for (std::int64_t c = 0; c < channels; ++c) {
+                        const double v = x.f((o * channels + c) * inner + i) - best;
+                        out[static_cast<std::size_t>((o * channels + c) * inner + i)] =
+                            static_cast<float>(log ? v - std::log(sum) : std::exp(v) / sum);
+                    }
+                }
+            return out;
+        };
+        compareFloats(
+            floats(runOp("nn.softmax", attrs({{"axis", std::int64_t{1}}}), {x}, {x.type})[0]),
+            reference(3, 4, 5, false), 1e-5, "softmax axis 1");
+        compareFloats(floats(runOp("nn.log_softmax", {}, {x}, {x.type})[0]),
+                      reference(12, 5, 1, true), 1e-5, "log_softmax");
+        // ONNX before opset 13: everything from the axis on is one row.
+        compareFloats(floats(runOp("Softmax", attrs({{"axis", std::int64_t{1}}}), {x}, {x.type},
+                                   nullptr, {}, 11)[0]),
+                      reference(3, 20, 1, false), 1e-5, "Softmax opset 11");
+    }
+
+    void unary_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("dtype");
+        for (const char* op : {"negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
+                               "erf", "floor", "ceil", "round", "nn.relu", "nn.leaky_relu", "clip",
+                               "HardSigmoid", "HardSwish", "Reciprocal"}) {
+            QTest::newRow(qPrintable(QString(op) + " float32"))
+                << QString(op) << int(DType::Float32);
+            QTest::newRow(qPrintable(QString(op) + " float64"))
+                << QString(op) << int(DType::Float64);
+        }
+    }
+    void unary() {
+        QFETCH(QString, op);
+        QFETCH(int, dtype);
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<double> dist(-3, 3);
+        const bool positive = op == "log" || op == "sqrt" || op == "rsqrt";
+        std::vector<double> values(37);
+        for (double& v : values)
+            v = positive ? std::fabs(dist(rng)) + 0.01 : dist(rng);
+        values[0] = 2.5; // a tie for round (to even)
+        values[1] = -0.5;
+        if (positive)
+            values[1] = 0.5;
+        std::function<double(double)> f;
+        const std::string name = op.toStdString();
+        if (name == "negative")
+            f = [](double v) { return -v; };
+        if (name == "abs")
+            f = [](double v) { return std::fabs(v); };
+        if (name == "exp")
+            f = [](double v) { return std::exp(v); };
+        if (name == "log")
+            f = [](double v) { return std::log(v); };
+        if (name == "sqrt")
+            f = [](double v) { return std::sqrt(v); };
+        if (name == "rsqrt")
+            f = [](double v) { return 1 / std::sqrt(v); };
+        if (name == "tanh")
+            f = [](double v) { return std::tanh(v); };
+        if (name == "sigmoid")
+            f = [](double v) { return 1 / (1 + std::exp(-v)); };
+        if (name == "erf")
+            f = [](double v) { return std::erf(v); };
+        if (name == "floor")
+            f = [](double v) { return std::floor(v); };
+        if (name == "ceil")
+            f = [](double v) { return std::ceil(v); };
+        if (name == "round")
+            f = [](double v) { return std::nearbyint(v); };
+        if (name == "nn.relu")
+            f = [](double v) { return v > 0 ? v : 0; };
+        if (name == "nn.leaky_relu")
+            f = [](double v) { return v > 0 ? v : 0.2 * v; };
+        if (name == "clip")
+            f = [](double v) { return std::clamp(v, -1.0, 0.5); };
+        if (name == "HardSigmoid")
+            f = [](double v) { return std::clamp(0.3 * v + 0.4, 0.0, 1.0); };
+        if (name == "HardSwish")
+            f = [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); };
+        if (name == "Reciprocal")
+            f = [](double v) { return 1 / v; };
+        Attrs a;
+        if (name == "nn.leaky_relu")
+            a.set("alpha", 0.2);
+        if (name == "clip") {
+            a.set("a_min", -1.0);
+            a.set("a_max", 0.5);
+        }
+        if (name == "HardSigmoid") {
+            a.set("alpha", 0.3);
+            a.set("beta", 0.4);
+        }
+        const auto type = static_cast<DType>(dtype);
+        Tensor x;
+        if (type == DType::Float32) {
+            std::vector<float> fl(values.begin(), values.end());
+            x = make({37}, type, fl);
+        } else {
+            x = make({37}, type, values);
+        }
+        auto out = runOp(name, a, {x}, {x.type});
+        QCOMPARE(out.size(), std::size_t{1});
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const double input = type == DType::Float32
+                                     ? static_cast<double>(static_cast<float>(values[i]))
+                                     : values[i];
+            const double got = type == DType::Float32
+                                   ? out[0].f(static_cast<std::int64_t>(i))
+                                   : out[0].at<double>(static_cast<std::int64_t>(i));
+            const double want = f(input);
+            if (std::fabs(got - want) > 2e-5 * (1 + std::fabs(want)))
+                QFAIL(qPrintable(
+                    QString("%1(%2) = %3, expected %4").arg(op).arg(input).arg(got).arg(want)));
+        }
+    }
+
+    void binaryBroadcast_data() {
+        QTest::addColumn<QString>("op");
+        for (const char* op :
+             {"add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+              "floor_divide", "mod", "less", "greater_equal", "equal", "Max"})
+            QTest::newRow(op) << QString(op);
+    }
+    void binaryBroadcast() {
+        QFETCH(QString, op);
+        const std::string name = op.toStdString();
+        std::mt19937 rng(13);
+        const Dims shapes[][2] = {{{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},    {{3, 1}, {2, 1, 5}},
+                                  {{1}, {2, 3}},          {{2, 1, 4}, {3, 1}}, {{}, {3}}};
+        for (const auto& pair : shapes) {
+            Tensor a = randomFloats(pair[0], rng), b = randomFloats(pair[1], rng);
+            if (name == "power") { // positive bases
+                for (std::int64_t i = 0; i < a.type.elementCount(); ++i) {
+                    float v = std::fabs(a.f(i)) + 0.1f;
+                    std::memcpy(a.bytes.data() + 4 * i, &v, 4);
+                }
+            }
+            const std::size_t rank = std::max(pair[0].size(), pair[1].size());
+            Dims out(rank, 1);
+            for (std::size_t i = 0; i < rank; ++i) {
+                const std::size_t ia = i + pair[0].size(), ib = i + pair[1].size();
+                const std::int64_t da = ia >= rank ? pair[0][ia - rank] : 1;
+                const std::int64_t db = ib >= rank ? pair[1][ib - rank] : 1;
+                out[i] = std::max(da, db);
+            }
+            const bool comparison = name == "less" || name == "greater_equal" || name == "equal";
+            const TensorType outType{out, comparison ? DType::Bool : DType::Float32};
+            auto result = runOp(name, {}, {a, b}, {outType});
+            QCOMPARE(result.size(), std::size_t{1});
+            const std::int64_t count = outType.elementCount();
+            for (std::int64_t i = 0; i < count; ++i) {
+                // Unravel i and map into each operand (numpy rules).
+                std::int64_t rest = i, ia = 0, ib = 0, sa = 1, sb = 1;
+                for (std::size_t d = rank; d-- > 0;) {
+                    const std::int64_t idx = rest % out[d];
+                    rest /= out[d];
+                    const std::int64_t offA = static_cast<std::int64_t>(d) -
+                                              static_cast<std::int64_t>(rank - pair[0].size());
+                    const std::int64_t offB = static_cast<std::int64_t>(d) -
+                                              static_cast<std::int64_t>(rank - pair[1].size());
+                    if (offA >= 0) {
+                        const std::int64_t dim = pair[0][static_cast<std::size_t>(offA)];
+                        ia += (dim == 1 ? 0 : idx) * sa;
+                        sa *= dim;
+                    }
+                    if (offB >= 0) {
+                        const std::int64_t dim = pair[1][static_cast<std::size_t>(offB)];
+                        ib += (dim == 1 ? 0 : idx) * sb;
+                        sb *= dim;
+                    }
+                }
+                const double x = a.f(ia), y = b.f(ib);
+                double want = 0;
+                if (name == "add")
+                    want = x + y;
+                if (name == "subtract")
+                    want = x - y;
+                if (name == "multiply")
+                    want = x * y;
+                if (name == "divide")
+                    want = x / y;
+                if (name == "maximum" || name == "Max")
+                    want = std::max(x, y);
+                if (name == "minimum")
+                    want = std::min(x, y);
+                if (name == "power")
+                    want = std::pow(x, y);
+                if (name == "floor_divide")
+                    want = std::floor(static_cast<float>(x / y));
+                if (name == "mod")
+                    want = std::fmod(x, y);
+                if (name == "less")
+                    want = x < y;
+                if (name == "greater_equal")
+                    want = x >= y;
+                if (name == "equal")
+                    want = x == y;
+                const double got = comparison ? static_cast<double>(result[0].at<std::uint8_t>(i))
+                                              : result[0].f(i);
+                if (std::fabs(got - want) > 1e-5 * (1 + std::fabs(want)))
+                    QFAIL(qPrintable(QString("%1 element %2: %3, expected %4")
+                                         .arg(op)
+                                         .arg(i)
+                                         .arg(got)
+                                         .arg(want)));
+            }
+        }
+    }
+
+    void integerArithmetic() {
+        Tensor a = make({2, 3}, DType::Int64, std::vector<std::int64_t>{7, -7, 9, 10, 11, 12});
+        Tensor b = make({3}, DType::Int64, std::vector<std::int64_t>{2, 2, 4});
+        auto sum = runOp("add", {}, {a, b}, {{{2, 3}, DType::Int64}});
+        auto div = runOp("divide", {}, {a, b}, {{{2, 3}, DType::Int64}});
+        const std::int64_t expectSum[] = {9, -5, 13, 12, 13, 16};
+        const std::int64_t expectDiv[] = {3, -3, 2, 5, 5, 3}; // truncates like C
+        for (int i = 0; i < 6; ++i) {
+            QCOMPARE(sum[0].at<std::int64_t>(i), expectSum[i]);
+            QCOMPARE(div[0].at<std::int64_t>(i), expectDiv[i]);
+        }
+        Tensor cond = make({2, 1}, DType::Bool, std::vector<std::uint8_t>{1, 0});
+        Tensor x = make({3}, DType::Int32, std::vector<std::int32_t>{1, 2, 3});
+        Tensor y = make({2, 3}, DType::Int32, std::vector<std::int32_t>{-1, -2, -3, -4, -5, -6});
+        auto where = runOp("where", {}, {cond, x, y}, {{{2, 3}, DType::Int32}});
+        const std::int32_t expectWhere[] = {1, 2, 3, -4, -5, -6};
+        for (int i = 0; i < 6; ++i)
+            QCOMPARE(where[0].at<std::int32_t>(i), expectWhere[i]);
+    }
+
+    void reductions_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QVariantList>("axes");
+        QTest::addColumn<bool>("keepdims");
+        QTest::addColumn<bool>("exclude");
+        QTest::newRow("sum axis 1") << "sum" << QVariantList{1} << false << false;
+        QTest::newRow("mean axes 0,2 keep") << "mean" << QVariantList{0, 2} << true << false;
+        QTest::newRow("max all") << "max" << QVariantList{} << false << false;
+        QTest::newRow("min axis -1") << "min" << QVariantList{-1} << false << false;
+        QTest::newRow("prod exclude 1") << "prod" << QVariantList{1} << false << true;
+        QTest::newRow("ReduceMean axes 1,2") << "ReduceMean" << QVariantList{1, 2} << true << false;
+    }
+    void reductions() {
+        QFETCH(QString, op);
+        QFETCH(QVariantList, axes);
+        QFETCH(bool, keepdims);
+        QFETCH(bool, exclude);
+        std::mt19937 rng(17);
+        const Dims in{3, 4, 5};
+        Tensor x = randomFloats(in, rng);
+        std::vector<bool> reduced(3, axes.isEmpty());
+        for (const QVariant& axis : axes)
+            reduced[static_cast<std::size_t>((axis.toInt() + 3) % 3)] = true;
+        if (exclude)
+            reduced.flip();
+        Dims kept = in, out;
+        for (std::size_t d = 0; d < 3; ++d) {
+            if (reduced[d])
+                kept[d] = 1;
+            if (!reduced[d] || keepdims)
+                out.push_back(kept[d]);
+        }
+        Attrs a;
+        Dims axisList;
+        for (const QVariant& axis : axes)
+            axisList.push_back(axis.toInt());
+        const bool onnx = op.startsWith("Reduce");
+        if (onnx) {
+            a.set("axes", axisList);
+            a.set("keepdims", std::int64_t{keepdims});
+        } else {
+            if (!axisList.empty())
+                a.set("axis", axisList);
+            a.set("keepdims", keepdims);
+            a.set("exclude", exclude);
+        }
+        // Both the oneDNN (float32) path and the plain (float64) path.
+        for (DType dtype : {DType::Float32, DType::Float64}) {
+            Tensor input = x;
+            if (dtype == DType::Float64) {
+                std::vector<double> wide;
+                for (std::int64_t i = 0; i < x.type.elementCount(); ++i)
+                    wide.push_back(x.f(i));
+                input = make(in, DType::Float64, wide);
+            }
+            auto result = runOp(op.toStdString(), a, {input}, {{out, dtype}});
+            QCOMPARE(result.size(), std::size_t{1});
+            const std::int64_t outCount = kept[0] * kept[1] * kept[2];
+            std::vector<double> acc(static_cast<std::size_t>(outCount),
+                                    op.contains("prod")                        ? 1.0
+                                    : op.contains("max") || op.contains("Max") ? -INFINITY
+                                    : op.contains("min")                       ? INFINITY
+                                                                               : 0.0);
+            for (std::int64_t i = 0; i < 60; ++i) {
+                const std::int64_t c0 = i / 20, c1 = (i / 5) % 4, c2 = i % 5;
+                const std::int64_t o =
+                    ((reduced[0] ? 0 : c0) * kept[1] + (reduced[1] ? 0 : c1)) * kept[2] +
+                    (reduced[2] ? 0 : c2);
+                double& v = acc[static_cast<std::size_t>(o)];
+                const double e = x.f(i);
+                if (op.contains("prod"))
+                    v *= e;
+                else if (op == "max")
+                    v = std::max(v, e);
+                else if (op == "min")
+                    v = std::min(v, e);
+                else
+                    v += e;
+            }
+            const double count = 60.0 / static_cast<double>(outCount);
+            for (std::int64_t o = 0; o < outCount; ++o) {
+                const double want = op.contains("mean") || op.contains("Mean")
+                                        ? acc[static_cast<std::size_t>(o)] / count
+                                        : acc[static_cast<std::size_t>(o)];
+                const double got =
+                    dtype == DType::Float32 ? result[0].f(o) : result[0].at<double>(o);
+                if (std::fabs(got - want) > 1e-4 * (1 + std::fabs(want)))
+                    QFAIL(qPrintable(QString("%1 %2 element %3: %4, expected %5")
+                                         .arg(op)
+                                         .arg(dtypeName(dtype).data())
+                                         .arg(o)
+                                         .arg(got)
+                                         .arg(want)));
+            }
+        }
+    }
+
+    void dataMovement() {
+        auto iota = [](Dims shape) {
+            std::vector<float> v(
+                static_cast<std::size_t>(TensorType{shape, DType::Float32}.elementCount()));
+            for (std::size_t i = 0; i < v.size(); ++i)
+                v[i] = static_cast<float>(i);
+            return make(shape, DType::Float32, v);
+        };
+        auto check = [](const Tensor& t, std::vector<float> expected, const char* what) {
+            compareFloats(floats(t), expected, 0, what);
+        };
+        Tensor x = iota({2, 3, 4});
+        // transpose (1, 2, 0)
+        auto tr = runOp("transpose", attrs({{"axes", Dims{1, 2, 0}}}), {x},
+                        {{{3, 4, 2}, DType::Float32}});
+        std::vector<float> expected;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 4; ++j)
+                for (int k = 0; k < 2; ++k)
+                    expected.push_back(static_cast<float>(k * 12 + i * 4 + j));
+        check(tr[0], expected, "transpose");
+        // concatenate on axis 1 with a 2x1x4 tensor
+        Tensor y = iota({2, 1, 4});
+        auto cat = runOp("concatenate", attrs({{"axis", std::int64_t{1}}}), {x, y},
+                         {{{2, 4, 4}, DType::Float32}});
+        expected.clear();
+        for (int b = 0; b < 2; ++b) {
+            for (int i = 0; i < 12; ++i)
+                expected.push_back(static_cast<float>(b * 12 + i));
+            for (int i = 0; i < 4; ++i)
+                expected.push_back(static_cast<float>(b * 4 + i));
+        }
+        check(cat[0], expected, "concatenate");
+        // split into 1 and 2 along axis 1
+        auto parts = runOp("Split", attrs({{"axis", std::int64_t{1}}}), {x},
+                           {{{2, 1, 4}, DType::Float32}, {{2, 2, 4}, DType::Float32}});
+        check(parts[0], {0, 1, 2, 3, 12, 13, 14, 15}, "split 0");
+        check(parts[1], {4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22, 23}, "split 1");
+        // strided_slice with a negative step on the last axis
+        auto sl = runOp(
+            "strided_slice",
+            attrs(
+                {{"begin", Dims{1, 0, -1}}, {"end", Dims{2, 3, -5}}, {"strides", Dims{1, 2, -2}}}),
+            {x}, {{{1, 2, 2}, DType::Float32}});
+        check(sl[0], {15, 13, 23, 21}, "strided_slice");
+        // ONNX Slice with constant bounds
+        Tensor starts = make({1}, DType::Int64, std::vector<std::int64_t>{1});
+        Tensor ends = make({1}, DType::Int64, std::vector<std::int64_t>{100});
+        Tensor axes = make({1}, DType::Int64, std::vector<std::int64_t>{2});
+        auto onnxSlice = runOp("Slice", {}, {x, starts, ends, axes}, {{{2, 3, 3}, DType::Float32}},
+                               nullptr, {false, true, true, true});
+        expected.clear();
+        for (int i = 0; i < 6; ++i)
+            for (int j = 1; j < 4; ++j)
+                expected.push_back(static_cast<float>(i * 4 + j));
+        check(onnxSlice[0], expected, "Slice");
+        // Gather on axis 1 with a negative index; take with clip mode and no axis
+        Tensor idx = make({2}, DType::Int64, std::vector<std::int64_t>{2, -3});
+        auto gathered = runOp("Gather", attrs({{"axis", std::int64_t{1}}}), {x, idx},
+                              {{{2, 2, 4}, DType::Float32}});
+        check(gathered[0], {8, 9, 10, 11, 0, 1, 2, 3, 20, 21, 22, 23, 12, 13, 14, 15}, "Gather");
+        Tensor flatIdx = make({3}, DType::Int32, std::vector<std::int32_t>{5, 100, -1});
+        auto taken = runOp("take", {}, {x, flatIdx}, {{{3}, DType::Float32}});
+        check(taken[0], {5, 23, 0}, "take clip");
+        // Pad: constant, edge and reflect
+        Tensor v = iota({1, 3});
+        Tensor pads = make({4}, DType::Int64, std::vector<std::int64_t>{0, 2, 0, 1});
+        auto padded =
+            runOp("Pad", {}, {v, pads}, {{{1, 6}, DType::Float32}}, nullptr, {false, true});
+        check(padded[0], {0, 0, 0, 1, 2, 0}, "Pad constant");
+        auto edge = runOp("Pad", attrs({{"mode", std::string("edge")}}), {v, pads},
+                          {{{1, 6}, DType::Float32}}, nullptr, {false, true});
+        check(edge[0], {0, 0, 0, 1, 2, 2}, "Pad edge");
+        auto reflect = runOp("Pad", attrs({{"mode", std::string("reflect")}}), {v, pads},
+                             {{{1, 6}, DType::Float32}}, nullptr, {false, true});
+        check(reflect[0], {2, 1, 0, 1, 2, 1}, "Pad reflect");
+        // Tile, Expand, Range, Shape, Cast
+        auto tiled =
+            runOp("Tile", {}, {v, make({2}, DType::Int64, std::vector<std::int64_t>{2, 2})},
+                  {{{2, 6}, DType::Float32}});
+        check(tiled[0], {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}, "Tile");
+        auto expanded = runOp(
+            "Expand", {}, {iota({3, 1}), make({2}, DType::Int64, std::vector<std::int64_t>{3, 2})},
+            {{{3, 2}, DType::Float32}});
+        check(expanded[0], {0, 0, 1, 1, 2, 2}, "Expand");
+        auto range = runOp("Range", {},
+                           {make({}, DType::Float32, std::vector<float>{1}),
+                            make({}, DType::Float32, std::vector<float>{2}),
+                            make({}, DType::Float32, std::vector<float>{0.25f})},
+                           {{{4}, DType::Float32}});
+        check(range[0], {1, 1.25f, 1.5f, 1.75f}, "Range");
+        auto shape = runOp("Shape", {}, {x}, {{{3}, DType::Int64}});
+        QCOMPARE(shape[0].at<std::int64_t>(0), std::int64_t{2});
+        QCOMPARE(shape[0].at<std::int64_t>(2), std::int64_t{4});
+        auto cast = runOp("cast", attrs({{"dtype", std::string("int32")}}),
+                          {make({3}, DType::Float32, std::vector<float>{-1.7f, 2.5f, 3})},
+                          {{{3}, DType::Int32}});
+        QCOMPARE(cast[0].at<std::int32_t>(0), -1);
+        QCOMPARE(cast[0].at<std::int32_t>(1), 2);
+        auto half =
+            runOp("Cast", {}, {make({3}, DType::Float32, std::vector<float>{1.5f, -2, 65504})},
+                  {{{3}, DType::Float16}});
+        QCOMPARE(half[0].at<std::uint16_t>(0), std::uint16_t{0x3e00});
+        QCOMPARE(half[0].at<std::uint16_t>(1), std::uint16_t{0xc000});
+        QCOMPARE(half[0].at<std::uint16_t>(2), std::uint16_t{0x7bff});
+        auto back = runOp("Cast", {}, {half[0]}, {{{3}, DType::Float32}});
+        check(back[0], {1.5f, -2, 65504}, "Cast float16 back");
+        auto reshaped =
+            runOp("reshape", attrs({{"newshape", Dims{4, 6}}}), {x}, {{{4, 6}, DType::Float32}});
+        check(reshaped[0], floats(x), "reshape");
+    }
+
+    void gatherOutOfRangeThrows() {
+        static CpuKernelContext context;
+        Node node;
+        node.name = "lookup";
+        node.op = OpRegistry::global().find("Gather");
+        node.outputs = {{{1}, DType::Float32}};
+        KernelSpec spec;
+        spec.node = &node;
+        spec.inputs = {{{3}, DType::Float32}, {{1}, DType::Int64}};
+        spec.outputs = node.outputs;
+        spec.constantInputs = {false, false};
+        spec.constantData = {nullptr, nullptr};
+        auto kernel = makeCpuKernel(spec, context);
+        QVERIFY(kernel.ok());
+        const float data[3] = {1, 2, 3};
+        const std::int64_t index = 3;
+        float out = 0;
+        const std::byte* in[] = {reinterpret_cast<const std::byte*>(data),
+                                 reinterpret_cast<const std::byte*>(&index)};
+        std::byte* outs[] = {reinterpret_cast<std::byte*>(&out)};
+        try {
+            kernel.value()->run(in, outs);
+            QFAIL("an out-of-range index must throw");
+        } catch (const KernelError& error) {
+            QVERIFY2(QString(error.what()).contains("lookup"), error.what());
+            QVERIFY2(QString(error.what()).contains("out of range"), error.what());
+        }
+    }
+
+    void refusals() {
+        std::string error;
+        Tensor x{{{1, 2, 4, 4}, DType::Float16}, std::vector<std::byte>(64)};
+        Tensor w{{{2, 2, 1, 1}, DType::Float16}, std::vector<std::byte>(8)};
+        auto out = runOp("nn.conv2d", {}, {x, w}, {{{1, 2, 4, 4}, DType::Float16}}, &error);
+        QVERIFY(out.empty());
+        QVERIFY2(QString::fromStdString(error).contains("float32"), error.c_str());
+        QVERIFY2(QString::fromStdString(error).contains("nn.conv2d node 'n'"), error.c_str());
+        error.clear();
+        Tensor nhwc{{{1, 4, 4, 2}, DType::Float32}, std::vector<std::byte>(128)};
+        Tensor hwio{{{1, 1, 2, 2}, DType::Float32}, std::vector<std::byte>(16)};
+        out = runOp(
+            "nn.conv2d",
+            attrs({{"data_layout", std::string("NHWC")}, {"kernel_layout", std::string("HWIO")}}),
+            {nhwc, hwio}, {{{1, 4, 4, 2}, DType::Float32}}, &error);
+        QVERIFY(out.empty());
+        QVERIFY2(QString::fromStdString(error).contains("NCHW"), error.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestKernels)
+#include "tst_kernels.moc"

@@ -1,0 +1,125 @@
+// .npy reading and writing: every element type round-trips; bad files give clear errors.
+#include "io/Npy.h"
+
+#include <QtTest>
+
+#include <cstring>
+
+using namespace placer;
+
+class TestNpy : public QObject {
+    Q_OBJECT
+
+private slots:
+    void roundTrip_data() {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<QString>("shape");
+        for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::Int8, DType::Int16,
+                        DType::Int32, DType::Int64, DType::UInt8, DType::Bool}) {
+            QTest::newRow(qPrintable(QString(dtypeName(t).data()) + " 2x3")) << int(t) << "2,3";
+            QTest::newRow(qPrintable(QString(dtypeName(t).data()) + " scalar")) << int(t) << "";
+            QTest::newRow(qPrintable(QString(dtypeName(t).data()) + " 5")) << int(t) << "5";
+        }
+        QTest::newRow("empty 0x4") << int(DType::Float32) << "0,4";
+    }
+    void roundTrip() {
+        QFETCH(int, dtype);
+        QFETCH(QString, shape);
+        TensorType type;
+        type.dtype = static_cast<DType>(dtype);
+        for (const QString& dim : shape.split(',', Qt::SkipEmptyParts))
+            type.shape.push_back(dim.toLongLong());
+        HostTensor tensor = randomTensor(type, 3);
+        auto bytes = formatNpy(tensor);
+        QVERIFY(bytes.ok());
+        QCOMPARE(bytes.value().size() % 64, std::size_t(tensor.data.size() % 64));
+        auto back = parseNpy(bytes.value(), "t.npy");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QCOMPARE(back.value().type, tensor.type);
+        QVERIFY(back.value().data == tensor.data);
+        // The header as NumPy writes it: a 1-tuple keeps its comma.
+        if (type.shape.size() == 1)
+            QVERIFY(bytes.value().find("'shape': (5,)") != std::string::npos);
+    }
+
+    void readsNumPyFiles() {
+        // What numpy.save writes for np.arange(3, dtype='<i4') (format 1.0).
+        std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
+        header.append(128 - 10 - header.size() - 1, ' ');
+        header += '\n';
+        std::string file = std::string("\x93NUMPY\x01\x00", 8);
+        file += static_cast<char>(header.size());
+        file += '\0';
+        file += header;
+        const std::int32_t values[] = {0, 1, 2};
+        file.append(reinterpret_cast<const char*>(values), sizeof values);
+        auto tensor = parseNpy(file, "arange.npy");
+        QVERIFY2(tensor.ok(), tensor.ok() ? "" : tensor.error().message.c_str());
+        QCOMPARE(tensor.value().type.toShortString(), std::string("3 int32"));
+        std::int32_t second;
+        std::memcpy(&second, tensor.value().data.data() + 4, 4);
+        QCOMPARE(second, 1);
+        // The committed PyTorch reference files read back.
+        auto reference =
+            readNpy(std::string(PLACER_SOURCE_DIR) + "/resources/models/tiny_resnet.expected.npy");
+        QVERIFY(reference.ok());
+        QCOMPARE(reference.value().type.toShortString(), std::string("1x10 float32"));
+    }
+
+    void badFiles_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("message");
+        auto npy = [](const std::string& header, const std::string& data) {
+            std::string out = std::string("\x93NUMPY\x01\x00", 8);
+            out += static_cast<char>(header.size() & 0xff);
+            out += static_cast<char>(header.size() >> 8);
+            return QByteArray::fromStdString(out + header + data);
+        };
+        const std::string four(4, '\0');
+        QTest::newRow("not npy") << QByteArray("hello world, not an array") << "not a .npy file";
+        QTest::newRow("empty") << QByteArray() << "not a .npy file";
+        QTest::newRow("truncated header")
+            << npy("{'descr': '<f4'", "").left(14) << "ends inside the .npy header";
+        QTest::newRow("fortran order")
+            << npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }\n", four)
+            << "Fortran-order";
+        QTest::newRow("unsupported type")
+            << npy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }\n",
+                   std::string(8, '\0'))
+            << "element type '<c8' is not supported";
+        QTest::newRow("big endian")
+            << npy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }\n", four)
+            << "element type '>f4'";
+        QTest::newRow("short data")
+            << npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", four)
+            << "the data is 4 bytes but shape 2 float32 needs 8";
+        QTest::newRow("negative dim")
+            << npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }\n", four)
+            << "non-negative integers";
+        QTest::newRow("missing key") << npy("{'descr': '<f4', 'shape': (1,), }\n", four)
+                                     << "lacks descr, fortran_order or shape";
+        QTest::newRow("garbage header") << npy("[1, 2, 3]\n", four) << "byte 10 of the .npy header";
+        QTest::newRow("version 9") << QByteArray("\x93NUMPY\x09\x00\x10\x00", 10) << "version 9";
+    }
+    void badFiles() {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, message);
+        auto result = parseNpy(bytes.toStdString(), "input.npy");
+        QVERIFY(!result.ok());
+        const QString text = QString::fromStdString(result.error().toString());
+        QVERIFY2(text.startsWith("input.npy: "), qPrintable(text));
+        QVERIFY2(text.contains(message), qPrintable(text));
+    }
+
+    void missingFile() {
+        auto result = readNpy("/nonexistent/x.npy");
+        QVERIFY(!result.ok());
+        QVERIFY(QString::fromStdString(result.error().toString()).contains("/nonexistent/x.npy"));
+        QVERIFY(
+            writeNpy("/nonexistent/dir/y.npy", randomTensor({{2}, DType::Float32}, 1)).has_value());
+        QVERIFY(!formatNpy(randomTensor({{2}, DType::BFloat16}, 1)).ok());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestNpy)
+#include "tst_npy.moc"

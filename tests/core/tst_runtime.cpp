@@ -1,0 +1,543 @@
+// The runtime end to end: lowering, the executor on virtual CPU contexts, the reference check,
+// the cross-context check, constants loaded once, timings, mapping, the Chrome trace; and the
+// tiny models against the outputs PyTorch computed for them.
+#include "PlanTestUtil.h"
+
+#include "io/ModelLoader.h"
+#include "io/Npy.h"
+#include "io/RunReport.h"
+#include "plan/Annotations.h"
+#include "plan/Planner.h"
+#include "runtime/Bytecode.h"
+#include "runtime/Executor.h"
+#include "runtime/Run.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace placer;
+
+namespace {
+
+const std::string kModels = std::string(PLACER_SOURCE_DIR) + "/resources/models/";
+
+struct Prepared {
+    LoadedModel model;
+    Plan plan;
+    std::unique_ptr<DeviceRegistry> registry = std::make_unique<DeviceRegistry>();
+    std::unique_ptr<Executor> executor;
+};
+
+/// Loads, plans and loads into an executor; fails the test on any error.
+std::unique_ptr<Prepared> prepare(LoadedModel model, const PlanOptions& options,
+                                  std::vector<DeviceMapRequest> maps = {}) {
+    auto prepared = std::make_unique<Prepared>();
+    prepared->model = std::move(model);
+    prepared->plan = planDevices(prepared->model.graph, prepared->model.devices, options);
+    auto program = lowerToBytecode(prepared->model.graph, prepared->model.devices, prepared->plan);
+    if (!program)
+        qFatal("lowering failed: %s", program.error().message.c_str());
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(prepared->model.devices, maps, *prepared->registry, &warnings);
+    if (!mapping)
+        qFatal("mapping failed: %s", mapping.error().message.c_str());
+    int opset = 0;
+    for (const auto& [key, value] : prepared->model.graph.properties)
+        if (key == "onnx.opset")
+            opset = std::stoi(value);
+    auto executor = Executor::load(prepared->model.graph, prepared->model.devices, program.take(),
+                                   mapping.value(), opset);
+    if (!executor)
+        qFatal("load failed: %s", executor.error().message.c_str());
+    prepared->executor = executor.take();
+    return prepared;
+}
+
+LoadedModel loadModel(const std::string& path, const char* devices) {
+    std::string error;
+    auto set = DeviceSet::parse(devices, &error);
+    auto loaded = loadModelFile(path, GraphFormat::Auto, set);
+    if (!loaded)
+        qFatal("%s", loaded.error().toString().c_str());
+    return loaded.take();
+}
+
+std::vector<HostTensor> randomInputs(const Executor& executor, const Graph& graph) {
+    std::vector<HostTensor> inputs;
+    for (std::size_t i = 0; i < executor.program().inputs.size(); ++i)
+        inputs.push_back(randomTensor(graph.node(executor.program().inputs[i]).outputs[0], 7 + i));
+    return inputs;
+}
+
+/// The single-device reference outputs for `graph` on `inputs`.
+std::vector<HostTensor> reference(const Graph& graph, const std::vector<HostTensor>& inputs) {
+    SingleDevicePlan single = singleDevicePlan(graph);
+    auto program = lowerToBytecode(single.graph, single.devices, single.plan);
+    if (!program)
+        qFatal("reference lowering failed: %s", program.error().message.c_str());
+    DeviceRegistry registry;
+    int opset = 0;
+    for (const auto& [key, value] : graph.properties)
+        if (key == "onnx.opset")
+            opset = std::stoi(value);
+    auto executor =
+        Executor::load(single.graph, single.devices, program.take(), {registry.freshVCpu()}, opset);
+    if (!executor)
+        qFatal("reference load failed: %s", executor.error().message.c_str());
+    auto result = executor.value()->run(inputs, RunOptions{0, 1});
+    if (!result)
+        qFatal("reference run failed: %s", result.error().message.c_str());
+    return result.value().outputs;
+}
+
+/// A random DAG of element-wise ops over [n] float vectors, nodes pinned to random devices.
+Graph randomGraph(std::mt19937& rng, int devices, int nodes) {
+    Graph graph;
+    const TensorType type{{257}, DType::Float32};
+    const auto& registry = OpRegistry::global();
+    std::vector<ValueRef> values;
+    for (int i = 0; i < 3; ++i) {
+        Node p;
+        p.name = "%in" + std::to_string(i);
+        p.op = &registry.parameter();
+        p.outputs = {type};
+        p.pin = Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % devices)), "test"};
+        values.push_back({graph.addNode(std::move(p)), 0});
+    }
+    const char* binary[] = {"add", "multiply", "subtract", "maximum"};
+    const char* unary[] = {"tanh", "negative", "sigmoid"};
+    for (int i = 0; i < nodes; ++i) {
+        Node n;
+        n.name = "%" + std::to_string(i);
+        // Inputs mostly recent, sometimes far back (long edges cross devices and live long).
+        auto pickValue = [&] {
+            const std::size_t span =
+                std::min<std::size_t>(values.size(), rng() % 4 == 0 ? values.size() : 6);
+            return values[values.size() - 1 - rng() % span];
+        };
+        if (rng() % 3 == 0) {
+            n.op = registry.find(unary[rng() % 3]);
+            n.inputs = {pickValue()};
+        } else {
+            n.op = registry.find(binary[rng() % 4]);
+            n.inputs = {pickValue(), pickValue()};
+        }
+        n.outputs = {type};
+        if (rng() % 2 == 0)
+            n.pin =
+                Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % devices)), "test"};
+        values.push_back({graph.addNode(std::move(n)), 0});
+    }
+    for (int i = 0; i < 3; ++i)
+        graph.addOutput(
+            GraphOutput{values[values.size() - 1 - static_cast<std::size_t>(i) * 5], {}, {}});
+    return graph;
+}
+
+} // namespace
+
+class TestRuntime : public QObject {
+    Q_OBJECT
+
+private slots:
+    void tinyModelsMatchPyTorch_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("devices");
+        QTest::addColumn<QStringList>("rules");
+        for (const char* model :
+             {"tiny_resnet", "tiny_mobilenet", "tiny_inception", "tiny_encoder"}) {
+            QTest::newRow(qPrintable(QString(model) + " one vcpu"))
+                << model << "a:vcpu" << QStringList{};
+            QTest::newRow(qPrintable(QString(model) + " split over two vcpus"))
+                << model << "cpu:cpu,a:vcpu,b:vcpu"
+                << QStringList{"Conv=b", "MatMul=b", "Add=a", "Relu=cpu"};
+        }
+    }
+    void tinyModelsMatchPyTorch() {
+        QFETCH(QString, model);
+        QFETCH(QString, devices);
+        QFETCH(QStringList, rules);
+        const std::string base = kModels + model.toStdString();
+        PlanOptions options;
+        for (const QString& rule : rules)
+            options.rules.push_back(
+                OpRule{rule.section('=', 0, 0).toStdString(), rule.section('=', 1).toStdString()});
+        options.fallbackDevice = rules.isEmpty() ? "" : "a";
+        auto prepared = prepare(loadModel(base + ".onnx", devices.toUtf8().constData()), options);
+        auto input = readNpy(base + ".input.npy");
+        auto expected = readNpy(base + ".expected.npy");
+        QVERIFY2(input.ok() && expected.ok(), "reference .npy files are readable");
+        auto result = prepared->executor->run({input.value()}, RunOptions{0, 2});
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const ReferenceCheck check =
+            compareOutputs(result.value().outputs, {expected.value()}, 1e-4, 1e-3);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+        QVERIFY(check.maxAbsDiff < 1e-4);
+        if (!rules.isEmpty())
+            QVERIFY2(!prepared->plan.copies.empty(), "the split plan copies between devices");
+    }
+
+    void multiDevicePlansMatchOneDevice_data() {
+        QTest::addColumn<int>("seed");
+        QTest::addColumn<int>("devices");
+        for (int seed = 1; seed <= 24; ++seed)
+            QTest::newRow(qPrintable(QString("seed %1").arg(seed))) << seed << 2 + seed % 3;
+    }
+    void multiDevicePlansMatchOneDevice() {
+        QFETCH(int, seed);
+        QFETCH(int, devices);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        LoadedModel model;
+        std::string spec;
+        for (int d = 0; d < devices; ++d)
+            spec += (d ? "," : "") + std::string("v") + std::to_string(d) + ":vcpu";
+        std::string error;
+        model.devices = *DeviceSet::parse(spec, &error);
+        model.graph = randomGraph(rng, devices, 60 + seed * 10);
+        auto prepared = prepare(std::move(model), PlanOptions{});
+        QVERIFY(!prepared->plan.copies.empty());
+        const Graph& graph = prepared->model.graph;
+        auto inputs = randomInputs(*prepared->executor, graph);
+        const auto expected = reference(graph, inputs);
+        // Several runs: storages are reused across devices' concurrent streams every time.
+        auto result = prepared->executor->run(inputs, RunOptions{1, 5});
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 0, 0);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+        QCOMPARE(static_cast<int>(result.value().streams.size()), devices);
+    }
+
+    void tinyModelsWithRandomPinsMatchOneDevice_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("seed");
+        for (const char* model : {"tiny_resnet", "tiny_inception", "tiny_encoder"})
+            for (int seed = 1; seed <= 3; ++seed)
+                QTest::newRow(qPrintable(QString("%1 seed %2").arg(model).arg(seed)))
+                    << model << seed;
+    }
+    void tinyModelsWithRandomPinsMatchOneDevice() {
+        QFETCH(QString, model);
+        QFETCH(int, seed);
+        LoadedModel loaded =
+            loadModel(kModels + model.toStdString() + ".onnx", "v1:vcpu,v2:vcpu,v3:vcpu,v4:vcpu");
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
+            Node& node = loaded.graph.node(NodeId(i));
+            if (!node.isConstant() && rng() % 3 == 0)
+                node.pin =
+                    Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % 4)), "test"};
+        }
+        auto prepared = prepare(std::move(loaded), PlanOptions{});
+        const Graph& graph = prepared->model.graph;
+        auto inputs = randomInputs(*prepared->executor, graph);
+        const auto expected = reference(graph, inputs);
+        auto result = prepared->executor->run(inputs, RunOptions{0, 3});
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-5, 1e-5);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    void skippedCopyIsCaught() {
+        LoadedModel model;
+        std::string error;
+        model.devices = *DeviceSet::parse("cpu:cpu,gpu:vcpu", &error);
+        model.devices.setDefaultDevice(DeviceId(1));
+        model.graph =
+            test::relay(R"(def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {
+  %0 = add(%a, %b);
+  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
+  tanh(%1)
+})",
+                        model.devices);
+        Plan plan = planDevices(model.graph, model.devices, PlanOptions{});
+        QVERIFY(!plan.copies.empty());
+        auto program = lowerToBytecode(model.graph, model.devices, plan);
+        QVERIFY(program.ok());
+        Program edited = program.take();
+        // Drop the first copy and let its readers use the source register directly.
+        const auto copy = std::find_if(
+            edited.code.begin() + static_cast<std::ptrdiff_t>(edited.runStart), edited.code.end(),
+            [](const Instruction& i) { return i.op == Opcode::DeviceCopy; });
+        QVERIFY(copy != edited.code.end());
+        const std::int32_t src = copy->src, dst = copy->dst;
+        const std::string srcName = edited.registers[static_cast<std::size_t>(src)].name;
+        edited.code.erase(copy);
+        for (Instruction& instr : edited.code) {
+            for (std::int32_t& r : instr.args)
+                if (r == dst)
+                    r = src;
+        }
+        DeviceRegistry registry;
+        std::vector<std::string> warnings;
+        auto mapping = mapDevices(model.devices, {}, registry, &warnings);
+        QVERIFY(mapping.ok());
+        auto executor =
+            Executor::load(model.graph, model.devices, std::move(edited), mapping.value());
+        QVERIFY(executor.ok());
+        std::vector<HostTensor> inputs = randomInputs(*executor.value(), model.graph);
+        auto result = executor.value()->run(inputs, RunOptions{0, 1});
+        QVERIFY(!result.ok());
+        const QString message = QString::fromStdString(result.error().message);
+        QVERIFY2(message.contains(QString::fromStdString("tensor " + srcName)),
+                 qPrintable(message));
+        QVERIFY2(message.contains("owned by cpu"), qPrintable(message));
+        QVERIFY2(message.contains("tanh"), qPrintable(message));
+        QVERIFY2(message.contains("on vcpu1"), qPrintable(message));
+        QVERIFY2(message.contains("without a device copy"), qPrintable(message));
+        // The executor stays usable after the failure: an error again, no hang.
+        QVERIFY(!executor.value()->run(inputs, RunOptions{0, 1}).ok());
+    }
+
+    void constantsAreUploadedOncePerDevice() {
+        LoadedModel loaded = loadModel(kModels + "tiny_resnet.onnx", "a:vcpu,b:vcpu");
+        PlanOptions options;
+        options.rules = {{"Conv", "a"}, {"*", "b"}};
+        auto prepared = prepare(std::move(loaded), options);
+        const Program& program = prepared->executor->program();
+        std::map<std::string, int> loadsPerDevice;
+        int replicaLoads = 0;
+        for (std::size_t k = 0; k < program.runStart; ++k) {
+            if (program.code[k].op == Opcode::LoadConst)
+                ++loadsPerDevice[prepared->model.devices[program.code[k].device].name];
+        }
+        for (const Replica& replica : prepared->plan.replicas)
+            replicaLoads += static_cast<int>(replica.devices.size());
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k)
+            QVERIFY(program.code[k].op != Opcode::LoadConst);
+        auto inputs = randomInputs(*prepared->executor, prepared->model.graph);
+        for (int round = 0; round < 2; ++round) {
+            auto result = prepared->executor->run(inputs, RunOptions{2, 7});
+            QVERIFY(result.ok());
+            int uploads = 0;
+            for (const StreamInfo& stream : result.value().streams) {
+                QCOMPARE(stream.constantUploads,
+                         loadsPerDevice[prepared->model.devices[stream.virtuals[0]].name]);
+                uploads += stream.constantUploads;
+            }
+            int constants = 0;
+            for (const Node& node : prepared->model.graph.nodes())
+                constants += node.isConstant() ? 1 : 0;
+            QCOMPARE(uploads, constants + replicaLoads);
+        }
+    }
+
+    void timingsAreConsistent() {
+        LoadedModel loaded = loadModel(kModels + "tiny_inception.onnx", "a:vcpu,b:vcpu");
+        PlanOptions options;
+        options.rules = {{"Conv", "b"}};
+        options.fallbackDevice = "a";
+        auto prepared = prepare(std::move(loaded), options);
+        auto inputs = randomInputs(*prepared->executor, prepared->model.graph);
+        auto run = prepared->executor->run(inputs, RunOptions{1, 6});
+        QVERIFY(run.ok());
+        const RunResult& result = run.value();
+        QCOMPARE(result.latencyMicros.size(), std::size_t{6});
+        for (const auto& times : result.instrMicros)
+            for (double t : times)
+                QVERIFY(t >= 0);
+        for (const StreamInfo& stream : result.streams) {
+            QCOMPARE(stream.busyMicros.size(), std::size_t{6});
+            for (std::size_t i = 0; i < 6; ++i)
+                QVERIFY2(stream.busyMicros[i] <= result.latencyMicros[i] + 1.0,
+                         qPrintable(QString("busy %1 > wall %2")
+                                        .arg(stream.busyMicros[i])
+                                        .arg(result.latencyMicros[i])));
+            QVERIFY(stream.peakBytes > 0);
+        }
+        QVERIFY(!result.trace.empty());
+        const double end = result.traceOrigin + result.latencyMicros.back();
+        for (const TimedEvent& event : result.trace) {
+            QVERIFY(event.start >= result.traceOrigin);
+            QVERIFY(event.end >= event.start);
+            QVERIFY(event.end <= end + 1.0);
+        }
+        // Per stream, events never overlap (one worker does one thing at a time).
+        for (std::size_t s = 0; s < result.streams.size(); ++s) {
+            double last = 0;
+            for (const TimedEvent& event : result.trace) {
+                if (event.stream != static_cast<int>(s))
+                    continue;
+                QVERIFY(event.start >= last);
+                last = event.end;
+            }
+        }
+    }
+
+    void chromeTraceHasProcessesFlowsAndCounters() {
+        LoadedModel loaded = loadModel(kModels + "tiny_resnet.onnx", "cpu:cpu,gpu:cuda");
+        PlanOptions options;
+        options.rules = {{"Conv", "gpu"}};
+        options.fallbackDevice = "cpu";
+        auto prepared = prepare(std::move(loaded), options);
+        auto inputs = randomInputs(*prepared->executor, prepared->model.graph);
+        auto run = prepared->executor->run(inputs, RunOptions{0, 2});
+        QVERIFY(run.ok());
+        RunReportInput input;
+        input.graph = &prepared->model.graph;
+        input.devices = &prepared->model.devices;
+        input.executor = prepared->executor.get();
+        input.result = &run.value();
+        input.options = RunOptions{0, 2};
+        const Json trace = chromeTrace(input);
+        auto parsed = Json::parse(trace.dump(), "trace.json");
+        QVERIFY(parsed.ok());
+        int processes = 0, complete = 0, flowStarts = 0, flowEnds = 0, counters = 0, copies = 0;
+        static const Json kNull;
+        auto at = [](const Json& object, const char* key) -> const Json& {
+            const Json* member = object.find(key);
+            return member ? *member : kNull;
+        };
+        for (const Json& event : parsed.value()["traceEvents"].items()) {
+            const std::string ph = at(event, "ph").asString();
+            if (ph == "M" && at(event, "name").asString() == "process_name")
+                ++processes;
+            if (ph == "X") {
+                ++complete;
+                QVERIFY(at(event, "dur").asDouble() >= 0);
+                QVERIFY(at(event, "ts").asDouble() >= 0);
+                QVERIFY(!at(at(event, "args"), "node").asString().empty());
+                if (at(event, "cat").asString() == "kernel") {
+                    QVERIFY(prepared->model.graph.find(at(at(event, "args"), "node").asString())
+                                .has_value());
+                    QVERIFY(!at(at(event, "args"), "device").asString().empty());
+                    QVERIFY(at(at(event, "args"), "input_shapes").isArray());
+                }
+                if (at(event, "cat").asString() == "copy" &&
+                    at(at(event, "args"), "value").isString()) {
+                    ++copies;
+                    QVERIFY(at(at(event, "args"), "bytes").asInt() > 0);
+                    QVERIFY(at(event, "tid").asInt() >= 3); // copy threads are apart from compute
+                }
+            }
+            if (ph == "s")
+                ++flowStarts;
+            if (ph == "f")
+                ++flowEnds;
+            if (ph == "C")
+                ++counters;
+        }
+        QCOMPARE(processes, 2);
+        QVERIFY(complete > 10);
+        QVERIFY(copies > 0);
+        QVERIFY(flowStarts > 0);
+        QCOMPARE(flowStarts, flowEnds);
+        QVERIFY(counters > 0);
+        const Json report = runReportJson(input);
+        for (const char* key : {"latency_ms", "iterations", "devices", "nodes", "copies", "outputs",
+                                "reference_check"})
+            QVERIFY2(report.find(key) != nullptr, key);
+    }
+
+    void lowering() {
+        LoadedModel model;
+        std::string error;
+        model.devices = *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+        model.devices.chooseDefaults();
+        model.graph =
+            test::relay(R"(def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {
+  %0 = add(%a, %b);
+  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
+  %2 = multiply(%1, 2f);
+  %3 = on_device(%2, virtual_device=meta[VirtualDevice][1]);
+  %4 = exp(%a);
+  subtract(%3, %4)
+})",
+                        model.devices);
+        Plan plan = planDevices(model.graph, model.devices, PlanOptions{});
+        auto program = lowerToBytecode(model.graph, model.devices, plan);
+        QVERIFY(program.ok());
+        const std::string text = printBytecode(program.value(), model.graph, model.devices);
+        QVERIFY2(text.find("alloc_storage s0") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("device_copy %0@gpu <- %0 cpu -> gpu (140 B)") != std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("invoke add (%0) <- (%a@cpu, %b) on cpu") != std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("load_const") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("free ") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("ret (") != std::string::npos, text.c_str());
+        // Every instruction that touches memory names a device; frees follow last uses.
+        const Program& p = program.value();
+        std::vector<bool> freed(p.registers.size(), false);
+        for (std::size_t k = 0; k < p.code.size(); ++k) {
+            const Instruction& i = p.code[k];
+            if (i.op != Opcode::Ret)
+                QVERIFY(i.device.valid());
+            for (std::int32_t r : i.args)
+                QVERIFY2(!freed[static_cast<std::size_t>(r)], "a register is read after its free");
+            if (i.op == Opcode::DeviceCopy)
+                QVERIFY(!freed[static_cast<std::size_t>(i.src)]);
+            if (i.op == Opcode::Free)
+                freed[static_cast<std::size_t>(i.dst)] = true;
+        }
+        // A plan that leaves an input on another device without a copy is refused.
+        Plan broken = plan;
+        broken.copies.clear();
+        auto refused = lowerToBytecode(model.graph, model.devices, broken);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("has no copy") != std::string::npos,
+                 refused.error().message.c_str());
+    }
+
+    void deviceMapping() {
+        std::string error;
+        DeviceSet set = *DeviceSet::parse("host:cpu,gpu:cuda,v:vcpu,w:vcpu", &error);
+        DeviceRegistry registry;
+        std::vector<std::string> warnings;
+        auto mapping = mapDevices(set, {}, registry, &warnings);
+        QVERIFY(mapping.ok());
+        QCOMPARE(mapping.value()[0]->name(), std::string("cpu"));
+        QCOMPARE(mapping.value()[1]->kind(), PhysicalKind::VCpu); // no CUDA here
+        QCOMPARE(warnings.size(), std::size_t{1});
+        QVERIFY(warnings[0].find("no CUDA device") != std::string::npos);
+        QVERIFY(mapping.value()[2] != mapping.value()[3]); // a fresh vcpu each
+        auto explicitMap =
+            mapDevices(set, {{"gpu", "vcpu7:threads=2"}, {"v", "cpu"}}, registry, &warnings);
+        QVERIFY(explicitMap.ok());
+        QCOMPARE(explicitMap.value()[1]->name(), std::string("vcpu7"));
+        QVERIFY(explicitMap.value()[1]->description().find("2 worker threads") !=
+                std::string::npos);
+        QCOMPARE(explicitMap.value()[2]->name(), std::string("cpu"));
+        auto unknown = mapDevices(set, {{"tpu", "cpu"}}, registry, &warnings);
+        QVERIFY(!unknown.ok());
+        QVERIFY(unknown.error().message.find("unknown virtual device") != std::string::npos);
+        auto badPhysical = mapDevices(set, {{"gpu", "vcpuX"}}, registry, &warnings);
+        QVERIFY(!badPhysical.ok());
+        auto cuda = mapDevices(set, {{"gpu", "cuda:0"}}, registry, &warnings);
+        QVERIFY(!cuda.ok());
+        QVERIFY(cuda.error().message.find("no CUDA") != std::string::npos);
+        auto threads = registry.get("vcpu3:threads=0");
+        QVERIFY(!threads.ok());
+        // `placer devices` lists the kinds and says why CUDA is absent.
+        const auto list = registry.list();
+        QVERIFY(std::any_of(list.begin(), list.end(), [](const PhysicalDeviceInfo& info) {
+            return info.kind == PhysicalKind::Cuda && !info.available && !info.description.empty();
+        }));
+    }
+
+    void threadsOptionRunsKernelsWithMoreThreads() {
+        LoadedModel loaded = loadModel(kModels + "tiny_resnet.onnx", "a:vcpu");
+        auto prepared = prepare(std::move(loaded), PlanOptions{}, {{"a", "vcpu1:threads=2"}});
+        auto inputs = randomInputs(*prepared->executor, prepared->model.graph);
+        auto result = prepared->executor->run(inputs, RunOptions{0, 1});
+        QVERIFY(result.ok());
+        const auto expected = reference(prepared->model.graph, inputs);
+        const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-5, 1e-4);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    void wrongInputsAreRefused() {
+        LoadedModel loaded = loadModel(kModels + "tiny_resnet.onnx", "a:vcpu");
+        auto prepared = prepare(std::move(loaded), PlanOptions{});
+        auto none = prepared->executor->run({}, RunOptions{0, 1});
+        QVERIFY(!none.ok());
+        HostTensor wrong = randomTensor({{1, 3, 16, 16}, DType::Float32}, 1);
+        auto shape = prepared->executor->run({wrong}, RunOptions{0, 1});
+        QVERIFY(!shape.ok());
+        QVERIFY2(shape.error().message.find("must be 1x3x32x32 float32") != std::string::npos,
+                 shape.error().message.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRuntime)
+#include "tst_runtime.moc"

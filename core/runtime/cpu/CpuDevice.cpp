@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -181,7 +182,12 @@ void CpuDevice::copyPeer(std::byte* dst, const Device& /*source*/, const std::by
 }
 
 Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
-    return makeCpuKernel(spec, *m_kernelContext);
+    // On the worker: oneDNN fixes a primitive's thread count when it is created, from the
+    // creating thread's OpenMP setting, which only the worker has set to this context's.
+    std::optional<Result<std::unique_ptr<Kernel>>> kernel;
+    enqueue([&] { kernel.emplace(makeCpuKernel(spec, *m_kernelContext)); });
+    synchronize();
+    return std::move(*kernel);
 }
 
 void CpuDevice::enqueue(std::function<void()> task) {

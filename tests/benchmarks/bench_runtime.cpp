@@ -1,0 +1,297 @@
+// Runtime figures, each a ratio measured in one run (the machine is noisy):
+//  1. ResNet-18/-50 (batch 1, 224x224) on one vcpu vs PyTorch on the CPU with one thread,
+//     when $PLACER_ONNX_MODELS holds resnet18.onnx / resnet50.onnx (scripts/export_models.py
+//     full DIR) and Debian's python3-torch is installed; skipped with a reason otherwise.
+//  2. A two-branch graph (two chains of 3x3 convolutions) split over two vcpus vs one vcpu.
+//  3. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
+//  4. Executor overhead per instruction on a chain of 10,000 tiny ops.
+//
+//   bench_runtime            the full run
+//   bench_runtime --quick    small sizes (what CTest runs)
+#include "io/ModelLoader.h"
+#include "plan/Planner.h"
+#include "runtime/Bytecode.h"
+#include "runtime/Executor.h"
+#include "runtime/Run.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+using namespace placer;
+
+namespace {
+
+struct Loaded {
+    Graph graph;
+    DeviceSet devices;
+    Plan plan;
+    DeviceRegistry registry;
+    std::unique_ptr<Executor> executor;
+    std::vector<HostTensor> inputs;
+};
+
+int opsetOf(const Graph& graph) {
+    for (const auto& [key, value] : graph.properties)
+        if (key == "onnx.opset")
+            return std::atoi(value.c_str());
+    return 0;
+}
+
+/// Plans, lowers and loads; exits on failure (a benchmark has nothing to recover).
+void load(Loaded& l, std::vector<DeviceMapRequest> maps = {}) {
+    l.plan = planDevices(l.graph, l.devices, PlanOptions{});
+    auto program = lowerToBytecode(l.graph, l.devices, l.plan);
+    if (!program) {
+        std::fprintf(stderr, "lowering: %s\n", program.error().message.c_str());
+        std::exit(1);
+    }
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(l.devices, maps, l.registry, &warnings);
+    auto executor = Executor::load(l.graph, l.devices, program.take(), mapping.value(), opsetOf(l.graph));
+    if (!executor) {
+        std::fprintf(stderr, "load: %s\n", executor.error().message.c_str());
+        std::exit(1);
+    }
+    l.executor = executor.take();
+    for (std::size_t i = 0; i < l.executor->program().inputs.size(); ++i)
+        l.inputs.push_back(randomTensor(l.graph.node(l.executor->program().inputs[i]).outputs[0], i + 1));
+}
+
+RunResult run(Loaded& l, int warmup, int iterations) {
+    auto result = l.executor->run(l.inputs, RunOptions{warmup, iterations});
+    if (!result) {
+        std::fprintf(stderr, "run: %s\n", result.error().message.c_str());
+        std::exit(1);
+    }
+    return result.take();
+}
+
+DeviceSet vcpus(int count) {
+    DeviceSet set;
+    for (int i = 0; i < count; ++i)
+        set.add(VirtualDevice{"v" + std::to_string(i + 1), DeviceKind::VCpu});
+    set.chooseDefaults();
+    set.setDefaultDevice(DeviceId(0)); // unpinned work on v1; pins say what goes elsewhere
+    return set;
+}
+
+NodeId constant(Graph& graph, const std::string& name, TensorType type, std::mt19937& rng) {
+    Node node;
+    node.name = name;
+    node.op = &OpRegistry::global().constant();
+    auto data = std::make_shared<TensorData>(static_cast<std::size_t>(type.bytes()), '\0');
+    std::uniform_real_distribution<float> dist(-0.05f, 0.05f);
+    for (std::size_t i = 0; i + 4 <= data->size(); i += 4) {
+        const float v = dist(rng);
+        std::memcpy(data->data() + i, &v, 4);
+    }
+    node.data = data;
+    node.outputs = {type};
+    return graph.addNode(std::move(node));
+}
+
+/// Input -> two chains of `depth` 3x3 convolutions (channels x size x size) -> add.
+Graph twoBranchGraph(std::int64_t channels, std::int64_t size, int depth, DeviceId branchB) {
+    Graph graph;
+    std::mt19937 rng(1);
+    const TensorType act{{1, channels, size, size}, DType::Float32};
+    Node input;
+    input.name = "%x";
+    input.op = &OpRegistry::global().parameter();
+    input.outputs = {act};
+    const NodeId x = graph.addNode(std::move(input));
+    NodeId ends[2];
+    for (int b = 0; b < 2; ++b) {
+        NodeId prev = x;
+        for (int i = 0; i < depth; ++i) {
+            const std::string name = "%b" + std::to_string(b) + "_" + std::to_string(i);
+            const NodeId w = constant(graph, name + "_w", {{channels, channels, 3, 3}, DType::Float32}, rng);
+            Node conv;
+            conv.name = name;
+            conv.op = OpRegistry::global().find("nn.conv2d");
+            conv.attrs.set("padding", std::vector<std::int64_t>{1, 1});
+            conv.inputs = {{prev, 0}, {w, 0}};
+            conv.outputs = {act};
+            if (b == 1 && branchB.valid())
+                conv.pin = Pin{PinKind::Plain, branchB, "bench"};
+            prev = graph.addNode(std::move(conv));
+        }
+        ends[b] = prev;
+    }
+    Node add;
+    add.name = "%sum";
+    add.op = OpRegistry::global().find("add");
+    add.inputs = {{ends[0], 0}, {ends[1], 0}};
+    add.outputs = {act};
+    const NodeId sum = graph.addNode(std::move(add));
+    graph.addOutput(GraphOutput{{sum, 0}, {}, {}});
+    return graph;
+}
+
+double pytorchMillis(const std::string& model) {
+    if (std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") != 0)
+        return -1;
+    const std::string script = (std::filesystem::temp_directory_path() / "placer_bench_torch.py").string();
+    std::ofstream(script) << "import sys, time, torch, torchvision\n"
+                             "torch.set_num_threads(1)\n"
+                             "m = getattr(torchvision.models, sys.argv[1])(weights=None).eval()\n"
+                             "x = torch.randn(1, 3, 224, 224)\n"
+                             "with torch.no_grad():\n"
+                             "    for _ in range(3): m(x)\n"
+                             "    ts = []\n"
+                             "    for _ in range(10):\n"
+                             "        t = time.perf_counter(); m(x); ts.append(time.perf_counter() - t)\n"
+                             "print(sorted(ts)[5] * 1000)\n";
+    const std::string out = (std::filesystem::temp_directory_path() / "placer_bench_torch.txt").string();
+    if (std::system(("/usr/bin/python3 " + script + " " + model + " > " + out + " 2>/dev/null").c_str()) != 0)
+        return -1;
+    double ms = -1;
+    std::ifstream(out) >> ms;
+    return ms;
+}
+
+void resnetVsPyTorch(bool quick) {
+    const char* dir = std::getenv("PLACER_ONNX_MODELS");
+    for (const char* name : {"resnet18", "resnet50"}) {
+        const std::string path = dir ? std::string(dir) + "/" + name + ".onnx" : "";
+        if (quick || !dir || !std::filesystem::exists(path)) {
+            std::printf("%-10s skipped: %s\n", name,
+                        quick ? "--quick" : "set PLACER_ONNX_MODELS to a folder with resnet18/50.onnx");
+            continue;
+        }
+        auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
+        if (!model) {
+            std::printf("%-10s %s\n", name, model.error().toString().c_str());
+            continue;
+        }
+        Loaded l;
+        l.graph = std::move(model.value().graph);
+        l.devices = vcpus(1);
+        load(l);
+        const RunResult r = run(l, 3, 10);
+        const double ours = median(r.latencyMicros) / 1000.0;
+        const double torch = pytorchMillis(name);
+        if (torch < 0)
+            std::printf("%-10s one vcpu %.1f ms; PyTorch not measured (python3-torch missing)\n", name, ours);
+        else
+            std::printf("%-10s one vcpu %.1f ms, PyTorch 1 thread %.1f ms: ratio %.2f (goal <= 1.0)\n",
+                        name, ours, torch, ours / torch);
+    }
+}
+
+void twoBranchSplit(bool quick) {
+    const std::int64_t channels = quick ? 8 : 64, size = quick ? 16 : 56;
+    const int depth = quick ? 2 : 6;
+    Loaded one, two;
+    one.graph = twoBranchGraph(channels, size, depth, DeviceId());
+    one.devices = vcpus(1);
+    load(one);
+    two.graph = twoBranchGraph(channels, size, depth, DeviceId(1));
+    two.devices = vcpus(2);
+    load(two);
+    const int iterations = quick ? 3 : 10;
+    // Interleave so both see the same machine state.
+    std::vector<double> a, b;
+    for (int round = 0; round < 3; ++round) {
+        const RunResult ra = run(one, 1, iterations);
+        const RunResult rb = run(two, 1, iterations);
+        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
+        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
+    }
+    std::printf("two branches of %d conv3x3 %lldx%lldx%lld: one vcpu %.2f ms, two vcpus %.2f ms: "
+                "speedup %.2fx (goal >= 1.6x), %zu copies\n",
+                depth, static_cast<long long>(channels), static_cast<long long>(size),
+                static_cast<long long>(size), median(a) / 1000.0, median(b) / 1000.0,
+                median(a) / median(b), two.plan.copies.size());
+}
+
+void copyBandwidth(bool quick) {
+    const std::int64_t elements = quick ? (1 << 16) : (16 << 20); // 64 MiB of float32
+    Loaded l;
+    l.devices = vcpus(2);
+    Node x;
+    x.name = "%x";
+    x.op = &OpRegistry::global().parameter();
+    x.outputs = {{{elements}, DType::Float32}};
+    x.pin = Pin{PinKind::Plain, DeviceId(0), "bench"};
+    const NodeId input = l.graph.addNode(std::move(x));
+    Node use;
+    use.name = "%y";
+    use.op = OpRegistry::global().find("negative");
+    use.inputs = {{input, 0}};
+    use.outputs = {{{elements}, DType::Float32}};
+    use.pin = Pin{PinKind::Plain, DeviceId(1), "bench"};
+    const NodeId y = l.graph.addNode(std::move(use));
+    l.graph.addOutput(GraphOutput{{y, 0}, {}, {}});
+    load(l);
+    const RunResult r = run(l, 2, quick ? 3 : 15);
+    double copy = 0;
+    for (std::size_t k = 0; k < l.executor->program().code.size(); ++k) {
+        if (l.executor->program().code[k].op == Opcode::DeviceCopy)
+            copy = median(r.instrMicros[k]);
+    }
+    const std::size_t bytes = static_cast<std::size_t>(elements) * 4;
+    std::vector<char> src(bytes, 1), dst(bytes, 2);
+    std::vector<double> plain;
+    for (int i = 0; i < (quick ? 3 : 15); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::memcpy(dst.data(), src.data(), bytes);
+        plain.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double gbps = static_cast<double>(bytes) / copy / 1e3;
+    const double memcpyGbps = static_cast<double>(bytes) / median(plain) / 1e3;
+    std::printf("vcpu1 -> vcpu2 copy of %s: %.2f GB/s, memcpy %.2f GB/s: %.0f%% (goal >= 70%%)\n",
+                formatBytes(static_cast<std::int64_t>(bytes)).c_str(), gbps, memcpyGbps,
+                100.0 * gbps / memcpyGbps);
+}
+
+void executorOverhead(bool quick) {
+    const int count = quick ? 1000 : 10000;
+    Loaded l;
+    l.devices = vcpus(1);
+    Node x;
+    x.name = "%x";
+    x.op = &OpRegistry::global().parameter();
+    x.outputs = {{{1}, DType::Float32}};
+    NodeId prev = l.graph.addNode(std::move(x));
+    for (int i = 0; i < count; ++i) {
+        Node n;
+        n.name = "%" + std::to_string(i);
+        n.op = OpRegistry::global().find(i % 2 ? "negative" : "abs");
+        n.inputs = {{prev, 0}};
+        n.outputs = {{{1}, DType::Float32}};
+        prev = l.graph.addNode(std::move(n));
+    }
+    l.graph.addOutput(GraphOutput{{prev, 0}, {}, {}});
+    load(l);
+    const RunResult r = run(l, 2, quick ? 3 : 10);
+    const Program& p = l.executor->program();
+    const std::size_t instructions = p.code.size() - p.runStart;
+    double kernels = 0;
+    for (std::size_t k = p.runStart; k < p.code.size(); ++k) {
+        if (p.code[k].op == Opcode::Invoke)
+            kernels += median(r.instrMicros[k]);
+    }
+    const double latency = median(r.latencyMicros);
+    std::printf("%d tiny ops (%zu instructions): %.3f ms, %.3f us per instruction, of which "
+                "%.3f us outside kernels (goal <= 2 us)\n",
+                count, instructions, latency / 1000.0, latency / static_cast<double>(instructions),
+                (latency - kernels) / static_cast<double>(instructions));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    resnetVsPyTorch(quick);
+    twoBranchSplit(quick);
+    copyBandwidth(quick);
+    executorOverhead(quick);
+    return 0;
+}

@@ -159,7 +159,7 @@ def small(folder):
 def full(folder):
     torch.manual_seed(0)
     image = torch.randn(1, 3, 224, 224)
-    classifiers = ["resnet50", "mobilenet_v2", "squeezenet1_1", "googlenet", "vgg11",
+    classifiers = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "googlenet", "vgg11",
                    "densenet121", "efficientnet_b0", "inception_v3"]
     for name in classifiers:
         extra = {"aux_logits": False, "init_weights": False} if name in ("googlenet", "inception_v3") else {}

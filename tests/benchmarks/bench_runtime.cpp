@@ -53,14 +53,16 @@ void load(Loaded& l, std::vector<DeviceMapRequest> maps = {}) {
     }
     std::vector<std::string> warnings;
     auto mapping = mapDevices(l.devices, maps, l.registry, &warnings);
-    auto executor = Executor::load(l.graph, l.devices, program.take(), mapping.value(), opsetOf(l.graph));
+    auto executor =
+        Executor::load(l.graph, l.devices, program.take(), mapping.value(), opsetOf(l.graph));
     if (!executor) {
         std::fprintf(stderr, "load: %s\n", executor.error().message.c_str());
         std::exit(1);
     }
     l.executor = executor.take();
     for (std::size_t i = 0; i < l.executor->program().inputs.size(); ++i)
-        l.inputs.push_back(randomTensor(l.graph.node(l.executor->program().inputs[i]).outputs[0], i + 1));
+        l.inputs.push_back(
+            randomTensor(l.graph.node(l.executor->program().inputs[i]).outputs[0], i + 1));
 }
 
 RunResult run(Loaded& l, int warmup, int iterations) {
@@ -111,7 +113,8 @@ Graph twoBranchGraph(std::int64_t channels, std::int64_t size, int depth, Device
         NodeId prev = x;
         for (int i = 0; i < depth; ++i) {
             const std::string name = "%b" + std::to_string(b) + "_" + std::to_string(i);
-            const NodeId w = constant(graph, name + "_w", {{channels, channels, 3, 3}, DType::Float32}, rng);
+            const NodeId w =
+                constant(graph, name + "_w", {{channels, channels, 3, 3}, DType::Float32}, rng);
             Node conv;
             conv.name = name;
             conv.op = OpRegistry::global().find("nn.conv2d");
@@ -137,19 +140,24 @@ Graph twoBranchGraph(std::int64_t channels, std::int64_t size, int depth, Device
 double pytorchMillis(const std::string& model) {
     if (std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") != 0)
         return -1;
-    const std::string script = (std::filesystem::temp_directory_path() / "placer_bench_torch.py").string();
-    std::ofstream(script) << "import sys, time, torch, torchvision\n"
-                             "torch.set_num_threads(1)\n"
-                             "m = getattr(torchvision.models, sys.argv[1])(weights=None).eval()\n"
-                             "x = torch.randn(1, 3, 224, 224)\n"
-                             "with torch.no_grad():\n"
-                             "    for _ in range(3): m(x)\n"
-                             "    ts = []\n"
-                             "    for _ in range(10):\n"
-                             "        t = time.perf_counter(); m(x); ts.append(time.perf_counter() - t)\n"
-                             "print(sorted(ts)[5] * 1000)\n";
-    const std::string out = (std::filesystem::temp_directory_path() / "placer_bench_torch.txt").string();
-    if (std::system(("/usr/bin/python3 " + script + " " + model + " > " + out + " 2>/dev/null").c_str()) != 0)
+    const std::string script =
+        (std::filesystem::temp_directory_path() / "placer_bench_torch.py").string();
+    std::ofstream(script)
+        << "import sys, time, torch, torchvision\n"
+           "torch.set_num_threads(1)\n"
+           "m = getattr(torchvision.models, sys.argv[1])(weights=None).eval()\n"
+           "x = torch.randn(1, 3, 224, 224)\n"
+           "with torch.no_grad():\n"
+           "    for _ in range(3): m(x)\n"
+           "    ts = []\n"
+           "    for _ in range(10):\n"
+           "        t = time.perf_counter(); m(x); ts.append(time.perf_counter() - t)\n"
+           "print(sorted(ts)[5] * 1000)\n";
+    const std::string out =
+        (std::filesystem::temp_directory_path() / "placer_bench_torch.txt").string();
+    if (std::system(
+            ("/usr/bin/python3 " + script + " " + model + " > " + out + " 2>/dev/null").c_str()) !=
+        0)
         return -1;
     double ms = -1;
     std::ifstream(out) >> ms;
@@ -162,7 +170,8 @@ void resnetVsPyTorch(bool quick) {
         const std::string path = dir ? std::string(dir) + "/" + name + ".onnx" : "";
         if (quick || !dir || !std::filesystem::exists(path)) {
             std::printf("%-10s skipped: %s\n", name,
-                        quick ? "--quick" : "set PLACER_ONNX_MODELS to a folder with resnet18/50.onnx");
+                        quick ? "--quick"
+                              : "set PLACER_ONNX_MODELS to a folder with resnet18/50.onnx");
             continue;
         }
         auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
@@ -178,10 +187,12 @@ void resnetVsPyTorch(bool quick) {
         const double ours = median(r.latencyMicros) / 1000.0;
         const double torch = pytorchMillis(name);
         if (torch < 0)
-            std::printf("%-10s one vcpu %.1f ms; PyTorch not measured (python3-torch missing)\n", name, ours);
+            std::printf("%-10s one vcpu %.1f ms; PyTorch not measured (python3-torch missing)\n",
+                        name, ours);
         else
-            std::printf("%-10s one vcpu %.1f ms, PyTorch 1 thread %.1f ms: ratio %.2f (goal <= 1.0)\n",
-                        name, ours, torch, ours / torch);
+            std::printf(
+                "%-10s one vcpu %.1f ms, PyTorch 1 thread %.1f ms: ratio %.2f (goal <= 1.0)\n",
+                name, ours, torch, ours / torch);
     }
 }
 
@@ -242,7 +253,9 @@ void copyBandwidth(bool quick) {
     for (int i = 0; i < (quick ? 3 : 15); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         std::memcpy(dst.data(), src.data(), bytes);
-        plain.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+        plain.push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count());
     }
     const double gbps = static_cast<double>(bytes) / copy / 1e3;
     const double memcpyGbps = static_cast<double>(bytes) / median(plain) / 1e3;

@@ -6,4 +6,4 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_C_COMPILER=clang \
     -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLACER_BUILD_TESTS=OFF \
     -DPLACER_BUILD_FUZZERS=ON
-cmake --build "$root/build-fuzz" -j2
+cmake --build "$root/build-fuzz" -j2 --target fuzz_relay_reader fuzz_onnx_reader fuzz_json_reader

@@ -73,13 +73,8 @@ bool parseInt(const std::string& text, int minimum, int* value) {
 }
 
 bool parseDouble(const std::string& text, double* value) {
-    try {
-        std::size_t used = 0;
-        *value = std::stod(text, &used);
-        return used == text.size() && *value >= 0;
-    } catch (...) {
-        return false;
-    }
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+    return ec == std::errc() && end == text.data() + text.size() && *value >= 0;
 }
 
 int onnxOpset(const Graph& graph) {

@@ -6,8 +6,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PLACER_BUILD_DIR:-$root/build}
 
-packages=(build-essential cmake ninja-build pkg-config qt6-base-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
+packages=(build-essential cmake ninja-build pkg-config
+          qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+          libgraphviz-dev libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
           clang libclang-rt-14-dev)
 
 missing=()

@@ -1,0 +1,110 @@
+// The main window: the graph canvas in the centre, devices and rules on the left, conflicts,
+// properties (with the reason for each placement) and the undo history on the right.
+#pragma once
+
+#include "views/GraphvizLayout.h"
+#include "views/PlacementDocument.h"
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QStringList>
+
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTextBrowser;
+class QUndoStack;
+
+namespace placer::views {
+class DevicePalette;
+class GraphScene;
+class GraphView;
+} // namespace placer::views
+
+namespace placer::gui {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    views::PlacementDocument* document() const { return m_document; }
+    views::GraphScene* scene() const { return m_scene; }
+    views::GraphView* view() const { return m_view; }
+    views::DevicePalette* devicePalette() const { return m_palette; }
+    QUndoStack* undoStack() const { return m_undo; }
+    QListWidget* conflictList() const { return m_conflicts; }
+    QTextBrowser* properties() const { return m_properties; }
+    QLabel* statusSummary() const { return m_summary; }
+
+    /// Opens a model file; a bad file shows an error dialog and leaves the current graph open.
+    bool openFile(const QString& path);
+    /// Opens the bundled example.
+    bool openExample();
+    /// Lays the current graph out on this thread (for --screenshot), not in the background.
+    void layoutNow();
+    bool isLayingOut() const;
+    /// Pins `nodes` to `device` as one undoable step.
+    void pinNodes(const QString& device, const std::vector<NodeId>& nodes);
+    /// Selects the next node (or previous) matching the find text; false when none does.
+    bool findNext(const QString& text, bool backwards = false);
+
+signals:
+    /// A layout finished and the canvas shows the graph.
+    void layoutFinished();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private slots:
+    void startLayout();
+    void layoutDone();
+    void cancelLayout();
+    void refreshConflicts();
+    void refreshProperties();
+    void refreshStatus();
+    void refreshRules();
+    void applyRules();
+    void clearSelectedPins();
+    void onSelectionChanged();
+    void chooseFile();
+    void exportAs(const QString& kind);
+
+private:
+    void createActions();
+    void createDocks();
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void showError(const QString& title, const QString& message);
+
+    views::PlacementDocument* m_document;
+    views::GraphScene* m_scene;
+    views::GraphView* m_view;
+    views::DevicePalette* m_palette = nullptr;
+    QUndoStack* m_undo;
+    QListWidget* m_conflicts = nullptr;
+    QTextBrowser* m_properties = nullptr;
+    QPlainTextEdit* m_rules = nullptr;
+    QComboBox* m_fallback = nullptr;
+    QComboBox* m_mode = nullptr;
+    QLineEdit* m_find = nullptr;
+    QLabel* m_summary = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QFutureWatcher<views::LayoutResult> m_layoutWatcher;
+    int m_layoutGeneration = 0;
+    int m_findCursor = -1;
+};
+
+} // namespace placer::gui

@@ -1,0 +1,56 @@
+#include "gui/SetPinsCommand.h"
+
+#include <QCoreApplication>
+
+namespace placer::gui {
+
+SetPinsCommand::SetPinsCommand(views::PlacementDocument* document, std::vector<NodeId> nodes,
+                               Pin pin, const QString& text)
+    : m_document(document), m_nodes(std::move(nodes)) {
+    setText(text);
+    for (NodeId node : m_nodes) {
+        m_before.push_back(document->pin(node));
+        m_after.push_back(pin);
+    }
+}
+
+void SetPinsCommand::undo() {
+    m_document->setPins(m_nodes, m_before);
+}
+
+void SetPinsCommand::redo() {
+    m_document->setPins(m_nodes, m_after);
+}
+
+SetModeCommand::SetModeCommand(views::PlacementDocument* document, PlanMode mode)
+    : m_document(document), m_before(document->options().mode), m_after(mode) {
+    setText(mode == PlanMode::Demand
+                ? QCoreApplication::translate("placer::gui::MainWindow", "Planner mode: demand")
+                : QCoreApplication::translate("placer::gui::MainWindow", "Planner mode: unify"));
+}
+
+void SetModeCommand::undo() {
+    m_document->setMode(m_before);
+}
+
+void SetModeCommand::redo() {
+    m_document->setMode(m_after);
+}
+
+SetRulesCommand::SetRulesCommand(views::PlacementDocument* document, std::vector<OpRule> rules,
+                                 std::string fallback)
+    : m_document(document), m_beforeRules(document->options().rules),
+      m_afterRules(std::move(rules)), m_beforeFallback(document->options().fallbackDevice),
+      m_afterFallback(std::move(fallback)) {
+    setText(QCoreApplication::translate("placer::gui::MainWindow", "Change rules"));
+}
+
+void SetRulesCommand::undo() {
+    m_document->setRules(m_beforeRules, m_beforeFallback);
+}
+
+void SetRulesCommand::redo() {
+    m_document->setRules(m_afterRules, m_afterFallback);
+}
+
+} // namespace placer::gui

@@ -1,0 +1,52 @@
+// Undoable edits of the placement: pins on a set of nodes, the planner mode, the rules. Each
+// stores ids and values, never item pointers; one user gesture is one command.
+#pragma once
+
+#include "views/PlacementDocument.h"
+
+#include <QUndoCommand>
+
+#include <vector>
+
+namespace placer::gui {
+
+class SetPinsCommand : public QUndoCommand {
+public:
+    SetPinsCommand(views::PlacementDocument* document, std::vector<NodeId> nodes, Pin pin,
+                   const QString& text);
+    void undo() override;
+    void redo() override;
+
+private:
+    views::PlacementDocument* m_document;
+    std::vector<NodeId> m_nodes;
+    std::vector<Pin> m_before;
+    std::vector<Pin> m_after;
+};
+
+class SetModeCommand : public QUndoCommand {
+public:
+    SetModeCommand(views::PlacementDocument* document, PlanMode mode);
+    void undo() override;
+    void redo() override;
+
+private:
+    views::PlacementDocument* m_document;
+    PlanMode m_before;
+    PlanMode m_after;
+};
+
+class SetRulesCommand : public QUndoCommand {
+public:
+    SetRulesCommand(views::PlacementDocument* document, std::vector<OpRule> rules,
+                    std::string fallback);
+    void undo() override;
+    void redo() override;
+
+private:
+    views::PlacementDocument* m_document;
+    std::vector<OpRule> m_beforeRules, m_afterRules;
+    std::string m_beforeFallback, m_afterFallback;
+};
+
+} // namespace placer::gui

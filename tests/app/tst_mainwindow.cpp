@@ -1,0 +1,327 @@
+// The GUI driven like a user: open files, drag a device chip onto nodes, undo and redo, find,
+// conflicts, a bad file, the screenshot; offscreen.
+#include "gui/MainWindow.h"
+
+#include "views/CopyBadgeItem.h"
+#include "views/DevicePalette.h"
+#include "views/EdgeItem.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/NodeItem.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace placer;
+
+namespace {
+
+const QString kExamples = QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/");
+const QString kModels = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/");
+
+/// The planned device of every node, for snapshot comparisons.
+std::vector<std::uint32_t> placement(const views::PlacementDocument& document) {
+    std::vector<std::uint32_t> devices;
+    for (DeviceId d : document.plan().devices)
+        devices.push_back(d.index);
+    return devices;
+}
+
+NodeId nodeNamed(const gui::MainWindow& window, const char* name) {
+    const auto id = window.document()->graph().find(name);
+    if (!id)
+        qFatal("no node %s", name);
+    return *id;
+}
+
+/// Drags the palette's chip for `device` and drops it on the node: the drag starts with real
+/// mouse events on the chip; the drop is delivered to the canvas as the windowing system would.
+void dropDeviceOnNode(gui::MainWindow& window, const QString& device, NodeId node) {
+    views::DeviceChip* chip = window.devicePalette()->chip(device);
+    QVERIFY(chip);
+    views::NodeItem* item = window.scene()->nodeItem(node);
+    QVERIFY(item);
+    window.view()->centerOn(item);
+    const QPoint target = window.view()->mapFromScene(item->scenePos());
+    QVERIFY(window.view()->viewport()->rect().contains(target));
+    auto* mime = new QMimeData;
+    mime->setData(views::kDeviceMimeType, device.toUtf8());
+    QDragEnterEvent enter(target, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.view()->viewport(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDragMoveEvent move(target, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.view()->viewport(), &move);
+    QVERIFY(move.isAccepted());
+    QDropEvent drop(QPointF(target), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.view()->viewport(), &drop);
+    QVERIFY(drop.isAccepted());
+    delete mime;
+}
+
+void openAndWait(gui::MainWindow& window, const QString& path) {
+    QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+    QVERIFY(window.openFile(path));
+    QVERIFY(laidOut.wait(20000));
+    QVERIFY(window.scene()->hasItems());
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() { QCoreApplication::setOrganizationName(QStringLiteral("placer-tests")); }
+
+    void opensAFileAndLaysItOut() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        const Graph& graph = window.document()->graph();
+        int drawn = 0;
+        for (std::uint32_t i = 0; i < graph.size(); ++i)
+            drawn += window.scene()->nodeItem(NodeId(i)) ? 1 : 0;
+        QCOMPARE(drawn, static_cast<int>(graph.size()));
+        QVERIFY(!window.scene()->edges().empty());
+        // Dataflow goes top to bottom: every edge's consumer is below its producer.
+        for (auto* edge : window.scene()->edges())
+            QVERIFY(window.scene()->nodeItem(edge->consumer())->y() >
+                    window.scene()->nodeItem(edge->value().node)->y());
+        QVERIFY(window.statusSummary()->text().contains("copies") ||
+                window.statusSummary()->text().contains("copy"));
+    }
+
+    void dragDeviceChipOntoNode() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        const NodeId relu = nodeNamed(window, "%2");
+        const auto gpu = *window.document()->devices().find("gpu");
+        const auto cpu = *window.document()->devices().find("cpu");
+        QCOMPARE(window.document()->plan().devices[relu.index], gpu); // gpu is the default
+        QVERIFY(window.scene()->badges().empty());
+        dropDeviceOnNode(window, QStringLiteral("cpu"), relu);
+        // The node is pinned, repainted in cpu's colour, and copies appear around it.
+        QCOMPARE(window.document()->pin(relu).device, cpu);
+        QCOMPARE(window.document()->plan().devices[relu.index], cpu);
+        views::NodeItem* item = window.scene()->nodeItem(relu);
+        QCOMPARE(item->fill(), window.document()->deviceColor(cpu));
+        QVERIFY(item->isPinned());
+        QVERIFY(!window.scene()->badges().empty());
+        QVERIFY(window.statusSummary()->text().contains("copied"));
+        QCOMPARE(window.undoStack()->count(), 1);
+        QVERIFY(window.undoStack()->text(0).contains("%2"));
+    }
+
+    void oneDragOntoASelectionIsOneUndoStep() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        const auto before = placement(*window.document());
+        // Rubber-band select a region holding several nodes, then drop on one of them.
+        for (const char* name : {"%4", "%5", "%6"})
+            window.scene()->nodeItem(nodeNamed(window, name))->setSelected(true);
+        dropDeviceOnNode(window, QStringLiteral("cpu"), nodeNamed(window, "%5"));
+        const auto cpu = *window.document()->devices().find("cpu");
+        for (const char* name : {"%4", "%5", "%6"})
+            QCOMPARE(window.document()->pin(nodeNamed(window, name)).device, cpu);
+        QCOMPARE(window.undoStack()->count(), 1);
+        const auto after = placement(*window.document());
+        // redo -> undo -> redo gives the exact plans back.
+        window.undoStack()->undo();
+        QCOMPARE(placement(*window.document()), before);
+        for (const char* name : {"%4", "%5", "%6"})
+            QVERIFY(!window.document()->pin(nodeNamed(window, name)).active());
+        window.undoStack()->redo();
+        QCOMPARE(placement(*window.document()), after);
+        window.undoStack()->undo();
+        QCOMPARE(placement(*window.document()), before);
+        // Keyboard shortcuts reach the same stack.
+        QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(placement(*window.document()), after);
+        QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(placement(*window.document()), before);
+    }
+
+    void conflictsAreListedAndClickable() {
+        gui::MainWindow window;
+        window.show();
+        // An int32 convolution: the gpu has no int kernel for it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("int_conv.relay");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("#[version = \"0.0.5\"]\n"
+                   "def @main(%a: Tensor[(1, 1, 4, 4), int32], %w: Tensor[(1, 1, 1, 1), int32]) {\n"
+                   "  %0 = nn.conv2d(%a, %w);\n"
+                   "  negative(%0)\n"
+                   "}\n");
+        file.close();
+        openAndWait(window, path);
+        QCOMPARE(window.conflictList()->count(), 1); // "No conflicts."
+        QVERIFY(window.conflictList()->item(0)->data(Qt::UserRole).isNull());
+        const NodeId conv = nodeNamed(window, "%0");
+        dropDeviceOnNode(window, QStringLiteral("gpu"), conv);
+        QVERIFY(!window.document()->plan().conflicts.empty());
+        QListWidgetItem* first = window.conflictList()->item(0);
+        QVERIFY2(first->text().contains("int32"), qPrintable(first->text()));
+        QCOMPARE(NodeId(first->data(Qt::UserRole).toUInt()), conv);
+        QVERIFY(window.scene()->nodeItem(conv)->isConflicted());
+        window.scene()->clearSelection();
+        const QRect rect = window.conflictList()->visualItemRect(first);
+        QTest::mouseClick(window.conflictList()->viewport(), Qt::LeftButton, {}, rect.center());
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{conv});
+        // Undo takes the conflict away again.
+        window.undoStack()->undo();
+        QVERIFY(window.document()->plan().conflicts.empty());
+        QVERIFY(!window.scene()->nodeItem(conv)->isConflicted());
+    }
+
+    void propertiesExplainThePlacement() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        const NodeId conv = nodeNamed(window, "%4");
+        views::NodeItem* item = window.scene()->nodeItem(conv);
+        window.view()->centerOn(item);
+        const QPoint at = window.view()->mapFromScene(item->scenePos());
+        QTest::mouseClick(window.view()->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{conv});
+        const QString text = window.properties()->toPlainText();
+        QVERIFY2(text.contains("nn.conv2d") && text.contains("Why:"), qPrintable(text));
+        QVERIFY2(text.contains("16x16x16") || text.contains("1x16x16x16"), qPrintable(text));
+        // Esc clears the selection.
+        window.view()->setFocus();
+        QTest::keyClick(window.view(), Qt::Key_Escape);
+        QVERIFY(window.scene()->selectedNodes().empty());
+    }
+
+    void findSelectsAndCentres() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        QVERIFY(window.findNext(QStringLiteral("nn.dense")));
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{nodeNamed(window, "%12")});
+        const QPoint shown =
+            window.view()->mapFromScene(window.scene()->nodeItem(nodeNamed(window, "%12"))->pos());
+        QVERIFY(window.view()->viewport()->rect().contains(shown));
+        // By attribute, then next wraps around between the matches.
+        QVERIFY(window.findNext(QStringLiteral("pool_size")));
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{nodeNamed(window, "%3")});
+        QVERIFY(window.findNext(QStringLiteral("conv2d")));
+        const auto first = window.scene()->selectedNodes();
+        QVERIFY(window.findNext(QStringLiteral("conv2d")));
+        QVERIFY(window.scene()->selectedNodes() != first);
+        QVERIFY(!window.findNext(QStringLiteral("no-such-thing")));
+        // Typed into the toolbar's field with Enter.
+        auto* field = window.findChild<QLineEdit*>(QStringLiteral("find"));
+        QVERIFY(field);
+        field->setText(QStringLiteral("softmax"));
+        QTest::keyClick(field, Qt::Key_Return);
+        QCOMPARE(window.document()->graph().node(window.scene()->selectedNodes().front()).op->name,
+                 std::string("nn.softmax"));
+    }
+
+    void modeAndRulesAreUndoable() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        auto* rules = window.findChild<QPlainTextEdit*>();
+        QVERIFY(rules);
+        rules->setPlainText(QStringLiteral("nn.conv2d=gpu\nnn.dense=gpu"));
+        auto* fallback = window.findChildren<QComboBox*>().front();
+        for (QComboBox* box : window.findChildren<QComboBox*>())
+            if (box->objectName() != QStringLiteral("mode"))
+                fallback = box;
+        fallback->setCurrentIndex(fallback->findData(QStringLiteral("cpu")));
+        QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("applyRules")),
+                          Qt::LeftButton);
+        const auto cpu = *window.document()->devices().find("cpu");
+        const auto gpu = *window.document()->devices().find("gpu");
+        QCOMPARE(window.document()->plan().devices[nodeNamed(window, "%4").index], gpu);
+        QCOMPARE(window.document()->plan().devices[nodeNamed(window, "%9").index], cpu);
+        QCOMPARE(window.undoStack()->count(), 1);
+        auto* mode = window.findChild<QComboBox*>(QStringLiteral("mode"));
+        mode->setCurrentIndex(1);
+        emit mode->activated(1);
+        QCOMPARE(window.document()->options().mode, PlanMode::Unify);
+        QCOMPARE(window.undoStack()->count(), 2);
+        window.undoStack()->undo();
+        QCOMPARE(window.document()->options().mode, PlanMode::Demand);
+        QCOMPARE(mode->currentIndex(), 0);
+        window.undoStack()->undo();
+        QVERIFY(window.document()->options().rules.empty());
+    }
+
+    void badFileShowsAnErrorAndKeepsTheGraph() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        const std::size_t nodes = window.document()->graph().size();
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.relay");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  frobnicate(%x)\n}\n");
+        file.close();
+        QVERIFY(!window.openFile(bad));
+        auto* dialog = window.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+        QVERIFY(dialog);
+        QVERIFY2(dialog->text().contains("bad.relay:3:3"), qPrintable(dialog->text()));
+        QVERIFY2(dialog->text().contains("frobnicate"), qPrintable(dialog->text()));
+        QCOMPARE(window.document()->graph().size(), nodes);
+        QVERIFY(window.scene()->hasItems());
+        dialog->accept();
+    }
+
+    void opensOnnxModels() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kModels + "tiny_inception.onnx");
+        QVERIFY(window.scene()->edges().size() > 10);
+        // Constants (weights) are not drawn; everything else is.
+        int drawn = 0, constants = 0;
+        const Graph& graph = window.document()->graph();
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            drawn += window.scene()->nodeItem(NodeId(i)) ? 1 : 0;
+            constants += graph.nodes()[i].isConstant() ? 1 : 0;
+        }
+        QCOMPARE(drawn + constants, static_cast<int>(graph.size()));
+    }
+
+    void rendersNonTrivially() {
+        gui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        window.document()->setRules({{"nn.conv2d", "gpu"}}, "cpu");
+        const QImage image = window.grab().toImage();
+        QCOMPARE(image.size(), QSize(1200, 800));
+        // Both device colours appear on the canvas.
+        const QColor cpu = window.document()->deviceColor(DeviceId(0));
+        const QColor gpu = window.document()->deviceColor(DeviceId(1));
+        int cpuPixels = 0, gpuPixels = 0;
+        for (int y = 0; y < image.height(); y += 2)
+            for (int x = 0; x < image.width(); x += 2) {
+                const QRgb p = image.pixel(x, y);
+                cpuPixels += p == cpu.rgb() ? 1 : 0;
+                gpuPixels += p == gpu.rgb() ? 1 : 0;
+            }
+        QVERIFY2(cpuPixels > 200 && gpuPixels > 200,
+                 qPrintable(QString("cpu %1, gpu %2").arg(cpuPixels).arg(gpuPixels)));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

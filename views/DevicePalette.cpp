@@ -1,0 +1,115 @@
+#include "views/DevicePalette.h"
+
+#include "views/GraphView.h"
+
+#include <QApplication>
+#include <QDrag>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMimeData>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QVBoxLayout>
+
+namespace placer::views {
+
+DeviceChip::DeviceChip(const QString& device, const QColor& colour, const QString& details,
+                       QWidget* parent)
+    : QFrame(parent), m_device(device) {
+    setObjectName(QStringLiteral("chip-") + device);
+    setFrameShape(QFrame::StyledPanel);
+    setAutoFillBackground(true);
+    QPalette palette = this->palette();
+    palette.setColor(QPalette::Window, colour);
+    palette.setColor(QPalette::WindowText, Qt::black);
+    setPalette(palette);
+    setCursor(Qt::OpenHandCursor);
+    setToolTip(tr("Drag onto a node, or onto a selected node to place the whole selection, "
+                  "to run it on %1")
+                   .arg(device));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 4, 8, 4);
+    layout->setSpacing(0);
+    auto* name = new QLabel(QStringLiteral("<b>%1</b>").arg(device.toHtmlEscaped()), this);
+    auto* info = new QLabel(details, this);
+    QFont small = info->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    info->setFont(small);
+    layout->addWidget(name);
+    layout->addWidget(info);
+}
+
+void DeviceChip::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton)
+        m_pressAt = event->position().toPoint();
+    QFrame::mousePressEvent(event);
+}
+
+void DeviceChip::mouseMoveEvent(QMouseEvent* event) {
+    if (!(event->buttons() & Qt::LeftButton) ||
+        (event->position().toPoint() - m_pressAt).manhattanLength() <
+            QApplication::startDragDistance())
+        return QFrame::mouseMoveEvent(event);
+    auto* mime = new QMimeData;
+    mime->setData(kDeviceMimeType, m_device.toUtf8());
+    mime->setText(m_device);
+    auto* drag = new QDrag(this);
+    drag->setMimeData(mime);
+    drag->setPixmap(grab());
+    drag->setHotSpot(event->position().toPoint());
+    drag->exec(Qt::CopyAction);
+}
+
+DevicePalette::DevicePalette(PlacementDocument* document, QWidget* parent)
+    : QWidget(parent), m_document(document) {
+    new QVBoxLayout(this);
+    connect(document, &PlacementDocument::modelReset, this, &DevicePalette::rebuild);
+    connect(document, &PlacementDocument::planChanged, this, &DevicePalette::rebuild);
+    rebuild();
+}
+
+DeviceChip* DevicePalette::chip(const QString& device) const {
+    return findChild<DeviceChip*>(QStringLiteral("chip-") + device);
+}
+
+void DevicePalette::rebuild() {
+    QLayout* layout = this->layout();
+    while (QLayoutItem* item = layout->takeAt(0)) {
+        // Later: a drop onto the canvas re-plans while the chip's drag is still on the stack.
+        if (QWidget* widget = item->widget()) {
+            widget->hide();
+            widget->setObjectName(QString());
+            widget->deleteLater();
+        }
+        delete item;
+    }
+    const DeviceSet& devices = m_document->devices();
+    const Plan& plan = m_document->plan();
+    for (int d = 0; d < devices.size(); ++d) {
+        const VirtualDevice& device = devices[DeviceId(d)];
+        QStringList roles;
+        if (devices.defaultDevice() == DeviceId(d))
+            roles << tr("default");
+        if (devices.hostDevice() == DeviceId(d))
+            roles << tr("host");
+        int nodes = 0;
+        for (DeviceId placed : plan.devices)
+            nodes += placed == DeviceId(d) ? 1 : 0;
+        std::int64_t peak = 0;
+        if (static_cast<std::size_t>(d) < plan.memory.devices.size())
+            peak = plan.memory.devices[static_cast<std::size_t>(d)].peakBytes;
+        QString details = QString::fromStdString(std::string(deviceKindName(device.kind)));
+        if (!roles.isEmpty())
+            details += QStringLiteral(" · ") + roles.join(QStringLiteral(", "));
+        details += QStringLiteral("\n") + tr("%n node(s)", nullptr, nodes) + QStringLiteral(" · ") +
+                   QString::fromStdString(formatBytes(peak));
+        if (device.memoryCapacity)
+            details +=
+                QStringLiteral(" / ") + QString::fromStdString(formatBytes(*device.memoryCapacity));
+        layout->addWidget(new DeviceChip(QString::fromStdString(device.name),
+                                         m_document->deviceColor(DeviceId(d)), details, this));
+    }
+    static_cast<QVBoxLayout*>(layout)->addStretch(1);
+}
+
+} // namespace placer::views

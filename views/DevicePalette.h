@@ -1,0 +1,45 @@
+// The device palette: one chip per virtual device (colour, name, kind, role, memory), dragged
+// onto nodes to pin them there.
+#pragma once
+
+#include "views/PlacementDocument.h"
+
+#include <QFrame>
+#include <QWidget>
+
+namespace placer::views {
+
+/// One device: drag it onto a node (or a selection) to pin there.
+class DeviceChip : public QFrame {
+    Q_OBJECT
+
+public:
+    DeviceChip(const QString& device, const QColor& colour, const QString& details,
+               QWidget* parent = nullptr);
+    const QString& device() const { return m_device; }
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+
+private:
+    QString m_device;
+    QPoint m_pressAt;
+};
+
+class DevicePalette : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit DevicePalette(PlacementDocument* document, QWidget* parent = nullptr);
+    DeviceChip* chip(const QString& device) const;
+
+public slots:
+    /// Rebuilds the chips from the document's device set and memory plan.
+    void rebuild();
+
+private:
+    PlacementDocument* m_document;
+};
+
+} // namespace placer::views

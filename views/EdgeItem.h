@@ -1,0 +1,32 @@
+// A value flowing from one node to another: a Graphviz spline whose thickness follows the
+// tensor's size, with its shape on hover.
+#pragma once
+
+#include "ir/Ids.h"
+
+#include <QGraphicsPathItem>
+
+namespace placer::views {
+
+class EdgeItem : public QGraphicsPathItem {
+public:
+    enum { Type = UserType + 2 };
+
+    EdgeItem(ValueRef value, NodeId consumer, const QPainterPath& path, std::int64_t bytes,
+             const QString& tooltip);
+
+    int type() const override { return Type; }
+    ValueRef value() const { return m_value; }
+    NodeId consumer() const { return m_consumer; }
+    void setHighlighted(bool highlighted);
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    ValueRef m_value;
+    NodeId m_consumer;
+    qreal m_width;
+    bool m_highlighted = false;
+};
+
+} // namespace placer::views

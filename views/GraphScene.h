@@ -1,0 +1,63 @@
+// The canvas contents: node, edge and copy-badge items built from the document and a layout.
+// Items are created only when a layout arrives (rebuild) and restyled when the plan changes
+// (refreshPlan) — a re-plan never needs a re-layout.
+#pragma once
+
+#include "views/GraphvizLayout.h"
+#include "views/PlacementDocument.h"
+
+#include <QGraphicsScene>
+
+#include <vector>
+
+namespace placer::views {
+
+class NodeItem;
+class EdgeItem;
+class CopyBadgeItem;
+
+class GraphScene : public QGraphicsScene {
+    Q_OBJECT
+
+public:
+    explicit GraphScene(PlacementDocument* document, QObject* parent = nullptr);
+    ~GraphScene() override;
+
+    /// What to lay out for the document's graph: the drawn nodes (constants are not drawn;
+    /// they show in the properties of the nodes that read them) and the edges between them.
+    LayoutRequest layoutRequest();
+    /// Builds the items at the layout's positions. A failed layout (error set) falls back to a
+    /// simple ranked layout so the user still has a usable view.
+    void applyLayout(const LayoutResult& layout);
+    /// Builds items with the simple ranked layout (no Graphviz).
+    void applySimpleLayout();
+
+    NodeItem* nodeItem(NodeId node) const;
+    std::vector<NodeId> selectedNodes() const;
+    const std::vector<CopyBadgeItem*>& badges() const { return m_badges; }
+    const std::vector<EdgeItem*>& edges() const { return m_edges; }
+    bool hasItems() const { return !m_nodeItems.empty(); }
+    /// Shows a run's per-node times (ms, by node) as labels and a heat tint; empty clears.
+    void setNodeTimes(const std::vector<double>& millisPerNode);
+    void setCopyTimes(const std::vector<double>& millisPerCopy);
+
+public slots:
+    /// Restyles nodes (device colour, pins, conflicts) and re-creates the copy badges.
+    void refreshPlan();
+    /// Highlights the edges into and out of the selected nodes.
+    void highlightSelection();
+
+private:
+    void clearItems();
+    void buildItems(const std::vector<QPointF>& centers, const std::vector<QPainterPath>& paths);
+
+    PlacementDocument* m_document;
+    std::vector<NodeId> m_drawn;    ///< layout index -> node
+    std::vector<int> m_layoutIndex; ///< node -> layout index, or -1 when not drawn
+    std::vector<std::pair<ValueRef, NodeId>> m_edgeValues; ///< per layout edge: value, consumer
+    std::vector<NodeItem*> m_nodeItems;                    ///< per node, null when not drawn
+    std::vector<EdgeItem*> m_edges;
+    std::vector<CopyBadgeItem*> m_badges;
+};
+
+} // namespace placer::views

@@ -1,0 +1,193 @@
+#include "views/GraphView.h"
+
+#include "views/GraphScene.h"
+#include "views/NodeItem.h"
+
+#include <QGestureEvent>
+#include <QMimeData>
+#include <QPinchGesture>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace placer::views {
+
+GraphView::GraphView(GraphScene* scene, QWidget* parent)
+    : QGraphicsView(scene, parent), m_scene(scene) {
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(RubberBandDrag);
+    setRubberBandSelectionMode(Qt::IntersectsItemShape);
+    setTransformationAnchor(AnchorUnderMouse);
+    setViewportUpdateMode(SmartViewportUpdate);
+    setAcceptDrops(true);
+    viewport()->grabGesture(Qt::PinchGesture);
+    setFocusPolicy(Qt::StrongFocus);
+}
+
+void GraphView::scaleBy(double factor) {
+    const double current = zoom();
+    const double target = std::clamp(current * factor, 0.02, 8.0);
+    scale(target / current, target / current);
+}
+
+void GraphView::zoomIn() {
+    scaleBy(1.25);
+}
+
+void GraphView::zoomOut() {
+    scaleBy(0.8);
+}
+
+void GraphView::fitAll() {
+    if (!scene())
+        return;
+    fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    if (zoom() > 1.5)
+        scaleBy(1.5 / zoom()); // small graphs: do not blow them up
+}
+
+void GraphView::fitSelection() {
+    QRectF bounds;
+    for (QGraphicsItem* item : scene()->selectedItems())
+        bounds |= item->sceneBoundingRect();
+    if (bounds.isNull())
+        return fitAll();
+    fitInView(bounds.adjusted(-60, -60, 60, 60), Qt::KeepAspectRatio);
+    if (zoom() > 2)
+        scaleBy(2 / zoom());
+}
+
+void GraphView::showNode(NodeId node) {
+    NodeItem* item = m_scene->nodeItem(node);
+    if (!item)
+        return;
+    m_scene->clearSelection();
+    item->setSelected(true);
+    if (zoom() < 0.6)
+        scaleBy(0.8 / zoom());
+    centerOn(item);
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0)
+        return QGraphicsView::wheelEvent(event);
+    scaleBy(std::pow(1.15, steps));
+    event->accept();
+}
+
+bool GraphView::viewportEvent(QEvent* event) {
+    if (event->type() == QEvent::Gesture) {
+        auto* gesture = static_cast<QGestureEvent*>(event);
+        if (auto* pinch = static_cast<QPinchGesture*>(gesture->gesture(Qt::PinchGesture))) {
+            scaleBy(pinch->scaleFactor());
+            return true;
+        }
+    }
+    return QGraphicsView::viewportEvent(event);
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomIn();
+        return;
+    case Qt::Key_Minus:
+        zoomOut();
+        return;
+    case Qt::Key_Escape:
+        m_scene->clearSelection();
+        return;
+    case Qt::Key_Space:
+        if (!event->isAutoRepeat()) {
+            m_spaceHeld = true;
+            viewport()->setCursor(Qt::OpenHandCursor);
+        }
+        return;
+    default:
+        QGraphicsView::keyPressEvent(event);
+    }
+}
+
+void GraphView::keyReleaseEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+        m_spaceHeld = false;
+        viewport()->unsetCursor();
+        return;
+    }
+    QGraphicsView::keyReleaseEvent(event);
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
+        m_panning = true;
+        m_lastPan = event->position().toPoint();
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
+void GraphView::mouseMoveEvent(QMouseEvent* event) {
+    if (m_panning) {
+        const QPoint delta = event->position().toPoint() - m_lastPan;
+        m_lastPan = event->position().toPoint();
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y());
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* event) {
+    if (m_panning) {
+        m_panning = false;
+        viewport()->setCursor(m_spaceHeld ? Qt::OpenHandCursor : Qt::ArrowCursor);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(event);
+}
+
+std::vector<NodeId> GraphView::dropTargets(const QPoint& position) const {
+    for (QGraphicsItem* item : items(position)) {
+        auto* node = qgraphicsitem_cast<NodeItem*>(item);
+        if (!node)
+            continue;
+        if (node->isSelected())
+            return m_scene->selectedNodes();
+        return {node->node()};
+    }
+    return {};
+}
+
+void GraphView::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasFormat(kDeviceMimeType))
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void GraphView::dragMoveEvent(QDragMoveEvent* event) {
+    if (event->mimeData()->hasFormat(kDeviceMimeType) &&
+        !dropTargets(event->position().toPoint()).empty())
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void GraphView::dropEvent(QDropEvent* event) {
+    if (!event->mimeData()->hasFormat(kDeviceMimeType))
+        return event->ignore();
+    const std::vector<NodeId> nodes = dropTargets(event->position().toPoint());
+    if (nodes.empty())
+        return event->ignore();
+    event->acceptProposedAction();
+    emit deviceDropped(QString::fromUtf8(event->mimeData()->data(kDeviceMimeType)), nodes);
+}
+
+} // namespace placer::views

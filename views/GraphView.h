@@ -1,0 +1,62 @@
+// The canvas view: zoom (wheel, pinch, keys), pan (middle button or space+drag), fit, rubber-band
+// selection, and drops of device chips onto nodes.
+#pragma once
+
+#include "ir/Ids.h"
+
+#include <QGraphicsView>
+
+#include <vector>
+
+namespace placer::views {
+
+class GraphScene;
+
+/// The MIME type of a dragged device chip; the data is the device's name in UTF-8.
+inline constexpr const char* kDeviceMimeType = "application/x-placement-explorer-device";
+
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+
+public:
+    explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
+
+    GraphScene* graphScene() const { return m_scene; }
+    double zoom() const { return transform().m11(); }
+
+public slots:
+    void zoomIn();
+    void zoomOut();
+    void fitAll();
+    void fitSelection();
+    /// Centres the view on a node and selects it.
+    void showNode(NodeId node);
+
+signals:
+    /// A device chip was dropped on `nodes` (the node under the cursor, or the whole selection
+    /// when that node is part of it).
+    void deviceDropped(const QString& device, const std::vector<NodeId>& nodes);
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void keyReleaseEvent(QKeyEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    bool viewportEvent(QEvent* event) override;
+
+private:
+    void scaleBy(double factor);
+    std::vector<NodeId> dropTargets(const QPoint& position) const;
+
+    GraphScene* m_scene;
+    bool m_panning = false;
+    bool m_spaceHeld = false;
+    QPoint m_lastPan;
+};
+
+} // namespace placer::views

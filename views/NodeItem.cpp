@@ -1,0 +1,125 @@
+#include "views/NodeItem.h"
+
+#include <QApplication>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace placer::views {
+
+namespace {
+
+QFont opFont() {
+    QFont font = QApplication::font();
+    font.setBold(true);
+    return font;
+}
+
+} // namespace
+
+NodeItem::NodeItem(NodeId node, QString op, QString name, QSizeF size)
+    : m_node(node), m_op(std::move(op)), m_name(std::move(name)), m_size(size) {
+    setFlags(ItemIsSelectable);
+    setAcceptHoverEvents(true);
+    setToolTip(m_op + QStringLiteral(" ") + m_name);
+    setZValue(2);
+}
+
+QSizeF NodeItem::sizeFor(const QString& op, const QString& name) {
+    const QFontMetricsF bold(opFont());
+    const QFontMetricsF plain(QApplication::font());
+    const qreal width = std::max(bold.horizontalAdvance(op), plain.horizontalAdvance(name)) + 24;
+    return QSizeF(std::clamp<qreal>(width, 60, 260), bold.height() + plain.height() + 12);
+}
+
+QRectF NodeItem::boundingRect() const {
+    return QRectF(-m_size.width() / 2 - 4, -m_size.height() / 2 - 4, m_size.width() + 8,
+                  m_size.height() + 8);
+}
+
+void NodeItem::setPlacement(QColor fill, int pin, bool conflict, bool readsReplica) {
+    if (fill == m_fill && pin == m_pin && conflict == m_conflict && readsReplica == m_readsReplica)
+        return;
+    m_fill = fill;
+    m_pin = pin;
+    m_conflict = conflict;
+    m_readsReplica = readsReplica;
+    update();
+}
+
+void NodeItem::setHighlighted(bool highlighted) {
+    if (highlighted != m_highlighted) {
+        m_highlighted = highlighted;
+        update();
+    }
+}
+
+void NodeItem::setTiming(double millis, double heat) {
+    m_millis = millis;
+    m_heat = heat;
+    update();
+}
+
+void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    QColor fill = m_fill;
+    if (m_millis >= 0) // heat tint: towards red with the share of run time
+        fill =
+            QColor::fromRgbF(fill.redF() + (1 - fill.redF()) * m_heat,
+                             fill.greenF() * (1 - 0.6 * m_heat), fill.blueF() * (1 - 0.6 * m_heat));
+    QPen pen(m_conflict ? QColor(0xd0, 0x1c, 0x1c) : QColor(0x40, 0x40, 0x40));
+    pen.setWidthF(m_conflict ? 3 : (isSelected() ? 2.5 : 1));
+    if (isSelected() && !m_conflict)
+        pen.setColor(QColor(0x10, 0x50, 0xc0));
+    if (m_highlighted && !isSelected())
+        pen.setColor(QColor(0x10, 0x90, 0xc0)), pen.setWidthF(2);
+    painter->setPen(pen);
+    painter->setBrush(fill);
+    painter->drawRoundedRect(box, 6, 6);
+    if (lod < 0.35)
+        return; // zoomed far out: boxes only
+    painter->setPen(Qt::black);
+    const QFont bold = opFont();
+    const QFontMetricsF boldMetrics(bold);
+    painter->setFont(bold);
+    const QRectF top(box.left() + 4, box.top() + 5, box.width() - 8, boldMetrics.height());
+    painter->drawText(top, Qt::AlignCenter,
+                      boldMetrics.elidedText(m_op, Qt::ElideRight, top.width()));
+    painter->setFont(QApplication::font());
+    const QFontMetricsF plain(QApplication::font());
+    const QRectF bottom(box.left() + 4, top.bottom() + 1, box.width() - 8, plain.height());
+    painter->drawText(bottom, Qt::AlignCenter,
+                      plain.elidedText(m_name, Qt::ElideMiddle, bottom.width()));
+    if (m_pin != 0) {
+        // A pin: a dark dot at the top-right corner; a fixed pin has a ring around it.
+        const QPointF at(box.right() - 6, box.top() + 6);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(0x30, 0x30, 0x30));
+        painter->drawEllipse(at, 3.5, 3.5);
+        if (m_pin == 2) {
+            painter->setBrush(Qt::NoBrush);
+            painter->setPen(QPen(QColor(0x30, 0x30, 0x30), 1.2));
+            painter->drawEllipse(at, 6, 6);
+        }
+    }
+    if (m_readsReplica) {
+        painter->setPen(QColor(0x30, 0x30, 0x30));
+        QFont small = QApplication::font();
+        small.setPointSizeF(small.pointSizeF() * 0.75);
+        painter->setFont(small);
+        painter->drawText(QRectF(box.left() + 3, box.top() + 1, 14, 12), Qt::AlignCenter,
+                          QStringLiteral("R"));
+    }
+    if (m_millis >= 0) {
+        QFont small = QApplication::font();
+        small.setPointSizeF(small.pointSizeF() * 0.8);
+        painter->setFont(small);
+        painter->setPen(QColor(0x20, 0x20, 0x20));
+        painter->drawText(QRectF(box.left(), box.bottom() + 1, box.width(), 14), Qt::AlignCenter,
+                          QString::number(m_millis, 'f', m_millis < 1 ? 3 : 2) +
+                              QStringLiteral(" ms"));
+    }
+}
+
+} // namespace placer::views

@@ -1,0 +1,50 @@
+// One operator on the canvas: a box filled with its device's colour, its op and name, a pin
+// marker when pinned and a red outline when it is part of a conflict. Thin: an id and painting.
+#pragma once
+
+#include "ir/Ids.h"
+
+#include <QColor>
+#include <QGraphicsItem>
+#include <QString>
+
+namespace placer::views {
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+
+    NodeItem(NodeId node, QString op, QString name, QSizeF size);
+
+    int type() const override { return Type; }
+    NodeId node() const { return m_node; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    /// The look the plan gives it.
+    void setPlacement(QColor fill, int pin, bool conflict, bool readsReplica);
+    QColor fill() const { return m_fill; }
+    bool isPinned() const { return m_pin != 0; }
+    bool isConflicted() const { return m_conflict; }
+    void setHighlighted(bool highlighted);
+    /// A run's time for this node, shown as a label and a heat tint (0..1); negative hides it.
+    void setTiming(double millis, double heat);
+
+    /// The size a node with these labels needs.
+    static QSizeF sizeFor(const QString& op, const QString& name);
+
+private:
+    NodeId m_node;
+    QString m_op;
+    QString m_name;
+    QSizeF m_size;
+    QColor m_fill = Qt::lightGray;
+    int m_pin = 0; ///< 0 none, 1 plain, 2 fixed
+    bool m_conflict = false;
+    bool m_readsReplica = false;
+    bool m_highlighted = false;
+    double m_millis = -1;
+    double m_heat = 0;
+};
+
+} // namespace placer::views

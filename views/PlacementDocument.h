@@ -1,0 +1,74 @@
+// The Qt face of one loaded graph and its plan: the GUI's single source of truth. Widgets and the
+// scene read from it and listen to its signals; edits go through it (via undo commands).
+#pragma once
+
+#include "io/ModelLoader.h"
+#include "plan/Plan.h"
+#include "plan/PlanWorkspace.h"
+
+#include <QColor>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace placer::views {
+
+class PlacementDocument : public QObject {
+    Q_OBJECT
+
+public:
+    explicit PlacementDocument(QObject* parent = nullptr);
+    ~PlacementDocument() override;
+
+    /// Reads a Relay, JSON or ONNX file. On failure returns false with a sentence in *error and
+    /// keeps the current graph.
+    bool open(const QString& path, QString* error,
+              const std::optional<DeviceSet>& devices = std::nullopt);
+    /// Reads a model from text (a bundled example); `name` is used in messages.
+    bool openText(const std::string& text, const QString& name, QString* error);
+    /// Takes a loaded model (for tests and `--screenshot`).
+    void setModel(LoadedModel model, const QString& path);
+
+    bool isEmpty() const { return m_model.graph.size() == 0; }
+    const QString& path() const { return m_path; }
+    const Graph& graph() const { return m_model.graph; }
+    const DeviceSet& devices() const { return m_model.devices; }
+    const Plan& plan() const { return m_plan; }
+    const PlanOptions& options() const { return m_options; }
+    const std::vector<QString>& warnings() const { return m_warnings; }
+
+    /// The pin of each node (what undo commands store and restore).
+    Pin pin(NodeId node) const { return m_model.graph.node(node).pin; }
+    /// Sets the pins of `nodes` (pins[i] for nodes[i]) and re-plans once.
+    void setPins(const std::vector<NodeId>& nodes, const std::vector<Pin>& pins);
+    void setMode(PlanMode mode);
+    void setRules(std::vector<OpRule> rules, std::string fallback);
+
+    /// The colour of a device on the canvas and in the palette.
+    QColor deviceColor(DeviceId device) const;
+    /// Why `node` is on its device, as the planner explains it.
+    QString explain(NodeId node) const;
+    /// Milliseconds the last re-plan took.
+    double lastPlanMillis() const { return m_lastPlanMillis; }
+
+signals:
+    /// A different graph (or device set) is loaded: rebuild the scene, lay out again.
+    void modelReset();
+    /// The plan changed (pins, rules, mode): repaint, no re-layout.
+    void planChanged();
+
+private:
+    void replan();
+
+    LoadedModel m_model;
+    QString m_path;
+    PlanOptions m_options;
+    Plan m_plan;
+    std::unique_ptr<PlanWorkspace> m_workspace;
+    std::vector<QString> m_warnings;
+    double m_lastPlanMillis = 0;
+};
+
+} // namespace placer::views

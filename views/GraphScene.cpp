@@ -258,9 +258,12 @@ void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
 void GraphScene::setCopyTimes(const std::vector<double>& millisPerCopy) {
     for (CopyBadgeItem* badge : m_badges) {
         const auto c = static_cast<std::size_t>(badge->copyIndex());
-        badge->setTiming(c < millisPerCopy.size() && millisPerCopy[c] >= 0
-                             ? QString::number(millisPerCopy[c], 'f', 3) + QStringLiteral(" ms")
-                             : QString());
+        QString time;
+        if (c < millisPerCopy.size() && millisPerCopy[c] >= 0)
+            time = millisPerCopy[c] < 1
+                       ? QString::number(millisPerCopy[c] * 1000, 'f', 1) + QStringLiteral(" µs")
+                       : QString::number(millisPerCopy[c], 'f', 2) + QStringLiteral(" ms");
+        badge->setTiming(time);
     }
 }
 

@@ -63,11 +63,7 @@ void NodeItem::setTiming(double millis, double heat) {
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    QColor fill = m_fill;
-    if (m_millis >= 0) // heat tint: towards red with the share of run time
-        fill =
-            QColor::fromRgbF(fill.redF() + (1 - fill.redF()) * m_heat,
-                             fill.greenF() * (1 - 0.6 * m_heat), fill.blueF() * (1 - 0.6 * m_heat));
+    const QColor fill = m_fill;
     QPen pen(m_conflict ? QColor(0xd0, 0x1c, 0x1c) : QColor(0x40, 0x40, 0x40));
     pen.setWidthF(m_conflict ? 3 : (isSelected() ? 2.5 : 1));
     if (isSelected() && !m_conflict)
@@ -77,6 +73,14 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(pen);
     painter->setBrush(fill);
     painter->drawRoundedRect(box, 6, 6);
+    if (m_millis >= 0 && m_heat > 0) {
+        // Heat: a strip along the bottom, longer and redder for the slower nodes; the fill
+        // keeps the device colour.
+        const QRectF strip(box.left() + 3, box.bottom() - 5, (box.width() - 6) * m_heat, 3.5);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor::fromHsvF(0.12 * (1 - m_heat), 0.9, 0.9));
+        painter->drawRect(strip);
+    }
     if (lod < 0.35)
         return; // zoomed far out: boxes only
     painter->setPen(Qt::black);
@@ -116,9 +120,11 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         small.setPointSizeF(small.pointSizeF() * 0.8);
         painter->setFont(small);
         painter->setPen(QColor(0x20, 0x20, 0x20));
+        const QString time = m_millis < 1
+                                 ? QString::number(m_millis * 1000, 'f', 1) + QStringLiteral(" µs")
+                                 : QString::number(m_millis, 'f', 2) + QStringLiteral(" ms");
         painter->drawText(QRectF(box.left(), box.bottom() + 1, box.width(), 14), Qt::AlignCenter,
-                          QString::number(m_millis, 'f', m_millis < 1 ? 3 : 2) +
-                              QStringLiteral(" ms"));
+                          time);
     }
 }
 

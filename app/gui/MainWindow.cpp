@@ -1,15 +1,18 @@
 #include "gui/MainWindow.h"
 
+#include "gui/RunController.h"
 #include "gui/SetPinsCommand.h"
 #include "io/JsonGraph.h"
 #include "io/PlanReport.h"
 #include "io/RelayWriter.h"
+#include "io/RunReport.h"
 #include "plan/PlannedGraph.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/NodeItem.h"
+#include "views/TimelineWidget.h"
 
 #include <QAction>
 #include <QApplication>
@@ -32,7 +35,9 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTextBrowser>
@@ -41,6 +46,8 @@
 #include <QUndoView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <map>
 
 namespace placer::gui {
 
@@ -55,7 +62,7 @@ QString html(const std::string& text) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_document(new views::PlacementDocument(this)),
       m_scene(new views::GraphScene(m_document, this)), m_view(new views::GraphView(m_scene, this)),
-      m_undo(new QUndoStack(this)) {
+      m_undo(new QUndoStack(this)), m_run(new RunController(this)) {
     setWindowTitle(tr("Placement Explorer"));
     setCentralWidget(m_view);
     setAcceptDrops(true);
@@ -90,6 +97,14 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(m_view, &views::GraphView::deviceDropped, this, &MainWindow::pinNodes);
+    connect(m_run, &RunController::finished, this, &MainWindow::runFinished);
+    connect(m_run, &RunController::progress, this, [this](int done, int total) {
+        m_runProgress->setRange(0, total);
+        m_runProgress->setValue(done);
+    });
+    // Timings belong to the plan that was run: a new plan or graph clears the overlay.
+    connect(m_document, &views::PlacementDocument::planChanged, this,
+            [this] { m_scene->setNodeTimes({}); });
     resize(1400, 900);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -143,6 +158,65 @@ void MainWindow::createDocks() {
     auto* history = new QUndoView(m_undo, this);
     history->setEmptyLabel(tr("<opened>"));
     dock(tr("History"), QStringLiteral("history"), history, Qt::RightDockWidgetArea);
+
+    auto* run = new QWidget(this);
+    auto* runLayout = new QVBoxLayout(run);
+    runLayout->setContentsMargins(4, 4, 4, 4);
+    auto* runForm = new QFormLayout;
+    m_iterations = new QSpinBox(run);
+    m_iterations->setObjectName(QStringLiteral("iterations"));
+    m_iterations->setRange(1, 10000);
+    m_iterations->setValue(10);
+    m_warmup = new QSpinBox(run);
+    m_warmup->setObjectName(QStringLiteral("warmup"));
+    m_warmup->setRange(0, 1000);
+    m_warmup->setValue(1);
+    runForm->addRow(tr("Iterations:"), m_iterations);
+    runForm->addRow(tr("Warm-up:"), m_warmup);
+    runLayout->addLayout(runForm);
+    auto* buttons = new QHBoxLayout;
+    m_runButton = new QPushButton(tr("Run"), run);
+    m_runButton->setObjectName(QStringLiteral("run"));
+    m_cancelRun = new QPushButton(tr("Cancel"), run);
+    m_cancelRun->setEnabled(false);
+    buttons->addWidget(m_runButton);
+    buttons->addWidget(m_cancelRun);
+    runLayout->addLayout(buttons);
+    m_runProgress = new QProgressBar(run);
+    m_runProgress->setValue(0);
+    runLayout->addWidget(m_runProgress);
+    m_runSummary = new QTextBrowser(run);
+    m_runSummary->setHtml(tr("<i>Runs execute the plan on virtual CPUs (cpu devices on the "
+                             "host): per-node times overlay the graph, the timeline shows each "
+                             "device.</i>"));
+    runLayout->addWidget(m_runSummary, 1);
+    auto* exports = new QHBoxLayout;
+    auto* trace = new QPushButton(tr("Export trace…"), run);
+    auto* csv = new QPushButton(tr("Export CSV…"), run);
+    exports->addWidget(trace);
+    exports->addWidget(csv);
+    runLayout->addLayout(exports);
+    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::startRun);
+    connect(m_cancelRun, &QPushButton::clicked, m_run, &RunController::cancel);
+    connect(trace, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(),
+                                                          tr("Chrome trace (*.json)"));
+        if (!path.isEmpty() && !exportTrace(path))
+            showError(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
+    });
+    connect(csv, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export timings"), QString(), tr("CSV (*.csv)"));
+        if (!path.isEmpty() && !exportTimingsCsv(path))
+            showError(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
+    });
+    dock(tr("Run"), QStringLiteral("run"), run, Qt::LeftDockWidgetArea);
+    m_timeline = new views::TimelineWidget(this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_timeline);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumHeight(110);
+    dock(tr("Timeline"), QStringLiteral("timeline"), scroll, Qt::BottomDockWidgetArea);
 }
 
 void MainWindow::createActions() {
@@ -198,12 +272,18 @@ void MainWindow::createActions() {
     viewMenu->addAction(tr("Zoom &Out"), m_view, &views::GraphView::zoomOut)
         ->setShortcut(QKeySequence::ZoomOut);
 
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    QAction* runAction = runMenu->addAction(tr("&Run the Plan"), this, &MainWindow::startRun);
+    runAction->setShortcut(Qt::CTRL | Qt::Key_R);
+    runMenu->addAction(tr("&Cancel the Run"), m_run, &RunController::cancel);
+
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
     tools->addAction(open);
     tools->addAction(undo);
     tools->addAction(redo);
     tools->addAction(fit);
+    tools->addAction(runAction);
     tools->addSeparator();
     tools->addWidget(new QLabel(tr("Planner: "), this));
     m_mode = new QComboBox(this);
@@ -299,6 +379,7 @@ void MainWindow::startLayout() {
     const views::LayoutRequest request = m_scene->layoutRequest();
     m_progress->show();
     m_cancel->show();
+    m_runningLayout = m_layoutGeneration;
     m_layoutWatcher.setFuture(QtConcurrent::run(views::computeLayout, request));
 }
 
@@ -317,10 +398,9 @@ void MainWindow::layoutNow() {
 }
 
 void MainWindow::layoutDone() {
-    const int generation = m_layoutGeneration;
     const views::LayoutResult result = m_layoutWatcher.result();
-    if (generation != m_layoutGeneration)
-        return;
+    if (m_runningLayout != m_layoutGeneration)
+        return; // a newer layout (or a cancel) superseded this one
     m_progress->hide();
     m_cancel->hide();
     m_scene->applyLayout(result);
@@ -619,6 +699,211 @@ void MainWindow::dropEvent(QDropEvent* event) {
         event->acceptProposedAction();
         openFile(urls.front().toLocalFile());
     }
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+void MainWindow::startRun() {
+    if (m_run->isRunning() || m_document->isEmpty())
+        return;
+    for (const Conflict& conflict : m_document->plan().conflicts) {
+        if (conflict.kind == ConflictKind::Unsupported) {
+            showError(tr("Cannot run"), QString::fromStdString(conflict.message));
+            return;
+        }
+    }
+    m_runButton->setEnabled(false);
+    m_cancelRun->setEnabled(true);
+    m_runProgress->setRange(0, m_iterations->value() + m_warmup->value());
+    m_runProgress->setValue(0);
+    m_runSummary->setHtml(tr("<i>Running…</i>"));
+    m_run->start(m_document->graph(), m_document->devices(), m_document->plan(),
+                 RunOptions{m_warmup->value(), m_iterations->value()}, {});
+}
+
+void MainWindow::runFinished() {
+    m_runButton->setEnabled(true);
+    m_cancelRun->setEnabled(false);
+    const auto outcome = m_run->outcome();
+    if (!outcome)
+        return;
+    if (outcome->cancelled) {
+        m_runSummary->setHtml(tr("<i>The run was cancelled.</i>"));
+        return;
+    }
+    if (!outcome->error.isEmpty()) {
+        m_runSummary->setHtml(
+            QStringLiteral("<p style='color:#b01010'>%1</p>").arg(outcome->error.toHtmlEscaped()));
+        showError(tr("The run failed"), outcome->error);
+        return;
+    }
+    const Program& program = outcome->executor->program();
+    const RunResult& result = outcome->result;
+    const Graph& graph = *outcome->graph;
+    // Overlays: per-node median time, per-copy time on the badges.
+    std::vector<double> nodeMillis(graph.size(), -1);
+    std::vector<double> copyMillis(outcome->plan.copies.size(), -1);
+    for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+        const Instruction& instr = program.code[k];
+        if (instr.op == Opcode::Invoke)
+            nodeMillis[instr.node.index] = median(result.instrMicros[k]) / 1000.0;
+        else if (instr.op == Opcode::DeviceCopy && instr.index >= 0)
+            copyMillis[static_cast<std::size_t>(instr.index)] =
+                median(result.instrMicros[k]) / 1000.0;
+    }
+    if (graph.size() == m_document->graph().size()) {
+        m_scene->setNodeTimes(nodeMillis);
+        m_scene->setCopyTimes(copyMillis);
+    }
+    // The timeline: a compute lane per physical device, a lane per copy source and for inputs.
+    views::TimelineData timeline;
+    std::map<std::pair<int, std::string>, int> lanes;
+    auto laneFor = [&](int stream, const std::string& key, const QString& label) {
+        auto [it, inserted] = lanes.emplace(std::pair{stream, key}, 0);
+        if (inserted) {
+            it->second = static_cast<int>(timeline.lanes.size());
+            timeline.lanes.push_back(label);
+        }
+        return it->second;
+    };
+    for (std::size_t s = 0; s < result.streams.size(); ++s)
+        laneFor(static_cast<int>(s), "compute",
+                tr("%1 compute").arg(QString::fromStdString(result.streams[s].physical)));
+    for (const TimedEvent& event : result.trace) {
+        const Instruction& instr = program.code[event.instruction];
+        const std::string physical =
+            result.streams[static_cast<std::size_t>(event.stream)].physical;
+        views::TimelineBar bar;
+        bar.start = event.start - result.traceOrigin;
+        bar.end = event.end - result.traceOrigin;
+        bar.colour = m_document->deviceColor(instr.device);
+        const QString time = QString::number((event.end - event.start) / 1000.0, 'f', 3);
+        if (instr.op == Opcode::Invoke) {
+            const Node& node = graph.node(instr.node);
+            bar.lane = laneFor(event.stream, "compute", QString());
+            bar.label = QString::fromStdString(node.name);
+            bar.tooltip =
+                tr("%1 (%2) on %3 [%4]: %5 ms")
+                    .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
+                         QString::fromStdString(outcome->devices[instr.device].name),
+                         QString::fromStdString(physical), time);
+        } else if (instr.op == Opcode::DeviceCopy) {
+            const std::string from = outcome->devices[instr.srcDevice].name;
+            bar.lane =
+                laneFor(event.stream, "copy " + from,
+                        tr("copies %1 → %2")
+                            .arg(QString::fromStdString(from),
+                                 QString::fromStdString(outcome->devices[instr.device].name)));
+            bar.colour = m_document->deviceColor(instr.srcDevice).darker(115);
+            bar.label =
+                QString::fromStdString(program.registers[static_cast<std::size_t>(instr.dst)].name);
+            bar.tooltip =
+                tr("copy %1, %2: %3 ms")
+                    .arg(bar.label, QString::fromStdString(formatBytes(instr.bytes)), time);
+        } else {
+            bar.lane = laneFor(event.stream, "input",
+                               tr("inputs → %1").arg(QString::fromStdString(physical)));
+            bar.label = QString::fromStdString(graph.node(instr.node).name);
+            bar.tooltip = tr("input %1: %2 ms").arg(bar.label, time);
+        }
+        timeline.duration = std::max(timeline.duration, bar.end);
+        timeline.bars.push_back(bar);
+    }
+    if (!result.latencyMicros.empty())
+        timeline.duration = std::max(timeline.duration, result.latencyMicros.back());
+    m_timeline->setData(std::move(timeline));
+    // The summary.
+    QString text =
+        tr("<p><b>Latency</b> %1 ms median (min %2, max %3) over %n iteration(s)</p>", nullptr,
+           static_cast<int>(result.latencyMicros.size()))
+            .arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3)
+            .arg(*std::min_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
+                     1000.0,
+                 0, 'f', 3)
+            .arg(*std::max_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
+                     1000.0,
+                 0, 'f', 3);
+    text += QStringLiteral("<table cellspacing=4><tr><th align=left>%1</th><th align=left>%2</th>"
+                           "<th align=right>%3</th><th align=right>%4</th></tr>")
+                .arg(tr("device"), tr("runs on"), tr("busy"), tr("memory"));
+    for (const StreamInfo& stream : result.streams) {
+        QStringList names;
+        for (DeviceId d : stream.virtuals)
+            names << QString::fromStdString(outcome->devices[d].name);
+        text +=
+            QStringLiteral(
+                "<tr><td>%1</td><td>%2</td><td align=right>%3 ms</td><td align=right>%4</td></tr>")
+                .arg(names.join(QStringLiteral(", ")), QString::fromStdString(stream.physical))
+                .arg(median(stream.busyMicros) / 1000.0, 0, 'f', 3)
+                .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
+    }
+    text += QStringLiteral("</table>");
+    if (outcome->reference) {
+        text +=
+            outcome->reference->ok
+                ? tr("<p>Outputs match the single-device reference (max abs diff %1).</p>")
+                      .arg(outcome->reference->maxAbsDiff, 0, 'g', 3)
+                : tr("<p style='color:#b01010'>Outputs differ from the single-device "
+                     "reference: %1</p>")
+                      .arg(QString::fromStdString(outcome->reference->mismatch).toHtmlEscaped());
+    }
+    m_runSummary->setHtml(text);
+    statusBar()->showMessage(
+        tr("Run finished: %1 ms median").arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3),
+        6000);
+}
+
+bool MainWindow::exportTrace(const QString& path) {
+    const auto outcome = m_run->outcome();
+    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
+        return false;
+    RunReportInput input;
+    input.graph = outcome->graph.get();
+    input.devices = &outcome->devices;
+    input.executor = outcome->executor.get();
+    input.result = &outcome->result;
+    input.options = outcome->options;
+    input.reference = outcome->reference;
+    const std::string text = chromeTrace(input).dump(-1) + "\n";
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(text.data(), static_cast<qint64>(text.size())) ==
+               static_cast<qint64>(text.size());
+}
+
+bool MainWindow::exportTimingsCsv(const QString& path) {
+    const auto outcome = m_run->outcome();
+    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
+        return false;
+    const Program& program = outcome->executor->program();
+    const Graph& graph = *outcome->graph;
+    auto quote = [](const std::string& text) {
+        std::string out = "\"";
+        for (char c : text)
+            out += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return out + "\"";
+    };
+    std::string csv = "kind,name,op,device,from,bytes,median_ms\n";
+    for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+        const Instruction& instr = program.code[k];
+        const double ms = median(outcome->result.instrMicros[k]) / 1000.0;
+        if (instr.op == Opcode::Invoke) {
+            const Node& node = graph.node(instr.node);
+            csv += "node," + quote(node.name) + "," + quote(node.op->name) + "," +
+                   quote(outcome->devices[instr.device].name) + ",,," + std::to_string(ms) + "\n";
+        } else if (instr.op == Opcode::DeviceCopy) {
+            csv += "copy," + quote(program.registers[static_cast<std::size_t>(instr.dst)].name) +
+                   ",device_copy," + quote(outcome->devices[instr.device].name) + "," +
+                   quote(outcome->devices[instr.srcDevice].name) + "," +
+                   std::to_string(instr.bytes) + "," + std::to_string(ms) + "\n";
+        }
+    }
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(csv.data(), static_cast<qint64>(csv.size())) ==
+               static_cast<qint64>(csv.size());
 }
 
 } // namespace placer::gui

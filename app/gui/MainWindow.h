@@ -19,15 +19,19 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTextBrowser;
+class QSpinBox;
 class QUndoStack;
 
 namespace placer::views {
 class DevicePalette;
 class GraphScene;
 class GraphView;
+class TimelineWidget;
 } // namespace placer::views
 
 namespace placer::gui {
+
+class RunController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -44,6 +48,15 @@ public:
     QListWidget* conflictList() const { return m_conflicts; }
     QTextBrowser* properties() const { return m_properties; }
     QLabel* statusSummary() const { return m_summary; }
+    RunController* runController() const { return m_run; }
+    views::TimelineWidget* timeline() const { return m_timeline; }
+    QTextBrowser* runSummary() const { return m_runSummary; }
+
+    /// Runs the plan in the background with the iterations and warm-up set in the Run panel.
+    void startRun();
+    /// Writes the last run as a Chrome trace (JSON) or as CSV timings; false on failure.
+    bool exportTrace(const QString& path);
+    bool exportTimingsCsv(const QString& path);
 
     /// Opens a model file; a bad file shows an error dialog and leaves the current graph open.
     bool openFile(const QString& path);
@@ -79,6 +92,7 @@ private slots:
     void onSelectionChanged();
     void chooseFile();
     void exportAs(const QString& kind);
+    void runFinished();
 
 private:
     void createActions();
@@ -102,8 +116,17 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QMenu* m_recentMenu = nullptr;
+    RunController* m_run = nullptr;
+    QSpinBox* m_iterations = nullptr;
+    QSpinBox* m_warmup = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QPushButton* m_cancelRun = nullptr;
+    QProgressBar* m_runProgress = nullptr;
+    QTextBrowser* m_runSummary = nullptr;
+    views::TimelineWidget* m_timeline = nullptr;
     QFutureWatcher<views::LayoutResult> m_layoutWatcher;
-    int m_layoutGeneration = 0;
+    int m_layoutGeneration = 0; ///< bumped by every new layout and by cancel
+    int m_runningLayout = -1;   ///< the generation the background layout belongs to
     int m_findCursor = -1;
 };
 

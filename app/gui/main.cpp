@@ -1,6 +1,7 @@
 // `placement-explorer [MODEL] [--screenshot FILE.png] [--devices ...] [--pin ...] [--rule ...]
 // [--fallback ...] [--mode ...]`: the desktop GUI.
 #include "gui/MainWindow.h"
+#include "gui/RunController.h"
 
 #include "io/ModelLoader.h"
 #include "plan/Annotations.h"
@@ -10,6 +11,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QEventLoop>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
@@ -106,7 +108,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption mode(QStringLiteral("mode"),
                                   QApplication::translate("main", "Planner mode: demand or unify."),
                                   QStringLiteral("mode"));
-    parser.addOptions({screenshot, devices, pin, rule, fallback, mode});
+    const QCommandLineOption runFirst(
+        QStringLiteral("run"),
+        QApplication::translate("main", "Run the plan on virtual CPUs before the screenshot."));
+    parser.addOptions({screenshot, devices, pin, rule, fallback, mode, runFirst});
     parser.process(app);
 
     gui::MainWindow window;
@@ -178,6 +183,14 @@ int main(int argc, char** argv) {
         window.show();
         window.layoutNow();
         QApplication::processEvents();
+        if (parser.isSet(runFirst)) {
+            QEventLoop loop;
+            QObject::connect(window.runController(), &gui::RunController::finished, &loop,
+                             &QEventLoop::quit);
+            window.startRun();
+            if (window.runController()->isRunning())
+                loop.exec();
+        }
         window.view()->fitAll();
         QApplication::processEvents();
         const QString file = parser.value(screenshot);

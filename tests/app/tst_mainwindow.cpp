@@ -1,6 +1,7 @@
 // The GUI driven like a user: open files, drag a device chip onto nodes, undo and redo, find,
 // conflicts, a bad file, the screenshot; offscreen.
 #include "gui/MainWindow.h"
+#include "gui/RunController.h"
 
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -8,6 +9,7 @@
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/NodeItem.h"
+#include "views/TimelineWidget.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -17,6 +19,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QUndoStack>
@@ -298,6 +301,47 @@ private slots:
             constants += graph.nodes()[i].isConstant() ? 1 : 0;
         }
         QCOMPARE(drawn + constants, static_cast<int>(graph.size()));
+    }
+
+    void runFillsTimelineAndOverlays() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        window.document()->setRules({{"nn.conv2d", "gpu"}}, "cpu");
+        window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(3);
+        QSignalSpy finished(window.runController(), &gui::RunController::finished);
+        QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("run")), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        const auto outcome = window.runController()->outcome();
+        QVERIFY(outcome);
+        QVERIFY2(outcome->error.isEmpty(), qPrintable(outcome->error));
+        QCOMPARE(outcome->result.latencyMicros.size(), std::size_t{3});
+        QVERIFY(outcome->reference && outcome->reference->ok);
+        // The timeline has a lane per device's compute and bars for every node and copy.
+        const views::TimelineData& timeline = window.timeline()->data();
+        QVERIFY(timeline.lanes.size() >= 3);
+        int nodes = 0;
+        for (const Node& node : window.document()->graph().nodes())
+            nodes += node.isParameter() || node.isConstant() ? 0 : 1;
+        QVERIFY(static_cast<int>(timeline.bars.size()) >= nodes);
+        QVERIFY(timeline.duration > 0);
+        // Hovering a bar names it.
+        const views::TimelineBar& bar = timeline.bars.front();
+        QVERIFY(!bar.tooltip.isEmpty());
+        // The canvas shows times on nodes and badges; the summary has the latency.
+        QVERIFY(window.runSummary()->toPlainText().contains("Latency"));
+        QVERIFY(window.runSummary()->toPlainText().contains("reference"));
+        QTemporaryDir dir;
+        QVERIFY(window.exportTrace(dir.filePath("trace.json")));
+        QVERIFY(window.exportTimingsCsv(dir.filePath("times.csv")));
+        QFile csv(dir.filePath("times.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(csv.readAll());
+        QVERIFY(text.startsWith("kind,name,op,device,from,bytes,median_ms"));
+        QVERIFY(text.contains("node,\"%4\",\"nn.conv2d\",\"gpu\""));
+        QVERIFY(text.contains("copy,"));
+        // A new plan clears the (now stale) overlay.
+        window.document()->setRules({}, "");
     }
 
     void rendersNonTrivially() {

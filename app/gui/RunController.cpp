@@ -1,0 +1,143 @@
+#include "gui/RunController.h"
+
+#include "runtime/Bytecode.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace placer::gui {
+
+RunController::RunController(QObject* parent)
+    : QObject(parent), m_registry(std::make_unique<DeviceRegistry>()) {
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<RunOutcome>>::finished, this, [this] {
+        m_outcome = m_watcher.result();
+        emit finished();
+    });
+}
+
+RunController::~RunController() {
+    m_cancel = true;
+    m_watcher.waitForFinished();
+}
+
+bool RunController::isRunning() const {
+    return m_watcher.isRunning();
+}
+
+void RunController::cancel() {
+    m_cancel = true;
+}
+
+void RunController::start(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+                          RunOptions options, std::vector<std::string> physical) {
+    if (isRunning())
+        return;
+    m_cancel = false;
+    auto outcome = std::make_shared<RunOutcome>();
+    outcome->graph = std::make_unique<Graph>(graph);
+    outcome->devices = devices;
+    outcome->plan = plan;
+    outcome->options = options;
+    // Defaults: cpu-kind devices on the host; every other device on its own virtual CPU, the
+    // same one each run (vcpu<index+1>), so runs compare.
+    physical.resize(static_cast<std::size_t>(devices.size()));
+    for (int d = 0; d < devices.size(); ++d) {
+        std::string& name = physical[static_cast<std::size_t>(d)];
+        if (name.empty())
+            name = devices[DeviceId(d)].kind == DeviceKind::Cpu ? "cpu"
+                                                                : "vcpu" + std::to_string(d + 1);
+    }
+    outcome->physical = std::move(physical);
+    m_watcher.setFuture(QtConcurrent::run([this, outcome] { return work(outcome); }));
+}
+
+std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outcome) {
+    const Graph& graph = *outcome->graph;
+    auto program = lowerToBytecode(graph, outcome->devices, outcome->plan);
+    if (!program) {
+        outcome->error = QString::fromStdString(program.error().message);
+        return outcome;
+    }
+    std::vector<DeviceMapRequest> maps;
+    for (int d = 0; d < outcome->devices.size(); ++d)
+        maps.push_back(
+            {outcome->devices[DeviceId(d)].name, outcome->physical[static_cast<std::size_t>(d)]});
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(outcome->devices, maps, *m_registry, &warnings);
+    if (!mapping) {
+        outcome->error = QString::fromStdString(mapping.error().message);
+        return outcome;
+    }
+    int opset = 0;
+    for (const auto& [key, value] : graph.properties)
+        if (key == "onnx.opset")
+            opset = std::atoi(value.c_str());
+    auto executor = Executor::load(graph, outcome->devices, program.take(), mapping.value(), opset);
+    if (!executor) {
+        outcome->error = QString::fromStdString(executor.error().message);
+        return outcome;
+    }
+    outcome->executor = executor.take();
+    std::vector<HostTensor> inputs;
+    for (std::size_t i = 0; i < outcome->executor->program().inputs.size(); ++i)
+        inputs.push_back(randomTensor(graph.node(outcome->executor->program().inputs[i]).outputs[0],
+                                      1000003u + i));
+    const int warmup = std::max(0, outcome->options.warmup);
+    const int iterations = std::max(1, outcome->options.iterations);
+    const int total = warmup + iterations;
+    RunResult& all = outcome->result;
+    for (int i = 0; i < total; ++i) {
+        if (m_cancel) {
+            outcome->cancelled = true;
+            return outcome;
+        }
+        auto run = outcome->executor->run(inputs, RunOptions{0, 1});
+        if (!run) {
+            outcome->error = QString::fromStdString(run.error().message);
+            return outcome;
+        }
+        QMetaObject::invokeMethod(
+            this, [this, i, total] { emit progress(i + 1, total); }, Qt::QueuedConnection);
+        if (i < warmup)
+            continue;
+        RunResult& one = run.value();
+        if (all.streams.empty()) {
+            all.streams = one.streams;
+            all.instrMicros.resize(one.instrMicros.size());
+        } else {
+            for (std::size_t s = 0; s < all.streams.size(); ++s) {
+                all.streams[s].busyMicros.insert(all.streams[s].busyMicros.end(),
+                                                 one.streams[s].busyMicros.begin(),
+                                                 one.streams[s].busyMicros.end());
+                all.streams[s].peakBytes =
+                    std::max(all.streams[s].peakBytes, one.streams[s].peakBytes);
+                all.streams[s].livePeakBytes =
+                    std::max(all.streams[s].livePeakBytes, one.streams[s].livePeakBytes);
+            }
+        }
+        all.latencyMicros.insert(all.latencyMicros.end(), one.latencyMicros.begin(),
+                                 one.latencyMicros.end());
+        for (std::size_t k = 0; k < one.instrMicros.size(); ++k)
+            all.instrMicros[k].insert(all.instrMicros[k].end(), one.instrMicros[k].begin(),
+                                      one.instrMicros[k].end());
+        all.trace = std::move(one.trace);
+        all.memory = std::move(one.memory);
+        all.traceOrigin = one.traceOrigin;
+        all.outputs = std::move(one.outputs);
+    }
+    // The reference: the whole graph on one fresh virtual CPU, same inputs.
+    SingleDevicePlan single = singleDevicePlan(graph);
+    auto refProgram = lowerToBytecode(single.graph, single.devices, single.plan);
+    if (refProgram) {
+        auto refExecutor = Executor::load(
+            single.graph, single.devices, refProgram.take(),
+            {m_registry->get("vcpu" + std::to_string(outcome->devices.size() + 1)).value()}, opset);
+        if (refExecutor) {
+            auto reference = refExecutor.value()->run(inputs, RunOptions{0, 1});
+            if (reference)
+                outcome->reference = compareOutputs(all.outputs, reference.value().outputs);
+        }
+    }
+    return outcome;
+}
+
+} // namespace placer::gui

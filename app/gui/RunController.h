@@ -1,0 +1,64 @@
+// Runs the current plan in a worker thread: lowering, loading onto virtual CPUs (or mapped
+// devices), warm-up, measured iterations with progress and cancel, and the single-device
+// reference check. The outcome comes back through a queued signal.
+#pragma once
+
+#include "plan/Plan.h"
+#include "runtime/Executor.h"
+#include "runtime/Run.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+namespace placer::gui {
+
+/// What a finished run leaves: its own copy of the graph and plan (the document may change while
+/// it runs), the loaded executor (for kernel names and the program), and the measurements.
+struct RunOutcome {
+    std::unique_ptr<Graph> graph;
+    DeviceSet devices;
+    Plan plan;
+    RunOptions options;
+    std::unique_ptr<Executor> executor;
+    RunResult result;
+    std::optional<ReferenceCheck> reference;
+    std::vector<std::string> physical; ///< per virtual device: where it ran
+    QString error;
+    bool cancelled = false;
+};
+
+class RunController : public QObject {
+    Q_OBJECT
+
+public:
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override;
+
+    /// Starts a run of a copy of `graph` as `plan` places it. `physical[d]` names the physical
+    /// device of virtual device d ("cpu", "vcpu2"); empty entries get the defaults.
+    void start(const Graph& graph, const DeviceSet& devices, const Plan& plan, RunOptions options,
+               std::vector<std::string> physical);
+    void cancel();
+    bool isRunning() const;
+    /// The last finished run, or null.
+    std::shared_ptr<const RunOutcome> outcome() const { return m_outcome; }
+
+signals:
+    void progress(int done, int total);
+    void finished();
+
+private:
+    std::shared_ptr<RunOutcome> work(std::shared_ptr<RunOutcome> outcome);
+
+    std::unique_ptr<DeviceRegistry> m_registry;
+    QFutureWatcher<std::shared_ptr<RunOutcome>> m_watcher;
+    std::shared_ptr<const RunOutcome> m_outcome;
+    std::atomic<bool> m_cancel{false};
+};
+
+} // namespace placer::gui

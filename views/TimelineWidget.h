@@ -1,0 +1,66 @@
+// The run timeline: one lane per physical device's compute, one per copy path and one for input
+// uploads; each instruction a bar coloured by its virtual device. Wheel zooms the time axis
+// around the cursor, dragging pans, hovering names the node, its device and its time.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+namespace placer::views {
+
+struct TimelineBar {
+    int lane = 0;
+    double start = 0; ///< microseconds from the run's start
+    double end = 0;
+    QColor colour;
+    QString label;   ///< drawn when the bar is wide enough
+    QString tooltip; ///< shown on hover
+};
+
+struct TimelineData {
+    std::vector<QString> lanes;
+    std::vector<TimelineBar> bars;
+    double duration = 0; ///< microseconds
+};
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TimelineWidget(QWidget* parent = nullptr);
+
+    void setData(TimelineData data);
+    const TimelineData& data() const { return m_data; }
+    /// The bar under a widget position, or -1.
+    int barAt(const QPoint& position) const;
+    /// Microseconds per pixel at the current zoom.
+    double microsPerPixel() const { return m_microsPerPixel; }
+
+public slots:
+    void resetZoom();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override;
+    QSize sizeHint() const override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    double xOf(double micros) const;
+    double timeAt(double x) const;
+    QRectF barRect(const TimelineBar& bar) const;
+
+    TimelineData m_data;
+    double m_microsPerPixel = 1;
+    double m_offset = 0; ///< microseconds at the left edge of the plot
+    int m_dragX = -1;
+    double m_dragOffset = 0;
+};
+
+} // namespace placer::views

@@ -15,6 +15,7 @@
 #include "views/TimelineWidget.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -271,6 +272,26 @@ void MainWindow::createActions() {
         ->setShortcut(QKeySequence::ZoomIn);
     viewMenu->addAction(tr("Zoom &Out"), m_view, &views::GraphView::zoomOut)
         ->setShortcut(QKeySequence::ZoomOut);
+
+    QMenu* language = viewMenu->addMenu(tr("&Language"));
+    auto* languages = new QActionGroup(this);
+    const QString current = QSettings().value(QStringLiteral("language")).toString();
+    const std::pair<QString, QString> choices[] = {
+        {tr("System Default"), QString()},
+        {QStringLiteral("English"), QStringLiteral("en")},
+        {QStringLiteral("Deutsch"), QStringLiteral("de")},
+        {QStringLiteral("简体中文"), QStringLiteral("zh_CN")}};
+    for (const auto& [label, code] : choices) {
+        QAction* action = language->addAction(label);
+        action->setCheckable(true);
+        action->setChecked(code == current);
+        languages->addAction(action);
+        connect(action, &QAction::triggered, this, [this, code] {
+            QSettings().setValue(QStringLiteral("language"), code);
+            statusBar()->showMessage(
+                tr("The new language applies when Placement Explorer starts again."), 8000);
+        });
+    }
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     QAction* runAction = runMenu->addAction(tr("&Run the Plan"), this, &MainWindow::startRun);

@@ -14,6 +14,7 @@
 #include <QEventLoop>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QSettings>
 #include <QTimer>
 #include <QTranslator>
 
@@ -73,8 +74,11 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("placement-explorer"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 
+    // The language: the one chosen in View ▸ Language, else the system's.
+    const QString chosen = QSettings().value(QStringLiteral("language")).toString();
+    const QLocale locale = chosen.isEmpty() ? QLocale() : QLocale(chosen);
     QTranslator translator;
-    if (translator.load(QLocale(), QStringLiteral("placement_explorer"), QStringLiteral("_"),
+    if (translator.load(locale, QStringLiteral("placement_explorer"), QStringLiteral("_"),
                         QStringLiteral(":/i18n")))
         QApplication::installTranslator(&translator);
 

@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -22,6 +23,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTranslator>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -342,6 +344,38 @@ private slots:
         QVERIFY(text.contains("copy,"));
         // A new plan clears the (now stale) overlay.
         window.document()->setRules({}, "");
+    }
+
+    void germanAndChineseTranslationsLoad_data() {
+        QTest::addColumn<QString>("locale");
+        QTest::addColumn<QString>("fileMenu");
+        QTest::addColumn<QString>("noConflicts");
+        QTest::newRow("german") << "de_DE"
+                                << "&Datei"
+                                << "Keine Konflikte.";
+        QTest::newRow("simplified-chinese") << "zh_CN"
+                                            << "文件(&F)"
+                                            << "没有冲突。";
+    }
+    void germanAndChineseTranslationsLoad() {
+        QFETCH(QString, locale);
+        QFETCH(QString, fileMenu);
+        QFETCH(QString, noConflicts);
+        QTranslator translator;
+        QVERIFY(translator.load(QLocale(locale), QStringLiteral("placement_explorer"),
+                                QStringLiteral("_"), QStringLiteral(":/i18n")));
+        QCoreApplication::installTranslator(&translator);
+        {
+            gui::MainWindow window;
+            window.show();
+            openAndWait(window, kExamples + "residual_block.relay");
+            QStringList menus;
+            for (QAction* action : window.menuBar()->actions())
+                menus << action->text();
+            QVERIFY2(menus.contains(fileMenu), qPrintable(menus.join(", ")));
+            QCOMPARE(window.conflictList()->item(0)->text(), noConflicts);
+        }
+        QCoreApplication::removeTranslator(&translator);
     }
 
     void rendersNonTrivially() {

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Fills translations/placement_explorer_{de,zh_CN}.ts from the tables below.
+
+Run after `cmake --build build --target update_translations` has added new source strings;
+strings without an entry here stay unfinished (shown in English).
+"""
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+# source text -> (German, Simplified Chinese). Plural forms: a tuple of forms per language.
+T = {
+    "device copy %1": ("Gerätekopie %1", "设备拷贝 %1"),
+    "Decide where each operator of a dataflow graph runs on a multi-device machine.": (
+        "Entscheiden, wo jeder Operator eines Datenflussgraphen auf einer Maschine mit mehreren Geräten läuft.",
+        "决定数据流图中每个算子在多设备机器上的运行位置。"),
+    "A Relay, ONNX or JSON graph (default: the bundled example).": (
+        "Ein Relay-, ONNX- oder JSON-Graph (Standard: das mitgelieferte Beispiel).",
+        "Relay、ONNX 或 JSON 图（默认：自带示例）。"),
+    "Write a PNG of the main window and exit.": ("Ein PNG des Hauptfensters schreiben und beenden.", "将主窗口保存为 PNG 后退出。"),
+    "Virtual devices, NAME:KIND[:mem=SIZE],...": ("Virtuelle Geräte, NAME:ART[:mem=GRÖSSE],...", "虚拟设备，NAME:KIND[:mem=SIZE],..."),
+    "Pin NODE=DEVICE (repeatable).": ("KNOTEN=GERÄT festlegen (wiederholbar).", "固定 NODE=DEVICE（可重复）。"),
+    "Op rule OP=DEVICE (repeatable).": ("Operatorregel OP=GERÄT (wiederholbar).", "算子规则 OP=DEVICE（可重复）。"),
+    "Fallback device for ops no rule covers.": ("Ausweichgerät für Operatoren ohne Regel.", "没有规则覆盖的算子的后备设备。"),
+    "Planner mode: demand or unify.": ("Planermodus: demand oder unify.", "规划模式：demand 或 unify。"),
+    "Run the plan on virtual CPUs before the screenshot.": (
+        "Den Plan vor dem Bildschirmfoto auf virtuellen CPUs ausführen.", "截图前先在虚拟 CPU 上运行计划。"),
+    "Placement Explorer": ("Placement Explorer", "Placement Explorer"),
+    "laying out": ("Layout läuft", "正在布局"),
+    "Cancel layout": ("Layout abbrechen", "取消布局"),
+    "Devices": ("Geräte", "设备"),
+    "Op-name rules, one OP=DEVICE a line (globs, first match wins):": (
+        "Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):",
+        "按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）："),
+    "Fallback device:": ("Ausweichgerät:", "后备设备："),
+    "Apply rules": ("Regeln anwenden", "应用规则"),
+    "Rules": ("Regeln", "规则"),
+    "Conflicts": ("Konflikte", "冲突"),
+    "Properties": ("Eigenschaften", "属性"),
+    "<opened>": ("<geöffnet>", "<已打开>"),
+    "History": ("Verlauf", "历史"),
+    "Iterations:": ("Durchläufe:", "迭代次数："),
+    "Warm-up:": ("Aufwärmen:", "预热："),
+    "Run": ("Ausführen", "运行"),
+    "Cancel": ("Abbrechen", "取消"),
+    "<i>Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.</i>": (
+        "<i>Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.</i>",
+        "<i>运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。</i>"),
+    "Export trace…": ("Trace exportieren…", "导出跟踪…"),
+    "Export CSV…": ("CSV exportieren…", "导出 CSV…"),
+    "Export trace": ("Trace exportieren", "导出跟踪"),
+    "Chrome trace (*.json)": ("Chrome-Trace (*.json)", "Chrome 跟踪 (*.json)"),
+    "Export failed": ("Export fehlgeschlagen", "导出失败"),
+    "Cannot write %1 (has the plan run?)": ("%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)", "无法写入 %1（计划运行过吗？）"),
+    "Export timings": ("Zeiten exportieren", "导出耗时"),
+    "CSV (*.csv)": ("CSV (*.csv)", "CSV (*.csv)"),
+    "Timeline": ("Zeitleiste", "时间线"),
+    "&File": ("&Datei", "文件(&F)"),
+    "&Open…": ("&Öffnen…", "打开(&O)…"),
+    "Open &Recent": ("&Zuletzt geöffnet", "最近打开(&R)"),
+    "Open the &Example": ("&Beispiel öffnen", "打开示例(&E)"),
+    "&Export": ("&Exportieren", "导出(&E)"),
+    "Image (PNG)…": ("Bild (PNG)…", "图像 (PNG)…"),
+    "Vector image (SVG)…": ("Vektorbild (SVG)…", "矢量图 (SVG)…"),
+    "Relay text with placement…": ("Relay-Text mit Platzierung…", "带放置信息的 Relay 文本…"),
+    "JSON graph…": ("JSON-Graph…", "JSON 图…"),
+    "Plan report (JSON)…": ("Planbericht (JSON)…", "计划报告 (JSON)…"),
+    "&Quit": ("&Beenden", "退出(&Q)"),
+    "&Edit": ("&Bearbeiten", "编辑(&E)"),
+    "&Undo": ("&Rückgängig", "撤销(&U)"),
+    "&Redo": ("&Wiederholen", "重做(&R)"),
+    "&Clear Pins of Selection": ("Festlegungen der Auswahl &entfernen", "清除所选节点的固定(&C)"),
+    "&Find…": ("&Suchen…", "查找(&F)…"),
+    "Find &Next": ("&Weitersuchen", "查找下一个(&N)"),
+    "Find &Previous": ("&Rückwärts suchen", "查找上一个(&P)"),
+    "&View": ("&Ansicht", "视图(&V)"),
+    "&Fit to Window": ("An &Fenster anpassen", "适应窗口(&F)"),
+    "Fit &Selection": ("&Auswahl einpassen", "适应所选(&S)"),
+    "Zoom &In": ("Ver&größern", "放大(&I)"),
+    "Zoom &Out": ("Ver&kleinern", "缩小(&O)"),
+    "&Language": ("&Sprache", "语言(&L)"),
+    "System Default": ("Systemvorgabe", "系统默认"),
+    "The new language applies when Placement Explorer starts again.": (
+        "Die neue Sprache gilt beim nächsten Start von Placement Explorer.", "新语言将在下次启动 Placement Explorer 时生效。"),
+    "&Run": ("&Ausführen", "运行(&R)"),
+    "&Run the Plan": ("Plan &ausführen", "运行计划(&R)"),
+    "&Cancel the Run": ("Lauf a&bbrechen", "取消运行(&C)"),
+    "Main": ("Haupt", "主工具栏"),
+    "Planner: ": ("Planer: ", "规划器："),
+    "demand": ("demand", "demand"),
+    "unify (TVM)": ("unify (TVM)", "unify (TVM)"),
+    "demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM": (
+        "demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM",
+        "demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同"),
+    "Find node, op or attribute (Ctrl+F)": ("Knoten, Operator oder Attribut suchen (Strg+F)", "查找节点、算子或属性 (Ctrl+F)"),
+    "Cannot open %1": ("%1 kann nicht geöffnet werden", "无法打开 %1"),
+    "%1 — Placement Explorer": ("%1 — Placement Explorer", "%1 — Placement Explorer"),
+    "Cannot open the example": ("Das Beispiel kann nicht geöffnet werden", "无法打开示例"),
+    "Open a graph": ("Graph öffnen", "打开图"),
+    "Graphs (*.relay *.txt *.onnx *.json);;All files (*)": (
+        "Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)", "图 (*.relay *.txt *.onnx *.json);;所有文件 (*)"),
+    "Layout failed (%1); showing a simple ranked layout": (
+        "Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt", "布局失败（%1）；显示简单的分层布局"),
+    "Laid out in %1 s": ("Layout in %1 s", "布局用时 %1 秒"),
+    "Layout cancelled; showing a simple ranked layout": (
+        "Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt", "布局已取消；显示简单的分层布局"),
+    "Pin %1 to %2": ("%1 auf %2 festlegen", "将 %1 固定到 %2"),
+    "Pin %n node(s) to %1": (("%n Knoten auf %1 festlegen", "%n Knoten auf %1 festlegen"), ("将 %n 个节点固定到 %1",)),
+    "Clear %n pin(s)": (("%n Festlegung entfernen", "%n Festlegungen entfernen"), ("清除 %n 个固定",)),
+    "No node matches '%1'": ("Kein Knoten passt zu „%1“", "没有节点匹配“%1”"),
+    "No conflicts.": ("Keine Konflikte.", "没有冲突。"),
+    "<i>Select a node to see its properties and why it runs where it does.</i>": (
+        "<i>Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.</i>",
+        "<i>选择一个节点以查看其属性以及它为何在该设备上运行。</i>"),
+    "%n node(s) selected.": (("%n Knoten ausgewählt.", "%n Knoten ausgewählt."), ("已选择 %n 个节点。",)),
+    "Device:": ("Gerät:", "设备："),
+    "none": ("keines", "无"),
+    "Why:": ("Warum:", "原因："),
+    "Pinned:": ("Festgelegt:", "固定于："),
+    "Inputs:": ("Eingänge:", "输入："),
+    "Outputs:": ("Ausgänge:", "输出："),
+    "Attributes:": ("Attribute:", "属性："),
+    "%n copy(ies), %1 copied": (("%n Kopie, %1 kopiert", "%n Kopien, %1 kopiert"), ("%n 次拷贝，共 %1",)),
+    "peak memory: %1": ("Spitzenspeicher: %1", "峰值内存：%1"),
+    "%n conflict(s)": (("%n Konflikt", "%n Konflikte"), ("%n 个冲突",)),
+    "planned in %1 ms": ("geplant in %1 ms", "规划用时 %1 毫秒"),
+    "(none)": ("(keines)", "（无）"),
+    "Bad rule": ("Ungültige Regel", "无效规则"),
+    "'%1' is not of the form OP=DEVICE": ("„%1“ hat nicht die Form OP=GERÄT", "“%1”不是 OP=DEVICE 的形式"),
+    "'%1' names unknown device '%2'": ("„%1“ nennt das unbekannte Gerät „%2“", "“%1”引用了未知设备“%2”"),
+    "PNG image (*.png)": ("PNG-Bild (*.png)", "PNG 图像 (*.png)"),
+    "SVG image (*.svg)": ("SVG-Bild (*.svg)", "SVG 图像 (*.svg)"),
+    "Relay text (*.relay)": ("Relay-Text (*.relay)", "Relay 文本 (*.relay)"),
+    "JSON graph (*.json)": ("JSON-Graph (*.json)", "JSON 图 (*.json)"),
+    "Plan report (*.json)": ("Planbericht (*.json)", "计划报告 (*.json)"),
+    "Export": ("Exportieren", "导出"),
+    "Cannot export Relay": ("Relay-Export nicht möglich", "无法导出 Relay"),
+    "'%1' is not a Relay operator; export a JSON graph instead": (
+        "„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren", "“%1”不是 Relay 算子；请改为导出 JSON 图"),
+    "Cannot write %1": ("%1 kann nicht geschrieben werden", "无法写入 %1"),
+    "Exported %1": ("%1 exportiert", "已导出 %1"),
+    "Cannot run": ("Ausführen nicht möglich", "无法运行"),
+    "<i>Running…</i>": ("<i>Läuft…</i>", "<i>正在运行…</i>"),
+    "<i>The run was cancelled.</i>": ("<i>Der Lauf wurde abgebrochen.</i>", "<i>运行已取消。</i>"),
+    "The run failed": ("Der Lauf ist fehlgeschlagen", "运行失败"),
+    "%1 compute": ("%1 Rechnen", "%1 计算"),
+    "%1 (%2) on %3 [%4]: %5 ms": ("%1 (%2) auf %3 [%4]: %5 ms", "%1 (%2) 在 %3 [%4] 上：%5 毫秒"),
+    "copies %1 → %2": ("Kopien %1 → %2", "拷贝 %1 → %2"),
+    "copy %1, %2: %3 ms": ("Kopie %1, %2: %3 ms", "拷贝 %1，%2：%3 毫秒"),
+    "inputs → %1": ("Eingaben → %1", "输入 → %1"),
+    "input %1: %2 ms": ("Eingabe %1: %2 ms", "输入 %1：%2 毫秒"),
+    "<p><b>Latency</b> %1 ms median (min %2, max %3) over %n iteration(s)</p>": (
+        ("<p><b>Latenz</b> %1 ms Median (min. %2, max. %3) über %n Durchlauf</p>",
+         "<p><b>Latenz</b> %1 ms Median (min. %2, max. %3) über %n Durchläufe</p>"),
+        ("<p><b>延迟</b> 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代</p>",)),
+    "device": ("Gerät", "设备"),
+    "runs on": ("läuft auf", "运行于"),
+    "busy": ("belegt", "忙碌"),
+    "memory": ("Speicher", "内存"),
+    "<p>Outputs match the single-device reference (max abs diff %1).</p>": (
+        "<p>Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).</p>",
+        "<p>输出与单设备参考结果一致（最大绝对误差 %1）。</p>"),
+    "<p style='color:#b01010'>Outputs differ from the single-device reference: %1</p>": (
+        "<p style='color:#b01010'>Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1</p>",
+        "<p style='color:#b01010'>输出与单设备参考结果不一致：%1</p>"),
+    "Run finished: %1 ms median": ("Lauf beendet: %1 ms Median", "运行完成：中位数 %1 毫秒"),
+    "Planner mode: demand": ("Planermodus: demand", "规划模式：demand"),
+    "Planner mode: unify": ("Planermodus: unify", "规划模式：unify"),
+    "Change rules": ("Regeln ändern", "更改规则"),
+    "Drag onto a node, or onto a selected node to place the whole selection, to run it on %1": (
+        "Auf einen Knoten ziehen – oder auf einen ausgewählten Knoten für die ganze Auswahl –, um ihn auf %1 auszuführen",
+        "拖到一个节点上（或拖到已选中的节点上以放置整个选区），使其在 %1 上运行"),
+    "default": ("Standard", "默认"),
+    "host": ("Host", "主机"),
+    "%n node(s)": (("%n Knoten", "%n Knoten"), ("%n 个节点",)),
+    "Run the plan (Run ▸ Run) to see when each device works.": (
+        "Den Plan ausführen (Ausführen ▸ Ausführen), um zu sehen, wann jedes Gerät arbeitet.",
+        "运行计划（运行 ▸ 运行）以查看每个设备何时工作。"),
+}
+
+
+def fill(path, column):
+    tree = ET.parse(path)
+    missing = 0
+    for message in tree.getroot().iter("message"):
+        source = message.find("source").text
+        translation = message.find("translation")
+        entry = T.get(source)
+        if entry is None:
+            missing += 1
+            continue
+        value = entry[column]
+        for child in list(translation):
+            translation.remove(child)
+        translation.attrib.pop("type", None)
+        translation.text = None
+        if message.get("numerus") == "yes":
+            forms = value if isinstance(value, tuple) else (value,)
+            for form in forms:
+                ET.SubElement(translation, "numerusform").text = form
+        else:
+            translation.text = value if isinstance(value, str) else value[0]
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+    return missing
+
+
+if __name__ == "__main__":
+    folder = os.path.dirname(os.path.abspath(__file__))
+    for name, column in (("placement_explorer_de.ts", 0), ("placement_explorer_zh_CN.ts", 1)):
+        missing = fill(os.path.join(folder, name), column)
+        print(f"{name}: {missing} string(s) without a translation", file=sys.stderr)

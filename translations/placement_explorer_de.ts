@@ -1,0 +1,712 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../views/CopyBadgeItem.cpp" line="25" />
+        <source>device copy %1</source>
+        <translation>Gerätekopie %1</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../app/gui/main.cpp" line="86" />
+        <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
+        <translation>Entscheiden, wo jeder Operator eines Datenflussgraphen auf einer Maschine mit mehreren Geräten läuft.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="92" />
+        <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
+        <translation>Ein Relay-, ONNX- oder JSON-Graph (Standard: das mitgelieferte Beispiel).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="96" />
+        <source>Write a PNG of the main window and exit.</source>
+        <translation>Ein PNG des Hauptfensters schreiben und beenden.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="100" />
+        <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
+        <translation>Virtuelle Geräte, NAME:ART[:mem=GRÖSSE],...</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="103" />
+        <source>Pin NODE=DEVICE (repeatable).</source>
+        <translation>KNOTEN=GERÄT festlegen (wiederholbar).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="106" />
+        <source>Op rule OP=DEVICE (repeatable).</source>
+        <translation>Operatorregel OP=GERÄT (wiederholbar).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="110" />
+        <source>Fallback device for ops no rule covers.</source>
+        <translation>Ausweichgerät für Operatoren ohne Regel.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="113" />
+        <source>Planner mode: demand or unify.</source>
+        <translation>Planermodus: demand oder unify.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="117" />
+        <source>Run the plan on virtual CPUs before the screenshot.</source>
+        <translation>Den Plan vor dem Bildschirmfoto auf virtuellen CPUs ausführen.</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::MainWindow</name>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="67" />
+        <source>Placement Explorer</source>
+        <translation>Placement Explorer</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="78" />
+        <source>laying out</source>
+        <translation>Layout läuft</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="80" />
+        <source>Cancel layout</source>
+        <translation>Layout abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="128" />
+        <source>Devices</source>
+        <translation>Geräte</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="133" />
+        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
+        <translation>Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="142" />
+        <source>Fallback device:</source>
+        <translation>Ausweichgerät:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="144" />
+        <source>Apply rules</source>
+        <translation>Regeln anwenden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="149" />
+        <source>Rules</source>
+        <translation>Regeln</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="156" />
+        <source>Conflicts</source>
+        <translation>Konflikte</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="158" />
+        <source>Properties</source>
+        <translation>Eigenschaften</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
+        <source>&lt;opened&gt;</source>
+        <translation>&lt;geöffnet&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <source>History</source>
+        <translation>Verlauf</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <source>Iterations:</source>
+        <translation>Durchläufe:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <source>Warm-up:</source>
+        <translation>Aufwärmen:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <source>Run</source>
+        <translation>Ausführen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="195" />
+        <source>Export trace…</source>
+        <translation>Trace exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="196" />
+        <source>Export CSV…</source>
+        <translation>CSV exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
+        <source>Export trace</source>
+        <translation>Trace exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome-Trace (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <source>Cannot write %1 (has the plan run?)</source>
+        <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <source>Export timings</source>
+        <translation>Zeiten exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <source>Timeline</source>
+        <translation>Zeitleiste</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <source>&amp;Open…</source>
+        <translation>&amp;Öffnen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <source>Open the &amp;Example</source>
+        <translation>&amp;Beispiel öffnen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <source>&amp;Export</source>
+        <translation>&amp;Exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <source>Image (PNG)…</source>
+        <translation>Bild (PNG)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <source>Vector image (SVG)…</source>
+        <translation>Vektorbild (SVG)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <source>Relay text with placement…</source>
+        <translation>Relay-Text mit Platzierung…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <source>JSON graph…</source>
+        <translation>JSON-Graph…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <source>Plan report (JSON)…</source>
+        <translation>Planbericht (JSON)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <source>&amp;Redo</source>
+        <translation>&amp;Wiederholen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <source>&amp;Clear Pins of Selection</source>
+        <translation>Festlegungen der Auswahl &amp;entfernen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <source>&amp;Find…</source>
+        <translation>&amp;Suchen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <source>Find &amp;Next</source>
+        <translation>&amp;Weitersuchen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <source>Find &amp;Previous</source>
+        <translation>&amp;Rückwärts suchen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <source>&amp;Fit to Window</source>
+        <translation>An &amp;Fenster anpassen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <source>Fit &amp;Selection</source>
+        <translation>&amp;Auswahl einpassen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <source>Zoom &amp;In</source>
+        <translation>Ver&amp;größern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <source>Zoom &amp;Out</source>
+        <translation>Ver&amp;kleinern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <source>&amp;Language</source>
+        <translation>&amp;Sprache</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <source>System Default</source>
+        <translation>Systemvorgabe</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <source>The new language applies when Placement Explorer starts again.</source>
+        <translation>Die neue Sprache gilt beim nächsten Start von Placement Explorer.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <source>&amp;Run</source>
+        <translation>&amp;Ausführen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <source>&amp;Run the Plan</source>
+        <translation>Plan &amp;ausführen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <source>&amp;Cancel the Run</source>
+        <translation>Lauf a&amp;bbrechen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <source>Main</source>
+        <translation>Haupt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <source>Planner: </source>
+        <translation>Planer: </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <source>demand</source>
+        <translation>demand</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <source>unify (TVM)</source>
+        <translation>unify (TVM)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
+        <translation>demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <source>Find node, op or attribute (Ctrl+F)</source>
+        <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="338" />
+        <source>Cannot open %1</source>
+        <translation>%1 kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
+        <location filename="../app/gui/MainWindow.cpp" line="357" />
+        <source>%1 — Placement Explorer</source>
+        <translation>%1 — Placement Explorer</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <source>Cannot open the example</source>
+        <translation>Das Beispiel kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="371" />
+        <source>Open a graph</source>
+        <translation>Graph öffnen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
+        <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <source>Layout failed (%1); showing a simple ranked layout</source>
+        <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="432" />
+        <source>Laid out in %1 s</source>
+        <translation>Layout in %1 s</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <source>Layout cancelled; showing a simple ranked layout</source>
+        <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="455" />
+        <source>Pin %1 to %2</source>
+        <translation>%1 auf %2 festlegen</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="457" />
+        <source>Pin %n node(s) to %1</source>
+        <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="471" />
+        <source>Clear %n pin(s)</source>
+        <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <source>No node matches '%1'</source>
+        <translation>Kein Knoten passt zu „%1“</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="531" />
+        <source>No conflicts.</source>
+        <translation>Keine Konflikte.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="539" />
+        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="541" />
+        <source>%n node(s) selected.</source>
+        <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="553" />
+        <source>Device:</source>
+        <translation>Gerät:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="553" />
+        <source>none</source>
+        <translation>keines</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <source>Why:</source>
+        <translation>Warum:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="558" />
+        <source>Pinned:</source>
+        <translation>Festgelegt:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="559" />
+        <source>Inputs:</source>
+        <translation>Eingänge:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="563" />
+        <source>Outputs:</source>
+        <translation>Ausgänge:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="569" />
+        <source>Attributes:</source>
+        <translation>Attribute:</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="591" />
+        <source>%n copy(ies), %1 copied</source>
+        <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="594" />
+        <source>peak memory: %1</source>
+        <translation>Spitzenspeicher: %1</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="596" />
+        <source>%n conflict(s)</source>
+        <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="598" />
+        <source>planned in %1 ms</source>
+        <translation>geplant in %1 ms</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="608" />
+        <source>(none)</source>
+        <translation>(keines)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="623" />
+        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <source>Bad rule</source>
+        <translation>Ungültige Regel</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="623" />
+        <source>'%1' is not of the form OP=DEVICE</source>
+        <translation>„%1“ hat nicht die Form OP=GERÄT</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="630" />
+        <source>'%1' names unknown device '%2'</source>
+        <translation>„%1“ nennt das unbekannte Gerät „%2“</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="643" />
+        <source>PNG image (*.png)</source>
+        <translation>PNG-Bild (*.png)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="644" />
+        <source>SVG image (*.svg)</source>
+        <translation>SVG-Bild (*.svg)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="645" />
+        <source>Relay text (*.relay)</source>
+        <translation>Relay-Text (*.relay)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <source>JSON graph (*.json)</source>
+        <translation>JSON-Graph (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="647" />
+        <source>Plan report (*.json)</source>
+        <translation>Planbericht (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="649" />
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="686" />
+        <source>Cannot export Relay</source>
+        <translation>Relay-Export nicht möglich</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <source>'%1' is not a Relay operator; export a JSON graph instead</source>
+        <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <source>Cannot write %1</source>
+        <translation>%1 kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="703" />
+        <source>Exported %1</source>
+        <translation>%1 exportiert</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="733" />
+        <source>Cannot run</source>
+        <translation>Ausführen nicht möglich</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="741" />
+        <source>&lt;i&gt;Running…&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="753" />
+        <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="759" />
+        <source>The run failed</source>
+        <translation>Der Lauf ist fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="793" />
+        <source>%1 compute</source>
+        <translation>%1 Rechnen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="808" />
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="816" />
+        <source>copies %1 → %2</source>
+        <translation>Kopien %1 → %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
+        <source>copy %1, %2: %3 ms</source>
+        <translation>Kopie %1, %2: %3 ms</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="827" />
+        <source>inputs → %1</source>
+        <translation>Eingaben → %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="829" />
+        <source>input %1: %2 ms</source>
+        <translation>Eingabe %1: %2 ms</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="839" />
+        <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
+        <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>runs on</source>
+        <translation>läuft auf</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>busy</source>
+        <translation>belegt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="866" />
+        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="868" />
+        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
+        <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="874" />
+        <source>Run finished: %1 ms median</source>
+        <translation>Lauf beendet: %1 ms Median</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="28" />
+        <source>Planner mode: demand</source>
+        <translation>Planermodus: demand</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="29" />
+        <source>Planner mode: unify</source>
+        <translation>Planermodus: unify</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="45" />
+        <source>Change rules</source>
+        <translation>Regeln ändern</translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::DeviceChip</name>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="27" />
+        <source>Drag onto a node, or onto a selected node to place the whole selection, to run it on %1</source>
+        <translation>Auf einen Knoten ziehen – oder auf einen ausgewählten Knoten für die ganze Auswahl –, um ihn auf %1 auszuführen</translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::DevicePalette</name>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="92" />
+        <source>default</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="94" />
+        <source>host</source>
+        <translation>Host</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/DevicePalette.cpp" line="104" />
+        <source>%n node(s)</source>
+        <translation><numerusform>%n Knoten</numerusform><numerusform>%n Knoten</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::TimelineWidget</name>
+    <message>
+        <location filename="../views/TimelineWidget.cpp" line="100" />
+        <source>Run the plan (Run ▸ Run) to see when each device works.</source>
+        <translation>Den Plan ausführen (Ausführen ▸ Ausführen), um zu sehen, wann jedes Gerät arbeitet.</translation>
+    </message>
+</context>
+</TS>

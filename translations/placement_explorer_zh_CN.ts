@@ -1,0 +1,712 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../views/CopyBadgeItem.cpp" line="25" />
+        <source>device copy %1</source>
+        <translation>设备拷贝 %1</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../app/gui/main.cpp" line="86" />
+        <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
+        <translation>决定数据流图中每个算子在多设备机器上的运行位置。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="92" />
+        <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
+        <translation>Relay、ONNX 或 JSON 图（默认：自带示例）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="96" />
+        <source>Write a PNG of the main window and exit.</source>
+        <translation>将主窗口保存为 PNG 后退出。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="100" />
+        <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
+        <translation>虚拟设备，NAME:KIND[:mem=SIZE],...</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="103" />
+        <source>Pin NODE=DEVICE (repeatable).</source>
+        <translation>固定 NODE=DEVICE（可重复）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="106" />
+        <source>Op rule OP=DEVICE (repeatable).</source>
+        <translation>算子规则 OP=DEVICE（可重复）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="110" />
+        <source>Fallback device for ops no rule covers.</source>
+        <translation>没有规则覆盖的算子的后备设备。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="113" />
+        <source>Planner mode: demand or unify.</source>
+        <translation>规划模式：demand 或 unify。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="117" />
+        <source>Run the plan on virtual CPUs before the screenshot.</source>
+        <translation>截图前先在虚拟 CPU 上运行计划。</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::MainWindow</name>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="67" />
+        <source>Placement Explorer</source>
+        <translation>Placement Explorer</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="78" />
+        <source>laying out</source>
+        <translation>正在布局</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="80" />
+        <source>Cancel layout</source>
+        <translation>取消布局</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="128" />
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="133" />
+        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
+        <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="142" />
+        <source>Fallback device:</source>
+        <translation>后备设备：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="144" />
+        <source>Apply rules</source>
+        <translation>应用规则</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="149" />
+        <source>Rules</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="156" />
+        <source>Conflicts</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="158" />
+        <source>Properties</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
+        <source>&lt;opened&gt;</source>
+        <translation>&lt;已打开&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <source>Iterations:</source>
+        <translation>迭代次数：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <source>Warm-up:</source>
+        <translation>预热：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="195" />
+        <source>Export trace…</source>
+        <translation>导出跟踪…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="196" />
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
+        <source>Export trace</source>
+        <translation>导出跟踪</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome 跟踪 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <source>Cannot write %1 (has the plan run?)</source>
+        <translation>无法写入 %1（计划运行过吗？）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <source>Export timings</source>
+        <translation>导出耗时</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <source>Open the &amp;Example</source>
+        <translation>打开示例(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <source>Image (PNG)…</source>
+        <translation>图像 (PNG)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <source>Vector image (SVG)…</source>
+        <translation>矢量图 (SVG)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <source>Relay text with placement…</source>
+        <translation>带放置信息的 Relay 文本…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <source>JSON graph…</source>
+        <translation>JSON 图…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <source>Plan report (JSON)…</source>
+        <translation>计划报告 (JSON)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <source>&amp;Clear Pins of Selection</source>
+        <translation>清除所选节点的固定(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <source>&amp;Find…</source>
+        <translation>查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <source>Find &amp;Next</source>
+        <translation>查找下一个(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <source>Find &amp;Previous</source>
+        <translation>查找上一个(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <source>&amp;Fit to Window</source>
+        <translation>适应窗口(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <source>Fit &amp;Selection</source>
+        <translation>适应所选(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <source>System Default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <source>The new language applies when Placement Explorer starts again.</source>
+        <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <source>&amp;Run the Plan</source>
+        <translation>运行计划(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <source>&amp;Cancel the Run</source>
+        <translation>取消运行(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <source>Planner: </source>
+        <translation>规划器：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <source>demand</source>
+        <translation>demand</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <source>unify (TVM)</source>
+        <translation>unify (TVM)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
+        <translation>demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <source>Find node, op or attribute (Ctrl+F)</source>
+        <translation>查找节点、算子或属性 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="338" />
+        <source>Cannot open %1</source>
+        <translation>无法打开 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
+        <location filename="../app/gui/MainWindow.cpp" line="357" />
+        <source>%1 — Placement Explorer</source>
+        <translation>%1 — Placement Explorer</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <source>Cannot open the example</source>
+        <translation>无法打开示例</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="371" />
+        <source>Open a graph</source>
+        <translation>打开图</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
+        <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <source>Layout failed (%1); showing a simple ranked layout</source>
+        <translation>布局失败（%1）；显示简单的分层布局</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="432" />
+        <source>Laid out in %1 s</source>
+        <translation>布局用时 %1 秒</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <source>Layout cancelled; showing a simple ranked layout</source>
+        <translation>布局已取消；显示简单的分层布局</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="455" />
+        <source>Pin %1 to %2</source>
+        <translation>将 %1 固定到 %2</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="457" />
+        <source>Pin %n node(s) to %1</source>
+        <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="471" />
+        <source>Clear %n pin(s)</source>
+        <translation><numerusform>清除 %n 个固定</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <source>No node matches '%1'</source>
+        <translation>没有节点匹配“%1”</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="531" />
+        <source>No conflicts.</source>
+        <translation>没有冲突。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="539" />
+        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="541" />
+        <source>%n node(s) selected.</source>
+        <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="553" />
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="553" />
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="558" />
+        <source>Pinned:</source>
+        <translation>固定于：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="559" />
+        <source>Inputs:</source>
+        <translation>输入：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="563" />
+        <source>Outputs:</source>
+        <translation>输出：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="569" />
+        <source>Attributes:</source>
+        <translation>属性：</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="591" />
+        <source>%n copy(ies), %1 copied</source>
+        <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="594" />
+        <source>peak memory: %1</source>
+        <translation>峰值内存：%1</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="596" />
+        <source>%n conflict(s)</source>
+        <translation><numerusform>%n 个冲突</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="598" />
+        <source>planned in %1 ms</source>
+        <translation>规划用时 %1 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="608" />
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="623" />
+        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <source>Bad rule</source>
+        <translation>无效规则</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="623" />
+        <source>'%1' is not of the form OP=DEVICE</source>
+        <translation>“%1”不是 OP=DEVICE 的形式</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="630" />
+        <source>'%1' names unknown device '%2'</source>
+        <translation>“%1”引用了未知设备“%2”</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="643" />
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="644" />
+        <source>SVG image (*.svg)</source>
+        <translation>SVG 图像 (*.svg)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="645" />
+        <source>Relay text (*.relay)</source>
+        <translation>Relay 文本 (*.relay)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <source>JSON graph (*.json)</source>
+        <translation>JSON 图 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="647" />
+        <source>Plan report (*.json)</source>
+        <translation>计划报告 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="649" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="686" />
+        <source>Cannot export Relay</source>
+        <translation>无法导出 Relay</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <source>'%1' is not a Relay operator; export a JSON graph instead</source>
+        <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <source>Cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="703" />
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="733" />
+        <source>Cannot run</source>
+        <translation>无法运行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="741" />
+        <source>&lt;i&gt;Running…&lt;/i&gt;</source>
+        <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="753" />
+        <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="759" />
+        <source>The run failed</source>
+        <translation>运行失败</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="793" />
+        <source>%1 compute</source>
+        <translation>%1 计算</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="808" />
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="816" />
+        <source>copies %1 → %2</source>
+        <translation>拷贝 %1 → %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
+        <source>copy %1, %2: %3 ms</source>
+        <translation>拷贝 %1，%2：%3 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="827" />
+        <source>inputs → %1</source>
+        <translation>输入 → %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="829" />
+        <source>input %1: %2 ms</source>
+        <translation>输入 %1：%2 毫秒</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="839" />
+        <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
+        <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>runs on</source>
+        <translation>运行于</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="866" />
+        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="868" />
+        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
+        <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="874" />
+        <source>Run finished: %1 ms median</source>
+        <translation>运行完成：中位数 %1 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="28" />
+        <source>Planner mode: demand</source>
+        <translation>规划模式：demand</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="29" />
+        <source>Planner mode: unify</source>
+        <translation>规划模式：unify</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="45" />
+        <source>Change rules</source>
+        <translation>更改规则</translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::DeviceChip</name>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="27" />
+        <source>Drag onto a node, or onto a selected node to place the whole selection, to run it on %1</source>
+        <translation>拖到一个节点上（或拖到已选中的节点上以放置整个选区），使其在 %1 上运行</translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::DevicePalette</name>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="92" />
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="94" />
+        <source>host</source>
+        <translation>主机</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/DevicePalette.cpp" line="104" />
+        <source>%n node(s)</source>
+        <translation><numerusform>%n 个节点</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::TimelineWidget</name>
+    <message>
+        <location filename="../views/TimelineWidget.cpp" line="100" />
+        <source>Run the plan (Run ▸ Run) to see when each device works.</source>
+        <translation>运行计划（运行 ▸ 运行）以查看每个设备何时工作。</translation>
+    </message>
+</context>
+</TS>

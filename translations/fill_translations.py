@@ -173,6 +173,44 @@ T = {
     "default": ("Standard", "默认"),
     "host": ("Host", "主机"),
     "%n node(s)": (("%n Knoten", "%n Knoten"), ("%n 个节点",)),
+    "Virtual devices are what plans name; each runs on a physical device when the plan runs (cpu, vcpuN, cuda:N).": (
+        "Pläne nennen virtuelle Geräte; jedes läuft beim Ausführen auf einem physischen Gerät (cpu, vcpuN, cuda:N).",
+        "计划使用虚拟设备；运行时每个虚拟设备映射到一个物理设备（cpu、vcpuN、cuda:N）。"),
+    "Name": ("Name", "名称"),
+    "Kind": ("Art", "类型"),
+    "Memory capacity": ("Speicherkapazität", "内存容量"),
+    "Runs on": ("Läuft auf", "运行于"),
+    "runs on %1": ("läuft auf %1", "运行于 %1"),
+    "Colour": ("Farbe", "颜色"),
+    "Add": ("Hinzufügen", "添加"),
+    "Remove": ("Entfernen", "删除"),
+    "Default device (unconstrained work):": ("Standardgerät (ungebundene Arbeit):", "默认设备（无约束的工作）："),
+    "Host device (host-only ops):": ("Host-Gerät (Nur-Host-Operatoren):", "主机设备（仅主机算子）："),
+    "(automatic)": ("(automatisch)", "（自动）"),
+    "double-click": ("Doppelklick", "双击"),
+    "row %1: a device needs a name without spaces, ':', ',' or '='": (
+        "Zeile %1: ein Gerät braucht einen Namen ohne Leerzeichen, „:“, „,“ oder „=“",
+        "第 %1 行：设备名称不能包含空格、“:”、“,”或“=”"),
+    "two devices are called '%1'": ("zwei Geräte heißen „%1“", "有两个设备都叫“%1”"),
+    "'%1': memory capacity '%2' is not a size such as 8GiB or 512MB": (
+        "„%1“: Speicherkapazität „%2“ ist keine Größe wie 8GiB oder 512MB",
+        "“%1”：内存容量“%2”不是 8GiB 或 512MB 这样的大小"),
+    "a plan needs at least one device": ("ein Plan braucht mindestens ein Gerät", "计划至少需要一个设备"),
+    "&Devices": ("&Geräte", "设备(&D)"),
+    "&Edit Devices…": ("Geräte &bearbeiten…", "编辑设备(&E)…"),
+    "Edit devices": ("Geräte bearbeiten", "编辑设备"),
+    "'%1' cannot be removed: device_copy %2 in the model names it": (
+        "„%1“ kann nicht entfernt werden: device_copy %2 im Modell nennt es",
+        "无法删除“%1”：模型中的 device_copy %2 引用了它"),
+    "'%1' cannot be removed: a result of the model must be on it": (
+        "„%1“ kann nicht entfernt werden: ein Ergebnis des Modells muss dort liegen",
+        "无法删除“%1”：模型的一个结果必须位于该设备"),
+    "devices named by device_copy nodes must keep their place in the list": (
+        "von device_copy-Knoten genannte Geräte müssen ihren Platz in der Liste behalten",
+        "被 device_copy 节点引用的设备必须保持其在列表中的位置"),
+    "devices that results must be on must keep their place in the list": (
+        "Geräte, auf denen Ergebnisse liegen müssen, müssen ihren Platz in der Liste behalten",
+        "结果所在的设备必须保持其在列表中的位置"),
     "Run the plan (Run ▸ Run) to see when each device works.": (
         "Den Plan ausführen (Ausführen ▸ Ausführen), um zu sehen, wann jedes Gerät arbeitet.",
         "运行计划（运行 ▸ 运行）以查看每个设备何时工作。"),

@@ -57,605 +57,705 @@
     </message>
 </context>
 <context>
-    <name>placer::gui::MainWindow</name>
+    <name>placer::gui::DeviceDialog</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="67" />
-        <source>Placement Explorer</source>
-        <translation>Placement Explorer</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="78" />
-        <source>laying out</source>
-        <translation>Layout läuft</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="80" />
-        <source>Cancel layout</source>
-        <translation>Layout abbrechen</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="128" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="25" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="202" />
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="133" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="28" />
+        <source>Virtual devices are what plans name; each runs on a physical device when the plan runs (cpu, vcpuN, cuda:N).</source>
+        <translation>Pläne nennen virtuelle Geräte; jedes läuft beim Ausführen auf einem physischen Gerät (cpu, vcpuN, cuda:N).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Memory capacity</source>
+        <translation>Speicherkapazität</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Runs on</source>
+        <translation>Läuft auf</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Colour</source>
+        <translation>Farbe</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="38" />
+        <source>Add</source>
+        <translation>Hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="39" />
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="47" />
+        <source>Default device (unconstrained work):</source>
+        <translation>Standardgerät (ungebundene Arbeit):</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="48" />
+        <source>Host device (host-only ops):</source>
+        <translation>Host-Gerät (Nur-Host-Operatoren):</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="100" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="188" />
+        <source>(automatic)</source>
+        <translation>(automatisch)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="111" />
+        <source>double-click</source>
+        <translation>Doppelklick</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="163" />
+        <source>row %1: a device needs a name without spaces, ':', ',' or '='</source>
+        <translation>Zeile %1: ein Gerät braucht einen Namen ohne Leerzeichen, „:“, „,“ oder „=“</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="167" />
+        <source>two devices are called '%1'</source>
+        <translation>zwei Geräte heißen „%1“</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="177" />
+        <source>'%1': memory capacity '%2' is not a size such as 8GiB or 512MB</source>
+        <translation>„%1“: Speicherkapazität „%2“ ist keine Größe wie 8GiB oder 512MB</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="191" />
+        <source>a plan needs at least one device</source>
+        <translation>ein Plan braucht mindestens ein Gerät</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::MainWindow</name>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="68" />
+        <source>Placement Explorer</source>
+        <translation>Placement Explorer</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="79" />
+        <source>laying out</source>
+        <translation>Layout läuft</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="81" />
+        <source>Cancel layout</source>
+        <translation>Layout abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="130" />
+        <source>Devices</source>
+        <translation>Geräte</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="135" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="142" />
+        <location filename="../app/gui/MainWindow.cpp" line="144" />
         <source>Fallback device:</source>
         <translation>Ausweichgerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="144" />
+        <location filename="../app/gui/MainWindow.cpp" line="146" />
         <source>Apply rules</source>
         <translation>Regeln anwenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="149" />
+        <location filename="../app/gui/MainWindow.cpp" line="151" />
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="156" />
+        <location filename="../app/gui/MainWindow.cpp" line="158" />
         <source>Conflicts</source>
         <translation>Konflikte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="158" />
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="160" />
+        <location filename="../app/gui/MainWindow.cpp" line="162" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <location filename="../app/gui/MainWindow.cpp" line="163" />
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <location filename="../app/gui/MainWindow.cpp" line="177" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="178" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
-        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="216" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="183" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <location filename="../app/gui/MainWindow.cpp" line="192" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="196" />
+        <location filename="../app/gui/MainWindow.cpp" line="198" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="203" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
-        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="708" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="231" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>Image (PNG)…</source>
         <translation>Bild (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>Vector image (SVG)…</source>
         <translation>Vektorbild (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Relay text with placement…</source>
         <translation>Relay-Text mit Platzierung…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="237" />
         <source>JSON graph…</source>
         <translation>JSON-Graph…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Plan report (JSON)…</source>
         <translation>Planbericht (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="261" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="267" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="275" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <source>&amp;Devices</source>
+        <translation>&amp;Geräte</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <source>&amp;Edit Devices…</source>
+        <translation>Geräte &amp;bearbeiten…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>&amp;Language</source>
         <translation>&amp;Sprache</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>System Default</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>Die neue Sprache gilt beim nächsten Start von Placement Explorer.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="303" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="305" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <location filename="../app/gui/MainWindow.cpp" line="307" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <location filename="../app/gui/MainWindow.cpp" line="334" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="338" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342" />
-        <location filename="../app/gui/MainWindow.cpp" line="357" />
+        <location filename="../app/gui/MainWindow.cpp" line="349" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>%1 — Placement Explorer</source>
         <translation>%1 — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <location filename="../app/gui/MainWindow.cpp" line="361" />
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="371" />
+        <location filename="../app/gui/MainWindow.cpp" line="378" />
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="379" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="432" />
+        <location filename="../app/gui/MainWindow.cpp" line="439" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="452" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="455" />
+        <location filename="../app/gui/MainWindow.cpp" line="462" />
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="457" />
+        <location filename="../app/gui/MainWindow.cpp" line="464" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="471" />
+        <location filename="../app/gui/MainWindow.cpp" line="478" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="508" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="531" />
+        <location filename="../app/gui/MainWindow.cpp" line="538" />
         <source>No conflicts.</source>
         <translation>Keine Konflikte.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539" />
+        <location filename="../app/gui/MainWindow.cpp" line="546" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="541" />
+        <location filename="../app/gui/MainWindow.cpp" line="548" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="553" />
+        <location filename="../app/gui/MainWindow.cpp" line="560" />
         <source>Device:</source>
         <translation>Gerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="553" />
+        <location filename="../app/gui/MainWindow.cpp" line="560" />
         <source>none</source>
         <translation>keines</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="562" />
         <source>Why:</source>
         <translation>Warum:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="558" />
+        <location filename="../app/gui/MainWindow.cpp" line="565" />
         <source>Pinned:</source>
         <translation>Festgelegt:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="559" />
+        <location filename="../app/gui/MainWindow.cpp" line="566" />
         <source>Inputs:</source>
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="563" />
+        <location filename="../app/gui/MainWindow.cpp" line="570" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="569" />
+        <location filename="../app/gui/MainWindow.cpp" line="576" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="591" />
+        <location filename="../app/gui/MainWindow.cpp" line="598" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="594" />
+        <location filename="../app/gui/MainWindow.cpp" line="601" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="596" />
+        <location filename="../app/gui/MainWindow.cpp" line="603" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="598" />
+        <location filename="../app/gui/MainWindow.cpp" line="605" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="608" />
+        <location filename="../app/gui/MainWindow.cpp" line="615" />
         <source>(none)</source>
         <translation>(keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="623" />
-        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <location filename="../app/gui/MainWindow.cpp" line="630" />
+        <location filename="../app/gui/MainWindow.cpp" line="636" />
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="623" />
+        <location filename="../app/gui/MainWindow.cpp" line="630" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>„%1“ hat nicht die Form OP=GERÄT</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="630" />
+        <location filename="../app/gui/MainWindow.cpp" line="637" />
         <source>'%1' names unknown device '%2'</source>
         <translation>„%1“ nennt das unbekannte Gerät „%2“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="643" />
+        <location filename="../app/gui/MainWindow.cpp" line="650" />
         <source>PNG image (*.png)</source>
         <translation>PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="644" />
+        <location filename="../app/gui/MainWindow.cpp" line="651" />
         <source>SVG image (*.svg)</source>
         <translation>SVG-Bild (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="645" />
+        <location filename="../app/gui/MainWindow.cpp" line="652" />
         <source>Relay text (*.relay)</source>
         <translation>Relay-Text (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <location filename="../app/gui/MainWindow.cpp" line="653" />
         <source>JSON graph (*.json)</source>
         <translation>JSON-Graph (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="647" />
+        <location filename="../app/gui/MainWindow.cpp" line="654" />
         <source>Plan report (*.json)</source>
         <translation>Planbericht (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="649" />
+        <location filename="../app/gui/MainWindow.cpp" line="656" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="686" />
+        <location filename="../app/gui/MainWindow.cpp" line="693" />
         <source>Cannot export Relay</source>
         <translation>Relay-Export nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <location filename="../app/gui/MainWindow.cpp" line="694" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <location filename="../app/gui/MainWindow.cpp" line="708" />
         <source>Cannot write %1</source>
         <translation>%1 kann nicht geschrieben werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="703" />
+        <location filename="../app/gui/MainWindow.cpp" line="710" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="733" />
+        <location filename="../app/gui/MainWindow.cpp" line="740" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="741" />
+        <location filename="../app/gui/MainWindow.cpp" line="748" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="753" />
+        <location filename="../app/gui/MainWindow.cpp" line="761" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="759" />
+        <location filename="../app/gui/MainWindow.cpp" line="767" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="793" />
+        <location filename="../app/gui/MainWindow.cpp" line="801" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="808" />
+        <location filename="../app/gui/MainWindow.cpp" line="816" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="816" />
+        <location filename="../app/gui/MainWindow.cpp" line="824" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="823" />
+        <location filename="../app/gui/MainWindow.cpp" line="831" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="827" />
+        <location filename="../app/gui/MainWindow.cpp" line="835" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="829" />
+        <location filename="../app/gui/MainWindow.cpp" line="837" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="839" />
+        <location filename="../app/gui/MainWindow.cpp" line="847" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <location filename="../app/gui/MainWindow.cpp" line="858" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <location filename="../app/gui/MainWindow.cpp" line="858" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <location filename="../app/gui/MainWindow.cpp" line="858" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="850" />
+        <location filename="../app/gui/MainWindow.cpp" line="858" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="866" />
+        <location filename="../app/gui/MainWindow.cpp" line="874" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="868" />
+        <location filename="../app/gui/MainWindow.cpp" line="876" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="874" />
+        <location filename="../app/gui/MainWindow.cpp" line="882" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
@@ -674,6 +774,11 @@
         <source>Change rules</source>
         <translation>Regeln ändern</translation>
     </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="59" />
+        <source>Edit devices</source>
+        <translation>Geräte bearbeiten</translation>
+    </message>
 </context>
 <context>
     <name>placer::views::DeviceChip</name>
@@ -686,19 +791,42 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="92" />
+        <location filename="../views/DevicePalette.cpp" line="93" />
         <source>default</source>
         <translation>Standard</translation>
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="94" />
+        <location filename="../views/DevicePalette.cpp" line="95" />
         <source>host</source>
         <translation>Host</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="104" />
+        <location filename="../views/DevicePalette.cpp" line="105" />
         <source>%n node(s)</source>
         <translation><numerusform>%n Knoten</numerusform><numerusform>%n Knoten</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::PlacementDocument</name>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="145" />
+        <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
+        <translation>„%1“ kann nicht entfernt werden: device_copy %2 im Modell nennt es</translation>
+    </message>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="154" />
+        <source>'%1' cannot be removed: a result of the model must be on it</source>
+        <translation>„%1“ kann nicht entfernt werden: ein Ergebnis des Modells muss dort liegen</translation>
+    </message>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="164" />
+        <source>devices named by device_copy nodes must keep their place in the list</source>
+        <translation>von device_copy-Knoten genannte Geräte müssen ihren Platz in der Liste behalten</translation>
+    </message>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="171" />
+        <source>devices that results must be on must keep their place in the list</source>
+        <translation>Geräte, auf denen Ergebnisse liegen müssen, müssen ihren Platz in der Liste behalten</translation>
     </message>
 </context>
 <context>

@@ -64,6 +64,7 @@ DevicePalette::DevicePalette(PlacementDocument* document, QWidget* parent)
     : QWidget(parent), m_document(document) {
     new QVBoxLayout(this);
     connect(document, &PlacementDocument::modelReset, this, &DevicePalette::rebuild);
+    connect(document, &PlacementDocument::devicesChanged, this, &DevicePalette::rebuild);
     connect(document, &PlacementDocument::planChanged, this, &DevicePalette::rebuild);
     rebuild();
 }

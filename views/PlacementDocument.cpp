@@ -40,6 +40,8 @@ void PlacementDocument::setModel(LoadedModel model, const QString& path) {
         m_warnings.push_back(QString::fromStdString(warning));
     m_options = PlanOptions{};
     m_workspace = std::make_unique<PlanWorkspace>();
+    m_colours.assign(static_cast<std::size_t>(m_model.devices.size()), QColor());
+    m_physical.assign(static_cast<std::size_t>(m_model.devices.size()), std::string());
     replan();
     emit modelReset();
     emit planChanged();
@@ -82,7 +84,113 @@ QColor PlacementDocument::deviceColor(DeviceId device) const {
                                       QColor(0xf2, 0xdc, 0x8f), QColor(0xd6, 0xc4, 0xb0)};
     if (!device.valid())
         return QColor(0xe0, 0xe0, 0xe0);
+    if (device.index < m_colours.size() && m_colours[device.index].isValid())
+        return m_colours[device.index];
     return kPalette[device.index % (sizeof kPalette / sizeof kPalette[0])];
+}
+
+std::string PlacementDocument::physicalDevice(DeviceId device) const {
+    return device.index < m_physical.size() ? m_physical[device.index] : std::string();
+}
+
+DeviceSnapshot PlacementDocument::snapshot() const {
+    DeviceSnapshot snapshot;
+    snapshot.devices = m_model.devices;
+    snapshot.colours = m_colours;
+    snapshot.physical = m_physical;
+    for (const Node& node : m_model.graph.nodes())
+        snapshot.pins.push_back(node.pin);
+    snapshot.rules = m_options.rules;
+    snapshot.fallback = m_options.fallbackDevice;
+    return snapshot;
+}
+
+void PlacementDocument::restore(const DeviceSnapshot& snapshot) {
+    m_model.devices = snapshot.devices;
+    m_colours = snapshot.colours;
+    m_physical = snapshot.physical;
+    for (std::uint32_t i = 0; i < m_model.graph.size() && i < snapshot.pins.size(); ++i) {
+        Node& node = m_model.graph.node(NodeId(i));
+        node.pin = snapshot.pins[i];
+        node.rejectedPins.clear();
+    }
+    m_options.rules = snapshot.rules;
+    m_options.fallbackDevice = snapshot.fallback;
+    m_workspace = std::make_unique<PlanWorkspace>();
+    replan();
+    emit devicesChanged();
+    emit planChanged();
+}
+
+std::optional<DeviceSnapshot> PlacementDocument::withDevices(const DeviceSet& devices,
+                                                             const std::vector<int>& from,
+                                                             std::vector<QColor> colours,
+                                                             std::vector<std::string> physical,
+                                                             QString* error) const {
+    const DeviceSet& old = m_model.devices;
+    std::vector<int> to(static_cast<std::size_t>(old.size()), -1);
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        if (from[i] >= 0)
+            to[static_cast<std::size_t>(from[i])] = static_cast<int>(i);
+    }
+    auto mapped = [&](DeviceId id) {
+        return id.valid() && to[id.index] >= 0 ? DeviceId(static_cast<std::uint32_t>(to[id.index]))
+                                               : DeviceId();
+    };
+    for (const Node& node : m_model.graph.nodes()) {
+        if (!node.isDeviceCopy())
+            continue;
+        for (DeviceId id : {node.copySource, node.copyDestination}) {
+            if (id.valid() && !mapped(id).valid()) {
+                *error = tr("'%1' cannot be removed: device_copy %2 in the model names it")
+                             .arg(QString::fromStdString(old[id].name),
+                                  QString::fromStdString(node.name));
+                return std::nullopt;
+            }
+        }
+    }
+    for (const GraphOutput& output : m_model.graph.outputs()) {
+        if (output.device.valid() && !mapped(output.device).valid()) {
+            *error = tr("'%1' cannot be removed: a result of the model must be on it")
+                         .arg(QString::fromStdString(old[output.device].name));
+            return std::nullopt;
+        }
+    }
+    // device_copy nodes and results keep their DeviceIds, so devices they name keep their
+    // index: only a set whose surviving devices keep their order is accepted then.
+    for (const Node& node : m_model.graph.nodes()) {
+        for (DeviceId id : {node.copySource, node.copyDestination}) {
+            if (node.isDeviceCopy() && id.valid() && mapped(id) != id) {
+                *error = tr("devices named by device_copy nodes must keep their place in the list");
+                return std::nullopt;
+            }
+        }
+    }
+    for (const GraphOutput& output : m_model.graph.outputs()) {
+        if (output.device.valid() && mapped(output.device) != output.device) {
+            *error = tr("devices that results must be on must keep their place in the list");
+            return std::nullopt;
+        }
+    }
+    DeviceSnapshot snapshot;
+    snapshot.devices = devices;
+    snapshot.colours = std::move(colours);
+    snapshot.physical = std::move(physical);
+    for (const Node& node : m_model.graph.nodes()) {
+        Pin pin = node.pin;
+        if (pin.active()) {
+            pin.device = mapped(pin.device);
+            if (!pin.device.valid())
+                pin = Pin{};
+        }
+        snapshot.pins.push_back(pin);
+    }
+    for (const OpRule& rule : m_options.rules) {
+        if (devices.find(rule.device))
+            snapshot.rules.push_back(rule);
+    }
+    snapshot.fallback = devices.find(m_options.fallbackDevice) ? m_options.fallbackDevice : "";
+    return snapshot;
 }
 
 QString PlacementDocument::explain(NodeId node) const {

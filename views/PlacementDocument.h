@@ -11,9 +11,21 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace placer::views {
+
+/// Everything the device editor changes, for exact undo: the device set, each device's colour
+/// and physical mapping, every node's pin, and the rules.
+struct DeviceSnapshot {
+    DeviceSet devices;
+    std::vector<QColor> colours;
+    std::vector<std::string> physical; ///< "" = the default mapping
+    std::vector<Pin> pins;             ///< per node
+    std::vector<OpRule> rules;
+    std::string fallback;
+};
 
 class PlacementDocument : public QObject {
     Q_OBJECT
@@ -48,6 +60,19 @@ public:
 
     /// The colour of a device on the canvas and in the palette.
     QColor deviceColor(DeviceId device) const;
+    /// Where a device runs in the GUI's runs ("" = cpu-kind on the host, others on vcpuN).
+    std::string physicalDevice(DeviceId device) const;
+    const std::vector<std::string>& physicalDevices() const { return m_physical; }
+
+    DeviceSnapshot snapshot() const;
+    /// Puts a snapshot back (undo/redo of device edits) and re-plans.
+    void restore(const DeviceSnapshot& snapshot);
+    /// A snapshot with the device set replaced: `from[i]` is the old index of new device i (-1
+    /// for an added one). Pins to removed devices are dropped, rules naming them too. Fails with
+    /// a sentence when the graph itself names a removed device (device_copy, result device).
+    std::optional<DeviceSnapshot>
+    withDevices(const DeviceSet& devices, const std::vector<int>& from, std::vector<QColor> colours,
+                std::vector<std::string> physical, QString* error) const;
     /// Why `node` is on its device, as the planner explains it.
     QString explain(NodeId node) const;
     /// Milliseconds the last re-plan took.
@@ -58,6 +83,8 @@ signals:
     void modelReset();
     /// The plan changed (pins, rules, mode): repaint, no re-layout.
     void planChanged();
+    /// The device set, colours or mappings changed (the plan follows with planChanged).
+    void devicesChanged();
 
 private:
     void replan();
@@ -68,6 +95,8 @@ private:
     Plan m_plan;
     std::unique_ptr<PlanWorkspace> m_workspace;
     std::vector<QString> m_warnings;
+    std::vector<QColor> m_colours;       ///< per device; invalid = the palette's
+    std::vector<std::string> m_physical; ///< per device
     double m_lastPlanMillis = 0;
 };
 

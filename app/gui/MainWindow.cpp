@@ -1,5 +1,6 @@
 #include "gui/MainWindow.h"
 
+#include "gui/DeviceDialog.h"
 #include "gui/RunController.h"
 #include "gui/SetPinsCommand.h"
 #include "io/JsonGraph.h"
@@ -87,6 +88,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &views::PlacementDocument::modelReset, this, &MainWindow::startLayout);
     connect(m_document, &views::PlacementDocument::modelReset, m_undo, &QUndoStack::clear);
     connect(m_document, &views::PlacementDocument::modelReset, this, &MainWindow::refreshRules);
+    connect(m_document, &views::PlacementDocument::devicesChanged, this, &MainWindow::refreshRules);
     connect(m_document, &views::PlacementDocument::planChanged, this,
             &MainWindow::refreshConflicts);
     connect(m_document, &views::PlacementDocument::planChanged, this, &MainWindow::refreshStatus);
@@ -272,6 +274,10 @@ void MainWindow::createActions() {
         ->setShortcut(QKeySequence::ZoomIn);
     viewMenu->addAction(tr("Zoom &Out"), m_view, &views::GraphView::zoomOut)
         ->setShortcut(QKeySequence::ZoomOut);
+
+    QMenu* devicesMenu = menuBar()->addMenu(tr("&Devices"));
+    devicesMenu->addAction(tr("&Edit Devices…"), this, &MainWindow::editDevices)
+        ->setShortcut(Qt::CTRL | Qt::Key_D);
 
     QMenu* language = viewMenu->addMenu(tr("&Language"));
     auto* languages = new QActionGroup(this);
@@ -741,7 +747,8 @@ void MainWindow::startRun() {
     m_runProgress->setValue(0);
     m_runSummary->setHtml(tr("<i>Running…</i>"));
     m_run->start(m_document->graph(), m_document->devices(), m_document->plan(),
-                 RunOptions{m_warmup->value(), m_iterations->value()}, {});
+                 RunOptions{m_warmup->value(), m_iterations->value()},
+                 m_document->physicalDevices());
 }
 
 void MainWindow::runFinished() {
@@ -925,6 +932,21 @@ bool MainWindow::exportTimingsCsv(const QString& path) {
     return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
            file.write(csv.data(), static_cast<qint64>(csv.size())) ==
                static_cast<qint64>(csv.size());
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+void MainWindow::editDevices() {
+    auto* dialog = new DeviceDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        QString error;
+        if (auto snapshot = dialog->result(&error))
+            m_undo->push(new SetDevicesCommand(m_document, std::move(*snapshot)));
+    });
+    dialog->open();
 }
 
 } // namespace placer::gui

@@ -57,6 +57,8 @@ public:
     /// Writes the last run as a Chrome trace (JSON) or as CSV timings; false on failure.
     bool exportTrace(const QString& path);
     bool exportTimingsCsv(const QString& path);
+    /// Opens the device editor; its result is one undoable edit.
+    void editDevices();
 
     /// Opens a model file; a bad file shows an error dialog and leaves the current graph open.
     bool openFile(const QString& path);

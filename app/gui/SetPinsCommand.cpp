@@ -53,4 +53,18 @@ void SetRulesCommand::redo() {
     m_document->setRules(m_afterRules, m_afterFallback);
 }
 
+SetDevicesCommand::SetDevicesCommand(views::PlacementDocument* document,
+                                     views::DeviceSnapshot after)
+    : m_document(document), m_before(document->snapshot()), m_after(std::move(after)) {
+    setText(QCoreApplication::translate("placer::gui::MainWindow", "Edit devices"));
+}
+
+void SetDevicesCommand::undo() {
+    m_document->restore(m_before);
+}
+
+void SetDevicesCommand::redo() {
+    m_document->restore(m_after);
+}
+
 } // namespace placer::gui

@@ -49,4 +49,18 @@ private:
     std::string m_beforeFallback, m_afterFallback;
 };
 
+/// A device-set edit (add, remove, rename, kind, colour, memory, roles, mapping) with the pins
+/// and rules it touched.
+class SetDevicesCommand : public QUndoCommand {
+public:
+    SetDevicesCommand(views::PlacementDocument* document, views::DeviceSnapshot after);
+    void undo() override;
+    void redo() override;
+
+private:
+    views::PlacementDocument* m_document;
+    views::DeviceSnapshot m_before;
+    views::DeviceSnapshot m_after;
+};
+
 } // namespace placer::gui

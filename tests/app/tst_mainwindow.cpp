@@ -1,5 +1,6 @@
 // The GUI driven like a user: open files, drag a device chip onto nodes, undo and redo, find,
 // conflicts, a bad file, the screenshot; offscreen.
+#include "gui/DeviceDialog.h"
 #include "gui/MainWindow.h"
 #include "gui/RunController.h"
 
@@ -21,6 +22,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTranslator>
@@ -344,6 +346,45 @@ private slots:
         QVERIFY(text.contains("copy,"));
         // A new plan clears the (now stale) overlay.
         window.document()->setRules({}, "");
+    }
+
+    void editDevicesIsOneUndoStep() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        window.editDevices();
+        auto* dialog = window.findChild<gui::DeviceDialog*>(QStringLiteral("deviceDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->isVisible());
+        dialog->addDevice();
+        QTableWidget* table = dialog->table();
+        QCOMPARE(table->rowCount(), 3);
+        table->item(2, 0)->setText(QStringLiteral("npu"));
+        table->item(1, 2)->setText(QStringLiteral("1KiB")); // gpu gets far too little memory
+        dialog->accept();
+        QCOMPARE(window.document()->devices().size(), 3);
+        QVERIFY(window.devicePalette()->chip(QStringLiteral("npu")));
+        bool capacity = false;
+        for (const Conflict& conflict : window.document()->plan().conflicts)
+            capacity = capacity || conflict.kind == ConflictKind::MemoryCapacity;
+        QVERIFY(capacity);
+        QCOMPARE(window.undoStack()->count(), 1);
+        // The new device takes work by drag and drop, and runs get it on a virtual CPU.
+        dropDeviceOnNode(window, QStringLiteral("npu"), nodeNamed(window, "%9"));
+        QCOMPARE(window.document()->plan().devices[nodeNamed(window, "%9").index].index, 2u);
+        window.undoStack()->undo();
+        window.undoStack()->undo();
+        QCOMPARE(window.document()->devices().size(), 2);
+        QVERIFY(!window.devicePalette()->chip(QStringLiteral("npu")));
+        QVERIFY(!window.document()->devices()[DeviceId(1)].memoryCapacity);
+        // Bad input keeps the dialog open with a message and changes nothing.
+        window.editDevices();
+        dialog = window.findChildren<gui::DeviceDialog*>().back();
+        dialog->table()->item(0, 2)->setText(QStringLiteral("lots"));
+        QString error;
+        QVERIFY(!dialog->result(&error));
+        QVERIFY2(error.contains("'lots'"), qPrintable(error));
+        dialog->reject();
     }
 
     void germanAndChineseTranslationsLoad_data() {

@@ -4,6 +4,7 @@
 #include "gui/RunController.h"
 #include "gui/SetPinsCommand.h"
 #include "io/JsonGraph.h"
+#include "io/ModelExplorerData.h"
 #include "io/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "io/RunReport.h"
@@ -235,7 +236,9 @@ void MainWindow::createActions() {
         {tr("Vector image (SVG)…"), QStringLiteral("svg")},
         {tr("Relay text with placement…"), QStringLiteral("relay")},
         {tr("JSON graph…"), QStringLiteral("graph")},
-        {tr("Plan report (JSON)…"), QStringLiteral("report")}};
+        {tr("Plan report (JSON)…"), QStringLiteral("report")},
+        {tr("Model Explorer overlay: devices…"), QStringLiteral("me-devices")},
+        {tr("Model Explorer overlay: run times…"), QStringLiteral("me-times")}};
     for (const auto& [label, kind] : exports)
         exportMenu->addAction(label, this, [this, kind] { exportAs(kind); });
     file->addSeparator();
@@ -651,7 +654,9 @@ void MainWindow::exportAs(const QString& kind) {
         {QStringLiteral("svg"), tr("SVG image (*.svg)")},
         {QStringLiteral("relay"), tr("Relay text (*.relay)")},
         {QStringLiteral("graph"), tr("JSON graph (*.json)")},
-        {QStringLiteral("report"), tr("Plan report (*.json)")}};
+        {QStringLiteral("report"), tr("Plan report (*.json)")},
+        {QStringLiteral("me-devices"), tr("Model Explorer node data (*.json)")},
+        {QStringLiteral("me-times"), tr("Model Explorer node data (*.json)")}};
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export"), QString(), kFilters[kind]);
     if (path.isEmpty())
@@ -947,6 +952,24 @@ void MainWindow::editDevices() {
             m_undo->push(new SetDevicesCommand(m_document, std::move(*snapshot)));
     });
     dialog->open();
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+std::vector<double> MainWindow::lastNodeMillis() const {
+    const auto outcome = m_run->outcome();
+    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled ||
+        outcome->graph->size() != m_document->graph().size())
+        return {};
+    const Program& program = outcome->executor->program();
+    std::vector<double> millis(outcome->graph->size(), -1);
+    for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+        if (program.code[k].op == Opcode::Invoke)
+            millis[program.code[k].node.index] = median(outcome->result.instrMicros[k]) / 1000.0;
+    }
+    return millis;
 }
 
 } // namespace placer::gui

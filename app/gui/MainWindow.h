@@ -57,6 +57,9 @@ public:
     /// Writes the last run as a Chrome trace (JSON) or as CSV timings; false on failure.
     bool exportTrace(const QString& path);
     bool exportTimingsCsv(const QString& path);
+    /// Per node, the median time of the last run in ms (-1 where none); empty without a run of
+    /// the current graph.
+    std::vector<double> lastNodeMillis() const;
     /// Opens the device editor; its result is one undoable edit.
     void editDevices();
 

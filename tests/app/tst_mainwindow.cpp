@@ -3,6 +3,7 @@
 #include "gui/DeviceDialog.h"
 #include "gui/MainWindow.h"
 #include "gui/RunController.h"
+#include "io/ModelExplorerData.h"
 
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -344,6 +345,17 @@ private slots:
         QVERIFY(text.startsWith("kind,name,op,device,from,bytes,median_ms"));
         QVERIFY(text.contains("node,\"%4\",\"nn.conv2d\",\"gpu\""));
         QVERIFY(text.contains("copy,"));
+        // The Model Explorer overlays: devices as categories, times on a gradient.
+        const std::vector<double> millis = window.lastNodeMillis();
+        QCOMPARE(millis.size(), window.document()->graph().size());
+        Json times = modelExplorerTimeData(window.document()->graph(), millis);
+        QVERIFY(times["results"]["%4"]["value"].asDouble() > 0);
+        QCOMPARE(times["gradient"].items().size(), std::size_t{3});
+        Json devices =
+            modelExplorerDeviceData(window.document()->graph(), window.document()->devices(),
+                                    window.document()->plan(), {"#111111", "#222222"});
+        QCOMPARE(devices["results"]["%4"]["value"].asString(), std::string("gpu"));
+        QCOMPARE(devices["results"]["%9"]["bgColor"].asString(), std::string("#111111"));
         // A new plan clears the (now stale) overlay.
         window.document()->setRules({}, "");
     }

@@ -8,8 +8,17 @@
 #include <QSignalBlocker>
 
 #include <algorithm>
+#include <cmath>
 
 namespace placer::views {
+
+namespace {
+
+/// Edges skipping more levels than this are drawn after the layout (in graphs above kSmallGraph).
+constexpr int kLongEdgeLevels = 6;
+constexpr std::size_t kSmallGraph = 150;
+
+} // namespace
 
 GraphScene::GraphScene(PlacementDocument* document, QObject* parent)
     : QGraphicsScene(parent), m_document(document) {
@@ -34,14 +43,47 @@ LayoutRequest GraphScene::layoutRequest() {
         request.nodeSizes.push_back(NodeItem::sizeFor(QString::fromStdString(node.op->name),
                                                       QString::fromStdString(node.name)));
     }
+    // Depth = longest path from an input. Edges that skip many levels (DenseNet's concats,
+    // residual and attention skips) dominate dot's time; they are left out of the layout and
+    // drawn afterwards, unless they are all a node has.
+    std::vector<int> depth(m_drawn.size(), 0);
+    for (std::size_t i = 0; i < m_drawn.size(); ++i) {
+        for (const ValueRef input : graph.node(m_drawn[i]).inputs) {
+            const int from = m_layoutIndex[input.node.index];
+            if (from >= 0)
+                depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(from)] + 1);
+        }
+    }
+    m_laidOutEdge.clear();
     for (NodeId id : m_drawn) {
         const Node& node = graph.node(id);
+        const int to = m_layoutIndex[id.index];
+        int shortInputs = 0;
+        for (const ValueRef input : node.inputs) {
+            const int from = m_layoutIndex[input.node.index];
+            if (from >= 0 &&
+                (depth[static_cast<std::size_t>(from)] == 0 ||
+                 depth[static_cast<std::size_t>(to)] - depth[static_cast<std::size_t>(from)] <=
+                     kLongEdgeLevels))
+                ++shortInputs;
+        }
         for (const ValueRef input : node.inputs) {
             const int from = m_layoutIndex[input.node.index];
             if (from < 0)
                 continue;
-            request.edges.emplace_back(from, m_layoutIndex[id.index]);
+            // Edges out of sources (inputs, ops on weights only) stay: they place the source
+            // next to its consumer.
+            const bool isLong =
+                depth[static_cast<std::size_t>(from)] > 0 &&
+                depth[static_cast<std::size_t>(to)] - depth[static_cast<std::size_t>(from)] >
+                    kLongEdgeLevels;
             m_edgeValues.emplace_back(input, id);
+            if (isLong && shortInputs > 0 && m_drawn.size() > kSmallGraph) {
+                m_laidOutEdge.push_back(-1);
+                continue;
+            }
+            m_laidOutEdge.push_back(static_cast<int>(request.edges.size()));
+            request.edges.emplace_back(from, to);
         }
     }
     request.boundEffort = m_drawn.size() > 400;
@@ -67,11 +109,32 @@ void GraphScene::clearItems() {
 
 void GraphScene::applyLayout(const LayoutResult& layout) {
     if (!layout.error.isEmpty() || layout.nodeCenters.size() != m_drawn.size() ||
-        layout.edgePaths.size() != m_edgeValues.size()) {
+        m_laidOutEdge.size() != m_edgeValues.size()) {
         applySimpleLayout();
         return;
     }
-    buildItems(layout.nodeCenters, layout.edgePaths);
+    // Edges left out of the layout: a curve from the producer's bottom to the consumer's top,
+    // bowed sideways so it does not run through the nodes between them.
+    std::vector<QPainterPath> paths;
+    for (std::size_t e = 0; e < m_edgeValues.size(); ++e) {
+        const int laidOut = m_laidOutEdge[e];
+        if (laidOut >= 0 && static_cast<std::size_t>(laidOut) < layout.edgePaths.size()) {
+            paths.push_back(layout.edgePaths[static_cast<std::size_t>(laidOut)]);
+            continue;
+        }
+        const QPointF from = layout.nodeCenters[static_cast<std::size_t>(
+            m_layoutIndex[m_edgeValues[e].first.node.index])];
+        const QPointF to =
+            layout
+                .nodeCenters[static_cast<std::size_t>(m_layoutIndex[m_edgeValues[e].second.index])];
+        const QPointF start = from + QPointF(0, 18), end = to - QPointF(0, 18);
+        const qreal bow = 90 + 0.08 * std::abs(end.y() - start.y());
+        const qreal side = (e % 2 == 0) ? 1 : -1;
+        QPainterPath path(start);
+        path.cubicTo(start + QPointF(side * bow, 40), end + QPointF(side * bow, -40), end);
+        paths.push_back(path);
+    }
+    buildItems(layout.nodeCenters, paths);
 }
 
 void GraphScene::applySimpleLayout() {

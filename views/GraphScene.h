@@ -54,8 +54,9 @@ private:
     PlacementDocument* m_document;
     std::vector<NodeId> m_drawn;    ///< layout index -> node
     std::vector<int> m_layoutIndex; ///< node -> layout index, or -1 when not drawn
-    std::vector<std::pair<ValueRef, NodeId>> m_edgeValues; ///< per layout edge: value, consumer
-    std::vector<NodeItem*> m_nodeItems;                    ///< per node, null when not drawn
+    std::vector<std::pair<ValueRef, NodeId>> m_edgeValues; ///< per drawn edge: value, consumer
+    std::vector<int> m_laidOutEdge;     ///< per drawn edge: its index in the layout request, or -1
+    std::vector<NodeItem*> m_nodeItems; ///< per node, null when not drawn
     std::vector<EdgeItem*> m_edges;
     std::vector<CopyBadgeItem*> m_badges;
 };

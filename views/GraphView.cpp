@@ -1,6 +1,7 @@
 #include "views/GraphView.h"
 
 #include "views/GraphScene.h"
+#include "views/MiniMap.h"
 #include "views/NodeItem.h"
 
 #include <QGestureEvent>
@@ -14,7 +15,7 @@
 namespace placer::views {
 
 GraphView::GraphView(GraphScene* scene, QWidget* parent)
-    : QGraphicsView(scene, parent), m_scene(scene) {
+    : QGraphicsView(scene, parent), m_scene(scene), m_miniMap(new MiniMap(this)) {
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setDragMode(RubberBandDrag);
     setRubberBandSelectionMode(Qt::IntersectsItemShape);
@@ -29,6 +30,17 @@ void GraphView::scaleBy(double factor) {
     const double current = zoom();
     const double target = std::clamp(current * factor, 0.02, 8.0);
     scale(target / current, target / current);
+    m_miniMap->refresh();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    m_miniMap->refresh();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    m_miniMap->viewport()->update();
 }
 
 void GraphView::zoomIn() {
@@ -42,9 +54,29 @@ void GraphView::zoomOut() {
 void GraphView::fitAll() {
     if (!scene())
         return;
-    fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    const QRectF all = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    fitInView(all, Qt::KeepAspectRatio);
     if (zoom() > 1.5)
         scaleBy(1.5 / zoom()); // small graphs: do not blow them up
+    if (zoom() < 0.3) {
+        // Too small to read: fit the width instead, start at the top, and let the minimap
+        // give the overview.
+        const double width = viewport()->width() / all.width();
+        scaleBy(std::clamp(width, 0.3, 0.8) / zoom());
+        // Start where the graph starts: the topmost node, not the middle of the bounding box
+        // (layouts of long graphs drift sideways).
+        qreal x = all.center().x(), best = all.bottom();
+        for (QGraphicsItem* item :
+             scene()->items(QRectF(all.left(), all.top(), all.width(), 120))) {
+            if (item->type() == NodeItem::Type && item->y() < best) {
+                best = item->y();
+                x = item->x();
+            }
+        }
+        centerOn(
+            QPointF(x, all.top() + mapToScene(viewport()->rect()).boundingRect().height() / 2));
+    }
+    m_miniMap->refresh();
 }
 
 void GraphView::fitSelection() {

@@ -11,6 +11,7 @@
 namespace placer::views {
 
 class GraphScene;
+class MiniMap;
 
 /// The MIME type of a dragged device chip; the data is the device's name in UTF-8.
 inline constexpr const char* kDeviceMimeType = "application/x-placement-explorer-device";
@@ -22,6 +23,7 @@ public:
     explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
 
     GraphScene* graphScene() const { return m_scene; }
+    MiniMap* miniMap() const { return m_miniMap; }
     double zoom() const { return transform().m11(); }
 
 public slots:
@@ -48,12 +50,15 @@ protected:
     void dragMoveEvent(QDragMoveEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     bool viewportEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
 
 private:
     void scaleBy(double factor);
     std::vector<NodeId> dropTargets(const QPoint& position) const;
 
     GraphScene* m_scene;
+    MiniMap* m_miniMap;
     bool m_panning = false;
     bool m_spaceHeld = false;
     QPoint m_lastPan;

@@ -177,6 +177,12 @@ T = {
         "Pläne nennen virtuelle Geräte; jedes läuft beim Ausführen auf einem physischen Gerät (cpu, vcpuN, cuda:N).",
         "计划使用虚拟设备；运行时每个虚拟设备映射到一个物理设备（cpu、vcpuN、cuda:N）。"),
     "Name": ("Name", "名称"),
+    "loading": ("lädt", "正在加载"),
+    "Reading %1…": ("%1 wird gelesen…", "正在读取 %1…"),
+    "Showing a quick layout while Graphviz lays out %n node(s)…": (
+        ("Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…",
+         "Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…"),
+        ("Graphviz 正在布局 %n 个节点，先显示快速布局…",)),
     "Model Explorer overlay: devices…": ("Model-Explorer-Overlay: Geräte…", "Model Explorer 叠加层：设备…"),
     "Model Explorer overlay: run times…": ("Model-Explorer-Overlay: Laufzeiten…", "Model Explorer 叠加层：运行时间…"),
     "Model Explorer node data (*.json)": ("Model-Explorer-Knotendaten (*.json)", "Model Explorer 节点数据 (*.json)"),

@@ -149,629 +149,646 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="69" />
+        <location filename="../app/gui/MainWindow.cpp" line="73" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="80" />
+        <location filename="../app/gui/MainWindow.cpp" line="84" />
+        <location filename="../app/gui/MainWindow.cpp" line="386" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="82" />
+        <location filename="../app/gui/MainWindow.cpp" line="86" />
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="131" />
+        <location filename="../app/gui/MainWindow.cpp" line="138" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="136" />
+        <location filename="../app/gui/MainWindow.cpp" line="143" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="145" />
+        <location filename="../app/gui/MainWindow.cpp" line="152" />
         <source>Fallback device:</source>
         <translation>后备设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="147" />
+        <location filename="../app/gui/MainWindow.cpp" line="154" />
         <source>Apply rules</source>
         <translation>应用规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="152" />
+        <location filename="../app/gui/MainWindow.cpp" line="159" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="159" />
+        <location filename="../app/gui/MainWindow.cpp" line="166" />
         <source>Conflicts</source>
         <translation>冲突</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <location filename="../app/gui/MainWindow.cpp" line="168" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="163" />
+        <location filename="../app/gui/MainWindow.cpp" line="170" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="164" />
+        <location filename="../app/gui/MainWindow.cpp" line="171" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="178" />
+        <location filename="../app/gui/MainWindow.cpp" line="185" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="182" />
-        <location filename="../app/gui/MainWindow.cpp" line="217" />
+        <location filename="../app/gui/MainWindow.cpp" line="189" />
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="191" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="200" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
-        <location filename="../app/gui/MainWindow.cpp" line="713" />
+        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="771" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
+        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="237" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>Image (PNG)…</source>
         <translation>图像 (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>Vector image (SVG)…</source>
         <translation>矢量图 (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Relay text with placement…</source>
         <translation>带放置信息的 Relay 文本…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>JSON graph…</source>
         <translation>JSON 图…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>Plan report (JSON)…</source>
         <translation>计划报告 (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model Explorer 叠加层：设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model Explorer 叠加层：运行时间…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="267" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="277" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="278" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="281" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>System Default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <location filename="../app/gui/MainWindow.cpp" line="308" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <location filename="../app/gui/MainWindow.cpp" line="328" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="322" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="330" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="358" />
+        <source>loading</source>
+        <translation>正在加载</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="370" />
+        <location filename="../app/gui/MainWindow.cpp" line="389" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352" />
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="379" />
+        <location filename="../app/gui/MainWindow.cpp" line="407" />
         <source>%1 — Placement Explorer</source>
         <translation>%1 — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
+        <location filename="../app/gui/MainWindow.cpp" line="404" />
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
+        <location filename="../app/gui/MainWindow.cpp" line="421" />
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="382" />
+        <location filename="../app/gui/MainWindow.cpp" line="422" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="457" />
+        <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
+        <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
+    </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="440" />
+        <location filename="../app/gui/MainWindow.cpp" line="498" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="442" />
+        <location filename="../app/gui/MainWindow.cpp" line="500" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="455" />
+        <location filename="../app/gui/MainWindow.cpp" line="513" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465" />
+        <location filename="../app/gui/MainWindow.cpp" line="523" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="467" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="481" />
+        <location filename="../app/gui/MainWindow.cpp" line="539" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="511" />
+        <location filename="../app/gui/MainWindow.cpp" line="569" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="541" />
+        <location filename="../app/gui/MainWindow.cpp" line="599" />
         <source>No conflicts.</source>
         <translation>没有冲突。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="549" />
+        <location filename="../app/gui/MainWindow.cpp" line="607" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="551" />
+        <location filename="../app/gui/MainWindow.cpp" line="609" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="563" />
+        <location filename="../app/gui/MainWindow.cpp" line="621" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="563" />
+        <location filename="../app/gui/MainWindow.cpp" line="621" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="565" />
+        <location filename="../app/gui/MainWindow.cpp" line="623" />
         <source>Why:</source>
         <translation>原因：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="568" />
+        <location filename="../app/gui/MainWindow.cpp" line="626" />
         <source>Pinned:</source>
         <translation>固定于：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="569" />
+        <location filename="../app/gui/MainWindow.cpp" line="627" />
         <source>Inputs:</source>
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="573" />
+        <location filename="../app/gui/MainWindow.cpp" line="631" />
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="579" />
+        <location filename="../app/gui/MainWindow.cpp" line="637" />
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="601" />
+        <location filename="../app/gui/MainWindow.cpp" line="659" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="604" />
+        <location filename="../app/gui/MainWindow.cpp" line="662" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="606" />
+        <location filename="../app/gui/MainWindow.cpp" line="664" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="608" />
+        <location filename="../app/gui/MainWindow.cpp" line="666" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="618" />
+        <location filename="../app/gui/MainWindow.cpp" line="676" />
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="633" />
-        <location filename="../app/gui/MainWindow.cpp" line="639" />
+        <location filename="../app/gui/MainWindow.cpp" line="691" />
+        <location filename="../app/gui/MainWindow.cpp" line="697" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="633" />
+        <location filename="../app/gui/MainWindow.cpp" line="691" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>“%1”不是 OP=DEVICE 的形式</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="640" />
+        <location filename="../app/gui/MainWindow.cpp" line="698" />
         <source>'%1' names unknown device '%2'</source>
         <translation>“%1”引用了未知设备“%2”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="653" />
+        <location filename="../app/gui/MainWindow.cpp" line="711" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654" />
+        <location filename="../app/gui/MainWindow.cpp" line="712" />
         <source>SVG image (*.svg)</source>
         <translation>SVG 图像 (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="655" />
+        <location filename="../app/gui/MainWindow.cpp" line="713" />
         <source>Relay text (*.relay)</source>
         <translation>Relay 文本 (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="656" />
+        <location filename="../app/gui/MainWindow.cpp" line="714" />
         <source>JSON graph (*.json)</source>
         <translation>JSON 图 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="657" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>Plan report (*.json)</source>
         <translation>计划报告 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="658" />
-        <location filename="../app/gui/MainWindow.cpp" line="659" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="717" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model Explorer 节点数据 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="661" />
+        <location filename="../app/gui/MainWindow.cpp" line="719" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="698" />
+        <location filename="../app/gui/MainWindow.cpp" line="756" />
         <source>Cannot export Relay</source>
         <translation>无法导出 Relay</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="699" />
+        <location filename="../app/gui/MainWindow.cpp" line="757" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="713" />
+        <location filename="../app/gui/MainWindow.cpp" line="771" />
         <source>Cannot write %1</source>
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="715" />
+        <location filename="../app/gui/MainWindow.cpp" line="773" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="745" />
+        <location filename="../app/gui/MainWindow.cpp" line="803" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="753" />
+        <location filename="../app/gui/MainWindow.cpp" line="811" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="766" />
+        <location filename="../app/gui/MainWindow.cpp" line="824" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="772" />
+        <location filename="../app/gui/MainWindow.cpp" line="830" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="806" />
+        <location filename="../app/gui/MainWindow.cpp" line="864" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="821" />
+        <location filename="../app/gui/MainWindow.cpp" line="879" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="829" />
+        <location filename="../app/gui/MainWindow.cpp" line="887" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="836" />
+        <location filename="../app/gui/MainWindow.cpp" line="894" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="840" />
+        <location filename="../app/gui/MainWindow.cpp" line="898" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="842" />
+        <location filename="../app/gui/MainWindow.cpp" line="900" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="852" />
+        <location filename="../app/gui/MainWindow.cpp" line="910" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="863" />
+        <location filename="../app/gui/MainWindow.cpp" line="921" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="863" />
+        <location filename="../app/gui/MainWindow.cpp" line="921" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="863" />
+        <location filename="../app/gui/MainWindow.cpp" line="921" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="863" />
+        <location filename="../app/gui/MainWindow.cpp" line="921" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="879" />
+        <location filename="../app/gui/MainWindow.cpp" line="937" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="881" />
+        <location filename="../app/gui/MainWindow.cpp" line="939" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="887" />
+        <location filename="../app/gui/MainWindow.cpp" line="945" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>

@@ -134,6 +134,16 @@ void GraphScene::applyLayout(const LayoutResult& layout) {
         path.cubicTo(start + QPointF(side * bow, 40), end + QPointF(side * bow, -40), end);
         paths.push_back(path);
     }
+    if (!m_nodeItems.empty() && m_edges.size() == paths.size()) {
+        // The quick layout's items are already there: move them, do not rebuild.
+        for (std::size_t i = 0; i < m_drawn.size(); ++i)
+            m_nodeItems[m_drawn[i].index]->setPos(layout.nodeCenters[i]);
+        for (std::size_t e = 0; e < paths.size(); ++e)
+            m_edges[e]->setPath(paths[e]);
+        setSceneRect(itemsBoundingRect().adjusted(-40, -40, 40, 40));
+        refreshPlan();
+        return;
+    }
     buildItems(layout.nodeCenters, paths);
 }
 

@@ -1,8 +1,15 @@
 #include "views/GraphvizLayout.h"
 
+#include <graphviz/graphviz_version.h>
 #include <graphviz/gvc.h>
 
+#include <QCryptographicHash>
+#include <QDataStream>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QSaveFile>
+#include <QStandardPaths>
 
 #include <memory>
 #include <mutex>
@@ -128,6 +135,72 @@ LayoutResult computeLayout(const LayoutRequest& request) {
         result.edgePaths.push_back(path);
     }
     result.seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
+    return result;
+}
+
+} // namespace placer::views
+
+namespace placer::views {
+
+namespace {
+
+constexpr quint32 kCacheFormat = 1;
+
+QByteArray requestKey(const LayoutRequest& request) {
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    QByteArray data;
+    QDataStream out(&data, QIODevice::WriteOnly);
+    out << kCacheFormat << QByteArray(PACKAGE_VERSION) << request.boundEffort
+        << quint64(request.nodeSizes.size());
+    for (const QSizeF& size : request.nodeSizes)
+        out << size;
+    out << quint64(request.edges.size());
+    for (const auto& [from, to] : request.edges)
+        out << qint32(from) << qint32(to);
+    hash.addData(data);
+    return hash.result().toHex();
+}
+
+} // namespace
+
+LayoutResult cachedLayout(const LayoutRequest& request, const QString& cacheDir, bool* fromCache) {
+    const QString folder = cacheDir.isEmpty()
+                               ? QStandardPaths::writableLocation(QStandardPaths::CacheLocation) +
+                                     QStringLiteral("/layouts")
+                               : cacheDir;
+    const QString path = folder + QLatin1Char('/') + QString::fromLatin1(requestKey(request)) +
+                         QStringLiteral(".layout");
+    if (fromCache)
+        *fromCache = false;
+    QFile cached(path);
+    if (cached.open(QIODevice::ReadOnly)) {
+        QDataStream in(&cached);
+        LayoutResult result;
+        quint32 format = 0;
+        QList<QPointF> centers;
+        QList<QPainterPath> paths;
+        in >> format >> result.bounds >> centers >> paths;
+        if (in.status() == QDataStream::Ok && format == kCacheFormat &&
+            static_cast<std::size_t>(centers.size()) == request.nodeSizes.size() &&
+            static_cast<std::size_t>(paths.size()) == request.edges.size()) {
+            result.nodeCenters.assign(centers.begin(), centers.end());
+            result.edgePaths.assign(paths.begin(), paths.end());
+            if (fromCache)
+                *fromCache = true;
+            return result;
+        }
+    }
+    LayoutResult result = computeLayout(request);
+    if (result.error.isEmpty() && QDir().mkpath(folder)) {
+        QSaveFile file(path); // a crash never leaves half a cache entry
+        if (file.open(QIODevice::WriteOnly)) {
+            QDataStream out(&file);
+            out << kCacheFormat << result.bounds
+                << QList<QPointF>(result.nodeCenters.begin(), result.nodeCenters.end())
+                << QList<QPainterPath>(result.edgePaths.begin(), result.edgePaths.end());
+            file.commit();
+        }
+    }
     return result;
 }
 

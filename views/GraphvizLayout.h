@@ -30,4 +30,10 @@ struct LayoutResult {
 /// serialised. Never throws; a Graphviz failure comes back in `error`.
 LayoutResult computeLayout(const LayoutRequest& request);
 
+/// computeLayout() through a cache on disk keyed by the request (node sizes, edges, options):
+/// reopening a graph lays it out instantly. `cacheDir` empty: the user's cache folder.
+/// `fromCache` (optional) says whether the result came from the cache.
+LayoutResult cachedLayout(const LayoutRequest& request, const QString& cacheDir = QString(),
+                          bool* fromCache = nullptr);
+
 } // namespace placer::views

@@ -56,6 +56,9 @@ namespace placer::gui {
 
 namespace {
 
+/// Graphs with more drawn nodes than this get a quick layout first.
+constexpr std::size_t kQuickLayoutNodes = 800;
+
 QString html(const std::string& text) {
     return QString::fromStdString(text).toHtmlEscaped();
 }
@@ -86,6 +89,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLayout);
     connect(&m_layoutWatcher, &QFutureWatcher<views::LayoutResult>::finished, this,
             &MainWindow::layoutDone);
+    connect(&m_loadWatcher, &QFutureWatcher<std::shared_ptr<Result<LoadedModel>>>::finished, this,
+            &MainWindow::loadDone);
     connect(m_document, &views::PlacementDocument::modelReset, this, &MainWindow::startLayout);
     connect(m_document, &views::PlacementDocument::modelReset, m_undo, &QUndoStack::clear);
     connect(m_document, &views::PlacementDocument::modelReset, this, &MainWindow::refreshRules);
@@ -115,6 +120,7 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    m_loadWatcher.waitForFinished();
     m_layoutWatcher.waitForFinished();
 }
 
@@ -343,16 +349,49 @@ void MainWindow::createActions() {
 }
 
 bool MainWindow::openFile(const QString& path) {
+    const QFileInfo info(path);
+    if (info.size() > m_backgroundLoadBytes) {
+        // A large model (ONNX weights): read it in the background; the window stays live.
+        if (m_loadWatcher.isRunning())
+            return false;
+        m_progress->setFormat(tr("loading"));
+        m_progress->show();
+        statusBar()->showMessage(tr("Reading %1…").arg(info.fileName()));
+        m_loadingPath = path;
+        m_loadWatcher.setFuture(QtConcurrent::run([path] {
+            return std::make_shared<Result<LoadedModel>>(
+                loadModelFile(path.toStdString(), GraphFormat::Auto, std::nullopt));
+        }));
+        return true;
+    }
     QString error;
     if (!m_document->open(path, &error)) {
-        showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+        showError(tr("Cannot open %1").arg(info.fileName()), error);
         return false;
     }
+    opened(path);
+    return true;
+}
+
+void MainWindow::opened(const QString& path) {
     addRecentFile(path);
     setWindowTitle(tr("%1 — Placement Explorer").arg(QFileInfo(path).fileName()));
     for (const QString& warning : m_document->warnings())
         statusBar()->showMessage(warning, 8000);
-    return true;
+}
+
+void MainWindow::loadDone() {
+    m_progress->hide();
+    m_progress->setFormat(tr("laying out"));
+    const auto loaded = m_loadWatcher.result();
+    if (!loaded->ok()) {
+        showError(tr("Cannot open %1").arg(QFileInfo(m_loadingPath).fileName()),
+                  QString::fromStdString(loaded->error().toString()));
+        statusBar()->clearMessage();
+        return;
+    }
+    m_document->setModel(std::move(loaded->value()), m_loadingPath);
+    opened(m_loadingPath);
 }
 
 bool MainWindow::openExample() {
@@ -410,7 +449,15 @@ void MainWindow::startLayout() {
     m_progress->show();
     m_cancel->show();
     m_runningLayout = m_layoutGeneration;
-    m_layoutWatcher.setFuture(QtConcurrent::run(views::computeLayout, request));
+    if (request.nodeSizes.size() > kQuickLayoutNodes) {
+        // A large graph: show a simple ranked layout at once, replaced by dot's when it is done.
+        m_scene->applySimpleLayout();
+        m_view->fitAll();
+        statusBar()->showMessage(tr("Showing a quick layout while Graphviz lays out %n node(s)…",
+                                    nullptr, static_cast<int>(request.nodeSizes.size())));
+    }
+    m_layoutWatcher.setFuture(
+        QtConcurrent::run([request] { return views::cachedLayout(request); }));
 }
 
 bool MainWindow::isLayingOut() const {
@@ -420,7 +467,7 @@ bool MainWindow::isLayingOut() const {
 void MainWindow::layoutNow() {
     m_layoutWatcher.waitForFinished();
     ++m_layoutGeneration;
-    m_scene->applyLayout(views::computeLayout(m_scene->layoutRequest()));
+    m_scene->applyLayout(views::cachedLayout(m_scene->layoutRequest()));
     m_progress->hide();
     m_cancel->hide();
     m_view->fitAll();
@@ -433,8 +480,19 @@ void MainWindow::layoutDone() {
         return; // a newer layout (or a cancel) superseded this one
     m_progress->hide();
     m_cancel->hide();
+    const std::vector<NodeId> selected = m_scene->selectedNodes();
+    const bool hadQuickLayout = m_scene->hasItems();
+    const QTransform zoom = m_view->transform();
     m_scene->applyLayout(result);
-    m_view->fitAll();
+    for (NodeId node : selected) // the user may have selected during the quick layout
+        if (auto* item = m_scene->nodeItem(node))
+            item->setSelected(true);
+    if (hadQuickLayout && !selected.empty()) {
+        m_view->setTransform(zoom);
+        m_view->centerOn(m_scene->nodeItem(selected.front()));
+    } else {
+        m_view->fitAll();
+    }
     if (!result.error.isEmpty())
         statusBar()->showMessage(
             tr("Layout failed (%1); showing a simple ranked layout").arg(result.error), 10000);

@@ -9,6 +9,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <memory>
+
 #include <vector>
 
 class QComboBox;
@@ -64,7 +66,10 @@ public:
     void editDevices();
 
     /// Opens a model file; a bad file shows an error dialog and leaves the current graph open.
+    /// Large files are read in the background (true means started; layoutFinished follows).
     bool openFile(const QString& path);
+    /// Files larger than this many bytes are read in the background (default 4 MiB).
+    void setBackgroundLoadThreshold(qint64 bytes) { m_backgroundLoadBytes = bytes; }
     /// Opens the bundled example.
     bool openExample();
     /// Lays the current graph out on this thread (for --screenshot), not in the background.
@@ -87,6 +92,7 @@ protected:
 private slots:
     void startLayout();
     void layoutDone();
+    void loadDone();
     void cancelLayout();
     void refreshConflicts();
     void refreshProperties();
@@ -101,6 +107,7 @@ private slots:
 
 private:
     void createActions();
+    void opened(const QString& path);
     void createDocks();
     void addRecentFile(const QString& path);
     void updateRecentMenu();
@@ -130,6 +137,9 @@ private:
     QTextBrowser* m_runSummary = nullptr;
     views::TimelineWidget* m_timeline = nullptr;
     QFutureWatcher<views::LayoutResult> m_layoutWatcher;
+    QFutureWatcher<std::shared_ptr<Result<LoadedModel>>> m_loadWatcher;
+    QString m_loadingPath;
+    qint64 m_backgroundLoadBytes = 4 << 20;
     int m_layoutGeneration = 0; ///< bumped by every new layout and by cancel
     int m_runningLayout = -1;   ///< the generation the background layout belongs to
     int m_findCursor = -1;

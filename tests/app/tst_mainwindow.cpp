@@ -293,6 +293,31 @@ private slots:
         dialog->accept();
     }
 
+    void largeFilesLoadInTheBackground() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        window.setBackgroundLoadThreshold(0); // every file counts as large
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        QVERIFY(window.openFile(kModels + "tiny_mobilenet.onnx"));
+        // Still the old graph until the background read is done; the window answers meanwhile.
+        QVERIFY(window.document()->path().endsWith("residual_block.relay") ||
+                window.document()->path().endsWith("tiny_mobilenet.onnx"));
+        QVERIFY(laidOut.wait(20000));
+        QVERIFY(window.document()->path().endsWith("tiny_mobilenet.onnx"));
+        QVERIFY(window.scene()->hasItems());
+        // A bad large file: an error dialog once read, the graph stays.
+        QTemporaryDir dir;
+        QFile bad(dir.filePath("broken.onnx"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("this is not protobuf");
+        bad.close();
+        QVERIFY(window.openFile(bad.fileName()));
+        QTRY_VERIFY(window.findChild<QMessageBox*>(QStringLiteral("errorDialog")));
+        QVERIFY(window.document()->path().endsWith("tiny_mobilenet.onnx"));
+        window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->accept();
+    }
+
     void opensOnnxModels() {
         gui::MainWindow window;
         window.show();

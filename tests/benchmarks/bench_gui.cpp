@@ -1,0 +1,193 @@
+// GUI figures (offscreen): time from opening a graph to the first paint of its layout, the
+// Graphviz layout time, the latency from a drop (a pin) to the repainted plan (p50/p95 over 40
+// drops), and the longest the UI thread was blocked while the layout ran in the background.
+// Graphs: the bundled example, a 2,000-node Inception-like graph and a 5,000-node
+// transformer-like graph (both generated here as Relay text), and ResNet-50 from
+// $PLACER_ONNX_MODELS when set.
+//
+//   bench_gui            the full run
+//   bench_gui --quick    small graphs only (what CTest runs)
+#include "gui/MainWindow.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+
+using namespace placer;
+
+namespace {
+
+/// Blocks of four parallel branches (1x1, 3x3, 5x5 as two 3x3, pool) joined by concatenate.
+std::string inceptionLike(int blocks) {
+    std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 16, 8, 8), float32]) {\n";
+    int n = 0;
+    std::string prev = "%x";
+    auto bind = [&](const std::string& expr) {
+        const std::string name = "%" + std::to_string(n++);
+        text += "  " + name + " = " + expr + ";\n";
+        return name;
+    };
+    for (int b = 0; b < blocks; ++b) {
+        const std::string a = bind("nn.relu(" + prev + ")");
+        const std::string c1 = bind("sigmoid(" + prev + ")");
+        const std::string c2 = bind("tanh(" + c1 + ")");
+        const std::string d1 = bind("negative(" + prev + ")");
+        const std::string d2 = bind("nn.relu(" + d1 + ")");
+        const std::string d3 = bind("tanh(" + d2 + ")");
+        const std::string e1 =
+            bind("nn.max_pool2d(" + prev + ", pool_size=[3, 3], padding=[1, 1, 1, 1])");
+        const std::string e2 = bind("nn.relu(" + e1 + ")");
+        const std::string s1 = bind("add(" + a + ", " + c2 + ")");
+        const std::string s2 = bind("add(" + d3 + ", " + e2 + ")");
+        prev = bind("add(" + s1 + ", " + s2 + ")");
+    }
+    text += "  " + prev + "\n}\n";
+    return text;
+}
+
+/// Layers of attention-like and feed-forward blocks with residual skips.
+std::string transformerLike(int layers) {
+    std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(16, 64), float32]) {\n";
+    int n = 0;
+    std::string prev = "%x";
+    auto bind = [&](const std::string& expr) {
+        const std::string name = "%" + std::to_string(n++);
+        text += "  " + name + " = " + expr + ";\n";
+        return name;
+    };
+    for (int l = 0; l < layers; ++l) {
+        const std::string q = bind("tanh(" + prev + ")");
+        const std::string k = bind("sigmoid(" + prev + ")");
+        const std::string v = bind("nn.relu(" + prev + ")");
+        const std::string s = bind("multiply(" + q + ", " + k + ")");
+        const std::string p = bind("nn.softmax(" + s + ")");
+        const std::string a = bind("multiply(" + p + ", " + v + ")");
+        const std::string o = bind("negative(" + a + ")");
+        const std::string r1 = bind("add(" + prev + ", " + o + ")");
+        const std::string n1 = bind("tanh(" + r1 + ")");
+        const std::string f1 = bind("nn.relu(" + n1 + ")");
+        const std::string f2 = bind("sigmoid(" + f1 + ")");
+        const std::string f3 = bind("negative(" + f2 + ")");
+        const std::string r2 = bind("add(" + r1 + ", " + f3 + ")");
+        prev = bind("tanh(" + r2 + ")");
+    }
+    text += "  " + prev + "\n}\n";
+    return text;
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
+}
+
+void measure(const QString& label, const QString& path) {
+    gui::MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QApplication::processEvents();
+    // The UI thread's longest stall while the layout runs: a 5 ms timer's largest gap.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, worstGap = 0;
+    QTimer heartbeat;
+    QObject::connect(&heartbeat, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        worstGap = std::max(worstGap, now - last);
+        last = now;
+    });
+    QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+    QElapsedTimer open;
+    open.start();
+    last = clock.elapsed();
+    heartbeat.start(5);
+    if (!window.openFile(path)) {
+        std::printf("%-28s cannot open\n", qPrintable(label));
+        return;
+    }
+    double firstPaint = -1;
+    if (window.scene()->hasItems()) { // a large graph shows a quick layout at once
+        window.view()->viewport()->repaint();
+        firstPaint = static_cast<double>(open.nsecsElapsed()) / 1e6;
+    }
+    last = clock.elapsed();
+    heartbeat.start(5);
+    if (!laidOut.wait(600000)) {
+        std::printf("%-28s layout did not finish in 10 minutes\n", qPrintable(label));
+        return;
+    }
+    heartbeat.stop();
+    window.view()->viewport()->repaint();
+    const double laidOutAt = static_cast<double>(open.nsecsElapsed()) / 1e6;
+    if (firstPaint < 0)
+        firstPaint = laidOutAt;
+    // Drops: pin a random drawn node to the other device, as a drop does, and repaint.
+    const Graph& graph = window.document()->graph();
+    std::vector<NodeId> drawn;
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        if (window.scene()->nodeItem(NodeId(i)))
+            drawn.push_back(NodeId(i));
+    }
+    std::mt19937 rng(1);
+    std::vector<double> drops;
+    for (int i = 0; i < 40; ++i) {
+        const NodeId node = drawn[rng() % drawn.size()];
+        QElapsedTimer t;
+        t.start();
+        window.pinNodes(i % 2 ? QStringLiteral("cpu") : QStringLiteral("gpu"), {node});
+        window.view()->viewport()->repaint();
+        drops.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    }
+    std::printf("%-28s %6zu nodes: first paint %6.0f ms, dot layout shown at %6.0f ms, "
+                "drop->repaint p50 %4.1f ms p95 %4.1f ms, longest UI stall %4lld ms\n",
+                qPrintable(label), graph.size(), firstPaint, laidOutAt, percentile(drops, 0.5),
+                percentile(drops, 0.95), static_cast<long long>(worstGap));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("placer-bench"));
+    // A fresh layout cache unless asked to reuse it (--cached shows reopening).
+    const bool cached = argc > 1 && std::string(argv[argc - 1]) == "--cached";
+    if (!cached)
+        QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation)).removeRecursively();
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    QTemporaryDir dir;
+    auto write = [&](const QString& name, const std::string& text) {
+        const QString path = dir.filePath(name);
+        QFile file(path);
+        file.open(QIODevice::WriteOnly);
+        file.write(text.data(), static_cast<qint64>(text.size()));
+        return path;
+    };
+    measure(QStringLiteral("residual block example"),
+            QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay"));
+    measure(quick ? QStringLiteral("inception-like 220 nodes")
+                  : QStringLiteral("inception-like 2,000 nodes"),
+            write(QStringLiteral("inception.relay"), inceptionLike(quick ? 20 : 182)));
+    measure(quick ? QStringLiteral("transformer-like 280 nodes")
+                  : QStringLiteral("transformer-like 5,000 nodes"),
+            write(QStringLiteral("transformer.relay"), transformerLike(quick ? 20 : 357)));
+    if (const char* models = std::getenv("PLACER_ONNX_MODELS"); models && !quick) {
+        const QString resnet = QString::fromLocal8Bit(models) + QStringLiteral("/resnet50.onnx");
+        if (QFile::exists(resnet))
+            measure(QStringLiteral("ResNet-50 (ONNX)"), resnet);
+    }
+    return 0;
+}

@@ -177,6 +177,9 @@ T = {
         "Pläne nennen virtuelle Geräte; jedes läuft beim Ausführen auf einem physischen Gerät (cpu, vcpuN, cuda:N).",
         "计划使用虚拟设备；运行时每个虚拟设备映射到一个物理设备（cpu、vcpuN、cuda:N）。"),
     "Name": ("Name", "名称"),
+    "Pin to": ("Festlegen auf", "固定到"),
+    "Clear Pin": ("Festlegung entfernen", "清除固定"),
+    "Fit Selection": ("Auswahl einpassen", "适应所选"),
     "loading": ("lädt", "正在加载"),
     "Reading %1…": ("%1 wird gelesen…", "正在读取 %1…"),
     "Showing a quick layout while Graphviz lays out %n node(s)…": (

@@ -4,6 +4,8 @@
 
 #include <QApplication>
 #include <QDrag>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMimeData>
@@ -24,6 +26,7 @@ DeviceChip::DeviceChip(const QString& device, const QColor& colour, const QStrin
     palette.setColor(QPalette::WindowText, Qt::black);
     setPalette(palette);
     setCursor(Qt::OpenHandCursor);
+    setAcceptDrops(true);
     setToolTip(tr("Drag onto a node, or onto a selected node to place the whole selection, "
                   "to run it on %1")
                    .arg(device));
@@ -37,6 +40,18 @@ DeviceChip::DeviceChip(const QString& device, const QColor& colour, const QStrin
     info->setFont(small);
     layout->addWidget(name);
     layout->addWidget(info);
+}
+
+void DeviceChip::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasFormat(kNodesMimeType))
+        event->acceptProposedAction();
+}
+
+void DeviceChip::dropEvent(QDropEvent* event) {
+    if (!event->mimeData()->hasFormat(kNodesMimeType))
+        return;
+    event->acceptProposedAction();
+    emit nodesDropped(m_device, decodeNodes(event->mimeData()->data(kNodesMimeType)));
 }
 
 void DeviceChip::mousePressEvent(QMouseEvent* event) {
@@ -107,8 +122,10 @@ void DevicePalette::rebuild() {
         if (device.memoryCapacity)
             details +=
                 QStringLiteral(" / ") + QString::fromStdString(formatBytes(*device.memoryCapacity));
-        layout->addWidget(new DeviceChip(QString::fromStdString(device.name),
-                                         m_document->deviceColor(DeviceId(d)), details, this));
+        auto* chip = new DeviceChip(QString::fromStdString(device.name),
+                                    m_document->deviceColor(DeviceId(d)), details, this);
+        connect(chip, &DeviceChip::nodesDropped, this, &DevicePalette::nodesDropped);
+        layout->addWidget(chip);
     }
     static_cast<QVBoxLayout*>(layout)->addStretch(1);
 }

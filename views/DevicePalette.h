@@ -7,6 +7,8 @@
 #include <QFrame>
 #include <QWidget>
 
+#include <vector>
+
 namespace placer::views {
 
 /// One device: drag it onto a node (or a selection) to pin there.
@@ -18,7 +20,13 @@ public:
                QWidget* parent = nullptr);
     const QString& device() const { return m_device; }
 
+signals:
+    /// Nodes dragged from the canvas were dropped on this chip.
+    void nodesDropped(const QString& device, const std::vector<NodeId>& nodes);
+
 protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
 
@@ -33,6 +41,10 @@ class DevicePalette : public QWidget {
 public:
     explicit DevicePalette(PlacementDocument* document, QWidget* parent = nullptr);
     DeviceChip* chip(const QString& device) const;
+
+signals:
+    /// Nodes were dropped on the chip of `device`.
+    void nodesDropped(const QString& device, const std::vector<NodeId>& nodes);
 
 public slots:
     /// Rebuilds the chips from the document's device set and memory plan.

@@ -4,6 +4,8 @@
 #include "views/MiniMap.h"
 #include "views/NodeItem.h"
 
+#include <QApplication>
+#include <QDrag>
 #include <QGestureEvent>
 #include <QMimeData>
 #include <QPinchGesture>
@@ -152,7 +154,36 @@ void GraphView::keyReleaseEvent(QKeyEvent* event) {
     QGraphicsView::keyReleaseEvent(event);
 }
 
+std::vector<NodeId> decodeNodes(const QByteArray& data) {
+    std::vector<NodeId> nodes;
+    for (const QByteArray& part : data.split(',')) {
+        bool ok = false;
+        const uint index = part.toUInt(&ok);
+        if (ok)
+            nodes.push_back(NodeId(index));
+    }
+    return nodes;
+}
+
+void GraphView::startNodeDrag() {
+    const std::vector<NodeId> nodes = m_scene->selectedNodes();
+    if (nodes.empty())
+        return;
+    QByteArray data;
+    for (NodeId node : nodes)
+        data += QByteArray::number(node.index) + ',';
+    auto* mime = new QMimeData;
+    mime->setData(kNodesMimeType, data);
+    auto* drag = new QDrag(this);
+    drag->setMimeData(mime);
+    drag->exec(Qt::CopyAction);
+}
+
 void GraphView::mousePressEvent(QMouseEvent* event) {
+    m_pressAt = event->position().toPoint();
+    m_pressedOnNode = false;
+    for (QGraphicsItem* item : items(m_pressAt))
+        m_pressedOnNode = m_pressedOnNode || item->type() == NodeItem::Type;
     if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
         m_panning = true;
         m_lastPan = event->position().toPoint();
@@ -164,6 +195,14 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
 }
 
 void GraphView::mouseMoveEvent(QMouseEvent* event) {
+    if (m_pressedOnNode && (event->buttons() & Qt::LeftButton) &&
+        (event->position().toPoint() - m_pressAt).manhattanLength() >=
+            QApplication::startDragDistance()) {
+        // Dragging selected nodes: drop them on a device chip to place them there.
+        m_pressedOnNode = false;
+        startNodeDrag();
+        return;
+    }
     if (m_panning) {
         const QPoint delta = event->position().toPoint() - m_lastPan;
         m_lastPan = event->position().toPoint();

@@ -15,6 +15,11 @@ class MiniMap;
 
 /// The MIME type of a dragged device chip; the data is the device's name in UTF-8.
 inline constexpr const char* kDeviceMimeType = "application/x-placement-explorer-device";
+/// The MIME type of dragged nodes; the data is their indices, comma-separated.
+inline constexpr const char* kNodesMimeType = "application/x-placement-explorer-nodes";
+
+/// The node indices of a kNodesMimeType payload.
+std::vector<NodeId> decodeNodes(const QByteArray& data);
 
 class GraphView : public QGraphicsView {
     Q_OBJECT
@@ -56,12 +61,15 @@ protected:
 private:
     void scaleBy(double factor);
     std::vector<NodeId> dropTargets(const QPoint& position) const;
+    void startNodeDrag();
 
     GraphScene* m_scene;
     MiniMap* m_miniMap;
     bool m_panning = false;
     bool m_spaceHeld = false;
     QPoint m_lastPan;
+    QPoint m_pressAt;
+    bool m_pressedOnNode = false;
 };
 
 } // namespace placer::views

@@ -106,6 +106,9 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(m_view, &views::GraphView::deviceDropped, this, &MainWindow::pinNodes);
+    connect(m_palette, &views::DevicePalette::nodesDropped, this, &MainWindow::pinNodes);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &MainWindow::showNodeMenu);
     connect(m_run, &RunController::finished, this, &MainWindow::runFinished);
     connect(m_run, &RunController::progress, this, [this](int done, int total) {
         m_runProgress->setRange(0, total);
@@ -1028,6 +1031,40 @@ std::vector<double> MainWindow::lastNodeMillis() const {
             millis[program.code[k].node.index] = median(outcome->result.instrMicros[k]) / 1000.0;
     }
     return millis;
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+void MainWindow::showNodeMenu(const QPoint& position) {
+    // The node under the cursor, or the selection when that node is part of it.
+    views::NodeItem* clicked = nullptr;
+    for (QGraphicsItem* item : m_view->items(position)) {
+        if ((clicked = qgraphicsitem_cast<views::NodeItem*>(item)))
+            break;
+    }
+    if (!clicked)
+        return;
+    if (!clicked->isSelected()) {
+        m_scene->clearSelection();
+        clicked->setSelected(true);
+    }
+    const std::vector<NodeId> nodes = m_scene->selectedNodes();
+    QMenu menu(this);
+    QMenu* pinTo = menu.addMenu(tr("Pin to"));
+    for (const VirtualDevice& device : m_document->devices().devices()) {
+        const QString name = QString::fromStdString(device.name);
+        pinTo->addAction(name, this, [this, name, nodes] { pinNodes(name, nodes); });
+    }
+    QAction* clear = menu.addAction(tr("Clear Pin"), this, &MainWindow::clearSelectedPins);
+    bool anyPinned = false;
+    for (NodeId node : nodes)
+        anyPinned = anyPinned || m_document->pin(node).active();
+    clear->setEnabled(anyPinned);
+    menu.addSeparator();
+    menu.addAction(tr("Fit Selection"), m_view, &views::GraphView::fitSelection);
+    menu.exec(m_view->viewport()->mapToGlobal(position));
 }
 
 } // namespace placer::gui

@@ -104,6 +104,7 @@ private slots:
     void chooseFile();
     void exportAs(const QString& kind);
     void runFinished();
+    void showNodeMenu(const QPoint& position);
 
 private:
     void createActions();

@@ -161,6 +161,29 @@ private slots:
         QCOMPARE(placement(*window.document()), before);
     }
 
+    void dragSelectedNodesOntoAChip() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        const NodeId a = nodeNamed(window, "%10"), b = nodeNamed(window, "%11");
+        window.scene()->nodeItem(a)->setSelected(true);
+        window.scene()->nodeItem(b)->setSelected(true);
+        views::DeviceChip* chip = window.devicePalette()->chip(QStringLiteral("cpu"));
+        QMimeData mime;
+        mime.setData(views::kNodesMimeType,
+                     QByteArray::number(a.index) + "," + QByteArray::number(b.index) + ",");
+        const QPoint at = chip->rect().center();
+        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(chip, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(chip, &drop);
+        const auto cpu = *window.document()->devices().find("cpu");
+        QCOMPARE(window.document()->pin(a).device, cpu);
+        QCOMPARE(window.document()->pin(b).device, cpu);
+        QCOMPARE(window.undoStack()->count(), 1);
+    }
+
     void conflictsAreListedAndClickable() {
         gui::MainWindow window;
         window.show();

@@ -177,6 +177,17 @@ T = {
         "Pläne nennen virtuelle Geräte; jedes läuft beim Ausführen auf einem physischen Gerät (cpu, vcpuN, cuda:N).",
         "计划使用虚拟设备；运行时每个虚拟设备映射到一个物理设备（cpu、vcpuN、cuda:N）。"),
     "Name": ("Name", "名称"),
+    "Collapse the top-level name scopes into groups.": (
+        "Die obersten Namensbereiche zu Gruppen zuklappen.", "将顶层名称作用域折叠为分组。"),
+    "&Collapse Groups": ("Gruppen &zuklappen", "折叠分组(&C)"),
+    "E&xpand All Groups": ("Alle Gruppen &aufklappen", "展开所有分组(&X)"),
+    "Expand %1": ("%1 aufklappen", "展开 %1"),
+    "Collapse": ("Zuklappen", "折叠"),
+    "%1: %n node(s), collapsed (double-click or the context menu expands it)": (
+        ("%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)",
+         "%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)"),
+        ("%1：%n 个节点，已折叠（双击或右键菜单展开）",)),
+    "%n pin(s)": (("%n Festlegung", "%n Festlegungen"), ("%n 个固定",)),
     "Pin to": ("Festlegen auf", "固定到"),
     "Clear Pin": ("Festlegung entfernen", "清除固定"),
     "Fit Selection": ("Auswahl einpassen", "适应所选"),

@@ -7,53 +7,73 @@
         <source>device copy %1</source>
         <translation>Gerätekopie %1</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="14" />
+        <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
+        <translation><numerusform>%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)</numerusform><numerusform>%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="78" />
+        <source>%n node(s)</source>
+        <translation><numerusform>%n Knoten</numerusform><numerusform>%n Knoten</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="80" />
+        <source>%n pin(s)</source>
+        <translation><numerusform>%n Festlegung</numerusform><numerusform>%n Festlegungen</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="86" />
+        <location filename="../app/gui/main.cpp" line="87" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>Entscheiden, wo jeder Operator eines Datenflussgraphen auf einer Maschine mit mehreren Geräten läuft.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="92" />
+        <location filename="../app/gui/main.cpp" line="93" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Ein Relay-, ONNX- oder JSON-Graph (Standard: das mitgelieferte Beispiel).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="96" />
+        <location filename="../app/gui/main.cpp" line="97" />
         <source>Write a PNG of the main window and exit.</source>
         <translation>Ein PNG des Hauptfensters schreiben und beenden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="100" />
+        <location filename="../app/gui/main.cpp" line="101" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>Virtuelle Geräte, NAME:ART[:mem=GRÖSSE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="103" />
+        <location filename="../app/gui/main.cpp" line="104" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>KNOTEN=GERÄT festlegen (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="106" />
+        <location filename="../app/gui/main.cpp" line="107" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>Operatorregel OP=GERÄT (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="110" />
+        <location filename="../app/gui/main.cpp" line="111" />
         <source>Fallback device for ops no rule covers.</source>
         <translation>Ausweichgerät für Operatoren ohne Regel.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="113" />
+        <location filename="../app/gui/main.cpp" line="114" />
         <source>Planner mode: demand or unify.</source>
         <translation>Planermodus: demand oder unify.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117" />
+        <location filename="../app/gui/main.cpp" line="118" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation>Den Plan vor dem Bildschirmfoto auf virtuellen CPUs ausführen.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="120" />
+        <source>Collapse the top-level name scopes into groups.</source>
+        <translation>Die obersten Namensbereiche zu Gruppen zuklappen.</translation>
     </message>
 </context>
 <context>
@@ -149,661 +169,681 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="72" />
+        <location filename="../app/gui/MainWindow.cpp" line="73" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="83" />
-        <location filename="../app/gui/MainWindow.cpp" line="388" />
+        <location filename="../app/gui/MainWindow.cpp" line="84" />
+        <location filename="../app/gui/MainWindow.cpp" line="406" />
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="85" />
+        <location filename="../app/gui/MainWindow.cpp" line="86" />
         <source>Cancel layout</source>
         <translation>Layout abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="140" />
+        <location filename="../app/gui/MainWindow.cpp" line="146" />
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="145" />
+        <location filename="../app/gui/MainWindow.cpp" line="151" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="154" />
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
         <source>Fallback device:</source>
         <translation>Ausweichgerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="156" />
+        <location filename="../app/gui/MainWindow.cpp" line="162" />
         <source>Apply rules</source>
         <translation>Regeln anwenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <location filename="../app/gui/MainWindow.cpp" line="167" />
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="174" />
         <source>Conflicts</source>
         <translation>Konflikte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="172" />
+        <location filename="../app/gui/MainWindow.cpp" line="178" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="187" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="194" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191" />
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="199" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
+        <location filename="../app/gui/MainWindow.cpp" line="221" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <location filename="../app/gui/MainWindow.cpp" line="224" />
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="796" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>Image (PNG)…</source>
         <translation>Bild (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>Vector image (SVG)…</source>
         <translation>Vektorbild (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>Relay text with placement…</source>
         <translation>Relay-Text mit Platzierung…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>JSON graph…</source>
         <translation>JSON-Graph…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>Plan report (JSON)…</source>
         <translation>Planbericht (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model-Explorer-Overlay: Geräte…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model-Explorer-Overlay: Laufzeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="272" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <source>&amp;Collapse Groups</source>
+        <translation>Gruppen &amp;zuklappen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <source>E&amp;xpand All Groups</source>
+        <translation>Alle Gruppen &amp;aufklappen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="303" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="305" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="308" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>&amp;Language</source>
         <translation>&amp;Sprache</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>System Default</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310" />
+        <location filename="../app/gui/MainWindow.cpp" line="328" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>Die neue Sprache gilt beim nächsten Start von Placement Explorer.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="332" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317" />
+        <location filename="../app/gui/MainWindow.cpp" line="335" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="319" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331" />
+        <location filename="../app/gui/MainWindow.cpp" line="349" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332" />
+        <location filename="../app/gui/MainWindow.cpp" line="350" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="378" />
         <source>loading</source>
         <translation>lädt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362" />
+        <location filename="../app/gui/MainWindow.cpp" line="380" />
         <source>Reading %1…</source>
         <translation>%1 wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
-        <location filename="../app/gui/MainWindow.cpp" line="391" />
+        <location filename="../app/gui/MainWindow.cpp" line="390" />
+        <location filename="../app/gui/MainWindow.cpp" line="409" />
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
-        <location filename="../app/gui/MainWindow.cpp" line="409" />
+        <location filename="../app/gui/MainWindow.cpp" line="399" />
+        <location filename="../app/gui/MainWindow.cpp" line="427" />
         <source>%1 — Placement Explorer</source>
         <translation>%1 — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="406" />
+        <location filename="../app/gui/MainWindow.cpp" line="424" />
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="423" />
+        <location filename="../app/gui/MainWindow.cpp" line="441" />
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="424" />
+        <location filename="../app/gui/MainWindow.cpp" line="442" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="459" />
+        <location filename="../app/gui/MainWindow.cpp" line="481" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="523" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="516" />
+        <location filename="../app/gui/MainWindow.cpp" line="538" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="526" />
+        <location filename="../app/gui/MainWindow.cpp" line="548" />
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="528" />
+        <location filename="../app/gui/MainWindow.cpp" line="550" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="542" />
+        <location filename="../app/gui/MainWindow.cpp" line="564" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="572" />
+        <location filename="../app/gui/MainWindow.cpp" line="594" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="602" />
+        <location filename="../app/gui/MainWindow.cpp" line="624" />
         <source>No conflicts.</source>
         <translation>Keine Konflikte.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="610" />
+        <location filename="../app/gui/MainWindow.cpp" line="632" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="612" />
+        <location filename="../app/gui/MainWindow.cpp" line="634" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
         <source>Device:</source>
         <translation>Gerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
         <source>none</source>
         <translation>keines</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="626" />
+        <location filename="../app/gui/MainWindow.cpp" line="648" />
         <source>Why:</source>
         <translation>Warum:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <location filename="../app/gui/MainWindow.cpp" line="651" />
         <source>Pinned:</source>
         <translation>Festgelegt:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="630" />
+        <location filename="../app/gui/MainWindow.cpp" line="652" />
         <source>Inputs:</source>
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="634" />
+        <location filename="../app/gui/MainWindow.cpp" line="656" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="640" />
+        <location filename="../app/gui/MainWindow.cpp" line="662" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="662" />
+        <location filename="../app/gui/MainWindow.cpp" line="684" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="665" />
+        <location filename="../app/gui/MainWindow.cpp" line="687" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="667" />
+        <location filename="../app/gui/MainWindow.cpp" line="689" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="669" />
+        <location filename="../app/gui/MainWindow.cpp" line="691" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="679" />
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
         <source>(none)</source>
         <translation>(keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="694" />
-        <location filename="../app/gui/MainWindow.cpp" line="700" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="722" />
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="694" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>„%1“ hat nicht die Form OP=GERÄT</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <location filename="../app/gui/MainWindow.cpp" line="723" />
         <source>'%1' names unknown device '%2'</source>
         <translation>„%1“ nennt das unbekannte Gerät „%2“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
+        <location filename="../app/gui/MainWindow.cpp" line="736" />
         <source>PNG image (*.png)</source>
         <translation>PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="715" />
+        <location filename="../app/gui/MainWindow.cpp" line="737" />
         <source>SVG image (*.svg)</source>
         <translation>SVG-Bild (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="738" />
         <source>Relay text (*.relay)</source>
         <translation>Relay-Text (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="717" />
+        <location filename="../app/gui/MainWindow.cpp" line="739" />
         <source>JSON graph (*.json)</source>
         <translation>JSON-Graph (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="718" />
+        <location filename="../app/gui/MainWindow.cpp" line="740" />
         <source>Plan report (*.json)</source>
         <translation>Planbericht (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
-        <location filename="../app/gui/MainWindow.cpp" line="720" />
+        <location filename="../app/gui/MainWindow.cpp" line="741" />
+        <location filename="../app/gui/MainWindow.cpp" line="742" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model-Explorer-Knotendaten (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="722" />
+        <location filename="../app/gui/MainWindow.cpp" line="744" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="759" />
+        <location filename="../app/gui/MainWindow.cpp" line="781" />
         <source>Cannot export Relay</source>
         <translation>Relay-Export nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="760" />
+        <location filename="../app/gui/MainWindow.cpp" line="782" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <location filename="../app/gui/MainWindow.cpp" line="796" />
         <source>Cannot write %1</source>
         <translation>%1 kann nicht geschrieben werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="776" />
+        <location filename="../app/gui/MainWindow.cpp" line="798" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="806" />
+        <location filename="../app/gui/MainWindow.cpp" line="828" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="814" />
+        <location filename="../app/gui/MainWindow.cpp" line="836" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="827" />
+        <location filename="../app/gui/MainWindow.cpp" line="849" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="833" />
+        <location filename="../app/gui/MainWindow.cpp" line="855" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="867" />
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="882" />
+        <location filename="../app/gui/MainWindow.cpp" line="904" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="890" />
+        <location filename="../app/gui/MainWindow.cpp" line="912" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="897" />
+        <location filename="../app/gui/MainWindow.cpp" line="919" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="901" />
+        <location filename="../app/gui/MainWindow.cpp" line="923" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="903" />
+        <location filename="../app/gui/MainWindow.cpp" line="925" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="913" />
+        <location filename="../app/gui/MainWindow.cpp" line="935" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="940" />
+        <location filename="../app/gui/MainWindow.cpp" line="962" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="942" />
+        <location filename="../app/gui/MainWindow.cpp" line="964" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="948" />
+        <location filename="../app/gui/MainWindow.cpp" line="970" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1055" />
+        <location filename="../app/gui/MainWindow.cpp" line="1088" />
         <source>Pin to</source>
         <translation>Festlegen auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1060" />
+        <location filename="../app/gui/MainWindow.cpp" line="1093" />
         <source>Clear Pin</source>
         <translation>Festlegung entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1066" />
+        <location filename="../app/gui/MainWindow.cpp" line="1101" />
+        <source>Expand %1</source>
+        <translation>%1 aufklappen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1109" />
+        <source>Collapse</source>
+        <translation>Zuklappen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1119" />
         <source>Fit Selection</source>
         <translation>Auswahl einpassen</translation>
     </message>

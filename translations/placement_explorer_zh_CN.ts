@@ -7,53 +7,73 @@
         <source>device copy %1</source>
         <translation>设备拷贝 %1</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="14" />
+        <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
+        <translation><numerusform>%1：%n 个节点，已折叠（双击或右键菜单展开）</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="78" />
+        <source>%n node(s)</source>
+        <translation><numerusform>%n 个节点</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="80" />
+        <source>%n pin(s)</source>
+        <translation><numerusform>%n 个固定</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="86" />
+        <location filename="../app/gui/main.cpp" line="87" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>决定数据流图中每个算子在多设备机器上的运行位置。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="92" />
+        <location filename="../app/gui/main.cpp" line="93" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Relay、ONNX 或 JSON 图（默认：自带示例）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="96" />
+        <location filename="../app/gui/main.cpp" line="97" />
         <source>Write a PNG of the main window and exit.</source>
         <translation>将主窗口保存为 PNG 后退出。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="100" />
+        <location filename="../app/gui/main.cpp" line="101" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>虚拟设备，NAME:KIND[:mem=SIZE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="103" />
+        <location filename="../app/gui/main.cpp" line="104" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>固定 NODE=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="106" />
+        <location filename="../app/gui/main.cpp" line="107" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>算子规则 OP=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="110" />
+        <location filename="../app/gui/main.cpp" line="111" />
         <source>Fallback device for ops no rule covers.</source>
         <translation>没有规则覆盖的算子的后备设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="113" />
+        <location filename="../app/gui/main.cpp" line="114" />
         <source>Planner mode: demand or unify.</source>
         <translation>规划模式：demand 或 unify。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117" />
+        <location filename="../app/gui/main.cpp" line="118" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation>截图前先在虚拟 CPU 上运行计划。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="120" />
+        <source>Collapse the top-level name scopes into groups.</source>
+        <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
 </context>
 <context>
@@ -149,661 +169,681 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="72" />
+        <location filename="../app/gui/MainWindow.cpp" line="73" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="83" />
-        <location filename="../app/gui/MainWindow.cpp" line="388" />
+        <location filename="../app/gui/MainWindow.cpp" line="84" />
+        <location filename="../app/gui/MainWindow.cpp" line="406" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="85" />
+        <location filename="../app/gui/MainWindow.cpp" line="86" />
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="140" />
+        <location filename="../app/gui/MainWindow.cpp" line="146" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="145" />
+        <location filename="../app/gui/MainWindow.cpp" line="151" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="154" />
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
         <source>Fallback device:</source>
         <translation>后备设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="156" />
+        <location filename="../app/gui/MainWindow.cpp" line="162" />
         <source>Apply rules</source>
         <translation>应用规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <location filename="../app/gui/MainWindow.cpp" line="167" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="174" />
         <source>Conflicts</source>
         <translation>冲突</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="172" />
+        <location filename="../app/gui/MainWindow.cpp" line="178" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="187" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="194" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191" />
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="199" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
+        <location filename="../app/gui/MainWindow.cpp" line="221" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <location filename="../app/gui/MainWindow.cpp" line="224" />
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="796" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>Image (PNG)…</source>
         <translation>图像 (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>Vector image (SVG)…</source>
         <translation>矢量图 (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>Relay text with placement…</source>
         <translation>带放置信息的 Relay 文本…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>JSON graph…</source>
         <translation>JSON 图…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>Plan report (JSON)…</source>
         <translation>计划报告 (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model Explorer 叠加层：设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model Explorer 叠加层：运行时间…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="272" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <source>&amp;Collapse Groups</source>
+        <translation>折叠分组(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <source>E&amp;xpand All Groups</source>
+        <translation>展开所有分组(&amp;X)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="303" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="305" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="308" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>System Default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310" />
+        <location filename="../app/gui/MainWindow.cpp" line="328" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="332" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317" />
+        <location filename="../app/gui/MainWindow.cpp" line="335" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="319" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331" />
+        <location filename="../app/gui/MainWindow.cpp" line="349" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332" />
+        <location filename="../app/gui/MainWindow.cpp" line="350" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="378" />
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362" />
+        <location filename="../app/gui/MainWindow.cpp" line="380" />
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
-        <location filename="../app/gui/MainWindow.cpp" line="391" />
+        <location filename="../app/gui/MainWindow.cpp" line="390" />
+        <location filename="../app/gui/MainWindow.cpp" line="409" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
-        <location filename="../app/gui/MainWindow.cpp" line="409" />
+        <location filename="../app/gui/MainWindow.cpp" line="399" />
+        <location filename="../app/gui/MainWindow.cpp" line="427" />
         <source>%1 — Placement Explorer</source>
         <translation>%1 — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="406" />
+        <location filename="../app/gui/MainWindow.cpp" line="424" />
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="423" />
+        <location filename="../app/gui/MainWindow.cpp" line="441" />
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="424" />
+        <location filename="../app/gui/MainWindow.cpp" line="442" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="459" />
+        <location filename="../app/gui/MainWindow.cpp" line="481" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="523" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="516" />
+        <location filename="../app/gui/MainWindow.cpp" line="538" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="526" />
+        <location filename="../app/gui/MainWindow.cpp" line="548" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="528" />
+        <location filename="../app/gui/MainWindow.cpp" line="550" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="542" />
+        <location filename="../app/gui/MainWindow.cpp" line="564" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="572" />
+        <location filename="../app/gui/MainWindow.cpp" line="594" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="602" />
+        <location filename="../app/gui/MainWindow.cpp" line="624" />
         <source>No conflicts.</source>
         <translation>没有冲突。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="610" />
+        <location filename="../app/gui/MainWindow.cpp" line="632" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="612" />
+        <location filename="../app/gui/MainWindow.cpp" line="634" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="626" />
+        <location filename="../app/gui/MainWindow.cpp" line="648" />
         <source>Why:</source>
         <translation>原因：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <location filename="../app/gui/MainWindow.cpp" line="651" />
         <source>Pinned:</source>
         <translation>固定于：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="630" />
+        <location filename="../app/gui/MainWindow.cpp" line="652" />
         <source>Inputs:</source>
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="634" />
+        <location filename="../app/gui/MainWindow.cpp" line="656" />
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="640" />
+        <location filename="../app/gui/MainWindow.cpp" line="662" />
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="662" />
+        <location filename="../app/gui/MainWindow.cpp" line="684" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="665" />
+        <location filename="../app/gui/MainWindow.cpp" line="687" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="667" />
+        <location filename="../app/gui/MainWindow.cpp" line="689" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="669" />
+        <location filename="../app/gui/MainWindow.cpp" line="691" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="679" />
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="694" />
-        <location filename="../app/gui/MainWindow.cpp" line="700" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="722" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="694" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>“%1”不是 OP=DEVICE 的形式</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <location filename="../app/gui/MainWindow.cpp" line="723" />
         <source>'%1' names unknown device '%2'</source>
         <translation>“%1”引用了未知设备“%2”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
+        <location filename="../app/gui/MainWindow.cpp" line="736" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="715" />
+        <location filename="../app/gui/MainWindow.cpp" line="737" />
         <source>SVG image (*.svg)</source>
         <translation>SVG 图像 (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="738" />
         <source>Relay text (*.relay)</source>
         <translation>Relay 文本 (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="717" />
+        <location filename="../app/gui/MainWindow.cpp" line="739" />
         <source>JSON graph (*.json)</source>
         <translation>JSON 图 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="718" />
+        <location filename="../app/gui/MainWindow.cpp" line="740" />
         <source>Plan report (*.json)</source>
         <translation>计划报告 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
-        <location filename="../app/gui/MainWindow.cpp" line="720" />
+        <location filename="../app/gui/MainWindow.cpp" line="741" />
+        <location filename="../app/gui/MainWindow.cpp" line="742" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model Explorer 节点数据 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="722" />
+        <location filename="../app/gui/MainWindow.cpp" line="744" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="759" />
+        <location filename="../app/gui/MainWindow.cpp" line="781" />
         <source>Cannot export Relay</source>
         <translation>无法导出 Relay</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="760" />
+        <location filename="../app/gui/MainWindow.cpp" line="782" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <location filename="../app/gui/MainWindow.cpp" line="796" />
         <source>Cannot write %1</source>
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="776" />
+        <location filename="../app/gui/MainWindow.cpp" line="798" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="806" />
+        <location filename="../app/gui/MainWindow.cpp" line="828" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="814" />
+        <location filename="../app/gui/MainWindow.cpp" line="836" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="827" />
+        <location filename="../app/gui/MainWindow.cpp" line="849" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="833" />
+        <location filename="../app/gui/MainWindow.cpp" line="855" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="867" />
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="882" />
+        <location filename="../app/gui/MainWindow.cpp" line="904" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="890" />
+        <location filename="../app/gui/MainWindow.cpp" line="912" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="897" />
+        <location filename="../app/gui/MainWindow.cpp" line="919" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="901" />
+        <location filename="../app/gui/MainWindow.cpp" line="923" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="903" />
+        <location filename="../app/gui/MainWindow.cpp" line="925" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="913" />
+        <location filename="../app/gui/MainWindow.cpp" line="935" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="924" />
+        <location filename="../app/gui/MainWindow.cpp" line="946" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="940" />
+        <location filename="../app/gui/MainWindow.cpp" line="962" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="942" />
+        <location filename="../app/gui/MainWindow.cpp" line="964" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="948" />
+        <location filename="../app/gui/MainWindow.cpp" line="970" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1055" />
+        <location filename="../app/gui/MainWindow.cpp" line="1088" />
         <source>Pin to</source>
         <translation>固定到</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1060" />
+        <location filename="../app/gui/MainWindow.cpp" line="1093" />
         <source>Clear Pin</source>
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1066" />
+        <location filename="../app/gui/MainWindow.cpp" line="1101" />
+        <source>Expand %1</source>
+        <translation>展开 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1109" />
+        <source>Collapse</source>
+        <translation>折叠</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1119" />
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>

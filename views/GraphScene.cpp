@@ -2,6 +2,7 @@
 
 #include "views/CopyBadgeItem.h"
 #include "views/EdgeItem.h"
+#include "views/GroupItem.h"
 #include "views/NodeItem.h"
 
 #include <QGraphicsView>
@@ -9,6 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
 
 namespace placer::views {
 
@@ -27,58 +31,135 @@ GraphScene::GraphScene(PlacementDocument* document, QObject* parent)
     setBackgroundBrush(QColor(0xfb, 0xfb, 0xfb));
 }
 
+std::vector<std::string> GraphScene::scopesOf(const std::string& name) {
+    // "/layer1/layer1.0/conv1/Conv" -> "/layer1/", "/layer1/layer1.0/", "/layer1/layer1.0/conv1/"
+    std::vector<std::string> scopes;
+    if (name.empty() || name[0] != '/')
+        return scopes;
+    for (std::size_t slash = name.find('/', 1); slash != std::string::npos;
+         slash = name.find('/', slash + 1))
+        scopes.push_back(name.substr(0, slash + 1));
+    return scopes;
+}
+
+void GraphScene::setCollapsed(std::set<std::string> scopes) {
+    m_collapsed = std::move(scopes);
+}
+
+std::vector<NodeId> GraphScene::groupMembers(int unit) const {
+    return unit >= 0 && static_cast<std::size_t>(unit) < m_groupMembers.size()
+               ? m_groupMembers[static_cast<std::size_t>(unit)]
+               : std::vector<NodeId>{};
+}
+
 LayoutRequest GraphScene::layoutRequest() {
     clearItems(); // the items belong to the previous graph
     const Graph& graph = m_document->graph();
     LayoutRequest request;
     m_drawn.clear();
     m_edgeValues.clear();
+    m_groupScope.clear();
+    m_groupMembers.clear();
     m_layoutIndex.assign(graph.size(), -1);
+    // Units: nodes outside collapsed scopes, and one unit per collapsed scope (the outermost).
+    std::map<std::string, int> groupUnit;
+    // The outermost collapsed scope of a node, and how many drawn nodes each holds.
+    auto collapsedScope = [this](const std::string& name) {
+        for (const std::string& candidate : scopesOf(name)) {
+            if (m_collapsed.count(candidate))
+                return candidate;
+        }
+        return std::string();
+    };
+    std::map<std::string, int> memberCount;
+    if (!m_collapsed.empty()) {
+        for (const Node& node : graph.nodes()) {
+            if (!node.isConstant())
+                ++memberCount[collapsedScope(node.name)];
+        }
+    }
+    // Constants are not drawn, nor is what is computed from constants only (the Identity or
+    // Reshape of a weight): they are weights, shown in the properties of the nodes using them.
+    std::vector<bool> hidden(graph.size(), false);
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         const Node& node = graph.nodes()[i];
-        if (node.isConstant())
+        bool fromConstants = !node.inputs.empty() && !node.isDeviceCopy();
+        for (const ValueRef input : node.inputs)
+            fromConstants = fromConstants && hidden[input.node.index];
+        hidden[i] = node.isConstant() || fromConstants;
+        if (hidden[i])
             continue;
+        std::string scope = collapsedScope(node.name);
+        if (!scope.empty() && memberCount[scope] < 2)
+            scope.clear(); // a group of one is just the node
+        if (!scope.empty()) {
+            auto [it, inserted] = groupUnit.emplace(scope, static_cast<int>(m_drawn.size()));
+            if (inserted) {
+                m_drawn.push_back(NodeId(i));
+                m_groupScope.push_back(scope);
+                m_groupMembers.emplace_back();
+                request.nodeSizes.emplace_back(); // sized below, once the members are known
+            }
+            m_layoutIndex[i] = it->second;
+            m_groupMembers[static_cast<std::size_t>(it->second)].push_back(NodeId(i));
+            continue;
+        }
         m_layoutIndex[i] = static_cast<int>(m_drawn.size());
         m_drawn.push_back(NodeId(i));
+        m_groupScope.emplace_back();
+        m_groupMembers.emplace_back();
         request.nodeSizes.push_back(NodeItem::sizeFor(QString::fromStdString(node.op->name),
                                                       QString::fromStdString(node.name)));
+    }
+    for (std::size_t u = 0; u < m_drawn.size(); ++u) {
+        if (!m_groupScope[u].empty())
+            request.nodeSizes[u] = GroupItem::sizeFor(QString::fromStdString(m_groupScope[u]),
+                                                      static_cast<int>(m_groupMembers[u].size()));
     }
     // Depth = longest path from an input. Edges that skip many levels (DenseNet's concats,
     // residual and attention skips) dominate dot's time; they are left out of the layout and
     // drawn afterwards, unless they are all a node has.
     std::vector<int> depth(m_drawn.size(), 0);
-    for (std::size_t i = 0; i < m_drawn.size(); ++i) {
-        for (const ValueRef input : graph.node(m_drawn[i]).inputs) {
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const int to = m_layoutIndex[i];
+        if (to < 0)
+            continue;
+        for (const ValueRef input : graph.nodes()[i].inputs) {
             const int from = m_layoutIndex[input.node.index];
-            if (from >= 0)
-                depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(from)] + 1);
+            if (from >= 0 && from != to)
+                depth[static_cast<std::size_t>(to)] = std::max(
+                    depth[static_cast<std::size_t>(to)], depth[static_cast<std::size_t>(from)] + 1);
         }
     }
     m_laidOutEdge.clear();
-    for (NodeId id : m_drawn) {
-        const Node& node = graph.node(id);
-        const int to = m_layoutIndex[id.index];
+    std::set<std::tuple<int, int, std::uint64_t>> seen; // (from, to, value): one edge each
+    auto isLong = [&](int from, int to) {
+        return depth[static_cast<std::size_t>(from)] > 0 &&
+               depth[static_cast<std::size_t>(to)] - depth[static_cast<std::size_t>(from)] >
+                   kLongEdgeLevels;
+    };
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const int to = m_layoutIndex[i];
+        if (to < 0)
+            continue;
+        const Node& node = graph.nodes()[i];
         int shortInputs = 0;
         for (const ValueRef input : node.inputs) {
             const int from = m_layoutIndex[input.node.index];
-            if (from >= 0 &&
-                (depth[static_cast<std::size_t>(from)] == 0 ||
-                 depth[static_cast<std::size_t>(to)] - depth[static_cast<std::size_t>(from)] <=
-                     kLongEdgeLevels))
+            if (from >= 0 && from != to && !isLong(from, to))
                 ++shortInputs;
         }
         for (const ValueRef input : node.inputs) {
             const int from = m_layoutIndex[input.node.index];
-            if (from < 0)
+            if (from < 0 || from == to)
                 continue;
+            const std::uint64_t value = (std::uint64_t{input.node.index} << 16) | input.output;
+            if (!seen.emplace(from, to, value).second)
+                continue;
+            m_edgeValues.emplace_back(input, NodeId(i));
             // Edges out of sources (inputs, ops on weights only) stay: they place the source
             // next to its consumer.
-            const bool isLong =
-                depth[static_cast<std::size_t>(from)] > 0 &&
-                depth[static_cast<std::size_t>(to)] - depth[static_cast<std::size_t>(from)] >
-                    kLongEdgeLevels;
-            m_edgeValues.emplace_back(input, id);
-            if (isLong && shortInputs > 0 && m_drawn.size() > kSmallGraph) {
+            if (isLong(from, to) && shortInputs > 0 && m_drawn.size() > kSmallGraph) {
                 m_laidOutEdge.push_back(-1);
                 continue;
             }
@@ -98,6 +179,7 @@ GraphScene::~GraphScene() {
 
 void GraphScene::clearItems() {
     m_nodeItems.clear();
+    m_unitItems.clear();
     m_edges.clear();
     m_badges.clear();
     {
@@ -134,10 +216,10 @@ void GraphScene::applyLayout(const LayoutResult& layout) {
         path.cubicTo(start + QPointF(side * bow, 40), end + QPointF(side * bow, -40), end);
         paths.push_back(path);
     }
-    if (!m_nodeItems.empty() && m_edges.size() == paths.size()) {
+    if (m_unitItems.size() == m_drawn.size() && m_edges.size() == paths.size()) {
         // The quick layout's items are already there: move them, do not rebuild.
         for (std::size_t i = 0; i < m_drawn.size(); ++i)
-            m_nodeItems[m_drawn[i].index]->setPos(layout.nodeCenters[i]);
+            m_unitItems[i]->setPos(layout.nodeCenters[i]);
         for (std::size_t e = 0; e < paths.size(); ++e)
             m_edges[e]->setPath(paths[e]);
         setSceneRect(itemsBoundingRect().adjusted(-40, -40, 40, 40));
@@ -158,7 +240,8 @@ void GraphScene::applySimpleLayout() {
             std::max(rank[static_cast<std::size_t>(to)], rank[static_cast<std::size_t>(from)] + 1);
     }
     std::vector<int> column(m_drawn.size(), 0);
-    std::vector<int> used(m_drawn.size() + 1, 0);
+    std::vector<int> used(static_cast<std::size_t>(*std::max_element(rank.begin(), rank.end())) + 1,
+                          0);
     for (std::size_t i = 0; i < m_drawn.size(); ++i)
         column[i] = used[static_cast<std::size_t>(rank[i])]++;
     std::vector<QPointF> centers;
@@ -181,11 +264,23 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
     clearItems();
     const Graph& graph = m_document->graph();
     m_nodeItems.assign(graph.size(), nullptr);
+    m_unitItems.assign(m_drawn.size(), nullptr);
     for (std::size_t i = 0; i < m_drawn.size(); ++i) {
+        if (!m_groupScope[i].empty()) {
+            const QString scope = QString::fromStdString(m_groupScope[i]);
+            const int members = static_cast<int>(m_groupMembers[i].size());
+            auto* group = new GroupItem(static_cast<int>(i), scope, members,
+                                        GroupItem::sizeFor(scope, members));
+            group->setPos(centers[i]);
+            addItem(group);
+            m_unitItems[i] = group;
+            continue;
+        }
         const Node& node = graph.node(m_drawn[i]);
         const QString op = QString::fromStdString(node.op->name);
         const QString name = QString::fromStdString(node.name);
         auto* item = new NodeItem(m_drawn[i], op, name, NodeItem::sizeFor(op, name));
+        m_unitItems[i] = item;
         item->setPos(centers[i]);
         QString tip = op + QStringLiteral(" ") + name;
         for (const TensorType& output : node.outputs)
@@ -217,6 +312,10 @@ std::vector<NodeId> GraphScene::selectedNodes() const {
     for (QGraphicsItem* item : selectedItems()) {
         if (auto* node = qgraphicsitem_cast<NodeItem*>(item))
             nodes.push_back(node->node());
+        if (auto* group = qgraphicsitem_cast<GroupItem*>(item)) {
+            const auto members = groupMembers(group->unit());
+            nodes.insert(nodes.end(), members.begin(), members.end());
+        }
     }
     std::sort(nodes.begin(), nodes.end(), [](NodeId a, NodeId b) { return a.index < b.index; });
     return nodes;
@@ -251,6 +350,23 @@ void GraphScene::refreshPlan() {
         item->setPlacement(m_document->deviceColor(plan.devices[i]), pin, conflicted[i],
                            readsReplica);
     }
+    for (std::size_t u = 0; u < m_unitItems.size(); ++u) {
+        auto* group = qgraphicsitem_cast<GroupItem*>(m_unitItems[u]);
+        if (!group)
+            continue;
+        std::map<std::uint32_t, int> counts;
+        int pins = 0;
+        bool conflict = false;
+        for (NodeId member : m_groupMembers[u]) {
+            ++counts[plan.devices[member.index].index];
+            pins += graph.node(member).pin.active() ? 1 : 0;
+            conflict = conflict || conflicted[member.index];
+        }
+        std::vector<std::pair<QColor, int>> shares;
+        for (const auto& [device, count] : counts)
+            shares.emplace_back(m_document->deviceColor(DeviceId(device)), count);
+        group->setPlacement(std::move(shares), pins, conflict);
+    }
     for (CopyBadgeItem* badge : m_badges) {
         removeItem(badge);
         delete badge;
@@ -275,7 +391,8 @@ void GraphScene::refreshPlan() {
         bool placed = false;
         for (NodeId consumer : copy.consumers) {
             for (EdgeItem* edge : m_edges) {
-                if (edge->value() == copy.value && edge->consumer() == consumer) {
+                if (edge->value() == copy.value &&
+                    m_layoutIndex[edge->consumer().index] == m_layoutIndex[consumer.index]) {
                     place(consumer, edge->path().pointAtPercent(0.5));
                     placed = true;
                 }

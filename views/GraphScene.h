@@ -8,6 +8,8 @@
 
 #include <QGraphicsScene>
 
+#include <set>
+#include <string>
 #include <vector>
 
 namespace placer::views {
@@ -33,6 +35,13 @@ public:
     void applySimpleLayout();
 
     NodeItem* nodeItem(NodeId node) const;
+    /// The name scopes of a node, outermost first ("/layer1/", "/layer1/layer1.0/", ...).
+    static std::vector<std::string> scopesOf(const std::string& name);
+    /// Scopes drawn as one collapsed group each (applies at the next layoutRequest()).
+    void setCollapsed(std::set<std::string> scopes);
+    const std::set<std::string>& collapsed() const { return m_collapsed; }
+    /// The nodes inside group unit `unit` (empty for a node).
+    std::vector<NodeId> groupMembers(int unit) const;
     std::vector<NodeId> selectedNodes() const;
     const std::vector<CopyBadgeItem*>& badges() const { return m_badges; }
     const std::vector<EdgeItem*>& edges() const { return m_edges; }
@@ -56,7 +65,11 @@ private:
     std::vector<int> m_layoutIndex; ///< node -> layout index, or -1 when not drawn
     std::vector<std::pair<ValueRef, NodeId>> m_edgeValues; ///< per drawn edge: value, consumer
     std::vector<int> m_laidOutEdge;     ///< per drawn edge: its index in the layout request, or -1
-    std::vector<NodeItem*> m_nodeItems; ///< per node, null when not drawn
+    std::vector<NodeItem*> m_nodeItems; ///< per node, null when not drawn (or collapsed)
+    std::vector<QGraphicsItem*> m_unitItems; ///< per layout unit: a node or a group
+    std::vector<std::string> m_groupScope;   ///< per unit: its scope when a group, else empty
+    std::vector<std::vector<NodeId>> m_groupMembers; ///< per unit: a group's nodes
+    std::set<std::string> m_collapsed;
     std::vector<EdgeItem*> m_edges;
     std::vector<CopyBadgeItem*> m_badges;
 };

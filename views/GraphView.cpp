@@ -1,6 +1,7 @@
 #include "views/GraphView.h"
 
 #include "views/GraphScene.h"
+#include "views/GroupItem.h"
 #include "views/MiniMap.h"
 #include "views/NodeItem.h"
 
@@ -103,6 +104,16 @@ void GraphView::showNode(NodeId node) {
     centerOn(item);
 }
 
+void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+    for (QGraphicsItem* item : items(event->position().toPoint())) {
+        if (auto* group = qgraphicsitem_cast<GroupItem*>(item)) {
+            emit expandRequested(group->scope());
+            return;
+        }
+    }
+    QGraphicsView::mouseDoubleClickEvent(event);
+}
+
 void GraphView::wheelEvent(QWheelEvent* event) {
     const double steps = event->angleDelta().y() / 120.0;
     if (steps == 0)
@@ -183,7 +194,8 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
     m_pressAt = event->position().toPoint();
     m_pressedOnNode = false;
     for (QGraphicsItem* item : items(m_pressAt))
-        m_pressedOnNode = m_pressedOnNode || item->type() == NodeItem::Type;
+        m_pressedOnNode =
+            m_pressedOnNode || item->type() == NodeItem::Type || item->type() == GroupItem::Type;
     if (event->button() == Qt::MiddleButton || (event->button() == Qt::LeftButton && m_spaceHeld)) {
         m_panning = true;
         m_lastPan = event->position().toPoint();
@@ -226,6 +238,9 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
 
 std::vector<NodeId> GraphView::dropTargets(const QPoint& position) const {
     for (QGraphicsItem* item : items(position)) {
+        if (auto* group = qgraphicsitem_cast<GroupItem*>(item))
+            return group->isSelected() ? m_scene->selectedNodes()
+                                       : m_scene->groupMembers(group->unit());
         auto* node = qgraphicsitem_cast<NodeItem*>(item);
         if (!node)
             continue;

@@ -43,6 +43,8 @@ signals:
     /// A device chip was dropped on `nodes` (the node under the cursor, or the whole selection
     /// when that node is part of it).
     void deviceDropped(const QString& device, const std::vector<NodeId>& nodes);
+    /// A collapsed group was double-clicked.
+    void expandRequested(const QString& scope);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
@@ -51,6 +53,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dragMoveEvent(QDragMoveEvent* event) override;
     void dropEvent(QDropEvent* event) override;

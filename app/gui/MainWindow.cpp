@@ -13,6 +13,7 @@
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/GroupItem.h"
 #include "views/NodeItem.h"
 #include "views/TimelineWidget.h"
 
@@ -107,6 +108,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(m_view, &views::GraphView::deviceDropped, this, &MainWindow::pinNodes);
     connect(m_palette, &views::DevicePalette::nodesDropped, this, &MainWindow::pinNodes);
+    connect(m_view, &views::GraphView::expandRequested, this, [this](const QString& scope) {
+        auto scopes = m_scene->collapsed();
+        scopes.erase(scope.toStdString());
+        setCollapsedScopes(std::move(scopes));
+    });
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, &MainWindow::showNodeMenu);
     connect(m_run, &RunController::finished, this, &MainWindow::runFinished);
@@ -282,6 +288,18 @@ void MainWindow::createActions() {
     QAction* fitSelection =
         viewMenu->addAction(tr("Fit &Selection"), m_view, &views::GraphView::fitSelection);
     fitSelection->setShortcut(Qt::CTRL | Qt::Key_9);
+    viewMenu->addSeparator();
+    viewMenu->addAction(tr("&Collapse Groups"), this, [this] {
+        std::set<std::string> scopes;
+        for (const Node& node : m_document->graph().nodes()) {
+            const auto all = views::GraphScene::scopesOf(node.name);
+            if (!all.empty())
+                scopes.insert(all.front());
+        }
+        setCollapsedScopes(std::move(scopes));
+    });
+    viewMenu->addAction(tr("E&xpand All Groups"), this, [this] { setCollapsedScopes({}); });
+    viewMenu->addSeparator();
     viewMenu->addAction(tr("Zoom &In"), m_view, &views::GraphView::zoomIn)
         ->setShortcut(QKeySequence::ZoomIn);
     viewMenu->addAction(tr("Zoom &Out"), m_view, &views::GraphView::zoomOut)
@@ -447,6 +465,10 @@ void MainWindow::updateRecentMenu() {
 }
 
 void MainWindow::startLayout() {
+    if (m_layoutPath != m_document->path()) { // a new graph: its own groups
+        m_layoutPath = m_document->path();
+        m_scene->setCollapsed({});
+    }
     ++m_layoutGeneration;
     const views::LayoutRequest request = m_scene->layoutRequest();
     m_progress->show();
@@ -1037,12 +1059,23 @@ std::vector<double> MainWindow::lastNodeMillis() const {
 
 namespace placer::gui {
 
+void MainWindow::setCollapsedScopes(std::set<std::string> scopes) {
+    m_scene->setCollapsed(std::move(scopes));
+    startLayout();
+}
+
 void MainWindow::showNodeMenu(const QPoint& position) {
-    // The node under the cursor, or the selection when that node is part of it.
-    views::NodeItem* clicked = nullptr;
+    // The node (or group) under the cursor, or the selection when it is part of it.
+    QGraphicsItem* clicked = nullptr;
+    views::NodeItem* clickedNode = nullptr;
+    views::GroupItem* clickedGroup = nullptr;
     for (QGraphicsItem* item : m_view->items(position)) {
-        if ((clicked = qgraphicsitem_cast<views::NodeItem*>(item)))
+        clickedNode = qgraphicsitem_cast<views::NodeItem*>(item);
+        clickedGroup = qgraphicsitem_cast<views::GroupItem*>(item);
+        if (clickedNode || clickedGroup) {
+            clicked = item;
             break;
+        }
     }
     if (!clicked)
         return;
@@ -1063,6 +1096,27 @@ void MainWindow::showNodeMenu(const QPoint& position) {
         anyPinned = anyPinned || m_document->pin(node).active();
     clear->setEnabled(anyPinned);
     menu.addSeparator();
+    if (clickedGroup) {
+        const QString scope = clickedGroup->scope();
+        menu.addAction(tr("Expand %1").arg(scope), this, [this, scope] {
+            auto scopes = m_scene->collapsed();
+            scopes.erase(scope.toStdString());
+            setCollapsedScopes(std::move(scopes));
+        });
+    } else {
+        const auto scopes =
+            views::GraphScene::scopesOf(m_document->graph().node(clickedNode->node()).name);
+        if (!scopes.empty()) {
+            QMenu* collapse = menu.addMenu(tr("Collapse"));
+            for (const std::string& scope : scopes) {
+                collapse->addAction(QString::fromStdString(scope), this, [this, scope] {
+                    auto collapsed = m_scene->collapsed();
+                    collapsed.insert(scope);
+                    setCollapsedScopes(std::move(collapsed));
+                });
+            }
+        }
+    }
     menu.addAction(tr("Fit Selection"), m_view, &views::GraphView::fitSelection);
     menu.exec(m_view->viewport()->mapToGlobal(position));
 }

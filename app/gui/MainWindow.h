@@ -10,6 +10,8 @@
 #include <QStringList>
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include <vector>
 
@@ -62,6 +64,8 @@ public:
     /// Per node, the median time of the last run in ms (-1 where none); empty without a run of
     /// the current graph.
     std::vector<double> lastNodeMillis() const;
+    /// Draws these name scopes as collapsed groups and lays the graph out again.
+    void setCollapsedScopes(std::set<std::string> scopes);
     /// Opens the device editor; its result is one undoable edit.
     void editDevices();
 
@@ -140,6 +144,7 @@ private:
     QFutureWatcher<views::LayoutResult> m_layoutWatcher;
     QFutureWatcher<std::shared_ptr<Result<LoadedModel>>> m_loadWatcher;
     QString m_loadingPath;
+    QString m_layoutPath; ///< the graph the current layout (and its groups) belongs to
     qint64 m_backgroundLoadBytes = 4 << 20;
     int m_layoutGeneration = 0; ///< bumped by every new layout and by cancel
     int m_runningLayout = -1;   ///< the generation the background layout belongs to

@@ -5,6 +5,7 @@
 
 #include "io/ModelLoader.h"
 #include "plan/Annotations.h"
+#include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/PlacementDocument.h"
 
@@ -115,7 +116,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption runFirst(
         QStringLiteral("run"),
         QApplication::translate("main", "Run the plan on virtual CPUs before the screenshot."));
-    parser.addOptions({screenshot, devices, pin, rule, fallback, mode, runFirst});
+    const QCommandLineOption collapse(
+        QStringLiteral("collapse"),
+        QApplication::translate("main", "Collapse the top-level name scopes into groups."));
+    parser.addOptions({screenshot, devices, pin, rule, fallback, mode, runFirst, collapse});
     parser.process(app);
 
     gui::MainWindow window;
@@ -187,6 +191,16 @@ int main(int argc, char** argv) {
         window.show();
         window.layoutNow();
         QApplication::processEvents();
+        if (parser.isSet(collapse)) {
+            std::set<std::string> scopes;
+            for (const Node& node : window.document()->graph().nodes()) {
+                const auto all = views::GraphScene::scopesOf(node.name);
+                if (!all.empty())
+                    scopes.insert(all.front());
+            }
+            window.setCollapsedScopes(std::move(scopes));
+            window.layoutNow();
+        }
         if (parser.isSet(runFirst)) {
             QEventLoop loop;
             QObject::connect(window.runController(), &gui::RunController::finished, &loop,

@@ -10,6 +10,7 @@
 #include "views/EdgeItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/GroupItem.h"
 #include "views/NodeItem.h"
 #include "views/TimelineWidget.h"
 
@@ -314,6 +315,53 @@ private slots:
         QCOMPARE(window.document()->graph().size(), nodes);
         QVERIFY(window.scene()->hasItems());
         dialog->accept();
+    }
+
+    void collapsedGroupsTakeDropsAndExpand() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kModels + "tiny_resnet.onnx");
+        const NodeId member = nodeNamed(window, "/layer1/conv1/Conv");
+        QVERIFY(window.scene()->nodeItem(member));
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        window.setCollapsedScopes({"/layer1/"});
+        QVERIFY(laidOut.wait(20000));
+        QVERIFY(!window.scene()->nodeItem(member)); // inside the group now
+        views::GroupItem* group = nullptr;
+        for (QGraphicsItem* item : window.scene()->items())
+            if (auto* g = qgraphicsitem_cast<views::GroupItem*>(item))
+                group = g;
+        QVERIFY(group);
+        QCOMPARE(group->scope(), QStringLiteral("/layer1/"));
+        const auto members = window.scene()->groupMembers(group->unit());
+        QVERIFY(members.size() >= 4);
+        // A chip dropped on the group pins every node inside, as one step.
+        window.view()->centerOn(group);
+        const QPoint target = window.view()->mapFromScene(group->scenePos());
+        QVERIFY(window.view()->viewport()->rect().contains(target));
+        QMimeData mime;
+        mime.setData(views::kDeviceMimeType, "cpu");
+        QDragEnterEvent enter(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.view()->viewport(), &enter);
+        QDragMoveEvent move(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.view()->viewport(), &move);
+        QVERIFY(move.isAccepted());
+        QDropEvent drop(QPointF(target), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.view()->viewport(), &drop);
+        QVERIFY(drop.isAccepted());
+        const auto cpu = *window.document()->devices().find("cpu");
+        for (NodeId node : members)
+            QCOMPARE(window.document()->pin(node).device, cpu);
+        QCOMPARE(window.undoStack()->count(), 1);
+        // The group's colour bar is all cpu.
+        QCOMPARE(group->shares().size(), std::size_t{1});
+        QCOMPARE(group->shares()[0].first, window.document()->deviceColor(cpu));
+        // Double-click expands it again.
+        const QPoint at = window.view()->mapFromScene(group->scenePos());
+        QTest::mouseDClick(window.view()->viewport(), Qt::LeftButton, {}, at);
+        QVERIFY(laidOut.wait(20000));
+        QVERIFY(window.scene()->nodeItem(member));
+        QVERIFY(window.scene()->nodeItem(member)->isPinned());
     }
 
     void largeFilesLoadInTheBackground() {

@@ -77,14 +77,6 @@ bool parseDouble(const std::string& text, double* value) {
     return ec == std::errc() && end == text.data() + text.size() && *value >= 0;
 }
 
-int onnxOpset(const Graph& graph) {
-    for (const auto& [key, value] : graph.properties) {
-        if (key == "onnx.opset")
-            return std::atoi(value.c_str());
-    }
-    return 0;
-}
-
 /// "out/logits.npy" for an output called "logits"; names are made file-safe.
 std::string outputFileName(const std::string& dir, const std::string& name, std::size_t index) {
     std::string safe;
@@ -246,7 +238,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         return fail(mapping.error().message);
     for (const std::string& warning : warnings)
         err << "placer run: warning: " << warning << "\n";
-    const int opset = onnxOpset(graph);
+    const int opset = graph.onnxOpset();
     auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
     if (!executor)
         return fail(executor.error().message);

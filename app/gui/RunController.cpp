@@ -67,10 +67,7 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
         outcome->error = QString::fromStdString(mapping.error().message);
         return outcome;
     }
-    int opset = 0;
-    for (const auto& [key, value] : graph.properties)
-        if (key == "onnx.opset")
-            opset = std::atoi(value.c_str());
+    const int opset = graph.onnxOpset();
     auto executor = Executor::load(graph, outcome->devices, program.take(), mapping.value(), opset);
     if (!executor) {
         outcome->error = QString::fromStdString(executor.error().message);

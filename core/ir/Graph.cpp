@@ -1,6 +1,8 @@
 // The dataflow graph.
 #include "ir/Graph.h"
 
+#include <cstdlib>
+
 #include <cassert>
 
 namespace placer {
@@ -48,6 +50,14 @@ std::string Graph::valueName(ValueRef value) const {
     if (producer.outputs.size() <= 1)
         return producer.name;
     return producer.name + "." + std::to_string(value.output);
+}
+
+int Graph::onnxOpset() const {
+    for (const auto& [key, value] : properties) {
+        if (key == "onnx.opset")
+            return std::atoi(value.c_str());
+    }
+    return 0;
 }
 
 } // namespace placer

@@ -115,6 +115,8 @@ public:
     std::string sourceFormat; ///< "relay", "json", "onnx"
     /// Facts about the source a writer may need again, in order: ("onnx.opset", "13"), ...
     std::vector<std::pair<std::string, std::string>> properties;
+    /// The model's ONNX opset, or 0 when it did not come from ONNX.
+    int onnxOpset() const;
 
 private:
     std::vector<Node> m_nodes;

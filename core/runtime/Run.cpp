@@ -1,6 +1,7 @@
 #include "runtime/Run.h"
 
 #include "plan/Planner.h"
+#include "runtime/cpu/KernelUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,53 +81,6 @@ SingleDevicePlan singleDevicePlan(const Graph& graph) {
     return result;
 }
 
-namespace {
-
-double loadElement(const HostTensor& t, std::int64_t i) {
-    const std::byte* p = t.data.data();
-    switch (t.type.dtype) {
-    case DType::Float32: {
-        float v;
-        std::memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    case DType::Float64: {
-        double v;
-        std::memcpy(&v, p + 8 * i, 8);
-        return v;
-    }
-    case DType::Int64: {
-        std::int64_t v;
-        std::memcpy(&v, p + 8 * i, 8);
-        return static_cast<double>(v);
-    }
-    case DType::Int32: {
-        std::int32_t v;
-        std::memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    case DType::Int16: {
-        std::int16_t v;
-        std::memcpy(&v, p + 2 * i, 2);
-        return v;
-    }
-    case DType::Int8:
-        return static_cast<double>(static_cast<std::int8_t>(p[i]));
-    case DType::UInt8:
-    case DType::Bool:
-        return static_cast<double>(static_cast<std::uint8_t>(p[i]));
-    case DType::Float16:
-    case DType::BFloat16: {
-        std::uint16_t v;
-        std::memcpy(&v, p + 2 * i, 2);
-        return v; // compared bitwise-equal only
-    }
-    }
-    return 0;
-}
-
-} // namespace
-
 ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
                               const std::vector<HostTensor>& expected, double atol, double rtol) {
     ReferenceCheck check;
@@ -147,7 +101,8 @@ ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
         }
         const std::int64_t n = a.type.elementCount();
         for (std::int64_t i = 0; i < n; ++i) {
-            const double x = loadElement(a, i), y = loadElement(b, i);
+            const double x = cpu::loadAsDouble(a.data.data(), a.type.dtype, i);
+            const double y = cpu::loadAsDouble(b.data.data(), b.type.dtype, i);
             if (std::isnan(x) && std::isnan(y))
                 continue;
             const double diff = std::fabs(x - y);

@@ -29,62 +29,57 @@ using namespace placer;
 
 namespace {
 
-/// Blocks of four parallel branches (1x1, 3x3, 5x5 as two 3x3, pool) joined by concatenate.
-std::string inceptionLike(int blocks) {
-    std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 16, 8, 8), float32]) {\n";
-    int n = 0;
-    std::string prev = "%x";
-    auto bind = [&](const std::string& expr) {
-        const std::string name = "%" + std::to_string(n++);
+/// Relay text built one binding at a time.
+struct RelayText {
+    explicit RelayText(const std::string& input) {
+        text = "#[version = \"0.0.5\"]\ndef @main(%x: " + input + ") {\n";
+    }
+    std::string bind(const std::string& expr) {
+        const std::string name = "%" + std::to_string(count++);
         text += "  " + name + " = " + expr + ";\n";
         return name;
-    };
-    for (int b = 0; b < blocks; ++b) {
-        const std::string a = bind("nn.relu(" + prev + ")");
-        const std::string c1 = bind("sigmoid(" + prev + ")");
-        const std::string c2 = bind("tanh(" + c1 + ")");
-        const std::string d1 = bind("negative(" + prev + ")");
-        const std::string d2 = bind("nn.relu(" + d1 + ")");
-        const std::string d3 = bind("tanh(" + d2 + ")");
-        const std::string e1 =
-            bind("nn.max_pool2d(" + prev + ", pool_size=[3, 3], padding=[1, 1, 1, 1])");
-        const std::string e2 = bind("nn.relu(" + e1 + ")");
-        const std::string s1 = bind("add(" + a + ", " + c2 + ")");
-        const std::string s2 = bind("add(" + d3 + ", " + e2 + ")");
-        prev = bind("add(" + s1 + ", " + s2 + ")");
     }
-    text += "  " + prev + "\n}\n";
-    return text;
+    std::string finish(const std::string& result) { return text + "  " + result + "\n}\n"; }
+    std::string text;
+    int count = 0;
+};
+
+/// Blocks of four parallel branches (1x1, 3x3, 5x5 as two 3x3, pool) joined by adds.
+std::string inceptionLike(int blocks) {
+    RelayText r("Tensor[(1, 16, 8, 8), float32]");
+    std::string prev = "%x";
+    for (int b = 0; b < blocks; ++b) {
+        const std::string a = r.bind("nn.relu(" + prev + ")");
+        const std::string c2 = r.bind("tanh(" + r.bind("sigmoid(" + prev + ")") + ")");
+        const std::string d2 = r.bind("nn.relu(" + r.bind("negative(" + prev + ")") + ")");
+        const std::string d3 = r.bind("tanh(" + d2 + ")");
+        const std::string e1 =
+            r.bind("nn.max_pool2d(" + prev + ", pool_size=[3, 3], padding=[1, 1, 1, 1])");
+        const std::string e2 = r.bind("nn.relu(" + e1 + ")");
+        const std::string s1 = r.bind("add(" + a + ", " + c2 + ")");
+        const std::string s2 = r.bind("add(" + d3 + ", " + e2 + ")");
+        prev = r.bind("add(" + s1 + ", " + s2 + ")");
+    }
+    return r.finish(prev);
 }
 
 /// Layers of attention-like and feed-forward blocks with residual skips.
 std::string transformerLike(int layers) {
-    std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(16, 64), float32]) {\n";
-    int n = 0;
+    RelayText r("Tensor[(16, 64), float32]");
     std::string prev = "%x";
-    auto bind = [&](const std::string& expr) {
-        const std::string name = "%" + std::to_string(n++);
-        text += "  " + name + " = " + expr + ";\n";
-        return name;
-    };
     for (int l = 0; l < layers; ++l) {
-        const std::string q = bind("tanh(" + prev + ")");
-        const std::string k = bind("sigmoid(" + prev + ")");
-        const std::string v = bind("nn.relu(" + prev + ")");
-        const std::string s = bind("multiply(" + q + ", " + k + ")");
-        const std::string p = bind("nn.softmax(" + s + ")");
-        const std::string a = bind("multiply(" + p + ", " + v + ")");
-        const std::string o = bind("negative(" + a + ")");
-        const std::string r1 = bind("add(" + prev + ", " + o + ")");
-        const std::string n1 = bind("tanh(" + r1 + ")");
-        const std::string f1 = bind("nn.relu(" + n1 + ")");
-        const std::string f2 = bind("sigmoid(" + f1 + ")");
-        const std::string f3 = bind("negative(" + f2 + ")");
-        const std::string r2 = bind("add(" + r1 + ", " + f3 + ")");
-        prev = bind("tanh(" + r2 + ")");
+        const std::string q = r.bind("tanh(" + prev + ")");
+        const std::string k = r.bind("sigmoid(" + prev + ")");
+        const std::string v = r.bind("nn.relu(" + prev + ")");
+        const std::string p =
+            r.bind("nn.softmax(" + r.bind("multiply(" + q + ", " + k + ")") + ")");
+        const std::string o = r.bind("negative(" + r.bind("multiply(" + p + ", " + v + ")") + ")");
+        const std::string r1 = r.bind("add(" + prev + ", " + o + ")");
+        const std::string f1 = r.bind("nn.relu(" + r.bind("tanh(" + r1 + ")") + ")");
+        const std::string f3 = r.bind("negative(" + r.bind("sigmoid(" + f1 + ")") + ")");
+        prev = r.bind("tanh(" + r.bind("add(" + r1 + ", " + f3 + ")") + ")");
     }
-    text += "  " + prev + "\n}\n";
-    return text;
+    return r.finish(prev);
 }
 
 double percentile(std::vector<double> values, double p) {

@@ -36,13 +36,6 @@ struct Loaded {
     std::vector<HostTensor> inputs;
 };
 
-int opsetOf(const Graph& graph) {
-    for (const auto& [key, value] : graph.properties)
-        if (key == "onnx.opset")
-            return std::atoi(value.c_str());
-    return 0;
-}
-
 /// Plans, lowers and loads; exits on failure (a benchmark has nothing to recover).
 void load(Loaded& l, std::vector<DeviceMapRequest> maps = {}) {
     l.plan = planDevices(l.graph, l.devices, PlanOptions{});
@@ -54,7 +47,7 @@ void load(Loaded& l, std::vector<DeviceMapRequest> maps = {}) {
     std::vector<std::string> warnings;
     auto mapping = mapDevices(l.devices, maps, l.registry, &warnings);
     auto executor =
-        Executor::load(l.graph, l.devices, program.take(), mapping.value(), opsetOf(l.graph));
+        Executor::load(l.graph, l.devices, program.take(), mapping.value(), l.graph.onnxOpset());
     if (!executor) {
         std::fprintf(stderr, "load: %s\n", executor.error().message.c_str());
         std::exit(1);

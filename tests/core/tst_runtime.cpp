@@ -42,10 +42,7 @@ std::unique_ptr<Prepared> prepare(LoadedModel model, const PlanOptions& options,
     auto mapping = mapDevices(prepared->model.devices, maps, *prepared->registry, &warnings);
     if (!mapping)
         qFatal("mapping failed: %s", mapping.error().message.c_str());
-    int opset = 0;
-    for (const auto& [key, value] : prepared->model.graph.properties)
-        if (key == "onnx.opset")
-            opset = std::stoi(value);
+    const int opset = prepared->model.graph.onnxOpset();
     auto executor = Executor::load(prepared->model.graph, prepared->model.devices, program.take(),
                                    mapping.value(), opset);
     if (!executor)
@@ -77,10 +74,7 @@ std::vector<HostTensor> reference(const Graph& graph, const std::vector<HostTens
     if (!program)
         qFatal("reference lowering failed: %s", program.error().message.c_str());
     DeviceRegistry registry;
-    int opset = 0;
-    for (const auto& [key, value] : graph.properties)
-        if (key == "onnx.opset")
-            opset = std::stoi(value);
+    const int opset = graph.onnxOpset();
     auto executor =
         Executor::load(single.graph, single.devices, program.take(), {registry.freshVCpu()}, opset);
     if (!executor)

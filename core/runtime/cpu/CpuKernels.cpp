@@ -49,70 +49,6 @@ std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input) {
     return values;
 }
 
-/// Reads element i of a tensor of any dtype as double.
-double loadAsDouble(const std::byte* data, DType dtype, std::int64_t i) {
-    switch (dtype) {
-    case DType::Float32: {
-        float v;
-        std::memcpy(&v, data + 4 * i, 4);
-        return v;
-    }
-    case DType::Float64: {
-        double v;
-        std::memcpy(&v, data + 8 * i, 8);
-        return v;
-    }
-    case DType::Float16: {
-        std::uint16_t v;
-        std::memcpy(&v, data + 2 * i, 2);
-        return halfToFloat(v);
-    }
-    case DType::BFloat16: {
-        std::uint16_t v;
-        std::memcpy(&v, data + 2 * i, 2);
-        return bfloat16ToFloat(v);
-    }
-    default:
-        return static_cast<double>(readIndex(data, dtype, i));
-    }
-}
-
-void storeFromDouble(std::byte* data, DType dtype, std::int64_t i, double value) {
-    auto put = [&](auto v) { std::memcpy(data + sizeof(v) * i, &v, sizeof(v)); };
-    switch (dtype) {
-    case DType::Float32:
-        put(static_cast<float>(value));
-        break;
-    case DType::Float64:
-        put(value);
-        break;
-    case DType::Float16:
-        put(floatToHalf(static_cast<float>(value)));
-        break;
-    case DType::BFloat16:
-        put(floatToBFloat16(static_cast<float>(value)));
-        break;
-    case DType::Int8:
-        put(static_cast<std::int8_t>(value));
-        break;
-    case DType::Int16:
-        put(static_cast<std::int16_t>(value));
-        break;
-    case DType::Int32:
-        put(static_cast<std::int32_t>(value));
-        break;
-    case DType::Int64:
-        put(static_cast<std::int64_t>(value));
-        break;
-    case DType::UInt8:
-        put(static_cast<std::uint8_t>(value));
-        break;
-    case DType::Bool:
-        put(static_cast<std::uint8_t>(value != 0 ? 1 : 0));
-        break;
-    }
-}
-
 /// Copies elements of size `E` from a strided view of `src` into contiguous `dst`.
 template <std::size_t E>
 void gatherStrided(std::byte* dst, const std::byte* src, const Dims& shape, const Dims& strides) {
@@ -1089,6 +1025,69 @@ const std::unordered_map<std::string, Factory>& factories() {
 }
 
 } // namespace
+
+double loadAsDouble(const std::byte* data, DType dtype, std::int64_t i) {
+    switch (dtype) {
+    case DType::Float32: {
+        float v;
+        std::memcpy(&v, data + 4 * i, 4);
+        return v;
+    }
+    case DType::Float64: {
+        double v;
+        std::memcpy(&v, data + 8 * i, 8);
+        return v;
+    }
+    case DType::Float16: {
+        std::uint16_t v;
+        std::memcpy(&v, data + 2 * i, 2);
+        return halfToFloat(v);
+    }
+    case DType::BFloat16: {
+        std::uint16_t v;
+        std::memcpy(&v, data + 2 * i, 2);
+        return bfloat16ToFloat(v);
+    }
+    default:
+        return static_cast<double>(readIndex(data, dtype, i));
+    }
+}
+
+void storeFromDouble(std::byte* data, DType dtype, std::int64_t i, double value) {
+    auto put = [&](auto v) { std::memcpy(data + sizeof(v) * i, &v, sizeof(v)); };
+    switch (dtype) {
+    case DType::Float32:
+        put(static_cast<float>(value));
+        break;
+    case DType::Float64:
+        put(value);
+        break;
+    case DType::Float16:
+        put(floatToHalf(static_cast<float>(value)));
+        break;
+    case DType::BFloat16:
+        put(floatToBFloat16(static_cast<float>(value)));
+        break;
+    case DType::Int8:
+        put(static_cast<std::int8_t>(value));
+        break;
+    case DType::Int16:
+        put(static_cast<std::int16_t>(value));
+        break;
+    case DType::Int32:
+        put(static_cast<std::int32_t>(value));
+        break;
+    case DType::Int64:
+        put(static_cast<std::int64_t>(value));
+        break;
+    case DType::UInt8:
+        put(static_cast<std::uint8_t>(value));
+        break;
+    case DType::Bool:
+        put(static_cast<std::uint8_t>(value != 0 ? 1 : 0));
+        break;
+    }
+}
 
 float halfToFloat(std::uint16_t h) {
     const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;

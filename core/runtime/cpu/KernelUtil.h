@@ -206,6 +206,10 @@ inline std::int64_t readIndex(const std::byte* data, DType dtype, std::int64_t i
     }
 }
 
+/// Element i of a tensor of any dtype as double, and back (float16/bfloat16 converted).
+double loadAsDouble(const std::byte* data, DType dtype, std::int64_t i);
+void storeFromDouble(std::byte* data, DType dtype, std::int64_t i, double value);
+
 /// float16 / bfloat16 <-> float conversions (round to nearest even).
 float halfToFloat(std::uint16_t h);
 std::uint16_t floatToHalf(float f);

@@ -152,7 +152,6 @@ void MainWindow::createDocks() {
                                          "wins):"),
                                       rules));
     m_rules = new QPlainTextEdit(rules);
-    m_rules->setPlaceholderText(QStringLiteral("nn.conv2d=gpu\nnn.dense=gpu"));
     m_rules->setMaximumHeight(110);
     rulesLayout->addWidget(m_rules);
     auto* form = new QFormLayout;
@@ -693,6 +692,22 @@ void MainWindow::refreshStatus() {
 
 void MainWindow::refreshRules() {
     const PlanOptions& options = m_document->options();
+    // An example in the graph's own op names: its two most common ops on the default device.
+    std::map<std::string, int> ops;
+    for (const Node& node : m_document->graph().nodes()) {
+        if (node.role() == OpRole::Compute)
+            ++ops[node.op->name];
+    }
+    std::vector<std::pair<int, std::string>> common;
+    for (const auto& [op, count] : ops)
+        common.emplace_back(-count, op);
+    std::sort(common.begin(), common.end());
+    const DeviceSet& devices = m_document->devices();
+    QStringList example;
+    for (std::size_t i = 0; i < common.size() && i < 2 && devices.defaultDevice().valid(); ++i)
+        example << QString::fromStdString(common[i].second + "=" +
+                                          devices[devices.defaultDevice()].name);
+    m_rules->setPlaceholderText(example.join(QLatin1Char('\n')));
     QStringList lines;
     for (const OpRule& rule : options.rules)
         lines << QString::fromStdString(rule.opPattern + "=" + rule.device);

@@ -8,7 +8,7 @@ build=${PLACER_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake ninja-build pkg-config
           qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-          libgraphviz-dev libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
+          libgraphviz-dev libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
           clang libclang-rt-14-dev)
 
 missing=()

@@ -16,6 +16,7 @@ commands:
   compile   lower the plan to bytecode for the runtime (--emit bytecode)
   run       run the plan on real devices: latency, per-node and per-copy times, a trace
   devices   list the physical devices this machine has (cpu, vcpuN, cuda:N)
+  plans     save, list, show, diff, rename, duplicate and delete plans (SQLite workspace)
   help      show this help, or `placer help COMMAND` for one command
 
 Run `placer COMMAND --help` for the options of a command.
@@ -84,6 +85,8 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
         return runRunCommand(rest, in, out, err);
     if (command == "devices")
         return runDevicesCommand(rest, in, out, err);
+    if (command == "plans")
+        return runPlansCommand(rest, in, out, err);
     err << "placer: unknown command '" << command << "'\n\n" << kUsage;
     return UsageError;
 }

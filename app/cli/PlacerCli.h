@@ -25,6 +25,8 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
                       std::ostream& err);
 int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                   std::ostream& err);
+int runPlansCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                    std::ostream& err);
 int runDevicesCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                       std::ostream& err);
 

@@ -9,11 +9,13 @@
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
+#include "store/PlanStore.h"
 
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <thread>
 
 namespace placer::cli {
 
@@ -55,6 +57,10 @@ options:
   --no-reference             skip the single-device reference run
   --atol X, --rtol X         reference tolerance (default 1e-4 and 1e-3)
   --json                     write the run report as JSON
+  --save-run                 record the run in the workspace (see placer plans), against the
+                             plan --plan NAME (default: the model's name), saving the plan
+                             first when there is none of that name
+  --db FILE                  the workspace file for --save-run
   -o, --output FILE          write the report to FILE instead of standard output
   -h, --help                 show this help
 
@@ -89,6 +95,52 @@ std::string outputFileName(const std::string& dir, const std::string& name, std:
     if (safe.empty())
         safe = "output_" + std::to_string(index);
     return (std::filesystem::path(dir) / (safe + ".npy")).string();
+}
+
+/// Records a run in the workspace against plan `name`: saved first when there is none of that
+/// name; refused when the stored plan places nodes differently from the plan that ran.
+std::optional<std::string> recordRun(const std::string& db, const std::string& name,
+                                     const PlannedModel& planned, const PlanOptions& options,
+                                     const RunResult& result, const RunReportInput& report,
+                                     std::ostream& err) {
+    auto opened = store::PlanStore::open(db);
+    if (!opened)
+        return opened.error().toString();
+    store::PlanStore& plans = *opened.value();
+    const Graph& graph = planned.model.graph;
+    const DeviceSet& devices = planned.model.devices;
+    auto stored = plans.loadPlan(name);
+    if (!stored) {
+        if (auto error = plans.savePlan(name, "", graph, devices, options, planned.plan))
+            return error->toString();
+        err << "placer run: saved the plan as '" << name << "' in " << db << "\n";
+    } else {
+        const auto& saved = stored.value().savedDevices;
+        bool same = saved.size() == graph.size();
+        for (std::size_t i = 0; same && i < graph.size(); ++i)
+            same = planned.plan.devices[i].valid() &&
+                   saved[i] == devices[planned.plan.devices[i]].name;
+        if (!same)
+            return "plan '" + name + "' in " + db +
+                   " places nodes differently from the plan that ran; give another --plan NAME";
+    }
+    store::RunRecord run;
+    for (int d = 0; d < devices.size(); ++d) {
+        for (const StreamInfo& stream : result.streams) {
+            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), DeviceId(d)) !=
+                stream.virtuals.end())
+                run.mapping += (run.mapping.empty() ? "" : ", ") + devices[DeviceId(d)].name + "=" +
+                               stream.physical;
+        }
+    }
+    run.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
+    run.iterations = static_cast<int>(result.latencyMicros.size());
+    run.latencyMs = median(result.latencyMicros) / 1000.0;
+    run.report = runReportJson(report).dump(-1);
+    if (auto error = plans.saveRun(name, run))
+        return error->toString();
+    err << "placer run: recorded the run of '" << name << "' in " << db << "\n";
+    return std::nullopt;
 }
 
 } // namespace
@@ -135,9 +187,12 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     bool json = false, reference = true;
     double atol = 1e-4, rtol = 1e-3;
     CommandOptions own;
-    own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed",  "--save-outputs",
-                     "--trace", "--atol",       "--rtol",   "-o",      "--output"};
-    own.flags = {"--json", "--no-reference"};
+    own.withValue = {"--map",          "--iterations", "--warmup", "--input", "--seed",
+                     "--save-outputs", "--trace",      "--atol",   "--rtol",  "-o",
+                     "--output",       "--plan",       "--db"};
+    own.flags = {"--json", "--no-reference", "--save-run"};
+    bool saveRun = false;
+    std::string planName, db = store::PlanStore::defaultPath();
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         std::string lhs, rhs, error;
@@ -145,6 +200,12 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             json = true;
         } else if (name == "--no-reference") {
             reference = false;
+        } else if (name == "--save-run") {
+            saveRun = true;
+        } else if (name == "--plan") {
+            planName = value;
+        } else if (name == "--db") {
+            db = value;
         } else if (name == "--map") {
             if (!splitAssignment(value, &lhs, &rhs, &error))
                 return "--map " + error;
@@ -294,6 +355,11 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     const int written = writeOutput("run", text, output, out, err);
     if (written != Ok)
         return written;
+    if (saveRun) {
+        if (auto error = recordRun(db, planName.empty() ? graph.name : planName, planned,
+                                   parsed.options, result.value(), report, err))
+            return fail(*error);
+    }
     if (report.reference && !report.reference->ok)
         return fail("the outputs differ from the single-device reference: " +
                     report.reference->mismatch);

@@ -56,6 +56,7 @@ private slots:
     void runErrors_data();
     void runErrors();
     void devicesSaysWhyCudaIsAbsent();
+    void plansInAWorkspace();
 };
 
 void TestPlacerCli::summaryOfTheSharedInputExample() {
@@ -379,6 +380,61 @@ void TestPlacerCli::devicesSaysWhyCudaIsAbsent() {
     QVERIFY2(run.out.contains("cuda: absent"), qPrintable(run.out));
     const Run json = placerRun({"devices", "--json"});
     QVERIFY(Json::parse(json.out.toStdString(), "stdout").ok());
+}
+
+void TestPlacerCli::plansInAWorkspace() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("ws.db");
+    const QString model =
+        QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay");
+    Run run = placerRun({"plans", "save", model, "--name", "gpu", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("saved plan 'gpu'"), qPrintable(run.out));
+    run = placerRun({"plans", "save", model, "--name", "split", "--rule", "nn.conv2d=gpu",
+                     "--fallback", "cpu", "--note", "convs only", "--db", db});
+    QCOMPARE(run.code, 0);
+    run = placerRun({"plans", "list", "--json", "--db", db});
+    QCOMPARE(run.code, 0);
+    auto list = Json::parse(run.out.toStdString(), "stdout");
+    QVERIFY(list.ok());
+    QCOMPARE(list.value().items().size(), std::size_t{2});
+    QCOMPARE(list.value().items()[1]["note"].asString(), std::string("convs only"));
+    QVERIFY(list.value().items()[1]["copies"].asInt() > 0);
+    run = placerRun({"plans", "show", "split", "--emit", "json", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY(run.err.isEmpty()); // the planner's answer has not changed
+    QVERIFY(Json::parse(run.out.toStdString(), "stdout").ok());
+    run = placerRun({"plans", "diff", "gpu", "split", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("copies added") && run.out.contains("moved %"), qPrintable(run.out));
+    // A run recorded against a plan shows up in the list.
+    run = placerRun({"run", model, "--rule", "nn.conv2d=gpu", "--fallback", "cpu", "--iterations",
+                     "2", "--save-run", "--plan", "split", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.err.contains("recorded the run of 'split'"), qPrintable(run.err));
+    run =
+        placerRun({"run", model, "--iterations", "1", "--save-run", "--plan", "split", "--db", db});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains("places nodes differently"), qPrintable(run.err));
+    run = placerRun({"plans", "list", "--db", db});
+    QVERIFY2(run.out.contains("last run"), qPrintable(run.out));
+    QCOMPARE(placerRun({"plans", "rename", "split", "mine", "--db", db}).code, 0);
+    QCOMPARE(placerRun({"plans", "duplicate", "mine", "copy", "--db", db}).code, 0);
+    QCOMPARE(placerRun({"plans", "delete", "copy", "--db", db}).code, 0);
+    run = placerRun({"plans", "delete", "copy", "--db", db});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains("no plan called 'copy'"), qPrintable(run.err));
+    // Usage and user errors.
+    QCOMPARE(placerRun({"plans", "save", model, "--db", db}).code, 2);
+    QCOMPARE(placerRun({"plans", "frobnicate", "--db", db}).code, 2);
+    QCOMPARE(placerRun({"plans", "show", "--db", db}).code, 2);
+    QFile notes(dir.filePath("notes.txt"));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("not a database at all, just some text that is long enough to have a header\n");
+    notes.close();
+    run = placerRun({"plans", "list", "--db", notes.fileName()});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains("not SQLite"), qPrintable(run.err));
 }
 
 QTEST_GUILESS_MAIN(TestPlacerCli)

@@ -1,0 +1,256 @@
+// `placer plans`: save, list, show, diff, rename, duplicate and delete plans in the workspace.
+#include "cli/PlacerCli.h"
+#include "cli/PlanSetup.h"
+
+#include "io/Json.h"
+#include "io/PlanReport.h"
+#include "io/RelayWriter.h"
+#include "plan/PlannedGraph.h"
+#include "store/PlanStore.h"
+
+#include <ostream>
+
+namespace placer::cli {
+
+namespace {
+
+constexpr const char* kPlansHelp = R"(usage: placer plans COMMAND ... [--db FILE]
+
+Keeps plans (and the runs of them) in one SQLite file per workspace, by default
+$XDG_DATA_HOME/placement-explorer/workspace.db (~/.local/share/... without XDG_DATA_HOME).
+
+commands:
+  save MODEL --name NAME [--note TEXT] [plan options]
+                       plan MODEL and save the plan (replacing one of that name)
+  list [--json]        the saved plans: graph, devices, copies, last run latency
+  show NAME [--emit summary|json|relay]
+                       re-plan a saved plan; says what differs if the planner's answer changed
+  diff A B [--json]    nodes whose device differs, copies added and removed, bytes moved
+  rename OLD NEW       rename a plan
+  duplicate NAME NEW   copy a plan under a new name
+  delete NAME          delete a plan and its runs
+
+exit codes: 0 ok, 1 user error, 2 usage error
+)";
+
+std::string humanBytes(std::int64_t bytes) {
+    return formatBytes(bytes);
+}
+
+int usage(std::ostream& err, const std::string& message) {
+    err << "placer plans: " << message << "\nrun 'placer plans --help' for the commands\n";
+    return UsageError;
+}
+
+int fail(std::ostream& err, const std::string& message) {
+    err << "placer plans: error: " << message << "\n";
+    return UserError;
+}
+
+} // namespace
+
+int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, std::ostream& out,
+                    std::ostream& err) {
+    if (rawArgs.empty())
+        return usage(err, "no command given");
+    if (rawArgs[0] == "-h" || rawArgs[0] == "--help") {
+        out << kPlansHelp;
+        return Ok;
+    }
+    const std::string command = rawArgs[0];
+    std::vector<std::string> args(rawArgs.begin() + 1, rawArgs.end());
+    // --db FILE anywhere; the rest depends on the command.
+    std::string db = store::PlanStore::defaultPath();
+    std::vector<std::string> rest;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--db" || args[i].rfind("--db=", 0) == 0) {
+            if (args[i] == "--db") {
+                if (i + 1 >= args.size())
+                    return usage(err, "option --db needs a value");
+                db = args[++i];
+            } else {
+                db = args[i].substr(5);
+            }
+            continue;
+        }
+        rest.push_back(args[i]);
+    }
+    auto openStore = [&]() { return store::PlanStore::open(db); };
+
+    if (command == "save") {
+        std::string name, note;
+        CommandOptions own;
+        own.withValue = {"--name", "--note"};
+        own.handle = [&](const std::string& option,
+                         const std::string& value) -> std::optional<std::string> {
+            (option == "--name" ? name : note) = value;
+            return std::nullopt;
+        };
+        PlanArguments parsed;
+        if (const auto exit =
+                parseCommandLine("plans save", kPlansHelp, rest, &parsed, own, out, err))
+            return *exit;
+        if (name.empty())
+            return usage(err, "save needs --name NAME");
+        PlannedModel planned;
+        if (const auto exit = loadAndPlan("plans save", parsed, in, err, &planned))
+            return *exit;
+        auto opened = openStore();
+        if (!opened)
+            return fail(err, opened.error().toString());
+        if (auto error =
+                opened.value()->savePlan(name, note, planned.model.graph, planned.model.devices,
+                                         parsed.options, planned.plan))
+            return fail(err, error->toString());
+        out << "saved plan '" << name << "' (" << planned.plan.copies.size() << " copies, "
+            << humanBytes(planned.plan.copiedBytes()) << ", " << planned.plan.conflicts.size()
+            << " conflicts) in " << db << "\n";
+        return Ok;
+    }
+
+    auto opened = openStore();
+    if (!opened)
+        return fail(err, opened.error().toString());
+    store::PlanStore& plans = *opened.value();
+    const bool json = std::find(rest.begin(), rest.end(), "--json") != rest.end();
+    std::vector<std::string> positional;
+    std::string emit = "summary";
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        if (rest[i] == "--json")
+            continue;
+        if (rest[i] == "--emit" && i + 1 < rest.size()) {
+            emit = rest[++i];
+            continue;
+        }
+        if (rest[i].size() > 1 && rest[i][0] == '-')
+            return usage(err, "unknown option '" + rest[i] + "'");
+        positional.push_back(rest[i]);
+    }
+    auto need = [&](std::size_t count, const char* shape) -> std::optional<int> {
+        if (positional.size() != count)
+            return usage(err, std::string(command) + " takes " + shape);
+        return std::nullopt;
+    };
+
+    if (command == "list") {
+        if (auto bad = need(0, "no arguments"))
+            return *bad;
+        auto list = plans.listPlans();
+        if (!list)
+            return fail(err, list.error().toString());
+        if (json) {
+            Json array = Json::array();
+            for (const store::PlanSummary& p : list.value()) {
+                Json entry = Json::object();
+                entry.set("name", p.name);
+                entry.set("graph", p.graph);
+                entry.set("devices", p.devices);
+                entry.set("copies", p.copies);
+                entry.set("copied_bytes", p.copiedBytes);
+                entry.set("conflicts", p.conflicts);
+                entry.set("note", p.note);
+                entry.set("created", p.created);
+                entry.set("updated", p.updated);
+                entry.set("last_run_ms", p.lastRunMs < 0 ? Json(nullptr) : Json(p.lastRunMs));
+                array.push(std::move(entry));
+            }
+            out << array.dump() << "\n";
+            return Ok;
+        }
+        if (list.value().empty())
+            out << "no plans in " << db << "\n";
+        for (const store::PlanSummary& p : list.value()) {
+            out << p.name << "  (" << p.graph << " on " << p.devices << ": " << p.copies
+                << " copies, " << humanBytes(p.copiedBytes) << ", " << p.conflicts << " conflicts";
+            if (p.lastRunMs >= 0)
+                out << ", last run " << p.lastRunMs << " ms";
+            out << ", updated " << p.updated << ")";
+            if (!p.note.empty())
+                out << "  " << p.note;
+            out << "\n";
+        }
+        return Ok;
+    }
+    if (command == "show") {
+        if (auto bad = need(1, "NAME"))
+            return *bad;
+        if (emit != "summary" && emit != "json" && emit != "relay")
+            return usage(err, "--emit must be summary, json or relay, not '" + emit + "'");
+        auto stored = plans.loadPlan(positional[0]);
+        if (!stored)
+            return fail(err, stored.error().toString());
+        const store::PlanCheck check = store::PlanStore::check(stored.value());
+        for (const std::string& difference : check.differences)
+            err << "placer plans: the planner now answers differently: " << difference << "\n";
+        const Graph& graph = stored.value().model.graph;
+        const DeviceSet& devices = stored.value().model.devices;
+        if (emit == "json") {
+            out << planReportJson(graph, devices, stored.value().options, check.plan).dump()
+                << "\n";
+        } else if (emit == "relay") {
+            out << writeRelay(applyPlan(graph, devices, check.plan), devices);
+        } else {
+            if (!stored.value().note.empty())
+                out << "note: " << stored.value().note << "\n";
+            out << planSummary(graph, devices, stored.value().options, check.plan);
+        }
+        return Ok;
+    }
+    if (command == "diff") {
+        if (auto bad = need(2, "A B"))
+            return *bad;
+        auto diff = plans.diffPlans(positional[0], positional[1]);
+        if (!diff)
+            return fail(err, diff.error().toString());
+        const store::PlanDiff& d = diff.value();
+        if (json) {
+            Json result = Json::object();
+            Json moved = Json::array(), added = Json::array(), removed = Json::array();
+            for (const auto& m : d.movedNodes)
+                moved.push(m);
+            for (const auto& c : d.copiesAdded)
+                added.push(c);
+            for (const auto& c : d.copiesRemoved)
+                removed.push(c);
+            result.set("moved", std::move(moved));
+            result.set("copies_added", std::move(added));
+            result.set("copies_removed", std::move(removed));
+            result.set("bytes_a", d.bytesA);
+            result.set("bytes_b", d.bytesB);
+            out << result.dump() << "\n";
+            return Ok;
+        }
+        out << d.movedNodes.size() << " nodes moved, " << d.copiesAdded.size() << " copies added, "
+            << d.copiesRemoved.size() << " removed; bytes copied " << humanBytes(d.bytesA) << " -> "
+            << humanBytes(d.bytesB) << "\n";
+        for (const auto& m : d.movedNodes)
+            out << "  moved " << m << "\n";
+        for (const auto& c : d.copiesAdded)
+            out << "  + copy " << c << "\n";
+        for (const auto& c : d.copiesRemoved)
+            out << "  - copy " << c << "\n";
+        return Ok;
+    }
+    if (command == "rename" || command == "duplicate") {
+        if (auto bad = need(2, "NAME NEW"))
+            return *bad;
+        auto error = command == "rename" ? plans.renamePlan(positional[0], positional[1])
+                                         : plans.duplicatePlan(positional[0], positional[1]);
+        if (error)
+            return fail(err, error->toString());
+        out << (command == "rename" ? "renamed '" : "duplicated '") << positional[0] << "' as '"
+            << positional[1] << "'\n";
+        return Ok;
+    }
+    if (command == "delete") {
+        if (auto bad = need(1, "NAME"))
+            return *bad;
+        if (auto error = plans.deletePlan(positional[0]))
+            return fail(err, error->toString());
+        out << "deleted plan '" << positional[0] << "' and its runs\n";
+        return Ok;
+    }
+    return usage(err, "unknown command '" + command + "'");
+}
+
+} // namespace placer::cli

@@ -1,0 +1,547 @@
+#include "store/PlanStore.h"
+
+#include "io/Json.h"
+#include "io/JsonGraph.h"
+#include "io/PlanReport.h"
+#include "plan/Planner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace placer::store {
+
+namespace {
+
+// Version 1 had graphs and plans; version 2 added runs.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE graphs(
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    format TEXT NOT NULL,
+    body TEXT NOT NULL);
+CREATE TABLE plans(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    graph_id INTEGER NOT NULL REFERENCES graphs(id),
+    devices TEXT NOT NULL,
+    options TEXT NOT NULL,
+    note TEXT NOT NULL,
+    placement TEXT NOT NULL,
+    copies TEXT NOT NULL,
+    copy_count INTEGER NOT NULL,
+    copied_bytes INTEGER NOT NULL,
+    conflicts INTEGER NOT NULL,
+    report TEXT NOT NULL,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL);
+)sql";
+
+constexpr const char* kMigrateV1ToV2 = R"sql(
+CREATE TABLE runs(
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+    created TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    mapping TEXT NOT NULL,
+    iterations INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    report TEXT NOT NULL);
+CREATE INDEX runs_by_plan ON runs(plan_id);
+)sql";
+
+std::string now() {
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+/// FNV-1a, 64 bits, as hex: the identity of a graph's stored text.
+std::string contentHash(const std::string& text) {
+    std::uint64_t hash = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return hex;
+}
+
+std::vector<std::string> describeCopies(const Graph& graph, const DeviceSet& devices,
+                                        const Plan& plan) {
+    std::vector<std::string> copies;
+    for (const CopyPlan& copy : plan.copies)
+        copies.push_back(graph.valueName(copy.value) + " " + devices[copy.from].name + "->" +
+                         devices[copy.to].name + " " + std::to_string(copy.bytes));
+    return copies;
+}
+
+Json optionsJson(const PlanOptions& options) {
+    Json json = Json::object();
+    json.set("mode", options.mode == PlanMode::Demand ? "demand" : "unify");
+    json.set("constants", options.constants == ConstantPolicy::Replicate ? "replicate" : "copy");
+    Json rules = Json::array();
+    for (const OpRule& rule : options.rules) {
+        Json r = Json::object();
+        r.set("op", rule.opPattern);
+        r.set("device", rule.device);
+        rules.push(std::move(r));
+    }
+    json.set("rules", std::move(rules));
+    json.set("fallback", options.fallbackDevice);
+    return json;
+}
+
+PlanOptions optionsFrom(const Json& json) {
+    PlanOptions options;
+    auto text = [&](const char* key) {
+        const Json* member = json.find(key);
+        return member && member->isString() ? member->asString() : std::string();
+    };
+    options.mode = text("mode") == "unify" ? PlanMode::Unify : PlanMode::Demand;
+    options.constants =
+        text("constants") == "copy" ? ConstantPolicy::Copy : ConstantPolicy::Replicate;
+    options.fallbackDevice = text("fallback");
+    if (const Json* rules = json.find("rules"); rules && rules->isArray()) {
+        for (const Json& rule : rules->items()) {
+            const Json* op = rule.find("op");
+            const Json* device = rule.find("device");
+            if (op && device && op->isString() && device->isString())
+                options.rules.push_back(OpRule{op->asString(), device->asString()});
+        }
+    }
+    return options;
+}
+
+Json stringArray(const std::vector<std::string>& values) {
+    Json array = Json::array();
+    for (const std::string& value : values)
+        array.push(value);
+    return array;
+}
+
+std::vector<std::string> stringsFrom(const std::string& text) {
+    std::vector<std::string> values;
+    auto json = Json::parse(text, "stored plan");
+    if (json && json.value().isArray()) {
+        for (const Json& item : json.value().items())
+            values.push_back(item.isString() ? item.asString() : std::string());
+    }
+    return values;
+}
+
+SourceError storeError(const std::string& path, std::string message) {
+    return SourceError{path, 0, 0, std::move(message)};
+}
+
+/// The header of an existing file: whether it is SQLite and its user_version (offset 60).
+struct Header {
+    bool exists = false;
+    bool sqlite = false;
+    std::uint32_t userVersion = 0;
+};
+
+Header readHeader(const std::string& path) {
+    Header header;
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        return header;
+    char bytes[100] = {};
+    file.read(bytes, sizeof bytes);
+    const std::streamsize got = file.gcount();
+    header.exists = true;
+    if (got == 0) {
+        header.sqlite = true; // an empty file becomes a new database
+        return header;
+    }
+    header.sqlite = got == 100 && std::string(bytes, 16) == std::string("SQLite format 3\0", 16);
+    if (header.sqlite)
+        header.userVersion =
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[60])) << 24) |
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[61])) << 16) |
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[62])) << 8) |
+            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[63]));
+    return header;
+}
+
+} // namespace
+
+std::string PlanStore::defaultPath() {
+    std::string base;
+    if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
+        base = data;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::string(home) + "/.local/share";
+    else
+        base = ".";
+    return base + "/placement-explorer/workspace.db";
+}
+
+Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
+    // Look before touching: a file that is not ours, or is newer than we are, stays as it is.
+    const Header header = readHeader(path);
+    if (header.exists && !header.sqlite)
+        return storeError(path, "not a Placement Explorer workspace (the file is not SQLite); it "
+                                "was left untouched");
+    if (header.userVersion > static_cast<std::uint32_t>(kSchemaVersion))
+        return storeError(path, "the workspace was written by a newer Placement Explorer (schema " +
+                                    std::to_string(header.userVersion) + "; this one knows " +
+                                    std::to_string(kSchemaVersion) + "); it was left untouched");
+    if (!header.exists) {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    }
+    auto opened = Database::open(path);
+    if (!opened)
+        return opened.error();
+    std::unique_ptr<Database> db = opened.take();
+    {
+        auto check = db->prepare("PRAGMA quick_check");
+        if (!check)
+            return check.error();
+        auto row = check.value().step();
+        if (!row)
+            return row.error();
+        if (!row.value() || check.value().text(0) != "ok")
+            return storeError(path, "the workspace is damaged (" + check.value().text(0) +
+                                        "); open a backup or move the file away");
+    }
+    std::int64_t version = 0;
+    {
+        auto query = db->prepare("PRAGMA user_version");
+        if (!query)
+            return query.error();
+        if (auto row = query.value().step(); !row)
+            return row.error();
+        version = query.value().integer(0);
+    }
+    if (version > 0 && version < kSchemaVersion) {
+        // Migrate an older workspace in place, after a consistent copy of it.
+        const std::string backup = path + ".bak";
+        std::filesystem::remove(backup);
+        auto vacuum = db->prepare("VACUUM INTO ?");
+        if (!vacuum)
+            return vacuum.error();
+        vacuum.value().bind(1, std::string_view(backup));
+        if (auto error = vacuum.value().run())
+            return storeError(path, "cannot back up the workspace before migrating it: " +
+                                        error->message);
+    }
+    if (version < kSchemaVersion) {
+        Transaction transaction(*db);
+        if (transaction.beginError())
+            return *transaction.beginError();
+        if (version < 1) {
+            if (auto error = db->exec(kSchemaV1))
+                return *error;
+        }
+        if (version < 2) {
+            if (auto error = db->exec(kMigrateV1ToV2))
+                return *error;
+        }
+        if (auto error = db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion)))
+            return *error;
+        if (auto error = transaction.commit())
+            return *error;
+    }
+    return std::unique_ptr<PlanStore>(new PlanStore(std::move(db)));
+}
+
+Result<std::int64_t> PlanStore::planId(const std::string& name) {
+    auto query = m_db->prepare("SELECT id FROM plans WHERE name = ?");
+    if (!query)
+        return query.error();
+    query.value().bind(1, std::string_view(name));
+    auto row = query.value().step();
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return storeError(m_db->path(), "no plan called '" + name + "'");
+    return query.value().integer(0);
+}
+
+std::optional<SourceError> PlanStore::savePlan(const std::string& name, const std::string& note,
+                                               const Graph& graph, const DeviceSet& devices,
+                                               const PlanOptions& options, const Plan& plan) {
+    if (name.empty())
+        return storeError(m_db->path(), "a plan needs a name");
+    const std::string body = writeJsonGraph(graph, devices).dump(-1);
+    const std::string hash = contentHash(body);
+    std::vector<std::string> placement;
+    for (DeviceId device : plan.devices)
+        placement.push_back(device.valid() ? devices[device].name : std::string());
+    const std::vector<std::string> copies = describeCopies(graph, devices, plan);
+    const std::string time = now();
+
+    Transaction transaction(*m_db);
+    if (transaction.beginError())
+        return transaction.beginError();
+    auto insertGraph = m_db->prepare("INSERT INTO graphs(hash, name, format, body) VALUES(?, ?, ?, "
+                                     "?) ON CONFLICT(hash) DO NOTHING");
+    if (!insertGraph)
+        return insertGraph.error();
+    insertGraph.value().bind(1, std::string_view(hash)).bind(2, std::string_view(graph.name));
+    insertGraph.value()
+        .bind(3, std::string_view(graph.sourceFormat))
+        .bind(4, std::string_view(body));
+    if (auto error = insertGraph.value().run())
+        return error;
+    auto graphQuery = m_db->prepare("SELECT id FROM graphs WHERE hash = ?");
+    if (!graphQuery)
+        return graphQuery.error();
+    graphQuery.value().bind(1, std::string_view(hash));
+    if (auto row = graphQuery.value().step(); !row || !row.value())
+        return storeError(m_db->path(), "the graph was not stored");
+    const std::int64_t graphId = graphQuery.value().integer(0);
+    auto upsert = m_db->prepare(
+        "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
+        "copied_bytes, conflicts, report, created, updated) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?) ON CONFLICT(name) DO UPDATE SET graph_id = excluded.graph_id, devices = "
+        "excluded.devices, options = excluded.options, note = excluded.note, placement = "
+        "excluded.placement, copies = excluded.copies, copy_count = excluded.copy_count, "
+        "copied_bytes = excluded.copied_bytes, conflicts = excluded.conflicts, report = "
+        "excluded.report, updated = excluded.updated");
+    if (!upsert)
+        return upsert.error();
+    Statement& s = upsert.value();
+    s.bind(1, std::string_view(name))
+        .bind(2, graphId)
+        .bind(3, std::string_view(devices.namesList()));
+    s.bind(4, std::string_view(optionsJson(options).dump(-1))).bind(5, std::string_view(note));
+    s.bind(6, std::string_view(stringArray(placement).dump(-1)));
+    s.bind(7, std::string_view(stringArray(copies).dump(-1)));
+    s.bind(8, static_cast<std::int64_t>(copies.size())).bind(9, plan.copiedBytes());
+    s.bind(10, static_cast<std::int64_t>(plan.conflicts.size()));
+    s.bind(11, std::string_view(planReportJson(graph, devices, options, plan).dump(-1)));
+    s.bind(12, std::string_view(time)).bind(13, std::string_view(time));
+    if (auto error = s.run())
+        return error;
+    return transaction.commit();
+}
+
+Result<StoredPlan> PlanStore::loadPlan(const std::string& name) {
+    auto query = m_db->prepare(
+        "SELECT p.note, p.options, p.placement, p.copies, g.body, g.name, g.format FROM plans p "
+        "JOIN graphs g ON g.id = p.graph_id WHERE p.name = ?");
+    if (!query)
+        return query.error();
+    Statement& s = query.value();
+    s.bind(1, std::string_view(name));
+    auto row = s.step();
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return storeError(m_db->path(), "no plan called '" + name + "'");
+    StoredPlan stored;
+    stored.name = name;
+    stored.note = s.text(0);
+    auto options = Json::parse(s.text(1), "plan '" + name + "' options");
+    if (!options)
+        return options.error();
+    stored.options = optionsFrom(options.value());
+    stored.savedDevices = stringsFrom(s.text(2));
+    stored.savedCopies = stringsFrom(s.text(3));
+    auto model = loadModelText(s.text(4), "plan '" + name + "'", GraphFormat::Json, std::nullopt);
+    if (!model)
+        return model.error();
+    stored.model = model.take();
+    stored.model.graph.name = s.text(5);
+    stored.model.graph.sourceFormat = s.text(6);
+    return stored;
+}
+
+PlanCheck PlanStore::check(const StoredPlan& stored) {
+    PlanCheck check;
+    const Graph& graph = stored.model.graph;
+    const DeviceSet& devices = stored.model.devices;
+    check.plan = planDevices(graph, devices, stored.options);
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const DeviceId device = check.plan.devices[i];
+        const std::string now = device.valid() ? devices[device].name : std::string();
+        const std::string saved = i < stored.savedDevices.size() ? stored.savedDevices[i] : "";
+        if (now != saved)
+            check.differences.push_back(graph.nodes()[i].name + ": saved on " + saved +
+                                        ", now planned on " + now);
+    }
+    const std::vector<std::string> copies = describeCopies(graph, devices, check.plan);
+    const std::set<std::string> before(stored.savedCopies.begin(), stored.savedCopies.end());
+    const std::set<std::string> after(copies.begin(), copies.end());
+    for (const std::string& copy : after)
+        if (!before.count(copy))
+            check.differences.push_back("new copy " + copy);
+    for (const std::string& copy : before)
+        if (!after.count(copy))
+            check.differences.push_back("copy no longer needed: " + copy);
+    return check;
+}
+
+Result<std::vector<PlanSummary>> PlanStore::listPlans() {
+    auto query = m_db->prepare(
+        "SELECT p.name, g.name, p.devices, p.copy_count, p.copied_bytes, p.conflicts, p.note, "
+        "p.created, p.updated, (SELECT r.latency_ms FROM runs r WHERE r.plan_id = p.id ORDER BY "
+        "r.id DESC LIMIT 1) FROM plans p JOIN graphs g ON g.id = p.graph_id ORDER BY p.name");
+    if (!query)
+        return query.error();
+    Statement& s = query.value();
+    std::vector<PlanSummary> plans;
+    for (;;) {
+        auto row = s.step();
+        if (!row)
+            return row.error();
+        if (!row.value())
+            break;
+        PlanSummary summary;
+        summary.name = s.text(0);
+        summary.graph = s.text(1);
+        summary.devices = s.text(2);
+        summary.copies = s.integer(3);
+        summary.copiedBytes = s.integer(4);
+        summary.conflicts = s.integer(5);
+        summary.note = s.text(6);
+        summary.created = s.text(7);
+        summary.updated = s.text(8);
+        summary.lastRunMs = s.isNull(9) ? -1 : s.real(9);
+        plans.push_back(std::move(summary));
+    }
+    return plans;
+}
+
+std::optional<SourceError> PlanStore::deletePlan(const std::string& name) {
+    Transaction transaction(*m_db);
+    if (transaction.beginError())
+        return transaction.beginError();
+    auto id = planId(name);
+    if (!id)
+        return id.error();
+    auto remove = m_db->prepare("DELETE FROM plans WHERE id = ?");
+    if (!remove)
+        return remove.error();
+    remove.value().bind(1, id.value());
+    if (auto error = remove.value().run())
+        return error;
+    // Graphs no plan uses any more go too.
+    if (auto error = m_db->exec("DELETE FROM graphs WHERE id NOT IN (SELECT graph_id FROM plans)"))
+        return error;
+    return transaction.commit();
+}
+
+std::optional<SourceError> PlanStore::renamePlan(const std::string& from, const std::string& to) {
+    if (to.empty())
+        return storeError(m_db->path(), "a plan needs a name");
+    Transaction transaction(*m_db);
+    if (transaction.beginError())
+        return transaction.beginError();
+    auto id = planId(from);
+    if (!id)
+        return id.error();
+    if (planId(to))
+        return storeError(m_db->path(), "a plan called '" + to + "' exists already");
+    auto rename = m_db->prepare("UPDATE plans SET name = ?, updated = ? WHERE id = ?");
+    if (!rename)
+        return rename.error();
+    rename.value()
+        .bind(1, std::string_view(to))
+        .bind(2, std::string_view(now()))
+        .bind(3, id.value());
+    if (auto error = rename.value().run())
+        return error;
+    return transaction.commit();
+}
+
+std::optional<SourceError> PlanStore::duplicatePlan(const std::string& from,
+                                                    const std::string& to) {
+    if (to.empty())
+        return storeError(m_db->path(), "a plan needs a name");
+    Transaction transaction(*m_db);
+    if (transaction.beginError())
+        return transaction.beginError();
+    auto id = planId(from);
+    if (!id)
+        return id.error();
+    if (planId(to))
+        return storeError(m_db->path(), "a plan called '" + to + "' exists already");
+    auto copy = m_db->prepare(
+        "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
+        "copied_bytes, conflicts, report, created, updated) SELECT ?, graph_id, devices, options, "
+        "note, placement, copies, copy_count, copied_bytes, conflicts, report, ?, ? FROM plans "
+        "WHERE id = ?");
+    if (!copy)
+        return copy.error();
+    const std::string time = now();
+    copy.value().bind(1, std::string_view(to)).bind(2, std::string_view(time));
+    copy.value().bind(3, std::string_view(time)).bind(4, id.value());
+    if (auto error = copy.value().run())
+        return error;
+    return transaction.commit();
+}
+
+Result<PlanDiff> PlanStore::diffPlans(const std::string& a, const std::string& b) {
+    auto first = loadPlan(a);
+    if (!first)
+        return first.error();
+    auto second = loadPlan(b);
+    if (!second)
+        return second.error();
+    PlanDiff diff;
+    const StoredPlan& x = first.value();
+    const StoredPlan& y = second.value();
+    std::map<std::string, std::string> deviceOf;
+    for (std::size_t i = 0; i < x.model.graph.size() && i < x.savedDevices.size(); ++i)
+        deviceOf[x.model.graph.nodes()[i].name] = x.savedDevices[i];
+    for (std::size_t i = 0; i < y.model.graph.size() && i < y.savedDevices.size(); ++i) {
+        const std::string& name = y.model.graph.nodes()[i].name;
+        const auto it = deviceOf.find(name);
+        if (it != deviceOf.end() && it->second != y.savedDevices[i])
+            diff.movedNodes.push_back(name + ": " + it->second + " -> " + y.savedDevices[i]);
+    }
+    const std::set<std::string> copiesA(x.savedCopies.begin(), x.savedCopies.end());
+    const std::set<std::string> copiesB(y.savedCopies.begin(), y.savedCopies.end());
+    auto bytes = [](const std::string& copy) {
+        const std::size_t space = copy.rfind(' ');
+        return space == std::string::npos ? 0 : std::atoll(copy.c_str() + space + 1);
+    };
+    for (const std::string& copy : copiesB) {
+        diff.bytesB += bytes(copy);
+        if (!copiesA.count(copy))
+            diff.copiesAdded.push_back(copy);
+    }
+    for (const std::string& copy : copiesA) {
+        diff.bytesA += bytes(copy);
+        if (!copiesB.count(copy))
+            diff.copiesRemoved.push_back(copy);
+    }
+    return diff;
+}
+
+std::optional<SourceError> PlanStore::saveRun(const std::string& planName, const RunRecord& run) {
+    Transaction transaction(*m_db);
+    if (transaction.beginError())
+        return transaction.beginError();
+    auto id = planId(planName);
+    if (!id)
+        return id.error();
+    auto insert = m_db->prepare(
+        "INSERT INTO runs(plan_id, created, machine, mapping, iterations, latency_ms, report) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?)");
+    if (!insert)
+        return insert.error();
+    Statement& s = insert.value();
+    s.bind(1, id.value()).bind(2, std::string_view(now())).bind(3, std::string_view(run.machine));
+    s.bind(4, std::string_view(run.mapping)).bind(5, static_cast<std::int64_t>(run.iterations));
+    s.bind(6, run.latencyMs).bind(7, std::string_view(run.report));
+    if (auto error = s.run())
+        return error;
+    return transaction.commit();
+}
+
+} // namespace placer::store

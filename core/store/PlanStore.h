@@ -1,0 +1,96 @@
+// Plans and runs in one SQLite file per workspace: graphs (by content hash, so a plan opens even
+// when the model file moved), plans (devices, pins, rules, options, the planner's answer), runs.
+// Every save is one transaction; the schema is versioned (PRAGMA user_version) and migrated in
+// place after a backup copy.
+#pragma once
+
+#include "io/ModelLoader.h"
+#include "plan/Plan.h"
+#include "store/Sqlite.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace placer::store {
+
+inline constexpr int kSchemaVersion = 2;
+
+struct PlanSummary {
+    std::string name;
+    std::string graph;   ///< the graph's display name
+    std::string devices; ///< "cpu, gpu"
+    std::int64_t copies = 0;
+    std::int64_t copiedBytes = 0;
+    std::int64_t conflicts = 0;
+    std::string note;
+    std::string created;
+    std::string updated;
+    double lastRunMs = -1; ///< the latest run's median latency, or -1
+};
+
+/// A plan as saved: its graph (with pins and device set) and options, and the planner's answer
+/// when it was saved.
+struct StoredPlan {
+    std::string name;
+    std::string note;
+    LoadedModel model; ///< the graph with the plan's pins, and its devices
+    PlanOptions options;
+    std::vector<std::string> savedDevices; ///< per node: the device name the plan had
+    std::vector<std::string> savedCopies;  ///< "value from->to bytes", in plan order
+};
+
+/// What re-planning a stored plan gives, against what was saved.
+struct PlanCheck {
+    Plan plan;
+    std::vector<std::string> differences; ///< empty when the planner's answer is unchanged
+};
+
+struct PlanDiff {
+    std::vector<std::string> movedNodes;    ///< "conv1: gpu -> cpu"
+    std::vector<std::string> copiesAdded;   ///< in B, not in A
+    std::vector<std::string> copiesRemoved; ///< in A, not in B
+    std::int64_t bytesA = 0;
+    std::int64_t bytesB = 0;
+};
+
+struct RunRecord {
+    std::string mapping; ///< "gpu=vcpu1, cpu=cpu"
+    std::string machine; ///< a line about the machine
+    int iterations = 0;
+    double latencyMs = 0;
+    std::string report; ///< the JSON run report
+};
+
+class PlanStore {
+public:
+    /// Opens or creates the workspace file. Refuses (file untouched) a newer schema, a file that
+    /// is not SQLite, or a damaged one; migrates an older schema after copying it to FILE.bak.
+    static Result<std::unique_ptr<PlanStore>> open(const std::string& path);
+    /// The default workspace: $XDG_DATA_HOME (or ~/.local/share)/placement-explorer/workspace.db.
+    static std::string defaultPath();
+
+    /// Saves (or replaces) the plan called `name`, in one transaction.
+    std::optional<SourceError> savePlan(const std::string& name, const std::string& note,
+                                        const Graph& graph, const DeviceSet& devices,
+                                        const PlanOptions& options, const Plan& plan);
+    Result<StoredPlan> loadPlan(const std::string& name);
+    /// Re-plans a stored plan and says what differs from the saved answer.
+    static PlanCheck check(const StoredPlan& stored);
+    Result<std::vector<PlanSummary>> listPlans();
+    std::optional<SourceError> deletePlan(const std::string& name);
+    std::optional<SourceError> renamePlan(const std::string& from, const std::string& to);
+    std::optional<SourceError> duplicatePlan(const std::string& from, const std::string& to);
+    Result<PlanDiff> diffPlans(const std::string& a, const std::string& b);
+    std::optional<SourceError> saveRun(const std::string& planName, const RunRecord& run);
+
+    Database& database() { return *m_db; }
+
+private:
+    explicit PlanStore(std::unique_ptr<Database> db) : m_db(std::move(db)) {}
+    Result<std::int64_t> planId(const std::string& name);
+    std::unique_ptr<Database> m_db;
+};
+
+} // namespace placer::store

@@ -1,0 +1,169 @@
+#include "store/Sqlite.h"
+
+#include <sqlite3.h>
+
+namespace placer::store {
+
+Result<std::unique_ptr<Database>> Database::open(const std::string& path, bool create) {
+    sqlite3* db = nullptr;
+    const int flags =
+        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
+    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        const std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        sqlite3_close(db);
+        return SourceError{path, 0, 0, "cannot open the database: " + message};
+    }
+    std::unique_ptr<Database> database(new Database(db, path));
+    sqlite3_busy_timeout(db, 5000);
+    // A file that is not SQLite fails here, on the first read of its header.
+    for (const char* pragma :
+         {"PRAGMA foreign_keys = ON", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"}) {
+        if (auto error = database->exec(pragma))
+            return SourceError{path, 0, 0, error->message};
+    }
+    return database;
+}
+
+Database::~Database() {
+    sqlite3_close_v2(m_db);
+}
+
+std::string Database::lastError() const {
+    const int code = sqlite3_errcode(m_db);
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+        return "database is busy (another program is writing it); try again";
+    if (code == SQLITE_NOTADB)
+        return "the file is not a Placement Explorer database (not SQLite)";
+    if (code == SQLITE_CORRUPT)
+        return "the database file is damaged (truncated or overwritten)";
+    return sqlite3_errmsg(m_db);
+}
+
+SourceError Database::error(const std::string& what) const {
+    return SourceError{m_path, 0, 0, what + ": " + lastError()};
+}
+
+std::optional<SourceError> Database::exec(std::string_view sql) {
+    const std::string text(sql);
+    char* message = nullptr;
+    if (sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &message) == SQLITE_OK)
+        return std::nullopt;
+    sqlite3_free(message);
+    return error("SQL failed");
+}
+
+Result<Statement> Database::prepare(std::string_view sql) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
+        SQLITE_OK)
+        return error("cannot prepare a statement");
+    return Statement(this, stmt);
+}
+
+std::int64_t Database::lastInsertId() const {
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+Statement::Statement(Statement&& other) noexcept : m_db(other.m_db), m_stmt(other.m_stmt) {
+    other.m_stmt = nullptr;
+}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+    if (this != &other) {
+        sqlite3_finalize(m_stmt);
+        m_db = other.m_db;
+        m_stmt = other.m_stmt;
+        other.m_stmt = nullptr;
+    }
+    return *this;
+}
+
+Statement::~Statement() {
+    sqlite3_finalize(m_stmt);
+}
+
+Statement& Statement::bind(int index, std::int64_t value) {
+    sqlite3_bind_int64(m_stmt, index, value);
+    return *this;
+}
+
+Statement& Statement::bind(int index, double value) {
+    sqlite3_bind_double(m_stmt, index, value);
+    return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view text) {
+    // Stored as TEXT with its length: the bytes come back as given, invalid UTF-8 included.
+    sqlite3_bind_text(m_stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return *this;
+}
+
+Statement& Statement::bindNull(int index) {
+    sqlite3_bind_null(m_stmt, index);
+    return *this;
+}
+
+Result<bool> Statement::step() {
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc == SQLITE_DONE)
+        return false;
+    return m_db->error("SQL step failed");
+}
+
+std::optional<SourceError> Statement::run() {
+    for (;;) {
+        auto row = step();
+        if (!row)
+            return row.error();
+        if (!row.value())
+            return std::nullopt;
+    }
+}
+
+void Statement::reset() {
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+std::int64_t Statement::integer(int column) const {
+    return sqlite3_column_int64(m_stmt, column);
+}
+
+double Statement::real(int column) const {
+    return sqlite3_column_double(m_stmt, column);
+}
+
+std::string Statement::text(int column) const {
+    const void* data = sqlite3_column_blob(m_stmt, column);
+    const int bytes = sqlite3_column_bytes(m_stmt, column);
+    return data ? std::string(static_cast<const char*>(data), static_cast<std::size_t>(bytes))
+                : std::string();
+}
+
+bool Statement::isNull(int column) const {
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
+
+Transaction::Transaction(Database& db) : m_db(db) {
+    m_beginError = m_db.exec("BEGIN IMMEDIATE");
+    m_done = m_beginError.has_value();
+}
+
+Transaction::~Transaction() {
+    if (!m_done)
+        m_db.exec("ROLLBACK");
+}
+
+std::optional<SourceError> Transaction::commit() {
+    if (m_beginError)
+        return m_beginError;
+    auto error = m_db.exec("COMMIT");
+    if (!error)
+        m_done = true;
+    return error;
+}
+
+} // namespace placer::store

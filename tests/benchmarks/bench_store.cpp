@@ -1,0 +1,112 @@
+// Plan store figures: saving and loading (and re-checking) the plan of a 5,000-node graph, and
+// listing 10,000 plans. Each is the median of a few rounds in one run.
+//
+//   bench_store            the full run
+//   bench_store --quick    500 nodes, 500 plans (what CTest runs)
+#include "io/ModelLoader.h"
+#include "plan/Planner.h"
+#include "store/PlanStore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace placer;
+using namespace placer::store;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double millisSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+/// A chain of element-wise ops with a residual add every few nodes, as Relay text.
+std::string chain(int nodes) {
+    std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(64, 64), float32]) {\n";
+    std::string prev = "%x";
+    for (int i = 0; i < nodes; ++i) {
+        const std::string name = "%" + std::to_string(i);
+        text += "  " + name + " = " +
+                (i % 4 == 3 ? "add(" + prev + ", %" + std::to_string(i - 3) + ")"
+                            : std::string(i % 2 ? "tanh(" : "nn.relu(") + prev + ")") +
+                ";\n";
+        prev = name;
+    }
+    return text + "  " + prev + "\n}\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    const int nodes = quick ? 500 : 5000;
+    const int plans = quick ? 500 : 10000;
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / "placer-bench-store").string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto model = loadModelText(chain(nodes), "chain.relay", GraphFormat::Relay, std::nullopt);
+    if (!model) {
+        std::fprintf(stderr, "%s\n", model.error().toString().c_str());
+        return 1;
+    }
+    Graph& graph = model.value().graph;
+    const DeviceSet& devices = model.value().devices;
+    PlanOptions options;
+    options.rules = {{"tanh", "cpu"}};
+    const Plan plan = planDevices(graph, devices, options);
+    auto store = PlanStore::open(dir + "/ws.db");
+    if (!store) {
+        std::fprintf(stderr, "%s\n", store.error().toString().c_str());
+        return 1;
+    }
+    std::vector<double> save, load, check;
+    for (int round = 0; round < 7; ++round) {
+        auto t = Clock::now();
+        if (auto error = store.value()->savePlan("big", "", graph, devices, options, plan)) {
+            std::fprintf(stderr, "%s\n", error->toString().c_str());
+            return 1;
+        }
+        save.push_back(millisSince(t));
+        t = Clock::now();
+        auto stored = store.value()->loadPlan("big");
+        load.push_back(millisSince(t));
+        t = Clock::now();
+        const PlanCheck result = PlanStore::check(stored.value());
+        check.push_back(millisSince(t));
+        if (!result.differences.empty())
+            std::fprintf(stderr, "the reloaded plan differs: %s\n", result.differences[0].c_str());
+    }
+    std::printf("%d-node plan: save %.1f ms, load %.1f ms (goal 50 ms each), re-plan and compare "
+                "%.1f ms\n",
+                nodes, median(save), median(load), median(check));
+    // Many small plans (the example graph), then list them.
+    auto small = loadModelText(chain(20), "small.relay", GraphFormat::Relay, std::nullopt);
+    const Plan smallPlan = planDevices(small.value().graph, small.value().devices, {});
+    const auto fill = Clock::now();
+    for (int i = 0; i < plans; ++i)
+        store.value()->savePlan("plan " + std::to_string(i), "", small.value().graph,
+                                small.value().devices, {}, smallPlan);
+    const double perSave = millisSince(fill) / plans;
+    std::vector<double> list;
+    std::size_t count = 0;
+    for (int round = 0; round < 5; ++round) {
+        const auto t = Clock::now();
+        auto all = store.value()->listPlans();
+        list.push_back(millisSince(t));
+        count = all.value().size();
+    }
+    std::printf("listing %zu plans: %.1f ms (goal 100 ms); saving them took %.2f ms each\n", count,
+                median(list), perSave);
+    std::filesystem::remove_all(dir);
+    return 0;
+}

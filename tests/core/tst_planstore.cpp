@@ -1,0 +1,381 @@
+// The plan store: saved plans reopen to the identical plan; renames, copies, deletes and diffs;
+// hostile names; files that are not ours, newer, truncated or older; crash safety under SIGKILL
+// and two writers at once (this executable doubles as the writing child process).
+#include "io/JsonGraph.h"
+#include "io/ModelLoader.h"
+#include "plan/Annotations.h"
+#include "plan/Planner.h"
+#include "store/PlanStore.h"
+
+#include <QCoreApplication>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+using namespace placer;
+using namespace placer::store;
+
+namespace {
+
+const std::string kExample =
+    std::string(PLACER_SOURCE_DIR) + "/resources/examples/residual_block.relay";
+
+LoadedModel example() {
+    auto loaded = loadModelFile(kExample, GraphFormat::Auto, std::nullopt);
+    if (!loaded)
+        qFatal("%s", loaded.error().toString().c_str());
+    return loaded.take();
+}
+
+std::string fileBytes(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+std::unique_ptr<PlanStore> openOrDie(const std::string& path) {
+    auto store = PlanStore::open(path);
+    if (!store)
+        qFatal("%s", store.error().toString().c_str());
+    return store.take();
+}
+
+std::optional<SourceError> saveExample(PlanStore& store, const std::string& name,
+                                       const PlanOptions& options = {}) {
+    LoadedModel model = example();
+    return store.savePlan(name, "note of " + name, model.graph, model.devices, options,
+                          planDevices(model.graph, model.devices, options));
+}
+
+std::string integrity(const std::string& path) {
+    auto db = Database::open(path, false);
+    if (!db)
+        return db.error().message;
+    auto check = db.value()->prepare("PRAGMA integrity_check");
+    if (!check || !check.value().step())
+        return "cannot check";
+    return check.value().text(0);
+}
+
+/// The child: saves plans named PREFIX-0, PREFIX-1, ... and prints "saved NAME" after each
+/// commit; a busy database is reported as "busy NAME" and retried.
+int childSave(const std::string& db, const std::string& prefix, int count) {
+    auto store = PlanStore::open(db);
+    if (!store) {
+        std::printf("open failed: %s\n", store.error().message.c_str());
+        return 1;
+    }
+    LoadedModel model = example();
+    for (int i = 0; i < count; ++i) {
+        const std::string name = prefix + "-" + std::to_string(i);
+        PlanOptions options;
+        options.rules = {{i % 2 ? "nn.conv2d" : "nn.relu", "cpu"}};
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        for (int attempt = 0;; ++attempt) {
+            auto error =
+                store.value()->savePlan(name, "child", model.graph, model.devices, options, plan);
+            if (!error)
+                break;
+            if (error->message.find("busy") == std::string::npos || attempt > 50) {
+                std::printf("failed %s: %s\n", name.c_str(), error->message.c_str());
+                return 1;
+            }
+            std::printf("busy %s\n", name.c_str());
+        }
+        std::printf("saved %s\n", name.c_str());
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+} // namespace
+
+class TestPlanStore : public QObject {
+    Q_OBJECT
+
+private slots:
+    void savedPlanReopensToTheSamePlan() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("ws.db").toStdString();
+        auto store = openOrDie(path);
+        LoadedModel model = example();
+        std::string error;
+        QVERIFY(applyPinRequests(model.graph, model.devices, {{"%2", "cpu", false}}, &error));
+        PlanOptions options;
+        options.rules = {{"nn.dense", "cpu"}};
+        options.mode = PlanMode::Unify;
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        QVERIFY(!store->savePlan("mine", "an hour of pinning", model.graph, model.devices, options,
+                                 plan));
+        store.reset();
+
+        auto reopened = openOrDie(path);
+        auto stored = reopened->loadPlan("mine");
+        QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
+        QCOMPARE(stored.value().note, std::string("an hour of pinning"));
+        QVERIFY(stored.value().options == options);
+        QCOMPARE(stored.value().model.graph.node(*stored.value().model.graph.find("%2")).pin.kind,
+                 PinKind::Plain);
+        const PlanCheck check = PlanStore::check(stored.value());
+        QVERIFY2(check.differences.empty(),
+                 check.differences.empty() ? "" : check.differences[0].c_str());
+        QCOMPARE(check.plan.devices, plan.devices);
+        QCOMPARE(check.plan.copies.size(), plan.copies.size());
+        QCOMPARE(check.plan.conflicts.size(), plan.conflicts.size());
+        // Saving the same name again replaces it; the graph is stored once.
+        QVERIFY(!reopened->savePlan("mine", "second", model.graph, model.devices, options, plan));
+        auto list = reopened->listPlans();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), std::size_t{1});
+        QCOMPARE(list.value()[0].note, std::string("second"));
+    }
+
+    void aChangedPlannerAnswerIsReported() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("ws.db").toStdString();
+        auto store = openOrDie(path);
+        QVERIFY(!saveExample(*store, "p"));
+        // As if an older planner had put %9 elsewhere.
+        auto stored = store->loadPlan("p");
+        QVERIFY(stored.ok());
+        std::vector<std::string> devices = stored.value().savedDevices;
+        const auto index = stored.value().model.graph.find("%9")->index;
+        devices[index] = devices[index] == "cpu" ? "gpu" : "cpu";
+        Json array = Json::array();
+        for (const auto& d : devices)
+            array.push(d);
+        auto update = store->database().prepare("UPDATE plans SET placement = ? WHERE name = 'p'");
+        QVERIFY(update.ok());
+        update.value().bind(1, std::string_view(array.dump(-1)));
+        QVERIFY(!update.value().run());
+        stored = store->loadPlan("p");
+        const PlanCheck check = PlanStore::check(stored.value());
+        QCOMPARE(check.differences.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(check.differences[0]).startsWith("%9: saved on"),
+                 check.differences[0].c_str());
+    }
+
+    void renameDuplicateDeleteAndRuns() {
+        QTemporaryDir dir;
+        auto store = openOrDie(dir.filePath("ws.db").toStdString());
+        QVERIFY(!saveExample(*store, "a"));
+        QVERIFY(!store->duplicatePlan("a", "b"));
+        QVERIFY(!store->renamePlan("b", "c"));
+        QVERIFY(store->renamePlan("c", "a").has_value());  // taken
+        QVERIFY(store->renamePlan("zz", "y").has_value()); // missing
+        QVERIFY(!store->saveRun("c", RunRecord{"gpu=vcpu1", "2 cores", 10, 1.25, "{}"}));
+        QVERIFY(!store->saveRun("c", RunRecord{"gpu=vcpu1", "2 cores", 10, 0.75, "{}"}));
+        auto list = store->listPlans();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), std::size_t{2});
+        QCOMPARE(list.value()[1].name, std::string("c"));
+        QCOMPARE(list.value()[1].lastRunMs, 0.75);
+        QCOMPARE(list.value()[0].lastRunMs, -1.0);
+        QVERIFY(!store->deletePlan("c"));
+        QVERIFY(store->deletePlan("c").has_value());
+        auto runs = store->database().prepare("SELECT count(*) FROM runs");
+        QVERIFY(runs.ok() && runs.value().step().value());
+        QCOMPARE(runs.value().integer(0), std::int64_t{0}); // runs went with the plan
+    }
+
+    void diffOfTwoPlans() {
+        QTemporaryDir dir;
+        auto store = openOrDie(dir.filePath("ws.db").toStdString());
+        QVERIFY(!saveExample(*store, "gpu"));
+        PlanOptions split;
+        split.rules = {{"nn.conv2d", "gpu"}};
+        split.fallbackDevice = "cpu";
+        QVERIFY(!saveExample(*store, "split", split));
+        auto diff = store->diffPlans("gpu", "split");
+        QVERIFY(diff.ok());
+        QVERIFY(!diff.value().movedNodes.empty());
+        QVERIFY(!diff.value().copiesAdded.empty());
+        QVERIFY(diff.value().copiesRemoved.empty());
+        QCOMPARE(diff.value().bytesA, std::int64_t{0});
+        QVERIFY(diff.value().bytesB > 0);
+        QVERIFY(!store->diffPlans("gpu", "none").ok());
+    }
+
+    void hostileNames_data() {
+        QTest::addColumn<QByteArray>("name");
+        QTest::newRow("quotes") << QByteArray("it's \"quoted\"");
+        QTest::newRow("sql") << QByteArray("x'); DROP TABLE plans; --");
+        QTest::newRow("invalid-utf8") << QByteArray("bad \xff\xfe\xc3 bytes");
+        QTest::newRow("one-megabyte") << QByteArray(1 << 20, 'n');
+        QTest::newRow("nul-free-control") << QByteArray("tab\tnewline\nend");
+    }
+    void hostileNames() {
+        QFETCH(QByteArray, name);
+        QTemporaryDir dir;
+        auto store = openOrDie(dir.filePath("ws.db").toStdString());
+        const std::string text = name.toStdString();
+        QVERIFY(!saveExample(*store, text));
+        QVERIFY(!saveExample(*store, "other"));
+        auto list = store->listPlans();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), std::size_t{2});
+        auto stored = store->loadPlan(text);
+        QVERIFY(stored.ok());
+        QCOMPARE(stored.value().name, text);
+        QVERIFY(!store->renamePlan(text, text + "2"));
+        QVERIFY(!store->deletePlan(text + "2"));
+        QCOMPARE(integrity(dir.filePath("ws.db").toStdString()), std::string("ok"));
+    }
+
+    void refusesFilesThatAreNotOurs() {
+        QTemporaryDir dir;
+        const std::string text = dir.filePath("notes.db").toStdString();
+        std::ofstream(text) << "these are my notes, not a database\n";
+        const std::string before = fileBytes(text);
+        auto store = PlanStore::open(text);
+        QVERIFY(!store.ok());
+        QVERIFY2(store.error().message.find("not SQLite") != std::string::npos,
+                 store.error().message.c_str());
+        QCOMPARE(fileBytes(text), before);
+
+        // A newer schema: refused, file untouched.
+        const std::string newer = dir.filePath("newer.db").toStdString();
+        {
+            auto db = Database::open(newer);
+            QVERIFY(db.ok());
+            QVERIFY(!db.value()->exec("CREATE TABLE t(x); PRAGMA user_version = 99;"));
+            QVERIFY(!db.value()->exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+        }
+        const std::string newerBytes = fileBytes(newer);
+        auto refused = PlanStore::open(newer);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("newer Placement Explorer (schema 99") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+        QCOMPARE(fileBytes(newer), newerBytes);
+
+        // A truncated workspace: a clear error, no crash.
+        const std::string cut = dir.filePath("cut.db").toStdString();
+        {
+            auto full = openOrDie(cut);
+            for (int i = 0; i < 30; ++i)
+                QVERIFY(!saveExample(*full, "plan " + std::to_string(i)));
+            QVERIFY(!full->database().exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+        }
+        const std::string bytes = fileBytes(cut);
+        std::ofstream(cut, std::ios::binary | std::ios::trunc)
+            .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 3));
+        std::filesystem::remove(cut + "-wal");
+        std::filesystem::remove(cut + "-shm");
+        auto damaged = PlanStore::open(cut);
+        QVERIFY(!damaged.ok());
+        QVERIFY2(damaged.error().message.find("damaged") != std::string::npos,
+                 damaged.error().message.c_str());
+    }
+
+    void olderSchemaIsMigratedAfterABackup() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("old.db").toStdString();
+        LoadedModel model = example();
+        const std::string body = writeJsonGraph(model.graph, model.devices).dump(-1);
+        {
+            // What version 1 wrote: graphs and plans, no runs.
+            auto db = Database::open(path);
+            QVERIFY(db.ok());
+            QVERIFY(!db.value()->exec(
+                "CREATE TABLE graphs(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, name TEXT "
+                "NOT NULL, format TEXT NOT NULL, body TEXT NOT NULL);"
+                "CREATE TABLE plans(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, graph_id "
+                "INTEGER NOT NULL REFERENCES graphs(id), devices TEXT NOT NULL, options TEXT NOT "
+                "NULL, note TEXT NOT NULL, placement TEXT NOT NULL, copies TEXT NOT NULL, "
+                "copy_count INTEGER NOT NULL, copied_bytes INTEGER NOT NULL, conflicts INTEGER NOT "
+                "NULL, report TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL);"
+                "PRAGMA user_version = 1;"));
+            auto graph =
+                db.value()->prepare("INSERT INTO graphs VALUES(1, 'h', 'old', 'relay', ?)");
+            QVERIFY(graph.ok());
+            graph.value().bind(1, std::string_view(body));
+            QVERIFY(!graph.value().run());
+            QVERIFY(!db.value()->exec(
+                "INSERT INTO plans VALUES(1, 'kept', 1, 'cpu, gpu', '{\"mode\":\"demand\"}', '', "
+                "'[]', '[]', 0, 0, 0, '{}', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"));
+        }
+        auto store = PlanStore::open(path);
+        QVERIFY2(store.ok(), store.ok() ? "" : store.error().message.c_str());
+        auto version = store.value()->database().prepare("PRAGMA user_version");
+        QVERIFY(version.ok() && version.value().step().value());
+        QCOMPARE(version.value().integer(0), std::int64_t{kSchemaVersion});
+        QVERIFY(!store.value()->saveRun("kept", RunRecord{"", "", 1, 2.0, "{}"}));
+        QVERIFY(store.value()->loadPlan("kept").ok());
+        // The backup is the version-1 file, intact.
+        QVERIFY(std::filesystem::exists(path + ".bak"));
+        auto backup = Database::open(path + ".bak", false);
+        QVERIFY(backup.ok());
+        auto old = backup.value()->prepare("PRAGMA user_version");
+        QVERIFY(old.ok() && old.value().step().value());
+        QCOMPARE(old.value().integer(0), std::int64_t{1});
+    }
+
+    void survivesBeingKilledWhileSaving() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("crash.db").toStdString();
+        openOrDie(path); // created before the children race to do it
+        std::mt19937 rng(3);
+        std::vector<std::string> saved;
+        for (int round = 0; round < 100; ++round) {
+            QProcess child;
+            child.start(QCoreApplication::applicationFilePath(),
+                        {"--child-save", QString::fromStdString(path),
+                         QStringLiteral("r%1").arg(round), "1000"});
+            QVERIFY(child.waitForStarted());
+            // Let it get somewhere (0 to ~40 ms of saving), then SIGKILL it mid-stride.
+            QTest::qWait(static_cast<int>(rng() % 40));
+            ::kill(static_cast<pid_t>(child.processId()), SIGKILL);
+            QVERIFY(child.waitForFinished(10000));
+            for (const QByteArray& line : child.readAllStandardOutput().split('\n')) {
+                if (line.startsWith("saved "))
+                    saved.push_back(line.mid(6).toStdString());
+            }
+        }
+        QCOMPARE(integrity(path), std::string("ok"));
+        auto store = openOrDie(path);
+        for (const std::string& name : saved) {
+            auto plan = store->loadPlan(name);
+            QVERIFY2(plan.ok(), name.c_str());
+            QCOMPARE(plan.value().model.graph.size(), example().graph.size());
+            QVERIFY(PlanStore::check(plan.value()).differences.empty());
+        }
+        qInfo("%zu plans reported saved before the kills, all intact", saved.size());
+    }
+
+    void twoWritersAtOnce() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("shared.db").toStdString();
+        openOrDie(path);
+        QProcess a, b;
+        for (auto [process, prefix] : {std::pair{&a, "a"}, std::pair{&b, "b"}})
+            process->start(QCoreApplication::applicationFilePath(),
+                           {"--child-save", QString::fromStdString(path), prefix, "40"});
+        QVERIFY(a.waitForFinished(120000) && b.waitForFinished(120000));
+        int saved = 0;
+        for (QProcess* process : {&a, &b}) {
+            const QByteArray output = process->readAllStandardOutput();
+            QVERIFY2(process->exitCode() == 0, output.constData());
+            saved += static_cast<int>(output.count("saved "));
+        }
+        QCOMPARE(saved, 80);
+        QCOMPARE(integrity(path), std::string("ok"));
+        auto list = openOrDie(path)->listPlans();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), std::size_t{80});
+    }
+};
+
+int main(int argc, char** argv) {
+    if (argc == 5 && std::string(argv[1]) == "--child-save")
+        return childSave(argv[2], argv[3], std::atoi(argv[4]));
+    QCoreApplication app(argc, argv);
+    TestPlanStore test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_planstore.moc"

@@ -8,17 +8,17 @@
         <translation>Gerätekopie %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="14" />
+        <location filename="../views/GroupItem.cpp" line="15" />
         <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
         <translation><numerusform>%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)</numerusform><numerusform>%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="78" />
+        <location filename="../views/GroupItem.cpp" line="81" />
         <source>%n node(s)</source>
         <translation><numerusform>%n Knoten</numerusform><numerusform>%n Knoten</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="80" />
+        <location filename="../views/GroupItem.cpp" line="83" />
         <source>%n pin(s)</source>
         <translation><numerusform>%n Festlegung</numerusform><numerusform>%n Festlegungen</numerusform></translation>
     </message>
@@ -71,7 +71,7 @@
         <translation>Den Plan vor dem Bildschirmfoto auf virtuellen CPUs ausführen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="120" />
+        <location filename="../app/gui/main.cpp" line="121" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>Die obersten Namensbereiche zu Gruppen zuklappen.</translation>
     </message>
@@ -169,681 +169,876 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="73" />
+        <location filename="../app/gui/MainWindow.cpp" line="76" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="84" />
-        <location filename="../app/gui/MainWindow.cpp" line="406" />
+        <location filename="../app/gui/MainWindow.cpp" line="87" />
+        <location filename="../app/gui/MainWindow.cpp" line="469" />
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="86" />
+        <location filename="../app/gui/MainWindow.cpp" line="89" />
         <source>Cancel layout</source>
         <translation>Layout abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="146" />
+        <location filename="../app/gui/MainWindow.cpp" line="157" />
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="151" />
+        <location filename="../app/gui/MainWindow.cpp" line="162" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="160" />
+        <location filename="../app/gui/MainWindow.cpp" line="170" />
         <source>Fallback device:</source>
         <translation>Ausweichgerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="162" />
+        <location filename="../app/gui/MainWindow.cpp" line="172" />
         <source>Apply rules</source>
         <translation>Regeln anwenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167" />
+        <location filename="../app/gui/MainWindow.cpp" line="177" />
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174" />
+        <location filename="../app/gui/MainWindow.cpp" line="184" />
         <source>Conflicts</source>
         <translation>Konflikte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="178" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="190" />
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199" />
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="219" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
-        <location filename="../app/gui/MainWindow.cpp" line="796" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="875" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="241" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <source>Plans</source>
+        <translation>Pläne</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <source>Rename plan</source>
+        <translation>Plan umbenennen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <source>New name:</source>
+        <translation>Neuer Name:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <source>Duplicate plan</source>
+        <translation>Plan duplizieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <source>Name of the copy:</source>
+        <translation>Name der Kopie:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <source> copy</source>
+        <translation> Kopie</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <source>Delete plan</source>
+        <translation>Plan löschen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <source>Delete the plan '%1' and its runs?</source>
+        <translation>Den Plan „%1“ und seine Läufe löschen?</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <source>Compare plans</source>
+        <translation>Pläne vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <source>&amp;Save Plan</source>
+        <translation>Plan &amp;speichern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <source>Save Plan &amp;As…</source>
+        <translation>Plan speichern &amp;unter…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <source>Save plan as</source>
+        <translation>Plan speichern unter</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <source>Plan name:</source>
+        <translation>Planname:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <source>Open &amp;Workspace…</source>
+        <translation>&amp;Arbeitsbereich öffnen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <source>Workspace</source>
+        <translation>Arbeitsbereich</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <source>Workspaces (*.db);;All files (*)</source>
+        <translation>Arbeitsbereiche (*.db);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>Image (PNG)…</source>
         <translation>Bild (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="314" />
         <source>Vector image (SVG)…</source>
         <translation>Vektorbild (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>Relay text with placement…</source>
         <translation>Relay-Text mit Platzierung…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>JSON graph…</source>
         <translation>JSON-Graph…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>Plan report (JSON)…</source>
         <translation>Planbericht (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model-Explorer-Overlay: Geräte…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model-Explorer-Overlay: Laufzeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263" />
+        <location filename="../app/gui/MainWindow.cpp" line="326" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="327" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="335" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="349" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="352" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="355" />
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <location filename="../app/gui/MainWindow.cpp" line="368" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <location filename="../app/gui/MainWindow.cpp" line="371" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <location filename="../app/gui/MainWindow.cpp" line="375" />
         <source>&amp;Language</source>
         <translation>&amp;Sprache</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="379" />
         <source>System Default</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="328" />
+        <location filename="../app/gui/MainWindow.cpp" line="391" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>Die neue Sprache gilt beim nächsten Start von Placement Explorer.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332" />
+        <location filename="../app/gui/MainWindow.cpp" line="395" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <location filename="../app/gui/MainWindow.cpp" line="396" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="335" />
+        <location filename="../app/gui/MainWindow.cpp" line="398" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="400" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="408" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="411" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="349" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="413" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
+        <location filename="../app/gui/MainWindow.cpp" line="427" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="378" />
+        <location filename="../app/gui/MainWindow.cpp" line="441" />
         <source>loading</source>
         <translation>lädt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="380" />
+        <location filename="../app/gui/MainWindow.cpp" line="443" />
         <source>Reading %1…</source>
         <translation>%1 wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="390" />
-        <location filename="../app/gui/MainWindow.cpp" line="409" />
+        <location filename="../app/gui/MainWindow.cpp" line="453" />
+        <location filename="../app/gui/MainWindow.cpp" line="472" />
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="399" />
-        <location filename="../app/gui/MainWindow.cpp" line="427" />
-        <source>%1 — Placement Explorer</source>
-        <translation>%1 — Placement Explorer</translation>
+        <location filename="../app/gui/MainWindow.cpp" line="462" />
+        <location filename="../app/gui/MainWindow.cpp" line="490" />
+        <location filename="../app/gui/MainWindow.cpp" line="1273" />
+        <source>%1[*] — Placement Explorer</source>
+        <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="424" />
+        <location filename="../app/gui/MainWindow.cpp" line="1225" />
+        <source>Workspace: %1</source>
+        <translation>Arbeitsbereich: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <source>Save plan</source>
+        <translation>Plan speichern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1239" />
+        <location filename="../app/gui/MainWindow.cpp" line="1245" />
+        <source>Cannot save the plan</source>
+        <translation>Der Plan kann nicht gespeichert werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1239" />
+        <source>No workspace is open (File ▸ Open Workspace).</source>
+        <translation>Kein Arbeitsbereich ist geöffnet (Datei ▸ Arbeitsbereich öffnen).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <source>Saved plan '%1'</source>
+        <translation>Plan „%1“ gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1262" />
+        <source>Cannot open the plan</source>
+        <translation>Der Plan kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1267" />
+        <source>plan %1</source>
+        <translation>Plan %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1279" />
+        <source>The planner answers differently now</source>
+        <translation>Der Planer antwortet jetzt anders</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1280" />
+        <source>Since '%1' was saved, the planner's answer changed:
+%2</source>
+        <translation>Seit „%1“ gespeichert wurde, hat sich die Antwort des Planers geändert:
+%2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1290" />
+        <source>Cannot rename the plan</source>
+        <translation>Der Plan kann nicht umbenannt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1304" />
+        <source>Cannot duplicate the plan</source>
+        <translation>Der Plan kann nicht dupliziert werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1316" />
+        <source>Cannot delete the plan</source>
+        <translation>Der Plan kann nicht gelöscht werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1332" />
+        <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
+        <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="1333" />
+        <source>&lt;p&gt;%n node(s) moved; </source>
+        <translation><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1334" />
+        <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
+        <translation>Kopien: %1 hinzu, %2 entfallen; kopierte Bytes %3 → %4.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1342" />
+        <source>&lt;p&gt;Last run of %1: %2 ms&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Letzter Lauf von %1: %2 ms&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1354" />
+        <source>… and %1 more</source>
+        <translation>… und %1 weitere</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <source>Moved</source>
+        <translation>Verschoben</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1358" />
+        <source>Copies added</source>
+        <translation>Neue Kopien</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1359" />
+        <source>Copies removed</source>
+        <translation>Entfallene Kopien</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="487" />
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="441" />
+        <location filename="../app/gui/MainWindow.cpp" line="504" />
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="442" />
+        <location filename="../app/gui/MainWindow.cpp" line="505" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="481" />
+        <location filename="../app/gui/MainWindow.cpp" line="544" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523" />
+        <location filename="../app/gui/MainWindow.cpp" line="586" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="525" />
+        <location filename="../app/gui/MainWindow.cpp" line="588" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="538" />
+        <location filename="../app/gui/MainWindow.cpp" line="601" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="548" />
+        <location filename="../app/gui/MainWindow.cpp" line="611" />
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="550" />
+        <location filename="../app/gui/MainWindow.cpp" line="613" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
+        <location filename="../app/gui/MainWindow.cpp" line="627" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="594" />
+        <location filename="../app/gui/MainWindow.cpp" line="657" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="687" />
         <source>No conflicts.</source>
         <translation>Keine Konflikte.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="632" />
+        <location filename="../app/gui/MainWindow.cpp" line="695" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="634" />
+        <location filename="../app/gui/MainWindow.cpp" line="697" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <location filename="../app/gui/MainWindow.cpp" line="709" />
         <source>Device:</source>
         <translation>Gerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <location filename="../app/gui/MainWindow.cpp" line="709" />
         <source>none</source>
         <translation>keines</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="648" />
+        <location filename="../app/gui/MainWindow.cpp" line="711" />
         <source>Why:</source>
         <translation>Warum:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="651" />
+        <location filename="../app/gui/MainWindow.cpp" line="714" />
         <source>Pinned:</source>
         <translation>Festgelegt:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="652" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>Inputs:</source>
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="656" />
+        <location filename="../app/gui/MainWindow.cpp" line="719" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="662" />
+        <location filename="../app/gui/MainWindow.cpp" line="725" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="684" />
+        <location filename="../app/gui/MainWindow.cpp" line="747" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <location filename="../app/gui/MainWindow.cpp" line="750" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="689" />
+        <location filename="../app/gui/MainWindow.cpp" line="752" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="691" />
+        <location filename="../app/gui/MainWindow.cpp" line="754" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <location filename="../app/gui/MainWindow.cpp" line="780" />
         <source>(none)</source>
         <translation>(keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="716" />
-        <location filename="../app/gui/MainWindow.cpp" line="722" />
+        <location filename="../app/gui/MainWindow.cpp" line="795" />
+        <location filename="../app/gui/MainWindow.cpp" line="801" />
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="795" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>„%1“ hat nicht die Form OP=GERÄT</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="723" />
+        <location filename="../app/gui/MainWindow.cpp" line="802" />
         <source>'%1' names unknown device '%2'</source>
         <translation>„%1“ nennt das unbekannte Gerät „%2“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="736" />
+        <location filename="../app/gui/MainWindow.cpp" line="815" />
         <source>PNG image (*.png)</source>
         <translation>PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="737" />
+        <location filename="../app/gui/MainWindow.cpp" line="816" />
         <source>SVG image (*.svg)</source>
         <translation>SVG-Bild (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="738" />
+        <location filename="../app/gui/MainWindow.cpp" line="817" />
         <source>Relay text (*.relay)</source>
         <translation>Relay-Text (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="739" />
+        <location filename="../app/gui/MainWindow.cpp" line="818" />
         <source>JSON graph (*.json)</source>
         <translation>JSON-Graph (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="740" />
+        <location filename="../app/gui/MainWindow.cpp" line="819" />
         <source>Plan report (*.json)</source>
         <translation>Planbericht (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="741" />
-        <location filename="../app/gui/MainWindow.cpp" line="742" />
+        <location filename="../app/gui/MainWindow.cpp" line="820" />
+        <location filename="../app/gui/MainWindow.cpp" line="821" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model-Explorer-Knotendaten (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="744" />
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="781" />
+        <location filename="../app/gui/MainWindow.cpp" line="860" />
         <source>Cannot export Relay</source>
         <translation>Relay-Export nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="782" />
+        <location filename="../app/gui/MainWindow.cpp" line="861" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="796" />
+        <location filename="../app/gui/MainWindow.cpp" line="875" />
         <source>Cannot write %1</source>
         <translation>%1 kann nicht geschrieben werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="798" />
+        <location filename="../app/gui/MainWindow.cpp" line="877" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="828" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
+        <source>Unsaved plan</source>
+        <translation>Ungespeicherter Plan</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="884" />
+        <source>The plan has changes that are not saved. Save them in the workspace?</source>
+        <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="917" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="836" />
+        <location filename="../app/gui/MainWindow.cpp" line="925" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="849" />
+        <location filename="../app/gui/MainWindow.cpp" line="938" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
+        <location filename="../app/gui/MainWindow.cpp" line="944" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="889" />
+        <location filename="../app/gui/MainWindow.cpp" line="978" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="904" />
+        <location filename="../app/gui/MainWindow.cpp" line="993" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="912" />
+        <location filename="../app/gui/MainWindow.cpp" line="1001" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="919" />
+        <location filename="../app/gui/MainWindow.cpp" line="1008" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="923" />
+        <location filename="../app/gui/MainWindow.cpp" line="1012" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="925" />
+        <location filename="../app/gui/MainWindow.cpp" line="1014" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="935" />
+        <location filename="../app/gui/MainWindow.cpp" line="1024" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="962" />
+        <location filename="../app/gui/MainWindow.cpp" line="1051" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="964" />
+        <location filename="../app/gui/MainWindow.cpp" line="1053" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="970" />
+        <location filename="../app/gui/MainWindow.cpp" line="1059" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1088" />
+        <location filename="../app/gui/MainWindow.cpp" line="1177" />
         <source>Pin to</source>
         <translation>Festlegen auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1093" />
+        <location filename="../app/gui/MainWindow.cpp" line="1182" />
         <source>Clear Pin</source>
         <translation>Festlegung entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1101" />
+        <location filename="../app/gui/MainWindow.cpp" line="1190" />
         <source>Expand %1</source>
         <translation>%1 aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1109" />
+        <location filename="../app/gui/MainWindow.cpp" line="1199" />
         <source>Collapse</source>
         <translation>Zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1119" />
+        <location filename="../app/gui/MainWindow.cpp" line="1209" />
         <source>Fit Selection</source>
         <translation>Auswahl einpassen</translation>
     </message>
@@ -866,6 +1061,79 @@
         <location filename="../app/gui/SetPinsCommand.cpp" line="59" />
         <source>Edit devices</source>
         <translation>Geräte bearbeiten</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::PlanBrowser</name>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Plan</source>
+        <translation>Plan</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Graph</source>
+        <translation>Graph</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Devices</source>
+        <translation>Geräte</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Copies</source>
+        <translation>Kopien</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Last run</source>
+        <translation>Letzter Lauf</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Updated</source>
+        <translation>Geändert</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="28" />
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
+        <source>Rename…</source>
+        <translation>Umbenennen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
+        <source>Duplicate…</source>
+        <translation>Duplizieren…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
+        <source>Delete…</source>
+        <translation>Löschen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="43" />
+        <source>Select two plans to compare them.</source>
+        <translation>Zwei Pläne zum Vergleichen auswählen.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="47" />
+        <source>Select one plan.</source>
+        <translation>Einen Plan auswählen.</translation>
     </message>
 </context>
 <context>

@@ -8,17 +8,17 @@
         <translation>设备拷贝 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="14" />
+        <location filename="../views/GroupItem.cpp" line="15" />
         <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
         <translation><numerusform>%1：%n 个节点，已折叠（双击或右键菜单展开）</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="78" />
+        <location filename="../views/GroupItem.cpp" line="81" />
         <source>%n node(s)</source>
         <translation><numerusform>%n 个节点</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="80" />
+        <location filename="../views/GroupItem.cpp" line="83" />
         <source>%n pin(s)</source>
         <translation><numerusform>%n 个固定</numerusform></translation>
     </message>
@@ -71,7 +71,7 @@
         <translation>截图前先在虚拟 CPU 上运行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="120" />
+        <location filename="../app/gui/main.cpp" line="121" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -169,681 +169,876 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="73" />
+        <location filename="../app/gui/MainWindow.cpp" line="76" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="84" />
-        <location filename="../app/gui/MainWindow.cpp" line="406" />
+        <location filename="../app/gui/MainWindow.cpp" line="87" />
+        <location filename="../app/gui/MainWindow.cpp" line="469" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="86" />
+        <location filename="../app/gui/MainWindow.cpp" line="89" />
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="146" />
+        <location filename="../app/gui/MainWindow.cpp" line="157" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="151" />
+        <location filename="../app/gui/MainWindow.cpp" line="162" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="160" />
+        <location filename="../app/gui/MainWindow.cpp" line="170" />
         <source>Fallback device:</source>
         <translation>后备设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="162" />
+        <location filename="../app/gui/MainWindow.cpp" line="172" />
         <source>Apply rules</source>
         <translation>应用规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167" />
+        <location filename="../app/gui/MainWindow.cpp" line="177" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174" />
+        <location filename="../app/gui/MainWindow.cpp" line="184" />
         <source>Conflicts</source>
         <translation>冲突</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="178" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="190" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199" />
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="219" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
-        <location filename="../app/gui/MainWindow.cpp" line="796" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="875" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="241" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <source>Plans</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <source>Rename plan</source>
+        <translation>重命名计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <source>New name:</source>
+        <translation>新名称：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <source>Duplicate plan</source>
+        <translation>复制计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <source>Name of the copy:</source>
+        <translation>副本名称：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <source> copy</source>
+        <translation> 副本</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <source>Delete plan</source>
+        <translation>删除计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <source>Delete the plan '%1' and its runs?</source>
+        <translation>删除计划“%1”及其运行记录？</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <source>Compare plans</source>
+        <translation>比较计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <source>&amp;Save Plan</source>
+        <translation>保存计划(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <source>Save Plan &amp;As…</source>
+        <translation>计划另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <source>Save plan as</source>
+        <translation>计划另存为</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <source>Plan name:</source>
+        <translation>计划名称：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <source>Open &amp;Workspace…</source>
+        <translation>打开工作区(&amp;W)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <source>Workspaces (*.db);;All files (*)</source>
+        <translation>工作区 (*.db);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>Image (PNG)…</source>
         <translation>图像 (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="314" />
         <source>Vector image (SVG)…</source>
         <translation>矢量图 (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>Relay text with placement…</source>
         <translation>带放置信息的 Relay 文本…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>JSON graph…</source>
         <translation>JSON 图…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>Plan report (JSON)…</source>
         <translation>计划报告 (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model Explorer 叠加层：设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model Explorer 叠加层：运行时间…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263" />
+        <location filename="../app/gui/MainWindow.cpp" line="326" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="327" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="335" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="349" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="352" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="355" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <location filename="../app/gui/MainWindow.cpp" line="368" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <location filename="../app/gui/MainWindow.cpp" line="371" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <location filename="../app/gui/MainWindow.cpp" line="375" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="379" />
         <source>System Default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="328" />
+        <location filename="../app/gui/MainWindow.cpp" line="391" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332" />
+        <location filename="../app/gui/MainWindow.cpp" line="395" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <location filename="../app/gui/MainWindow.cpp" line="396" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="335" />
+        <location filename="../app/gui/MainWindow.cpp" line="398" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="400" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="408" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="411" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="349" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="413" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
+        <location filename="../app/gui/MainWindow.cpp" line="427" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="378" />
+        <location filename="../app/gui/MainWindow.cpp" line="441" />
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="380" />
+        <location filename="../app/gui/MainWindow.cpp" line="443" />
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="390" />
-        <location filename="../app/gui/MainWindow.cpp" line="409" />
+        <location filename="../app/gui/MainWindow.cpp" line="453" />
+        <location filename="../app/gui/MainWindow.cpp" line="472" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="399" />
-        <location filename="../app/gui/MainWindow.cpp" line="427" />
-        <source>%1 — Placement Explorer</source>
-        <translation>%1 — Placement Explorer</translation>
+        <location filename="../app/gui/MainWindow.cpp" line="462" />
+        <location filename="../app/gui/MainWindow.cpp" line="490" />
+        <location filename="../app/gui/MainWindow.cpp" line="1273" />
+        <source>%1[*] — Placement Explorer</source>
+        <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="424" />
+        <location filename="../app/gui/MainWindow.cpp" line="1225" />
+        <source>Workspace: %1</source>
+        <translation>工作区：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <source>Save plan</source>
+        <translation>保存计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1239" />
+        <location filename="../app/gui/MainWindow.cpp" line="1245" />
+        <source>Cannot save the plan</source>
+        <translation>无法保存计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1239" />
+        <source>No workspace is open (File ▸ Open Workspace).</source>
+        <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <source>Saved plan '%1'</source>
+        <translation>已保存计划“%1”</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1262" />
+        <source>Cannot open the plan</source>
+        <translation>无法打开计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1267" />
+        <source>plan %1</source>
+        <translation>计划 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1279" />
+        <source>The planner answers differently now</source>
+        <translation>规划器现在给出不同的结果</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1280" />
+        <source>Since '%1' was saved, the planner's answer changed:
+%2</source>
+        <translation>自“%1”保存以来，规划器的结果发生了变化：
+%2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1290" />
+        <source>Cannot rename the plan</source>
+        <translation>无法重命名计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1304" />
+        <source>Cannot duplicate the plan</source>
+        <translation>无法复制计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1316" />
+        <source>Cannot delete the plan</source>
+        <translation>无法删除计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1332" />
+        <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
+        <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="1333" />
+        <source>&lt;p&gt;%n node(s) moved; </source>
+        <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1334" />
+        <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
+        <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1342" />
+        <source>&lt;p&gt;Last run of %1: %2 ms&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1 的最近一次运行：%2 毫秒&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1354" />
+        <source>… and %1 more</source>
+        <translation>……还有 %1 项</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <source>Moved</source>
+        <translation>已移动</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1358" />
+        <source>Copies added</source>
+        <translation>新增拷贝</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1359" />
+        <source>Copies removed</source>
+        <translation>移除的拷贝</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="487" />
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="441" />
+        <location filename="../app/gui/MainWindow.cpp" line="504" />
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="442" />
+        <location filename="../app/gui/MainWindow.cpp" line="505" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="481" />
+        <location filename="../app/gui/MainWindow.cpp" line="544" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523" />
+        <location filename="../app/gui/MainWindow.cpp" line="586" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="525" />
+        <location filename="../app/gui/MainWindow.cpp" line="588" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="538" />
+        <location filename="../app/gui/MainWindow.cpp" line="601" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="548" />
+        <location filename="../app/gui/MainWindow.cpp" line="611" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="550" />
+        <location filename="../app/gui/MainWindow.cpp" line="613" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
+        <location filename="../app/gui/MainWindow.cpp" line="627" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="594" />
+        <location filename="../app/gui/MainWindow.cpp" line="657" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="687" />
         <source>No conflicts.</source>
         <translation>没有冲突。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="632" />
+        <location filename="../app/gui/MainWindow.cpp" line="695" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="634" />
+        <location filename="../app/gui/MainWindow.cpp" line="697" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <location filename="../app/gui/MainWindow.cpp" line="709" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="646" />
+        <location filename="../app/gui/MainWindow.cpp" line="709" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="648" />
+        <location filename="../app/gui/MainWindow.cpp" line="711" />
         <source>Why:</source>
         <translation>原因：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="651" />
+        <location filename="../app/gui/MainWindow.cpp" line="714" />
         <source>Pinned:</source>
         <translation>固定于：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="652" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>Inputs:</source>
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="656" />
+        <location filename="../app/gui/MainWindow.cpp" line="719" />
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="662" />
+        <location filename="../app/gui/MainWindow.cpp" line="725" />
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="684" />
+        <location filename="../app/gui/MainWindow.cpp" line="747" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <location filename="../app/gui/MainWindow.cpp" line="750" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="689" />
+        <location filename="../app/gui/MainWindow.cpp" line="752" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="691" />
+        <location filename="../app/gui/MainWindow.cpp" line="754" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701" />
+        <location filename="../app/gui/MainWindow.cpp" line="780" />
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="716" />
-        <location filename="../app/gui/MainWindow.cpp" line="722" />
+        <location filename="../app/gui/MainWindow.cpp" line="795" />
+        <location filename="../app/gui/MainWindow.cpp" line="801" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="716" />
+        <location filename="../app/gui/MainWindow.cpp" line="795" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>“%1”不是 OP=DEVICE 的形式</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="723" />
+        <location filename="../app/gui/MainWindow.cpp" line="802" />
         <source>'%1' names unknown device '%2'</source>
         <translation>“%1”引用了未知设备“%2”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="736" />
+        <location filename="../app/gui/MainWindow.cpp" line="815" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="737" />
+        <location filename="../app/gui/MainWindow.cpp" line="816" />
         <source>SVG image (*.svg)</source>
         <translation>SVG 图像 (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="738" />
+        <location filename="../app/gui/MainWindow.cpp" line="817" />
         <source>Relay text (*.relay)</source>
         <translation>Relay 文本 (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="739" />
+        <location filename="../app/gui/MainWindow.cpp" line="818" />
         <source>JSON graph (*.json)</source>
         <translation>JSON 图 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="740" />
+        <location filename="../app/gui/MainWindow.cpp" line="819" />
         <source>Plan report (*.json)</source>
         <translation>计划报告 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="741" />
-        <location filename="../app/gui/MainWindow.cpp" line="742" />
+        <location filename="../app/gui/MainWindow.cpp" line="820" />
+        <location filename="../app/gui/MainWindow.cpp" line="821" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model Explorer 节点数据 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="744" />
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="781" />
+        <location filename="../app/gui/MainWindow.cpp" line="860" />
         <source>Cannot export Relay</source>
         <translation>无法导出 Relay</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="782" />
+        <location filename="../app/gui/MainWindow.cpp" line="861" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="796" />
+        <location filename="../app/gui/MainWindow.cpp" line="875" />
         <source>Cannot write %1</source>
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="798" />
+        <location filename="../app/gui/MainWindow.cpp" line="877" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="828" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
+        <source>Unsaved plan</source>
+        <translation>未保存的计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="884" />
+        <source>The plan has changes that are not saved. Save them in the workspace?</source>
+        <translation>计划有未保存的更改。要保存到工作区吗？</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="917" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="836" />
+        <location filename="../app/gui/MainWindow.cpp" line="925" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="849" />
+        <location filename="../app/gui/MainWindow.cpp" line="938" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
+        <location filename="../app/gui/MainWindow.cpp" line="944" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="889" />
+        <location filename="../app/gui/MainWindow.cpp" line="978" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="904" />
+        <location filename="../app/gui/MainWindow.cpp" line="993" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="912" />
+        <location filename="../app/gui/MainWindow.cpp" line="1001" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="919" />
+        <location filename="../app/gui/MainWindow.cpp" line="1008" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="923" />
+        <location filename="../app/gui/MainWindow.cpp" line="1012" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="925" />
+        <location filename="../app/gui/MainWindow.cpp" line="1014" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="935" />
+        <location filename="../app/gui/MainWindow.cpp" line="1024" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="946" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="962" />
+        <location filename="../app/gui/MainWindow.cpp" line="1051" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="964" />
+        <location filename="../app/gui/MainWindow.cpp" line="1053" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="970" />
+        <location filename="../app/gui/MainWindow.cpp" line="1059" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1088" />
+        <location filename="../app/gui/MainWindow.cpp" line="1177" />
         <source>Pin to</source>
         <translation>固定到</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1093" />
+        <location filename="../app/gui/MainWindow.cpp" line="1182" />
         <source>Clear Pin</source>
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1101" />
+        <location filename="../app/gui/MainWindow.cpp" line="1190" />
         <source>Expand %1</source>
         <translation>展开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1109" />
+        <location filename="../app/gui/MainWindow.cpp" line="1199" />
         <source>Collapse</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1119" />
+        <location filename="../app/gui/MainWindow.cpp" line="1209" />
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>
@@ -866,6 +1061,79 @@
         <location filename="../app/gui/SetPinsCommand.cpp" line="59" />
         <source>Edit devices</source>
         <translation>编辑设备</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::PlanBrowser</name>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Graph</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Copies</source>
+        <translation>拷贝</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Copied</source>
+        <translation>已拷贝</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Last run</source>
+        <translation>最近运行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Updated</source>
+        <translation>更新时间</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="28" />
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
+        <source>Duplicate…</source>
+        <translation>复制…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="43" />
+        <source>Select two plans to compare them.</source>
+        <translation>选择两个计划以进行比较。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="47" />
+        <source>Select one plan.</source>
+        <translation>选择一个计划。</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "gui/MainWindow.h"
 
 #include "gui/DeviceDialog.h"
+#include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "gui/SetPinsCommand.h"
 #include "io/JsonGraph.h"
@@ -9,6 +10,7 @@
 #include "io/RelayWriter.h"
 #include "io/RunReport.h"
 #include "plan/PlannedGraph.h"
+#include "store/PlanStore.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
@@ -29,6 +31,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QImage>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -70,7 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_document(new views::PlacementDocument(this)),
       m_scene(new views::GraphScene(m_document, this)), m_view(new views::GraphView(m_scene, this)),
       m_undo(new QUndoStack(this)), m_run(new RunController(this)) {
-    setWindowTitle(tr("Placement Explorer"));
+    setWindowTitle(tr("Placement Explorer") + QStringLiteral("[*]"));
     setCentralWidget(m_view);
     setAcceptDrops(true);
     createDocks();
@@ -123,9 +126,19 @@ MainWindow::MainWindow(QWidget* parent)
     // Timings belong to the plan that was run: a new plan or graph clears the overlay.
     connect(m_document, &views::PlacementDocument::planChanged, this,
             [this] { m_scene->setNodeTimes({}); });
+    connect(m_undo, &QUndoStack::cleanChanged, this,
+            [this](bool clean) { setWindowModified(!clean); });
+    connect(m_document, &views::PlacementDocument::modelReset, this, [this] {
+        m_planName.clear(); // a new graph is not a saved plan (openStoredPlan sets it after)
+        setWindowModified(false);
+    });
     resize(1400, 900);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    openWorkspace(settings
+                      .value(QStringLiteral("workspace"),
+                             QString::fromStdString(store::PlanStore::defaultPath()))
+                      .toString());
 }
 
 MainWindow::~MainWindow() {
@@ -175,7 +188,8 @@ void MainWindow::createDocks() {
     dock(tr("Properties"), QStringLiteral("properties"), m_properties, Qt::RightDockWidgetArea);
     auto* history = new QUndoView(m_undo, this);
     history->setEmptyLabel(tr("<opened>"));
-    dock(tr("History"), QStringLiteral("history"), history, Qt::RightDockWidgetArea);
+    QDockWidget* historyDock =
+        dock(tr("History"), QStringLiteral("history"), history, Qt::RightDockWidgetArea);
 
     auto* run = new QWidget(this);
     auto* runLayout = new QVBoxLayout(run);
@@ -229,6 +243,43 @@ void MainWindow::createDocks() {
             showError(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
     });
     dock(tr("Run"), QStringLiteral("run"), run, Qt::LeftDockWidgetArea);
+    m_browser = new PlanBrowser(this);
+    QDockWidget* plansDock =
+        dock(tr("Plans"), QStringLiteral("plans"), m_browser, Qt::RightDockWidgetArea);
+    tabifyDockWidget(historyDock, plansDock);
+    plansDock->raise();
+    connect(m_browser, &PlanBrowser::openRequested, this, &MainWindow::openStoredPlan);
+    connect(m_browser, &PlanBrowser::renameRequested, this, [this](const QString& name) {
+        bool ok = false;
+        const QString to = QInputDialog::getText(this, tr("Rename plan"), tr("New name:"),
+                                                 QLineEdit::Normal, name, &ok);
+        if (ok && !to.isEmpty())
+            renameStoredPlan(name, to);
+    });
+    connect(m_browser, &PlanBrowser::duplicateRequested, this, [this](const QString& name) {
+        bool ok = false;
+        const QString to =
+            QInputDialog::getText(this, tr("Duplicate plan"), tr("Name of the copy:"),
+                                  QLineEdit::Normal, name + tr(" copy"), &ok);
+        if (ok && !to.isEmpty())
+            duplicateStoredPlan(name, to);
+    });
+    connect(m_browser, &PlanBrowser::deleteRequested, this, [this](const QString& name) {
+        if (QMessageBox::question(this, tr("Delete plan"),
+                                  tr("Delete the plan '%1' and its runs?").arg(name)) ==
+            QMessageBox::Yes)
+            deleteStoredPlan(name);
+    });
+    connect(m_browser, &PlanBrowser::compareRequested, this,
+            [this](const QString& a, const QString& b) {
+                auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Compare plans"),
+                                            comparePlans(a, b), QMessageBox::Close, this);
+                box->setObjectName(QStringLiteral("compareDialog"));
+                box->setAttribute(Qt::WA_DeleteOnClose);
+                box->setTextFormat(Qt::RichText);
+                box->open();
+            });
+
     m_timeline = new views::TimelineWidget(this);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_timeline);
@@ -244,6 +295,24 @@ void MainWindow::createActions() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     updateRecentMenu();
     file->addAction(tr("Open the &Example"), this, &MainWindow::openExample);
+    file->addSeparator();
+    QAction* save = file->addAction(tr("&Save Plan"), this, [this] { savePlan(); });
+    save->setShortcut(QKeySequence::Save);
+    QAction* saveAs = file->addAction(tr("Save Plan &As…"), this, [this] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Save plan as"), tr("Plan name:"),
+                                                   QLineEdit::Normal, m_planName, &ok);
+        if (ok && !name.isEmpty())
+            savePlan(name);
+    });
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    file->addAction(tr("Open &Workspace…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Workspace"), QString(), tr("Workspaces (*.db);;All files (*)"), nullptr,
+            QFileDialog::DontConfirmOverwrite);
+        if (!path.isEmpty())
+            openWorkspace(path);
+    });
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     const std::pair<QString, QString> exports[] = {
         {tr("Image (PNG)…"), QStringLiteral("png")},
@@ -395,7 +464,7 @@ bool MainWindow::openFile(const QString& path) {
 
 void MainWindow::opened(const QString& path) {
     addRecentFile(path);
-    setWindowTitle(tr("%1 — Placement Explorer").arg(QFileInfo(path).fileName()));
+    setWindowTitle(tr("%1[*] — Placement Explorer").arg(QFileInfo(path).fileName()));
     for (const QString& warning : m_document->warnings())
         statusBar()->showMessage(warning, 8000);
 }
@@ -423,7 +492,7 @@ bool MainWindow::openExample() {
         showError(tr("Cannot open the example"), error);
         return false;
     }
-    setWindowTitle(tr("%1 — Placement Explorer").arg(QStringLiteral("residual_block.relay")));
+    setWindowTitle(tr("%1[*] — Placement Explorer").arg(QStringLiteral("residual_block.relay")));
     return true;
 }
 
@@ -814,6 +883,16 @@ void MainWindow::exportAs(const QString& kind) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (isWindowModified()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Unsaved plan"),
+            tr("The plan has changes that are not saved. Save them in the workspace?"),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !savePlan())) {
+            event->ignore();
+            return;
+        }
+    }
     QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
     QMainWindow::closeEvent(event);
 }
@@ -1134,6 +1213,157 @@ void MainWindow::showNodeMenu(const QPoint& position) {
     }
     menu.addAction(tr("Fit Selection"), m_view, &views::GraphView::fitSelection);
     menu.exec(m_view->viewport()->mapToGlobal(position));
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+bool MainWindow::openWorkspace(const QString& path) {
+    auto opened = store::PlanStore::open(path.toStdString());
+    if (!opened) {
+        m_store.reset();
+        m_browser->setStore(nullptr, QString::fromStdString(opened.error().toString()));
+        return false;
+    }
+    m_store = opened.take();
+    m_browser->setStore(m_store.get(), tr("Workspace: %1").arg(path));
+    return true;
+}
+
+bool MainWindow::savePlan(const QString& requested) {
+    QString name = requested.isEmpty() ? m_planName : requested;
+    if (name.isEmpty()) {
+        bool ok = false;
+        name = QInputDialog::getText(this, tr("Save plan"), tr("Plan name:"), QLineEdit::Normal,
+                                     QFileInfo(m_document->path()).completeBaseName(), &ok);
+        if (!ok || name.isEmpty())
+            return false;
+    }
+    if (!m_store) {
+        showError(tr("Cannot save the plan"), tr("No workspace is open (File ▸ Open Workspace)."));
+        return false;
+    }
+    if (auto error =
+            m_store->savePlan(name.toStdString(), std::string(), m_document->graph(),
+                              m_document->devices(), m_document->options(), m_document->plan())) {
+        showError(tr("Cannot save the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    m_planName = name;
+    m_undo->setClean();
+    setWindowModified(false);
+    m_browser->refresh();
+    m_browser->select(name);
+    statusBar()->showMessage(tr("Saved plan '%1'").arg(name), 4000);
+    return true;
+}
+
+bool MainWindow::openStoredPlan(const QString& name) {
+    if (!m_store)
+        return false;
+    auto stored = m_store->loadPlan(name.toStdString());
+    if (!stored) {
+        showError(tr("Cannot open the plan"), QString::fromStdString(stored.error().toString()));
+        return false;
+    }
+    const store::PlanCheck check = store::PlanStore::check(stored.value());
+    const PlanOptions options = stored.value().options;
+    m_document->setModel(std::move(stored.value().model), tr("plan %1").arg(name));
+    m_document->setRules(options.rules, options.fallbackDevice);
+    m_document->setMode(options.mode);
+    m_planName = name;
+    m_undo->clear();
+    setWindowModified(false);
+    setWindowTitle(tr("%1[*] — Placement Explorer").arg(name));
+    m_browser->select(name);
+    if (!check.differences.empty()) {
+        QStringList lines;
+        for (std::size_t i = 0; i < check.differences.size() && i < 20; ++i)
+            lines << QString::fromStdString(check.differences[i]).toHtmlEscaped();
+        showError(tr("The planner answers differently now"),
+                  tr("Since '%1' was saved, the planner's answer changed:\n%2")
+                      .arg(name, lines.join(QLatin1Char('\n'))));
+    }
+    return true;
+}
+
+bool MainWindow::renameStoredPlan(const QString& from, const QString& to) {
+    if (!m_store)
+        return false;
+    if (auto error = m_store->renamePlan(from.toStdString(), to.toStdString())) {
+        showError(tr("Cannot rename the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    if (m_planName == from)
+        m_planName = to;
+    m_browser->refresh();
+    m_browser->select(to);
+    return true;
+}
+
+bool MainWindow::duplicateStoredPlan(const QString& from, const QString& to) {
+    if (!m_store)
+        return false;
+    if (auto error = m_store->duplicatePlan(from.toStdString(), to.toStdString())) {
+        showError(tr("Cannot duplicate the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    m_browser->refresh();
+    m_browser->select(to);
+    return true;
+}
+
+bool MainWindow::deleteStoredPlan(const QString& name) {
+    if (!m_store)
+        return false;
+    if (auto error = m_store->deletePlan(name.toStdString())) {
+        showError(tr("Cannot delete the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    if (m_planName == name)
+        m_planName.clear();
+    m_browser->refresh();
+    return true;
+}
+
+QString MainWindow::comparePlans(const QString& a, const QString& b) {
+    if (!m_store)
+        return QString();
+    auto diff = m_store->diffPlans(a.toStdString(), b.toStdString());
+    if (!diff)
+        return QString::fromStdString(diff.error().toString()).toHtmlEscaped();
+    const store::PlanDiff& d = diff.value();
+    QString text = tr("<h3>%1 → %2</h3>").arg(a.toHtmlEscaped(), b.toHtmlEscaped());
+    text += tr("<p>%n node(s) moved; ", nullptr, static_cast<int>(d.movedNodes.size()));
+    text += tr("copies: %1 added, %2 removed; bytes copied %3 → %4.</p>")
+                .arg(d.copiesAdded.size())
+                .arg(d.copiesRemoved.size())
+                .arg(QString::fromStdString(formatBytes(d.bytesA)),
+                     QString::fromStdString(formatBytes(d.bytesB)));
+    if (auto plans = m_store->listPlans()) {
+        for (const store::PlanSummary& plan : plans.value()) {
+            if ((plan.name == a.toStdString() || plan.name == b.toStdString()) &&
+                plan.lastRunMs >= 0)
+                text += tr("<p>Last run of %1: %2 ms</p>")
+                            .arg(QString::fromStdString(plan.name).toHtmlEscaped())
+                            .arg(plan.lastRunMs, 0, 'f', 3);
+        }
+    }
+    auto list = [&](const QString& title, const std::vector<std::string>& items) {
+        if (items.empty())
+            return;
+        text += QStringLiteral("<p><b>%1</b><br>").arg(title);
+        for (std::size_t i = 0; i < items.size() && i < 40; ++i)
+            text += QString::fromStdString(items[i]).toHtmlEscaped() + QStringLiteral("<br>");
+        if (items.size() > 40)
+            text += tr("… and %1 more").arg(items.size() - 40);
+        text += QStringLiteral("</p>");
+    };
+    list(tr("Moved"), d.movedNodes);
+    list(tr("Copies added"), d.copiesAdded);
+    list(tr("Copies removed"), d.copiesRemoved);
+    return text;
 }
 
 } // namespace placer::gui

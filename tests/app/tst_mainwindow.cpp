@@ -2,6 +2,7 @@
 // conflicts, a bad file, the screenshot; offscreen.
 #include "gui/DeviceDialog.h"
 #include "gui/MainWindow.h"
+#include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "io/ModelExplorerData.h"
 
@@ -90,7 +91,66 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() {
+        // Workspaces and settings of these tests stay in a folder of their own.
+        qputenv("XDG_DATA_HOME", m_home.path().toUtf8());
+        qputenv("XDG_CONFIG_HOME", m_home.path().toUtf8());
+        qputenv("XDG_CACHE_HOME", m_home.path().toUtf8());
+    }
     void init() { QCoreApplication::setOrganizationName(QStringLiteral("placer-tests")); }
+
+    void savePlansAndBrowseThem() {
+        gui::MainWindow window;
+        window.show();
+        QTemporaryDir dir;
+        QVERIFY(window.openWorkspace(dir.filePath("ws.db")));
+        openAndWait(window, kExamples + "residual_block.relay");
+        QVERIFY(!window.isWindowModified());
+        dropDeviceOnNode(window, QStringLiteral("cpu"), nodeNamed(window, "%9"));
+        QVERIFY(window.isWindowModified()); // the unsaved-changes marker
+        QVERIFY(window.savePlan(QStringLiteral("mine")));
+        QVERIFY(!window.isWindowModified());
+        QCOMPARE(window.planName(), QStringLiteral("mine"));
+        QTableWidget* table = window.planBrowser()->table();
+        QCOMPARE(table->rowCount(), 1);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("mine"));
+        QVERIFY(table->item(0, 3)->text().toInt() > 0); // copies
+        const auto saved = placement(*window.document());
+        // More edits, then back to the saved state with undo: clean again.
+        dropDeviceOnNode(window, QStringLiteral("cpu"), nodeNamed(window, "%4"));
+        QVERIFY(window.isWindowModified());
+        window.undoStack()->undo();
+        QVERIFY(!window.isWindowModified());
+        // Another graph, then the saved plan again: same pins, same placement.
+        openAndWait(window, kModels + "tiny_resnet.onnx");
+        QVERIFY(window.planName().isEmpty());
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        QVERIFY(window.openStoredPlan(QStringLiteral("mine")));
+        QVERIFY(laidOut.wait(20000));
+        QCOMPARE(placement(*window.document()), saved);
+        QVERIFY(window.document()->pin(nodeNamed(window, "%9")).active());
+        QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))); // unchanged answer
+        // Duplicate, rename, compare, delete.
+        QVERIFY(window.duplicateStoredPlan(QStringLiteral("mine"), QStringLiteral("copy")));
+        QVERIFY(!window.duplicateStoredPlan(QStringLiteral("mine"), QStringLiteral("copy")));
+        window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->accept();
+        QVERIFY(window.renameStoredPlan(QStringLiteral("copy"), QStringLiteral("other")));
+        QCOMPARE(table->rowCount(), 2);
+        window.document()->setRules({{"nn.conv2d", "gpu"}}, "cpu");
+        QVERIFY(window.savePlan(QStringLiteral("split")));
+        const QString comparison =
+            window.comparePlans(QStringLiteral("mine"), QStringLiteral("split"));
+        QVERIFY2(comparison.contains("moved") && comparison.contains("copies"),
+                 qPrintable(comparison));
+        QVERIFY(window.deleteStoredPlan(QStringLiteral("other")));
+        QCOMPARE(table->rowCount(), 2);
+        // The browser's Open button opens the selected plan.
+        window.planBrowser()->select(QStringLiteral("mine"));
+        QTest::mouseClick(
+            window.planBrowser()->findChild<QPushButton*>(QStringLiteral("plan-open")),
+            Qt::LeftButton);
+        QCOMPARE(window.planName(), QStringLiteral("mine"));
+    }
 
     void opensAFileAndLaysItOut() {
         gui::MainWindow window;
@@ -548,6 +608,9 @@ private slots:
         QVERIFY2(cpuPixels > 200 && gpuPixels > 200,
                  qPrintable(QString("cpu %1, gpu %2").arg(cpuPixels).arg(gpuPixels)));
     }
+
+private:
+    QTemporaryDir m_home;
 };
 
 QTEST_MAIN(TestMainWindow)

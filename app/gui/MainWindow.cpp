@@ -48,6 +48,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTextBrowser>
+#include <QThread>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QUndoView>
@@ -1060,6 +1061,7 @@ void MainWindow::runFinished() {
                       .arg(QString::fromStdString(outcome->reference->mismatch).toHtmlEscaped());
     }
     m_runSummary->setHtml(text);
+    recordRun(*outcome);
     statusBar()->showMessage(
         tr("Run finished: %1 ms median").arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3),
         6000);
@@ -1364,6 +1366,38 @@ QString MainWindow::comparePlans(const QString& a, const QString& b) {
     list(tr("Copies added"), d.copiesAdded);
     list(tr("Copies removed"), d.copiesRemoved);
     return text;
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+void MainWindow::recordRun(const RunOutcome& outcome) {
+    // Runs of a saved, unchanged plan go into the workspace with it.
+    if (!m_store || m_planName.isEmpty() || isWindowModified())
+        return;
+    RunReportInput input;
+    input.graph = outcome.graph.get();
+    input.devices = &outcome.devices;
+    input.executor = outcome.executor.get();
+    input.result = &outcome.result;
+    input.options = outcome.options;
+    input.reference = outcome.reference;
+    store::RunRecord run;
+    for (std::size_t d = 0; d < outcome.physical.size(); ++d)
+        run.mapping += (d ? ", " : "") +
+                       outcome.devices[DeviceId(static_cast<std::uint32_t>(d))].name + "=" +
+                       outcome.physical[d];
+    run.machine = std::to_string(QThread::idealThreadCount()) + " cores";
+    run.iterations = static_cast<int>(outcome.result.latencyMicros.size());
+    run.latencyMs = median(outcome.result.latencyMicros) / 1000.0;
+    run.report = runReportJson(input).dump(-1);
+    if (auto error = m_store->saveRun(m_planName.toStdString(), run)) {
+        statusBar()->showMessage(QString::fromStdString(error->toString()), 8000);
+        return;
+    }
+    m_browser->refresh();
+    m_browser->select(m_planName);
 }
 
 } // namespace placer::gui

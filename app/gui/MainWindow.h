@@ -41,6 +41,7 @@ namespace placer::gui {
 
 class PlanBrowser;
 class RunController;
+struct RunOutcome;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -138,6 +139,7 @@ private:
     void addRecentFile(const QString& path);
     void updateRecentMenu();
     void showError(const QString& title, const QString& message);
+    void recordRun(const RunOutcome& outcome);
 
     views::PlacementDocument* m_document;
     views::GraphScene* m_scene;

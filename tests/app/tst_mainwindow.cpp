@@ -144,6 +144,16 @@ private slots:
                  qPrintable(comparison));
         QVERIFY(window.deleteStoredPlan(QStringLiteral("other")));
         QCOMPARE(table->rowCount(), 2);
+        // A run of the saved plan is recorded with it and shows in the browser.
+        window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(2);
+        QSignalSpy finished(window.runController(), &gui::RunController::finished);
+        window.startRun();
+        QVERIFY(finished.wait(60000));
+        bool shown = false;
+        for (int row = 0; row < table->rowCount(); ++row)
+            shown = shown || (table->item(row, 0)->text() == window.planName() &&
+                              table->item(row, 5)->text().endsWith(" ms"));
+        QVERIFY(shown);
         // The browser's Open button opens the selected plan.
         window.planBrowser()->select(QStringLiteral("mine"));
         QTest::mouseClick(

@@ -169,876 +169,886 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="76" />
+        <location filename="../app/gui/MainWindow.cpp" line="77" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="87" />
-        <location filename="../app/gui/MainWindow.cpp" line="469" />
+        <location filename="../app/gui/MainWindow.cpp" line="88" />
+        <location filename="../app/gui/MainWindow.cpp" line="475" />
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="89" />
+        <location filename="../app/gui/MainWindow.cpp" line="90" />
         <source>Cancel layout</source>
         <translation>Layout abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="157" />
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="162" />
+        <location filename="../app/gui/MainWindow.cpp" line="165" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="173" />
         <source>Fallback device:</source>
         <translation>Ausweichgerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="172" />
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
         <source>Apply rules</source>
         <translation>Regeln anwenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="177" />
+        <location filename="../app/gui/MainWindow.cpp" line="180" />
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="187" />
         <source>Conflicts</source>
         <translation>Konflikte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="186" />
+        <location filename="../app/gui/MainWindow.cpp" line="189" />
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="191" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="207" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="211" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
-        <location filename="../app/gui/MainWindow.cpp" line="875" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="881" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>Rename plan</source>
         <translation>Plan umbenennen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>New name:</source>
         <translation>Neuer Name:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>Duplicate plan</source>
         <translation>Plan duplizieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>Name of the copy:</source>
         <translation>Name der Kopie:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source> copy</source>
         <translation> Kopie</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>Delete plan</source>
         <translation>Plan löschen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>Den Plan „%1“ und seine Läufe löschen?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Compare plans</source>
         <translation>Pläne vergleichen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="293" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>Save plan as</source>
         <translation>Plan speichern unter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
-        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="1240" />
         <source>Plan name:</source>
         <translation>Planname:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="310" />
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Workspace</source>
         <translation>Arbeitsbereich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>Arbeitsbereiche (*.db);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>Image (PNG)…</source>
         <translation>Bild (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>Vector image (SVG)…</source>
         <translation>Vektorbild (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>Relay text with placement…</source>
         <translation>Relay-Text mit Platzierung…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>JSON graph…</source>
         <translation>JSON-Graph…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>Plan report (JSON)…</source>
         <translation>Planbericht (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="324" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model-Explorer-Overlay: Geräte…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="319" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model-Explorer-Overlay: Laufzeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="326" />
+        <location filename="../app/gui/MainWindow.cpp" line="332" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329" />
+        <location filename="../app/gui/MainWindow.cpp" line="335" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="335" />
+        <location filename="../app/gui/MainWindow.cpp" line="341" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="343" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="351" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="349" />
+        <location filename="../app/gui/MainWindow.cpp" line="355" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352" />
+        <location filename="../app/gui/MainWindow.cpp" line="358" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="355" />
+        <location filename="../app/gui/MainWindow.cpp" line="361" />
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
+        <location filename="../app/gui/MainWindow.cpp" line="370" />
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="368" />
+        <location filename="../app/gui/MainWindow.cpp" line="374" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="371" />
+        <location filename="../app/gui/MainWindow.cpp" line="377" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="378" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="375" />
+        <location filename="../app/gui/MainWindow.cpp" line="381" />
         <source>&amp;Language</source>
         <translation>&amp;Sprache</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="379" />
+        <location filename="../app/gui/MainWindow.cpp" line="385" />
         <source>System Default</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="391" />
+        <location filename="../app/gui/MainWindow.cpp" line="397" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>Die neue Sprache gilt beim nächsten Start von Placement Explorer.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="395" />
+        <location filename="../app/gui/MainWindow.cpp" line="401" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396" />
+        <location filename="../app/gui/MainWindow.cpp" line="402" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398" />
+        <location filename="../app/gui/MainWindow.cpp" line="404" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="400" />
+        <location filename="../app/gui/MainWindow.cpp" line="406" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <location filename="../app/gui/MainWindow.cpp" line="414" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="411" />
+        <location filename="../app/gui/MainWindow.cpp" line="417" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="418" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="413" />
+        <location filename="../app/gui/MainWindow.cpp" line="419" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="427" />
+        <location filename="../app/gui/MainWindow.cpp" line="433" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="441" />
+        <location filename="../app/gui/MainWindow.cpp" line="447" />
         <source>loading</source>
         <translation>lädt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443" />
+        <location filename="../app/gui/MainWindow.cpp" line="449" />
         <source>Reading %1…</source>
         <translation>%1 wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453" />
-        <location filename="../app/gui/MainWindow.cpp" line="472" />
+        <location filename="../app/gui/MainWindow.cpp" line="459" />
+        <location filename="../app/gui/MainWindow.cpp" line="478" />
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="462" />
-        <location filename="../app/gui/MainWindow.cpp" line="490" />
-        <location filename="../app/gui/MainWindow.cpp" line="1273" />
+        <location filename="../app/gui/MainWindow.cpp" line="468" />
+        <location filename="../app/gui/MainWindow.cpp" line="496" />
+        <location filename="../app/gui/MainWindow.cpp" line="1280" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1225" />
+        <location filename="../app/gui/MainWindow.cpp" line="1232" />
         <source>Workspace: %1</source>
         <translation>Arbeitsbereich: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <location filename="../app/gui/MainWindow.cpp" line="1240" />
         <source>Save plan</source>
         <translation>Plan speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1239" />
-        <location filename="../app/gui/MainWindow.cpp" line="1245" />
+        <location filename="../app/gui/MainWindow.cpp" line="1246" />
+        <location filename="../app/gui/MainWindow.cpp" line="1252" />
         <source>Cannot save the plan</source>
         <translation>Der Plan kann nicht gespeichert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1239" />
+        <location filename="../app/gui/MainWindow.cpp" line="1246" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>Kein Arbeitsbereich ist geöffnet (Datei ▸ Arbeitsbereich öffnen).</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <location filename="../app/gui/MainWindow.cpp" line="1260" />
         <source>Saved plan '%1'</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1262" />
+        <location filename="../app/gui/MainWindow.cpp" line="1269" />
         <source>Cannot open the plan</source>
         <translation>Der Plan kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1267" />
+        <location filename="../app/gui/MainWindow.cpp" line="1274" />
         <source>plan %1</source>
         <translation>Plan %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1279" />
+        <location filename="../app/gui/MainWindow.cpp" line="1286" />
         <source>The planner answers differently now</source>
         <translation>Der Planer antwortet jetzt anders</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1280" />
+        <location filename="../app/gui/MainWindow.cpp" line="1287" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>Seit „%1“ gespeichert wurde, hat sich die Antwort des Planers geändert:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1290" />
+        <location filename="../app/gui/MainWindow.cpp" line="1297" />
         <source>Cannot rename the plan</source>
         <translation>Der Plan kann nicht umbenannt werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1304" />
+        <location filename="../app/gui/MainWindow.cpp" line="1311" />
         <source>Cannot duplicate the plan</source>
         <translation>Der Plan kann nicht dupliziert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1316" />
+        <location filename="../app/gui/MainWindow.cpp" line="1323" />
         <source>Cannot delete the plan</source>
         <translation>Der Plan kann nicht gelöscht werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1332" />
+        <location filename="../app/gui/MainWindow.cpp" line="1339" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1333" />
+        <location filename="../app/gui/MainWindow.cpp" line="1340" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1334" />
+        <location filename="../app/gui/MainWindow.cpp" line="1341" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>Kopien: %1 hinzu, %2 entfallen; kopierte Bytes %3 → %4.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1342" />
-        <source>&lt;p&gt;Last run of %1: %2 ms&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Letzter Lauf von %1: %2 ms&lt;/p&gt;</translation>
+        <location filename="../app/gui/MainWindow.cpp" line="1352" />
+        <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Letzte Läufe: %1 ms → %2 ms (%3 auf %4, %5 auf %6)&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1354" />
+        <location filename="../app/gui/MainWindow.cpp" line="1382" />
+        <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;Größte Änderungen der Knotenzeiten&lt;/b&gt;&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1391" />
+        <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Beide Pläne ausführen, um ihre Latenz zu vergleichen.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1400" />
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <location filename="../app/gui/MainWindow.cpp" line="1403" />
         <source>Moved</source>
         <translation>Verschoben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1358" />
+        <location filename="../app/gui/MainWindow.cpp" line="1404" />
         <source>Copies added</source>
         <translation>Neue Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1359" />
+        <location filename="../app/gui/MainWindow.cpp" line="1405" />
         <source>Copies removed</source>
         <translation>Entfallene Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="487" />
+        <location filename="../app/gui/MainWindow.cpp" line="493" />
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504" />
+        <location filename="../app/gui/MainWindow.cpp" line="510" />
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="505" />
+        <location filename="../app/gui/MainWindow.cpp" line="511" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="544" />
+        <location filename="../app/gui/MainWindow.cpp" line="550" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="586" />
+        <location filename="../app/gui/MainWindow.cpp" line="592" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="588" />
+        <location filename="../app/gui/MainWindow.cpp" line="594" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="601" />
+        <location filename="../app/gui/MainWindow.cpp" line="607" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="611" />
+        <location filename="../app/gui/MainWindow.cpp" line="617" />
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="613" />
+        <location filename="../app/gui/MainWindow.cpp" line="619" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="627" />
+        <location filename="../app/gui/MainWindow.cpp" line="633" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="657" />
+        <location filename="../app/gui/MainWindow.cpp" line="663" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <location filename="../app/gui/MainWindow.cpp" line="693" />
         <source>No conflicts.</source>
         <translation>Keine Konflikte.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="695" />
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="697" />
+        <location filename="../app/gui/MainWindow.cpp" line="703" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>Device:</source>
         <translation>Gerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>none</source>
         <translation>keines</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="711" />
+        <location filename="../app/gui/MainWindow.cpp" line="717" />
         <source>Why:</source>
         <translation>Warum:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
+        <location filename="../app/gui/MainWindow.cpp" line="720" />
         <source>Pinned:</source>
         <translation>Festgelegt:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="715" />
+        <location filename="../app/gui/MainWindow.cpp" line="721" />
         <source>Inputs:</source>
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
+        <location filename="../app/gui/MainWindow.cpp" line="725" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="725" />
+        <location filename="../app/gui/MainWindow.cpp" line="731" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="747" />
+        <location filename="../app/gui/MainWindow.cpp" line="753" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="750" />
+        <location filename="../app/gui/MainWindow.cpp" line="756" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="752" />
+        <location filename="../app/gui/MainWindow.cpp" line="758" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="754" />
+        <location filename="../app/gui/MainWindow.cpp" line="760" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="780" />
+        <location filename="../app/gui/MainWindow.cpp" line="786" />
         <source>(none)</source>
         <translation>(keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="795" />
         <location filename="../app/gui/MainWindow.cpp" line="801" />
+        <location filename="../app/gui/MainWindow.cpp" line="807" />
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="795" />
+        <location filename="../app/gui/MainWindow.cpp" line="801" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>„%1“ hat nicht die Form OP=GERÄT</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="802" />
+        <location filename="../app/gui/MainWindow.cpp" line="808" />
         <source>'%1' names unknown device '%2'</source>
         <translation>„%1“ nennt das unbekannte Gerät „%2“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="815" />
+        <location filename="../app/gui/MainWindow.cpp" line="821" />
         <source>PNG image (*.png)</source>
         <translation>PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="816" />
+        <location filename="../app/gui/MainWindow.cpp" line="822" />
         <source>SVG image (*.svg)</source>
         <translation>SVG-Bild (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="817" />
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
         <source>Relay text (*.relay)</source>
         <translation>Relay-Text (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="818" />
+        <location filename="../app/gui/MainWindow.cpp" line="824" />
         <source>JSON graph (*.json)</source>
         <translation>JSON-Graph (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="819" />
+        <location filename="../app/gui/MainWindow.cpp" line="825" />
         <source>Plan report (*.json)</source>
         <translation>Planbericht (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="820" />
-        <location filename="../app/gui/MainWindow.cpp" line="821" />
+        <location filename="../app/gui/MainWindow.cpp" line="826" />
+        <location filename="../app/gui/MainWindow.cpp" line="827" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model-Explorer-Knotendaten (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="823" />
+        <location filename="../app/gui/MainWindow.cpp" line="829" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="860" />
+        <location filename="../app/gui/MainWindow.cpp" line="866" />
         <source>Cannot export Relay</source>
         <translation>Relay-Export nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="861" />
+        <location filename="../app/gui/MainWindow.cpp" line="867" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="875" />
+        <location filename="../app/gui/MainWindow.cpp" line="881" />
         <source>Cannot write %1</source>
         <translation>%1 kann nicht geschrieben werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="877" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="883" />
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="884" />
+        <location filename="../app/gui/MainWindow.cpp" line="890" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="917" />
+        <location filename="../app/gui/MainWindow.cpp" line="923" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="925" />
+        <location filename="../app/gui/MainWindow.cpp" line="931" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="938" />
+        <location filename="../app/gui/MainWindow.cpp" line="944" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="944" />
+        <location filename="../app/gui/MainWindow.cpp" line="950" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="978" />
+        <location filename="../app/gui/MainWindow.cpp" line="984" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="993" />
+        <location filename="../app/gui/MainWindow.cpp" line="999" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1001" />
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1008" />
+        <location filename="../app/gui/MainWindow.cpp" line="1014" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1012" />
+        <location filename="../app/gui/MainWindow.cpp" line="1018" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1014" />
+        <location filename="../app/gui/MainWindow.cpp" line="1020" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1024" />
+        <location filename="../app/gui/MainWindow.cpp" line="1030" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1051" />
+        <location filename="../app/gui/MainWindow.cpp" line="1057" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1053" />
+        <location filename="../app/gui/MainWindow.cpp" line="1059" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1059" />
+        <location filename="../app/gui/MainWindow.cpp" line="1066" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1177" />
+        <location filename="../app/gui/MainWindow.cpp" line="1184" />
         <source>Pin to</source>
         <translation>Festlegen auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1182" />
+        <location filename="../app/gui/MainWindow.cpp" line="1189" />
         <source>Clear Pin</source>
         <translation>Festlegung entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1190" />
+        <location filename="../app/gui/MainWindow.cpp" line="1197" />
         <source>Expand %1</source>
         <translation>%1 aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1199" />
+        <location filename="../app/gui/MainWindow.cpp" line="1206" />
         <source>Collapse</source>
         <translation>Zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1209" />
+        <location filename="../app/gui/MainWindow.cpp" line="1216" />
         <source>Fit Selection</source>
         <translation>Auswahl einpassen</translation>
     </message>

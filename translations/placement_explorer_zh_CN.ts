@@ -169,876 +169,886 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="76" />
+        <location filename="../app/gui/MainWindow.cpp" line="77" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="87" />
-        <location filename="../app/gui/MainWindow.cpp" line="469" />
+        <location filename="../app/gui/MainWindow.cpp" line="88" />
+        <location filename="../app/gui/MainWindow.cpp" line="475" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="89" />
+        <location filename="../app/gui/MainWindow.cpp" line="90" />
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="157" />
+        <location filename="../app/gui/MainWindow.cpp" line="160" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="162" />
+        <location filename="../app/gui/MainWindow.cpp" line="165" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="173" />
         <source>Fallback device:</source>
         <translation>后备设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="172" />
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
         <source>Apply rules</source>
         <translation>应用规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="177" />
+        <location filename="../app/gui/MainWindow.cpp" line="180" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="187" />
         <source>Conflicts</source>
         <translation>冲突</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="186" />
+        <location filename="../app/gui/MainWindow.cpp" line="189" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="191" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="207" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="211" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
-        <location filename="../app/gui/MainWindow.cpp" line="875" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="881" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
-        <location filename="../app/gui/MainWindow.cpp" line="241" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>Rename plan</source>
         <translation>重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>Duplicate plan</source>
         <translation>复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>Name of the copy:</source>
         <translation>副本名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source> copy</source>
         <translation> 副本</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>Delete plan</source>
         <translation>删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>删除计划“%1”及其运行记录？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Compare plans</source>
         <translation>比较计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="293" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>Save plan as</source>
         <translation>计划另存为</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
-        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="1240" />
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="310" />
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>Image (PNG)…</source>
         <translation>图像 (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>Vector image (SVG)…</source>
         <translation>矢量图 (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>Relay text with placement…</source>
         <translation>带放置信息的 Relay 文本…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>JSON graph…</source>
         <translation>JSON 图…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>Plan report (JSON)…</source>
         <translation>计划报告 (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="324" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model Explorer 叠加层：设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="319" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model Explorer 叠加层：运行时间…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="326" />
+        <location filename="../app/gui/MainWindow.cpp" line="332" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329" />
+        <location filename="../app/gui/MainWindow.cpp" line="335" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="335" />
+        <location filename="../app/gui/MainWindow.cpp" line="341" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="343" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="351" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="349" />
+        <location filename="../app/gui/MainWindow.cpp" line="355" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352" />
+        <location filename="../app/gui/MainWindow.cpp" line="358" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="355" />
+        <location filename="../app/gui/MainWindow.cpp" line="361" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
+        <location filename="../app/gui/MainWindow.cpp" line="370" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="368" />
+        <location filename="../app/gui/MainWindow.cpp" line="374" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="371" />
+        <location filename="../app/gui/MainWindow.cpp" line="377" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="378" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="375" />
+        <location filename="../app/gui/MainWindow.cpp" line="381" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="379" />
+        <location filename="../app/gui/MainWindow.cpp" line="385" />
         <source>System Default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="391" />
+        <location filename="../app/gui/MainWindow.cpp" line="397" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="395" />
+        <location filename="../app/gui/MainWindow.cpp" line="401" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396" />
+        <location filename="../app/gui/MainWindow.cpp" line="402" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398" />
+        <location filename="../app/gui/MainWindow.cpp" line="404" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="400" />
+        <location filename="../app/gui/MainWindow.cpp" line="406" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <location filename="../app/gui/MainWindow.cpp" line="414" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="411" />
+        <location filename="../app/gui/MainWindow.cpp" line="417" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="418" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="413" />
+        <location filename="../app/gui/MainWindow.cpp" line="419" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="427" />
+        <location filename="../app/gui/MainWindow.cpp" line="433" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="441" />
+        <location filename="../app/gui/MainWindow.cpp" line="447" />
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443" />
+        <location filename="../app/gui/MainWindow.cpp" line="449" />
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453" />
-        <location filename="../app/gui/MainWindow.cpp" line="472" />
+        <location filename="../app/gui/MainWindow.cpp" line="459" />
+        <location filename="../app/gui/MainWindow.cpp" line="478" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="462" />
-        <location filename="../app/gui/MainWindow.cpp" line="490" />
-        <location filename="../app/gui/MainWindow.cpp" line="1273" />
+        <location filename="../app/gui/MainWindow.cpp" line="468" />
+        <location filename="../app/gui/MainWindow.cpp" line="496" />
+        <location filename="../app/gui/MainWindow.cpp" line="1280" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1225" />
+        <location filename="../app/gui/MainWindow.cpp" line="1232" />
         <source>Workspace: %1</source>
         <translation>工作区：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1233" />
+        <location filename="../app/gui/MainWindow.cpp" line="1240" />
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1239" />
-        <location filename="../app/gui/MainWindow.cpp" line="1245" />
+        <location filename="../app/gui/MainWindow.cpp" line="1246" />
+        <location filename="../app/gui/MainWindow.cpp" line="1252" />
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1239" />
+        <location filename="../app/gui/MainWindow.cpp" line="1246" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <location filename="../app/gui/MainWindow.cpp" line="1260" />
         <source>Saved plan '%1'</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1262" />
+        <location filename="../app/gui/MainWindow.cpp" line="1269" />
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1267" />
+        <location filename="../app/gui/MainWindow.cpp" line="1274" />
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1279" />
+        <location filename="../app/gui/MainWindow.cpp" line="1286" />
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1280" />
+        <location filename="../app/gui/MainWindow.cpp" line="1287" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1290" />
+        <location filename="../app/gui/MainWindow.cpp" line="1297" />
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1304" />
+        <location filename="../app/gui/MainWindow.cpp" line="1311" />
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1316" />
+        <location filename="../app/gui/MainWindow.cpp" line="1323" />
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1332" />
+        <location filename="../app/gui/MainWindow.cpp" line="1339" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1333" />
+        <location filename="../app/gui/MainWindow.cpp" line="1340" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1334" />
+        <location filename="../app/gui/MainWindow.cpp" line="1341" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1342" />
-        <source>&lt;p&gt;Last run of %1: %2 ms&lt;/p&gt;</source>
-        <translation>&lt;p&gt;%1 的最近一次运行：%2 毫秒&lt;/p&gt;</translation>
+        <location filename="../app/gui/MainWindow.cpp" line="1352" />
+        <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
+        <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1354" />
+        <location filename="../app/gui/MainWindow.cpp" line="1382" />
+        <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1391" />
+        <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1400" />
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <location filename="../app/gui/MainWindow.cpp" line="1403" />
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1358" />
+        <location filename="../app/gui/MainWindow.cpp" line="1404" />
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1359" />
+        <location filename="../app/gui/MainWindow.cpp" line="1405" />
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="487" />
+        <location filename="../app/gui/MainWindow.cpp" line="493" />
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504" />
+        <location filename="../app/gui/MainWindow.cpp" line="510" />
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="505" />
+        <location filename="../app/gui/MainWindow.cpp" line="511" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="544" />
+        <location filename="../app/gui/MainWindow.cpp" line="550" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="586" />
+        <location filename="../app/gui/MainWindow.cpp" line="592" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="588" />
+        <location filename="../app/gui/MainWindow.cpp" line="594" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="601" />
+        <location filename="../app/gui/MainWindow.cpp" line="607" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="611" />
+        <location filename="../app/gui/MainWindow.cpp" line="617" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="613" />
+        <location filename="../app/gui/MainWindow.cpp" line="619" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="627" />
+        <location filename="../app/gui/MainWindow.cpp" line="633" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="657" />
+        <location filename="../app/gui/MainWindow.cpp" line="663" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="687" />
+        <location filename="../app/gui/MainWindow.cpp" line="693" />
         <source>No conflicts.</source>
         <translation>没有冲突。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="695" />
+        <location filename="../app/gui/MainWindow.cpp" line="701" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="697" />
+        <location filename="../app/gui/MainWindow.cpp" line="703" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709" />
+        <location filename="../app/gui/MainWindow.cpp" line="715" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="711" />
+        <location filename="../app/gui/MainWindow.cpp" line="717" />
         <source>Why:</source>
         <translation>原因：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
+        <location filename="../app/gui/MainWindow.cpp" line="720" />
         <source>Pinned:</source>
         <translation>固定于：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="715" />
+        <location filename="../app/gui/MainWindow.cpp" line="721" />
         <source>Inputs:</source>
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
+        <location filename="../app/gui/MainWindow.cpp" line="725" />
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="725" />
+        <location filename="../app/gui/MainWindow.cpp" line="731" />
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="747" />
+        <location filename="../app/gui/MainWindow.cpp" line="753" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="750" />
+        <location filename="../app/gui/MainWindow.cpp" line="756" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="752" />
+        <location filename="../app/gui/MainWindow.cpp" line="758" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="754" />
+        <location filename="../app/gui/MainWindow.cpp" line="760" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="780" />
+        <location filename="../app/gui/MainWindow.cpp" line="786" />
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="795" />
         <location filename="../app/gui/MainWindow.cpp" line="801" />
+        <location filename="../app/gui/MainWindow.cpp" line="807" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="795" />
+        <location filename="../app/gui/MainWindow.cpp" line="801" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>“%1”不是 OP=DEVICE 的形式</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="802" />
+        <location filename="../app/gui/MainWindow.cpp" line="808" />
         <source>'%1' names unknown device '%2'</source>
         <translation>“%1”引用了未知设备“%2”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="815" />
+        <location filename="../app/gui/MainWindow.cpp" line="821" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="816" />
+        <location filename="../app/gui/MainWindow.cpp" line="822" />
         <source>SVG image (*.svg)</source>
         <translation>SVG 图像 (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="817" />
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
         <source>Relay text (*.relay)</source>
         <translation>Relay 文本 (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="818" />
+        <location filename="../app/gui/MainWindow.cpp" line="824" />
         <source>JSON graph (*.json)</source>
         <translation>JSON 图 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="819" />
+        <location filename="../app/gui/MainWindow.cpp" line="825" />
         <source>Plan report (*.json)</source>
         <translation>计划报告 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="820" />
-        <location filename="../app/gui/MainWindow.cpp" line="821" />
+        <location filename="../app/gui/MainWindow.cpp" line="826" />
+        <location filename="../app/gui/MainWindow.cpp" line="827" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model Explorer 节点数据 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="823" />
+        <location filename="../app/gui/MainWindow.cpp" line="829" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="860" />
+        <location filename="../app/gui/MainWindow.cpp" line="866" />
         <source>Cannot export Relay</source>
         <translation>无法导出 Relay</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="861" />
+        <location filename="../app/gui/MainWindow.cpp" line="867" />
         <source>'%1' is not a Relay operator; export a JSON graph instead</source>
         <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="875" />
+        <location filename="../app/gui/MainWindow.cpp" line="881" />
         <source>Cannot write %1</source>
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="877" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="883" />
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="884" />
+        <location filename="../app/gui/MainWindow.cpp" line="890" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="917" />
+        <location filename="../app/gui/MainWindow.cpp" line="923" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="925" />
+        <location filename="../app/gui/MainWindow.cpp" line="931" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="938" />
+        <location filename="../app/gui/MainWindow.cpp" line="944" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="944" />
+        <location filename="../app/gui/MainWindow.cpp" line="950" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="978" />
+        <location filename="../app/gui/MainWindow.cpp" line="984" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="993" />
+        <location filename="../app/gui/MainWindow.cpp" line="999" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1001" />
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1008" />
+        <location filename="../app/gui/MainWindow.cpp" line="1014" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1012" />
+        <location filename="../app/gui/MainWindow.cpp" line="1018" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1014" />
+        <location filename="../app/gui/MainWindow.cpp" line="1020" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1024" />
+        <location filename="../app/gui/MainWindow.cpp" line="1030" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1051" />
+        <location filename="../app/gui/MainWindow.cpp" line="1057" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1053" />
+        <location filename="../app/gui/MainWindow.cpp" line="1059" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1059" />
+        <location filename="../app/gui/MainWindow.cpp" line="1066" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1177" />
+        <location filename="../app/gui/MainWindow.cpp" line="1184" />
         <source>Pin to</source>
         <translation>固定到</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1182" />
+        <location filename="../app/gui/MainWindow.cpp" line="1189" />
         <source>Clear Pin</source>
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1190" />
+        <location filename="../app/gui/MainWindow.cpp" line="1197" />
         <source>Expand %1</source>
         <translation>展开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1199" />
+        <location filename="../app/gui/MainWindow.cpp" line="1206" />
         <source>Collapse</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1209" />
+        <location filename="../app/gui/MainWindow.cpp" line="1216" />
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>

@@ -1343,14 +1343,52 @@ QString MainWindow::comparePlans(const QString& a, const QString& b) {
                 .arg(d.copiesRemoved.size())
                 .arg(QString::fromStdString(formatBytes(d.bytesA)),
                      QString::fromStdString(formatBytes(d.bytesB)));
-    if (auto plans = m_store->listPlans()) {
-        for (const store::PlanSummary& plan : plans.value()) {
-            if ((plan.name == a.toStdString() || plan.name == b.toStdString()) &&
-                plan.lastRunMs >= 0)
-                text += tr("<p>Last run of %1: %2 ms</p>")
-                            .arg(QString::fromStdString(plan.name).toHtmlEscaped())
-                            .arg(plan.lastRunMs, 0, 'f', 3);
+    // The last runs: latency, and the nodes whose time changed most.
+    auto lastA = m_store->lastRun(a.toStdString());
+    auto lastB = m_store->lastRun(b.toStdString());
+    if (lastA && lastB && lastA.value() && lastB.value()) {
+        const store::RunRecord& ra = *lastA.value();
+        const store::RunRecord& rb = *lastB.value();
+        text += tr("<p>Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)</p>")
+                    .arg(ra.latencyMs, 0, 'f', 3)
+                    .arg(rb.latencyMs, 0, 'f', 3)
+                    .arg(a.toHtmlEscaped(), QString::fromStdString(ra.mapping).toHtmlEscaped(),
+                         b.toHtmlEscaped(), QString::fromStdString(rb.mapping).toHtmlEscaped());
+        auto times = [](const std::string& report) {
+            std::map<std::string, double> byNode;
+            auto json = Json::parse(report, "run report");
+            if (json) {
+                if (const Json* nodes = json.value().find("nodes"); nodes && nodes->isArray()) {
+                    for (const Json& node : nodes->items()) {
+                        const Json* name = node.find("name");
+                        const Json* ms = node.find("median_ms");
+                        if (name && ms)
+                            byNode[name->asString()] = ms->asDouble();
+                    }
+                }
+            }
+            return byNode;
+        };
+        const auto ta = times(ra.report), tb = times(rb.report);
+        std::vector<std::pair<double, std::string>> changes;
+        for (const auto& [node, ms] : tb) {
+            if (auto it = ta.find(node); it != ta.end())
+                changes.emplace_back(ms - it->second, node);
         }
+        std::sort(changes.begin(), changes.end(), [](const auto& x, const auto& y) {
+            return std::abs(x.first) > std::abs(y.first);
+        });
+        if (!changes.empty()) {
+            text += tr("<p><b>Largest changes in node time</b><br>");
+            for (std::size_t i = 0; i < changes.size() && i < 8; ++i)
+                text += QStringLiteral("%1: %2%3 ms<br>")
+                            .arg(QString::fromStdString(changes[i].second).toHtmlEscaped())
+                            .arg(changes[i].first >= 0 ? QStringLiteral("+") : QString())
+                            .arg(changes[i].first, 0, 'f', 3);
+            text += QStringLiteral("</p>");
+        }
+    } else {
+        text += tr("<p>Run both plans to compare their latency.</p>");
     }
     auto list = [&](const QString& title, const std::vector<std::string>& items) {
         if (items.empty())

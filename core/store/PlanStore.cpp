@@ -544,4 +544,28 @@ std::optional<SourceError> PlanStore::saveRun(const std::string& planName, const
     return transaction.commit();
 }
 
+Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName) {
+    auto id = planId(planName);
+    if (!id)
+        return id.error();
+    auto query = m_db->prepare("SELECT mapping, machine, iterations, latency_ms, report FROM runs "
+                               "WHERE plan_id = ? ORDER BY id DESC LIMIT 1");
+    if (!query)
+        return query.error();
+    Statement& s = query.value();
+    s.bind(1, id.value());
+    auto row = s.step();
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return std::optional<RunRecord>();
+    RunRecord run;
+    run.mapping = s.text(0);
+    run.machine = s.text(1);
+    run.iterations = static_cast<int>(s.integer(2));
+    run.latencyMs = s.real(3);
+    run.report = s.text(4);
+    return std::optional<RunRecord>(std::move(run));
+}
+
 } // namespace placer::store

@@ -84,6 +84,8 @@ public:
     std::optional<SourceError> duplicatePlan(const std::string& from, const std::string& to);
     Result<PlanDiff> diffPlans(const std::string& a, const std::string& b);
     std::optional<SourceError> saveRun(const std::string& planName, const RunRecord& run);
+    /// The latest run recorded for a plan, if any.
+    Result<std::optional<RunRecord>> lastRun(const std::string& planName);
 
     Database& database() { return *m_db; }
 

@@ -154,6 +154,14 @@ private slots:
             shown = shown || (table->item(row, 0)->text() == window.planName() &&
                               table->item(row, 5)->text().endsWith(" ms"));
         QVERIFY(shown);
+        QVERIFY(window.openStoredPlan(QStringLiteral("mine")));
+        QVERIFY(laidOut.wait(20000));
+        window.startRun(); // recorded with "mine": both plans have a run now
+        QVERIFY(finished.wait(60000));
+        const QString withRuns =
+            window.comparePlans(QStringLiteral("mine"), QStringLiteral("split"));
+        QVERIFY2(withRuns.contains("Last runs") && withRuns.contains("Largest changes"),
+                 qPrintable(withRuns));
         // The browser's Open button opens the selected plan.
         window.planBrowser()->select(QStringLiteral("mine"));
         QTest::mouseClick(

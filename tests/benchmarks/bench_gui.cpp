@@ -156,6 +156,10 @@ void measure(const QString& label, const QString& path) {
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    // The benchmark's workspace and settings stay out of the user's.
+    QTemporaryDir home;
+    qputenv("XDG_DATA_HOME", home.path().toUtf8());
+    qputenv("XDG_CONFIG_HOME", home.path().toUtf8());
     QApplication app(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("placer-bench"));
     // A fresh layout cache unless asked to reuse it (--cached shows reopening).

@@ -231,7 +231,6 @@ void GraphScene::applyLayout(const LayoutResult& layout) {
 
 void GraphScene::applySimpleLayout() {
     // Rank = longest path from a source; nodes of a rank side by side.
-    const Graph& graph = m_document->graph();
     std::vector<int> rank(m_drawn.size(), 0);
     for (std::size_t e = 0; e < m_edgeValues.size(); ++e) {
         const int from = m_layoutIndex[m_edgeValues[e].first.node.index];
@@ -255,7 +254,6 @@ void GraphScene::applySimpleLayout() {
                     QPointF(0, 18));
         paths.push_back(path);
     }
-    (void)graph;
     buildItems(centers, paths);
 }
 
@@ -431,18 +429,15 @@ void GraphScene::highlightSelection() {
 }
 
 void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
-    double total = 0, most = 0;
-    for (double t : millisPerNode) {
-        total += std::max(0.0, t);
+    double most = 0;
+    for (double t : millisPerNode)
         most = std::max(most, t);
-    }
     for (std::size_t i = 0; i < m_nodeItems.size(); ++i) {
         if (!m_nodeItems[i])
             continue;
         const double t = i < millisPerNode.size() ? millisPerNode[i] : -1;
         m_nodeItems[i]->setTiming(t, most > 0 && t > 0 ? t / most : 0);
     }
-    (void)total;
 }
 
 void GraphScene::setCopyTimes(const std::vector<double>& millisPerCopy) {

@@ -17,7 +17,7 @@ GroupItem::GroupItem(int unit, QString scope, int members, QSizeF size)
             .arg(m_scope));
 }
 
-QSizeF GroupItem::sizeFor(const QString& scope, int members) {
+QSizeF GroupItem::sizeFor(const QString& scope, int /*members: the width is for any count*/) {
     QFont bold = QApplication::font();
     bold.setBold(true);
     const QFontMetricsF metrics(bold);
@@ -25,7 +25,6 @@ QSizeF GroupItem::sizeFor(const QString& scope, int members) {
                                  QFontMetricsF(QApplication::font())
                                      .horizontalAdvance(QStringLiteral("0000 nodes, 00 pins"))) +
                         28;
-    (void)members;
     return QSizeF(std::clamp<qreal>(width, 90, 320), metrics.height() * 2 + 22);
 }
 

@@ -564,9 +564,6 @@ Result<std::unique_ptr<Kernel>> concatKernel(const KernelSpec& spec) {
     std::vector<std::int64_t> chunk; // bytes per outer index of each input
     for (const TensorType& input : spec.inputs)
         chunk.push_back(product(input.shape, static_cast<std::size_t>(axis)) * size);
-    std::int64_t total = 0;
-    for (std::int64_t c : chunk)
-        total += c;
     return makeKernel("plain:concat", [=](const std::byte* const* in, std::byte* const* outp) {
         std::byte* dst = outp[0];
         for (std::int64_t o = 0; o < outer; ++o) {
@@ -575,7 +572,6 @@ Result<std::unique_ptr<Kernel>> concatKernel(const KernelSpec& spec) {
                 dst += chunk[k];
             }
         }
-        (void)total;
     });
 }
 

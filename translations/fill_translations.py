@@ -178,6 +178,11 @@ T = {
         "计划使用虚拟设备；运行时每个虚拟设备映射到一个物理设备（cpu、vcpuN、cuda:N）。"),
     "Name": ("Name", "名称"),
     "Plans": ("Pläne", "计划"),
+    "Netron: ONNX model annotated with placement and times…": ("Netron: ONNX-Modell mit Platzierung und Zeiten…", "Netron：带放置与耗时注释的 ONNX 模型…"),
+    "ONNX model (*.onnx)": ("ONNX-Modell (*.onnx)", "ONNX 模型 (*.onnx)"),
+    "Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.": (
+        "Netron-Anmerkungen brauchen ein aus ONNX gelesenes Modell; stattdessen einen JSON-Graphen oder den Planbericht exportieren.",
+        "Netron 注释需要从 ONNX 读取的模型；请改为导出 JSON 图或计划报告。"),
     "<p>Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)</p>": ("<p>Letzte Läufe: %1 ms → %2 ms (%3 auf %4, %5 auf %6)</p>", "<p>最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）</p>"),
     "<p><b>Largest changes in node time</b><br>": ("<p><b>Größte Änderungen der Knotenzeiten</b><br>", "<p><b>节点耗时变化最大的</b><br>"),
     "<p>Run both plans to compare their latency.</p>": ("<p>Beide Pläne ausführen, um ihre Latenz zu vergleichen.</p>", "<p>运行两个计划以比较其延迟。</p>"),

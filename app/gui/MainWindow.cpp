@@ -6,6 +6,7 @@
 #include "gui/SetPinsCommand.h"
 #include "io/JsonGraph.h"
 #include "io/ModelExplorerData.h"
+#include "io/OnnxWriter.h"
 #include "io/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "io/RunReport.h"
@@ -322,7 +323,8 @@ void MainWindow::createActions() {
         {tr("JSON graph…"), QStringLiteral("graph")},
         {tr("Plan report (JSON)…"), QStringLiteral("report")},
         {tr("Model Explorer overlay: devices…"), QStringLiteral("me-devices")},
-        {tr("Model Explorer overlay: run times…"), QStringLiteral("me-times")}};
+        {tr("Model Explorer overlay: run times…"), QStringLiteral("me-times")},
+        {tr("Netron: ONNX model annotated with placement and times…"), QStringLiteral("netron")}};
     for (const auto& [label, kind] : exports)
         exportMenu->addAction(label, this, [this, kind] { exportAs(kind); });
     file->addSeparator();
@@ -824,7 +826,8 @@ void MainWindow::exportAs(const QString& kind) {
         {QStringLiteral("graph"), tr("JSON graph (*.json)")},
         {QStringLiteral("report"), tr("Plan report (*.json)")},
         {QStringLiteral("me-devices"), tr("Model Explorer node data (*.json)")},
-        {QStringLiteral("me-times"), tr("Model Explorer node data (*.json)")}};
+        {QStringLiteral("me-times"), tr("Model Explorer node data (*.json)")},
+        {QStringLiteral("netron"), tr("ONNX model (*.onnx)")}};
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export"), QString(), kFilters[kind]);
     if (path.isEmpty())
@@ -1436,6 +1439,54 @@ void MainWindow::recordRun(const RunOutcome& outcome) {
     }
     m_browser->refresh();
     m_browser->select(m_planName);
+}
+
+} // namespace placer::gui
+
+namespace placer::gui {
+
+bool MainWindow::exportNetronModel(const QString& path, QString* error) {
+    const Graph& graph = m_document->graph();
+    if (graph.sourceFormat != "onnx") {
+        *error = tr("Netron annotations need a model read from ONNX; export a JSON graph or the "
+                    "plan report instead.");
+        return false;
+    }
+    const DeviceSet& devices = m_document->devices();
+    const Graph planned = applyPlan(graph, devices, m_document->plan());
+    // Per node of the planned graph: its device, why, and its run time when there is a run.
+    const std::vector<double> millis = lastNodeMillis();
+    std::vector<std::string> docs(planned.size());
+    for (std::uint32_t i = 0; i < planned.size(); ++i) {
+        const Node& node = planned.nodes()[i];
+        if (node.insertedCopy) {
+            docs[i] = "placement: device copy " + devices[node.copySource].name + " -> " +
+                      devices[node.copyDestination].name + ", " +
+                      formatBytes(node.outputs[0].bytes());
+            continue;
+        }
+        const auto original = graph.find(node.name);
+        if (!original || !node.device.valid())
+            continue;
+        docs[i] = "placement: " + devices[node.device].name + " (" +
+                  m_document->explain(*original).toStdString() + ")";
+        if (original->index < millis.size() && millis[original->index] >= 0)
+            docs[i] += "; median time " +
+                       QString::number(millis[original->index], 'f', 3).toStdString() + " ms";
+    }
+    auto bytes = writeOnnx(planned, devices, docs);
+    if (!bytes) {
+        *error = QString::fromStdString(bytes.error().message);
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(bytes.value().data(), static_cast<qint64>(bytes.value().size())) !=
+            static_cast<qint64>(bytes.value().size())) {
+        *error = tr("Cannot write %1").arg(path);
+        return false;
+    }
+    return true;
 }
 
 } // namespace placer::gui

@@ -70,6 +70,9 @@ public:
     /// Per node, the median time of the last run in ms (-1 where none); empty without a run of
     /// the current graph.
     std::vector<double> lastNodeMillis() const;
+    /// Writes the ONNX model with every node's device, reason and run time in its doc_string
+    /// (which Netron shows with the node); false with a sentence in *error.
+    bool exportNetronModel(const QString& path, QString* error);
     /// Opens (or creates) a workspace file for saved plans; false with a message shown if not.
     bool openWorkspace(const QString& path);
     store::PlanStore* workspace() const { return m_store.get(); }

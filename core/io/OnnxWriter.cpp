@@ -123,7 +123,8 @@ std::string deviceSetSpec(const DeviceSet& devices) {
     return spec;
 }
 
-Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices) {
+Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
+                              const std::vector<std::string>& docStrings) {
     auto fail = [](std::string message) { return SourceError{"", 0, 0, std::move(message)}; };
     onnx::ModelProto model;
     model.set_ir_version(8);
@@ -192,6 +193,8 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices) {
         }
         onnx::NodeProto* proto = g->add_node();
         proto->set_name(node.name);
+        if (i < docStrings.size() && !docStrings[i].empty())
+            proto->set_doc_string(docStrings[i]);
         for (const ValueRef& input : node.inputs)
             proto->add_input(valueName(input));
         for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {

@@ -6,6 +6,7 @@
 #include "ir/Graph.h"
 
 #include <string>
+#include <vector>
 
 namespace placer {
 
@@ -17,7 +18,10 @@ namespace placer {
 /// placement.pin:<node> ("gpu", or "gpu!" when fixed) for the user's pins and for the planned
 /// device of every op, so that reading the model back and planning it reproduces the plan.
 /// Graphs with Relay ops, or constants without data, cannot be written: that is the error.
-Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices);
+/// `docStrings` (optional, per node of `graph`) become the nodes' doc_string, which Netron shows
+/// with each node: the way to carry per-node placement and timings into Netron.
+Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
+                              const std::vector<std::string>& docStrings = {});
 
 /// The --devices spelling of a device set: "cpu:cpu,gpu:cuda:mem=8589934592".
 std::string deviceSetSpec(const DeviceSet& devices);

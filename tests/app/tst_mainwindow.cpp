@@ -5,6 +5,7 @@
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "io/ModelExplorerData.h"
+#include "io/ModelLoader.h"
 
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -471,6 +472,20 @@ private slots:
         gui::MainWindow window;
         window.show();
         openAndWait(window, kModels + "tiny_inception.onnx");
+        // The Netron export: the model with each node's placement in its doc_string.
+        window.document()->setRules({{"Conv", "cpu"}}, "");
+        QTemporaryDir out;
+        QString error;
+        QVERIFY2(window.exportNetronModel(out.filePath("annotated.onnx"), &error),
+                 qPrintable(error));
+        QFile annotated(out.filePath("annotated.onnx"));
+        QVERIFY(annotated.open(QIODevice::ReadOnly));
+        const QByteArray bytes = annotated.readAll();
+        QVERIFY(bytes.contains("placement: cpu ("));
+        QVERIFY(bytes.contains("placement: device copy"));
+        QVERIFY(loadModelFile(out.filePath("annotated.onnx").toStdString(), GraphFormat::Auto,
+                              std::nullopt)
+                    .ok()); // still a valid model
         QVERIFY(window.scene()->edges().size() > 10);
         // Constants (weights) are not drawn; everything else is.
         int drawn = 0, constants = 0;

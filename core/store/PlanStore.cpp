@@ -436,30 +436,21 @@ std::optional<SourceError> PlanStore::deletePlan(const std::string& name) {
 }
 
 std::optional<SourceError> PlanStore::renamePlan(const std::string& from, const std::string& to) {
-    if (to.empty())
-        return storeError(m_db->path(), "a plan needs a name");
-    Transaction transaction(*m_db);
-    if (transaction.beginError())
-        return transaction.beginError();
-    auto id = planId(from);
-    if (!id)
-        return id.error();
-    if (planId(to))
-        return storeError(m_db->path(), "a plan called '" + to + "' exists already");
-    auto rename = m_db->prepare("UPDATE plans SET name = ?, updated = ? WHERE id = ?");
-    if (!rename)
-        return rename.error();
-    rename.value()
-        .bind(1, std::string_view(to))
-        .bind(2, std::string_view(now()))
-        .bind(3, id.value());
-    if (auto error = rename.value().run())
-        return error;
-    return transaction.commit();
+    return underNewName(from, to, "UPDATE plans SET name = ?1, updated = ?2 WHERE id = ?3");
 }
 
 std::optional<SourceError> PlanStore::duplicatePlan(const std::string& from,
                                                     const std::string& to) {
+    return underNewName(
+        from, to,
+        "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
+        "copied_bytes, conflicts, report, created, updated) SELECT ?1, graph_id, devices, options, "
+        "note, placement, copies, copy_count, copied_bytes, conflicts, report, ?2, ?2 FROM plans "
+        "WHERE id = ?3");
+}
+
+std::optional<SourceError> PlanStore::underNewName(const std::string& from, const std::string& to,
+                                                   const char* sql) {
     if (to.empty())
         return storeError(m_db->path(), "a plan needs a name");
     Transaction transaction(*m_db);
@@ -470,17 +461,14 @@ std::optional<SourceError> PlanStore::duplicatePlan(const std::string& from,
         return id.error();
     if (planId(to))
         return storeError(m_db->path(), "a plan called '" + to + "' exists already");
-    auto copy = m_db->prepare(
-        "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
-        "copied_bytes, conflicts, report, created, updated) SELECT ?, graph_id, devices, options, "
-        "note, placement, copies, copy_count, copied_bytes, conflicts, report, ?, ? FROM plans "
-        "WHERE id = ?");
-    if (!copy)
-        return copy.error();
-    const std::string time = now();
-    copy.value().bind(1, std::string_view(to)).bind(2, std::string_view(time));
-    copy.value().bind(3, std::string_view(time)).bind(4, id.value());
-    if (auto error = copy.value().run())
+    auto statement = m_db->prepare(sql);
+    if (!statement)
+        return statement.error();
+    statement.value()
+        .bind(1, std::string_view(to))
+        .bind(2, std::string_view(now()))
+        .bind(3, id.value());
+    if (auto error = statement.value().run())
         return error;
     return transaction.commit();
 }

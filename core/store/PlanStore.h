@@ -92,6 +92,10 @@ public:
 private:
     explicit PlanStore(std::unique_ptr<Database> db) : m_db(std::move(db)) {}
     Result<std::int64_t> planId(const std::string& name);
+    /// Renames or copies plan `from` as `to` with `sql` (?1 new name, ?2 time, ?3 plan id), in
+    /// one transaction, after checking `from` exists and `to` does not.
+    std::optional<SourceError> underNewName(const std::string& from, const std::string& to,
+                                            const char* sql);
     std::unique_ptr<Database> m_db;
 };
 

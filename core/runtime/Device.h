@@ -23,6 +23,12 @@ enum class PhysicalKind : std::uint8_t {
 
 std::string_view physicalKindName(PhysicalKind kind);
 
+/// What an instruction asks of its device, for devices that run kinds of work on different lanes.
+enum class WorkKind : std::uint8_t {
+    Compute, ///< a kernel
+    CopyIn,  ///< host memory or another device's memory into this device's
+};
+
 /// A point in a device's in-order work stream. The device records it after the work before it;
 /// another device's work waits for it. Reusable across runs: `epoch` numbers the run.
 class Event {
@@ -58,8 +64,11 @@ public:
     /// another device's memory into this one's.
     virtual void copyIn(std::byte* dst, const void* src, std::int64_t bytes) = 0;
     virtual void copyOut(void* dst, const std::byte* src, std::int64_t bytes) = 0;
-    virtual void copyPeer(std::byte* dst, const Device& source, const std::byte* src,
+    virtual void copyPeer(std::byte* dst, Device& source, const std::byte* src,
                           std::int64_t bytes) = 0;
+    /// Whether the host can read and write this device's memory directly (a GPU's it cannot:
+    /// a host device pulling from it calls its copyOut instead).
+    virtual bool hostAccessible() const { return true; }
 
     /// A kernel for one node on this device, or why there is none.
     virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;
@@ -73,6 +82,39 @@ public:
     /// Microseconds on the device clock. Host-clocked devices share one epoch (process start), so
     /// their timestamps are comparable.
     virtual double now() const = 0;
+
+    // ---- Devices whose work runs asynchronously to their worker (a GPU). ----------------------
+    // The worker only issues work into the device's lanes (a GPU's compute and copy streams);
+    // each lane runs its work in order and lanes run concurrently. The executor picks the lane of
+    // every instruction, orders work across lanes with events, and times work with markers that
+    // resolve once the device has synchronized. Host devices have one lane and time at once.
+
+    /// How many lanes the device has, and which one runs each kind of work.
+    virtual int laneCount() const { return 1; }
+    virtual int laneFor(WorkKind kind) const {
+        (void)kind;
+        return 0;
+    }
+    /// The lane that work issued from now on (kernels, copies, event records, waits, markers)
+    /// goes to. Called from the device's worker only.
+    virtual void setLane(int lane) { (void)lane; }
+    /// Makes the current lane wait until `event` was recorded for run `epoch` (host devices
+    /// block their worker; a GPU waits in its stream where it can).
+    virtual void waitFor(const Event& event, std::uint32_t epoch) { event.wait(epoch); }
+    /// Whether times come from markers (mark/markTime) rather than now().
+    virtual bool timesAsynchronously() const { return false; }
+    /// Starts a run's markers: earlier marker ids become invalid.
+    virtual void resetMarks() {}
+    /// Records a marker in the current lane; its time is known after synchronize().
+    virtual int mark() { return -1; }
+    /// A marker's time in microseconds on the host clock (hostClockMicros), after synchronize().
+    virtual double markTime(int marker) const {
+        (void)marker;
+        return 0;
+    }
+    /// A failure found after the fact in asynchronous work ("gather '%3': index 12 is out of
+    /// range"), cleared by reading; empty when there was none. Read after synchronize().
+    virtual std::string takeAsyncError() { return {}; }
 };
 
 /// Microseconds since process start on the host's monotonic clock (host-clocked devices use it).

@@ -83,6 +83,8 @@ struct Executor::Impl {
     };
     std::vector<Stream> streams;
     std::vector<int> streamOf;           ///< per instruction
+    std::vector<int> laneOf;             ///< per instruction: its lane on the device, or -1
+    std::vector<int> laneBase;           ///< per stream: the global number of its lane 0
     std::vector<std::vector<int>> waits; ///< per instruction: events to wait for
     std::vector<int> eventOf;            ///< per instruction: the event it records, or -1
     std::vector<std::unique_ptr<Event>> events;
@@ -130,6 +132,7 @@ struct Executor::Impl {
     std::optional<SourceError> loadAll() {
         const std::size_t n = program.code.size();
         streamOf.assign(n, -1);
+        laneOf.assign(n, -1);
         waits.assign(n, {});
         eventOf.assign(n, -1);
         kernels.resize(n);
@@ -152,10 +155,23 @@ struct Executor::Impl {
             Device* device = instr.device.valid() ? mapping[instr.device.index] : nullptr;
             if (instr.op != Opcode::Ret && device)
                 streamOf[k] = streamFor(device, instr.device);
+            if (device && k >= program.runStart) {
+                if (instr.op == Opcode::Invoke)
+                    laneOf[k] = device->laneFor(WorkKind::Compute);
+                else if (instr.op == Opcode::DeviceCopy || instr.op == Opcode::LoadInput)
+                    laneOf[k] = device->laneFor(WorkKind::CopyIn);
+            }
             if (k >= program.runStart)
                 continue;
             if (auto error = loadInstruction(k, device))
                 return error;
+        }
+        // Registers of the run section are bound to their storages once: a binding is the same
+        // every run, and a device whose waits do not block its worker (a GPU waits in its
+        // stream) issues work reading registers another device binds.
+        for (std::size_t k = program.runStart; k < n; ++k) {
+            if (program.code[k].op == Opcode::AllocTensor)
+                bind(program.code[k]);
         }
         for (std::size_t k = program.runStart; k < n; ++k) {
             const Instruction& instr = program.code[k];
@@ -245,25 +261,43 @@ struct Executor::Impl {
         return std::nullopt;
     }
 
+    /// Events and waits. Work on one lane of one device runs in program order; an instruction
+    /// waits for another lane (of its device or another) where it reads a register written
+    /// there, or writes a storage whose previous tenant was read or written there.
     void planWaits() {
         const std::size_t n = program.code.size();
+        laneBase.assign(streams.size(), 0);
+        int laneTotal = 0;
+        for (std::size_t s = 0; s < streams.size(); ++s) {
+            laneBase[s] = laneTotal;
+            laneTotal += std::max(1, streams[s].device->laneCount());
+        }
+        auto globalLane = [&](std::size_t k) {
+            return laneBase[static_cast<std::size_t>(streamOf[k])] + std::max(0, laneOf[k]);
+        };
         std::vector<std::int64_t> lastWriter(program.registers.size(), -1);
         std::vector<std::int32_t> regStorage(program.registers.size(), -1);
-        std::vector<std::vector<std::size_t>> storageReaders(storages.size());
-        // Per stream: the furthest instruction of each other stream it has waited for already.
+        std::vector<std::vector<std::size_t>> storageUsers(storages.size());
+        // Per register: the users of its storage's previous tenant, waited for by its writer.
+        std::vector<std::vector<std::size_t>> pendingReuse(program.registers.size());
+        // Per lane: the furthest instruction of each other lane it has waited for already.
         std::vector<std::vector<std::int64_t>> waited(
-            streams.size(), std::vector<std::int64_t>(streams.size(), -1));
+            static_cast<std::size_t>(laneTotal),
+            std::vector<std::int64_t>(static_cast<std::size_t>(laneTotal), -1));
         auto needs = [&](std::size_t k, std::size_t producer) {
-            const int s = streamOf[k], t = streamOf[producer];
-            if (s < 0 || t < 0 || s == t)
+            if (streamOf[k] < 0 || streamOf[producer] < 0)
                 return;
-            std::int64_t& seen = waited[static_cast<std::size_t>(s)][static_cast<std::size_t>(t)];
+            const int a = globalLane(k), b = globalLane(producer);
+            if (a == b)
+                return;
+            std::int64_t& seen = waited[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
             if (static_cast<std::int64_t>(producer) <= seen)
                 return;
             seen = static_cast<std::int64_t>(producer);
             if (eventOf[producer] < 0) {
                 eventOf[producer] = static_cast<int>(events.size());
-                events.push_back(streams[static_cast<std::size_t>(t)].device->createEvent());
+                events.push_back(
+                    streams[static_cast<std::size_t>(streamOf[producer])].device->createEvent());
             }
             waits[k].push_back(eventOf[producer]);
         };
@@ -272,38 +306,48 @@ struct Executor::Impl {
             if (instr.op == Opcode::AllocTensor)
                 regStorage[static_cast<std::size_t>(instr.dst)] = instr.storage;
         }
+        auto use = [&](std::size_t k, std::int32_t r) {
+            const std::int32_t s = regStorage[static_cast<std::size_t>(r)];
+            if (s >= 0)
+                storageUsers[static_cast<std::size_t>(s)].push_back(k);
+        };
+        auto read = [&](std::size_t k, std::int32_t r) {
+            const std::int64_t w = lastWriter[static_cast<std::size_t>(r)];
+            if (w >= 0)
+                needs(k, static_cast<std::size_t>(w));
+            use(k, r);
+        };
+        auto write = [&](std::size_t k, std::int32_t r) {
+            auto& pending = pendingReuse[static_cast<std::size_t>(r)];
+            for (std::size_t user : pending)
+                needs(k, user);
+            pending.clear();
+            lastWriter[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(k);
+            use(k, r);
+        };
         for (std::size_t k = program.runStart; k < n; ++k) {
             const Instruction& instr = program.code[k];
-            auto read = [&](std::int32_t r) {
-                const std::int64_t w = lastWriter[static_cast<std::size_t>(r)];
-                if (w >= 0)
-                    needs(k, static_cast<std::size_t>(w));
-                const std::int32_t s = regStorage[static_cast<std::size_t>(r)];
-                if (s >= 0)
-                    storageReaders[static_cast<std::size_t>(s)].push_back(k);
-            };
             switch (instr.op) {
             case Opcode::AllocTensor:
                 if (instr.storage >= 0) {
-                    auto& readers = storageReaders[static_cast<std::size_t>(instr.storage)];
-                    for (std::size_t reader : readers)
-                        needs(k, reader);
-                    readers.clear();
+                    auto& users = storageUsers[static_cast<std::size_t>(instr.storage)];
+                    pendingReuse[static_cast<std::size_t>(instr.dst)] = std::move(users);
+                    users.clear();
                 }
                 regStorage[static_cast<std::size_t>(instr.dst)] = instr.storage;
                 break;
             case Opcode::Invoke:
                 for (std::int32_t r : instr.args)
-                    read(r);
+                    read(k, r);
                 for (std::int32_t r : instr.results)
-                    lastWriter[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(k);
+                    write(k, r);
                 break;
             case Opcode::DeviceCopy:
-                read(instr.src);
-                lastWriter[static_cast<std::size_t>(instr.dst)] = static_cast<std::int64_t>(k);
+                read(k, instr.src);
+                write(k, instr.dst);
                 break;
             case Opcode::LoadInput:
-                lastWriter[static_cast<std::size_t>(instr.dst)] = static_cast<std::int64_t>(k);
+                write(k, instr.dst);
                 break;
             default:
                 break;
@@ -336,7 +380,6 @@ struct Executor::Impl {
         Device* device = stream.device;
         switch (instr.op) {
         case Opcode::AllocTensor: {
-            bind(instr);
             stream.live += instr.bytes;
             stream.livePeak = std::max(stream.livePeak, stream.live);
             break;
@@ -384,32 +427,67 @@ struct Executor::Impl {
 
     void runStream(std::size_t s) {
         Stream& stream = streams[s];
-        stream.busy = 0;
+        Device* device = stream.device;
+        const bool async = device->timesAsynchronously();
+        const bool laned = device->laneCount() > 1;
         stream.live = 0;
+        if (async)
+            device->resetMarks();
+        // On an asynchronous device `start` and `end` hold marker ids until finishStream.
+        auto stamp = [&] { return async ? static_cast<double>(device->mark()) : device->now(); };
         for (std::size_t k : stream.instructions) {
+            const int lane = laneOf[k];
+            if (laned && lane >= 0)
+                device->setLane(lane);
             for (int e : waits[k])
-                events[static_cast<std::size_t>(e)]->wait(epoch);
+                device->waitFor(*events[static_cast<std::size_t>(e)], epoch);
             if (!aborted.load(std::memory_order_relaxed)) {
                 const Opcode op = program.code[k].op;
                 const bool timed =
                     op == Opcode::Invoke || op == Opcode::DeviceCopy || op == Opcode::LoadInput;
-                const double start = timed ? stream.device->now() : 0;
+                const double start = timed ? stamp() : 0;
                 try {
                     execute(k, stream);
                 } catch (const std::exception& e) {
                     fail(e.what());
                 }
                 if (timed) {
-                    const double end = stream.device->now();
-                    stream.busy += end - start;
-                    stream.timed.push_back(TimedEvent{k, static_cast<int>(s), start, end});
+                    const double end = stamp();
+                    stream.timed.push_back(
+                        TimedEvent{k, static_cast<int>(s), start, end, std::max(0, lane)});
                 } else if (tracing && (op == Opcode::AllocTensor || op == Opcode::Free)) {
-                    stream.memory.push_back(
-                        MemorySample{static_cast<int>(s), stream.device->now(), stream.live});
+                    stream.memory.push_back(MemorySample{static_cast<int>(s), stamp(), stream.live});
                 }
             }
             if (eventOf[k] >= 0)
                 events[static_cast<std::size_t>(eventOf[k])]->record(epoch);
+        }
+    }
+
+    /// After the device synchronized: marker ids become times, and the stream's busy time is
+    /// the union of its timed intervals (lanes overlap).
+    void finishStream(Stream& stream) {
+        Device* device = stream.device;
+        if (device->timesAsynchronously()) {
+            for (TimedEvent& event : stream.timed) {
+                event.start = device->markTime(static_cast<int>(event.start));
+                event.end = device->markTime(static_cast<int>(event.end));
+            }
+            for (MemorySample& sample : stream.memory)
+                sample.time = device->markTime(static_cast<int>(sample.time));
+        }
+        std::vector<std::pair<double, double>> intervals;
+        intervals.reserve(stream.timed.size());
+        for (const TimedEvent& event : stream.timed)
+            intervals.emplace_back(event.start, event.end);
+        std::sort(intervals.begin(), intervals.end());
+        stream.busy = 0;
+        double coveredUntil = -1e300;
+        for (const auto& [start, end] : intervals) {
+            const double from = std::max(start, coveredUntil);
+            if (end > from)
+                stream.busy += end - from;
+            coveredUntil = std::max(coveredUntil, end);
         }
     }
 };
@@ -492,6 +570,12 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         for (Impl::Stream& stream : impl.streams)
             stream.device->synchronize();
         const double end = hostClockMicros();
+        for (Impl::Stream& stream : impl.streams) {
+            std::string asyncError = stream.device->takeAsyncError();
+            if (!asyncError.empty())
+                impl.fail(std::move(asyncError));
+            impl.finishStream(stream);
+        }
         if (impl.aborted.load()) {
             impl.aborted.store(false);
             std::string message;

@@ -35,6 +35,7 @@ struct TimedEvent {
     int stream = 0;              ///< index into RunResult::streams
     double start = 0;            ///< device clock, microseconds
     double end = 0;
+    int lane = 0; ///< the device's lane (a GPU's compute or copy stream)
 };
 
 /// Memory in use on a physical device at a moment of the traced iteration.

@@ -1,15 +1,14 @@
 #include "runtime/cpu/CpuDevice.h"
 
+#include "runtime/WorkQueue.h"
 #include "runtime/cpu/CpuKernels.h"
 
 #include <omp.h>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -68,51 +67,13 @@ struct CpuDevice::Arena {
     std::int64_t peak = 0;
 };
 
-/// One thread running the context's tasks in order.
-struct CpuDevice::Worker {
-    std::mutex mutex;
-    std::condition_variable wake;
-    std::condition_variable idle;
-    std::deque<std::function<void()>> tasks;
-    bool running = false; ///< a task is executing
-    bool stop = false;
-    std::thread thread;
-
-    explicit Worker(int threads) {
-        thread = std::thread([this, threads] {
-            // OpenMP's thread count is per thread: kernels started here use `threads`.
-            omp_set_num_threads(threads);
-            std::unique_lock lock(mutex);
-            for (;;) {
-                wake.wait(lock, [&] { return stop || !tasks.empty(); });
-                if (tasks.empty())
-                    return;
-                std::function<void()> task = std::move(tasks.front());
-                tasks.pop_front();
-                running = true;
-                lock.unlock();
-                task();
-                lock.lock();
-                running = false;
-                if (tasks.empty())
-                    idle.notify_all();
-            }
-        });
-    }
-    ~Worker() {
-        {
-            std::lock_guard lock(mutex);
-            stop = true;
-        }
-        wake.notify_all();
-        thread.join();
-    }
-};
-
 CpuDevice::CpuDevice(std::string name, PhysicalKind kind, int threads)
     : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arena(std::make_unique<Arena>()),
       m_kernelContext(std::make_unique<CpuKernelContext>()),
-      m_worker(std::make_unique<Worker>(threads)) {
+      m_worker(std::make_unique<WorkQueue>([threads] {
+          // OpenMP's thread count is per thread: kernels started here use `threads`.
+          omp_set_num_threads(threads);
+      })) {
     m_kernelContext->threads = threads;
 }
 
@@ -182,9 +143,14 @@ void CpuDevice::copyOut(void* dst, const std::byte* src, std::int64_t bytes) {
     std::memcpy(dst, src, static_cast<std::size_t>(bytes));
 }
 
-void CpuDevice::copyPeer(std::byte* dst, const Device& /*source*/, const std::byte* src,
+void CpuDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src,
                          std::int64_t bytes) {
-    // Host-memory devices: the destination's worker reads the source's arena directly.
+    // Host-memory devices: the destination's worker reads the source's arena directly; a GPU
+    // copies its memory out itself.
+    if (!source.hostAccessible()) {
+        source.copyOut(dst, src, bytes);
+        return;
+    }
     std::memcpy(dst, src, static_cast<std::size_t>(bytes));
 }
 
@@ -198,16 +164,11 @@ Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
 }
 
 void CpuDevice::enqueue(std::function<void()> task) {
-    {
-        std::lock_guard lock(m_worker->mutex);
-        m_worker->tasks.push_back(std::move(task));
-    }
-    m_worker->wake.notify_one();
+    m_worker->enqueue(std::move(task));
 }
 
 void CpuDevice::synchronize() {
-    std::unique_lock lock(m_worker->mutex);
-    m_worker->idle.wait(lock, [&] { return m_worker->tasks.empty() && !m_worker->running; });
+    m_worker->drain();
 }
 
 std::unique_ptr<Event> CpuDevice::createEvent() {

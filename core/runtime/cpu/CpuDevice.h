@@ -8,6 +8,8 @@
 
 namespace placer {
 
+class WorkQueue;
+
 /// The kernels' view of the context they run in (oneDNN engine and stream; CpuKernels.cpp).
 struct CpuKernelContext;
 
@@ -30,7 +32,7 @@ public:
 
     void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override;
     void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override;
-    void copyPeer(std::byte* dst, const Device& source, const std::byte* src,
+    void copyPeer(std::byte* dst, Device& source, const std::byte* src,
                   std::int64_t bytes) override;
 
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
@@ -41,14 +43,13 @@ public:
     double now() const override;
 
 private:
-    struct Worker;
     struct Arena;
     std::string m_name;
     PhysicalKind m_kind;
     int m_threads;
     std::unique_ptr<Arena> m_arena;
     std::unique_ptr<CpuKernelContext> m_kernelContext;
-    std::unique_ptr<Worker> m_worker; ///< last: stops first
+    std::unique_ptr<WorkQueue> m_worker; ///< last: stops first
 };
 
 } // namespace placer

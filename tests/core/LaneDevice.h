@@ -1,0 +1,182 @@
+// A test double for an asynchronous device: host memory, but like a GPU its worker only issues
+// work into two lanes (compute and copy) that run on threads of their own, with random delays,
+// and it times work with markers. Runs the executor's lane logic without a GPU.
+#pragma once
+
+#include "runtime/Device.h"
+#include "runtime/WorkQueue.h"
+#include "runtime/cpu/CpuDevice.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace placer::test {
+
+class LaneDevice final : public Device {
+public:
+    explicit LaneDevice(std::string name)
+        : m_name(std::move(name)), m_inner(m_name + "-kernels", PhysicalKind::VCpu, 1) {}
+    ~LaneDevice() override { synchronize(); }
+
+    const std::string& name() const override { return m_name; }
+    PhysicalKind kind() const override { return PhysicalKind::VCpu; }
+    std::string description() const override { return "asynchronous test device"; }
+
+    std::byte* allocate(std::int64_t bytes, std::string* error) override {
+        return m_inner.allocate(bytes, error);
+    }
+    void free(std::byte* data) override { m_inner.free(data); }
+    std::int64_t bytesInUse() const override { return m_inner.bytesInUse(); }
+    std::int64_t peakBytes() const override { return m_inner.peakBytes(); }
+    void resetPeak() override { m_inner.resetPeak(); }
+
+    void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override {
+        issue([dst, src, bytes] { std::memcpy(dst, src, static_cast<std::size_t>(bytes)); });
+    }
+    /// Synchronous, from any thread: the caller waited for the event after the producer.
+    void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override {
+        std::memcpy(dst, src, static_cast<std::size_t>(bytes));
+    }
+    void copyPeer(std::byte* dst, Device& source, const std::byte* src,
+                  std::int64_t bytes) override {
+        if (source.hostAccessible())
+            issue([dst, src, bytes] { std::memcpy(dst, src, static_cast<std::size_t>(bytes)); });
+        else
+            issue([dst, &source, src, bytes] { source.copyOut(dst, src, bytes); });
+    }
+    bool hostAccessible() const override { return false; }
+
+    Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override {
+        auto kernel = m_inner.prepare(spec);
+        if (!kernel)
+            return kernel.error();
+        return std::unique_ptr<Kernel>(std::make_unique<LaneKernel>(
+            this, kernel.take(), spec.inputs.size(), spec.outputs.size()));
+    }
+
+    void enqueue(std::function<void()> task) override { m_worker.enqueue(std::move(task)); }
+    void synchronize() override {
+        m_worker.drain();
+        for (auto& lane : m_lanes)
+            lane.drain();
+    }
+
+    class LaneEvent final : public Event {
+    public:
+        explicit LaneEvent(LaneDevice* device) : m_device(device) {}
+        void record(std::uint32_t epoch) override {
+            m_device->issue([this, epoch] {
+                m_time = hostClockMicros();
+                m_epoch.store(epoch, std::memory_order_release);
+                m_epoch.notify_all();
+            });
+        }
+        void wait(std::uint32_t epoch) const override {
+            for (;;) {
+                const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
+                if (seen != UINT32_MAX && seen >= epoch)
+                    return;
+                m_epoch.wait(seen, std::memory_order_acquire);
+            }
+        }
+        double timestamp() const override { return m_time; }
+
+    private:
+        LaneDevice* m_device;
+        std::atomic<std::uint32_t> m_epoch{UINT32_MAX};
+        double m_time = 0;
+    };
+    std::unique_ptr<Event> createEvent() override { return std::make_unique<LaneEvent>(this); }
+    double now() const override { return hostClockMicros(); }
+
+    int laneCount() const override { return 2; }
+    int laneFor(WorkKind kind) const override { return kind == WorkKind::Compute ? 0 : 1; }
+    void setLane(int lane) override { m_current = lane; }
+    void waitFor(const Event& event, std::uint32_t epoch) override {
+        ++waitsIssued;
+        m_lanes[static_cast<std::size_t>(m_current)].enqueue(
+            [&event, epoch] { event.wait(epoch); });
+    }
+    bool timesAsynchronously() const override { return true; }
+    void resetMarks() override { m_marks.clear(); }
+    int mark() override {
+        m_marks.push_back(0);
+        double* slot = &m_marks.back();
+        m_lanes[static_cast<std::size_t>(m_current)].enqueue(
+            [slot] { *slot = hostClockMicros(); });
+        return static_cast<int>(m_marks.size() - 1);
+    }
+    double markTime(int marker) const override {
+        return m_marks[static_cast<std::size_t>(marker)];
+    }
+    std::string takeAsyncError() override {
+        std::lock_guard lock(m_errorMutex);
+        std::string error;
+        std::swap(error, m_error);
+        return error;
+    }
+
+    std::atomic<int> waitsIssued{0};
+
+private:
+    class LaneKernel final : public Kernel {
+    public:
+        LaneKernel(LaneDevice* device, std::unique_ptr<Kernel> kernel, std::size_t inputs,
+                   std::size_t outputs)
+            : m_device(device), m_kernel(std::move(kernel)), m_inputs(inputs),
+              m_outputs(outputs) {}
+        void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+            std::vector<const std::byte*> in(inputs, inputs + m_inputs);
+            std::vector<std::byte*> out(outputs, outputs + m_outputs);
+            Kernel* kernel = m_kernel.get();
+            LaneDevice* device = m_device;
+            device->m_lanes[0].enqueue([device, kernel, in, out] {
+                delay();
+                try {
+                    kernel->run(in.data(), out.data());
+                } catch (const std::exception& e) {
+                    std::lock_guard lock(device->m_errorMutex);
+                    if (device->m_error.empty())
+                        device->m_error = e.what();
+                }
+            });
+        }
+        std::string implementation() const override {
+            return "lane:" + m_kernel->implementation();
+        }
+
+    private:
+        LaneDevice* m_device;
+        std::unique_ptr<Kernel> m_kernel;
+        std::size_t m_inputs, m_outputs;
+    };
+
+    /// A random pause of up to 40 µs, so lanes interleave differently every run.
+    static void delay() {
+        thread_local std::mt19937 rng(std::random_device{}());
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40));
+    }
+    void issue(std::function<void()> work) {
+        m_lanes[static_cast<std::size_t>(m_current)].enqueue([work = std::move(work)] {
+            delay();
+            work();
+        });
+    }
+
+    std::string m_name;
+    CpuDevice m_inner;
+    std::array<WorkQueue, 2> m_lanes;
+    int m_current = 0;
+    std::deque<double> m_marks;
+    std::mutex m_errorMutex;
+    std::string m_error;
+    WorkQueue m_worker; ///< last: stops first
+};
+
+} // namespace placer::test

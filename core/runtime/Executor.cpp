@@ -456,7 +456,8 @@ struct Executor::Impl {
                     stream.timed.push_back(
                         TimedEvent{k, static_cast<int>(s), start, end, std::max(0, lane)});
                 } else if (tracing && (op == Opcode::AllocTensor || op == Opcode::Free)) {
-                    stream.memory.push_back(MemorySample{static_cast<int>(s), stamp(), stream.live});
+                    stream.memory.push_back(
+                        MemorySample{static_cast<int>(s), stamp(), stream.live});
                 }
             }
             if (eventOf[k] >= 0)

@@ -108,13 +108,10 @@ public:
     int mark() override {
         m_marks.push_back(0);
         double* slot = &m_marks.back();
-        m_lanes[static_cast<std::size_t>(m_current)].enqueue(
-            [slot] { *slot = hostClockMicros(); });
+        m_lanes[static_cast<std::size_t>(m_current)].enqueue([slot] { *slot = hostClockMicros(); });
         return static_cast<int>(m_marks.size() - 1);
     }
-    double markTime(int marker) const override {
-        return m_marks[static_cast<std::size_t>(marker)];
-    }
+    double markTime(int marker) const override { return m_marks[static_cast<std::size_t>(marker)]; }
     std::string takeAsyncError() override {
         std::lock_guard lock(m_errorMutex);
         std::string error;
@@ -129,8 +126,7 @@ private:
     public:
         LaneKernel(LaneDevice* device, std::unique_ptr<Kernel> kernel, std::size_t inputs,
                    std::size_t outputs)
-            : m_device(device), m_kernel(std::move(kernel)), m_inputs(inputs),
-              m_outputs(outputs) {}
+            : m_device(device), m_kernel(std::move(kernel)), m_inputs(inputs), m_outputs(outputs) {}
         void run(const std::byte* const* inputs, std::byte* const* outputs) override {
             std::vector<const std::byte*> in(inputs, inputs + m_inputs);
             std::vector<std::byte*> out(outputs, outputs + m_outputs);
@@ -147,9 +143,7 @@ private:
                 }
             });
         }
-        std::string implementation() const override {
-            return "lane:" + m_kernel->implementation();
-        }
+        std::string implementation() const override { return "lane:" + m_kernel->implementation(); }
 
     private:
         LaneDevice* m_device;

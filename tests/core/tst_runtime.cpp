@@ -261,8 +261,7 @@ private slots:
         std::vector<Device*> mapping{&laneA, &laneB};
         for (int d = 2; d < count; ++d)
             mapping.push_back(registry.freshVCpu());
-        auto executor =
-            Executor::load(model.graph, model.devices, program.take(), mapping, 0);
+        auto executor = Executor::load(model.graph, model.devices, program.take(), mapping, 0);
         QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
         auto inputs = randomInputs(*executor.value(), model.graph);
         const auto expected = reference(model.graph, inputs);
@@ -298,9 +297,9 @@ private slots:
         QVERIFY(program.ok());
         DeviceRegistry registry;
         test::LaneDevice gpu("gpu-like");
-        auto executor = Executor::load(loaded.graph, loaded.devices, program.take(),
-                                       {registry.get("cpu").value(), &gpu},
-                                       loaded.graph.onnxOpset());
+        auto executor =
+            Executor::load(loaded.graph, loaded.devices, program.take(),
+                           {registry.get("cpu").value(), &gpu}, loaded.graph.onnxOpset());
         QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
         auto inputs = randomInputs(*executor.value(), loaded.graph);
         const auto expected = reference(loaded.graph, inputs);
@@ -308,14 +307,14 @@ private slots:
         QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
         const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-5, 1e-5);
         QVERIFY2(check.ok, check.mismatch.c_str());
-        QVERIFY(executor.value()->implementation(
-                    std::find_if(executor.value()->program().code.begin(),
-                                 executor.value()->program().code.end(),
-                                 [&](const Instruction& instr) {
-                                     return instr.op == Opcode::Invoke &&
-                                            instr.device == DeviceId(1);
-                                 }) -
-                    executor.value()->program().code.begin())
+        QVERIFY(executor.value()
+                    ->implementation(std::find_if(executor.value()->program().code.begin(),
+                                                  executor.value()->program().code.end(),
+                                                  [&](const Instruction& instr) {
+                                                      return instr.op == Opcode::Invoke &&
+                                                             instr.device == DeviceId(1);
+                                                  }) -
+                                     executor.value()->program().code.begin())
                     .starts_with("lane:"));
     }
 

@@ -143,8 +143,7 @@ void CpuDevice::copyOut(void* dst, const std::byte* src, std::int64_t bytes) {
     std::memcpy(dst, src, static_cast<std::size_t>(bytes));
 }
 
-void CpuDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src,
-                         std::int64_t bytes) {
+void CpuDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src, std::int64_t bytes) {
     // Host-memory devices: the destination's worker reads the source's arena directly; a GPU
     // copies its memory out itself.
     if (!source.hostAccessible()) {

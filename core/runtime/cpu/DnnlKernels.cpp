@@ -2,6 +2,7 @@
 // normalisation, softmax, and the element-wise, binary and reduction ops it has algorithms for.
 // Primitives are created when the kernel is prepared (at load time); running binds pointers.
 // Every primitive uses a scratchpad of its own, so contexts can run at the same time.
+#include "runtime/OpGeometry.h"
 #include "runtime/cpu/CpuKernels.h"
 #include "runtime/cpu/KernelUtil.h"
 
@@ -10,6 +11,8 @@
 #include <unordered_map>
 
 namespace placer::cpu {
+
+using namespace geometry;
 
 namespace {
 
@@ -90,63 +93,6 @@ bool allFloat32(const KernelSpec& spec) {
 
 Result<std::unique_ptr<Kernel>> needFloat32(const KernelSpec& spec) {
     return specError(spec, "only float32 is supported on the CPU for this operator");
-}
-
-/// Spatial window parameters shared by convolution and pooling.
-struct Window {
-    Dims kernel, strides, dilation, padL, padR;
-};
-
-/// Reads strides/dilation/padding for `spatial` dims from Relay or ONNX attributes; padR is
-/// made consistent with the output shape the model declares (ceil mode, SAME padding).
-std::optional<std::string> readWindow(const KernelSpec& spec, const Dims& in, const Dims& out,
-                                      Dims kernel, Window* window) {
-    const Attrs& attrs = spec.node->attrs;
-    const std::size_t spatial = in.size() - 2;
-    const bool relay = spec.node->op->dialect == OpDialect::Relay;
-    auto list = [&](const char* name, std::int64_t fallback) {
-        Dims values = attrs.getInts(name, {}).value_or(Dims{});
-        if (values.empty())
-            values.assign(spatial, fallback);
-        if (values.size() == 1)
-            values.assign(spatial, values[0]);
-        return values;
-    };
-    window->kernel = std::move(kernel);
-    window->strides = list("strides", 1);
-    window->dilation = list(relay ? "dilation" : "dilations", 1);
-    Dims pads = attrs.getInts(relay ? "padding" : "pads", {}).value_or(Dims{});
-    if (pads.empty())
-        pads.assign(2 * spatial, 0);
-    if (pads.size() == 1)
-        pads.assign(2 * spatial, pads[0]);
-    if (pads.size() == spatial)
-        pads.insert(pads.end(), pads.begin(), pads.end());
-    if (window->kernel.size() != spatial || window->strides.size() != spatial ||
-        window->dilation.size() != spatial || pads.size() != 2 * spatial)
-        return "window attributes do not match the " + std::to_string(spatial) +
-               " spatial dimensions";
-    const std::string autoPad = attrs.getString("auto_pad", "NOTSET").value_or("NOTSET");
-    window->padL.assign(spatial, 0);
-    window->padR.assign(spatial, 0);
-    for (std::size_t i = 0; i < spatial; ++i) {
-        const std::int64_t extent = (window->kernel[i] - 1) * window->dilation[i] + 1;
-        const std::int64_t needed =
-            (out[i + 2] - 1) * window->strides[i] + extent - in[i + 2]; // total padding used
-        if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-            const std::int64_t total = std::max<std::int64_t>(0, needed);
-            window->padL[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-            window->padR[i] = total - window->padL[i];
-        } else if (autoPad == "VALID") {
-            window->padR[i] = std::max<std::int64_t>(0, needed);
-        } else {
-            window->padL[i] = pads[i];
-            window->padR[i] = std::max(pads[i + spatial], needed - pads[i]);
-        }
-        if (window->strides[i] <= 0 || window->dilation[i] <= 0 || window->kernel[i] <= 0)
-            return std::string("strides, dilations and kernel sizes must be positive");
-    }
-    return std::nullopt;
 }
 
 Dims minusOne(Dims dims) {
@@ -239,22 +185,15 @@ private:
 
 // ---- matrix products ---------------------------------------------------------------------------
 
-/// One operand of a matrix product: batch dims and a rows x cols matrix, maybe stored transposed.
-struct MatrixOperand {
-    Dims batch;
-    std::int64_t rows = 0, cols = 0;
-    bool transposed = false; ///< stored as cols x rows
-
-    std::int64_t matrixSize() const { return rows * cols; }
-    memory::desc desc(std::int64_t batchCount, bool withBatch) const {
-        const std::int64_t rowStride = transposed ? 1 : cols;
-        const std::int64_t colStride = transposed ? rows : 1;
-        if (!withBatch)
-            return memory::desc({rows, cols}, dt::f32, {rowStride, colStride});
-        return memory::desc({batchCount, rows, cols}, dt::f32,
-                            {batchCount == 1 ? 0 : matrixSize(), rowStride, colStride});
-    }
-};
+/// A matrix operand's oneDNN layout, with or without a batch dimension.
+memory::desc operandDesc(const MatrixOperand& op, std::int64_t batchCount, bool withBatch) {
+    const std::int64_t rowStride = op.transposed ? 1 : op.cols;
+    const std::int64_t colStride = op.transposed ? op.rows : 1;
+    if (!withBatch)
+        return memory::desc({op.rows, op.cols}, dt::f32, {rowStride, colStride});
+    return memory::desc({batchCount, op.rows, op.cols}, dt::f32,
+                        {batchCount == 1 ? 0 : op.matrixSize(), rowStride, colStride});
+}
 
 /// A matrix product C[b] = A[b] x B[b] (+ beta * bias) with numpy batch broadcasting.
 class MatmulKernel final : public Kernel {
@@ -328,65 +267,19 @@ private:
     Dims m_outShape, m_biasStrides;
 };
 
-/// Row-major offsets (in batch units) of each output batch index into the operands' batches.
-std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
-                                                                const Dims& out) {
-    const Dims sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);
-    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
-    const std::int64_t count = product(out);
-    Dims index(out.size(), 0);
-    for (std::int64_t i = 0; i < count; ++i) {
-        std::int64_t oa = 0, ob = 0;
-        for (std::size_t d = 0; d < out.size(); ++d) {
-            oa += index[d] * sa[d];
-            ob += index[d] * sb[d];
-        }
-        offsets.emplace_back(oa, ob);
-        for (std::size_t d = out.size(); d-- > 0;) {
-            if (++index[d] < out[d])
-                break;
-            index[d] = 0;
-        }
-    }
-    return offsets;
-}
-
-Dims broadcastShapes(const Dims& a, const Dims& b) {
-    Dims out(std::max(a.size(), b.size()), 1);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const std::int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-        const std::int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-        out[i] = da == 1 ? db : da;
-    }
-    return out;
-}
-
 } // namespace
 
 Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
         return needFloat32(spec);
-    const Attrs& attrs = spec.node->attrs;
+    Convolution conv;
+    if (auto error = readConvolution(spec, &conv))
+        return specError(spec, *error);
     const Dims& in = spec.inputs[0].shape;
     const Dims& w = spec.inputs[1].shape;
     const Dims& out = spec.outputs[0].shape;
-    if (in.size() < 3 || in.size() > 5 || w.size() != in.size() || out.size() != in.size())
-        return specError(spec, "expected 1-D, 2-D or 3-D convolution shapes");
-    if (spec.node->op->dialect == OpDialect::Relay) {
-        const std::string data = attrs.getString("data_layout", "NCHW").value_or("");
-        const std::string kernel = attrs.getString("kernel_layout", "OIHW").value_or("");
-        if (data != "NCHW" || kernel != "OIHW")
-            return specError(spec, "only NCHW data with OIHW kernels is supported (got " + data +
-                                       "/" + kernel + ")");
-    }
-    const std::int64_t groups =
-        attrs.getInt(spec.node->op->dialect == OpDialect::Relay ? "groups" : "group", 1)
-            .value_or(1);
-    if (groups <= 0 || in[1] % groups != 0 || w[0] % groups != 0 || w[1] * groups != in[1])
-        return specError(spec, "channels do not divide into " + std::to_string(groups) + " groups");
-    Window window;
-    if (auto error = readWindow(spec, in, out, Dims(w.begin() + 2, w.end()), &window))
-        return specError(spec, *error);
+    const std::int64_t groups = conv.groups;
+    const Window& window = conv.window;
     memory::desc userWeights = plainDesc(w);
     Dims groupedDims = w;
     if (groups > 1) {
@@ -394,7 +287,7 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKerne
         groupedDims[1] /= groups;
         userWeights = plainDesc(groupedDims);
     }
-    const bool hasBias = spec.inputs.size() > 2;
+    const bool hasBias = conv.hasBias;
     auto any = [](const Dims& dims) {
         return memory::desc(dims, dt::f32, memory::format_tag::any);
     };
@@ -412,50 +305,14 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKerne
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
         return needFloat32(spec);
-    const std::string& op = spec.node->op->name;
-    const Attrs& attrs = spec.node->attrs;
-    Dims a = spec.inputs[0].shape, b = spec.inputs[1].shape;
-    MatrixOperand ma, mb;
-    float alpha = 1, beta = 1;
-    if (op == "nn.dense") {
-        if (a.empty() || b.size() != 2)
-            return specError(spec, "expected data [..., K] and weight [N, K]");
-        ma = {{}, product(a, 0, a.size() - 1), a.back(), false};
-        mb = {{}, b[1], b[0], true};
-    } else if (op == "Gemm") {
-        if (a.size() != 2 || b.size() != 2)
-            return specError(spec, "Gemm takes 2-D operands");
-        const bool ta = attrs.getInt("transA", 0).value_or(0) != 0;
-        const bool tb = attrs.getInt("transB", 0).value_or(0) != 0;
-        ma = {{}, ta ? a[1] : a[0], ta ? a[0] : a[1], ta};
-        mb = {{}, tb ? b[1] : b[0], tb ? b[0] : b[1], tb};
-        alpha = static_cast<float>(attrs.getFloat("alpha", 1).value_or(1));
-        beta = static_cast<float>(attrs.getFloat("beta", 1).value_or(1));
-    } else {
-        // nn.matmul, nn.batch_matmul (transpose_b defaults to true) and ONNX MatMul.
-        const bool ta = attrs.getBool("transpose_a", false).value_or(false);
-        const bool tb =
-            attrs.getBool("transpose_b", op == "nn.batch_matmul").value_or(op == "nn.batch_matmul");
-        if (a.empty() || b.empty())
-            return specError(spec, "matrix operands must have a rank");
-        if (a.size() == 1)
-            a.insert(a.begin(), 1);
-        if (b.size() == 1)
-            b.push_back(1);
-        const std::size_t ra = a.size(), rb = b.size();
-        ma = {Dims(a.begin(), a.end() - 2), ta ? a[ra - 1] : a[ra - 2], ta ? a[ra - 2] : a[ra - 1],
-              ta};
-        mb = {Dims(b.begin(), b.end() - 2), tb ? b[rb - 1] : b[rb - 2], tb ? b[rb - 2] : b[rb - 1],
-              tb};
-    }
-    if (ma.cols != mb.rows)
-        return specError(spec, "inner dimensions differ (" + std::to_string(ma.cols) + " and " +
-                                   std::to_string(mb.rows) + ")");
-    const Dims outBatch = broadcastShapes(ma.batch, mb.batch);
-    const std::int64_t batches = product(outBatch);
-    const std::int64_t m = ma.rows, n = mb.cols;
-    if (batches * m * n != spec.outputs[0].elementCount())
-        return specError(spec, "the output type does not match the product's shape");
+    MatrixProduct mp;
+    if (auto error = readMatrixProduct(spec, &mp))
+        return specError(spec, *error);
+    const MatrixOperand& ma = mp.a;
+    const MatrixOperand& mb = mp.b;
+    const Dims& outBatch = mp.outBatch;
+    const std::int64_t batches = mp.batches, m = mp.m, n = mp.n;
+    const float alpha = mp.alpha;
     dnnl::primitive_attr attr = scratchpadAttr();
     if (alpha != 1)
         attr.set_output_scales(0, {alpha});
@@ -467,25 +324,28 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
                            ma.batch.size() == mb.batch.size() && ma.batch == mb.batch;
     if (batches == 1 || sameBatch) {
         const bool withBatch = batches > 1;
-        pd.emplace(dnnl::matmul::desc(ma.desc(batches, withBatch), mb.desc(batches, withBatch),
+        pd.emplace(dnnl::matmul::desc(operandDesc(ma, batches, withBatch),
+                                      operandDesc(mb, batches, withBatch),
                                       withBatch ? plainDesc({batches, m, n}) : plainDesc({m, n})),
                    attr, ctx.engine);
     } else if (bb == 1 && !ma.transposed && ba == batches) {
         // One weight matrix for every batch: fold the batch into the rows.
         MatrixOperand folded = ma;
         folded.rows = ba * m;
-        pd.emplace(
-            dnnl::matmul::desc(folded.desc(1, false), mb.desc(1, false), plainDesc({ba * m, n})),
-            attr, ctx.engine);
+        pd.emplace(dnnl::matmul::desc(operandDesc(folded, 1, false), operandDesc(mb, 1, false),
+                                      plainDesc({ba * m, n})),
+                   attr, ctx.engine);
     } else {
         offsets = batchOffsets(ma.batch, mb.batch, outBatch);
-        pd.emplace(dnnl::matmul::desc(ma.desc(1, false), mb.desc(1, false), plainDesc({m, n})),
+        pd.emplace(dnnl::matmul::desc(operandDesc(ma, 1, false), operandDesc(mb, 1, false),
+                                      plainDesc({m, n})),
                    attr, ctx.engine);
     }
     auto kernel = std::make_unique<MatmulKernel>(ctx, *pd, std::move(offsets), ma.matrixSize(),
                                                  mb.matrixSize(), m * n);
-    if (op == "Gemm" && spec.inputs.size() > 2 && beta != 0)
-        kernel->setBias(2, beta, {m, n}, broadcastStrides(spec.inputs[2].shape, {m, n}));
+    if (mp.biasInput >= 0)
+        kernel->setBias(mp.biasInput, mp.beta, {m, n},
+                        broadcastStrides(spec.inputs[2].shape, {m, n}));
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
@@ -521,49 +381,17 @@ Result<std::unique_ptr<Kernel>> adaptiveAveragePool(const KernelSpec& spec) {
 Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
         return needFloat32(spec);
-    const std::string& op = spec.node->op->name;
-    const Attrs& attrs = spec.node->attrs;
+    Pooling pooling;
+    if (auto error = readPooling(spec, &pooling))
+        return specError(spec, *error);
+    if (pooling.adaptive)
+        return adaptiveAveragePool(spec);
     const Dims& in = spec.inputs[0].shape;
     const Dims& out = spec.outputs[0].shape;
-    if (in.size() < 3 || in.size() > 5 || out.size() != in.size())
-        return specError(spec, "expected N, C and 1 to 3 spatial dimensions");
-    if (spec.outputs.size() > 1)
-        return specError(spec, "the Indices output of MaxPool is not supported");
-    if (op.starts_with("nn.") && attrs.getString("layout", "NCHW").value_or("") != "NCHW")
-        return specError(spec, "only the NCHW layout is supported");
-    const std::size_t spatial = in.size() - 2;
-    const bool isMax = op == "nn.max_pool2d" || op == "MaxPool" || op == "nn.global_max_pool2d" ||
-                       op == "GlobalMaxPool";
-    Window window;
-    if (op.find("global") != std::string::npos || op.starts_with("Global") ||
-        op == "nn.adaptive_avg_pool2d") {
-        window.kernel.assign(spatial, 1);
-        window.strides.assign(spatial, 1);
-        window.dilation.assign(spatial, 1);
-        window.padL.assign(spatial, 0);
-        window.padR.assign(spatial, 0);
-        for (std::size_t i = 0; i < spatial; ++i) {
-            if (out[i + 2] == 0 || in[i + 2] % out[i + 2] != 0)
-                return adaptiveAveragePool(spec);
-            window.kernel[i] = window.strides[i] = in[i + 2] / out[i + 2];
-        }
-    } else {
-        Dims kernel = attrs.getInts(op.starts_with("nn.") ? "pool_size" : "kernel_shape", {})
-                          .value_or(Dims{});
-        if (kernel.size() == 1)
-            kernel.assign(spatial, kernel[0]);
-        if (auto error = readWindow(spec, in, out, kernel, &window))
-            return specError(spec, *error);
-    }
-    algorithm algo = algorithm::pooling_max;
-    if (!isMax) {
-        const bool include = attrs.getInt("count_include_pad", 0).value_or(0) != 0;
-        bool padded = false;
-        for (std::size_t i = 0; i < spatial; ++i)
-            padded = padded || window.padL[i] > 0;
-        algo = include && padded ? algorithm::pooling_avg_include_padding
-                                 : algorithm::pooling_avg_exclude_padding;
-    }
+    const Window& window = pooling.window;
+    const algorithm algo = pooling.isMax            ? algorithm::pooling_max
+                           : pooling.includePadding ? algorithm::pooling_avg_include_padding
+                                                    : algorithm::pooling_avg_exclude_padding;
     dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algo, plainDesc(in),
                                         plainDesc(out), window.strides, window.kernel,
                                         minusOne(window.dilation), window.padL, window.padR);
@@ -577,16 +405,14 @@ Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& spec, CpuKernelCon
 Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
         return needFloat32(spec);
-    const Attrs& attrs = spec.node->attrs;
-    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    Normalization norm;
+    if (auto error = readBatchNorm(spec, &norm))
+        return specError(spec, *error);
     const Dims& in = spec.inputs[0].shape;
     const int rank = static_cast<int>(in.size());
-    const int axis = normalizeAxis(relay ? attrs.getInt("axis", 1).value_or(1) : 1, rank);
-    if (axis < 0 || spec.inputs.size() < 5)
-        return specError(spec, "expected data, scale, shift, mean and variance");
-    const float epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
-    const bool center = !relay || attrs.getBool("center", true).value_or(true);
-    const bool scale = !relay || attrs.getBool("scale", true).value_or(true);
+    const int axis = norm.axis;
+    const float epsilon = norm.epsilon;
+    const bool center = norm.center, scale = norm.scale;
     // Outputs 2 and 3 of Relay's batch_norm are the moving mean and variance, passed through.
     const std::int64_t channelBytes = spec.inputs[3].bytes();
     const std::size_t extraOutputs = spec.outputs.size() - 1;
@@ -619,9 +445,7 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelC
                 std::memcpy(outputs[k + 1], inputs[k + 3], static_cast<std::size_t>(channelBytes));
         });
     }
-    const std::int64_t outer = product(in, 0, static_cast<std::size_t>(axis));
-    const std::int64_t channels = in[static_cast<std::size_t>(axis)];
-    const std::int64_t inner = product(in, static_cast<std::size_t>(axis) + 1);
+    const std::int64_t outer = norm.outer, channels = norm.channels, inner = norm.inner;
     return makeKernel(
         "plain:batch_norm", [=](const std::byte* const* inputs, std::byte* const* outputs) {
             const auto* x = reinterpret_cast<const float*>(inputs[0]);
@@ -647,23 +471,12 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelC
 Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
         return needFloat32(spec);
-    const Attrs& attrs = spec.node->attrs;
-    const bool relay = spec.node->op->dialect == OpDialect::Relay;
-    const Dims& in = spec.inputs[0].shape;
-    const int rank = static_cast<int>(in.size());
-    const int axis = normalizeAxis(attrs.getInt("axis", -1).value_or(-1), rank);
-    if (axis < 0)
-        return specError(spec, "axis out of range");
-    const float epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
-    const bool scale =
-        spec.inputs.size() > 1 && (!relay || attrs.getBool("scale", true).value_or(true));
-    const bool center =
-        spec.inputs.size() > 2 && (!relay || attrs.getBool("center", true).value_or(true));
-    // Relay normalises over one axis; ONNX over every axis from `axis` on.
-    const std::int64_t outer = product(in, 0, static_cast<std::size_t>(axis));
-    const std::int64_t channels =
-        relay ? in[static_cast<std::size_t>(axis)] : product(in, static_cast<std::size_t>(axis));
-    const std::int64_t inner = relay ? product(in, static_cast<std::size_t>(axis) + 1) : 1;
+    Normalization norm;
+    if (auto error = readLayerNorm(spec, &norm))
+        return specError(spec, *error);
+    const float epsilon = norm.epsilon;
+    const bool scale = norm.scale, center = norm.center;
+    const std::int64_t outer = norm.outer, channels = norm.channels, inner = norm.inner;
     if (inner == 1 && spec.outputs.size() == 1 && outer > 0 && channels > 0) {
         auto flags = dnnl::normalization_flags::none;
         if (scale)
@@ -722,23 +535,11 @@ Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec, CpuKernelC
 Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
         return needFloat32(spec);
-    const std::string& op = spec.node->op->name;
-    const Dims& in = spec.inputs[0].shape;
-    const int rank = std::max<int>(1, static_cast<int>(in.size()));
-    const bool legacyOnnx = spec.node->op->dialect == OpDialect::Onnx && spec.onnxOpset < 13;
-    const std::int64_t fallbackAxis = legacyOnnx ? 1 : -1;
-    const int axis =
-        normalizeAxis(spec.node->attrs.getInt("axis", fallbackAxis).value_or(fallbackAxis), rank);
-    if (axis < 0)
-        return specError(spec, "axis out of range");
-    Dims dims = in.empty() ? Dims{1} : in;
-    // ONNX before opset 13 normalises over everything from `axis` on, as one 2-D row.
-    const std::int64_t outer = product(dims, 0, static_cast<std::size_t>(axis));
-    const std::int64_t channels = legacyOnnx ? product(dims, static_cast<std::size_t>(axis))
-                                             : dims[static_cast<std::size_t>(axis)];
-    const std::int64_t inner = legacyOnnx ? 1 : product(dims, static_cast<std::size_t>(axis) + 1);
-    const memory::desc view = plainDesc({outer, channels, inner});
-    const bool log = op == "nn.log_softmax" || op == "LogSoftmax";
+    Softmax softmax;
+    if (auto error = readSoftmax(spec, &softmax))
+        return specError(spec, *error);
+    const memory::desc view = plainDesc({softmax.outer, softmax.channels, softmax.inner});
+    const bool log = softmax.log;
     dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
                                         log ? algorithm::softmax_log : algorithm::softmax_accurate,
                                         view, view, 1);

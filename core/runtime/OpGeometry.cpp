@@ -1,0 +1,277 @@
+#include "runtime/OpGeometry.h"
+
+#include "runtime/cpu/KernelUtil.h"
+
+#include <algorithm>
+
+namespace placer::geometry {
+
+using cpu::broadcastStrides;
+using cpu::normalizeAxis;
+using cpu::product;
+
+Problem readWindow(const KernelSpec& spec, const Dims& in, const Dims& out, Dims kernel,
+                   Window* window) {
+    const Attrs& attrs = spec.node->attrs;
+    const std::size_t spatial = in.size() - 2;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    auto list = [&](const char* name, std::int64_t fallback) {
+        Dims values = attrs.getInts(name, {}).value_or(Dims{});
+        if (values.empty())
+            values.assign(spatial, fallback);
+        if (values.size() == 1)
+            values.assign(spatial, values[0]);
+        return values;
+    };
+    window->kernel = std::move(kernel);
+    window->strides = list("strides", 1);
+    window->dilation = list(relay ? "dilation" : "dilations", 1);
+    Dims pads = attrs.getInts(relay ? "padding" : "pads", {}).value_or(Dims{});
+    if (pads.empty())
+        pads.assign(2 * spatial, 0);
+    if (pads.size() == 1)
+        pads.assign(2 * spatial, pads[0]);
+    if (pads.size() == spatial)
+        pads.insert(pads.end(), pads.begin(), pads.end());
+    if (window->kernel.size() != spatial || window->strides.size() != spatial ||
+        window->dilation.size() != spatial || pads.size() != 2 * spatial)
+        return "window attributes do not match the " + std::to_string(spatial) +
+               " spatial dimensions";
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET").value_or("NOTSET");
+    window->padL.assign(spatial, 0);
+    window->padR.assign(spatial, 0);
+    for (std::size_t i = 0; i < spatial; ++i) {
+        const std::int64_t extent = (window->kernel[i] - 1) * window->dilation[i] + 1;
+        const std::int64_t needed =
+            (out[i + 2] - 1) * window->strides[i] + extent - in[i + 2]; // total padding used
+        if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+            const std::int64_t total = std::max<std::int64_t>(0, needed);
+            window->padL[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            window->padR[i] = total - window->padL[i];
+        } else if (autoPad == "VALID") {
+            window->padR[i] = std::max<std::int64_t>(0, needed);
+        } else {
+            window->padL[i] = pads[i];
+            window->padR[i] = std::max(pads[i + spatial], needed - pads[i]);
+        }
+        if (window->strides[i] <= 0 || window->dilation[i] <= 0 || window->kernel[i] <= 0)
+            return std::string("strides, dilations and kernel sizes must be positive");
+    }
+    return std::nullopt;
+}
+
+Problem readConvolution(const KernelSpec& spec, Convolution* conv) {
+    const Attrs& attrs = spec.node->attrs;
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& w = spec.inputs[1].shape;
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() < 3 || in.size() > 5 || w.size() != in.size() || out.size() != in.size())
+        return "expected 1-D, 2-D or 3-D convolution shapes";
+    if (spec.node->op->dialect == OpDialect::Relay) {
+        const std::string data = attrs.getString("data_layout", "NCHW").value_or("");
+        const std::string kernel = attrs.getString("kernel_layout", "OIHW").value_or("");
+        if (data != "NCHW" || kernel != "OIHW")
+            return "only NCHW data with OIHW kernels is supported (got " + data + "/" + kernel +
+                   ")";
+    }
+    conv->groups = attrs.getInt(spec.node->op->dialect == OpDialect::Relay ? "groups" : "group", 1)
+                       .value_or(1);
+    if (conv->groups <= 0 || in[1] % conv->groups != 0 || w[0] % conv->groups != 0 ||
+        w[1] * conv->groups != in[1])
+        return "channels do not divide into " + std::to_string(conv->groups) + " groups";
+    conv->hasBias = spec.inputs.size() > 2;
+    return readWindow(spec, in, out, Dims(w.begin() + 2, w.end()), &conv->window);
+}
+
+Problem readMatrixProduct(const KernelSpec& spec, MatrixProduct* p) {
+    const std::string& op = spec.node->op->name;
+    const Attrs& attrs = spec.node->attrs;
+    Dims a = spec.inputs[0].shape, b = spec.inputs[1].shape;
+    MatrixOperand& ma = p->a;
+    MatrixOperand& mb = p->b;
+    if (op == "nn.dense") {
+        if (a.empty() || b.size() != 2)
+            return "expected data [..., K] and weight [N, K]";
+        ma = {{}, product(a, 0, a.size() - 1), a.back(), false};
+        mb = {{}, b[1], b[0], true};
+    } else if (op == "Gemm") {
+        if (a.size() != 2 || b.size() != 2)
+            return "Gemm takes 2-D operands";
+        const bool ta = attrs.getInt("transA", 0).value_or(0) != 0;
+        const bool tb = attrs.getInt("transB", 0).value_or(0) != 0;
+        ma = {{}, ta ? a[1] : a[0], ta ? a[0] : a[1], ta};
+        mb = {{}, tb ? b[1] : b[0], tb ? b[0] : b[1], tb};
+        p->alpha = static_cast<float>(attrs.getFloat("alpha", 1).value_or(1));
+        p->beta = static_cast<float>(attrs.getFloat("beta", 1).value_or(1));
+        if (spec.inputs.size() > 2 && p->beta != 0)
+            p->biasInput = 2;
+    } else {
+        // nn.matmul, nn.batch_matmul (transpose_b defaults to true) and ONNX MatMul.
+        const bool ta = attrs.getBool("transpose_a", false).value_or(false);
+        const bool tb =
+            attrs.getBool("transpose_b", op == "nn.batch_matmul").value_or(op == "nn.batch_matmul");
+        if (a.empty() || b.empty())
+            return "matrix operands must have a rank";
+        if (a.size() == 1)
+            a.insert(a.begin(), 1);
+        if (b.size() == 1)
+            b.push_back(1);
+        const std::size_t ra = a.size(), rb = b.size();
+        ma = {Dims(a.begin(), a.end() - 2), ta ? a[ra - 1] : a[ra - 2], ta ? a[ra - 2] : a[ra - 1],
+              ta};
+        mb = {Dims(b.begin(), b.end() - 2), tb ? b[rb - 1] : b[rb - 2], tb ? b[rb - 2] : b[rb - 1],
+              tb};
+    }
+    if (ma.cols != mb.rows)
+        return "inner dimensions differ (" + std::to_string(ma.cols) + " and " +
+               std::to_string(mb.rows) + ")";
+    p->outBatch = broadcastShapes(ma.batch, mb.batch);
+    p->batches = product(p->outBatch);
+    p->m = ma.rows;
+    p->n = mb.cols;
+    p->k = ma.cols;
+    if (p->batches * p->m * p->n != spec.outputs[0].elementCount())
+        return "the output type does not match the product's shape";
+    return std::nullopt;
+}
+
+Problem readPooling(const KernelSpec& spec, Pooling* pooling) {
+    const std::string& op = spec.node->op->name;
+    const Attrs& attrs = spec.node->attrs;
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() < 3 || in.size() > 5 || out.size() != in.size())
+        return "expected N, C and 1 to 3 spatial dimensions";
+    if (spec.outputs.size() > 1)
+        return "the Indices output of MaxPool is not supported";
+    if (op.starts_with("nn.") && attrs.getString("layout", "NCHW").value_or("") != "NCHW")
+        return "only the NCHW layout is supported";
+    const std::size_t spatial = in.size() - 2;
+    pooling->isMax = op == "nn.max_pool2d" || op == "MaxPool" || op == "nn.global_max_pool2d" ||
+                     op == "GlobalMaxPool";
+    Window& window = pooling->window;
+    if (op.find("global") != std::string::npos || op.starts_with("Global") ||
+        op == "nn.adaptive_avg_pool2d") {
+        window.kernel.assign(spatial, 1);
+        window.strides.assign(spatial, 1);
+        window.dilation.assign(spatial, 1);
+        window.padL.assign(spatial, 0);
+        window.padR.assign(spatial, 0);
+        for (std::size_t i = 0; i < spatial; ++i) {
+            if (out[i + 2] == 0 || in[i + 2] % out[i + 2] != 0) {
+                pooling->adaptive = true;
+                if (in.size() != 4 || pooling->isMax)
+                    return "adaptive pooling with uneven windows is 2-D average pooling only";
+                return std::nullopt;
+            }
+            window.kernel[i] = window.strides[i] = in[i + 2] / out[i + 2];
+        }
+    } else {
+        Dims kernel = attrs.getInts(op.starts_with("nn.") ? "pool_size" : "kernel_shape", {})
+                          .value_or(Dims{});
+        if (kernel.size() == 1)
+            kernel.assign(spatial, kernel[0]);
+        if (auto error = readWindow(spec, in, out, kernel, &window))
+            return error;
+    }
+    if (!pooling->isMax) {
+        const bool include = attrs.getInt("count_include_pad", 0).value_or(0) != 0;
+        bool padded = false;
+        for (std::size_t i = 0; i < spatial; ++i)
+            padded = padded || window.padL[i] > 0;
+        pooling->includePadding = include && padded;
+    }
+    return std::nullopt;
+}
+
+Problem readBatchNorm(const KernelSpec& spec, Normalization* norm) {
+    const Attrs& attrs = spec.node->attrs;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    norm->axis = normalizeAxis(relay ? attrs.getInt("axis", 1).value_or(1) : 1, rank);
+    if (norm->axis < 0 || spec.inputs.size() < 5)
+        return "expected data, scale, shift, mean and variance";
+    norm->epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
+    norm->center = !relay || attrs.getBool("center", true).value_or(true);
+    norm->scale = !relay || attrs.getBool("scale", true).value_or(true);
+    const auto axis = static_cast<std::size_t>(norm->axis);
+    norm->outer = product(in, 0, axis);
+    norm->channels = in[axis];
+    norm->inner = product(in, axis + 1);
+    return std::nullopt;
+}
+
+Problem readLayerNorm(const KernelSpec& spec, Normalization* norm) {
+    const Attrs& attrs = spec.node->attrs;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    norm->axis = normalizeAxis(attrs.getInt("axis", -1).value_or(-1), rank);
+    if (norm->axis < 0)
+        return "axis out of range";
+    norm->epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
+    norm->scale = spec.inputs.size() > 1 && (!relay || attrs.getBool("scale", true).value_or(true));
+    norm->center =
+        spec.inputs.size() > 2 && (!relay || attrs.getBool("center", true).value_or(true));
+    // Relay normalises over one axis; ONNX over every axis from `axis` on.
+    const auto axis = static_cast<std::size_t>(norm->axis);
+    norm->outer = product(in, 0, axis);
+    norm->channels = relay ? in[axis] : product(in, axis);
+    norm->inner = relay ? product(in, axis + 1) : 1;
+    return std::nullopt;
+}
+
+Problem readSoftmax(const KernelSpec& spec, Softmax* softmax) {
+    const std::string& op = spec.node->op->name;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = std::max<int>(1, static_cast<int>(in.size()));
+    const bool legacyOnnx = spec.node->op->dialect == OpDialect::Onnx && spec.onnxOpset < 13;
+    const std::int64_t fallbackAxis = legacyOnnx ? 1 : -1;
+    const int axis =
+        normalizeAxis(spec.node->attrs.getInt("axis", fallbackAxis).value_or(fallbackAxis), rank);
+    if (axis < 0)
+        return "axis out of range";
+    const Dims dims = in.empty() ? Dims{1} : in;
+    const auto a = static_cast<std::size_t>(axis);
+    // ONNX before opset 13 normalises over everything from `axis` on, as one 2-D row.
+    softmax->outer = product(dims, 0, a);
+    softmax->channels = legacyOnnx ? product(dims, a) : dims[a];
+    softmax->inner = legacyOnnx ? 1 : product(dims, a + 1);
+    softmax->log = op == "nn.log_softmax" || op == "LogSoftmax";
+    return std::nullopt;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
+                                                                const Dims& out) {
+    const Dims sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
+    const std::int64_t count = product(out);
+    Dims index(out.size(), 0);
+    for (std::int64_t i = 0; i < count; ++i) {
+        std::int64_t oa = 0, ob = 0;
+        for (std::size_t d = 0; d < out.size(); ++d) {
+            oa += index[d] * sa[d];
+            ob += index[d] * sb[d];
+        }
+        offsets.emplace_back(oa, ob);
+        for (std::size_t d = out.size(); d-- > 0;) {
+            if (++index[d] < out[d])
+                break;
+            index[d] = 0;
+        }
+    }
+    return offsets;
+}
+
+Dims broadcastShapes(const Dims& a, const Dims& b) {
+    Dims out(std::max(a.size(), b.size()), 1);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+        const std::int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+        out[i] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+} // namespace placer::geometry

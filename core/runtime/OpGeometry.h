@@ -1,0 +1,83 @@
+// What an operator's attributes and shapes mean for its kernel, read once for every backend:
+// convolution and pooling windows, matrix products, normalisations and softmax. The CPU and CUDA
+// kernels build their primitives from these.
+#pragma once
+
+#include "runtime/Kernel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace placer::geometry {
+
+using Dims = std::vector<std::int64_t>;
+/// Why an op's attributes cannot be used, or nothing when they can.
+using Problem = std::optional<std::string>;
+
+/// Spatial window parameters shared by convolution and pooling. padR is made consistent with
+/// the output shape the model declares (ceil mode, SAME padding).
+struct Window {
+    Dims kernel, strides, dilation, padL, padR;
+};
+Problem readWindow(const KernelSpec& spec, const Dims& in, const Dims& out, Dims kernel,
+                   Window* window);
+
+struct Convolution {
+    Window window;
+    std::int64_t groups = 1;
+    bool hasBias = false;
+};
+Problem readConvolution(const KernelSpec& spec, Convolution* conv);
+
+/// One operand of a matrix product: batch dims and a rows x cols matrix, maybe stored transposed.
+struct MatrixOperand {
+    Dims batch;
+    std::int64_t rows = 0, cols = 0;
+    bool transposed = false; ///< stored as cols x rows
+    std::int64_t matrixSize() const { return rows * cols; }
+};
+
+/// C[b] = alpha * A[b] x B[b] (+ beta * bias) with numpy batch broadcasting.
+struct MatrixProduct {
+    MatrixOperand a, b;
+    Dims outBatch;
+    std::int64_t batches = 1, m = 0, n = 0, k = 0;
+    float alpha = 1, beta = 1;
+    int biasInput = -1; ///< Gemm's C, broadcast to [m, n]
+};
+Problem readMatrixProduct(const KernelSpec& spec, MatrixProduct* product);
+
+struct Pooling {
+    bool isMax = false;
+    bool includePadding = false; ///< average over the padded window
+    bool adaptive = false;       ///< windows differ in size (input not a multiple of output)
+    Window window;
+};
+Problem readPooling(const KernelSpec& spec, Pooling* pooling);
+
+/// Batch and layer normalisation as [outer, channels, inner] views of the input.
+struct Normalization {
+    std::int64_t outer = 1, channels = 1, inner = 1;
+    float epsilon = 1e-5f;
+    bool scale = true, center = true;
+    int axis = 1;
+};
+Problem readBatchNorm(const KernelSpec& spec, Normalization* norm);
+Problem readLayerNorm(const KernelSpec& spec, Normalization* norm);
+
+/// Softmax over the middle of an [outer, channels, inner] view.
+struct Softmax {
+    std::int64_t outer = 1, channels = 1, inner = 1;
+    bool log = false;
+};
+Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
+
+/// Row-major offsets (in batch units) of each output batch index into the operands' batches.
+std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
+                                                                const Dims& out);
+Dims broadcastShapes(const Dims& a, const Dims& b);
+
+} // namespace placer::geometry

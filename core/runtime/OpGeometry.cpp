@@ -7,8 +7,10 @@
 namespace placer::geometry {
 
 using cpu::broadcastStrides;
+using cpu::contiguousStrides;
 using cpu::normalizeAxis;
 using cpu::product;
+using cpu::readIndex;
 
 Problem readWindow(const KernelSpec& spec, const Dims& in, const Dims& out, Dims kernel,
                    Window* window) {
@@ -239,6 +241,165 @@ Problem readSoftmax(const KernelSpec& spec, Softmax* softmax) {
     softmax->channels = legacyOnnx ? product(dims, a) : dims[a];
     softmax->inner = legacyOnnx ? 1 : product(dims, a + 1);
     softmax->log = op == "nn.log_softmax" || op == "LogSoftmax";
+    return std::nullopt;
+}
+
+/// An integer list from an input: the constant's bytes if it is one, else std::nullopt.
+std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input) {
+    if (input >= spec.constantData.size() || !spec.constantData[input])
+        return std::nullopt;
+    const TensorType& type = spec.inputs[input];
+    const TensorData& data = *spec.constantData[input];
+    const std::int64_t count = type.elementCount();
+    if (static_cast<std::int64_t>(data.size()) < count * dtypeSize(type.dtype))
+        return std::nullopt;
+    Dims values(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i)
+        values[static_cast<std::size_t>(i)] =
+            readIndex(reinterpret_cast<const std::byte*>(data.data()), type.dtype, i);
+    return values;
+}
+
+Problem readTranspose(const KernelSpec& spec, Dims* strides) {
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    Dims perm;
+    for (const char* name : {"axes", "perm"}) {
+        if (auto value = spec.node->attrs.getInts(name, {}); value && !value->empty())
+            perm = *value;
+    }
+    if (perm.empty()) {
+        for (int i = rank - 1; i >= 0; --i)
+            perm.push_back(i);
+    }
+    if (static_cast<int>(perm.size()) != rank)
+        return "the permutation does not match the rank";
+    const Dims own = contiguousStrides(in);
+    strides->clear();
+    for (std::int64_t p : perm) {
+        const int axis = normalizeAxis(p, rank);
+        if (axis < 0)
+            return "axis " + std::to_string(p) + " out of range";
+        strides->push_back(own[static_cast<std::size_t>(axis)]);
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+/// Start index of a slice along a dimension of length `dim` (numpy clamping rules).
+std::int64_t sliceStart(std::int64_t begin, std::int64_t dim, std::int64_t step) {
+    if (begin < 0)
+        begin += dim;
+    return step > 0 ? std::clamp<std::int64_t>(begin, 0, dim)
+                    : std::clamp<std::int64_t>(begin, -1, dim - 1);
+}
+
+} // namespace
+
+Problem readSlice(const KernelSpec& spec, std::int64_t* base, Dims* strides) {
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    Dims starts(static_cast<std::size_t>(rank), 0), steps(static_cast<std::size_t>(rank), 1);
+    Dims begin, axes, stride;
+    if (spec.node->op->dialect == OpDialect::Relay) {
+        begin = spec.node->attrs.getInts("begin", {}).value_or(Dims{});
+        stride = spec.node->attrs.getInts("strides", {}).value_or(Dims{});
+        axes = spec.node->attrs.getInts("axes", {}).value_or(Dims{});
+    } else {
+        // Slice(data, starts, ends, axes?, steps?): the bounds must be constants.
+        auto s = constantInts(spec, 1);
+        if (!s)
+            return "the starts input must be a constant";
+        begin = *s;
+        if (spec.inputs.size() > 3) {
+            auto a = constantInts(spec, 3);
+            if (!a)
+                return "the axes input must be a constant";
+            axes = *a;
+        }
+        if (spec.inputs.size() > 4) {
+            auto st = constantInts(spec, 4);
+            if (!st)
+                return "the steps input must be a constant";
+            stride = *st;
+        }
+    }
+    if (axes.empty()) {
+        for (std::size_t i = 0; i < begin.size(); ++i)
+            axes.push_back(static_cast<std::int64_t>(i));
+    }
+    for (std::size_t i = 0; i < axes.size() && i < begin.size(); ++i) {
+        const int axis = normalizeAxis(axes[i], rank);
+        if (axis < 0)
+            return "axis " + std::to_string(axes[i]) + " out of range";
+        const std::int64_t step =
+            i < stride.size() ? stride[i] : (stride.size() == 1 ? stride[0] : 1);
+        if (step == 0)
+            return "a step of 0";
+        steps[static_cast<std::size_t>(axis)] = step;
+        starts[static_cast<std::size_t>(axis)] =
+            sliceStart(begin[i], in[static_cast<std::size_t>(axis)], step);
+    }
+    const Dims own = contiguousStrides(in);
+    *base = 0;
+    strides->assign(static_cast<std::size_t>(rank), 0);
+    const Dims& out = spec.outputs[0].shape;
+    if (static_cast<int>(out.size()) != rank)
+        return "the output rank differs from the input's";
+    for (std::size_t d = 0; d < static_cast<std::size_t>(rank); ++d) {
+        if (out[d] > 0 &&
+            (starts[d] < 0 || starts[d] >= in[d] || starts[d] + (out[d] - 1) * steps[d] < 0 ||
+             starts[d] + (out[d] - 1) * steps[d] >= in[d]))
+            return "the slice does not fit the input";
+        *base += starts[d] * own[d];
+        (*strides)[d] = steps[d] * own[d];
+    }
+    return std::nullopt;
+}
+
+Problem readReduction(const KernelSpec& spec, Dims* kept, std::int64_t* count) {
+    const Attrs& attrs = spec.node->attrs;
+    const Dims& in = spec.inputs[0].shape;
+    const int rank = static_cast<int>(in.size());
+    std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+    std::optional<Dims> axes;
+    bool all = false;
+    if (spec.node->op->dialect == OpDialect::Relay) {
+        axes = attrs.getInts("axis", {});
+        all = !attrs.find("axis") || std::holds_alternative<std::monostate>(*attrs.find("axis")) ||
+              (axes && axes->empty());
+    } else {
+        if (spec.inputs.size() > 1) {
+            axes = constantInts(spec, 1);
+            if (!axes)
+                return "the axes input must be a constant";
+        } else {
+            axes = attrs.getInts("axes", {});
+        }
+        if (axes && axes->empty())
+            all = attrs.getInt("noop_with_empty_axes", 0).value_or(0) == 0;
+    }
+    if (!axes)
+        return "malformed axes";
+    for (std::int64_t axis : *axes) {
+        const int a = normalizeAxis(axis, rank);
+        if (a < 0)
+            return "axis " + std::to_string(axis) + " out of range";
+        reduced[static_cast<std::size_t>(a)] = true;
+    }
+    if (all)
+        std::fill(reduced.begin(), reduced.end(), true);
+    if (attrs.getBool("exclude", false).value_or(false) && !all)
+        reduced.flip();
+    *kept = in;
+    *count = 1;
+    for (int i = 0; i < rank; ++i) {
+        if (reduced[static_cast<std::size_t>(i)]) {
+            *count *= (*kept)[static_cast<std::size_t>(i)];
+            (*kept)[static_cast<std::size_t>(i)] = 1;
+        }
+    }
     return std::nullopt;
 }
 

@@ -75,6 +75,16 @@ struct Softmax {
 };
 Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
 
+/// An integer list from an input: the constant's values if it is one, else nothing.
+std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input);
+
+/// Transpose as a strided view: the input strides (in elements) of each output dimension.
+Problem readTranspose(const KernelSpec& spec, Dims* strides);
+/// A slice as a strided view of the input: the first element and the strides.
+Problem readSlice(const KernelSpec& spec, std::int64_t* base, Dims* strides);
+/// A reduction: the input shape with reduced dimensions set to 1, and elements per output.
+Problem readReduction(const KernelSpec& spec, Dims* kept, std::int64_t* count);
+
 /// Row-major offsets (in batch units) of each output batch index into the operands' batches.
 std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
                                                                 const Dims& out);

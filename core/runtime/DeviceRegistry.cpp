@@ -2,6 +2,10 @@
 
 #include "runtime/cpu/CpuDevice.h"
 
+#if PLACER_HAVE_CUDA
+#include "cuda/CudaBackend.h"
+#endif
+
 #include <charconv>
 #include <map>
 #include <mutex>
@@ -61,6 +65,10 @@ struct DeviceRegistry::Impl {
 DeviceRegistry::DeviceRegistry() : m_impl(std::make_unique<Impl>()) {
     for (const auto& factory : backendFactories())
         m_impl->backends.push_back(factory());
+#if PLACER_HAVE_CUDA
+    if (!m_impl->backend(PhysicalKind::Cuda))
+        m_impl->backends.push_back(cuda::makeCudaBackend());
+#endif
 }
 
 DeviceRegistry::~DeviceRegistry() = default;

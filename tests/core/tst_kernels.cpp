@@ -1,7 +1,6 @@
 // Every CPU kernel family against a plain reference written here, on random shapes including
 // odd sizes, padding, strides, groups and dilation.
-#include "ir/Graph.h"
-#include "runtime/cpu/CpuKernels.h"
+#include "KernelTestUtil.h"
 
 #include <QtTest>
 
@@ -11,96 +10,10 @@
 #include <random>
 
 using namespace placer;
-
-namespace {
-
+using namespace placer::test;
 using Dims = std::vector<std::int64_t>;
 
-struct Tensor {
-    TensorType type;
-    std::vector<std::byte> bytes;
-
-    float f(std::int64_t i) const {
-        float v;
-        std::memcpy(&v, bytes.data() + 4 * i, 4);
-        return v;
-    }
-    template <typename T> T at(std::int64_t i) const {
-        T v;
-        std::memcpy(&v, bytes.data() + sizeof(T) * static_cast<std::size_t>(i), sizeof(T));
-        return v;
-    }
-};
-
-template <typename T> Tensor make(Dims shape, DType dtype, const std::vector<T>& values) {
-    Tensor t{TensorType{std::move(shape), dtype}, {}};
-    t.bytes.resize(values.size() * sizeof(T));
-    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-    return t;
-}
-
-Tensor randomFloats(Dims shape, std::mt19937& rng) {
-    TensorType type{std::move(shape), DType::Float32};
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    std::vector<float> values(static_cast<std::size_t>(type.elementCount()));
-    for (float& v : values)
-        v = dist(rng);
-    return make(type.shape, DType::Float32, values);
-}
-
-std::vector<float> floats(const Tensor& t) {
-    std::vector<float> out(static_cast<std::size_t>(t.type.elementCount()));
-    if (!out.empty())
-        std::memcpy(out.data(), t.bytes.data(), out.size() * 4);
-    return out;
-}
-
-/// Prepares and runs the kernel of `op` on `inputs`; outputs have the given types.
-std::vector<Tensor> runOp(const std::string& op, Attrs attrs, const std::vector<Tensor>& inputs,
-                          const std::vector<TensorType>& outputs, std::string* error = nullptr,
-                          std::vector<bool> constant = {}, int opset = 13) {
-    static CpuKernelContext context;
-    Node node;
-    node.name = "n";
-    node.op = OpRegistry::global().find(op);
-    if (!node.op)
-        qFatal("unknown op %s", op.c_str());
-    node.attrs = std::move(attrs);
-    node.outputs = outputs;
-    KernelSpec spec;
-    spec.node = &node;
-    spec.outputs = outputs;
-    spec.onnxOpset = opset;
-    std::vector<std::shared_ptr<TensorData>> data;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        spec.inputs.push_back(inputs[i].type);
-        const bool isConstant = i < constant.size() && constant[i];
-        spec.constantInputs.push_back(isConstant);
-        data.push_back(std::make_shared<TensorData>(
-            reinterpret_cast<const char*>(inputs[i].bytes.data()), inputs[i].bytes.size()));
-        spec.constantData.push_back(isConstant ? data.back().get() : nullptr);
-    }
-    auto kernel = makeCpuKernel(spec, context);
-    if (!kernel) {
-        if (error)
-            *error = kernel.error().message;
-        else
-            qWarning("%s", kernel.error().message.c_str());
-        return {};
-    }
-    std::vector<Tensor> results;
-    std::vector<const std::byte*> in;
-    std::vector<std::byte*> out;
-    for (const Tensor& t : inputs)
-        in.push_back(t.bytes.data());
-    for (const TensorType& type : outputs)
-        results.push_back(
-            Tensor{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))});
-    for (Tensor& t : results)
-        out.push_back(t.bytes.data());
-    kernel.value()->run(in.data(), out.data());
-    return results;
-}
+namespace {
 
 void compareFloats(const std::vector<float>& actual, const std::vector<float>& expected,
                    double tolerance, const char* what) {

@@ -1,0 +1,125 @@
+// An NVIDIA GPU as a placer Device: memory through a caching allocator, a compute stream and a
+// copy stream (the executor's two lanes), pinned staging buffers for host copies, peer copies
+// between GPUs, CUDA events for dependencies and for timing. Its worker thread only issues work.
+#pragma once
+
+#include "cuda/CachingAllocator.h"
+#include "runtime/Device.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace placer {
+class WorkQueue;
+}
+
+namespace placer::cuda {
+
+/// A cached cuDNN convolution algorithm with its workspace size.
+struct ConvAlgorithm {
+    cudnnConvolutionFwdAlgo_t algorithm{};
+    std::size_t workspace = 0;
+};
+
+class CudaDevice final : public Device {
+public:
+    /// Creates the device's streams, handles and staging buffers; the error says why not.
+    static Result<std::unique_ptr<CudaDevice>> create(int ordinal);
+    ~CudaDevice() override;
+
+    const std::string& name() const override { return m_name; }
+    PhysicalKind kind() const override { return PhysicalKind::Cuda; }
+    std::string description() const override { return m_description; }
+    int ordinal() const { return m_ordinal; }
+
+    std::byte* allocate(std::int64_t bytes, std::string* error) override;
+    void free(std::byte* data) override;
+    std::int64_t bytesInUse() const override;
+    std::int64_t peakBytes() const override;
+    void resetPeak() override;
+    CachingAllocator::Stats allocatorStats() const { return m_allocator->stats(); }
+
+    void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override;
+    void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override;
+    void copyPeer(std::byte* dst, Device& source, const std::byte* src,
+                  std::int64_t bytes) override;
+    bool hostAccessible() const override { return false; }
+
+    Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
+
+    void enqueue(std::function<void()> task) override;
+    void synchronize() override;
+    std::unique_ptr<Event> createEvent() override;
+    double now() const override;
+
+    int laneCount() const override { return 2; }
+    int laneFor(WorkKind kind) const override { return kind == WorkKind::Compute ? 0 : 1; }
+    void setLane(int lane) override { m_lane = lane; }
+    void waitFor(const Event& event, std::uint32_t epoch) override;
+    bool timesAsynchronously() const override { return true; }
+    void resetMarks() override;
+    int mark() override;
+    double markTime(int marker) const override;
+    std::string takeAsyncError() override;
+
+    // For the kernels.
+    cudaStream_t computeStream() const { return m_streams[0]; }
+    cudaStream_t currentStream() const { return m_streams[m_lane]; }
+    cublasHandle_t cublas() const { return m_cublas; }
+    cudnnHandle_t cudnn() const { return m_cudnn; }
+    /// The device word kernels report data-dependent failures in, and the id that names a
+    /// kernel in it ("gather '%3'").
+    long long* errorWord() const { return m_errorWord; }
+    long long registerErrorSource(std::string name);
+    /// Convolution algorithms found so far, by shape.
+    std::map<std::string, ConvAlgorithm>& convAlgorithms() { return m_convAlgorithms; }
+
+private:
+    explicit CudaDevice(int ordinal);
+    std::optional<SourceError> init();
+    /// Host memory to device memory on `stream` through the pinned staging buffers.
+    void stagedCopyIn(std::byte* dst, const void* src, std::int64_t bytes, cudaStream_t stream);
+
+    int m_ordinal;
+    std::string m_name;
+    std::string m_description;
+    cudaStream_t m_streams[2] = {nullptr, nullptr}; ///< compute, copy
+    cudaStream_t m_outStream = nullptr;             ///< copies out, from any thread
+    std::mutex m_outMutex;
+    int m_lane = 0;
+    std::unique_ptr<CachingAllocator> m_allocator;
+    cublasHandle_t m_cublas = nullptr;
+    cudnnHandle_t m_cudnn = nullptr;
+
+    struct Staging {
+        void* host = nullptr;
+        cudaEvent_t done = nullptr; ///< the copy reading it finished
+    };
+    std::vector<Staging> m_staging; ///< for copies in, round robin
+    std::size_t m_nextStaging = 0;
+    Staging m_outStaging;
+
+    std::vector<cudaEvent_t> m_marks;
+    std::size_t m_nextMark = 0;
+    cudaEvent_t m_origin = nullptr;
+    double m_originHost = 0;
+
+    long long* m_errorWord = nullptr;
+    std::vector<std::string> m_errorSources;
+    bool m_checkErrors = false;
+    std::map<std::string, ConvAlgorithm> m_convAlgorithms;
+    std::unique_ptr<WorkQueue> m_worker; ///< last: stops first
+};
+
+/// The staging buffer size: copies larger than this are pipelined through several buffers.
+inline constexpr std::int64_t kStagingBytes = 8 << 20;
+inline constexpr int kStagingBuffers = 4;
+
+} // namespace placer::cuda

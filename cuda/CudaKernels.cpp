@@ -1,0 +1,1018 @@
+#include "cuda/CudaKernels.h"
+
+#include "cuda/CudaDevice.h"
+#include "cuda/CudaError.h"
+#include "cuda/Launch.h"
+#include "runtime/OpGeometry.h"
+#include "runtime/cpu/KernelUtil.h"
+
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+namespace placer::cuda {
+
+namespace {
+
+using cpu::broadcastStrides;
+using cpu::contiguousStrides;
+using cpu::Dims;
+using cpu::normalizeAxis;
+using cpu::product;
+using namespace geometry;
+
+using Body = std::function<void(const std::byte* const*, std::byte* const*)>;
+
+class CudaKernel final : public Kernel {
+public:
+    CudaKernel(std::string implementation, Body body)
+        : m_implementation(std::move(implementation)), m_body(std::move(body)) {}
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        m_body(inputs, outputs);
+    }
+    std::string implementation() const override { return m_implementation; }
+
+private:
+    std::string m_implementation;
+    Body m_body;
+};
+
+using KernelResult = Result<std::unique_ptr<Kernel>>;
+
+KernelResult makeKernel(std::string implementation, Body body) {
+    return std::unique_ptr<Kernel>(
+        std::make_unique<CudaKernel>("cuda:" + implementation, std::move(body)));
+}
+
+SourceError specError(const KernelSpec& spec, const std::string& message) {
+    return SourceError{"", 0, 0,
+                       "no CUDA kernel for " + spec.node->op->name + " node '" + spec.node->name +
+                           "': " + message};
+}
+
+Elem elemOf(DType dtype) {
+    return static_cast<Elem>(static_cast<int>(dtype));
+}
+
+/// `dims` as a DeviceOps shape; false when the rank is beyond kMaxRank.
+bool toShape(const Dims& dims, Shape* shape) {
+    if (dims.size() > static_cast<std::size_t>(kMaxRank))
+        return false;
+    shape->rank = static_cast<int>(dims.size());
+    for (std::size_t d = 0; d < dims.size(); ++d)
+        shape->dims[d] = dims[d];
+    return true;
+}
+
+Strides toStrides(const Dims& strides) {
+    Strides result;
+    for (std::size_t d = 0; d < strides.size() && d < static_cast<std::size_t>(kMaxRank); ++d)
+        result.s[d] = strides[d];
+    return result;
+}
+
+bool allFloat32(const KernelSpec& spec) {
+    for (const TensorType& t : spec.inputs)
+        if (t.dtype != DType::Float32)
+            return false;
+    for (const TensorType& t : spec.outputs)
+        if (t.dtype != DType::Float32)
+            return false;
+    return true;
+}
+
+const char* kRankError = "more than 8 dimensions";
+
+// ---- data movement -----------------------------------------------------------------------------
+
+/// Output 0 as a strided view of input 0 starting at element `base`.
+KernelResult stridedView(const std::string& name, const KernelSpec& spec, CudaDevice& device,
+                         std::int64_t base, const Dims& strides) {
+    StridedCopy op;
+    if (!toShape(spec.outputs[0].shape, &op.shape))
+        return specError(spec, kRankError);
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.srcStrides = toStrides(strides);
+    op.dstStrides = toStrides(contiguousStrides(spec.outputs[0].shape));
+    op.srcBase = base;
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel(name, [=](const std::byte* const* in, std::byte* const* out) mutable {
+        op.src = in[0];
+        op.dst = out[0];
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+KernelResult copyKernel(const KernelSpec& spec, CudaDevice& device) {
+    const std::int64_t bytes = spec.outputs[0].bytes();
+    if (bytes != spec.inputs[0].bytes())
+        return specError(spec, "input and output sizes differ");
+    std::vector<std::int64_t> maskCounts; // Dropout's mask output is all true
+    for (std::size_t k = 1; k < spec.outputs.size(); ++k)
+        maskCounts.push_back(spec.outputs[k].elementCount());
+    CudaDevice* dev = &device;
+    return makeKernel("copy", [=](const std::byte* const* in, std::byte* const* out) {
+        if (out[0] != in[0] && bytes > 0)
+            PLACER_CUDA_THROW(cudaMemcpyAsync(out[0], in[0], static_cast<std::size_t>(bytes),
+                                              cudaMemcpyDeviceToDevice, dev->computeStream()));
+        for (std::size_t k = 0; k < maskCounts.size(); ++k)
+            launchElements(Fill{out[k + 1], Elem::Bool, 1.0}, maskCounts[k], dev->computeStream());
+    });
+}
+
+KernelResult fillKernel(const KernelSpec& spec, CudaDevice& device, double value) {
+    const Elem elem = elemOf(spec.outputs[0].dtype);
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("fill", [=](const std::byte* const*, std::byte* const* out) {
+        launchElements(Fill{out[0], elem, value}, n, dev->computeStream());
+    });
+}
+
+KernelResult castKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (spec.inputs[0].dtype == spec.outputs[0].dtype)
+        return copyKernel(spec, device);
+    const Elem from = elemOf(spec.inputs[0].dtype), to = elemOf(spec.outputs[0].dtype);
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("cast", [=](const std::byte* const* in, std::byte* const* out) {
+        launchElements(Cast{in[0], out[0], from, to}, n, dev->computeStream());
+    });
+}
+
+KernelResult concatKernel(const KernelSpec& spec, CudaDevice& device) {
+    const Dims& out = spec.outputs[0].shape;
+    const int axis =
+        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(out.size()));
+    if (axis < 0)
+        return specError(spec, "axis out of range");
+    std::vector<StridedCopy> parts;
+    std::vector<std::int64_t> counts;
+    const Dims outStrides = contiguousStrides(out);
+    std::int64_t offset = 0;
+    for (const TensorType& input : spec.inputs) {
+        StridedCopy op;
+        if (!toShape(input.shape, &op.shape))
+            return specError(spec, kRankError);
+        op.elementSize = dtypeSize(spec.outputs[0].dtype);
+        op.srcStrides = toStrides(contiguousStrides(input.shape));
+        op.dstStrides = toStrides(outStrides);
+        op.dstBase = offset * outStrides[static_cast<std::size_t>(axis)];
+        offset += input.shape[static_cast<std::size_t>(axis)];
+        parts.push_back(op);
+        counts.push_back(input.elementCount());
+    }
+    CudaDevice* dev = &device;
+    return makeKernel("concat", [=](const std::byte* const* in, std::byte* const* outp) mutable {
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            parts[k].src = in[k];
+            parts[k].dst = outp[0];
+            launchElements(parts[k], counts[k], dev->computeStream());
+        }
+    });
+}
+
+KernelResult splitKernel(const KernelSpec& spec, CudaDevice& device) {
+    const Dims& in = spec.inputs[0].shape;
+    const int axis =
+        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(in.size()));
+    if (axis < 0)
+        return specError(spec, "axis out of range");
+    const Dims inStrides = contiguousStrides(in);
+    std::vector<StridedCopy> parts;
+    std::vector<std::int64_t> counts;
+    std::int64_t offset = 0;
+    for (const TensorType& output : spec.outputs) {
+        StridedCopy op;
+        if (!toShape(output.shape, &op.shape))
+            return specError(spec, kRankError);
+        op.elementSize = dtypeSize(spec.inputs[0].dtype);
+        op.srcStrides = toStrides(inStrides);
+        op.dstStrides = toStrides(contiguousStrides(output.shape));
+        op.srcBase = offset * inStrides[static_cast<std::size_t>(axis)];
+        offset += output.shape[static_cast<std::size_t>(axis)];
+        parts.push_back(op);
+        counts.push_back(output.elementCount());
+    }
+    if (offset != in[static_cast<std::size_t>(axis)])
+        return specError(spec, "the outputs do not add up to the input");
+    CudaDevice* dev = &device;
+    return makeKernel("split", [=](const std::byte* const* inp, std::byte* const* out) mutable {
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            parts[k].src = inp[0];
+            parts[k].dst = out[k];
+            launchElements(parts[k], counts[k], dev->computeStream());
+        }
+    });
+}
+
+KernelResult tileKernel(const KernelSpec& spec, CudaDevice& device) {
+    // Output as (repeat, dim) pairs; the input repeats along each `repeat`.
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() != out.size() || 2 * in.size() > static_cast<std::size_t>(kMaxRank))
+        return specError(spec, "unsupported rank");
+    const Dims own = contiguousStrides(in);
+    Dims shape, strides;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+        if (in[d] == 0 || out[d] % in[d] != 0)
+            return specError(spec, "the output is not a whole number of tiles");
+        shape.push_back(out[d] / in[d]);
+        strides.push_back(0);
+        shape.push_back(in[d]);
+        strides.push_back(own[d]);
+    }
+    StridedCopy op;
+    toShape(shape, &op.shape);
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.srcStrides = toStrides(strides);
+    op.dstStrides = toStrides(contiguousStrides(shape));
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("tile", [=](const std::byte* const* inp, std::byte* const* outp) mutable {
+        op.src = inp[0];
+        op.dst = outp[0];
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+KernelResult gatherKernel(const KernelSpec& spec, CudaDevice& device) {
+    const Dims& data = spec.inputs[0].shape;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    const AttrValue* axisAttr = spec.node->attrs.find("axis");
+    const bool flat = relay && (!axisAttr || std::holds_alternative<std::monostate>(*axisAttr));
+    int axis = 0;
+    if (!flat) {
+        axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
+                             static_cast<int>(data.size()));
+        if (axis < 0)
+            return specError(spec, "axis out of range");
+    }
+    Gather op;
+    op.dim = flat ? product(data) : data[static_cast<std::size_t>(axis)];
+    op.inner = flat ? 1 : product(data, static_cast<std::size_t>(axis) + 1);
+    op.count = spec.inputs[1].elementCount();
+    op.indexElem = elemOf(spec.inputs[1].dtype);
+    op.elementSize = dtypeSize(spec.inputs[0].dtype);
+    const std::string mode =
+        relay ? spec.node->attrs.getString("mode", "clip").value_or("clip") : "raise";
+    op.mode = mode == "clip" ? 0 : mode == "wrap" ? 1 : 2;
+    if (op.dim == 0)
+        return specError(spec, "gathering from an empty axis");
+    op.error = device.errorWord();
+    op.kernelId = device.registerErrorSource("'" + spec.node->name + "'");
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("gather", [=](const std::byte* const* in, std::byte* const* out) mutable {
+        op.data = in[0];
+        op.indices = in[1];
+        op.dst = out[0];
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+KernelResult padKernel(const KernelSpec& spec, CudaDevice& device) {
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& out = spec.outputs[0].shape;
+    const std::size_t rank = in.size();
+    Pad op;
+    if (out.size() != rank || !toShape(in, &op.in) || !toShape(out, &op.out))
+        return specError(spec, "unsupported ranks");
+    Dims pads;
+    if (auto attr = spec.node->attrs.getInts("pads", {}); attr && !attr->empty()) {
+        pads = *attr;
+    } else {
+        auto constant = constantInts(spec, 1);
+        if (!constant)
+            return specError(spec, "the pads input must be a constant");
+        pads = *constant;
+    }
+    Dims axes;
+    if (spec.inputs.size() > 3) {
+        auto constant = constantInts(spec, 3);
+        if (!constant)
+            return specError(spec, "the axes input must be a constant");
+        axes = *constant;
+    } else {
+        for (std::size_t d = 0; d < rank; ++d)
+            axes.push_back(static_cast<std::int64_t>(d));
+    }
+    if (pads.size() != 2 * axes.size())
+        return specError(spec, "pads must have two entries per axis");
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const int axis = normalizeAxis(axes[i], static_cast<int>(rank));
+        if (axis < 0)
+            return specError(spec, "axis out of range");
+        op.before[axis] = pads[i];
+    }
+    const std::string mode = spec.node->attrs.getString("mode", "constant").value_or("constant");
+    if (mode != "constant" && mode != "edge" && mode != "reflect")
+        return specError(spec, "unknown pad mode '" + mode + "'");
+    op.mode = mode == "constant" ? 0 : mode == "edge" ? 1 : 2;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.value = spec.node->attrs.getFloat("value", 0).value_or(0);
+    const bool hasValue = spec.inputs.size() > 2 && spec.inputs[2].elementCount() == 1;
+    op.valueElem = hasValue ? elemOf(spec.inputs[2].dtype) : op.elem;
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("pad", [=](const std::byte* const* inp, std::byte* const* outp) mutable {
+        op.src = inp[0];
+        op.dst = outp[0];
+        op.valueInput = hasValue ? inp[2] : nullptr;
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+KernelResult rangeKernel(const KernelSpec& spec, CudaDevice& device) {
+    Range op;
+    op.startElem = elemOf(spec.inputs[0].dtype);
+    op.deltaElem = elemOf(spec.inputs[2].dtype);
+    op.elem = elemOf(spec.outputs[0].dtype);
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("range", [=](const std::byte* const* in, std::byte* const* out) mutable {
+        op.start = in[0];
+        op.delta = in[2];
+        op.dst = out[0];
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+// ---- element-wise ------------------------------------------------------------------------------
+
+KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device, UnaryFn fn, double a = 0,
+                         double b = 0) {
+    const DType dtype = spec.outputs[0].dtype;
+    if (spec.inputs[0].dtype != dtype)
+        return specError(spec, "input and output types differ");
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    if (dtype == DType::Float32) {
+        UnaryF32 op{nullptr, nullptr, fn, static_cast<float>(a), static_cast<float>(b)};
+        return makeKernel("unary", [=](const std::byte* const* in, std::byte* const* out) mutable {
+            op.x = reinterpret_cast<const float*>(in[0]);
+            op.y = reinterpret_cast<float*>(out[0]);
+            launchElements(op, n, dev->computeStream());
+        });
+    }
+    UnaryAny op{nullptr, nullptr, elemOf(dtype), fn, a, b};
+    return makeKernel("unary", [=](const std::byte* const* in, std::byte* const* out) mutable {
+        op.x = in[0];
+        op.y = out[0];
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+std::optional<BinaryFn> binaryFn(const std::string& name) {
+    static const std::unordered_map<std::string, BinaryFn> kNames = {
+        {"add", BinaryFn::Add},         {"Add", BinaryFn::Add},
+        {"nn.bias_add", BinaryFn::Add}, {"subtract", BinaryFn::Sub},
+        {"Sub", BinaryFn::Sub},         {"multiply", BinaryFn::Mul},
+        {"Mul", BinaryFn::Mul},         {"divide", BinaryFn::Div},
+        {"Div", BinaryFn::Div},         {"power", BinaryFn::Pow},
+        {"Pow", BinaryFn::Pow},         {"maximum", BinaryFn::Max},
+        {"Max", BinaryFn::Max},         {"minimum", BinaryFn::Min},
+        {"Min", BinaryFn::Min},         {"floor_divide", BinaryFn::FloorDiv},
+        {"mod", BinaryFn::Mod},         {"logical_and", BinaryFn::And},
+        {"And", BinaryFn::And},         {"logical_or", BinaryFn::Or},
+        {"Or", BinaryFn::Or},           {"equal", BinaryFn::Eq},
+        {"Equal", BinaryFn::Eq},        {"not_equal", BinaryFn::Ne},
+        {"less", BinaryFn::Lt},         {"Less", BinaryFn::Lt},
+        {"greater", BinaryFn::Gt},      {"Greater", BinaryFn::Gt},
+        {"less_equal", BinaryFn::Le},   {"greater_equal", BinaryFn::Ge}};
+    const auto it = kNames.find(name);
+    return it == kNames.end() ? std::nullopt : std::optional(it->second);
+}
+
+KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
+    const std::string& opName = spec.node->op->name;
+    const BinaryFn fn = *binaryFn(opName);
+    const DType in = spec.inputs[0].dtype, outType = spec.outputs[0].dtype;
+    for (const TensorType& input : spec.inputs) {
+        if (input.dtype != in)
+            return specError(spec, "inputs of different element types");
+    }
+    if (outType != in && outType != DType::Bool)
+        return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
+    const Dims& out = spec.outputs[0].shape;
+    Shape shape;
+    if (!toShape(out, &shape))
+        return specError(spec, kRankError);
+    std::vector<Strides> strides;
+    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+        Dims inShape = spec.inputs[i].shape;
+        if (opName == "nn.bias_add" && i == 1) {
+            const int rank = spec.inputs[0].rank();
+            const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 1).value_or(1), rank);
+            inShape.assign(static_cast<std::size_t>(rank), 1);
+            if (axis >= 0)
+                inShape[static_cast<std::size_t>(axis)] = spec.inputs[1].elementCount();
+        }
+        strides.push_back(toStrides(broadcastStrides(inShape, out)));
+    }
+    const Strides own = toStrides(contiguousStrides(out));
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    if (in == DType::Float32 && outType == DType::Float32) {
+        return makeKernel("binary", [=](const std::byte* const* inp, std::byte* const* outp) {
+            auto* y = reinterpret_cast<float*>(outp[0]);
+            BinaryF32 op{reinterpret_cast<const float*>(inp[0]),
+                         reinterpret_cast<const float*>(inp[1]),
+                         y,
+                         fn,
+                         shape,
+                         strides[0],
+                         strides[1]};
+            launchElements(op, n, dev->computeStream());
+            // ONNX Max/Min/Sum with more inputs fold into the output.
+            for (std::size_t k = 2; k < strides.size(); ++k)
+                launchElements(BinaryF32{y, reinterpret_cast<const float*>(inp[k]), y, fn, shape,
+                                         own, strides[k]},
+                               n, dev->computeStream());
+        });
+    }
+    const Elem ein = elemOf(in), eout = elemOf(outType);
+    return makeKernel("binary", [=](const std::byte* const* inp, std::byte* const* outp) {
+        launchElements(
+            BinaryAny{inp[0], inp[1], outp[0], ein, eout, fn, shape, strides[0], strides[1]}, n,
+            dev->computeStream());
+        for (std::size_t k = 2; k < strides.size(); ++k)
+            launchElements(
+                BinaryAny{outp[0], inp[k], outp[0], eout, eout, fn, shape, own, strides[k]}, n,
+                dev->computeStream());
+    });
+}
+
+KernelResult whereKernel(const KernelSpec& spec, CudaDevice& device) {
+    const Dims& out = spec.outputs[0].shape;
+    Where op;
+    if (!toShape(out, &op.shape))
+        return specError(spec, kRankError);
+    op.sc = toStrides(broadcastStrides(spec.inputs[0].shape, out));
+    op.sx = toStrides(broadcastStrides(spec.inputs[1].shape, out));
+    op.sy = toStrides(broadcastStrides(spec.inputs[2].shape, out));
+    op.condElem = elemOf(spec.inputs[0].dtype);
+    op.elem = elemOf(spec.outputs[0].dtype);
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel("where", [=](const std::byte* const* in, std::byte* const* outp) mutable {
+        op.cond = in[0];
+        op.x = in[1];
+        op.y = in[2];
+        op.out = outp[0];
+        launchElements(op, n, dev->computeStream());
+    });
+}
+
+KernelResult reduceKernel(const KernelSpec& spec, CudaDevice& device, ReduceFn fn) {
+    const Dims& in = spec.inputs[0].shape;
+    Dims kept;
+    std::int64_t count = 1;
+    if (auto error = readReduction(spec, &kept, &count))
+        return specError(spec, *error);
+    if (product(kept) != spec.outputs[0].elementCount())
+        return specError(spec, "the reduced shape does not match the output type");
+    Reduce op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.fn = fn;
+    op.count = count;
+    const Dims own = contiguousStrides(in);
+    Dims keptDims, keptStrides, reducedDims, reducedStrides;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+        if (kept[d] == in[d] && !(in[d] == 1 && count == 0)) {
+            keptDims.push_back(in[d]);
+            keptStrides.push_back(own[d]);
+        } else {
+            reducedDims.push_back(in[d]);
+            reducedStrides.push_back(own[d]);
+        }
+    }
+    if (!toShape(keptDims, &op.kept) || !toShape(reducedDims, &op.reduced))
+        return specError(spec, kRankError);
+    op.keptStrides = toStrides(keptStrides);
+    op.reducedStrides = toStrides(reducedStrides);
+    const std::int64_t rows = product(kept);
+    CudaDevice* dev = &device;
+    return makeKernel("reduce", [=](const std::byte* const* inp, std::byte* const* out) mutable {
+        op.x = inp[0];
+        op.y = out[0];
+        launchRows(op, rows, dev->computeStream());
+    });
+}
+
+// ---- normalisation, pooling, softmax -----------------------------------------------------------
+
+KernelResult batchNormKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (!allFloat32(spec))
+        return specError(spec, "float32 only");
+    Normalization norm;
+    if (auto error = readBatchNorm(spec, &norm))
+        return specError(spec, *error);
+    const std::int64_t n = spec.outputs[0].elementCount();
+    const std::int64_t channelBytes = spec.inputs[3].bytes();
+    const std::size_t extraOutputs = spec.outputs.size() - 1;
+    CudaDevice* dev = &device;
+    return makeKernel("batch_norm", [=](const std::byte* const* in, std::byte* const* out) {
+        BatchNorm op;
+        op.x = reinterpret_cast<const float*>(in[0]);
+        op.y = reinterpret_cast<float*>(out[0]);
+        op.gamma = norm.scale ? reinterpret_cast<const float*>(in[1]) : nullptr;
+        op.beta = norm.center ? reinterpret_cast<const float*>(in[2]) : nullptr;
+        op.mean = reinterpret_cast<const float*>(in[3]);
+        op.var = reinterpret_cast<const float*>(in[4]);
+        op.channels = norm.channels;
+        op.inner = norm.inner;
+        op.epsilon = norm.epsilon;
+        launchElements(op, n, dev->computeStream());
+        // Relay's outputs 2 and 3: the moving mean and variance, passed through.
+        for (std::size_t k = 0; k < extraOutputs; ++k)
+            PLACER_CUDA_THROW(cudaMemcpyAsync(out[k + 1], in[k + 3],
+                                              static_cast<std::size_t>(channelBytes),
+                                              cudaMemcpyDeviceToDevice, dev->computeStream()));
+    });
+}
+
+KernelResult layerNormKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (!allFloat32(spec))
+        return specError(spec, "float32 only");
+    Normalization norm;
+    if (auto error = readLayerNorm(spec, &norm))
+        return specError(spec, *error);
+    const std::size_t outputs = spec.outputs.size();
+    const std::int64_t rows = norm.outer * norm.inner;
+    CudaDevice* dev = &device;
+    return makeKernel("layer_norm", [=](const std::byte* const* in, std::byte* const* out) {
+        LayerNorm op;
+        op.x = reinterpret_cast<const float*>(in[0]);
+        op.y = reinterpret_cast<float*>(out[0]);
+        op.gamma = norm.scale ? reinterpret_cast<const float*>(in[1]) : nullptr;
+        op.beta = norm.center ? reinterpret_cast<const float*>(in[2]) : nullptr;
+        op.meanOut = outputs > 1 ? reinterpret_cast<float*>(out[1]) : nullptr;
+        op.invStdOut = outputs > 2 ? reinterpret_cast<float*>(out[2]) : nullptr;
+        op.channels = norm.channels;
+        op.inner = norm.inner;
+        op.epsilon = norm.epsilon;
+        launchRows(op, rows, dev->computeStream());
+    });
+}
+
+KernelResult poolKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (!allFloat32(spec))
+        return specError(spec, "float32 only");
+    Pooling pooling;
+    if (auto error = readPooling(spec, &pooling))
+        return specError(spec, *error);
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& out = spec.outputs[0].shape;
+    Pool op;
+    op.spatial = static_cast<int>(in.size()) - 2;
+    op.isMax = pooling.isMax;
+    op.includePadding = pooling.includePadding;
+    op.adaptive = pooling.adaptive;
+    for (int d = 0; d < op.spatial; ++d) {
+        const auto s = static_cast<std::size_t>(d);
+        op.in[d] = in[s + 2];
+        op.out[d] = out[s + 2];
+        if (!pooling.adaptive) {
+            op.kernel[d] = pooling.window.kernel[s];
+            op.stride[d] = pooling.window.strides[s];
+            op.dilation[d] = pooling.window.dilation[s];
+            op.padL[d] = pooling.window.padL[s];
+        }
+    }
+    const std::int64_t n = spec.outputs[0].elementCount();
+    CudaDevice* dev = &device;
+    return makeKernel(op.isMax ? "max_pool" : "avg_pool",
+                      [=](const std::byte* const* inp, std::byte* const* outp) mutable {
+                          op.x = reinterpret_cast<const float*>(inp[0]);
+                          op.y = reinterpret_cast<float*>(outp[0]);
+                          launchElements(op, n, dev->computeStream());
+                      });
+}
+
+/// A cuDNN descriptor, destroyed with the kernel.
+template <typename T, cudnnStatus_t (*Destroy)(T)> struct Descriptor {
+    T handle = nullptr;
+    ~Descriptor() {
+        if (handle)
+            Destroy(handle);
+    }
+};
+using TensorDesc = Descriptor<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDesc = Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvDesc = Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+
+Result<std::shared_ptr<TensorDesc>> tensorDesc(std::vector<int> dims) {
+    while (dims.size() < 4)
+        dims.push_back(1);
+    auto desc = std::make_shared<TensorDesc>();
+    PLACER_CUDA_RETURN(cudnnCreateTensorDescriptor(&desc->handle));
+    std::vector<int> strides(dims.size(), 1);
+    for (std::size_t i = dims.size() - 1; i-- > 0;)
+        strides[i] = strides[i + 1] * dims[i + 1];
+    PLACER_CUDA_RETURN(cudnnSetTensorNdDescriptor(desc->handle, CUDNN_DATA_FLOAT,
+                                                  static_cast<int>(dims.size()), dims.data(),
+                                                  strides.data()));
+    return desc;
+}
+
+std::vector<int> intDims(const Dims& dims) {
+    return std::vector<int>(dims.begin(), dims.end());
+}
+
+KernelResult softmaxKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (!allFloat32(spec))
+        return specError(spec, "float32 only");
+    Softmax softmax;
+    if (auto error = readSoftmax(spec, &softmax))
+        return specError(spec, *error);
+    auto desc = tensorDesc({static_cast<int>(softmax.outer), static_cast<int>(softmax.channels),
+                            static_cast<int>(softmax.inner), 1});
+    if (!desc)
+        return specError(spec, desc.error().message);
+    const auto algorithm = softmax.log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE;
+    std::shared_ptr<TensorDesc> view = desc.take();
+    CudaDevice* dev = &device;
+    return makeKernel("cudnn:softmax", [=](const std::byte* const* in, std::byte* const* out) {
+        const float one = 1, zero = 0;
+        PLACER_CUDA_THROW(cudnnSoftmaxForward(dev->cudnn(), algorithm, CUDNN_SOFTMAX_MODE_CHANNEL,
+                                              &one, view->handle, in[0], &zero, view->handle,
+                                              out[0]));
+    });
+}
+
+KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (!allFloat32(spec))
+        return specError(spec, "float32 only");
+    Convolution conv;
+    if (auto error = readConvolution(spec, &conv))
+        return specError(spec, *error);
+    Dims in = spec.inputs[0].shape;
+    Dims w = spec.inputs[1].shape;
+    Dims out = spec.outputs[0].shape;
+    const std::size_t spatial = in.size() - 2;
+    Window window = conv.window;
+    // cuDNN pads symmetrically: uneven padding pads the input into a workspace first.
+    bool uneven = false;
+    for (std::size_t i = 0; i < spatial; ++i)
+        uneven = uneven || window.padL[i] != window.padR[i];
+    Pad pad;
+    Dims padded = in;
+    if (uneven) {
+        toShape(in, &pad.in);
+        for (std::size_t i = 0; i < spatial; ++i) {
+            padded[i + 2] += window.padL[i] + window.padR[i];
+            pad.before[i + 2] = window.padL[i];
+            window.padL[i] = window.padR[i] = 0;
+        }
+        toShape(padded, &pad.out);
+    }
+    // 1-D convolutions as 2-D ones with a height of 1.
+    if (spatial == 1) {
+        for (Dims* dims : {&padded, &w, &out})
+            dims->insert(dims->begin() + 2, 1);
+        for (Dims* list : {&window.padL, &window.strides, &window.dilation})
+            list->insert(list->begin(), list == &window.padL ? 0 : 1);
+    }
+    auto src = tensorDesc(intDims(padded));
+    auto dst = tensorDesc(intDims(out));
+    if (!src || !dst)
+        return specError(spec, (!src ? src.error() : dst.error()).message);
+    auto filter = std::make_shared<FilterDesc>();
+    auto convDesc = std::make_shared<ConvDesc>();
+    PLACER_CUDA_RETURN(cudnnCreateFilterDescriptor(&filter->handle));
+    const std::vector<int> filterDims = intDims(w);
+    PLACER_CUDA_RETURN(
+        cudnnSetFilterNdDescriptor(filter->handle, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                   static_cast<int>(filterDims.size()), filterDims.data()));
+    PLACER_CUDA_RETURN(cudnnCreateConvolutionDescriptor(&convDesc->handle));
+    const std::vector<int> pads = intDims(window.padL), strides = intDims(window.strides),
+                           dilations = intDims(window.dilation);
+    PLACER_CUDA_RETURN(cudnnSetConvolutionNdDescriptor(
+        convDesc->handle, static_cast<int>(pads.size()), pads.data(), strides.data(),
+        dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    PLACER_CUDA_RETURN(
+        cudnnSetConvolutionGroupCount(convDesc->handle, static_cast<int>(conv.groups)));
+    // Full float32 arithmetic (no TF32), so results match the CPU within float rounding.
+    PLACER_CUDA_RETURN(cudnnSetConvolutionMathType(convDesc->handle, CUDNN_FMA_MATH));
+    // The fastest algorithm for this shape, measured once per device.
+    std::string key;
+    for (const Dims* dims : {&padded, &w, &out, &window.padL, &window.strides, &window.dilation}) {
+        for (std::int64_t d : *dims)
+            key += std::to_string(d) + ",";
+        key += ";";
+    }
+    key += std::to_string(conv.groups);
+    auto& cache = device.convAlgorithms();
+    auto found = cache.find(key);
+    if (found == cache.end()) {
+        int returned = 0;
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        PLACER_CUDA_RETURN(cudnnFindConvolutionForwardAlgorithm(
+            device.cudnn(), src.value()->handle, filter->handle, convDesc->handle,
+            dst.value()->handle, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+        ConvAlgorithm best;
+        bool any = false;
+        for (int i = 0; i < returned && !any; ++i) {
+            if (perf[i].status == CUDNN_STATUS_SUCCESS) {
+                best = {perf[i].algo, perf[i].memory};
+                any = true;
+            }
+        }
+        if (!any)
+            return specError(spec, "cuDNN has no algorithm for this convolution");
+        found = cache.emplace(key, best).first;
+    }
+    const ConvAlgorithm algorithm = found->second;
+    // Workspace and padded input from the device's allocator, once.
+    std::string error;
+    std::byte* workspace = nullptr;
+    if (algorithm.workspace > 0) {
+        workspace = device.allocate(static_cast<std::int64_t>(algorithm.workspace), &error);
+        if (!workspace)
+            return specError(spec, error);
+    }
+    std::byte* paddedInput = nullptr;
+    if (uneven) {
+        paddedInput = device.allocate(product(padded) * 4, &error);
+        if (!paddedInput)
+            return specError(spec, error);
+    }
+    std::shared_ptr<void> memory(nullptr, [dev = &device, workspace, paddedInput](void*) {
+        dev->free(workspace);
+        dev->free(paddedInput);
+    });
+    const bool hasBias = conv.hasBias;
+    std::shared_ptr<TensorDesc> biasDesc;
+    if (hasBias) {
+        std::vector<int> dims(out.size(), 1);
+        dims[1] = static_cast<int>(out[1]);
+        auto bias = tensorDesc(dims);
+        if (!bias)
+            return specError(spec, bias.error().message);
+        biasDesc = bias.take();
+    }
+    std::shared_ptr<TensorDesc> srcDesc = src.take(), dstDesc = dst.take();
+    const std::int64_t paddedCount = product(padded);
+    CudaDevice* dev = &device;
+    return makeKernel(
+        "cudnn:convolution:algo" + std::to_string(static_cast<int>(algorithm.algorithm)),
+        [=](const std::byte* const* in, std::byte* const* outp) mutable {
+            (void)memory;
+            const void* input = in[0];
+            if (paddedInput) {
+                pad.src = in[0];
+                pad.dst = paddedInput;
+                launchElements(pad, paddedCount, dev->computeStream());
+                input = paddedInput;
+            }
+            const float one = 1, zero = 0;
+            PLACER_CUDA_THROW(
+                cudnnConvolutionForward(dev->cudnn(), &one, srcDesc->handle, input, filter->handle,
+                                        in[1], convDesc->handle, algorithm.algorithm, workspace,
+                                        algorithm.workspace, &zero, dstDesc->handle, outp[0]));
+            if (hasBias)
+                PLACER_CUDA_THROW(cudnnAddTensor(dev->cudnn(), &one, biasDesc->handle, in[2], &one,
+                                                 dstDesc->handle, outp[0]));
+        });
+}
+
+KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (!allFloat32(spec))
+        return specError(spec, "float32 only");
+    MatrixProduct mp;
+    if (auto error = readMatrixProduct(spec, &mp))
+        return specError(spec, *error);
+    const MatrixOperand& ma = mp.a;
+    const MatrixOperand& mb = mp.b;
+    const std::int64_t m = mp.m, n = mp.n, k = mp.k;
+    // Row-major C = A x B is column-major C^T = B^T x A^T.
+    const cublasOperation_t opA = ma.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t opB = mb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int lda = static_cast<int>(ma.transposed ? m : k);
+    const int ldb = static_cast<int>(mb.transposed ? k : n);
+    const std::int64_t ba = product(ma.batch), bb = product(mb.batch);
+    // Each operand either has every batch (in order) or one matrix for all: one strided call.
+    const bool aFull = ba == mp.batches && broadcastShapes(ma.batch, mp.outBatch) == mp.outBatch &&
+                       ma.batch.size() == mp.outBatch.size();
+    const bool bFull = bb == mp.batches && broadcastShapes(mb.batch, mp.outBatch) == mp.outBatch &&
+                       mb.batch.size() == mp.outBatch.size();
+    const bool strided = (aFull || ba == 1) && (bFull || bb == 1);
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
+    if (!strided)
+        offsets = batchOffsets(ma.batch, mb.batch, mp.outBatch);
+    const long long strideA = ba == 1 ? 0 : ma.matrixSize();
+    const long long strideB = bb == 1 ? 0 : mb.matrixSize();
+    const std::int64_t batches = mp.batches;
+    StridedCopy bias;
+    const bool hasBias = mp.biasInput >= 0;
+    if (hasBias) {
+        toShape({m, n}, &bias.shape);
+        bias.elementSize = 4;
+        bias.srcStrides = toStrides(broadcastStrides(spec.inputs[2].shape, {m, n}));
+        bias.dstStrides = toStrides({n, 1});
+    }
+    const float alpha = mp.alpha, beta = hasBias ? mp.beta : 0.0f;
+    CudaDevice* dev = &device;
+    return makeKernel("cublas:sgemm", [=](const std::byte* const* in,
+                                          std::byte* const* out) mutable {
+        const auto* a = reinterpret_cast<const float*>(in[0]);
+        const auto* b = reinterpret_cast<const float*>(in[1]);
+        auto* c = reinterpret_cast<float*>(out[0]);
+        if (hasBias) {
+            bias.src = in[2];
+            bias.dst = c;
+            launchElements(bias, m * n, dev->computeStream());
+        }
+        if (strided) {
+            PLACER_CUDA_THROW(cublasSgemmStridedBatched(
+                dev->cublas(), opB, opA, static_cast<int>(n), static_cast<int>(m),
+                static_cast<int>(k), &alpha, b, ldb, strideB, a, lda, strideA, &beta, c,
+                static_cast<int>(n), static_cast<long long>(m * n), static_cast<int>(batches)));
+            return;
+        }
+        for (std::size_t i = 0; i < offsets.size(); ++i)
+            PLACER_CUDA_THROW(
+                cublasSgemm(dev->cublas(), opB, opA, static_cast<int>(n), static_cast<int>(m),
+                            static_cast<int>(k), &alpha, b + offsets[i].second * mb.matrixSize(),
+                            ldb, a + offsets[i].first * ma.matrixSize(), lda, &beta,
+                            c + static_cast<std::int64_t>(i) * m * n, static_cast<int>(n)));
+    });
+}
+
+// ---- dispatch ----------------------------------------------------------------------------------
+
+using Factory = std::function<KernelResult(const KernelSpec&, CudaDevice&)>;
+
+Factory unary(UnaryFn fn) {
+    return
+        [fn](const KernelSpec& spec, CudaDevice& device) { return unaryKernel(spec, device, fn); };
+}
+
+double constantScalar(const KernelSpec& spec, std::size_t input, double fallback) {
+    if (input >= spec.constantData.size() || !spec.constantData[input] ||
+        spec.inputs[input].elementCount() != 1)
+        return fallback;
+    return cpu::loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[input]->data()),
+                             spec.inputs[input].dtype, 0);
+}
+
+const std::unordered_map<std::string, Factory>& factories() {
+    static const std::unordered_map<std::string, Factory> table = [] {
+        std::unordered_map<std::string, Factory> t;
+        const std::pair<const char*, UnaryFn> unaries[] = {{"negative", UnaryFn::Negative},
+                                                           {"Neg", UnaryFn::Negative},
+                                                           {"abs", UnaryFn::Abs},
+                                                           {"Abs", UnaryFn::Abs},
+                                                           {"exp", UnaryFn::Exp},
+                                                           {"fast_exp", UnaryFn::Exp},
+                                                           {"Exp", UnaryFn::Exp},
+                                                           {"log", UnaryFn::Log},
+                                                           {"Log", UnaryFn::Log},
+                                                           {"sqrt", UnaryFn::Sqrt},
+                                                           {"Sqrt", UnaryFn::Sqrt},
+                                                           {"rsqrt", UnaryFn::Rsqrt},
+                                                           {"Reciprocal", UnaryFn::Reciprocal},
+                                                           {"tanh", UnaryFn::Tanh},
+                                                           {"fast_tanh", UnaryFn::Tanh},
+                                                           {"Tanh", UnaryFn::Tanh},
+                                                           {"sigmoid", UnaryFn::Sigmoid},
+                                                           {"Sigmoid", UnaryFn::Sigmoid},
+                                                           {"erf", UnaryFn::Erf},
+                                                           {"fast_erf", UnaryFn::Erf},
+                                                           {"Erf", UnaryFn::Erf},
+                                                           {"floor", UnaryFn::Floor},
+                                                           {"ceil", UnaryFn::Ceil},
+                                                           {"round", UnaryFn::Round},
+                                                           {"nn.relu", UnaryFn::Relu},
+                                                           {"Relu", UnaryFn::Relu},
+                                                           {"HardSwish", UnaryFn::HardSwish},
+                                                           {"Not", UnaryFn::Not}};
+        for (const auto& [op, fn] : unaries)
+            t[op] = unary(fn);
+        auto leaky = [](const KernelSpec& spec, CudaDevice& device) {
+            return unaryKernel(spec, device, UnaryFn::LeakyRelu,
+                               spec.node->attrs.getFloat("alpha", 0.01).value_or(0.01));
+        };
+        t["nn.leaky_relu"] = leaky;
+        t["LeakyRelu"] = leaky;
+        t["HardSigmoid"] = [](const KernelSpec& spec, CudaDevice& device) {
+            return unaryKernel(spec, device, UnaryFn::HardSigmoid,
+                               spec.node->attrs.getFloat("alpha", 0.2).value_or(0.2),
+                               spec.node->attrs.getFloat("beta", 0.5).value_or(0.5));
+        };
+        t["clip"] = [](const KernelSpec& spec, CudaDevice& device) {
+            return unaryKernel(spec, device, UnaryFn::Clip,
+                               spec.node->attrs.getFloat("a_min", -INFINITY).value_or(-INFINITY),
+                               spec.node->attrs.getFloat("a_max", INFINITY).value_or(INFINITY));
+        };
+        t["Clip"] = [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
+            double lo = spec.node->attrs.getFloat("min", -INFINITY).value_or(-INFINITY);
+            double hi = spec.node->attrs.getFloat("max", INFINITY).value_or(INFINITY);
+            for (std::size_t k = 1; k < spec.inputs.size(); ++k) {
+                if (k >= spec.constantData.size() || !spec.constantData[k] ||
+                    spec.inputs[k].elementCount() != 1)
+                    return specError(spec, "the min and max inputs must be constant scalars");
+                (k == 1 ? lo : hi) = constantScalar(spec, k, 0);
+            }
+            KernelSpec unarySpec = spec;
+            unarySpec.inputs.resize(1);
+            return unaryKernel(unarySpec, device, UnaryFn::Clip, lo, hi);
+        };
+        for (const char* op :
+             {"copy", "stop_gradient", "Identity", "Dropout", "reshape", "Reshape",
+              "nn.batch_flatten", "Flatten", "squeeze", "Squeeze", "expand_dims", "Unsqueeze"})
+            t[op] = copyKernel;
+        t["zeros_like"] = [](const KernelSpec& s, CudaDevice& d) { return fillKernel(s, d, 0); };
+        t["ones_like"] = [](const KernelSpec& s, CudaDevice& d) { return fillKernel(s, d, 1); };
+        t["ConstantOfShape"] = [](const KernelSpec& s, CudaDevice& d) {
+            return fillKernel(s, d, s.node->attrs.getFloat("value", 0).value_or(0));
+        };
+        for (const char* op : {"cast", "Cast"})
+            t[op] = castKernel;
+        for (const char* op :
+             {"add",        "subtract",      "multiply",     "divide", "power",
+              "maximum",    "minimum",       "floor_divide", "mod",    "logical_and",
+              "logical_or", "equal",         "not_equal",    "less",   "greater",
+              "less_equal", "greater_equal", "nn.bias_add",  "Add",    "Sub",
+              "Mul",        "Div",           "Pow",          "Min",    "Max",
+              "Equal",      "Less",          "Greater",      "And",    "Or"})
+            t[op] = binaryKernel;
+        for (const char* op : {"where", "Where"})
+            t[op] = whereKernel;
+        const std::pair<const char*, ReduceFn> reductions[] = {
+            {"sum", ReduceFn::Sum},         {"mean", ReduceFn::Mean},
+            {"max", ReduceFn::Max},         {"min", ReduceFn::Min},
+            {"prod", ReduceFn::Prod},       {"ReduceSum", ReduceFn::Sum},
+            {"ReduceMean", ReduceFn::Mean}, {"ReduceMax", ReduceFn::Max},
+            {"ReduceMin", ReduceFn::Min}};
+        for (const auto& [op, fn] : reductions) {
+            const ReduceFn f = fn;
+            t[op] = [f](const KernelSpec& s, CudaDevice& d) { return reduceKernel(s, d, f); };
+        }
+        for (const char* op : {"transpose", "Transpose"})
+            t[op] = [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
+                Dims strides;
+                if (auto error = readTranspose(spec, &strides))
+                    return specError(spec, *error);
+                return stridedView("transpose", spec, device, 0, strides);
+            };
+        for (const char* op : {"strided_slice", "Slice"})
+            t[op] = [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
+                std::int64_t base = 0;
+                Dims strides;
+                if (auto error = readSlice(spec, &base, &strides))
+                    return specError(spec, *error);
+                return stridedView("slice", spec, device, base, strides);
+            };
+        t["Expand"] = [](const KernelSpec& spec, CudaDevice& device) {
+            return stridedView("expand", spec, device, 0,
+                               broadcastStrides(spec.inputs[0].shape, spec.outputs[0].shape));
+        };
+        for (const char* op : {"concatenate", "Concat"})
+            t[op] = concatKernel;
+        for (const char* op : {"split", "Split"})
+            t[op] = splitKernel;
+        for (const char* op : {"take", "Gather"})
+            t[op] = gatherKernel;
+        t["Pad"] = padKernel;
+        t["Tile"] = tileKernel;
+        t["Range"] = rangeKernel;
+        for (const char* op : {"nn.conv2d", "Conv"})
+            t[op] = convolutionKernel;
+        for (const char* op : {"nn.dense", "nn.matmul", "nn.batch_matmul", "Gemm", "MatMul"})
+            t[op] = matmulKernel;
+        for (const char* op : {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d",
+                               "nn.global_max_pool2d", "nn.adaptive_avg_pool2d", "MaxPool",
+                               "AveragePool", "GlobalAveragePool", "GlobalMaxPool"})
+            t[op] = poolKernel;
+        for (const char* op : {"nn.batch_norm", "BatchNormalization"})
+            t[op] = batchNormKernel;
+        for (const char* op : {"nn.layer_norm", "LayerNormalization"})
+            t[op] = layerNormKernel;
+        for (const char* op :
+             {"nn.softmax", "nn.log_softmax", "nn.fast_softmax", "Softmax", "LogSoftmax"})
+            t[op] = softmaxKernel;
+        return t;
+    }();
+    return table;
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevice& device) {
+    const std::string& op = spec.node->op->name;
+    if (spec.node->op->hostOnly)
+        return specError(spec, "a shape computation, which runs on the host");
+    const auto it = factories().find(op);
+    if (it == factories().end())
+        return specError(spec, "the CUDA backend has no kernel for this operator");
+    for (const TensorType& t : spec.outputs) {
+        if (t.elementCount() > (std::int64_t{1} << 40))
+            return specError(spec, "tensor too large");
+    }
+    return it->second(spec, device);
+}
+
+} // namespace placer::cuda

@@ -1,0 +1,24 @@
+// Launching the functors of DeviceOps.h on a CUDA stream (Launch.cu). Every launch checks for a
+// launch error and throws a KernelError naming the kernel, file and line.
+#pragma once
+
+#include "cuda/DeviceOps.h"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace placer::cuda {
+
+/// One thread per element, grid-strided.
+template <typename Op> void launchElements(const Op& op, i64 n, cudaStream_t stream);
+/// One warp per row.
+template <typename Op> void launchRows(const Op& op, i64 rows, cudaStream_t stream);
+
+/// Whether this build has kernels the device can run (a build without its architecture cannot
+/// launch anything there); *why says why not.
+bool kernelsRunOn(int ordinal, std::string* why);
+/// The architectures this build carries kernels for ("80, 90").
+std::string builtArchitectures();
+
+} // namespace placer::cuda

@@ -98,14 +98,20 @@ Json runReportJson(const RunReportInput& input) {
         // The physical device's arena high-water mark (shared by virtual devices mapped to it).
         std::int64_t peak = 0, live = 0;
         int uploads = 0;
+        double physicalBusy = 0;
         for (const StreamInfo& stream : v.result.streams) {
             if (std::find(stream.virtuals.begin(), stream.virtuals.end(), id) !=
                 stream.virtuals.end()) {
                 peak = stream.peakBytes;
                 live = stream.livePeakBytes;
                 uploads = stream.constantUploads;
+                physicalBusy = median(stream.busyMicros);
             }
         }
+        // The physical device's busy time counts overlapping work (a GPU's copy and compute
+        // streams) once; the rest of the iteration it sat idle.
+        device.set("physical_busy_ms", ms(physicalBusy));
+        device.set("idle_ms", ms(std::max(0.0, median(latency) - physicalBusy)));
         device.set("peak_bytes", peak);
         device.set("planned_bytes", plannedBytes(v.program, id));
         device.set("live_peak_bytes", live);

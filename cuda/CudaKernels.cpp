@@ -21,27 +21,12 @@ using cpu::normalizeAxis;
 using cpu::product;
 using namespace geometry;
 
-using Body = std::function<void(const std::byte* const*, std::byte* const*)>;
-
-class CudaKernel final : public Kernel {
-public:
-    CudaKernel(std::string implementation, Body body)
-        : m_implementation(std::move(implementation)), m_body(std::move(body)) {}
-    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
-        m_body(inputs, outputs);
-    }
-    std::string implementation() const override { return m_implementation; }
-
-private:
-    std::string m_implementation;
-    Body m_body;
-};
+using Body = cpu::FunctionKernel::Body;
 
 using KernelResult = Result<std::unique_ptr<Kernel>>;
 
 KernelResult makeKernel(std::string implementation, Body body) {
-    return std::unique_ptr<Kernel>(
-        std::make_unique<CudaKernel>("cuda:" + implementation, std::move(body)));
+    return cpu::makeKernel("cuda:" + implementation, std::move(body));
 }
 
 SourceError specError(const KernelSpec& spec, const std::string& message) {

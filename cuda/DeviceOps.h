@@ -196,6 +196,24 @@ PLACER_HD inline void storeAny(void* p, Elem e, i64 i, double v) {
     }
 }
 
+/// dst[to] = src[from] for elements of `size` bytes (1, 2, 4 or 8).
+PLACER_HD inline void copyElement(void* dst, i64 to, const void* src, i64 from, int size) {
+    switch (size) {
+    case 8:
+        storeRaw<std::uint64_t>(dst, to, loadRaw<std::uint64_t>(src, from));
+        break;
+    case 4:
+        storeRaw<std::uint32_t>(dst, to, loadRaw<std::uint32_t>(src, from));
+        break;
+    case 2:
+        storeRaw<std::uint16_t>(dst, to, loadRaw<std::uint16_t>(src, from));
+        break;
+    default:
+        storeRaw<std::uint8_t>(dst, to, loadRaw<std::uint8_t>(src, from));
+        break;
+    }
+}
+
 /// A row-major shape of at most kMaxRank dimensions and strides (in elements) over it.
 struct Shape {
     int rank = 0;
@@ -283,20 +301,7 @@ struct StridedCopy {
     PLACER_HD void operator()(i64 i) const {
         const i64 from = srcBase + stridedOffset(i, shape, srcStrides);
         const i64 to = dstBase + stridedOffset(i, shape, dstStrides);
-        switch (elementSize) {
-        case 8:
-            storeRaw<std::uint64_t>(dst, to, loadRaw<std::uint64_t>(src, from));
-            break;
-        case 4:
-            storeRaw<std::uint32_t>(dst, to, loadRaw<std::uint32_t>(src, from));
-            break;
-        case 2:
-            storeRaw<std::uint16_t>(dst, to, loadRaw<std::uint16_t>(src, from));
-            break;
-        default:
-            storeRaw<std::uint8_t>(dst, to, loadRaw<std::uint8_t>(src, from));
-            break;
-        }
+        copyElement(dst, to, src, from, elementSize);
     }
 };
 
@@ -360,20 +365,7 @@ struct Gather {
             }
         }
         const i64 from = (o * dim + index) * inner + within;
-        switch (elementSize) {
-        case 8:
-            storeRaw<std::uint64_t>(dst, i, loadRaw<std::uint64_t>(data, from));
-            break;
-        case 4:
-            storeRaw<std::uint32_t>(dst, i, loadRaw<std::uint32_t>(data, from));
-            break;
-        case 2:
-            storeRaw<std::uint16_t>(dst, i, loadRaw<std::uint16_t>(data, from));
-            break;
-        default:
-            storeRaw<std::uint8_t>(dst, i, loadRaw<std::uint8_t>(data, from));
-            break;
-        }
+        copyElement(dst, i, data, from, elementSize);
     }
 };
 
@@ -416,20 +408,7 @@ struct Pad {
             storeAny(dst, elem, i, valueInput ? loadAny(valueInput, valueElem, 0) : value);
             return;
         }
-        switch (elemSize(elem)) {
-        case 8:
-            storeRaw<std::uint64_t>(dst, i, loadRaw<std::uint64_t>(src, from));
-            break;
-        case 4:
-            storeRaw<std::uint32_t>(dst, i, loadRaw<std::uint32_t>(src, from));
-            break;
-        case 2:
-            storeRaw<std::uint16_t>(dst, i, loadRaw<std::uint16_t>(src, from));
-            break;
-        default:
-            storeRaw<std::uint8_t>(dst, i, loadRaw<std::uint8_t>(src, from));
-            break;
-        }
+        copyElement(dst, i, src, from, elemSize(elem));
     }
 };
 

@@ -264,36 +264,12 @@ KernelResult padKernel(const KernelSpec& spec, CudaDevice& device) {
     Pad op;
     if (out.size() != rank || !toShape(in, &op.in) || !toShape(out, &op.out))
         return specError(spec, "unsupported ranks");
-    Dims pads;
-    if (auto attr = spec.node->attrs.getInts("pads", {}); attr && !attr->empty()) {
-        pads = *attr;
-    } else {
-        auto constant = constantInts(spec, 1);
-        if (!constant)
-            return specError(spec, "the pads input must be a constant");
-        pads = *constant;
-    }
-    Dims axes;
-    if (spec.inputs.size() > 3) {
-        auto constant = constantInts(spec, 3);
-        if (!constant)
-            return specError(spec, "the axes input must be a constant");
-        axes = *constant;
-    } else {
-        for (std::size_t d = 0; d < rank; ++d)
-            axes.push_back(static_cast<std::int64_t>(d));
-    }
-    if (pads.size() != 2 * axes.size())
-        return specError(spec, "pads must have two entries per axis");
-    for (std::size_t i = 0; i < axes.size(); ++i) {
-        const int axis = normalizeAxis(axes[i], static_cast<int>(rank));
-        if (axis < 0)
-            return specError(spec, "axis out of range");
-        op.before[axis] = pads[i];
-    }
-    const std::string mode = spec.node->attrs.getString("mode", "constant").value_or("constant");
-    if (mode != "constant" && mode != "edge" && mode != "reflect")
-        return specError(spec, "unknown pad mode '" + mode + "'");
+    Dims before;
+    std::string mode;
+    if (auto error = readPad(spec, &before, &mode))
+        return specError(spec, *error);
+    for (std::size_t d = 0; d < rank; ++d)
+        op.before[d] = before[d];
     op.mode = mode == "constant" ? 0 : mode == "edge" ? 1 : 2;
     op.elem = elemOf(spec.outputs[0].dtype);
     op.value = spec.node->attrs.getFloat("value", 0).value_or(0);

@@ -403,6 +403,44 @@ Problem readReduction(const KernelSpec& spec, Dims* kept, std::int64_t* count) {
     return std::nullopt;
 }
 
+Problem readPad(const KernelSpec& spec, Dims* before, std::string* mode) {
+    const std::size_t rank = spec.inputs[0].shape.size();
+    if (spec.outputs[0].shape.size() != rank)
+        return "the output rank differs from the input's";
+    Dims pads;
+    if (auto attr = spec.node->attrs.getInts("pads", {}); attr && !attr->empty()) {
+        pads = *attr;
+    } else {
+        auto constant = constantInts(spec, 1);
+        if (!constant)
+            return "the pads input must be a constant";
+        pads = *constant;
+    }
+    Dims axes;
+    if (spec.inputs.size() > 3) {
+        auto constant = constantInts(spec, 3);
+        if (!constant)
+            return "the axes input must be a constant";
+        axes = *constant;
+    } else {
+        for (std::size_t d = 0; d < rank; ++d)
+            axes.push_back(static_cast<std::int64_t>(d));
+    }
+    if (pads.size() != 2 * axes.size())
+        return "pads must have two entries per axis";
+    before->assign(rank, 0);
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const int axis = normalizeAxis(axes[i], static_cast<int>(rank));
+        if (axis < 0)
+            return "axis out of range";
+        (*before)[static_cast<std::size_t>(axis)] = pads[i];
+    }
+    *mode = spec.node->attrs.getString("mode", "constant").value_or("constant");
+    if (*mode != "constant" && *mode != "edge" && *mode != "reflect")
+        return "unknown pad mode '" + *mode + "'";
+    return std::nullopt;
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
                                                                 const Dims& out) {
     const Dims sa = broadcastStrides(a, out), sb = broadcastStrides(b, out);

@@ -85,6 +85,10 @@ Problem readSlice(const KernelSpec& spec, std::int64_t* base, Dims* strides);
 /// A reduction: the input shape with reduced dimensions set to 1, and elements per output.
 Problem readReduction(const KernelSpec& spec, Dims* kept, std::int64_t* count);
 
+/// Pad: the padding before each dimension (the output shape says what follows) and the mode
+/// ("constant", "edge" or "reflect").
+Problem readPad(const KernelSpec& spec, Dims* before, std::string* mode);
+
 /// Row-major offsets (in batch units) of each output batch index into the operands' batches.
 std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets(const Dims& a, const Dims& b,
                                                                 const Dims& out);

@@ -9,6 +9,8 @@
 #include <QtTest>
 
 #include <cmath>
+#include <map>
+#include <numeric>
 #include <set>
 
 using namespace placer;

@@ -625,39 +625,10 @@ Result<std::unique_ptr<Kernel>> padKernel(const KernelSpec& spec) {
     const Dims& in = shapeOf(spec, 0);
     const Dims& out = spec.outputs[0].shape;
     const std::size_t rank = in.size();
-    if (out.size() != rank)
-        return specError(spec, "the output rank differs from the input's");
-    Dims pads;
-    if (auto attr = spec.node->attrs.getInts("pads", {}); attr && !attr->empty()) {
-        pads = *attr;
-    } else {
-        auto constant = constantInts(spec, 1);
-        if (!constant)
-            return specError(spec, "the pads input must be a constant");
-        pads = *constant;
-    }
-    Dims axes;
-    if (spec.inputs.size() > 3) {
-        auto constant = constantInts(spec, 3);
-        if (!constant)
-            return specError(spec, "the axes input must be a constant");
-        axes = *constant;
-    } else {
-        for (std::size_t d = 0; d < rank; ++d)
-            axes.push_back(static_cast<std::int64_t>(d));
-    }
-    if (pads.size() != 2 * axes.size())
-        return specError(spec, "pads must have two entries per axis");
-    Dims before(rank, 0);
-    for (std::size_t i = 0; i < axes.size(); ++i) {
-        const int axis = normalizeAxis(axes[i], static_cast<int>(rank));
-        if (axis < 0)
-            return specError(spec, "axis out of range");
-        before[static_cast<std::size_t>(axis)] = pads[i];
-    }
-    const std::string mode = spec.node->attrs.getString("mode", "constant").value_or("constant");
-    if (mode != "constant" && mode != "edge" && mode != "reflect")
-        return specError(spec, "unknown pad mode '" + mode + "'");
+    Dims before;
+    std::string mode;
+    if (auto error = geometry::readPad(spec, &before, &mode))
+        return specError(spec, *error);
     // For each output dimension: the input index each output index reads, or -1 for the value.
     std::vector<Dims> source(rank);
     for (std::size_t d = 0; d < rank; ++d) {

@@ -541,11 +541,15 @@ ShapeResult reduce(const Types& in, const Attrs& attrs) {
     const int rank = in[0].rank();
     Shape all(rank);
     std::iota(all.begin(), all.end(), 0);
-    const auto axes = attrs.getInts("axis", all);
+    auto axes = attrs.getInts("axis", all);
     const bool keepDims = attrs.getBool("keepdims", false).value_or(false);
-    const bool exclude = attrs.getBool("exclude", false).value_or(false);
+    bool exclude = attrs.getBool("exclude", false).value_or(false);
     if (!axes)
         return ShapeResult::fail("reduction: axis must be an integer or a list");
+    if (axes->empty()) { // as in Relay: an empty list reduces every axis, exclude or not
+        axes = all;
+        exclude = false;
+    }
     std::vector<bool> reduced(rank, exclude);
     for (std::int64_t a : *axes) {
         const int axis = normalizeAxis(a, rank);

@@ -112,6 +112,13 @@ void TestShapeFunctions::shapes_data() {
                               << "4 int64";
     QTest::newRow("mean-keepdims") << "mean" << QStringList{"2x3x4 float32"} << "axis=1 keepdims=1"
                                    << "2x1x4 float32";
+    QTest::newRow("sum-exclude") << "sum" << QStringList{"2x3x4 float32"} << "axis=1 exclude=1"
+                                 << "3 float32";
+    // As in Relay, an empty axis list reduces every axis, and exclude then changes nothing; the
+    // kernels read it the same way.
+    QTest::newRow("sum-empty-axis-list")
+        << "sum" << QStringList{"2x3x4 float32"} << "axis=[] keepdims=1 exclude=1"
+        << "1x1x1 float32";
     QTest::newRow("take-axis") << "take" << QStringList{"30522x768 float32", "1x128 int64"}
                                << "axis=0"
                                << "1x128x768 float32";
@@ -135,6 +142,8 @@ void TestShapeFunctions::shapes() {
         const QString value = attr.section('=', 1);
         if (name.endsWith("layout")) {
             attributes.set(name.toStdString(), value.toStdString());
+        } else if (value == "[]") {
+            attributes.set(name.toStdString(), std::vector<std::int64_t>{});
         } else if (value.contains(',') || name == "padding" || name == "newshape" ||
                    name == "axes" || name == "begin" || name == "end" || name == "strides") {
             std::vector<std::int64_t> list;

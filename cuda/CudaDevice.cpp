@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 namespace placer::cuda {
 
@@ -35,7 +36,8 @@ public:
     }
     void wait(std::uint32_t epoch) const override {
         waitIssued(epoch);
-        cudaEventSynchronize(m_event);
+        // A host device waits for the GPU; a fault there is this wait's error too.
+        PLACER_CUDA_THROW(cudaEventSynchronize(m_event));
     }
     double timestamp() const override { return hostClockMicros(); }
     cudaEvent_t event() const { return m_event; }
@@ -273,8 +275,16 @@ void CudaDevice::enqueue(std::function<void()> task) {
 void CudaDevice::synchronize() {
     m_worker->drain();
     for (cudaStream_t stream : m_streams) {
-        if (stream)
-            cudaStreamSynchronize(stream);
+        if (!stream)
+            continue;
+        // An asynchronous failure (a kernel's fault, a failed copy) surfaces here; it is kept
+        // for takeAsyncError, whichever thread synchronised.
+        const cudaError_t status = cudaStreamSynchronize(stream);
+        if (status != cudaSuccess) {
+            std::lock_guard lock(m_asyncMutex);
+            if (m_asyncError.empty())
+                m_asyncError = m_name + ": " + describe(status);
+        }
     }
 }
 
@@ -333,6 +343,11 @@ long long CudaDevice::registerErrorSource(std::string name) {
 
 std::string CudaDevice::takeAsyncError() {
     // A failed launch or copy surfaces at the next synchronisation.
+    {
+        std::lock_guard lock(m_asyncMutex);
+        if (!m_asyncError.empty())
+            return std::exchange(m_asyncError, std::string());
+    }
     cudaSetDevice(m_ordinal);
     const cudaError_t sticky = cudaGetLastError();
     if (sticky != cudaSuccess)

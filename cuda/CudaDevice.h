@@ -114,6 +114,8 @@ private:
     long long* m_errorWord = nullptr;
     std::vector<std::string> m_errorSources;
     bool m_checkErrors = false;
+    std::mutex m_asyncMutex;
+    std::string m_asyncError; ///< the first failure a synchronisation saw
     std::map<std::string, ConvAlgorithm> m_convAlgorithms;
     std::unique_ptr<WorkQueue> m_worker; ///< last: stops first
 };

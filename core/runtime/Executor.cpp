@@ -211,9 +211,19 @@ struct Executor::Impl {
                 if (!node.data || static_cast<std::int64_t>(node.data->size()) < instr.bytes)
                     return fail("constant '" + node.name + "' has fewer bytes than its type");
                 const void* src = node.data->data();
-                device->enqueue(
-                    [device, dst, src, bytes = instr.bytes] { device->copyIn(dst, src, bytes); });
+                std::string error;
+                device->enqueue([device, dst, src, bytes = instr.bytes, &error] {
+                    try {
+                        device->copyIn(dst, src, bytes);
+                    } catch (const std::exception& e) {
+                        error = e.what();
+                    }
+                });
                 device->synchronize();
+                if (error.empty())
+                    error = device->takeAsyncError();
+                if (!error.empty())
+                    return fail("uploading constant '" + node.name + "': " + error);
             }
             ++streams[static_cast<std::size_t>(streamOf[k])].constantUploads;
             return std::nullopt;
@@ -439,8 +449,12 @@ struct Executor::Impl {
             const int lane = laneOf[k];
             if (laned && lane >= 0)
                 device->setLane(lane);
-            for (int e : waits[k])
-                device->waitFor(*events[static_cast<std::size_t>(e)], epoch);
+            try {
+                for (int e : waits[k])
+                    device->waitFor(*events[static_cast<std::size_t>(e)], epoch);
+            } catch (const std::exception& e) {
+                fail(e.what()); // the order is lost: stop issuing work, keep recording events
+            }
             if (!aborted.load(std::memory_order_relaxed)) {
                 const Opcode op = program.code[k].op;
                 const bool timed =
@@ -613,10 +627,18 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         Device* owner = impl.regOwner[static_cast<std::size_t>(r)];
         const std::byte* src = impl.regData[static_cast<std::size_t>(r)];
         if (owner && src && !out.data.empty()) {
-            owner->enqueue([owner, &out, src] {
-                owner->copyOut(out.data.data(), src, static_cast<std::int64_t>(out.data.size()));
+            std::string error;
+            owner->enqueue([owner, &out, src, &error] {
+                try {
+                    owner->copyOut(out.data.data(), src,
+                                   static_cast<std::int64_t>(out.data.size()));
+                } catch (const std::exception& e) {
+                    error = e.what();
+                }
             });
             owner->synchronize();
+            if (!error.empty())
+                return SourceError{"", 0, 0, "copying the results out: " + error};
         }
         result.outputs.push_back(std::move(out));
     }

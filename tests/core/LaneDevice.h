@@ -14,6 +14,7 @@
 #include <deque>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 namespace placer::test {
@@ -37,10 +38,14 @@ public:
     void resetPeak() override { m_inner.resetPeak(); }
 
     void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override {
+        if (failCopyIn)
+            throw std::runtime_error(m_name + ": injected copy-in failure");
         issue([dst, src, bytes] { std::memcpy(dst, src, static_cast<std::size_t>(bytes)); });
     }
     /// Synchronous, from any thread: the caller waited for the event after the producer.
     void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override {
+        if (failCopyOut)
+            throw std::runtime_error(m_name + ": injected copy-out failure");
         std::memcpy(dst, src, static_cast<std::size_t>(bytes));
     }
     void copyPeer(std::byte* dst, Device& source, const std::byte* src,
@@ -99,6 +104,8 @@ public:
     int laneFor(WorkKind kind) const override { return kind == WorkKind::Compute ? 0 : 1; }
     void setLane(int lane) override { m_current = lane; }
     void waitFor(const Event& event, std::uint32_t epoch) override {
+        if (failWait)
+            throw std::runtime_error(m_name + ": injected wait failure");
         ++waitsIssued;
         m_lanes[static_cast<std::size_t>(m_current)].enqueue(
             [&event, epoch] { event.wait(epoch); });
@@ -120,6 +127,8 @@ public:
     }
 
     std::atomic<int> waitsIssued{0};
+    /// Faults to inject, as a GPU's failed copy or event wait would throw.
+    std::atomic<bool> failCopyIn{false}, failCopyOut{false}, failWait{false};
 
 private:
     class LaneKernel final : public Kernel {

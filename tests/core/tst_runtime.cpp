@@ -318,6 +318,85 @@ private slots:
                     .starts_with("lane:"));
     }
 
+    // A device whose copy or wait throws (a GPU's failed transfer, a faulted stream) makes the
+    // load or the run an error that says so; the executor's workers survive, and once the fault
+    // is gone the same executor runs correctly.
+    void deviceFaultsBecomeErrors() {
+        LoadedModel loaded = loadModel(kModels + "tiny_resnet.onnx", "cpu:cpu,gpu:vcpu");
+        std::mt19937 rng(9);
+        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
+            Node& node = loaded.graph.node(NodeId(i));
+            if (!node.isConstant())
+                node.pin = Pin{PinKind::Plain, DeviceId(rng() % 4 == 0 ? 0 : 1), "test"};
+        }
+        for (const GraphOutput& output : loaded.graph.outputs()) // results copied out of gpu
+            loaded.graph.node(output.value.node).pin = Pin{PinKind::Plain, DeviceId(1), "test"};
+        const Plan plan = planDevices(loaded.graph, loaded.devices, PlanOptions{});
+        QVERIFY(!plan.copies.empty());
+        auto program = lowerToBytecode(loaded.graph, loaded.devices, plan);
+        QVERIFY(program.ok());
+        const Program lowered = program.take();
+        DeviceRegistry registry;
+        test::LaneDevice gpu("gpu-like");
+        const std::vector<Device*> mapping{registry.get("cpu").value(), &gpu};
+        const int opset = loaded.graph.onnxOpset();
+
+        gpu.failCopyIn = true;
+        auto refused = Executor::load(loaded.graph, loaded.devices, lowered, mapping, opset);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("uploading constant") != std::string::npos &&
+                     refused.error().message.find("injected copy-in failure") != std::string::npos,
+                 refused.error().message.c_str());
+        gpu.failCopyIn = false;
+
+        auto executor = Executor::load(loaded.graph, loaded.devices, lowered, mapping, opset);
+        QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
+        const auto inputs = randomInputs(*executor.value(), loaded.graph);
+        const auto expected = reference(loaded.graph, inputs);
+
+        struct Fault {
+            std::atomic<bool>* flag;
+            const char* message;
+        };
+        const Fault faults[] = {{&gpu.failWait, "injected wait failure"},
+                                {&gpu.failCopyIn, "injected copy-in failure"},
+                                {&gpu.failCopyOut, "injected copy-out failure"}};
+        for (const Fault& fault : faults) {
+            *fault.flag = true;
+            auto failed = executor.value()->run(inputs, RunOptions{0, 2});
+            *fault.flag = false;
+            QVERIFY2(!failed.ok(), fault.message);
+            QVERIFY2(failed.error().message.find(fault.message) != std::string::npos,
+                     failed.error().message.c_str());
+            auto result = executor.value()->run(inputs, RunOptions{0, 1});
+            QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+            const ReferenceCheck check =
+                compareOutputs(result.value().outputs, expected, 1e-5, 1e-5);
+            QVERIFY2(check.ok, check.mismatch.c_str());
+        }
+
+        // With everything on the device, only the results' copy out of it fails.
+        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i)
+            loaded.graph.node(NodeId(i)).pin = Pin{};
+        PlanOptions onGpu;
+        onGpu.fallbackDevice = "gpu";
+        const Plan gpuPlan = planDevices(loaded.graph, loaded.devices, onGpu);
+        auto gpuProgram = lowerToBytecode(loaded.graph, loaded.devices, gpuPlan);
+        QVERIFY(gpuProgram.ok());
+        auto gpuOnly =
+            Executor::load(loaded.graph, loaded.devices, gpuProgram.take(), mapping, opset);
+        QVERIFY2(gpuOnly.ok(), gpuOnly.ok() ? "" : gpuOnly.error().message.c_str());
+        gpu.failCopyOut = true;
+        auto failed = gpuOnly.value()->run(inputs, RunOptions{0, 1});
+        gpu.failCopyOut = false;
+        QVERIFY(!failed.ok());
+        QCOMPARE(failed.error().message,
+                 std::string("copying the results out: gpu-like: injected copy-out failure"));
+        auto result = gpuOnly.value()->run(inputs, RunOptions{0, 1});
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        QVERIFY(compareOutputs(result.value().outputs, expected, 1e-5, 1e-5).ok);
+    }
+
     void skippedCopyIsCaught() {
         LoadedModel model;
         std::string error;

@@ -6,6 +6,7 @@
 #include "runtime/OpGeometry.h"
 #include "runtime/cpu/KernelUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
@@ -751,8 +752,9 @@ KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
     // Row-major C = A x B is column-major C^T = B^T x A^T.
     const cublasOperation_t opA = ma.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t opB = mb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const int lda = static_cast<int>(ma.transposed ? m : k);
-    const int ldb = static_cast<int>(mb.transposed ? k : n);
+    // cuBLAS wants leading dimensions of at least 1, also for empty operands (k = 0: C = beta C).
+    const int lda = static_cast<int>(std::max<std::int64_t>(1, ma.transposed ? m : k));
+    const int ldb = static_cast<int>(std::max<std::int64_t>(1, mb.transposed ? k : n));
     const std::int64_t ba = product(ma.batch), bb = product(mb.batch);
     // Each operand either has every batch (in order) or one matrix for all: one strided call.
     const bool aFull = ba == mp.batches && broadcastShapes(ma.batch, mp.outBatch) == mp.outBatch &&
@@ -781,6 +783,8 @@ KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
         const auto* a = reinterpret_cast<const float*>(in[0]);
         const auto* b = reinterpret_cast<const float*>(in[1]);
         auto* c = reinterpret_cast<float*>(out[0]);
+        if (m == 0 || n == 0 || batches == 0)
+            return;
         if (hasBias) {
             bias.src = in[2];
             bias.dst = c;
@@ -974,6 +978,14 @@ Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevic
             return specError(spec, "tensor too large");
     }
     return it->second(spec, device);
+}
+
+std::vector<std::string> cudaKernelOperators() {
+    std::vector<std::string> names;
+    for (const auto& entry : factories())
+        names.push_back(entry.first);
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 } // namespace placer::cuda

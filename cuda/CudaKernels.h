@@ -7,6 +7,8 @@
 #include "runtime/Kernel.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace placer::cuda {
 
@@ -15,5 +17,8 @@ class CudaDevice;
 /// A kernel for `spec` on `device`, or a sentence saying why there is none. Runs on the
 /// device's worker.
 Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevice& device);
+
+/// The operators the CUDA backend has kernels for, sorted.
+std::vector<std::string> cudaKernelOperators();
 
 } // namespace placer::cuda

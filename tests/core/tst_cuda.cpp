@@ -1,15 +1,22 @@
 // The CUDA backend end to end. Without a GPU (or without a CUDA build) the registry must say why
 // and cuda devices must run on virtual CPUs; with one, the tiny models run on cuda:0 alone and
 // split with the host, and match the single-device CPU reference.
+#include "OpCases.h"
+
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
+#include "runtime/cpu/CpuKernels.h"
+#if PLACER_HAVE_CUDA
+#include "cuda/CudaKernels.h"
+#endif
 
 #include <QtTest>
 
 #include <random>
+#include <set>
 
 using namespace placer;
 
@@ -42,6 +49,27 @@ std::vector<HostTensor> run(const LoadedModel& model, const Plan& plan,
     return result.value().outputs;
 }
 
+/// One registry, and so one CUDA context, for the many rows of the kernel checks.
+DeviceRegistry& sharedRegistry() {
+    static DeviceRegistry registry;
+    return registry;
+}
+
+constexpr unsigned kSeeds = 4; // random cases per operator and backend
+
+/// Compares one case run on `device` with the CPU kernels; empty when they agree.
+std::string checkCase(Device& device, const test::OpCase& c) {
+    std::string error;
+    const auto expected = test::runOnCpu(c, &error);
+    if (!error.empty())
+        return "the CPU kernels refuse the case: " + error;
+    const auto actual = test::runOnDevice(device, c, &error);
+    if (!error.empty())
+        return device.name() + ": " + error;
+    const ReferenceCheck check = compareOutputs(actual, expected, c.atol, c.rtol);
+    return check.ok ? std::string() : check.mismatch;
+}
+
 } // namespace
 
 class TestCuda : public QObject {
@@ -67,6 +95,123 @@ private slots:
         QVERIFY(mapping.ok());
         QCOMPARE(mapping.value()[1]->kind(), PhysicalKind::VCpu);
         QVERIFY(!warnings.empty());
+    }
+
+    // Every operator the CPU backend runs on a device (host-only shape computations excepted)
+    // has a CUDA kernel, so that no plan falls back to the CPU for lack of one.
+    void everyCpuOperatorHasCudaKernel() {
+#if PLACER_HAVE_CUDA
+        const auto cuda = cuda::cudaKernelOperators();
+        const std::set<std::string> gpu(cuda.begin(), cuda.end());
+        QStringList missing;
+        for (const std::string& op : cpuKernelOperators()) {
+            const OpDef* def = OpRegistry::global().find(op);
+            if (def && def->hostOnly)
+                continue;
+            if (!gpu.count(op))
+                missing << QString::fromStdString(op);
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable("no CUDA kernel for " + missing.join(", ")));
+#else
+        QSKIP("built without a CUDA compiler: the CUDA backend is not part of this build");
+#endif
+    }
+
+    // The random cases below exercise every kernel of both backends.
+    void opCasesCoverEveryOperator() {
+        std::set<std::string> covered;
+        for (const test::OpCase& c : test::randomOpCases(1))
+            covered.insert(c.op);
+        std::vector<std::string> ops = cpuKernelOperators();
+#if PLACER_HAVE_CUDA
+        for (const std::string& op : cuda::cudaKernelOperators())
+            ops.push_back(op);
+#endif
+        QStringList missing;
+        for (const std::string& op : ops) {
+            const OpDef* def = OpRegistry::global().find(op);
+            if ((def && def->hostOnly) || covered.count(op))
+                continue;
+            if (!missing.contains(QString::fromStdString(op)))
+                missing << QString::fromStdString(op);
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable("no random case for " + missing.join(", ")));
+    }
+
+    // The harness that checks the GPU kernels, run on a virtual CPU: its copies, preparation and
+    // kernels on a device worker must reproduce runOp exactly. This keeps the cases and the
+    // harness honest on machines without a GPU.
+    void harnessMatchesCpuOnVirtualCpu() {
+        DeviceRegistry registry;
+        Device* vcpu = registry.freshVCpu();
+        QStringList failures;
+        int checked = 0;
+        for (unsigned seed = 1; seed <= kSeeds; ++seed) {
+            for (const test::OpCase& c : test::randomOpCases(seed)) {
+                const std::string mismatch = checkCase(*vcpu, c);
+                if (!mismatch.empty())
+                    failures << QString("seed %1, %2: %3")
+                                    .arg(seed)
+                                    .arg(QString::fromStdString(c.name),
+                                         QString::fromStdString(mismatch));
+                ++checked;
+            }
+        }
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+        QVERIFY(checked > 500);
+        QCOMPARE(vcpu->bytesInUse(), std::int64_t{0});
+    }
+
+    // Every CUDA kernel against the CPU kernels on random shapes, attributes and values.
+    void everyKernelMatchesCpu_data() {
+        QTest::addColumn<unsigned>("seed");
+        QTest::addColumn<int>("index");
+        if (!whyNoGpu(sharedRegistry()).isEmpty()) {
+            QTest::newRow("every case") << 0u << -1; // one skip, not one per case
+            return;
+        }
+        for (unsigned seed = 1; seed <= kSeeds; ++seed) {
+            const auto cases = test::randomOpCases(seed);
+            for (std::size_t i = 0; i < cases.size(); ++i)
+                QTest::newRow(qPrintable(
+                    QString("seed %1: %2").arg(seed).arg(QString::fromStdString(cases[i].name))))
+                    << seed << static_cast<int>(i);
+        }
+    }
+    void everyKernelMatchesCpu() {
+        QFETCH(unsigned, seed);
+        QFETCH(int, index);
+        const QString why = whyNoGpu(sharedRegistry());
+        if (!why.isEmpty())
+            QSKIP(qPrintable("no GPU: " + why));
+        Device* gpu = sharedRegistry().get("cuda:0").value();
+        const test::OpCase c = test::randomOpCases(seed)[static_cast<std::size_t>(index)];
+        const std::string mismatch = checkCase(*gpu, c);
+        QVERIFY2(mismatch.empty(), mismatch.c_str());
+    }
+
+    // A gather index out of range on the GPU is an error naming the operator, not a crash or a
+    // silent read out of bounds.
+    void gpuGatherOutOfRangeIsAnError() {
+        DeviceRegistry registry;
+        const QString why = whyNoGpu(registry);
+        if (!why.isEmpty())
+            QSKIP(qPrintable("no GPU: " + why));
+        Device* gpu = registry.get("cuda:0").value();
+        test::OpCase c;
+        c.name = c.op = "Gather"; // ONNX Gather raises on a bad index; Relay's take clips
+        c.attrs.set("axis", std::int64_t{0});
+        c.inputs = {test::make({4}, DType::Float32, std::vector<float>{1, 2, 3, 4}),
+                    test::make({2}, DType::Int64, std::vector<std::int64_t>{1, 9})};
+        c.outputs = {{{2}, DType::Float32}};
+        std::string error;
+        const auto outputs = test::runOnDevice(*gpu, c, &error);
+        QVERIFY(outputs.empty());
+        QVERIFY2(error.find("out of range") != std::string::npos, error.c_str());
+        // The device still works afterwards.
+        c.inputs[1] = test::make({2}, DType::Int64, std::vector<std::int64_t>{1, 3});
+        const std::string mismatch = checkCase(*gpu, c);
+        QVERIFY2(mismatch.empty(), mismatch.c_str());
     }
 
     void tinyModelsOnGpuMatchCpu_data() {

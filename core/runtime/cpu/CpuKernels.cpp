@@ -996,4 +996,12 @@ Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelC
     }
 }
 
+std::vector<std::string> cpuKernelOperators() {
+    std::vector<std::string> names;
+    for (const auto& entry : cpu::factories())
+        names.push_back(entry.first);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
 } // namespace placer

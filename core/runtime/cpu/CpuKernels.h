@@ -8,6 +8,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace placer {
 
@@ -19,5 +21,8 @@ struct CpuKernelContext {
 
 /// A kernel for `spec` on a CPU context, or a sentence saying why there is none.
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context);
+
+/// The operators the CPU backend has kernels for, sorted.
+std::vector<std::string> cpuKernelOperators();
 
 } // namespace placer

@@ -6,12 +6,35 @@
 
 #include <atomic>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <utility>
 
 namespace placer::cuda {
 
 namespace {
+
+/// Host memory pinned through pinHost, process-wide (pinning is portable across GPUs): the base
+/// address and how many pinHost calls hold it.
+struct PinnedHost {
+    std::mutex mutex;
+    std::map<std::byte*, int> holders;
+};
+PinnedHost& pinnedHost() {
+    static PinnedHost pinned;
+    return pinned;
+}
+
+/// Whether the driver knows `pointer` as pinned host memory.
+bool isPinned(const void* pointer) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+        cudaGetLastError(); // plain pageable memory on older drivers: not a failure
+        return false;
+    }
+    return attributes.type == cudaMemoryTypeHost;
+}
 
 /// A point in one of the GPU's streams. The host side counts runs (so a host device can wait
 /// for it, and another GPU knows it was issued); the GPU side is a CUDA event.
@@ -190,14 +213,11 @@ void CudaDevice::resetPeak() {
 void CudaDevice::stagedCopyIn(std::byte* dst, const void* src, std::int64_t bytes,
                               cudaStream_t stream) {
     // Memory the host already pinned goes straight to the DMA engine.
-    cudaPointerAttributes attributes{};
-    if (cudaPointerGetAttributes(&attributes, src) == cudaSuccess &&
-        attributes.type == cudaMemoryTypeHost) {
+    if (isPinned(src)) {
         PLACER_CUDA_THROW(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes),
                                           cudaMemcpyHostToDevice, stream));
         return;
     }
-    cudaGetLastError();
     // Pageable memory: through the staging buffers, the host filling one while the DMA engine
     // drains another.
     const auto* from = static_cast<const std::byte*>(src);
@@ -221,6 +241,12 @@ void CudaDevice::copyOut(void* dst, const std::byte* src, std::int64_t bytes) {
     // From any thread (a host device pulling a result): its own stream and staging buffer.
     std::lock_guard lock(m_outMutex);
     cudaSetDevice(m_ordinal);
+    if (isPinned(dst)) {
+        PLACER_CUDA_THROW(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes),
+                                          cudaMemcpyDeviceToHost, m_outStream));
+        PLACER_CUDA_THROW(cudaStreamSynchronize(m_outStream));
+        return;
+    }
     auto* to = static_cast<std::byte*>(dst);
     for (std::int64_t offset = 0; offset < bytes; offset += kStagingBytes) {
         const std::int64_t n = std::min(kStagingBytes, bytes - offset);
@@ -230,6 +256,39 @@ void CudaDevice::copyOut(void* dst, const std::byte* src, std::int64_t bytes) {
         PLACER_CUDA_THROW(cudaStreamSynchronize(m_outStream));
         std::memcpy(to + offset, m_outStaging.host, static_cast<std::size_t>(n));
     }
+}
+
+bool CudaDevice::pinHost(std::byte* data, std::int64_t bytes) {
+    if (!data || bytes < kPinMinBytes)
+        return false;
+    PinnedHost& pinned = pinnedHost();
+    std::lock_guard lock(pinned.mutex);
+    if (auto it = pinned.holders.find(data); it != pinned.holders.end()) {
+        ++it->second;
+        return true;
+    }
+    cudaSetDevice(m_ordinal);
+    // Failing to pin (memory limits, a range already pinned by someone else) only means the
+    // copies keep going through the staging buffers.
+    if (cudaHostRegister(data, static_cast<std::size_t>(bytes), cudaHostRegisterPortable) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    pinned.holders.emplace(data, 1);
+    return true;
+}
+
+void CudaDevice::unpinHost(std::byte* data) {
+    PinnedHost& pinned = pinnedHost();
+    std::lock_guard lock(pinned.mutex);
+    const auto it = pinned.holders.find(data);
+    if (it == pinned.holders.end() || --it->second > 0)
+        return;
+    pinned.holders.erase(it);
+    cudaSetDevice(m_ordinal);
+    if (cudaHostUnregister(data) != cudaSuccess)
+        cudaGetLastError();
 }
 
 void CudaDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src,

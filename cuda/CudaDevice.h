@@ -51,6 +51,8 @@ public:
     void copyPeer(std::byte* dst, Device& source, const std::byte* src,
                   std::int64_t bytes) override;
     bool hostAccessible() const override { return false; }
+    bool pinHost(std::byte* data, std::int64_t bytes) override;
+    void unpinHost(std::byte* data) override;
 
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
 
@@ -123,5 +125,8 @@ private:
 /// The staging buffer size: copies larger than this are pipelined through several buffers.
 inline constexpr std::int64_t kStagingBytes = 8 << 20;
 inline constexpr int kStagingBuffers = 4;
+/// Host storages smaller than this are not pinned: staging costs them little, and pinning works
+/// on whole pages that small allocations share.
+inline constexpr std::int64_t kPinMinBytes = 1 << 20;
 
 } // namespace placer::cuda

@@ -69,6 +69,15 @@ public:
     /// Whether the host can read and write this device's memory directly (a GPU's it cannot:
     /// a host device pulling from it calls its copyOut instead).
     virtual bool hostAccessible() const { return true; }
+    /// Host memory (a host device's storage) that this device copies from or into every run: a
+    /// GPU pins it, so that those copies go straight to its DMA engine rather than through
+    /// staging buffers. Whether it did; unpinHost, before the memory is freed, undoes it.
+    virtual bool pinHost(std::byte* data, std::int64_t bytes) {
+        (void)data;
+        (void)bytes;
+        return false;
+    }
+    virtual void unpinHost(std::byte* data) { (void)data; }
 
     /// A kernel for one node on this device, or why there is none.
     virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;

@@ -103,9 +103,14 @@ struct Executor::Impl {
     const std::vector<HostTensor>* inputs = nullptr;
     bool tracing = false;
 
+    /// Host storages pinned by the device that copies to or from them: (that device, storage).
+    std::vector<std::pair<Device*, std::byte*>> pinned;
+
     ~Impl() {
         for (Stream& stream : streams)
             stream.device->synchronize();
+        for (const auto& [device, data] : pinned)
+            device->unpinHost(data);
         for (std::size_t s = 0; s < storages.size(); ++s) {
             if (storages[s])
                 storageOwner[s]->free(storages[s]);
@@ -185,7 +190,43 @@ struct Executor::Impl {
                 streams[static_cast<std::size_t>(streamOf[k])].instructions.push_back(k);
         }
         planWaits();
+        pinCopiedStorages();
         return std::nullopt;
+    }
+
+    /// Every host storage that a copy moves to or from a device the host cannot address (a GPU)
+    /// is offered to that device to pin, once per pair.
+    void pinCopiedStorages() {
+        std::vector<std::int32_t> storageOf(program.registers.size(), -1);
+        std::vector<std::int64_t> storageBytes(storages.size(), 0);
+        for (const Instruction& instr : program.code) {
+            if (instr.op == Opcode::AllocTensor && instr.storage >= 0)
+                storageOf[static_cast<std::size_t>(instr.dst)] = instr.storage;
+            else if (instr.op == Opcode::AllocStorage)
+                storageBytes[static_cast<std::size_t>(instr.storage)] = instr.bytes;
+        }
+        auto offer = [&](Device* device, std::int32_t r) {
+            const std::int32_t s = storageOf[static_cast<std::size_t>(r)];
+            if (s < 0)
+                return;
+            std::byte* data = storages[static_cast<std::size_t>(s)];
+            const std::pair<Device*, std::byte*> entry{device, data};
+            if (!data || std::find(pinned.begin(), pinned.end(), entry) != pinned.end())
+                return;
+            if (device->pinHost(data, storageBytes[static_cast<std::size_t>(s)]))
+                pinned.push_back(entry);
+        };
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op != Opcode::DeviceCopy)
+                continue;
+            Device* to = mapping[instr.device.index];
+            Device* from = mapping[instr.srcDevice.index];
+            if (from->hostAccessible() && !to->hostAccessible())
+                offer(to, instr.src);
+            else if (to->hostAccessible() && !from->hostAccessible())
+                offer(from, instr.dst);
+        }
     }
 
     std::optional<SourceError> loadInstruction(std::size_t k, Device* device) {

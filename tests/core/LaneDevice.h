@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -56,6 +57,15 @@ public:
             issue([dst, &source, src, bytes] { source.copyOut(dst, src, bytes); });
     }
     bool hostAccessible() const override { return false; }
+    /// Records what the executor pins, as a GPU would pin it.
+    bool pinHost(std::byte* data, std::int64_t bytes) override {
+        std::lock_guard lock(m_errorMutex);
+        return pinned.emplace(data, bytes).second;
+    }
+    void unpinHost(std::byte* data) override {
+        std::lock_guard lock(m_errorMutex);
+        pinned.erase(data);
+    }
 
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override {
         auto kernel = m_inner.prepare(spec);
@@ -127,6 +137,7 @@ public:
     }
 
     std::atomic<int> waitsIssued{0};
+    std::map<std::byte*, std::int64_t> pinned; ///< host memory pinned now, and its size
     /// Faults to inject, as a GPU's failed copy or event wait would throw.
     std::atomic<bool> failCopyIn{false}, failCopyOut{false}, failWait{false};
 

@@ -397,6 +397,51 @@ private slots:
         QVERIFY(compareOutputs(result.value().outputs, expected, 1e-5, 1e-5).ok);
     }
 
+    // Host storages that copies move to or from a GPU-like device are pinned by that device
+    // for the executor's life (so a GPU's copies skip the staging buffers), each once.
+    void copiedHostStoragesArePinned() {
+        LoadedModel loaded = loadModel(kModels + "tiny_inception.onnx", "cpu:cpu,gpu:vcpu");
+        std::mt19937 rng(4);
+        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
+            Node& node = loaded.graph.node(NodeId(i));
+            if (!node.isConstant())
+                node.pin = Pin{PinKind::Plain, DeviceId(rng() % 2), "test"};
+        }
+        const Plan plan = planDevices(loaded.graph, loaded.devices, PlanOptions{});
+        auto program = lowerToBytecode(loaded.graph, loaded.devices, plan);
+        QVERIFY(program.ok());
+        std::int64_t largestCopy = 0;
+        for (const Instruction& instr : program.value().code) {
+            if (instr.op == Opcode::DeviceCopy)
+                largestCopy = std::max(largestCopy, instr.bytes);
+        }
+        QVERIFY(largestCopy > 0);
+        DeviceRegistry registry;
+        Device* cpu = registry.get("cpu").value();
+        test::LaneDevice gpu("gpu-like");
+        {
+            auto executor = Executor::load(loaded.graph, loaded.devices, program.take(),
+                                           {cpu, &gpu}, loaded.graph.onnxOpset());
+            QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
+            QVERIFY(!gpu.pinned.empty());
+            std::int64_t pinnedBytes = 0, largestPinned = 0;
+            for (const auto& [data, bytes] : gpu.pinned) {
+                QVERIFY(data != nullptr);
+                pinnedBytes += bytes;
+                largestPinned = std::max(largestPinned, bytes);
+            }
+            QVERIFY(largestPinned >= largestCopy); // a storage holds at least what it copies
+            QVERIFY(pinnedBytes <= cpu->bytesInUse());
+            auto inputs = randomInputs(*executor.value(), loaded.graph);
+            auto result = executor.value()->run(inputs, RunOptions{0, 1});
+            QVERIFY(result.ok());
+            QVERIFY(
+                compareOutputs(result.value().outputs, reference(loaded.graph, inputs), 1e-5, 1e-5)
+                    .ok);
+        }
+        QVERIFY2(gpu.pinned.empty(), "everything pinned is unpinned with the executor");
+    }
+
     void skippedCopyIsCaught() {
         LoadedModel model;
         std::string error;

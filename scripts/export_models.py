@@ -166,6 +166,9 @@ def full(folder):
         model = getattr(torchvision.models, name)(weights=None, **extra)
         example = torch.randn(1, 3, 299, 299) if name == "inception_v3" else image
         export(model, example, os.path.join(folder, name + ".onnx"))
+    # ResNet-50 at batch 32 too, for the CUDA benchmark (tests/benchmarks/bench_cuda.cpp).
+    export(torchvision.models.resnet50(weights=None), torch.randn(32, 3, 224, 224),
+           os.path.join(folder, "resnet50_batch32.onnx"))
     ids = torch.randint(0, 30522, (1, 128))
     export(Encoder(30522, 768, 12, 3072, 12, 128), ids, os.path.join(folder, "bert_base_encoder.onnx"),
            ["ids"])

@@ -13,6 +13,8 @@
 //
 //   bench_cuda            the full run
 //   bench_cuda --quick    small sizes, no ResNet (what CTest runs)
+#include "RunBench.h"
+
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -44,43 +46,11 @@ std::string whyNoGpu(DeviceRegistry& registry) {
     return registry.hasKind(PhysicalKind::Cuda) ? std::string() : "no CUDA device";
 }
 
-struct Loaded {
-    Graph graph;
-    DeviceSet devices;
-    Plan plan;
-    std::unique_ptr<Executor> executor;
-    std::vector<HostTensor> inputs;
-};
-
-/// Plans, lowers and loads onto `mapping`; exits on failure (a benchmark has nothing to
-/// recover).
-void load(Loaded& l, const std::vector<Device*>& mapping, PlanOptions options = {}) {
-    l.plan = planDevices(l.graph, l.devices, options);
-    auto program = lowerToBytecode(l.graph, l.devices, l.plan);
-    if (!program) {
-        std::fprintf(stderr, "lowering: %s\n", program.error().message.c_str());
-        std::exit(1);
-    }
-    auto executor =
-        Executor::load(l.graph, l.devices, program.take(), mapping, l.graph.onnxOpset());
-    if (!executor) {
-        std::fprintf(stderr, "load: %s\n", executor.error().message.c_str());
-        std::exit(1);
-    }
-    l.executor = executor.take();
-    for (std::size_t i = 0; i < l.executor->program().inputs.size(); ++i)
-        l.inputs.push_back(
-            randomTensor(l.graph.node(l.executor->program().inputs[i]).outputs[0], i + 1));
-}
-
-RunResult run(Loaded& l, int warmup, int iterations) {
-    auto result = l.executor->run(l.inputs, RunOptions{warmup, iterations});
-    if (!result) {
-        std::fprintf(stderr, "run: %s\n", result.error().message.c_str());
-        std::exit(1);
-    }
-    return result.take();
-}
+using bench::load;
+using bench::Loaded;
+using bench::op;
+using bench::parameter;
+using bench::run;
 
 DeviceSet devices(std::initializer_list<VirtualDevice> list) {
     DeviceSet set;
@@ -88,43 +58,6 @@ DeviceSet devices(std::initializer_list<VirtualDevice> list) {
         set.add(device);
     set.chooseDefaults();
     return set;
-}
-
-NodeId parameter(Graph& graph, const std::string& name, TensorType type, DeviceId device) {
-    Node node;
-    node.name = name;
-    node.op = &OpRegistry::global().parameter();
-    node.outputs = {std::move(type)};
-    if (device.valid())
-        node.pin = Pin{PinKind::Plain, device, "bench"};
-    return graph.addNode(std::move(node));
-}
-
-NodeId constant(Graph& graph, const std::string& name, TensorType type, std::mt19937& rng) {
-    Node node;
-    node.name = name;
-    node.op = &OpRegistry::global().constant();
-    auto data = std::make_shared<TensorData>(static_cast<std::size_t>(type.bytes()), '\0');
-    std::uniform_real_distribution<float> dist(-0.02f, 0.02f);
-    for (std::size_t i = 0; i + 4 <= data->size(); i += 4) {
-        const float v = dist(rng);
-        std::memcpy(data->data() + i, &v, 4);
-    }
-    node.data = data;
-    node.outputs = {std::move(type)};
-    return graph.addNode(std::move(node));
-}
-
-NodeId op(Graph& graph, const std::string& name, const char* opName, std::vector<ValueRef> inputs,
-          TensorType type, DeviceId device) {
-    Node node;
-    node.name = name;
-    node.op = OpRegistry::global().find(opName);
-    node.inputs = std::move(inputs);
-    node.outputs = {std::move(type)};
-    if (device.valid())
-        node.pin = Pin{PinKind::Plain, device, "bench"};
-    return graph.addNode(std::move(node));
 }
 
 // ---- 1. ResNet-50 vs PyTorch
@@ -198,7 +131,7 @@ void resnetVsPyTorch(DeviceRegistry& registry, const std::string& noGpu, bool qu
         Loaded l;
         l.graph = std::move(model.value().graph);
         l.devices = std::move(model.value().devices);
-        load(l, {registry.get("cuda:0").value()});
+        load(l, {}, {registry.get("cuda:0").value()});
         const RunResult r = run(l, 10, 30);
         const double ours = median(r.latencyMicros) / 1000.0;
         // Where the time goes: the GPU's busy time (kernels and copies, overlaps once).
@@ -240,7 +173,7 @@ void hostToDeviceBandwidth(DeviceRegistry& registry, const std::string& noGpu, b
     const NodeId x = parameter(l.graph, "%x", type, DeviceId(0));
     const NodeId y = op(l.graph, "%y", "negative", {{x, 0}}, type, DeviceId(1));
     l.graph.addOutput(GraphOutput{{y, 0}, {}, {}});
-    load(l, {registry.get("cpu").value(), gpu});
+    load(l, {}, {registry.get("cpu").value(), gpu});
     const RunResult r = run(l, 2, 10);
     std::vector<double> executorCopies;
     for (std::size_t k = 0; k < l.executor->program().code.size(); ++k) {
@@ -345,7 +278,7 @@ void copyComputeOverlap(DeviceRegistry& registry, const std::string& noGpu, bool
     const NodeId back = op(l.graph, "%back", "negative", {{early, 0}}, big, cpu);
     const NodeId h = parameter(l.graph, "%h", big, cpu);
     NodeId prev = parameter(l.graph, "%g", square, gpu);
-    const NodeId w = constant(l.graph, "%w", square, rng);
+    const NodeId w = bench::constant(l.graph, "%w", square, rng, 0.02f);
     for (int i = 0; i < chain; ++i)
         prev = op(l.graph, "%mm" + std::to_string(i), "nn.dense", {{prev, 0}, {w, 0}}, square, gpu);
     const NodeId total = op(l.graph, "%sum", "sum", {{prev, 0}}, {{}, DType::Float32}, gpu);
@@ -353,7 +286,7 @@ void copyComputeOverlap(DeviceRegistry& registry, const std::string& noGpu, bool
     l.graph.addOutput(GraphOutput{{joined, 0}, {}, {}});
     l.graph.addOutput(GraphOutput{{back, 0}, {}, {}});
     Device* device = dryRun ? registry.freshVCpu() : registry.get("cuda:0").value();
-    load(l, {registry.get("cpu").value(), device});
+    load(l, {}, {registry.get("cpu").value(), device});
     const RunResult r = run(l, 2, 5);
     const Program& program = l.executor->program();
     std::vector<std::pair<double, double>> kernels;

@@ -8,6 +8,8 @@
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
+#include "RunBench.h"
+
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -27,45 +29,9 @@ using namespace placer;
 
 namespace {
 
-struct Loaded {
-    Graph graph;
-    DeviceSet devices;
-    Plan plan;
-    DeviceRegistry registry;
-    std::unique_ptr<Executor> executor;
-    std::vector<HostTensor> inputs;
-};
-
-/// Plans, lowers and loads; exits on failure (a benchmark has nothing to recover).
-void load(Loaded& l, std::vector<DeviceMapRequest> maps = {}) {
-    l.plan = planDevices(l.graph, l.devices, PlanOptions{});
-    auto program = lowerToBytecode(l.graph, l.devices, l.plan);
-    if (!program) {
-        std::fprintf(stderr, "lowering: %s\n", program.error().message.c_str());
-        std::exit(1);
-    }
-    std::vector<std::string> warnings;
-    auto mapping = mapDevices(l.devices, maps, l.registry, &warnings);
-    auto executor =
-        Executor::load(l.graph, l.devices, program.take(), mapping.value(), l.graph.onnxOpset());
-    if (!executor) {
-        std::fprintf(stderr, "load: %s\n", executor.error().message.c_str());
-        std::exit(1);
-    }
-    l.executor = executor.take();
-    for (std::size_t i = 0; i < l.executor->program().inputs.size(); ++i)
-        l.inputs.push_back(
-            randomTensor(l.graph.node(l.executor->program().inputs[i]).outputs[0], i + 1));
-}
-
-RunResult run(Loaded& l, int warmup, int iterations) {
-    auto result = l.executor->run(l.inputs, RunOptions{warmup, iterations});
-    if (!result) {
-        std::fprintf(stderr, "run: %s\n", result.error().message.c_str());
-        std::exit(1);
-    }
-    return result.take();
-}
+using bench::load;
+using bench::Loaded;
+using bench::run;
 
 DeviceSet vcpus(int count) {
     DeviceSet set;
@@ -74,21 +40,6 @@ DeviceSet vcpus(int count) {
     set.chooseDefaults();
     set.setDefaultDevice(DeviceId(0)); // unpinned work on v1; pins say what goes elsewhere
     return set;
-}
-
-NodeId constant(Graph& graph, const std::string& name, TensorType type, std::mt19937& rng) {
-    Node node;
-    node.name = name;
-    node.op = &OpRegistry::global().constant();
-    auto data = std::make_shared<TensorData>(static_cast<std::size_t>(type.bytes()), '\0');
-    std::uniform_real_distribution<float> dist(-0.05f, 0.05f);
-    for (std::size_t i = 0; i + 4 <= data->size(); i += 4) {
-        const float v = dist(rng);
-        std::memcpy(data->data() + i, &v, 4);
-    }
-    node.data = data;
-    node.outputs = {type};
-    return graph.addNode(std::move(node));
 }
 
 /// Input -> two chains of `depth` 3x3 convolutions (channels x size x size) -> add.
@@ -106,8 +57,8 @@ Graph twoBranchGraph(std::int64_t channels, std::int64_t size, int depth, Device
         NodeId prev = x;
         for (int i = 0; i < depth; ++i) {
             const std::string name = "%b" + std::to_string(b) + "_" + std::to_string(i);
-            const NodeId w =
-                constant(graph, name + "_w", {{channels, channels, 3, 3}, DType::Float32}, rng);
+            const NodeId w = bench::constant(graph, name + "_w",
+                                             {{channels, channels, 3, 3}, DType::Float32}, rng);
             Node conv;
             conv.name = name;
             conv.op = OpRegistry::global().find("nn.conv2d");

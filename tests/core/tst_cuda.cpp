@@ -1,6 +1,7 @@
 // The CUDA backend end to end. Without a GPU (or without a CUDA build) the registry must say why
 // and cuda devices must run on virtual CPUs; with one, the tiny models run on cuda:0 alone and
 // split with the host, and match the single-device CPU reference.
+#include "LaneDevice.h"
 #include "OpCases.h"
 
 #include "io/ModelLoader.h"
@@ -138,17 +139,24 @@ private slots:
         QVERIFY2(missing.isEmpty(), qPrintable("no random case for " + missing.join(", ")));
     }
 
-    // The harness that checks the GPU kernels, run on a virtual CPU: its copies, preparation and
-    // kernels on a device worker must reproduce runOp exactly. This keeps the cases and the
-    // harness honest on machines without a GPU.
-    void harnessMatchesCpuOnVirtualCpu() {
+    // The harness that checks the GPU kernels, run on a virtual CPU and on a test device whose
+    // work runs asynchronously in lanes: its copies, preparation and kernels on a device worker
+    // must reproduce runOp exactly. This keeps the cases and the harness honest without a GPU.
+    void harnessMatchesCpu_data() {
+        QTest::addColumn<bool>("asynchronous");
+        QTest::newRow("virtual CPU") << false;
+        QTest::newRow("asynchronous two-lane device") << true;
+    }
+    void harnessMatchesCpu() {
+        QFETCH(bool, asynchronous);
         DeviceRegistry registry;
-        Device* vcpu = registry.freshVCpu();
+        test::LaneDevice lanes("gpu-like"); // work runs on lane threads, as on a GPU's streams
+        Device* device = asynchronous ? static_cast<Device*>(&lanes) : registry.freshVCpu();
         QStringList failures;
         int checked = 0;
         for (unsigned seed = 1; seed <= kSeeds; ++seed) {
             for (const test::OpCase& c : test::randomOpCases(seed)) {
-                const std::string mismatch = checkCase(*vcpu, c);
+                const std::string mismatch = checkCase(*device, c);
                 if (!mismatch.empty())
                     failures << QString("seed %1, %2: %3")
                                     .arg(seed)
@@ -159,7 +167,7 @@ private slots:
         }
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
         QVERIFY(checked > 500);
-        QCOMPARE(vcpu->bytesInUse(), std::int64_t{0});
+        QCOMPARE(device->bytesInUse(), std::int64_t{0});
     }
 
     // Every CUDA kernel against the CPU kernels on random shapes, attributes and values.

@@ -1,6 +1,7 @@
 // CUDA figures, each a ratio measured in one run on one GPU (the machines are noisy):
 //  1. ResNet-50 at batch 1 and batch 32 on cuda:0 vs PyTorch eager on the same GPU, both timing
-//     the input's copy in from the host and the network (goal: <= 1.2x PyTorch). Needs
+//     the input's copy in from the host and the network, both in float32 without TF32 (goal:
+//     <= 1.2x PyTorch). Needs
 //     $PLACER_ONNX_MODELS with resnet50.onnx and resnet50_batch32.onnx
 //     (`scripts/export_models.py full DIR`) and a python3 with CUDA PyTorch ($PLACER_PYTHON,
 //     else python3, else /usr/bin/python3).
@@ -80,8 +81,8 @@ std::string cudaPython() {
     return {};
 }
 
-/// PyTorch eager ResNet-50 on cuda:0: the median milliseconds of the input's copy from the host
-/// plus the network, or -1.
+/// PyTorch eager ResNet-50 on cuda:0 in float32 without TF32 (as ours): the median milliseconds
+/// of the input's copy from the host plus the network, or -1.
 double pytorchMillis(const std::string& python, int batch) {
     const auto temp = std::filesystem::temp_directory_path();
     const std::string script = (temp / "placer_bench_cuda_torch.py").string();
@@ -89,6 +90,11 @@ double pytorchMillis(const std::string& python, int batch) {
     std::ofstream(script)
         << "import sys, time, torch, torchvision\n"
            "batch = int(sys.argv[1])\n"
+           "# The same math as ours: float32 without TF32, and the fastest cuDNN\n"
+           "# algorithm found once per shape.\n"
+           "torch.backends.cudnn.allow_tf32 = False\n"
+           "torch.backends.cuda.matmul.allow_tf32 = False\n"
+           "torch.backends.cudnn.benchmark = True\n"
            "m = torchvision.models.resnet50(weights=None).eval().cuda()\n"
            "x = torch.randn(batch, 3, 224, 224)\n"
            "with torch.no_grad():\n"

@@ -61,6 +61,18 @@ LoadedModel loadModel(const std::string& path, const char* devices) {
     return loaded.take();
 }
 
+/// Pins every operator to the device `choose` draws for it (none when it draws an invalid id).
+template <typename Choose> void pinAtRandom(Graph& graph, unsigned seed, Choose choose) {
+    std::mt19937 rng(seed);
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        Node& node = graph.node(NodeId(i));
+        if (node.isConstant())
+            continue;
+        if (const DeviceId device = choose(rng); device.valid())
+            node.pin = Pin{PinKind::Plain, device, "test"};
+    }
+}
+
 std::vector<HostTensor> randomInputs(const Executor& executor, const Graph& graph) {
     std::vector<HostTensor> inputs;
     for (std::size_t i = 0; i < executor.program().inputs.size(); ++i)
@@ -286,12 +298,9 @@ private slots:
 
     void asynchronousLanesRunRealModels() {
         LoadedModel loaded = loadModel(kModels + "tiny_inception.onnx", "cpu:cpu,gpu:vcpu");
-        std::mt19937 rng(5);
-        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
-            Node& node = loaded.graph.node(NodeId(i));
-            if (!node.isConstant() && rng() % 3 == 0)
-                node.pin = Pin{PinKind::Plain, DeviceId(rng() % 2), "test"};
-        }
+        pinAtRandom(loaded.graph, 5, [](std::mt19937& rng) {
+            return rng() % 3 == 0 ? DeviceId(rng() % 2) : DeviceId();
+        });
         const Plan plan = planDevices(loaded.graph, loaded.devices, PlanOptions{});
         auto program = lowerToBytecode(loaded.graph, loaded.devices, plan);
         QVERIFY(program.ok());
@@ -323,12 +332,8 @@ private slots:
     // is gone the same executor runs correctly.
     void deviceFaultsBecomeErrors() {
         LoadedModel loaded = loadModel(kModels + "tiny_resnet.onnx", "cpu:cpu,gpu:vcpu");
-        std::mt19937 rng(9);
-        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
-            Node& node = loaded.graph.node(NodeId(i));
-            if (!node.isConstant())
-                node.pin = Pin{PinKind::Plain, DeviceId(rng() % 4 == 0 ? 0 : 1), "test"};
-        }
+        pinAtRandom(loaded.graph, 9,
+                    [](std::mt19937& rng) { return DeviceId(rng() % 4 == 0 ? 0 : 1); });
         for (const GraphOutput& output : loaded.graph.outputs()) // results copied out of gpu
             loaded.graph.node(output.value.node).pin = Pin{PinKind::Plain, DeviceId(1), "test"};
         const Plan plan = planDevices(loaded.graph, loaded.devices, PlanOptions{});
@@ -401,12 +406,7 @@ private slots:
     // for the executor's life (so a GPU's copies skip the staging buffers), each once.
     void copiedHostStoragesArePinned() {
         LoadedModel loaded = loadModel(kModels + "tiny_inception.onnx", "cpu:cpu,gpu:vcpu");
-        std::mt19937 rng(4);
-        for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
-            Node& node = loaded.graph.node(NodeId(i));
-            if (!node.isConstant())
-                node.pin = Pin{PinKind::Plain, DeviceId(rng() % 2), "test"};
-        }
+        pinAtRandom(loaded.graph, 4, [](std::mt19937& rng) { return DeviceId(rng() % 2); });
         const Plan plan = planDevices(loaded.graph, loaded.devices, PlanOptions{});
         auto program = lowerToBytecode(loaded.graph, loaded.devices, plan);
         QVERIFY(program.ok());

@@ -6,10 +6,17 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PLACER_BUILD_DIR:-$root/build}
 
-packages=(build-essential cmake ninja-build pkg-config
+# Each by name, with no recommended packages, so that this list alone is what a bare Debian 12
+# (debootstrap --variant=minbase) needs; scripts/fresh-ci.sh proves it in such a root.
+packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-          libgraphviz-dev libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler libdnnl-dev
-          clang libclang-rt-14-dev)
+          libgraphviz-dev libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler
+          # oneDNN's CMake config requires OpenCL, which libdnnl-dev only recommends.
+          libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
+          # The fuzz and sanitizer builds: clang with its sanitizer runtimes and OpenMP.
+          clang libclang-rt-14-dev libomp-14-dev
+          # Fonts, so that screenshots and offscreen GUI tests render text.
+          fonts-dejavu-core)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -23,8 +30,8 @@ if ((${#missing[@]} > 0)); then
     if [ "$(id -u)" -ne 0 ]; then
         sudo=(sudo)
     fi
-    "${sudo[@]}" apt-get update -q
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+    "${sudo[@]}" apt-get update -q -o Acquire::Retries=5
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q -o Acquire::Retries=5 --no-install-recommends "${missing[@]}"
 fi
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -350,6 +350,10 @@ std::optional<BinaryFn> binaryFn(const std::string& name) {
 KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
     const std::string& opName = spec.node->op->name;
     const BinaryFn fn = *binaryFn(opName);
+    if (spec.inputs.empty())
+        return specError(spec, "no inputs");
+    if (spec.inputs.size() == 1) // ONNX Max/Min of one tensor is that tensor
+        return copyKernel(spec, device);
     const DType in = spec.inputs[0].dtype, outType = spec.outputs[0].dtype;
     for (const TensorType& input : spec.inputs) {
         if (input.dtype != in)

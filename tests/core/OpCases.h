@@ -282,6 +282,9 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
                      c = r.floats(r.broadcastPartner(o));
         add({"Max of three", "Max", {}, {a, b, c}, {}, {{o, DType::Float32}}});
         add({"Min of three", "Min", {}, {a, b, c}, {}, {{o, DType::Float32}}});
+        // With one input they are that input.
+        add({"Max of one", "Max", {}, {a}, {}, {{o, DType::Float32}}});
+        add({"Min of one", "Min", {}, {b}, {}, {{b.type.shape, DType::Float32}}});
         const Dims x = r.shape(2, 4, 1, 6);
         const int axis = r.pick(0, static_cast<int>(x.size()) - 1);
         const Tensor data = r.floats(x), bias = r.floats({x[static_cast<std::size_t>(axis)]});

@@ -619,6 +619,30 @@ private slots:
         }
     }
 
+    // ONNX's variadic Max and Min (backend tests test_max_one_input, test_min_one_input): one
+    // input is that input, in any element type.
+    void variadicWithOneInput_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("dtype");
+        QTest::newRow("max-one-float32") << "Max" << int(DType::Float32);
+        QTest::newRow("min-one-float32") << "Min" << int(DType::Float32);
+        QTest::newRow("max-one-int32") << "Max" << int(DType::Int32);
+        QTest::newRow("min-one-int64") << "Min" << int(DType::Int64);
+    }
+    void variadicWithOneInput() {
+        QFETCH(QString, op);
+        QFETCH(int, dtype);
+        const TensorType type{{2, 3}, static_cast<DType>(dtype)};
+        Tensor input{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))};
+        for (std::size_t i = 0; i < input.bytes.size(); ++i)
+            input.bytes[i] = static_cast<std::byte>((i * 37 + 11) % 251);
+        std::string error;
+        const auto result = runOp(op.toStdString(), {}, {input}, {type}, &error);
+        QVERIFY2(error.empty(), error.c_str());
+        QCOMPARE(result.size(), std::size_t{1});
+        QVERIFY(result[0].bytes == input.bytes);
+    }
+
     void integerArithmetic() {
         Tensor a = make({2, 3}, DType::Int64, std::vector<std::int64_t>{7, -7, 9, 10, 11, 12});
         Tensor b = make({3}, DType::Int64, std::vector<std::int64_t>{2, 2, 4});

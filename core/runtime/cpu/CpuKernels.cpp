@@ -302,9 +302,15 @@ Dims biasShape(const KernelSpec& spec) {
     return shape;
 }
 
+Result<std::unique_ptr<Kernel>> copyKernel(const KernelSpec& spec);
+
 Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelContext& ctx) {
     const std::string& op = spec.node->op->name;
     const BinaryFn fn = *binaryFn(op);
+    if (spec.inputs.empty())
+        return specError(spec, "no inputs");
+    if (spec.inputs.size() == 1) // ONNX Max/Min of one tensor is that tensor
+        return copyKernel(spec);
     const DType in = spec.inputs[0].dtype;
     const DType outType = spec.outputs[0].dtype;
     for (const TensorType& input : spec.inputs) {

@@ -210,6 +210,16 @@ void CudaDevice::resetPeak() {
     m_allocator->resetPeak();
 }
 
+std::int64_t CudaDevice::allocatableBytes() const {
+    std::size_t freeBytes = 0, total = 0;
+    cudaSetDevice(m_ordinal);
+    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return static_cast<std::int64_t>(freeBytes) + m_allocator->stats().cached;
+}
+
 void CudaDevice::stagedCopyIn(std::byte* dst, const void* src, std::int64_t bytes,
                               cudaStream_t stream) {
     // Memory the host already pinned goes straight to the DMA engine.

@@ -44,6 +44,8 @@ public:
     std::int64_t bytesInUse() const override;
     std::int64_t peakBytes() const override;
     void resetPeak() override;
+    /// The GPU's free memory plus what the caching allocator keeps free.
+    std::int64_t allocatableBytes() const override;
     CachingAllocator::Stats allocatorStats() const { return m_allocator->stats(); }
 
     void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override;

@@ -207,11 +207,11 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         } else if (name == "--db") {
             db = value;
         } else if (name == "--map") {
-            if (!splitAssignment(value, &lhs, &rhs, &error))
+            if (!splitAssignment(value, &lhs, &rhs, &error, SplitAt::FirstEquals))
                 return "--map " + error;
             maps.push_back({lhs, rhs});
         } else if (name == "--input") {
-            if (!splitAssignment(value, &lhs, &rhs, &error))
+            if (!splitAssignment(value, &lhs, &rhs, &error, SplitAt::FirstEquals))
                 return "--input " + error;
             inputFiles.emplace_back(lhs, rhs);
         } else if (name == "--iterations") {
@@ -286,11 +286,6 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         inputs[index] = tensor.take();
         given[index] = true;
     }
-    for (std::size_t i = 0; i < inputNodes.size(); ++i) {
-        if (!given[i])
-            inputs[i] = randomTensor(graph.node(inputNodes[i]).outputs[0],
-                                     static_cast<std::uint64_t>(seed) * 1000003u + i);
-    }
 
     DeviceRegistry registry;
     std::vector<std::string> warnings;
@@ -303,6 +298,12 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
     if (!executor)
         return fail(executor.error().message);
+    // Random inputs only once the load has checked that they fit in host memory.
+    for (std::size_t i = 0; i < inputNodes.size(); ++i) {
+        if (!given[i])
+            inputs[i] = randomTensor(graph.node(inputNodes[i]).outputs[0],
+                                     static_cast<std::uint64_t>(seed) * 1000003u + i);
+    }
     auto result = executor.value()->run(inputs, options);
     if (!result)
         return fail(result.error().message);

@@ -5,9 +5,9 @@
 
 namespace placer {
 
-bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs,
-                     std::string* error) {
-    const std::size_t eq = text.rfind('=');
+bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs, std::string* error,
+                     SplitAt at) {
+    const std::size_t eq = at == SplitAt::LastEquals ? text.rfind('=') : text.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
         *error = "'" + std::string(text) + "' is not of the form NAME=DEVICE";
         return false;

@@ -18,8 +18,14 @@ struct PinRequest {
     bool fixed = false;
 };
 
-/// Splits "LHS=RHS" at the last '='; false (with *error) when either side is empty.
-bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs, std::string* error);
+/// Where an assignment splits: at the last '=' when the right side is a device name (a node
+/// name may hold '='), at the first when the left side is a plain name and the right side may
+/// hold '=' ("--map gpu=vcpu1:mem=1GiB", "--input x=dir=1/x.npy").
+enum class SplitAt : std::uint8_t { LastEquals, FirstEquals };
+
+/// Splits "LHS=RHS"; false (with *error) when either side is empty.
+bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs, std::string* error,
+                     SplitAt at = SplitAt::LastEquals);
 
 /// Pins every node whose name or alias matches each request (later requests win over earlier
 /// ones and over pins from the file). Returns false with a sentence in *error when a request

@@ -59,6 +59,11 @@ public:
     virtual std::int64_t bytesInUse() const = 0;
     virtual std::int64_t peakBytes() const = 0;
     virtual void resetPeak() = 0;
+    /// How many more bytes allocate() can hand out now, for the check that refuses a plan too
+    /// large for its devices before anything is allocated: a GPU's free memory; a CPU context's
+    /// arena capacity left when it has one (vcpuN:mem=SIZE), otherwise the host's available
+    /// memory. Devices whose memory is the host's (hostAccessible) also share that budget.
+    virtual std::int64_t allocatableBytes() const = 0;
 
     /// Copies, run from this device's worker: host memory in, out to host memory, and from
     /// another device's memory into this one's.
@@ -128,6 +133,10 @@ public:
 
 /// Microseconds since process start on the host's monotonic clock (host-clocked devices use it).
 double hostClockMicros();
+
+/// The host memory that can still be allocated without swapping, in bytes: the kernel's
+/// MemAvailable estimate where there is one, otherwise the free physical pages.
+std::int64_t hostAvailableMemory();
 
 /// What `placer devices` lists: a device this machine has, or a kind it lacks and why.
 struct PhysicalDeviceInfo {

@@ -2,6 +2,8 @@
 
 #include "runtime/cpu/CpuDevice.h"
 
+#include "ir/DeviceSet.h"
+
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"
 #endif
@@ -93,12 +95,28 @@ Result<Device*> DeviceRegistry::get(std::string_view spec) {
     const std::size_t colon = spec.find(':');
     const std::string_view name = spec.substr(0, colon);
     int threads = 1;
-    if (colon != std::string_view::npos) {
-        const std::string_view option = spec.substr(colon + 1);
-        if (!option.starts_with("threads=") || !parsePositive(option.substr(8), &threads) ||
-            threads > 256)
+    std::int64_t arena = 0;
+    // Options after the name, each after a colon: threads=N, mem=SIZE (a vcpu's arena).
+    for (std::size_t at = colon; at != std::string_view::npos;) {
+        const std::size_t next = spec.find(':', at + 1);
+        const std::string_view option = spec.substr(at + 1, next == std::string_view::npos
+                                                                ? std::string_view::npos
+                                                                : next - at - 1);
+        at = next;
+        if (option.starts_with("threads=")) {
+            if (!parsePositive(option.substr(8), &threads) || threads > 256)
+                return deviceError("physical device '" + std::string(spec) +
+                                   "': threads takes a whole number from 1 to 256");
+        } else if (option.starts_with("mem=")) {
+            const auto bytes = parseByteSize(option.substr(4));
+            if (!bytes || *bytes <= 0)
+                return deviceError("physical device '" + std::string(spec) +
+                                   "': mem takes a size such as 512MiB or 2GiB");
+            arena = *bytes;
+        } else {
             return deviceError("physical device '" + std::string(spec) +
-                               "': the only option is threads=N (1 to 256)");
+                               "': options are threads=N and, for a vcpu, mem=SIZE");
+        }
     }
     PhysicalKind kind = PhysicalKind::Cpu;
     if (name == "cpu") {
@@ -116,7 +134,10 @@ Result<Device*> DeviceRegistry::get(std::string_view spec) {
     }
     if (auto it = m_impl->devices.find(name); it != m_impl->devices.end())
         return it->second.get();
-    auto device = std::make_unique<CpuDevice>(std::string(name), kind, threads);
+    if (arena > 0 && kind != PhysicalKind::VCpu)
+        return deviceError("physical device '" + std::string(spec) +
+                           "': only a vcpu has an arena of its own (mem=SIZE)");
+    auto device = std::make_unique<CpuDevice>(std::string(name), kind, threads, arena);
     Device* raw = device.get();
     m_impl->devices.emplace(std::string(name), std::move(device));
     return raw;
@@ -154,7 +175,8 @@ std::vector<PhysicalDeviceInfo> DeviceRegistry::list() {
                           " cores); kernels use 1 thread unless cpu:threads=N"});
     result.push_back({"vcpuN", PhysicalKind::VCpu, true,
                       "virtual CPU contexts, created on demand (vcpu1, vcpu2, ...), each with its "
-                      "own worker thread and memory arena; vcpuN:threads=M for more threads"});
+                      "own worker thread and memory arena; vcpuN:threads=M for more threads, "
+                      "vcpuN:mem=SIZE to bound its arena"});
     if (DeviceBackend* backend = m_impl->backend(PhysicalKind::Cuda)) {
         for (PhysicalDeviceInfo& info : backend->list())
             result.push_back(std::move(info));

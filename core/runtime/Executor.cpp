@@ -9,6 +9,9 @@
 // was recorded with this run's epoch.
 #include "runtime/Executor.h"
 
+#include "runtime/MemoryCheck.h"
+#include "runtime/cpu/KernelUtil.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -36,8 +39,10 @@ HostTensor randomTensor(const TensorType& type, std::uint64_t seed) {
             put(i, real(rng));
             break;
         case DType::Float16:
+            put(i, cpu::floatToHalf(static_cast<float>(real(rng))));
+            break;
         case DType::BFloat16:
-            put(i, std::uint16_t{0}); // zero in both encodings
+            put(i, cpu::floatToBFloat16(static_cast<float>(real(rng))));
             break;
         case DType::Int8:
             put(i, static_cast<std::int8_t>(small(rng)));
@@ -563,6 +568,10 @@ Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const Devic
     impl.program = std::move(program);
     impl.mapping = std::move(mapping);
     impl.onnxOpset = onnxOpset;
+    // Nothing is allocated before the whole program is known to fit, host copies included.
+    if (auto error = checkMemoryFits(impl.program, devices, impl.mapping,
+                                     hostInputOutputBytes(impl.program)))
+        return *error;
     if (auto error = impl.loadAll())
         return *error;
     return executor;

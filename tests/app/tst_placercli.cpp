@@ -3,6 +3,8 @@
 
 #include "io/Json.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -50,6 +52,8 @@ private slots:
     void usageErrors_data();
     void usageErrors();
     void binaryExitCodes();
+    void hostileRunsEndInErrors_data();
+    void hostileRunsEndInErrors();
     void compileEmitsBytecode();
     void runReportAndTrace();
     void runWithInputFilesMatchesPyTorch();
@@ -258,6 +262,72 @@ void TestPlacerCli::binaryExitCodes() {
     QVERIFY(process.waitForFinished(30000));
     QCOMPARE(process.exitCode(), 0);
     QVERIFY(process.readAllStandardOutput().contains("--constants replicate|copy"));
+}
+
+// The real binary, so that an abort or a crash shows as one: each input that once ended the
+// process now ends in a message and exit code 1, or runs.
+void TestPlacerCli::hostileRunsEndInErrors_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("extra");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("tensor-larger-than-memory")
+        << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(100000000000, 100000), float32]) {\n"
+           "  nn.relu(%x)\n}\n"
+        << "" << 1 << "placer run: error: storage 0 (holding %x) of 36379.8 TiB does not fit on";
+    QTest::newRow("tensor-larger-than-arena")
+        << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1024, 1024, 64), float32]) {\n"
+           "  nn.relu(%x)\n}\n"
+        << "gpu=vcpu7:mem=100MiB" << 1
+        << "of 256.0 MiB does not fit on vcpu7 (virtual device gpu), which can allocate 100.0 MiB";
+    QTest::newRow("onnx-max-one-input") << "onnx:Max" << "" << 0 << "";
+    QTest::newRow("onnx-min-one-input") << "onnx:Min" << "" << 0 << "";
+}
+
+void TestPlacerCli::hostileRunsEndInErrors() {
+    QFETCH(QString, model);
+    QFETCH(QString, extra);
+    QFETCH(int, code);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QString path = dir.filePath("model.relay");
+    std::string bytes = model.toStdString();
+    if (model.startsWith("onnx:")) {
+        // One variadic op with a single input (ONNX's test_max_one_input).
+        onnx::ModelProto proto;
+        proto.set_ir_version(8);
+        proto.add_opset_import()->set_version(13);
+        onnx::GraphProto* g = proto.mutable_graph();
+        g->set_name("variadic");
+        for (auto [list, name] :
+             {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
+            list->set_name(name);
+            auto* type = list->mutable_type()->mutable_tensor_type();
+            type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+            type->mutable_shape()->add_dim()->set_dim_value(3);
+        }
+        onnx::NodeProto* node = g->add_node();
+        node->set_op_type(model.mid(5).toStdString());
+        node->add_input("x");
+        node->add_output("y");
+        bytes.clear();
+        proto.SerializeToString(&bytes);
+        path = dir.filePath("model.onnx");
+    }
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(bytes.data(), static_cast<qint64>(bytes.size()));
+    file.close();
+    QStringList args{"run", path, "--iterations", "1", "--warmup", "0"};
+    if (!extra.isEmpty())
+        args << "--map" << extra;
+    QProcess process;
+    process.start(PLACER_BINARY, args);
+    QVERIFY(process.waitForFinished(60000));
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == code, qPrintable(err));
+    QVERIFY2(err.contains(message), qPrintable(err));
 }
 
 void TestPlacerCli::compileEmitsBytecode() {

@@ -37,6 +37,9 @@ public:
     std::int64_t bytesInUse() const override { return m_inner.bytesInUse(); }
     std::int64_t peakBytes() const override { return m_inner.peakBytes(); }
     void resetPeak() override { m_inner.resetPeak(); }
+    /// Like a GPU's free memory: `memory` bytes in all, less what is in use.
+    std::int64_t allocatableBytes() const override { return memory - m_inner.bytesInUse(); }
+    std::int64_t memory = std::int64_t{1} << 40;
 
     void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override {
         if (failCopyIn)

@@ -12,10 +12,12 @@
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
+#include "runtime/cpu/KernelUtil.h"
 
 #include <QtTest>
 
 #include <random>
+#include <set>
 
 using namespace placer;
 
@@ -728,6 +730,111 @@ private slots:
         const auto expected = reference(prepared->model.graph, inputs);
         const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-5, 1e-4);
         QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    // Every storage a plan needs is checked before anything is allocated: a plan too large for
+    // its device is refused with the storage, its size and the device named, the device holds
+    // nothing afterwards, and it runs the next plan that fits.
+    void tooLargePlansAreRefusedBeforeAllocating_data() {
+        QTest::addColumn<QString>("parameters");
+        QTest::addColumn<QString>("physical");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("larger-than-host-memory")
+            << "%x: Tensor[(100000000000, 100000), float32]"
+            << "vcpu1" << "storage 0 (holding %x) of 36379.8 TiB does not fit on vcpu1";
+        // Each storage fits, but with the host copies of input and output they do not.
+        QTest::newRow("host-copies-past-host-memory")
+            << "%x: Tensor[(THIRD_OF_HOST), float32]"
+            << "vcpu1" << "of host memory (vcpu1 ";
+        QTest::newRow("larger-than-vcpu-arena") << "%x: Tensor[(1024, 1024, 64), float32]"
+                                                << "vcpu1:mem=64MiB"
+                                                << "of 256.0 MiB does not fit on vcpu1";
+        QTest::newRow("total-larger-than-vcpu-arena")
+            << "%x: Tensor[(1024, 1024, 10), float32]"
+            << "vcpu1:mem=64MiB"
+            << "the plan needs 80.0 MiB on vcpu1 (virtual device v) in 2 storages";
+        QTest::newRow("larger-than-gpu-memory")
+            << "%x: Tensor[(1024, 1024, 16), float32]"
+            << "lane" << "of 64.0 MiB does not fit on lane (virtual device v), which can allocate "
+                         "16.0 MiB";
+    }
+    void tooLargePlansAreRefusedBeforeAllocating() {
+        QFETCH(QString, parameters);
+        QFETCH(QString, physical);
+        QFETCH(QString, expected);
+        const DeviceSet set = test::devices("v:vcpu");
+        parameters.replace("THIRD_OF_HOST", QString::number(hostAvailableMemory() / 3 / 4));
+        const Graph graph = test::relay("def @main(" + parameters.toStdString() +
+                                            ") {\n  nn.relu(%x)\n}\n",
+                                        set);
+        const Plan plan = planDevices(graph, set, PlanOptions{});
+        auto program = lowerToBytecode(graph, set, plan);
+        QVERIFY(program.ok());
+        DeviceRegistry registry;
+        test::LaneDevice lane("lane");
+        lane.memory = 16 << 20;
+        Device* device = &lane;
+        if (physical != "lane") {
+            auto got = registry.get(physical.toStdString());
+            QVERIFY2(got.ok(), got.ok() ? "" : got.error().message.c_str());
+            device = got.value();
+        }
+        auto executor = Executor::load(graph, set, program.take(), {device}, 0);
+        QVERIFY(!executor.ok());
+        QVERIFY2(executor.error().message.find(expected.toStdString()) != std::string::npos,
+                 executor.error().message.c_str());
+        QCOMPARE(device->bytesInUse(), std::int64_t{0});
+
+        // The same device then runs a plan that fits.
+        const Graph small =
+            test::relay("def @main(%x: Tensor[(4, 4), float32]) {\n  nn.relu(%x)\n}\n", set);
+        const Plan smallPlan = planDevices(small, set, PlanOptions{});
+        auto smallProgram = lowerToBytecode(small, set, smallPlan);
+        QVERIFY(smallProgram.ok());
+        auto fits = Executor::load(small, set, smallProgram.take(), {device}, 0);
+        QVERIFY2(fits.ok(), fits.ok() ? "" : fits.error().message.c_str());
+        auto run = fits.value()->run({randomTensor({{4, 4}, DType::Float32}, 1)}, RunOptions{0, 1});
+        QVERIFY(run.ok());
+    }
+
+    void vcpuArenaOption() {
+        DeviceRegistry registry;
+        auto bounded = registry.get("vcpu3:threads=2:mem=1MiB");
+        QVERIFY2(bounded.ok(), bounded.ok() ? "" : bounded.error().message.c_str());
+        QVERIFY(bounded.value()->description().find("arena of 1.00 MiB") != std::string::npos);
+        QVERIFY(bounded.value()->allocatableBytes() <= (1 << 20));
+        std::string error;
+        QVERIFY(bounded.value()->allocate(2 << 20, &error) == nullptr);
+        QVERIFY2(error.find("arena of 1.00 MiB has no room for 2.00 MiB") != std::string::npos,
+                 error.c_str());
+        for (const char* bad : {"vcpu4:mem=", "vcpu4:mem=lots", "cpu:mem=1GiB", "vcpu4:fast=1"}) {
+            auto refused = registry.get(bad);
+            QVERIFY2(!refused.ok(), bad);
+        }
+    }
+
+    // Seeded random inputs are random in every element type, half precision included.
+    void randomInputsInEveryType_data() {
+        QTest::addColumn<int>("dtype");
+        for (int d = 0; d < kDTypeCount; ++d)
+            QTest::newRow(std::string(dtypeName(static_cast<DType>(d))).c_str()) << d;
+    }
+    void randomInputsInEveryType() {
+        QFETCH(int, dtype);
+        const TensorType type{{1000}, static_cast<DType>(dtype)};
+        const HostTensor a = randomTensor(type, 1), b = randomTensor(type, 1),
+                         c = randomTensor(type, 2);
+        QVERIFY(a.data == b.data); // seeded
+        QVERIFY(a.data != c.data);
+        std::set<double> values;
+        for (std::int64_t i = 0; i < type.elementCount(); ++i) {
+            const double v = cpu::loadAsDouble(a.data.data(), type.dtype, i);
+            QVERIFY2(v >= -1.0 && v <= 4.0, qPrintable(QString::number(v)));
+            values.insert(v);
+        }
+        // Booleans have two values, small integers four, floats nearly one per element.
+        const std::size_t least = type.dtype == DType::Bool ? 2 : isFloatingPoint(type.dtype) ? 500 : 4;
+        QVERIFY2(values.size() >= least, qPrintable(QString::number(values.size())));
     }
 
     void wrongInputsAreRefused() {

@@ -4,11 +4,14 @@
 #include "runtime/cpu/CpuKernels.h"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -59,6 +62,23 @@ double hostClockMicros() {
         .count();
 }
 
+std::int64_t hostAvailableMemory() {
+    // MemAvailable counts reclaimable caches as well as free pages: what the kernel can hand out
+    // without swapping.
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::int64_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit) {
+        if (key == "MemAvailable:")
+            return kib * 1024;
+    }
+    const long pages = sysconf(_SC_AVPHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0)
+        return static_cast<std::int64_t>(pages) * pageSize;
+    return std::numeric_limits<std::int64_t>::max(); // unknown: allocation itself will tell
+}
+
 /// The context's memory: 64-byte aligned blocks, counted.
 struct CpuDevice::Arena {
     std::mutex mutex;
@@ -67,8 +87,9 @@ struct CpuDevice::Arena {
     std::int64_t peak = 0;
 };
 
-CpuDevice::CpuDevice(std::string name, PhysicalKind kind, int threads)
-    : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arena(std::make_unique<Arena>()),
+CpuDevice::CpuDevice(std::string name, PhysicalKind kind, int threads, std::int64_t arenaCapacity)
+    : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arenaCapacity(arenaCapacity),
+      m_arena(std::make_unique<Arena>()),
       m_kernelContext(std::make_unique<CpuKernelContext>()),
       m_worker(std::make_unique<WorkQueue>([threads] {
           // OpenMP's thread count is per thread: kernels started here use `threads`.
@@ -90,10 +111,19 @@ std::string CpuDevice::description() const {
     if (m_kind == PhysicalKind::Cpu)
         return "the host CPU, " + threads + ", " +
                std::to_string(std::thread::hardware_concurrency()) + " cores on this machine";
-    return "virtual CPU context (own worker, own memory arena), " + threads;
+    std::string arena = "own memory arena";
+    if (m_arenaCapacity > 0)
+        arena += " of " + formatBytes(m_arenaCapacity);
+    return "virtual CPU context (own worker, " + arena + "), " + threads;
 }
 
 std::byte* CpuDevice::allocate(std::int64_t bytes, std::string* error) {
+    if (m_arenaCapacity > 0 && bytes > m_arenaCapacity - bytesInUse()) {
+        *error = m_name + ": its arena of " + formatBytes(m_arenaCapacity) +
+                 " has no room for " + formatBytes(bytes) + " (" + formatBytes(bytesInUse()) +
+                 " in use)";
+        return nullptr;
+    }
     const std::size_t size =
         static_cast<std::size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64);
     auto* data = static_cast<std::byte*>(std::aligned_alloc(64, size));
@@ -133,6 +163,13 @@ std::int64_t CpuDevice::peakBytes() const {
 void CpuDevice::resetPeak() {
     std::lock_guard lock(m_arena->mutex);
     m_arena->peak = m_arena->inUse;
+}
+
+std::int64_t CpuDevice::allocatableBytes() const {
+    const std::int64_t host = hostAvailableMemory();
+    if (m_arenaCapacity <= 0)
+        return host;
+    return std::min(host, std::max<std::int64_t>(0, m_arenaCapacity - bytesInUse()));
 }
 
 void CpuDevice::copyIn(std::byte* dst, const void* src, std::int64_t bytes) {

@@ -15,8 +15,9 @@ struct CpuKernelContext;
 
 class CpuDevice final : public Device {
 public:
-    /// `name` is "cpu" for the host or "vcpuN"; `threads` is what its kernels may use.
-    CpuDevice(std::string name, PhysicalKind kind, int threads);
+    /// `name` is "cpu" for the host or "vcpuN"; `threads` is what its kernels may use;
+    /// `arenaCapacity` bounds its memory (0: only the host's memory bounds it).
+    CpuDevice(std::string name, PhysicalKind kind, int threads, std::int64_t arenaCapacity = 0);
     ~CpuDevice() override;
 
     const std::string& name() const override { return m_name; }
@@ -29,6 +30,8 @@ public:
     std::int64_t bytesInUse() const override;
     std::int64_t peakBytes() const override;
     void resetPeak() override;
+    std::int64_t allocatableBytes() const override;
+    std::int64_t arenaCapacity() const { return m_arenaCapacity; }
 
     void copyIn(std::byte* dst, const void* src, std::int64_t bytes) override;
     void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override;
@@ -47,6 +50,7 @@ private:
     std::string m_name;
     PhysicalKind m_kind;
     int m_threads;
+    std::int64_t m_arenaCapacity;
     std::unique_ptr<Arena> m_arena;
     std::unique_ptr<CpuKernelContext> m_kernelContext;
     std::unique_ptr<WorkQueue> m_worker; ///< last: stops first

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fills translations/placement_explorer_{de,zh_CN}.ts from the tables below.
+"""Fills translations/placement_explorer_{de,zh_CN}.ts from the tables below, and the plurals of
+placement_explorer_en.ts.
 
 Run after `cmake --build build --target update_translations` has added new source strings;
 strings without an entry here stay unfinished (shown in English).
@@ -135,7 +136,7 @@ T = {
     "Plan report (*.json)": ("Planbericht (*.json)", "计划报告 (*.json)"),
     "Export": ("Exportieren", "导出"),
     "Cannot export Relay": ("Relay-Export nicht möglich", "无法导出 Relay"),
-    "'%1' is not a Relay operator; export a JSON graph instead": (
+    "'%1' is not a Relay operator; export a JSON graph instead.": (
         "„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren", "“%1”不是 Relay 算子；请改为导出 JSON 图"),
     "Cannot write %1": ("%1 kann nicht geschrieben werden", "无法写入 %1"),
     "Exported %1": ("%1 exportiert", "已导出 %1"),
@@ -299,6 +300,17 @@ T = {
     "Run the plan (Run ▸ Run) to see when each device works.": (
         "Den Plan ausführen (Ausführen ▸ Ausführen), um zu sehen, wann jedes Gerät arbeitet.",
         "运行计划（运行 ▸ 运行）以查看每个设备何时工作。"),
+    "Cannot write %1: %2": ("%1 kann nicht geschrieben werden: %2", "无法写入 %1：%2"),
+    "There are no run times to export: run the plan first (Run ▸ Run the Plan).": (
+        "Es gibt keine Laufzeiten zum Exportieren: zuerst den Plan ausführen (Ausführen ▸ Den Plan ausführen).",
+        "没有可导出的运行时间：请先运行计划（运行 ▸ 运行计划）。"),
+    "Unknown export '%1'.": ("Unbekannter Export „%1“.", "未知的导出类型“%1”。"),
+    "<b>To place work</b>, drag a device chip from the <i>Devices</i> panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and <i>Conflicts and notes</i> says what it decided. Ctrl+Z undoes.": (
+        "<b>Arbeit verteilen:</b> einen Geräte-Chip aus dem Bereich <i>Geräte</i> auf einen Knoten ziehen (oder auf eine Auswahl). Der Planer leitet alles andere sofort neu ab: Die Füllfarbe zeigt das Gerät jedes Knotens, Punkte markieren Festlegungen, Plaketten an Kanten sind die Kopien, die der Plan braucht, und <i>Konflikte und Hinweise</i> sagt, was er entschieden hat. Strg+Z macht rückgängig.",
+        "<b>分配工作：</b>把<i>设备</i>面板中的设备标签拖到一个节点（或一组选中的节点）上。规划器会立即重新推断其余部分：填充色表示每个节点的设备，圆点标记固定，边上的徽标是计划需要的拷贝，<i>冲突与说明</i>给出它的决定。Ctrl+Z 撤销。"),
+    "Conflicts and notes": ("Konflikte und Hinweise", "冲突与说明"),
+    "Note: %1": ("Hinweis: %1", "说明：%1"),
+    "Hide this hint": ("Diesen Hinweis ausblenden", "隐藏此提示"),
 }
 
 
@@ -327,8 +339,32 @@ def fill(path, column):
     return missing
 
 
+def english_plurals(source):
+    """The singular and plural of a source text that spells its plural "node(s)", "copy(ies)"."""
+    plural = source.replace("y(ies)", "ies").replace("(es)", "es").replace("(s)", "s")
+    singular = source.replace("y(ies)", "y").replace("(es)", "").replace("(s)", "")
+    return (singular, plural)
+
+
+def fill_english(path):
+    """English needs only its plurals: every numerus message gets its two forms."""
+    tree = ET.parse(path)
+    for message in tree.getroot().iter("message"):
+        if message.get("numerus") != "yes":
+            continue
+        translation = message.find("translation")
+        for child in list(translation):
+            translation.remove(child)
+        translation.attrib.pop("type", None)
+        translation.text = None
+        for form in english_plurals(message.find("source").text):
+            ET.SubElement(translation, "numerusform").text = form
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
 if __name__ == "__main__":
     folder = os.path.dirname(os.path.abspath(__file__))
     for name, column in (("placement_explorer_de.ts", 0), ("placement_explorer_zh_CN.ts", 1)):
         missing = fill(os.path.join(folder, name), column)
         print(f"{name}: {missing} string(s) without a translation", file=sys.stderr)
+    fill_english(os.path.join(folder, "placement_explorer_en.ts"))

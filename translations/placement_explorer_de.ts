@@ -1,6 +1,117 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>Exports</name>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="35" />
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="54" />
+        <location filename="../app/gui/Exports.cpp" line="69" />
+        <location filename="../app/gui/Exports.cpp" line="74" />
+        <source>Cannot write %1</source>
+        <translation>%1 kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="100" />
+        <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
+        <translation>Es gibt keine Laufzeiten zum Exportieren: zuerst den Plan ausführen (Ausführen ▸ Den Plan ausführen).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="115" />
+        <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
+        <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="125" />
+        <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
+        <translation>Netron-Anmerkungen brauchen ein aus ONNX gelesenes Modell; stattdessen einen JSON-Graphen oder den Planbericht exportieren.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="158" />
+        <source>Unknown export '%1'.</source>
+        <translation>Unbekannter Export „%1“.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="166" />
+        <source>Image (PNG)…</source>
+        <translation>Bild (PNG)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="166" />
+        <source>PNG image (*.png)</source>
+        <translation>PNG-Bild (*.png)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="167" />
+        <source>Vector image (SVG)…</source>
+        <translation>Vektorbild (SVG)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="167" />
+        <source>SVG image (*.svg)</source>
+        <translation>SVG-Bild (*.svg)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="168" />
+        <source>Relay text with placement…</source>
+        <translation>Relay-Text mit Platzierung…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="168" />
+        <source>Relay text (*.relay)</source>
+        <translation>Relay-Text (*.relay)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="169" />
+        <source>JSON graph…</source>
+        <translation>JSON-Graph…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="169" />
+        <source>JSON graph (*.json)</source>
+        <translation>JSON-Graph (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="170" />
+        <source>Plan report (JSON)…</source>
+        <translation>Planbericht (JSON)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="170" />
+        <source>Plan report (*.json)</source>
+        <translation>Planbericht (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="171" />
+        <source>Model Explorer overlay: devices…</source>
+        <translation>Model-Explorer-Overlay: Geräte…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="172" />
+        <location filename="../app/gui/Exports.cpp" line="174" />
+        <source>Model Explorer node data (*.json)</source>
+        <translation>Model-Explorer-Knotendaten (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="173" />
+        <source>Model Explorer overlay: run times…</source>
+        <translation>Model-Explorer-Overlay: Laufzeiten…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="175" />
+        <source>Netron: ONNX model annotated with placement and times…</source>
+        <translation>Netron: ONNX-Modell mit Platzierung und Zeiten…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="176" />
+        <source>ONNX model (*.onnx)</source>
+        <translation>ONNX-Modell (*.onnx)</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <location filename="../views/CopyBadgeItem.cpp" line="25" />
@@ -169,902 +280,815 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="78" />
+        <location filename="../app/gui/MainWindow.cpp" line="71" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="89" />
-        <location filename="../app/gui/MainWindow.cpp" line="477" />
+        <location filename="../app/gui/MainWindow.cpp" line="79" />
+        <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
+        <translation>&lt;b&gt;Arbeit verteilen:&lt;/b&gt; einen Geräte-Chip aus dem Bereich &lt;i&gt;Geräte&lt;/i&gt; auf einen Knoten ziehen (oder auf eine Auswahl). Der Planer leitet alles andere sofort neu ab: Die Füllfarbe zeigt das Gerät jedes Knotens, Punkte markieren Festlegungen, Plaketten an Kanten sind die Kopien, die der Plan braucht, und &lt;i&gt;Konflikte und Hinweise&lt;/i&gt; sagt, was er entschieden hat. Strg+Z macht rückgängig.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="96" />
+        <location filename="../app/gui/MainWindow.cpp" line="486" />
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="91" />
+        <location filename="../app/gui/MainWindow.cpp" line="98" />
         <source>Cancel layout</source>
         <translation>Layout abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="161" />
+        <location filename="../app/gui/MainWindow.cpp" line="168" />
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="166" />
+        <location filename="../app/gui/MainWindow.cpp" line="173" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>Regeln nach Operatorname, eine OP=GERÄT pro Zeile (Muster, der erste Treffer gilt):</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
         <source>Fallback device:</source>
         <translation>Ausweichgerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="183" />
         <source>Apply rules</source>
         <translation>Regeln anwenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
-        <source>Conflicts</source>
-        <translation>Konflikte</translation>
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <source>Conflicts and notes</source>
+        <translation>Konflikte und Hinweise</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <location filename="../app/gui/MainWindow.cpp" line="200" />
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="192" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
+        <location filename="../app/gui/MainWindow.cpp" line="219" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="257" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
-        <location filename="../app/gui/MainWindow.cpp" line="884" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="845" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Rename plan</source>
         <translation>Plan umbenennen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>New name:</source>
         <translation>Neuer Name:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Duplicate plan</source>
         <translation>Plan duplizieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Name of the copy:</source>
         <translation>Name der Kopie:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="275" />
         <source> copy</source>
         <translation> Kopie</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>Delete plan</source>
         <translation>Plan löschen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="281" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>Den Plan „%1“ und seine Läufe löschen?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>Compare plans</source>
         <translation>Pläne vergleichen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <location filename="../app/gui/MainWindow.cpp" line="305" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297" />
+        <location filename="../app/gui/MainWindow.cpp" line="307" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299" />
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>Save plan as</source>
         <translation>Plan speichern unter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
-        <location filename="../app/gui/MainWindow.cpp" line="1243" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="1206" />
         <source>Plan name:</source>
         <translation>Planname:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>Workspace</source>
         <translation>Arbeitsbereich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>Arbeitsbereiche (*.db);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="328" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
-        <source>Image (PNG)…</source>
-        <translation>Bild (PNG)…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
-        <source>Vector image (SVG)…</source>
-        <translation>Vektorbild (SVG)…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="322" />
-        <source>Relay text with placement…</source>
-        <translation>Relay-Text mit Platzierung…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
-        <source>JSON graph…</source>
-        <translation>JSON-Graph…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="324" />
-        <source>Plan report (JSON)…</source>
-        <translation>Planbericht (JSON)…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
-        <source>Model Explorer overlay: devices…</source>
-        <translation>Model-Explorer-Overlay: Geräte…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="326" />
-        <source>Model Explorer overlay: run times…</source>
-        <translation>Model-Explorer-Overlay: Laufzeiten…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
-        <source>Netron: ONNX model annotated with placement and times…</source>
-        <translation>Netron: ONNX-Modell mit Platzierung und Zeiten…</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331" />
+        <location filename="../app/gui/MainWindow.cpp" line="340" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <location filename="../app/gui/MainWindow.cpp" line="343" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="335" />
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="346" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="343" />
+        <location filename="../app/gui/MainWindow.cpp" line="352" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="359" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="353" />
+        <location filename="../app/gui/MainWindow.cpp" line="362" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="356" />
+        <location filename="../app/gui/MainWindow.cpp" line="365" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="357" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="369" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="363" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="381" />
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="374" />
+        <location filename="../app/gui/MainWindow.cpp" line="383" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="376" />
+        <location filename="../app/gui/MainWindow.cpp" line="385" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="379" />
+        <location filename="../app/gui/MainWindow.cpp" line="388" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="380" />
+        <location filename="../app/gui/MainWindow.cpp" line="389" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383" />
+        <location filename="../app/gui/MainWindow.cpp" line="392" />
         <source>&amp;Language</source>
         <translation>&amp;Sprache</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="387" />
+        <location filename="../app/gui/MainWindow.cpp" line="396" />
         <source>System Default</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="399" />
+        <location filename="../app/gui/MainWindow.cpp" line="408" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>Die neue Sprache gilt beim nächsten Start von Placement Explorer.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="403" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="404" />
+        <location filename="../app/gui/MainWindow.cpp" line="413" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="406" />
+        <location filename="../app/gui/MainWindow.cpp" line="415" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <location filename="../app/gui/MainWindow.cpp" line="417" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="416" />
+        <location filename="../app/gui/MainWindow.cpp" line="425" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="419" />
+        <location filename="../app/gui/MainWindow.cpp" line="428" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="420" />
+        <location filename="../app/gui/MainWindow.cpp" line="429" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="421" />
+        <location filename="../app/gui/MainWindow.cpp" line="430" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand: nicht festgelegte Knoten laufen dort, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="435" />
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="449" />
+        <location filename="../app/gui/MainWindow.cpp" line="458" />
         <source>loading</source>
         <translation>lädt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="451" />
+        <location filename="../app/gui/MainWindow.cpp" line="460" />
         <source>Reading %1…</source>
         <translation>%1 wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="461" />
-        <location filename="../app/gui/MainWindow.cpp" line="480" />
+        <location filename="../app/gui/MainWindow.cpp" line="470" />
+        <location filename="../app/gui/MainWindow.cpp" line="489" />
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="470" />
-        <location filename="../app/gui/MainWindow.cpp" line="498" />
-        <location filename="../app/gui/MainWindow.cpp" line="1283" />
+        <location filename="../app/gui/MainWindow.cpp" line="479" />
+        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="1246" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="830" />
-        <source>ONNX model (*.onnx)</source>
-        <translation>ONNX-Modell (*.onnx)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1235" />
+        <location filename="../app/gui/MainWindow.cpp" line="1198" />
         <source>Workspace: %1</source>
         <translation>Arbeitsbereich: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1243" />
+        <location filename="../app/gui/MainWindow.cpp" line="1206" />
         <source>Save plan</source>
         <translation>Plan speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1249" />
-        <location filename="../app/gui/MainWindow.cpp" line="1255" />
+        <location filename="../app/gui/MainWindow.cpp" line="1212" />
+        <location filename="../app/gui/MainWindow.cpp" line="1218" />
         <source>Cannot save the plan</source>
         <translation>Der Plan kann nicht gespeichert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1249" />
+        <location filename="../app/gui/MainWindow.cpp" line="1212" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>Kein Arbeitsbereich ist geöffnet (Datei ▸ Arbeitsbereich öffnen).</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1263" />
+        <location filename="../app/gui/MainWindow.cpp" line="1226" />
         <source>Saved plan '%1'</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1272" />
+        <location filename="../app/gui/MainWindow.cpp" line="1235" />
         <source>Cannot open the plan</source>
         <translation>Der Plan kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1277" />
+        <location filename="../app/gui/MainWindow.cpp" line="1240" />
         <source>plan %1</source>
         <translation>Plan %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1289" />
+        <location filename="../app/gui/MainWindow.cpp" line="1252" />
         <source>The planner answers differently now</source>
         <translation>Der Planer antwortet jetzt anders</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1290" />
+        <location filename="../app/gui/MainWindow.cpp" line="1253" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>Seit „%1“ gespeichert wurde, hat sich die Antwort des Planers geändert:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1300" />
+        <location filename="../app/gui/MainWindow.cpp" line="1263" />
         <source>Cannot rename the plan</source>
         <translation>Der Plan kann nicht umbenannt werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1314" />
+        <location filename="../app/gui/MainWindow.cpp" line="1277" />
         <source>Cannot duplicate the plan</source>
         <translation>Der Plan kann nicht dupliziert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1326" />
+        <location filename="../app/gui/MainWindow.cpp" line="1289" />
         <source>Cannot delete the plan</source>
         <translation>Der Plan kann nicht gelöscht werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1342" />
+        <location filename="../app/gui/MainWindow.cpp" line="1305" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1343" />
+        <location filename="../app/gui/MainWindow.cpp" line="1306" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1344" />
+        <location filename="../app/gui/MainWindow.cpp" line="1307" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>Kopien: %1 hinzu, %2 entfallen; kopierte Bytes %3 → %4.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1355" />
+        <location filename="../app/gui/MainWindow.cpp" line="1318" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;Letzte Läufe: %1 ms → %2 ms (%3 auf %4, %5 auf %6)&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1385" />
+        <location filename="../app/gui/MainWindow.cpp" line="1348" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;Größte Änderungen der Knotenzeiten&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1394" />
+        <location filename="../app/gui/MainWindow.cpp" line="1357" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Beide Pläne ausführen, um ihre Latenz zu vergleichen.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1403" />
+        <location filename="../app/gui/MainWindow.cpp" line="1366" />
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1406" />
+        <location filename="../app/gui/MainWindow.cpp" line="1369" />
         <source>Moved</source>
         <translation>Verschoben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1407" />
+        <location filename="../app/gui/MainWindow.cpp" line="1370" />
         <source>Copies added</source>
         <translation>Neue Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1408" />
+        <location filename="../app/gui/MainWindow.cpp" line="1371" />
         <source>Copies removed</source>
         <translation>Entfallene Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1451" />
-        <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
-        <translation>Netron-Anmerkungen brauchen ein aus ONNX gelesenes Modell; stattdessen einen JSON-Graphen oder den Planbericht exportieren.</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="495" />
+        <location filename="../app/gui/MainWindow.cpp" line="505" />
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="512" />
+        <location filename="../app/gui/MainWindow.cpp" line="522" />
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="513" />
+        <location filename="../app/gui/MainWindow.cpp" line="523" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="552" />
+        <location filename="../app/gui/MainWindow.cpp" line="562" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="594" />
+        <location filename="../app/gui/MainWindow.cpp" line="604" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="596" />
+        <location filename="../app/gui/MainWindow.cpp" line="606" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="609" />
+        <location filename="../app/gui/MainWindow.cpp" line="619" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="619" />
+        <location filename="../app/gui/MainWindow.cpp" line="629" />
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="621" />
+        <location filename="../app/gui/MainWindow.cpp" line="631" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="635" />
+        <location filename="../app/gui/MainWindow.cpp" line="645" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="665" />
+        <location filename="../app/gui/MainWindow.cpp" line="675" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="695" />
+        <location filename="../app/gui/MainWindow.cpp" line="705" />
         <source>No conflicts.</source>
         <translation>Keine Konflikte.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="703" />
+        <location filename="../app/gui/MainWindow.cpp" line="708" />
+        <source>Note: %1</source>
+        <translation>Hinweis: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="719" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="705" />
+        <location filename="../app/gui/MainWindow.cpp" line="721" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="717" />
+        <location filename="../app/gui/MainWindow.cpp" line="733" />
         <source>Device:</source>
         <translation>Gerät:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="717" />
+        <location filename="../app/gui/MainWindow.cpp" line="733" />
         <source>none</source>
         <translation>keines</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
+        <location filename="../app/gui/MainWindow.cpp" line="735" />
         <source>Why:</source>
         <translation>Warum:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="722" />
+        <location filename="../app/gui/MainWindow.cpp" line="738" />
         <source>Pinned:</source>
         <translation>Festgelegt:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="723" />
+        <location filename="../app/gui/MainWindow.cpp" line="739" />
         <source>Inputs:</source>
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="727" />
+        <location filename="../app/gui/MainWindow.cpp" line="743" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="733" />
+        <location filename="../app/gui/MainWindow.cpp" line="749" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="755" />
+        <location filename="../app/gui/MainWindow.cpp" line="771" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="758" />
+        <location filename="../app/gui/MainWindow.cpp" line="774" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="760" />
+        <location filename="../app/gui/MainWindow.cpp" line="776" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="762" />
+        <location filename="../app/gui/MainWindow.cpp" line="778" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="788" />
+        <location filename="../app/gui/MainWindow.cpp" line="804" />
         <source>(none)</source>
         <translation>(keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="803" />
-        <location filename="../app/gui/MainWindow.cpp" line="809" />
+        <location filename="../app/gui/MainWindow.cpp" line="819" />
+        <location filename="../app/gui/MainWindow.cpp" line="825" />
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="803" />
+        <location filename="../app/gui/MainWindow.cpp" line="819" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>„%1“ hat nicht die Form OP=GERÄT</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="810" />
+        <location filename="../app/gui/MainWindow.cpp" line="826" />
         <source>'%1' names unknown device '%2'</source>
         <translation>„%1“ nennt das unbekannte Gerät „%2“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="823" />
-        <source>PNG image (*.png)</source>
-        <translation>PNG-Bild (*.png)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="824" />
-        <source>SVG image (*.svg)</source>
-        <translation>SVG-Bild (*.svg)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="825" />
-        <source>Relay text (*.relay)</source>
-        <translation>Relay-Text (*.relay)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="826" />
-        <source>JSON graph (*.json)</source>
-        <translation>JSON-Graph (*.json)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="827" />
-        <source>Plan report (*.json)</source>
-        <translation>Planbericht (*.json)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="828" />
-        <location filename="../app/gui/MainWindow.cpp" line="829" />
-        <source>Model Explorer node data (*.json)</source>
-        <translation>Model-Explorer-Knotendaten (*.json)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="832" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="869" />
-        <source>Cannot export Relay</source>
-        <translation>Relay-Export nicht möglich</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="870" />
-        <source>'%1' is not a Relay operator; export a JSON graph instead</source>
-        <translation>„%1“ ist kein Relay-Operator; stattdessen einen JSON-Graphen exportieren</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="884" />
-        <location filename="../app/gui/MainWindow.cpp" line="1484" />
-        <source>Cannot write %1</source>
-        <translation>%1 kann nicht geschrieben werden</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="886" />
+        <location filename="../app/gui/MainWindow.cpp" line="848" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="892" />
+        <location filename="../app/gui/MainWindow.cpp" line="855" />
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="893" />
+        <location filename="../app/gui/MainWindow.cpp" line="856" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="926" />
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="934" />
+        <location filename="../app/gui/MainWindow.cpp" line="897" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="947" />
+        <location filename="../app/gui/MainWindow.cpp" line="910" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="953" />
+        <location filename="../app/gui/MainWindow.cpp" line="916" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="987" />
+        <location filename="../app/gui/MainWindow.cpp" line="950" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1002" />
+        <location filename="../app/gui/MainWindow.cpp" line="965" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1010" />
+        <location filename="../app/gui/MainWindow.cpp" line="973" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1017" />
+        <location filename="../app/gui/MainWindow.cpp" line="980" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1021" />
+        <location filename="../app/gui/MainWindow.cpp" line="984" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1023" />
+        <location filename="../app/gui/MainWindow.cpp" line="986" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1033" />
+        <location filename="../app/gui/MainWindow.cpp" line="996" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1044" />
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1044" />
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1044" />
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1044" />
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1060" />
+        <location filename="../app/gui/MainWindow.cpp" line="1023" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1062" />
+        <location filename="../app/gui/MainWindow.cpp" line="1025" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1069" />
+        <location filename="../app/gui/MainWindow.cpp" line="1032" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1187" />
+        <location filename="../app/gui/MainWindow.cpp" line="1150" />
         <source>Pin to</source>
         <translation>Festlegen auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1192" />
+        <location filename="../app/gui/MainWindow.cpp" line="1155" />
         <source>Clear Pin</source>
         <translation>Festlegung entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1200" />
+        <location filename="../app/gui/MainWindow.cpp" line="1163" />
         <source>Expand %1</source>
         <translation>%1 aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1209" />
+        <location filename="../app/gui/MainWindow.cpp" line="1172" />
         <source>Collapse</source>
         <translation>Zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1219" />
+        <location filename="../app/gui/MainWindow.cpp" line="1182" />
         <source>Fit Selection</source>
         <translation>Auswahl einpassen</translation>
     </message>
@@ -1186,6 +1210,14 @@
         <location filename="../views/DevicePalette.cpp" line="120" />
         <source>%n node(s)</source>
         <translation><numerusform>%n Knoten</numerusform><numerusform>%n Knoten</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::HintBar</name>
+    <message>
+        <location filename="../views/HintBar.cpp" line="22" />
+        <source>Hide this hint</source>
+        <translation>Diesen Hinweis ausblenden</translation>
     </message>
 </context>
 <context>

@@ -1,21 +1,17 @@
 #include "gui/MainWindow.h"
 
 #include "gui/DeviceDialog.h"
+#include "gui/Exports.h"
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "gui/SetPinsCommand.h"
-#include "io/JsonGraph.h"
-#include "io/ModelExplorerData.h"
-#include "io/OnnxWriter.h"
-#include "io/PlanReport.h"
-#include "io/RelayWriter.h"
 #include "io/RunReport.h"
-#include "plan/PlannedGraph.h"
 #include "store/PlanStore.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/HintBar.h"
 #include "views/GroupItem.h"
 #include "views/NodeItem.h"
 #include "views/TimelineWidget.h"
@@ -31,7 +27,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QImage>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -39,7 +34,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -47,7 +41,6 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QSvgGenerator>
 #include <QTextBrowser>
 #include <QThread>
 #include <QToolBar>
@@ -76,7 +69,21 @@ MainWindow::MainWindow(QWidget* parent)
       m_scene(new views::GraphScene(m_document, this)), m_view(new views::GraphView(m_scene, this)),
       m_undo(new QUndoStack(this)), m_run(new RunController(this)) {
     setWindowTitle(tr("Placement Explorer") + QStringLiteral("[*]"));
-    setCentralWidget(m_view);
+    // The canvas, under a hint on how to place work that stays until the user dismisses it.
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    m_hint = new views::HintBar(
+        QStringLiteral("hints/dragDevice"),
+        tr("<b>To place work</b>, drag a device chip from the <i>Devices</i> panel onto a node "
+           "(or onto a selection). The planner re-infers everything else at once: fills show "
+           "each node's device, dots mark pins, badges on edges are the copies the plan needs, "
+           "and <i>Conflicts and notes</i> says what it decided. Ctrl+Z undoes."),
+        centre);
+    centreLayout->addWidget(m_hint);
+    centreLayout->addWidget(m_view, 1);
+    setCentralWidget(centre);
     setAcceptDrops(true);
     createDocks();
     createActions();
@@ -183,9 +190,12 @@ void MainWindow::createDocks() {
     m_conflicts = new QListWidget(this);
     m_conflicts->setWordWrap(true);
     connect(m_conflicts, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        m_view->showNode(NodeId(item->data(Qt::UserRole).toUInt()));
+        const QVariant node = item->data(Qt::UserRole);
+        if (node.isValid())
+            m_view->showNode(NodeId(node.toUInt()));
     });
-    dock(tr("Conflicts"), QStringLiteral("conflicts"), m_conflicts, Qt::RightDockWidgetArea);
+    dock(tr("Conflicts and notes"), QStringLiteral("conflicts"), m_conflicts,
+         Qt::RightDockWidgetArea);
     m_properties = new QTextBrowser(this);
     dock(tr("Properties"), QStringLiteral("properties"), m_properties, Qt::RightDockWidgetArea);
     auto* history = new QUndoView(m_undo, this);
@@ -316,17 +326,16 @@ void MainWindow::createActions() {
             openWorkspace(path);
     });
     QMenu* exportMenu = file->addMenu(tr("&Export"));
-    const std::pair<QString, QString> exports[] = {
-        {tr("Image (PNG)…"), QStringLiteral("png")},
-        {tr("Vector image (SVG)…"), QStringLiteral("svg")},
-        {tr("Relay text with placement…"), QStringLiteral("relay")},
-        {tr("JSON graph…"), QStringLiteral("graph")},
-        {tr("Plan report (JSON)…"), QStringLiteral("report")},
-        {tr("Model Explorer overlay: devices…"), QStringLiteral("me-devices")},
-        {tr("Model Explorer overlay: run times…"), QStringLiteral("me-times")},
-        {tr("Netron: ONNX model annotated with placement and times…"), QStringLiteral("netron")}};
-    for (const auto& [label, kind] : exports)
-        exportMenu->addAction(label, this, [this, kind] { exportAs(kind); });
+    exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    for (const ExportKind& kind : exportKinds()) {
+        QAction* action = exportMenu->addAction(kind.label, this, [this, kind] {
+            const QString path =
+                QFileDialog::getSaveFileName(this, tr("Export"), QString(), kind.filter);
+            if (!path.isEmpty())
+                exportAs(kind.id, path);
+        });
+        action->setData(kind.id);
+    }
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -487,15 +496,16 @@ void MainWindow::loadDone() {
 }
 
 bool MainWindow::openExample() {
-    QFile example(QStringLiteral(":/examples/residual_block.relay"));
+    // A plan that shows what the product does: pins, inferred devices, copies and a note.
+    const QString name = QStringLiteral("split_residual_block.relay");
+    QFile example(QStringLiteral(":/examples/") + name);
     QString error;
     if (!example.open(QIODevice::ReadOnly) ||
-        !m_document->openText(example.readAll().toStdString(),
-                              QStringLiteral("residual_block.relay"), &error)) {
+        !m_document->openText(example.readAll().toStdString(), name, &error)) {
         showError(tr("Cannot open the example"), error);
         return false;
     }
-    setWindowTitle(tr("%1[*] — Placement Explorer").arg(QStringLiteral("residual_block.relay")));
+    setWindowTitle(tr("%1[*] — Placement Explorer").arg(name));
     return true;
 }
 
@@ -693,6 +703,12 @@ void MainWindow::refreshConflicts() {
     }
     if (plan.conflicts.empty())
         new QListWidgetItem(tr("No conflicts."), m_conflicts);
+    // Notes: what the planner decided that is worth knowing but is no conflict.
+    for (const std::string& note : plan.notes) {
+        auto* item = new QListWidgetItem(tr("Note: %1").arg(QString::fromStdString(note)),
+                                         m_conflicts);
+        item->setForeground(QColor(0x20, 0x50, 0x90));
+    }
 }
 
 void MainWindow::refreshProperties() {
@@ -818,72 +834,19 @@ void MainWindow::applyRules() {
     m_undo->push(new SetRulesCommand(m_document, std::move(rules), fallback));
 }
 
-void MainWindow::exportAs(const QString& kind) {
-    static const QMap<QString, QString> kFilters = {
-        {QStringLiteral("png"), tr("PNG image (*.png)")},
-        {QStringLiteral("svg"), tr("SVG image (*.svg)")},
-        {QStringLiteral("relay"), tr("Relay text (*.relay)")},
-        {QStringLiteral("graph"), tr("JSON graph (*.json)")},
-        {QStringLiteral("report"), tr("Plan report (*.json)")},
-        {QStringLiteral("me-devices"), tr("Model Explorer node data (*.json)")},
-        {QStringLiteral("me-times"), tr("Model Explorer node data (*.json)")},
-        {QStringLiteral("netron"), tr("ONNX model (*.onnx)")}};
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export"), QString(), kFilters[kind]);
-    if (path.isEmpty())
-        return;
-    const QRectF source = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
-    bool ok = true;
-    if (kind == QStringLiteral("png")) {
-        QImage image((source.size() * 2).toSize(), QImage::Format_ARGB32);
-        image.fill(Qt::white);
-        QPainter painter(&image);
-        painter.setRenderHint(QPainter::Antialiasing);
-        m_scene->render(&painter, QRectF(), source);
-        painter.end();
-        ok = image.save(path);
-    } else if (kind == QStringLiteral("svg")) {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(source.size().toSize());
-        svg.setViewBox(QRectF(QPointF(0, 0), source.size()));
-        svg.setTitle(windowTitle());
-        QPainter painter(&svg);
-        m_scene->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
-        ok = painter.end();
-    } else {
-        const Graph& graph = m_document->graph();
-        const DeviceSet& devices = m_document->devices();
-        std::string text;
-        if (kind == QStringLiteral("report")) {
-            text =
-                planReportJson(graph, devices, m_document->options(), m_document->plan()).dump() +
-                "\n";
-        } else {
-            const Graph planned = applyPlan(graph, devices, m_document->plan());
-            if (kind == QStringLiteral("graph")) {
-                text = writeJsonGraph(planned, devices).dump() + "\n";
-            } else {
-                for (const Node& node : planned.nodes()) {
-                    if (node.op->dialect != OpDialect::Relay) {
-                        showError(tr("Cannot export Relay"),
-                                  tr("'%1' is not a Relay operator; export a JSON graph instead")
-                                      .arg(QString::fromStdString(node.op->name)));
-                        return;
-                    }
-                }
-                text = writeRelay(planned, devices);
-            }
-        }
-        QFile file(path);
-        ok = file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-             file.write(text.data(), static_cast<qint64>(text.size())) ==
-                 static_cast<qint64>(text.size());
+bool MainWindow::exportAs(const QString& kind, const QString& path) {
+    ExportSources sources;
+    sources.document = m_document;
+    sources.scene = m_scene;
+    sources.nodeMillis = lastNodeMillis();
+    sources.title = windowTitle();
+    QString error;
+    if (!writeExport(kind, path, sources, &error)) {
+        showError(tr("Export failed"), error);
+        return false;
     }
-    if (!ok)
-        showError(tr("Export failed"), tr("Cannot write %1").arg(path));
-    else
-        statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+    statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+    return true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -1439,54 +1402,6 @@ void MainWindow::recordRun(const RunOutcome& outcome) {
     }
     m_browser->refresh();
     m_browser->select(m_planName);
-}
-
-} // namespace placer::gui
-
-namespace placer::gui {
-
-bool MainWindow::exportNetronModel(const QString& path, QString* error) {
-    const Graph& graph = m_document->graph();
-    if (graph.sourceFormat != "onnx") {
-        *error = tr("Netron annotations need a model read from ONNX; export a JSON graph or the "
-                    "plan report instead.");
-        return false;
-    }
-    const DeviceSet& devices = m_document->devices();
-    const Graph planned = applyPlan(graph, devices, m_document->plan());
-    // Per node of the planned graph: its device, why, and its run time when there is a run.
-    const std::vector<double> millis = lastNodeMillis();
-    std::vector<std::string> docs(planned.size());
-    for (std::uint32_t i = 0; i < planned.size(); ++i) {
-        const Node& node = planned.nodes()[i];
-        if (node.insertedCopy) {
-            docs[i] = "placement: device copy " + devices[node.copySource].name + " -> " +
-                      devices[node.copyDestination].name + ", " +
-                      formatBytes(node.outputs[0].bytes());
-            continue;
-        }
-        const auto original = graph.find(node.name);
-        if (!original || !node.device.valid())
-            continue;
-        docs[i] = "placement: " + devices[node.device].name + " (" +
-                  m_document->explain(*original).toStdString() + ")";
-        if (original->index < millis.size() && millis[original->index] >= 0)
-            docs[i] += "; median time " +
-                       QString::number(millis[original->index], 'f', 3).toStdString() + " ms";
-    }
-    auto bytes = writeOnnx(planned, devices, docs);
-    if (!bytes) {
-        *error = QString::fromStdString(bytes.error().message);
-        return false;
-    }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        file.write(bytes.value().data(), static_cast<qint64>(bytes.value().size())) !=
-            static_cast<qint64>(bytes.value().size())) {
-        *error = tr("Cannot write %1").arg(path);
-        return false;
-    }
-    return true;
 }
 
 } // namespace placer::gui

@@ -30,6 +30,7 @@ namespace placer::views {
 class DevicePalette;
 class GraphScene;
 class GraphView;
+class HintBar;
 class TimelineWidget;
 } // namespace placer::views
 
@@ -61,6 +62,7 @@ public:
     RunController* runController() const { return m_run; }
     views::TimelineWidget* timeline() const { return m_timeline; }
     QTextBrowser* runSummary() const { return m_runSummary; }
+    views::HintBar* hint() const { return m_hint; }
 
     /// Runs the plan in the background with the iterations and warm-up set in the Run panel.
     void startRun();
@@ -70,9 +72,9 @@ public:
     /// Per node, the median time of the last run in ms (-1 where none); empty without a run of
     /// the current graph.
     std::vector<double> lastNodeMillis() const;
-    /// Writes the ONNX model with every node's device, reason and run time in its doc_string
-    /// (which Netron shows with the node); false with a sentence in *error.
-    bool exportNetronModel(const QString& path, QString* error);
+    /// Writes one of File ▸ Export's kinds (gui/Exports.h) to `path`; false, with the reason
+    /// shown in an error dialog, when it cannot.
+    bool exportAs(const QString& kind, const QString& path);
     /// Opens (or creates) a workspace file for saved plans; false with a message shown if not.
     bool openWorkspace(const QString& path);
     store::PlanStore* workspace() const { return m_store.get(); }
@@ -131,7 +133,6 @@ private slots:
     void clearSelectedPins();
     void onSelectionChanged();
     void chooseFile();
-    void exportAs(const QString& kind);
     void runFinished();
     void showNodeMenu(const QPoint& position);
 
@@ -156,6 +157,7 @@ private:
     QComboBox* m_mode = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_summary = nullptr;
+    views::HintBar* m_hint = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QMenu* m_recentMenu = nullptr;

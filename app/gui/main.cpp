@@ -78,9 +78,12 @@ int main(int argc, char** argv) {
     // The language: the one chosen in View ▸ Language, else the system's.
     const QString chosen = QSettings().value(QStringLiteral("language")).toString();
     const QLocale locale = chosen.isEmpty() ? QLocale() : QLocale(chosen);
+    // Languages without a translation (and the C locale) get English, whose file spells out
+    // plurals ("2 copies" for "%n copy(ies)").
     QTranslator translator;
     if (translator.load(locale, QStringLiteral("placement_explorer"), QStringLiteral("_"),
-                        QStringLiteral(":/i18n")))
+                        QStringLiteral(":/i18n")) ||
+        translator.load(QStringLiteral("placement_explorer_en"), QStringLiteral(":/i18n")))
         QApplication::installTranslator(&translator);
 
     QCommandLineParser parser;
@@ -131,7 +134,7 @@ int main(int argc, char** argv) {
             return fail(QStringLiteral("cannot open the bundled example"));
     } else {
         const QString path = positional.isEmpty()
-                                 ? QStringLiteral(":/examples/residual_block.relay")
+                                 ? QStringLiteral(":/examples/split_residual_block.relay")
                                  : positional.front();
         std::optional<DeviceSet> set;
         std::string error;
@@ -144,7 +147,7 @@ int main(int argc, char** argv) {
         if (path.startsWith(QLatin1Char(':'))) {
             QFile file(path);
             file.open(QIODevice::ReadOnly);
-            loaded = loadModelText(file.readAll().toStdString(), "residual_block.relay",
+            loaded = loadModelText(file.readAll().toStdString(), "split_residual_block.relay",
                                    GraphFormat::Auto, set);
         } else {
             loaded = loadModelFile(path.toStdString(), GraphFormat::Auto, set);

@@ -4,6 +4,7 @@
 #include "gui/MainWindow.h"
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
+#include "io/Json.h"
 #include "io/ModelExplorerData.h"
 #include "io/ModelLoader.h"
 
@@ -13,10 +14,16 @@
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
+#include "views/HintBar.h"
 #include "views/NodeItem.h"
 #include "views/TimelineWidget.h"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QImage>
+#include <QSettings>
+#include <QTimer>
+#include <QToolButton>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -84,6 +91,47 @@ void openAndWait(gui::MainWindow& window, const QString& path) {
     QVERIFY(window.openFile(path));
     QVERIFY(laidOut.wait(20000));
     QVERIFY(window.scene()->hasItems());
+}
+
+/// Triggers `action` and answers the save dialog it opens with `path`, as a user would.
+void triggerAndSaveAs(QAction* action, const QString& path) {
+    bool answered = false;
+    QTimer answer;
+    answer.setInterval(10);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        auto* name = dialog ? dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")) : nullptr;
+        if (!name || answered || !dialog->isVisible())
+            return;
+        answered = true;
+        name->setText(path); // typed into the file name field, then Return
+        QTest::keyClick(name, Qt::Key_Return);
+    });
+    answer.start();
+    action->trigger();
+    answer.stop();
+    QVERIFY2(answered, qPrintable(action->text()));
+}
+
+/// Runs the plan with the Run panel's button and waits for the outcome.
+std::shared_ptr<const gui::RunOutcome> runAndWait(gui::MainWindow& window) {
+    QSignalSpy finished(window.runController(), &gui::RunController::finished);
+    QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("run")), Qt::LeftButton);
+    if (!finished.wait(60000))
+        return nullptr;
+    return window.runController()->outcome();
+}
+
+/// Closes the error dialogs the window shows, returning their texts.
+QStringList takeErrorDialogs(gui::MainWindow& window) {
+    QStringList texts;
+    for (QMessageBox* box : window.findChildren<QMessageBox*>(QStringLiteral("errorDialog"))) {
+        texts << box->text();
+        box->setObjectName(QString());
+        box->close();
+        box->deleteLater();
+    }
+    return texts;
 }
 
 } // namespace
@@ -279,8 +327,13 @@ private slots:
                    "}\n");
         file.close();
         openAndWait(window, path);
-        QCOMPARE(window.conflictList()->count(), 1); // "No conflicts."
+        // "No conflicts.", then the planner's note on the copy the fallback needs.
+        QCOMPARE(window.conflictList()->count(), 2);
+        QCOMPARE(window.conflictList()->item(0)->text(), QStringLiteral("No conflicts."));
         QVERIFY(window.conflictList()->item(0)->data(Qt::UserRole).isNull());
+        QCOMPARE(window.conflictList()->item(1)->text(),
+                 QStringLiteral("Note: %0 is used on cpu and gpu: placed on cpu, copied to gpu, "
+                                "64 B each"));
         const NodeId conv = nodeNamed(window, "%0");
         dropDeviceOnNode(window, QStringLiteral("gpu"), conv);
         QVERIFY(!window.document()->plan().conflicts.empty());
@@ -475,9 +528,7 @@ private slots:
         // The Netron export: the model with each node's placement in its doc_string.
         window.document()->setRules({{"Conv", "cpu"}}, "");
         QTemporaryDir out;
-        QString error;
-        QVERIFY2(window.exportNetronModel(out.filePath("annotated.onnx"), &error),
-                 qPrintable(error));
+        QVERIFY(window.exportAs(QStringLiteral("netron"), out.filePath("annotated.onnx")));
         QFile annotated(out.filePath("annotated.onnx"));
         QVERIFY(annotated.open(QIODevice::ReadOnly));
         const QByteArray bytes = annotated.readAll();
@@ -547,6 +598,161 @@ private slots:
         QCOMPARE(devices["results"]["%9"]["bgColor"].asString(), std::string("#111111"));
         // A new plan clears the (now stale) overlay.
         window.document()->setRules({}, "");
+    }
+
+    // File ▸ Export: every action of the menu, answered through its save dialog, writes its own
+    // format; kinds that do not apply say why and write nothing.
+    void everyExportActionWritesItsFormat_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("relay-example") << kExamples + "split_residual_block.relay";
+        QTest::newRow("onnx-model") << kModels + "tiny_inception.onnx";
+    }
+    void everyExportActionWritesItsFormat() {
+        QFETCH(QString, model);
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, model);
+        const bool onnx = model.endsWith(".onnx");
+        const auto outcome = runAndWait(window); // for the run-time overlays
+        QVERIFY(outcome && outcome->error.isEmpty());
+        auto* menu = window.menuBar()->findChild<QMenu*>(QStringLiteral("exportMenu"));
+        QVERIFY(menu);
+        QTemporaryDir dir;
+        QStringList kinds;
+        for (QAction* action : menu->actions()) {
+            const QString kind = action->data().toString();
+            kinds << kind;
+            const QString path = dir.filePath("export-" + kind);
+            triggerAndSaveAs(action, path);
+            QFile file(path);
+            const bool refused = (kind == "relay" && onnx) || (kind == "netron" && !onnx);
+            if (refused) {
+                const QStringList errors = takeErrorDialogs(window);
+                QCOMPARE(errors.size(), 1);
+                QVERIFY2(errors.front().contains(kind == "relay" ? "not a Relay operator"
+                                                                 : "need a model read from ONNX"),
+                         qPrintable(errors.front()));
+                QVERIFY(!file.exists());
+                continue;
+            }
+            QVERIFY2(takeErrorDialogs(window).isEmpty(), qPrintable(kind));
+            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(kind));
+            const QByteArray bytes = file.readAll();
+            if (kind == "png") {
+                QImage image;
+                QVERIFY(image.loadFromData(bytes, "PNG"));
+                QVERIFY(image.width() > 100 && image.height() > 100);
+            } else if (kind == "svg") {
+                QVERIFY(bytes.startsWith("<?xml"));
+                QVERIFY(bytes.contains("<svg"));
+            } else if (kind == "relay") {
+                auto back = loadModelText(bytes.toStdString(), "back.relay", GraphFormat::Relay,
+                                          std::nullopt);
+                QVERIFY2(back.ok(), back.ok() ? "" : back.error().toString().c_str());
+                QVERIFY(bytes.contains("on_device"));
+            } else if (kind == "netron") {
+                auto back = loadModelText(bytes.toStdString(), "back.onnx", GraphFormat::Auto,
+                                          std::nullopt);
+                QVERIFY2(back.ok(), back.ok() ? "" : back.error().toString().c_str());
+                QVERIFY(bytes.contains("placement: "));
+                QVERIFY(bytes.contains("; median time "));
+            } else {
+                auto json = Json::parse(bytes.toStdString(), path.toStdString());
+                QVERIFY2(json.ok(), qPrintable(kind));
+                if (kind == "graph")
+                    QVERIFY(loadModelText(bytes.toStdString(), "back.json", GraphFormat::Auto,
+                                          std::nullopt)
+                                .ok());
+                if (kind == "report")
+                    QVERIFY(json.value()["nodes"].items().size() > 5);
+                if (kind == "me-devices" || kind == "me-times")
+                    QVERIFY(json.value()["results"].size() > 5);
+                if (kind == "me-times")
+                    QCOMPARE(json.value()["gradient"].items().size(), std::size_t{3});
+            }
+        }
+        QCOMPARE(kinds, (QStringList{"png", "svg", "relay", "graph", "report", "me-devices",
+                                     "me-times", "netron"}));
+    }
+
+    // A run too large for its devices is refused before anything is allocated, with the
+    // executor's message in the Run panel and an error dialog; the window then works as before.
+    void aRunTooLargeIsRefusedAndTheAppGoesOn() {
+        QTemporaryDir dir;
+        QFile huge(dir.filePath("huge.relay"));
+        QVERIFY(huge.open(QIODevice::WriteOnly));
+        huge.write("#[version = \"0.0.5\"]\n"
+                   "def @main(%x: Tensor[(100000000000, 100000), float32]) {\n"
+                   "  nn.relu(%x)\n}\n");
+        huge.close();
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, huge.fileName());
+        auto outcome = runAndWait(window);
+        QVERIFY(outcome);
+        QVERIFY2(outcome->error.contains("storage 0 (holding %x) of 36379.8 TiB does not fit on"),
+                 qPrintable(outcome->error));
+        QVERIFY(window.runSummary()->toPlainText().contains(outcome->error));
+        const QStringList errors = takeErrorDialogs(window);
+        QCOMPARE(errors, QStringList{outcome->error});
+        // The app goes on: another graph opens and runs.
+        openAndWait(window, kExamples + "split_residual_block.relay");
+        outcome = runAndWait(window);
+        QVERIFY(outcome);
+        QVERIFY2(outcome->error.isEmpty(), qPrintable(outcome->error));
+        QVERIFY(outcome->reference && outcome->reference->ok);
+        QVERIFY(window.runSummary()->toPlainText().contains("Latency"));
+    }
+
+    // The first screen shows what the product does: the bundled example has pins, inferred
+    // devices, copies and a note, and a hint says how to drag a device onto a node until the
+    // user dismisses it.
+    void theExampleShowsPinsCopiesAndNotes() {
+        QSettings().remove(QStringLiteral("hints/dragDevice"));
+        {
+            gui::MainWindow window;
+            window.show();
+            QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+            QVERIFY(window.openExample());
+            QVERIFY(laidOut.wait(20000));
+            const views::PlacementDocument& document = *window.document();
+            const Plan& plan = document.plan();
+            int pinned = 0, inferred = 0;
+            std::set<std::uint32_t> devicesUsed;
+            for (std::uint32_t i = 0; i < document.graph().size(); ++i) {
+                if (document.graph().node(NodeId(i)).role() != OpRole::Compute)
+                    continue;
+                (document.pin(NodeId(i)).active() ? pinned : inferred) += 1;
+                devicesUsed.insert(plan.devices[i].index);
+            }
+            QVERIFY(pinned >= 2);
+            QVERIFY(inferred > pinned);
+            QCOMPARE(devicesUsed.size(), std::size_t{2});
+            QVERIFY(!plan.copies.empty());
+            QVERIFY(!plan.notes.empty());
+            QVERIFY(plan.conflicts.empty());
+            // Drawn: copy badges on the canvas, the note in the Conflicts and notes panel.
+            int badges = 0;
+            for (QGraphicsItem* item : window.scene()->items())
+                badges += qgraphicsitem_cast<views::CopyBadgeItem*>(item) ? 1 : 0;
+            QCOMPARE(badges, static_cast<int>(plan.copies.size()));
+            QStringList listed;
+            for (int i = 0; i < window.conflictList()->count(); ++i)
+                listed << window.conflictList()->item(i)->text();
+            QVERIFY2(listed.filter("Note: %3 is used on gpu and cpu").size() == 1,
+                     qPrintable(listed.join('|')));
+            QVERIFY2(window.statusSummary()->text().startsWith("2 cop"),
+                     qPrintable(window.statusSummary()->text()));
+            // The hint, dismissed with its button, stays dismissed in the next window.
+            QVERIFY(window.hint()->isVisible());
+            QVERIFY(window.hint()->findChild<QLabel*>()->text().contains("drag a device chip"));
+            QTest::mouseClick(window.hint()->closeButton(), Qt::LeftButton);
+            QVERIFY(!window.hint()->isVisible());
+        }
+        gui::MainWindow again;
+        again.show();
+        QVERIFY(!again.hint()->isVisible());
+        QVERIFY(again.hint()->dismissed());
     }
 
     void editDevicesIsOneUndoStep() {

@@ -1,0 +1,192 @@
+#include "gui/Exports.h"
+
+#include "io/JsonGraph.h"
+#include "io/ModelExplorerData.h"
+#include "io/OnnxWriter.h"
+#include "io/PlanReport.h"
+#include "io/RelayWriter.h"
+#include "plan/PlannedGraph.h"
+#include "views/PlacementDocument.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QGraphicsScene>
+#include <QImage>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+namespace placer::gui {
+
+namespace {
+
+/// The translation context of the export texts.
+class Exports {
+    Q_DECLARE_TR_FUNCTIONS(Exports)
+};
+
+bool writeBytes(const QString& path, const std::string& bytes, QString* error) {
+    // Written whole or not at all: a failed export never leaves half a file behind.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(bytes.data(), static_cast<qint64>(bytes.size())) !=
+            static_cast<qint64>(bytes.size()) ||
+        !file.commit()) {
+        *error = Exports::tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+QRectF sceneArea(const QGraphicsScene& scene) {
+    return scene.itemsBoundingRect().adjusted(-20, -20, 20, 20);
+}
+
+bool writePng(const ExportSources& sources, const QString& path, QString* error) {
+    const QRectF source = sceneArea(*sources.scene);
+    QImage image((source.size() * 2).toSize(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    sources.scene->render(&painter, QRectF(), source);
+    painter.end();
+    if (!image.save(path, "PNG")) {
+        *error = Exports::tr("Cannot write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool writeSvg(const ExportSources& sources, const QString& path, QString* error) {
+    const QRectF source = sceneArea(*sources.scene);
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(source.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), source.size()));
+    svg.setTitle(sources.title);
+    QPainter painter;
+    if (!painter.begin(&svg)) {
+        *error = Exports::tr("Cannot write %1").arg(path);
+        return false;
+    }
+    sources.scene->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+    if (!painter.end()) {
+        *error = Exports::tr("Cannot write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+/// The text formats, or why this graph has none of `kind`.
+bool textExport(const QString& kind, const ExportSources& sources, std::string* text,
+                QString* error) {
+    const views::PlacementDocument& document = *sources.document;
+    const Graph& graph = document.graph();
+    const DeviceSet& devices = document.devices();
+    const Plan& plan = document.plan();
+    if (kind == QLatin1String("report")) {
+        *text = planReportJson(graph, devices, document.options(), plan).dump() + "\n";
+        return true;
+    }
+    if (kind == QLatin1String("me-devices")) {
+        std::vector<std::string> colours;
+        for (int d = 0; d < devices.size(); ++d)
+            colours.push_back(document.deviceColor(DeviceId(d)).name().toStdString());
+        *text = modelExplorerDeviceData(graph, devices, plan, colours).dump() + "\n";
+        return true;
+    }
+    if (kind == QLatin1String("me-times")) {
+        if (sources.nodeMillis.size() != graph.size()) {
+            *error = Exports::tr("There are no run times to export: run the plan first (Run ▸ Run the "
+                        "Plan).");
+            return false;
+        }
+        *text = modelExplorerTimeData(graph, sources.nodeMillis).dump() + "\n";
+        return true;
+    }
+    const Graph planned = applyPlan(graph, devices, plan);
+    if (kind == QLatin1String("graph")) {
+        *text = writeJsonGraph(planned, devices).dump() + "\n";
+        return true;
+    }
+    if (kind == QLatin1String("relay")) {
+        for (const Node& node : planned.nodes()) {
+            if (node.op->dialect != OpDialect::Relay) {
+                *error = Exports::tr("'%1' is not a Relay operator; export a JSON graph instead.")
+                             .arg(QString::fromStdString(node.op->name));
+                return false;
+            }
+        }
+        *text = writeRelay(planned, devices);
+        return true;
+    }
+    if (kind == QLatin1String("netron")) {
+        if (graph.sourceFormat != "onnx") {
+            *error = Exports::tr("Netron annotations need a model read from ONNX; export a JSON graph or "
+                        "the plan report instead.");
+            return false;
+        }
+        // Per node of the planned graph: its device, why, and its run time when there is a run.
+        std::vector<std::string> docs(planned.size());
+        for (std::uint32_t i = 0; i < planned.size(); ++i) {
+            const Node& node = planned.nodes()[i];
+            if (node.insertedCopy) {
+                docs[i] = "placement: device copy " + devices[node.copySource].name + " -> " +
+                          devices[node.copyDestination].name + ", " +
+                          formatBytes(node.outputs[0].bytes());
+                continue;
+            }
+            const auto original = graph.find(node.name);
+            if (!original || !node.device.valid())
+                continue;
+            docs[i] = "placement: " + devices[node.device].name + " (" +
+                      document.explain(*original).toStdString() + ")";
+            const auto& millis = sources.nodeMillis;
+            if (original->index < millis.size() && millis[original->index] >= 0)
+                docs[i] += "; median time " +
+                           QString::number(millis[original->index], 'f', 3).toStdString() +
+                           " ms";
+        }
+        auto bytes = writeOnnx(planned, devices, docs);
+        if (!bytes) {
+            *error = QString::fromStdString(bytes.error().message);
+            return false;
+        }
+        *text = bytes.take();
+        return true;
+    }
+    *error = Exports::tr("Unknown export '%1'.").arg(kind);
+    return false;
+}
+
+} // namespace
+
+std::vector<ExportKind> exportKinds() {
+    return {
+        {QStringLiteral("png"), Exports::tr("Image (PNG)…"), Exports::tr("PNG image (*.png)")},
+        {QStringLiteral("svg"), Exports::tr("Vector image (SVG)…"), Exports::tr("SVG image (*.svg)")},
+        {QStringLiteral("relay"), Exports::tr("Relay text with placement…"), Exports::tr("Relay text (*.relay)")},
+        {QStringLiteral("graph"), Exports::tr("JSON graph…"), Exports::tr("JSON graph (*.json)")},
+        {QStringLiteral("report"), Exports::tr("Plan report (JSON)…"), Exports::tr("Plan report (*.json)")},
+        {QStringLiteral("me-devices"), Exports::tr("Model Explorer overlay: devices…"),
+         Exports::tr("Model Explorer node data (*.json)")},
+        {QStringLiteral("me-times"), Exports::tr("Model Explorer overlay: run times…"),
+         Exports::tr("Model Explorer node data (*.json)")},
+        {QStringLiteral("netron"), Exports::tr("Netron: ONNX model annotated with placement and times…"),
+         Exports::tr("ONNX model (*.onnx)")},
+    };
+}
+
+bool writeExport(const QString& kind, const QString& path, const ExportSources& sources,
+                 QString* error) {
+    if (kind == QLatin1String("png"))
+        return writePng(sources, path, error);
+    if (kind == QLatin1String("svg"))
+        return writeSvg(sources, path, error);
+    std::string text;
+    if (!textExport(kind, sources, &text, error))
+        return false;
+    return writeBytes(path, text, error);
+}
+
+} // namespace placer::gui

@@ -1,0 +1,1253 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="en_US">
+<context>
+    <name>Exports</name>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="35" />
+        <source>Cannot write %1: %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="54" />
+        <location filename="../app/gui/Exports.cpp" line="69" />
+        <location filename="../app/gui/Exports.cpp" line="74" />
+        <source>Cannot write %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="100" />
+        <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="115" />
+        <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="125" />
+        <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="158" />
+        <source>Unknown export '%1'.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="166" />
+        <source>Image (PNG)…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="166" />
+        <source>PNG image (*.png)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="167" />
+        <source>Vector image (SVG)…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="167" />
+        <source>SVG image (*.svg)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="168" />
+        <source>Relay text with placement…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="168" />
+        <source>Relay text (*.relay)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="169" />
+        <source>JSON graph…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="169" />
+        <source>JSON graph (*.json)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="170" />
+        <source>Plan report (JSON)…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="170" />
+        <source>Plan report (*.json)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="171" />
+        <source>Model Explorer overlay: devices…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="172" />
+        <location filename="../app/gui/Exports.cpp" line="174" />
+        <source>Model Explorer node data (*.json)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="173" />
+        <source>Model Explorer overlay: run times…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="175" />
+        <source>Netron: ONNX model annotated with placement and times…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/Exports.cpp" line="176" />
+        <source>ONNX model (*.onnx)</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <location filename="../views/CopyBadgeItem.cpp" line="25" />
+        <source>device copy %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="15" />
+        <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
+        <translation><numerusform>%1: %n node, collapsed (double-click or the context menu expands it)</numerusform><numerusform>%1: %n nodes, collapsed (double-click or the context menu expands it)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="80" />
+        <source>%n node(s)</source>
+        <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/GroupItem.cpp" line="82" />
+        <source>%n pin(s)</source>
+        <translation><numerusform>%n pin</numerusform><numerusform>%n pins</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../app/gui/main.cpp" line="87" />
+        <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="93" />
+        <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="97" />
+        <source>Write a PNG of the main window and exit.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="101" />
+        <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="104" />
+        <source>Pin NODE=DEVICE (repeatable).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="107" />
+        <source>Op rule OP=DEVICE (repeatable).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="111" />
+        <source>Fallback device for ops no rule covers.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="114" />
+        <source>Planner mode: demand or unify.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="118" />
+        <source>Run the plan on virtual CPUs before the screenshot.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="121" />
+        <source>Collapse the top-level name scopes into groups.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::DeviceDialog</name>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="25" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="206" />
+        <source>Devices</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="28" />
+        <source>Virtual devices are what plans name; each runs on a physical device when the plan runs (cpu, vcpuN, cuda:N).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Name</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Kind</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Memory capacity</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Runs on</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <source>Colour</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="38" />
+        <source>Add</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="39" />
+        <source>Remove</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="47" />
+        <source>Default device (unconstrained work):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="48" />
+        <source>Host device (host-only ops):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="100" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="189" />
+        <source>(automatic)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="111" />
+        <source>double-click</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="164" />
+        <source>row %1: a device needs a name without spaces, ':', ',' or '='</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="168" />
+        <source>two devices are called '%1'</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="178" />
+        <source>'%1': memory capacity '%2' is not a size such as 8GiB or 512MB</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/DeviceDialog.cpp" line="193" />
+        <source>a plan needs at least one device</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::MainWindow</name>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="71" />
+        <source>Placement Explorer</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="79" />
+        <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="96" />
+        <location filename="../app/gui/MainWindow.cpp" line="486" />
+        <source>laying out</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="98" />
+        <source>Cancel layout</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <source>Devices</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="173" />
+        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <source>Fallback device:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="183" />
+        <source>Apply rules</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <source>Rules</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <source>Conflicts and notes</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <source>Properties</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <source>&lt;opened&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <source>History</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <source>Iterations:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="219" />
+        <source>Warm-up:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <source>Run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <source>Cancel</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <source>Export trace…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <source>Export CSV…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <source>Export trace</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <source>Chrome trace (*.json)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="845" />
+        <source>Export failed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <source>Cannot write %1 (has the plan run?)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <source>Export timings</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <source>CSV (*.csv)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <source>Plans</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <source>Rename plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <source>New name:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <source>Duplicate plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <source>Name of the copy:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="275" />
+        <source> copy</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <source>Delete plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <source>Delete the plan '%1' and its runs?</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <source>Compare plans</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <source>Timeline</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <source>&amp;File</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <source>&amp;Open…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="307" />
+        <source>Open &amp;Recent</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <source>Open the &amp;Example</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <source>&amp;Save Plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <source>Save Plan &amp;As…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <source>Save plan as</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="1206" />
+        <source>Plan name:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <source>Open &amp;Workspace…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <source>Workspace</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <source>Workspaces (*.db);;All files (*)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="328" />
+        <source>&amp;Export</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <source>Export</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <source>&amp;Quit</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="343" />
+        <source>&amp;Edit</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <source>&amp;Undo</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <source>&amp;Redo</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="352" />
+        <source>&amp;Clear Pins of Selection</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <source>&amp;Find…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="359" />
+        <source>Find &amp;Next</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="362" />
+        <source>Find &amp;Previous</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <source>&amp;View</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <source>&amp;Fit to Window</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="369" />
+        <source>Fit &amp;Selection</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <source>&amp;Collapse Groups</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="381" />
+        <source>E&amp;xpand All Groups</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="383" />
+        <source>Zoom &amp;In</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="385" />
+        <source>Zoom &amp;Out</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="388" />
+        <source>&amp;Devices</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="389" />
+        <source>&amp;Edit Devices…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="392" />
+        <source>&amp;Language</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="396" />
+        <source>System Default</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <source>The new language applies when Placement Explorer starts again.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <source>&amp;Run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="413" />
+        <source>&amp;Run the Plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="415" />
+        <source>&amp;Cancel the Run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="417" />
+        <source>Main</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="425" />
+        <source>Planner: </source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="428" />
+        <source>demand</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="429" />
+        <source>unify (TVM)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
+        <source>Find node, op or attribute (Ctrl+F)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="458" />
+        <source>loading</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="460" />
+        <source>Reading %1…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="470" />
+        <location filename="../app/gui/MainWindow.cpp" line="489" />
+        <source>Cannot open %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="479" />
+        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="1246" />
+        <source>%1[*] — Placement Explorer</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="505" />
+        <source>Cannot open the example</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="522" />
+        <source>Open a graph</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="523" />
+        <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="562" />
+        <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
+        <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="604" />
+        <source>Layout failed (%1); showing a simple ranked layout</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="606" />
+        <source>Laid out in %1 s</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="619" />
+        <source>Layout cancelled; showing a simple ranked layout</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <source>Pin %1 to %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="631" />
+        <source>Pin %n node(s) to %1</source>
+        <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="645" />
+        <source>Clear %n pin(s)</source>
+        <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="675" />
+        <source>No node matches '%1'</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="705" />
+        <source>No conflicts.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="708" />
+        <source>Note: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="719" />
+        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="721" />
+        <source>%n node(s) selected.</source>
+        <translation><numerusform>%n node selected.</numerusform><numerusform>%n nodes selected.</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="733" />
+        <source>Device:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="733" />
+        <source>none</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="735" />
+        <source>Why:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="738" />
+        <source>Pinned:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="739" />
+        <source>Inputs:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="743" />
+        <source>Outputs:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="749" />
+        <source>Attributes:</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="771" />
+        <source>%n copy(ies), %1 copied</source>
+        <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <source>peak memory: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="776" />
+        <source>%n conflict(s)</source>
+        <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="778" />
+        <source>planned in %1 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="804" />
+        <source>(none)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="819" />
+        <location filename="../app/gui/MainWindow.cpp" line="825" />
+        <source>Bad rule</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="819" />
+        <source>'%1' is not of the form OP=DEVICE</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="826" />
+        <source>'%1' names unknown device '%2'</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="848" />
+        <source>Exported %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="855" />
+        <source>Unsaved plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="856" />
+        <source>The plan has changes that are not saved. Save them in the workspace?</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
+        <source>Cannot run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="897" />
+        <source>&lt;i&gt;Running…&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="910" />
+        <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="916" />
+        <source>The run failed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="950" />
+        <source>%1 compute</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="965" />
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="973" />
+        <source>copies %1 → %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="980" />
+        <source>copy %1, %2: %3 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="984" />
+        <source>inputs → %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="986" />
+        <source>input %1: %2 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="996" />
+        <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
+        <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <source>device</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <source>runs on</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <source>busy</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <source>memory</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1023" />
+        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1025" />
+        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1032" />
+        <source>Run finished: %1 ms median</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1150" />
+        <source>Pin to</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1155" />
+        <source>Clear Pin</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1163" />
+        <source>Expand %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1172" />
+        <source>Collapse</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1182" />
+        <source>Fit Selection</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1198" />
+        <source>Workspace: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1206" />
+        <source>Save plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1212" />
+        <location filename="../app/gui/MainWindow.cpp" line="1218" />
+        <source>Cannot save the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1212" />
+        <source>No workspace is open (File ▸ Open Workspace).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1226" />
+        <source>Saved plan '%1'</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1235" />
+        <source>Cannot open the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1240" />
+        <source>plan %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1252" />
+        <source>The planner answers differently now</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <source>Since '%1' was saved, the planner's answer changed:
+%2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1263" />
+        <source>Cannot rename the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1277" />
+        <source>Cannot duplicate the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1289" />
+        <source>Cannot delete the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1305" />
+        <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="1306" />
+        <source>&lt;p&gt;%n node(s) moved; </source>
+        <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1307" />
+        <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1318" />
+        <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1348" />
+        <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1366" />
+        <source>… and %1 more</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1369" />
+        <source>Moved</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1370" />
+        <source>Copies added</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="1371" />
+        <source>Copies removed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="28" />
+        <source>Planner mode: demand</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="29" />
+        <source>Planner mode: unify</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="45" />
+        <source>Change rules</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SetPinsCommand.cpp" line="59" />
+        <source>Edit devices</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::PlanBrowser</name>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Graph</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Devices</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <source>Copies</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Copied</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Last run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <source>Updated</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="28" />
+        <source>Open</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
+        <source>Rename…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
+        <source>Duplicate…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
+        <source>Delete…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
+        <source>Compare</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="43" />
+        <source>Select two plans to compare them.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/PlanBrowser.cpp" line="47" />
+        <source>Select one plan.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::DeviceChip</name>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="30" />
+        <source>Drag onto a node, or onto a selected node to place the whole selection, to run it on %1</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::DevicePalette</name>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="108" />
+        <source>default</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/DevicePalette.cpp" line="110" />
+        <source>host</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../views/DevicePalette.cpp" line="120" />
+        <source>%n node(s)</source>
+        <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::HintBar</name>
+    <message>
+        <location filename="../views/HintBar.cpp" line="22" />
+        <source>Hide this hint</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::PlacementDocument</name>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="145" />
+        <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="154" />
+        <source>'%1' cannot be removed: a result of the model must be on it</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="164" />
+        <source>devices named by device_copy nodes must keep their place in the list</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PlacementDocument.cpp" line="171" />
+        <source>devices that results must be on must keep their place in the list</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::TimelineWidget</name>
+    <message>
+        <location filename="../views/TimelineWidget.cpp" line="100" />
+        <source>Run the plan (Run ▸ Run) to see when each device works.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+</TS>

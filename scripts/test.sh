@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (see setup.sh) and runs the whole test suite with CTest: the Qt Test suites, then a
-# short run of each reader fuzz target (built with clang in build-fuzz/).
+# short run of each reader fuzz target (built with clang in build-fuzz/), then every Qt Test suite
+# again under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh, build-asan/).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,3 +12,4 @@ export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$build" --output-on-failure -j2
 "$root/scripts/build-fuzzers.sh"
 ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure -j2
+"$root/scripts/sanitize.sh"

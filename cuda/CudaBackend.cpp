@@ -66,6 +66,20 @@ const Probe& probe() {
     return result;
 }
 
+/// The ordinal `spec` names: 0 for "cuda", N for "cuda:N"; -1 when it is malformed.
+int ordinalOf(std::string_view spec) {
+    if (spec == "cuda")
+        return 0;
+    if (!spec.starts_with("cuda:"))
+        return -1;
+    int ordinal = -1;
+    const std::string_view number = spec.substr(5);
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), ordinal);
+    if (ec != std::errc() || end != number.data() + number.size() || ordinal < 0)
+        return -1;
+    return ordinal;
+}
+
 class CudaBackend final : public DeviceBackend {
 public:
     PhysicalKind kind() const override { return PhysicalKind::Cuda; }
@@ -78,13 +92,21 @@ public:
         return p.devices;
     }
 
+    std::string_view prefix() const override { return "cuda"; }
+
+    Result<std::string> deviceName(std::string_view spec) const override {
+        const int ordinal = ordinalOf(spec);
+        if (ordinal < 0)
+            return SourceError{"", 0, 0,
+                               "physical device '" + std::string(spec) +
+                                   "': GPUs are called cuda:0, cuda:1, ..."};
+        return "cuda:" + std::to_string(ordinal);
+    }
+
     Result<std::unique_ptr<Device>> create(std::string_view spec) override {
         const Probe& p = probe();
-        int ordinal = -1;
-        const std::string_view number = spec.substr(spec.find(':') + 1);
-        const auto [end, ec] =
-            std::from_chars(number.data(), number.data() + number.size(), ordinal);
-        if (ec != std::errc() || end != number.data() + number.size() || ordinal < 0)
+        const int ordinal = ordinalOf(spec);
+        if (ordinal < 0)
             return SourceError{"", 0, 0,
                                "physical device '" + std::string(spec) +
                                    "': GPUs are called cuda:0, cuda:1, ..."};
@@ -109,6 +131,11 @@ public:
 
 std::unique_ptr<DeviceBackend> makeCudaBackend() {
     return std::make_unique<CudaBackend>();
+}
+
+void registerCudaBackend() {
+    static std::once_flag once;
+    std::call_once(once, [] { registerDeviceBackend(makeCudaBackend); });
 }
 
 } // namespace placer::cuda

@@ -3,8 +3,8 @@
 #include "cuda/CudaDevice.h"
 #include "cuda/CudaError.h"
 #include "cuda/Launch.h"
+#include "runtime/KernelSupport.h"
 #include "runtime/OpGeometry.h"
-#include "runtime/cpu/KernelUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,19 +15,14 @@ namespace placer::cuda {
 
 namespace {
 
-using cpu::broadcastStrides;
-using cpu::contiguousStrides;
-using cpu::Dims;
-using cpu::normalizeAxis;
-using cpu::product;
 using namespace geometry;
 
-using Body = cpu::FunctionKernel::Body;
+using Body = FunctionKernel::Body;
 
 using KernelResult = Result<std::unique_ptr<Kernel>>;
 
 KernelResult makeKernel(std::string implementation, Body body) {
-    return cpu::makeKernel("cuda:" + implementation, std::move(body));
+    return placer::makeKernel("cuda:" + implementation, std::move(body));
 }
 
 SourceError specError(const KernelSpec& spec, const std::string& message) {
@@ -823,8 +818,8 @@ double constantScalar(const KernelSpec& spec, std::size_t input, double fallback
     if (input >= spec.constantData.size() || !spec.constantData[input] ||
         spec.inputs[input].elementCount() != 1)
         return fallback;
-    return cpu::loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[input]->data()),
-                             spec.inputs[input].dtype, 0);
+    return loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[input]->data()),
+                        spec.inputs[input].dtype, 0);
 }
 
 const std::unordered_map<std::string, Factory>& factories() {

@@ -1,5 +1,6 @@
 // `placement-explorer [MODEL] [--screenshot FILE.png] [--devices ...] [--pin ...] [--rule ...]
 // [--fallback ...] [--mode ...]`: the desktop GUI.
+#include "cli/Backends.h"
 #include "gui/MainWindow.h"
 #include "gui/RunController.h"
 
@@ -57,6 +58,7 @@ int fail(const QString& message) {
 } // namespace
 
 int main(int argc, char** argv) {
+    cli::registerBuiltBackends();
     if (!hasDisplay()) {
         if (wantsScreenshot(argc, argv) || wantsHelp(argc, argv)) {
             qputenv("QT_QPA_PLATFORM", "offscreen"); // a screenshot needs no screen

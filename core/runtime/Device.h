@@ -1,5 +1,5 @@
-// Physical devices: the memory, copies, kernels, work queue and clock a run needs, and the
-// registry that says which devices this machine has.
+// Physical devices: the memory, copies, kernels, work queue and clock a run needs. Which devices
+// a machine has is the registry's business (runtime/DeviceRegistry.h).
 #pragma once
 
 #include "io/SourceError.h"
@@ -137,52 +137,5 @@ double hostClockMicros();
 /// The host memory that can still be allocated without swapping, in bytes: the kernel's
 /// MemAvailable estimate where there is one, otherwise the free physical pages.
 std::int64_t hostAvailableMemory();
-
-/// What `placer devices` lists: a device this machine has, or a kind it lacks and why.
-struct PhysicalDeviceInfo {
-    std::string name;
-    PhysicalKind kind = PhysicalKind::Cpu;
-    bool available = true;
-    std::string description; ///< what it is, or why it is absent
-};
-
-/// A source of physical devices beyond the CPUs (the CUDA backend).
-class DeviceBackend {
-public:
-    virtual ~DeviceBackend() = default;
-    virtual PhysicalKind kind() const = 0;
-    /// The devices it has, or one unavailable entry saying why there are none.
-    virtual std::vector<PhysicalDeviceInfo> list() = 0;
-    /// The device `spec` names ("cuda:0"), or why it cannot be had.
-    virtual Result<std::unique_ptr<Device>> create(std::string_view spec) = 0;
-};
-
-/// Registers a backend factory; the CUDA library calls it from a static initializer.
-void registerDeviceBackend(std::function<std::unique_ptr<DeviceBackend>()> factory);
-
-/// The physical devices of one session. `cpu` is the host; `vcpuN` contexts are created on
-/// demand; backends add the rest. Devices live as long as the registry.
-class DeviceRegistry {
-public:
-    DeviceRegistry();
-    ~DeviceRegistry();
-    DeviceRegistry(const DeviceRegistry&) = delete;
-    DeviceRegistry& operator=(const DeviceRegistry&) = delete;
-
-    /// The device named by `spec`: "cpu", "cpu:threads=2", "vcpu3", "vcpu1:threads=2", "cuda:0".
-    /// The same name always gives the same device (options apply when it is first created).
-    Result<Device*> get(std::string_view spec);
-    /// A virtual CPU no one has asked for yet.
-    Device* freshVCpu();
-    /// Whether a backend of `kind` has at least one device.
-    bool hasKind(PhysicalKind kind);
-    /// Every device this machine has (the host, one example vcpu, backend devices) and the kinds
-    /// it lacks, with reasons.
-    std::vector<PhysicalDeviceInfo> list();
-
-private:
-    struct Impl;
-    std::unique_ptr<Impl> m_impl;
-};
 
 } // namespace placer

@@ -9,8 +9,8 @@
 // was recorded with this run's epoch.
 #include "runtime/Executor.h"
 
+#include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
-#include "runtime/cpu/KernelUtil.h"
 
 #include <algorithm>
 #include <atomic>
@@ -39,10 +39,10 @@ HostTensor randomTensor(const TensorType& type, std::uint64_t seed) {
             put(i, real(rng));
             break;
         case DType::Float16:
-            put(i, cpu::floatToHalf(static_cast<float>(real(rng))));
+            put(i, floatToHalf(static_cast<float>(real(rng))));
             break;
         case DType::BFloat16:
-            put(i, cpu::floatToBFloat16(static_cast<float>(real(rng))));
+            put(i, floatToBFloat16(static_cast<float>(real(rng))));
             break;
         case DType::Int8:
             put(i, static_cast<std::int8_t>(small(rng)));

@@ -1,16 +1,10 @@
 #include "runtime/OpGeometry.h"
 
-#include "runtime/cpu/KernelUtil.h"
+#include "runtime/KernelSupport.h"
 
 #include <algorithm>
 
 namespace placer::geometry {
-
-using cpu::broadcastStrides;
-using cpu::contiguousStrides;
-using cpu::normalizeAxis;
-using cpu::product;
-using cpu::readIndex;
 
 Problem readWindow(const KernelSpec& spec, const Dims& in, const Dims& out, Dims kernel,
                    Window* window) {

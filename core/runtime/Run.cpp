@@ -1,7 +1,7 @@
 #include "runtime/Run.h"
 
 #include "plan/Planner.h"
-#include "runtime/cpu/KernelUtil.h"
+#include "runtime/KernelSupport.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,8 +101,8 @@ ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
         }
         const std::int64_t n = a.type.elementCount();
         for (std::int64_t i = 0; i < n; ++i) {
-            const double x = cpu::loadAsDouble(a.data.data(), a.type.dtype, i);
-            const double y = cpu::loadAsDouble(b.data.data(), b.type.dtype, i);
+            const double x = loadAsDouble(a.data.data(), a.type.dtype, i);
+            const double y = loadAsDouble(b.data.data(), b.type.dtype, i);
             if (std::isnan(x) && std::isnan(y))
                 continue;
             const double diff = std::fabs(x - y);

@@ -6,7 +6,7 @@
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 #include "plan/Plan.h"
-#include "runtime/Device.h"
+#include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
 
 #include <string>

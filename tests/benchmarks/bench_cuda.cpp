@@ -16,6 +16,7 @@
 //   bench_cuda --quick    small sizes, no ResNet (what CTest runs)
 #include "RunBench.h"
 
+#include "cuda/CudaBackend.h"
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -330,6 +331,7 @@ void copyComputeOverlap(DeviceRegistry& registry, const std::string& noGpu, bool
 
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    cuda::registerCudaBackend();
     DeviceRegistry registry;
     const std::string noGpu = whyNoGpu(registry);
     resnetVsPyTorch(registry, noGpu, quick);

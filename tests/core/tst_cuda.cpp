@@ -11,6 +11,7 @@
 #include "runtime/Run.h"
 #include "runtime/cpu/CpuKernels.h"
 #if PLACER_HAVE_CUDA
+#include "cuda/CudaBackend.h"
 #include "cuda/CudaKernels.h"
 #endif
 
@@ -77,6 +78,12 @@ class TestCuda : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() {
+#if PLACER_HAVE_CUDA
+        cuda::registerCudaBackend(); // as the programs do
+#endif
+    }
+
     void registrySaysWhyThereIsNoGpu() {
         DeviceRegistry registry;
         const QString why = whyNoGpu(registry);

@@ -4,7 +4,7 @@
 #include "KernelTestUtil.h"
 #include "cuda/CachingAllocator.h"
 #include "cuda/DeviceOps.h"
-#include "runtime/cpu/KernelUtil.h"
+#include "runtime/KernelSupport.h"
 
 #include <QtTest>
 
@@ -76,17 +76,17 @@ private slots:
             attrs.set("axes", perm);
             const auto expected = runOp("transpose", attrs, {x}, {{out, DType::Float32}});
             QCOMPARE(expected.size(), std::size_t{1});
-            const Dims own = cpu::contiguousStrides(in);
+            const Dims own = placer::contiguousStrides(in);
             Dims strides;
             for (std::int64_t p : perm)
                 strides.push_back(own[static_cast<std::size_t>(p)]);
-            std::vector<float> y(static_cast<std::size_t>(cpu::product(out)));
+            std::vector<float> y(static_cast<std::size_t>(placer::product(out)));
             gpu::StridedCopy op;
             op.src = x.bytes.data();
             op.dst = y.data();
             op.shape = shapeOf(out);
             op.srcStrides = stridesOf(strides);
-            op.dstStrides = stridesOf(cpu::contiguousStrides(out));
+            op.dstStrides = stridesOf(placer::contiguousStrides(out));
             gpu::runOnHost(op, static_cast<std::int64_t>(y.size()));
             compare(y, floats(expected[0]), 0);
         }
@@ -129,14 +129,14 @@ private slots:
             }
             const auto expected = runOp(op.toStdString(), {}, {x, y}, {{out, DType::Float32}});
             QCOMPARE(expected.size(), std::size_t{1});
-            std::vector<float> z(static_cast<std::size_t>(cpu::product(out)));
+            std::vector<float> z(static_cast<std::size_t>(placer::product(out)));
             gpu::BinaryF32 kernel{reinterpret_cast<const float*>(x.bytes.data()),
                                   reinterpret_cast<const float*>(y.bytes.data()),
                                   z.data(),
                                   static_cast<gpu::BinaryFn>(fn),
                                   shapeOf(out),
-                                  stridesOf(cpu::broadcastStrides(a, out)),
-                                  stridesOf(cpu::broadcastStrides(b, out))};
+                                  stridesOf(placer::broadcastStrides(a, out)),
+                                  stridesOf(placer::broadcastStrides(b, out))};
             gpu::runOnHost(kernel, static_cast<std::int64_t>(z.size()));
             compare(z, floats(expected[0]), 1e-6);
         }
@@ -230,7 +230,7 @@ private slots:
             runOp(isMax ? "MaxPool" : "AveragePool", attrs, {x}, {{out, DType::Float32}});
         QCOMPARE(expected.size(), std::size_t{1});
         gpu::Pool op;
-        std::vector<float> y(static_cast<std::size_t>(cpu::product(out)));
+        std::vector<float> y(static_cast<std::size_t>(placer::product(out)));
         op.x = reinterpret_cast<const float*>(x.bytes.data());
         op.y = y.data();
         op.spatial = 2;
@@ -264,7 +264,7 @@ private slots:
         attrs.set("epsilon", 1e-3);
         const auto expected =
             runOp("BatchNormalization", attrs, {x, gamma, beta, mean, var}, {{in, DType::Float32}});
-        std::vector<float> y(static_cast<std::size_t>(cpu::product(in)));
+        std::vector<float> y(static_cast<std::size_t>(placer::product(in)));
         gpu::BatchNorm bn;
         bn.x = reinterpret_cast<const float*>(x.bytes.data());
         bn.y = y.data();
@@ -357,7 +357,7 @@ private slots:
         const Dims out{2, 9, 8};
         const auto expected = runOp("Pad", attrs, {x}, {{out, DType::Float32}});
         QCOMPARE(expected.size(), std::size_t{1});
-        std::vector<float> y(static_cast<std::size_t>(cpu::product(out)));
+        std::vector<float> y(static_cast<std::size_t>(placer::product(out)));
         gpu::Pad op;
         op.src = x.bytes.data();
         op.dst = y.data();

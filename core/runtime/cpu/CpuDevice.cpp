@@ -4,14 +4,11 @@
 #include "runtime/cpu/CpuKernels.h"
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,8 +17,6 @@
 namespace placer {
 
 namespace {
-
-const auto kProcessStart = std::chrono::steady_clock::now();
 
 /// An event on a host-clocked device: an epoch counter the waiter blocks on.
 class HostEvent final : public Event {
@@ -56,29 +51,6 @@ private:
 
 } // namespace
 
-double hostClockMicros() {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
-                                                     kProcessStart)
-        .count();
-}
-
-std::int64_t hostAvailableMemory() {
-    // MemAvailable counts reclaimable caches as well as free pages: what the kernel can hand out
-    // without swapping.
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::int64_t kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit) {
-        if (key == "MemAvailable:")
-            return kib * 1024;
-    }
-    const long pages = sysconf(_SC_AVPHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && pageSize > 0)
-        return static_cast<std::int64_t>(pages) * pageSize;
-    return std::numeric_limits<std::int64_t>::max(); // unknown: allocation itself will tell
-}
-
 /// The context's memory: 64-byte aligned blocks, counted.
 struct CpuDevice::Arena {
     std::mutex mutex;
@@ -89,8 +61,7 @@ struct CpuDevice::Arena {
 
 CpuDevice::CpuDevice(std::string name, PhysicalKind kind, int threads, std::int64_t arenaCapacity)
     : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arenaCapacity(arenaCapacity),
-      m_arena(std::make_unique<Arena>()),
-      m_kernelContext(std::make_unique<CpuKernelContext>()),
+      m_arena(std::make_unique<Arena>()), m_kernelContext(std::make_unique<CpuKernelContext>()),
       m_worker(std::make_unique<WorkQueue>([threads] {
           // OpenMP's thread count is per thread: kernels started here use `threads`.
           omp_set_num_threads(threads);
@@ -119,9 +90,8 @@ std::string CpuDevice::description() const {
 
 std::byte* CpuDevice::allocate(std::int64_t bytes, std::string* error) {
     if (m_arenaCapacity > 0 && bytes > m_arenaCapacity - bytesInUse()) {
-        *error = m_name + ": its arena of " + formatBytes(m_arenaCapacity) +
-                 " has no room for " + formatBytes(bytes) + " (" + formatBytes(bytesInUse()) +
-                 " in use)";
+        *error = m_name + ": its arena of " + formatBytes(m_arenaCapacity) + " has no room for " +
+                 formatBytes(bytes) + " (" + formatBytes(bytesInUse()) + " in use)";
         return nullptr;
     }
     const std::size_t size =

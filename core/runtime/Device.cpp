@@ -1,0 +1,52 @@
+#include "runtime/Device.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <limits>
+
+namespace placer {
+
+namespace {
+
+const auto kProcessStart = std::chrono::steady_clock::now();
+
+} // namespace
+
+std::string_view physicalKindName(PhysicalKind kind) {
+    switch (kind) {
+    case PhysicalKind::Cpu:
+        return "cpu";
+    case PhysicalKind::VCpu:
+        return "vcpu";
+    case PhysicalKind::Cuda:
+        return "cuda";
+    }
+    return "?";
+}
+
+double hostClockMicros() {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
+                                                     kProcessStart)
+        .count();
+}
+
+std::int64_t hostAvailableMemory() {
+    // MemAvailable counts reclaimable caches as well as free pages: what the kernel can hand out
+    // without swapping.
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::int64_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit) {
+        if (key == "MemAvailable:")
+            return kib * 1024;
+    }
+    const long pages = sysconf(_SC_AVPHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0)
+        return static_cast<std::int64_t>(pages) * pageSize;
+    return std::numeric_limits<std::int64_t>::max(); // unknown: allocation itself will tell
+}
+
+} // namespace placer

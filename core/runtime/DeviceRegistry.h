@@ -1,0 +1,76 @@
+// Which physical devices this machine has, and the backends that make them. Core knows every
+// kind of device only through DeviceBackend: the host CPU and virtual CPU contexts are backends
+// like any other, and a backend that lives outside core (the CUDA library) announces itself with
+// registerDeviceBackend() before the first registry is made, as ONNX Runtime's execution
+// providers and PyTorch's device hooks do. Nothing in core names a backend it does not own.
+#pragma once
+
+#include "io/SourceError.h"
+#include "runtime/Device.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace placer {
+
+/// What `placer devices` lists: a device this machine has, or a kind it lacks and why.
+struct PhysicalDeviceInfo {
+    std::string name;
+    PhysicalKind kind = PhysicalKind::Cpu;
+    bool available = true;
+    std::string description; ///< what it is, or why it is absent
+};
+
+/// A source of physical devices of one kind, named with one prefix ("cpu", "vcpu", "cuda").
+class DeviceBackend {
+public:
+    virtual ~DeviceBackend() = default;
+    virtual PhysicalKind kind() const = 0;
+    /// The prefix of the names of its devices; the registry sends it every spec that is the
+    /// prefix alone or the prefix followed by a digit or ':' ("cuda", "cuda:0", "vcpu3:threads=2").
+    virtual std::string_view prefix() const = 0;
+    /// The devices it has, or one unavailable entry saying why there are none.
+    virtual std::vector<PhysicalDeviceInfo> list() = 0;
+    /// The name the device `spec` asks for is known by ("cuda" and "cuda:0" are "cuda:0",
+    /// "vcpu2:threads=2" is "vcpu2"), or why `spec` is not a device of this backend. The
+    /// registry makes one device per name.
+    virtual Result<std::string> deviceName(std::string_view spec) const = 0;
+    /// The device `spec` names (options such as threads=N apply now), or why it cannot be had.
+    virtual Result<std::unique_ptr<Device>> create(std::string_view spec) = 0;
+};
+
+/// Adds a backend to every registry made from now on (the CUDA library's registerCudaBackend()
+/// calls it; the programs call that from main()). Safe to call from several threads.
+void registerDeviceBackend(std::function<std::unique_ptr<DeviceBackend>()> factory);
+
+/// The physical devices of one session: those of the built-in backends (`cpu`, the host, and
+/// `vcpuN` contexts created on demand) and of the registered ones. Devices live as long as the
+/// registry.
+class DeviceRegistry {
+public:
+    DeviceRegistry();
+    ~DeviceRegistry();
+    DeviceRegistry(const DeviceRegistry&) = delete;
+    DeviceRegistry& operator=(const DeviceRegistry&) = delete;
+
+    /// The device named by `spec`: "cpu", "cpu:threads=2", "vcpu3", "vcpu1:threads=2:mem=1GiB",
+    /// "cuda:0". The same name always gives the same device (options apply when it is first
+    /// created). An error says why when no backend has it.
+    Result<Device*> get(std::string_view spec);
+    /// A virtual CPU no one has asked for yet.
+    Device* freshVCpu();
+    /// Whether a backend of `kind` has at least one usable device.
+    bool hasKind(PhysicalKind kind);
+    /// Every backend's devices (or the reason it has none), and a line for each kind of device
+    /// that no backend of this build provides.
+    std::vector<PhysicalDeviceInfo> list();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace placer

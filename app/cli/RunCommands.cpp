@@ -10,6 +10,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
 #include "store/PlanStore.h"
+#include "store/RunRecordBuilder.h"
 
 #include <charconv>
 #include <filesystem>
@@ -124,19 +125,7 @@ std::optional<std::string> recordRun(const std::string& db, const std::string& n
             return "plan '" + name + "' in " + db +
                    " places nodes differently from the plan that ran; give another --plan NAME";
     }
-    store::RunRecord run;
-    for (int d = 0; d < devices.size(); ++d) {
-        for (const StreamInfo& stream : result.streams) {
-            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), DeviceId(d)) !=
-                stream.virtuals.end())
-                run.mapping += (run.mapping.empty() ? "" : ", ") + devices[DeviceId(d)].name + "=" +
-                               stream.physical;
-        }
-    }
-    run.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
-    run.iterations = static_cast<int>(result.latencyMicros.size());
-    run.latencyMs = median(result.latencyMicros) / 1000.0;
-    run.report = runReportJson(report).dump(-1);
+    const store::RunRecord run = store::runRecord(report);
     if (auto error = plans.saveRun(name, run))
         return error->toString();
     err << "placer run: recorded the run of '" << name << "' in " << db << "\n";

@@ -7,12 +7,13 @@
 #include "gui/SetPinsCommand.h"
 #include "io/RunReport.h"
 #include "store/PlanStore.h"
+#include "store/RunRecordBuilder.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
-#include "views/HintBar.h"
 #include "views/GroupItem.h"
+#include "views/HintBar.h"
 #include "views/NodeItem.h"
 #include "views/TimelineWidget.h"
 
@@ -705,8 +706,8 @@ void MainWindow::refreshConflicts() {
         new QListWidgetItem(tr("No conflicts."), m_conflicts);
     // Notes: what the planner decided that is worth knowing but is no conflict.
     for (const std::string& note : plan.notes) {
-        auto* item = new QListWidgetItem(tr("Note: %1").arg(QString::fromStdString(note)),
-                                         m_conflicts);
+        auto* item =
+            new QListWidgetItem(tr("Note: %1").arg(QString::fromStdString(note)), m_conflicts);
         item->setForeground(QColor(0x20, 0x50, 0x90));
     }
 }
@@ -1387,15 +1388,7 @@ void MainWindow::recordRun(const RunOutcome& outcome) {
     input.result = &outcome.result;
     input.options = outcome.options;
     input.reference = outcome.reference;
-    store::RunRecord run;
-    for (std::size_t d = 0; d < outcome.physical.size(); ++d)
-        run.mapping += (d ? ", " : "") +
-                       outcome.devices[DeviceId(static_cast<std::uint32_t>(d))].name + "=" +
-                       outcome.physical[d];
-    run.machine = std::to_string(QThread::idealThreadCount()) + " cores";
-    run.iterations = static_cast<int>(outcome.result.latencyMicros.size());
-    run.latencyMs = median(outcome.result.latencyMicros) / 1000.0;
-    run.report = runReportJson(input).dump(-1);
+    const store::RunRecord run = store::runRecord(input);
     if (auto error = m_store->saveRun(m_planName.toStdString(), run)) {
         statusBar()->showMessage(QString::fromStdString(error->toString()), 8000);
         return;

@@ -5,7 +5,11 @@
 #include "io/ModelLoader.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
+#include "runtime/Bytecode.h"
+#include "runtime/Executor.h"
+#include "runtime/Run.h"
 #include "store/PlanStore.h"
+#include "store/RunRecordBuilder.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -16,6 +20,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <thread>
 
 using namespace placer;
 using namespace placer::store;
@@ -180,6 +185,44 @@ private slots:
         auto runs = store->database().prepare("SELECT count(*) FROM runs");
         QVERIFY(runs.ok() && runs.value().step().value());
         QCOMPARE(runs.value().integer(0), std::int64_t{0}); // runs went with the plan
+    }
+
+    // The CLI and the GUI record a run with this one function: the physical device each
+    // virtual device ran on, the machine, the iterations, the median and the report.
+    void runRecordSaysWhatRan() {
+        LoadedModel model = example();
+        PlanOptions options;
+        options.rules = {{"nn.conv2d", "gpu"}};
+        options.fallbackDevice = "cpu";
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        auto program = lowerToBytecode(model.graph, model.devices, plan);
+        QVERIFY(program.ok());
+        DeviceRegistry registry;
+        std::vector<std::string> warnings;
+        auto mapping = mapDevices(model.devices, {{"gpu", "vcpu5"}}, registry, &warnings);
+        QVERIFY(mapping.ok());
+        auto executor =
+            Executor::load(model.graph, model.devices, program.take(), mapping.value(), 0);
+        QVERIFY(executor.ok());
+        std::vector<HostTensor> inputs;
+        for (NodeId input : executor.value()->program().inputs)
+            inputs.push_back(randomTensor(model.graph.node(input).outputs[0], 1));
+        auto result = executor.value()->run(inputs, RunOptions{0, 3});
+        QVERIFY(result.ok());
+        RunReportInput report;
+        report.graph = &model.graph;
+        report.devices = &model.devices;
+        report.executor = executor.value().get();
+        report.result = &result.value();
+        const RunRecord record = runRecord(report);
+        QCOMPARE(record.mapping, std::string("cpu=cpu, gpu=vcpu5"));
+        QCOMPARE(record.machine,
+                 std::to_string(std::thread::hardware_concurrency()) + std::string(" cores"));
+        QCOMPARE(record.iterations, 3);
+        QVERIFY(record.latencyMs > 0);
+        auto json = Json::parse(record.report, "report");
+        QVERIFY(json.ok());
+        QCOMPARE(json.value()["iterations"].asInt(), std::int64_t{3});
     }
 
     void diffOfTwoPlans() {

@@ -62,6 +62,12 @@ void PlacementDocument::setMode(PlanMode mode) {
     emit planChanged();
 }
 
+void PlacementDocument::setOptions(PlanOptions options) {
+    m_options = std::move(options);
+    replan();
+    emit planChanged();
+}
+
 void PlacementDocument::setRules(std::vector<OpRule> rules, std::string fallback) {
     m_options.rules = std::move(rules);
     m_options.fallbackDevice = std::move(fallback);

@@ -56,6 +56,8 @@ public:
     /// Sets the pins of `nodes` (pins[i] for nodes[i]) and re-plans once.
     void setPins(const std::vector<NodeId>& nodes, const std::vector<Pin>& pins);
     void setMode(PlanMode mode);
+    /// Every planner option at once (rules, fallback, mode, constants), with one re-plan.
+    void setOptions(PlanOptions options);
     void setRules(std::vector<OpRule> rules, std::string fallback);
 
     /// The colour of a device on the canvas and in the palette.

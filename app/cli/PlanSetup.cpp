@@ -76,6 +76,48 @@ std::string formatHelp(const char* text) {
     return help;
 }
 
+std::optional<std::string> takePlanOption(const std::string& name, const std::string& value,
+                                          PlanArguments* parsed) {
+    std::string error;
+    if (name == "--format") {
+        const auto format = parseGraphFormat(value);
+        if (!format)
+            return "--format must be relay, json, onnx or auto, not '" + value + "'";
+        parsed->format = *format;
+    } else if (name == "--devices") {
+        parsed->devices = value;
+    } else if (name == "--default") {
+        parsed->defaultDevice = value;
+    } else if (name == "--host") {
+        parsed->hostDevice = value;
+    } else if (name == "--pin" || name == "--pin-fixed") {
+        PinRequest pin;
+        if (!splitAssignment(value, &pin.nodePattern, &pin.device, &error))
+            return name + " " + error;
+        pin.fixed = name == "--pin-fixed";
+        parsed->pins.push_back(pin);
+    } else if (name == "--rule") {
+        OpRule rule;
+        if (!splitAssignment(value, &rule.opPattern, &rule.device, &error))
+            return "--rule " + error;
+        parsed->options.rules.push_back(rule);
+    } else if (name == "--fallback") {
+        parsed->options.fallbackDevice = value;
+    } else if (name == "--mode") {
+        if (value != "demand" && value != "unify")
+            return "--mode must be demand or unify, not '" + value + "'";
+        parsed->options.mode = value == "demand" ? PlanMode::Demand : PlanMode::Unify;
+    } else if (name == "--constants") {
+        if (value != "replicate" && value != "copy")
+            return "--constants must be replicate or copy, not '" + value + "'";
+        parsed->options.constants =
+            value == "replicate" ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
+    } else {
+        return "unknown option '" + name + "'";
+    }
+    return std::nullopt;
+}
+
 std::optional<int> parseCommandLine(const std::string& command, const char* help,
                                     const std::vector<std::string>& args, PlanArguments* parsed,
                                     const CommandOptions& own, std::ostream& out,
@@ -111,87 +153,63 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
                 return usage("unknown option '" + name + "'");
             if (!list.value(name, &value, &error))
                 return usage(error);
-            if (!planOption) {
-                if (auto problem = own.handle(name, value))
-                    return usage(*problem);
-                continue;
-            }
+            auto problem =
+                planOption ? takePlanOption(name, value, parsed) : own.handle(name, value);
+            if (problem)
+                return usage(*problem);
+            continue;
         }
-        if (name == "--format") {
-            const auto format = parseGraphFormat(value);
-            if (!format)
-                return usage("--format must be relay, json, onnx or auto, not '" + value + "'");
-            parsed->format = *format;
-        } else if (name == "--devices") {
-            parsed->devices = value;
-        } else if (name == "--default") {
-            parsed->defaultDevice = value;
-        } else if (name == "--host") {
-            parsed->hostDevice = value;
-        } else if (name == "--pin" || name == "--pin-fixed") {
-            PinRequest pin;
-            if (!splitAssignment(value, &pin.nodePattern, &pin.device, &error))
-                return usage(name + " " + error);
-            pin.fixed = name == "--pin-fixed";
-            parsed->pins.push_back(pin);
-        } else if (name == "--rule") {
-            OpRule rule;
-            if (!splitAssignment(value, &rule.opPattern, &rule.device, &error))
-                return usage("--rule " + error);
-            parsed->options.rules.push_back(rule);
-        } else if (name == "--fallback") {
-            parsed->options.fallbackDevice = value;
-        } else if (name == "--mode") {
-            if (value != "demand" && value != "unify")
-                return usage("--mode must be demand or unify, not '" + value + "'");
-            parsed->options.mode = value == "demand" ? PlanMode::Demand : PlanMode::Unify;
-        } else if (name == "--constants") {
-            if (value != "replicate" && value != "copy")
-                return usage("--constants must be replicate or copy, not '" + value + "'");
-            parsed->options.constants =
-                value == "replicate" ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
-        } else if (!parsed->model.empty()) {
+        if (!parsed->model.empty())
             return usage("more than one model given ('" + parsed->model + "' and '" + arg + "')");
-        } else {
-            parsed->model = arg;
-        }
+        parsed->model = arg;
     }
     if (parsed->model.empty())
         return usage("no model given");
     return std::nullopt;
 }
 
-std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
-                               std::istream& in, std::ostream& err, PlannedModel* planned) {
-    auto fail = [&](const std::string& message) {
-        err << "placer " << command << ": error: " << message << "\n";
-        return std::optional<int>(UserError);
-    };
+std::optional<std::string> loadPlanned(const PlanArguments& args,
+                                       const std::optional<std::string>& text,
+                                       std::vector<std::string>* warnings, PlannedModel* planned) {
     std::string error;
     std::optional<DeviceSet> devices = explicitDevices(args, &error);
     if (args.devices && !devices)
-        return fail("--devices: " + error);
+        return "--devices: " + error;
     if (devices && !chooseRoles(args, *devices, &error))
-        return fail(error);
-
-    auto loaded = args.model == "-" ? loadModelText(readAll(in), "<stdin>", args.format, devices)
-                                    : loadModelFile(args.model, args.format, devices);
+        return error;
+    auto loaded = text ? loadModelText(*text, args.model, args.format, devices)
+                       : loadModelFile(args.model, args.format, devices);
     if (!loaded)
-        return fail(loaded.error().toString());
+        return loaded.error().toString();
     planned->model = loaded.take();
     LoadedModel& model = planned->model;
-    for (const std::string& warning : model.warnings)
-        err << "placer " << command << ": warning: " << warning << "\n";
+    warnings->insert(warnings->end(), model.warnings.begin(), model.warnings.end());
     if (!devices && !chooseRoles(args, model.devices, &error))
-        return fail(error);
+        return error;
     if (!applyPinRequests(model.graph, model.devices, args.pins, &error))
-        return fail(error);
+        return error;
+    if (!validateRules(model.graph, model.devices, args.options, &error, warnings))
+        return error;
+    planned->plan = planDevices(model.graph, model.devices, args.options);
+    return std::nullopt;
+}
+
+std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
+                               std::istream& in, std::ostream& err, PlannedModel* planned) {
     std::vector<std::string> warnings;
-    if (!validateRules(model.graph, model.devices, args.options, &error, &warnings))
-        return fail(error);
+    std::optional<std::string> text;
+    PlanArguments named = args;
+    if (args.model == "-") {
+        text = readAll(in);
+        named.model = "<stdin>";
+    }
+    const auto error = loadPlanned(named, text, &warnings, planned);
     for (const std::string& warning : warnings)
         err << "placer " << command << ": warning: " << warning << "\n";
-    planned->plan = planDevices(model.graph, model.devices, args.options);
+    if (error) {
+        err << "placer " << command << ": error: " << *error << "\n";
+        return UserError;
+    }
     return std::nullopt;
 }
 

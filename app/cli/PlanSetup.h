@@ -38,6 +38,12 @@ struct CommandOptions {
         handle;
 };
 
+/// Takes one plan option (a name from kPlanOptionsHelp, such as "--pin", with its value) into
+/// *parsed; a usage error sentence when the value is malformed or the name is no plan option.
+/// The CLI and the GUI parse plan options with it alike.
+std::optional<std::string> takePlanOption(const std::string& name, const std::string& value,
+                                          PlanArguments* parsed);
+
 /// Parses `placer COMMAND ARGS`: plan options, the command's own options, one model. Returns an
 /// exit code when parsing ends the command (help shown, or a usage error reported).
 std::optional<int> parseCommandLine(const std::string& command, const char* help,
@@ -50,7 +56,15 @@ struct PlannedModel {
     Plan plan;
 };
 
-/// Loads the model (from `in` when it is "-"), applies devices, pins and rules, and plans.
+/// Loads args.model (or `text`, read as if it were that file, when given), applies devices,
+/// roles, pins and rules, and plans. Warnings are appended to *warnings; returns the error
+/// sentence when the model or an option is wrong. The CLI and the GUI open models with it alike.
+std::optional<std::string> loadPlanned(const PlanArguments& args,
+                                       const std::optional<std::string>& text,
+                                       std::vector<std::string>* warnings, PlannedModel* planned);
+
+/// loadPlanned() for a command: the model from `in` when it is "-", messages on `err` prefixed
+/// with "placer COMMAND".
 /// Warnings go to `err`; on failure the message goes there too and an exit code is returned.
 std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
                                std::istream& in, std::ostream& err, PlannedModel* planned);

@@ -6,6 +6,7 @@
 #include "gui/RunController.h"
 #include "gui/SetPinsCommand.h"
 #include "io/RunReport.h"
+#include "plan/Annotations.h"
 #include "store/PlanStore.h"
 #include "store/RunRecordBuilder.h"
 #include "views/CopyBadgeItem.h"
@@ -814,20 +815,22 @@ void MainWindow::applyRules() {
     std::vector<OpRule> rules;
     const QStringList lines = m_rules->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     for (const QString& line : lines) {
+        // Split as `placer --rule` splits (core's splitAssignment, at the last '=').
         const QString trimmed = line.trimmed();
-        const int eq = trimmed.indexOf(QLatin1Char('='));
-        if (eq <= 0 || eq == trimmed.size() - 1) {
+        OpRule rule;
+        std::string error;
+        if (!splitAssignment(trimmed.toStdString(), &rule.opPattern, &rule.device, &error)) {
             showError(tr("Bad rule"), tr("'%1' is not of the form OP=DEVICE").arg(trimmed));
             return;
         }
-        const std::string device = trimmed.mid(eq + 1).trimmed().toStdString();
-        if (!m_document->devices().find(device)) {
-            showError(
-                tr("Bad rule"),
-                tr("'%1' names unknown device '%2'").arg(trimmed, QString::fromStdString(device)));
+        rule.opPattern = QString::fromStdString(rule.opPattern).trimmed().toStdString();
+        rule.device = QString::fromStdString(rule.device).trimmed().toStdString();
+        if (!m_document->devices().find(rule.device)) {
+            showError(tr("Bad rule"), tr("'%1' names unknown device '%2'")
+                                          .arg(trimmed, QString::fromStdString(rule.device)));
             return;
         }
-        rules.push_back(OpRule{trimmed.left(eq).trimmed().toStdString(), device});
+        rules.push_back(std::move(rule));
     }
     const std::string fallback = m_fallback->currentData().toString().toStdString();
     if (rules == m_document->options().rules && fallback == m_document->options().fallbackDevice)

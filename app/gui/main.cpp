@@ -1,11 +1,10 @@
 // `placement-explorer [MODEL] [--screenshot FILE.png] [--devices ...] [--pin ...] [--rule ...]
 // [--fallback ...] [--mode ...]`: the desktop GUI.
 #include "cli/Backends.h"
+#include "cli/PlanSetup.h"
 #include "gui/MainWindow.h"
 #include "gui/RunController.h"
 
-#include "io/ModelLoader.h"
-#include "plan/Annotations.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/PlacementDocument.h"
@@ -20,6 +19,7 @@
 #include <QTimer>
 #include <QTranslator>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -101,94 +101,70 @@ int main(int argc, char** argv) {
         QStringLiteral("screenshot"),
         QApplication::translate("main", "Write a PNG of the main window and exit."),
         QStringLiteral("file"));
-    const QCommandLineOption devices(
-        QStringLiteral("devices"),
-        QApplication::translate("main", "Virtual devices, NAME:KIND[:mem=SIZE],..."),
-        QStringLiteral("list"));
-    const QCommandLineOption pin(QStringLiteral("pin"),
-                                 QApplication::translate("main", "Pin NODE=DEVICE (repeatable)."),
-                                 QStringLiteral("assignment"));
-    const QCommandLineOption rule(
-        QStringLiteral("rule"), QApplication::translate("main", "Op rule OP=DEVICE (repeatable)."),
-        QStringLiteral("assignment"));
-    const QCommandLineOption fallback(
-        QStringLiteral("fallback"),
-        QApplication::translate("main", "Fallback device for ops no rule covers."),
-        QStringLiteral("device"));
-    const QCommandLineOption mode(QStringLiteral("mode"),
-                                  QApplication::translate("main", "Planner mode: demand or unify."),
-                                  QStringLiteral("mode"));
+    // The plan options are the CLI's (cli/PlanSetup.h parses them for both).
+    const std::pair<const char*, const char*> planOptions[] = {
+        {"format", QT_TRANSLATE_NOOP("main", "Input format: relay, json, onnx or auto.")},
+        {"devices", QT_TRANSLATE_NOOP("main", "Virtual devices, NAME:KIND[:mem=SIZE],...")},
+        {"default", QT_TRANSLATE_NOOP("main", "Where unconstrained work goes.")},
+        {"host", QT_TRANSLATE_NOOP("main", "Where host-only ops run.")},
+        {"pin", QT_TRANSLATE_NOOP("main", "Pin NODE=DEVICE (repeatable).")},
+        {"pin-fixed", QT_TRANSLATE_NOOP("main", "Pin NODE=DEVICE, result included (repeatable).")},
+        {"rule", QT_TRANSLATE_NOOP("main", "Op rule OP=DEVICE (repeatable).")},
+        {"fallback", QT_TRANSLATE_NOOP("main", "Fallback device for ops no rule covers.")},
+        {"mode", QT_TRANSLATE_NOOP("main", "Planner mode: demand or unify.")},
+        {"constants",
+         QT_TRANSLATE_NOOP("main", "Constants on several devices: replicate or copy.")}};
+    QList<QCommandLineOption> planCommandOptions;
+    for (const auto& [name, description] : planOptions)
+        planCommandOptions.append(QCommandLineOption(QString::fromLatin1(name),
+                                                     QApplication::translate("main", description),
+                                                     QStringLiteral("value")));
+    parser.addOptions(planCommandOptions);
     const QCommandLineOption runFirst(
         QStringLiteral("run"),
         QApplication::translate("main", "Run the plan on virtual CPUs before the screenshot."));
     const QCommandLineOption collapse(
         QStringLiteral("collapse"),
         QApplication::translate("main", "Collapse the top-level name scopes into groups."));
-    parser.addOptions({screenshot, devices, pin, rule, fallback, mode, runFirst, collapse});
+    parser.addOptions({screenshot, runFirst, collapse});
     parser.process(app);
 
     gui::MainWindow window;
     const QStringList positional = parser.positionalArguments();
-    const bool customised = parser.isSet(devices) || parser.isSet(pin) || parser.isSet(rule) ||
-                            parser.isSet(fallback) || parser.isSet(mode);
+    // Plan options in the order given, as the CLI takes them.
+    cli::PlanArguments arguments;
+    for (const QCommandLineOption& option : planCommandOptions) {
+        const std::string name = "--" + option.names().front().toStdString();
+        for (const QString& value : parser.values(option)) {
+            if (auto problem = cli::takePlanOption(name, value.toStdString(), &arguments))
+                return fail(QString::fromStdString(*problem));
+        }
+    }
+    const bool customised = std::any_of(planCommandOptions.begin(), planCommandOptions.end(),
+                                        [&](const auto& option) { return parser.isSet(option); });
     if (positional.isEmpty() && !customised) {
         if (!window.openExample())
             return fail(QStringLiteral("cannot open the bundled example"));
     } else {
-        const QString path = positional.isEmpty()
-                                 ? QStringLiteral(":/examples/split_residual_block.relay")
-                                 : positional.front();
-        std::optional<DeviceSet> set;
-        std::string error;
-        if (parser.isSet(devices)) {
-            set = DeviceSet::parse(parser.value(devices).toStdString(), &error);
-            if (!set)
-                return fail(QStringLiteral("--devices: ") + QString::fromStdString(error));
-        }
-        Result<LoadedModel> loaded = SourceError{};
-        if (path.startsWith(QLatin1Char(':'))) {
-            QFile file(path);
-            file.open(QIODevice::ReadOnly);
-            loaded = loadModelText(file.readAll().toStdString(), "split_residual_block.relay",
-                                   GraphFormat::Auto, set);
+        std::optional<std::string> text;
+        if (positional.isEmpty()) { // the bundled example, with the options given
+            QFile example(QStringLiteral(":/examples/split_residual_block.relay"));
+            if (!example.open(QIODevice::ReadOnly))
+                return fail(QStringLiteral("cannot open the bundled example"));
+            text = example.readAll().toStdString();
+            arguments.model = "split_residual_block.relay";
         } else {
-            loaded = loadModelFile(path.toStdString(), GraphFormat::Auto, set);
+            arguments.model = positional.front().toStdString();
         }
-        if (!loaded)
-            return fail(QString::fromStdString(loaded.error().toString()));
-        LoadedModel model = loaded.take();
-        std::vector<PinRequest> pins;
-        for (const QString& value : parser.values(pin)) {
-            PinRequest request;
-            if (!splitAssignment(value.toStdString(), &request.nodePattern, &request.device,
-                                 &error))
-                return fail(QStringLiteral("--pin ") + QString::fromStdString(error));
-            pins.push_back(request);
-        }
-        if (!applyPinRequests(model.graph, model.devices, pins, &error))
-            return fail(QString::fromStdString(error));
-        std::vector<OpRule> rules;
-        for (const QString& value : parser.values(rule)) {
-            OpRule r;
-            if (!splitAssignment(value.toStdString(), &r.opPattern, &r.device, &error))
-                return fail(QStringLiteral("--rule ") + QString::fromStdString(error));
-            rules.push_back(r);
-        }
-        PlanOptions options;
-        options.rules = rules;
-        options.fallbackDevice = parser.value(fallback).toStdString();
+        cli::PlannedModel planned;
         std::vector<std::string> warnings;
-        if (!validateRules(model.graph, model.devices, options, &error, &warnings))
-            return fail(QString::fromStdString(error));
-        window.document()->setModel(std::move(model), path);
-        window.document()->setRules(options.rules, options.fallbackDevice);
-        if (parser.isSet(mode)) {
-            const QString value = parser.value(mode);
-            if (value != QStringLiteral("demand") && value != QStringLiteral("unify"))
-                return fail(QStringLiteral("--mode must be demand or unify"));
-            window.document()->setMode(value == QStringLiteral("demand") ? PlanMode::Demand
-                                                                         : PlanMode::Unify);
-        }
+        if (auto error = cli::loadPlanned(arguments, text, &warnings, &planned))
+            return fail(QString::fromStdString(*error));
+        for (const std::string& warning : warnings)
+            std::fprintf(stderr, "placement-explorer: warning: %s\n", warning.c_str());
+        window.document()->setModel(std::move(planned.model),
+                                    QString::fromStdString(arguments.model));
+        window.document()->setOptions(arguments.options);
     }
 
     if (parser.isSet(screenshot)) {

@@ -21,9 +21,6 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QImage>
-#include <QSettings>
-#include <QTimer>
-#include <QToolButton>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -31,11 +28,15 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTimer>
+#include <QToolButton>
 #include <QTranslator>
 #include <QUndoStack>
 #include <QtTest>
@@ -100,7 +101,8 @@ void triggerAndSaveAs(QAction* action, const QString& path) {
     answer.setInterval(10);
     QObject::connect(&answer, &QTimer::timeout, [&] {
         auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-        auto* name = dialog ? dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")) : nullptr;
+        auto* name =
+            dialog ? dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")) : nullptr;
         if (!name || answered || !dialog->isVisible())
             return;
         answered = true;
@@ -753,6 +755,47 @@ private slots:
         again.show();
         QVERIFY(!again.hint()->isVisible());
         QVERIFY(again.hint()->dismissed());
+    }
+
+    // The GUI takes the plan options with the CLI's parser: the same options, the same
+    // messages for bad ones, and a non-zero exit instead of a window on a bad one.
+    void commandLineTakesThePlanOptions_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("rules-and-fallback") << QStringList{kExamples + "residual_block.relay",
+                                                           "--rule",
+                                                           "nn.conv2d=gpu",
+                                                           "--fallback",
+                                                           "cpu",
+                                                           "--constants",
+                                                           "copy"}
+                                            << 0 << "";
+        QTest::newRow("pin-on-the-example") << QStringList{"--pin", "%3=cpu"} << 0 << "";
+        QTest::newRow("unknown-device")
+            << QStringList{"--pin", "x=nope"} << 1
+            << "--pin x=nope: unknown device 'nope' (devices: cpu, gpu)";
+        QTest::newRow("bad-mode") << QStringList{"--mode", "fast"} << 1
+                                  << "--mode must be demand or unify, not 'fast'";
+        QTest::newRow("bad-rule") << QStringList{"--rule", "conv"} << 1
+                                  << "--rule 'conv' is not of the form NAME=DEVICE";
+        QTest::newRow("missing-file")
+            << QStringList{"/no/such/model.onnx"} << 1 << "/no/such/model.onnx";
+    }
+    void commandLineTakesThePlanOptions() {
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString shot = dir.filePath("shot.png");
+        QProcess process;
+        process.start(PLACER_GUI_BINARY, args + QStringList{"--screenshot", shot});
+        QVERIFY(process.waitForFinished(60000));
+        const QString err = QString::fromUtf8(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(process.exitCode() == code, qPrintable(err));
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QCOMPARE(QFile::exists(shot), code == 0);
     }
 
     void editDevicesIsOneUndoStep() {

@@ -7,7 +7,9 @@
 #include "io/RelayWriter.h"
 #include "plan/PlannedGraph.h"
 #include "store/PlanStore.h"
+#include "store/RunRecords.h"
 
+#include <iomanip>
 #include <ostream>
 
 namespace placer::cli {
@@ -25,7 +27,8 @@ commands:
   list [--json]        the saved plans: graph, devices, copies, last run latency
   show NAME [--emit summary|json|relay]
                        re-plan a saved plan; says what differs if the planner's answer changed
-  diff A B [--json]    nodes whose device differs, copies added and removed, bytes moved
+  diff A B [--json]    nodes whose device differs, copies added and removed, bytes moved,
+                       and the last runs of both: latency and the nodes whose time changed most
   rename OLD NEW       rename a plan
   duplicate NAME NEW   copy a plan under a new name
   delete NAME          delete a plan and its runs
@@ -203,6 +206,9 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         if (!diff)
             return fail(err, diff.error().toString());
         const store::PlanDiff& d = diff.value();
+        auto runs = store::compareLastRuns(plans, positional[0], positional[1]);
+        if (!runs)
+            return fail(err, runs.error().toString());
         if (json) {
             Json result = Json::object();
             Json moved = Json::array(), added = Json::array(), removed = Json::array();
@@ -217,6 +223,22 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
             result.set("copies_removed", std::move(removed));
             result.set("bytes_a", d.bytesA);
             result.set("bytes_b", d.bytesB);
+            if (runs && runs.value()) {
+                const store::RunComparison& c = *runs.value();
+                Json last = Json::object(), changes = Json::array();
+                last.set("latency_ms_a", c.a.latencyMs);
+                last.set("latency_ms_b", c.b.latencyMs);
+                last.set("mapping_a", c.a.mapping);
+                last.set("mapping_b", c.b.mapping);
+                for (const auto& [node, delta] : c.nodeChanges) {
+                    Json change = Json::object();
+                    change.set("node", node);
+                    change.set("change_ms", delta);
+                    changes.push(std::move(change));
+                }
+                last.set("node_changes", std::move(changes));
+                result.set("last_runs", std::move(last));
+            }
             out << result.dump() << "\n";
             return Ok;
         }
@@ -229,6 +251,16 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
             out << "  + copy " << c << "\n";
         for (const auto& c : d.copiesRemoved)
             out << "  - copy " << c << "\n";
+        if (!runs.value()) {
+            out << "last runs: run both plans (placer run --save-run) to compare their latency\n";
+            return Ok;
+        }
+        const store::RunComparison& c = *runs.value();
+        out << "last runs: " << std::fixed << std::setprecision(3) << c.a.latencyMs << " ms ("
+            << c.a.mapping << ") -> " << c.b.latencyMs << " ms (" << c.b.mapping << ")\n";
+        for (std::size_t i = 0; i < c.nodeChanges.size() && i < 8; ++i)
+            out << "  " << c.nodeChanges[i].first << " " << std::showpos << c.nodeChanges[i].second
+                << std::noshowpos << " ms\n";
         return Ok;
     }
     if (command == "rename" || command == "duplicate") {

@@ -10,13 +10,14 @@
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
 #include "store/PlanStore.h"
-#include "store/RunRecordBuilder.h"
+#include "store/RunRecords.h"
 
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <thread>
+#include <tuple>
 
 namespace placer::cli {
 
@@ -55,6 +56,7 @@ options:
   --seed N                   the seed for random inputs (default 1)
   --save-outputs DIR         write every output to DIR/NAME.npy
   --trace FILE.json          write a Chrome trace of the last run (Perfetto, chrome://tracing)
+  --csv FILE.csv             write every node's and copy's median time as CSV
   --no-reference             skip the single-device reference run
   --atol X, --rtol X         reference tolerance (default 1e-4 and 1e-3)
   --json                     write the run report as JSON
@@ -172,13 +174,13 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     std::vector<std::pair<std::string, std::string>> inputFiles;
     RunOptions options;
     int seed = 1;
-    std::string saveDir, traceFile, output;
+    std::string saveDir, traceFile, csvFile, output;
     bool json = false, reference = true;
     double atol = 1e-4, rtol = 1e-3;
     CommandOptions own;
-    own.withValue = {"--map",          "--iterations", "--warmup", "--input", "--seed",
-                     "--save-outputs", "--trace",      "--atol",   "--rtol",  "-o",
-                     "--output",       "--plan",       "--db"};
+    own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
+                     "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
+                     "--plan",  "--db"};
     own.flags = {"--json", "--no-reference", "--save-run"};
     bool saveRun = false;
     std::string planName, db = store::PlanStore::defaultPath();
@@ -219,6 +221,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             saveDir = value;
         } else if (name == "--trace") {
             traceFile = value;
+        } else if (name == "--csv") {
+            csvFile = value;
         } else {
             output = value;
         }
@@ -334,12 +338,17 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             report.outputFiles[o] = file;
         }
     }
-    if (!traceFile.empty()) {
-        std::ofstream trace(traceFile, std::ios::binary | std::ios::trunc);
-        trace << chromeTrace(report).dump(-1) << "\n";
-        trace.close();
-        if (!trace)
-            return fail("--trace: cannot write '" + traceFile + "'");
+    for (const auto& [option, file, text] :
+         {std::tuple{"--trace", traceFile,
+                     traceFile.empty() ? "" : chromeTrace(report).dump(-1) + "\n"},
+          std::tuple{"--csv", csvFile, csvFile.empty() ? "" : runTimingsCsv(report)}}) {
+        if (file.empty())
+            continue;
+        std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+        stream << text;
+        stream.close();
+        if (!stream)
+            return fail(std::string(option) + ": cannot write '" + file + "'");
     }
     const std::string text = json ? runReportJson(report).dump() + "\n" : runSummary(report);
     const int written = writeOutput("run", text, output, out, err);

@@ -97,8 +97,9 @@ bool textExport(const QString& kind, const ExportSources& sources, std::string* 
     }
     if (kind == QLatin1String("me-times")) {
         if (sources.nodeMillis.size() != graph.size()) {
-            *error = Exports::tr("There are no run times to export: run the plan first (Run ▸ Run the "
-                        "Plan).");
+            *error =
+                Exports::tr("There are no run times to export: run the plan first (Run ▸ Run the "
+                            "Plan).");
             return false;
         }
         *text = modelExplorerTimeData(graph, sources.nodeMillis).dump() + "\n";
@@ -122,8 +123,9 @@ bool textExport(const QString& kind, const ExportSources& sources, std::string* 
     }
     if (kind == QLatin1String("netron")) {
         if (graph.sourceFormat != "onnx") {
-            *error = Exports::tr("Netron annotations need a model read from ONNX; export a JSON graph or "
-                        "the plan report instead.");
+            *error = Exports::tr(
+                "Netron annotations need a model read from ONNX; export a JSON graph or "
+                "the plan report instead.");
             return false;
         }
         // Per node of the planned graph: its device, why, and its run time when there is a run.
@@ -144,8 +146,7 @@ bool textExport(const QString& kind, const ExportSources& sources, std::string* 
             const auto& millis = sources.nodeMillis;
             if (original->index < millis.size() && millis[original->index] >= 0)
                 docs[i] += "; median time " +
-                           QString::number(millis[original->index], 'f', 3).toStdString() +
-                           " ms";
+                           QString::number(millis[original->index], 'f', 3).toStdString() + " ms";
         }
         auto bytes = writeOnnx(planned, devices, docs);
         if (!bytes) {
@@ -164,15 +165,19 @@ bool textExport(const QString& kind, const ExportSources& sources, std::string* 
 std::vector<ExportKind> exportKinds() {
     return {
         {QStringLiteral("png"), Exports::tr("Image (PNG)…"), Exports::tr("PNG image (*.png)")},
-        {QStringLiteral("svg"), Exports::tr("Vector image (SVG)…"), Exports::tr("SVG image (*.svg)")},
-        {QStringLiteral("relay"), Exports::tr("Relay text with placement…"), Exports::tr("Relay text (*.relay)")},
+        {QStringLiteral("svg"), Exports::tr("Vector image (SVG)…"),
+         Exports::tr("SVG image (*.svg)")},
+        {QStringLiteral("relay"), Exports::tr("Relay text with placement…"),
+         Exports::tr("Relay text (*.relay)")},
         {QStringLiteral("graph"), Exports::tr("JSON graph…"), Exports::tr("JSON graph (*.json)")},
-        {QStringLiteral("report"), Exports::tr("Plan report (JSON)…"), Exports::tr("Plan report (*.json)")},
+        {QStringLiteral("report"), Exports::tr("Plan report (JSON)…"),
+         Exports::tr("Plan report (*.json)")},
         {QStringLiteral("me-devices"), Exports::tr("Model Explorer overlay: devices…"),
          Exports::tr("Model Explorer node data (*.json)")},
         {QStringLiteral("me-times"), Exports::tr("Model Explorer overlay: run times…"),
          Exports::tr("Model Explorer node data (*.json)")},
-        {QStringLiteral("netron"), Exports::tr("Netron: ONNX model annotated with placement and times…"),
+        {QStringLiteral("netron"),
+         Exports::tr("Netron: ONNX model annotated with placement and times…"),
          Exports::tr("ONNX model (*.onnx)")},
     };
 }

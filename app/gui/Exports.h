@@ -16,8 +16,8 @@ namespace placer::gui {
 
 /// One entry of File ▸ Export.
 struct ExportKind {
-    QString id;     ///< "png", "svg", "relay", "graph", "report", "me-devices", "me-times", "netron"
-    QString label;  ///< the menu text, translated
+    QString id;    ///< "png", "svg", "relay", "graph", "report", "me-devices", "me-times", "netron"
+    QString label; ///< the menu text, translated
     QString filter; ///< the save dialog's filter, translated
 };
 

@@ -8,7 +8,7 @@
 #include "io/RunReport.h"
 #include "plan/Annotations.h"
 #include "store/PlanStore.h"
-#include "store/RunRecordBuilder.h"
+#include "store/RunRecords.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
@@ -39,6 +39,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -1038,54 +1039,25 @@ void MainWindow::runFinished() {
 }
 
 bool MainWindow::exportTrace(const QString& path) {
-    const auto outcome = m_run->outcome();
-    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
-        return false;
-    RunReportInput input;
-    input.graph = outcome->graph.get();
-    input.devices = &outcome->devices;
-    input.executor = outcome->executor.get();
-    input.result = &outcome->result;
-    input.options = outcome->options;
-    input.reference = outcome->reference;
-    const std::string text = chromeTrace(input).dump(-1) + "\n";
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-           file.write(text.data(), static_cast<qint64>(text.size())) ==
-               static_cast<qint64>(text.size());
+    return writeRunFile(path,
+                        [](const RunReportInput& run) { return chromeTrace(run).dump(-1) + "\n"; });
 }
 
 bool MainWindow::exportTimingsCsv(const QString& path) {
+    return writeRunFile(path, runTimingsCsv);
+}
+
+bool MainWindow::writeRunFile(const QString& path,
+                              const std::function<std::string(const RunReportInput&)>& format) {
     const auto outcome = m_run->outcome();
     if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
         return false;
-    const Program& program = outcome->executor->program();
-    const Graph& graph = *outcome->graph;
-    auto quote = [](const std::string& text) {
-        std::string out = "\"";
-        for (char c : text)
-            out += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return out + "\"";
-    };
-    std::string csv = "kind,name,op,device,from,bytes,median_ms\n";
-    for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
-        const Instruction& instr = program.code[k];
-        const double ms = median(outcome->result.instrMicros[k]) / 1000.0;
-        if (instr.op == Opcode::Invoke) {
-            const Node& node = graph.node(instr.node);
-            csv += "node," + quote(node.name) + "," + quote(node.op->name) + "," +
-                   quote(outcome->devices[instr.device].name) + ",,," + std::to_string(ms) + "\n";
-        } else if (instr.op == Opcode::DeviceCopy) {
-            csv += "copy," + quote(program.registers[static_cast<std::size_t>(instr.dst)].name) +
-                   ",device_copy," + quote(outcome->devices[instr.device].name) + "," +
-                   quote(outcome->devices[instr.srcDevice].name) + "," +
-                   std::to_string(instr.bytes) + "," + std::to_string(ms) + "\n";
-        }
-    }
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-           file.write(csv.data(), static_cast<qint64>(csv.size())) ==
-               static_cast<qint64>(csv.size());
+    const std::string text = format(runReportInput(*outcome));
+    QSaveFile file(path);
+    return file.open(QIODevice::WriteOnly) &&
+           file.write(text.data(), static_cast<qint64>(text.size())) ==
+               static_cast<qint64>(text.size()) &&
+           file.commit();
 }
 
 } // namespace placer::gui
@@ -1314,47 +1286,21 @@ QString MainWindow::comparePlans(const QString& a, const QString& b) {
                 .arg(QString::fromStdString(formatBytes(d.bytesA)),
                      QString::fromStdString(formatBytes(d.bytesB)));
     // The last runs: latency, and the nodes whose time changed most.
-    auto lastA = m_store->lastRun(a.toStdString());
-    auto lastB = m_store->lastRun(b.toStdString());
-    if (lastA && lastB && lastA.value() && lastB.value()) {
-        const store::RunRecord& ra = *lastA.value();
-        const store::RunRecord& rb = *lastB.value();
+    auto runs = store::compareLastRuns(*m_store, a.toStdString(), b.toStdString());
+    if (runs && runs.value()) {
+        const store::RunComparison& c = *runs.value();
         text += tr("<p>Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)</p>")
-                    .arg(ra.latencyMs, 0, 'f', 3)
-                    .arg(rb.latencyMs, 0, 'f', 3)
-                    .arg(a.toHtmlEscaped(), QString::fromStdString(ra.mapping).toHtmlEscaped(),
-                         b.toHtmlEscaped(), QString::fromStdString(rb.mapping).toHtmlEscaped());
-        auto times = [](const std::string& report) {
-            std::map<std::string, double> byNode;
-            auto json = Json::parse(report, "run report");
-            if (json) {
-                if (const Json* nodes = json.value().find("nodes"); nodes && nodes->isArray()) {
-                    for (const Json& node : nodes->items()) {
-                        const Json* name = node.find("name");
-                        const Json* ms = node.find("median_ms");
-                        if (name && ms)
-                            byNode[name->asString()] = ms->asDouble();
-                    }
-                }
-            }
-            return byNode;
-        };
-        const auto ta = times(ra.report), tb = times(rb.report);
-        std::vector<std::pair<double, std::string>> changes;
-        for (const auto& [node, ms] : tb) {
-            if (auto it = ta.find(node); it != ta.end())
-                changes.emplace_back(ms - it->second, node);
-        }
-        std::sort(changes.begin(), changes.end(), [](const auto& x, const auto& y) {
-            return std::abs(x.first) > std::abs(y.first);
-        });
-        if (!changes.empty()) {
+                    .arg(c.a.latencyMs, 0, 'f', 3)
+                    .arg(c.b.latencyMs, 0, 'f', 3)
+                    .arg(a.toHtmlEscaped(), QString::fromStdString(c.a.mapping).toHtmlEscaped(),
+                         b.toHtmlEscaped(), QString::fromStdString(c.b.mapping).toHtmlEscaped());
+        if (!c.nodeChanges.empty()) {
             text += tr("<p><b>Largest changes in node time</b><br>");
-            for (std::size_t i = 0; i < changes.size() && i < 8; ++i)
+            for (std::size_t i = 0; i < c.nodeChanges.size() && i < 8; ++i)
                 text += QStringLiteral("%1: %2%3 ms<br>")
-                            .arg(QString::fromStdString(changes[i].second).toHtmlEscaped())
-                            .arg(changes[i].first >= 0 ? QStringLiteral("+") : QString())
-                            .arg(changes[i].first, 0, 'f', 3);
+                            .arg(QString::fromStdString(c.nodeChanges[i].first).toHtmlEscaped())
+                            .arg(c.nodeChanges[i].second >= 0 ? QStringLiteral("+") : QString())
+                            .arg(c.nodeChanges[i].second, 0, 'f', 3);
             text += QStringLiteral("</p>");
         }
     } else {
@@ -1384,14 +1330,7 @@ void MainWindow::recordRun(const RunOutcome& outcome) {
     // Runs of a saved, unchanged plan go into the workspace with it.
     if (!m_store || m_planName.isEmpty() || isWindowModified())
         return;
-    RunReportInput input;
-    input.graph = outcome.graph.get();
-    input.devices = &outcome.devices;
-    input.executor = outcome.executor.get();
-    input.result = &outcome.result;
-    input.options = outcome.options;
-    input.reference = outcome.reference;
-    const store::RunRecord run = store::runRecord(input);
+    const store::RunRecord run = store::runRecord(runReportInput(outcome));
     if (auto error = m_store->saveRun(m_planName.toStdString(), run)) {
         statusBar()->showMessage(QString::fromStdString(error->toString()), 8000);
         return;

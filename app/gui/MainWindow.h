@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -33,6 +34,10 @@ class GraphView;
 class HintBar;
 class TimelineWidget;
 } // namespace placer::views
+
+namespace placer {
+struct RunReportInput;
+}
 
 namespace placer::store {
 class PlanStore;
@@ -144,6 +149,9 @@ private:
     void updateRecentMenu();
     void showError(const QString& title, const QString& message);
     void recordRun(const RunOutcome& outcome);
+    /// Writes format(the last run) to `path`; false without a finished run or on a write error.
+    bool writeRunFile(const QString& path,
+                      const std::function<std::string(const RunReportInput&)>& format);
 
     views::PlacementDocument* m_document;
     views::GraphScene* m_scene;

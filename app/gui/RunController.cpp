@@ -137,4 +137,15 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
     return outcome;
 }
 
+RunReportInput runReportInput(const RunOutcome& outcome) {
+    RunReportInput input;
+    input.graph = outcome.graph.get();
+    input.devices = &outcome.devices;
+    input.executor = outcome.executor.get();
+    input.result = &outcome.result;
+    input.options = outcome.options;
+    input.reference = outcome.reference;
+    return input;
+}
+
 } // namespace placer::gui

@@ -3,6 +3,7 @@
 // reference check. The outcome comes back through a queued signal.
 #pragma once
 
+#include "io/RunReport.h"
 #include "plan/Plan.h"
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
@@ -31,6 +32,9 @@ struct RunOutcome {
     QString error;
     bool cancelled = false;
 };
+
+/// What the run reports, traces, CSV and run records are made from (an outcome that ran).
+RunReportInput runReportInput(const RunOutcome& outcome);
 
 class RunController : public QObject {
     Q_OBJECT

@@ -250,6 +250,34 @@ std::string runSummary(const RunReportInput& input) {
     return out.str();
 }
 
+std::string runTimingsCsv(const RunReportInput& input) {
+    const Program& program = input.executor->program();
+    const Graph& graph = *input.graph;
+    const DeviceSet& devices = *input.devices;
+    auto quote = [](const std::string& text) {
+        std::string out = "\"";
+        for (char c : text)
+            out += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return out + "\"";
+    };
+    std::string csv = "kind,name,op,device,from,bytes,median_ms\n";
+    for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+        const Instruction& instr = program.code[k];
+        const double ms = median(input.result->instrMicros[k]) / 1000.0;
+        if (instr.op == Opcode::Invoke) {
+            const Node& node = graph.node(instr.node);
+            csv += "node," + quote(node.name) + "," + quote(node.op->name) + "," +
+                   quote(devices[instr.device].name) + ",,," + std::to_string(ms) + "\n";
+        } else if (instr.op == Opcode::DeviceCopy) {
+            csv += "copy," + quote(program.registers[static_cast<std::size_t>(instr.dst)].name) +
+                   ",device_copy," + quote(devices[instr.device].name) + "," +
+                   quote(devices[instr.srcDevice].name) + "," + std::to_string(instr.bytes) + "," +
+                   std::to_string(ms) + "\n";
+        }
+    }
+    return csv;
+}
+
 Json chromeTrace(const RunReportInput& input) {
     const Executor& executor = *input.executor;
     const Views v{*input.graph, *input.devices, executor.program(), *input.result};

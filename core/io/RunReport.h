@@ -23,6 +23,9 @@ struct RunReportInput {
 
 /// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
 Json runReportJson(const RunReportInput& input);
+/// Every node's and copy's median time as CSV, in program order:
+/// kind,name,op,device,from,bytes,median_ms (text fields quoted).
+std::string runTimingsCsv(const RunReportInput& input);
 /// The same for people: latency, per-device busy time and memory, the slowest nodes, copies.
 std::string runSummary(const RunReportInput& input);
 /// Chrome Trace Event JSON of the last iteration: a process per physical device, a compute

@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -347,9 +348,18 @@ void TestPlacerCli::compileEmitsBytecode() {
 void TestPlacerCli::runReportAndTrace() {
     QTemporaryDir dir;
     const QString trace = dir.filePath("trace.json");
-    const Run run = placerRun({"run", kExample, "--iterations", "3", "--warmup", "1", "--json",
-                               "--trace", trace, "--save-outputs", dir.filePath("out")});
+    const QString csv = dir.filePath("times.csv");
+    const Run run =
+        placerRun({"run", kExample, "--iterations", "3", "--warmup", "1", "--json", "--trace",
+                   trace, "--csv", csv, "--save-outputs", dir.filePath("out")});
     QCOMPARE(run.code, 0);
+    // The CSV the GUI exports too: a line per node and per copy.
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csvFile.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.front(), QStringLiteral("kind,name,op,device,from,bytes,median_ms"));
+    QCOMPARE(lines.filter(QRegularExpression("^node,")).size(), 3);
+    QVERIFY(lines.filter(QRegularExpression("^copy,.*,140,")).size() >= 1);
     // No CUDA here: gpu runs on a virtual CPU, and the user is told.
     QVERIFY2(run.err.contains("'gpu' (cuda) runs on vcpu"), qPrintable(run.err));
     auto report = Json::parse(run.out.toStdString(), "stdout");
@@ -492,6 +502,24 @@ void TestPlacerCli::plansInAWorkspace() {
     QVERIFY2(run.err.contains("places nodes differently"), qPrintable(run.err));
     run = placerRun({"plans", "list", "--db", db});
     QVERIFY2(run.out.contains("last run"), qPrintable(run.out));
+    // diff compares the last runs once both plans have one.
+    run = placerRun({"plans", "diff", "gpu", "split", "--db", db});
+    QVERIFY2(run.out.contains("last runs: run both plans"), qPrintable(run.out));
+    run = placerRun({"run", model, "--iterations", "2", "--save-run", "--plan", "gpu", "--db", db});
+    QCOMPARE(run.code, 0);
+    run = placerRun({"plans", "diff", "gpu", "split", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(
+                 QRegularExpression("last runs: [0-9.]+ ms \\(cpu=cpu, gpu=vcpu[0-9]+\\) -> ")),
+             qPrintable(run.out));
+    // Then the nodes whose time changed most, signed.
+    QVERIFY2(run.out.contains(QRegularExpression("\n  \\S+ [+-][0-9.]+ ms\n")),
+             qPrintable(run.out));
+    run = placerRun({"plans", "diff", "gpu", "split", "--json", "--db", db});
+    auto diffJson = Json::parse(run.out.toStdString(), "stdout");
+    QVERIFY(diffJson.ok());
+    QVERIFY(diffJson.value()["last_runs"]["latency_ms_b"].asDouble() > 0);
+    QVERIFY(diffJson.value()["last_runs"]["node_changes"].items().size() > 5);
     QCOMPARE(placerRun({"plans", "rename", "split", "mine", "--db", db}).code, 0);
     QCOMPARE(placerRun({"plans", "duplicate", "mine", "copy", "--db", db}).code, 0);
     QCOMPARE(placerRun({"plans", "delete", "copy", "--db", db}).code, 0);

@@ -9,7 +9,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Run.h"
 #include "store/PlanStore.h"
-#include "store/RunRecordBuilder.h"
+#include "store/RunRecords.h"
 
 #include <QCoreApplication>
 #include <QProcess>

@@ -1,0 +1,76 @@
+#include "store/RunRecords.h"
+
+#include "io/Json.h"
+#include "runtime/Run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <thread>
+
+namespace placer::store {
+
+RunRecord runRecord(const RunReportInput& run) {
+    const DeviceSet& devices = *run.devices;
+    const RunResult& result = *run.result;
+    RunRecord record;
+    for (int d = 0; d < devices.size(); ++d) {
+        for (const StreamInfo& stream : result.streams) {
+            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), DeviceId(d)) !=
+                stream.virtuals.end())
+                record.mapping += (record.mapping.empty() ? "" : ", ") + devices[DeviceId(d)].name +
+                                  "=" + stream.physical;
+        }
+    }
+    record.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
+    record.iterations = static_cast<int>(result.latencyMicros.size());
+    record.latencyMs = median(result.latencyMicros) / 1000.0;
+    record.report = runReportJson(run).dump(-1);
+    return record;
+}
+
+namespace {
+
+/// Per node name, the median time in a stored run report ("nodes": [{"name", "median_ms"}]).
+std::map<std::string, double> nodeTimes(const std::string& report) {
+    std::map<std::string, double> byNode;
+    auto json = Json::parse(report, "run report");
+    if (!json)
+        return byNode;
+    const Json* nodes = json.value().find("nodes");
+    if (!nodes || !nodes->isArray())
+        return byNode;
+    for (const Json& node : nodes->items()) {
+        const Json* name = node.find("name");
+        const Json* ms = node.find("median_ms");
+        if (name && ms)
+            byNode[name->asString()] = ms->asDouble();
+    }
+    return byNode;
+}
+
+} // namespace
+
+Result<std::optional<RunComparison>> compareLastRuns(PlanStore& store, const std::string& a,
+                                                     const std::string& b) {
+    auto lastA = store.lastRun(a);
+    if (!lastA)
+        return lastA.error();
+    auto lastB = store.lastRun(b);
+    if (!lastB)
+        return lastB.error();
+    if (!lastA.value() || !lastB.value())
+        return std::optional<RunComparison>();
+    RunComparison comparison{*lastA.value(), *lastB.value(), {}};
+    const auto ta = nodeTimes(comparison.a.report), tb = nodeTimes(comparison.b.report);
+    for (const auto& [node, ms] : tb) {
+        if (auto it = ta.find(node); it != ta.end())
+            comparison.nodeChanges.emplace_back(node, ms - it->second);
+    }
+    std::stable_sort(
+        comparison.nodeChanges.begin(), comparison.nodeChanges.end(),
+        [](const auto& x, const auto& y) { return std::abs(x.second) > std::abs(y.second); });
+    return std::optional<RunComparison>(std::move(comparison));
+}
+
+} // namespace placer::store

@@ -311,6 +311,14 @@ T = {
     "Conflicts and notes": ("Konflikte und Hinweise", "冲突与说明"),
     "Note: %1": ("Hinweis: %1", "说明：%1"),
     "Hide this hint": ("Diesen Hinweis ausblenden", "隐藏此提示"),
+    "Input format: relay, json, onnx or auto.": (
+        "Eingabeformat: relay, json, onnx oder auto.", "输入格式：relay、json、onnx 或 auto。"),
+    "Where unconstrained work goes.": ("Wohin nicht festgelegte Arbeit geht.", "未受约束的工作去往的设备。"),
+    "Where host-only ops run.": ("Wo Operatoren laufen, die nur auf dem Host laufen.", "仅限主机的算子运行的设备。"),
+    "Pin NODE=DEVICE, result included (repeatable).": (
+        "KNOTEN=GERÄT festlegen, samt Ergebnis (wiederholbar).", "固定 NODE=DEVICE，包括其结果（可重复）。"),
+    "Constants on several devices: replicate or copy.": (
+        "Konstanten auf mehreren Geräten: replicate oder copy.", "多个设备上的常量：replicate 或 copy。"),
 }
 
 

@@ -15,98 +15,98 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="100" />
+        <location filename="../app/gui/Exports.cpp" line="101" />
         <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="115" />
+        <location filename="../app/gui/Exports.cpp" line="116" />
         <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="125" />
+        <location filename="../app/gui/Exports.cpp" line="126" />
         <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="158" />
+        <location filename="../app/gui/Exports.cpp" line="159" />
         <source>Unknown export '%1'.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="166" />
+        <location filename="../app/gui/Exports.cpp" line="167" />
         <source>Image (PNG)…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="166" />
+        <location filename="../app/gui/Exports.cpp" line="167" />
         <source>PNG image (*.png)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="167" />
+        <location filename="../app/gui/Exports.cpp" line="168" />
         <source>Vector image (SVG)…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="167" />
+        <location filename="../app/gui/Exports.cpp" line="169" />
         <source>SVG image (*.svg)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="170" />
         <source>Relay text with placement…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="171" />
         <source>Relay text (*.relay)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="172" />
         <source>JSON graph…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="172" />
         <source>JSON graph (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="173" />
         <source>Plan report (JSON)…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="174" />
         <source>Plan report (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="171" />
+        <location filename="../app/gui/Exports.cpp" line="175" />
         <source>Model Explorer overlay: devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="172" />
-        <location filename="../app/gui/Exports.cpp" line="174" />
+        <location filename="../app/gui/Exports.cpp" line="176" />
+        <location filename="../app/gui/Exports.cpp" line="178" />
         <source>Model Explorer node data (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="177" />
         <source>Model Explorer overlay: run times…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="175" />
+        <location filename="../app/gui/Exports.cpp" line="180" />
         <source>Netron: ONNX model annotated with placement and times…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="176" />
+        <location filename="../app/gui/Exports.cpp" line="181" />
         <source>ONNX model (*.onnx)</source>
         <translation type="unfinished" />
     </message>
@@ -137,37 +137,57 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="87" />
+        <location filename="../app/gui/main.cpp" line="92" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="93" />
+        <location filename="../app/gui/main.cpp" line="98" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="97" />
+        <location filename="../app/gui/main.cpp" line="102" />
         <source>Write a PNG of the main window and exit.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="101" />
-        <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="104" />
-        <source>Pin NODE=DEVICE (repeatable).</source>
+        <location filename="../app/gui/main.cpp" line="106" />
+        <source>Input format: relay, json, onnx or auto.</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="107" />
-        <source>Op rule OP=DEVICE (repeatable).</source>
+        <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="108" />
+        <source>Where unconstrained work goes.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="109" />
+        <source>Where host-only ops run.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="110" />
+        <source>Pin NODE=DEVICE (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="111" />
+        <source>Pin NODE=DEVICE, result included (repeatable).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="112" />
+        <source>Op rule OP=DEVICE (repeatable).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="113" />
         <source>Fallback device for ops no rule covers.</source>
         <translation type="unfinished" />
     </message>
@@ -177,12 +197,17 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
+        <location filename="../app/gui/main.cpp" line="116" />
+        <source>Constants on several devices: replicate or copy.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="125" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="121" />
+        <location filename="../app/gui/main.cpp" line="128" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished" />
     </message>
@@ -280,814 +305,728 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="71" />
+        <location filename="../app/gui/MainWindow.cpp" line="74" />
         <source>Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="79" />
+        <location filename="../app/gui/MainWindow.cpp" line="82" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="96" />
-        <location filename="../app/gui/MainWindow.cpp" line="486" />
+        <location filename="../app/gui/MainWindow.cpp" line="99" />
+        <location filename="../app/gui/MainWindow.cpp" line="465" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="98" />
+        <location filename="../app/gui/MainWindow.cpp" line="101" />
         <source>Cancel layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="163" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
-        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
-        <source>Fallback device:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="183" />
-        <source>Apply rules</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="172" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="183" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
         <source>Iterations:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219" />
+        <location filename="../app/gui/MainWindow.cpp" line="198" />
         <source>Warm-up:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="201" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
         <source>Cancel</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="217" />
         <source>Export trace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Export CSV…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Export trace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>Chrome trace (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
-        <location filename="../app/gui/MainWindow.cpp" line="845" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="703" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Export timings</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>CSV (*.csv)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="275" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <location filename="../app/gui/MainWindow.cpp" line="284" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>Save plan as</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
-        <location filename="../app/gui/MainWindow.cpp" line="1206" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="328" />
+        <location filename="../app/gui/MainWindow.cpp" line="307" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="343" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352" />
+        <location filename="../app/gui/MainWindow.cpp" line="331" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="359" />
+        <location filename="../app/gui/MainWindow.cpp" line="338" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362" />
+        <location filename="../app/gui/MainWindow.cpp" line="341" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="369" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="351" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
+        <location filename="../app/gui/MainWindow.cpp" line="360" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383" />
+        <location filename="../app/gui/MainWindow.cpp" line="362" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="388" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389" />
+        <location filename="../app/gui/MainWindow.cpp" line="368" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="392" />
+        <location filename="../app/gui/MainWindow.cpp" line="371" />
         <source>&amp;Language</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396" />
+        <location filename="../app/gui/MainWindow.cpp" line="375" />
         <source>System Default</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <location filename="../app/gui/MainWindow.cpp" line="387" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="391" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="413" />
+        <location filename="../app/gui/MainWindow.cpp" line="392" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="415" />
+        <location filename="../app/gui/MainWindow.cpp" line="394" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="417" />
+        <location filename="../app/gui/MainWindow.cpp" line="396" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="425" />
+        <location filename="../app/gui/MainWindow.cpp" line="404" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428" />
+        <location filename="../app/gui/MainWindow.cpp" line="407" />
         <source>demand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="429" />
+        <location filename="../app/gui/MainWindow.cpp" line="408" />
         <source>unify (TVM)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <location filename="../app/gui/MainWindow.cpp" line="409" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="444" />
+        <location filename="../app/gui/MainWindow.cpp" line="423" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="458" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="460" />
+        <location filename="../app/gui/MainWindow.cpp" line="439" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="470" />
-        <location filename="../app/gui/MainWindow.cpp" line="489" />
+        <location filename="../app/gui/MainWindow.cpp" line="449" />
+        <location filename="../app/gui/MainWindow.cpp" line="468" />
         <source>Cannot open %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="479" />
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
-        <location filename="../app/gui/MainWindow.cpp" line="1246" />
+        <location filename="../app/gui/MainWindow.cpp" line="458" />
+        <location filename="../app/gui/MainWindow.cpp" line="487" />
+        <location filename="../app/gui/MainWindow.cpp" line="1075" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="505" />
+        <location filename="../app/gui/MainWindow.cpp" line="484" />
         <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="522" />
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
         <source>Open a graph</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523" />
+        <location filename="../app/gui/MainWindow.cpp" line="502" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="562" />
+        <location filename="../app/gui/MainWindow.cpp" line="541" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="604" />
+        <location filename="../app/gui/MainWindow.cpp" line="583" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="606" />
+        <location filename="../app/gui/MainWindow.cpp" line="585" />
         <source>Laid out in %1 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="619" />
+        <location filename="../app/gui/MainWindow.cpp" line="598" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <location filename="../app/gui/MainWindow.cpp" line="608" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="631" />
+        <location filename="../app/gui/MainWindow.cpp" line="610" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="645" />
+        <location filename="../app/gui/MainWindow.cpp" line="624" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="675" />
+        <location filename="../app/gui/MainWindow.cpp" line="654" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="705" />
-        <source>No conflicts.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="708" />
-        <source>Note: %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
-        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
-        <translation type="unfinished" />
-    </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="721" />
-        <source>%n node(s) selected.</source>
-        <translation><numerusform>%n node selected.</numerusform><numerusform>%n nodes selected.</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="733" />
-        <source>Device:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="733" />
-        <source>none</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="735" />
-        <source>Why:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="738" />
-        <source>Pinned:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="739" />
-        <source>Inputs:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="743" />
-        <source>Outputs:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="749" />
-        <source>Attributes:</source>
-        <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="771" />
+        <location filename="../app/gui/MainWindow.cpp" line="685" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <location filename="../app/gui/MainWindow.cpp" line="688" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="776" />
+        <location filename="../app/gui/MainWindow.cpp" line="690" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="778" />
+        <location filename="../app/gui/MainWindow.cpp" line="692" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="804" />
-        <source>(none)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="819" />
-        <location filename="../app/gui/MainWindow.cpp" line="825" />
+        <location filename="../app/gui/MainWindow.cpp" line="171" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="819" />
-        <source>'%1' is not of the form OP=DEVICE</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="826" />
-        <source>'%1' names unknown device '%2'</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="848" />
+        <location filename="../app/gui/MainWindow.cpp" line="706" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
+        <location filename="../app/gui/MainWindow.cpp" line="713" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="856" />
+        <location filename="../app/gui/MainWindow.cpp" line="714" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="889" />
+        <location filename="../app/gui/MainWindow.cpp" line="747" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="897" />
+        <location filename="../app/gui/MainWindow.cpp" line="755" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="910" />
+        <location filename="../app/gui/MainWindow.cpp" line="768" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="916" />
+        <location filename="../app/gui/MainWindow.cpp" line="774" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="950" />
+        <location filename="../app/gui/MainWindow.cpp" line="808" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="965" />
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="973" />
+        <location filename="../app/gui/MainWindow.cpp" line="831" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="980" />
+        <location filename="../app/gui/MainWindow.cpp" line="838" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="984" />
+        <location filename="../app/gui/MainWindow.cpp" line="842" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="986" />
+        <location filename="../app/gui/MainWindow.cpp" line="844" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="996" />
+        <location filename="../app/gui/MainWindow.cpp" line="854" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1023" />
+        <location filename="../app/gui/MainWindow.cpp" line="881" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1025" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1032" />
+        <location filename="../app/gui/MainWindow.cpp" line="890" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1150" />
+        <location filename="../app/gui/MainWindow.cpp" line="979" />
         <source>Pin to</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1155" />
+        <location filename="../app/gui/MainWindow.cpp" line="984" />
         <source>Clear Pin</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1163" />
+        <location filename="../app/gui/MainWindow.cpp" line="992" />
         <source>Expand %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1172" />
+        <location filename="../app/gui/MainWindow.cpp" line="1001" />
         <source>Collapse</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1182" />
+        <location filename="../app/gui/MainWindow.cpp" line="1011" />
         <source>Fit Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1198" />
+        <location filename="../app/gui/MainWindow.cpp" line="1027" />
         <source>Workspace: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1206" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1212" />
-        <location filename="../app/gui/MainWindow.cpp" line="1218" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
+        <location filename="../app/gui/MainWindow.cpp" line="1047" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1212" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1226" />
+        <location filename="../app/gui/MainWindow.cpp" line="1055" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1235" />
+        <location filename="../app/gui/MainWindow.cpp" line="1064" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1240" />
+        <location filename="../app/gui/MainWindow.cpp" line="1069" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1252" />
+        <location filename="../app/gui/MainWindow.cpp" line="1081" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <location filename="../app/gui/MainWindow.cpp" line="1082" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1263" />
+        <location filename="../app/gui/MainWindow.cpp" line="1092" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1277" />
+        <location filename="../app/gui/MainWindow.cpp" line="1106" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1289" />
+        <location filename="../app/gui/MainWindow.cpp" line="1118" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1305" />
+        <location filename="../app/gui/MainWindow.cpp" line="1134" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1306" />
+        <location filename="../app/gui/MainWindow.cpp" line="1135" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1307" />
+        <location filename="../app/gui/MainWindow.cpp" line="1136" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1318" />
+        <location filename="../app/gui/MainWindow.cpp" line="1145" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1348" />
+        <location filename="../app/gui/MainWindow.cpp" line="1151" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <location filename="../app/gui/MainWindow.cpp" line="1160" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1366" />
+        <location filename="../app/gui/MainWindow.cpp" line="1169" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1369" />
+        <location filename="../app/gui/MainWindow.cpp" line="1172" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1370" />
+        <location filename="../app/gui/MainWindow.cpp" line="1173" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1371" />
+        <location filename="../app/gui/MainWindow.cpp" line="1174" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
@@ -1186,6 +1125,19 @@
     </message>
 </context>
 <context>
+    <name>placer::views::ConflictsPanel</name>
+    <message>
+        <location filename="../views/ConflictsPanel.cpp" line="32" />
+        <source>No conflicts.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/ConflictsPanel.cpp" line="35" />
+        <source>Note: %1</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>placer::views::DeviceChip</name>
     <message>
         <location filename="../views/DevicePalette.cpp" line="30" />
@@ -1222,23 +1174,104 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="145" />
+        <location filename="../views/PlacementDocument.cpp" line="151" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="154" />
+        <location filename="../views/PlacementDocument.cpp" line="160" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="164" />
+        <location filename="../views/PlacementDocument.cpp" line="170" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="171" />
+        <location filename="../views/PlacementDocument.cpp" line="177" />
         <source>devices that results must be on must keep their place in the list</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::PropertiesPanel</name>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="23" />
+        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../views/PropertiesPanel.cpp" line="25" />
+        <source>%n node(s) selected.</source>
+        <translation><numerusform>%n node selected.</numerusform><numerusform>%n nodes selected.</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <source>Device:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <source>none</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="39" />
+        <source>Why:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="42" />
+        <source>Pinned:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="43" />
+        <source>Inputs:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <source>Outputs:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="53" />
+        <source>Attributes:</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::RulesPanel</name>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="20" />
+        <source>Apply rules</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="24" />
+        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="28" />
+        <source>Fallback device:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="65" />
+        <source>(none)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="84" />
+        <source>'%1' is not of the form OP=DEVICE</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="90" />
+        <source>'%1' names unknown device '%2'</source>
         <translation type="unfinished" />
     </message>
 </context>

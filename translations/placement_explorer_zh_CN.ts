@@ -15,98 +15,98 @@
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="100" />
+        <location filename="../app/gui/Exports.cpp" line="101" />
         <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
         <translation>没有可导出的运行时间：请先运行计划（运行 ▸ 运行计划）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="115" />
+        <location filename="../app/gui/Exports.cpp" line="116" />
         <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
         <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="125" />
+        <location filename="../app/gui/Exports.cpp" line="126" />
         <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
         <translation>Netron 注释需要从 ONNX 读取的模型；请改为导出 JSON 图或计划报告。</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="158" />
+        <location filename="../app/gui/Exports.cpp" line="159" />
         <source>Unknown export '%1'.</source>
         <translation>未知的导出类型“%1”。</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="166" />
+        <location filename="../app/gui/Exports.cpp" line="167" />
         <source>Image (PNG)…</source>
         <translation>图像 (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="166" />
+        <location filename="../app/gui/Exports.cpp" line="167" />
         <source>PNG image (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="167" />
+        <location filename="../app/gui/Exports.cpp" line="168" />
         <source>Vector image (SVG)…</source>
         <translation>矢量图 (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="167" />
+        <location filename="../app/gui/Exports.cpp" line="169" />
         <source>SVG image (*.svg)</source>
         <translation>SVG 图像 (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="170" />
         <source>Relay text with placement…</source>
         <translation>带放置信息的 Relay 文本…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="171" />
         <source>Relay text (*.relay)</source>
         <translation>Relay 文本 (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="172" />
         <source>JSON graph…</source>
         <translation>JSON 图…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="172" />
         <source>JSON graph (*.json)</source>
         <translation>JSON 图 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="173" />
         <source>Plan report (JSON)…</source>
         <translation>计划报告 (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="174" />
         <source>Plan report (*.json)</source>
         <translation>计划报告 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="171" />
+        <location filename="../app/gui/Exports.cpp" line="175" />
         <source>Model Explorer overlay: devices…</source>
         <translation>Model Explorer 叠加层：设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="172" />
-        <location filename="../app/gui/Exports.cpp" line="174" />
+        <location filename="../app/gui/Exports.cpp" line="176" />
+        <location filename="../app/gui/Exports.cpp" line="178" />
         <source>Model Explorer node data (*.json)</source>
         <translation>Model Explorer 节点数据 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="177" />
         <source>Model Explorer overlay: run times…</source>
         <translation>Model Explorer 叠加层：运行时间…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="175" />
+        <location filename="../app/gui/Exports.cpp" line="180" />
         <source>Netron: ONNX model annotated with placement and times…</source>
         <translation>Netron：带放置与耗时注释的 ONNX 模型…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="176" />
+        <location filename="../app/gui/Exports.cpp" line="181" />
         <source>ONNX model (*.onnx)</source>
         <translation>ONNX 模型 (*.onnx)</translation>
     </message>
@@ -137,37 +137,57 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="87" />
+        <location filename="../app/gui/main.cpp" line="92" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>决定数据流图中每个算子在多设备机器上的运行位置。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="93" />
+        <location filename="../app/gui/main.cpp" line="98" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Relay、ONNX 或 JSON 图（默认：自带示例）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="97" />
+        <location filename="../app/gui/main.cpp" line="102" />
         <source>Write a PNG of the main window and exit.</source>
         <translation>将主窗口保存为 PNG 后退出。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="101" />
+        <location filename="../app/gui/main.cpp" line="106" />
+        <source>Input format: relay, json, onnx or auto.</source>
+        <translation>输入格式：relay、json、onnx 或 auto。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="107" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>虚拟设备，NAME:KIND[:mem=SIZE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="104" />
+        <location filename="../app/gui/main.cpp" line="108" />
+        <source>Where unconstrained work goes.</source>
+        <translation>未受约束的工作去往的设备。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="109" />
+        <source>Where host-only ops run.</source>
+        <translation>仅限主机的算子运行的设备。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="110" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>固定 NODE=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="107" />
+        <location filename="../app/gui/main.cpp" line="111" />
+        <source>Pin NODE=DEVICE, result included (repeatable).</source>
+        <translation>固定 NODE=DEVICE，包括其结果（可重复）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="112" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>算子规则 OP=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="111" />
+        <location filename="../app/gui/main.cpp" line="113" />
         <source>Fallback device for ops no rule covers.</source>
         <translation>没有规则覆盖的算子的后备设备。</translation>
     </message>
@@ -177,12 +197,17 @@
         <translation>规划模式：demand 或 unify。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
+        <location filename="../app/gui/main.cpp" line="116" />
+        <source>Constants on several devices: replicate or copy.</source>
+        <translation>多个设备上的常量：replicate 或 copy。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="125" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation>截图前先在虚拟 CPU 上运行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="121" />
+        <location filename="../app/gui/main.cpp" line="128" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -280,815 +305,729 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="71" />
+        <location filename="../app/gui/MainWindow.cpp" line="74" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="79" />
+        <location filename="../app/gui/MainWindow.cpp" line="82" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;分配工作：&lt;/b&gt;把&lt;i&gt;设备&lt;/i&gt;面板中的设备标签拖到一个节点（或一组选中的节点）上。规划器会立即重新推断其余部分：填充色表示每个节点的设备，圆点标记固定，边上的徽标是计划需要的拷贝，&lt;i&gt;冲突与说明&lt;/i&gt;给出它的决定。Ctrl+Z 撤销。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="96" />
-        <location filename="../app/gui/MainWindow.cpp" line="486" />
+        <location filename="../app/gui/MainWindow.cpp" line="99" />
+        <location filename="../app/gui/MainWindow.cpp" line="465" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="98" />
+        <location filename="../app/gui/MainWindow.cpp" line="101" />
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="163" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
-        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
-        <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
-        <source>Fallback device:</source>
-        <translation>后备设备：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="183" />
-        <source>Apply rules</source>
-        <translation>应用规则</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="172" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Conflicts and notes</source>
         <translation>冲突与说明</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="183" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219" />
+        <location filename="../app/gui/MainWindow.cpp" line="198" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="201" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="217" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
-        <location filename="../app/gui/MainWindow.cpp" line="845" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="703" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Rename plan</source>
         <translation>重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>Duplicate plan</source>
         <translation>复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>Name of the copy:</source>
         <translation>副本名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="275" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source> copy</source>
         <translation> 副本</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
         <source>Delete plan</source>
         <translation>删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>删除计划“%1”及其运行记录？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Compare plans</source>
         <translation>比较计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305" />
+        <location filename="../app/gui/MainWindow.cpp" line="284" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>Save plan as</source>
         <translation>计划另存为</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
-        <location filename="../app/gui/MainWindow.cpp" line="1206" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <location filename="../app/gui/MainWindow.cpp" line="300" />
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="328" />
+        <location filename="../app/gui/MainWindow.cpp" line="307" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <location filename="../app/gui/MainWindow.cpp" line="319" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="343" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352" />
+        <location filename="../app/gui/MainWindow.cpp" line="331" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="359" />
+        <location filename="../app/gui/MainWindow.cpp" line="338" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362" />
+        <location filename="../app/gui/MainWindow.cpp" line="341" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="369" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="351" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
+        <location filename="../app/gui/MainWindow.cpp" line="360" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383" />
+        <location filename="../app/gui/MainWindow.cpp" line="362" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385" />
+        <location filename="../app/gui/MainWindow.cpp" line="364" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="388" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389" />
+        <location filename="../app/gui/MainWindow.cpp" line="368" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="392" />
+        <location filename="../app/gui/MainWindow.cpp" line="371" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396" />
+        <location filename="../app/gui/MainWindow.cpp" line="375" />
         <source>System Default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <location filename="../app/gui/MainWindow.cpp" line="387" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="391" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="413" />
+        <location filename="../app/gui/MainWindow.cpp" line="392" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="415" />
+        <location filename="../app/gui/MainWindow.cpp" line="394" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="417" />
+        <location filename="../app/gui/MainWindow.cpp" line="396" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="425" />
+        <location filename="../app/gui/MainWindow.cpp" line="404" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428" />
+        <location filename="../app/gui/MainWindow.cpp" line="407" />
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="429" />
+        <location filename="../app/gui/MainWindow.cpp" line="408" />
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <location filename="../app/gui/MainWindow.cpp" line="409" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation>demand：未固定的节点跟随其使用者；unify：由硬边相连的节点共享设备，与 TVM 相同</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="444" />
+        <location filename="../app/gui/MainWindow.cpp" line="423" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="458" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="460" />
+        <location filename="../app/gui/MainWindow.cpp" line="439" />
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="470" />
-        <location filename="../app/gui/MainWindow.cpp" line="489" />
+        <location filename="../app/gui/MainWindow.cpp" line="449" />
+        <location filename="../app/gui/MainWindow.cpp" line="468" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="479" />
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
-        <location filename="../app/gui/MainWindow.cpp" line="1246" />
+        <location filename="../app/gui/MainWindow.cpp" line="458" />
+        <location filename="../app/gui/MainWindow.cpp" line="487" />
+        <location filename="../app/gui/MainWindow.cpp" line="1075" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1198" />
+        <location filename="../app/gui/MainWindow.cpp" line="1027" />
         <source>Workspace: %1</source>
         <translation>工作区：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1206" />
+        <location filename="../app/gui/MainWindow.cpp" line="1035" />
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1212" />
-        <location filename="../app/gui/MainWindow.cpp" line="1218" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
+        <location filename="../app/gui/MainWindow.cpp" line="1047" />
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1212" />
+        <location filename="../app/gui/MainWindow.cpp" line="1041" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1226" />
+        <location filename="../app/gui/MainWindow.cpp" line="1055" />
         <source>Saved plan '%1'</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1235" />
+        <location filename="../app/gui/MainWindow.cpp" line="1064" />
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1240" />
+        <location filename="../app/gui/MainWindow.cpp" line="1069" />
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1252" />
+        <location filename="../app/gui/MainWindow.cpp" line="1081" />
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1253" />
+        <location filename="../app/gui/MainWindow.cpp" line="1082" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1263" />
+        <location filename="../app/gui/MainWindow.cpp" line="1092" />
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1277" />
+        <location filename="../app/gui/MainWindow.cpp" line="1106" />
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1289" />
+        <location filename="../app/gui/MainWindow.cpp" line="1118" />
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1305" />
+        <location filename="../app/gui/MainWindow.cpp" line="1134" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1306" />
+        <location filename="../app/gui/MainWindow.cpp" line="1135" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1307" />
+        <location filename="../app/gui/MainWindow.cpp" line="1136" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1318" />
+        <location filename="../app/gui/MainWindow.cpp" line="1145" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1348" />
+        <location filename="../app/gui/MainWindow.cpp" line="1151" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1357" />
+        <location filename="../app/gui/MainWindow.cpp" line="1160" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1366" />
+        <location filename="../app/gui/MainWindow.cpp" line="1169" />
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1369" />
+        <location filename="../app/gui/MainWindow.cpp" line="1172" />
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1370" />
+        <location filename="../app/gui/MainWindow.cpp" line="1173" />
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1371" />
+        <location filename="../app/gui/MainWindow.cpp" line="1174" />
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="505" />
+        <location filename="../app/gui/MainWindow.cpp" line="484" />
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="522" />
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523" />
+        <location filename="../app/gui/MainWindow.cpp" line="502" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="562" />
+        <location filename="../app/gui/MainWindow.cpp" line="541" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="604" />
+        <location filename="../app/gui/MainWindow.cpp" line="583" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="606" />
+        <location filename="../app/gui/MainWindow.cpp" line="585" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="619" />
+        <location filename="../app/gui/MainWindow.cpp" line="598" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="629" />
+        <location filename="../app/gui/MainWindow.cpp" line="608" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="631" />
+        <location filename="../app/gui/MainWindow.cpp" line="610" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="645" />
+        <location filename="../app/gui/MainWindow.cpp" line="624" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="675" />
+        <location filename="../app/gui/MainWindow.cpp" line="654" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="705" />
-        <source>No conflicts.</source>
-        <translation>没有冲突。</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="708" />
-        <source>Note: %1</source>
-        <translation>说明：%1</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="719" />
-        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
-        <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
-    </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="721" />
-        <source>%n node(s) selected.</source>
-        <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="733" />
-        <source>Device:</source>
-        <translation>设备：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="733" />
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="735" />
-        <source>Why:</source>
-        <translation>原因：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="738" />
-        <source>Pinned:</source>
-        <translation>固定于：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="739" />
-        <source>Inputs:</source>
-        <translation>输入：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="743" />
-        <source>Outputs:</source>
-        <translation>输出：</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="749" />
-        <source>Attributes:</source>
-        <translation>属性：</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="771" />
+        <location filename="../app/gui/MainWindow.cpp" line="685" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
+        <location filename="../app/gui/MainWindow.cpp" line="688" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="776" />
+        <location filename="../app/gui/MainWindow.cpp" line="690" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="778" />
+        <location filename="../app/gui/MainWindow.cpp" line="692" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="804" />
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="819" />
-        <location filename="../app/gui/MainWindow.cpp" line="825" />
+        <location filename="../app/gui/MainWindow.cpp" line="171" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="819" />
-        <source>'%1' is not of the form OP=DEVICE</source>
-        <translation>“%1”不是 OP=DEVICE 的形式</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="826" />
-        <source>'%1' names unknown device '%2'</source>
-        <translation>“%1”引用了未知设备“%2”</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="848" />
+        <location filename="../app/gui/MainWindow.cpp" line="706" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
+        <location filename="../app/gui/MainWindow.cpp" line="713" />
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="856" />
+        <location filename="../app/gui/MainWindow.cpp" line="714" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="889" />
+        <location filename="../app/gui/MainWindow.cpp" line="747" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="897" />
+        <location filename="../app/gui/MainWindow.cpp" line="755" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="910" />
+        <location filename="../app/gui/MainWindow.cpp" line="768" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="916" />
+        <location filename="../app/gui/MainWindow.cpp" line="774" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="950" />
+        <location filename="../app/gui/MainWindow.cpp" line="808" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="965" />
+        <location filename="../app/gui/MainWindow.cpp" line="823" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="973" />
+        <location filename="../app/gui/MainWindow.cpp" line="831" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="980" />
+        <location filename="../app/gui/MainWindow.cpp" line="838" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="984" />
+        <location filename="../app/gui/MainWindow.cpp" line="842" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="986" />
+        <location filename="../app/gui/MainWindow.cpp" line="844" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="996" />
+        <location filename="../app/gui/MainWindow.cpp" line="854" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1007" />
+        <location filename="../app/gui/MainWindow.cpp" line="865" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1023" />
+        <location filename="../app/gui/MainWindow.cpp" line="881" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1025" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1032" />
+        <location filename="../app/gui/MainWindow.cpp" line="890" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1150" />
+        <location filename="../app/gui/MainWindow.cpp" line="979" />
         <source>Pin to</source>
         <translation>固定到</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1155" />
+        <location filename="../app/gui/MainWindow.cpp" line="984" />
         <source>Clear Pin</source>
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1163" />
+        <location filename="../app/gui/MainWindow.cpp" line="992" />
         <source>Expand %1</source>
         <translation>展开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1172" />
+        <location filename="../app/gui/MainWindow.cpp" line="1001" />
         <source>Collapse</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1182" />
+        <location filename="../app/gui/MainWindow.cpp" line="1011" />
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>
@@ -1187,6 +1126,19 @@
     </message>
 </context>
 <context>
+    <name>placer::views::ConflictsPanel</name>
+    <message>
+        <location filename="../views/ConflictsPanel.cpp" line="32" />
+        <source>No conflicts.</source>
+        <translation>没有冲突。</translation>
+    </message>
+    <message>
+        <location filename="../views/ConflictsPanel.cpp" line="35" />
+        <source>Note: %1</source>
+        <translation>说明：%1</translation>
+    </message>
+</context>
+<context>
     <name>placer::views::DeviceChip</name>
     <message>
         <location filename="../views/DevicePalette.cpp" line="30" />
@@ -1223,24 +1175,105 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="145" />
+        <location filename="../views/PlacementDocument.cpp" line="151" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation>无法删除“%1”：模型中的 device_copy %2 引用了它</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="154" />
+        <location filename="../views/PlacementDocument.cpp" line="160" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation>无法删除“%1”：模型的一个结果必须位于该设备</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="164" />
+        <location filename="../views/PlacementDocument.cpp" line="170" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>被 device_copy 节点引用的设备必须保持其在列表中的位置</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="171" />
+        <location filename="../views/PlacementDocument.cpp" line="177" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation>结果所在的设备必须保持其在列表中的位置</translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::PropertiesPanel</name>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="23" />
+        <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/PropertiesPanel.cpp" line="25" />
+        <source>%n node(s) selected.</source>
+        <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="39" />
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="42" />
+        <source>Pinned:</source>
+        <translation>固定于：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="43" />
+        <source>Inputs:</source>
+        <translation>输入：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <source>Outputs:</source>
+        <translation>输出：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="53" />
+        <source>Attributes:</source>
+        <translation>属性：</translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::RulesPanel</name>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="20" />
+        <source>Apply rules</source>
+        <translation>应用规则</translation>
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="24" />
+        <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
+        <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="28" />
+        <source>Fallback device:</source>
+        <translation>后备设备：</translation>
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="65" />
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="84" />
+        <source>'%1' is not of the form OP=DEVICE</source>
+        <translation>“%1”不是 OP=DEVICE 的形式</translation>
+    </message>
+    <message>
+        <location filename="../views/RulesPanel.cpp" line="90" />
+        <source>'%1' names unknown device '%2'</source>
+        <translation>“%1”引用了未知设备“%2”</translation>
     </message>
 </context>
 <context>

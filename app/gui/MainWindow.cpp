@@ -9,6 +9,7 @@
 #include "plan/Annotations.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
+#include "views/ConflictsPanel.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/GraphScene.h"
@@ -16,6 +17,8 @@
 #include "views/GroupItem.h"
 #include "views/HintBar.h"
 #include "views/NodeItem.h"
+#include "views/PropertiesPanel.h"
+#include "views/RulesPanel.h"
 #include "views/TimelineWidget.h"
 
 #include <QAction>
@@ -61,10 +64,6 @@ namespace {
 /// Graphs with more drawn nodes than this get a quick layout first.
 constexpr std::size_t kQuickLayoutNodes = 800;
 
-QString html(const std::string& text) {
-    return QString::fromStdString(text).toHtmlEscaped();
-}
-
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -109,17 +108,9 @@ MainWindow::MainWindow(QWidget* parent)
             &MainWindow::loadDone);
     connect(m_document, &views::PlacementDocument::modelReset, this, &MainWindow::startLayout);
     connect(m_document, &views::PlacementDocument::modelReset, m_undo, &QUndoStack::clear);
-    connect(m_document, &views::PlacementDocument::modelReset, this, &MainWindow::refreshRules);
-    connect(m_document, &views::PlacementDocument::devicesChanged, this, &MainWindow::refreshRules);
-    connect(m_document, &views::PlacementDocument::planChanged, this,
-            &MainWindow::refreshConflicts);
     connect(m_document, &views::PlacementDocument::planChanged, this, &MainWindow::refreshStatus);
     connect(m_document, &views::PlacementDocument::planChanged, this,
-            &MainWindow::refreshProperties);
-    connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
-        if (!m_rules->hasFocus()) // never overwrite what the user is typing
-            refreshRules();
-    });
+            [this] { m_properties->showNodes(m_scene->selectedNodes()); });
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(m_view, &views::GraphView::deviceDropped, this, &MainWindow::pinNodes);
     connect(m_palette, &views::DevicePalette::nodesDropped, this, &MainWindow::pinNodes);
@@ -170,36 +161,21 @@ void MainWindow::createDocks() {
     m_palette = new views::DevicePalette(m_document, this);
     dock(tr("Devices"), QStringLiteral("devices"), m_palette, Qt::LeftDockWidgetArea);
 
-    auto* rules = new QWidget(this);
-    auto* rulesLayout = new QVBoxLayout(rules);
-    rulesLayout->setContentsMargins(4, 4, 4, 4);
-    rulesLayout->addWidget(new QLabel(tr("Op-name rules, one OP=DEVICE a line (globs, first match "
-                                         "wins):"),
-                                      rules));
-    m_rules = new QPlainTextEdit(rules);
-    m_rules->setMaximumHeight(110);
-    rulesLayout->addWidget(m_rules);
-    auto* form = new QFormLayout;
-    m_fallback = new QComboBox(rules);
-    form->addRow(tr("Fallback device:"), m_fallback);
-    rulesLayout->addLayout(form);
-    auto* apply = new QPushButton(tr("Apply rules"), rules);
-    apply->setObjectName(QStringLiteral("applyRules"));
-    connect(apply, &QPushButton::clicked, this, &MainWindow::applyRules);
-    rulesLayout->addWidget(apply);
-    rulesLayout->addStretch(1);
-    dock(tr("Rules"), QStringLiteral("rules"), rules, Qt::LeftDockWidgetArea);
+    m_rulesPanel = new views::RulesPanel(m_document, this);
+    connect(m_rulesPanel, &views::RulesPanel::applyRequested, this,
+            [this](std::vector<OpRule> rules, const std::string& fallback) {
+                m_undo->push(new SetRulesCommand(m_document, std::move(rules), fallback));
+            });
+    connect(m_rulesPanel, &views::RulesPanel::invalid, this,
+            [this](const QString& message) { showError(tr("Bad rule"), message); });
+    dock(tr("Rules"), QStringLiteral("rules"), m_rulesPanel, Qt::LeftDockWidgetArea);
 
-    m_conflicts = new QListWidget(this);
-    m_conflicts->setWordWrap(true);
-    connect(m_conflicts, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        const QVariant node = item->data(Qt::UserRole);
-        if (node.isValid())
-            m_view->showNode(NodeId(node.toUInt()));
-    });
+    m_conflicts = new views::ConflictsPanel(m_document, this);
+    connect(m_conflicts, &views::ConflictsPanel::nodeActivated, m_view,
+            &views::GraphView::showNode);
     dock(tr("Conflicts and notes"), QStringLiteral("conflicts"), m_conflicts,
          Qt::RightDockWidgetArea);
-    m_properties = new QTextBrowser(this);
+    m_properties = new views::PropertiesPanel(m_document, this);
     dock(tr("Properties"), QStringLiteral("properties"), m_properties, Qt::RightDockWidgetArea);
     auto* history = new QUndoView(m_undo, this);
     history->setEmptyLabel(tr("<opened>"));
@@ -689,72 +665,7 @@ void MainWindow::onSelectionChanged() {
             return;
         }
     }
-    refreshProperties();
-}
-
-void MainWindow::refreshConflicts() {
-    m_conflicts->clear();
-    const Plan& plan = m_document->plan();
-    for (const Conflict& conflict : plan.conflicts) {
-        QString text = QString::fromStdString(conflict.message);
-        if (!conflict.suggestion.empty())
-            text += QStringLiteral("\n→ ") + QString::fromStdString(conflict.suggestion);
-        auto* item = new QListWidgetItem(text, m_conflicts);
-        item->setForeground(QColor(0xb0, 0x10, 0x10));
-        if (!conflict.nodes.empty())
-            item->setData(Qt::UserRole, conflict.nodes.front().index);
-    }
-    if (plan.conflicts.empty())
-        new QListWidgetItem(tr("No conflicts."), m_conflicts);
-    // Notes: what the planner decided that is worth knowing but is no conflict.
-    for (const std::string& note : plan.notes) {
-        auto* item =
-            new QListWidgetItem(tr("Note: %1").arg(QString::fromStdString(note)), m_conflicts);
-        item->setForeground(QColor(0x20, 0x50, 0x90));
-    }
-}
-
-void MainWindow::refreshProperties() {
-    const std::vector<NodeId> selected = m_scene->selectedNodes();
-    if (selected.size() != 1) {
-        m_properties->setHtml(
-            selected.empty()
-                ? tr("<i>Select a node to see its properties and why it runs "
-                     "where it does.</i>")
-                : tr("%n node(s) selected.", nullptr, static_cast<int>(selected.size())));
-        return;
-    }
-    const NodeId id = selected.front();
-    const Graph& graph = m_document->graph();
-    const Node& node = graph.node(id);
-    const DeviceSet& devices = m_document->devices();
-    const Plan& plan = m_document->plan();
-    QString text =
-        QStringLiteral("<h3>%1 <small>%2</small></h3>").arg(html(node.name), html(node.op->name));
-    const DeviceId device = plan.devices[id.index];
-    text += QStringLiteral("<p><b>%1</b> %2</p>")
-                .arg(tr("Device:"), device.valid() ? html(devices[device].name) : tr("none"));
-    text += QStringLiteral("<p><b>%1</b> %2</p>")
-                .arg(tr("Why:"), m_document->explain(id).toHtmlEscaped());
-    if (node.pin.active())
-        text += QStringLiteral("<p><b>%1</b> %2 (%3)</p>")
-                    .arg(tr("Pinned:"), html(devices[node.pin.device].name), html(node.pin.origin));
-    text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Inputs:"));
-    for (const ValueRef input : node.inputs)
-        text += html(graph.valueName(input) + "  " + graph.type(input).toShortString()) +
-                QStringLiteral("<br>");
-    text += QStringLiteral("</p><p><b>%1</b><br>").arg(tr("Outputs:"));
-    for (const TensorType& output : node.outputs)
-        text += html(output.toShortString() + "  (" + formatBytes(output.bytes()) + ")") +
-                QStringLiteral("<br>");
-    text += QStringLiteral("</p>");
-    if (!node.attrs.empty()) {
-        text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Attributes:"));
-        for (const auto& [name, value] : node.attrs.entries())
-            text += html(name + " = " + formatAttrRelay(value)) + QStringLiteral("<br>");
-        text += QStringLiteral("</p>");
-    }
-    m_properties->setHtml(text);
+    m_properties->showNodes(m_scene->selectedNodes());
 }
 
 void MainWindow::refreshStatus() {
@@ -779,64 +690,6 @@ void MainWindow::refreshStatus() {
                        tr("%n conflict(s)", nullptr, static_cast<int>(plan.conflicts.size())) +
                        QStringLiteral("  ·  ") +
                        tr("planned in %1 ms").arg(m_document->lastPlanMillis(), 0, 'f', 2));
-}
-
-void MainWindow::refreshRules() {
-    const PlanOptions& options = m_document->options();
-    // An example in the graph's own op names: its two most common ops on the default device.
-    std::map<std::string, int> ops;
-    for (const Node& node : m_document->graph().nodes()) {
-        if (node.role() == OpRole::Compute)
-            ++ops[node.op->name];
-    }
-    std::vector<std::pair<int, std::string>> common;
-    for (const auto& [op, count] : ops)
-        common.emplace_back(-count, op);
-    std::sort(common.begin(), common.end());
-    const DeviceSet& devices = m_document->devices();
-    QStringList example;
-    for (std::size_t i = 0; i < common.size() && i < 2 && devices.defaultDevice().valid(); ++i)
-        example << QString::fromStdString(common[i].second + "=" +
-                                          devices[devices.defaultDevice()].name);
-    m_rules->setPlaceholderText(example.join(QLatin1Char('\n')));
-    QStringList lines;
-    for (const OpRule& rule : options.rules)
-        lines << QString::fromStdString(rule.opPattern + "=" + rule.device);
-    m_rules->setPlainText(lines.join(QLatin1Char('\n')));
-    m_fallback->clear();
-    m_fallback->addItem(tr("(none)"), QString());
-    for (const VirtualDevice& device : m_document->devices().devices())
-        m_fallback->addItem(QString::fromStdString(device.name),
-                            QString::fromStdString(device.name));
-    m_fallback->setCurrentIndex(
-        std::max(0, m_fallback->findData(QString::fromStdString(options.fallbackDevice))));
-}
-
-void MainWindow::applyRules() {
-    std::vector<OpRule> rules;
-    const QStringList lines = m_rules->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    for (const QString& line : lines) {
-        // Split as `placer --rule` splits (core's splitAssignment, at the last '=').
-        const QString trimmed = line.trimmed();
-        OpRule rule;
-        std::string error;
-        if (!splitAssignment(trimmed.toStdString(), &rule.opPattern, &rule.device, &error)) {
-            showError(tr("Bad rule"), tr("'%1' is not of the form OP=DEVICE").arg(trimmed));
-            return;
-        }
-        rule.opPattern = QString::fromStdString(rule.opPattern).trimmed().toStdString();
-        rule.device = QString::fromStdString(rule.device).trimmed().toStdString();
-        if (!m_document->devices().find(rule.device)) {
-            showError(tr("Bad rule"), tr("'%1' names unknown device '%2'")
-                                          .arg(trimmed, QString::fromStdString(rule.device)));
-            return;
-        }
-        rules.push_back(std::move(rule));
-    }
-    const std::string fallback = m_fallback->currentData().toString().toStdString();
-    if (rules == m_document->options().rules && fallback == m_document->options().fallbackDevice)
-        return;
-    m_undo->push(new SetRulesCommand(m_document, std::move(rules), fallback));
 }
 
 bool MainWindow::exportAs(const QString& kind, const QString& path) {

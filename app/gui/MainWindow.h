@@ -2,8 +2,10 @@
 // properties (with the reason for each placement) and the undo history on the right.
 #pragma once
 
+#include "views/ConflictsPanel.h"
 #include "views/GraphvizLayout.h"
 #include "views/PlacementDocument.h"
+#include "views/PropertiesPanel.h"
 
 #include <QFutureWatcher>
 #include <QMainWindow>
@@ -19,7 +21,6 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QListWidget;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -32,6 +33,7 @@ class DevicePalette;
 class GraphScene;
 class GraphView;
 class HintBar;
+class RulesPanel;
 class TimelineWidget;
 } // namespace placer::views
 
@@ -61,8 +63,9 @@ public:
     views::GraphView* view() const { return m_view; }
     views::DevicePalette* devicePalette() const { return m_palette; }
     QUndoStack* undoStack() const { return m_undo; }
-    QListWidget* conflictList() const { return m_conflicts; }
-    QTextBrowser* properties() const { return m_properties; }
+    views::ConflictsPanel* conflictList() const { return m_conflicts; }
+    views::PropertiesPanel* properties() const { return m_properties; }
+    views::RulesPanel* rulesPanel() const { return m_rulesPanel; }
     QLabel* statusSummary() const { return m_summary; }
     RunController* runController() const { return m_run; }
     views::TimelineWidget* timeline() const { return m_timeline; }
@@ -130,11 +133,7 @@ private slots:
     void layoutDone();
     void loadDone();
     void cancelLayout();
-    void refreshConflicts();
-    void refreshProperties();
     void refreshStatus();
-    void refreshRules();
-    void applyRules();
     void clearSelectedPins();
     void onSelectionChanged();
     void chooseFile();
@@ -158,10 +157,9 @@ private:
     views::GraphView* m_view;
     views::DevicePalette* m_palette = nullptr;
     QUndoStack* m_undo;
-    QListWidget* m_conflicts = nullptr;
-    QTextBrowser* m_properties = nullptr;
-    QPlainTextEdit* m_rules = nullptr;
-    QComboBox* m_fallback = nullptr;
+    views::ConflictsPanel* m_conflicts = nullptr;
+    views::RulesPanel* m_rulesPanel = nullptr;
+    views::PropertiesPanel* m_properties = nullptr;
     QComboBox* m_mode = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_summary = nullptr;

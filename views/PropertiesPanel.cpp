@@ -1,0 +1,61 @@
+#include "views/PropertiesPanel.h"
+
+#include "views/PlacementDocument.h"
+
+namespace placer::views {
+
+namespace {
+
+QString html(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+} // namespace
+
+PropertiesPanel::PropertiesPanel(PlacementDocument* document, QWidget* parent)
+    : QTextBrowser(parent), m_document(document) {
+    showNodes({});
+}
+
+void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
+    if (selected.size() != 1) {
+        setHtml(selected.empty()
+                    ? tr("<i>Select a node to see its properties and why it runs "
+                         "where it does.</i>")
+                    : tr("%n node(s) selected.", nullptr, static_cast<int>(selected.size())));
+        return;
+    }
+    const NodeId id = selected.front();
+    const Graph& graph = m_document->graph();
+    const Node& node = graph.node(id);
+    const DeviceSet& devices = m_document->devices();
+    const Plan& plan = m_document->plan();
+    QString text =
+        QStringLiteral("<h3>%1 <small>%2</small></h3>").arg(html(node.name), html(node.op->name));
+    const DeviceId device = plan.devices[id.index];
+    text += QStringLiteral("<p><b>%1</b> %2</p>")
+                .arg(tr("Device:"), device.valid() ? html(devices[device].name) : tr("none"));
+    text += QStringLiteral("<p><b>%1</b> %2</p>")
+                .arg(tr("Why:"), m_document->explain(id).toHtmlEscaped());
+    if (node.pin.active())
+        text += QStringLiteral("<p><b>%1</b> %2 (%3)</p>")
+                    .arg(tr("Pinned:"), html(devices[node.pin.device].name), html(node.pin.origin));
+    text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Inputs:"));
+    for (const ValueRef input : node.inputs)
+        text += html(graph.valueName(input) + "  " + graph.type(input).toShortString()) +
+                QStringLiteral("<br>");
+    text += QStringLiteral("</p><p><b>%1</b><br>").arg(tr("Outputs:"));
+    for (const TensorType& output : node.outputs)
+        text += html(output.toShortString() + "  (" + formatBytes(output.bytes()) + ")") +
+                QStringLiteral("<br>");
+    text += QStringLiteral("</p>");
+    if (!node.attrs.empty()) {
+        text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Attributes:"));
+        for (const auto& [name, value] : node.attrs.entries())
+            text += html(name + " = " + formatAttrRelay(value)) + QStringLiteral("<br>");
+        text += QStringLiteral("</p>");
+    }
+    setHtml(text);
+}
+
+} // namespace placer::views

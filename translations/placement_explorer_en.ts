@@ -135,6 +135,39 @@
     </message>
 </context>
 <context>
+    <name>RunPanel</name>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="158" />
+        <source>%1 compute</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="173" />
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="181" />
+        <source>copies %1 → %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="188" />
+        <source>copy %1, %2: %3 ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="192" />
+        <source>inputs → %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="194" />
+        <source>input %1: %2 ms</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../app/gui/main.cpp" line="92" />
@@ -305,728 +338,584 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74" />
+        <location filename="../app/gui/MainWindow.cpp" line="72" />
         <source>Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="82" />
+        <location filename="../app/gui/MainWindow.cpp" line="80" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="465" />
+        <location filename="../app/gui/MainWindow.cpp" line="97" />
+        <location filename="../app/gui/MainWindow.cpp" line="411" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="101" />
+        <location filename="../app/gui/MainWindow.cpp" line="99" />
         <source>Cancel layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="163" />
+        <location filename="../app/gui/MainWindow.cpp" line="156" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="172" />
+        <location filename="../app/gui/MainWindow.cpp" line="165" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="170" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="173" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="183" />
+        <location filename="../app/gui/MainWindow.cpp" line="177" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
-        <source>Iterations:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198" />
-        <source>Warm-up:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="182" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="203" />
-        <source>Cancel</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
-        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217" />
-        <source>Export trace…</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
-        <source>Export CSV…</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
-        <source>Export trace</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
-        <source>Chrome trace (*.json)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
-        <location filename="../app/gui/MainWindow.cpp" line="703" />
+        <location filename="../app/gui/MainWindow.cpp" line="649" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
-        <source>Cannot write %1 (has the plan run?)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
-        <source>Export timings</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
-        <source>CSV (*.csv)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="185" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="191" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="191" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="199" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="199" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="200" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
         <source>Save plan as</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="849" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="319" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="322" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331" />
+        <location filename="../app/gui/MainWindow.cpp" line="277" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="338" />
+        <location filename="../app/gui/MainWindow.cpp" line="284" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="341" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="351" />
+        <location filename="../app/gui/MainWindow.cpp" line="297" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362" />
+        <location filename="../app/gui/MainWindow.cpp" line="308" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
+        <location filename="../app/gui/MainWindow.cpp" line="310" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="368" />
+        <location filename="../app/gui/MainWindow.cpp" line="314" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="371" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>&amp;Language</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="375" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>System Default</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="387" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="391" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="392" />
+        <location filename="../app/gui/MainWindow.cpp" line="338" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="394" />
+        <location filename="../app/gui/MainWindow.cpp" line="340" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396" />
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="404" />
+        <location filename="../app/gui/MainWindow.cpp" line="350" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="407" />
+        <location filename="../app/gui/MainWindow.cpp" line="353" />
         <source>demand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408" />
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
         <source>unify (TVM)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="409" />
+        <location filename="../app/gui/MainWindow.cpp" line="355" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="423" />
+        <location filename="../app/gui/MainWindow.cpp" line="369" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="437" />
+        <location filename="../app/gui/MainWindow.cpp" line="383" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="439" />
+        <location filename="../app/gui/MainWindow.cpp" line="385" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="449" />
-        <location filename="../app/gui/MainWindow.cpp" line="468" />
+        <location filename="../app/gui/MainWindow.cpp" line="395" />
+        <location filename="../app/gui/MainWindow.cpp" line="414" />
         <source>Cannot open %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="458" />
-        <location filename="../app/gui/MainWindow.cpp" line="487" />
-        <location filename="../app/gui/MainWindow.cpp" line="1075" />
+        <location filename="../app/gui/MainWindow.cpp" line="404" />
+        <location filename="../app/gui/MainWindow.cpp" line="433" />
+        <location filename="../app/gui/MainWindow.cpp" line="889" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="484" />
+        <location filename="../app/gui/MainWindow.cpp" line="430" />
         <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="447" />
         <source>Open a graph</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="502" />
+        <location filename="../app/gui/MainWindow.cpp" line="448" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="541" />
+        <location filename="../app/gui/MainWindow.cpp" line="487" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="583" />
+        <location filename="../app/gui/MainWindow.cpp" line="529" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="585" />
+        <location filename="../app/gui/MainWindow.cpp" line="531" />
         <source>Laid out in %1 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="598" />
+        <location filename="../app/gui/MainWindow.cpp" line="544" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="608" />
+        <location filename="../app/gui/MainWindow.cpp" line="554" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="610" />
+        <location filename="../app/gui/MainWindow.cpp" line="556" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="624" />
+        <location filename="../app/gui/MainWindow.cpp" line="570" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654" />
+        <location filename="../app/gui/MainWindow.cpp" line="600" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="685" />
+        <location filename="../app/gui/MainWindow.cpp" line="631" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="688" />
+        <location filename="../app/gui/MainWindow.cpp" line="634" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="690" />
+        <location filename="../app/gui/MainWindow.cpp" line="636" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="692" />
+        <location filename="../app/gui/MainWindow.cpp" line="638" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="171" />
+        <location filename="../app/gui/MainWindow.cpp" line="164" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="706" />
+        <location filename="../app/gui/MainWindow.cpp" line="652" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="713" />
+        <location filename="../app/gui/MainWindow.cpp" line="659" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
+        <location filename="../app/gui/MainWindow.cpp" line="660" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="747" />
-        <source>Cannot run</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="755" />
-        <source>&lt;i&gt;Running…&lt;/i&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="768" />
-        <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="774" />
-        <source>The run failed</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="808" />
-        <source>%1 compute</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="823" />
-        <source>%1 (%2) on %3 [%4]: %5 ms</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="831" />
-        <source>copies %1 → %2</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="838" />
-        <source>copy %1, %2: %3 ms</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="842" />
-        <source>inputs → %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="844" />
-        <source>input %1: %2 ms</source>
-        <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="854" />
-        <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
-        <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="865" />
-        <source>device</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="865" />
-        <source>runs on</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="865" />
-        <source>busy</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="865" />
-        <source>memory</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="881" />
-        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="883" />
-        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="890" />
+        <location filename="../app/gui/MainWindow.cpp" line="726" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="979" />
+        <location filename="../app/gui/MainWindow.cpp" line="793" />
         <source>Pin to</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="984" />
+        <location filename="../app/gui/MainWindow.cpp" line="798" />
         <source>Clear Pin</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="992" />
+        <location filename="../app/gui/MainWindow.cpp" line="806" />
         <source>Expand %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1001" />
+        <location filename="../app/gui/MainWindow.cpp" line="815" />
         <source>Collapse</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1011" />
+        <location filename="../app/gui/MainWindow.cpp" line="825" />
         <source>Fit Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1027" />
+        <location filename="../app/gui/MainWindow.cpp" line="841" />
         <source>Workspace: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1035" />
+        <location filename="../app/gui/MainWindow.cpp" line="849" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1041" />
-        <location filename="../app/gui/MainWindow.cpp" line="1047" />
+        <location filename="../app/gui/MainWindow.cpp" line="855" />
+        <location filename="../app/gui/MainWindow.cpp" line="861" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1041" />
+        <location filename="../app/gui/MainWindow.cpp" line="855" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1055" />
+        <location filename="../app/gui/MainWindow.cpp" line="869" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1064" />
+        <location filename="../app/gui/MainWindow.cpp" line="878" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1069" />
+        <location filename="../app/gui/MainWindow.cpp" line="883" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1081" />
+        <location filename="../app/gui/MainWindow.cpp" line="895" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1082" />
+        <location filename="../app/gui/MainWindow.cpp" line="896" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1092" />
+        <location filename="../app/gui/MainWindow.cpp" line="906" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1106" />
+        <location filename="../app/gui/MainWindow.cpp" line="920" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1118" />
+        <location filename="../app/gui/MainWindow.cpp" line="932" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1134" />
+        <location filename="../app/gui/MainWindow.cpp" line="948" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="1135" />
+        <location filename="../app/gui/MainWindow.cpp" line="949" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1136" />
+        <location filename="../app/gui/MainWindow.cpp" line="950" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1145" />
+        <location filename="../app/gui/MainWindow.cpp" line="959" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1151" />
+        <location filename="../app/gui/MainWindow.cpp" line="965" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1160" />
+        <location filename="../app/gui/MainWindow.cpp" line="974" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1169" />
+        <location filename="../app/gui/MainWindow.cpp" line="983" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1172" />
+        <location filename="../app/gui/MainWindow.cpp" line="986" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1173" />
+        <location filename="../app/gui/MainWindow.cpp" line="987" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="1174" />
+        <location filename="../app/gui/MainWindow.cpp" line="988" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
@@ -1121,6 +1010,131 @@
     <message>
         <location filename="../app/gui/PlanBrowser.cpp" line="47" />
         <source>Select one plan.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::RunPanel</name>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="25" />
+        <source>Run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="25" />
+        <source>Cancel</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <source>Iterations:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
+        <source>Warm-up:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="47" />
+        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="52" />
+        <source>Export trace…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="53" />
+        <source>Export CSV…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="60" />
+        <source>Export trace</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <source>Chrome trace (*.json)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="63" />
+        <location filename="../app/gui/RunPanel.cpp" line="69" />
+        <source>Export failed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="63" />
+        <location filename="../app/gui/RunPanel.cpp" line="69" />
+        <source>Cannot write %1 (has the plan run?)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="67" />
+        <source>Export timings</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="67" />
+        <source>CSV (*.csv)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>Cannot run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="91" />
+        <source>&lt;i&gt;Running…&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="110" />
+        <source>The run failed</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/RunPanel.cpp" line="207" />
+        <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
+        <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <source>device</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <source>runs on</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <source>busy</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <source>memory</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="234" />
+        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="236" />
+        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
 </context>

@@ -4,6 +4,7 @@
 #include "gui/Exports.h"
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
+#include "gui/RunPanel.h"
 #include "gui/SetPinsCommand.h"
 #include "io/RunReport.h"
 #include "plan/Annotations.h"
@@ -31,7 +32,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -45,7 +45,6 @@
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
-#include <QSpinBox>
 #include <QStatusBar>
 #include <QTextBrowser>
 #include <QThread>
@@ -121,11 +120,6 @@ MainWindow::MainWindow(QWidget* parent)
     });
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, &MainWindow::showNodeMenu);
-    connect(m_run, &RunController::finished, this, &MainWindow::runFinished);
-    connect(m_run, &RunController::progress, this, [this](int done, int total) {
-        m_runProgress->setRange(0, total);
-        m_runProgress->setValue(done);
-    });
     // Timings belong to the plan that was run: a new plan or graph clears the overlay.
     connect(m_document, &views::PlacementDocument::planChanged, this,
             [this] { m_scene->setNodeTimes({}); });
@@ -182,58 +176,10 @@ void MainWindow::createDocks() {
     QDockWidget* historyDock =
         dock(tr("History"), QStringLiteral("history"), history, Qt::RightDockWidgetArea);
 
-    auto* run = new QWidget(this);
-    auto* runLayout = new QVBoxLayout(run);
-    runLayout->setContentsMargins(4, 4, 4, 4);
-    auto* runForm = new QFormLayout;
-    m_iterations = new QSpinBox(run);
-    m_iterations->setObjectName(QStringLiteral("iterations"));
-    m_iterations->setRange(1, 10000);
-    m_iterations->setValue(10);
-    m_warmup = new QSpinBox(run);
-    m_warmup->setObjectName(QStringLiteral("warmup"));
-    m_warmup->setRange(0, 1000);
-    m_warmup->setValue(1);
-    runForm->addRow(tr("Iterations:"), m_iterations);
-    runForm->addRow(tr("Warm-up:"), m_warmup);
-    runLayout->addLayout(runForm);
-    auto* buttons = new QHBoxLayout;
-    m_runButton = new QPushButton(tr("Run"), run);
-    m_runButton->setObjectName(QStringLiteral("run"));
-    m_cancelRun = new QPushButton(tr("Cancel"), run);
-    m_cancelRun->setEnabled(false);
-    buttons->addWidget(m_runButton);
-    buttons->addWidget(m_cancelRun);
-    runLayout->addLayout(buttons);
-    m_runProgress = new QProgressBar(run);
-    m_runProgress->setValue(0);
-    runLayout->addWidget(m_runProgress);
-    m_runSummary = new QTextBrowser(run);
-    m_runSummary->setHtml(tr("<i>Runs execute the plan on virtual CPUs (cpu devices on the "
-                             "host): per-node times overlay the graph, the timeline shows each "
-                             "device.</i>"));
-    runLayout->addWidget(m_runSummary, 1);
-    auto* exports = new QHBoxLayout;
-    auto* trace = new QPushButton(tr("Export trace…"), run);
-    auto* csv = new QPushButton(tr("Export CSV…"), run);
-    exports->addWidget(trace);
-    exports->addWidget(csv);
-    runLayout->addLayout(exports);
-    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::startRun);
-    connect(m_cancelRun, &QPushButton::clicked, m_run, &RunController::cancel);
-    connect(trace, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(),
-                                                          tr("Chrome trace (*.json)"));
-        if (!path.isEmpty() && !exportTrace(path))
-            showError(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
-    });
-    connect(csv, &QPushButton::clicked, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export timings"), QString(), tr("CSV (*.csv)"));
-        if (!path.isEmpty() && !exportTimingsCsv(path))
-            showError(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
-    });
-    dock(tr("Run"), QStringLiteral("run"), run, Qt::LeftDockWidgetArea);
+    m_runPanel = new RunPanel(m_document, m_run, this);
+    connect(m_runPanel, &RunPanel::finished, this, &MainWindow::runFinished);
+    connect(m_runPanel, &RunPanel::problem, this, &MainWindow::showError);
+    dock(tr("Run"), QStringLiteral("run"), m_runPanel, Qt::LeftDockWidgetArea);
     m_browser = new PlanBrowser(this);
     QDockWidget* plansDock =
         dock(tr("Plans"), QStringLiteral("plans"), m_browser, Qt::RightDockWidgetArea);
@@ -740,40 +686,22 @@ void MainWindow::dropEvent(QDropEvent* event) {
 namespace placer::gui {
 
 void MainWindow::startRun() {
-    if (m_run->isRunning() || m_document->isEmpty())
-        return;
-    for (const Conflict& conflict : m_document->plan().conflicts) {
-        if (conflict.kind == ConflictKind::Unsupported) {
-            showError(tr("Cannot run"), QString::fromStdString(conflict.message));
-            return;
-        }
-    }
-    m_runButton->setEnabled(false);
-    m_cancelRun->setEnabled(true);
-    m_runProgress->setRange(0, m_iterations->value() + m_warmup->value());
-    m_runProgress->setValue(0);
-    m_runSummary->setHtml(tr("<i>Running…</i>"));
-    m_run->start(m_document->graph(), m_document->devices(), m_document->plan(),
-                 RunOptions{m_warmup->value(), m_iterations->value()},
-                 m_document->physicalDevices());
+    m_runPanel->start();
 }
 
-void MainWindow::runFinished() {
-    m_runButton->setEnabled(true);
-    m_cancelRun->setEnabled(false);
-    const auto outcome = m_run->outcome();
-    if (!outcome)
-        return;
-    if (outcome->cancelled) {
-        m_runSummary->setHtml(tr("<i>The run was cancelled.</i>"));
-        return;
-    }
-    if (!outcome->error.isEmpty()) {
-        m_runSummary->setHtml(
-            QStringLiteral("<p style='color:#b01010'>%1</p>").arg(outcome->error.toHtmlEscaped()));
-        showError(tr("The run failed"), outcome->error);
-        return;
-    }
+QTextBrowser* MainWindow::runSummary() const {
+    return m_runPanel->summary();
+}
+
+bool MainWindow::exportTrace(const QString& path) {
+    return m_runPanel->exportTrace(path);
+}
+
+bool MainWindow::exportTimingsCsv(const QString& path) {
+    return m_runPanel->exportTimingsCsv(path);
+}
+
+void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     const Program& program = outcome->executor->program();
     const RunResult& result = outcome->result;
     const Graph& graph = *outcome->graph;
@@ -792,125 +720,11 @@ void MainWindow::runFinished() {
         m_scene->setNodeTimes(nodeMillis);
         m_scene->setCopyTimes(copyMillis);
     }
-    // The timeline: a compute lane per physical device, a lane per copy source and for inputs.
-    views::TimelineData timeline;
-    std::map<std::pair<int, std::string>, int> lanes;
-    auto laneFor = [&](int stream, const std::string& key, const QString& label) {
-        auto [it, inserted] = lanes.emplace(std::pair{stream, key}, 0);
-        if (inserted) {
-            it->second = static_cast<int>(timeline.lanes.size());
-            timeline.lanes.push_back(label);
-        }
-        return it->second;
-    };
-    for (std::size_t s = 0; s < result.streams.size(); ++s)
-        laneFor(static_cast<int>(s), "compute",
-                tr("%1 compute").arg(QString::fromStdString(result.streams[s].physical)));
-    for (const TimedEvent& event : result.trace) {
-        const Instruction& instr = program.code[event.instruction];
-        const std::string physical =
-            result.streams[static_cast<std::size_t>(event.stream)].physical;
-        views::TimelineBar bar;
-        bar.start = event.start - result.traceOrigin;
-        bar.end = event.end - result.traceOrigin;
-        bar.colour = m_document->deviceColor(instr.device);
-        const QString time = QString::number((event.end - event.start) / 1000.0, 'f', 3);
-        if (instr.op == Opcode::Invoke) {
-            const Node& node = graph.node(instr.node);
-            bar.lane = laneFor(event.stream, "compute", QString());
-            bar.label = QString::fromStdString(node.name);
-            bar.tooltip =
-                tr("%1 (%2) on %3 [%4]: %5 ms")
-                    .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
-                         QString::fromStdString(outcome->devices[instr.device].name),
-                         QString::fromStdString(physical), time);
-        } else if (instr.op == Opcode::DeviceCopy) {
-            const std::string from = outcome->devices[instr.srcDevice].name;
-            bar.lane =
-                laneFor(event.stream, "copy " + from,
-                        tr("copies %1 → %2")
-                            .arg(QString::fromStdString(from),
-                                 QString::fromStdString(outcome->devices[instr.device].name)));
-            bar.colour = m_document->deviceColor(instr.srcDevice).darker(115);
-            bar.label =
-                QString::fromStdString(program.registers[static_cast<std::size_t>(instr.dst)].name);
-            bar.tooltip =
-                tr("copy %1, %2: %3 ms")
-                    .arg(bar.label, QString::fromStdString(formatBytes(instr.bytes)), time);
-        } else {
-            bar.lane = laneFor(event.stream, "input",
-                               tr("inputs → %1").arg(QString::fromStdString(physical)));
-            bar.label = QString::fromStdString(graph.node(instr.node).name);
-            bar.tooltip = tr("input %1: %2 ms").arg(bar.label, time);
-        }
-        timeline.duration = std::max(timeline.duration, bar.end);
-        timeline.bars.push_back(bar);
-    }
-    if (!result.latencyMicros.empty())
-        timeline.duration = std::max(timeline.duration, result.latencyMicros.back());
-    m_timeline->setData(std::move(timeline));
-    // The summary.
-    QString text =
-        tr("<p><b>Latency</b> %1 ms median (min %2, max %3) over %n iteration(s)</p>", nullptr,
-           static_cast<int>(result.latencyMicros.size()))
-            .arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3)
-            .arg(*std::min_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
-                     1000.0,
-                 0, 'f', 3)
-            .arg(*std::max_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
-                     1000.0,
-                 0, 'f', 3);
-    text += QStringLiteral("<table cellspacing=4><tr><th align=left>%1</th><th align=left>%2</th>"
-                           "<th align=right>%3</th><th align=right>%4</th></tr>")
-                .arg(tr("device"), tr("runs on"), tr("busy"), tr("memory"));
-    for (const StreamInfo& stream : result.streams) {
-        QStringList names;
-        for (DeviceId d : stream.virtuals)
-            names << QString::fromStdString(outcome->devices[d].name);
-        text +=
-            QStringLiteral(
-                "<tr><td>%1</td><td>%2</td><td align=right>%3 ms</td><td align=right>%4</td></tr>")
-                .arg(names.join(QStringLiteral(", ")), QString::fromStdString(stream.physical))
-                .arg(median(stream.busyMicros) / 1000.0, 0, 'f', 3)
-                .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
-    }
-    text += QStringLiteral("</table>");
-    if (outcome->reference) {
-        text +=
-            outcome->reference->ok
-                ? tr("<p>Outputs match the single-device reference (max abs diff %1).</p>")
-                      .arg(outcome->reference->maxAbsDiff, 0, 'g', 3)
-                : tr("<p style='color:#b01010'>Outputs differ from the single-device "
-                     "reference: %1</p>")
-                      .arg(QString::fromStdString(outcome->reference->mismatch).toHtmlEscaped());
-    }
-    m_runSummary->setHtml(text);
+    m_timeline->setData(runTimeline(*outcome, *m_document));
     recordRun(*outcome);
     statusBar()->showMessage(
         tr("Run finished: %1 ms median").arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3),
         6000);
-}
-
-bool MainWindow::exportTrace(const QString& path) {
-    return writeRunFile(path,
-                        [](const RunReportInput& run) { return chromeTrace(run).dump(-1) + "\n"; });
-}
-
-bool MainWindow::exportTimingsCsv(const QString& path) {
-    return writeRunFile(path, runTimingsCsv);
-}
-
-bool MainWindow::writeRunFile(const QString& path,
-                              const std::function<std::string(const RunReportInput&)>& format) {
-    const auto outcome = m_run->outcome();
-    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
-        return false;
-    const std::string text = format(runReportInput(*outcome));
-    QSaveFile file(path);
-    return file.open(QIODevice::WriteOnly) &&
-           file.write(text.data(), static_cast<qint64>(text.size())) ==
-               static_cast<qint64>(text.size()) &&
-           file.commit();
 }
 
 } // namespace placer::gui

@@ -49,6 +49,7 @@ namespace placer::gui {
 
 class PlanBrowser;
 class RunController;
+class RunPanel;
 struct RunOutcome;
 
 class MainWindow : public QMainWindow {
@@ -69,7 +70,7 @@ public:
     QLabel* statusSummary() const { return m_summary; }
     RunController* runController() const { return m_run; }
     views::TimelineWidget* timeline() const { return m_timeline; }
-    QTextBrowser* runSummary() const { return m_runSummary; }
+    QTextBrowser* runSummary() const;
     views::HintBar* hint() const { return m_hint; }
 
     /// Runs the plan in the background with the iterations and warm-up set in the Run panel.
@@ -137,7 +138,7 @@ private slots:
     void clearSelectedPins();
     void onSelectionChanged();
     void chooseFile();
-    void runFinished();
+    void runFinished(const std::shared_ptr<const RunOutcome>& outcome);
     void showNodeMenu(const QPoint& position);
 
 private:
@@ -148,9 +149,6 @@ private:
     void updateRecentMenu();
     void showError(const QString& title, const QString& message);
     void recordRun(const RunOutcome& outcome);
-    /// Writes format(the last run) to `path`; false without a finished run or on a write error.
-    bool writeRunFile(const QString& path,
-                      const std::function<std::string(const RunReportInput&)>& format);
 
     views::PlacementDocument* m_document;
     views::GraphScene* m_scene;
@@ -168,12 +166,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QMenu* m_recentMenu = nullptr;
     RunController* m_run = nullptr;
-    QSpinBox* m_iterations = nullptr;
-    QSpinBox* m_warmup = nullptr;
-    QPushButton* m_runButton = nullptr;
-    QPushButton* m_cancelRun = nullptr;
-    QProgressBar* m_runProgress = nullptr;
-    QTextBrowser* m_runSummary = nullptr;
+    RunPanel* m_runPanel = nullptr;
     views::TimelineWidget* m_timeline = nullptr;
     QFutureWatcher<views::LayoutResult> m_layoutWatcher;
     QFutureWatcher<std::shared_ptr<Result<LoadedModel>>> m_loadWatcher;

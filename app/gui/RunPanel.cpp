@@ -1,0 +1,242 @@
+#include "gui/RunPanel.h"
+
+#include "views/PlacementDocument.h"
+#include "views/TimelineWidget.h"
+
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+
+namespace placer::gui {
+
+RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller, QWidget* parent)
+    : QWidget(parent), m_document(document), m_controller(controller),
+      m_iterations(new QSpinBox(this)), m_warmup(new QSpinBox(this)),
+      m_runButton(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)), m_summary(new QTextBrowser(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* form = new QFormLayout;
+    m_iterations->setObjectName(QStringLiteral("iterations"));
+    m_iterations->setRange(1, 10000);
+    m_iterations->setValue(10);
+    m_warmup->setObjectName(QStringLiteral("warmup"));
+    m_warmup->setRange(0, 1000);
+    m_warmup->setValue(1);
+    form->addRow(tr("Iterations:"), m_iterations);
+    form->addRow(tr("Warm-up:"), m_warmup);
+    layout->addLayout(form);
+    auto* buttons = new QHBoxLayout;
+    m_runButton->setObjectName(QStringLiteral("run"));
+    m_cancel->setEnabled(false);
+    buttons->addWidget(m_runButton);
+    buttons->addWidget(m_cancel);
+    layout->addLayout(buttons);
+    m_progress->setValue(0);
+    layout->addWidget(m_progress);
+    m_summary->setHtml(tr("<i>Runs execute the plan on virtual CPUs (cpu devices on the "
+                          "host): per-node times overlay the graph, the timeline shows each "
+                          "device.</i>"));
+    layout->addWidget(m_summary, 1);
+    auto* exports = new QHBoxLayout;
+    auto* trace = new QPushButton(tr("Export trace…"), this);
+    auto* csv = new QPushButton(tr("Export CSV…"), this);
+    exports->addWidget(trace);
+    exports->addWidget(csv);
+    layout->addLayout(exports);
+    connect(m_runButton, &QPushButton::clicked, this, &RunPanel::start);
+    connect(m_cancel, &QPushButton::clicked, m_controller, &RunController::cancel);
+    connect(trace, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(),
+                                                          tr("Chrome trace (*.json)"));
+        if (!path.isEmpty() && !exportTrace(path))
+            emit problem(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
+    });
+    connect(csv, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export timings"), QString(), tr("CSV (*.csv)"));
+        if (!path.isEmpty() && !exportTimingsCsv(path))
+            emit problem(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
+    });
+    connect(m_controller, &RunController::progress, this, [this](int done, int total) {
+        m_progress->setRange(0, total);
+        m_progress->setValue(done);
+    });
+    connect(m_controller, &RunController::finished, this, &RunPanel::showOutcome);
+}
+
+void RunPanel::start() {
+    if (m_controller->isRunning() || m_document->isEmpty())
+        return;
+    for (const Conflict& conflict : m_document->plan().conflicts) {
+        if (conflict.kind == ConflictKind::Unsupported) {
+            emit problem(tr("Cannot run"), QString::fromStdString(conflict.message));
+            return;
+        }
+    }
+    m_runButton->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_progress->setRange(0, m_iterations->value() + m_warmup->value());
+    m_progress->setValue(0);
+    m_summary->setHtml(tr("<i>Running…</i>"));
+    m_controller->start(m_document->graph(), m_document->devices(), m_document->plan(),
+                        RunOptions{m_warmup->value(), m_iterations->value()},
+                        m_document->physicalDevices());
+}
+
+void RunPanel::showOutcome() {
+    m_runButton->setEnabled(true);
+    m_cancel->setEnabled(false);
+    const auto outcome = m_controller->outcome();
+    if (!outcome)
+        return;
+    if (outcome->cancelled) {
+        m_summary->setHtml(tr("<i>The run was cancelled.</i>"));
+        return;
+    }
+    if (!outcome->error.isEmpty()) {
+        m_summary->setHtml(
+            QStringLiteral("<p style='color:#b01010'>%1</p>").arg(outcome->error.toHtmlEscaped()));
+        emit problem(tr("The run failed"), outcome->error);
+        return;
+    }
+    m_summary->setHtml(runSummaryHtml(*outcome));
+    emit finished(outcome);
+}
+
+bool RunPanel::exportTrace(const QString& path) {
+    return writeRunFile(path,
+                        [](const RunReportInput& run) { return chromeTrace(run).dump(-1) + "\n"; });
+}
+
+bool RunPanel::exportTimingsCsv(const QString& path) {
+    return writeRunFile(path, runTimingsCsv);
+}
+
+bool RunPanel::writeRunFile(const QString& path,
+                            const std::function<std::string(const RunReportInput&)>& format) {
+    const auto outcome = m_controller->outcome();
+    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
+        return false;
+    const std::string text = format(runReportInput(*outcome));
+    QSaveFile file(path);
+    return file.open(QIODevice::WriteOnly) &&
+           file.write(text.data(), static_cast<qint64>(text.size())) ==
+               static_cast<qint64>(text.size()) &&
+           file.commit();
+}
+
+views::TimelineData runTimeline(const RunOutcome& outcome,
+                                const views::PlacementDocument& document) {
+    const Program& program = outcome.executor->program();
+    const RunResult& result = outcome.result;
+    const Graph& graph = *outcome.graph;
+    // The timeline: a compute lane per physical device, a lane per copy source and for inputs.
+    views::TimelineData timeline;
+    std::map<std::pair<int, std::string>, int> lanes;
+    auto laneFor = [&](int stream, const std::string& key, const QString& label) {
+        auto [it, inserted] = lanes.emplace(std::pair{stream, key}, 0);
+        if (inserted) {
+            it->second = static_cast<int>(timeline.lanes.size());
+            timeline.lanes.push_back(label);
+        }
+        return it->second;
+    };
+    for (std::size_t s = 0; s < result.streams.size(); ++s)
+        laneFor(static_cast<int>(s), "compute",
+                RunPanel::tr("%1 compute").arg(QString::fromStdString(result.streams[s].physical)));
+    for (const TimedEvent& event : result.trace) {
+        const Instruction& instr = program.code[event.instruction];
+        const std::string physical =
+            result.streams[static_cast<std::size_t>(event.stream)].physical;
+        views::TimelineBar bar;
+        bar.start = event.start - result.traceOrigin;
+        bar.end = event.end - result.traceOrigin;
+        bar.colour = document.deviceColor(instr.device);
+        const QString time = QString::number((event.end - event.start) / 1000.0, 'f', 3);
+        if (instr.op == Opcode::Invoke) {
+            const Node& node = graph.node(instr.node);
+            bar.lane = laneFor(event.stream, "compute", QString());
+            bar.label = QString::fromStdString(node.name);
+            bar.tooltip =
+                RunPanel::tr("%1 (%2) on %3 [%4]: %5 ms")
+                    .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
+                         QString::fromStdString(outcome.devices[instr.device].name),
+                         QString::fromStdString(physical), time);
+        } else if (instr.op == Opcode::DeviceCopy) {
+            const std::string from = outcome.devices[instr.srcDevice].name;
+            bar.lane =
+                laneFor(event.stream, "copy " + from,
+                        RunPanel::tr("copies %1 → %2")
+                            .arg(QString::fromStdString(from),
+                                 QString::fromStdString(outcome.devices[instr.device].name)));
+            bar.colour = document.deviceColor(instr.srcDevice).darker(115);
+            bar.label =
+                QString::fromStdString(program.registers[static_cast<std::size_t>(instr.dst)].name);
+            bar.tooltip =
+                RunPanel::tr("copy %1, %2: %3 ms")
+                    .arg(bar.label, QString::fromStdString(formatBytes(instr.bytes)), time);
+        } else {
+            bar.lane = laneFor(event.stream, "input",
+                               RunPanel::tr("inputs → %1").arg(QString::fromStdString(physical)));
+            bar.label = QString::fromStdString(graph.node(instr.node).name);
+            bar.tooltip = RunPanel::tr("input %1: %2 ms").arg(bar.label, time);
+        }
+        timeline.duration = std::max(timeline.duration, bar.end);
+        timeline.bars.push_back(bar);
+    }
+    if (!result.latencyMicros.empty())
+        timeline.duration = std::max(timeline.duration, result.latencyMicros.back());
+    return timeline;
+}
+
+QString runSummaryHtml(const RunOutcome& outcome) {
+    const RunResult& result = outcome.result;
+    QString text =
+        RunPanel::tr("<p><b>Latency</b> %1 ms median (min %2, max %3) over %n iteration(s)</p>",
+                     nullptr, static_cast<int>(result.latencyMicros.size()))
+            .arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3)
+            .arg(*std::min_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
+                     1000.0,
+                 0, 'f', 3)
+            .arg(*std::max_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
+                     1000.0,
+                 0, 'f', 3);
+    text += QStringLiteral("<table cellspacing=4><tr><th align=left>%1</th><th align=left>%2</th>"
+                           "<th align=right>%3</th><th align=right>%4</th></tr>")
+                .arg(RunPanel::tr("device"), RunPanel::tr("runs on"), RunPanel::tr("busy"),
+                     RunPanel::tr("memory"));
+    for (const StreamInfo& stream : result.streams) {
+        QStringList names;
+        for (DeviceId d : stream.virtuals)
+            names << QString::fromStdString(outcome.devices[d].name);
+        text +=
+            QStringLiteral(
+                "<tr><td>%1</td><td>%2</td><td align=right>%3 ms</td><td align=right>%4</td></tr>")
+                .arg(names.join(QStringLiteral(", ")), QString::fromStdString(stream.physical))
+                .arg(median(stream.busyMicros) / 1000.0, 0, 'f', 3)
+                .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
+    }
+    text += QStringLiteral("</table>");
+    if (outcome.reference) {
+        text += outcome.reference->ok
+                    ? RunPanel::tr(
+                          "<p>Outputs match the single-device reference (max abs diff %1).</p>")
+                          .arg(outcome.reference->maxAbsDiff, 0, 'g', 3)
+                    : RunPanel::tr("<p style='color:#b01010'>Outputs differ from the single-device "
+                                   "reference: %1</p>")
+                          .arg(QString::fromStdString(outcome.reference->mismatch).toHtmlEscaped());
+    }
+    return text;
+}
+
+} // namespace placer::gui

@@ -1,0 +1,79 @@
+// The Run panel: iterations and warm-up, Run and Cancel, progress, the summary of the last run
+// (latency, busy time and memory per device, the reference check) and its exports (Chrome trace,
+// CSV). It starts runs of the document's plan on a RunController and says when one finished;
+// what a run means for the canvas and the workspace is its owner's business.
+#pragma once
+
+#include "gui/RunController.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTextBrowser;
+
+namespace placer::views {
+class PlacementDocument;
+struct TimelineData;
+} // namespace placer::views
+
+namespace placer::gui {
+
+class RunPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    RunPanel(views::PlacementDocument* document, RunController* controller,
+             QWidget* parent = nullptr);
+
+    QSpinBox* iterations() const { return m_iterations; }
+    QSpinBox* warmup() const { return m_warmup; }
+    QPushButton* runButton() const { return m_runButton; }
+    QTextBrowser* summary() const { return m_summary; }
+
+    /// Writes the last run as a Chrome trace (JSON) or as CSV timings; false without a finished
+    /// run of the current plan or on a write error.
+    bool exportTrace(const QString& path);
+    bool exportTimingsCsv(const QString& path);
+
+public slots:
+    /// Runs the document's plan in the background; refused (with problem()) when the plan has
+    /// a conflict that makes it unrunnable.
+    void start();
+
+signals:
+    /// A run ended well (with its outcome); failures and cancels are shown in the panel.
+    void finished(std::shared_ptr<const RunOutcome> outcome);
+    /// Something the user should see in a dialog: a refused or failed run, a failed export.
+    void problem(const QString& title, const QString& message);
+
+private:
+    void showOutcome();
+    bool writeRunFile(const QString& path,
+                      const std::function<std::string(const RunReportInput&)>& format);
+
+    views::PlacementDocument* m_document;
+    RunController* m_controller;
+    QSpinBox* m_iterations;
+    QSpinBox* m_warmup;
+    QPushButton* m_runButton;
+    QPushButton* m_cancel;
+    QProgressBar* m_progress;
+    QTextBrowser* m_summary;
+};
+
+/// The timeline of a finished run: a compute lane per physical device, a lane per copy source
+/// and one for inputs, a bar per node, copy and input with its time; colours from `document`.
+views::TimelineData runTimeline(const RunOutcome& outcome,
+                                const views::PlacementDocument& document);
+
+/// The summary of a finished run as HTML: latency, per-device busy time and memory, and the
+/// reference check.
+QString runSummaryHtml(const RunOutcome& outcome);
+
+} // namespace placer::gui

@@ -1,0 +1,96 @@
+// The Run panel on its own: a run of the document's plan from its button, the summary it shows,
+// the timeline of the outcome, exports only after a run, and a refused run said as a problem.
+#include "gui/RunController.h"
+#include "gui/RunPanel.h"
+#include "io/ModelLoader.h"
+#include "views/PlacementDocument.h"
+#include "views/TimelineWidget.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+using namespace placer;
+
+namespace {
+
+const char* const kSplit = R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(4, 8), float32], %b: Tensor[(4, 8), float32]) {
+  %0 = add(%a, %b);
+  %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
+  %2 = nn.relu(%b);
+  %3 = on_device(%2, virtual_device=meta[VirtualDevice][1]);
+  subtract(%1, %3)
+}
+)";
+
+} // namespace
+
+class TestRunPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void runsThePlanAndSummarisesIt() {
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY(document.openText(kSplit, QStringLiteral("split.relay"), &error));
+        gui::RunController controller;
+        gui::RunPanel panel(&document, &controller);
+        QTemporaryDir dir;
+        QVERIFY(!panel.exportTimingsCsv(dir.filePath("before.csv"))); // nothing has run
+        panel.iterations()->setValue(3);
+        panel.warmup()->setValue(0);
+        QSignalSpy finished(&panel, &gui::RunPanel::finished);
+        QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+        QVERIFY(!panel.runButton()->isEnabled());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(panel.runButton()->isEnabled());
+        const auto outcome =
+            finished.front().front().value<std::shared_ptr<const gui::RunOutcome>>();
+        QVERIFY(outcome);
+        QCOMPARE(outcome->result.latencyMicros.size(), std::size_t{3});
+        const QString summary = panel.summary()->toPlainText();
+        QVERIFY2(summary.contains("Latency") && summary.contains("3 iteration"),
+                 qPrintable(summary));
+        QVERIFY2(summary.contains("Outputs match the single-device reference"),
+                 qPrintable(summary));
+        // The timeline: a compute lane per device and one for copies between them.
+        const views::TimelineData timeline = gui::runTimeline(*outcome, document);
+        QVERIFY(timeline.lanes.size() >= 3);
+        QVERIFY(std::any_of(timeline.lanes.begin(), timeline.lanes.end(),
+                            [](const QString& lane) { return lane.startsWith("copies"); }));
+        QVERIFY(timeline.bars.size() >= 4);
+        QVERIFY(timeline.duration > 0);
+        QVERIFY(panel.exportTrace(dir.filePath("trace.json")));
+        QVERIFY(panel.exportTimingsCsv(dir.filePath("times.csv")));
+        QVERIFY(!panel.exportTimingsCsv(dir.filePath("no/such/folder/times.csv")));
+    }
+
+    void anUnrunnablePlanIsAProblem() {
+        // An int32 convolution on a machine of GPUs only: no device has a kernel for it.
+        std::string error;
+        auto devices = DeviceSet::parse("g:cuda", &error);
+        QVERIFY(devices);
+        auto model = loadModelText("#[version = \"0.0.5\"]\ndef @main(%a: Tensor[(1, 1, 4, 4), "
+                                   "int32], %w: Tensor[(1, 1, 1, 1), int32]) {\n"
+                                   "  %0 = nn.conv2d(%a, %w);\n  negative(%0)\n}\n",
+                                   "int.relay", GraphFormat::Relay, devices);
+        QVERIFY(model.ok());
+        views::PlacementDocument document;
+        document.setModel(model.take(), QStringLiteral("int.relay"));
+        QVERIFY(!document.plan().conflicts.empty());
+        gui::RunController controller;
+        gui::RunPanel panel(&document, &controller);
+        QSignalSpy problem(&panel, &gui::RunPanel::problem);
+        panel.start();
+        QCOMPARE(problem.size(), 1);
+        QCOMPARE(problem.front().front().toString(), QStringLiteral("Cannot run"));
+        QVERIFY(!controller.isRunning());
+    }
+};
+
+QTEST_MAIN(TestRunPanel)
+#include "tst_runpanel.moc"

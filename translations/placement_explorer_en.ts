@@ -137,32 +137,32 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="158" />
+        <location filename="../app/gui/RunPanel.cpp" line="156" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="173" />
+        <location filename="../app/gui/RunPanel.cpp" line="171" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="181" />
+        <location filename="../app/gui/RunPanel.cpp" line="179" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="188" />
+        <location filename="../app/gui/RunPanel.cpp" line="186" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="192" />
+        <location filename="../app/gui/RunPanel.cpp" line="190" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="194" />
+        <location filename="../app/gui/RunPanel.cpp" line="192" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
@@ -349,7 +349,7 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="97" />
-        <location filename="../app/gui/MainWindow.cpp" line="411" />
+        <location filename="../app/gui/MainWindow.cpp" line="423" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
@@ -394,366 +394,366 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="649" />
+        <location filename="../app/gui/MainWindow.cpp" line="661" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185" />
+        <location filename="../app/gui/MainWindow.cpp" line="195" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191" />
+        <location filename="../app/gui/MainWindow.cpp" line="201" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191" />
+        <location filename="../app/gui/MainWindow.cpp" line="201" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199" />
+        <location filename="../app/gui/MainWindow.cpp" line="209" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199" />
+        <location filename="../app/gui/MainWindow.cpp" line="209" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205" />
+        <location filename="../app/gui/MainWindow.cpp" line="215" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="216" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="241" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>Save plan as</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
-        <location filename="../app/gui/MainWindow.cpp" line="849" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="277" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="281" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="299" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <location filename="../app/gui/MainWindow.cpp" line="303" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297" />
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="326" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>&amp;Language</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <location filename="../app/gui/MainWindow.cpp" line="333" />
         <source>System Default</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="349" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="338" />
+        <location filename="../app/gui/MainWindow.cpp" line="350" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <location filename="../app/gui/MainWindow.cpp" line="352" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342" />
+        <location filename="../app/gui/MainWindow.cpp" line="354" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="362" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="353" />
+        <location filename="../app/gui/MainWindow.cpp" line="365" />
         <source>demand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="354" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>unify (TVM)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="355" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="369" />
+        <location filename="../app/gui/MainWindow.cpp" line="381" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383" />
+        <location filename="../app/gui/MainWindow.cpp" line="395" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385" />
+        <location filename="../app/gui/MainWindow.cpp" line="397" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="395" />
-        <location filename="../app/gui/MainWindow.cpp" line="414" />
+        <location filename="../app/gui/MainWindow.cpp" line="407" />
+        <location filename="../app/gui/MainWindow.cpp" line="426" />
         <source>Cannot open %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="404" />
-        <location filename="../app/gui/MainWindow.cpp" line="433" />
-        <location filename="../app/gui/MainWindow.cpp" line="889" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="416" />
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="430" />
+        <location filename="../app/gui/MainWindow.cpp" line="442" />
         <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="447" />
+        <location filename="../app/gui/MainWindow.cpp" line="459" />
         <source>Open a graph</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448" />
+        <location filename="../app/gui/MainWindow.cpp" line="460" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="487" />
+        <location filename="../app/gui/MainWindow.cpp" line="499" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="529" />
+        <location filename="../app/gui/MainWindow.cpp" line="541" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="531" />
+        <location filename="../app/gui/MainWindow.cpp" line="543" />
         <source>Laid out in %1 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="544" />
+        <location filename="../app/gui/MainWindow.cpp" line="556" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="554" />
+        <location filename="../app/gui/MainWindow.cpp" line="566" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="556" />
+        <location filename="../app/gui/MainWindow.cpp" line="568" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="570" />
+        <location filename="../app/gui/MainWindow.cpp" line="582" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="600" />
+        <location filename="../app/gui/MainWindow.cpp" line="612" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="631" />
+        <location filename="../app/gui/MainWindow.cpp" line="643" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="634" />
+        <location filename="../app/gui/MainWindow.cpp" line="646" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="636" />
+        <location filename="../app/gui/MainWindow.cpp" line="648" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="638" />
+        <location filename="../app/gui/MainWindow.cpp" line="650" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
@@ -763,160 +763,58 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="652" />
+        <location filename="../app/gui/MainWindow.cpp" line="664" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="659" />
+        <location filename="../app/gui/MainWindow.cpp" line="671" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="660" />
+        <location filename="../app/gui/MainWindow.cpp" line="672" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="726" />
+        <location filename="../app/gui/MainWindow.cpp" line="758" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="793" />
+        <location filename="../app/gui/MainWindow.cpp" line="825" />
         <source>Pin to</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="798" />
+        <location filename="../app/gui/MainWindow.cpp" line="830" />
         <source>Clear Pin</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="806" />
+        <location filename="../app/gui/MainWindow.cpp" line="838" />
         <source>Expand %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="815" />
+        <location filename="../app/gui/MainWindow.cpp" line="847" />
         <source>Collapse</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="825" />
+        <location filename="../app/gui/MainWindow.cpp" line="857" />
         <source>Fit Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="841" />
-        <source>Workspace: %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="849" />
+        <location filename="../app/gui/MainWindow.cpp" line="716" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
-        <location filename="../app/gui/MainWindow.cpp" line="861" />
-        <source>Cannot save the plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
-        <source>No workspace is open (File ▸ Open Workspace).</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="869" />
+        <location filename="../app/gui/MainWindow.cpp" line="192" />
         <source>Saved plan '%1'</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="878" />
-        <source>Cannot open the plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="883" />
-        <source>plan %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="895" />
-        <source>The planner answers differently now</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="896" />
-        <source>Since '%1' was saved, the planner's answer changed:
-%2</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="906" />
-        <source>Cannot rename the plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="920" />
-        <source>Cannot duplicate the plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="932" />
-        <source>Cannot delete the plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="948" />
-        <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="949" />
-        <source>&lt;p&gt;%n node(s) moved; </source>
-        <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="950" />
-        <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="959" />
-        <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="965" />
-        <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="974" />
-        <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="983" />
-        <source>… and %1 more</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="986" />
-        <source>Moved</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="987" />
-        <source>Copies added</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="988" />
-        <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
@@ -1016,125 +914,235 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="25" />
+        <location filename="../app/gui/RunPanel.cpp" line="24" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="25" />
+        <location filename="../app/gui/RunPanel.cpp" line="24" />
         <source>Cancel</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="35" />
         <source>Iterations:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37" />
+        <location filename="../app/gui/RunPanel.cpp" line="36" />
         <source>Warm-up:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="47" />
+        <location filename="../app/gui/RunPanel.cpp" line="46" />
         <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52" />
+        <location filename="../app/gui/RunPanel.cpp" line="51" />
         <source>Export trace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="53" />
+        <location filename="../app/gui/RunPanel.cpp" line="52" />
         <source>Export CSV…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="60" />
+        <location filename="../app/gui/RunPanel.cpp" line="59" />
         <source>Export trace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <location filename="../app/gui/RunPanel.cpp" line="60" />
         <source>Chrome trace (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="63" />
-        <location filename="../app/gui/RunPanel.cpp" line="69" />
+        <location filename="../app/gui/RunPanel.cpp" line="62" />
+        <location filename="../app/gui/RunPanel.cpp" line="68" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="63" />
-        <location filename="../app/gui/RunPanel.cpp" line="69" />
+        <location filename="../app/gui/RunPanel.cpp" line="62" />
+        <location filename="../app/gui/RunPanel.cpp" line="68" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="67" />
+        <location filename="../app/gui/RunPanel.cpp" line="66" />
         <source>Export timings</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="67" />
+        <location filename="../app/gui/RunPanel.cpp" line="66" />
         <source>CSV (*.csv)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <location filename="../app/gui/RunPanel.cpp" line="82" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="91" />
+        <location filename="../app/gui/RunPanel.cpp" line="90" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="103" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="110" />
+        <location filename="../app/gui/RunPanel.cpp" line="109" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="207" />
+        <location filename="../app/gui/RunPanel.cpp" line="205" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <location filename="../app/gui/RunPanel.cpp" line="217" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="234" />
+        <location filename="../app/gui/RunPanel.cpp" line="232" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="236" />
+        <location filename="../app/gui/RunPanel.cpp" line="235" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::WorkspaceController</name>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
+        <source>Workspace: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="34" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="40" />
+        <source>Cannot save the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="34" />
+        <source>No workspace is open (File ▸ Open Workspace).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="56" />
+        <source>Cannot open the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="61" />
+        <source>plan %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="72" />
+        <source>The planner answers differently now</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="73" />
+        <source>Since '%1' was saved, the planner's answer changed:
+%2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="83" />
+        <source>Cannot rename the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
+        <source>Cannot duplicate the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
+        <source>Cannot delete the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="125" />
+        <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <source>&lt;p&gt;%n node(s) moved; </source>
+        <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="127" />
+        <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="142" />
+        <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="151" />
+        <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="160" />
+        <source>… and %1 more</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="163" />
+        <source>Moved</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="164" />
+        <source>Copies added</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="165" />
+        <source>Copies removed</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="175" />
+        <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
 </context>

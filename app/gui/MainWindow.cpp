@@ -6,10 +6,10 @@
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
 #include "gui/SetPinsCommand.h"
+#include "gui/WorkspaceController.h"
 #include "io/RunReport.h"
 #include "plan/Annotations.h"
 #include "store/PlanStore.h"
-#include "store/RunRecords.h"
 #include "views/ConflictsPanel.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -126,7 +126,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_undo, &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
     connect(m_document, &views::PlacementDocument::modelReset, this, [this] {
-        m_planName.clear(); // a new graph is not a saved plan (openStoredPlan sets it after)
+        m_workspace->forgetPlan(); // a new graph is no saved plan (openPlan names it after)
         setWindowModified(false);
     });
     resize(1400, 900);
@@ -181,17 +181,27 @@ void MainWindow::createDocks() {
     connect(m_runPanel, &RunPanel::problem, this, &MainWindow::showError);
     dock(tr("Run"), QStringLiteral("run"), m_runPanel, Qt::LeftDockWidgetArea);
     m_browser = new PlanBrowser(this);
+    m_workspace = new WorkspaceController(m_document, m_undo, m_browser, this);
+    connect(m_workspace, &WorkspaceController::problem, this, &MainWindow::showError);
+    connect(m_workspace, &WorkspaceController::planOpened, this, [this](const QString& name) {
+        setWindowModified(false);
+        setWindowTitle(tr("%1[*] — Placement Explorer").arg(name));
+    });
+    connect(m_workspace, &WorkspaceController::planSaved, this, [this](const QString& name) {
+        setWindowModified(false);
+        statusBar()->showMessage(tr("Saved plan '%1'").arg(name), 4000);
+    });
     QDockWidget* plansDock =
         dock(tr("Plans"), QStringLiteral("plans"), m_browser, Qt::RightDockWidgetArea);
     tabifyDockWidget(historyDock, plansDock);
     plansDock->raise();
-    connect(m_browser, &PlanBrowser::openRequested, this, &MainWindow::openStoredPlan);
+    connect(m_browser, &PlanBrowser::openRequested, m_workspace, &WorkspaceController::openPlan);
     connect(m_browser, &PlanBrowser::renameRequested, this, [this](const QString& name) {
         bool ok = false;
         const QString to = QInputDialog::getText(this, tr("Rename plan"), tr("New name:"),
                                                  QLineEdit::Normal, name, &ok);
         if (ok && !to.isEmpty())
-            renameStoredPlan(name, to);
+            m_workspace->rename(name, to);
     });
     connect(m_browser, &PlanBrowser::duplicateRequested, this, [this](const QString& name) {
         bool ok = false;
@@ -199,18 +209,18 @@ void MainWindow::createDocks() {
             QInputDialog::getText(this, tr("Duplicate plan"), tr("Name of the copy:"),
                                   QLineEdit::Normal, name + tr(" copy"), &ok);
         if (ok && !to.isEmpty())
-            duplicateStoredPlan(name, to);
+            m_workspace->duplicate(name, to);
     });
     connect(m_browser, &PlanBrowser::deleteRequested, this, [this](const QString& name) {
         if (QMessageBox::question(this, tr("Delete plan"),
                                   tr("Delete the plan '%1' and its runs?").arg(name)) ==
             QMessageBox::Yes)
-            deleteStoredPlan(name);
+            m_workspace->remove(name);
     });
     connect(m_browser, &PlanBrowser::compareRequested, this,
             [this](const QString& a, const QString& b) {
                 auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Compare plans"),
-                                            comparePlans(a, b), QMessageBox::Close, this);
+                                            m_workspace->compare(a, b), QMessageBox::Close, this);
                 box->setObjectName(QStringLiteral("compareDialog"));
                 box->setAttribute(Qt::WA_DeleteOnClose);
                 box->setTextFormat(Qt::RichText);
@@ -238,7 +248,7 @@ void MainWindow::createActions() {
     QAction* saveAs = file->addAction(tr("Save Plan &As…"), this, [this] {
         bool ok = false;
         const QString name = QInputDialog::getText(this, tr("Save plan as"), tr("Plan name:"),
-                                                   QLineEdit::Normal, m_planName, &ok);
+                                                   QLineEdit::Normal, m_workspace->planName(), &ok);
         if (ok && !name.isEmpty())
             savePlan(name);
     });
@@ -689,6 +699,26 @@ void MainWindow::startRun() {
     m_runPanel->start();
 }
 
+bool MainWindow::openWorkspace(const QString& path) {
+    return m_workspace->open(path);
+}
+
+const QString& MainWindow::planName() const {
+    return m_workspace->planName();
+}
+
+bool MainWindow::savePlan(const QString& requested) {
+    QString name = requested.isEmpty() ? m_workspace->planName() : requested;
+    if (name.isEmpty()) {
+        bool ok = false;
+        name = QInputDialog::getText(this, tr("Save plan"), tr("Plan name:"), QLineEdit::Normal,
+                                     QFileInfo(m_document->path()).completeBaseName(), &ok);
+        if (!ok || name.isEmpty())
+            return false;
+    }
+    return m_workspace->save(name);
+}
+
 QTextBrowser* MainWindow::runSummary() const {
     return m_runPanel->summary();
 }
@@ -721,7 +751,7 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
         m_scene->setCopyTimes(copyMillis);
     }
     m_timeline->setData(runTimeline(*outcome, *m_document));
-    recordRun(*outcome);
+    m_workspace->recordRun(*outcome, isWindowModified());
     statusBar()->showMessage(
         tr("Run finished: %1 ms median").arg(median(result.latencyMicros) / 1000.0, 0, 'f', 3),
         6000);
@@ -828,182 +858,6 @@ void MainWindow::showNodeMenu(const QPoint& position) {
 
 } // namespace placer::gui
 
-namespace placer::gui {
+namespace placer::gui {} // namespace placer::gui
 
-bool MainWindow::openWorkspace(const QString& path) {
-    auto opened = store::PlanStore::open(path.toStdString());
-    if (!opened) {
-        m_store.reset();
-        m_browser->setStore(nullptr, QString::fromStdString(opened.error().toString()));
-        return false;
-    }
-    m_store = opened.take();
-    m_browser->setStore(m_store.get(), tr("Workspace: %1").arg(path));
-    return true;
-}
-
-bool MainWindow::savePlan(const QString& requested) {
-    QString name = requested.isEmpty() ? m_planName : requested;
-    if (name.isEmpty()) {
-        bool ok = false;
-        name = QInputDialog::getText(this, tr("Save plan"), tr("Plan name:"), QLineEdit::Normal,
-                                     QFileInfo(m_document->path()).completeBaseName(), &ok);
-        if (!ok || name.isEmpty())
-            return false;
-    }
-    if (!m_store) {
-        showError(tr("Cannot save the plan"), tr("No workspace is open (File ▸ Open Workspace)."));
-        return false;
-    }
-    if (auto error =
-            m_store->savePlan(name.toStdString(), std::string(), m_document->graph(),
-                              m_document->devices(), m_document->options(), m_document->plan())) {
-        showError(tr("Cannot save the plan"), QString::fromStdString(error->toString()));
-        return false;
-    }
-    m_planName = name;
-    m_undo->setClean();
-    setWindowModified(false);
-    m_browser->refresh();
-    m_browser->select(name);
-    statusBar()->showMessage(tr("Saved plan '%1'").arg(name), 4000);
-    return true;
-}
-
-bool MainWindow::openStoredPlan(const QString& name) {
-    if (!m_store)
-        return false;
-    auto stored = m_store->loadPlan(name.toStdString());
-    if (!stored) {
-        showError(tr("Cannot open the plan"), QString::fromStdString(stored.error().toString()));
-        return false;
-    }
-    const store::PlanCheck check = store::PlanStore::check(stored.value());
-    const PlanOptions options = stored.value().options;
-    m_document->setModel(std::move(stored.value().model), tr("plan %1").arg(name));
-    m_document->setRules(options.rules, options.fallbackDevice);
-    m_document->setMode(options.mode);
-    m_planName = name;
-    m_undo->clear();
-    setWindowModified(false);
-    setWindowTitle(tr("%1[*] — Placement Explorer").arg(name));
-    m_browser->select(name);
-    if (!check.differences.empty()) {
-        QStringList lines;
-        for (std::size_t i = 0; i < check.differences.size() && i < 20; ++i)
-            lines << QString::fromStdString(check.differences[i]).toHtmlEscaped();
-        showError(tr("The planner answers differently now"),
-                  tr("Since '%1' was saved, the planner's answer changed:\n%2")
-                      .arg(name, lines.join(QLatin1Char('\n'))));
-    }
-    return true;
-}
-
-bool MainWindow::renameStoredPlan(const QString& from, const QString& to) {
-    if (!m_store)
-        return false;
-    if (auto error = m_store->renamePlan(from.toStdString(), to.toStdString())) {
-        showError(tr("Cannot rename the plan"), QString::fromStdString(error->toString()));
-        return false;
-    }
-    if (m_planName == from)
-        m_planName = to;
-    m_browser->refresh();
-    m_browser->select(to);
-    return true;
-}
-
-bool MainWindow::duplicateStoredPlan(const QString& from, const QString& to) {
-    if (!m_store)
-        return false;
-    if (auto error = m_store->duplicatePlan(from.toStdString(), to.toStdString())) {
-        showError(tr("Cannot duplicate the plan"), QString::fromStdString(error->toString()));
-        return false;
-    }
-    m_browser->refresh();
-    m_browser->select(to);
-    return true;
-}
-
-bool MainWindow::deleteStoredPlan(const QString& name) {
-    if (!m_store)
-        return false;
-    if (auto error = m_store->deletePlan(name.toStdString())) {
-        showError(tr("Cannot delete the plan"), QString::fromStdString(error->toString()));
-        return false;
-    }
-    if (m_planName == name)
-        m_planName.clear();
-    m_browser->refresh();
-    return true;
-}
-
-QString MainWindow::comparePlans(const QString& a, const QString& b) {
-    if (!m_store)
-        return QString();
-    auto diff = m_store->diffPlans(a.toStdString(), b.toStdString());
-    if (!diff)
-        return QString::fromStdString(diff.error().toString()).toHtmlEscaped();
-    const store::PlanDiff& d = diff.value();
-    QString text = tr("<h3>%1 → %2</h3>").arg(a.toHtmlEscaped(), b.toHtmlEscaped());
-    text += tr("<p>%n node(s) moved; ", nullptr, static_cast<int>(d.movedNodes.size()));
-    text += tr("copies: %1 added, %2 removed; bytes copied %3 → %4.</p>")
-                .arg(d.copiesAdded.size())
-                .arg(d.copiesRemoved.size())
-                .arg(QString::fromStdString(formatBytes(d.bytesA)),
-                     QString::fromStdString(formatBytes(d.bytesB)));
-    // The last runs: latency, and the nodes whose time changed most.
-    auto runs = store::compareLastRuns(*m_store, a.toStdString(), b.toStdString());
-    if (runs && runs.value()) {
-        const store::RunComparison& c = *runs.value();
-        text += tr("<p>Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)</p>")
-                    .arg(c.a.latencyMs, 0, 'f', 3)
-                    .arg(c.b.latencyMs, 0, 'f', 3)
-                    .arg(a.toHtmlEscaped(), QString::fromStdString(c.a.mapping).toHtmlEscaped(),
-                         b.toHtmlEscaped(), QString::fromStdString(c.b.mapping).toHtmlEscaped());
-        if (!c.nodeChanges.empty()) {
-            text += tr("<p><b>Largest changes in node time</b><br>");
-            for (std::size_t i = 0; i < c.nodeChanges.size() && i < 8; ++i)
-                text += QStringLiteral("%1: %2%3 ms<br>")
-                            .arg(QString::fromStdString(c.nodeChanges[i].first).toHtmlEscaped())
-                            .arg(c.nodeChanges[i].second >= 0 ? QStringLiteral("+") : QString())
-                            .arg(c.nodeChanges[i].second, 0, 'f', 3);
-            text += QStringLiteral("</p>");
-        }
-    } else {
-        text += tr("<p>Run both plans to compare their latency.</p>");
-    }
-    auto list = [&](const QString& title, const std::vector<std::string>& items) {
-        if (items.empty())
-            return;
-        text += QStringLiteral("<p><b>%1</b><br>").arg(title);
-        for (std::size_t i = 0; i < items.size() && i < 40; ++i)
-            text += QString::fromStdString(items[i]).toHtmlEscaped() + QStringLiteral("<br>");
-        if (items.size() > 40)
-            text += tr("… and %1 more").arg(items.size() - 40);
-        text += QStringLiteral("</p>");
-    };
-    list(tr("Moved"), d.movedNodes);
-    list(tr("Copies added"), d.copiesAdded);
-    list(tr("Copies removed"), d.copiesRemoved);
-    return text;
-}
-
-} // namespace placer::gui
-
-namespace placer::gui {
-
-void MainWindow::recordRun(const RunOutcome& outcome) {
-    // Runs of a saved, unchanged plan go into the workspace with it.
-    if (!m_store || m_planName.isEmpty() || isWindowModified())
-        return;
-    const store::RunRecord run = store::runRecord(runReportInput(outcome));
-    if (auto error = m_store->saveRun(m_planName.toStdString(), run)) {
-        statusBar()->showMessage(QString::fromStdString(error->toString()), 8000);
-        return;
-    }
-    m_browser->refresh();
-    m_browser->select(m_planName);
-}
-
-} // namespace placer::gui
+namespace placer::gui {} // namespace placer::gui

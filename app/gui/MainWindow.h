@@ -41,15 +41,12 @@ namespace placer {
 struct RunReportInput;
 }
 
-namespace placer::store {
-class PlanStore;
-}
-
 namespace placer::gui {
 
 class PlanBrowser;
 class RunController;
 class RunPanel;
+class WorkspaceController;
 struct RunOutcome;
 
 class MainWindow : public QMainWindow {
@@ -86,20 +83,14 @@ public:
     bool exportAs(const QString& kind, const QString& path);
     /// Opens (or creates) a workspace file for saved plans; false with a message shown if not.
     bool openWorkspace(const QString& path);
-    store::PlanStore* workspace() const { return m_store.get(); }
+    /// The workspace: saved plans, their runs, and the plan the window shows.
+    WorkspaceController* workspace() const { return m_workspace; }
     PlanBrowser* planBrowser() const { return m_browser; }
     /// The saved plan the window shows ("" when none).
-    const QString& planName() const { return m_planName; }
-    /// Saves the current plan under `name` (the current plan's name when empty); one undo-clean
-    /// point. False (with a message) on failure.
+    const QString& planName() const;
+    /// Saves the current plan under `name` (the current plan's name when empty, asked for when
+    /// there is none); one undo-clean point. False (with a message) on failure.
     bool savePlan(const QString& name = QString());
-    /// Opens a saved plan; says what differs when the planner's answer has changed since.
-    bool openStoredPlan(const QString& name);
-    bool renameStoredPlan(const QString& from, const QString& to);
-    bool duplicateStoredPlan(const QString& from, const QString& to);
-    bool deleteStoredPlan(const QString& name);
-    /// What differs between two saved plans, as HTML (nodes moved, copies, bytes, last runs).
-    QString comparePlans(const QString& a, const QString& b);
     /// Draws these name scopes as collapsed groups and lays the graph out again.
     void setCollapsedScopes(std::set<std::string> scopes);
     /// Opens the device editor; its result is one undoable edit.
@@ -148,7 +139,6 @@ private:
     void addRecentFile(const QString& path);
     void updateRecentMenu();
     void showError(const QString& title, const QString& message);
-    void recordRun(const RunOutcome& outcome);
 
     views::PlacementDocument* m_document;
     views::GraphScene* m_scene;
@@ -172,9 +162,8 @@ private:
     QFutureWatcher<std::shared_ptr<Result<LoadedModel>>> m_loadWatcher;
     QString m_loadingPath;
     QString m_layoutPath; ///< the graph the current layout (and its groups) belongs to
-    std::unique_ptr<store::PlanStore> m_store;
     PlanBrowser* m_browser = nullptr;
-    QString m_planName;
+    WorkspaceController* m_workspace = nullptr;
     qint64 m_backgroundLoadBytes = 4 << 20;
     int m_layoutGeneration = 0; ///< bumped by every new layout and by cancel
     int m_runningLayout = -1;   ///< the generation the background layout belongs to

@@ -4,6 +4,7 @@
 #include "gui/MainWindow.h"
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
+#include "gui/WorkspaceController.h"
 #include "io/Json.h"
 #include "io/ModelExplorerData.h"
 #include "io/ModelLoader.h"
@@ -176,24 +177,24 @@ private slots:
         openAndWait(window, kModels + "tiny_resnet.onnx");
         QVERIFY(window.planName().isEmpty());
         QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-        QVERIFY(window.openStoredPlan(QStringLiteral("mine")));
+        QVERIFY(window.workspace()->openPlan(QStringLiteral("mine")));
         QVERIFY(laidOut.wait(20000));
         QCOMPARE(placement(*window.document()), saved);
         QVERIFY(window.document()->pin(nodeNamed(window, "%9")).active());
         QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))); // unchanged answer
         // Duplicate, rename, compare, delete.
-        QVERIFY(window.duplicateStoredPlan(QStringLiteral("mine"), QStringLiteral("copy")));
-        QVERIFY(!window.duplicateStoredPlan(QStringLiteral("mine"), QStringLiteral("copy")));
+        QVERIFY(window.workspace()->duplicate(QStringLiteral("mine"), QStringLiteral("copy")));
+        QVERIFY(!window.workspace()->duplicate(QStringLiteral("mine"), QStringLiteral("copy")));
         window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->accept();
-        QVERIFY(window.renameStoredPlan(QStringLiteral("copy"), QStringLiteral("other")));
+        QVERIFY(window.workspace()->rename(QStringLiteral("copy"), QStringLiteral("other")));
         QCOMPARE(table->rowCount(), 2);
         window.document()->setRules({{"nn.conv2d", "gpu"}}, "cpu");
         QVERIFY(window.savePlan(QStringLiteral("split")));
         const QString comparison =
-            window.comparePlans(QStringLiteral("mine"), QStringLiteral("split"));
+            window.workspace()->compare(QStringLiteral("mine"), QStringLiteral("split"));
         QVERIFY2(comparison.contains("moved") && comparison.contains("copies"),
                  qPrintable(comparison));
-        QVERIFY(window.deleteStoredPlan(QStringLiteral("other")));
+        QVERIFY(window.workspace()->remove(QStringLiteral("other")));
         QCOMPARE(table->rowCount(), 2);
         // A run of the saved plan is recorded with it and shows in the browser.
         window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(2);
@@ -205,12 +206,12 @@ private slots:
             shown = shown || (table->item(row, 0)->text() == window.planName() &&
                               table->item(row, 5)->text().endsWith(" ms"));
         QVERIFY(shown);
-        QVERIFY(window.openStoredPlan(QStringLiteral("mine")));
+        QVERIFY(window.workspace()->openPlan(QStringLiteral("mine")));
         QVERIFY(laidOut.wait(20000));
         window.startRun(); // recorded with "mine": both plans have a run now
         QVERIFY(finished.wait(60000));
         const QString withRuns =
-            window.comparePlans(QStringLiteral("mine"), QStringLiteral("split"));
+            window.workspace()->compare(QStringLiteral("mine"), QStringLiteral("split"));
         QVERIFY2(withRuns.contains("Last runs") && withRuns.contains("Largest changes"),
                  qPrintable(withRuns));
         // The browser's Open button opens the selected plan.

@@ -1,0 +1,183 @@
+#include "gui/WorkspaceController.h"
+
+#include "gui/PlanBrowser.h"
+#include "gui/RunController.h"
+#include "store/PlanStore.h"
+#include "store/RunRecords.h"
+#include "views/PlacementDocument.h"
+
+#include <QStringList>
+#include <QUndoStack>
+
+namespace placer::gui {
+
+WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUndoStack* undo,
+                                         PlanBrowser* browser, QObject* parent)
+    : QObject(parent), m_document(document), m_undo(undo), m_browser(browser) {}
+
+WorkspaceController::~WorkspaceController() = default;
+
+bool WorkspaceController::open(const QString& path) {
+    auto opened = store::PlanStore::open(path.toStdString());
+    if (!opened) {
+        m_store.reset();
+        m_browser->setStore(nullptr, QString::fromStdString(opened.error().toString()));
+        return false;
+    }
+    m_store = opened.take();
+    m_browser->setStore(m_store.get(), tr("Workspace: %1").arg(path));
+    return true;
+}
+
+bool WorkspaceController::save(const QString& name) {
+    if (!m_store) {
+        emit problem(tr("Cannot save the plan"),
+                     tr("No workspace is open (File ▸ Open Workspace)."));
+        return false;
+    }
+    if (auto error =
+            m_store->savePlan(name.toStdString(), std::string(), m_document->graph(),
+                              m_document->devices(), m_document->options(), m_document->plan())) {
+        emit problem(tr("Cannot save the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    m_planName = name;
+    m_undo->setClean();
+    m_browser->refresh();
+    m_browser->select(name);
+    emit planSaved(name);
+    return true;
+}
+
+bool WorkspaceController::openPlan(const QString& name) {
+    if (!m_store)
+        return false;
+    auto stored = m_store->loadPlan(name.toStdString());
+    if (!stored) {
+        emit problem(tr("Cannot open the plan"), QString::fromStdString(stored.error().toString()));
+        return false;
+    }
+    const store::PlanCheck check = store::PlanStore::check(stored.value());
+    const PlanOptions options = stored.value().options;
+    m_document->setModel(std::move(stored.value().model), tr("plan %1").arg(name));
+    m_document->setRules(options.rules, options.fallbackDevice);
+    m_document->setMode(options.mode);
+    m_planName = name;
+    m_undo->clear();
+    m_browser->select(name);
+    emit planOpened(name);
+    if (!check.differences.empty()) {
+        QStringList lines;
+        for (std::size_t i = 0; i < check.differences.size() && i < 20; ++i)
+            lines << QString::fromStdString(check.differences[i]).toHtmlEscaped();
+        emit problem(tr("The planner answers differently now"),
+                     tr("Since '%1' was saved, the planner's answer changed:\n%2")
+                         .arg(name, lines.join(QLatin1Char('\n'))));
+    }
+    return true;
+}
+
+bool WorkspaceController::rename(const QString& from, const QString& to) {
+    if (!m_store)
+        return false;
+    if (auto error = m_store->renamePlan(from.toStdString(), to.toStdString())) {
+        emit problem(tr("Cannot rename the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    if (m_planName == from)
+        m_planName = to;
+    m_browser->refresh();
+    m_browser->select(to);
+    return true;
+}
+
+bool WorkspaceController::duplicate(const QString& from, const QString& to) {
+    if (!m_store)
+        return false;
+    if (auto error = m_store->duplicatePlan(from.toStdString(), to.toStdString())) {
+        emit problem(tr("Cannot duplicate the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    m_browser->refresh();
+    m_browser->select(to);
+    return true;
+}
+
+bool WorkspaceController::remove(const QString& name) {
+    if (!m_store)
+        return false;
+    if (auto error = m_store->deletePlan(name.toStdString())) {
+        emit problem(tr("Cannot delete the plan"), QString::fromStdString(error->toString()));
+        return false;
+    }
+    if (m_planName == name)
+        m_planName.clear();
+    m_browser->refresh();
+    return true;
+}
+
+QString WorkspaceController::compare(const QString& a, const QString& b) {
+    if (!m_store)
+        return QString();
+    auto diff = m_store->diffPlans(a.toStdString(), b.toStdString());
+    if (!diff)
+        return QString::fromStdString(diff.error().toString()).toHtmlEscaped();
+    const store::PlanDiff& d = diff.value();
+    QString text = tr("<h3>%1 → %2</h3>").arg(a.toHtmlEscaped(), b.toHtmlEscaped());
+    text += tr("<p>%n node(s) moved; ", nullptr, static_cast<int>(d.movedNodes.size()));
+    text += tr("copies: %1 added, %2 removed; bytes copied %3 → %4.</p>")
+                .arg(d.copiesAdded.size())
+                .arg(d.copiesRemoved.size())
+                .arg(QString::fromStdString(formatBytes(d.bytesA)),
+                     QString::fromStdString(formatBytes(d.bytesB)));
+    // The last runs: latency, and the nodes whose time changed most.
+    auto runs = store::compareLastRuns(*m_store, a.toStdString(), b.toStdString());
+    if (runs && runs.value()) {
+        const store::RunComparison& c = *runs.value();
+        text += tr("<p>Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)</p>")
+                    .arg(c.a.latencyMs, 0, 'f', 3)
+                    .arg(c.b.latencyMs, 0, 'f', 3)
+                    .arg(a.toHtmlEscaped(), QString::fromStdString(c.a.mapping).toHtmlEscaped(),
+                         b.toHtmlEscaped(), QString::fromStdString(c.b.mapping).toHtmlEscaped());
+        if (!c.nodeChanges.empty()) {
+            text += tr("<p><b>Largest changes in node time</b><br>");
+            for (std::size_t i = 0; i < c.nodeChanges.size() && i < 8; ++i)
+                text += QStringLiteral("%1: %2%3 ms<br>")
+                            .arg(QString::fromStdString(c.nodeChanges[i].first).toHtmlEscaped())
+                            .arg(c.nodeChanges[i].second >= 0 ? QStringLiteral("+") : QString())
+                            .arg(c.nodeChanges[i].second, 0, 'f', 3);
+            text += QStringLiteral("</p>");
+        }
+    } else {
+        text += tr("<p>Run both plans to compare their latency.</p>");
+    }
+    auto list = [&](const QString& title, const std::vector<std::string>& items) {
+        if (items.empty())
+            return;
+        text += QStringLiteral("<p><b>%1</b><br>").arg(title);
+        for (std::size_t i = 0; i < items.size() && i < 40; ++i)
+            text += QString::fromStdString(items[i]).toHtmlEscaped() + QStringLiteral("<br>");
+        if (items.size() > 40)
+            text += tr("… and %1 more").arg(items.size() - 40);
+        text += QStringLiteral("</p>");
+    };
+    list(tr("Moved"), d.movedNodes);
+    list(tr("Copies added"), d.copiesAdded);
+    list(tr("Copies removed"), d.copiesRemoved);
+    return text;
+}
+
+void WorkspaceController::recordRun(const RunOutcome& outcome, bool unsaved) {
+    // Runs of a saved, unchanged plan go into the workspace with it.
+    if (!m_store || m_planName.isEmpty() || unsaved)
+        return;
+    const store::RunRecord run = store::runRecord(runReportInput(outcome));
+    if (auto error = m_store->saveRun(m_planName.toStdString(), run)) {
+        emit problem(tr("Cannot record the run"), QString::fromStdString(error->toString()));
+        return;
+    }
+    m_browser->refresh();
+    m_browser->select(m_planName);
+}
+
+} // namespace placer::gui

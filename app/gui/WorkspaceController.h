@@ -1,0 +1,70 @@
+// The workspace operations of the GUI: the SQLite workspace that is open, the saved plan the
+// window shows, and saving, opening, renaming, duplicating, deleting and comparing plans and
+// recording runs of them. It keeps the Plans panel up to date; problems come back as sentences
+// for its owner to show, and nothing here blocks on a dialog.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QUndoStack;
+
+namespace placer::store {
+class PlanStore;
+}
+
+namespace placer::views {
+class PlacementDocument;
+}
+
+namespace placer::gui {
+
+class PlanBrowser;
+struct RunOutcome;
+
+class WorkspaceController : public QObject {
+    Q_OBJECT
+
+public:
+    WorkspaceController(views::PlacementDocument* document, QUndoStack* undo, PlanBrowser* browser,
+                        QObject* parent = nullptr);
+    ~WorkspaceController() override;
+
+    /// Opens (or creates) a workspace file; false (the browser says why) when it cannot.
+    bool open(const QString& path);
+    store::PlanStore* store() const { return m_store.get(); }
+    /// The saved plan the document shows ("" when none).
+    const QString& planName() const { return m_planName; }
+    /// The document now shows something that is not a saved plan.
+    void forgetPlan() { m_planName.clear(); }
+
+    /// Saves the document's plan as `name` (non-empty) and makes it the current plan; the
+    /// undo stack's clean point follows.
+    bool save(const QString& name);
+    /// Opens a saved plan into the document; says (problem) when the planner's answer changed.
+    bool openPlan(const QString& name);
+    bool rename(const QString& from, const QString& to);
+    bool duplicate(const QString& from, const QString& to);
+    bool remove(const QString& name);
+    /// What differs between two saved plans, as HTML (nodes moved, copies, bytes, last runs).
+    QString compare(const QString& a, const QString& b);
+    /// Records a run of the current plan when it is saved and unchanged (`unsaved` false).
+    void recordRun(const RunOutcome& outcome, bool unsaved);
+
+signals:
+    void problem(const QString& title, const QString& message);
+    /// A saved plan is now the document's (after openPlan) or was just saved (after save).
+    void planOpened(const QString& name);
+    void planSaved(const QString& name);
+
+private:
+    views::PlacementDocument* m_document;
+    QUndoStack* m_undo;
+    PlanBrowser* m_browser;
+    std::unique_ptr<store::PlanStore> m_store;
+    QString m_planName;
+};
+
+} // namespace placer::gui

@@ -311,6 +311,7 @@ T = {
     "Conflicts and notes": ("Konflikte und Hinweise", "冲突与说明"),
     "Note: %1": ("Hinweis: %1", "说明：%1"),
     "Hide this hint": ("Diesen Hinweis ausblenden", "隐藏此提示"),
+    "Cannot record the run": ("Der Lauf kann nicht aufgezeichnet werden", "无法记录此次运行"),
     "Input format: relay, json, onnx or auto.": (
         "Eingabeformat: relay, json, onnx oder auto.", "输入格式：relay、json、onnx 或 auto。"),
     "Where unconstrained work goes.": ("Wohin nicht festgelegte Arbeit geht.", "未受约束的工作去往的设备。"),

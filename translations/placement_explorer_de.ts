@@ -1144,7 +1144,7 @@
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="175" />
         <source>Cannot record the run</source>
-        <translation type="unfinished" />
+        <translation>Der Lauf kann nicht aufgezeichnet werden</translation>
     </message>
 </context>
 <context>

@@ -1144,7 +1144,7 @@
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="175" />
         <source>Cannot record the run</source>
-        <translation type="unfinished" />
+        <translation>无法记录此次运行</translation>
     </message>
 </context>
 <context>

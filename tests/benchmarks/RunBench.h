@@ -5,7 +5,8 @@
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <cstdio>
 #include <cstdlib>

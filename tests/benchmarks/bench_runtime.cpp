@@ -14,7 +14,8 @@
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <chrono>
 #include <cstdio>

@@ -7,7 +7,8 @@
 
 #include "ir/OpRegistry.h"
 #include "runtime/Device.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,8 @@
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelSupport.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <QtTest>
 

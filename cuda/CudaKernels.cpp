@@ -1,3 +1,6 @@
+// The CUDA backend's kernels, in three parts: launch wrappers around the element functors
+// (ElementFunctors.h, launched by Launch.cu), cuBLAS and cuDNN wrappers for the heavy ops, and
+// the table from operator name to kernel factory that makeCudaKernel() dispatches on.
 #include "cuda/CudaKernels.h"
 
 #include "cuda/CudaDevice.h"
@@ -35,7 +38,7 @@ Elem elemOf(DType dtype) {
     return static_cast<Elem>(static_cast<int>(dtype));
 }
 
-/// `dims` as a DeviceOps shape; false when the rank is beyond kMaxRank.
+/// `dims` as an element-functor shape; false when the rank is beyond kMaxRank.
 bool toShape(const Dims& dims, Shape* shape) {
     if (dims.size() > static_cast<std::size_t>(kMaxRank))
         return false;

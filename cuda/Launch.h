@@ -1,8 +1,8 @@
-// Launching the functors of DeviceOps.h on a CUDA stream (Launch.cu). Every launch checks for a
+// Launching the functors of ElementFunctors.h on a CUDA stream (Launch.cu). Every launch checks for a
 // launch error and throws a KernelError naming the kernel, file and line.
 #pragma once
 
-#include "cuda/DeviceOps.h"
+#include "cuda/ElementFunctors.h"
 
 #include <cuda_runtime_api.h>
 

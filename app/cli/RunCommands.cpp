@@ -7,8 +7,9 @@
 #include "io/Npy.h"
 #include "io/RunReport.h"
 #include "runtime/Bytecode.h"
+#include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
-#include "runtime/Run.h"
+#include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 
@@ -104,8 +105,7 @@ std::string outputFileName(const std::string& dir, const std::string& name, std:
 /// name; refused when the stored plan places nodes differently from the plan that ran.
 std::optional<std::string> recordRun(const std::string& db, const std::string& name,
                                      const PlannedModel& planned, const PlanOptions& options,
-                                     const RunResult& result, const RunReportInput& report,
-                                     std::ostream& err) {
+                                     const RunReportInput& report, std::ostream& err) {
     auto opened = store::PlanStore::open(db);
     if (!opened)
         return opened.error().toString();
@@ -356,7 +356,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         return written;
     if (saveRun) {
         if (auto error = recordRun(db, planName.empty() ? graph.name : planName, planned,
-                                   parsed.options, result.value(), report, err))
+                                   parsed.options, report, err))
             return fail(*error);
     }
     if (report.reference && !report.reference->ok)

@@ -5,7 +5,7 @@
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
-#include "gui/SetPinsCommand.h"
+#include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
 #include "io/RunReport.h"
 #include "plan/Annotations.h"

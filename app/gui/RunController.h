@@ -6,7 +6,8 @@
 #include "io/RunReport.h"
 #include "plan/Plan.h"
 #include "runtime/Executor.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <QFutureWatcher>
 #include <QObject>

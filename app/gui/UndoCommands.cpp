@@ -1,4 +1,4 @@
-#include "gui/SetPinsCommand.h"
+#include "gui/UndoCommands.h"
 
 #include <QCoreApplication>
 

@@ -3,7 +3,8 @@
 
 #include "io/Json.h"
 #include "runtime/Executor.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <optional>
 #include <string>

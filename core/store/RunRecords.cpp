@@ -1,7 +1,8 @@
 #include "store/RunRecords.h"
 
 #include "io/Json.h"
-#include "runtime/Run.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/ReferenceRun.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,28 @@
+// Which physical device runs each virtual device of a plan: the user's requests (`--map`), then
+// the defaults by device kind. Plans stay valid across machines because this happens at run time.
+#pragma once
+
+#include "io/SourceError.h"
+#include "ir/DeviceSet.h"
+#include "runtime/DeviceRegistry.h"
+
+#include <string>
+#include <vector>
+
+namespace placer {
+
+/// `--map gpu=vcpu1`: run virtual device `device` on physical device `physical`.
+struct DeviceMapRequest {
+    std::string device;
+    std::string physical;
+};
+
+/// The physical device of every virtual device: the requests first; then cpu-kind devices run
+/// on the host `cpu`, vcpu-kind devices on a fresh vcpuN each, and cuda-kind devices on
+/// cuda:<ordinal> when this machine has CUDA, otherwise on a fresh vcpuN (with a warning).
+Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
+                                        const std::vector<DeviceMapRequest>& requests,
+                                        DeviceRegistry& registry,
+                                        std::vector<std::string>* warnings);
+
+} // namespace placer

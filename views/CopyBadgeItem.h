@@ -21,6 +21,8 @@ public:
     NodeId consumer() const { return m_consumer; }
     const QString& text() const { return m_text; }
     void setTiming(const QString& time);
+    /// The time shown beside the bytes; empty when none is.
+    const QString& timing() const { return m_time; }
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 

@@ -29,6 +29,8 @@ public:
     void setHighlighted(bool highlighted);
     /// A run's time for this node, shown as a label and a heat tint (0..1); negative hides it.
     void setTiming(double millis, double heat);
+    /// The time shown, in ms; negative when none is.
+    double timingMillis() const { return m_millis; }
 
     /// The size a node with these labels needs.
     static QSizeF sizeFor(const QString& op, const QString& name);

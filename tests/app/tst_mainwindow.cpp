@@ -577,6 +577,11 @@ private slots:
         const views::TimelineBar& bar = timeline.bars.front();
         QVERIFY(!bar.tooltip.isEmpty());
         // The canvas shows times on nodes and badges; the summary has the latency.
+        const NodeId conv = nodeNamed(window, "%4");
+        QVERIFY(window.scene()->nodeItem(conv)->timingMillis() > 0);
+        QVERIFY(!window.scene()->badges().empty());
+        for (const views::CopyBadgeItem* badge : window.scene()->badges())
+            QVERIFY2(badge->timing().endsWith("s"), qPrintable(badge->timing())); // µs or ms
         QVERIFY(window.runSummary()->toPlainText().contains("Latency"));
         QVERIFY(window.runSummary()->toPlainText().contains("reference"));
         QTemporaryDir dir;
@@ -599,8 +604,11 @@ private slots:
                                     window.document()->plan(), {"#111111", "#222222"});
         QCOMPARE(devices["results"]["%4"]["value"].asString(), std::string("gpu"));
         QCOMPARE(devices["results"]["%9"]["bgColor"].asString(), std::string("#111111"));
-        // A new plan clears the (now stale) overlay.
+        // A new plan clears the (now stale) overlay: no node or badge shows a time.
         window.document()->setRules({}, "");
+        QVERIFY(window.scene()->nodeItem(conv)->timingMillis() < 0);
+        for (const views::CopyBadgeItem* badge : window.scene()->badges())
+            QVERIFY(badge->timing().isEmpty());
     }
 
     // File ▸ Export: every action of the menu, answered through its save dialog, writes its own

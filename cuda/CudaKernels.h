@@ -1,6 +1,6 @@
 // CUDA kernels for every operator the CPU backend runs: cuBLAS for matrix products, cuDNN for
-// convolution (algorithm found once per shape) and softmax, the functors of ElementFunctors.h for the
-// rest. Shapes and library descriptors are fixed when a kernel is prepared; running it only
+// convolution (algorithm found once per shape) and softmax, the functors of ElementFunctors.h for
+// the rest. Shapes and library descriptors are fixed when a kernel is prepared; running it only
 // launches on the device's compute stream.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Launching the functors of ElementFunctors.h on a CUDA stream (Launch.cu). Every launch checks for a
-// launch error and throws a KernelError naming the kernel, file and line.
+// Launching the functors of ElementFunctors.h on a CUDA stream (Launch.cu). Every launch checks for
+// a launch error and throws a KernelError naming the kernel, file and line.
 #pragma once
 
 #include "cuda/ElementFunctors.h"

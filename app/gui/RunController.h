@@ -5,8 +5,8 @@
 
 #include "io/RunReport.h"
 #include "plan/Plan.h"
-#include "runtime/Executor.h"
 #include "runtime/DeviceMapping.h"
+#include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
 
 #include <QFutureWatcher>

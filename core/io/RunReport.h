@@ -2,8 +2,8 @@
 #pragma once
 
 #include "io/Json.h"
-#include "runtime/Executor.h"
 #include "runtime/DeviceMapping.h"
+#include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
 
 #include <optional>

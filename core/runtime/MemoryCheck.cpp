@@ -38,9 +38,8 @@ std::int64_t hostInputOutputBytes(const Program& program) {
                 instr.op == Opcode::Ret ? instr.args : std::vector<std::int32_t>{instr.dst};
             for (std::int32_t r : registers) {
                 if (r >= 0 && static_cast<std::size_t>(r) < program.registers.size())
-                    bytes = saturatingAdd(bytes,
-                                          program.registers[static_cast<std::size_t>(r)]
-                                              .type.bytes());
+                    bytes = saturatingAdd(
+                        bytes, program.registers[static_cast<std::size_t>(r)].type.bytes());
             }
         }
     }
@@ -107,8 +106,8 @@ std::optional<SourceError> checkMemoryFits(const Program& program, const DeviceS
         if (need.total > room)
             return memoryError("the plan needs " + formatBytes(need.total) + " on " + where +
                                " in " + std::to_string(need.storages) + " storages, the largest " +
-                               describe(need.largest, need.largestBytes) + ", but it can allocate " +
-                               formatBytes(room));
+                               describe(need.largest, need.largestBytes) +
+                               ", but it can allocate " + formatBytes(room));
         if (need.device->hostAccessible()) {
             hostTotal = saturatingAdd(hostTotal, need.total);
             hostParts += need.device->name() + " " + formatBytes(need.total) + ", ";

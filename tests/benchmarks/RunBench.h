@@ -4,8 +4,8 @@
 
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
-#include "runtime/Executor.h"
 #include "runtime/DeviceMapping.h"
+#include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
 
 #include <cstdio>

@@ -20,8 +20,8 @@
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
-#include "runtime/Executor.h"
 #include "runtime/DeviceMapping.h"
+#include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
 
 #include <cuda_runtime.h>

@@ -10,9 +10,9 @@
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
+#include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelSupport.h"
-#include "runtime/DeviceMapping.h"
 #include "runtime/ReferenceRun.h"
 
 #include <QtTest>

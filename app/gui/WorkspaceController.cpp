@@ -60,8 +60,7 @@ bool WorkspaceController::openPlan(const QString& name) {
     const store::PlanCheck check = store::PlanStore::check(stored.value());
     const PlanOptions options = stored.value().options;
     m_document->setModel(std::move(stored.value().model), tr("plan %1").arg(name));
-    m_document->setRules(options.rules, options.fallbackDevice);
-    m_document->setMode(options.mode);
+    m_document->setOptions(options); // rules, fallback, mode and constants, as saved
     m_planName = name;
     m_undo->clear();
     m_browser->select(name);

@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
 
     gui::MainWindow window;
     const QStringList positional = parser.positionalArguments();
-    // Plan options in the order given, as the CLI takes them.
+    // Plan options with the CLI's parser; the values of each option in the order given.
     cli::PlanArguments arguments;
     for (const QCommandLineOption& option : planCommandOptions) {
         const std::string name = "--" + option.names().front().toStdString();

@@ -49,7 +49,11 @@ private slots:
         QCOMPARE(workspace.planName(), QStringLiteral("first"));
         QVERIFY(undo.isClean());
         QCOMPARE(browser.table()->rowCount(), 1);
-        document.setRules({{"nn.relu", "cpu"}}, "");
+        PlanOptions options;
+        options.rules = {{"nn.relu", "cpu"}};
+        options.constants = ConstantPolicy::Copy;
+        options.mode = PlanMode::Unify;
+        document.setOptions(options);
         QVERIFY(workspace.save(QStringLiteral("second")));
         QVERIFY(workspace.duplicate(QStringLiteral("second"), QStringLiteral("third")));
         QVERIFY(!workspace.duplicate(QStringLiteral("second"), QStringLiteral("third")));
@@ -62,6 +66,13 @@ private slots:
         QVERIFY(workspace.openPlan(QStringLiteral("first")));
         QCOMPARE(opened.size(), 1);
         QVERIFY(document.options().rules.empty()); // the first plan had no rules
+        QCOMPARE(document.options().constants, ConstantPolicy::Replicate);
+        // Every option comes back as saved, constants and mode included.
+        QVERIFY(workspace.openPlan(QStringLiteral("renamed")));
+        QCOMPARE(document.options().rules.size(), std::size_t{1});
+        QCOMPARE(document.options().constants, ConstantPolicy::Copy);
+        QCOMPARE(document.options().mode, PlanMode::Unify);
+        QVERIFY(workspace.openPlan(QStringLiteral("first")));
         QVERIFY(workspace.remove(QStringLiteral("first")));
         QVERIFY(workspace.planName().isEmpty());
         QVERIFY(!workspace.openPlan(QStringLiteral("first")));

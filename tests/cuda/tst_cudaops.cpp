@@ -1,6 +1,6 @@
-// The CUDA backend's parts that need no GPU: the hand-written kernels' functors (ElementFunctors.h),
-// run on the host against the CPU kernels, and the caching allocator's bookkeeping. The GPU
-// itself is exercised by tst_cuda where one is present.
+// The CUDA backend's parts that need no GPU: the hand-written kernels' functors
+// (ElementFunctors.h), run on the host against the CPU kernels, and the caching allocator's
+// bookkeeping. The GPU itself is exercised by tst_cuda where one is present.
 #include "KernelTestUtil.h"
 #include "cuda/CachingAllocator.h"
 #include "cuda/ElementFunctors.h"

@@ -7,6 +7,7 @@
 #include "cuda/CudaError.h"
 #include "cuda/Launch.h"
 #include "runtime/KernelSupport.h"
+#include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
 
 #include <algorithm>
@@ -34,25 +35,12 @@ SourceError specError(const KernelSpec& spec, const std::string& message) {
                            "': " + message};
 }
 
-Elem elemOf(DType dtype) {
-    return static_cast<Elem>(static_cast<int>(dtype));
-}
-
-/// `dims` as an element-functor shape; false when the rank is beyond kMaxRank.
 bool toShape(const Dims& dims, Shape* shape) {
-    if (dims.size() > static_cast<std::size_t>(kMaxRank))
-        return false;
-    shape->rank = static_cast<int>(dims.size());
-    for (std::size_t d = 0; d < dims.size(); ++d)
-        shape->dims[d] = dims[d];
-    return true;
+    return toFunctorShape(dims, shape);
 }
 
 Strides toStrides(const Dims& strides) {
-    Strides result;
-    for (std::size_t d = 0; d < strides.size() && d < static_cast<std::size_t>(kMaxRank); ++d)
-        result.s[d] = strides[d];
-    return result;
+    return toFunctorStrides(strides);
 }
 
 bool allFloat32(const KernelSpec& spec) {
@@ -65,7 +53,7 @@ bool allFloat32(const KernelSpec& spec) {
     return true;
 }
 
-const char* kRankError = "more than 8 dimensions";
+const char* const kRankError = kFunctorRankError;
 
 // ---- data movement -----------------------------------------------------------------------------
 
@@ -301,8 +289,11 @@ KernelResult rangeKernel(const KernelSpec& spec, CudaDevice& device) {
 
 // ---- element-wise ------------------------------------------------------------------------------
 
-KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device, UnaryFn fn, double a = 0,
-                         double b = 0) {
+KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device) {
+    const UnaryFn fn = spec.node->op->kernel.unary();
+    double a = 0, b = 0;
+    if (auto error = readUnaryParameters(spec, &a, &b))
+        return specError(spec, *error);
     const DType dtype = spec.outputs[0].dtype;
     if (spec.inputs[0].dtype != dtype)
         return specError(spec, "input and output types differ");
@@ -324,30 +315,8 @@ KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device, UnaryFn fn,
     });
 }
 
-std::optional<BinaryFn> binaryFn(const std::string& name) {
-    static const std::unordered_map<std::string, BinaryFn> kNames = {
-        {"add", BinaryFn::Add},         {"Add", BinaryFn::Add},
-        {"nn.bias_add", BinaryFn::Add}, {"subtract", BinaryFn::Sub},
-        {"Sub", BinaryFn::Sub},         {"multiply", BinaryFn::Mul},
-        {"Mul", BinaryFn::Mul},         {"divide", BinaryFn::Div},
-        {"Div", BinaryFn::Div},         {"power", BinaryFn::Pow},
-        {"Pow", BinaryFn::Pow},         {"maximum", BinaryFn::Max},
-        {"Max", BinaryFn::Max},         {"minimum", BinaryFn::Min},
-        {"Min", BinaryFn::Min},         {"floor_divide", BinaryFn::FloorDiv},
-        {"mod", BinaryFn::Mod},         {"logical_and", BinaryFn::And},
-        {"And", BinaryFn::And},         {"logical_or", BinaryFn::Or},
-        {"Or", BinaryFn::Or},           {"equal", BinaryFn::Eq},
-        {"Equal", BinaryFn::Eq},        {"not_equal", BinaryFn::Ne},
-        {"less", BinaryFn::Lt},         {"Less", BinaryFn::Lt},
-        {"greater", BinaryFn::Gt},      {"Greater", BinaryFn::Gt},
-        {"less_equal", BinaryFn::Le},   {"greater_equal", BinaryFn::Ge}};
-    const auto it = kNames.find(name);
-    return it == kNames.end() ? std::nullopt : std::optional(it->second);
-}
-
 KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
-    const std::string& opName = spec.node->op->name;
-    const BinaryFn fn = *binaryFn(opName);
+    const BinaryFn fn = spec.node->op->kernel.binary();
     if (spec.inputs.empty())
         return specError(spec, "no inputs");
     if (spec.inputs.size() == 1) // ONNX Max/Min of one tensor is that tensor
@@ -364,17 +333,8 @@ KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
     if (!toShape(out, &shape))
         return specError(spec, kRankError);
     std::vector<Strides> strides;
-    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
-        Dims inShape = spec.inputs[i].shape;
-        if (opName == "nn.bias_add" && i == 1) {
-            const int rank = spec.inputs[0].rank();
-            const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 1).value_or(1), rank);
-            inShape.assign(static_cast<std::size_t>(rank), 1);
-            if (axis >= 0)
-                inShape[static_cast<std::size_t>(axis)] = spec.inputs[1].elementCount();
-        }
-        strides.push_back(toStrides(broadcastStrides(inShape, out)));
-    }
+    for (std::size_t i = 0; i < spec.inputs.size(); ++i)
+        strides.push_back(toStrides(broadcastStrides(binaryOperandShape(spec, i), out)));
     const Strides own = toStrides(contiguousStrides(out));
     const std::int64_t n = spec.outputs[0].elementCount();
     CudaDevice* dev = &device;
@@ -429,34 +389,11 @@ KernelResult whereKernel(const KernelSpec& spec, CudaDevice& device) {
     });
 }
 
-KernelResult reduceKernel(const KernelSpec& spec, CudaDevice& device, ReduceFn fn) {
-    const Dims& in = spec.inputs[0].shape;
-    Dims kept;
-    std::int64_t count = 1;
-    if (auto error = readReduction(spec, &kept, &count))
-        return specError(spec, *error);
-    if (product(kept) != spec.outputs[0].elementCount())
-        return specError(spec, "the reduced shape does not match the output type");
+KernelResult reduceKernel(const KernelSpec& spec, CudaDevice& device) {
     Reduce op;
-    op.elem = elemOf(spec.outputs[0].dtype);
-    op.fn = fn;
-    op.count = count;
-    const Dims own = contiguousStrides(in);
-    Dims keptDims, keptStrides, reducedDims, reducedStrides;
-    for (std::size_t d = 0; d < in.size(); ++d) {
-        if (kept[d] == in[d] && !(in[d] == 1 && count == 0)) {
-            keptDims.push_back(in[d]);
-            keptStrides.push_back(own[d]);
-        } else {
-            reducedDims.push_back(in[d]);
-            reducedStrides.push_back(own[d]);
-        }
-    }
-    if (!toShape(keptDims, &op.kept) || !toShape(reducedDims, &op.reduced))
-        return specError(spec, kRankError);
-    op.keptStrides = toStrides(keptStrides);
-    op.reducedStrides = toStrides(reducedStrides);
-    const std::int64_t rows = product(kept);
+    std::int64_t rows = 0;
+    if (auto error = readReduceFunctor(spec, &op, &rows))
+        return specError(spec, *error);
     CudaDevice* dev = &device;
     return makeKernel("reduce", [=](const std::byte* const* inp, std::byte* const* out) mutable {
         op.x = inp[0];
@@ -808,186 +745,71 @@ KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
     });
 }
 
-// ---- dispatch ----------------------------------------------------------------------------------
+// ---- the table ---------------------------------------------------------------------------------
 
-using Factory = std::function<KernelResult(const KernelSpec&, CudaDevice&)>;
-
-Factory unary(UnaryFn fn) {
-    return
-        [fn](const KernelSpec& spec, CudaDevice& device) { return unaryKernel(spec, device, fn); };
-}
-
-double constantScalar(const KernelSpec& spec, std::size_t input, double fallback) {
-    if (input >= spec.constantData.size() || !spec.constantData[input] ||
-        spec.inputs[input].elementCount() != 1)
-        return fallback;
-    return loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[input]->data()),
-                        spec.inputs[input].dtype, 0);
-}
-
-const std::unordered_map<std::string, Factory>& factories() {
-    static const std::unordered_map<std::string, Factory> table = [] {
-        std::unordered_map<std::string, Factory> t;
-        const std::pair<const char*, UnaryFn> unaries[] = {{"negative", UnaryFn::Negative},
-                                                           {"Neg", UnaryFn::Negative},
-                                                           {"abs", UnaryFn::Abs},
-                                                           {"Abs", UnaryFn::Abs},
-                                                           {"exp", UnaryFn::Exp},
-                                                           {"fast_exp", UnaryFn::Exp},
-                                                           {"Exp", UnaryFn::Exp},
-                                                           {"log", UnaryFn::Log},
-                                                           {"Log", UnaryFn::Log},
-                                                           {"sqrt", UnaryFn::Sqrt},
-                                                           {"Sqrt", UnaryFn::Sqrt},
-                                                           {"rsqrt", UnaryFn::Rsqrt},
-                                                           {"Reciprocal", UnaryFn::Reciprocal},
-                                                           {"tanh", UnaryFn::Tanh},
-                                                           {"fast_tanh", UnaryFn::Tanh},
-                                                           {"Tanh", UnaryFn::Tanh},
-                                                           {"sigmoid", UnaryFn::Sigmoid},
-                                                           {"Sigmoid", UnaryFn::Sigmoid},
-                                                           {"erf", UnaryFn::Erf},
-                                                           {"fast_erf", UnaryFn::Erf},
-                                                           {"Erf", UnaryFn::Erf},
-                                                           {"floor", UnaryFn::Floor},
-                                                           {"ceil", UnaryFn::Ceil},
-                                                           {"round", UnaryFn::Round},
-                                                           {"nn.relu", UnaryFn::Relu},
-                                                           {"Relu", UnaryFn::Relu},
-                                                           {"HardSwish", UnaryFn::HardSwish},
-                                                           {"Not", UnaryFn::Not}};
-        for (const auto& [op, fn] : unaries)
-            t[op] = unary(fn);
-        auto leaky = [](const KernelSpec& spec, CudaDevice& device) {
-            return unaryKernel(spec, device, UnaryFn::LeakyRelu,
-                               spec.node->attrs.getFloat("alpha", 0.01).value_or(0.01));
-        };
-        t["nn.leaky_relu"] = leaky;
-        t["LeakyRelu"] = leaky;
-        t["HardSigmoid"] = [](const KernelSpec& spec, CudaDevice& device) {
-            return unaryKernel(spec, device, UnaryFn::HardSigmoid,
-                               spec.node->attrs.getFloat("alpha", 0.2).value_or(0.2),
-                               spec.node->attrs.getFloat("beta", 0.5).value_or(0.5));
-        };
-        t["clip"] = [](const KernelSpec& spec, CudaDevice& device) {
-            return unaryKernel(spec, device, UnaryFn::Clip,
-                               spec.node->attrs.getFloat("a_min", -INFINITY).value_or(-INFINITY),
-                               spec.node->attrs.getFloat("a_max", INFINITY).value_or(INFINITY));
-        };
-        t["Clip"] = [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
-            double lo = spec.node->attrs.getFloat("min", -INFINITY).value_or(-INFINITY);
-            double hi = spec.node->attrs.getFloat("max", INFINITY).value_or(INFINITY);
-            for (std::size_t k = 1; k < spec.inputs.size(); ++k) {
-                if (k >= spec.constantData.size() || !spec.constantData[k] ||
-                    spec.inputs[k].elementCount() != 1)
-                    return specError(spec, "the min and max inputs must be constant scalars");
-                (k == 1 ? lo : hi) = constantScalar(spec, k, 0);
-            }
-            KernelSpec unarySpec = spec;
-            unarySpec.inputs.resize(1);
-            return unaryKernel(unarySpec, device, UnaryFn::Clip, lo, hi);
-        };
-        for (const char* op :
-             {"copy", "stop_gradient", "Identity", "Dropout", "reshape", "Reshape",
-              "nn.batch_flatten", "Flatten", "squeeze", "Squeeze", "expand_dims", "Unsqueeze"})
-            t[op] = copyKernel;
-        t["zeros_like"] = [](const KernelSpec& s, CudaDevice& d) { return fillKernel(s, d, 0); };
-        t["ones_like"] = [](const KernelSpec& s, CudaDevice& d) { return fillKernel(s, d, 1); };
-        t["ConstantOfShape"] = [](const KernelSpec& s, CudaDevice& d) {
-            return fillKernel(s, d, s.node->attrs.getFloat("value", 0).value_or(0));
-        };
-        for (const char* op : {"cast", "Cast"})
-            t[op] = castKernel;
-        for (const char* op :
-             {"add",        "subtract",      "multiply",     "divide", "power",
-              "maximum",    "minimum",       "floor_divide", "mod",    "logical_and",
-              "logical_or", "equal",         "not_equal",    "less",   "greater",
-              "less_equal", "greater_equal", "nn.bias_add",  "Add",    "Sub",
-              "Mul",        "Div",           "Pow",          "Min",    "Max",
-              "Equal",      "Less",          "Greater",      "And",    "Or"})
-            t[op] = binaryKernel;
-        for (const char* op : {"where", "Where"})
-            t[op] = whereKernel;
-        const std::pair<const char*, ReduceFn> reductions[] = {
-            {"sum", ReduceFn::Sum},         {"mean", ReduceFn::Mean},
-            {"max", ReduceFn::Max},         {"min", ReduceFn::Min},
-            {"prod", ReduceFn::Prod},       {"ReduceSum", ReduceFn::Sum},
-            {"ReduceMean", ReduceFn::Mean}, {"ReduceMax", ReduceFn::Max},
-            {"ReduceMin", ReduceFn::Min}};
-        for (const auto& [op, fn] : reductions) {
-            const ReduceFn f = fn;
-            t[op] = [f](const KernelSpec& s, CudaDevice& d) { return reduceKernel(s, d, f); };
-        }
-        for (const char* op : {"transpose", "Transpose"})
-            t[op] = [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
-                Dims strides;
-                if (auto error = readTranspose(spec, &strides))
-                    return specError(spec, *error);
-                return stridedView("transpose", spec, device, 0, strides);
-            };
-        for (const char* op : {"strided_slice", "Slice"})
-            t[op] = [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
-                std::int64_t base = 0;
-                Dims strides;
-                if (auto error = readSlice(spec, &base, &strides))
-                    return specError(spec, *error);
-                return stridedView("slice", spec, device, base, strides);
-            };
-        t["Expand"] = [](const KernelSpec& spec, CudaDevice& device) {
+const KernelTable<CudaDevice>& table() {
+    using F = KernelFamily;
+    static const KernelTable<CudaDevice> kTable = [] {
+        KernelTable<CudaDevice> t;
+        t.add(F::Copy, copyKernel);
+        t.add(F::Fill,
+              [](const KernelSpec& s, CudaDevice& d) { return fillKernel(s, d, fillValue(s)); });
+        t.add(F::Cast, castKernel);
+        t.add(F::Unary, unaryKernel);
+        t.add(F::Binary, binaryKernel);
+        t.add(F::Where, whereKernel);
+        t.add(F::Reduce, reduceKernel);
+        t.add(F::Transpose, [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
+            Dims strides;
+            if (auto error = readTranspose(spec, &strides))
+                return specError(spec, *error);
+            return stridedView("transpose", spec, device, 0, strides);
+        });
+        t.add(F::Slice, [](const KernelSpec& spec, CudaDevice& device) -> KernelResult {
+            std::int64_t base = 0;
+            Dims strides;
+            if (auto error = readSlice(spec, &base, &strides))
+                return specError(spec, *error);
+            return stridedView("slice", spec, device, base, strides);
+        });
+        t.add(F::Expand, [](const KernelSpec& spec, CudaDevice& device) {
             return stridedView("expand", spec, device, 0,
                                broadcastStrides(spec.inputs[0].shape, spec.outputs[0].shape));
-        };
-        for (const char* op : {"concatenate", "Concat"})
-            t[op] = concatKernel;
-        for (const char* op : {"split", "Split"})
-            t[op] = splitKernel;
-        for (const char* op : {"take", "Gather"})
-            t[op] = gatherKernel;
-        t["Pad"] = padKernel;
-        t["Tile"] = tileKernel;
-        t["Range"] = rangeKernel;
-        for (const char* op : {"nn.conv2d", "Conv"})
-            t[op] = convolutionKernel;
-        for (const char* op : {"nn.dense", "nn.matmul", "nn.batch_matmul", "Gemm", "MatMul"})
-            t[op] = matmulKernel;
-        for (const char* op : {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d",
-                               "nn.global_max_pool2d", "nn.adaptive_avg_pool2d", "MaxPool",
-                               "AveragePool", "GlobalAveragePool", "GlobalMaxPool"})
-            t[op] = poolKernel;
-        for (const char* op : {"nn.batch_norm", "BatchNormalization"})
-            t[op] = batchNormKernel;
-        for (const char* op : {"nn.layer_norm", "LayerNormalization"})
-            t[op] = layerNormKernel;
-        for (const char* op :
-             {"nn.softmax", "nn.log_softmax", "nn.fast_softmax", "Softmax", "LogSoftmax"})
-            t[op] = softmaxKernel;
+        });
+        t.add(F::Concat, concatKernel);
+        t.add(F::Split, splitKernel);
+        t.add(F::Gather, gatherKernel);
+        t.add(F::Pad, padKernel);
+        t.add(F::Tile, tileKernel);
+        t.add(F::Range, rangeKernel);
+        t.add(F::Conv, convolutionKernel);
+        t.add(F::Matmul, matmulKernel);
+        t.add(F::Pool, poolKernel);
+        t.add(F::BatchNorm, batchNormKernel);
+        t.add(F::LayerNorm, layerNormKernel);
+        t.add(F::Softmax, softmaxKernel);
         return t;
     }();
-    return table;
+    return kTable;
 }
 
 } // namespace
 
 Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevice& device) {
-    const std::string& op = spec.node->op->name;
     if (spec.node->op->hostOnly)
         return specError(spec, "a shape computation, which runs on the host");
-    const auto it = factories().find(op);
-    if (it == factories().end())
+    const auto* factory = table().find(*spec.node->op);
+    if (!factory)
         return specError(spec, "the CUDA backend has no kernel for this operator");
     for (const TensorType& t : spec.outputs) {
         if (t.elementCount() > (std::int64_t{1} << 40))
             return specError(spec, "tensor too large");
     }
-    return it->second(spec, device);
+    return (*factory)(spec, device);
 }
 
-std::vector<std::string> cudaKernelOperators() {
-    std::vector<std::string> names;
-    for (const auto& entry : factories())
-        names.push_back(entry.first);
-    std::sort(names.begin(), names.end());
-    return names;
+std::vector<KernelFamily> cudaKernelFamilies() {
+    return table().families();
 }
 
 } // namespace placer::cuda

@@ -1,9 +1,10 @@
 // CUDA kernels for every operator the CPU backend runs: cuBLAS for matrix products, cuDNN for
-// convolution (algorithm found once per shape) and softmax, the functors of ElementFunctors.h for
-// the rest. Shapes and library descriptors are fixed when a kernel is prepared; running it only
-// launches on the device's compute stream.
+// convolution (algorithm found once per shape) and softmax, the functors of
+// runtime/ElementFunctors.h for the rest. Shapes and library descriptors are fixed when a kernel is
+// prepared; running it only launches on the device's compute stream.
 #pragma once
 
+#include "ir/OpSemantics.h"
 #include "runtime/Kernel.h"
 
 #include <memory>
@@ -18,7 +19,8 @@ class CudaDevice;
 /// device's worker.
 Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevice& device);
 
-/// The operators the CUDA backend has kernels for, sorted.
-std::vector<std::string> cudaKernelOperators();
+/// The kernel families the CUDA backend has kernels for (it must be every family whose
+/// kernelCapability has CUDA types; tst_cuda checks).
+std::vector<KernelFamily> cudaKernelFamilies();
 
 } // namespace placer::cuda

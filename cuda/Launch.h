@@ -1,14 +1,16 @@
-// Launching the functors of ElementFunctors.h on a CUDA stream (Launch.cu). Every launch checks for
-// a launch error and throws a KernelError naming the kernel, file and line.
+// Launching the functors of runtime/ElementFunctors.h on a CUDA stream (Launch.cu). Every launch
+// checks for a launch error and throws a KernelError naming the kernel, file and line.
 #pragma once
 
-#include "cuda/ElementFunctors.h"
+#include "runtime/ElementFunctors.h"
 
 #include <cuda_runtime_api.h>
 
 #include <string>
 
 namespace placer::cuda {
+
+using namespace placer::functors;
 
 /// One thread per element, grid-strided.
 template <typename Op> void launchElements(const Op& op, i64 n, cudaStream_t stream);

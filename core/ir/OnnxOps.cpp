@@ -1,54 +1,93 @@
-// The ONNX operators the engine understands (opsets 11-17), by their ONNX names, with kernel
-// capability per device kind. Their output types come from ONNX shape inference, so they have no
-// shape function here; ONNX's checker validates their arity and attributes.
+// The ONNX operators the engine understands (opsets 11-17), by their ONNX names, each with the
+// kernel family that computes it. Their output types come from ONNX shape inference, so they have
+// no shape function here; ONNX's checker validates their arity and attributes.
 #include "ir/OpRegistry.h"
+
+#include <utility>
 
 namespace placer {
 
 void registerOnnxOps(const std::function<void(OpDef)>& add) {
-    auto op = [&](const char* name, KernelCapability capability, bool hostOnly = false) {
+    using F = KernelFamily;
+    auto op = [&](const char* name, OpKernel kernel) {
         OpDef def;
         def.name = name;
         def.dialect = OpDialect::Onnx;
         def.minInputs = 0;
         def.maxInputs = -1;
-        capability.applyTo(def);
-        def.hostOnly = hostOnly;
+        def.kernel = kernel;
+        def.hostOnly = kernel.family == F::Shape;
         add(std::move(def));
     };
-    for (const char* name : {"Conv",
-                             "Gemm",
-                             "MatMul",
-                             "MaxPool",
-                             "AveragePool",
-                             "GlobalAveragePool",
-                             "GlobalMaxPool",
-                             "BatchNormalization",
-                             "LayerNormalization",
-                             "Softmax",
-                             "LogSoftmax",
-                             "Erf",
-                             "HardSigmoid",
-                             "HardSwish",
-                             "Sigmoid",
-                             "Tanh",
-                             "Sqrt",
-                             "Pow",
-                             "Exp",
-                             "Log",
-                             "Reciprocal"})
-        op(name, kFloatOnGpu);
-    for (const char* name : {"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Relu", "LeakyRelu", "Clip",
-                             "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Min", "Max"})
-        op(name, kNumericOnGpu);
-    for (const char* name :
-         {"Concat", "Flatten", "Reshape",         "Transpose", "Squeeze", "Unsqueeze",
-          "Slice",  "Gather",  "Identity",        "Pad",       "Expand",  "Where",
-          "Equal",  "Less",    "Greater",         "Not",       "And",     "Or",
-          "Cast",   "Dropout", "ConstantOfShape", "Split",     "Tile",    "Range"})
-        op(name, kRunsEverywhere);
-    op("Shape", kHostOnly, true);
-    op("Size", kHostOnly, true);
+    const std::pair<const char*, OpKernel> ops[] = {
+        // element-wise
+        {"Neg", UnaryFn::Negative},
+        {"Abs", UnaryFn::Abs},
+        {"Exp", UnaryFn::Exp},
+        {"Log", UnaryFn::Log},
+        {"Sqrt", UnaryFn::Sqrt},
+        {"Reciprocal", UnaryFn::Reciprocal},
+        {"Tanh", UnaryFn::Tanh},
+        {"Sigmoid", UnaryFn::Sigmoid},
+        {"Erf", UnaryFn::Erf},
+        {"Relu", UnaryFn::Relu},
+        {"LeakyRelu", UnaryFn::LeakyRelu},
+        {"Clip", UnaryFn::Clip},
+        {"HardSigmoid", UnaryFn::HardSigmoid},
+        {"HardSwish", UnaryFn::HardSwish},
+        {"Not", UnaryFn::Not},
+        {"Add", BinaryFn::Add},
+        {"Sub", BinaryFn::Sub},
+        {"Mul", BinaryFn::Mul},
+        {"Div", BinaryFn::Div},
+        {"Pow", BinaryFn::Pow},
+        {"Max", BinaryFn::Max},
+        {"Min", BinaryFn::Min},
+        {"And", BinaryFn::And},
+        {"Or", BinaryFn::Or},
+        {"Equal", BinaryFn::Eq},
+        {"Less", BinaryFn::Lt},
+        {"Greater", BinaryFn::Gt},
+        {"Where", F::Where},
+        {"Cast", F::Cast},
+        {"ReduceSum", ReduceFn::Sum},
+        {"ReduceMean", ReduceFn::Mean},
+        {"ReduceMax", ReduceFn::Max},
+        {"ReduceMin", ReduceFn::Min},
+        // data movement
+        {"Identity", F::Copy},
+        {"Dropout", F::Copy},
+        {"Reshape", F::Copy},
+        {"Flatten", F::Copy},
+        {"Squeeze", F::Copy},
+        {"Unsqueeze", F::Copy},
+        {"ConstantOfShape", F::Fill},
+        {"Transpose", F::Transpose},
+        {"Concat", F::Concat},
+        {"Split", F::Split},
+        {"Slice", F::Slice},
+        {"Gather", F::Gather},
+        {"Pad", F::Pad},
+        {"Expand", F::Expand},
+        {"Tile", F::Tile},
+        {"Range", F::Range},
+        {"Shape", F::Shape},
+        {"Size", F::Shape},
+        // neural-network layers
+        {"Conv", F::Conv},
+        {"Gemm", F::Matmul},
+        {"MatMul", F::Matmul},
+        {"MaxPool", F::Pool},
+        {"AveragePool", F::Pool},
+        {"GlobalAveragePool", F::Pool},
+        {"GlobalMaxPool", F::Pool},
+        {"BatchNormalization", F::BatchNorm},
+        {"LayerNormalization", F::LayerNorm},
+        {"Softmax", F::Softmax},
+        {"LogSoftmax", F::Softmax},
+    };
+    for (const auto& [name, kernel] : ops)
+        op(name, kernel);
 }
 
 } // namespace placer

@@ -5,12 +5,49 @@
 
 namespace placer {
 
-bool OpDef::hasAnyKernel() const {
-    for (DTypeMask mask : kernels) {
-        if (mask != 0)
-            return true;
+KernelCapability kernelCapability(KernelFamily family) {
+    constexpr DTypeMask float32 = dtypeBit(DType::Float32);
+    switch (family) {
+    case KernelFamily::None:
+        return {};
+    // Shape computations read a tensor's type, which lives on the host.
+    case KernelFamily::Shape:
+        return {kAllDTypes, 0};
+    // cuDNN and cuBLAS in float32; the CPU has oneDNN for float32 and plain loops for the rest.
+    case KernelFamily::Conv:
+    case KernelFamily::Matmul:
+        return {kAllDTypes, float32};
+    // oneDNN and cuDNN (or the element functors), in float32.
+    case KernelFamily::Pool:
+    case KernelFamily::BatchNorm:
+    case KernelFamily::LayerNorm:
+    case KernelFamily::Softmax:
+        return {float32, float32};
+    // Data movement moves bytes; element-wise math and reductions compute in float32 for
+    // float32 and in double for every other type (runtime/ElementFunctors.h), on both backends.
+    case KernelFamily::Copy:
+    case KernelFamily::Fill:
+    case KernelFamily::Cast:
+    case KernelFamily::Unary:
+    case KernelFamily::Binary:
+    case KernelFamily::Where:
+    case KernelFamily::Reduce:
+    case KernelFamily::Transpose:
+    case KernelFamily::Concat:
+    case KernelFamily::Split:
+    case KernelFamily::Slice:
+    case KernelFamily::Gather:
+    case KernelFamily::Pad:
+    case KernelFamily::Expand:
+    case KernelFamily::Tile:
+    case KernelFamily::Range:
+        return {kAllDTypes, kAllDTypes};
     }
-    return false;
+    return {};
+}
+
+bool OpDef::hasAnyKernel() const {
+    return hasKernel(DeviceKind::Cpu) || hasKernel(DeviceKind::Cuda) || hasKernel(DeviceKind::VCpu);
 }
 
 std::unique_ptr<OpDef> makeUnsupportedOp(std::string name, OpDialect dialect) {
@@ -18,7 +55,7 @@ std::unique_ptr<OpDef> makeUnsupportedOp(std::string name, OpDialect dialect) {
     op->name = std::move(name);
     op->dialect = dialect;
     op->maxInputs = -1;
-    return op; // kernels all zero: no device can run it
+    return op; // kernel family None: no device can run it
 }
 
 const OpRegistry& OpRegistry::global() {

@@ -1,8 +1,10 @@
-// The operators the engine knows: arity, shape function, kernel capability per device kind.
+// The operators the engine knows: arity, shape function, kernel family, and what each device kind
+// can run.
 #pragma once
 
 #include "ir/Attrs.h"
 #include "ir/DeviceSet.h"
+#include "ir/OpSemantics.h"
 #include "ir/TensorType.h"
 
 #include <array>
@@ -34,6 +36,21 @@ enum class OpDialect : std::uint8_t { Relay, Onnx };
 /// The special roles an op can have; everything else is an ordinary compute op.
 enum class OpRole : std::uint8_t { Compute, Parameter, Constant, DeviceCopy };
 
+/// Which element types a device kind has kernels for, per kernel family.
+struct KernelCapability {
+    DTypeMask cpu = 0;  ///< cpu and vcpu devices (the CPU backend)
+    DTypeMask cuda = 0; ///< the CUDA backend
+
+    constexpr DTypeMask of(DeviceKind kind) const { return kind == DeviceKind::Cuda ? cuda : cpu; }
+};
+
+/// What the backends can run, per family: the planner's model of a device kind. It is declared
+/// here, not asked of the registered backends, because plans are made for machines other than
+/// the one planning (a build without CUDA still plans for a GPU). Each backend's kernel table
+/// must register a factory for exactly the families its kind has here; tst_kernels checks the
+/// CPU backend and tst_cuda the CUDA one.
+KernelCapability kernelCapability(KernelFamily family);
+
 struct OpDef {
     std::string name;
     OpRole role = OpRole::Compute;
@@ -42,38 +59,23 @@ struct OpDef {
     OpDialect dialect = OpDialect::Relay;
     /// Null for ONNX ops: their output types come from the model.
     ShapeFunction inferShape;
-    /// Element types each device kind has kernels for (indexed by DeviceKind); 0 = no kernel.
-    std::array<DTypeMask, kDeviceKindCount> kernels{};
+    /// The kernel family (and function) that computes it; None: no backend runs it.
+    OpKernel kernel;
     /// Runs on the host device only (shape computations).
     bool hostOnly = false;
     /// Relay passes its inputs as one tuple argument: concatenate((%a, %b), axis=1).
     bool tupleInput = false;
 
-    bool hasKernel(DeviceKind kind, DType dtype) const {
-        return (kernels[static_cast<int>(kind)] & dtypeBit(dtype)) != 0;
+    /// Element types a device kind can run this op in (all of them for the executor's roles).
+    DTypeMask kernelDTypes(DeviceKind kind) const {
+        return role != OpRole::Compute ? kAllDTypes : kernelCapability(kernel.family).of(kind);
     }
-    bool hasKernel(DeviceKind kind) const { return kernels[static_cast<int>(kind)] != 0; }
+    bool hasKernel(DeviceKind kind, DType dtype) const {
+        return (kernelDTypes(kind) & dtypeBit(dtype)) != 0;
+    }
+    bool hasKernel(DeviceKind kind) const { return kernelDTypes(kind) != 0; }
     bool hasAnyKernel() const;
 };
-
-/// Which element types an op has kernels for on CPUs (cpu and vcpu devices) and on CUDA.
-struct KernelCapability {
-    DTypeMask cpu;
-    DTypeMask cuda;
-
-    /// Sets `op.kernels` for every device kind.
-    void applyTo(OpDef& op) const {
-        op.kernels[static_cast<int>(DeviceKind::Cpu)] = cpu;
-        op.kernels[static_cast<int>(DeviceKind::VCpu)] = cpu;
-        op.kernels[static_cast<int>(DeviceKind::Cuda)] = cuda;
-    }
-};
-
-inline constexpr KernelCapability kRunsEverywhere{kAllDTypes, kAllDTypes};
-inline constexpr KernelCapability kFloatOnGpu{kAllDTypes, kFloatDTypes};
-inline constexpr KernelCapability kNumericOnGpu{kAllDTypes, kFloatDTypes | kIntDTypes};
-/// Host-only ops (shape computations): CPU kernels, and the planner keeps them on the host.
-inline constexpr KernelCapability kHostOnly{kAllDTypes, 0};
 
 /// The process-wide registry of built-in ops. Readers may create extra OpDefs for ops they
 /// cannot execute (ONNX ops without kernels); those are owned by the Graph that uses them.

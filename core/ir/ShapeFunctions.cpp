@@ -1,4 +1,4 @@
-// The built-in ops: arity, shape functions and kernel capability per device kind.
+// The built-in (Relay) ops: arity, shape functions and kernel families.
 //
 // Shape functions follow Relay's semantics (NCHW layouts, numpy broadcasting). They never throw:
 // a bad combination of input types or attributes yields a sentence naming the op and the
@@ -602,70 +602,100 @@ ShapeResult noInputs(const Types&, const Attrs&) {
 } // namespace
 
 void registerBuiltinOps(const std::function<void(OpDef)>& add) {
+    using F = KernelFamily;
     auto op = [&](std::string name, int minInputs, int maxInputs, ShapeFunction shape,
-                  KernelCapability capability, bool hostOnly = false, bool tupleInput = false,
-                  OpRole role = OpRole::Compute) {
+                  OpKernel kernel, OpRole role = OpRole::Compute) {
         OpDef def;
         def.name = std::move(name);
         def.role = role;
         def.minInputs = minInputs;
         def.maxInputs = maxInputs;
         def.inferShape = std::move(shape);
-        capability.applyTo(def);
-        def.hostOnly = hostOnly;
-        def.tupleInput = tupleInput;
+        def.kernel = kernel;
+        def.hostOnly = kernel.family == F::Shape;
+        def.tupleInput = def.name == "concatenate";
         add(std::move(def));
     };
 
-    op("parameter", 0, 0, noInputs, kRunsEverywhere, false, false, OpRole::Parameter);
-    op("constant", 0, 0, noInputs, kRunsEverywhere, false, false, OpRole::Constant);
-    op("device_copy", 1, 1, passThrough, kRunsEverywhere, false, false, OpRole::DeviceCopy);
+    op("parameter", 0, 0, noInputs, F::None, OpRole::Parameter);
+    op("constant", 0, 0, noInputs, F::None, OpRole::Constant);
+    op("device_copy", 1, 1, passThrough, F::None, OpRole::DeviceCopy);
 
-    for (const char* name : {"negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
-                             "erf", "floor", "ceil", "round", "nn.relu", "nn.leaky_relu", "clip",
-                             "nn.fast_softmax", "fast_exp", "fast_tanh", "fast_erf"})
-        op(name, 1, 1, unary, kNumericOnGpu);
-    for (const char* name : {"copy", "zeros_like", "ones_like", "stop_gradient"})
-        op(name, 1, 1, unary, kRunsEverywhere);
-    op("cast", 1, 1, castOp, kRunsEverywhere);
-    for (const char* name : {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
-                             "floor_divide", "mod"})
-        op(name, 2, 2, binaryArith(name), kNumericOnGpu);
-    for (const char* name : {"logical_and", "logical_or"})
-        op(name, 2, 2, binaryArith(name), kRunsEverywhere);
-    for (const char* name :
-         {"equal", "not_equal", "less", "greater", "less_equal", "greater_equal"})
-        op(name, 2, 2, comparison(name), kRunsEverywhere);
-    op("where", 3, 3, whereOp, kRunsEverywhere);
+    const std::pair<const char*, UnaryFn> unaries[] = {{"negative", UnaryFn::Negative},
+                                                       {"abs", UnaryFn::Abs},
+                                                       {"exp", UnaryFn::Exp},
+                                                       {"fast_exp", UnaryFn::Exp},
+                                                       {"log", UnaryFn::Log},
+                                                       {"sqrt", UnaryFn::Sqrt},
+                                                       {"rsqrt", UnaryFn::Rsqrt},
+                                                       {"tanh", UnaryFn::Tanh},
+                                                       {"fast_tanh", UnaryFn::Tanh},
+                                                       {"sigmoid", UnaryFn::Sigmoid},
+                                                       {"erf", UnaryFn::Erf},
+                                                       {"fast_erf", UnaryFn::Erf},
+                                                       {"floor", UnaryFn::Floor},
+                                                       {"ceil", UnaryFn::Ceil},
+                                                       {"round", UnaryFn::Round},
+                                                       {"nn.relu", UnaryFn::Relu},
+                                                       {"nn.leaky_relu", UnaryFn::LeakyRelu},
+                                                       {"clip", UnaryFn::Clip}};
+    for (const auto& [name, fn] : unaries)
+        op(name, 1, 1, unary, fn);
+    for (const char* name : {"copy", "stop_gradient"})
+        op(name, 1, 1, unary, F::Copy);
+    for (const char* name : {"zeros_like", "ones_like"})
+        op(name, 1, 1, unary, F::Fill);
+    op("cast", 1, 1, castOp, F::Cast);
+    const std::pair<const char*, BinaryFn> arithmetic[] = {
+        {"add", BinaryFn::Add},      {"subtract", BinaryFn::Sub},
+        {"multiply", BinaryFn::Mul}, {"divide", BinaryFn::Div},
+        {"power", BinaryFn::Pow},    {"maximum", BinaryFn::Max},
+        {"minimum", BinaryFn::Min},  {"floor_divide", BinaryFn::FloorDiv},
+        {"mod", BinaryFn::Mod},      {"logical_and", BinaryFn::And},
+        {"logical_or", BinaryFn::Or}};
+    for (const auto& [name, fn] : arithmetic)
+        op(name, 2, 2, binaryArith(name), fn);
+    const std::pair<const char*, BinaryFn> comparisons[] = {
+        {"equal", BinaryFn::Eq},   {"not_equal", BinaryFn::Ne},  {"less", BinaryFn::Lt},
+        {"greater", BinaryFn::Gt}, {"less_equal", BinaryFn::Le}, {"greater_equal", BinaryFn::Ge}};
+    for (const auto& [name, fn] : comparisons)
+        op(name, 2, 2, comparison(name), fn);
+    op("where", 3, 3, whereOp, F::Where);
 
-    op("nn.conv2d", 2, 2, conv2d, kFloatOnGpu);
-    op("nn.dense", 2, 2, dense, kFloatOnGpu);
-    op("nn.matmul", 2, 2, matmul, kFloatOnGpu);
-    op("nn.batch_matmul", 2, 2, batchMatmul, kFloatOnGpu);
-    op("nn.bias_add", 2, 2, biasAdd, kNumericOnGpu);
-    op("nn.max_pool2d", 1, 1, pool2d("nn.max_pool2d"), kFloatOnGpu);
-    op("nn.avg_pool2d", 1, 1, pool2d("nn.avg_pool2d"), kFloatOnGpu);
-    op("nn.global_avg_pool2d", 1, 1, globalPool, kFloatOnGpu);
-    op("nn.global_max_pool2d", 1, 1, globalPool, kFloatOnGpu);
-    op("nn.adaptive_avg_pool2d", 1, 1, adaptivePool, kFloatOnGpu);
-    op("nn.batch_norm", 5, 5, batchNorm, kFloatOnGpu);
-    op("nn.layer_norm", 3, 3, layerNorm, kFloatOnGpu);
-    op("nn.softmax", 1, 1, softmax, kFloatOnGpu);
-    op("nn.log_softmax", 1, 1, softmax, kFloatOnGpu);
-    op("nn.batch_flatten", 1, 1, batchFlatten, kRunsEverywhere);
+    op("nn.conv2d", 2, 2, conv2d, F::Conv);
+    op("nn.dense", 2, 2, dense, F::Matmul);
+    op("nn.matmul", 2, 2, matmul, F::Matmul);
+    op("nn.batch_matmul", 2, 2, batchMatmul, F::Matmul);
+    op("nn.bias_add", 2, 2, biasAdd, BinaryFn::Add);
+    op("nn.max_pool2d", 1, 1, pool2d("nn.max_pool2d"), F::Pool);
+    op("nn.avg_pool2d", 1, 1, pool2d("nn.avg_pool2d"), F::Pool);
+    op("nn.global_avg_pool2d", 1, 1, globalPool, F::Pool);
+    op("nn.global_max_pool2d", 1, 1, globalPool, F::Pool);
+    op("nn.adaptive_avg_pool2d", 1, 1, adaptivePool, F::Pool);
+    op("nn.batch_norm", 5, 5, batchNorm, F::BatchNorm);
+    op("nn.layer_norm", 3, 3, layerNorm, F::LayerNorm);
+    op("nn.softmax", 1, 1, softmax, F::Softmax);
+    op("nn.fast_softmax", 1, 1, softmax, F::Softmax);
+    op("nn.log_softmax", 1, 1, softmax, F::Softmax);
+    op("nn.batch_flatten", 1, 1, batchFlatten, F::Copy);
 
-    op("concatenate", 1, -1, concatenate, kRunsEverywhere, false, true);
-    op("reshape", 1, 1, reshape, kRunsEverywhere);
-    op("transpose", 1, 1, transpose, kRunsEverywhere);
-    op("split", 1, 1, split, kRunsEverywhere);
-    op("strided_slice", 1, 1, stridedSlice, kRunsEverywhere);
-    op("squeeze", 1, 1, squeeze, kRunsEverywhere);
-    op("expand_dims", 1, 1, expandDims, kRunsEverywhere);
-    op("take", 2, 2, take, kRunsEverywhere);
-    for (const char* name : {"sum", "mean", "max", "min", "prod"})
-        op(name, 1, 1, reduce, kNumericOnGpu);
+    op("concatenate", 1, -1, concatenate, F::Concat);
+    op("reshape", 1, 1, reshape, F::Copy);
+    op("transpose", 1, 1, transpose, F::Transpose);
+    op("split", 1, 1, split, F::Split);
+    op("strided_slice", 1, 1, stridedSlice, F::Slice);
+    op("squeeze", 1, 1, squeeze, F::Copy);
+    op("expand_dims", 1, 1, expandDims, F::Copy);
+    op("take", 2, 2, take, F::Gather);
+    const std::pair<const char*, ReduceFn> reductions[] = {{"sum", ReduceFn::Sum},
+                                                           {"mean", ReduceFn::Mean},
+                                                           {"max", ReduceFn::Max},
+                                                           {"min", ReduceFn::Min},
+                                                           {"prod", ReduceFn::Prod}};
+    for (const auto& [name, fn] : reductions)
+        op(name, 1, 1, reduce, fn);
 
-    op("shape_of", 1, 1, shapeOf, kHostOnly, true);
+    op("shape_of", 1, 1, shapeOf, F::Shape);
 }
 
 } // namespace placer

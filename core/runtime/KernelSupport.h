@@ -3,6 +3,7 @@
 // and the CUDA backend's host code (cuda/) build on it alike.
 #pragma once
 
+#include "runtime/ElementFunctors.h"
 #include "runtime/Kernel.h"
 
 #include <array>
@@ -197,19 +198,44 @@ inline std::int64_t readIndex(const std::byte* data, DType dtype, std::int64_t i
     }
 }
 
+/// The element functors' view of a dtype (the two enums are numbered alike).
+inline functors::Elem elemOf(DType dtype) {
+    return static_cast<functors::Elem>(static_cast<int>(dtype));
+}
+static_assert(static_cast<int>(functors::Elem::Bool) == static_cast<int>(DType::Bool) &&
+              static_cast<int>(functors::Elem::BF16) == static_cast<int>(DType::BFloat16));
+
+/// `dims` as an element-functor shape; false when the rank is beyond functors::kMaxRank.
+inline bool toFunctorShape(const Dims& dims, functors::Shape* shape) {
+    if (dims.size() > static_cast<std::size_t>(functors::kMaxRank))
+        return false;
+    shape->rank = static_cast<int>(dims.size());
+    for (std::size_t d = 0; d < dims.size(); ++d)
+        shape->dims[d] = dims[d];
+    return true;
+}
+inline functors::Strides toFunctorStrides(const Dims& strides) {
+    functors::Strides result;
+    for (std::size_t d = 0; d < strides.size() && d < std::size_t{functors::kMaxRank}; ++d)
+        result.s[d] = strides[d];
+    return result;
+}
+inline constexpr const char* kFunctorRankError = "more than 8 dimensions";
+
 /// Element i of a tensor of any dtype as double, and back (float16/bfloat16 converted).
-double loadAsDouble(const std::byte* data, DType dtype, std::int64_t i);
-void storeFromDouble(std::byte* data, DType dtype, std::int64_t i, double value);
+inline double loadAsDouble(const std::byte* data, DType dtype, std::int64_t i) {
+    return functors::loadAny(data, elemOf(dtype), i);
+}
+inline void storeFromDouble(std::byte* data, DType dtype, std::int64_t i, double value) {
+    functors::storeAny(data, elemOf(dtype), i, value);
+}
 
 /// float16 / bfloat16 <-> float conversions (round to nearest even).
-float halfToFloat(std::uint16_t h);
-std::uint16_t floatToHalf(float f);
+using functors::floatToBFloat16;
+using functors::floatToHalf;
+using functors::halfToFloat;
 inline float bfloat16ToFloat(std::uint16_t b) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
+    return functors::bitsToFloat(static_cast<std::uint32_t>(b) << 16);
 }
-std::uint16_t floatToBFloat16(float f);
 
 } // namespace placer

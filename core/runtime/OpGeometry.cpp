@@ -3,6 +3,7 @@
 #include "runtime/KernelSupport.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace placer::geometry {
 
@@ -252,6 +253,87 @@ std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input) {
         values[static_cast<std::size_t>(i)] =
             readIndex(reinterpret_cast<const std::byte*>(data.data()), type.dtype, i);
     return values;
+}
+
+Problem readReduceFunctor(const KernelSpec& spec, functors::Reduce* op, std::int64_t* rows) {
+    const Dims& in = spec.inputs[0].shape;
+    Dims kept;
+    std::int64_t count = 1;
+    if (auto error = readReduction(spec, &kept, &count))
+        return error;
+    if (product(kept) != spec.outputs[0].elementCount())
+        return "the reduced shape does not match the output type";
+    op->elem = elemOf(spec.outputs[0].dtype);
+    op->fn = spec.node->op->kernel.reduce();
+    op->count = count;
+    const Dims own = contiguousStrides(in);
+    Dims keptDims, keptStrides, reducedDims, reducedStrides;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+        if (kept[d] == in[d] && !(in[d] == 1 && count == 0)) {
+            keptDims.push_back(in[d]);
+            keptStrides.push_back(own[d]);
+        } else {
+            reducedDims.push_back(in[d]);
+            reducedStrides.push_back(own[d]);
+        }
+    }
+    if (!toFunctorShape(keptDims, &op->kept) || !toFunctorShape(reducedDims, &op->reduced))
+        return kFunctorRankError;
+    op->keptStrides = toFunctorStrides(keptStrides);
+    op->reducedStrides = toFunctorStrides(reducedStrides);
+    *rows = product(kept);
+    return std::nullopt;
+}
+
+Problem readUnaryParameters(const KernelSpec& spec, double* a, double* b) {
+    *a = *b = 0;
+    const Attrs& attrs = spec.node->attrs;
+    switch (spec.node->op->kernel.unary()) {
+    case UnaryFn::LeakyRelu:
+        *a = attrs.getFloat("alpha", 0.01).value_or(0.01);
+        return std::nullopt;
+    case UnaryFn::HardSigmoid:
+        *a = attrs.getFloat("alpha", 0.2).value_or(0.2);
+        *b = attrs.getFloat("beta", 0.5).value_or(0.5);
+        return std::nullopt;
+    case UnaryFn::Clip:
+        break;
+    default:
+        return std::nullopt;
+    }
+    if (spec.node->op->dialect == OpDialect::Relay) {
+        *a = attrs.getFloat("a_min", -INFINITY).value_or(-INFINITY);
+        *b = attrs.getFloat("a_max", INFINITY).value_or(INFINITY);
+        return std::nullopt;
+    }
+    *a = attrs.getFloat("min", -INFINITY).value_or(-INFINITY);
+    *b = attrs.getFloat("max", INFINITY).value_or(INFINITY);
+    for (std::size_t k = 1; k < spec.inputs.size() && k < 3; ++k) {
+        if (k >= spec.constantData.size() || !spec.constantData[k] ||
+            spec.inputs[k].elementCount() != 1)
+            return "the min and max inputs must be constant scalars";
+        (k == 1 ? *a : *b) =
+            loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[k]->data()),
+                         spec.inputs[k].dtype, 0);
+    }
+    return std::nullopt;
+}
+
+double fillValue(const KernelSpec& spec) {
+    if (spec.node->op->name == "ones_like")
+        return 1;
+    return spec.node->attrs.getFloat("value", 0).value_or(0);
+}
+
+Dims binaryOperandShape(const KernelSpec& spec, std::size_t i) {
+    if (spec.node->op->name != "nn.bias_add" || i != 1)
+        return spec.inputs[i].shape;
+    const int rank = spec.inputs[0].rank();
+    const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 1).value_or(1), rank);
+    Dims shape(static_cast<std::size_t>(rank), 1);
+    if (axis >= 0)
+        shape[static_cast<std::size_t>(axis)] = spec.inputs[1].elementCount();
+    return shape;
 }
 
 Problem readTranspose(const KernelSpec& spec, Dims* strides) {

@@ -3,6 +3,7 @@
 // kernels build their primitives from these.
 #pragma once
 
+#include "runtime/ElementFunctors.h"
 #include "runtime/Kernel.h"
 
 #include <cstdint>
@@ -78,12 +79,25 @@ Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
 /// An integer list from an input: the constant's values if it is one, else nothing.
 std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input);
 
+/// The scalar parameters of the unary function of the op's family: LeakyRelu's alpha,
+/// HardSigmoid's alpha and beta, Clip's bounds (Relay's a_min/a_max; ONNX's min/max attributes
+/// before opset 11 and constant scalar inputs after). *a and *b are 0 for the others.
+Problem readUnaryParameters(const KernelSpec& spec, double* a, double* b);
+/// The value a Fill-family op writes: ones_like 1, zeros_like 0, ConstantOfShape its `value`.
+double fillValue(const KernelSpec& spec);
+/// Input `i` of a Binary-family op as broadcasting sees it: its own shape, except nn.bias_add's
+/// bias, which is laid along `axis` of the data.
+Dims binaryOperandShape(const KernelSpec& spec, std::size_t i);
+
 /// Transpose as a strided view: the input strides (in elements) of each output dimension.
 Problem readTranspose(const KernelSpec& spec, Dims* strides);
 /// A slice as a strided view of the input: the first element and the strides.
 Problem readSlice(const KernelSpec& spec, std::int64_t* base, Dims* strides);
 /// A reduction: the input shape with reduced dimensions set to 1, and elements per output.
 Problem readReduction(const KernelSpec& spec, Dims* kept, std::int64_t* count);
+/// The reduction as the Reduce functor runs it (everything but its data pointers); *rows is the
+/// number of output elements, one functor row each.
+Problem readReduceFunctor(const KernelSpec& spec, functors::Reduce* op, std::int64_t* rows);
 
 /// Pad: the padding before each dimension (the output shape says what follows) and the mode
 /// ("constant", "edge" or "reflect").

@@ -3,7 +3,7 @@
 // bookkeeping. The GPU itself is exercised by tst_cuda where one is present.
 #include "KernelTestUtil.h"
 #include "cuda/CachingAllocator.h"
-#include "cuda/ElementFunctors.h"
+#include "runtime/ElementFunctors.h"
 #include "runtime/KernelSupport.h"
 
 #include <QtTest>
@@ -15,7 +15,7 @@
 
 using namespace placer;
 using namespace placer::test;
-namespace gpu = placer::cuda;
+namespace gpu = placer::functors;
 using Dims = std::vector<std::int64_t>;
 
 namespace {
@@ -95,12 +95,12 @@ private slots:
     void broadcastBinaryMatchesCpu_data() {
         QTest::addColumn<QString>("op");
         QTest::addColumn<int>("fn");
-        QTest::newRow("add") << "add" << int(gpu::BinaryFn::Add);
-        QTest::newRow("subtract") << "subtract" << int(gpu::BinaryFn::Sub);
-        QTest::newRow("multiply") << "multiply" << int(gpu::BinaryFn::Mul);
-        QTest::newRow("divide") << "divide" << int(gpu::BinaryFn::Div);
-        QTest::newRow("maximum") << "maximum" << int(gpu::BinaryFn::Max);
-        QTest::newRow("power") << "power" << int(gpu::BinaryFn::Pow);
+        QTest::newRow("add") << "add" << int(BinaryFn::Add);
+        QTest::newRow("subtract") << "subtract" << int(BinaryFn::Sub);
+        QTest::newRow("multiply") << "multiply" << int(BinaryFn::Mul);
+        QTest::newRow("divide") << "divide" << int(BinaryFn::Div);
+        QTest::newRow("maximum") << "maximum" << int(BinaryFn::Max);
+        QTest::newRow("power") << "power" << int(BinaryFn::Pow);
     }
     void broadcastBinaryMatchesCpu() {
         QFETCH(QString, op);
@@ -133,7 +133,7 @@ private slots:
             gpu::BinaryF32 kernel{reinterpret_cast<const float*>(x.bytes.data()),
                                   reinterpret_cast<const float*>(y.bytes.data()),
                                   z.data(),
-                                  static_cast<gpu::BinaryFn>(fn),
+                                  static_cast<BinaryFn>(fn),
                                   shapeOf(out),
                                   stridesOf(placer::broadcastStrides(a, out)),
                                   stridesOf(placer::broadcastStrides(b, out))};
@@ -147,7 +147,7 @@ private slots:
         const Tensor b = make<std::int32_t>({1}, DType::Int32, {5});
         std::vector<std::uint8_t> out(4);
         gpu::BinaryAny op{a.bytes.data(), b.bytes.data(),  out.data(),
-                          gpu::Elem::I32, gpu::Elem::Bool, gpu::BinaryFn::Lt,
+                          gpu::Elem::I32, gpu::Elem::Bool, BinaryFn::Lt,
                           shapeOf({4}),   stridesOf({1}),  stridesOf({0})};
         gpu::runOnHost(op, 4);
         QCOMPARE(out, (std::vector<std::uint8_t>{1, 0, 1, 0}));
@@ -156,11 +156,11 @@ private slots:
     void unaryFunctionsMatchCpu() {
         std::mt19937 rng(3);
         const Tensor x = randomFloats({257}, rng);
-        const std::pair<const char*, gpu::UnaryFn> cases[] = {
-            {"tanh", gpu::UnaryFn::Tanh},    {"sigmoid", gpu::UnaryFn::Sigmoid},
-            {"erf", gpu::UnaryFn::Erf},      {"exp", gpu::UnaryFn::Exp},
-            {"nn.relu", gpu::UnaryFn::Relu}, {"negative", gpu::UnaryFn::Negative},
-            {"round", gpu::UnaryFn::Round},  {"HardSwish", gpu::UnaryFn::HardSwish}};
+        const std::pair<const char*, UnaryFn> cases[] = {
+            {"tanh", UnaryFn::Tanh},    {"sigmoid", UnaryFn::Sigmoid},
+            {"erf", UnaryFn::Erf},      {"exp", UnaryFn::Exp},
+            {"nn.relu", UnaryFn::Relu}, {"negative", UnaryFn::Negative},
+            {"round", UnaryFn::Round},  {"HardSwish", UnaryFn::HardSwish}};
         for (const auto& [name, fn] : cases) {
             const auto expected = runOp(name, {}, {x}, {x.type});
             std::vector<float> y(257);
@@ -309,7 +309,7 @@ private slots:
         gpu::Reduce op;
         op.x = x.bytes.data();
         op.y = y.data();
-        op.fn = gpu::ReduceFn::Mean;
+        op.fn = ReduceFn::Mean;
         op.kept = shapeOf({4});
         op.keptStrides = stridesOf({5});
         op.reduced = shapeOf({3, 5});
@@ -377,7 +377,7 @@ private slots:
         int rawCalls = 0, rawFrees = 0;
         std::vector<std::unique_ptr<char[]>> arena;
         {
-            gpu::CachingAllocator allocator(
+            placer::cuda::CachingAllocator allocator(
                 [&](std::int64_t bytes, std::string*) -> void* {
                     ++rawCalls;
                     arena.push_back(std::make_unique<char[]>(static_cast<std::size_t>(bytes)));
@@ -388,9 +388,10 @@ private slots:
                     ++rawFrees;
                     live.erase(block);
                 });
-            QCOMPARE(gpu::CachingAllocator::roundSize(1), std::int64_t{512});
-            QCOMPARE(gpu::CachingAllocator::roundSize(513), std::int64_t{1024});
-            QCOMPARE(gpu::CachingAllocator::roundSize((1 << 20) + 1), std::int64_t{2 << 20});
+            QCOMPARE(placer::cuda::CachingAllocator::roundSize(1), std::int64_t{512});
+            QCOMPARE(placer::cuda::CachingAllocator::roundSize(513), std::int64_t{1024});
+            QCOMPARE(placer::cuda::CachingAllocator::roundSize((1 << 20) + 1),
+                     std::int64_t{2 << 20});
             void* a = allocator.allocate(1000, nullptr);
             void* b = allocator.allocate(3 << 20, nullptr);
             QCOMPARE(allocator.stats().inUse, std::int64_t{1024 + (4 << 20)});
@@ -422,7 +423,7 @@ private slots:
         std::int64_t capacity = 8 << 20, used = 0;
         std::vector<std::unique_ptr<char[]>> arena;
         std::map<void*, std::int64_t> sizes;
-        gpu::CachingAllocator allocator(
+        placer::cuda::CachingAllocator allocator(
             [&](std::int64_t bytes, std::string* error) -> void* {
                 if (used + bytes > capacity) {
                     *error = "out of memory";

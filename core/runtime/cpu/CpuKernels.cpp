@@ -1,8 +1,9 @@
-// CPU kernels: the dispatch by op name, and the plain kernels (data movement, element-wise ops
+// CPU kernels: the table of kernel families, and the plain kernels (data movement, element-wise ops
 // oneDNN has no algorithm for, other element types than float32, gathers, casts).
 #include "runtime/cpu/CpuKernels.h"
 
 #include "ir/Scalar.h"
+#include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
 #include "runtime/cpu/KernelUtil.h"
 
@@ -83,165 +84,74 @@ Result<std::unique_ptr<Kernel>> stridedView(std::string name, const KernelSpec& 
 
 // ---- element-wise ------------------------------------------------------------------------------
 
-template <typename T, typename F> Body unaryLoop(std::int64_t n, F f) {
-    return [n, f](const std::byte* const* in, std::byte* const* out) {
+template <typename T, UnaryFn Fn> Body unaryLoop(std::int64_t n, double alpha, double beta) {
+    using C = Calc<T>;
+    const C a = static_cast<C>(alpha), b = static_cast<C>(beta);
+    return [n, a, b](const std::byte* const* in, std::byte* const* out) {
         const T* x = reinterpret_cast<const T*>(in[0]);
         T* y = reinterpret_cast<T*>(out[0]);
         for (std::int64_t i = 0; i < n; ++i)
-            y[i] = fromCalc<T>(f(static_cast<Calc<T>>(x[i])));
+            y[i] = fromCalc<T>(functors::applyUnary<C>(Fn, static_cast<C>(x[i]), a, b));
     };
 }
 
-template <typename T>
-Body unaryBody(std::string_view fn, std::int64_t n, double alpha, double beta) {
-    using C = Calc<T>;
-    const C a = static_cast<C>(alpha), b = static_cast<C>(beta);
-    if (fn == "negative")
-        return unaryLoop<T>(n, [](C v) { return -v; });
-    if (fn == "abs")
-        return unaryLoop<T>(n, [](C v) { return std::abs(v); });
-    if (fn == "exp")
-        return unaryLoop<T>(n, [](C v) { return std::exp(v); });
-    if (fn == "log")
-        return unaryLoop<T>(n, [](C v) { return std::log(v); });
-    if (fn == "sqrt")
-        return unaryLoop<T>(n, [](C v) { return std::sqrt(v); });
-    if (fn == "rsqrt")
-        return unaryLoop<T>(n, [](C v) { return C(1) / std::sqrt(v); });
-    if (fn == "reciprocal")
-        return unaryLoop<T>(n, [](C v) { return C(1) / v; });
-    if (fn == "tanh")
-        return unaryLoop<T>(n, [](C v) { return std::tanh(v); });
-    if (fn == "sigmoid")
-        return unaryLoop<T>(n, [](C v) { return C(1) / (C(1) + std::exp(-v)); });
-    if (fn == "erf")
-        return unaryLoop<T>(n, [](C v) { return std::erf(v); });
-    if (fn == "floor")
-        return unaryLoop<T>(n, [](C v) { return std::floor(v); });
-    if (fn == "ceil")
-        return unaryLoop<T>(n, [](C v) { return std::ceil(v); });
-    if (fn == "round")
-        return unaryLoop<T>(n, [](C v) { return std::nearbyint(v); });
-    if (fn == "relu")
-        return unaryLoop<T>(n, [](C v) { return v > 0 ? v : C(0); });
-    if (fn == "leaky_relu")
-        return unaryLoop<T>(n, [a](C v) { return v >= 0 ? v : a * v; });
-    if (fn == "clip")
-        return unaryLoop<T>(n, [a, b](C v) { return std::min(std::max(v, a), b); });
-    if (fn == "hard_sigmoid")
-        return unaryLoop<T>(n, [a, b](C v) { return std::min(C(1), std::max(C(0), a * v + b)); });
-    if (fn == "hard_swish")
-        return unaryLoop<T>(
-            n, [](C v) { return v * std::min(C(1), std::max(C(0), v / C(6) + C(0.5))); });
-    if (fn == "not")
-        return unaryLoop<T>(n, [](C v) { return v == 0 ? C(1) : C(0); });
-    if (fn == "zeros")
-        return unaryLoop<T>(n, [](C) { return C(0); });
-    if (fn == "ones")
-        return unaryLoop<T>(n, [](C) { return C(1); });
+/// A typed loop with the function fixed at compile time, so the arithmetic inlines.
+template <typename T> Body unaryBody(UnaryFn fn, std::int64_t n, double alpha, double beta) {
+    switch (fn) {
+#define PLACER_UNARY_CASE(F)                                                                       \
+    case UnaryFn::F:                                                                               \
+        return unaryLoop<T, UnaryFn::F>(n, alpha, beta);
+        PLACER_UNARY_CASE(Negative)
+        PLACER_UNARY_CASE(Abs)
+        PLACER_UNARY_CASE(Exp)
+        PLACER_UNARY_CASE(Log)
+        PLACER_UNARY_CASE(Sqrt)
+        PLACER_UNARY_CASE(Rsqrt)
+        PLACER_UNARY_CASE(Reciprocal)
+        PLACER_UNARY_CASE(Tanh)
+        PLACER_UNARY_CASE(Sigmoid)
+        PLACER_UNARY_CASE(Erf)
+        PLACER_UNARY_CASE(Floor)
+        PLACER_UNARY_CASE(Ceil)
+        PLACER_UNARY_CASE(Round)
+        PLACER_UNARY_CASE(Relu)
+        PLACER_UNARY_CASE(LeakyRelu)
+        PLACER_UNARY_CASE(Clip)
+        PLACER_UNARY_CASE(HardSigmoid)
+        PLACER_UNARY_CASE(HardSwish)
+        PLACER_UNARY_CASE(Not)
+#undef PLACER_UNARY_CASE
+    }
     return {};
 }
 
-/// oneDNN's eltwise algorithm for a function, with its alpha/beta (DnnlKernels.cpp maps names).
-Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelContext& ctx,
-                                            std::string_view fn, double alpha = 0,
-                                            double beta = 0) {
+/// oneDNN's eltwise for float32 where it has the function; otherwise a typed loop, or the shared
+/// UnaryAny functor for float16 and bfloat16.
+Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelContext& ctx) {
+    const UnaryFn fn = spec.node->op->kernel.unary();
+    double alpha = 0, beta = 0;
+    if (auto error = geometry::readUnaryParameters(spec, &alpha, &beta))
+        return specError(spec, *error);
     const DType dtype = spec.outputs[0].dtype;
+    if (spec.inputs[0].dtype != dtype)
+        return specError(spec, "input and output types differ");
     if (dtype == DType::Float32) {
         if (auto kernel =
                 makeDnnlEltwise(spec, ctx, fn, static_cast<float>(alpha), static_cast<float>(beta)))
             return kernel;
     }
     const std::int64_t n = spec.outputs[0].elementCount();
+    const std::string name = std::string("plain:") + unaryFnName(fn);
     Body body;
-    visitNumeric(dtype, [&](auto tag) {
-        using T = decltype(tag);
-        body = unaryBody<T>(fn, n, alpha, beta);
-    });
-    if (!body)
-        return specError(spec, "no kernel for " + std::string(dtypeName(dtype)));
-    return makeKernel("plain:" + std::string(fn), std::move(body));
-}
-
-enum class BinaryFn {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Max,
-    Min,
-    FloorDiv,
-    Mod,
-    And,
-    Or,
-    Eq,
-    Ne,
-    Lt,
-    Gt,
-    Le,
-    Ge
-};
-
-std::optional<BinaryFn> binaryFn(std::string_view name) {
-    static const std::unordered_map<std::string_view, BinaryFn> kNames = {
-        {"add", BinaryFn::Add},         {"Add", BinaryFn::Add},
-        {"nn.bias_add", BinaryFn::Add}, {"subtract", BinaryFn::Sub},
-        {"Sub", BinaryFn::Sub},         {"multiply", BinaryFn::Mul},
-        {"Mul", BinaryFn::Mul},         {"divide", BinaryFn::Div},
-        {"Div", BinaryFn::Div},         {"power", BinaryFn::Pow},
-        {"Pow", BinaryFn::Pow},         {"maximum", BinaryFn::Max},
-        {"Max", BinaryFn::Max},         {"minimum", BinaryFn::Min},
-        {"Min", BinaryFn::Min},         {"floor_divide", BinaryFn::FloorDiv},
-        {"mod", BinaryFn::Mod},         {"logical_and", BinaryFn::And},
-        {"And", BinaryFn::And},         {"logical_or", BinaryFn::Or},
-        {"Or", BinaryFn::Or},           {"equal", BinaryFn::Eq},
-        {"Equal", BinaryFn::Eq},        {"not_equal", BinaryFn::Ne},
-        {"less", BinaryFn::Lt},         {"Less", BinaryFn::Lt},
-        {"greater", BinaryFn::Gt},      {"Greater", BinaryFn::Gt},
-        {"less_equal", BinaryFn::Le},   {"greater_equal", BinaryFn::Ge}};
-    const auto it = kNames.find(name);
-    return it == kNames.end() ? std::nullopt : std::optional(it->second);
-}
-
-template <typename C> C applyBinary(BinaryFn fn, C a, C b) {
-    switch (fn) {
-    case BinaryFn::Add:
-        return a + b;
-    case BinaryFn::Sub:
-        return a - b;
-    case BinaryFn::Mul:
-        return a * b;
-    case BinaryFn::Div:
-        return a / b;
-    case BinaryFn::Pow:
-        return std::pow(a, b);
-    case BinaryFn::Max:
-        return std::max(a, b);
-    case BinaryFn::Min:
-        return std::min(a, b);
-    case BinaryFn::FloorDiv:
-        return std::floor(a / b);
-    case BinaryFn::Mod:
-        return std::fmod(a, b);
-    case BinaryFn::And:
-        return (a != 0 && b != 0) ? 1 : 0;
-    case BinaryFn::Or:
-        return (a != 0 || b != 0) ? 1 : 0;
-    case BinaryFn::Eq:
-        return a == b ? 1 : 0;
-    case BinaryFn::Ne:
-        return a != b ? 1 : 0;
-    case BinaryFn::Lt:
-        return a < b ? 1 : 0;
-    case BinaryFn::Gt:
-        return a > b ? 1 : 0;
-    case BinaryFn::Le:
-        return a <= b ? 1 : 0;
-    case BinaryFn::Ge:
-        return a >= b ? 1 : 0;
-    }
-    return 0;
+    if (!visitNumeric(dtype,
+                      [&](auto tag) { body = unaryBody<decltype(tag)>(fn, n, alpha, beta); }))
+        body = [op = functors::UnaryAny{nullptr, nullptr, elemOf(dtype), fn, alpha, beta},
+                n](const std::byte* const* in, std::byte* const* out) mutable {
+            op.x = in[0];
+            op.y = out[0];
+            functors::runOnHost(op, n);
+        };
+    return makeKernel(name, std::move(body));
 }
 
 /// out = a fn b with numpy broadcasting; TI the inputs' type, TO the output's.
@@ -257,7 +167,7 @@ void binaryRuns(const Dims& shape, const Dims& sa, const Dims& sb, const TI* a, 
             const TI* pb = b + off[1];
             TO* py = y + out;
             for (std::int64_t i = 0; i < count; ++i)
-                py[i] = fromCalc<TO>(static_cast<Calc<TO>>(applyBinary<C>(
+                py[i] = fromCalc<TO>(static_cast<Calc<TO>>(functors::applyBinary<C>(
                     Fn, static_cast<C>(pa[i * step[0]]), static_cast<C>(pb[i * step[1]]))));
         });
 }
@@ -292,21 +202,10 @@ template <typename TI, typename TO> BinaryImpl<TI, TO> binaryImpl(BinaryFn fn) {
     return nullptr;
 }
 
-/// The shape of input `b` of nn.bias_add as seen by broadcasting: its length on `axis`.
-Dims biasShape(const KernelSpec& spec) {
-    const int rank = spec.inputs[0].rank();
-    const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 1).value_or(1), rank);
-    Dims shape(static_cast<std::size_t>(rank), 1);
-    if (axis >= 0)
-        shape[static_cast<std::size_t>(axis)] = spec.inputs[1].elementCount();
-    return shape;
-}
-
 Result<std::unique_ptr<Kernel>> copyKernel(const KernelSpec& spec);
 
 Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelContext& ctx) {
-    const std::string& op = spec.node->op->name;
-    const BinaryFn fn = *binaryFn(op);
+    const BinaryFn fn = spec.node->op->kernel.binary();
     if (spec.inputs.empty())
         return specError(spec, "no inputs");
     if (spec.inputs.size() == 1) // ONNX Max/Min of one tensor is that tensor
@@ -323,15 +222,13 @@ Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelCo
         return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
     const bool variadic = spec.inputs.size() > 2; // ONNX Max/Min/Add with more inputs
     if (in == DType::Float32 && outType == DType::Float32 && !variadic) {
-        if (auto kernel = makeDnnlBinary(spec, ctx, op))
+        if (auto kernel = makeDnnlBinary(spec, ctx, fn))
             return kernel;
     }
     const Dims out = spec.outputs[0].shape;
     std::vector<Dims> strides;
-    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
-        const Dims shape = (op == "nn.bias_add" && i == 1) ? biasShape(spec) : spec.inputs[i].shape;
-        strides.push_back(broadcastStrides(shape, out));
-    }
+    for (std::size_t i = 0; i < spec.inputs.size(); ++i)
+        strides.push_back(broadcastStrides(geometry::binaryOperandShape(spec, i), out));
     const Dims own = contiguousStrides(out);
     Body body;
     const bool ok = visitNumeric(in, [&](auto tag) {
@@ -353,9 +250,28 @@ Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelCo
         else
             make(TI{});
     });
-    if (!ok)
-        return specError(spec, "no kernel for " + std::string(dtypeName(in)));
-    return makeKernel("plain:binary", std::move(body));
+    if (ok)
+        return makeKernel("plain:binary", std::move(body));
+    // float16 and bfloat16: the shared BinaryAny functor, computing in double.
+    functors::Shape shape;
+    if (!toFunctorShape(out, &shape))
+        return specError(spec, kFunctorRankError);
+    std::vector<functors::Strides> operandStrides;
+    for (const Dims& s : strides)
+        operandStrides.push_back(toFunctorStrides(s));
+    const functors::Strides ownStrides = toFunctorStrides(own);
+    const functors::Elem ein = elemOf(in), eout = elemOf(outType);
+    const std::int64_t n = spec.outputs[0].elementCount();
+    return makeKernel("plain:binary", [=](const std::byte* const* inputs,
+                                          std::byte* const* outputs) {
+        functors::runOnHost(functors::BinaryAny{inputs[0], inputs[1], outputs[0], ein, eout, fn,
+                                                shape, operandStrides[0], operandStrides[1]},
+                            n);
+        for (std::size_t k = 2; k < operandStrides.size(); ++k)
+            functors::runOnHost(functors::BinaryAny{outputs[0], inputs[k], outputs[0], eout, eout,
+                                                    fn, shape, ownStrides, operandStrides[k]},
+                                n);
+    });
 }
 
 Result<std::unique_ptr<Kernel>> whereKernel(const KernelSpec& spec) {
@@ -382,66 +298,30 @@ Result<std::unique_ptr<Kernel>> whereKernel(const KernelSpec& spec) {
 
 // ---- reductions --------------------------------------------------------------------------------
 
-Result<std::unique_ptr<Kernel>> reduceKernel(const KernelSpec& spec, CpuKernelContext& ctx,
-                                             std::string_view fn) {
-    const Dims& in = shapeOf(spec, 0);
-    const int rank = static_cast<int>(in.size());
+Result<std::unique_ptr<Kernel>> reduceKernel(const KernelSpec& spec, CpuKernelContext& ctx) {
+    const ReduceFn fn = spec.node->op->kernel.reduce();
+    const int rank = spec.inputs[0].rank();
     Dims kept;
     std::int64_t count = 1;
     if (auto error = geometry::readReduction(spec, &kept, &count))
         return specError(spec, *error);
     if (product(kept) != spec.outputs[0].elementCount())
         return specError(spec, "the reduced shape does not match the output type");
-    const DType dtype = spec.outputs[0].dtype;
-    if (dtype == DType::Float32 && rank > 0 && count > 0) {
+    if (spec.outputs[0].dtype == DType::Float32 && rank > 0 && count > 0) {
         if (auto kernel = makeDnnlReduction(spec, ctx, fn, kept))
             return kernel;
     }
-    const Dims outStrides = broadcastStrides(kept, in);
-    const std::int64_t outCount = product(kept);
-    Body body;
-    const bool ok = visitNumeric(dtype, [&](auto tag) {
-        using T = decltype(tag);
-        using Acc = std::conditional_t<std::is_floating_point_v<T>, double, double>;
-        const std::string f(fn);
-        body = [=](const std::byte* const* inputs, std::byte* const* outputs) {
-            const T* x = reinterpret_cast<const T*>(inputs[0]);
-            T* y = reinterpret_cast<T*>(outputs[0]);
-            Acc init = 0;
-            if (f == "prod")
-                init = 1;
-            else if (f == "max")
-                init = -std::numeric_limits<Acc>::infinity();
-            else if (f == "min")
-                init = std::numeric_limits<Acc>::infinity();
-            std::vector<Acc> acc(static_cast<std::size_t>(outCount), init);
-            forEachRun<1>(in, {outStrides},
-                          [&](std::int64_t src, const std::array<std::int64_t, 1>& off,
-                              std::int64_t n, const std::array<std::int64_t, 1>& step) {
-                              for (std::int64_t i = 0; i < n; ++i) {
-                                  Acc& a = acc[static_cast<std::size_t>(off[0] + i * step[0])];
-                                  const Acc v = static_cast<Acc>(x[src + i]);
-                                  if (f == "sum" || f == "mean")
-                                      a += v;
-                                  else if (f == "prod")
-                                      a *= v;
-                                  else if (f == "max")
-                                      a = std::max(a, v);
-                                  else
-                                      a = std::min(a, v);
-                              }
-                          });
-            for (std::int64_t i = 0; i < outCount; ++i) {
-                Acc v = acc[static_cast<std::size_t>(i)];
-                if (f == "mean")
-                    v /= static_cast<Acc>(count);
-                y[i] = fromCalc<T>(static_cast<Calc<T>>(v));
-            }
-        };
-    });
-    if (!ok)
-        return specError(spec, "no kernel for " + std::string(dtypeName(dtype)));
-    return makeKernel("plain:reduce_" + std::string(fn), std::move(body));
+    // Everything oneDNN does not take: the shared Reduce functor, one row per output element.
+    functors::Reduce op;
+    std::int64_t rows = 0;
+    if (auto error = geometry::readReduceFunctor(spec, &op, &rows))
+        return specError(spec, *error);
+    return makeKernel(std::string("plain:reduce_") + reduceFnName(fn),
+                      [op, rows](const std::byte* const* in, std::byte* const* out) mutable {
+                          op.x = in[0];
+                          op.y = out[0];
+                          functors::runRowsOnHost(op, rows);
+                      });
 }
 
 // ---- data movement -----------------------------------------------------------------------------
@@ -723,151 +603,167 @@ Result<std::unique_ptr<Kernel>> shapeKernel(const KernelSpec& spec) {
     });
 }
 
-// ---- dispatch ----------------------------------------------------------------------------------
+// ---- convolution and matrix products in other types than float32 -------------------------------
 
-using Factory =
-    std::function<Result<std::unique_ptr<Kernel>>(const KernelSpec&, CpuKernelContext&)>;
-
-Factory unary(std::string fn) {
-    return
-        [fn](const KernelSpec& spec, CpuKernelContext& ctx) { return unaryKernel(spec, ctx, fn); };
+/// A direct convolution in any element type (oneDNN takes float32): double accumulation, one
+/// rounding per output element. Slow, and meant for the integer and double models that need it.
+Result<std::unique_ptr<Kernel>> plainConvolution(const KernelSpec& spec,
+                                                 const geometry::Convolution& conv) {
+    const Dims in = spec.inputs[0].shape, w = spec.inputs[1].shape, out = spec.outputs[0].shape;
+    const std::size_t spatial = in.size() - 2;
+    const Dims inSpatial(in.begin() + 2, in.end()), outSpatial(out.begin() + 2, out.end());
+    const Dims kernelSpatial(w.begin() + 2, w.end());
+    const std::int64_t batch = in[0], inChannels = in[1], outChannels = out[1];
+    const std::int64_t groups = conv.groups, groupIn = inChannels / groups,
+                       groupOut = outChannels / groups;
+    const std::int64_t inSize = product(inSpatial), outSize = product(outSpatial),
+                       kernelSize = product(kernelSpatial);
+    const geometry::Window window = conv.window;
+    const bool hasBias = conv.hasBias;
+    const DType inType = spec.inputs[0].dtype, wType = spec.inputs[1].dtype,
+                outType = spec.outputs[0].dtype,
+                biasType = hasBias ? spec.inputs[2].dtype : DType::Float32;
+    return makeKernel("plain:convolution", [=](const std::byte* const* inputs,
+                                               std::byte* const* outputs) {
+        Dims o(spatial), k(spatial);
+        for (std::int64_t n = 0; n < batch; ++n) {
+            for (std::int64_t oc = 0; oc < outChannels; ++oc) {
+                const std::int64_t g = oc / groupOut;
+                const double bias = hasBias ? loadAsDouble(inputs[2], biasType, oc) : 0.0;
+                for (std::int64_t op = 0; op < outSize; ++op) {
+                    for (std::size_t d = spatial, rest = static_cast<std::size_t>(op); d-- > 0;) {
+                        o[d] = static_cast<std::int64_t>(rest) % outSpatial[d];
+                        rest /= static_cast<std::size_t>(outSpatial[d]);
+                    }
+                    double acc = bias;
+                    for (std::int64_t kp = 0; kp < kernelSize; ++kp) {
+                        std::int64_t rest = kp, inOffset = 0;
+                        bool inside = true;
+                        for (std::size_t d = spatial; d-- > 0;) {
+                            k[d] = rest % kernelSpatial[d];
+                            rest /= kernelSpatial[d];
+                        }
+                        for (std::size_t d = 0; d < spatial && inside; ++d) {
+                            const std::int64_t x = o[d] * window.strides[d] - window.padL[d] +
+                                                   k[d] * window.dilation[d];
+                            inside = x >= 0 && x < inSpatial[d];
+                            inOffset = inOffset * inSpatial[d] + x;
+                        }
+                        if (!inside)
+                            continue;
+                        for (std::int64_t ic = 0; ic < groupIn; ++ic) {
+                            const std::int64_t channel = g * groupIn + ic;
+                            acc += loadAsDouble(inputs[0], inType,
+                                                (n * inChannels + channel) * inSize + inOffset) *
+                                   loadAsDouble(inputs[1], wType,
+                                                (oc * groupIn + ic) * kernelSize + kp);
+                        }
+                    }
+                    storeFromDouble(outputs[0], outType, (n * outChannels + oc) * outSize + op,
+                                    acc);
+                }
+            }
+        }
+    });
 }
 
-const std::unordered_map<std::string, Factory>& factories() {
-    static const std::unordered_map<std::string, Factory> table = [] {
-        std::unordered_map<std::string, Factory> t;
-        const std::pair<const char*, const char*> unaries[] = {{"negative", "negative"},
-                                                               {"Neg", "negative"},
-                                                               {"abs", "abs"},
-                                                               {"Abs", "abs"},
-                                                               {"exp", "exp"},
-                                                               {"fast_exp", "exp"},
-                                                               {"Exp", "exp"},
-                                                               {"log", "log"},
-                                                               {"Log", "log"},
-                                                               {"sqrt", "sqrt"},
-                                                               {"Sqrt", "sqrt"},
-                                                               {"rsqrt", "rsqrt"},
-                                                               {"Reciprocal", "reciprocal"},
-                                                               {"tanh", "tanh"},
-                                                               {"fast_tanh", "tanh"},
-                                                               {"Tanh", "tanh"},
-                                                               {"sigmoid", "sigmoid"},
-                                                               {"Sigmoid", "sigmoid"},
-                                                               {"erf", "erf"},
-                                                               {"fast_erf", "erf"},
-                                                               {"Erf", "erf"},
-                                                               {"floor", "floor"},
-                                                               {"ceil", "ceil"},
-                                                               {"round", "round"},
-                                                               {"nn.relu", "relu"},
-                                                               {"Relu", "relu"},
-                                                               {"HardSwish", "hard_swish"},
-                                                               {"Not", "not"}};
-        for (const auto& [op, fn] : unaries)
-            t[op] = unary(fn);
-        auto leaky = [](const KernelSpec& spec, CpuKernelContext& ctx) {
-            const double alpha = spec.node->attrs.getFloat("alpha", 0.01).value_or(0.01);
-            return unaryKernel(spec, ctx, "leaky_relu", alpha);
-        };
-        t["nn.leaky_relu"] = leaky;
-        t["LeakyRelu"] = leaky;
-        t["HardSigmoid"] = [](const KernelSpec& spec, CpuKernelContext& ctx) {
-            return unaryKernel(spec, ctx, "hard_sigmoid",
-                               spec.node->attrs.getFloat("alpha", 0.2).value_or(0.2),
-                               spec.node->attrs.getFloat("beta", 0.5).value_or(0.5));
-        };
-        t["clip"] = [](const KernelSpec& spec, CpuKernelContext& ctx) {
-            return unaryKernel(spec, ctx, "clip",
-                               spec.node->attrs.getFloat("a_min", -INFINITY).value_or(-INFINITY),
-                               spec.node->attrs.getFloat("a_max", INFINITY).value_or(INFINITY));
-        };
-        t["Clip"] = [](const KernelSpec& spec, CpuKernelContext& ctx) {
-            double lo = spec.node->attrs.getFloat("min", -INFINITY).value_or(-INFINITY);
-            double hi = spec.node->attrs.getFloat("max", INFINITY).value_or(INFINITY);
-            for (std::size_t k = 1; k < spec.inputs.size(); ++k) {
-                if (k >= spec.constantData.size() || !spec.constantData[k] ||
-                    spec.inputs[k].elementCount() != 1)
-                    return Result<std::unique_ptr<Kernel>>(
-                        specError(spec, "the min and max inputs must be constant scalars"));
-                const double v =
-                    loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[k]->data()),
-                                 spec.inputs[k].dtype, 0);
-                (k == 1 ? lo : hi) = v;
+/// C = alpha * A x B (+ beta * C-input) in any element type, double accumulation.
+Result<std::unique_ptr<Kernel>> plainMatmul(const KernelSpec& spec,
+                                            const geometry::MatrixProduct& mp) {
+    const auto offsets = geometry::batchOffsets(mp.a.batch, mp.b.batch, mp.outBatch);
+    const geometry::MatrixOperand a = mp.a, b = mp.b;
+    const std::int64_t m = mp.m, n = mp.n, k = mp.k;
+    const double alpha = mp.alpha, beta = mp.beta;
+    const int biasInput = mp.biasInput;
+    const Dims biasStrides =
+        biasInput >= 0
+            ? broadcastStrides(spec.inputs[static_cast<std::size_t>(biasInput)].shape, Dims{m, n})
+            : Dims{};
+    const DType aType = spec.inputs[0].dtype, bType = spec.inputs[1].dtype,
+                outType = spec.outputs[0].dtype,
+                biasType = biasInput >= 0 ? spec.inputs[static_cast<std::size_t>(biasInput)].dtype
+                                          : DType::Float32;
+    return makeKernel(
+        "plain:matmul", [=](const std::byte* const* inputs, std::byte* const* outputs) {
+            for (std::size_t batch = 0; batch < offsets.size(); ++batch) {
+                const std::int64_t aBase = offsets[batch].first * a.matrixSize();
+                const std::int64_t bBase = offsets[batch].second * b.matrixSize();
+                const std::int64_t cBase = static_cast<std::int64_t>(batch) * m * n;
+                for (std::int64_t i = 0; i < m; ++i) {
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        double acc = 0;
+                        for (std::int64_t p = 0; p < k; ++p) {
+                            const std::int64_t ai = a.transposed ? p * m + i : i * k + p;
+                            const std::int64_t bi = b.transposed ? j * k + p : p * n + j;
+                            acc += loadAsDouble(inputs[0], aType, aBase + ai) *
+                                   loadAsDouble(inputs[1], bType, bBase + bi);
+                        }
+                        acc *= alpha;
+                        if (biasInput >= 0)
+                            acc += beta * loadAsDouble(inputs[biasInput], biasType,
+                                                       i * biasStrides[0] + j * biasStrides[1]);
+                        storeFromDouble(outputs[0], outType, cBase + i * n + j, acc);
+                    }
+                }
             }
-            KernelSpec unarySpec = spec;
-            unarySpec.inputs.resize(1);
-            return unaryKernel(unarySpec, ctx, "clip", lo, hi);
+        });
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec) {
+    geometry::Convolution conv;
+    if (auto error = geometry::readConvolution(spec, &conv))
+        return specError(spec, *error);
+    return plainConvolution(spec, conv);
+}
+
+Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec) {
+    geometry::MatrixProduct mp;
+    if (auto error = geometry::readMatrixProduct(spec, &mp))
+        return specError(spec, *error);
+    return plainMatmul(spec, mp);
+}
+
+namespace {
+
+// ---- the table ---------------------------------------------------------------------------------
+
+const KernelTable<CpuKernelContext>& table() {
+    using F = KernelFamily;
+    static const KernelTable<CpuKernelContext> kTable = [] {
+        KernelTable<CpuKernelContext> t;
+        // Factories that need no context.
+        auto plain = [&t](F family, Result<std::unique_ptr<Kernel>> (*make)(const KernelSpec&)) {
+            t.add(family, [make](const KernelSpec& spec, CpuKernelContext&) { return make(spec); });
         };
-        for (const char* op :
-             {"copy", "stop_gradient", "Identity", "Dropout", "reshape", "Reshape",
-              "nn.batch_flatten", "Flatten", "squeeze", "Squeeze", "expand_dims", "Unsqueeze"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return copyKernel(spec); };
-        t["zeros_like"] = [](const KernelSpec& spec, CpuKernelContext&) {
-            return fillKernel(spec, 0);
-        };
-        t["ones_like"] = [](const KernelSpec& spec, CpuKernelContext&) {
-            return fillKernel(spec, 1);
-        };
-        t["ConstantOfShape"] = [](const KernelSpec& spec, CpuKernelContext&) {
-            return fillKernel(spec, spec.node->attrs.getFloat("value", 0).value_or(0));
-        };
-        for (const char* op : {"cast", "Cast"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return castKernel(spec); };
-        for (const char* op :
-             {"add",        "subtract",      "multiply",     "divide", "power",
-              "maximum",    "minimum",       "floor_divide", "mod",    "logical_and",
-              "logical_or", "equal",         "not_equal",    "less",   "greater",
-              "less_equal", "greater_equal", "nn.bias_add",  "Add",    "Sub",
-              "Mul",        "Div",           "Pow",          "Min",    "Max",
-              "Equal",      "Less",          "Greater",      "And",    "Or"})
-            t[op] = binaryKernel;
-        for (const char* op : {"where", "Where"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return whereKernel(spec); };
-        const std::pair<const char*, const char*> reductions[] = {
-            {"sum", "sum"},         {"mean", "mean"},     {"max", "max"},
-            {"min", "min"},         {"prod", "prod"},     {"ReduceSum", "sum"},
-            {"ReduceMean", "mean"}, {"ReduceMax", "max"}, {"ReduceMin", "min"}};
-        for (const auto& [op, fn] : reductions) {
-            const std::string f = fn;
-            t[op] = [f](const KernelSpec& spec, CpuKernelContext& ctx) {
-                return reduceKernel(spec, ctx, f);
-            };
-        }
-        for (const char* op : {"transpose", "Transpose"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return transposeKernel(spec); };
-        for (const char* op : {"concatenate", "Concat"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return concatKernel(spec); };
-        for (const char* op : {"split", "Split"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return splitKernel(spec); };
-        for (const char* op : {"strided_slice", "Slice"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return sliceKernel(spec); };
-        for (const char* op : {"take", "Gather"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return gatherKernel(spec); };
-        t["Pad"] = [](const KernelSpec& spec, CpuKernelContext&) { return padKernel(spec); };
-        t["Expand"] = [](const KernelSpec& spec, CpuKernelContext&) { return expandKernel(spec); };
-        t["Tile"] = [](const KernelSpec& spec, CpuKernelContext&) { return tileKernel(spec); };
-        t["Range"] = [](const KernelSpec& spec, CpuKernelContext&) { return rangeKernel(spec); };
-        for (const char* op : {"shape_of", "Shape", "Size"})
-            t[op] = [](const KernelSpec& spec, CpuKernelContext&) { return shapeKernel(spec); };
-        for (const char* op : {"nn.conv2d", "Conv"})
-            t[op] = makeConvolution;
-        for (const char* op : {"nn.dense", "nn.matmul", "nn.batch_matmul", "Gemm", "MatMul"})
-            t[op] = makeMatmul;
-        for (const char* op : {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d",
-                               "nn.global_max_pool2d", "nn.adaptive_avg_pool2d", "MaxPool",
-                               "AveragePool", "GlobalAveragePool", "GlobalMaxPool"})
-            t[op] = makePooling;
-        for (const char* op : {"nn.batch_norm", "BatchNormalization"})
-            t[op] = makeBatchNorm;
-        for (const char* op : {"nn.layer_norm", "LayerNormalization"})
-            t[op] = makeLayerNorm;
-        for (const char* op :
-             {"nn.softmax", "nn.log_softmax", "nn.fast_softmax", "Softmax", "LogSoftmax"})
-            t[op] = makeSoftmax;
+        t.add(F::Unary, unaryKernel);
+        t.add(F::Binary, binaryKernel);
+        t.add(F::Reduce, reduceKernel);
+        plain(F::Copy, copyKernel);
+        plain(F::Fill,
+              [](const KernelSpec& spec) { return fillKernel(spec, geometry::fillValue(spec)); });
+        plain(F::Cast, castKernel);
+        plain(F::Where, whereKernel);
+        plain(F::Transpose, transposeKernel);
+        plain(F::Concat, concatKernel);
+        plain(F::Split, splitKernel);
+        plain(F::Slice, sliceKernel);
+        plain(F::Gather, gatherKernel);
+        plain(F::Pad, padKernel);
+        plain(F::Expand, expandKernel);
+        plain(F::Tile, tileKernel);
+        plain(F::Range, rangeKernel);
+        plain(F::Shape, shapeKernel);
+        t.add(F::Conv, makeConvolution);
+        t.add(F::Matmul, makeMatmul);
+        t.add(F::Pool, makePooling);
+        t.add(F::BatchNorm, makeBatchNorm);
+        t.add(F::LayerNorm, makeLayerNorm);
+        t.add(F::Softmax, makeSoftmax);
         return t;
     }();
-    return table;
+    return kTable;
 }
 
 } // namespace
@@ -875,24 +771,18 @@ const std::unordered_map<std::string, Factory>& factories() {
 } // namespace cpu
 
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
-    const Node& node = *spec.node;
-    const auto& table = cpu::factories();
-    const auto it = table.find(node.op->name);
-    if (it == table.end())
+    const auto* factory = cpu::table().find(*spec.node->op);
+    if (!factory)
         return cpu::specError(spec, "the CPU backend has no kernel for this operator");
     try {
-        return it->second(spec, context);
+        return (*factory)(spec, context);
     } catch (const dnnl::error& error) {
         return cpu::specError(spec, std::string("oneDNN refused it: ") + error.what());
     }
 }
 
-std::vector<std::string> cpuKernelOperators() {
-    std::vector<std::string> names;
-    for (const auto& entry : cpu::factories())
-        names.push_back(entry.first);
-    std::sort(names.begin(), names.end());
-    return names;
+std::vector<KernelFamily> cpuKernelFamilies() {
+    return cpu::table().families();
 }
 
 } // namespace placer

@@ -3,6 +3,7 @@
 // data movement and the rest.
 #pragma once
 
+#include "ir/OpSemantics.h"
 #include "runtime/Kernel.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -22,7 +23,8 @@ struct CpuKernelContext {
 /// A kernel for `spec` on a CPU context, or a sentence saying why there is none.
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context);
 
-/// The operators the CPU backend has kernels for, sorted.
-std::vector<std::string> cpuKernelOperators();
+/// The kernel families the CPU backend has kernels for (it must be every family whose
+/// kernelCapability has CPU types; tst_kernels checks).
+std::vector<KernelFamily> cpuKernelFamilies();
 
 } // namespace placer

@@ -271,7 +271,7 @@ private:
 
 Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
-        return needFloat32(spec);
+        return makePlainConvolution(spec);
     Convolution conv;
     if (auto error = readConvolution(spec, &conv))
         return specError(spec, *error);
@@ -304,7 +304,7 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKerne
 
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec))
-        return needFloat32(spec);
+        return makePlainMatmul(spec);
     MatrixProduct mp;
     if (auto error = readMatrixProduct(spec, &mp))
         return specError(spec, *error);
@@ -496,39 +496,21 @@ Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec, CpuKernelC
         kernel->bind(DNNL_ARG_DST, -1, data);
         return std::unique_ptr<Kernel>(std::move(kernel));
     }
+    // Normalising over an inner axis, or with ONNX's Mean and InvStdDev outputs: the shared
+    // LayerNorm row functor, one row per normalised vector.
     const std::size_t outputs = spec.outputs.size();
-    return makeKernel("plain:layer_norm", [=](const std::byte* const* inputs,
-                                              std::byte* const* out) {
-        const auto* x = reinterpret_cast<const float*>(inputs[0]);
-        const auto* gamma = scale ? reinterpret_cast<const float*>(inputs[1]) : nullptr;
-        const auto* beta = center ? reinterpret_cast<const float*>(inputs[2]) : nullptr;
-        auto* y = reinterpret_cast<float*>(out[0]);
-        for (std::int64_t o = 0; o < outer; ++o) {
-            for (std::int64_t i = 0; i < inner; ++i) {
-                const std::int64_t base = o * channels * inner + i;
-                double sum = 0, sq = 0;
-                for (std::int64_t c = 0; c < channels; ++c)
-                    sum += x[base + c * inner];
-                const double mean = sum / static_cast<double>(channels);
-                for (std::int64_t c = 0; c < channels; ++c) {
-                    const double d = x[base + c * inner] - mean;
-                    sq += d * d;
-                }
-                const double inv = 1.0 / std::sqrt(sq / static_cast<double>(channels) + epsilon);
-                for (std::int64_t c = 0; c < channels; ++c) {
-                    double v = (x[base + c * inner] - mean) * inv;
-                    if (gamma)
-                        v *= gamma[c];
-                    if (beta)
-                        v += beta[c];
-                    y[base + c * inner] = static_cast<float>(v);
-                }
-                if (outputs > 1)
-                    reinterpret_cast<float*>(out[1])[o * inner + i] = static_cast<float>(mean);
-                if (outputs > 2)
-                    reinterpret_cast<float*>(out[2])[o * inner + i] = static_cast<float>(inv);
-            }
-        }
+    return makeKernel("plain:layer_norm", [=](const std::byte* const* in, std::byte* const* out) {
+        functors::LayerNorm op;
+        op.x = reinterpret_cast<const float*>(in[0]);
+        op.y = reinterpret_cast<float*>(out[0]);
+        op.gamma = scale ? reinterpret_cast<const float*>(in[1]) : nullptr;
+        op.beta = center ? reinterpret_cast<const float*>(in[2]) : nullptr;
+        op.meanOut = outputs > 1 ? reinterpret_cast<float*>(out[1]) : nullptr;
+        op.invStdOut = outputs > 2 ? reinterpret_cast<float*>(out[2]) : nullptr;
+        op.channels = channels;
+        op.inner = inner;
+        op.epsilon = epsilon;
+        functors::runRowsOnHost(op, outer * inner);
     });
 }
 
@@ -550,41 +532,59 @@ Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec, CpuKernelCon
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext& ctx,
-                                        std::string_view fn, float alpha, float beta) {
+std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext& ctx, UnaryFn fn,
+                                        float alpha, float beta) {
     struct Mapping {
         algorithm algo;
         float alpha, beta;
     };
     std::optional<Mapping> m;
-    if (fn == "relu")
+    switch (fn) {
+    case UnaryFn::Relu:
         m = Mapping{algorithm::eltwise_relu, 0, 0};
-    else if (fn == "leaky_relu")
+        break;
+    case UnaryFn::LeakyRelu:
         m = Mapping{algorithm::eltwise_relu, alpha, 0};
-    else if (fn == "tanh")
+        break;
+    case UnaryFn::Tanh:
         m = Mapping{algorithm::eltwise_tanh, 0, 0};
-    else if (fn == "abs")
+        break;
+    case UnaryFn::Abs:
         m = Mapping{algorithm::eltwise_abs, 0, 0};
-    else if (fn == "sqrt")
+        break;
+    case UnaryFn::Sqrt:
         m = Mapping{algorithm::eltwise_sqrt, 0, 0};
-    else if (fn == "sigmoid")
+        break;
+    case UnaryFn::Sigmoid:
         m = Mapping{algorithm::eltwise_logistic, 0, 0};
-    else if (fn == "exp")
+        break;
+    case UnaryFn::Exp:
         m = Mapping{algorithm::eltwise_exp, 0, 0};
-    else if (fn == "log")
+        break;
+    case UnaryFn::Log:
         m = Mapping{algorithm::eltwise_log, 0, 0};
-    else if (fn == "clip")
+        break;
+    case UnaryFn::Clip:
         m = Mapping{algorithm::eltwise_clip_v2, std::max(alpha, -FLT_MAX), std::min(beta, FLT_MAX)};
-    else if (fn == "round")
+        break;
+    case UnaryFn::Round:
         m = Mapping{algorithm::eltwise_round, 0, 0};
-    else if (fn == "negative")
+        break;
+    case UnaryFn::Negative:
         m = Mapping{algorithm::eltwise_linear, -1, 0};
-    else if (fn == "rsqrt")
+        break;
+    case UnaryFn::Rsqrt:
         m = Mapping{algorithm::eltwise_pow, 1, -0.5f};
-    else if (fn == "reciprocal")
+        break;
+    case UnaryFn::Reciprocal:
         m = Mapping{algorithm::eltwise_pow, 1, -1};
-    else if (fn == "hard_swish")
+        break;
+    case UnaryFn::HardSwish:
         m = Mapping{algorithm::eltwise_hardswish, 0, 0};
+        break;
+    default:
+        break;
+    }
     if (!m)
         return nullptr;
     const memory::desc data = plainDesc(spec.outputs[0].shape);
@@ -598,37 +598,36 @@ std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext
 }
 
 std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, CpuKernelContext& ctx,
-                                       std::string_view function) {
-    static const std::unordered_map<std::string_view, std::pair<algorithm, bool>> kAlgorithms = {
-        {"add", {algorithm::binary_add, true}},
-        {"Add", {algorithm::binary_add, true}},
-        {"nn.bias_add", {algorithm::binary_add, false}},
-        {"subtract", {algorithm::binary_sub, false}},
-        {"Sub", {algorithm::binary_sub, false}},
-        {"multiply", {algorithm::binary_mul, true}},
-        {"Mul", {algorithm::binary_mul, true}},
-        {"divide", {algorithm::binary_div, false}},
-        {"Div", {algorithm::binary_div, false}},
-        {"maximum", {algorithm::binary_max, true}},
-        {"Max", {algorithm::binary_max, true}},
-        {"minimum", {algorithm::binary_min, true}},
-        {"Min", {algorithm::binary_min, true}}};
-    const auto it = kAlgorithms.find(function);
-    if (it == kAlgorithms.end())
+                                       BinaryFn function) {
+    // oneDNN's algorithm, and whether the operands may be swapped (it broadcasts only its second).
+    std::pair<algorithm, bool> how;
+    switch (function) {
+    case BinaryFn::Add:
+        how = {algorithm::binary_add, true};
+        break;
+    case BinaryFn::Sub:
+        how = {algorithm::binary_sub, false};
+        break;
+    case BinaryFn::Mul:
+        how = {algorithm::binary_mul, true};
+        break;
+    case BinaryFn::Div:
+        how = {algorithm::binary_div, false};
+        break;
+    case BinaryFn::Max:
+        how = {algorithm::binary_max, true};
+        break;
+    case BinaryFn::Min:
+        how = {algorithm::binary_min, true};
+        break;
+    default:
         return nullptr;
-    const Dims& out = spec.outputs[0].shape;
-    Dims a = spec.inputs[0].shape, b = spec.inputs[1].shape;
-    if (function == "nn.bias_add") {
-        const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 1).value_or(1),
-                                       static_cast<int>(a.size()));
-        if (axis < 0)
-            return nullptr;
-        b.assign(a.size(), 1);
-        b[static_cast<std::size_t>(axis)] = spec.inputs[1].elementCount();
     }
+    const Dims& out = spec.outputs[0].shape;
+    Dims a = geometry::binaryOperandShape(spec, 0), b = geometry::binaryOperandShape(spec, 1);
     int first = 0, second = 1;
     if (a != out) {
-        if (b != out || !it->second.second)
+        if (b != out || !how.second)
             return nullptr; // oneDNN broadcasts only its second operand
         std::swap(a, b);
         std::swap(first, second);
@@ -637,7 +636,7 @@ std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, CpuKernelContext&
         b.insert(b.begin(), 1);
     if (out.empty() || product(out) == 0)
         return nullptr;
-    dnnl::binary::desc desc(it->second.first, plainDesc(a), plainDesc(b), plainDesc(out));
+    dnnl::binary::desc desc(how.first, plainDesc(a), plainDesc(b), plainDesc(out));
     dnnl::binary::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
     auto kernel = dnnlKernel<dnnl::binary>("binary", ctx, pd);
     kernel->bind(DNNL_ARG_SRC_0, first, plainDesc(a));
@@ -647,20 +646,25 @@ std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, CpuKernelContext&
 }
 
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, CpuKernelContext& ctx,
-                                          std::string_view function, const Dims& keptShape) {
-    algorithm algo;
-    if (function == "sum")
+                                          ReduceFn function, const Dims& keptShape) {
+    algorithm algo = algorithm::reduction_sum;
+    switch (function) {
+    case ReduceFn::Sum:
         algo = algorithm::reduction_sum;
-    else if (function == "mean")
+        break;
+    case ReduceFn::Mean:
         algo = algorithm::reduction_mean;
-    else if (function == "max")
+        break;
+    case ReduceFn::Max:
         algo = algorithm::reduction_max;
-    else if (function == "min")
+        break;
+    case ReduceFn::Min:
         algo = algorithm::reduction_min;
-    else if (function == "prod")
+        break;
+    case ReduceFn::Prod:
         algo = algorithm::reduction_mul;
-    else
-        return nullptr;
+        break;
+    }
     const Dims& in = spec.inputs[0].shape;
     if (in == keptShape)
         return nullptr; // nothing reduced: oneDNN refuses, the plain kernel copies

@@ -21,7 +21,7 @@ inline SourceError specError(const KernelSpec& spec, const std::string& message)
                            "': " + message};
 }
 
-// The kernel families (CpuKernels.cpp dispatches by op name).
+// The kernel families CpuKernels.cpp registers from DnnlKernels.cpp.
 Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec,
                                                 ::placer::CpuKernelContext& ctx);
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, ::placer::CpuKernelContext& ctx);
@@ -33,12 +33,15 @@ Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec,
                                               ::placer::CpuKernelContext& ctx);
 Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec,
                                             ::placer::CpuKernelContext& ctx);
+/// Convolution and matrix products in any element type, for what oneDNN (float32) does not take.
+Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec);
+Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec);
 /// oneDNN element-wise / binary / reduction for float32, or null when oneDNN has no match.
 std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
-                                        std::string_view function, float alpha, float beta);
+                                        UnaryFn function, float alpha, float beta);
 std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
-                                       std::string_view function);
+                                       BinaryFn function);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
-                                          std::string_view function, const Dims& keptShape);
+                                          ReduceFn function, const Dims& keptShape);
 
 } // namespace placer::cpu

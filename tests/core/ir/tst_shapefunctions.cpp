@@ -209,9 +209,17 @@ void TestShapeFunctions::hostOnlyAndCapabilities() {
     QVERIFY(shapeOf->hostOnly);
     QVERIFY(!shapeOf->hasKernel(DeviceKind::Cuda));
     const OpDef* conv = OpRegistry::global().find("nn.conv2d");
-    QVERIFY(conv->hasKernel(DeviceKind::Cuda, DType::Float16));
+    // cuDNN convolves float32; the CPU convolves every type (oneDNN for float32, plain otherwise).
+    QVERIFY(conv->hasKernel(DeviceKind::Cuda, DType::Float32));
+    QVERIFY(!conv->hasKernel(DeviceKind::Cuda, DType::Float16));
     QVERIFY(!conv->hasKernel(DeviceKind::Cuda, DType::Int32));
     QVERIFY(conv->hasKernel(DeviceKind::VCpu, DType::Int32));
+    QVERIFY(conv->hasKernel(DeviceKind::Cpu, DType::Float16));
+    // ONNX's names share the Relay ops' families, and so their capability.
+    const OpDef* onnxConv = OpRegistry::global().find("Conv");
+    QVERIFY(onnxConv->kernel == conv->kernel);
+    QCOMPARE(OpRegistry::global().find("Exp")->kernel,
+             OpRegistry::global().find("fast_exp")->kernel);
 }
 
 QTEST_APPLESS_MAIN(TestShapeFunctions)

@@ -1,7 +1,8 @@
-// The per-element work of the hand-written CUDA kernels, as functors that compile for the GPU
-// (nvcc, Launch.cu) and for the host (any C++ compiler). The GPU launches them over a grid; the
-// unit tests run the same functors on the host against the CPU kernels, so the index arithmetic
-// and numerics are checked on machines without a GPU.
+// The per-element arithmetic of every backend, as functors that compile for the GPU (nvcc,
+// cuda/Launch.cu) and for the host (any C++ compiler). The CUDA backend launches them over a grid;
+// the CPU backend's plain kernels take their scalar math (applyUnary, applyBinary, loadAny,
+// storeAny) from here and run the functors themselves for the types they have no typed loop for
+// (float16, bfloat16) and for layer norm. One definition, so the two backends cannot drift.
 //
 // Element functors: `void operator()(i64 i) const` for output element i.
 // Row functors: `void operator()(i64 row, int lane, int lanes) const`; on the GPU a warp (32
@@ -12,13 +13,15 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ir/OpSemantics.h"
+
 #if defined(__CUDACC__)
 #define PLACER_HD __host__ __device__
 #else
 #define PLACER_HD
 #endif
 
-namespace placer::cuda {
+namespace placer::functors {
 
 // float arguments pick the float overloads on the host as on the GPU.
 using std::ceil;
@@ -116,7 +119,7 @@ PLACER_HD inline std::uint16_t floatToBFloat16(float f) {
     return static_cast<std::uint16_t>(bits >> 16);
 }
 
-/// Element i of a tensor of any type, as double (the CPU kernels' loadAsDouble).
+/// Element i of a tensor of any type, as double.
 PLACER_HD inline double loadAny(const void* p, Elem e, i64 i) {
     switch (e) {
     case Elem::F32:
@@ -414,29 +417,7 @@ struct Pad {
 
 // ---- element-wise ------------------------------------------------------------------------------
 
-enum class UnaryFn : int {
-    Negative,
-    Abs,
-    Exp,
-    Log,
-    Sqrt,
-    Rsqrt,
-    Reciprocal,
-    Tanh,
-    Sigmoid,
-    Erf,
-    Floor,
-    Ceil,
-    Round,
-    Relu,
-    LeakyRelu,
-    Clip,
-    HardSigmoid,
-    HardSwish,
-    Not,
-};
-
-/// The CPU kernels' arithmetic: float for float32, double otherwise.
+/// The arithmetic of both backends: C is float for float32, double for every other type.
 template <typename C> PLACER_HD inline C applyUnary(UnaryFn fn, C v, C a, C b) {
     switch (fn) {
     case UnaryFn::Negative:
@@ -502,26 +483,6 @@ struct UnaryAny {
     PLACER_HD void operator()(i64 i) const {
         storeAny(y, elem, i, applyUnary<double>(fn, loadAny(x, elem, i), a, b));
     }
-};
-
-enum class BinaryFn : int {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Max,
-    Min,
-    FloorDiv,
-    Mod,
-    And,
-    Or,
-    Eq,
-    Ne,
-    Lt,
-    Gt,
-    Le,
-    Ge
 };
 
 template <typename C> PLACER_HD inline C applyBinary(BinaryFn fn, C a, C b) {
@@ -733,8 +694,6 @@ struct LayerNorm {
     }
 };
 
-enum class ReduceFn : int { Sum, Mean, Max, Min, Prod };
-
 /// A reduction: output element `row` (over the kept dimensions) combines the input elements of
 /// the reduced dimensions.
 struct Reduce {
@@ -792,15 +751,15 @@ struct Reduce {
     }
 };
 
-/// Runs an element functor over n elements on the host (tests).
+/// Runs an element functor over n elements on the host.
 template <typename Op> void runOnHost(const Op& op, i64 n) {
     for (i64 i = 0; i < n; ++i)
         op(i);
 }
-/// Runs a row functor over `rows` rows on the host, one lane per row (tests).
+/// Runs a row functor over `rows` rows on the host, one lane per row.
 template <typename Op> void runRowsOnHost(const Op& op, i64 rows) {
     for (i64 r = 0; r < rows; ++r)
         op(r, 0, 1);
 }
 
-} // namespace placer::cuda
+} // namespace placer::functors

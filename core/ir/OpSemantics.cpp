@@ -1,0 +1,80 @@
+// Names of the kernel families and element functions, for messages and listings.
+#include "ir/OpSemantics.h"
+
+namespace placer {
+
+const char* kernelFamilyName(KernelFamily family) {
+    switch (family) {
+    case KernelFamily::None:
+        return "none";
+    case KernelFamily::Copy:
+        return "copy";
+    case KernelFamily::Fill:
+        return "fill";
+    case KernelFamily::Cast:
+        return "cast";
+    case KernelFamily::Unary:
+        return "unary";
+    case KernelFamily::Binary:
+        return "binary";
+    case KernelFamily::Where:
+        return "where";
+    case KernelFamily::Reduce:
+        return "reduce";
+    case KernelFamily::Transpose:
+        return "transpose";
+    case KernelFamily::Concat:
+        return "concat";
+    case KernelFamily::Split:
+        return "split";
+    case KernelFamily::Slice:
+        return "slice";
+    case KernelFamily::Gather:
+        return "gather";
+    case KernelFamily::Pad:
+        return "pad";
+    case KernelFamily::Expand:
+        return "expand";
+    case KernelFamily::Tile:
+        return "tile";
+    case KernelFamily::Range:
+        return "range";
+    case KernelFamily::Shape:
+        return "shape";
+    case KernelFamily::Conv:
+        return "conv";
+    case KernelFamily::Matmul:
+        return "matmul";
+    case KernelFamily::Pool:
+        return "pool";
+    case KernelFamily::BatchNorm:
+        return "batch_norm";
+    case KernelFamily::LayerNorm:
+        return "layer_norm";
+    case KernelFamily::Softmax:
+        return "softmax";
+    }
+    return "?";
+}
+
+const char* unaryFnName(UnaryFn fn) {
+    static const char* const kNames[kUnaryFnCount] = {
+        "negative",   "abs",     "exp",          "log",        "sqrt", "rsqrt", "reciprocal",
+        "tanh",       "sigmoid", "erf",          "floor",      "ceil", "round", "relu",
+        "leaky_relu", "clip",    "hard_sigmoid", "hard_swish", "not"};
+    return kNames[static_cast<int>(fn)];
+}
+
+const char* binaryFnName(BinaryFn fn) {
+    static const char* const kNames[kBinaryFnCount] = {
+        "add", "sub", "mul", "div", "pow", "max", "min", "floor_div", "mod",
+        "and", "or",  "eq",  "ne",  "lt",  "gt",  "le",  "ge"};
+    return kNames[static_cast<int>(fn)];
+}
+
+const char* reduceFnName(ReduceFn fn) {
+    static const char* const kNames[kReduceFnCount] = {"sum", "mean", "max", "min", "prod"};
+    return kNames[static_cast<int>(fn)];
+}
+
+} // namespace placer

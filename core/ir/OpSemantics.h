@@ -1,0 +1,120 @@
+// What an operator computes, as the backends see it: its kernel family and, for the element-wise
+// families, which function. Every op name, Relay's and ONNX's alike, is declared once with its
+// family (ShapeFunctions.cpp, OnnxOps.cpp); "exp", "fast_exp" and ONNX's "Exp" are one family and
+// one function, so a backend writes one kernel for all three. Backends register one kernel factory
+// per family (runtime/KernelTable.h), and what a device kind can run is declared here per family.
+//
+// This header is plain C++ with no dependencies beyond <cstdint>: the element functors
+// (runtime/ElementFunctors.h) include it, and nvcc compiles those.
+#pragma once
+
+#include <cstdint>
+
+namespace placer {
+
+/// One kernel per family per backend. `None` is for the roles the executor handles itself
+/// (parameters, constants, device copies) and for ops no backend can run.
+enum class KernelFamily : std::uint8_t {
+    None,
+    Copy,      ///< output = input bytes (identity, reshape, squeeze, flatten, dropout)
+    Fill,      ///< every element one value (zeros_like, ones_like, ConstantOfShape)
+    Cast,      ///< element type conversion
+    Unary,     ///< y = f(x), UnaryFn
+    Binary,    ///< y = a f b with broadcasting, BinaryFn; ONNX's variadic forms fold
+    Where,     ///< y = cond ? a : b with broadcasting
+    Reduce,    ///< over some axes, ReduceFn
+    Transpose, ///< permuted axes
+    Concat,
+    Split,
+    Slice,
+    Gather,
+    Pad,
+    Expand,
+    Tile,
+    Range,
+    Shape, ///< a tensor's shape or size, read on the host
+    Conv,
+    Matmul, ///< dense, matmul, batch_matmul, Gemm, MatMul
+    Pool,   ///< max, average, global and adaptive pooling
+    BatchNorm,
+    LayerNorm,
+    Softmax, ///< softmax and log-softmax
+};
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Softmax) + 1;
+
+enum class UnaryFn : std::uint8_t {
+    Negative,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Reciprocal,
+    Tanh,
+    Sigmoid,
+    Erf,
+    Floor,
+    Ceil,
+    Round,
+    Relu,
+    LeakyRelu,   ///< alpha
+    Clip,        ///< [lo, hi]
+    HardSigmoid, ///< alpha, beta
+    HardSwish,
+    Not,
+};
+inline constexpr int kUnaryFnCount = static_cast<int>(UnaryFn::Not) + 1;
+
+enum class BinaryFn : std::uint8_t {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+    FloorDiv,
+    Mod,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+};
+inline constexpr int kBinaryFnCount = static_cast<int>(BinaryFn::Ge) + 1;
+
+enum class ReduceFn : std::uint8_t { Sum, Mean, Max, Min, Prod };
+inline constexpr int kReduceFnCount = static_cast<int>(ReduceFn::Prod) + 1;
+
+/// An op's kernel: its family, and the function for Unary, Binary and Reduce (0 otherwise).
+struct OpKernel {
+    KernelFamily family = KernelFamily::None;
+    std::uint8_t fn = 0;
+
+    constexpr OpKernel() = default;
+    constexpr OpKernel(KernelFamily f) : family(f) {} // NOLINT: a family alone is an OpKernel
+    constexpr OpKernel(UnaryFn f) : family(KernelFamily::Unary), fn(static_cast<std::uint8_t>(f)) {}
+    constexpr OpKernel(BinaryFn f)
+        : family(KernelFamily::Binary), fn(static_cast<std::uint8_t>(f)) {}
+    constexpr OpKernel(ReduceFn f)
+        : family(KernelFamily::Reduce), fn(static_cast<std::uint8_t>(f)) {}
+
+    constexpr UnaryFn unary() const { return static_cast<UnaryFn>(fn); }
+    constexpr BinaryFn binary() const { return static_cast<BinaryFn>(fn); }
+    constexpr ReduceFn reduce() const { return static_cast<ReduceFn>(fn); }
+    constexpr bool operator==(const OpKernel& other) const {
+        return family == other.family && fn == other.fn;
+    }
+};
+
+/// "unary", "conv", ...: for messages and listings.
+const char* kernelFamilyName(KernelFamily family);
+/// "exp", "add", "sum", ...
+const char* unaryFnName(UnaryFn fn);
+const char* binaryFnName(BinaryFn fn);
+const char* reduceFnName(ReduceFn fn);
+
+} // namespace placer

@@ -112,6 +112,75 @@
     </message>
 </context>
 <context>
+    <name>LanguageMenu</name>
+    <message>
+        <location filename="../app/gui/LanguageMenu.cpp" line="14" />
+        <source>&amp;Language</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/LanguageMenu.cpp" line="18" />
+        <source>System Default</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/LanguageMenu.cpp" line="30" />
+        <source>The new language applies when Placement Explorer starts again.</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>NodeMenu</name>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="39" />
+        <source>Pin to</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="44" />
+        <source>Clear Pin</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="53" />
+        <source>Expand %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="58" />
+        <source>Collapse</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="64" />
+        <source>Fit Selection</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>PlanSummary</name>
+    <message numerus="yes">
+        <location filename="../views/NodeMenu.cpp" line="115" />
+        <source>%n copy(ies), %1 copied</source>
+        <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="118" />
+        <source>peak memory: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../views/NodeMenu.cpp" line="121" />
+        <source>%n conflict(s)</source>
+        <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="123" />
+        <source>planned in %1 ms</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <location filename="../views/CopyBadgeItem.cpp" line="25" />
@@ -170,77 +239,77 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="92" />
+        <location filename="../app/gui/main.cpp" line="96" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="98" />
+        <location filename="../app/gui/main.cpp" line="102" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="102" />
+        <location filename="../app/gui/main.cpp" line="106" />
         <source>Write a PNG of the main window and exit.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="106" />
+        <location filename="../app/gui/main.cpp" line="110" />
         <source>Input format: relay, json, onnx or auto.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="107" />
+        <location filename="../app/gui/main.cpp" line="111" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="108" />
+        <location filename="../app/gui/main.cpp" line="112" />
         <source>Where unconstrained work goes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="109" />
+        <location filename="../app/gui/main.cpp" line="113" />
         <source>Where host-only ops run.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="110" />
+        <location filename="../app/gui/main.cpp" line="114" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="111" />
+        <location filename="../app/gui/main.cpp" line="115" />
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="112" />
+        <location filename="../app/gui/main.cpp" line="116" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="113" />
+        <location filename="../app/gui/main.cpp" line="117" />
         <source>Fallback device for ops no rule covers.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="114" />
+        <location filename="../app/gui/main.cpp" line="118" />
         <source>Planner mode: demand or unify.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="116" />
+        <location filename="../app/gui/main.cpp" line="120" />
         <source>Constants on several devices: replicate or copy.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="125" />
+        <location filename="../app/gui/main.cpp" line="129" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="128" />
+        <location filename="../app/gui/main.cpp" line="132" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished" />
     </message>
@@ -338,482 +407,283 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="72" />
+        <location filename="../app/gui/MainWindow.cpp" line="58" />
         <source>Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="80" />
+        <location filename="../app/gui/MainWindow.cpp" line="66" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="97" />
-        <location filename="../app/gui/MainWindow.cpp" line="421" />
+        <location filename="../app/gui/MainWindow.cpp" line="100" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <source>Cancel layout</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="156" />
+        <location filename="../app/gui/MainWindow.cpp" line="149" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="165" />
+        <location filename="../app/gui/MainWindow.cpp" line="158" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="163" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
+        <location filename="../app/gui/MainWindow.cpp" line="166" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <location filename="../app/gui/MainWindow.cpp" line="168" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="177" />
+        <location filename="../app/gui/MainWindow.cpp" line="170" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="182" />
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="659" />
+        <location filename="../app/gui/MainWindow.cpp" line="336" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
-        <source>Rename plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
-        <source>New name:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
-        <source>Duplicate plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
-        <source>Name of the copy:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
-        <source> copy</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
-        <source>Delete plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
-        <source>Delete the plan '%1' and its runs?</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
-        <source>Compare plans</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="201" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="207" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="209" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
-        <source>Save plan as</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
-        <source>Plan name:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="211" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
-        <source>Workspace</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
-        <source>Workspaces (*.db);;All files (*)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="217" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="275" />
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="300" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="257" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="324" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327" />
-        <source>&amp;Language</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331" />
-        <source>System Default</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="343" />
-        <source>The new language applies when Placement Explorer starts again.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="278" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="363" />
-        <source>demand</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="364" />
-        <source>unify (TVM)</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="365" />
-        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="379" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="393" />
+        <location filename="../app/gui/MainWindow.cpp" line="94" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="395" />
+        <location filename="../app/gui/MainWindow.cpp" line="96" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="405" />
-        <location filename="../app/gui/MainWindow.cpp" line="424" />
-        <source>Cannot open %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
-        <location filename="../app/gui/MainWindow.cpp" line="414" />
-        <location filename="../app/gui/MainWindow.cpp" line="443" />
+        <location filename="../app/gui/MainWindow.cpp" line="91" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="440" />
-        <source>Cannot open the example</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="457" />
-        <source>Open a graph</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="458" />
-        <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
-        <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="497" />
-        <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
-        <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539" />
-        <source>Layout failed (%1); showing a simple ranked layout</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="541" />
-        <source>Laid out in %1 s</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="554" />
-        <source>Layout cancelled; showing a simple ranked layout</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
+        <location filename="../app/gui/UndoCommands.cpp" line="78" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="566" />
-        <source>Pin %n node(s) to %1</source>
-        <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="580" />
-        <source>Clear %n pin(s)</source>
-        <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
-    </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="610" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="641" />
-        <source>%n copy(ies), %1 copied</source>
-        <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
-    </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="644" />
-        <source>peak memory: %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="646" />
-        <source>%n conflict(s)</source>
-        <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="648" />
-        <source>planned in %1 ms</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="164" />
+        <location filename="../app/gui/MainWindow.cpp" line="157" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="662" />
+        <location filename="../app/gui/MainWindow.cpp" line="339" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="669" />
+        <location filename="../app/gui/MainWindow.cpp" line="346" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="670" />
+        <location filename="../app/gui/MainWindow.cpp" line="347" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="756" />
+        <location filename="../app/gui/MainWindow.cpp" line="385" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="823" />
-        <source>Pin to</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="828" />
-        <source>Clear Pin</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="836" />
-        <source>Expand %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="845" />
-        <source>Collapse</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="855" />
-        <source>Fit Selection</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714" />
-        <source>Save plan</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="192" />
+        <location filename="../app/gui/MainWindow.cpp" line="185" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -835,6 +705,30 @@
     <message>
         <location filename="../app/gui/UndoCommands.cpp" line="59" />
         <source>Edit devices</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::ModelOpener</name>
+    <message>
+        <location filename="../app/gui/ModelOpener.cpp" line="45" />
+        <location filename="../app/gui/ModelOpener.cpp" line="64" />
+        <source>Cannot open %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/ModelOpener.cpp" line="54" />
+        <source>Open a graph</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/ModelOpener.cpp" line="55" />
+        <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/ModelOpener.cpp" line="78" />
+        <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
 </context>
@@ -1039,109 +933,169 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
-        <source>Workspace: %1</source>
+        <location filename="../app/gui/WorkspaceController.cpp" line="26" />
+        <source>Rename plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="26" />
+        <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="34" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="41" />
-        <source>Cannot save the plan</source>
+        <source>Duplicate plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="34" />
+        <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="35" />
-        <source>No workspace is open (File ▸ Open Workspace).</source>
+        <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
-        <source>Cannot open the plan</source>
+        <location filename="../app/gui/WorkspaceController.cpp" line="40" />
+        <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="62" />
-        <source>plan %1</source>
+        <location filename="../app/gui/WorkspaceController.cpp" line="41" />
+        <source>Delete the plan '%1' and its runs?</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="47" />
+        <source>Compare plans</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="66" />
+        <source>Workspace: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="72" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="79" />
+        <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="73" />
+        <source>No workspace is open (File ▸ Open Workspace).</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="96" />
+        <source>Save plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="96" />
+        <source>Plan name:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="106" />
+        <source>Workspace</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="106" />
+        <source>Workspaces (*.db);;All files (*)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="117" />
+        <source>Cannot open the plan</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="122" />
+        <source>plan %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="132" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="133" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="84" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="143" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="157" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="169" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="185" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="127" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="186" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="128" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="187" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="137" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="196" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="143" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="202" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="152" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="161" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="220" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="164" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="223" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="165" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="224" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="166" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="225" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="235" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
@@ -1190,6 +1144,57 @@
     <message>
         <location filename="../views/HintBar.cpp" line="22" />
         <source>Hide this hint</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::LayoutController</name>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="17" />
+        <source>Cancel layout</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="20" />
+        <source>laying out</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../views/LayoutController.cpp" line="48" />
+        <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
+        <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="85" />
+        <source>Layout failed (%1); showing a simple ranked layout</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="88" />
+        <source>Laid out in %1 s</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="100" />
+        <source>Layout cancelled; showing a simple ranked layout</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::views::ModeBox</name>
+    <message>
+        <location filename="../views/ModeBox.cpp" line="9" />
+        <source>demand</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/ModeBox.cpp" line="10" />
+        <source>unify (TVM)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/ModeBox.cpp" line="11" />
+        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
         <translation type="unfinished" />
     </message>
 </context>

@@ -1,5 +1,6 @@
 #include "views/GraphView.h"
 
+#include "views/CopyBadgeItem.h"
 #include "views/GraphScene.h"
 #include "views/GroupItem.h"
 #include "views/MiniMap.h"
@@ -27,6 +28,17 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent)
     setAcceptDrops(true);
     viewport()->grabGesture(Qt::PinchGesture);
     setFocusPolicy(Qt::StrongFocus);
+    // Selecting a copy badge shows, and selects, the node that reads the copy.
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
+        for (QGraphicsItem* item : m_scene->selectedItems()) {
+            if (auto* badge = qgraphicsitem_cast<CopyBadgeItem*>(item)) {
+                const NodeId consumer = badge->consumer();
+                QMetaObject::invokeMethod(
+                    this, [this, consumer] { showNode(consumer); }, Qt::QueuedConnection);
+                return;
+            }
+        }
+    });
 }
 
 void GraphView::scaleBy(double factor) {

@@ -67,4 +67,34 @@ void SetDevicesCommand::redo() {
     m_document->restore(m_after);
 }
 
+std::unique_ptr<SetPinsCommand> pinCommand(views::PlacementDocument* document,
+                                           const QString& device,
+                                           const std::vector<NodeId>& nodes) {
+    const auto id = document->devices().find(device.toStdString());
+    if (!id || nodes.empty())
+        return nullptr;
+    const QString text =
+        nodes.size() == 1
+            ? QCoreApplication::translate("placer::gui::MainWindow", "Pin %1 to %2")
+                  .arg(QString::fromStdString(document->graph().node(nodes[0]).name), device)
+            : QCoreApplication::translate("placer::gui::MainWindow", "Pin %n node(s) to %1",
+                                          nullptr, static_cast<int>(nodes.size()))
+                  .arg(device);
+    return std::make_unique<SetPinsCommand>(document, nodes, Pin{PinKind::Plain, *id, "gui"}, text);
+}
+
+std::unique_ptr<SetPinsCommand> clearPinsCommand(views::PlacementDocument* document,
+                                                 const std::vector<NodeId>& nodes) {
+    std::vector<NodeId> pinned;
+    for (NodeId node : nodes) {
+        if (document->pin(node).active())
+            pinned.push_back(node);
+    }
+    if (pinned.empty())
+        return nullptr;
+    const QString text = QCoreApplication::translate("placer::gui::MainWindow", "Clear %n pin(s)",
+                                                     nullptr, static_cast<int>(pinned.size()));
+    return std::make_unique<SetPinsCommand>(document, std::move(pinned), Pin{}, text);
+}
+
 } // namespace placer::gui

@@ -6,6 +6,7 @@
 
 #include <QUndoCommand>
 
+#include <memory>
 #include <vector>
 
 namespace placer::gui {
@@ -62,5 +63,13 @@ private:
     views::DeviceSnapshot m_before;
     views::DeviceSnapshot m_after;
 };
+
+/// Pins `nodes` to the device named `device` ("Pin %3 to gpu", "Pin 4 nodes to gpu"); null when
+/// there is no such device or no node.
+std::unique_ptr<SetPinsCommand> pinCommand(views::PlacementDocument* document,
+                                           const QString& device, const std::vector<NodeId>& nodes);
+/// Clears the pins of those of `nodes` that have one; null when none has.
+std::unique_ptr<SetPinsCommand> clearPinsCommand(views::PlacementDocument* document,
+                                                 const std::vector<NodeId>& nodes);
 
 } // namespace placer::gui

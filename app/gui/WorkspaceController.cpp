@@ -6,6 +6,11 @@
 #include "store/RunRecords.h"
 #include "views/PlacementDocument.h"
 
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMessageBox>
 #include <QStringList>
 #include <QUndoStack>
 
@@ -13,7 +18,40 @@ namespace placer::gui {
 
 WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUndoStack* undo,
                                          PlanBrowser* browser, QObject* parent)
-    : QObject(parent), m_document(document), m_undo(undo), m_browser(browser) {}
+    : QObject(parent), m_document(document), m_undo(undo), m_browser(browser) {
+    // The browser's buttons: open at once; ask for a name, or for confirmation, first.
+    connect(m_browser, &PlanBrowser::openRequested, this, &WorkspaceController::openPlan);
+    connect(m_browser, &PlanBrowser::renameRequested, this, [this](const QString& name) {
+        bool ok = false;
+        const QString to = QInputDialog::getText(m_browser, tr("Rename plan"), tr("New name:"),
+                                                 QLineEdit::Normal, name, &ok);
+        if (ok && !to.isEmpty())
+            rename(name, to);
+    });
+    connect(m_browser, &PlanBrowser::duplicateRequested, this, [this](const QString& name) {
+        bool ok = false;
+        const QString to =
+            QInputDialog::getText(m_browser, tr("Duplicate plan"), tr("Name of the copy:"),
+                                  QLineEdit::Normal, name + tr(" copy"), &ok);
+        if (ok && !to.isEmpty())
+            duplicate(name, to);
+    });
+    connect(m_browser, &PlanBrowser::deleteRequested, this, [this](const QString& name) {
+        if (QMessageBox::question(m_browser, tr("Delete plan"),
+                                  tr("Delete the plan '%1' and its runs?").arg(name)) ==
+            QMessageBox::Yes)
+            remove(name);
+    });
+    connect(m_browser, &PlanBrowser::compareRequested, this,
+            [this](const QString& a, const QString& b) {
+                auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Compare plans"), compare(a, b),
+                                            QMessageBox::Close, m_browser->window());
+                box->setObjectName(QStringLiteral("compareDialog"));
+                box->setAttribute(Qt::WA_DeleteOnClose);
+                box->setTextFormat(Qt::RichText);
+                box->open();
+            });
+}
 
 WorkspaceController::~WorkspaceController() = default;
 
@@ -47,6 +85,28 @@ bool WorkspaceController::save(const QString& name) {
     m_browser->select(name);
     emit planSaved(name);
     return true;
+}
+
+bool WorkspaceController::saveAsking(const QString& requested, bool askAlways) {
+    QString name = requested.isEmpty() ? m_planName : requested;
+    if (name.isEmpty() || askAlways) {
+        const QString suggestion =
+            name.isEmpty() ? QFileInfo(m_document->path()).completeBaseName() : name;
+        bool ok = false;
+        name = QInputDialog::getText(m_browser->window(), tr("Save plan"), tr("Plan name:"),
+                                     QLineEdit::Normal, suggestion, &ok);
+        if (!ok || name.isEmpty())
+            return false;
+    }
+    return save(name);
+}
+
+void WorkspaceController::chooseWorkspace() {
+    const QString path = QFileDialog::getSaveFileName(
+        m_browser->window(), tr("Workspace"), QString(), tr("Workspaces (*.db);;All files (*)"),
+        nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty())
+        open(path);
 }
 
 bool WorkspaceController::openPlan(const QString& name) {

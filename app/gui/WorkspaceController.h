@@ -43,6 +43,11 @@ public:
     /// Saves the document's plan as `name` (non-empty) and makes it the current plan; the
     /// undo stack's clean point follows.
     bool save(const QString& name);
+    /// Saves under `name`, or under the current plan's name, asking for one (suggesting the
+    /// graph's file name) when there is none or when `askAlways`; false when the user cancels.
+    bool saveAsking(const QString& name = QString(), bool askAlways = false);
+    /// Asks for a workspace file (an existing one or a new one) and opens it.
+    void chooseWorkspace();
     /// Opens a saved plan into the document; says (problem) when the planner's answer changed.
     bool openPlan(const QString& name);
     bool rename(const QString& from, const QString& to);

@@ -3,7 +3,11 @@
 #include "cli/Backends.h"
 #include "cli/PlanSetup.h"
 #include "gui/MainWindow.h"
+#include "gui/ModelOpener.h"
 #include "gui/RunController.h"
+#include "gui/RunPanel.h"
+#include "gui/WorkspaceController.h"
+#include "views/LayoutController.h"
 
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
@@ -143,7 +147,7 @@ int main(int argc, char** argv) {
     const bool customised = std::any_of(planCommandOptions.begin(), planCommandOptions.end(),
                                         [&](const auto& option) { return parser.isSet(option); });
     if (positional.isEmpty() && !customised) {
-        if (!window.openExample())
+        if (!window.opener()->openExample())
             return fail(QStringLiteral("cannot open the bundled example"));
     } else {
         std::optional<std::string> text;
@@ -170,7 +174,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(screenshot)) {
         window.resize(1400, 900);
         window.show();
-        window.layoutNow();
+        window.layout()->layoutNow();
         QApplication::processEvents();
         if (parser.isSet(collapse)) {
             std::set<std::string> scopes;
@@ -179,14 +183,14 @@ int main(int argc, char** argv) {
                 if (!all.empty())
                     scopes.insert(all.front());
             }
-            window.setCollapsedScopes(std::move(scopes));
-            window.layoutNow();
+            window.layout()->setCollapsedScopes(std::move(scopes));
+            window.layout()->layoutNow();
         }
         if (parser.isSet(runFirst)) {
             QEventLoop loop;
             QObject::connect(window.runController(), &gui::RunController::finished, &loop,
                              &QEventLoop::quit);
-            window.startRun();
+            window.runPanel()->start();
             if (window.runController()->isRunning())
                 loop.exec();
         }

@@ -72,6 +72,22 @@ std::int64_t plannedBytes(const Program& program, DeviceId device) {
 
 } // namespace
 
+MedianTimes medianTimes(const Program& program, const RunResult& result, std::size_t nodeCount,
+                        std::size_t copyCount) {
+    MedianTimes times{std::vector<double>(nodeCount, -1), std::vector<double>(copyCount, -1)};
+    for (std::size_t k = program.runStart; k < program.code.size() && k < result.instrMicros.size();
+         ++k) {
+        const Instruction& instr = program.code[k];
+        if (instr.op == Opcode::Invoke && instr.node.index < nodeCount)
+            times.nodeMillis[instr.node.index] = median(result.instrMicros[k]) / 1000.0;
+        else if (instr.op == Opcode::DeviceCopy && instr.index >= 0 &&
+                 static_cast<std::size_t>(instr.index) < copyCount)
+            times.copyMillis[static_cast<std::size_t>(instr.index)] =
+                median(result.instrMicros[k]) / 1000.0;
+    }
+    return times;
+}
+
 Json runReportJson(const RunReportInput& input) {
     const Executor& executor = *input.executor;
     const Views v{*input.graph, *input.devices, executor.program(), *input.result};

@@ -22,6 +22,15 @@ struct RunReportInput {
     std::vector<std::string> outputFiles;    ///< per output, empty when not saved
 };
 
+/// The median time of each node (by NodeId index) and each planned copy (by index into the
+/// plan's copies) over a run's iterations, in ms; -1 where nothing ran.
+struct MedianTimes {
+    std::vector<double> nodeMillis;
+    std::vector<double> copyMillis;
+};
+MedianTimes medianTimes(const Program& program, const RunResult& result, std::size_t nodeCount,
+                        std::size_t copyCount);
+
 /// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
 Json runReportJson(const RunReportInput& input);
 /// Every node's and copy's median time as CSV, in program order:

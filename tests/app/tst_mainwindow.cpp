@@ -2,12 +2,15 @@
 // conflicts, a bad file, the screenshot; offscreen.
 #include "gui/DeviceDialog.h"
 #include "gui/MainWindow.h"
+#include "gui/ModelOpener.h"
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
+#include "gui/RunPanel.h"
 #include "gui/WorkspaceController.h"
 #include "io/Json.h"
 #include "io/ModelExplorerData.h"
 #include "io/ModelLoader.h"
+#include "views/LayoutController.h"
 
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -155,14 +158,14 @@ private slots:
         gui::MainWindow window;
         window.show();
         QTemporaryDir dir;
-        QVERIFY(window.openWorkspace(dir.filePath("ws.db")));
+        QVERIFY(window.workspace()->open(dir.filePath("ws.db")));
         openAndWait(window, kExamples + "residual_block.relay");
         QVERIFY(!window.isWindowModified());
         dropDeviceOnNode(window, QStringLiteral("cpu"), nodeNamed(window, "%9"));
         QVERIFY(window.isWindowModified()); // the unsaved-changes marker
         QVERIFY(window.savePlan(QStringLiteral("mine")));
         QVERIFY(!window.isWindowModified());
-        QCOMPARE(window.planName(), QStringLiteral("mine"));
+        QCOMPARE(window.workspace()->planName(), QStringLiteral("mine"));
         QTableWidget* table = window.planBrowser()->table();
         QCOMPARE(table->rowCount(), 1);
         QCOMPARE(table->item(0, 0)->text(), QStringLiteral("mine"));
@@ -175,7 +178,7 @@ private slots:
         QVERIFY(!window.isWindowModified());
         // Another graph, then the saved plan again: same pins, same placement.
         openAndWait(window, kModels + "tiny_resnet.onnx");
-        QVERIFY(window.planName().isEmpty());
+        QVERIFY(window.workspace()->planName().isEmpty());
         QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
         QVERIFY(window.workspace()->openPlan(QStringLiteral("mine")));
         QVERIFY(laidOut.wait(20000));
@@ -199,16 +202,16 @@ private slots:
         // A run of the saved plan is recorded with it and shows in the browser.
         window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(2);
         QSignalSpy finished(window.runController(), &gui::RunController::finished);
-        window.startRun();
+        window.runPanel()->start();
         QVERIFY(finished.wait(60000));
         bool shown = false;
         for (int row = 0; row < table->rowCount(); ++row)
-            shown = shown || (table->item(row, 0)->text() == window.planName() &&
+            shown = shown || (table->item(row, 0)->text() == window.workspace()->planName() &&
                               table->item(row, 5)->text().endsWith(" ms"));
         QVERIFY(shown);
         QVERIFY(window.workspace()->openPlan(QStringLiteral("mine")));
         QVERIFY(laidOut.wait(20000));
-        window.startRun(); // recorded with "mine": both plans have a run now
+        window.runPanel()->start(); // recorded with "mine": both plans have a run now
         QVERIFY(finished.wait(60000));
         const QString withRuns =
             window.workspace()->compare(QStringLiteral("mine"), QStringLiteral("split"));
@@ -219,7 +222,7 @@ private slots:
         QTest::mouseClick(
             window.planBrowser()->findChild<QPushButton*>(QStringLiteral("plan-open")),
             Qt::LeftButton);
-        QCOMPARE(window.planName(), QStringLiteral("mine"));
+        QCOMPARE(window.workspace()->planName(), QStringLiteral("mine"));
     }
 
     void opensAFileAndLaysItOut() {
@@ -459,7 +462,7 @@ private slots:
         const NodeId member = nodeNamed(window, "/layer1/conv1/Conv");
         QVERIFY(window.scene()->nodeItem(member));
         QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-        window.setCollapsedScopes({"/layer1/"});
+        window.layout()->setCollapsedScopes({"/layer1/"});
         QVERIFY(laidOut.wait(20000));
         QVERIFY(!window.scene()->nodeItem(member)); // inside the group now
         views::GroupItem* group = nullptr;
@@ -503,7 +506,7 @@ private slots:
         gui::MainWindow window;
         window.show();
         openAndWait(window, kExamples + "residual_block.relay");
-        window.setBackgroundLoadThreshold(0); // every file counts as large
+        window.opener()->setBackgroundThreshold(0); // every file counts as large
         QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
         QVERIFY(window.openFile(kModels + "tiny_mobilenet.onnx"));
         // Still the old graph until the background read is done; the window answers meanwhile.
@@ -582,11 +585,11 @@ private slots:
         QVERIFY(!window.scene()->badges().empty());
         for (const views::CopyBadgeItem* badge : window.scene()->badges())
             QVERIFY2(badge->timing().endsWith("s"), qPrintable(badge->timing())); // µs or ms
-        QVERIFY(window.runSummary()->toPlainText().contains("Latency"));
-        QVERIFY(window.runSummary()->toPlainText().contains("reference"));
+        QVERIFY(window.runPanel()->summary()->toPlainText().contains("Latency"));
+        QVERIFY(window.runPanel()->summary()->toPlainText().contains("reference"));
         QTemporaryDir dir;
-        QVERIFY(window.exportTrace(dir.filePath("trace.json")));
-        QVERIFY(window.exportTimingsCsv(dir.filePath("times.csv")));
+        QVERIFY(window.runPanel()->exportTrace(dir.filePath("trace.json")));
+        QVERIFY(window.runPanel()->exportTimingsCsv(dir.filePath("times.csv")));
         QFile csv(dir.filePath("times.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(csv.readAll());
@@ -703,7 +706,7 @@ private slots:
         QVERIFY(outcome);
         QVERIFY2(outcome->error.contains("storage 0 (holding %x) of 36379.8 TiB does not fit on"),
                  qPrintable(outcome->error));
-        QVERIFY(window.runSummary()->toPlainText().contains(outcome->error));
+        QVERIFY(window.runPanel()->summary()->toPlainText().contains(outcome->error));
         const QStringList errors = takeErrorDialogs(window);
         QCOMPARE(errors, QStringList{outcome->error});
         // The app goes on: another graph opens and runs.
@@ -712,7 +715,7 @@ private slots:
         QVERIFY(outcome);
         QVERIFY2(outcome->error.isEmpty(), qPrintable(outcome->error));
         QVERIFY(outcome->reference && outcome->reference->ok);
-        QVERIFY(window.runSummary()->toPlainText().contains("Latency"));
+        QVERIFY(window.runPanel()->summary()->toPlainText().contains("Latency"));
     }
 
     // The first screen shows what the product does: the bundled example has pins, inferred
@@ -724,7 +727,7 @@ private slots:
             gui::MainWindow window;
             window.show();
             QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-            QVERIFY(window.openExample());
+            QVERIFY(window.opener()->openExample());
             QVERIFY(laidOut.wait(20000));
             const views::PlacementDocument& document = *window.document();
             const Plan& plan = document.plan();

@@ -8,8 +8,12 @@
 //   bench_gui            the full run
 //   bench_gui --quick    small graphs only (what CTest runs)
 #include "gui/MainWindow.h"
+#include "gui/ModelOpener.h"
+#include "gui/RunPanel.h"
+#include "gui/WorkspaceController.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/LayoutController.h"
 
 #include <QApplication>
 #include <QDir>

@@ -1,0 +1,237 @@
+// The canvas's parts on their own: the layout controller (background and synchronous layouts,
+// collapsing and expanding name scopes, cancelling), the context menu driven through its real
+// popup, find, the planner-mode box, a copy badge's click, and the status line on a plan.
+#include "views/CopyBadgeItem.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/GroupItem.h"
+#include "views/LayoutController.h"
+#include "views/ModeBox.h"
+#include "views/NodeItem.h"
+#include "views/NodeMenu.h"
+#include "views/PlacementDocument.h"
+
+#include <QApplication>
+#include <QMenu>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTimer>
+#include <QtTest>
+
+using namespace placer;
+
+namespace {
+
+// Two name scopes (/a/ and /b/), a conv that gpu runs and a copy back to cpu.
+const char* const kScoped = R"({"format": "placer-graph", "version": 1,
+  "devices": [{"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda"}],
+  "default": "gpu", "host": "cpu",
+  "nodes": [
+    {"name": "x", "op": "parameter", "outputs": [{"shape": [1, 1, 4, 4], "dtype": "float32"}]},
+    {"name": "w", "op": "parameter", "outputs": [{"shape": [1, 1, 1, 1], "dtype": "float32"}]},
+    {"name": "/a/conv", "op": "nn.conv2d", "inputs": ["x", "w"], "pin": {"device": "gpu"}},
+    {"name": "/a/relu", "op": "nn.relu", "inputs": ["/a/conv"]},
+    {"name": "/b/neg", "op": "negative", "inputs": ["/a/relu"]},
+    {"name": "/b/exp", "op": "exp", "inputs": ["/b/neg"], "pin": {"device": "cpu"}}
+  ],
+  "outputs": ["/b/exp"]})";
+
+struct Canvas {
+    views::PlacementDocument document;
+    views::GraphScene scene{&document};
+    QWidget window;
+    views::GraphView* view = new views::GraphView(&scene, &window);
+    views::LayoutController* layout = new views::LayoutController(&document, &scene, view, &window);
+
+    Canvas() {
+        window.resize(800, 600);
+        view->resize(800, 600);
+        window.show();
+    }
+    bool open(const char* text, QString* error) {
+        return document.openText(text, QStringLiteral("scoped.json"), error);
+    }
+    NodeId node(const char* name) const { return *document.graph().find(name); }
+};
+
+} // namespace
+
+class TestCanvas : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aNewGraphIsLaidOutInTheBackground() {
+        Canvas canvas;
+        QSignalSpy finished(canvas.layout, &views::LayoutController::finished);
+        QString error;
+        QVERIFY2(canvas.open(kScoped, &error), qPrintable(error));
+        QVERIFY(canvas.layout->isRunning() || finished.size() == 1);
+        QVERIFY(!canvas.layout->progressBar()->isHidden() || finished.size() == 1);
+        QVERIFY(finished.wait(20000) || finished.size() == 1);
+        QVERIFY(canvas.layout->progressBar()->isHidden());
+        for (const char* name : {"/a/conv", "/a/relu", "/b/neg", "/b/exp"})
+            QVERIFY2(canvas.scene.nodeItem(canvas.node(name)), name);
+        // Nodes are ranked top to bottom along the data flow.
+        QVERIFY(canvas.scene.nodeItem(canvas.node("/a/conv"))->y() <
+                canvas.scene.nodeItem(canvas.node("/b/exp"))->y());
+    }
+
+    void scopesCollapseAndExpand() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.open(kScoped, &error));
+        canvas.layout->layoutNow();
+        canvas.layout->collapse("/a/");
+        canvas.layout->layoutNow();
+        QCOMPARE(canvas.scene.collapsed(), std::set<std::string>{"/a/"});
+        QVERIFY(!canvas.scene.nodeItem(canvas.node("/a/conv"))); // drawn as its group
+        QVERIFY(canvas.scene.nodeItem(canvas.node("/b/neg")));
+        canvas.layout->collapseAll();
+        canvas.layout->layoutNow();
+        QCOMPARE(canvas.scene.collapsed(), (std::set<std::string>{"/a/", "/b/"}));
+        canvas.layout->expand("/a/");
+        canvas.layout->layoutNow();
+        QCOMPARE(canvas.scene.collapsed(), std::set<std::string>{"/b/"});
+        QVERIFY(canvas.scene.nodeItem(canvas.node("/a/conv")));
+        // A new graph starts with its own groups: none collapsed.
+        QVERIFY(canvas.document.openText(kScoped, QStringLiteral("other.json"), &error));
+        canvas.layout->layoutNow();
+        QVERIFY(canvas.scene.collapsed().empty());
+    }
+
+    void cancellingShowsARankedLayoutAndDropsTheResult() {
+        Canvas canvas;
+        QSignalSpy finished(canvas.layout, &views::LayoutController::finished);
+        QSignalSpy messages(canvas.layout, &views::LayoutController::message);
+        QString error;
+        QVERIFY(canvas.open(kScoped, &error));
+        canvas.layout->cancel();
+        QCOMPARE(finished.size(), 1);
+        QVERIFY(canvas.layout->progressBar()->isHidden());
+        QVERIFY(canvas.scene.nodeItem(canvas.node("/b/exp"))); // the simple layout is drawn
+        QVERIFY(messages.last().at(0).toString().contains("cancelled"));
+        QTest::qWait(50);
+        while (canvas.layout->isRunning())
+            QTest::qWait(20);
+        QTest::qWait(20);
+        QCOMPARE(finished.size(), 1); // Graphviz's late result was dropped
+    }
+
+    void theNodeMenuPinsTheNodeUnderTheCursor() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.open(kScoped, &error));
+        canvas.layout->layoutNow();
+        const NodeId relu = canvas.node("/a/relu");
+        views::NodeItem* item = canvas.scene.nodeItem(relu);
+        canvas.view->centerOn(item);
+        const QPoint at = canvas.view->mapFromScene(item->sceneBoundingRect().center());
+        QString pinnedTo;
+        std::vector<NodeId> pinnedNodes;
+        bool cleared = false;
+        QStringList offered;
+        // The menu is modal: inspect and trigger it from inside its event loop.
+        QTimer::singleShot(100, [&] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            QVERIFY(menu);
+            for (QAction* action : menu->actions())
+                offered << action->text();
+            QMenu* pinTo = menu->actions().front()->menu();
+            QVERIFY(pinTo);
+            for (QAction* device : pinTo->actions())
+                if (device->text() == "cpu")
+                    device->trigger();
+            menu->close();
+        });
+        views::showNodeMenu(canvas.view, &canvas.scene, canvas.document, canvas.layout, at,
+                            {[&](const QString& device, const std::vector<NodeId>& nodes) {
+                                 pinnedTo = device;
+                                 pinnedNodes = nodes;
+                             },
+                             [&] { cleared = true; }});
+        QCOMPARE(pinnedTo, QStringLiteral("cpu"));
+        QCOMPARE(pinnedNodes, std::vector<NodeId>{relu});
+        QVERIFY(!cleared);
+        QVERIFY(item->isSelected()); // the node under the cursor became the selection
+        QVERIFY2(offered.contains("Collapse"), qPrintable(offered.join(", ")));
+        QVERIFY(offered.contains("Fit Selection"));
+    }
+
+    void findStepsThroughMatchesBothWays() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.open(kScoped, &error));
+        canvas.layout->layoutNow();
+        views::NodeFinder finder(&canvas.document, &canvas.scene, canvas.view);
+        auto selected = [&] {
+            const auto nodes = canvas.scene.selectedNodes();
+            return nodes.size() == 1 ? canvas.document.graph().node(nodes[0]).name : std::string();
+        };
+        QVERIFY(finder.next("/b/"));
+        QCOMPARE(selected(), std::string("/b/neg"));
+        QVERIFY(finder.next("/b/"));
+        QCOMPARE(selected(), std::string("/b/exp"));
+        QVERIFY(finder.next("/b/")); // wraps around
+        QCOMPARE(selected(), std::string("/b/neg"));
+        QVERIFY(finder.next("/b/", true));
+        QCOMPARE(selected(), std::string("/b/exp"));
+        QVERIFY(finder.next("NN.RELU")); // ops, case-insensitively
+        QCOMPARE(selected(), std::string("/a/relu"));
+        finder.reset();
+        QVERIFY(!finder.next("no such thing"));
+        QVERIFY(!finder.next(""));
+    }
+
+    void theModeBoxFollowsTheDocumentAndSaysWhatWasChosen() {
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY(document.openText(kScoped, QStringLiteral("m.json"), &error));
+        views::ModeBox box(&document);
+        box.show();
+        QSignalSpy chosen(&box, &views::ModeBox::modeChosen);
+        PlanOptions options = document.options();
+        options.mode = PlanMode::Unify;
+        document.setOptions(options);
+        QCOMPARE(box.currentData().toInt(), static_cast<int>(PlanMode::Unify));
+        QCOMPARE(chosen.size(), 0); // following the document is no choice
+        box.activated(box.findData(static_cast<int>(PlanMode::Demand)));
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.front().front().value<PlanMode>(), PlanMode::Demand);
+        box.activated(box.findData(static_cast<int>(PlanMode::Unify))); // already the mode
+        QCOMPARE(chosen.size(), 1);
+    }
+
+    void clickingACopyBadgeShowsItsConsumer() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.open(kScoped, &error));
+        canvas.layout->layoutNow();
+        QVERIFY(!canvas.scene.badges().empty());
+        views::CopyBadgeItem* badge = canvas.scene.badges().front();
+        const QPoint at = canvas.view->mapFromScene(badge->sceneBoundingRect().center());
+        canvas.view->centerOn(badge);
+        QTest::mouseClick(canvas.view->viewport(), Qt::LeftButton, {},
+                          canvas.view->mapFromScene(badge->sceneBoundingRect().center()));
+        Q_UNUSED(at);
+        QTRY_COMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{badge->consumer()});
+    }
+
+    void theStatusLineSummarisesThePlan() {
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY(document.openText(kScoped, QStringLiteral("s.json"), &error));
+        const QString line = views::planSummary(document);
+        int copies = 0;
+        for (const CopyPlan& copy : document.plan().copies)
+            copies += copy.isExplicit ? 0 : 1;
+        QVERIFY(copies > 0);
+        QVERIFY2(line.startsWith(QString::number(copies) + " cop"), qPrintable(line));
+        QVERIFY(line.contains("peak memory: cpu "));
+        QVERIFY(line.contains(", gpu "));
+        QVERIFY(line.contains("0 conflict"));
+        QVERIFY(line.contains("planned in "));
+    }
+};
+
+QTEST_MAIN(TestCanvas)
+#include "tst_canvas.moc"

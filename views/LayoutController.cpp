@@ -1,0 +1,131 @@
+#include "views/LayoutController.h"
+
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/NodeItem.h"
+#include "views/PlacementDocument.h"
+
+#include <QProgressBar>
+#include <QPushButton>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace placer::views {
+
+LayoutController::LayoutController(PlacementDocument* document, GraphScene* scene, GraphView* view,
+                                   QWidget* parent)
+    : QObject(parent), m_document(document), m_scene(scene), m_view(view),
+      m_progress(new QProgressBar(parent)), m_cancel(new QPushButton(tr("Cancel layout"), parent)) {
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumWidth(160);
+    m_progress->setFormat(tr("laying out"));
+    m_progress->hide();
+    m_cancel->hide();
+    connect(m_cancel, &QPushButton::clicked, this, &LayoutController::cancel);
+    connect(&m_watcher, &QFutureWatcher<LayoutResult>::finished, this, &LayoutController::done);
+    connect(m_document, &PlacementDocument::modelReset, this, &LayoutController::start);
+    connect(m_view, &GraphView::expandRequested, this,
+            [this](const QString& scope) { expand(scope.toStdString()); });
+}
+
+LayoutController::~LayoutController() {
+    m_watcher.waitForFinished();
+}
+
+void LayoutController::start() {
+    if (m_path != m_document->path()) { // a new graph: its own groups
+        m_path = m_document->path();
+        m_scene->setCollapsed({});
+    }
+    ++m_generation;
+    const LayoutRequest request = m_scene->layoutRequest();
+    m_progress->show();
+    m_cancel->show();
+    m_runningGeneration = m_generation;
+    if (request.nodeSizes.size() > kQuickLayoutNodes) {
+        // A large graph: show a simple ranked layout at once, replaced by dot's when it is done.
+        m_scene->applySimpleLayout();
+        m_view->fitAll();
+        emit message(tr("Showing a quick layout while Graphviz lays out %n node(s)…", nullptr,
+                        static_cast<int>(request.nodeSizes.size())),
+                     0);
+    }
+    m_watcher.setFuture(QtConcurrent::run([request] { return cachedLayout(request); }));
+}
+
+void LayoutController::layoutNow() {
+    m_watcher.waitForFinished();
+    ++m_generation;
+    m_scene->applyLayout(cachedLayout(m_scene->layoutRequest()));
+    m_progress->hide();
+    m_cancel->hide();
+    m_view->fitAll();
+    emit finished();
+}
+
+void LayoutController::done() {
+    const LayoutResult result = m_watcher.result();
+    if (m_runningGeneration != m_generation)
+        return; // a newer layout (or a cancel) superseded this one
+    m_progress->hide();
+    m_cancel->hide();
+    const std::vector<NodeId> selected = m_scene->selectedNodes();
+    const bool hadQuickLayout = m_scene->hasItems();
+    const QTransform zoom = m_view->transform();
+    m_scene->applyLayout(result);
+    for (NodeId node : selected) // the user may have selected during the quick layout
+        if (auto* item = m_scene->nodeItem(node))
+            item->setSelected(true);
+    if (hadQuickLayout && !selected.empty()) {
+        m_view->setTransform(zoom);
+        m_view->centerOn(m_scene->nodeItem(selected.front()));
+    } else {
+        m_view->fitAll();
+    }
+    if (!result.error.isEmpty())
+        emit message(tr("Layout failed (%1); showing a simple ranked layout").arg(result.error),
+                     10000);
+    else
+        emit message(tr("Laid out in %1 s").arg(result.seconds, 0, 'f', 2), 4000);
+    emit finished();
+}
+
+void LayoutController::cancel() {
+    // Graphviz cannot be interrupted: its result is dropped when it comes.
+    ++m_generation;
+    m_progress->hide();
+    m_cancel->hide();
+    m_scene->layoutRequest();
+    m_scene->applySimpleLayout();
+    m_view->fitAll();
+    emit message(tr("Layout cancelled; showing a simple ranked layout"), 8000);
+    emit finished();
+}
+
+void LayoutController::setCollapsedScopes(std::set<std::string> scopes) {
+    m_scene->setCollapsed(std::move(scopes));
+    start();
+}
+
+void LayoutController::collapseAll() {
+    std::set<std::string> scopes;
+    for (const Node& node : m_document->graph().nodes()) {
+        const auto all = GraphScene::scopesOf(node.name);
+        if (!all.empty())
+            scopes.insert(all.front());
+    }
+    setCollapsedScopes(std::move(scopes));
+}
+
+void LayoutController::collapse(const std::string& scope) {
+    auto scopes = m_scene->collapsed();
+    scopes.insert(scope);
+    setCollapsedScopes(std::move(scopes));
+}
+
+void LayoutController::expand(const std::string& scope) {
+    auto scopes = m_scene->collapsed();
+    scopes.erase(scope);
+    setCollapsedScopes(std::move(scopes));
+}
+
+} // namespace placer::views

@@ -1,0 +1,76 @@
+// Laying the canvas out: Graphviz in the background, a quick ranked layout first for large
+// graphs, cancelling, and the groups (collapsed name scopes) the layout draws. Owns the progress
+// bar and the Cancel button the window puts in its status bar.
+#pragma once
+
+#include "views/GraphvizLayout.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <set>
+#include <string>
+
+class QProgressBar;
+class QPushButton;
+class QWidget;
+
+namespace placer::views {
+
+class GraphScene;
+class GraphView;
+class PlacementDocument;
+
+class LayoutController : public QObject {
+    Q_OBJECT
+
+public:
+    /// Lays `scene` out whenever `document` gets a new model; `parent` owns the widgets.
+    LayoutController(PlacementDocument* document, GraphScene* scene, GraphView* view,
+                     QWidget* parent);
+    ~LayoutController() override;
+
+    QProgressBar* progressBar() const { return m_progress; }
+    QPushButton* cancelButton() const { return m_cancel; }
+
+    /// Starts a background layout of the current graph (a quick one is shown at once for graphs
+    /// of more than kQuickLayoutNodes drawn nodes).
+    void start();
+    /// Lays out on this thread (for --screenshot and tests).
+    void layoutNow();
+    /// Drops the running layout and shows a simple ranked layout.
+    void cancel();
+    bool isRunning() const { return m_watcher.isRunning(); }
+    /// Draws these name scopes as collapsed groups and lays the graph out again.
+    void setCollapsedScopes(std::set<std::string> scopes);
+    /// Collapses every outermost name scope into a group.
+    void collapseAll();
+    /// Collapses, or expands, one scope.
+    void collapse(const std::string& scope);
+    void expand(const std::string& scope);
+
+    /// Graphs with more drawn nodes than this get a quick layout first.
+    static constexpr std::size_t kQuickLayoutNodes = 800;
+
+signals:
+    /// A layout finished (or was cancelled) and the canvas shows the graph.
+    void finished();
+    /// A sentence for the status bar, shown for `timeoutMs` (0: until replaced).
+    void message(const QString& text, int timeoutMs);
+
+private:
+    void done();
+
+    PlacementDocument* m_document;
+    GraphScene* m_scene;
+    GraphView* m_view;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QFutureWatcher<LayoutResult> m_watcher;
+    QString m_path;               ///< the graph the current layout (and its groups) belongs to
+    int m_generation = 0;         ///< bumped by every new layout and by cancel
+    int m_runningGeneration = -1; ///< the generation the background layout belongs to
+};
+
+} // namespace placer::views

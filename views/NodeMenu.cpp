@@ -1,0 +1,127 @@
+#include "views/NodeMenu.h"
+
+#include "io/RelayWriter.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/GroupItem.h"
+#include "views/LayoutController.h"
+#include "views/NodeItem.h"
+#include "views/PlacementDocument.h"
+
+#include <QCoreApplication>
+#include <QMenu>
+#include <QStringList>
+
+namespace placer::views {
+
+void showNodeMenu(GraphView* view, GraphScene* scene, const PlacementDocument& document,
+                  LayoutController* layout, const QPoint& position,
+                  const NodeMenuActions& actions) {
+    QGraphicsItem* clicked = nullptr;
+    NodeItem* clickedNode = nullptr;
+    GroupItem* clickedGroup = nullptr;
+    for (QGraphicsItem* item : view->items(position)) {
+        clickedNode = qgraphicsitem_cast<NodeItem*>(item);
+        clickedGroup = qgraphicsitem_cast<GroupItem*>(item);
+        if (clickedNode || clickedGroup) {
+            clicked = item;
+            break;
+        }
+    }
+    if (!clicked)
+        return;
+    if (!clicked->isSelected()) {
+        scene->clearSelection();
+        clicked->setSelected(true);
+    }
+    const std::vector<NodeId> nodes = scene->selectedNodes();
+    QMenu menu(view);
+    QMenu* pinTo = menu.addMenu(QCoreApplication::translate("NodeMenu", "Pin to"));
+    for (const VirtualDevice& device : document.devices().devices()) {
+        const QString name = QString::fromStdString(device.name);
+        pinTo->addAction(name, view, [&actions, name, nodes] { actions.pin(name, nodes); });
+    }
+    QAction* clear = menu.addAction(QCoreApplication::translate("NodeMenu", "Clear Pin"), view,
+                                    [&actions] { actions.clearPins(); });
+    bool anyPinned = false;
+    for (NodeId node : nodes)
+        anyPinned = anyPinned || document.pin(node).active();
+    clear->setEnabled(anyPinned);
+    menu.addSeparator();
+    if (clickedGroup) {
+        const QString scope = clickedGroup->scope();
+        menu.addAction(QCoreApplication::translate("NodeMenu", "Expand %1").arg(scope), view,
+                       [layout, scope] { layout->expand(scope.toStdString()); });
+    } else {
+        const auto scopes = GraphScene::scopesOf(document.graph().node(clickedNode->node()).name);
+        if (!scopes.empty()) {
+            QMenu* collapse = menu.addMenu(QCoreApplication::translate("NodeMenu", "Collapse"));
+            for (const std::string& scope : scopes)
+                collapse->addAction(QString::fromStdString(scope), view,
+                                    [layout, scope] { layout->collapse(scope); });
+        }
+    }
+    menu.addAction(QCoreApplication::translate("NodeMenu", "Fit Selection"), view,
+                   &GraphView::fitSelection);
+    menu.exec(view->viewport()->mapToGlobal(position));
+}
+
+bool NodeFinder::next(const QString& text, bool backwards) {
+    if (text.isEmpty())
+        return false;
+    const Graph& graph = m_document->graph();
+    const int n = static_cast<int>(graph.size());
+    auto matches = [&](const Node& node) {
+        if (node.isConstant())
+            return false;
+        if (QString::fromStdString(node.name).contains(text, Qt::CaseInsensitive) ||
+            QString::fromStdString(node.op->name).contains(text, Qt::CaseInsensitive))
+            return true;
+        for (const auto& [name, value] : node.attrs.entries()) {
+            const QString attr = QString::fromStdString(name + "=" + formatAttrRelay(value));
+            if (attr.contains(text, Qt::CaseInsensitive))
+                return true;
+        }
+        return false;
+    };
+    for (int step = 1; step <= n; ++step) {
+        const int i = ((m_cursor + (backwards ? -step : step)) % n + n) % n;
+        const NodeId id(static_cast<std::uint32_t>(i));
+        if (matches(graph.nodes()[static_cast<std::size_t>(i)]) && m_scene->nodeItem(id)) {
+            m_cursor = i;
+            m_view->showNode(id);
+            return true;
+        }
+    }
+    return false;
+}
+
+QString planSummary(const PlacementDocument& document) {
+    const Plan& plan = document.plan();
+    const DeviceSet& devices = document.devices();
+    int copies = 0;
+    for (const CopyPlan& copy : plan.copies)
+        copies += copy.isExplicit ? 0 : 1;
+    QStringList memory;
+    for (const DeviceMemory& device : plan.memory.devices) {
+        QString entry = QString::fromStdString(devices[device.device].name + " " +
+                                               formatBytes(device.peakBytes));
+        if (const auto& capacity = devices[device.device].memoryCapacity)
+            entry += QStringLiteral(" / ") + QString::fromStdString(formatBytes(*capacity));
+        memory << entry;
+    }
+    const int conflicts = static_cast<int>(plan.conflicts.size());
+    const QString separator = QStringLiteral("  ·  ");
+    return QCoreApplication::translate("PlanSummary", "%n copy(ies), %1 copied", nullptr, copies)
+               .arg(QString::fromStdString(formatBytes(plan.copiedBytes()))) +
+           separator +
+           QCoreApplication::translate("PlanSummary", "peak memory: %1")
+               .arg(memory.join(QStringLiteral(", "))) +
+           separator +
+           QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
+           separator +
+           QCoreApplication::translate("PlanSummary", "planned in %1 ms")
+               .arg(document.lastPlanMillis(), 0, 'f', 2);
+}
+
+} // namespace placer::views

@@ -186,11 +186,11 @@ CudaDevice::~CudaDevice() {
     m_worker.reset();
 }
 
-std::byte* CudaDevice::allocate(std::int64_t bytes, std::string* error) {
+Result<std::byte*> CudaDevice::allocate(std::int64_t bytes) {
     std::string why;
     void* block = m_allocator->allocate(bytes, &why);
     if (!block)
-        *error = m_name + ": " + why;
+        return SourceError::sentence(m_name + ": " + why);
     return static_cast<std::byte*>(block);
 }
 

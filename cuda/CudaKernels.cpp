@@ -627,18 +627,21 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
     }
     const ConvAlgorithm algorithm = found->second;
     // Workspace and padded input from the device's allocator, once.
-    std::string error;
     std::byte* workspace = nullptr;
     if (algorithm.workspace > 0) {
-        workspace = device.allocate(static_cast<std::int64_t>(algorithm.workspace), &error);
-        if (!workspace)
-            return specError(spec, error);
+        auto block = device.allocate(static_cast<std::int64_t>(algorithm.workspace));
+        if (!block)
+            return specError(spec, block.error().message);
+        workspace = block.value();
     }
     std::byte* paddedInput = nullptr;
     if (uneven) {
-        paddedInput = device.allocate(product(padded) * 4, &error);
-        if (!paddedInput)
-            return specError(spec, error);
+        auto block = device.allocate(product(padded) * 4);
+        if (!block) {
+            device.free(workspace);
+            return specError(spec, block.error().message);
+        }
+        paddedInput = block.value();
     }
     std::shared_ptr<void> memory(nullptr, [dev = &device, workspace, paddedInput](void*) {
         dev->free(workspace);

@@ -78,14 +78,14 @@ void RulesPanel::apply() {
         const QString trimmed = line.trimmed();
         if (trimmed.isEmpty())
             continue;
-        OpRule rule;
-        std::string error;
-        if (!splitAssignment(trimmed.toStdString(), &rule.opPattern, &rule.device, &error)) {
+        const auto split = splitAssignment(trimmed.toStdString());
+        if (!split) {
             emit invalid(tr("'%1' is not of the form OP=DEVICE").arg(trimmed));
             return;
         }
-        rule.opPattern = QString::fromStdString(rule.opPattern).trimmed().toStdString();
-        rule.device = QString::fromStdString(rule.device).trimmed().toStdString();
+        OpRule rule;
+        rule.opPattern = QString::fromStdString(split.value().lhs).trimmed().toStdString();
+        rule.device = QString::fromStdString(split.value().rhs).trimmed().toStdString();
         if (!m_document->devices().find(rule.device)) {
             emit invalid(tr("'%1' names unknown device '%2'")
                              .arg(trimmed, QString::fromStdString(rule.device)));

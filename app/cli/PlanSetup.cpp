@@ -44,7 +44,12 @@ std::string readAll(std::istream& in) {
 std::optional<DeviceSet> explicitDevices(const PlanArguments& args, std::string* error) {
     if (!args.devices)
         return std::nullopt;
-    return DeviceSet::parse(*args.devices, error);
+    auto set = DeviceSet::parse(*args.devices);
+    if (!set) {
+        *error = set.error().message;
+        return std::nullopt;
+    }
+    return set.take();
 }
 
 bool chooseRoles(const PlanArguments& args, DeviceSet& devices, std::string* error) {
@@ -78,7 +83,6 @@ std::string formatHelp(const char* text) {
 
 std::optional<std::string> takePlanOption(const std::string& name, const std::string& value,
                                           PlanArguments* parsed) {
-    std::string error;
     if (name == "--format") {
         const auto format = parseGraphFormat(value);
         if (!format)
@@ -91,16 +95,15 @@ std::optional<std::string> takePlanOption(const std::string& name, const std::st
     } else if (name == "--host") {
         parsed->hostDevice = value;
     } else if (name == "--pin" || name == "--pin-fixed") {
-        PinRequest pin;
-        if (!splitAssignment(value, &pin.nodePattern, &pin.device, &error))
-            return name + " " + error;
-        pin.fixed = name == "--pin-fixed";
-        parsed->pins.push_back(pin);
+        auto split = splitAssignment(value);
+        if (!split)
+            return name + " " + split.error().message;
+        parsed->pins.push_back({split.value().lhs, split.value().rhs, name == "--pin-fixed"});
     } else if (name == "--rule") {
-        OpRule rule;
-        if (!splitAssignment(value, &rule.opPattern, &rule.device, &error))
-            return "--rule " + error;
-        parsed->options.rules.push_back(rule);
+        auto split = splitAssignment(value);
+        if (!split)
+            return "--rule " + split.error().message;
+        parsed->options.rules.push_back({split.value().lhs, split.value().rhs});
     } else if (name == "--fallback") {
         parsed->options.fallbackDevice = value;
     } else if (name == "--mode") {
@@ -186,10 +189,11 @@ std::optional<std::string> loadPlanned(const PlanArguments& args,
     warnings->insert(warnings->end(), model.warnings.begin(), model.warnings.end());
     if (!devices && !chooseRoles(args, model.devices, &error))
         return error;
-    if (!applyPinRequests(model.graph, model.devices, args.pins, &error))
-        return error;
-    if (!validateRules(model.graph, model.devices, args.options, &error, warnings))
-        return error;
+    if (const Status pinned = applyPinRequests(model.graph, model.devices, args.pins); !pinned.ok())
+        return pinned.error().message;
+    if (const Status valid = validateRules(model.graph, model.devices, args.options, warnings);
+        !valid.ok())
+        return valid.error().message;
     planned->plan = planDevices(model.graph, model.devices, args.options);
     return std::nullopt;
 }

@@ -101,10 +101,10 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         auto opened = openStore();
         if (!opened)
             return fail(err, opened.error().toString());
-        if (auto error =
-                opened.value()->savePlan(name, note, planned.model.graph, planned.model.devices,
-                                         parsed.options, planned.plan))
-            return fail(err, error->toString());
+        const Status saved = opened.value()->savePlan(
+            name, note, planned.model.graph, planned.model.devices, parsed.options, planned.plan);
+        if (!saved.ok())
+            return fail(err, saved.error().toString());
         out << "saved plan '" << name << "' (" << planned.plan.copies.size() << " copies, "
             << humanBytes(planned.plan.copiedBytes()) << ", " << planned.plan.conflicts.size()
             << " conflicts) in " << db << "\n";
@@ -266,10 +266,11 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
     if (command == "rename" || command == "duplicate") {
         if (auto bad = need(2, "NAME NEW"))
             return *bad;
-        auto error = command == "rename" ? plans.renamePlan(positional[0], positional[1])
-                                         : plans.duplicatePlan(positional[0], positional[1]);
-        if (error)
-            return fail(err, error->toString());
+        const Status status = command == "rename"
+                                  ? plans.renamePlan(positional[0], positional[1])
+                                  : plans.duplicatePlan(positional[0], positional[1]);
+        if (!status.ok())
+            return fail(err, status.error().toString());
         out << (command == "rename" ? "renamed '" : "duplicated '") << positional[0] << "' as '"
             << positional[1] << "'\n";
         return Ok;
@@ -277,8 +278,8 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
     if (command == "delete") {
         if (auto bad = need(1, "NAME"))
             return *bad;
-        if (auto error = plans.deletePlan(positional[0]))
-            return fail(err, error->toString());
+        if (Status status = plans.deletePlan(positional[0]); !status.ok())
+            return fail(err, status.error().toString());
         out << "deleted plan '" << positional[0] << "' and its runs\n";
         return Ok;
     }

@@ -114,8 +114,9 @@ std::optional<std::string> recordRun(const std::string& db, const std::string& n
     const DeviceSet& devices = planned.model.devices;
     auto stored = plans.loadPlan(name);
     if (!stored) {
-        if (auto error = plans.savePlan(name, "", graph, devices, options, planned.plan))
-            return error->toString();
+        if (Status status = plans.savePlan(name, "", graph, devices, options, planned.plan);
+            !status.ok())
+            return status.error().toString();
         err << "placer run: saved the plan as '" << name << "' in " << db << "\n";
     } else {
         const auto& saved = stored.value().savedDevices;
@@ -128,8 +129,8 @@ std::optional<std::string> recordRun(const std::string& db, const std::string& n
                    " places nodes differently from the plan that ran; give another --plan NAME";
     }
     const store::RunRecord run = store::runRecord(report);
-    if (auto error = plans.saveRun(name, run))
-        return error->toString();
+    if (Status status = plans.saveRun(name, run); !status.ok())
+        return status.error().toString();
     err << "placer run: recorded the run of '" << name << "' in " << db << "\n";
     return std::nullopt;
 }
@@ -186,7 +187,6 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     std::string planName, db = store::PlanStore::defaultPath();
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
-        std::string lhs, rhs, error;
         if (name == "--json") {
             json = true;
         } else if (name == "--no-reference") {
@@ -198,13 +198,15 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         } else if (name == "--db") {
             db = value;
         } else if (name == "--map") {
-            if (!splitAssignment(value, &lhs, &rhs, &error, SplitAt::FirstEquals))
-                return "--map " + error;
-            maps.push_back({lhs, rhs});
+            auto split = splitAssignment(value, SplitAt::FirstEquals);
+            if (!split)
+                return "--map " + split.error().message;
+            maps.push_back({split.value().lhs, split.value().rhs});
         } else if (name == "--input") {
-            if (!splitAssignment(value, &lhs, &rhs, &error, SplitAt::FirstEquals))
-                return "--input " + error;
-            inputFiles.emplace_back(lhs, rhs);
+            auto split = splitAssignment(value, SplitAt::FirstEquals);
+            if (!split)
+                return "--input " + split.error().message;
+            inputFiles.emplace_back(split.value().lhs, split.value().rhs);
         } else if (name == "--iterations") {
             if (!parseInt(value, 1, &options.iterations))
                 return "--iterations must be a whole number of at least 1, not '" + value + "'";
@@ -332,8 +334,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             const std::string name =
                 graphOutput.name.empty() ? graph.valueName(graphOutput.value) : graphOutput.name;
             const std::string file = outputFileName(saveDir, name, o);
-            if (auto error = writeNpy(file, result.value().outputs[o]))
-                return fail(error->toString());
+            if (Status status = writeNpy(file, result.value().outputs[o]); !status.ok())
+                return fail(status.error().toString());
             report.outputFiles.resize(result.value().outputs.size());
             report.outputFiles[o] = file;
         }

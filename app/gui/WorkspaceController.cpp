@@ -73,10 +73,11 @@ bool WorkspaceController::save(const QString& name) {
                      tr("No workspace is open (File ▸ Open Workspace)."));
         return false;
     }
-    if (auto error =
-            m_store->savePlan(name.toStdString(), std::string(), m_document->graph(),
-                              m_document->devices(), m_document->options(), m_document->plan())) {
-        emit problem(tr("Cannot save the plan"), QString::fromStdString(error->toString()));
+    const Status saved =
+        m_store->savePlan(name.toStdString(), std::string(), m_document->graph(),
+                          m_document->devices(), m_document->options(), m_document->plan());
+    if (!saved.ok()) {
+        emit problem(tr("Cannot save the plan"), QString::fromStdString(saved.error().toString()));
         return false;
     }
     m_planName = name;
@@ -139,8 +140,9 @@ bool WorkspaceController::openPlan(const QString& name) {
 bool WorkspaceController::rename(const QString& from, const QString& to) {
     if (!m_store)
         return false;
-    if (auto error = m_store->renamePlan(from.toStdString(), to.toStdString())) {
-        emit problem(tr("Cannot rename the plan"), QString::fromStdString(error->toString()));
+    if (Status status = m_store->renamePlan(from.toStdString(), to.toStdString()); !status.ok()) {
+        emit problem(tr("Cannot rename the plan"),
+                     QString::fromStdString(status.error().toString()));
         return false;
     }
     if (m_planName == from)
@@ -153,8 +155,10 @@ bool WorkspaceController::rename(const QString& from, const QString& to) {
 bool WorkspaceController::duplicate(const QString& from, const QString& to) {
     if (!m_store)
         return false;
-    if (auto error = m_store->duplicatePlan(from.toStdString(), to.toStdString())) {
-        emit problem(tr("Cannot duplicate the plan"), QString::fromStdString(error->toString()));
+    if (Status status = m_store->duplicatePlan(from.toStdString(), to.toStdString());
+        !status.ok()) {
+        emit problem(tr("Cannot duplicate the plan"),
+                     QString::fromStdString(status.error().toString()));
         return false;
     }
     m_browser->refresh();
@@ -165,8 +169,9 @@ bool WorkspaceController::duplicate(const QString& from, const QString& to) {
 bool WorkspaceController::remove(const QString& name) {
     if (!m_store)
         return false;
-    if (auto error = m_store->deletePlan(name.toStdString())) {
-        emit problem(tr("Cannot delete the plan"), QString::fromStdString(error->toString()));
+    if (Status status = m_store->deletePlan(name.toStdString()); !status.ok()) {
+        emit problem(tr("Cannot delete the plan"),
+                     QString::fromStdString(status.error().toString()));
         return false;
     }
     if (m_planName == name)
@@ -231,8 +236,9 @@ void WorkspaceController::recordRun(const RunOutcome& outcome, bool unsaved) {
     if (!m_store || m_planName.isEmpty() || unsaved)
         return;
     const store::RunRecord run = store::runRecord(runReportInput(outcome));
-    if (auto error = m_store->saveRun(m_planName.toStdString(), run)) {
-        emit problem(tr("Cannot record the run"), QString::fromStdString(error->toString()));
+    if (Status status = m_store->saveRun(m_planName.toStdString(), run); !status.ok()) {
+        emit problem(tr("Cannot record the run"),
+                     QString::fromStdString(status.error().toString()));
         return;
     }
     m_browser->refresh();

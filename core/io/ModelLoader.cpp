@@ -23,8 +23,7 @@ std::optional<GraphFormat> parseGraphFormat(std::string_view name) {
 }
 
 DeviceSet defaultDeviceSet() {
-    std::string error;
-    return *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+    return DeviceSet::parse("cpu:cpu,gpu:cuda").take();
 }
 
 namespace {

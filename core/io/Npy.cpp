@@ -25,8 +25,7 @@ public:
     HeaderParser(std::string_view text, std::string file, std::size_t base)
         : m_text(text), m_file(std::move(file)), m_base(base) {}
 
-    std::optional<SourceError> parse(std::string* descr, bool* fortran,
-                                     std::vector<std::int64_t>* shape) {
+    Status parse(std::string* descr, bool* fortran, std::vector<std::int64_t>* shape) {
         bool haveDescr = false, haveOrder = false, haveShape = false;
         skipSpace();
         if (!take('{'))
@@ -90,7 +89,7 @@ public:
         }
         if (!haveDescr || !haveOrder || !haveShape)
             return error("the header lacks descr, fortran_order or shape");
-        return std::nullopt;
+        return {};
     }
 
 private:
@@ -157,8 +156,8 @@ Result<HostTensor> parseNpy(std::string_view bytes, const std::string& fileName)
     bool fortran = false;
     std::vector<std::int64_t> shape;
     HeaderParser parser(bytes.substr(offset, headerLength), fileName, offset);
-    if (auto error = parser.parse(&descr, &fortran, &shape))
-        return *error;
+    if (Status status = parser.parse(&descr, &fortran, &shape); !status.ok())
+        return status.error();
     if (fortran)
         return fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
     const NpyType* type = nullptr;
@@ -228,7 +227,7 @@ Result<std::string> formatNpy(const HostTensor& tensor) {
     return out;
 }
 
-std::optional<SourceError> writeNpy(const std::string& path, const HostTensor& tensor) {
+Status writeNpy(const std::string& path, const HostTensor& tensor) {
     auto bytes = formatNpy(tensor);
     if (!bytes)
         return SourceError{path, 0, 0, bytes.error().message};
@@ -237,7 +236,7 @@ std::optional<SourceError> writeNpy(const std::string& path, const HostTensor& t
     file.close();
     if (!file)
         return SourceError{path, 0, 0, "cannot write the file"};
-    return std::nullopt;
+    return {};
 }
 
 } // namespace placer

@@ -16,6 +16,6 @@ Result<HostTensor> readNpy(const std::string& path);
 /// The .npy bytes of a tensor (version 1.0). bfloat16 has no NumPy type and is refused.
 Result<std::string> formatNpy(const HostTensor& tensor);
 /// Writes a tensor to `path`; an error names the file.
-std::optional<SourceError> writeNpy(const std::string& path, const HostTensor& tensor);
+Status writeNpy(const std::string& path, const HostTensor& tensor);
 
 } // namespace placer

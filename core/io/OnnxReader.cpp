@@ -140,12 +140,11 @@ private:
         for (const auto& entry : m_model.metadata_props()) {
             if (entry.key() != "placement.devices" || m_devicesGiven)
                 continue;
-            std::string error;
-            auto set = DeviceSet::parse(entry.value(), &error);
+            auto set = DeviceSet::parse(entry.value());
             if (!set)
                 return fail("the model's placement.devices metadata is not a device list: " +
-                            error);
-            m_devices = *set;
+                            set.error().message);
+            m_devices = set.take();
         }
         for (const auto& entry : m_model.metadata_props()) {
             if (entry.key().rfind(kPinKey, 0) == 0)

@@ -7,18 +7,6 @@
 
 namespace placer {
 
-std::string SourceError::toString() const {
-    std::string out = file;
-    if (line > 0) {
-        out += (out.empty() ? "line " : ":") + std::to_string(line);
-        if (column > 0)
-            out += ":" + std::to_string(column);
-    }
-    if (!out.empty())
-        out += ": ";
-    return out + message;
-}
-
 Result<std::string> readTextFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)

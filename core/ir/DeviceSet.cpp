@@ -102,32 +102,28 @@ void DeviceSet::chooseDefaults() {
         m_default = m_host;
 }
 
-std::optional<DeviceSet> DeviceSet::parse(std::string_view spec, std::string* error) {
+Result<DeviceSet> DeviceSet::parse(std::string_view spec) {
     DeviceSet set;
     std::array<int, kDeviceKindCount> kindCounts{};
     for (std::string_view entry : split(spec, ',')) {
         const std::vector<std::string_view> fields = split(entry, ':');
         if (fields.size() < 2) {
-            *error =
-                "device '" + std::string(entry) + "' is not of the form NAME:KIND (e.g. gpu:cuda)";
-            return std::nullopt;
+            return SourceError::sentence("device '" + std::string(entry) +
+                                         "' is not of the form NAME:KIND (e.g. gpu:cuda)");
         }
         VirtualDevice device;
         device.name = std::string(fields[0]);
         if (!isValidDeviceName(device.name)) {
-            *error = "device name '" + device.name +
-                     "' is not valid: use letters, digits, '_', '-' and '.'";
-            return std::nullopt;
+            return SourceError::sentence("device name '" + device.name +
+                                         "' is not valid: use letters, digits, '_', '-' and '.'");
         }
         if (set.find(device.name)) {
-            *error = "device '" + device.name + "' is listed twice";
-            return std::nullopt;
+            return SourceError::sentence("device '" + device.name + "' is listed twice");
         }
         const std::optional<DeviceKind> kind = parseDeviceKind(fields[1]);
         if (!kind) {
-            *error = "device '" + device.name + "' has unknown kind '" + std::string(fields[1]) +
-                     "' (kinds: cpu, cuda, vcpu)";
-            return std::nullopt;
+            return SourceError::sentence("device '" + device.name + "' has unknown kind '" +
+                                         std::string(fields[1]) + "' (kinds: cpu, cuda, vcpu)");
         }
         device.kind = *kind;
         device.ordinal = kindCounts[static_cast<int>(*kind)]++;
@@ -138,25 +134,25 @@ std::optional<DeviceSet> DeviceSet::parse(std::string_view spec, std::string* er
             const std::string_view value =
                 eq == std::string_view::npos ? std::string_view() : option.substr(eq + 1);
             if (eq == std::string_view::npos || value.empty()) {
-                *error = "device '" + device.name + "': option '" + std::string(option) +
-                         "' is not of the form KEY=VALUE";
-                return std::nullopt;
+                return SourceError::sentence("device '" + device.name + "': option '" +
+                                             std::string(option) +
+                                             "' is not of the form KEY=VALUE");
             }
             if (key == "mem" || key == "memory") {
                 device.memoryCapacity = parseByteSize(value);
                 if (!device.memoryCapacity) {
-                    *error = "device '" + device.name + "': memory size '" + std::string(value) +
-                             "' is not a size such as 8GiB or 512MB";
-                    return std::nullopt;
+                    return SourceError::sentence("device '" + device.name + "': memory size '" +
+                                                 std::string(value) +
+                                                 "' is not a size such as 8GiB or 512MB");
                 }
             } else if (key == "ordinal") {
                 int ordinal = 0;
                 const auto [ptr, ec] =
                     std::from_chars(value.data(), value.data() + value.size(), ordinal);
                 if (ec != std::errc() || ptr != value.data() + value.size() || ordinal < 0) {
-                    *error = "device '" + device.name + "': ordinal '" + std::string(value) +
-                             "' is not a non-negative integer";
-                    return std::nullopt;
+                    return SourceError::sentence("device '" + device.name + "': ordinal '" +
+                                                 std::string(value) +
+                                                 "' is not a non-negative integer");
                 }
                 device.ordinal = ordinal;
             } else if (key == "target") {
@@ -164,16 +160,15 @@ std::optional<DeviceSet> DeviceSet::parse(std::string_view spec, std::string* er
             } else if (key == "scope") {
                 device.memoryScope = std::string(value);
             } else {
-                *error = "device '" + device.name + "': unknown option '" + std::string(key) +
-                         "' (options: mem, ordinal, target, scope)";
-                return std::nullopt;
+                return SourceError::sentence("device '" + device.name + "': unknown option '" +
+                                             std::string(key) +
+                                             "' (options: mem, ordinal, target, scope)");
             }
         }
         set.add(std::move(device));
     }
     if (set.empty()) {
-        *error = "no devices given";
-        return std::nullopt;
+        return SourceError::sentence("no devices given");
     }
     set.chooseDefaults();
     return set;

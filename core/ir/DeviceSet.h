@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/Ids.h"
+#include "ir/Result.h"
 
 #include <cstdint>
 #include <optional>
@@ -55,9 +56,8 @@ public:
     /// device, else first vcpu-kind device) where they are unset.
     void chooseDefaults();
 
-    /// Parses "NAME:KIND[:mem=SIZE][:ordinal=N][:target=T][:scope=S],...". On failure returns
-    /// std::nullopt and puts a sentence in *error.
-    static std::optional<DeviceSet> parse(std::string_view spec, std::string* error);
+    /// Parses "NAME:KIND[:mem=SIZE][:ordinal=N][:target=T][:scope=S],...", or says what is wrong.
+    static Result<DeviceSet> parse(std::string_view spec);
 
     bool operator==(const DeviceSet&) const = default;
 

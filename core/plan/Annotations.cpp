@@ -5,28 +5,22 @@
 
 namespace placer {
 
-bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs, std::string* error,
-                     SplitAt at) {
+Result<Assignment> splitAssignment(std::string_view text, SplitAt at) {
     const std::size_t eq = at == SplitAt::LastEquals ? text.rfind('=') : text.find('=');
-    if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
-        *error = "'" + std::string(text) + "' is not of the form NAME=DEVICE";
-        return false;
-    }
-    *lhs = std::string(text.substr(0, eq));
-    *rhs = std::string(text.substr(eq + 1));
-    return true;
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
+        return SourceError::sentence("'" + std::string(text) + "' is not of the form NAME=DEVICE");
+    return Assignment{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }
 
-bool applyPinRequests(Graph& graph, const DeviceSet& devices,
-                      const std::vector<PinRequest>& requests, std::string* error) {
+Status applyPinRequests(Graph& graph, const DeviceSet& devices,
+                        const std::vector<PinRequest>& requests) {
     std::vector<std::pair<NodeId, Pin>> pins;
     for (const PinRequest& request : requests) {
         const std::string spelled = "--pin " + request.nodePattern + "=" + request.device;
         const auto device = devices.find(request.device);
         if (!device) {
-            *error = spelled + ": unknown device '" + request.device +
-                     "' (devices: " + devices.namesList() + ")";
-            return false;
+            return SourceError::sentence(spelled + ": unknown device '" + request.device +
+                                         "' (devices: " + devices.namesList() + ")");
         }
         const Pin pin{request.fixed ? PinKind::Fixed : PinKind::Plain, *device, spelled};
         std::size_t matched = 0;
@@ -48,8 +42,8 @@ bool applyPinRequests(Graph& graph, const DeviceSet& devices,
             }
         }
         if (matched == 0) {
-            *error = spelled + ": no node is called '" + request.nodePattern + "'";
-            return false;
+            return SourceError::sentence(spelled + ": no node is called '" + request.nodePattern +
+                                         "'");
         }
     }
     for (auto& [id, pin] : pins) {
@@ -57,16 +51,16 @@ bool applyPinRequests(Graph& graph, const DeviceSet& devices,
         node.pin = std::move(pin);
         node.rejectedPins.clear();
     }
-    return true;
+    return {};
 }
 
-bool validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
-                   std::string* error, std::vector<std::string>* warnings) {
+Status validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                     std::vector<std::string>* warnings) {
     for (const OpRule& rule : options.rules) {
         if (!devices.find(rule.device)) {
-            *error = "rule '" + rule.opPattern + "=" + rule.device + "' names unknown device '" +
-                     rule.device + "' (devices: " + devices.namesList() + ")";
-            return false;
+            return SourceError::sentence("rule '" + rule.opPattern + "=" + rule.device +
+                                         "' names unknown device '" + rule.device +
+                                         "' (devices: " + devices.namesList() + ")");
         }
         bool used = false;
         for (const Node& node : graph.nodes()) {
@@ -80,11 +74,10 @@ bool validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptio
                                 "' matches no op of the graph");
     }
     if (!options.fallbackDevice.empty() && !devices.find(options.fallbackDevice)) {
-        *error = "fallback device '" + options.fallbackDevice +
-                 "' is not a device (devices: " + devices.namesList() + ")";
-        return false;
+        return SourceError::sentence("fallback device '" + options.fallbackDevice +
+                                     "' is not a device (devices: " + devices.namesList() + ")");
     }
-    return true;
+    return {};
 }
 
 } // namespace placer

@@ -23,20 +23,22 @@ struct PinRequest {
 /// hold '=' ("--map gpu=vcpu1:mem=1GiB", "--input x=dir=1/x.npy").
 enum class SplitAt : std::uint8_t { LastEquals, FirstEquals };
 
-/// Splits "LHS=RHS"; false (with *error) when either side is empty.
-bool splitAssignment(std::string_view text, std::string* lhs, std::string* rhs, std::string* error,
-                     SplitAt at = SplitAt::LastEquals);
+struct Assignment {
+    std::string lhs, rhs;
+};
+/// Splits "LHS=RHS"; an error when there is no '=' or either side is empty.
+Result<Assignment> splitAssignment(std::string_view text, SplitAt at = SplitAt::LastEquals);
 
 /// Pins every node whose name or alias matches each request (later requests win over earlier
-/// ones and over pins from the file). Returns false with a sentence in *error when a request
-/// names an unknown device or matches no node; the graph is then unchanged.
-bool applyPinRequests(Graph& graph, const DeviceSet& devices,
-                      const std::vector<PinRequest>& requests, std::string* error);
+/// ones and over pins from the file). Fails with a sentence when a request names an unknown
+/// device or matches no node; the graph is then unchanged.
+Status applyPinRequests(Graph& graph, const DeviceSet& devices,
+                        const std::vector<PinRequest>& requests);
 
 /// Checks rules and the fallback device against the device set before planning, for tools that
 /// treat an unknown device as an error rather than a conflict. Warnings (a rule that matches no
 /// op of the graph) go to *warnings.
-bool validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
-                   std::string* error, std::vector<std::string>* warnings);
+Status validateRules(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                     std::vector<std::string>* warnings);
 
 } // namespace placer

@@ -52,8 +52,8 @@ public:
     /// One line for `placer devices`: "virtual CPU context, 1 worker thread, own arena".
     virtual std::string description() const = 0;
 
-    /// Device memory from the device's own arena; nullptr (and a sentence in *error) on failure.
-    virtual std::byte* allocate(std::int64_t bytes, std::string* error) = 0;
+    /// Device memory from the device's own arena, or why there is none.
+    virtual Result<std::byte*> allocate(std::int64_t bytes) = 0;
     virtual void free(std::byte* data) = 0;
     /// Bytes allocated now, and the most since the last resetPeak().
     virtual std::int64_t bytesInUse() const = 0;

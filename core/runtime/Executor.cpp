@@ -239,11 +239,10 @@ struct Executor::Impl {
         auto fail = [&](std::string message) { return SourceError{"", 0, 0, std::move(message)}; };
         switch (instr.op) {
         case Opcode::AllocStorage: {
-            std::string error;
-            std::byte* data = device->allocate(instr.bytes, &error);
+            Result<std::byte*> data = device->allocate(instr.bytes);
             if (!data)
-                return fail(error);
-            storages[static_cast<std::size_t>(instr.storage)] = data;
+                return data.error();
+            storages[static_cast<std::size_t>(instr.storage)] = data.value();
             storageOwner[static_cast<std::size_t>(instr.storage)] = device;
             return std::nullopt;
         }
@@ -569,9 +568,10 @@ Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const Devic
     impl.mapping = std::move(mapping);
     impl.onnxOpset = onnxOpset;
     // Nothing is allocated before the whole program is known to fit, host copies included.
-    if (auto error = checkMemoryFits(impl.program, devices, impl.mapping,
-                                     hostInputOutputBytes(impl.program)))
-        return *error;
+    if (Status status = checkMemoryFits(impl.program, devices, impl.mapping,
+                                        hostInputOutputBytes(impl.program));
+        !status.ok())
+        return status.error();
     if (auto error = impl.loadAll())
         return *error;
     return executor;

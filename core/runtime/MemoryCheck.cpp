@@ -46,9 +46,8 @@ std::int64_t hostInputOutputBytes(const Program& program) {
     return bytes;
 }
 
-std::optional<SourceError> checkMemoryFits(const Program& program, const DeviceSet& devices,
-                                           const std::vector<Device*>& mapping,
-                                           std::int64_t hostBytesBesides) {
+Status checkMemoryFits(const Program& program, const DeviceSet& devices,
+                       const std::vector<Device*>& mapping, std::int64_t hostBytesBesides) {
     // The first tensor bound to each storage names it in messages.
     std::vector<std::string> tenant;
     for (const Instruction& instr : program.code) {
@@ -118,7 +117,7 @@ std::optional<SourceError> checkMemoryFits(const Program& program, const DeviceS
         return memoryError("the run needs " + formatBytes(hostTotal) + " of host memory (" +
                            hostParts + "inputs and outputs " + formatBytes(hostBytesBesides) +
                            "), but the host has " + formatBytes(host) + " available");
-    return std::nullopt;
+    return {};
 }
 
 } // namespace placer

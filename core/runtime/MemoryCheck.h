@@ -20,9 +20,8 @@ namespace placer {
 /// (the storages of host-accessible devices, plus `hostBytesBesides`: the inputs and outputs a
 /// caller keeps on the host) fits the host's available memory. The first thing that does not fit
 /// is returned as an error; nothing is allocated either way.
-std::optional<SourceError> checkMemoryFits(const Program& program, const DeviceSet& devices,
-                                           const std::vector<Device*>& mapping,
-                                           std::int64_t hostBytesBesides);
+Status checkMemoryFits(const Program& program, const DeviceSet& devices,
+                       const std::vector<Device*>& mapping, std::int64_t hostBytesBesides);
 
 /// The host memory a caller needs besides the program's storages: one host copy of every input
 /// and of every result.

@@ -233,26 +233,27 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
         if (!vacuum)
             return vacuum.error();
         vacuum.value().bind(1, std::string_view(backup));
-        if (auto error = vacuum.value().run())
+        if (Status status = vacuum.value().run(); !status.ok())
             return storeError(path, "cannot back up the workspace before migrating it: " +
-                                        error->message);
+                                        status.error().message);
     }
     if (version < kSchemaVersion) {
         Transaction transaction(*db);
-        if (transaction.beginError())
-            return *transaction.beginError();
+        if (!transaction.begun().ok())
+            return transaction.begun().error();
         if (version < 1) {
-            if (auto error = db->exec(kSchemaV1))
-                return *error;
+            if (Status status = db->exec(kSchemaV1); !status.ok())
+                return status.error();
         }
         if (version < 2) {
-            if (auto error = db->exec(kMigrateV1ToV2))
-                return *error;
+            if (Status status = db->exec(kMigrateV1ToV2); !status.ok())
+                return status.error();
         }
-        if (auto error = db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion)))
-            return *error;
-        if (auto error = transaction.commit())
-            return *error;
+        if (Status status = db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+            !status.ok())
+            return status.error();
+        if (Status status = transaction.commit(); !status.ok())
+            return status.error();
     }
     return std::unique_ptr<PlanStore>(new PlanStore(std::move(db)));
 }
@@ -270,9 +271,8 @@ Result<std::int64_t> PlanStore::planId(const std::string& name) {
     return query.value().integer(0);
 }
 
-std::optional<SourceError> PlanStore::savePlan(const std::string& name, const std::string& note,
-                                               const Graph& graph, const DeviceSet& devices,
-                                               const PlanOptions& options, const Plan& plan) {
+Status PlanStore::savePlan(const std::string& name, const std::string& note, const Graph& graph,
+                           const DeviceSet& devices, const PlanOptions& options, const Plan& plan) {
     if (name.empty())
         return storeError(m_db->path(), "a plan needs a name");
     const std::string body = writeJsonGraph(graph, devices).dump(-1);
@@ -284,8 +284,8 @@ std::optional<SourceError> PlanStore::savePlan(const std::string& name, const st
     const std::string time = now();
 
     Transaction transaction(*m_db);
-    if (transaction.beginError())
-        return transaction.beginError();
+    if (!transaction.begun().ok())
+        return transaction.begun();
     auto insertGraph = m_db->prepare("INSERT INTO graphs(hash, name, format, body) VALUES(?, ?, ?, "
                                      "?) ON CONFLICT(hash) DO NOTHING");
     if (!insertGraph)
@@ -294,8 +294,8 @@ std::optional<SourceError> PlanStore::savePlan(const std::string& name, const st
     insertGraph.value()
         .bind(3, std::string_view(graph.sourceFormat))
         .bind(4, std::string_view(body));
-    if (auto error = insertGraph.value().run())
-        return error;
+    if (Status status = insertGraph.value().run(); !status.ok())
+        return status;
     auto graphQuery = m_db->prepare("SELECT id FROM graphs WHERE hash = ?");
     if (!graphQuery)
         return graphQuery.error();
@@ -324,8 +324,8 @@ std::optional<SourceError> PlanStore::savePlan(const std::string& name, const st
     s.bind(10, static_cast<std::int64_t>(plan.conflicts.size()));
     s.bind(11, std::string_view(planReportJson(graph, devices, options, plan).dump(-1)));
     s.bind(12, std::string_view(time)).bind(13, std::string_view(time));
-    if (auto error = s.run())
-        return error;
+    if (Status status = s.run(); !status.ok())
+        return status;
     return transaction.commit();
 }
 
@@ -416,10 +416,10 @@ Result<std::vector<PlanSummary>> PlanStore::listPlans() {
     return plans;
 }
 
-std::optional<SourceError> PlanStore::deletePlan(const std::string& name) {
+Status PlanStore::deletePlan(const std::string& name) {
     Transaction transaction(*m_db);
-    if (transaction.beginError())
-        return transaction.beginError();
+    if (!transaction.begun().ok())
+        return transaction.begun();
     auto id = planId(name);
     if (!id)
         return id.error();
@@ -427,20 +427,21 @@ std::optional<SourceError> PlanStore::deletePlan(const std::string& name) {
     if (!remove)
         return remove.error();
     remove.value().bind(1, id.value());
-    if (auto error = remove.value().run())
-        return error;
+    if (Status status = remove.value().run(); !status.ok())
+        return status;
     // Graphs no plan uses any more go too.
-    if (auto error = m_db->exec("DELETE FROM graphs WHERE id NOT IN (SELECT graph_id FROM plans)"))
-        return error;
+    if (Status status =
+            m_db->exec("DELETE FROM graphs WHERE id NOT IN (SELECT graph_id FROM plans)");
+        !status.ok())
+        return status;
     return transaction.commit();
 }
 
-std::optional<SourceError> PlanStore::renamePlan(const std::string& from, const std::string& to) {
+Status PlanStore::renamePlan(const std::string& from, const std::string& to) {
     return underNewName(from, to, "UPDATE plans SET name = ?1, updated = ?2 WHERE id = ?3");
 }
 
-std::optional<SourceError> PlanStore::duplicatePlan(const std::string& from,
-                                                    const std::string& to) {
+Status PlanStore::duplicatePlan(const std::string& from, const std::string& to) {
     return underNewName(
         from, to,
         "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
@@ -449,13 +450,12 @@ std::optional<SourceError> PlanStore::duplicatePlan(const std::string& from,
         "WHERE id = ?3");
 }
 
-std::optional<SourceError> PlanStore::underNewName(const std::string& from, const std::string& to,
-                                                   const char* sql) {
+Status PlanStore::underNewName(const std::string& from, const std::string& to, const char* sql) {
     if (to.empty())
         return storeError(m_db->path(), "a plan needs a name");
     Transaction transaction(*m_db);
-    if (transaction.beginError())
-        return transaction.beginError();
+    if (!transaction.begun().ok())
+        return transaction.begun();
     auto id = planId(from);
     if (!id)
         return id.error();
@@ -468,8 +468,8 @@ std::optional<SourceError> PlanStore::underNewName(const std::string& from, cons
         .bind(1, std::string_view(to))
         .bind(2, std::string_view(now()))
         .bind(3, id.value());
-    if (auto error = statement.value().run())
-        return error;
+    if (Status status = statement.value().run(); !status.ok())
+        return status;
     return transaction.commit();
 }
 
@@ -511,10 +511,10 @@ Result<PlanDiff> PlanStore::diffPlans(const std::string& a, const std::string& b
     return diff;
 }
 
-std::optional<SourceError> PlanStore::saveRun(const std::string& planName, const RunRecord& run) {
+Status PlanStore::saveRun(const std::string& planName, const RunRecord& run) {
     Transaction transaction(*m_db);
-    if (transaction.beginError())
-        return transaction.beginError();
+    if (!transaction.begun().ok())
+        return transaction.begun();
     auto id = planId(planName);
     if (!id)
         return id.error();
@@ -527,8 +527,8 @@ std::optional<SourceError> PlanStore::saveRun(const std::string& planName, const
     s.bind(1, id.value()).bind(2, std::string_view(now())).bind(3, std::string_view(run.machine));
     s.bind(4, std::string_view(run.mapping)).bind(5, static_cast<std::int64_t>(run.iterations));
     s.bind(6, run.latencyMs).bind(7, std::string_view(run.report));
-    if (auto error = s.run())
-        return error;
+    if (Status status = s.run(); !status.ok())
+        return status;
     return transaction.commit();
 }
 

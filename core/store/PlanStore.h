@@ -72,18 +72,17 @@ public:
     static std::string defaultPath();
 
     /// Saves (or replaces) the plan called `name`, in one transaction.
-    std::optional<SourceError> savePlan(const std::string& name, const std::string& note,
-                                        const Graph& graph, const DeviceSet& devices,
-                                        const PlanOptions& options, const Plan& plan);
+    Status savePlan(const std::string& name, const std::string& note, const Graph& graph,
+                    const DeviceSet& devices, const PlanOptions& options, const Plan& plan);
     Result<StoredPlan> loadPlan(const std::string& name);
     /// Re-plans a stored plan and says what differs from the saved answer.
     static PlanCheck check(const StoredPlan& stored);
     Result<std::vector<PlanSummary>> listPlans();
-    std::optional<SourceError> deletePlan(const std::string& name);
-    std::optional<SourceError> renamePlan(const std::string& from, const std::string& to);
-    std::optional<SourceError> duplicatePlan(const std::string& from, const std::string& to);
+    Status deletePlan(const std::string& name);
+    Status renamePlan(const std::string& from, const std::string& to);
+    Status duplicatePlan(const std::string& from, const std::string& to);
     Result<PlanDiff> diffPlans(const std::string& a, const std::string& b);
-    std::optional<SourceError> saveRun(const std::string& planName, const RunRecord& run);
+    Status saveRun(const std::string& planName, const RunRecord& run);
     /// The latest run recorded for a plan, if any.
     Result<std::optional<RunRecord>> lastRun(const std::string& planName);
 
@@ -94,8 +93,7 @@ private:
     Result<std::int64_t> planId(const std::string& name);
     /// Renames or copies plan `from` as `to` with `sql` (?1 new name, ?2 time, ?3 plan id), in
     /// one transaction, after checking `from` exists and `to` does not.
-    std::optional<SourceError> underNewName(const std::string& from, const std::string& to,
-                                            const char* sql);
+    Status underNewName(const std::string& from, const std::string& to, const char* sql);
     std::unique_ptr<Database> m_db;
 };
 

@@ -19,8 +19,8 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path, bool c
     // A file that is not SQLite fails here, on the first read of its header.
     for (const char* pragma :
          {"PRAGMA foreign_keys = ON", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"}) {
-        if (auto error = database->exec(pragma))
-            return SourceError{path, 0, 0, error->message};
+        if (Status status = database->exec(pragma); !status.ok())
+            return SourceError{path, 0, 0, status.error().message};
     }
     return database;
 }
@@ -44,11 +44,11 @@ SourceError Database::error(const std::string& what) const {
     return SourceError{m_path, 0, 0, what + ": " + lastError()};
 }
 
-std::optional<SourceError> Database::exec(std::string_view sql) {
+Status Database::exec(std::string_view sql) {
     const std::string text(sql);
     char* message = nullptr;
     if (sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &message) == SQLITE_OK)
-        return std::nullopt;
+        return {};
     sqlite3_free(message);
     return error("SQL failed");
 }
@@ -113,13 +113,13 @@ Result<bool> Statement::step() {
     return m_db->error("SQL step failed");
 }
 
-std::optional<SourceError> Statement::run() {
+Status Statement::run() {
     for (;;) {
         auto row = step();
         if (!row)
             return row.error();
         if (!row.value())
-            return std::nullopt;
+            return {};
     }
 }
 
@@ -148,22 +148,22 @@ bool Statement::isNull(int column) const {
 }
 
 Transaction::Transaction(Database& db) : m_db(db) {
-    m_beginError = m_db.exec("BEGIN IMMEDIATE");
-    m_done = m_beginError.has_value();
+    m_begun = m_db.exec("BEGIN IMMEDIATE");
+    m_done = !m_begun.ok(); // nothing to roll back
 }
 
 Transaction::~Transaction() {
     if (!m_done)
-        m_db.exec("ROLLBACK");
+        (void)m_db.exec("ROLLBACK");
 }
 
-std::optional<SourceError> Transaction::commit() {
-    if (m_beginError)
-        return m_beginError;
-    auto error = m_db.exec("COMMIT");
-    if (!error)
+Status Transaction::commit() {
+    if (!m_begun.ok())
+        return m_begun;
+    Status status = m_db.exec("COMMIT");
+    if (status.ok())
         m_done = true;
-    return error;
+    return status;
 }
 
 } // namespace placer::store

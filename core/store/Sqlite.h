@@ -26,7 +26,7 @@ public:
     Database& operator=(const Database&) = delete;
 
     /// Runs SQL without results (several statements allowed); nullopt on success.
-    std::optional<SourceError> exec(std::string_view sql);
+    Status exec(std::string_view sql);
     Result<Statement> prepare(std::string_view sql);
     std::int64_t lastInsertId() const;
     const std::string& path() const { return m_path; }
@@ -55,7 +55,7 @@ public:
     /// Advances: true with a row, false when done; an error as a value.
     Result<bool> step();
     /// Runs to completion (for statements without rows).
-    std::optional<SourceError> run();
+    Status run();
     void reset();
 
     std::int64_t integer(int column) const;
@@ -76,12 +76,12 @@ public:
     explicit Transaction(Database& db);
     ~Transaction();
     /// Whether BEGIN worked (it fails with "database is busy" when another writer holds it).
-    const std::optional<SourceError>& beginError() const { return m_beginError; }
-    std::optional<SourceError> commit();
+    const Status& begun() const { return m_begun; }
+    Status commit();
 
 private:
     Database& m_db;
-    std::optional<SourceError> m_beginError;
+    Status m_begun;
     bool m_done = false;
 };
 

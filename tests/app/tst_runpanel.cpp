@@ -71,13 +71,12 @@ private slots:
 
     void anUnrunnablePlanIsAProblem() {
         // An int32 convolution on a machine of GPUs only: no device has a kernel for it.
-        std::string error;
-        auto devices = DeviceSet::parse("g:cuda", &error);
-        QVERIFY(devices);
+        auto devices = DeviceSet::parse("g:cuda");
+        QVERIFY(devices.ok());
         auto model = loadModelText("#[version = \"0.0.5\"]\ndef @main(%a: Tensor[(1, 1, 4, 4), "
                                    "int32], %w: Tensor[(1, 1, 1, 1), int32]) {\n"
                                    "  %0 = nn.conv2d(%a, %w);\n  negative(%0)\n}\n",
-                                   "int.relay", GraphFormat::Relay, devices);
+                                   "int.relay", GraphFormat::Relay, devices.value());
         QVERIFY(model.ok());
         views::PlacementDocument document;
         document.setModel(model.take(), QStringLiteral("int.relay"));

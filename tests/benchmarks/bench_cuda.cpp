@@ -191,12 +191,12 @@ void hostToDeviceBandwidth(DeviceRegistry& registry, const std::string& noGpu, b
 
     // CudaDevice::copyIn from pageable memory, through the staging buffers.
     std::vector<std::byte> pageable(static_cast<std::size_t>(bytes), std::byte{1});
-    std::string error;
-    std::byte* target = gpu->allocate(bytes, &error);
-    if (!target) {
-        std::printf("bandwidth: %s\n", error.c_str());
+    auto allocated = gpu->allocate(bytes);
+    if (!allocated) {
+        std::printf("bandwidth: %s\n", allocated.error().message.c_str());
         return;
     }
+    std::byte* target = allocated.value();
     std::vector<double> staged;
     for (int i = 0; i < 12; ++i) {
         const auto t0 = std::chrono::steady_clock::now();

@@ -148,8 +148,7 @@ std::string relayChain(std::size_t n) {
 
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    std::string error;
-    const DeviceSet devices = *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+    const DeviceSet devices = DeviceSet::parse("cpu:cpu,gpu:cuda").take();
     const std::vector<std::size_t> sizes =
         quick ? std::vector<std::size_t>{1000, 10000}
               : std::vector<std::size_t>{1000, 10000, 100000, 1000000};

@@ -72,8 +72,9 @@ int main(int argc, char** argv) {
     std::vector<double> save, load, check;
     for (int round = 0; round < 7; ++round) {
         auto t = Clock::now();
-        if (auto error = store.value()->savePlan("big", "", graph, devices, options, plan)) {
-            std::fprintf(stderr, "%s\n", error->toString().c_str());
+        if (Status status = store.value()->savePlan("big", "", graph, devices, options, plan);
+            !status.ok()) {
+            std::fprintf(stderr, "%s\n", status.error().toString().c_str());
             return 1;
         }
         save.push_back(millisSince(t));
@@ -93,9 +94,15 @@ int main(int argc, char** argv) {
     auto small = loadModelText(chain(20), "small.relay", GraphFormat::Relay, std::nullopt);
     const Plan smallPlan = planDevices(small.value().graph, small.value().devices, {});
     const auto fill = Clock::now();
-    for (int i = 0; i < plans; ++i)
-        store.value()->savePlan("plan " + std::to_string(i), "", small.value().graph,
-                                small.value().devices, {}, smallPlan);
+    for (int i = 0; i < plans; ++i) {
+        const Status saved =
+            store.value()->savePlan("plan " + std::to_string(i), "", small.value().graph,
+                                    small.value().devices, {}, smallPlan);
+        if (!saved.ok()) {
+            std::fprintf(stderr, "%s\n", saved.error().toString().c_str());
+            return 1;
+        }
+    }
     const double perSave = millisSince(fill) / plans;
     std::vector<double> list;
     std::size_t count = 0;

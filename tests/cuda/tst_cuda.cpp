@@ -100,8 +100,7 @@ private slots:
                      .startsWith("no cuda device: ", Qt::CaseInsensitive),
                  device.error().message.c_str());
         // A cuda virtual device runs on a virtual CPU instead, with a warning.
-        std::string error;
-        const DeviceSet devices = *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+        const DeviceSet devices = DeviceSet::parse("cpu:cpu,gpu:cuda").take();
         std::vector<std::string> warnings;
         auto mapping = mapDevices(devices, {}, registry, &warnings);
         QVERIFY(mapping.ok());
@@ -244,9 +243,8 @@ private slots:
         const QString why = whyNoGpu(registry);
         if (!why.isEmpty())
             QSKIP(qPrintable("no GPU: " + why));
-        std::string error;
         auto loaded = loadModelFile(kModels + model.toStdString() + ".onnx", GraphFormat::Auto,
-                                    *DeviceSet::parse("cpu:cpu,gpu:cuda", &error));
+                                    DeviceSet::parse("cpu:cpu,gpu:cuda").take());
         QVERIFY(loaded.ok());
         LoadedModel m = loaded.take();
         PlanOptions options;

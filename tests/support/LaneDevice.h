@@ -30,9 +30,7 @@ public:
     PhysicalKind kind() const override { return PhysicalKind::VCpu; }
     std::string description() const override { return "asynchronous test device"; }
 
-    std::byte* allocate(std::int64_t bytes, std::string* error) override {
-        return m_inner.allocate(bytes, error);
-    }
+    Result<std::byte*> allocate(std::int64_t bytes) override { return m_inner.allocate(bytes); }
     void free(std::byte* data) override { m_inner.free(data); }
     std::int64_t bytesInUse() const override { return m_inner.bytesInUse(); }
     std::int64_t peakBytes() const override { return m_inner.peakBytes(); }

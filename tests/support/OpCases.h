@@ -1005,10 +1005,14 @@ inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std:
             device.free(b);
     };
     auto allocate = [&](std::int64_t bytes) -> std::byte* {
-        std::byte* b = device.allocate(std::max<std::int64_t>(bytes, 1), error);
-        if (b)
-            buffers.push_back(b);
-        return b;
+        auto b = device.allocate(std::max<std::int64_t>(bytes, 1));
+        if (!b) {
+            if (error)
+                *error = b.error().message;
+            return nullptr;
+        }
+        buffers.push_back(b.value());
+        return b.value();
     };
     std::vector<const std::byte*> in;
     std::vector<std::byte*> out;

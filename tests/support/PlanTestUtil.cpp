@@ -9,13 +9,13 @@
 namespace placer::test {
 
 DeviceSet devices(const char* spec, const char* defaultDevice) {
-    std::string error;
-    auto set = DeviceSet::parse(spec, &error);
-    if (!set)
-        qFatal("bad device spec in test: %s", error.c_str());
+    auto parsed = DeviceSet::parse(spec);
+    if (!parsed)
+        qFatal("bad device spec in test: %s", parsed.error().message.c_str());
+    DeviceSet set = parsed.take();
     if (defaultDevice)
-        set->setDefaultDevice(*set->find(defaultDevice));
-    return *set;
+        set.setDefaultDevice(*set.find(defaultDevice));
+    return set;
 }
 
 Graph relay(const std::string& text, const DeviceSet& set) {

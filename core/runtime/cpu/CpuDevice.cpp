@@ -88,19 +88,16 @@ std::string CpuDevice::description() const {
     return "virtual CPU context (own worker, " + arena + "), " + threads;
 }
 
-std::byte* CpuDevice::allocate(std::int64_t bytes, std::string* error) {
-    if (m_arenaCapacity > 0 && bytes > m_arenaCapacity - bytesInUse()) {
-        *error = m_name + ": its arena of " + formatBytes(m_arenaCapacity) + " has no room for " +
-                 formatBytes(bytes) + " (" + formatBytes(bytesInUse()) + " in use)";
-        return nullptr;
-    }
+Result<std::byte*> CpuDevice::allocate(std::int64_t bytes) {
+    if (m_arenaCapacity > 0 && bytes > m_arenaCapacity - bytesInUse())
+        return SourceError::sentence(m_name + ": its arena of " + formatBytes(m_arenaCapacity) +
+                                     " has no room for " + formatBytes(bytes) + " (" +
+                                     formatBytes(bytesInUse()) + " in use)");
     const std::size_t size =
         static_cast<std::size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64);
     auto* data = static_cast<std::byte*>(std::aligned_alloc(64, size));
-    if (!data) {
-        *error = m_name + ": out of memory allocating " + formatBytes(bytes);
-        return nullptr;
-    }
+    if (!data)
+        return SourceError::sentence(m_name + ": out of memory allocating " + formatBytes(bytes));
     std::lock_guard lock(m_arena->mutex);
     m_arena->blocks.emplace(data, bytes);
     m_arena->inUse += bytes;

@@ -25,7 +25,7 @@ public:
     std::string description() const override;
     int threads() const { return m_threads; }
 
-    std::byte* allocate(std::int64_t bytes, std::string* error) override;
+    Result<std::byte*> allocate(std::int64_t bytes) override;
     void free(std::byte* data) override;
     std::int64_t bytesInUse() const override;
     std::int64_t peakBytes() const override;

@@ -8,8 +8,7 @@ using namespace placer;
 namespace {
 
 DeviceSet twoDevices() {
-    std::string error;
-    return *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+    return DeviceSet::parse("cpu:cpu,gpu:cuda").take();
 }
 
 Result<Graph> read(const QString& text) {

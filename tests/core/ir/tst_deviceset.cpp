@@ -20,10 +20,9 @@ private slots:
 };
 
 void TestDeviceSet::parseGood() {
-    std::string error;
-    const auto set =
-        DeviceSet::parse("cpu:cpu,gpu0:cuda:mem=8GiB,gpu1:cuda:ordinal=3,v:vcpu", &error);
-    QVERIFY2(set, error.c_str());
+    const auto parsed = DeviceSet::parse("cpu:cpu,gpu0:cuda:mem=8GiB,gpu1:cuda:ordinal=3,v:vcpu");
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.error().message.c_str());
+    const DeviceSet* set = &parsed.value();
     QCOMPARE(set->size(), 4);
     QCOMPARE(set->hostDevice(), DeviceId(0));
     QCOMPARE(set->defaultDevice(), DeviceId(1));
@@ -33,10 +32,10 @@ void TestDeviceSet::parseGood() {
     QCOMPARE((*set)[DeviceId(3)].kind, DeviceKind::VCpu);
     QCOMPARE(set->namesList(), std::string("cpu, gpu0, gpu1, v"));
 
-    const auto only = DeviceSet::parse("gpu:cuda", &error);
-    QVERIFY(only);
-    QVERIFY(!only->hostDevice().valid());
-    QCOMPARE(only->defaultDevice(), DeviceId(0));
+    const auto only = DeviceSet::parse("gpu:cuda");
+    QVERIFY(only.ok());
+    QVERIFY(!only.value().hostDevice().valid());
+    QCOMPARE(only.value().defaultDevice(), DeviceId(0));
 }
 
 void TestDeviceSet::parseBad_data() {
@@ -61,8 +60,9 @@ void TestDeviceSet::parseBad_data() {
 void TestDeviceSet::parseBad() {
     QFETCH(QString, spec);
     QFETCH(QString, message);
-    std::string error;
-    QVERIFY(!DeviceSet::parse(spec.toStdString(), &error));
+    const auto parsed = DeviceSet::parse(spec.toStdString());
+    QVERIFY(!parsed.ok());
+    const std::string& error = parsed.error().message;
     QVERIFY2(QString::fromStdString(error).contains(message), error.c_str());
 }
 

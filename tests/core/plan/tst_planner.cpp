@@ -291,8 +291,8 @@ void TestPlanner::scenarios() {
         const QStringList parts = pin.split('=');
         requests.push_back({parts[0].toStdString(), parts[1].toStdString(), false});
     }
-    std::string error;
-    QVERIFY2(applyPinRequests(graph, set, requests, &error), error.c_str());
+    const Status pinned = applyPinRequests(graph, set, requests);
+    QVERIFY2(pinned.ok(), pinned.ok() ? "" : pinned.error().message.c_str());
 
     const Plan plan = planDevices(graph, set, options);
     QCOMPARE(test::describeDevices(graph, set, plan), expectedDevices);

@@ -56,9 +56,7 @@ std::unique_ptr<Prepared> prepare(LoadedModel model, const PlanOptions& options,
 }
 
 LoadedModel loadModel(const std::string& path, const char* devices) {
-    std::string error;
-    auto set = DeviceSet::parse(devices, &error);
-    auto loaded = loadModelFile(path, GraphFormat::Auto, set);
+    auto loaded = loadModelFile(path, GraphFormat::Auto, DeviceSet::parse(devices).take());
     if (!loaded)
         qFatal("%s", loaded.error().toString().c_str());
     return loaded.take();
@@ -202,8 +200,7 @@ private slots:
         std::string spec;
         for (int d = 0; d < devices; ++d)
             spec += (d ? "," : "") + std::string("v") + std::to_string(d) + ":vcpu";
-        std::string error;
-        model.devices = *DeviceSet::parse(spec, &error);
+        model.devices = DeviceSet::parse(spec).take();
         model.graph = randomGraph(rng, devices, 60 + seed * 10);
         auto prepared = prepare(std::move(model), PlanOptions{});
         QVERIFY(!prepared->plan.copies.empty());
@@ -263,8 +260,7 @@ private slots:
         std::string spec;
         for (int d = 0; d < count; ++d)
             spec += (d ? "," : "") + std::string("v") + std::to_string(d) + ":vcpu";
-        std::string error;
-        model.devices = *DeviceSet::parse(spec, &error);
+        model.devices = DeviceSet::parse(spec).take();
         model.graph = randomGraph(rng, count, 80 + seed * 10);
         const Plan plan = planDevices(model.graph, model.devices, PlanOptions{});
         QVERIFY(!plan.copies.empty());
@@ -447,8 +443,7 @@ private slots:
 
     void skippedCopyIsCaught() {
         LoadedModel model;
-        std::string error;
-        model.devices = *DeviceSet::parse("cpu:cpu,gpu:vcpu", &error);
+        model.devices = DeviceSet::parse("cpu:cpu,gpu:vcpu").take();
         model.devices.setDefaultDevice(DeviceId(1));
         model.graph =
             test::relay(R"(def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {
@@ -638,8 +633,7 @@ private slots:
 
     void lowering() {
         LoadedModel model;
-        std::string error;
-        model.devices = *DeviceSet::parse("cpu:cpu,gpu:cuda", &error);
+        model.devices = DeviceSet::parse("cpu:cpu,gpu:cuda").take();
         model.devices.chooseDefaults();
         model.graph =
             test::relay(R"(def @main(%a: Tensor[(5, 7), float32], %b: Tensor[(5, 7), float32]) {
@@ -687,8 +681,7 @@ private slots:
     }
 
     void deviceMapping() {
-        std::string error;
-        DeviceSet set = *DeviceSet::parse("host:cpu,gpu:cuda,v:vcpu,w:vcpu", &error);
+        DeviceSet set = DeviceSet::parse("host:cpu,gpu:cuda,v:vcpu,w:vcpu").take();
         DeviceRegistry registry;
         std::vector<std::string> warnings;
         auto mapping = mapDevices(set, {}, registry, &warnings);
@@ -808,8 +801,9 @@ private slots:
         QVERIFY2(bounded.ok(), bounded.ok() ? "" : bounded.error().message.c_str());
         QVERIFY(bounded.value()->description().find("arena of 1.00 MiB") != std::string::npos);
         QVERIFY(bounded.value()->allocatableBytes() <= (1 << 20));
-        std::string error;
-        QVERIFY(bounded.value()->allocate(2 << 20, &error) == nullptr);
+        const auto refused = bounded.value()->allocate(2 << 20);
+        QVERIFY(!refused.ok());
+        const std::string& error = refused.error().message;
         QVERIFY2(error.find("arena of 1.00 MiB has no room for 2.00 MiB") != std::string::npos,
                  error.c_str());
         for (const char* bad : {"vcpu4:mem=", "vcpu4:mem=lots", "cpu:mem=1GiB", "vcpu4:fast=1"}) {

@@ -50,8 +50,7 @@ std::unique_ptr<PlanStore> openOrDie(const std::string& path) {
     return store.take();
 }
 
-std::optional<SourceError> saveExample(PlanStore& store, const std::string& name,
-                                       const PlanOptions& options = {}) {
+Status saveExample(PlanStore& store, const std::string& name, const PlanOptions& options = {}) {
     LoadedModel model = example();
     return store.savePlan(name, "note of " + name, model.graph, model.devices, options,
                           planDevices(model.graph, model.devices, options));
@@ -82,12 +81,13 @@ int childSave(const std::string& db, const std::string& prefix, int count) {
         options.rules = {{i % 2 ? "nn.conv2d" : "nn.relu", "cpu"}};
         const Plan plan = planDevices(model.graph, model.devices, options);
         for (int attempt = 0;; ++attempt) {
-            auto error =
+            const Status status =
                 store.value()->savePlan(name, "child", model.graph, model.devices, options, plan);
-            if (!error)
+            if (status.ok())
                 break;
-            if (error->message.find("busy") == std::string::npos || attempt > 50) {
-                std::printf("failed %s: %s\n", name.c_str(), error->message.c_str());
+            const std::string& message = status.error().message;
+            if (message.find("busy") == std::string::npos || attempt > 50) {
+                std::printf("failed %s: %s\n", name.c_str(), message.c_str());
                 return 1;
             }
             std::printf("busy %s\n", name.c_str());
@@ -109,14 +109,14 @@ private slots:
         const std::string path = dir.filePath("ws.db").toStdString();
         auto store = openOrDie(path);
         LoadedModel model = example();
-        std::string error;
-        QVERIFY(applyPinRequests(model.graph, model.devices, {{"%2", "cpu", false}}, &error));
+        QVERIFY(applyPinRequests(model.graph, model.devices, {{"%2", "cpu", false}}).ok());
         PlanOptions options;
         options.rules = {{"nn.dense", "cpu"}};
         options.mode = PlanMode::Unify;
         const Plan plan = planDevices(model.graph, model.devices, options);
-        QVERIFY(!store->savePlan("mine", "an hour of pinning", model.graph, model.devices, options,
-                                 plan));
+        QVERIFY(
+            store->savePlan("mine", "an hour of pinning", model.graph, model.devices, options, plan)
+                .ok());
         store.reset();
 
         auto reopened = openOrDie(path);
@@ -133,7 +133,8 @@ private slots:
         QCOMPARE(check.plan.copies.size(), plan.copies.size());
         QCOMPARE(check.plan.conflicts.size(), plan.conflicts.size());
         // Saving the same name again replaces it; the graph is stored once.
-        QVERIFY(!reopened->savePlan("mine", "second", model.graph, model.devices, options, plan));
+        QVERIFY(
+            reopened->savePlan("mine", "second", model.graph, model.devices, options, plan).ok());
         auto list = reopened->listPlans();
         QVERIFY(list.ok());
         QCOMPARE(list.value().size(), std::size_t{1});
@@ -144,7 +145,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("ws.db").toStdString();
         auto store = openOrDie(path);
-        QVERIFY(!saveExample(*store, "p"));
+        QVERIFY(saveExample(*store, "p").ok());
         // As if an older planner had put %9 elsewhere.
         auto stored = store->loadPlan("p");
         QVERIFY(stored.ok());
@@ -157,7 +158,7 @@ private slots:
         auto update = store->database().prepare("UPDATE plans SET placement = ? WHERE name = 'p'");
         QVERIFY(update.ok());
         update.value().bind(1, std::string_view(array.dump(-1)));
-        QVERIFY(!update.value().run());
+        QVERIFY(update.value().run().ok());
         stored = store->loadPlan("p");
         const PlanCheck check = PlanStore::check(stored.value());
         QCOMPARE(check.differences.size(), std::size_t{1});
@@ -168,21 +169,21 @@ private slots:
     void renameDuplicateDeleteAndRuns() {
         QTemporaryDir dir;
         auto store = openOrDie(dir.filePath("ws.db").toStdString());
-        QVERIFY(!saveExample(*store, "a"));
-        QVERIFY(!store->duplicatePlan("a", "b"));
-        QVERIFY(!store->renamePlan("b", "c"));
-        QVERIFY(store->renamePlan("c", "a").has_value());  // taken
-        QVERIFY(store->renamePlan("zz", "y").has_value()); // missing
-        QVERIFY(!store->saveRun("c", RunRecord{"gpu=vcpu1", "2 cores", 10, 1.25, "{}"}));
-        QVERIFY(!store->saveRun("c", RunRecord{"gpu=vcpu1", "2 cores", 10, 0.75, "{}"}));
+        QVERIFY(saveExample(*store, "a").ok());
+        QVERIFY(store->duplicatePlan("a", "b").ok());
+        QVERIFY(store->renamePlan("b", "c").ok());
+        QVERIFY(!store->renamePlan("c", "a").ok());  // taken
+        QVERIFY(!store->renamePlan("zz", "y").ok()); // missing
+        QVERIFY(store->saveRun("c", RunRecord{"gpu=vcpu1", "2 cores", 10, 1.25, "{}"}).ok());
+        QVERIFY(store->saveRun("c", RunRecord{"gpu=vcpu1", "2 cores", 10, 0.75, "{}"}).ok());
         auto list = store->listPlans();
         QVERIFY(list.ok());
         QCOMPARE(list.value().size(), std::size_t{2});
         QCOMPARE(list.value()[1].name, std::string("c"));
         QCOMPARE(list.value()[1].lastRunMs, 0.75);
         QCOMPARE(list.value()[0].lastRunMs, -1.0);
-        QVERIFY(!store->deletePlan("c"));
-        QVERIFY(store->deletePlan("c").has_value());
+        QVERIFY(store->deletePlan("c").ok());
+        QVERIFY(!store->deletePlan("c").ok());
         auto runs = store->database().prepare("SELECT count(*) FROM runs");
         QVERIFY(runs.ok() && runs.value().step().value());
         QCOMPARE(runs.value().integer(0), std::int64_t{0}); // runs went with the plan
@@ -229,11 +230,11 @@ private slots:
     void diffOfTwoPlans() {
         QTemporaryDir dir;
         auto store = openOrDie(dir.filePath("ws.db").toStdString());
-        QVERIFY(!saveExample(*store, "gpu"));
+        QVERIFY(saveExample(*store, "gpu").ok());
         PlanOptions split;
         split.rules = {{"nn.conv2d", "gpu"}};
         split.fallbackDevice = "cpu";
-        QVERIFY(!saveExample(*store, "split", split));
+        QVERIFY(saveExample(*store, "split", split).ok());
         auto diff = store->diffPlans("gpu", "split");
         QVERIFY(diff.ok());
         QVERIFY(!diff.value().movedNodes.empty());
@@ -257,16 +258,16 @@ private slots:
         QTemporaryDir dir;
         auto store = openOrDie(dir.filePath("ws.db").toStdString());
         const std::string text = name.toStdString();
-        QVERIFY(!saveExample(*store, text));
-        QVERIFY(!saveExample(*store, "other"));
+        QVERIFY(saveExample(*store, text).ok());
+        QVERIFY(saveExample(*store, "other").ok());
         auto list = store->listPlans();
         QVERIFY(list.ok());
         QCOMPARE(list.value().size(), std::size_t{2});
         auto stored = store->loadPlan(text);
         QVERIFY(stored.ok());
         QCOMPARE(stored.value().name, text);
-        QVERIFY(!store->renamePlan(text, text + "2"));
-        QVERIFY(!store->deletePlan(text + "2"));
+        QVERIFY(store->renamePlan(text, text + "2").ok());
+        QVERIFY(store->deletePlan(text + "2").ok());
         QCOMPARE(integrity(dir.filePath("ws.db").toStdString()), std::string("ok"));
     }
 
@@ -286,8 +287,8 @@ private slots:
         {
             auto db = Database::open(newer);
             QVERIFY(db.ok());
-            QVERIFY(!db.value()->exec("CREATE TABLE t(x); PRAGMA user_version = 99;"));
-            QVERIFY(!db.value()->exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+            QVERIFY(db.value()->exec("CREATE TABLE t(x); PRAGMA user_version = 99;").ok());
+            QVERIFY(db.value()->exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
         }
         const std::string newerBytes = fileBytes(newer);
         auto refused = PlanStore::open(newer);
@@ -302,8 +303,8 @@ private slots:
         {
             auto full = openOrDie(cut);
             for (int i = 0; i < 30; ++i)
-                QVERIFY(!saveExample(*full, "plan " + std::to_string(i)));
-            QVERIFY(!full->database().exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+                QVERIFY(saveExample(*full, "plan " + std::to_string(i)).ok());
+            QVERIFY(full->database().exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
         }
         const std::string bytes = fileBytes(cut);
         std::ofstream(cut, std::ios::binary | std::ios::trunc)
@@ -325,30 +326,40 @@ private slots:
             // What version 1 wrote: graphs and plans, no runs.
             auto db = Database::open(path);
             QVERIFY(db.ok());
-            QVERIFY(!db.value()->exec(
-                "CREATE TABLE graphs(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, name TEXT "
-                "NOT NULL, format TEXT NOT NULL, body TEXT NOT NULL);"
-                "CREATE TABLE plans(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, graph_id "
-                "INTEGER NOT NULL REFERENCES graphs(id), devices TEXT NOT NULL, options TEXT NOT "
-                "NULL, note TEXT NOT NULL, placement TEXT NOT NULL, copies TEXT NOT NULL, "
-                "copy_count INTEGER NOT NULL, copied_bytes INTEGER NOT NULL, conflicts INTEGER NOT "
-                "NULL, report TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL);"
-                "PRAGMA user_version = 1;"));
+            QVERIFY(
+                db.value()
+                    ->exec(
+                        "CREATE TABLE graphs(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, "
+                        "name TEXT "
+                        "NOT NULL, format TEXT NOT NULL, body TEXT NOT NULL);"
+                        "CREATE TABLE plans(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+                        "graph_id "
+                        "INTEGER NOT NULL REFERENCES graphs(id), devices TEXT NOT NULL, options "
+                        "TEXT NOT "
+                        "NULL, note TEXT NOT NULL, placement TEXT NOT NULL, copies TEXT NOT NULL, "
+                        "copy_count INTEGER NOT NULL, copied_bytes INTEGER NOT NULL, conflicts "
+                        "INTEGER NOT "
+                        "NULL, report TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL);"
+                        "PRAGMA user_version = 1;")
+                    .ok());
             auto graph =
                 db.value()->prepare("INSERT INTO graphs VALUES(1, 'h', 'old', 'relay', ?)");
             QVERIFY(graph.ok());
             graph.value().bind(1, std::string_view(body));
-            QVERIFY(!graph.value().run());
-            QVERIFY(!db.value()->exec(
-                "INSERT INTO plans VALUES(1, 'kept', 1, 'cpu, gpu', '{\"mode\":\"demand\"}', '', "
-                "'[]', '[]', 0, 0, 0, '{}', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"));
+            QVERIFY(graph.value().run().ok());
+            QVERIFY(db.value()
+                        ->exec("INSERT INTO plans VALUES(1, 'kept', 1, 'cpu, gpu', "
+                               "'{\"mode\":\"demand\"}', '', "
+                               "'[]', '[]', 0, 0, 0, '{}', '2026-01-01T00:00:00Z', "
+                               "'2026-01-01T00:00:00Z')")
+                        .ok());
         }
         auto store = PlanStore::open(path);
         QVERIFY2(store.ok(), store.ok() ? "" : store.error().message.c_str());
         auto version = store.value()->database().prepare("PRAGMA user_version");
         QVERIFY(version.ok() && version.value().step().value());
         QCOMPARE(version.value().integer(0), std::int64_t{kSchemaVersion});
-        QVERIFY(!store.value()->saveRun("kept", RunRecord{"", "", 1, 2.0, "{}"}));
+        QVERIFY(store.value()->saveRun("kept", RunRecord{"", "", 1, 2.0, "{}"}).ok());
         QVERIFY(store.value()->loadPlan("kept").ok());
         // The backup is the version-1 file, intact.
         QVERIFY(std::filesystem::exists(path + ".bak"));

@@ -62,6 +62,12 @@ public:
         // A host device waits for the GPU; a fault there is this wait's error too.
         PLACER_CUDA_THROW(cudaEventSynchronize(m_event));
     }
+    bool reached(std::uint32_t epoch) const override {
+        const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
+        if (seen == kNever || seen < epoch)
+            return false; // not even issued
+        return cudaEventQuery(m_event) != cudaErrorNotReady;
+    }
     double timestamp() const override { return hostClockMicros(); }
     cudaEvent_t event() const { return m_event; }
 

@@ -126,11 +126,18 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         const QRectF r = barRect(bar);
         if (r.right() < kLabelWidth || r.left() > width())
             continue;
-        painter.fillRect(r, bar.colour);
-        painter.setPen(bar.colour.darker(160));
-        painter.drawRect(r);
+        if (bar.idle) {
+            painter.fillRect(r, QBrush(QColor(0xb0, 0x40, 0x40, 0x70), Qt::BDiagPattern));
+            painter.setPen(QColor(0xb0, 0x40, 0x40));
+            painter.drawLine(r.topLeft(), r.bottomLeft());
+            painter.drawLine(r.topRight(), r.bottomRight());
+        } else {
+            painter.fillRect(r, bar.colour);
+            painter.setPen(bar.colour.darker(160));
+            painter.drawRect(r);
+        }
         if (r.width() > 40) {
-            painter.setPen(Qt::black);
+            painter.setPen(bar.idle ? QColor(0x80, 0x20, 0x20) : QColor(Qt::black));
             painter.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                              fontMetrics().elidedText(bar.label, Qt::ElideRight,
                                                       static_cast<int>(r.width()) - 5));

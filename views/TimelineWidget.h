@@ -1,5 +1,6 @@
 // The run timeline: one lane per physical device's compute, one per copy path and one for input
-// uploads; each instruction a bar coloured by its virtual device. Wheel zooms the time axis
+// uploads; each instruction a bar coloured by its virtual device, and hatched stretches where a
+// device waited, named by what it waited for. Wheel zooms the time axis
 // around the cursor, dragging pans, hovering names the node, its device and its time.
 #pragma once
 
@@ -16,8 +17,9 @@ struct TimelineBar {
     double start = 0; ///< microseconds from the run's start
     double end = 0;
     QColor colour;
-    QString label;   ///< drawn when the bar is wide enough
-    QString tooltip; ///< shown on hover
+    QString label;     ///< drawn when the bar is wide enough
+    QString tooltip;   ///< shown on hover
+    bool idle = false; ///< a stretch in which the device waited: drawn hatched, under the work
 };
 
 struct TimelineData {

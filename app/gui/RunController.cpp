@@ -118,7 +118,9 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
                                       one.instrMicros[k].end());
         all.trace = std::move(one.trace);
         all.memory = std::move(one.memory);
+        all.idle = std::move(one.idle);
         all.traceOrigin = one.traceOrigin;
+        all.traceEnd = one.traceEnd;
         all.outputs = std::move(one.outputs);
     }
     // The reference: the whole graph on one fresh virtual CPU, same inputs.

@@ -194,6 +194,29 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
         timeline.duration = std::max(timeline.duration, bar.end);
         timeline.bars.push_back(bar);
     }
+    // Where a device waited, and for what: hatched, under the work, on its compute lane.
+    const RunReportInput report = runReportInput(outcome);
+    std::vector<views::TimelineBar> idle;
+    for (const IdleStretch& stretch : result.idle) {
+        views::TimelineBar bar;
+        bar.idle = true;
+        bar.lane = laneFor(stretch.stream, "compute", QString());
+        bar.start = stretch.start - result.traceOrigin;
+        bar.end = stretch.end - result.traceOrigin;
+        const QString reason = QString::fromStdString(idleReason(report, stretch));
+        const QString time = QString::number((stretch.end - stretch.start) / 1000.0, 'f', 3);
+        if (stretch.waitedFor >= 0) {
+            const Instruction& waited = program.code[static_cast<std::size_t>(stretch.waitedFor)];
+            bar.label = RunPanel::tr("waiting for %1")
+                            .arg(QString::fromStdString(
+                                waited.op == Opcode::DeviceCopy
+                                    ? program.registers[static_cast<std::size_t>(waited.dst)].name
+                                    : graph.node(waited.node).name));
+        }
+        bar.tooltip = RunPanel::tr("idle %1 ms, waiting for %2").arg(time, reason);
+        idle.push_back(bar);
+    }
+    timeline.bars.insert(timeline.bars.begin(), idle.begin(), idle.end());
     if (!result.latencyMicros.empty())
         timeline.duration = std::max(timeline.duration, result.latencyMicros.back());
     return timeline;

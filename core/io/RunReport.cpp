@@ -61,6 +61,33 @@ struct Views {
     }
 };
 
+std::string describeInstruction(const Views& v, const Executor& executor, std::size_t k) {
+    const Instruction& instr = v.at(k);
+    const int stream = executor.streamOf(k);
+    const std::string physical =
+        stream >= 0 ? " [" + v.result.streams[static_cast<std::size_t>(stream)].physical + "]" : "";
+    switch (instr.op) {
+    case Opcode::Invoke: {
+        const Node& node = v.graph.node(instr.node);
+        return node.name + " (" + node.op->name + ") on " + v.devices[instr.device].name + physical;
+    }
+    case Opcode::DeviceCopy:
+        return "copy " + v.reg(instr.dst).name + " " + v.devices[instr.srcDevice].name + " -> " +
+               v.devices[instr.device].name + physical;
+    case Opcode::LoadInput:
+        return "input " + v.graph.node(instr.node).name + " to " + v.devices[instr.device].name +
+               physical;
+    default:
+        return std::string(opcodeName(instr.op));
+    }
+}
+
+std::string idleReasonIn(const Views& v, const Executor& executor, const IdleStretch& stretch) {
+    if (stretch.waitedFor >= 0)
+        return describeInstruction(v, executor, static_cast<std::size_t>(stretch.waitedFor));
+    return stretch.end >= v.result.traceEnd ? "nothing: done" : "the run's start";
+}
+
 std::int64_t plannedBytes(const Program& program, DeviceId device) {
     std::int64_t bytes = 0;
     for (std::size_t k = 0; k < program.runStart; ++k) {
@@ -86,6 +113,11 @@ MedianTimes medianTimes(const Program& program, const RunResult& result, std::si
                 median(result.instrMicros[k]) / 1000.0;
     }
     return times;
+}
+
+std::string idleReason(const RunReportInput& input, const IdleStretch& stretch) {
+    const Views v{*input.graph, *input.devices, input.executor->program(), *input.result};
+    return idleReasonIn(v, *input.executor, stretch);
 }
 
 Json runReportJson(const RunReportInput& input) {
@@ -135,6 +167,18 @@ Json runReportJson(const RunReportInput& input) {
         devices.push(std::move(device));
     }
     report.set("devices", std::move(devices));
+
+    // Where each physical device sat idle in the traced iteration, and what it waited for.
+    Json idle = Json::array();
+    for (const IdleStretch& stretch : v.result.idle) {
+        Json entry = Json::object();
+        entry.set("physical", v.result.streams[static_cast<std::size_t>(stretch.stream)].physical);
+        entry.set("start_ms", ms(stretch.start - v.result.traceOrigin));
+        entry.set("ms", ms(stretch.end - stretch.start));
+        entry.set("waited_for", idleReasonIn(v, executor, stretch));
+        idle.push(std::move(entry));
+    }
+    report.set("idle", std::move(idle));
 
     Json nodes = Json::array();
     Json copies = Json::array();
@@ -219,6 +263,30 @@ std::string runSummary(const RunReportInput& input) {
                       v.busyMicros(id) / 1000.0, formatBytes(peak).c_str(),
                       formatBytes(plannedBytes(v.program, id)).c_str());
         out << line;
+    }
+    // Per physical device: idle time in the traced iteration, and its longest wait.
+    for (std::size_t s = 0; s < v.result.streams.size(); ++s) {
+        double total = 0;
+        const IdleStretch* longest = nullptr;
+        for (const IdleStretch& stretch : v.result.idle) {
+            if (static_cast<std::size_t>(stretch.stream) != s)
+                continue;
+            total += stretch.end - stretch.start;
+            if (stretch.waitedFor >= 0 &&
+                (!longest || stretch.end - stretch.start > longest->end - longest->start))
+                longest = &stretch;
+        }
+        if (total <= 0)
+            continue;
+        std::snprintf(line, sizeof line, "  %-10s idle %9.3f ms in the traced run",
+                      v.result.streams[s].physical.c_str(), total / 1000.0);
+        out << line;
+        if (longest) {
+            std::snprintf(line, sizeof line, "; longest wait %.3f ms, for ",
+                          (longest->end - longest->start) / 1000.0);
+            out << line << idleReasonIn(v, executor, *longest);
+        }
+        out << "\n";
     }
     struct Row {
         double micros;
@@ -452,6 +520,20 @@ Json chromeTrace(const RunReportInput& input) {
             for (const TimedEvent* consumer : it->second)
                 flow(&event, consumer);
         }
+    }
+    for (const IdleStretch& stretch : v.result.idle) {
+        Json e = Json::object();
+        e.set("name", "idle");
+        e.set("cat", "idle");
+        e.set("ph", "X");
+        e.set("pid", stretch.stream + 1);
+        e.set("tid", 1);
+        e.set("ts", stretch.start - origin);
+        e.set("dur", std::max(0.0, stretch.end - stretch.start));
+        Json args = Json::object();
+        args.set("waited_for", idleReasonIn(v, executor, stretch));
+        e.set("args", std::move(args));
+        events.push(std::move(e));
     }
     for (const MemorySample& sample : v.result.memory) {
         Json e = Json::object();

@@ -31,6 +31,11 @@ struct MedianTimes {
 MedianTimes medianTimes(const Program& program, const RunResult& result, std::size_t nodeCount,
                         std::size_t copyCount);
 
+/// What an idle stretch of the traced iteration waited for: "%7 (nn.conv2d) on gpu [vcpu1]",
+/// "copy %7@cpu gpu -> cpu", "input %x", or, with nothing to wait for, "nothing: done" (at the
+/// end) and "the run's start".
+std::string idleReason(const RunReportInput& input, const IdleStretch& stretch);
+
 /// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
 Json runReportJson(const RunReportInput& input);
 /// Every node's and copy's median time as CSV, in program order:

@@ -1,11 +1,13 @@
 // Lifetime-based storage assignment per device, in one pass over the execution order.
 //
-// Steps: node i runs at step 2i and the copies of its outputs at step 2i+1. A tensor's storage
+// The order is the expected execution order (plan/ExecutionOrder.h), not the graph's. Steps: the
+// node at position p runs at step 2p and the copies of its outputs at step 2p+1. A tensor's storage
 // returns to its device's free pool after the step of its last use (so an op never writes over
 // its own inputs). Releases are kept in per-step buckets (an intrusive list), so the whole plan is
 // linear in the number of tensors apart from the free pools, which are keyed by size.
 #include "plan/MemoryPlanner.h"
 
+#include "plan/ExecutionOrder.h"
 #include "plan/PlanWorkspace.h"
 
 #include <algorithm>
@@ -37,6 +39,13 @@ public:
         m_releaseNext.clear();
         m_releaseStorage.clear();
         m_releaseBytes.clear();
+        m_result.order = executionOrder(m_graph, m_index, m_plan, deviceCount);
+        m_position.assign(m_index.size(), 0);
+        for (std::size_t p = 0; p < m_result.order.size(); ++p)
+            m_position[m_result.order[p].index] = static_cast<std::int64_t>(p);
+        m_copiesOf.assign(m_index.size(), {});
+        for (std::size_t c = 0; c < m_plan.copies.size(); ++c)
+            m_copiesOf[m_plan.copies[c].value.node.index].push_back(static_cast<std::uint32_t>(c));
         computeLastUses();
         placeDedicatedTensors();
         placeSharedTensors();
@@ -49,7 +58,7 @@ public:
     }
 
 private:
-    static std::int64_t nodeStep(std::uint32_t node) { return 2 * static_cast<std::int64_t>(node); }
+    std::int64_t nodeStep(std::uint32_t node) const { return 2 * m_position[node]; }
 
     std::uint32_t slot(ValueRef v) const { return m_index.valueSlot(v); }
 
@@ -93,9 +102,9 @@ private:
     }
 
     void placeSharedTensors() {
-        std::size_t copyCursor = 0;
         const auto& copies = m_plan.copies;
-        for (std::uint32_t i = 0; i < m_index.size(); ++i) {
+        for (const NodeId id : m_result.order) {
+            const std::uint32_t i = id.index;
             releaseUpTo(nodeStep(i));
             if (!m_index.isParameter(i) && !m_index.isConstant(i)) {
                 const std::uint32_t outputs = m_index.outputBase[i + 1] - m_index.outputBase[i];
@@ -105,11 +114,10 @@ private:
                           std::max(m_lastUse[slot(value)], nodeStep(i)), false);
                 }
             }
-            // Copies are ordered by producer; those of node i happen right after it.
+            // The copies of node i's outputs happen right after it.
             releaseUpTo(nodeStep(i) + 1);
-            for (; copyCursor < copies.size() && copies[copyCursor].value.node.index <= i;
-                 ++copyCursor) {
-                const CopyPlan& copy = copies[copyCursor];
+            for (const std::uint32_t c : m_copiesOf[i]) {
+                const CopyPlan& copy = copies[c];
                 if (copy.isExplicit)
                     continue; // the device_copy node's own output is already a tensor
                 std::int64_t last = nodeStep(i) + 1;
@@ -180,6 +188,8 @@ private:
     MemoryPlan m_result;
 
     std::vector<std::int64_t>& m_lastUse;
+    std::vector<std::int64_t> m_position;               ///< per node: its place in the order
+    std::vector<std::vector<std::uint32_t>> m_copiesOf; ///< per node: its copies' indices
     /// Free storages per device: size -> storage ids of that size.
     std::vector<std::map<std::int64_t, std::vector<std::int32_t>>> m_free;
     std::vector<std::int64_t> m_live;

@@ -125,6 +125,9 @@ struct TensorStorage {
 };
 
 struct MemoryPlan {
+    /// The order the storages were assigned in, which the lowering emits the nodes in (each
+    /// followed by the copies of its outputs): plan/ExecutionOrder.h.
+    std::vector<NodeId> order;
     std::vector<StorageInfo> storages;
     std::vector<DeviceMemory> devices; ///< one per device of the set, in order
     std::vector<TensorStorage> tensors;

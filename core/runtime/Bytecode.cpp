@@ -1,5 +1,6 @@
-// Lowering: nodes in topological order, each followed by the copies of its outputs (the order
-// the memory planner assumed), registers per tensor instance, frees after last uses.
+// Lowering: nodes in the memory plan's order (the expected execution order, plan/ExecutionOrder.h),
+// each followed by the copies of its outputs (the order the memory planner assumed), registers per
+// tensor instance, frees after last uses.
 #include "runtime/Bytecode.h"
 
 #include <map>
@@ -131,8 +132,10 @@ private:
                     m_load.push_back(load);
                 }
             }
-            if (node.isParameter())
+            if (node.isParameter()) {
+                m_inputIndexOf[i] = static_cast<std::int32_t>(m_program.inputs.size());
                 m_program.inputs.push_back(NodeId(i));
+            }
         }
         return std::nullopt;
     }
@@ -146,9 +149,18 @@ private:
     }
 
     std::optional<SourceError> lowerBody() {
-        std::size_t copyCursor = 0;
         const auto& copies = m_plan.copies;
-        for (std::uint32_t i = 0; i < m_graph.size(); ++i) {
+        std::vector<std::vector<std::uint32_t>> copiesOf(m_graph.size());
+        for (std::size_t c = 0; c < copies.size(); ++c)
+            copiesOf[copies[c].value.node.index].push_back(static_cast<std::uint32_t>(c));
+        std::vector<NodeId> order = m_plan.memory.order;
+        if (order.size() != m_graph.size()) {
+            order.clear();
+            for (std::uint32_t i = 0; i < m_graph.size(); ++i)
+                order.push_back(NodeId(i));
+        }
+        for (const NodeId id : order) {
+            const std::uint32_t i = id.index;
             const Node& node = m_graph.nodes()[i];
             const DeviceId device = m_plan.devices[i];
             if (node.isParameter()) {
@@ -156,7 +168,7 @@ private:
                 load.device = device;
                 load.dst = *instance(ValueRef{NodeId(i), 0}, device);
                 load.node = NodeId(i);
-                load.index = static_cast<std::int32_t>(m_inputIndex++);
+                load.index = m_inputIndexOf[i];
                 load.bytes = node.outputs[0].bytes();
                 m_body.push_back(load);
             } else if (node.isDeviceCopy()) {
@@ -195,9 +207,8 @@ private:
                 }
                 m_body.push_back(std::move(invoke));
             }
-            for (; copyCursor < copies.size() && copies[copyCursor].value.node.index <= i;
-                 ++copyCursor) {
-                const CopyPlan& copy = copies[copyCursor];
+            for (const std::uint32_t copyIndex : copiesOf[i]) {
+                const CopyPlan& copy = copies[copyIndex];
                 if (copy.isExplicit)
                     continue;
                 const auto src = instance(copy.value, copy.from);
@@ -214,7 +225,7 @@ private:
                 instr.src = *src;
                 instr.dst = dst;
                 instr.node = copy.value.node;
-                instr.index = static_cast<std::int32_t>(copyCursor);
+                instr.index = static_cast<std::int32_t>(copyIndex);
                 instr.bytes = copy.bytes;
                 m_body.push_back(instr);
             }
@@ -286,7 +297,7 @@ private:
     std::vector<Instruction> m_body;
     std::map<std::pair<std::uint64_t, std::uint32_t>, std::int32_t> m_storageOf;
     std::map<std::pair<std::uint64_t, std::uint32_t>, std::int32_t> m_instance;
-    std::size_t m_inputIndex = 0;
+    std::map<std::uint32_t, std::int32_t> m_inputIndexOf; ///< parameter node -> input index
 };
 
 } // namespace

@@ -38,6 +38,9 @@ public:
     virtual void record(std::uint32_t epoch) = 0;
     /// Blocks the calling worker until the event was recorded for run `epoch` or later.
     virtual void wait(std::uint32_t epoch) const = 0;
+    /// Whether wait(epoch) would return at once: the work before the record is done (a GPU's
+    /// too). Never blocks; a failed GPU wait reads as reached, and wait() then throws.
+    virtual bool reached(std::uint32_t epoch) const = 0;
     /// The device-clock time of the last record, in microseconds.
     virtual double timestamp() const = 0;
 };

@@ -1,23 +1,29 @@
-// The executor. Each physical device gets the run section's instructions that execute on it, in
-// program order (a copy executes on its destination, which pulls from the source). Before an
-// instruction runs, its device waits for:
-//  - the instruction that wrote each register it reads, when another device wrote it;
-//  - when it binds a storage to a new tensor (AllocTensor), every instruction on another device
-//    that read the storage's previous tenant (a copy pulling from it).
-// Every wait points to an earlier instruction in program order, so streams cannot deadlock.
+// The executor: load (storages, constants, kernels) and runs. A run is dataflow with a static
+// priority (runtime/Schedule.h says why): every physical device's worker takes, of its
+// instructions whose dependencies have been issued, the one with the highest priority, runs it
+// (or, on an asynchronous device, issues it into the lane it belongs to), and makes ready what
+// depended on it. Where work depends on an asynchronous device's work on another lane, it waits
+// for that work's event: a GPU in its stream (the worker does not block), a host worker by taking
+// other ready work until the event is reached. So no worker sits idle while it has an instruction
+// whose inputs are ready, and a copy into a device is taken as soon as its source is written,
+// never ahead of that device's unrelated compute.
 // Events are reusable across runs: a run has an epoch number and an event is "reached" once it
 // was recorded with this run's epoch.
 #include "runtime/Executor.h"
 
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
+#include "runtime/Schedule.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <random>
+#include <thread>
 
 namespace placer {
 
@@ -86,12 +92,21 @@ struct Executor::Impl {
         std::vector<TimedEvent> timed;
         std::vector<MemorySample> memory;
     };
+    /// A stream's instructions whose dependencies have been issued, first-to-run first.
+    struct ReadySet {
+        std::mutex mutex;
+        std::condition_variable wake;
+        std::vector<std::uint32_t> ready;
+        std::atomic<int> count{0}; ///< ready.size(), read without the lock while spinning
+        bool sleeping = false;
+    };
     std::vector<Stream> streams;
-    std::vector<int> streamOf;           ///< per instruction
-    std::vector<int> laneOf;             ///< per instruction: its lane on the device, or -1
-    std::vector<int> laneBase;           ///< per stream: the global number of its lane 0
-    std::vector<std::vector<int>> waits; ///< per instruction: events to wait for
-    std::vector<int> eventOf;            ///< per instruction: the event it records, or -1
+    std::vector<std::unique_ptr<ReadySet>> readySets; ///< per stream
+    Schedule schedule;
+    std::unique_ptr<std::atomic<int>[]> remaining; ///< per instruction: dependencies not issued
+    std::vector<int> streamOf;                     ///< per instruction
+    std::vector<int> laneOf;  ///< per instruction: its lane on the device, or -1
+    std::vector<int> eventOf; ///< per instruction: the event it records, or -1
     std::vector<std::unique_ptr<Event>> events;
     std::vector<std::unique_ptr<Kernel>> kernels; ///< per instruction (Invoke only)
     std::vector<std::byte*> storages;
@@ -143,7 +158,6 @@ struct Executor::Impl {
         const std::size_t n = program.code.size();
         streamOf.assign(n, -1);
         laneOf.assign(n, -1);
-        waits.assign(n, {});
         eventOf.assign(n, -1);
         kernels.resize(n);
         argPointers.resize(n);
@@ -194,7 +208,7 @@ struct Executor::Impl {
             if (streamOf[k] >= 0)
                 streams[static_cast<std::size_t>(streamOf[k])].instructions.push_back(k);
         }
-        planWaits();
+        buildRunSchedule();
         pinCopiedStorages();
         return std::nullopt;
     }
@@ -316,105 +330,106 @@ struct Executor::Impl {
         return std::nullopt;
     }
 
-    /// Events and waits. Work on one lane of one device runs in program order; an instruction
-    /// waits for another lane (of its device or another) where it reads a register written
-    /// there, or writes a storage whose previous tenant was read or written there.
-    void planWaits() {
+    ScheduleInput scheduleInput() const {
+        ScheduleInput input;
+        input.program = &program;
+        input.stream = streamOf;
+        input.lane = laneOf;
+        for (const Stream& stream : streams)
+            input.asynchronous.push_back(stream.device->timesAsynchronously());
+        input.cost = estimateCosts(program, *graph);
+        return input;
+    }
+
+    /// The dependence graph and priorities (runtime/Schedule.h), and an event for every
+    /// instruction another lane waits for.
+    void buildRunSchedule() {
+        schedule = buildSchedule(scheduleInput());
         const std::size_t n = program.code.size();
-        laneBase.assign(streams.size(), 0);
-        int laneTotal = 0;
-        for (std::size_t s = 0; s < streams.size(); ++s) {
-            laneBase[s] = laneTotal;
-            laneTotal += std::max(1, streams[s].device->laneCount());
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!schedule.records[k])
+                continue;
+            eventOf[k] = static_cast<int>(events.size());
+            events.push_back(streams[static_cast<std::size_t>(streamOf[k])].device->createEvent());
         }
-        auto globalLane = [&](std::size_t k) {
-            return laneBase[static_cast<std::size_t>(streamOf[k])] + std::max(0, laneOf[k]);
-        };
-        std::vector<std::int64_t> lastWriter(program.registers.size(), -1);
-        std::vector<std::int32_t> regStorage(program.registers.size(), -1);
-        std::vector<std::vector<std::size_t>> storageUsers(storages.size());
-        // Per register: the users of its storage's previous tenant, waited for by its writer.
-        std::vector<std::vector<std::size_t>> pendingReuse(program.registers.size());
-        // Per lane: the furthest instruction of each other lane it has waited for already.
-        std::vector<std::vector<std::int64_t>> waited(
-            static_cast<std::size_t>(laneTotal),
-            std::vector<std::int64_t>(static_cast<std::size_t>(laneTotal), -1));
-        auto needs = [&](std::size_t k, std::size_t producer) {
-            if (streamOf[k] < 0 || streamOf[producer] < 0)
-                return;
-            const int a = globalLane(k), b = globalLane(producer);
-            if (a == b)
-                return;
-            std::int64_t& seen = waited[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
-            if (static_cast<std::int64_t>(producer) <= seen)
-                return;
-            seen = static_cast<std::int64_t>(producer);
-            if (eventOf[producer] < 0) {
-                eventOf[producer] = static_cast<int>(events.size());
-                events.push_back(
-                    streams[static_cast<std::size_t>(streamOf[producer])].device->createEvent());
-            }
-            waits[k].push_back(eventOf[producer]);
-        };
-        for (std::size_t k = 0; k < program.runStart; ++k) {
-            const Instruction& instr = program.code[k];
-            if (instr.op == Opcode::AllocTensor)
-                regStorage[static_cast<std::size_t>(instr.dst)] = instr.storage;
-        }
-        auto use = [&](std::size_t k, std::int32_t r) {
-            const std::int32_t s = regStorage[static_cast<std::size_t>(r)];
-            if (s >= 0)
-                storageUsers[static_cast<std::size_t>(s)].push_back(k);
-        };
-        auto read = [&](std::size_t k, std::int32_t r) {
-            const std::int64_t w = lastWriter[static_cast<std::size_t>(r)];
-            if (w >= 0)
-                needs(k, static_cast<std::size_t>(w));
-            use(k, r);
-        };
-        auto write = [&](std::size_t k, std::int32_t r) {
-            auto& pending = pendingReuse[static_cast<std::size_t>(r)];
-            for (std::size_t user : pending)
-                needs(k, user);
-            pending.clear();
-            lastWriter[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(k);
-            use(k, r);
-        };
-        for (std::size_t k = program.runStart; k < n; ++k) {
-            const Instruction& instr = program.code[k];
-            switch (instr.op) {
-            case Opcode::AllocTensor:
-                if (instr.storage >= 0) {
-                    auto& users = storageUsers[static_cast<std::size_t>(instr.storage)];
-                    pendingReuse[static_cast<std::size_t>(instr.dst)] = std::move(users);
-                    users.clear();
-                }
-                regStorage[static_cast<std::size_t>(instr.dst)] = instr.storage;
-                break;
-            case Opcode::Invoke:
-                for (std::int32_t r : instr.args)
-                    read(k, r);
-                for (std::int32_t r : instr.results)
-                    write(k, r);
-                break;
-            case Opcode::DeviceCopy:
-                read(k, instr.src);
-                write(k, instr.dst);
-                break;
-            case Opcode::LoadInput:
-                write(k, instr.dst);
-                break;
-            default:
-                break;
-            }
-        }
+        remaining = std::make_unique<std::atomic<int>[]>(n);
+        readySets.clear();
+        for (std::size_t s = 0; s < streams.size(); ++s)
+            readySets.push_back(std::make_unique<ReadySet>());
     }
 
     void fail(std::string message) {
-        std::lock_guard lock(errorMutex);
-        if (error.empty())
-            error = std::move(message);
-        aborted.store(true);
+        {
+            std::lock_guard lock(errorMutex);
+            if (error.empty())
+                error = std::move(message);
+            aborted.store(true);
+        }
+        for (auto& set : readySets) {
+            std::lock_guard lock(set->mutex);
+            set->wake.notify_all();
+        }
+    }
+
+    /// Makes `k` ready on its stream, waking that stream's worker if it sleeps.
+    void makeReady(std::uint32_t k) {
+        ReadySet& set = *readySets[static_cast<std::size_t>(streamOf[k])];
+        std::lock_guard lock(set.mutex);
+        const auto at = std::upper_bound(
+            set.ready.begin(), set.ready.end(), k,
+            [this](std::uint32_t a, std::uint32_t b) { return schedule.before(a, b); });
+        set.ready.insert(at, k);
+        set.count.store(static_cast<int>(set.ready.size()), std::memory_order_release);
+        if (set.sleeping)
+            set.wake.notify_one();
+    }
+
+    /// Whether `k` can run on a host worker now: every asynchronous producer it waits for is
+    /// done. (An asynchronous device waits in its lanes, so anything ready can be issued.)
+    bool runnable(std::uint32_t k, bool asynchronous) const {
+        if (asynchronous)
+            return true;
+        for (std::uint32_t p : schedule.waits[k]) {
+            if (!events[static_cast<std::size_t>(eventOf[p])]->reached(epoch))
+                return false;
+        }
+        return true;
+    }
+
+    /// The next instruction for stream `s` to run, or -1 when the run was aborted. Blocks while
+    /// nothing is ready; polls while all that is ready waits for another device's work.
+    std::int64_t take(std::size_t s, bool asynchronous) {
+        ReadySet& set = *readySets[s];
+        for (int spins = 0;; ++spins) {
+            if (aborted.load(std::memory_order_relaxed))
+                return -1;
+            if (set.count.load(std::memory_order_acquire) > 0) {
+                std::unique_lock lock(set.mutex);
+                for (std::size_t i = 0; i < set.ready.size(); ++i) {
+                    const std::uint32_t k = set.ready[i];
+                    if (runnable(k, asynchronous)) {
+                        set.ready.erase(set.ready.begin() + static_cast<std::ptrdiff_t>(i));
+                        set.count.store(static_cast<int>(set.ready.size()),
+                                        std::memory_order_release);
+                        return k;
+                    }
+                }
+                // Everything ready waits for a GPU (or lane) result: poll for it.
+                lock.unlock();
+                if (spins > 64)
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
+                continue;
+            }
+            // Nothing ready: spin briefly (a successor is usually pushed within microseconds),
+            // then sleep until one is.
+            if (spins < 2000)
+                continue;
+            std::unique_lock lock(set.mutex);
+            set.sleeping = true;
+            set.wake.wait(lock, [&] { return !set.ready.empty() || aborted.load(); });
+            set.sleeping = false;
+            spins = 0;
+        }
     }
 
     std::string ownerName(std::int32_t r) const {
@@ -490,15 +505,19 @@ struct Executor::Impl {
             device->resetMarks();
         // On an asynchronous device `start` and `end` hold marker ids until finishStream.
         auto stamp = [&] { return async ? static_cast<double>(device->mark()) : device->now(); };
-        for (std::size_t k : stream.instructions) {
+        for (std::size_t left = stream.instructions.size(); left > 0; --left) {
+            const std::int64_t taken = take(s, async);
+            if (taken < 0)
+                return; // aborted: what was issued records its events, nothing else is issued
+            const auto k = static_cast<std::size_t>(taken);
             const int lane = laneOf[k];
             if (laned && lane >= 0)
                 device->setLane(lane);
             try {
-                for (int e : waits[k])
-                    device->waitFor(*events[static_cast<std::size_t>(e)], epoch);
+                for (std::uint32_t p : schedule.waits[k])
+                    device->waitFor(*events[static_cast<std::size_t>(eventOf[p])], epoch);
             } catch (const std::exception& e) {
-                fail(e.what()); // the order is lost: stop issuing work, keep recording events
+                fail(e.what());
             }
             if (!aborted.load(std::memory_order_relaxed)) {
                 const Opcode op = program.code[k].op;
@@ -521,7 +540,77 @@ struct Executor::Impl {
             }
             if (eventOf[k] >= 0)
                 events[static_cast<std::size_t>(eventOf[k])]->record(epoch);
+            for (std::uint32_t next : schedule.succs[k]) {
+                if (remaining[next].fetch_sub(1, std::memory_order_acq_rel) == 1)
+                    makeReady(next);
+            }
         }
+    }
+
+    /// Starts a run: every instruction's count of dependencies, and the ones with none ready.
+    void startRun() {
+        for (auto& set : readySets) {
+            set->ready.clear();
+            set->count.store(0);
+        }
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            if (streamOf[k] < 0)
+                continue;
+            remaining[k].store(static_cast<int>(schedule.deps[k].size()),
+                               std::memory_order_relaxed);
+        }
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            if (streamOf[k] >= 0 && schedule.deps[k].empty())
+                makeReady(static_cast<std::uint32_t>(k));
+        }
+    }
+
+    /// The traced iteration's idle stretches: the gaps between each stream's work (its lanes
+    /// together), each named by the latest-ending dependency of the work after it.
+    std::vector<IdleStretch> idleStretches(double runStart, double runEnd) const {
+        const std::size_t n = program.code.size();
+        std::vector<double> endOf(n, -1);
+        for (const Stream& stream : streams)
+            for (const TimedEvent& event : stream.timed)
+                endOf[event.instruction] = event.end;
+        // The timed work k waited for: its dependencies, through untimed bookkeeping.
+        auto latestProducer = [&](std::size_t k) {
+            std::int64_t best = -1;
+            std::vector<std::uint32_t> stack(schedule.deps[k].begin(), schedule.deps[k].end());
+            std::vector<std::uint32_t> seen;
+            while (!stack.empty()) {
+                const std::uint32_t d = stack.back();
+                stack.pop_back();
+                if (std::find(seen.begin(), seen.end(), d) != seen.end())
+                    continue;
+                seen.push_back(d);
+                if (endOf[d] >= 0) {
+                    if (best < 0 || endOf[d] > endOf[static_cast<std::size_t>(best)])
+                        best = d;
+                } else {
+                    stack.insert(stack.end(), schedule.deps[d].begin(), schedule.deps[d].end());
+                }
+            }
+            return best;
+        };
+        std::vector<IdleStretch> idle;
+        for (std::size_t s = 0; s < streams.size(); ++s) {
+            std::vector<TimedEvent> timed = streams[s].timed;
+            if (timed.empty())
+                continue;
+            std::sort(timed.begin(), timed.end(),
+                      [](const TimedEvent& a, const TimedEvent& b) { return a.start < b.start; });
+            double busyUntil = runStart;
+            for (const TimedEvent& event : timed) {
+                if (event.start - busyUntil >= kMinIdleMicros)
+                    idle.push_back(IdleStretch{static_cast<int>(s), busyUntil, event.start,
+                                               latestProducer(event.instruction)});
+                busyUntil = std::max(busyUntil, event.end);
+            }
+            if (runEnd - busyUntil >= kMinIdleMicros)
+                idle.push_back(IdleStretch{static_cast<int>(s), busyUntil, runEnd, -1});
+        }
+        return idle;
     }
 
     /// After the device synchronized: marker ids become times, and the stream's busy time is
@@ -581,6 +670,10 @@ const Program& Executor::program() const {
     return m_impl->program;
 }
 
+const Schedule& Executor::schedule() const {
+    return m_impl->schedule;
+}
+
 int Executor::streamOf(std::size_t instruction) const {
     return m_impl->streamOf[instruction];
 }
@@ -627,6 +720,7 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             stream.timed.clear();
             stream.memory.clear();
         }
+        impl.startRun();
         const double start = hostClockMicros();
         for (std::size_t s = 0; s < impl.streams.size(); ++s) {
             if (!impl.streams[s].instructions.empty())
@@ -663,8 +757,11 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
                                      stream.memory.end());
             }
         }
-        if (last)
+        if (last) {
             result.traceOrigin = start;
+            result.traceEnd = end;
+            result.idle = impl.idleStretches(start, end);
+        }
     }
     for (std::size_t s = 0; s < impl.streams.size(); ++s)
         result.streams[s].peakBytes = impl.streams[s].device->peakBytes();

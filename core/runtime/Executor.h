@@ -45,6 +45,16 @@ struct MemorySample {
     std::int64_t bytes = 0;
 };
 
+/// A stretch of the traced iteration in which a device ran nothing, and why.
+struct IdleStretch {
+    int stream = 0;
+    double start = 0; ///< host clock, microseconds
+    double end = 0;
+    /// The instruction the device waited for: the latest-ending dependency of the work it did
+    /// next (on another device when it waited for one), or -1 when it had nothing left to do.
+    std::int64_t waitedFor = -1;
+};
+
 struct StreamInfo {
     std::string physical;           ///< "vcpu1"
     std::vector<DeviceId> virtuals; ///< the virtual devices mapped to it
@@ -60,9 +70,16 @@ struct RunResult {
     std::vector<StreamInfo> streams;
     std::vector<TimedEvent> trace;    ///< the last iteration
     std::vector<MemorySample> memory; ///< the last iteration
+    std::vector<IdleStretch> idle;    ///< the last iteration, of at least kMinIdleMicros
     double traceOrigin = 0;           ///< start of the last iteration
+    double traceEnd = 0;              ///< end of the last iteration
     std::vector<HostTensor> outputs;
 };
+
+/// Idle stretches shorter than this are the executor's own overhead and are not listed.
+inline constexpr double kMinIdleMicros = 5;
+
+struct Schedule;
 
 class Executor {
 public:
@@ -85,6 +102,8 @@ public:
     int streamOf(std::size_t instruction) const;
     /// The kernel implementation chosen for an Invoke ("onednn:convolution:jit:avx2").
     std::string implementation(std::size_t instruction) const;
+    /// The dependence graph and priorities the runs follow (runtime/Schedule.h).
+    const Schedule& schedule() const;
 
 private:
     Executor();

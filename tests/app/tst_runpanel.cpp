@@ -64,6 +64,17 @@ private slots:
                             [](const QString& lane) { return lane.startsWith("copies"); }));
         QVERIFY(timeline.bars.size() >= 4);
         QVERIFY(timeline.duration > 0);
+        // Where a device waited: a hatched bar per idle stretch, saying for what.
+        QCOMPARE(static_cast<std::size_t>(
+                     std::count_if(timeline.bars.begin(), timeline.bars.end(),
+                                   [](const views::TimelineBar& bar) { return bar.idle; })),
+                 outcome->result.idle.size());
+        QVERIFY(!outcome->result.idle.empty());
+        for (const views::TimelineBar& bar : timeline.bars) {
+            if (bar.idle)
+                QVERIFY2(bar.tooltip.startsWith("idle ") && bar.tooltip.contains("waiting for"),
+                         qPrintable(bar.tooltip));
+        }
         QVERIFY(panel.exportTrace(dir.filePath("trace.json")));
         QVERIFY(panel.exportTimingsCsv(dir.filePath("times.csv")));
         QVERIFY(!panel.exportTimingsCsv(dir.filePath("no/such/folder/times.csv")));

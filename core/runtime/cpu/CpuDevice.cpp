@@ -41,6 +41,10 @@ public:
             m_epoch.wait(seen, std::memory_order_acquire);
         }
     }
+    bool reached(std::uint32_t epoch) const override {
+        const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
+        return seen != kNever && seen >= epoch;
+    }
     double timestamp() const override { return m_time; }
 
 private:

@@ -1,0 +1,53 @@
+// The order a plan's work is expected to run in, and the cost estimates behind it. The memory
+// planner assigns storages in this order and the lowering emits instructions in it, so storage
+// reuse follows the order the devices are expected to work in: a tensor never takes a storage
+// whose previous tenant another device is still expected to be producing or reading, and the
+// dataflow executor (runtime/Executor.cpp) is not made to serialize independent branches.
+#pragma once
+
+#include "ir/Graph.h"
+#include "plan/Plan.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace placer {
+
+struct GraphIndex;
+
+/// Estimated microseconds for a node's kernel on a device of roughly one CPU core's speed:
+/// multiply-adds for convolutions and matrix products, bytes moved for the rest; 0 for
+/// parameters, constants and device copies. Only ratios matter.
+double estimateNodeMicros(const Graph& graph, NodeId node);
+/// Estimated microseconds for a copy of `bytes` between two devices.
+double estimateCopyMicros(std::int64_t bytes);
+
+/// List scheduling over a DAG of work items, each on one resource (a device, or a lane of one):
+/// whenever a resource is free it takes, of its items whose predecessors have ended (plus the
+/// edge's delay), the one with the highest priority (ties: lower index); an item waits for its
+/// predecessors otherwise. The executor's policy, simulated with estimated costs.
+struct ListScheduling {
+    std::vector<int> resource; ///< per item; -1: not scheduled
+    std::vector<double> cost;  ///< per item, µs
+    /// Per item: its successors and the delay on each edge (a copy between devices).
+    std::vector<std::vector<std::pair<std::uint32_t, double>>> successors;
+    std::vector<double> priority; ///< per item; higher goes first
+};
+struct ListSchedule {
+    std::vector<double> start, end;    ///< per item
+    std::vector<std::uint32_t> order;  ///< the items as scheduled (by start, per resource)
+    double makespan = 0;
+};
+ListSchedule listSchedule(const ListScheduling& problem);
+/// Per item: its cost plus the longest (delay + priority) over its successors, for items whose
+/// successors all have higher indices (a topological numbering).
+std::vector<double> longestPathToEnd(const ListScheduling& problem);
+
+/// The nodes in the order list scheduling predicts they start: each device runs one node at a
+/// time, taking among its ready nodes the one with the longest estimated path to the end; a copy
+/// delays its consumers by its estimated time. Ties go to graph order, so the result is
+/// deterministic and a topological order of the graph.
+std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, const Plan& plan,
+                                   int deviceCount);
+
+} // namespace placer

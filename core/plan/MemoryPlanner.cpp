@@ -77,10 +77,16 @@ private:
                 last = std::max(last, nodeStep(c));
             }
         }
+        // A copy runs on its destination whenever that device gets to it, at the latest before
+        // its consumers there: the source stays until then, so the source device never waits
+        // for the other one to pull before it can reuse the storage.
         for (const CopyPlan& copy : m_plan.copies) {
-            if (!copy.isExplicit)
-                m_lastUse[slot(copy.value)] =
-                    std::max(m_lastUse[slot(copy.value)], nodeStep(copy.value.node.index) + 1);
+            if (copy.isExplicit)
+                continue;
+            std::int64_t last = nodeStep(copy.value.node.index) + 1;
+            for (NodeId consumer : copy.consumers)
+                last = std::max(last, nodeStep(consumer.index));
+            m_lastUse[slot(copy.value)] = std::max(m_lastUse[slot(copy.value)], last);
         }
         for (const GraphOutput& output : m_graph.outputs())
             m_lastUse[slot(output.value)] = kForever;

@@ -399,7 +399,9 @@ struct Executor::Impl {
     /// The next instruction for stream `s` to run, or -1 when the run was aborted. Blocks while
     /// nothing is ready; polls while all that is ready waits for another device's work.
     std::int64_t take(std::size_t s, bool asynchronous) {
+        constexpr double kSpinMicros = 50;
         ReadySet& set = *readySets[s];
+        double spinStart = 0;
         for (int spins = 0;; ++spins) {
             if (aborted.load(std::memory_order_relaxed))
                 return -1;
@@ -420,15 +422,20 @@ struct Executor::Impl {
                     std::this_thread::sleep_for(std::chrono::microseconds(20));
                 continue;
             }
-            // Nothing ready: spin briefly (a successor is usually pushed within microseconds),
-            // then sleep until one is.
-            if (spins < 2000)
+            // Nothing ready: spin for a while (another device's result is often a few tens of
+            // microseconds away, and waking a sleeping thread costs as much), then sleep.
+            if ((spins & 63) != 63)
+                continue;
+            if (spinStart == 0)
+                spinStart = hostClockMicros();
+            if (hostClockMicros() - spinStart < kSpinMicros)
                 continue;
             std::unique_lock lock(set.mutex);
             set.sleeping = true;
             set.wake.wait(lock, [&] { return !set.ready.empty() || aborted.load(); });
             set.sleeping = false;
             spins = 0;
+            spinStart = 0;
         }
     }
 

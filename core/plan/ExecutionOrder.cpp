@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <set>
 
 namespace placer {
 
@@ -57,22 +55,24 @@ double estimateCopyMicros(std::int64_t bytes) {
 }
 
 std::vector<double> longestPathToEnd(const ListScheduling& problem) {
-    const std::size_t n = problem.cost.size();
+    const std::size_t n = problem.size();
     std::vector<double> rank(n, 0);
     for (std::size_t i = n; i-- > 0;) {
         double longest = 0;
-        for (const auto& [next, delay] : problem.successors[i])
-            longest = std::max(longest, delay + rank[next]);
+        for (std::uint32_t e = problem.successorOffset[i]; e < problem.successorOffset[i + 1]; ++e)
+            longest = std::max(longest, problem.delay[e] + rank[problem.successor[e]]);
         rank[i] = problem.cost[i] + longest;
     }
     return rank;
 }
 
 ListSchedule listSchedule(const ListScheduling& problem) {
-    const std::size_t n = problem.cost.size();
+    const std::size_t n = problem.size();
+    // "a before b": a runs first among ready items (higher priority, then lower index).
     const auto before = [&](std::uint32_t a, std::uint32_t b) {
-        return problem.priority[a] != problem.priority[b] ? problem.priority[a] > problem.priority[b]
-                                                          : a < b;
+        return problem.priority[a] != problem.priority[b]
+                   ? problem.priority[a] > problem.priority[b]
+                   : a < b;
     };
     int resources = 0;
     std::vector<int> remaining(n, 0);
@@ -82,23 +82,46 @@ ListSchedule listSchedule(const ListScheduling& problem) {
             continue;
         resources = std::max(resources, problem.resource[i] + 1);
         ++total;
-        for (const auto& edge : problem.successors[i])
-            ++remaining[edge.first];
+        for (std::uint32_t e = problem.successorOffset[i]; e < problem.successorOffset[i + 1]; ++e)
+            ++remaining[problem.successor[e]];
     }
     ListSchedule result;
     result.start.assign(n, 0);
     result.end.assign(n, 0);
     result.order.reserve(total);
     std::vector<double> readyAt(n, 0), freeAt(static_cast<std::size_t>(resources), 0);
-    // Per resource: items whose predecessors are scheduled, by when they are ready, and those
-    // ready by the time the resource is free, by priority.
-    std::vector<std::multimap<double, std::uint32_t>> pending(freeAt.size());
-    std::vector<std::set<std::uint32_t, decltype(before)>> available(
-        freeAt.size(), std::set<std::uint32_t, decltype(before)>(before));
+    // Per resource, two heaps: items waiting for their inputs (soonest ready on top, then
+    // first-to-run), and items ready by the time the resource is free (first-to-run on top).
+    // Entries carry their keys, so the heaps compare without chasing the per-item arrays.
+    struct Waiting {
+        double ready, rank;
+        std::uint32_t item;
+    };
+    struct Ready {
+        double rank;
+        std::uint32_t item;
+    };
+    // std heaps put the greatest on top: "greater" means "later".
+    const auto laterReady = [](const Waiting& a, const Waiting& b) {
+        if (a.ready != b.ready)
+            return a.ready > b.ready;
+        if (a.rank != b.rank)
+            return a.rank < b.rank;
+        return a.item > b.item;
+    };
+    const auto runsLater = [](const Ready& a, const Ready& b) {
+        return a.rank != b.rank ? a.rank < b.rank : a.item > b.item;
+    };
+    std::vector<std::vector<Waiting>> pending(freeAt.size());
+    std::vector<std::vector<Ready>> available(freeAt.size());
+    auto wait = [&](std::uint32_t i) {
+        auto& heap = pending[static_cast<std::size_t>(problem.resource[i])];
+        heap.push_back(Waiting{readyAt[i], problem.priority[i], i});
+        std::push_heap(heap.begin(), heap.end(), laterReady);
+    };
     for (std::size_t i = 0; i < n; ++i) {
         if (problem.resource[i] >= 0 && remaining[i] == 0)
-            pending[static_cast<std::size_t>(problem.resource[i])].emplace(
-                0.0, static_cast<std::uint32_t>(i));
+            wait(static_cast<std::uint32_t>(i));
     }
     while (result.order.size() < total) {
         // Each resource's next item; the resource that can start soonest goes first.
@@ -107,21 +130,21 @@ ListSchedule listSchedule(const ListScheduling& problem) {
         std::uint32_t bestItem = 0;
         for (std::size_t r = 0; r < freeAt.size(); ++r) {
             auto& waiting = pending[r];
-            while (!waiting.empty() && waiting.begin()->first <= freeAt[r]) {
-                available[r].insert(waiting.begin()->second);
-                waiting.erase(waiting.begin());
+            auto& ready = available[r];
+            while (!waiting.empty() && waiting.front().ready <= freeAt[r]) {
+                std::pop_heap(waiting.begin(), waiting.end(), laterReady);
+                ready.push_back(Ready{waiting.back().rank, waiting.back().item});
+                waiting.pop_back();
+                std::push_heap(ready.begin(), ready.end(), runsLater);
             }
             double at;
             std::uint32_t candidate;
-            if (!available[r].empty()) {
-                candidate = *available[r].begin();
+            if (!ready.empty()) {
+                candidate = ready.front().item;
                 at = freeAt[r];
             } else if (!waiting.empty()) {
-                at = waiting.begin()->first;
-                candidate = waiting.begin()->second;
-                for (auto it = waiting.begin(); it != waiting.end() && it->first == at; ++it)
-                    if (before(it->second, candidate))
-                        candidate = it->second;
+                candidate = waiting.front().item;
+                at = waiting.front().ready;
             } else {
                 continue;
             }
@@ -134,24 +157,24 @@ ListSchedule listSchedule(const ListScheduling& problem) {
         if (best < 0)
             break; // a cycle: cannot happen for a DAG
         const auto r = static_cast<std::size_t>(best);
-        if (!available[r].erase(bestItem)) {
-            for (auto it = pending[r].begin(); it != pending[r].end(); ++it) {
-                if (it->second == bestItem) {
-                    pending[r].erase(it);
-                    break;
-                }
-            }
+        if (!available[r].empty()) {
+            std::pop_heap(available[r].begin(), available[r].end(), runsLater);
+            available[r].pop_back();
+        } else {
+            std::pop_heap(pending[r].begin(), pending[r].end(), laterReady);
+            pending[r].pop_back();
         }
         result.start[bestItem] = bestStart;
         result.end[bestItem] = bestStart + problem.cost[bestItem];
         freeAt[r] = result.end[bestItem];
         result.makespan = std::max(result.makespan, result.end[bestItem]);
         result.order.push_back(bestItem);
-        for (const auto& [next, delay] : problem.successors[bestItem]) {
-            readyAt[next] = std::max(readyAt[next], result.end[bestItem] + delay);
+        for (std::uint32_t e = problem.successorOffset[bestItem];
+             e < problem.successorOffset[bestItem + 1]; ++e) {
+            const std::uint32_t next = problem.successor[e];
+            readyAt[next] = std::max(readyAt[next], result.end[bestItem] + problem.delay[e]);
             if (--remaining[next] == 0 && problem.resource[next] >= 0)
-                pending[static_cast<std::size_t>(problem.resource[next])].emplace(readyAt[next],
-                                                                                  next);
+                wait(next);
         }
     }
     return result;
@@ -160,15 +183,29 @@ ListSchedule listSchedule(const ListScheduling& problem) {
 std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, const Plan& plan,
                                    int deviceCount) {
     const auto n = static_cast<std::uint32_t>(index.size());
-    ListScheduling problem;
-    problem.resource.resize(n);
-    problem.cost.resize(n);
-    problem.successors.resize(n);
     auto deviceOf = [&](std::uint32_t i) {
         const DeviceId d = i < plan.devices.size() ? plan.devices[i] : DeviceId();
         return d.valid() && static_cast<int>(d.index) < deviceCount ? static_cast<int>(d.index)
-                                                                     : deviceCount;
+                                                                    : deviceCount;
     };
+    // On one device every topological order runs alike: keep the graph's.
+    bool oneDevice = true;
+    for (std::uint32_t i = 1; i < n && oneDevice; ++i)
+        oneDevice = deviceOf(i) == deviceOf(0);
+    std::vector<NodeId> result;
+    result.reserve(n);
+    if (oneDevice) {
+        for (std::uint32_t i = 0; i < n; ++i)
+            result.push_back(NodeId(i));
+        return result;
+    }
+    ListScheduling problem;
+    problem.resource.resize(n);
+    problem.cost.resize(n);
+    problem.successorOffset.reserve(n + 1);
+    problem.successorOffset.push_back(0);
+    problem.successor.reserve(index.consumer.size());
+    problem.delay.reserve(index.consumer.size());
     for (std::uint32_t i = 0; i < n; ++i) {
         problem.resource[i] = deviceOf(i);
         problem.cost[i] = index.isDeviceCopy(i)
@@ -177,26 +214,19 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
         // An edge between devices costs a copy (an explicit device_copy node is its own copy).
         for (std::uint32_t e = index.consumerOffsets[i]; e < index.consumerOffsets[i + 1]; ++e) {
             const std::uint32_t c = index.consumer[e];
-            const double delay =
-                deviceOf(i) == deviceOf(c) || index.isDeviceCopy(c)
-                    ? 0.0
-                    : estimateCopyMicros(
-                          index.valueBytes[index.outputBase[i] + index.consumedOutput[e]]);
-            problem.successors[i].emplace_back(c, delay);
+            problem.addEdge(
+                c, deviceOf(i) == deviceOf(c) || index.isDeviceCopy(c)
+                       ? 0.0
+                       : estimateCopyMicros(
+                             index.valueBytes[index.outputBase[i] + index.consumedOutput[e]]));
         }
+        problem.closeItem();
     }
     problem.priority = longestPathToEnd(problem); // graph order is topological
     const ListSchedule schedule = listSchedule(problem);
-    // By predicted start; ties (zero-cost nodes) in graph order, which keeps it topological.
-    std::vector<std::uint32_t> sorted(schedule.order);
-    std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (schedule.start[a] != schedule.start[b])
-            return schedule.start[a] < schedule.start[b];
-        return a < b;
-    });
-    std::vector<NodeId> result;
-    result.reserve(sorted.size());
-    for (std::uint32_t i : sorted)
+    // The schedule's order is by predicted start already (each step takes the soonest start),
+    // and an item enters it only after its predecessors: a topological order.
+    for (std::uint32_t i : schedule.order)
         result.push_back(NodeId(i));
     return result;
 }

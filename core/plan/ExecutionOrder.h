@@ -29,13 +29,24 @@ double estimateCopyMicros(std::int64_t bytes);
 struct ListScheduling {
     std::vector<int> resource; ///< per item; -1: not scheduled
     std::vector<double> cost;  ///< per item, µs
-    /// Per item: its successors and the delay on each edge (a copy between devices).
-    std::vector<std::vector<std::pair<std::uint32_t, double>>> successors;
+    /// Successors, compressed: item i's are successor[successorOffset[i] .. [i+1]), each edge
+    /// with its delay (a copy between devices). successorOffset has one entry more than items.
+    std::vector<std::uint32_t> successorOffset;
+    std::vector<std::uint32_t> successor;
+    std::vector<double> delay;
     std::vector<double> priority; ///< per item; higher goes first
+
+    std::size_t size() const { return cost.size(); }
+    /// Appends item i's successors (items must be added in order).
+    void addEdge(std::uint32_t next, double edgeDelay) {
+        successor.push_back(next);
+        delay.push_back(edgeDelay);
+    }
+    void closeItem() { successorOffset.push_back(static_cast<std::uint32_t>(successor.size())); }
 };
 struct ListSchedule {
-    std::vector<double> start, end;    ///< per item
-    std::vector<std::uint32_t> order;  ///< the items as scheduled (by start, per resource)
+    std::vector<double> start, end;   ///< per item
+    std::vector<std::uint32_t> order; ///< the items as scheduled (by start, per resource)
     double makespan = 0;
 };
 ListSchedule listSchedule(const ListScheduling& problem);
@@ -46,7 +57,8 @@ std::vector<double> longestPathToEnd(const ListScheduling& problem);
 /// The nodes in the order list scheduling predicts they start: each device runs one node at a
 /// time, taking among its ready nodes the one with the longest estimated path to the end; a copy
 /// delays its consumers by its estimated time. Ties go to graph order, so the result is
-/// deterministic and a topological order of the graph.
+/// deterministic and a topological order of the graph. A plan on one device keeps the graph's
+/// order (any topological order runs the same there).
 std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, const Plan& plan,
                                    int deviceCount);
 

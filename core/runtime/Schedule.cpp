@@ -153,13 +153,14 @@ Schedule buildSchedule(const ScheduleInput& input) {
     // is a topological numbering).
     ListScheduling problem;
     problem.cost.assign(n, 0);
-    problem.successors.resize(n);
-    for (std::size_t k = program.runStart; k < n; ++k) {
-        if (!scheduled(k))
-            continue;
-        problem.cost[k] = k < input.cost.size() ? input.cost[k] : 0.0;
-        for (std::uint32_t next : schedule.succs[k])
-            problem.successors[k].emplace_back(next, 0.0);
+    problem.successorOffset.push_back(0);
+    for (std::size_t k = 0; k < n; ++k) {
+        if (scheduled(k)) {
+            problem.cost[k] = k < input.cost.size() ? input.cost[k] : 0.0;
+            for (std::uint32_t next : schedule.succs[k])
+                problem.addEdge(next, 0.0);
+        }
+        problem.closeItem();
     }
     schedule.priority = longestPathToEnd(problem);
     return schedule;
@@ -184,16 +185,17 @@ PredictedSchedule listSchedule(const ScheduleInput& input, const Schedule& sched
     ListScheduling problem;
     problem.resource.assign(n, -1);
     problem.cost.assign(n, 0);
-    problem.successors.resize(n);
+    problem.successorOffset.push_back(0);
     for (std::size_t k = 0; k < n; ++k) {
-        if (input.stream[k] < 0 || k < input.program->runStart)
-            continue;
-        const auto key = std::make_pair(input.stream[k], std::max(0, input.lane[k]));
-        const auto it = resourceOf.emplace(key, static_cast<int>(resourceOf.size())).first;
-        problem.resource[k] = it->second;
-        problem.cost[k] = k < input.cost.size() ? input.cost[k] : 0.0;
-        for (std::uint32_t next : schedule.succs[k])
-            problem.successors[k].emplace_back(next, 0.0);
+        if (input.stream[k] >= 0 && k >= input.program->runStart) {
+            const auto key = std::make_pair(input.stream[k], std::max(0, input.lane[k]));
+            const auto it = resourceOf.emplace(key, static_cast<int>(resourceOf.size())).first;
+            problem.resource[k] = it->second;
+            problem.cost[k] = k < input.cost.size() ? input.cost[k] : 0.0;
+            for (std::uint32_t next : schedule.succs[k])
+                problem.addEdge(next, 0.0);
+        }
+        problem.closeItem();
     }
     problem.priority = schedule.priority;
     const ListSchedule predicted = placer::listSchedule(problem);

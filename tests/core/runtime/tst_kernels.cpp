@@ -1,5 +1,6 @@
 // Every CPU kernel family against a plain reference written here, on random shapes including
 // odd sizes, padding, strides, groups and dilation.
+#include "CapabilityCheck.h"
 #include "KernelTestUtil.h"
 #include "runtime/KernelSupport.h"
 
@@ -905,17 +906,9 @@ private slots:
 
     // The CPU backend registers a kernel for exactly the families the op registry says CPUs run.
     void cpuTableMatchesCapability() {
-        const std::vector<KernelFamily> registered = cpuKernelFamilies();
-        for (int i = 0; i < kKernelFamilyCount; ++i) {
-            const auto family = static_cast<KernelFamily>(i);
-            const bool declared = kernelCapability(family).cpu != 0;
-            const bool has =
-                std::find(registered.begin(), registered.end(), family) != registered.end();
-            QVERIFY2(declared == has, qPrintable(QString("family %1: declared %2, registered %3")
-                                                     .arg(kernelFamilyName(family))
-                                                     .arg(declared)
-                                                     .arg(has)));
-        }
+        const QString problems =
+            test::capabilityDisagreements(cpuKernelFamilies(), DeviceKind::Cpu);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
     }
 
     // Every compute op is declared with a family some device kind runs; roles have none.

@@ -6,6 +6,7 @@
 #include "io/SourceError.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Device.h"
+#include "runtime/HostTensor.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,15 +15,6 @@
 #include <vector>
 
 namespace placer {
-
-/// A tensor in host memory: run inputs and outputs.
-struct HostTensor {
-    TensorType type;
-    std::vector<std::byte> data;
-};
-
-/// Seeded random data for a tensor: floats uniform in [-1, 1), integers in [0, 4), bools 0/1.
-HostTensor randomTensor(const TensorType& type, std::uint64_t seed);
 
 struct RunOptions {
     int warmup = 1;

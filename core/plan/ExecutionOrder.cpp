@@ -199,6 +199,26 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
             result.push_back(NodeId(i));
         return result;
     }
+    // Costs from the index where the shapes do not matter (the bytes are there already); the
+    // graph only for convolutions and matrix products.
+    auto cheapCost = [&](std::uint32_t i) {
+        if (index.isDeviceCopy(i))
+            return estimateCopyMicros(index.valueBytes[index.outputBase[i]]);
+        if (index.role[i] != OpRole::Compute)
+            return 0.0;
+        const KernelFamily family = index.op[i]->kernel.family;
+        if (family == KernelFamily::Conv || family == KernelFamily::Matmul)
+            return estimateNodeMicros(graph, NodeId(i));
+        double bytes = 0, outBytes = 0;
+        for (std::uint32_t e = index.inputOffsets[i]; e < index.inputOffsets[i + 1]; ++e)
+            bytes += static_cast<double>(
+                index.valueBytes[index.outputBase[index.inputNode[e]] + index.inputOutput[e]]);
+        for (std::uint32_t v = index.outputBase[i]; v < index.outputBase[i + 1]; ++v)
+            outBytes += static_cast<double>(index.valueBytes[v]);
+        // One operation per output element, at four bytes an element.
+        return kInvokeOverhead +
+               std::max(outBytes / 4 / kFlopsPerMicro, (bytes + outBytes) / kBytesPerMicro);
+    };
     ListScheduling problem;
     problem.resource.resize(n);
     problem.cost.resize(n);
@@ -208,9 +228,7 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
     problem.delay.reserve(index.consumer.size());
     for (std::uint32_t i = 0; i < n; ++i) {
         problem.resource[i] = deviceOf(i);
-        problem.cost[i] = index.isDeviceCopy(i)
-                              ? estimateCopyMicros(index.valueBytes[index.outputBase[i]])
-                              : estimateNodeMicros(graph, NodeId(i));
+        problem.cost[i] = cheapCost(i);
         // An edge between devices costs a copy (an explicit device_copy node is its own copy).
         for (std::uint32_t e = index.consumerOffsets[i]; e < index.consumerOffsets[i + 1]; ++e) {
             const std::uint32_t c = index.consumer[e];

@@ -124,6 +124,8 @@ T = {
     "%n copy(ies), %1 copied": (("%n Kopie, %1 kopiert", "%n Kopien, %1 kopiert"), ("%n 次拷贝，共 %1",)),
     "peak memory: %1": ("Spitzenspeicher: %1", "峰值内存：%1"),
     "%n conflict(s)": (("%n Konflikt", "%n Konflikte"), ("%n 个冲突",)),
+    "waiting for %1": ("wartet auf %1", "等待 %1"),
+    "idle %1 ms, waiting for %2": ("%1 ms untätig, wartet auf %2", "空闲 %1 毫秒，等待 %2"),
     "planned in %1 ms": ("geplant in %1 ms", "规划用时 %1 毫秒"),
     "(none)": ("(keines)", "（无）"),
     "Bad rule": ("Ungültige Regel", "无效规则"),

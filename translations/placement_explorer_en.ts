@@ -235,6 +235,16 @@
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="210" />
+        <source>waiting for %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <source>idle %1 ms, waiting for %2</source>
+        <translation type="unfinished" />
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -895,37 +905,37 @@
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="205" />
+        <location filename="../app/gui/RunPanel.cpp" line="228" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="239" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="239" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="239" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="217" />
+        <location filename="../app/gui/RunPanel.cpp" line="240" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="232" />
+        <location filename="../app/gui/RunPanel.cpp" line="255" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="235" />
+        <location filename="../app/gui/RunPanel.cpp" line="258" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
@@ -979,7 +989,7 @@
     </message>
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="72" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="79" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="80" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
@@ -989,113 +999,113 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="96" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="96" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="106" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="107" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="106" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="107" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="117" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="118" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="122" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="123" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="132" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="133" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="133" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="143" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="144" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="157" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="160" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="169" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="173" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="185" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="190" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="186" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="187" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="196" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="201" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="202" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="216" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="220" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="225" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="223" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="224" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="229" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="225" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="230" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="235" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
@@ -1292,7 +1302,7 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="84" />
+        <location filename="../views/RulesPanel.cpp" line="83" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation type="unfinished" />
     </message>

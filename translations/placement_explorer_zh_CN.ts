@@ -235,6 +235,16 @@
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="210" />
+        <source>waiting for %1</source>
+        <translation>等待 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <source>idle %1 ms, waiting for %2</source>
+        <translation>空闲 %1 毫秒，等待 %2</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -895,37 +905,37 @@
         <translation>运行失败</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="205" />
+        <location filename="../app/gui/RunPanel.cpp" line="228" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="239" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="239" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="239" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="217" />
+        <location filename="../app/gui/RunPanel.cpp" line="240" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="232" />
+        <location filename="../app/gui/RunPanel.cpp" line="255" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="235" />
+        <location filename="../app/gui/RunPanel.cpp" line="258" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
@@ -979,7 +989,7 @@
     </message>
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="72" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="79" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="80" />
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
@@ -989,114 +999,114 @@
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="96" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="96" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="106" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="107" />
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="106" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="107" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="117" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="118" />
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="122" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="123" />
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="132" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="133" />
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="133" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="143" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="144" />
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="157" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="160" />
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="169" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="173" />
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="185" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="190" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="186" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="187" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="196" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="201" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="202" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="216" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="220" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="225" />
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="223" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="224" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="229" />
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="225" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="230" />
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="235" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
         <source>Cannot record the run</source>
         <translation>无法记录此次运行</translation>
     </message>
@@ -1293,7 +1303,7 @@
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="84" />
+        <location filename="../views/RulesPanel.cpp" line="83" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation>“%1”不是 OP=DEVICE 的形式</translation>
     </message>

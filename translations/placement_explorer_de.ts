@@ -160,22 +160,22 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/NodeMenu.cpp" line="115" />
+        <location filename="../views/PlanSummary.cpp" line="26" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="118" />
+        <location filename="../views/PlanSummary.cpp" line="29" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/NodeMenu.cpp" line="121" />
+        <location filename="../views/PlanSummary.cpp" line="32" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="123" />
+        <location filename="../views/PlanSummary.cpp" line="34" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
@@ -417,243 +417,243 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="58" />
+        <location filename="../app/gui/MainWindow.cpp" line="59" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66" />
+        <location filename="../app/gui/MainWindow.cpp" line="67" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;Arbeit verteilen:&lt;/b&gt; einen Geräte-Chip aus dem Bereich &lt;i&gt;Geräte&lt;/i&gt; auf einen Knoten ziehen (oder auf eine Auswahl). Der Planer leitet alles andere sofort neu ab: Die Füllfarbe zeigt das Gerät jedes Knotens, Punkte markieren Festlegungen, Plaketten an Kanten sind die Kopien, die der Plan braucht, und &lt;i&gt;Konflikte und Hinweise&lt;/i&gt; sagt, was er entschieden hat. Strg+Z macht rückgängig.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="100" />
+        <location filename="../app/gui/MainWindow.cpp" line="101" />
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="149" />
+        <location filename="../app/gui/MainWindow.cpp" line="150" />
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="158" />
+        <location filename="../app/gui/MainWindow.cpp" line="159" />
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="163" />
+        <location filename="../app/gui/MainWindow.cpp" line="164" />
         <source>Conflicts and notes</source>
         <translation>Konflikte und Hinweise</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="166" />
+        <location filename="../app/gui/MainWindow.cpp" line="167" />
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="169" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="171" />
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="189" />
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="198" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="237" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="272" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="94" />
+        <location filename="../app/gui/MainWindow.cpp" line="95" />
         <source>loading</source>
         <translation>lädt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="96" />
+        <location filename="../app/gui/MainWindow.cpp" line="97" />
         <source>Reading %1…</source>
         <translation>%1 wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="91" />
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="92" />
+        <location filename="../app/gui/MainWindow.cpp" line="182" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>Saved plan '%1'</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
@@ -663,37 +663,37 @@
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="157" />
+        <location filename="../app/gui/MainWindow.cpp" line="158" />
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339" />
+        <location filename="../app/gui/MainWindow.cpp" line="340" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <location filename="../app/gui/MainWindow.cpp" line="347" />
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385" />
+        <location filename="../app/gui/MainWindow.cpp" line="386" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>

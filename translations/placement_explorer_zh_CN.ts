@@ -160,22 +160,22 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/NodeMenu.cpp" line="115" />
+        <location filename="../views/PlanSummary.cpp" line="26" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="118" />
+        <location filename="../views/PlanSummary.cpp" line="29" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/NodeMenu.cpp" line="121" />
+        <location filename="../views/PlanSummary.cpp" line="32" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="123" />
+        <location filename="../views/PlanSummary.cpp" line="34" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
@@ -417,243 +417,243 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="58" />
+        <location filename="../app/gui/MainWindow.cpp" line="59" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66" />
+        <location filename="../app/gui/MainWindow.cpp" line="67" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;分配工作：&lt;/b&gt;把&lt;i&gt;设备&lt;/i&gt;面板中的设备标签拖到一个节点（或一组选中的节点）上。规划器会立即重新推断其余部分：填充色表示每个节点的设备，圆点标记固定，边上的徽标是计划需要的拷贝，&lt;i&gt;冲突与说明&lt;/i&gt;给出它的决定。Ctrl+Z 撤销。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="100" />
+        <location filename="../app/gui/MainWindow.cpp" line="101" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="149" />
+        <location filename="../app/gui/MainWindow.cpp" line="150" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="158" />
+        <location filename="../app/gui/MainWindow.cpp" line="159" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="163" />
+        <location filename="../app/gui/MainWindow.cpp" line="164" />
         <source>Conflicts and notes</source>
         <translation>冲突与说明</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="166" />
+        <location filename="../app/gui/MainWindow.cpp" line="167" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="169" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170" />
+        <location filename="../app/gui/MainWindow.cpp" line="171" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336" />
+        <location filename="../app/gui/MainWindow.cpp" line="337" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="189" />
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="198" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="205" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="237" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="249" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="272" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="94" />
+        <location filename="../app/gui/MainWindow.cpp" line="95" />
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="96" />
+        <location filename="../app/gui/MainWindow.cpp" line="97" />
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="91" />
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="92" />
+        <location filename="../app/gui/MainWindow.cpp" line="182" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>Saved plan '%1'</source>
         <translation>已保存计划“%1”</translation>
     </message>
@@ -663,37 +663,37 @@
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="157" />
+        <location filename="../app/gui/MainWindow.cpp" line="158" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339" />
+        <location filename="../app/gui/MainWindow.cpp" line="340" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="346" />
+        <location filename="../app/gui/MainWindow.cpp" line="347" />
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347" />
+        <location filename="../app/gui/MainWindow.cpp" line="348" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385" />
+        <location filename="../app/gui/MainWindow.cpp" line="386" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>

@@ -96,32 +96,4 @@ bool NodeFinder::next(const QString& text, bool backwards) {
     return false;
 }
 
-QString planSummary(const PlacementDocument& document) {
-    const Plan& plan = document.plan();
-    const DeviceSet& devices = document.devices();
-    int copies = 0;
-    for (const CopyPlan& copy : plan.copies)
-        copies += copy.isExplicit ? 0 : 1;
-    QStringList memory;
-    for (const DeviceMemory& device : plan.memory.devices) {
-        QString entry = QString::fromStdString(devices[device.device].name + " " +
-                                               formatBytes(device.peakBytes));
-        if (const auto& capacity = devices[device.device].memoryCapacity)
-            entry += QStringLiteral(" / ") + QString::fromStdString(formatBytes(*capacity));
-        memory << entry;
-    }
-    const int conflicts = static_cast<int>(plan.conflicts.size());
-    const QString separator = QStringLiteral("  ·  ");
-    return QCoreApplication::translate("PlanSummary", "%n copy(ies), %1 copied", nullptr, copies)
-               .arg(QString::fromStdString(formatBytes(plan.copiedBytes()))) +
-           separator +
-           QCoreApplication::translate("PlanSummary", "peak memory: %1")
-               .arg(memory.join(QStringLiteral(", "))) +
-           separator +
-           QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
-           separator +
-           QCoreApplication::translate("PlanSummary", "planned in %1 ms")
-               .arg(document.lastPlanMillis(), 0, 'f', 2);
-}
-
 } // namespace placer::views

@@ -46,8 +46,4 @@ private:
     int m_cursor = -1;
 };
 
-/// The status bar's line on a plan: copies, bytes copied, peak memory per device (of its
-/// capacity), conflicts, and the time planning took.
-QString planSummary(const PlacementDocument& document);
-
 } // namespace placer::views

@@ -22,6 +22,7 @@
 #include "views/LayoutController.h"
 #include "views/ModeBox.h"
 #include "views/NodeMenu.h"
+#include "views/PlanSummary.h"
 #include "views/PropertiesPanel.h"
 #include "views/RulesPanel.h"
 #include "views/TimelineWidget.h"

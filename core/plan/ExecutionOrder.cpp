@@ -12,6 +12,11 @@ constexpr double kFlopsPerMicro = 5e4;  // 50 GFLOP/s
 constexpr double kBytesPerMicro = 1e4;  // 10 GB/s
 constexpr double kInvokeOverhead = 1.0; // µs
 constexpr double kCopyOverhead = 5.0;
+
+/// A kernel of `operations` arithmetic operations that moves `bytes`: bound by one or the other.
+double kernelMicros(double operations, double bytes) {
+    return kInvokeOverhead + std::max(operations / kFlopsPerMicro, bytes / kBytesPerMicro);
+}
 } // namespace
 
 double estimateNodeMicros(const Graph& graph, NodeId id) {
@@ -47,7 +52,7 @@ double estimateNodeMicros(const Graph& graph, NodeId id) {
             inner = static_cast<double>(a.shape[a.shape.size() - 2]);
         flops = 2 * outElems * inner;
     }
-    return kInvokeOverhead + std::max(flops / kFlopsPerMicro, bytes / kBytesPerMicro);
+    return kernelMicros(flops, bytes);
 }
 
 double estimateCopyMicros(std::int64_t bytes) {
@@ -209,15 +214,18 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
         const KernelFamily family = index.op[i]->kernel.family;
         if (family == KernelFamily::Conv || family == KernelFamily::Matmul)
             return estimateNodeMicros(graph, NodeId(i));
-        double bytes = 0, outBytes = 0;
+        // What estimateNodeMicros computes, from the sizes the index already has.
+        double bytes = 0, outElems = 0;
         for (std::uint32_t e = index.inputOffsets[i]; e < index.inputOffsets[i + 1]; ++e)
             bytes += static_cast<double>(
                 index.valueBytes[index.outputBase[index.inputNode[e]] + index.inputOutput[e]]);
-        for (std::uint32_t v = index.outputBase[i]; v < index.outputBase[i + 1]; ++v)
-            outBytes += static_cast<double>(index.valueBytes[v]);
-        // One operation per output element, at four bytes an element.
-        return kInvokeOverhead +
-               std::max(outBytes / 4 / kFlopsPerMicro, (bytes + outBytes) / kBytesPerMicro);
+        const auto& outputs = graph.node(NodeId(i)).outputs;
+        for (std::uint32_t k = 0; k < outputs.size(); ++k) {
+            const auto outBytes = static_cast<double>(index.valueBytes[index.outputBase[i] + k]);
+            bytes += outBytes;
+            outElems += outBytes / dtypeSize(outputs[k].dtype);
+        }
+        return kernelMicros(outElems, bytes);
     };
     ListScheduling problem;
     problem.resource.resize(n);

@@ -6,6 +6,7 @@
 #include "cuda/CudaDevice.h"
 #include "cuda/CudaError.h"
 #include "cuda/Launch.h"
+#include "runtime/IndexingPlan.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
@@ -77,6 +78,8 @@ KernelResult stridedView(const std::string& name, const KernelSpec& spec, CudaDe
 }
 
 KernelResult copyKernel(const KernelSpec& spec, CudaDevice& device) {
+    if (auto problem = checkCopy(spec))
+        return specError(spec, *problem);
     const std::int64_t bytes = spec.outputs[0].bytes();
     if (bytes != spec.inputs[0].bytes())
         return specError(spec, "input and output sizes differ");
@@ -260,14 +263,17 @@ KernelResult padKernel(const KernelSpec& spec, CudaDevice& device) {
     op.mode = mode == "constant" ? 0 : mode == "edge" ? 1 : 2;
     op.elem = elemOf(spec.outputs[0].dtype);
     op.value = spec.node->attrs.getFloat("value", 0).value_or(0);
-    const bool hasValue = spec.inputs.size() > 2 && spec.inputs[2].elementCount() == 1;
-    op.valueElem = hasValue ? elemOf(spec.inputs[2].dtype) : op.elem;
+    const int valueInput = inputAt(spec, 2);
+    const bool hasValue =
+        valueInput >= 0 && spec.inputs[static_cast<std::size_t>(valueInput)].elementCount() == 1;
+    op.valueElem =
+        hasValue ? elemOf(spec.inputs[static_cast<std::size_t>(valueInput)].dtype) : op.elem;
     const std::int64_t n = spec.outputs[0].elementCount();
     CudaDevice* dev = &device;
     return makeKernel("pad", [=](const std::byte* const* inp, std::byte* const* outp) mutable {
         op.src = inp[0];
         op.dst = outp[0];
-        op.valueInput = hasValue ? inp[2] : nullptr;
+        op.valueInput = hasValue ? inp[valueInput] : nullptr;
         launchElements(op, n, dev->computeStream());
     });
 }
@@ -294,12 +300,15 @@ KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device) {
     double a = 0, b = 0;
     if (auto error = readUnaryParameters(spec, &a, &b))
         return specError(spec, *error);
-    const DType dtype = spec.outputs[0].dtype;
-    if (spec.inputs[0].dtype != dtype)
-        return specError(spec, "input and output types differ");
+    const DType dtype = spec.inputs[0].dtype;
+    const DType outType = spec.outputs[0].dtype;
+    const bool predicate = fn == UnaryFn::IsNaN || fn == UnaryFn::IsInf;
+    if (outType != (predicate ? DType::Bool : dtype))
+        return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
+    const auto [aInput, bInput] = clipInputs(spec);
     const std::int64_t n = spec.outputs[0].elementCount();
     CudaDevice* dev = &device;
-    if (dtype == DType::Float32) {
+    if (dtype == DType::Float32 && !predicate && aInput < 0 && bInput < 0) {
         UnaryF32 op{nullptr, nullptr, fn, static_cast<float>(a), static_cast<float>(b)};
         return makeKernel("unary", [=](const std::byte* const* in, std::byte* const* out) mutable {
             op.x = reinterpret_cast<const float*>(in[0]);
@@ -307,23 +316,31 @@ KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device) {
             launchElements(op, n, dev->computeStream());
         });
     }
-    UnaryAny op{nullptr, nullptr, elemOf(dtype), fn, a, b};
+    UnaryAny op{nullptr, nullptr, elemOf(dtype), fn, a, b, elemOf(outType)};
+    if (aInput >= 0)
+        op.aElem = elemOf(spec.inputs[static_cast<std::size_t>(aInput)].dtype);
+    if (bInput >= 0)
+        op.bElem = elemOf(spec.inputs[static_cast<std::size_t>(bInput)].dtype);
     return makeKernel("unary", [=](const std::byte* const* in, std::byte* const* out) mutable {
         op.x = in[0];
         op.y = out[0];
+        op.aInput = aInput >= 0 ? in[aInput] : nullptr;
+        op.bInput = bInput >= 0 ? in[bInput] : nullptr;
         launchElements(op, n, dev->computeStream());
     });
 }
 
 KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
-    const BinaryFn fn = spec.node->op->kernel.binary();
+    const BinaryFn fn = binaryFunction(spec);
     if (spec.inputs.empty())
         return specError(spec, "no inputs");
     if (spec.inputs.size() == 1) // ONNX Max/Min of one tensor is that tensor
         return copyKernel(spec, device);
     const DType in = spec.inputs[0].dtype, outType = spec.outputs[0].dtype;
+    const bool mixedPow = fn == BinaryFn::Pow && spec.inputs.size() == 2 &&
+                          spec.inputs[1].dtype != in && outType == in;
     for (const TensorType& input : spec.inputs) {
-        if (input.dtype != in)
+        if (input.dtype != in && !mixedPow)
             return specError(spec, "inputs of different element types");
     }
     if (outType != in && outType != DType::Bool)
@@ -338,6 +355,15 @@ KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
     const Strides own = toStrides(contiguousStrides(out));
     const std::int64_t n = spec.outputs[0].elementCount();
     CudaDevice* dev = &device;
+    if (mixedPow) {
+        const Elem ea = elemOf(in), eb = elemOf(spec.inputs[1].dtype);
+        return makeKernel("binary", [=](const std::byte* const* inp, std::byte* const* outp) {
+            BinaryAny op{inp[0], inp[1], outp[0], ea, ea, fn, shape, strides[0], strides[1]};
+            op.mixed = true;
+            op.inB = eb;
+            launchElements(op, n, dev->computeStream());
+        });
+    }
     if (in == DType::Float32 && outType == DType::Float32) {
         return makeKernel("binary", [=](const std::byte* const* inp, std::byte* const* outp) {
             auto* y = reinterpret_cast<float*>(outp[0]);
@@ -750,6 +776,32 @@ KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
 
 // ---- the table ---------------------------------------------------------------------------------
 
+// ---- indexing and layout: the shared functors of runtime/IndexingPlan.h ------------------------
+
+KernelResult indexingKernel(const KernelSpec& spec, CudaDevice& device) {
+    auto plan = planIndexing(spec);
+    if (!plan)
+        return specError(spec, plan.error().message);
+    const std::size_t inputs = spec.inputs.size(), outputs = spec.outputs.size();
+    CudaDevice* dev = &device;
+    return makeKernel(kernelFamilyName(spec.node->op->kernel.family),
+                      [steps = plan.take(), inputs, outputs, dev](const std::byte* const* in,
+                                                                  std::byte* const* out) mutable {
+                          for (IndexingStep& step : steps) {
+                              bindIndexing(step.op, in, inputs, out, outputs);
+                              std::visit(
+                                  [&](const auto& op) {
+                                      using Op = std::decay_t<decltype(op)>;
+                                      if constexpr (std::is_invocable_v<const Op&, i64, int, int>)
+                                          launchRows(op, step.count, dev->computeStream());
+                                      else
+                                          launchElements(op, step.count, dev->computeStream());
+                                  },
+                                  step.op);
+                          }
+                      });
+}
+
 const KernelTable<CudaDevice>& table() {
     using F = KernelFamily;
     static const KernelTable<CudaDevice> kTable = [] {
@@ -791,6 +843,10 @@ const KernelTable<CudaDevice>& table() {
         t.add(F::BatchNorm, batchNormKernel);
         t.add(F::LayerNorm, layerNormKernel);
         t.add(F::Softmax, softmaxKernel);
+        for (int f = 0; f < kKernelFamilyCount; ++f) {
+            if (isIndexingFamily(static_cast<F>(f)))
+                t.add(static_cast<F>(f), indexingKernel);
+        }
         return t;
     }();
     return kTable;

@@ -89,5 +89,22 @@ template void launchElements(const BatchNorm&, i64, cudaStream_t);
 template void launchElements(const Pool&, i64, cudaStream_t);
 template void launchRows(const LayerNorm&, i64, cudaStream_t);
 template void launchRows(const Reduce&, i64, cudaStream_t);
+// The indexing and layout functors (runtime/IndexingPlan.h).
+template void launchElements(const CopyInput&, i64, cudaStream_t);
+template void launchElements(const StridedView&, i64, cudaStream_t);
+template void launchElements(const GatherElements&, i64, cudaStream_t);
+template void launchElements(const ScatterElements&, i64, cudaStream_t);
+template void launchElements(const GatherND&, i64, cudaStream_t);
+template void launchElements(const ScatterND&, i64, cudaStream_t);
+template void launchElements(const OneHot&, i64, cudaStream_t);
+template void launchElements(const Trilu&, i64, cudaStream_t);
+template void launchElements(const CumSum&, i64, cudaStream_t);
+template void launchElements(const Hardmax&, i64, cudaStream_t);
+template void launchElements(const TopK&, i64, cudaStream_t);
+template void launchElements(const Resize&, i64, cudaStream_t);
+template void launchElements(const ConvTranspose&, i64, cudaStream_t);
+template void launchElements(const Lrn&, i64, cudaStream_t);
+template void launchElements(const EyeLike&, i64, cudaStream_t);
+template void launchRows(const InstanceNorm&, i64, cudaStream_t);
 
 } // namespace placer::cuda

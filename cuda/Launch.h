@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/ElementFunctors.h"
+#include "runtime/IndexingFunctors.h"
 
 #include <cuda_runtime_api.h>
 

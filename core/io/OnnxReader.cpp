@@ -1,12 +1,15 @@
 // ONNX reader.
 #include "io/OnnxReader.h"
 
+#include "ir/ConstantFolding.h"
 #include "ir/Scalar.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/function.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
 
 #include <algorithm>
 #include <cstring>
@@ -26,6 +29,8 @@ namespace fs = std::filesystem;
 /// Tensors with more elements than this are refused as absurd (2^40 ≈ 10^12).
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 constexpr int kMinOpset = 11;
+/// Older models are converted to this opset with ONNX's version converter.
+constexpr int kUpgradeOpset = 13;
 constexpr int kMaxTestedOpset = 17;
 constexpr const char* kCopyDomain = "ai.placement_explorer";
 /// Model metadata key prefix of a node's pin ("placement.pin:conv1" = "gpu" or "gpu!"). ONNX
@@ -59,11 +64,106 @@ std::optional<DType> dtypeFromOnnx(int elemType) {
     }
 }
 
+int onnxFromDType(DType dtype) {
+    switch (dtype) {
+    case DType::Float32:
+        return onnx::TensorProto_DataType_FLOAT;
+    case DType::Float16:
+        return onnx::TensorProto_DataType_FLOAT16;
+    case DType::BFloat16:
+        return onnx::TensorProto_DataType_BFLOAT16;
+    case DType::Float64:
+        return onnx::TensorProto_DataType_DOUBLE;
+    case DType::Int8:
+        return onnx::TensorProto_DataType_INT8;
+    case DType::Int16:
+        return onnx::TensorProto_DataType_INT16;
+    case DType::Int32:
+        return onnx::TensorProto_DataType_INT32;
+    case DType::Int64:
+        return onnx::TensorProto_DataType_INT64;
+    case DType::UInt8:
+        return onnx::TensorProto_DataType_UINT8;
+    case DType::Bool:
+        return onnx::TensorProto_DataType_BOOL;
+    }
+    return onnx::TensorProto_DataType_UNDEFINED;
+}
+
+bool standardDomain(const onnx::NodeProto& node) {
+    return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
+/// Ops whose result is not a function of their inputs: never folded.
+bool neverFolded(const std::string& op) {
+    static const std::set<std::string> kOps{"RandomNormal",
+                                            "RandomUniform",
+                                            "RandomNormalLike",
+                                            "RandomUniformLike",
+                                            "Multinomial",
+                                            "Bernoulli",
+                                            "If",
+                                            "Loop",
+                                            "Scan"};
+    return kOps.count(op) > 0;
+}
+
+/// The inputs of an op that set output shapes (a Reshape's shape, a Slice's bounds): values
+/// given for graph inputs in these positions bind them (OnnxReadOptions::shapeInputValues).
+bool setsShapes(const std::string& op, int input) {
+    static const std::map<std::string, std::set<int>> kInputs{{"Reshape", {1}},
+                                                              {"Expand", {1}},
+                                                              {"Tile", {1}},
+                                                              {"Slice", {1, 2, 3, 4}},
+                                                              {"Pad", {1, 3}},
+                                                              {"Squeeze", {1}},
+                                                              {"Unsqueeze", {1}},
+                                                              {"ReduceSum", {1}},
+                                                              {"Range", {0, 1, 2}},
+                                                              {"OneHot", {1}},
+                                                              {"TopK", {1}},
+                                                              {"Resize", {1, 2, 3}},
+                                                              {"Upsample", {1}},
+                                                              {"Split", {1}},
+                                                              {"ConstantOfShape", {0}},
+                                                              {"CenterCropPad", {1}},
+                                                              {"Col2Im", {1, 2}},
+                                                              {"DFT", {1}},
+                                                              {"HannWindow", {0}},
+                                                              {"HammingWindow", {0}},
+                                                              {"BlackmanWindow", {0}},
+                                                              {"MelWeightMatrix", {0, 1, 2}},
+                                                              {"STFT", {2, 3}}};
+    const auto it = kInputs.find(op);
+    return it != kInputs.end() && it->second.count(input) > 0;
+}
+
 class OnnxReader {
 public:
     OnnxReader(const std::string& file, DeviceSet* devices, bool devicesGiven,
-               std::vector<std::string>* warnings)
-        : m_file(file), m_devices(*devices), m_devicesGiven(devicesGiven), m_warnings(warnings) {}
+               std::vector<std::string>* warnings, const OnnxReadOptions& options)
+        : m_file(file), m_devices(*devices), m_devicesGiven(devicesGiven), m_warnings(warnings),
+          m_options(options) {}
+
+    /// A tensor proto's type and elements, checked against its dims.
+    Result<HostTensor> hostTensor(const onnx::TensorProto& tensor) const {
+        std::int64_t count = 0;
+        if (auto error = tensorElements(tensor, &count))
+            return *error;
+        const auto dtype = dtypeFromOnnx(tensor.data_type());
+        if (!dtype)
+            return fail("tensor '" + tensor.name() + "' has an unsupported element type (" +
+                        std::to_string(tensor.data_type()) + ")");
+        auto data = tensorData(tensor, *dtype, count);
+        if (!data)
+            return data.error();
+        HostTensor host;
+        host.type = TensorType{{tensor.dims().begin(), tensor.dims().end()}, *dtype};
+        const TensorData& bytes = data.value();
+        host.data.resize(bytes.size());
+        std::memcpy(host.data.data(), bytes.data(), bytes.size());
+        return host;
+    }
 
     Result<Graph> read(std::string_view bytes) {
         if (bytes.empty())
@@ -79,6 +179,10 @@ public:
             return *error;
         if (auto error = readDeviceSet())
             return *error;
+        if (auto error = applyInputShapes())
+            return *error;
+        if (auto error = bindShapeInputs())
+            return *error;
         if (auto error = checkDeclaredShapes())
             return *error;
         if (auto error = checkTensorSizes())
@@ -91,6 +195,10 @@ public:
         if (auto error = checkWindowAttributes())
             return *error;
         if (auto error = validateAndInferShapes())
+            return *error;
+        if (auto error = expandFunctions())
+            return *error;
+        if (auto error = foldConstants())
             return *error;
         collectTypes();
         if (auto error = buildGraph())
@@ -122,9 +230,13 @@ private:
         }
         if (opset == 0)
             return fail("the model imports no version of the default ONNX operator set");
-        if (opset < kMinOpset)
-            return fail("the model uses opset " + std::to_string(opset) +
-                        "; re-export it with opset 11 or newer (e.g. opset_version=13)");
+        if (opset < kMinOpset) {
+            if (auto error = upgradeOpset(opset))
+                return error;
+            warn("the model uses opset " + std::to_string(opset) + "; it was converted to opset " +
+                 std::to_string(kUpgradeOpset) + " with ONNX's version converter");
+            opset = kUpgradeOpset;
+        }
         if (opset > kMaxTestedOpset)
             warn("the model uses opset " + std::to_string(opset) + ", newer than the opsets " +
                  "11-17 this build was tested with");
@@ -132,6 +244,30 @@ private:
         m_graph.properties.emplace_back("onnx.ir_version", std::to_string(m_model.ir_version()));
         if (!m_model.producer_name().empty())
             m_graph.properties.emplace_back("onnx.producer", m_model.producer_name());
+        return std::nullopt;
+    }
+
+    /// ONNX's version converter brings an old model to kUpgradeOpset; what it cannot convert is
+    /// refused with its reason.
+    Failure upgradeOpset(int opset) {
+        for (const onnx::NodeProto& node : m_model.graph().node()) {
+            if (!node.domain().empty() && node.domain() != "ai.onnx")
+                return fail("the model uses opset " + std::to_string(opset) + " and node '" +
+                            displayName(node) + "' of domain '" + node.domain() +
+                            "', which ONNX's version converter cannot convert; re-export it "
+                            "with opset 11 or newer");
+        }
+        try {
+            onnx::checker::check_model(m_model);
+            onnx::ModelProto converted =
+                onnx::version_conversion::ConvertVersion(m_model, kUpgradeOpset);
+            m_model = std::move(converted);
+        } catch (const std::exception& error) {
+            return fail("the model uses opset " + std::to_string(opset) +
+                        ", and ONNX's version converter cannot bring it to opset " +
+                        std::to_string(kUpgradeOpset) + ": " + firstLine(error.what()) +
+                        "; re-export it with opset 11 or newer");
+        }
         return std::nullopt;
     }
 
@@ -180,6 +316,60 @@ private:
                 return fail("tensor '" + tensor.name() +
                             "' claims more than 10^12 elements; the file is corrupt");
             *count *= d;
+        }
+        return std::nullopt;
+    }
+
+    /// The user's shapes for graph inputs (--input-shape) replace the declared ones, which they
+    /// must agree with where those are fixed.
+    Failure applyInputShapes() {
+        std::set<std::string> initializers;
+        for (const onnx::TensorProto& tensor : m_model.graph().initializer())
+            initializers.insert(tensor.name());
+        std::set<std::string> used;
+        for (onnx::ValueInfoProto& input : *m_model.mutable_graph()->mutable_input()) {
+            const auto given = m_options.inputShapes.find(input.name());
+            if (given == m_options.inputShapes.end() || initializers.count(input.name()))
+                continue;
+            used.insert(input.name());
+            if (!input.type().has_tensor_type())
+                return fail("input '" + input.name() + "' is not a tensor; it takes no shape");
+            onnx::TypeProto_Tensor* tensor = input.mutable_type()->mutable_tensor_type();
+            const std::vector<std::int64_t>& dims = given->second;
+            if (tensor->has_shape()) {
+                const auto& declared = tensor->shape();
+                if (declared.dim_size() != static_cast<int>(dims.size()))
+                    return fail("input '" + input.name() + "' has rank " +
+                                std::to_string(declared.dim_size()) + ", but the shape given " +
+                                "for it has " + std::to_string(dims.size()) + " dimensions");
+                for (int d = 0; d < declared.dim_size(); ++d) {
+                    const auto& dim = declared.dim(d);
+                    if (dim.has_dim_value() && dim.dim_value() != dims[static_cast<std::size_t>(d)])
+                        return fail("input '" + input.name() + "' has dimension " +
+                                    std::to_string(d) + " fixed at " +
+                                    std::to_string(dim.dim_value()) + "; the shape given says " +
+                                    std::to_string(dims[static_cast<std::size_t>(d)]));
+                }
+            }
+            auto* shape = tensor->mutable_shape();
+            shape->clear_dim();
+            for (std::int64_t d : dims) {
+                if (d < 0)
+                    return fail("the shape given for input '" + input.name() +
+                                "' has a negative dimension");
+                shape->add_dim()->set_dim_value(d);
+            }
+        }
+        for (const auto& [name, dims] : m_options.inputShapes) {
+            if (!used.count(name)) {
+                std::string names;
+                for (const onnx::ValueInfoProto& input : m_model.graph().input()) {
+                    if (!initializers.count(input.name()))
+                        names += (names.empty() ? "" : ", ") + input.name();
+                }
+                return fail("a shape is given for '" + name + "', which is not an input of the " +
+                            "graph (its inputs: " + names + ")");
+            }
         }
         return std::nullopt;
     }
@@ -322,12 +512,433 @@ private:
         return std::nullopt;
     }
 
+    /// Whether the engine has a kernel for a standard op (by its ONNX name).
+    static bool engineRuns(const onnx::NodeProto& node) {
+        if (!standardDomain(node))
+            return false;
+        const OpDef* op = OpRegistry::global().find(node.op_type());
+        return op && op->dialect == OpDialect::Onnx && op->hasAnyKernel();
+    }
+
+    /// Standard ops the engine has no kernel for, but which ONNX defines as a function of other
+    /// ops (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss, MeanVarianceNormalization, ...),
+    /// are replaced by their function bodies, until none is left.
+    Failure expandFunctions() {
+        const int opset = m_graph.onnxOpset();
+        bool expanded = false;
+        for (int round = 0; round < 8; ++round) {
+            m_types.clear();
+            collectTypes();
+            onnx::GraphProto& g = *m_model.mutable_graph();
+            google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+            nodes.Swap(g.mutable_node());
+            bool changed = false;
+            int counter = 0;
+            for (onnx::NodeProto& node : nodes) {
+                if (!standardDomain(node) || node.op_type() == "Constant" || engineRuns(node)) {
+                    *g.add_node() = std::move(node);
+                    continue;
+                }
+                const onnx::OpSchema* schema =
+                    onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+                onnx::FunctionProto function;
+                bool have = false;
+                try {
+                    if (schema && schema->HasFunction() && schema->GetFunction()) {
+                        function = *schema->GetFunction();
+                        have = true;
+                    } else if (schema && schema->HasContextDependentFunction()) {
+                        std::vector<onnx::TypeProto> types;
+                        for (const std::string& input : node.input()) {
+                            onnx::TypeProto type;
+                            if (const auto it = m_types.find(input); it != m_types.end())
+                                *type.mutable_tensor_type() = *it->second;
+                            types.push_back(type);
+                        }
+                        onnx::FunctionBodyBuildContextImpl context(node, types);
+                        have = schema->BuildContextDependentFunction(context, function);
+                    }
+                    if (have) {
+                        const std::string prefix =
+                            (node.name().empty() ? node.op_type() : node.name()) + "/" +
+                            std::to_string(counter++) + "/";
+                        onnx::FunctionExpandHelper(node, function, g, prefix);
+                        changed = true;
+                        continue;
+                    }
+                } catch (const std::exception& error) {
+                    warnOnce("the " + node.op_type() + " node '" + displayName(node) +
+                             "' could not be expanded into ONNX's function for it: " +
+                             firstLine(error.what()));
+                }
+                *g.add_node() = std::move(node);
+            }
+            if (!changed)
+                break;
+            expanded = true;
+            if (auto error = inferShapes())
+                return error;
+        }
+        if (expanded) {
+            m_order.clear();
+            m_graphInputs.clear();
+            return topologicalOrder(&m_order);
+        }
+        return std::nullopt;
+    }
+
+    /// Graph inputs that set shapes and have a given value become initializers.
+    Failure bindShapeInputs() {
+        if (m_options.shapeInputValues.empty())
+            return std::nullopt;
+        onnx::GraphProto& g = *m_model.mutable_graph();
+        std::set<std::string> shapeValues;
+        for (const onnx::NodeProto& node : g.node()) {
+            for (int k = 0; k < node.input_size(); ++k) {
+                if (standardDomain(node) && setsShapes(node.op_type(), k))
+                    shapeValues.insert(node.input(k));
+            }
+        }
+        std::set<std::string> initializers;
+        for (const onnx::TensorProto& tensor : g.initializer())
+            initializers.insert(tensor.name());
+        for (const onnx::ValueInfoProto& input : g.input()) {
+            const auto given = m_options.shapeInputValues.find(input.name());
+            if (given == m_options.shapeInputValues.end() || initializers.count(input.name()) ||
+                !shapeValues.count(input.name()))
+                continue;
+            const HostTensor& value = given->second;
+            onnx::TensorProto* tensor = g.add_initializer();
+            tensor->set_name(input.name());
+            tensor->set_data_type(onnxFromDType(value.type.dtype));
+            for (std::int64_t d : value.type.shape)
+                tensor->add_dims(d);
+            tensor->set_raw_data(reinterpret_cast<const char*>(value.data.data()),
+                                 value.data.size());
+            m_boundInputs.insert(input.name());
+        }
+        return std::nullopt;
+    }
+
+    /// The bytes of an initializer without taking them from it (folding reads them again).
+    Result<TensorData> copyOfData(const onnx::TensorProto& tensor) const {
+        const auto dtype = dtypeFromOnnx(tensor.data_type());
+        std::int64_t count = 0;
+        if (!dtype)
+            return fail("unsupported element type");
+        if (auto error = tensorElements(tensor, &count))
+            return *error;
+        if (tensor.has_raw_data()) {
+            if (static_cast<std::int64_t>(tensor.raw_data().size()) != count * dtypeSize(*dtype))
+                return fail("tensor '" + tensor.name() + "' has the wrong size");
+            return TensorData(tensor.raw_data());
+        }
+        onnx::TensorProto copy = tensor;
+        return tensorData(copy, *dtype, count);
+    }
+
+    /// The static type of a value after shape inference, if every dimension is known.
+    std::optional<TensorType> staticType(const std::string& value) const {
+        const auto it = m_types.find(value);
+        if (it == m_types.end() || !it->second->has_elem_type() || !it->second->has_shape())
+            return std::nullopt;
+        const auto dtype = dtypeFromOnnx(it->second->elem_type());
+        if (!dtype)
+            return std::nullopt;
+        TensorType type{{}, *dtype};
+        std::int64_t count = 1;
+        for (const auto& dim : it->second->shape().dim()) {
+            if (!dim.has_dim_value() || dim.dim_value() < 0)
+                return std::nullopt;
+            const std::int64_t d = dim.dim_value();
+            if (d != 0 && count > kMaxElements / d)
+                return std::nullopt;
+            count *= d;
+            type.shape.push_back(d);
+        }
+        return type;
+    }
+
+    /// Evaluates nodes whose inputs are all known and makes their outputs initializers, then
+    /// infers shapes again, until nothing changes. Constant nodes become initializers too.
+    Failure foldConstants() {
+        const ConstantEvaluator& evaluate = constantEvaluator();
+        const int opset = m_graph.onnxOpset();
+        std::set<std::string> refused; // nodes the evaluator could not run: not tried again
+        for (int round = 0; round < 64; ++round) {
+            m_types.clear();
+            collectTypes();
+            onnx::GraphProto& g = *m_model.mutable_graph();
+            std::unordered_map<std::string, const onnx::TensorProto*> known;
+            for (const onnx::TensorProto& tensor : g.initializer())
+                known.emplace(tensor.name(), &tensor);
+            std::set<std::string> graphInputs;
+            for (const onnx::ValueInfoProto& input : g.input()) {
+                if (!known.count(input.name()))
+                    graphInputs.insert(input.name());
+            }
+            std::set<std::string> graphOutputs;
+            for (const onnx::ValueInfoProto& output : g.output())
+                graphOutputs.insert(output.name());
+            std::vector<onnx::TensorProto> made;
+            std::vector<bool> removed(static_cast<std::size_t>(g.node_size()), false);
+            std::unordered_map<std::string, onnx::TensorProto> produced;
+            bool foldedThisRound = false;
+            for (int index = 0; index < g.node_size(); ++index) {
+                const onnx::NodeProto& node = g.node(index);
+                if (!standardDomain(node) || node.output_size() == 0)
+                    continue;
+                // A graph output that is also a graph input or computed constant stays a node.
+                if (node.op_type() == "Constant") {
+                    if (node.output_size() != 1 || graphOutputs.count(node.output(0)))
+                        continue;
+                    auto tensor = constantTensor(node);
+                    if (!tensor)
+                        continue; // addConstantNode reports it
+                    tensor->set_name(node.output(0));
+                    produced.emplace(node.output(0), *tensor);
+                    removed[static_cast<std::size_t>(index)] = true;
+                    continue;
+                }
+                if (!m_options.foldConstants || neverFolded(node.op_type()) ||
+                    refused.count(displayName(node)))
+                    continue;
+                bool outputsKnown = true;
+                std::vector<TensorType> outputTypes;
+                for (const std::string& output : node.output()) {
+                    auto type = output.empty() ? std::nullopt : staticType(output);
+                    if (!type || graphOutputs.count(output)) {
+                        outputsKnown = false;
+                        break;
+                    }
+                    outputTypes.push_back(*type);
+                }
+                if (!outputsKnown)
+                    continue;
+                std::vector<TensorData> results;
+                if (node.op_type() == "Shape" || node.op_type() == "Size") {
+                    auto folded = foldShape(node, outputTypes);
+                    if (!folded)
+                        continue;
+                    results = std::move(*folded);
+                } else {
+                    if (!evaluate)
+                        continue;
+                    std::vector<TensorType> inputTypes;
+                    std::vector<TensorData> inputData;
+                    bool inputsKnown = true;
+                    std::int64_t inputBytes = 0;
+                    std::vector<std::int64_t> positions;
+                    for (int position = 0; position < node.input_size(); ++position) {
+                        const std::string& input = node.input(position);
+                        if (input.empty())
+                            continue;
+                        positions.push_back(position);
+                        const onnx::TensorProto* tensor = nullptr;
+                        if (const auto it = produced.find(input); it != produced.end())
+                            tensor = &it->second;
+                        else if (const auto k = known.find(input); k != known.end())
+                            tensor = k->second;
+                        if (!tensor || graphInputs.count(input)) {
+                            inputsKnown = false;
+                            break;
+                        }
+                        auto data = copyOfData(*tensor);
+                        if (!data) {
+                            inputsKnown = false;
+                            break;
+                        }
+                        inputTypes.push_back(
+                            TensorType{{tensor->dims().begin(), tensor->dims().end()},
+                                       *dtypeFromOnnx(tensor->data_type())});
+                        inputBytes += static_cast<std::int64_t>(data.value().size());
+                        inputData.push_back(data.take());
+                    }
+                    if (!inputsKnown)
+                        continue;
+                    std::int64_t outputBytes = 0;
+                    for (const TensorType& type : outputTypes)
+                        outputBytes += type.bytes();
+                    if (outputBytes > std::max(kFoldFreeBytes, inputBytes))
+                        continue;
+                    const OpDef* op = opFor(node);
+                    if (!op->hasKernel(DeviceKind::Cpu)) {
+                        refused.insert(displayName(node));
+                        continue;
+                    }
+                    Node evaluated;
+                    evaluated.name = displayName(node);
+                    evaluated.op = op;
+                    readAttributes(node, &evaluated);
+                    if (!positions.empty() &&
+                        positions.back() >= static_cast<std::int64_t>(positions.size()))
+                        evaluated.attrs.set(kInputPositionsAttr, positions);
+                    evaluated.outputs = outputTypes;
+                    std::vector<const TensorData*> pointers;
+                    for (const TensorData& data : inputData)
+                        pointers.push_back(&data);
+                    auto outputs = evaluate(evaluated, inputTypes, pointers, outputTypes, opset);
+                    if (!outputs) {
+                        refused.insert(displayName(node));
+                        continue;
+                    }
+                    results = outputs.take();
+                }
+                for (int k = 0; k < node.output_size(); ++k) {
+                    onnx::TensorProto tensor;
+                    tensor.set_name(node.output(k));
+                    tensor.set_data_type(
+                        onnxFromDType(outputTypes[static_cast<std::size_t>(k)].dtype));
+                    for (std::int64_t d : outputTypes[static_cast<std::size_t>(k)].shape)
+                        tensor.add_dims(d);
+                    tensor.set_raw_data(std::move(results[static_cast<std::size_t>(k)]));
+                    produced.emplace(node.output(k), std::move(tensor));
+                }
+                removed[static_cast<std::size_t>(index)] = true;
+                foldedThisRound = true;
+                ++m_folded;
+            }
+            if (produced.empty())
+                break;
+            // The folded nodes go; their outputs become initializers.
+            std::set<std::string> readByFolded;
+            google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+            for (int index = 0; index < g.node_size(); ++index) {
+                if (removed[static_cast<std::size_t>(index)]) {
+                    for (const std::string& input : g.node(index).input())
+                        readByFolded.insert(input);
+                } else {
+                    *kept.Add() = g.node(index);
+                }
+            }
+            g.mutable_node()->Swap(&kept);
+            for (auto& [name, tensor] : produced)
+                *g.add_initializer() = std::move(tensor);
+            // Initializers only the folded nodes read are gone with them.
+            std::set<std::string> used(graphOutputs.begin(), graphOutputs.end());
+            for (const onnx::NodeProto& node : g.node()) {
+                used.insert(node.input().begin(), node.input().end());
+                for (const onnx::AttributeProto& attr : node.attribute()) {
+                    if (attr.has_g())
+                        collectNames(attr.g(), &used);
+                }
+            }
+            std::set<std::string> declaredInputs;
+            for (const onnx::ValueInfoProto& input : g.input())
+                declaredInputs.insert(input.name());
+            google::protobuf::RepeatedPtrField<onnx::TensorProto> initializers;
+            for (onnx::TensorProto& tensor : *g.mutable_initializer()) {
+                if (readByFolded.count(tensor.name()) && !used.count(tensor.name()) &&
+                    !declaredInputs.count(tensor.name()))
+                    continue;
+                initializers.Add(std::move(tensor));
+            }
+            g.mutable_initializer()->Swap(&initializers);
+            // Inferred types of the folded values are stale.
+            google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> infos;
+            for (onnx::ValueInfoProto& info : *g.mutable_value_info()) {
+                if (!produced.count(info.name()))
+                    infos.Add(std::move(info));
+            }
+            g.mutable_value_info()->Swap(&infos);
+            if (auto error = inferShapes())
+                return error;
+            if (!foldedThisRound)
+                break; // only Constant nodes were turned into initializers
+        }
+        m_types.clear();
+        m_order.clear();
+        m_graphInputs.clear();
+        if (auto error = topologicalOrder(&m_order))
+            return error;
+        if (m_folded > 0)
+            m_graph.properties.emplace_back("onnx.folded_nodes", std::to_string(m_folded));
+        return std::nullopt;
+    }
+
+    static void collectNames(const onnx::GraphProto& graph, std::set<std::string>* names) {
+        for (const onnx::NodeProto& node : graph.node()) {
+            names->insert(node.input().begin(), node.input().end());
+            for (const onnx::AttributeProto& attr : node.attribute()) {
+                if (attr.has_g())
+                    collectNames(attr.g(), names);
+            }
+        }
+    }
+
+    /// Shape and Size of a statically shaped input: known without a kernel.
+    std::optional<std::vector<TensorData>> foldShape(const onnx::NodeProto& node,
+                                                     const std::vector<TensorType>& outputs) {
+        if (node.input_size() < 1 || outputs.size() != 1 || outputs[0].dtype != DType::Int64)
+            return std::nullopt;
+        const auto input = staticType(node.input(0));
+        if (!input)
+            return std::nullopt;
+        std::vector<std::int64_t> values;
+        if (node.op_type() == "Size") {
+            values.push_back(input->elementCount());
+        } else {
+            const auto rank = static_cast<std::int64_t>(input->shape.size());
+            std::int64_t start = 0, end = rank;
+            for (const onnx::AttributeProto& attr : node.attribute()) {
+                if (attr.name() == "start")
+                    start = attr.i();
+                else if (attr.name() == "end")
+                    end = attr.i();
+            }
+            start = std::clamp<std::int64_t>(start < 0 ? start + rank : start, 0, rank);
+            end = std::clamp<std::int64_t>(end < 0 ? end + rank : end, 0, rank);
+            for (std::int64_t d = start; d < end; ++d)
+                values.push_back(input->shape[static_cast<std::size_t>(d)]);
+        }
+        if (static_cast<std::int64_t>(values.size()) != outputs[0].elementCount())
+            return std::nullopt;
+        TensorData data(values.size() * sizeof(std::int64_t), '\0');
+        std::memcpy(data.data(), values.data(), data.size());
+        return std::vector<TensorData>{std::move(data)};
+    }
+
+    /// A Constant node's value as a tensor proto, or nullopt for forms not understood.
+    static std::optional<onnx::TensorProto> constantTensor(const onnx::NodeProto& proto) {
+        for (const onnx::AttributeProto& attr : proto.attribute()) {
+            onnx::TensorProto tensor;
+            if (attr.name() == "value" && attr.has_t()) {
+                tensor = attr.t();
+            } else if (attr.name() == "value_float") {
+                tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
+                tensor.add_float_data(attr.f());
+            } else if (attr.name() == "value_int") {
+                tensor.set_data_type(onnx::TensorProto_DataType_INT64);
+                tensor.add_int64_data(attr.i());
+            } else if (attr.name() == "value_floats") {
+                tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
+                tensor.add_dims(attr.floats_size());
+                *tensor.mutable_float_data() = attr.floats();
+            } else if (attr.name() == "value_ints") {
+                tensor.set_data_type(onnx::TensorProto_DataType_INT64);
+                tensor.add_dims(attr.ints_size());
+                *tensor.mutable_int64_data() = attr.ints();
+            } else {
+                continue;
+            }
+            if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL ||
+                !dtypeFromOnnx(tensor.data_type()))
+                return std::nullopt;
+            return tensor;
+        }
+        return std::nullopt;
+    }
+
     Failure validateAndInferShapes() {
         try {
             onnx::checker::check_model(m_model);
         } catch (const onnx::checker::ValidationError& error) {
             return fail("not a valid ONNX model: " + firstLine(error.what()));
         }
+        return inferShapes();
+    }
+
+    Failure inferShapes() {
         try {
             onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
                                                 /*data_prop=*/true);
@@ -640,6 +1251,24 @@ private:
         return decodeScalar(*dtype, data.value());
     }
 
+    /// A node's attributes as the kernels read them. Tensor attributes (ConstantOfShape's value)
+    /// are kept as their one value and element type; graphs are not kept.
+    void readAttributes(const onnx::NodeProto& proto, Node* node) {
+        for (const onnx::AttributeProto& attr : proto.attribute()) {
+            if (auto value = attrValue(attr)) {
+                node->attrs.set(attr.name(), std::move(*value));
+            } else if (attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
+                       attr.t().dims_size() <= 1 && scalarOf(attr.t())) {
+                node->attrs.set(attr.name(), *scalarOf(attr.t()));
+                node->attrs.set(attr.name() + ".dtype",
+                                std::string(dtypeName(*dtypeFromOnnx(attr.t().data_type()))));
+            } else {
+                warnOnce("attribute '" + attr.name() + "' of " + proto.op_type() +
+                         " nodes is not kept (it is not needed to plan)");
+            }
+        }
+    }
+
     const OpDef* opFor(const onnx::NodeProto& proto) {
         const bool standard = proto.domain().empty() || proto.domain() == "ai.onnx";
         if (standard) {
@@ -666,26 +1295,20 @@ private:
         Node node;
         node.name = uniqueNodeName(name);
         node.op = opFor(proto);
-        for (const std::string& input : proto.input()) {
-            if (input.empty())
+        std::vector<std::int64_t> positions;
+        bool gap = false;
+        for (int k = 0; k < proto.input_size(); ++k) {
+            if (proto.input(k).empty()) {
+                gap = true;
                 continue; // an optional input left out
-            node.inputs.push_back(m_values.at(input));
-        }
-        for (const onnx::AttributeProto& attr : proto.attribute()) {
-            if (auto value = attrValue(attr)) {
-                node.attrs.set(attr.name(), std::move(*value));
-            } else if (attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
-                       attr.t().dims_size() <= 1 && scalarOf(attr.t())) {
-                // A one-element tensor attribute (ConstantOfShape's value): kept as its value
-                // and element type, so a writer can rebuild it.
-                node.attrs.set(attr.name(), *scalarOf(attr.t()));
-                node.attrs.set(attr.name() + ".dtype",
-                               std::string(dtypeName(*dtypeFromOnnx(attr.t().data_type()))));
-            } else {
-                warnOnce("attribute '" + attr.name() + "' of " + proto.op_type() +
-                         " nodes is not kept (it is not needed to plan)");
             }
+            node.inputs.push_back(m_values.at(proto.input(k)));
+            positions.push_back(k);
         }
+        readAttributes(proto, &node);
+        if (gap && !positions.empty() &&
+            positions.back() >= static_cast<std::int64_t>(positions.size()))
+            node.attrs.set(kInputPositionsAttr, positions);
         // Outputs up to the last named one; a skipped optional output holds nothing.
         int last = proto.output_size() - 1;
         while (last >= 0 && proto.output(last).empty())
@@ -753,6 +1376,7 @@ private:
     DeviceSet& m_devices;
     bool m_devicesGiven;
     std::vector<std::string>* m_warnings;
+    const OnnxReadOptions& m_options;
     onnx::ModelProto m_model;
     Graph m_graph;
     std::unordered_map<std::string, const onnx::TypeProto_Tensor*> m_types;
@@ -762,6 +1386,8 @@ private:
     std::map<std::string, std::string> m_pins;
     std::set<std::string> m_graphInputs;
     std::vector<int> m_order;
+    std::set<std::string> m_boundInputs;
+    int m_folded = 0;
 };
 
 } // namespace
@@ -777,7 +1403,32 @@ bool looksLikeOnnx(std::string_view bytes) {
 
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
                        bool devicesGiven, std::vector<std::string>* warnings) {
-    return OnnxReader(fileName, devices, devicesGiven, warnings).read(bytes);
+    return readOnnx(bytes, fileName, devices, devicesGiven, warnings, OnnxReadOptions{});
+}
+
+Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
+                       bool devicesGiven, std::vector<std::string>* warnings,
+                       const OnnxReadOptions& options) {
+    return OnnxReader(fileName, devices, devicesGiven, warnings, options).read(bytes);
+}
+
+Result<HostTensor> readOnnxTensor(std::string_view bytes, const std::string& fileName) {
+    auto fail = [&](std::string message) {
+        return SourceError{fileName, 0, 0, std::move(message)};
+    };
+    onnx::TensorProto tensor;
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+        !tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        return fail("not a serialized ONNX tensor (onnx.TensorProto)");
+    if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+        return fail("the tensor keeps its data in an external file, which is not read here");
+    DeviceSet none;
+    std::vector<std::string> warnings;
+    const OnnxReader reader(fileName, &none, true, &warnings, OnnxReadOptions{});
+    auto host = reader.hostTensor(tensor);
+    if (!host)
+        return host.error();
+    return host.take();
 }
 
 } // namespace placer

@@ -5,7 +5,9 @@
 #include "io/SourceError.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
+#include "runtime/HostTensor.h"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,26 @@ namespace placer {
 /// found before any large allocation.
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
                        bool devicesGiven, std::vector<std::string>* warnings);
+
+/// What a reader is told beyond the bytes.
+struct OnnxReadOptions {
+    /// Shapes for graph inputs, by name: fix symbolic dimensions (--input-shape x=1,3,224,224).
+    /// A given shape must agree with every fixed dimension the model declares.
+    std::map<std::string, std::vector<std::int64_t>> inputShapes;
+    /// Values for graph inputs that set shapes (a Reshape's shape, a Slice's bounds, a Pad's
+    /// pads): the plan is made for these values, as TensorRT builds for given shape tensors. A
+    /// value given for an input that sets no shape is ignored here (it is run-time data).
+    std::map<std::string, HostTensor> shapeInputValues;
+    /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
+    bool foldConstants = true;
+};
+
+Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
+                       bool devicesGiven, std::vector<std::string>* warnings,
+                       const OnnxReadOptions& options);
+
+/// A serialized onnx.TensorProto (the backend tests' input_0.pb) as a host tensor.
+Result<HostTensor> readOnnxTensor(std::string_view bytes, const std::string& fileName);
 
 /// True if `bytes` look like a serialized ONNX model rather than text.
 bool looksLikeOnnx(std::string_view bytes);

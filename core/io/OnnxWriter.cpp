@@ -59,6 +59,8 @@ void setAttribute(onnx::NodeProto* node, const std::string& name, const AttrValu
                   const Attrs& attrs) {
     if (name.size() > 6 && name.ends_with(".dtype"))
         return; // describes the tensor attribute of the same name
+    if (name == kInputPositionsAttr)
+        return; // written as empty inputs
     onnx::AttributeProto* attr = node->add_attribute();
     attr->set_name(name);
     if (const auto dtypeName = attrs.getString(name + ".dtype", "");
@@ -195,8 +197,15 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         proto->set_name(node.name);
         if (i < docStrings.size() && !docStrings[i].empty())
             proto->set_doc_string(docStrings[i]);
-        for (const ValueRef& input : node.inputs)
-            proto->add_input(valueName(input));
+        // Optional inputs left out before a given one are written back as empty names.
+        const auto positions = node.attrs.getInts(kInputPositionsAttr, {});
+        for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+            if (positions && k < positions->size()) {
+                while (proto->input_size() < (*positions)[k])
+                    proto->add_input(std::string());
+            }
+            proto->add_input(valueName(node.inputs[k]));
+        }
         for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
             const bool skipped = node.outputs[k].shape == std::vector<std::int64_t>{0} &&
                                  k + 1 < node.outputs.size();

@@ -11,6 +11,10 @@
 
 namespace placer {
 
+/// An ONNX node that leaves out an optional input before a given one (Clip with a max but no
+/// min) keeps, under this attribute, the position of each input it has.
+inline constexpr const char* kInputPositionsAttr = "onnx.input_positions";
+
 /// None, a bool, an integer, a float, a string, or a list of integers or floats.
 using AttrValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
                                std::vector<std::int64_t>, std::vector<double>>;

@@ -42,6 +42,23 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Tile:
     case KernelFamily::Range:
         return {kAllDTypes, kAllDTypes};
+    // The indexing and layout functors (runtime/IndexingFunctors.h), the same code on both.
+    case KernelFamily::GatherElements:
+    case KernelFamily::ScatterElements:
+    case KernelFamily::GatherND:
+    case KernelFamily::ScatterND:
+    case KernelFamily::OneHot:
+    case KernelFamily::Trilu:
+    case KernelFamily::CumSum:
+    case KernelFamily::Hardmax:
+    case KernelFamily::SpaceDepth:
+    case KernelFamily::Resize:
+    case KernelFamily::ConvTranspose:
+    case KernelFamily::TopK:
+    case KernelFamily::Lrn:
+    case KernelFamily::EyeLike:
+    case KernelFamily::InstanceNorm:
+        return {kAllDTypes, kAllDTypes};
     }
     return {};
 }

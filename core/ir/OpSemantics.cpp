@@ -5,6 +5,36 @@ namespace placer {
 
 const char* kernelFamilyName(KernelFamily family) {
     switch (family) {
+    case KernelFamily::GatherElements:
+        return "gather_elements";
+    case KernelFamily::ScatterElements:
+        return "scatter_elements";
+    case KernelFamily::GatherND:
+        return "gather_nd";
+    case KernelFamily::ScatterND:
+        return "scatter_nd";
+    case KernelFamily::OneHot:
+        return "one_hot";
+    case KernelFamily::Trilu:
+        return "trilu";
+    case KernelFamily::CumSum:
+        return "cumsum";
+    case KernelFamily::Hardmax:
+        return "hardmax";
+    case KernelFamily::SpaceDepth:
+        return "space_depth";
+    case KernelFamily::Resize:
+        return "resize";
+    case KernelFamily::ConvTranspose:
+        return "conv_transpose";
+    case KernelFamily::TopK:
+        return "topk";
+    case KernelFamily::Lrn:
+        return "lrn";
+    case KernelFamily::EyeLike:
+        return "eye_like";
+    case KernelFamily::InstanceNorm:
+        return "instance_norm";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:
@@ -58,22 +88,60 @@ const char* kernelFamilyName(KernelFamily family) {
 }
 
 const char* unaryFnName(UnaryFn fn) {
-    static const char* const kNames[kUnaryFnCount] = {
-        "negative",   "abs",     "exp",          "log",        "sqrt", "rsqrt", "reciprocal",
-        "tanh",       "sigmoid", "erf",          "floor",      "ceil", "round", "relu",
-        "leaky_relu", "clip",    "hard_sigmoid", "hard_swish", "not"};
+    static const char* const kNames[kUnaryFnCount] = {"negative",
+                                                      "abs",
+                                                      "exp",
+                                                      "log",
+                                                      "sqrt",
+                                                      "rsqrt",
+                                                      "reciprocal",
+                                                      "tanh",
+                                                      "sigmoid",
+                                                      "erf",
+                                                      "floor",
+                                                      "ceil",
+                                                      "round",
+                                                      "relu",
+                                                      "leaky_relu",
+                                                      "clip",
+                                                      "hard_sigmoid",
+                                                      "hard_swish",
+                                                      "not",
+                                                      "sin",
+                                                      "cos",
+                                                      "tan",
+                                                      "asin",
+                                                      "acos",
+                                                      "atan",
+                                                      "sinh",
+                                                      "cosh",
+                                                      "asinh",
+                                                      "acosh",
+                                                      "atanh",
+                                                      "sign",
+                                                      "softplus",
+                                                      "softsign",
+                                                      "elu",
+                                                      "selu",
+                                                      "celu",
+                                                      "thresholded_relu",
+                                                      "shrink",
+                                                      "isnan",
+                                                      "isinf"};
     return kNames[static_cast<int>(fn)];
 }
 
 const char* binaryFnName(BinaryFn fn) {
     static const char* const kNames[kBinaryFnCount] = {
-        "add", "sub", "mul", "div", "pow", "max", "min", "floor_div", "mod",
-        "and", "or",  "eq",  "ne",  "lt",  "gt",  "le",  "ge"};
+        "add", "sub", "mul", "div", "pow", "max", "min", "floor_div", "mod",       "and",
+        "or",  "eq",  "ne",  "lt",  "gt",  "le",  "ge",  "xor",       "floor_mod", "prelu"};
     return kNames[static_cast<int>(fn)];
 }
 
 const char* reduceFnName(ReduceFn fn) {
-    static const char* const kNames[kReduceFnCount] = {"sum", "mean", "max", "min", "prod"};
+    static const char* const kNames[kReduceFnCount] = {
+        "sum", "mean",    "max",         "min",        "prod",   "l1",
+        "l2",  "log_sum", "log_sum_exp", "sum_square", "argmax", "argmin"};
     return kNames[static_cast<int>(fn)];
 }
 

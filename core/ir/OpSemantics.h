@@ -39,8 +39,29 @@ enum class KernelFamily : std::uint8_t {
     BatchNorm,
     LayerNorm,
     Softmax, ///< softmax and log-softmax
+    // The indexing and layout families: shared functors (runtime/IndexingPlan.h).
+    GatherElements,
+    ScatterElements,
+    GatherND,
+    ScatterND,
+    OneHot,
+    Trilu,
+    CumSum,
+    Hardmax,
+    SpaceDepth, ///< DepthToSpace and SpaceToDepth
+    Resize,
+    ConvTranspose,
+    TopK,
+    Lrn,
+    EyeLike,
+    InstanceNorm,
 };
-inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Softmax) + 1;
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::InstanceNorm) + 1;
+
+/// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
+constexpr bool isIndexingFamily(KernelFamily family) {
+    return family >= KernelFamily::GatherElements && family <= KernelFamily::InstanceNorm;
+}
 
 enum class UnaryFn : std::uint8_t {
     Negative,
@@ -62,8 +83,29 @@ enum class UnaryFn : std::uint8_t {
     HardSigmoid, ///< alpha, beta
     HardSwish,
     Not,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Sign,
+    Softplus,
+    Softsign,
+    Elu,             ///< alpha
+    Selu,            ///< alpha, gamma
+    Celu,            ///< alpha
+    ThresholdedRelu, ///< alpha
+    Shrink,          ///< lambd, bias
+    IsNaN,           ///< bool output
+    IsInf,           ///< bool output; detect_positive, detect_negative
 };
-inline constexpr int kUnaryFnCount = static_cast<int>(UnaryFn::Not) + 1;
+inline constexpr int kUnaryFnCount = static_cast<int>(UnaryFn::IsInf) + 1;
 
 enum class BinaryFn : std::uint8_t {
     Add,
@@ -83,11 +125,27 @@ enum class BinaryFn : std::uint8_t {
     Gt,
     Le,
     Ge,
+    Xor,
+    FloorMod, ///< the remainder with the divisor's sign (ONNX Mod with fmod=0)
+    PRelu,    ///< a < 0 ? a * b : a
 };
-inline constexpr int kBinaryFnCount = static_cast<int>(BinaryFn::Ge) + 1;
+inline constexpr int kBinaryFnCount = static_cast<int>(BinaryFn::PRelu) + 1;
 
-enum class ReduceFn : std::uint8_t { Sum, Mean, Max, Min, Prod };
-inline constexpr int kReduceFnCount = static_cast<int>(ReduceFn::Prod) + 1;
+enum class ReduceFn : std::uint8_t {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    Prod,
+    L1,        ///< sum of |x|
+    L2,        ///< sqrt of the sum of squares
+    LogSum,    ///< log of the sum
+    LogSumExp, ///< log of the sum of exp(x), shifted by the maximum
+    SumSquare,
+    ArgMax, ///< the index of the (first or last) maximum, as int64
+    ArgMin,
+};
+inline constexpr int kReduceFnCount = static_cast<int>(ReduceFn::ArgMin) + 1;
 
 /// An op's kernel: its family, and the function for Unary, Binary and Reduce (0 otherwise).
 struct OpKernel {

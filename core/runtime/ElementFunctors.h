@@ -24,15 +24,27 @@
 namespace placer::functors {
 
 // float arguments pick the float overloads on the host as on the GPU.
+using std::acos;
+using std::acosh;
+using std::asin;
+using std::asinh;
+using std::atan;
+using std::atanh;
 using std::ceil;
+using std::cos;
+using std::cosh;
 using std::erf;
 using std::exp;
 using std::floor;
 using std::fmod;
 using std::log;
+using std::log1p;
 using std::nearbyint;
 using std::pow;
+using std::sin;
+using std::sinh;
 using std::sqrt;
+using std::tan;
 using std::tanh;
 
 using i64 = std::int64_t;
@@ -462,6 +474,48 @@ template <typename C> PLACER_HD inline C applyUnary(UnaryFn fn, C v, C a, C b) {
     }
     case UnaryFn::Not:
         return v == 0 ? C(1) : C(0);
+    case UnaryFn::Sin:
+        return sin(v);
+    case UnaryFn::Cos:
+        return cos(v);
+    case UnaryFn::Tan:
+        return tan(v);
+    case UnaryFn::Asin:
+        return asin(v);
+    case UnaryFn::Acos:
+        return acos(v);
+    case UnaryFn::Atan:
+        return atan(v);
+    case UnaryFn::Sinh:
+        return sinh(v);
+    case UnaryFn::Cosh:
+        return cosh(v);
+    case UnaryFn::Asinh:
+        return asinh(v);
+    case UnaryFn::Acosh:
+        return acosh(v);
+    case UnaryFn::Atanh:
+        return atanh(v);
+    case UnaryFn::Sign:
+        return v > 0 ? C(1) : (v < 0 ? C(-1) : C(0));
+    case UnaryFn::Softplus:
+        return v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
+    case UnaryFn::Softsign:
+        return v / (C(1) + (v < 0 ? -v : v));
+    case UnaryFn::Elu:
+        return v >= 0 ? v : a * (exp(v) - C(1));
+    case UnaryFn::Selu:
+        return b * (v > 0 ? v : a * (exp(v) - C(1)));
+    case UnaryFn::Celu:
+        return (v > 0 ? v : C(0)) + (v < 0 ? a * (exp(v / a) - C(1)) : C(0));
+    case UnaryFn::ThresholdedRelu:
+        return v > a ? v : C(0);
+    case UnaryFn::Shrink:
+        return v < -a ? v + b : (v > a ? v - b : C(0));
+    case UnaryFn::IsNaN:
+        return v != v ? C(1) : C(0);
+    case UnaryFn::IsInf:
+        return ((v == C(INFINITY) && a != 0) || (v == -C(INFINITY) && b != 0)) ? C(1) : C(0);
     }
     return v;
 }
@@ -480,8 +534,15 @@ struct UnaryAny {
     Elem elem = Elem::F64;
     UnaryFn fn = UnaryFn::Relu;
     double a = 0, b = 0;
+    Elem outElem = Elem::F64; ///< the output's type (bool for IsNaN and IsInf, else elem)
+    /// Parameters read at run time (ONNX Clip's min and max from tensors), else null.
+    const void* aInput = nullptr;
+    const void* bInput = nullptr;
+    Elem aElem = Elem::F64, bElem = Elem::F64;
     PLACER_HD void operator()(i64 i) const {
-        storeAny(y, elem, i, applyUnary<double>(fn, loadAny(x, elem, i), a, b));
+        const double pa = aInput ? loadAny(aInput, aElem, 0) : a;
+        const double pb = bInput ? loadAny(bInput, bElem, 0) : b;
+        storeAny(y, outElem, i, applyUnary<double>(fn, loadAny(x, elem, i), pa, pb));
     }
 };
 
@@ -521,6 +582,14 @@ template <typename C> PLACER_HD inline C applyBinary(BinaryFn fn, C a, C b) {
         return a <= b ? 1 : 0;
     case BinaryFn::Ge:
         return a >= b ? 1 : 0;
+    case BinaryFn::Xor:
+        return ((a != 0) != (b != 0)) ? 1 : 0;
+    case BinaryFn::FloorMod: {
+        const C r = fmod(a, b);
+        return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    }
+    case BinaryFn::PRelu:
+        return a < 0 ? a * b : a;
     }
     return 0;
 }
@@ -547,10 +616,12 @@ struct BinaryAny {
     BinaryFn fn = BinaryFn::Add;
     Shape shape;
     Strides sa, sb;
+    bool mixed = false;   ///< b has its own type (Pow with an integer exponent)
+    Elem inB = Elem::F64; ///< b's type when mixed
     PLACER_HD void operator()(i64 i) const {
         storeAny(out, outElem, i,
                  applyBinary<double>(fn, loadAny(a, in, stridedOffset(i, shape, sa)),
-                                     loadAny(b, in, stridedOffset(i, shape, sb))));
+                                     loadAny(b, mixed ? inB : in, stridedOffset(i, shape, sb))));
     }
 };
 
@@ -695,29 +766,65 @@ struct LayerNorm {
 };
 
 /// A reduction: output element `row` (over the kept dimensions) combines the input elements of
-/// the reduced dimensions.
+/// the reduced dimensions. ArgMax and ArgMin store the index (along the one reduced axis) of the
+/// first extreme, or of the last with `lastIndex`.
 struct Reduce {
     const void* x = nullptr;
     void* y = nullptr;
-    Elem elem = Elem::F32;
+    Elem elem = Elem::F32;    ///< the input's type
+    Elem outElem = Elem::F32; ///< the output's (int64 for ArgMax and ArgMin)
     ReduceFn fn = ReduceFn::Sum;
     Shape kept, reduced;
     Strides keptStrides, reducedStrides; ///< input strides of the kept and reduced dims
     i64 count = 1;                       ///< elements per output
+    bool lastIndex = false;
+
+    PLACER_HD double load(i64 base, i64 r) const {
+        return loadAny(x, elem, base + stridedOffset(r, reduced, reducedStrides));
+    }
 
     PLACER_HD void operator()(i64 row, int lane, int lanes) const {
         const i64 base = stridedOffset(row, kept, keptStrides);
+        if (fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin) {
+            const bool max = fn == ReduceFn::ArgMax;
+            double best = max ? -INFINITY : INFINITY;
+            for (i64 r = lane; r < count; r += lanes) {
+                const double v = load(base, r);
+                best = max ? (v > best ? v : best) : (v < best ? v : best);
+            }
+            best = max ? allReduceMax(best) : allReduceMin(best);
+            double index = lastIndex ? -1.0 : static_cast<double>(count);
+            for (i64 r = lane; r < count; r += lanes) {
+                if (load(base, r) == best)
+                    index = lastIndex
+                                ? static_cast<double>(r)
+                                : (static_cast<double>(r) < index ? static_cast<double>(r) : index);
+            }
+            index = lastIndex ? allReduceMax(index) : allReduceMin(index);
+            if (index < 0 || index >= static_cast<double>(count))
+                index = 0; // every element NaN
+            if (lane == 0)
+                storeAny(y, outElem, row, index);
+            return;
+        }
+        double shift = 0;
+        if (fn == ReduceFn::LogSumExp) {
+            double m = -INFINITY;
+            for (i64 r = lane; r < count; r += lanes) {
+                const double v = load(base, r);
+                m = v > m ? v : m;
+            }
+            shift = allReduceMax(m);
+            if (shift == INFINITY || shift == -INFINITY || shift != shift)
+                shift = 0;
+        }
         double acc = fn == ReduceFn::Prod  ? 1.0
                      : fn == ReduceFn::Max ? -INFINITY
                      : fn == ReduceFn::Min ? INFINITY
                                            : 0.0;
         for (i64 r = lane; r < count; r += lanes) {
-            const double v = loadAny(x, elem, base + stridedOffset(r, reduced, reducedStrides));
+            const double v = load(base, r);
             switch (fn) {
-            case ReduceFn::Sum:
-            case ReduceFn::Mean:
-                acc += v;
-                break;
             case ReduceFn::Max:
                 acc = v > acc ? v : acc;
                 break;
@@ -727,15 +834,22 @@ struct Reduce {
             case ReduceFn::Prod:
                 acc *= v;
                 break;
+            case ReduceFn::L1:
+                acc += v < 0 ? -v : v;
+                break;
+            case ReduceFn::L2:
+            case ReduceFn::SumSquare:
+                acc += v * v;
+                break;
+            case ReduceFn::LogSumExp:
+                acc += exp(v - shift);
+                break;
+            default: // Sum, Mean, LogSum
+                acc += v;
+                break;
             }
         }
         switch (fn) {
-        case ReduceFn::Sum:
-            acc = allReduceSum(acc);
-            break;
-        case ReduceFn::Mean:
-            acc = allReduceSum(acc) / static_cast<double>(count);
-            break;
         case ReduceFn::Max:
             acc = allReduceMax(acc);
             break;
@@ -745,9 +859,24 @@ struct Reduce {
         case ReduceFn::Prod:
             acc = allReduceProd(acc);
             break;
+        case ReduceFn::Mean:
+            acc = allReduceSum(acc) / static_cast<double>(count);
+            break;
+        case ReduceFn::L2:
+            acc = sqrt(allReduceSum(acc));
+            break;
+        case ReduceFn::LogSum:
+            acc = log(allReduceSum(acc));
+            break;
+        case ReduceFn::LogSumExp:
+            acc = log(allReduceSum(acc)) + shift;
+            break;
+        default:
+            acc = allReduceSum(acc);
+            break;
         }
         if (lane == 0)
-            storeAny(y, elem, row, acc);
+            storeAny(y, outElem, row, acc);
     }
 };
 

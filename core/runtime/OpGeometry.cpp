@@ -189,6 +189,9 @@ Problem readBatchNorm(const KernelSpec& spec, Normalization* norm) {
     norm->axis = normalizeAxis(relay ? attrs.getInt("axis", 1).value_or(1) : 1, rank);
     if (norm->axis < 0 || spec.inputs.size() < 5)
         return "expected data, scale, shift, mean and variance";
+    if (!relay && attrs.getInt("training_mode", 0).value_or(0) != 0)
+        return "training mode (batch statistics, updated running mean and variance) is not "
+               "supported; export the model in inference mode (model.eval())";
     norm->epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
     norm->center = !relay || attrs.getBool("center", true).value_or(true);
     norm->scale = !relay || attrs.getBool("scale", true).value_or(true);
@@ -207,6 +210,9 @@ Problem readLayerNorm(const KernelSpec& spec, Normalization* norm) {
     norm->axis = normalizeAxis(attrs.getInt("axis", -1).value_or(-1), rank);
     if (norm->axis < 0)
         return "axis out of range";
+    if (!relay && attrs.getInt("training_mode", 0).value_or(0) != 0)
+        return "training mode (batch statistics, updated running mean and variance) is not "
+               "supported; export the model in inference mode (model.eval())";
     norm->epsilon = static_cast<float>(attrs.getFloat("epsilon", 1e-5).value_or(1e-5));
     norm->scale = spec.inputs.size() > 1 && (!relay || attrs.getBool("scale", true).value_or(true));
     norm->center =
@@ -263,8 +269,10 @@ Problem readReduceFunctor(const KernelSpec& spec, functors::Reduce* op, std::int
         return error;
     if (product(kept) != spec.outputs[0].elementCount())
         return "the reduced shape does not match the output type";
-    op->elem = elemOf(spec.outputs[0].dtype);
+    op->elem = elemOf(spec.inputs[0].dtype);
+    op->outElem = elemOf(spec.outputs[0].dtype);
     op->fn = spec.node->op->kernel.reduce();
+    op->lastIndex = spec.node->attrs.getInt("select_last_index", 0).value_or(0) != 0;
     op->count = count;
     const Dims own = contiguousStrides(in);
     Dims keptDims, keptStrides, reducedDims, reducedStrides;
@@ -296,6 +304,23 @@ Problem readUnaryParameters(const KernelSpec& spec, double* a, double* b) {
         *a = attrs.getFloat("alpha", 0.2).value_or(0.2);
         *b = attrs.getFloat("beta", 0.5).value_or(0.5);
         return std::nullopt;
+    case UnaryFn::Elu:
+    case UnaryFn::Celu:
+    case UnaryFn::ThresholdedRelu:
+        *a = attrs.getFloat("alpha", 1.0).value_or(1.0);
+        return std::nullopt;
+    case UnaryFn::Selu:
+        *a = attrs.getFloat("alpha", 1.67326319217681884765625).value_or(1.6732632);
+        *b = attrs.getFloat("gamma", 1.05070102214813232421875).value_or(1.0507010);
+        return std::nullopt;
+    case UnaryFn::Shrink:
+        *a = attrs.getFloat("lambd", 0.5).value_or(0.5);
+        *b = attrs.getFloat("bias", 0.0).value_or(0.0);
+        return std::nullopt;
+    case UnaryFn::IsInf:
+        *a = static_cast<double>(attrs.getInt("detect_positive", 1).value_or(1));
+        *b = static_cast<double>(attrs.getInt("detect_negative", 1).value_or(1));
+        return std::nullopt;
     case UnaryFn::Clip:
         break;
     default:
@@ -308,15 +333,78 @@ Problem readUnaryParameters(const KernelSpec& spec, double* a, double* b) {
     }
     *a = attrs.getFloat("min", -INFINITY).value_or(-INFINITY);
     *b = attrs.getFloat("max", INFINITY).value_or(INFINITY);
-    for (std::size_t k = 1; k < spec.inputs.size() && k < 3; ++k) {
-        if (k >= spec.constantData.size() || !spec.constantData[k] ||
-            spec.inputs[k].elementCount() != 1)
-            return "the min and max inputs must be constant scalars";
-        (k == 1 ? *a : *b) =
+    for (int position = 1; position < 3; ++position) {
+        const int at = inputAt(spec, position);
+        if (at < 0)
+            continue;
+        const auto k = static_cast<std::size_t>(at);
+        if (spec.inputs[k].elementCount() != 1)
+            return "the min and max inputs must be scalars";
+        if (k >= spec.constantData.size() || !spec.constantData[k])
+            continue; // read at run time (clipInputs)
+        (position == 1 ? *a : *b) =
             loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[k]->data()),
                          spec.inputs[k].dtype, 0);
     }
     return std::nullopt;
+}
+
+Problem checkCopy(const KernelSpec& spec) {
+    if (spec.node->op->name != "Dropout" || spec.node->op->dialect != OpDialect::Onnx)
+        return std::nullopt;
+    const int training = inputAt(spec, 2);
+    if (training < 0)
+        return std::nullopt;
+    const auto t = static_cast<std::size_t>(training);
+    const bool constant = t < spec.constantData.size() && spec.constantData[t];
+    if (constant && loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[t]->data()),
+                                 spec.inputs[t].dtype, 0) == 0)
+        return std::nullopt;
+    if (const int ratio = inputAt(spec, 1); ratio >= 0) {
+        const auto r = static_cast<std::size_t>(ratio);
+        if (r < spec.constantData.size() && spec.constantData[r] &&
+            loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[r]->data()),
+                         spec.inputs[r].dtype, 0) == 0)
+            return std::nullopt;
+    }
+    return constant ? "training-mode Dropout drops random elements, which is not supported; "
+                      "export the model in inference mode (model.eval())"
+                    : "the training_mode input is not a constant: training-mode Dropout drops "
+                      "random elements, which is not supported";
+}
+
+int inputAt(const KernelSpec& spec, int position) {
+    const int count = static_cast<int>(spec.inputs.size());
+    const auto positions = spec.node->attrs.getInts(kInputPositionsAttr, {});
+    if (!positions || positions->empty())
+        return position < count ? position : -1;
+    for (int k = 0; k < count && k < static_cast<int>(positions->size()); ++k) {
+        if ((*positions)[static_cast<std::size_t>(k)] == position)
+            return k;
+    }
+    return -1;
+}
+
+BinaryFn binaryFunction(const KernelSpec& spec) {
+    const BinaryFn fn = spec.node->op->kernel.binary();
+    if (fn == BinaryFn::Mod && spec.node->op->dialect == OpDialect::Onnx &&
+        spec.node->attrs.getInt("fmod", 0).value_or(0) == 0)
+        return BinaryFn::FloorMod;
+    return fn;
+}
+
+std::pair<int, int> clipInputs(const KernelSpec& spec) {
+    std::pair<int, int> inputs{-1, -1};
+    if (spec.node->op->kernel.family != KernelFamily::Unary ||
+        spec.node->op->kernel.unary() != UnaryFn::Clip || spec.node->op->dialect != OpDialect::Onnx)
+        return inputs;
+    for (int position = 1; position < 3; ++position) {
+        const int k = inputAt(spec, position);
+        if (k >= 0 && (static_cast<std::size_t>(k) >= spec.constantData.size() ||
+                       !spec.constantData[static_cast<std::size_t>(k)]))
+            (position == 1 ? inputs.first : inputs.second) = k;
+    }
+    return inputs;
 }
 
 double fillValue(const KernelSpec& spec) {
@@ -388,14 +476,14 @@ Problem readSlice(const KernelSpec& spec, std::int64_t* base, Dims* strides) {
         if (!s)
             return "the starts input must be a constant";
         begin = *s;
-        if (spec.inputs.size() > 3) {
-            auto a = constantInts(spec, 3);
+        if (const int at = inputAt(spec, 3); at >= 0) {
+            auto a = constantInts(spec, static_cast<std::size_t>(at));
             if (!a)
                 return "the axes input must be a constant";
             axes = *a;
         }
-        if (spec.inputs.size() > 4) {
-            auto st = constantInts(spec, 4);
+        if (const int at = inputAt(spec, 4); at >= 0) {
+            auto st = constantInts(spec, static_cast<std::size_t>(at));
             if (!st)
                 return "the steps input must be a constant";
             stride = *st;
@@ -445,6 +533,10 @@ Problem readReduction(const KernelSpec& spec, Dims* kept, std::int64_t* count) {
         axes = attrs.getInts("axis", {});
         all = !attrs.find("axis") || std::holds_alternative<std::monostate>(*attrs.find("axis")) ||
               (axes && axes->empty());
+    } else if (spec.node->op->kernel.family == KernelFamily::Reduce &&
+               (spec.node->op->kernel.reduce() == ReduceFn::ArgMax ||
+                spec.node->op->kernel.reduce() == ReduceFn::ArgMin)) {
+        axes = Dims{attrs.getInt("axis", 0).value_or(0)};
     } else {
         if (spec.inputs.size() > 1) {
             axes = constantInts(spec, 1);
@@ -493,8 +585,8 @@ Problem readPad(const KernelSpec& spec, Dims* before, std::string* mode) {
         pads = *constant;
     }
     Dims axes;
-    if (spec.inputs.size() > 3) {
-        auto constant = constantInts(spec, 3);
+    if (const int at = inputAt(spec, 3); at >= 0) {
+        auto constant = constantInts(spec, static_cast<std::size_t>(at));
         if (!constant)
             return "the axes input must be a constant";
         axes = *constant;

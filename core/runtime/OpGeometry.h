@@ -79,6 +79,21 @@ Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
 /// An integer list from an input: the constant's values if it is one, else nothing.
 std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input);
 
+/// Why a Copy-family op cannot run as a copy (training-mode Dropout), or nothing.
+Problem checkCopy(const KernelSpec& spec);
+
+/// Where ONNX input `position` is among the kernel's inputs, or -1 when the node leaves it out
+/// (optional inputs before a given one are left out by an empty name).
+int inputAt(const KernelSpec& spec, int position);
+
+/// The function a Binary op computes: its declared one, except ONNX Mod with fmod=0 (the
+/// remainder takes the divisor's sign).
+BinaryFn binaryFunction(const KernelSpec& spec);
+
+/// ONNX Clip's min and max inputs that are not constants, read at run time: their input indices
+/// (-1 where the bound is a constant or absent).
+std::pair<int, int> clipInputs(const KernelSpec& spec);
+
 /// The scalar parameters of the unary function of the op's family: LeakyRelu's alpha,
 /// HardSigmoid's alpha and beta, Clip's bounds (Relay's a_min/a_max; ONNX's min/max attributes
 /// before opset 11 and constant scalar inputs after). *a and *b are 0 for the others.

@@ -945,6 +945,320 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              1e-5});
     }
 
+    // ---- functions added with ONNX's conformance suite ------------------------------------------
+    for (const char* op :
+         {"Floor", "Ceil", "Round", "Sin", "Cos", "Tan", "Atan", "Sinh", "Cosh", "Asinh", "Sign",
+          "Softplus", "Softsign", "Elu", "Selu", "Celu", "ThresholdedRelu", "Shrink"}) {
+        const Tensor x = r.floats(r.shape(0, 4, 1, 6), -2.9f, 2.9f);
+        add({op, op, {}, {x}, {}, {x.type}, kTranscendental, kTranscendental});
+    }
+    for (const char* op : {"Asin", "Acos", "Atanh"}) {
+        const Tensor x = r.floats(r.shape(1, 3, 1, 6), -0.95f, 0.95f);
+        add({op, op, {}, {x}, {}, {x.type}, kTranscendental, kTranscendental});
+    }
+    {
+        const Tensor x = r.floats(r.shape(1, 3, 1, 6), 1.05f, 4);
+        add({"Acosh", "Acosh", {}, {x}, {}, {x.type}, kTranscendental, kTranscendental});
+        std::vector<float> special = {1.f, -INFINITY, NAN, INFINITY, 0.f, -2.f};
+        const Tensor y = make({6}, DType::Float32, special);
+        add({"IsNaN", "IsNaN", {}, {y}, {}, {{{6}, DType::Bool}}, 0, 0});
+        add({"IsInf",
+             "IsInf",
+             attrs({{"detect_negative", std::int64_t{r.coin()}}}),
+             {y},
+             {},
+             {{{6}, DType::Bool}},
+             0,
+             0});
+        // Clip with its bounds as tensors computed at run time, and with only a max.
+        const Tensor z = r.floats(r.shape(1, 3, 1, 6));
+        add({"Clip run-time bounds",
+             "Clip",
+             {},
+             {z, detail::CaseMaker::scalar(-0.3f), detail::CaseMaker::scalar(0.4f)},
+             {false, false, false},
+             {z.type}});
+        add({"Clip max only",
+             "Clip",
+             attrs({{kInputPositionsAttr, Dims{0, 2}}}),
+             {z, detail::CaseMaker::scalar(0.2f)},
+             {false, true},
+             {z.type}});
+    }
+    for (const char* op : {"GreaterOrEqual", "LessOrEqual"}) {
+        auto [a, b] =
+            binaryPair([&](Dims d) { return r.ints<std::int32_t>(d, DType::Int32, 0, 2); },
+                       [&](Dims d) { return r.ints<std::int32_t>(d, DType::Int32, 0, 2); }, &out);
+        add({op, op, {}, {a, b}, {}, {{out, DType::Bool}}, 0, 0});
+    }
+    {
+        auto [a, b] = binaryPair([&](Dims d) { return r.bools(d); },
+                                 [&](Dims d) { return r.bools(d); }, &out);
+        add({"Xor", "Xor", {}, {a, b}, {}, {{out, DType::Bool}}, 0, 0});
+        auto [ia, ib] = binaryPair(
+            [&](Dims d) { return r.ints<std::int32_t>(d, DType::Int32, -20, 20); },
+            [&](Dims d) { return r.ints<std::int32_t>(d, DType::Int32, -6, 6, true); }, &out);
+        add({"Mod int32", "Mod", {}, {ia, ib}, {}, {{out, DType::Int32}}, 0, 0});
+        auto [fa, fb] = binaryPair([&](Dims d) { return r.floats(d, -4, 4); },
+                                   [&](Dims d) { return r.awayFromZero(d, 0.5f, 2); }, &out);
+        add({"Mod fmod",
+             "Mod",
+             attrs({{"fmod", std::int64_t{1}}}),
+             {fa, fb},
+             {},
+             {{out, DType::Float32}},
+             1e-5,
+             1e-5});
+        auto [pa, pb] = binaryPair([&](Dims d) { return r.floats(d); },
+                                   [&](Dims d) { return r.floats(d, 0, 0.5f); }, &out);
+        add({"PRelu", "PRelu", {}, {pa, pb}, {}, {{out, DType::Float32}}});
+        const Dims o = r.shape(1, 3, 1, 5);
+        add({"Sum of three",
+             "Sum",
+             {},
+             {r.floats(o), r.floats(r.broadcastPartner(o)), r.floats(r.broadcastPartner(o))},
+             {},
+             {{o, DType::Float32}}});
+        auto [wa, wb] =
+            binaryPair([&](Dims d) { return r.floats(d, 0.1f, 2); },
+                       [&](Dims d) { return r.ints<std::int64_t>(d, DType::Int64, -2, 3); }, &out);
+        add({"Pow int64 exponent",
+             "Pow",
+             {},
+             {wa, wb},
+             {},
+             {{out, DType::Float32}},
+             kTranscendental,
+             kTranscendental});
+    }
+    for (const char* op : {"ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                           "ReduceSumSquare"}) {
+        const Dims s = r.shape(2, 4, 2, 5);
+        const Tensor x = r.floats(s, 0.5f, 1.5f);
+        const std::int64_t axis = r.pick(0, static_cast<int>(s.size()) - 1);
+        Dims kept = s;
+        kept[static_cast<std::size_t>(axis)] = 1;
+        add({op, op, attrs({{"axes", Dims{axis}}}), {x}, {}, {{kept, DType::Float32}}, 1e-5, 1e-4});
+    }
+    for (const char* op : {"ArgMax", "ArgMin"}) {
+        const Dims s = r.shape(1, 4, 1, 6);
+        const Tensor x = r.ints<std::int32_t>(s, DType::Int32, 0, 3); // ties happen
+        const std::int64_t axis = r.pick(0, static_cast<int>(s.size()) - 1);
+        Dims kept = s;
+        kept[static_cast<std::size_t>(axis)] = 1;
+        add({op,
+             op,
+             attrs({{"axis", axis}, {"select_last_index", std::int64_t{r.coin()}}}),
+             {x},
+             {},
+             {{kept, DType::Int64}},
+             0,
+             0});
+    }
+
+    // ---- indexing and layout (runtime/IndexingPlan.h) -------------------------------------------
+    {
+        const Dims s = r.shape(1, 4, 1, 5);
+        const int axis = r.pick(0, static_cast<int>(s.size()) - 1);
+        Dims is = s;
+        is[static_cast<std::size_t>(axis)] = r.pick(1, 4);
+        const auto dim = static_cast<int>(s[static_cast<std::size_t>(axis)]);
+        const Tensor data = r.floats(s);
+        const Tensor indices = r.ints<std::int64_t>(is, DType::Int64, -dim, dim - 1);
+        add({"GatherElements",
+             "GatherElements",
+             attrs({{"axis", std::int64_t{axis}}}),
+             {data, indices},
+             {},
+             {{is, DType::Float32}},
+             0,
+             0});
+        Dims us = s;
+        us[static_cast<std::size_t>(axis)] = r.pick(1, dim);
+        const Tensor scatterIndices = r.ints<std::int64_t>(us, DType::Int64, -dim, dim - 1);
+        for (const char* reduction : {"none", "add", "mul"})
+            add({std::string("ScatterElements ") + reduction,
+                 "ScatterElements",
+                 attrs({{"axis", std::int64_t{axis}}, {"reduction", std::string(reduction)}}),
+                 {data, scatterIndices, r.floats(us)},
+                 {},
+                 {{s, DType::Float32}},
+                 1e-6,
+                 1e-6});
+    }
+    {
+        const Dims s = {r.pick(1, 4), r.pick(1, 4), r.pick(1, 3)};
+        const Tensor data = r.floats(s);
+        const std::int64_t rows = r.pick(1, 4);
+        std::vector<std::int64_t> tuples;
+        for (std::int64_t i = 0; i < rows; ++i) {
+            tuples.push_back(r.pick(0, static_cast<int>(s[0]) - 1));
+            tuples.push_back(r.pick(0, static_cast<int>(s[1]) - 1));
+        }
+        const Tensor indices = detail::CaseMaker::int64s({rows, 2}, tuples);
+        add({"GatherND",
+             "GatherND",
+             {},
+             {data, indices},
+             {},
+             {{{rows, s[2]}, DType::Float32}},
+             0,
+             0});
+        add({"ScatterND add",
+             "ScatterND",
+             attrs({{"reduction", std::string("add")}}),
+             {data, indices, r.floats({rows, s[2]})},
+             {},
+             {{s, DType::Float32}},
+             1e-6,
+             1e-6});
+    }
+    {
+        const Dims s = r.shape(1, 3, 1, 4);
+        const std::int64_t depth = r.pick(2, 6);
+        const Tensor indices = r.ints<std::int64_t>(s, DType::Int64, -static_cast<int>(depth),
+                                                    static_cast<int>(depth) - 1);
+        const int axis = r.pick(-1, static_cast<int>(s.size()));
+        Dims os = s;
+        os.insert(os.begin() + (axis < 0 ? static_cast<std::ptrdiff_t>(os.size()) : axis), depth);
+        add({"OneHot",
+             "OneHot",
+             attrs({{"axis", std::int64_t{axis}}}),
+             {indices, detail::CaseMaker::int64s({}, {depth}),
+              make({2}, DType::Float32, std::vector<float>{-1.5f, 2.5f})},
+             {false, true, false},
+             {{os, DType::Float32}},
+             0,
+             0});
+    }
+    {
+        const Dims s = r.shape(2, 4, 1, 6);
+        const Tensor x = r.floats(s);
+        add({"Trilu",
+             "Trilu",
+             attrs({{"upper", std::int64_t{r.coin()}}}),
+             {x, detail::CaseMaker::int64s({}, {r.pick(-2, 2)})},
+             {false, false},
+             {x.type},
+             0,
+             0});
+        const std::int64_t axis =
+            r.pick(-static_cast<int>(s.size()), static_cast<int>(s.size()) - 1);
+        add({"CumSum",
+             "CumSum",
+             attrs({{"exclusive", std::int64_t{r.coin()}}, {"reverse", std::int64_t{r.coin()}}}),
+             {x, detail::CaseMaker::int64s({}, {axis})},
+             {false, false},
+             {x.type},
+             1e-5,
+             1e-5});
+        add({"Hardmax",
+             "Hardmax",
+             attrs({{"axis", axis}}),
+             {r.ints<std::int32_t>(s, DType::Int32, 0, 2)},
+             {},
+             {{s, DType::Int32}},
+             0,
+             0});
+        const std::int64_t k = r.pick(1, static_cast<int>(s.back()));
+        Dims ks = s;
+        ks.back() = k;
+        add({"TopK",
+             "TopK",
+             attrs({{"largest", std::int64_t{r.coin()}}}),
+             {r.ints<std::int32_t>(s, DType::Int32, 0, 4), detail::CaseMaker::int64s({1}, {k})},
+             {false, true},
+             {{ks, DType::Int32}, {ks, DType::Int64}},
+             0,
+             0});
+    }
+    {
+        const std::int64_t b = r.pick(1, 3);
+        const Dims s = {r.pick(1, 2), b * b * r.pick(1, 2), r.pick(1, 3), r.pick(1, 3)};
+        const Tensor x = r.floats(s);
+        for (const char* mode : {"DCR", "CRD"})
+            add({std::string("DepthToSpace ") + mode,
+                 "DepthToSpace",
+                 attrs({{"blocksize", b}, {"mode", std::string(mode)}}),
+                 {x},
+                 {},
+                 {{{s[0], s[1] / (b * b), s[2] * b, s[3] * b}, DType::Float32}},
+                 0,
+                 0});
+        const Tensor y = r.floats({s[0], s[1], s[2] * b, s[3] * b});
+        add({"SpaceToDepth",
+             "SpaceToDepth",
+             attrs({{"blocksize", b}}),
+             {y},
+             {},
+             {{{s[0], s[1] * b * b, s[2], s[3]}, DType::Float32}},
+             0,
+             0});
+    }
+    for (const char* mode : {"nearest", "linear", "cubic"}) {
+        const Dims s = {1, r.pick(1, 2), r.pick(2, 5), r.pick(2, 5)};
+        const Dims o = {1, s[1], r.pick(1, 8), r.pick(1, 8)};
+        static const char* const kTransforms[] = {"half_pixel", "asymmetric", "align_corners",
+                                                  "pytorch_half_pixel"};
+        add({std::string("Resize ") + mode,
+             "Resize",
+             attrs({{"mode", std::string(mode)},
+                    {"coordinate_transformation_mode", std::string(kTransforms[r.pick(0, 3)])},
+                    {kInputPositionsAttr, Dims{0, 3}}}),
+             {r.floats(s), detail::CaseMaker::int64s({4}, o)},
+             {false, true},
+             {{o, DType::Float32}},
+             1e-5,
+             1e-5});
+    }
+    {
+        const std::int64_t groups = r.pick(1, 2);
+        const std::int64_t c = groups * r.pick(1, 2), m = groups * r.pick(1, 2);
+        const Dims in = {r.pick(1, 2), c, r.pick(1, 4), r.pick(1, 4)};
+        const std::int64_t k = r.pick(1, 3), stride = r.pick(1, 2), pad = r.pick(0, k - 1);
+        Dims os = {in[0], m};
+        for (std::size_t d = 2; d < 4; ++d)
+            os.push_back(stride * (in[d] - 1) + k - 2 * pad);
+        add({"ConvTranspose",
+             "ConvTranspose",
+             attrs({{"group", groups},
+                    {"strides", Dims{stride, stride}},
+                    {"pads", Dims{pad, pad, pad, pad}}}),
+             {r.floats(in), r.floats({c, m / groups, k, k}), r.floats({m})},
+             {true, true, true},
+             {{os, DType::Float32}},
+             1e-5,
+             1e-5});
+    }
+    {
+        const Dims s = {r.pick(1, 2), r.pick(1, 6), r.pick(1, 4), r.pick(1, 4)};
+        add({"LRN",
+             "LRN",
+             attrs({{"size", std::int64_t{r.pick(1, 4)}}, {"alpha", 0.01}}),
+             {r.floats(s)},
+             {},
+             {{s, DType::Float32}},
+             1e-5,
+             1e-5});
+        add({"InstanceNormalization",
+             "InstanceNormalization",
+             {},
+             {r.floats(s), r.floats({s[1]}), r.floats({s[1]})},
+             {},
+             {{s, DType::Float32}},
+             1e-5,
+             1e-4});
+        const Dims m = {r.pick(1, 5), r.pick(1, 5)};
+        add({"EyeLike",
+             "EyeLike",
+             attrs({{"k", std::int64_t{r.pick(-2, 2)}}}),
+             {r.floats(m)},
+             {},
+             {{m, DType::Float32}},
+             0,
+             0});
+    }
+
     // Outputs from the shape function where a case left them out.
     for (OpCase& c : cases) {
         if (!c.outputs.empty())

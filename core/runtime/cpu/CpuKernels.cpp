@@ -3,6 +3,7 @@
 #include "runtime/cpu/CpuKernels.h"
 
 #include "ir/Scalar.h"
+#include "runtime/IndexingPlan.h"
 #include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
 #include "runtime/cpu/KernelUtil.h"
@@ -120,6 +121,27 @@ template <typename T> Body unaryBody(UnaryFn fn, std::int64_t n, double alpha, d
         PLACER_UNARY_CASE(HardSigmoid)
         PLACER_UNARY_CASE(HardSwish)
         PLACER_UNARY_CASE(Not)
+        PLACER_UNARY_CASE(Sin)
+        PLACER_UNARY_CASE(Cos)
+        PLACER_UNARY_CASE(Tan)
+        PLACER_UNARY_CASE(Asin)
+        PLACER_UNARY_CASE(Acos)
+        PLACER_UNARY_CASE(Atan)
+        PLACER_UNARY_CASE(Sinh)
+        PLACER_UNARY_CASE(Cosh)
+        PLACER_UNARY_CASE(Asinh)
+        PLACER_UNARY_CASE(Acosh)
+        PLACER_UNARY_CASE(Atanh)
+        PLACER_UNARY_CASE(Sign)
+        PLACER_UNARY_CASE(Softplus)
+        PLACER_UNARY_CASE(Softsign)
+        PLACER_UNARY_CASE(Elu)
+        PLACER_UNARY_CASE(Selu)
+        PLACER_UNARY_CASE(Celu)
+        PLACER_UNARY_CASE(ThresholdedRelu)
+        PLACER_UNARY_CASE(Shrink)
+        PLACER_UNARY_CASE(IsNaN)
+        PLACER_UNARY_CASE(IsInf)
 #undef PLACER_UNARY_CASE
     }
     return {};
@@ -132,10 +154,14 @@ Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelCon
     double alpha = 0, beta = 0;
     if (auto error = geometry::readUnaryParameters(spec, &alpha, &beta))
         return specError(spec, *error);
-    const DType dtype = spec.outputs[0].dtype;
-    if (spec.inputs[0].dtype != dtype)
-        return specError(spec, "input and output types differ");
-    if (dtype == DType::Float32) {
+    const DType dtype = spec.inputs[0].dtype;
+    const DType outType = spec.outputs[0].dtype;
+    const bool predicate = fn == UnaryFn::IsNaN || fn == UnaryFn::IsInf;
+    if (outType != (predicate ? DType::Bool : dtype))
+        return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
+    const auto [aInput, bInput] = geometry::clipInputs(spec);
+    const bool runtimeBounds = aInput >= 0 || bInput >= 0;
+    if (dtype == DType::Float32 && !runtimeBounds && !predicate) {
         if (auto kernel =
                 makeDnnlEltwise(spec, ctx, fn, static_cast<float>(alpha), static_cast<float>(beta)))
             return kernel;
@@ -143,14 +169,23 @@ Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelCon
     const std::int64_t n = spec.outputs[0].elementCount();
     const std::string name = std::string("plain:") + unaryFnName(fn);
     Body body;
-    if (!visitNumeric(dtype,
-                      [&](auto tag) { body = unaryBody<decltype(tag)>(fn, n, alpha, beta); }))
-        body = [op = functors::UnaryAny{nullptr, nullptr, elemOf(dtype), fn, alpha, beta},
-                n](const std::byte* const* in, std::byte* const* out) mutable {
+    if (runtimeBounds || predicate || !visitNumeric(dtype, [&](auto tag) {
+            body = unaryBody<decltype(tag)>(fn, n, alpha, beta);
+        })) {
+        functors::UnaryAny any{nullptr, nullptr, elemOf(dtype), fn, alpha, beta, elemOf(outType)};
+        if (aInput >= 0)
+            any.aElem = elemOf(spec.inputs[static_cast<std::size_t>(aInput)].dtype);
+        if (bInput >= 0)
+            any.bElem = elemOf(spec.inputs[static_cast<std::size_t>(bInput)].dtype);
+        body = [op = any, n, aInput, bInput](const std::byte* const* in,
+                                             std::byte* const* out) mutable {
             op.x = in[0];
             op.y = out[0];
+            op.aInput = aInput >= 0 ? in[aInput] : nullptr;
+            op.bInput = bInput >= 0 ? in[bInput] : nullptr;
             functors::runOnHost(op, n);
         };
+    }
     return makeKernel(name, std::move(body));
 }
 
@@ -197,6 +232,9 @@ template <typename TI, typename TO> BinaryImpl<TI, TO> binaryImpl(BinaryFn fn) {
         PLACER_BINARY_CASE(Gt)
         PLACER_BINARY_CASE(Le)
         PLACER_BINARY_CASE(Ge)
+        PLACER_BINARY_CASE(Xor)
+        PLACER_BINARY_CASE(FloorMod)
+        PLACER_BINARY_CASE(PRelu)
 #undef PLACER_BINARY_CASE
     }
     return nullptr;
@@ -205,13 +243,40 @@ template <typename TI, typename TO> BinaryImpl<TI, TO> binaryImpl(BinaryFn fn) {
 Result<std::unique_ptr<Kernel>> copyKernel(const KernelSpec& spec);
 
 Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelContext& ctx) {
-    const BinaryFn fn = spec.node->op->kernel.binary();
+    const BinaryFn fn = geometry::binaryFunction(spec);
     if (spec.inputs.empty())
         return specError(spec, "no inputs");
     if (spec.inputs.size() == 1) // ONNX Max/Min of one tensor is that tensor
         return copyKernel(spec);
     const DType in = spec.inputs[0].dtype;
     const DType outType = spec.outputs[0].dtype;
+    if (fn == BinaryFn::Pow && spec.inputs.size() == 2 && spec.inputs[1].dtype != in &&
+        outType == in) {
+        // ONNX Pow takes the exponent in another type: each operand read with its own.
+        const Dims out = spec.outputs[0].shape;
+        functors::Shape shape;
+        if (!toFunctorShape(out, &shape))
+            return specError(spec, kFunctorRankError);
+        functors::BinaryAny op{nullptr,
+                               nullptr,
+                               nullptr,
+                               elemOf(in),
+                               elemOf(outType),
+                               fn,
+                               shape,
+                               toFunctorStrides(broadcastStrides(spec.inputs[0].shape, out)),
+                               toFunctorStrides(broadcastStrides(spec.inputs[1].shape, out))};
+        op.mixed = true;
+        op.inB = elemOf(spec.inputs[1].dtype);
+        const std::int64_t n = spec.outputs[0].elementCount();
+        return makeKernel("plain:binary", [op, n](const std::byte* const* inputs,
+                                                  std::byte* const* outputs) mutable {
+            op.a = inputs[0];
+            op.b = inputs[1];
+            op.out = outputs[0];
+            functors::runOnHost(op, n);
+        });
+    }
     for (const TensorType& input : spec.inputs) {
         if (input.dtype != in)
             return specError(spec, "inputs of different element types (" +
@@ -327,6 +392,8 @@ Result<std::unique_ptr<Kernel>> reduceKernel(const KernelSpec& spec, CpuKernelCo
 // ---- data movement -----------------------------------------------------------------------------
 
 Result<std::unique_ptr<Kernel>> copyKernel(const KernelSpec& spec) {
+    if (auto problem = geometry::checkCopy(spec))
+        return specError(spec, *problem);
     const std::int64_t bytes = spec.outputs[0].bytes();
     if (bytes != spec.inputs[0].bytes())
         return specError(spec, "input and output sizes differ");
@@ -538,12 +605,15 @@ Result<std::unique_ptr<Kernel>> padKernel(const KernelSpec& spec) {
     const DType dtype = spec.outputs[0].dtype;
     const int size = dtypeSize(dtype);
     const Dims own = contiguousStrides(in);
-    const bool hasValue = spec.inputs.size() > 2 && spec.inputs[2].elementCount() == 1;
+    const int valueInput = geometry::inputAt(spec, 2);
+    const bool hasValue =
+        valueInput >= 0 && spec.inputs[static_cast<std::size_t>(valueInput)].elementCount() == 1;
     const double attrValue = spec.node->attrs.getFloat("value", 0).value_or(0);
-    const DType valueType = hasValue ? spec.inputs[2].dtype : dtype;
+    const DType valueType =
+        hasValue ? spec.inputs[static_cast<std::size_t>(valueInput)].dtype : dtype;
     const std::int64_t total = product(out);
     return makeKernel("plain:pad", [=](const std::byte* const* inp, std::byte* const* outp) {
-        const double value = hasValue ? loadAsDouble(inp[2], valueType, 0) : attrValue;
+        const double value = hasValue ? loadAsDouble(inp[valueInput], valueType, 0) : attrValue;
         Dims index(rank, 0);
         for (std::int64_t o = 0; o < total; ++o) {
             std::int64_t src = 0;
@@ -709,6 +779,32 @@ Result<std::unique_ptr<Kernel>> plainMatmul(const KernelSpec& spec,
         });
 }
 
+// ---- indexing and layout: the shared functors of runtime/IndexingPlan.h ------------------------
+
+Result<std::unique_ptr<Kernel>> indexingKernel(const KernelSpec& spec) {
+    auto plan = planIndexing(spec);
+    if (!plan)
+        return specError(spec, plan.error().message);
+    const std::size_t inputs = spec.inputs.size(), outputs = spec.outputs.size();
+    return makeKernel(
+        std::string("plain:") + kernelFamilyName(spec.node->op->kernel.family),
+        [steps = plan.take(), inputs, outputs](const std::byte* const* in,
+                                               std::byte* const* out) mutable {
+            for (IndexingStep& step : steps) {
+                bindIndexing(step.op, in, inputs, out, outputs);
+                std::visit(
+                    [&](const auto& op) {
+                        using Op = std::decay_t<decltype(op)>;
+                        if constexpr (std::is_invocable_v<const Op&, functors::i64, int, int>)
+                            functors::runRowsOnHost(op, step.count);
+                        else
+                            functors::runOnHost(op, step.count);
+                    },
+                    step.op);
+            }
+        });
+}
+
 } // namespace
 
 Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec) {
@@ -761,6 +857,10 @@ const KernelTable<CpuKernelContext>& table() {
         t.add(F::BatchNorm, makeBatchNorm);
         t.add(F::LayerNorm, makeLayerNorm);
         t.add(F::Softmax, makeSoftmax);
+        for (int f = 0; f < kKernelFamilyCount; ++f) {
+            if (isIndexingFamily(static_cast<F>(f)))
+                plain(static_cast<F>(f), indexingKernel);
+        }
         return t;
     }();
     return kTable;

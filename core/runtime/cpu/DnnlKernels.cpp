@@ -664,6 +664,8 @@ std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, CpuKernelConte
     case ReduceFn::Prod:
         algo = algorithm::reduction_mul;
         break;
+    default:
+        return nullptr; // the norms, log-sums and arg-reductions: the plain kernel
     }
     const Dims& in = spec.inputs[0].shape;
     if (in == keptShape)

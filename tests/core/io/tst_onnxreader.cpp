@@ -4,9 +4,11 @@
 
 #include "io/JsonGraph.h"
 #include "io/ModelLoader.h"
+#include "io/OnnxReader.h"
 #include "io/OnnxWriter.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
+#include "runtime/ConstantEvaluation.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -21,6 +23,7 @@
 #include <QTest>
 
 #include <map>
+#include <variant>
 
 using namespace placer;
 
@@ -93,6 +96,11 @@ private slots:
     void externalDataBesideTheModel();
     void badInput_data();
     void badInput();
+    void oldOpsetIsConverted();
+    void shapeSubgraphsFoldAtLoad();
+    void foldingIsBounded();
+    void inputShapesFixSymbolicDimensions();
+    void functionsWithoutKernelsAreExpanded();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -464,10 +472,15 @@ void TestOnnxReader::badInput_data() {
             << proto(m) << "Conv attribute 'strides' must be positive, not 0";
     }
     {
+        // An old opset with a node of another domain: ONNX's converter cannot take it.
         onnx::ModelProto m = reluModel();
         m.mutable_opset_import(0)->set_version(9);
-        QTest::newRow("old-opset")
-            << proto(m) << "uses opset 9; re-export it with opset 11 or newer";
+        auto* custom = m.add_opset_import();
+        custom->set_domain("com.example");
+        custom->set_version(1);
+        m.mutable_graph()->mutable_node(0)->set_domain("com.example");
+        QTest::newRow("old-opset-unconvertible")
+            << proto(m) << "which ONNX's version converter cannot convert; re-export it";
     }
     {
         onnx::ModelProto m = reluModel();
@@ -475,6 +488,203 @@ void TestOnnxReader::badInput_data() {
         QTest::newRow("unsupported-element-type")
             << proto(m) << "initializer 'z' has an unsupported element type (14)";
     }
+}
+
+namespace {
+
+onnx::NodeProto* addNode(onnx::ModelProto& model, const std::string& op,
+                         std::vector<std::string> inputs, std::vector<std::string> outputs) {
+    onnx::NodeProto* node = model.mutable_graph()->add_node();
+    node->set_op_type(op);
+    node->set_name(outputs[0]);
+    for (const std::string& input : inputs)
+        node->add_input(input);
+    for (const std::string& output : outputs)
+        node->add_output(output);
+    return node;
+}
+
+onnx::TensorProto* addInt64s(onnx::ModelProto& model, const std::string& name,
+                             std::vector<std::int64_t> values, bool scalar = false) {
+    onnx::TensorProto* tensor = model.mutable_graph()->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(onnx::TensorProto_DataType_INT64);
+    if (!scalar)
+        tensor->add_dims(static_cast<std::int64_t>(values.size()));
+    for (std::int64_t v : values)
+        tensor->add_int64_data(v);
+    return tensor;
+}
+
+void setShape(onnx::ValueInfoProto* info,
+              std::vector<std::variant<std::int64_t, std::string>> dims) {
+    auto* type = info->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    type->clear_shape();
+    for (const auto& d : dims) {
+        auto* dim = type->mutable_shape()->add_dim();
+        if (std::holds_alternative<std::int64_t>(d))
+            dim->set_dim_value(std::get<std::int64_t>(d));
+        else
+            dim->set_dim_param(std::get<std::string>(d));
+    }
+}
+
+/// x [batch, 3, 4] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) -> y [batch, 12],
+/// the pattern PyTorch exports for x.view(x.size(0), -1).
+onnx::ModelProto flattenByShapeModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("flatten");
+    setShape(g->add_input(), {std::string("batch"), std::int64_t{3}, std::int64_t{4}});
+    g->mutable_input(0)->set_name("x");
+    setShape(g->add_output(), {std::string("batch"), std::int64_t{12}});
+    g->mutable_output(0)->set_name("y");
+    addInt64s(model, "zero", {0}, true);
+    addInt64s(model, "axes", {0});
+    addInt64s(model, "rest", {-1});
+    addNode(model, "Shape", {"x"}, {"shape"});
+    addNode(model, "Gather", {"shape", "zero"}, {"batch_size"});
+    addNode(model, "Unsqueeze", {"batch_size", "axes"}, {"batch_1d"});
+    addNode(model, "Concat", {"batch_1d", "rest"}, {"target"})->add_attribute()->CopyFrom([] {
+        onnx::AttributeProto axis;
+        axis.set_name("axis");
+        axis.set_type(onnx::AttributeProto_AttributeType_INT);
+        axis.set_i(0);
+        return axis;
+    }());
+    addNode(model, "Reshape", {"x", "target"}, {"y"});
+    return model;
+}
+
+} // namespace
+
+void TestOnnxReader::oldOpsetIsConverted() {
+    onnx::ModelProto model = reluModel();
+    model.mutable_opset_import(0)->set_version(9);
+    auto loaded = loadModelText(bytesOf(model), "old.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    QCOMPARE(loaded.value().graph.onnxOpset(), 13);
+    const auto& warnings = loaded.value().warnings;
+    QVERIFY(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+        return w.find("uses opset 9; it was converted to opset 13 with ONNX's version converter") !=
+               std::string::npos;
+    }));
+}
+
+void TestOnnxReader::shapeSubgraphsFoldAtLoad() {
+    installConstantFolding();
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    OnnxReadOptions options;
+    options.inputShapes["x"] = {5, 3, 4};
+    auto graph = readOnnx(bytesOf(flattenByShapeModel()), "flatten.onnx", &devices, true, &warnings,
+                          options);
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    const Graph& g = graph.value();
+    QStringList ops;
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+        if (g.node(NodeId(i)).op->role == OpRole::Compute)
+            ops << QString::fromStdString(g.node(NodeId(i)).op->name);
+    }
+    QCOMPARE(ops, QStringList{"Reshape"}); // Shape, Gather, Unsqueeze and Concat were folded
+    const Node& reshape = g.node(*g.find("y"));
+    QVERIFY(g.node(reshape.inputs[1].node).isConstant());
+    QCOMPARE(g.type(reshape.inputs[1]).shape, (std::vector<std::int64_t>{2}));
+    QCOMPARE(g.type(ValueRef{*g.find("y"), 0}).shape, (std::vector<std::int64_t>{5, 12}));
+    QCOMPARE(g.onnxOpset(), 13);
+    const auto folded = std::find_if(g.properties.begin(), g.properties.end(),
+                                     [](const auto& p) { return p.first == "onnx.folded_nodes"; });
+    QVERIFY(folded != g.properties.end());
+    QCOMPARE(folded->second, std::string("4"));
+    // Without the shape, the batch dimension is planned as 1 with a warning, and still folds.
+    warnings.clear();
+    auto unshaped = readOnnx(bytesOf(flattenByShapeModel()), "flatten.onnx", &devices, true,
+                             &warnings, OnnxReadOptions{});
+    QVERIFY2(unshaped, unshaped ? "" : unshaped.error().toString().c_str());
+    QCOMPARE(unshaped.value().type(ValueRef{*unshaped.value().find("y"), 0}).shape,
+             (std::vector<std::int64_t>{1, 12}));
+}
+
+void TestOnnxReader::foldingIsBounded() {
+    installConstantFolding();
+    // ConstantOfShape([4096, 4096]) makes 64 MiB from 16 bytes: not folded, it stays a node.
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("bounded");
+    setShape(g->add_input(), {std::int64_t{4096}, std::int64_t{4096}});
+    g->mutable_input(0)->set_name("x");
+    setShape(g->add_output(), {std::int64_t{4096}, std::int64_t{4096}});
+    g->mutable_output(0)->set_name("y");
+    addInt64s(model, "dims", {4096, 4096});
+    addNode(model, "ConstantOfShape", {"dims"}, {"big"});
+    addNode(model, "Add", {"x", "big"}, {"y"});
+    auto loaded = loadModelText(bytesOf(model), "big.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    QVERIFY(graph.find("big").has_value());
+    QCOMPARE(graph.node(*graph.find("big")).op->name, std::string("ConstantOfShape"));
+}
+
+void TestOnnxReader::inputShapesFixSymbolicDimensions() {
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    OnnxReadOptions options;
+    options.inputShapes["x"] = {7, 3, 4};
+    auto graph = readOnnx(bytesOf(flattenByShapeModel()), "flatten.onnx", &devices, true, &warnings,
+                          options);
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    QCOMPARE(graph.value().type(ValueRef{*graph.value().find("x"), 0}).shape,
+             (std::vector<std::int64_t>{7, 3, 4}));
+    for (const std::string& w : warnings)
+        QVERIFY2(w.find("not fixed") == std::string::npos, w.c_str());
+    const std::pair<std::map<std::string, std::vector<std::int64_t>>, std::string> bad[] = {
+        {{{"x", {7, 3}}}, "input 'x' has rank 3, but the shape given for it has 2 dimensions"},
+        {{{"x", {7, 5, 4}}}, "input 'x' has dimension 1 fixed at 3; the shape given says 5"},
+        {{{"z", {1}}},
+         "a shape is given for 'z', which is not an input of the graph (its "
+         "inputs: x)"},
+    };
+    for (const auto& [shapes, message] : bad) {
+        OnnxReadOptions wrong;
+        wrong.inputShapes = shapes;
+        auto failed = readOnnx(bytesOf(flattenByShapeModel()), "flatten.onnx", &devices, true,
+                               &warnings, wrong);
+        QVERIFY(!failed);
+        QCOMPARE(failed.error().file, std::string("flatten.onnx"));
+        QVERIFY2(failed.error().message.find(message) != std::string::npos,
+                 failed.error().message.c_str());
+    }
+}
+
+void TestOnnxReader::functionsWithoutKernelsAreExpanded() {
+    // MeanVarianceNormalization has no kernel; ONNX defines it as a function of ReduceMean,
+    // Sub, Mul, Sqrt and Div, which the reader inlines.
+    onnx::ModelProto model = reluModel();
+    onnx::GraphProto* g = model.mutable_graph();
+    setShape(g->mutable_input(0),
+             {std::int64_t{2}, std::int64_t{3}, std::int64_t{4}, std::int64_t{5}});
+    setShape(g->mutable_output(0),
+             {std::int64_t{2}, std::int64_t{3}, std::int64_t{4}, std::int64_t{5}});
+    g->mutable_node(0)->set_op_type("MeanVarianceNormalization");
+    auto loaded = loadModelText(bytesOf(model), "mvn.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    int compute = 0;
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const OpDef* op = graph.node(NodeId(i)).op;
+        if (op->role != OpRole::Compute)
+            continue;
+        ++compute;
+        QVERIFY2(op->hasAnyKernel(), op->name.c_str());
+        QVERIFY(op->name != "MeanVarianceNormalization");
+    }
+    QVERIFY(compute >= 5);
+    QCOMPARE(graph.outputs().size(), std::size_t{1});
 }
 
 void TestOnnxReader::badInput() {

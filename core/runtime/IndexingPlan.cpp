@@ -1,0 +1,476 @@
+#include "runtime/IndexingPlan.h"
+
+#include "runtime/KernelSupport.h"
+#include "runtime/OpGeometry.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace placer {
+
+namespace {
+
+using namespace functors;
+using Plan = Result<std::vector<IndexingStep>>;
+
+SourceError planError(const KernelSpec& spec, const std::string& message) {
+    (void)spec;
+    return SourceError{"", 0, 0, message};
+}
+
+const Dims& shapeOf(const KernelSpec& spec, std::size_t input) {
+    return spec.inputs[input].shape;
+}
+
+std::int64_t intAttr(const KernelSpec& spec, const char* name, std::int64_t fallback) {
+    return spec.node->attrs.getInt(name, fallback).value_or(fallback);
+}
+
+/// A constant input's values as doubles (scales, roi), or nullopt.
+std::optional<std::vector<double>> constantDoubles(const KernelSpec& spec, int input) {
+    if (input < 0 || static_cast<std::size_t>(input) >= spec.constantData.size() ||
+        !spec.constantData[static_cast<std::size_t>(input)])
+        return std::nullopt;
+    const TensorType& type = spec.inputs[static_cast<std::size_t>(input)];
+    const auto* data = reinterpret_cast<const std::byte*>(
+        spec.constantData[static_cast<std::size_t>(input)]->data());
+    std::vector<double> values;
+    for (std::int64_t i = 0; i < type.elementCount(); ++i)
+        values.push_back(loadAsDouble(data, type.dtype, i));
+    return values;
+}
+
+IndexingStep elements(IndexingFunctor op, std::int64_t count) {
+    return IndexingStep{std::move(op), count, false};
+}
+
+/// The axis attribute, normalised; -1 when out of range.
+int axisAttr(const KernelSpec& spec, int rank, std::int64_t fallback) {
+    return normalizeAxis(intAttr(spec, "axis", fallback), rank);
+}
+
+int reductionCode(const std::string& name) {
+    if (name == "add")
+        return 1;
+    if (name == "mul")
+        return 2;
+    if (name == "max")
+        return 3;
+    if (name == "min")
+        return 4;
+    return name == "none" ? 0 : -1;
+}
+
+Plan gatherElements(const KernelSpec& spec) {
+    const Dims& data = shapeOf(spec, 0);
+    GatherElements op;
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.indexElem = elemOf(spec.inputs[1].dtype);
+    op.axis = axisAttr(spec, static_cast<int>(data.size()), 0);
+    if (op.axis < 0 || shapeOf(spec, 1).size() != data.size())
+        return planError(spec, "the axis or the indices' rank does not match the data");
+    if (!toFunctorShape(spec.outputs[0].shape, &op.shape))
+        return planError(spec, kFunctorRankError);
+    op.dataStrides = toFunctorStrides(contiguousStrides(data));
+    op.axisDim = data[static_cast<std::size_t>(op.axis)];
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan scatterElements(const KernelSpec& spec) {
+    const Dims& data = shapeOf(spec, 0);
+    CopyInput copy;
+    copy.elementSize = dtypeSize(spec.outputs[0].dtype);
+    ScatterElements op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.indexElem = elemOf(spec.inputs[1].dtype);
+    op.axis = axisAttr(spec, static_cast<int>(data.size()), 0);
+    op.reduction = reductionCode(spec.node->attrs.getString("reduction", "none").value_or("none"));
+    if (op.axis < 0 || op.reduction < 0 || spec.inputs.size() < 3)
+        return planError(spec, "a bad axis, reduction or input count");
+    if (!toFunctorShape(shapeOf(spec, 1), &op.shape))
+        return planError(spec, kFunctorRankError);
+    op.outStrides = toFunctorStrides(contiguousStrides(data));
+    op.axisDim = data[static_cast<std::size_t>(op.axis)];
+    op.count = spec.inputs[1].elementCount();
+    return std::vector{elements(copy, spec.outputs[0].elementCount()), elements(op, 1)};
+}
+
+/// The data dimensions an index tuple of length k addresses, from `first` on.
+bool tupleGeometry(const Dims& data, std::size_t first, std::int64_t k, i64* dims, i64* strides) {
+    if (k < 0 || first + static_cast<std::size_t>(k) > data.size() || k > kMaxRank)
+        return false;
+    const Dims own = contiguousStrides(data);
+    for (std::int64_t j = 0; j < k; ++j) {
+        dims[j] = data[first + static_cast<std::size_t>(j)];
+        strides[j] = own[first + static_cast<std::size_t>(j)];
+    }
+    return true;
+}
+
+Plan gatherND(const KernelSpec& spec) {
+    const Dims& data = shapeOf(spec, 0);
+    const Dims& indices = shapeOf(spec, 1);
+    const auto batch = static_cast<std::size_t>(intAttr(spec, "batch_dims", 0));
+    if (indices.empty() || batch >= indices.size())
+        return planError(spec, "malformed indices");
+    GatherND op;
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.indexElem = elemOf(spec.inputs[1].dtype);
+    op.tupleLength = indices.back();
+    if (!tupleGeometry(data, batch, op.tupleLength, op.dims, op.strides))
+        return planError(spec, "the index tuples are longer than the data's rank");
+    op.slice = product(data, batch + static_cast<std::size_t>(op.tupleLength));
+    op.tuplesPerBatch = product(indices, batch, indices.size() - 1);
+    op.batchStride = product(data, batch);
+    if (op.slice == 0 || op.tuplesPerBatch == 0)
+        return std::vector<IndexingStep>{};
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan scatterND(const KernelSpec& spec) {
+    const Dims& data = shapeOf(spec, 0);
+    const Dims& indices = shapeOf(spec, 1);
+    if (indices.empty() || spec.inputs.size() < 3)
+        return planError(spec, "malformed indices");
+    CopyInput copy;
+    copy.elementSize = dtypeSize(spec.outputs[0].dtype);
+    ScatterND op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.indexElem = elemOf(spec.inputs[1].dtype);
+    op.tupleLength = indices.back();
+    op.reduction = reductionCode(spec.node->attrs.getString("reduction", "none").value_or("none"));
+    if (op.reduction < 0 || !tupleGeometry(data, 0, op.tupleLength, op.dims, op.strides))
+        return planError(spec, "a bad reduction, or index tuples longer than the data's rank");
+    op.slice = product(data, static_cast<std::size_t>(op.tupleLength));
+    op.rows = product(indices, 0, indices.size() - 1);
+    return std::vector{elements(copy, spec.outputs[0].elementCount()), elements(op, 1)};
+}
+
+Plan oneHot(const KernelSpec& spec) {
+    const Dims& out = spec.outputs[0].shape;
+    const int axis = axisAttr(spec, static_cast<int>(out.size()), -1);
+    if (axis < 0 || spec.inputs.size() < 3)
+        return planError(spec, "a bad axis or input count");
+    OneHot op;
+    op.outElem = elemOf(spec.outputs[0].dtype);
+    op.indexElem = elemOf(spec.inputs[0].dtype);
+    op.valueElem = elemOf(spec.inputs[2].dtype);
+    op.depth = out[static_cast<std::size_t>(axis)];
+    op.inner = product(out, static_cast<std::size_t>(axis) + 1);
+    if (op.depth == 0 || op.inner == 0)
+        return std::vector<IndexingStep>{};
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan trilu(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    if (in.size() < 2)
+        return planError(spec, "the input must have at least two dimensions");
+    Trilu op;
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.rows = in[in.size() - 2];
+    op.cols = in.back();
+    op.upper = intAttr(spec, "upper", 1) != 0;
+    op.kInput = geometry::inputAt(spec, 1);
+    if (op.kInput >= 0)
+        op.kElem = elemOf(spec.inputs[static_cast<std::size_t>(op.kInput)].dtype);
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan cumSum(const KernelSpec& spec) {
+    if (spec.inputs.size() < 2)
+        return planError(spec, "the axis input is missing");
+    CumSum op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.axisElem = elemOf(spec.inputs[1].dtype);
+    if (!toFunctorShape(shapeOf(spec, 0), &op.shape))
+        return planError(spec, kFunctorRankError);
+    op.exclusive = intAttr(spec, "exclusive", 0) != 0;
+    op.reverse = intAttr(spec, "reverse", 0) != 0;
+    // The axis is read at run time: one thread per element bounds the number of lines.
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+/// Lines along `axis` (opset 13 and later), or rows of the input coerced to 2-D at `axis`.
+void lineGeometry(const KernelSpec& spec, const Dims& in, int axis, i64* dim, i64* inner,
+                  i64* lines) {
+    if (spec.onnxOpset > 0 && spec.onnxOpset < 13) {
+        *dim = product(in, static_cast<std::size_t>(axis));
+        *inner = 1;
+    } else {
+        *dim = in[static_cast<std::size_t>(axis)];
+        *inner = product(in, static_cast<std::size_t>(axis) + 1);
+    }
+    *lines = *dim == 0 ? 0 : product(in) / *dim;
+}
+
+Plan hardmax(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    const bool legacy = spec.onnxOpset > 0 && spec.onnxOpset < 13;
+    const int axis = axisAttr(spec, static_cast<int>(in.size()), legacy ? 1 : -1);
+    if (axis < 0)
+        return planError(spec, "axis out of range");
+    Hardmax op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    i64 lines = 0;
+    lineGeometry(spec, in, axis, &op.dim, &op.inner, &lines);
+    return std::vector{elements(op, lines)};
+}
+
+Plan topK(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    const int axis = axisAttr(spec, static_cast<int>(in.size()), -1);
+    if (axis < 0 || spec.outputs.size() != 2)
+        return planError(spec, "axis out of range, or not two outputs");
+    TopK op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.dim = in[static_cast<std::size_t>(axis)];
+    op.inner = product(in, static_cast<std::size_t>(axis) + 1);
+    op.k = spec.outputs[0].shape[static_cast<std::size_t>(axis)];
+    op.largest = intAttr(spec, "largest", 1) != 0;
+    if (spec.outputs[1].dtype != DType::Int64)
+        return planError(spec, "the indices output must be int64");
+    const i64 lines = op.dim == 0 ? 0 : product(in) / op.dim;
+    return std::vector{elements(op, op.k == 0 ? 0 : lines)};
+}
+
+Plan spaceDepth(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    const std::int64_t b = intAttr(spec, "blocksize", 0);
+    if (in.size() != 4 || b <= 0)
+        return planError(spec, "needs a 4-D input and a positive blocksize");
+    const std::int64_t n = in[0], c = in[1], h = in[2], w = in[3];
+    Dims view, perm;
+    if (spec.node->op->name == "SpaceToDepth") {
+        view = {n, c, h / b, b, w / b, b};
+        perm = {0, 3, 5, 1, 2, 4};
+    } else if (spec.node->attrs.getString("mode", "DCR").value_or("DCR") == "CRD") {
+        view = {n, c / (b * b), b, b, h, w};
+        perm = {0, 1, 4, 2, 5, 3};
+    } else {
+        view = {n, b, b, c / (b * b), h, w};
+        perm = {0, 3, 4, 1, 5, 2};
+    }
+    if (product(view) != product(in))
+        return planError(spec, "the blocksize does not divide the input");
+    const Dims own = contiguousStrides(view);
+    Dims shape, strides;
+    for (std::int64_t p : perm) {
+        shape.push_back(view[static_cast<std::size_t>(p)]);
+        strides.push_back(own[static_cast<std::size_t>(p)]);
+    }
+    StridedView op;
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    if (!toFunctorShape(shape, &op.shape))
+        return planError(spec, kFunctorRankError);
+    op.strides = toFunctorStrides(strides);
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan resize(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() != out.size())
+        return planError(spec, "the output rank differs from the input's");
+    Resize op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    if (!toFunctorShape(in, &op.in) || !toFunctorShape(out, &op.out))
+        return planError(spec, kFunctorRankError);
+    const std::string mode = spec.node->attrs.getString("mode", "nearest").value_or("nearest");
+    op.mode = mode == "linear" ? 1 : mode == "cubic" ? 2 : mode == "nearest" ? 0 : -1;
+    const std::string transform =
+        spec.node->attrs.getString("coordinate_transformation_mode", "half_pixel")
+            .value_or("half_pixel");
+    static const char* const kTransforms[] = {"half_pixel",         "asymmetric",
+                                              "pytorch_half_pixel", "align_corners",
+                                              "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+    op.transform = -1;
+    for (int t = 0; t < 6; ++t) {
+        if (transform == kTransforms[t])
+            op.transform = t;
+    }
+    const std::string nearest = spec.node->attrs.getString("nearest_mode", "round_prefer_floor")
+                                    .value_or("round_prefer_floor");
+    op.nearestMode = nearest == "round_prefer_ceil" ? 1
+                     : nearest == "floor"           ? 2
+                     : nearest == "ceil"            ? 3
+                                                    : 0;
+    if (op.mode < 0 || op.transform < 0)
+        return planError(spec, "mode '" + mode + "' or coordinate transformation '" + transform +
+                                   "' is not known");
+    op.cubicA = spec.node->attrs.getFloat("cubic_coeff_a", -0.75).value_or(-0.75);
+    op.excludeOutside = intAttr(spec, "exclude_outside", 0) != 0;
+    op.extrapolation = spec.node->attrs.getFloat("extrapolation_value", 0).value_or(0);
+    // Resize(x, roi?, scales?, sizes?); opset 10: Resize(x, scales).
+    const bool opset10 = spec.onnxOpset == 10;
+    const auto scales = constantDoubles(spec, geometry::inputAt(spec, opset10 ? 1 : 2));
+    const auto roi = opset10 ? std::nullopt : constantDoubles(spec, geometry::inputAt(spec, 1));
+    for (std::size_t d = 0; d < in.size(); ++d) {
+        op.scale[d] =
+            scales && scales->size() == in.size() && (*scales)[d] > 0
+                ? (*scales)[d]
+                : (in[d] == 0 ? 1.0 : static_cast<double>(out[d]) / static_cast<double>(in[d]));
+        // ONNX measures coordinates against the unrounded output length when scales are given.
+        op.length[d] = scales && scales->size() == in.size() && (*scales)[d] > 0
+                           ? static_cast<double>(in[d]) * (*scales)[d]
+                           : static_cast<double>(out[d]);
+        op.roiStart[d] = roi && roi->size() == 2 * in.size() ? (*roi)[d] : 0.0;
+        op.roiEnd[d] = roi && roi->size() == 2 * in.size() ? (*roi)[d + in.size()] : 1.0;
+    }
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan convTranspose(const KernelSpec& spec) {
+    const Dims& x = shapeOf(spec, 0);
+    const Dims& w = shapeOf(spec, 1);
+    const Dims& out = spec.outputs[0].shape;
+    if (x.size() < 3 || w.size() != x.size() || out.size() != x.size())
+        return planError(spec, "the input, weight and output ranks do not match");
+    const std::size_t spatial = x.size() - 2;
+    ConvTranspose op;
+    op.xElem = elemOf(spec.inputs[0].dtype);
+    op.wElem = elemOf(spec.inputs[1].dtype);
+    op.outElem = elemOf(spec.outputs[0].dtype);
+    op.hasBias = spec.inputs.size() > 2;
+    if (op.hasBias)
+        op.bElem = elemOf(spec.inputs[2].dtype);
+    op.groups = intAttr(spec, "group", 1);
+    op.channels = x[1];
+    op.outChannels = out[1];
+    if (op.groups <= 0 || x[1] % op.groups != 0 || out[1] != w[1] * op.groups)
+        return planError(spec, "the channels do not match the weight and groups");
+    Dims inSpatial(x.begin() + 2, x.end()), outSpatial(out.begin() + 2, out.end()),
+        kernel(w.begin() + 2, w.end());
+    if (!toFunctorShape(inSpatial, &op.inSpatial) || !toFunctorShape(outSpatial, &op.outSpatial) ||
+        !toFunctorShape(kernel, &op.kernel))
+        return planError(spec, kFunctorRankError);
+    auto list = [&](const char* name, std::int64_t fallback, std::size_t count) {
+        Dims values = spec.node->attrs.getInts(name, {}).value_or(Dims{});
+        values.resize(count, fallback);
+        return values;
+    };
+    const Dims strides = list("strides", 1, spatial), dilations = list("dilations", 1, spatial),
+               pads = list("pads", 0, 2 * spatial),
+               outputPadding = list("output_padding", 0, spatial);
+    const std::string autoPad = spec.node->attrs.getString("auto_pad", "NOTSET").value_or("NOTSET");
+    const bool explicitShape = spec.node->attrs.find("output_shape") != nullptr;
+    for (std::size_t d = 0; d < spatial; ++d) {
+        op.stride[d] = strides[d];
+        op.dilation[d] = dilations[d];
+        if (strides[d] <= 0 || dilations[d] <= 0)
+            return planError(spec, "strides and dilations must be positive");
+        if (explicitShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+            // As ONNX Runtime: the padding the output shape implies, never negative, the odd
+            // one at the end except for SAME_UPPER.
+            const std::int64_t total =
+                std::max<std::int64_t>(0, strides[d] * (inSpatial[d] - 1) + outputPadding[d] +
+                                              ((kernel[d] - 1) * dilations[d] + 1) - outSpatial[d]);
+            op.padBegin[d] = autoPad == "SAME_UPPER" ? total - total / 2 : total / 2;
+        } else {
+            op.padBegin[d] = autoPad == "VALID" ? 0 : pads[d];
+        }
+    }
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan lrn(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    if (in.size() < 2)
+        return planError(spec, "the input needs a channel dimension");
+    Lrn op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.channels = in[1];
+    op.inner = product(in, 2);
+    op.size = intAttr(spec, "size", 1);
+    op.alpha = spec.node->attrs.getFloat("alpha", 1e-4).value_or(1e-4);
+    op.beta = spec.node->attrs.getFloat("beta", 0.75).value_or(0.75);
+    op.bias = spec.node->attrs.getFloat("bias", 1.0).value_or(1.0);
+    if (op.size <= 0)
+        return planError(spec, "size must be positive");
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan eyeLike(const KernelSpec& spec) {
+    const Dims& out = spec.outputs[0].shape;
+    if (out.size() != 2)
+        return planError(spec, "the input must be 2-D");
+    EyeLike op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.cols = out[1];
+    op.k = intAttr(spec, "k", 0);
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan instanceNorm(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    if (in.size() < 2 || spec.inputs.size() < 3)
+        return planError(spec, "needs an input with channels, a scale and a bias");
+    InstanceNorm op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.scaleElem = elemOf(spec.inputs[1].dtype);
+    op.biasElem = elemOf(spec.inputs[2].dtype);
+    op.channels = in[1];
+    op.count = product(in, 2);
+    op.epsilon = spec.node->attrs.getFloat("epsilon", 1e-5).value_or(1e-5);
+    if (op.count == 0)
+        return std::vector<IndexingStep>{};
+    return std::vector{IndexingStep{op, in[0] * in[1], true}};
+}
+
+} // namespace
+
+Plan planIndexing(const KernelSpec& spec) {
+    for (const TensorType& type : spec.outputs) {
+        if (type.rank() > kMaxRank)
+            return planError(spec, kFunctorRankError);
+    }
+    switch (spec.node->op->kernel.family) {
+    case KernelFamily::GatherElements:
+        return gatherElements(spec);
+    case KernelFamily::ScatterElements:
+        return scatterElements(spec);
+    case KernelFamily::GatherND:
+        return gatherND(spec);
+    case KernelFamily::ScatterND:
+        return scatterND(spec);
+    case KernelFamily::OneHot:
+        return oneHot(spec);
+    case KernelFamily::Trilu:
+        return trilu(spec);
+    case KernelFamily::CumSum:
+        return cumSum(spec);
+    case KernelFamily::Hardmax:
+        return hardmax(spec);
+    case KernelFamily::SpaceDepth:
+        return spaceDepth(spec);
+    case KernelFamily::Resize:
+        return resize(spec);
+    case KernelFamily::ConvTranspose:
+        return convTranspose(spec);
+    case KernelFamily::TopK:
+        return topK(spec);
+    case KernelFamily::Lrn:
+        return lrn(spec);
+    case KernelFamily::EyeLike:
+        return eyeLike(spec);
+    case KernelFamily::InstanceNorm:
+        return instanceNorm(spec);
+    default:
+        return planError(spec, "not an indexing operator");
+    }
+}
+
+void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size_t inputCount,
+                  std::byte* const* outputs, std::size_t outputCount) {
+    std::visit(
+        [&](auto& functor) {
+            for (std::size_t k = 0; k < inputCount && k < Io::kMaxInputs; ++k)
+                functor.io.in[k] = inputs[k];
+            for (std::size_t k = 0; k < outputCount && k < 2; ++k)
+                functor.io.out[k] = outputs[k];
+        },
+        op);
+}
+
+} // namespace placer

@@ -1,0 +1,35 @@
+// How the indexing and layout families (ir/OpSemantics.h isIndexingFamily) compute an op: a few
+// steps, each a functor of runtime/IndexingFunctors.h over some elements or rows. Both backends
+// run the same plan: the CPU on the host, the CUDA backend as launches on its stream.
+#pragma once
+
+#include "runtime/IndexingFunctors.h"
+#include "runtime/Kernel.h"
+
+#include <variant>
+#include <vector>
+
+namespace placer {
+
+using IndexingFunctor =
+    std::variant<functors::CopyInput, functors::StridedView, functors::GatherElements,
+                 functors::ScatterElements, functors::GatherND, functors::ScatterND,
+                 functors::OneHot, functors::Trilu, functors::CumSum, functors::Hardmax,
+                 functors::TopK, functors::Resize, functors::ConvTranspose, functors::Lrn,
+                 functors::EyeLike, functors::InstanceNorm>;
+
+struct IndexingStep {
+    IndexingFunctor op;
+    std::int64_t count = 0; ///< elements, or rows for row functors
+    bool rows = false;      ///< a row functor (one warp per row on a GPU)
+};
+
+/// The steps that compute `spec`'s op, or why it cannot be computed (a sentence the backend puts
+/// after its "no kernel for" prefix).
+Result<std::vector<IndexingStep>> planIndexing(const KernelSpec& spec);
+
+/// Points a step's functor at this run's tensors.
+void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size_t inputCount,
+                  std::byte* const* outputs, std::size_t outputCount);
+
+} // namespace placer

@@ -12,8 +12,9 @@ PlacementDocument::PlacementDocument(QObject* parent)
 PlacementDocument::~PlacementDocument() = default;
 
 bool PlacementDocument::open(const QString& path, QString* error,
-                             const std::optional<DeviceSet>& devices) {
-    auto loaded = loadModelFile(path.toStdString(), GraphFormat::Auto, devices);
+                             const std::optional<DeviceSet>& devices,
+                             const InputShapes& inputShapes) {
+    auto loaded = loadModelFile(path.toStdString(), GraphFormat::Auto, devices, inputShapes);
     if (!loaded) {
         *error = QString::fromStdString(loaded.error().toString());
         return false;

@@ -37,7 +37,8 @@ public:
     /// Reads a Relay, JSON or ONNX file. On failure returns false with a sentence in *error and
     /// keeps the current graph.
     bool open(const QString& path, QString* error,
-              const std::optional<DeviceSet>& devices = std::nullopt);
+              const std::optional<DeviceSet>& devices = std::nullopt,
+              const InputShapes& inputShapes = {});
     /// Reads a model from text (a bundled example); `name` is used in messages.
     bool openText(const std::string& text, const QString& name, QString* error);
     /// Takes a loaded model (for tests and `--screenshot`).

@@ -32,7 +32,12 @@ QString planSummary(const PlacementDocument& document) {
            QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
            separator +
            QCoreApplication::translate("PlanSummary", "planned in %1 ms")
-               .arg(document.lastPlanMillis(), 0, 'f', 2);
+               .arg(document.lastPlanMillis(), 0, 'f', 2) +
+           (document.graph().foldedNodes() > 0
+                ? separator + QCoreApplication::translate("PlanSummary",
+                                                          "%n node(s) folded at load", nullptr,
+                                                          document.graph().foldedNodes())
+                : QString());
 }
 
 } // namespace placer::views

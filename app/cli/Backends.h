@@ -2,13 +2,17 @@
 // before it makes a DeviceRegistry (core never names them).
 #pragma once
 
+#include "runtime/ConstantEvaluation.h"
+
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"
 #endif
 
 namespace placer::cli {
 
+/// Also makes the CPU kernels the readers' constant evaluator (folding at load).
 inline void registerBuiltBackends() {
+    installConstantFolding();
 #if PLACER_HAVE_CUDA
     cuda::registerCudaBackend();
 #endif

@@ -14,6 +14,9 @@ namespace placer::cli {
 
 const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              input format (default: from the file name, then the content)
+  --input-shape NAME=D1,D2,...
+                             fix the shape of an ONNX graph input with symbolic dimensions
+                             (repeatable; without it they are planned as 1, with a warning)
   --devices LIST             virtual devices, NAME:KIND[:mem=SIZE][:ordinal=N],...
                              KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB
                              (default: cpu:cpu,gpu:cuda, or the devices a JSON graph names).
@@ -88,6 +91,11 @@ std::optional<std::string> takePlanOption(const std::string& name, const std::st
         if (!format)
             return "--format must be relay, json, onnx or auto, not '" + value + "'";
         parsed->format = *format;
+    } else if (name == "--input-shape") {
+        auto shape = parseInputShape(value);
+        if (!shape)
+            return "--input-shape " + shape.error().message;
+        parsed->inputShapes[shape.value().first] = shape.value().second;
     } else if (name == "--devices") {
         parsed->devices = value;
     } else if (name == "--default") {
@@ -136,8 +144,8 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
         return std::find(names.begin(), names.end(), name) != names.end();
     };
     static const std::vector<std::string> kPlanWithValue = {
-        "--format",    "--devices", "--default",  "--host", "--pin",
-        "--pin-fixed", "--rule",    "--fallback", "--mode", "--constants"};
+        "--format",    "--input-shape", "--devices",  "--default", "--host",     "--pin",
+        "--pin-fixed", "--rule",        "--fallback", "--mode",    "--constants"};
     while (list.next(&arg)) {
         const std::string name = list.optionName(arg);
         std::string value, error;
@@ -180,8 +188,8 @@ std::optional<std::string> loadPlanned(const PlanArguments& args,
         return "--devices: " + error;
     if (devices && !chooseRoles(args, *devices, &error))
         return error;
-    auto loaded = text ? loadModelText(*text, args.model, args.format, devices)
-                       : loadModelFile(args.model, args.format, devices);
+    auto loaded = text ? loadModelText(*text, args.model, args.format, devices, args.inputShapes)
+                       : loadModelFile(args.model, args.format, devices, args.inputShapes);
     if (!loaded)
         return loaded.error().toString();
     planned->model = loaded.take();

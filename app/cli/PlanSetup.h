@@ -27,6 +27,7 @@ struct PlanArguments {
     std::optional<std::string> hostDevice;
     std::vector<PinRequest> pins;
     PlanOptions options;
+    InputShapes inputShapes; ///< --input-shape NAME=D1,D2,...
 };
 
 /// A command's own options beyond the plan options.

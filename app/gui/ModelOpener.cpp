@@ -1,5 +1,7 @@
 #include "gui/ModelOpener.h"
 
+#include "gui/InputShapesDialog.h"
+#include "io/OnnxReader.h"
 #include "views/PlacementDocument.h"
 
 #include <QFile>
@@ -26,7 +28,7 @@ ModelOpener::~ModelOpener() {
     m_watcher.waitForFinished();
 }
 
-bool ModelOpener::open(const QString& path) {
+bool ModelOpener::open(const QString& path, const InputShapes& inputShapes) {
     const QFileInfo info(path);
     if (info.size() > m_backgroundBytes) {
         // A large model (ONNX weights): read it in the background; the window stays live.
@@ -34,14 +36,14 @@ bool ModelOpener::open(const QString& path) {
             return false;
         m_loadingPath = path;
         emit loading(info.fileName());
-        m_watcher.setFuture(QtConcurrent::run([path] {
+        m_watcher.setFuture(QtConcurrent::run([path, inputShapes] {
             return std::make_shared<Result<LoadedModel>>(
-                loadModelFile(path.toStdString(), GraphFormat::Auto, std::nullopt));
+                loadModelFile(path.toStdString(), GraphFormat::Auto, std::nullopt, inputShapes));
         }));
         return true;
     }
     QString error;
-    if (!m_document->open(path, &error)) {
+    if (!m_document->open(path, &error, std::nullopt, inputShapes)) {
         emit failed(tr("Cannot open %1").arg(info.fileName()), error);
         return false;
     }
@@ -53,8 +55,22 @@ void ModelOpener::choose(QWidget* parent) {
     const QString path =
         QFileDialog::getOpenFileName(parent, tr("Open a graph"), QString(),
                                      tr("Graphs (*.relay *.txt *.onnx *.json);;All files (*)"));
-    if (!path.isEmpty())
-        open(path);
+    if (path.isEmpty())
+        return;
+    InputShapes shapes;
+    QFile file(path);
+    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive) &&
+        file.open(QIODevice::ReadOnly)) {
+        const QByteArray bytes = file.readAll();
+        auto inputs = onnxSymbolicInputs(std::string_view(bytes.constData(), bytes.size()));
+        if (!inputs.empty()) {
+            auto given = InputShapesDialog::ask(parent, QFileInfo(path).fileName(), inputs);
+            if (!given)
+                return;
+            shapes = *given;
+        }
+    }
+    open(path, shapes);
 }
 
 void ModelOpener::finishBackground() {

@@ -28,8 +28,9 @@ public:
 
     /// Opens a model file; a bad file reports `failed` and leaves the current graph open. Files
     /// larger than the background threshold are read on a worker thread (true means started).
-    bool open(const QString& path);
-    /// Asks for a graph file (a dialog over `parent`) and opens it.
+    bool open(const QString& path, const InputShapes& inputShapes = {});
+    /// Asks for a graph file (a dialog over `parent`) and opens it; for an ONNX model with
+    /// symbolic input dimensions, asks for the input shapes too (InputShapesDialog).
     void choose(QWidget* parent);
     /// Opens the bundled example (pins, inferred devices, copies and a note).
     bool openExample();

@@ -1,6 +1,8 @@
 // Model loading with format detection.
 #include "io/ModelLoader.h"
 
+#include <cstdlib>
+
 #include "io/Json.h"
 #include "io/JsonGraph.h"
 #include "io/OnnxReader.h"
@@ -71,14 +73,48 @@ std::string baseName(const std::string& path) {
 
 } // namespace
 
+Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::string_view text) {
+    const std::size_t equals = text.find('=');
+    auto fail = [&](const std::string& why) {
+        return SourceError{"", 0, 0, "'" + std::string(text) + "': " + why};
+    };
+    if (equals == std::string_view::npos || equals == 0)
+        return fail("expected NAME=D1,D2,... (e.g. input=1,3,224,224)");
+    std::vector<std::int64_t> dims;
+    std::string_view rest = text.substr(equals + 1);
+    while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        const std::string item(rest.substr(0, comma));
+        char* end = nullptr;
+        const long long value = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || value < 0)
+            return fail("'" + item + "' is not a dimension (a non-negative integer)");
+        dims.push_back(value);
+        if (comma == std::string_view::npos)
+            break;
+        rest = rest.substr(comma + 1);
+        if (rest.empty())
+            return fail("a dimension is missing after the last comma");
+    }
+    return std::pair{std::string(text.substr(0, equals)), dims};
+}
+
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
-                                  GraphFormat format, const std::optional<DeviceSet>& devices) {
+                                  GraphFormat format, const std::optional<DeviceSet>& devices,
+                                  const InputShapes& inputShapes) {
     if (format == GraphFormat::Auto)
         format = detectFormat(text, fileName);
     LoadedModel model;
+    if (format != GraphFormat::Onnx && !inputShapes.empty())
+        return SourceError{fileName, 0, 0,
+                           "input shapes are given, but only ONNX models have symbolic "
+                           "dimensions to fix; this model's shapes are static"};
     if (format == GraphFormat::Onnx) {
         model.devices = devices ? *devices : defaultDeviceSet();
-        auto graph = readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings);
+        OnnxReadOptions options;
+        options.inputShapes = inputShapes;
+        auto graph =
+            readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings, options);
         if (!graph)
             return graph.error();
         model.graph = graph.take();
@@ -110,11 +146,12 @@ Result<LoadedModel> loadModelText(std::string_view text, const std::string& file
 }
 
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
-                                  const std::optional<DeviceSet>& devices) {
+                                  const std::optional<DeviceSet>& devices,
+                                  const InputShapes& inputShapes) {
     auto text = readTextFile(path);
     if (!text)
         return text.error();
-    return loadModelText(text.value(), path, format, devices);
+    return loadModelText(text.value(), path, format, devices, inputShapes);
 }
 
 } // namespace placer

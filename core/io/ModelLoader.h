@@ -5,6 +5,7 @@
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,11 +31,20 @@ struct LoadedModel {
 /// Relay, .json → JSON graph, .onnx → ONNX) or the content when `format` is Auto. `devices`, when
 /// given, is the set the model is read against (Relay meta[VirtualDevice][i] indexes it); otherwise
 /// a JSON graph's own devices, else defaultDeviceSet().
+///
+/// `inputShapes` fixes the shapes of graph inputs by name (an ONNX model's symbolic dimensions);
+/// other formats have static shapes and refuse them.
+using InputShapes = std::map<std::string, std::vector<std::int64_t>>;
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
-                                  GraphFormat format, const std::optional<DeviceSet>& devices);
+                                  GraphFormat format, const std::optional<DeviceSet>& devices,
+                                  const InputShapes& inputShapes = {});
 
 /// loadModelText() on the contents of a file.
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
-                                  const std::optional<DeviceSet>& devices);
+                                  const std::optional<DeviceSet>& devices,
+                                  const InputShapes& inputShapes = {});
+
+/// "NAME=1,3,224,224" as a name and dimensions (--input-shape).
+Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::string_view text);
 
 } // namespace placer

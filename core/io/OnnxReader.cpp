@@ -329,8 +329,25 @@ private:
         std::set<std::string> used;
         for (onnx::ValueInfoProto& input : *m_model.mutable_graph()->mutable_input()) {
             const auto given = m_options.inputShapes.find(input.name());
-            if (given == m_options.inputShapes.end() || initializers.count(input.name()))
+            if (initializers.count(input.name()))
                 continue;
+            if (given == m_options.inputShapes.end()) {
+                // Symbolic dimensions nobody fixed are planned as 1, and everything computed
+                // from them (shape subgraphs folded at load) follows.
+                if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
+                    continue;
+                auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+                for (auto& dim : *shape->mutable_dim()) {
+                    if (dim.has_dim_value())
+                        continue;
+                    warnOnce("dimension '" +
+                             (dim.has_dim_param() ? dim.dim_param() : std::string("?")) +
+                             "' is not fixed; it is taken as 1 (give --input-shape " +
+                             input.name() + "=... to plan real sizes)");
+                    dim.set_dim_value(1);
+                }
+                continue;
+            }
             used.insert(input.name());
             if (!input.type().has_tensor_type())
                 return fail("input '" + input.name() + "' is not a tensor; it takes no shape");
@@ -1410,6 +1427,37 @@ Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, Devi
                        bool devicesGiven, std::vector<std::string>* warnings,
                        const OnnxReadOptions& options) {
     return OnnxReader(fileName, devices, devicesGiven, warnings, options).read(bytes);
+}
+
+std::vector<SymbolicInput> onnxSymbolicInputs(std::string_view bytes) {
+    onnx::ModelProto model;
+    std::vector<SymbolicInput> inputs;
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+        !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        return inputs;
+    std::set<std::string> initializers;
+    for (const onnx::TensorProto& tensor : model.graph().initializer())
+        initializers.insert(tensor.name());
+    for (const onnx::ValueInfoProto& input : model.graph().input()) {
+        if (initializers.count(input.name()) || !input.type().has_tensor_type() ||
+            !input.type().tensor_type().has_shape())
+            continue;
+        SymbolicInput symbolic{input.name(), {}};
+        bool open = false;
+        for (const auto& dim : input.type().tensor_type().shape().dim()) {
+            if (dim.has_dim_value()) {
+                symbolic.dims.push_back(std::to_string(dim.dim_value()));
+            } else {
+                open = true;
+                symbolic.dims.push_back(dim.has_dim_param() && !dim.dim_param().empty()
+                                            ? dim.dim_param()
+                                            : std::string("?"));
+            }
+        }
+        if (open)
+            inputs.push_back(std::move(symbolic));
+    }
+    return inputs;
 }
 
 Result<HostTensor> readOnnxTensor(std::string_view bytes, const std::string& fileName) {

@@ -50,6 +50,15 @@ Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, Devi
                        bool devicesGiven, std::vector<std::string>* warnings,
                        const OnnxReadOptions& options);
 
+/// A graph input whose shape has symbolic or unknown dimensions: each dimension as the model
+/// declares it ("batch", "?", "3").
+struct SymbolicInput {
+    std::string name;
+    std::vector<std::string> dims;
+};
+/// The inputs of an ONNX model that --input-shape can fix (none when the bytes do not parse).
+std::vector<SymbolicInput> onnxSymbolicInputs(std::string_view bytes);
+
 /// A serialized onnx.TensorProto (the backend tests' input_0.pb) as a host tensor.
 Result<HostTensor> readOnnxTensor(std::string_view bytes, const std::string& fileName);
 

@@ -33,6 +33,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
     if (!graph.name.empty())
         report.set("graph", graph.name);
     report.set("mode", std::string(planModeName(options.mode)));
+    if (graph.foldedNodes() > 0)
+        report.set("folded_at_load", static_cast<std::int64_t>(graph.foldedNodes()));
     Json deviceList = Json::array();
     for (const VirtualDevice& d : devices.devices()) {
         Json entry = Json::object();
@@ -152,8 +154,11 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
     for (const Node& node : graph.nodes())
         parameters += node.isParameter() ? 1 : 0;
     out += "graph " + graph.name + ": " + std::to_string(graph.size()) + " nodes (" +
-           std::to_string(parameters) + " parameters), mode " +
-           std::string(planModeName(options.mode)) + "\n";
+           std::to_string(parameters) + " parameters" +
+           (graph.foldedNodes() > 0
+                ? "; " + std::to_string(graph.foldedNodes()) + " more folded into constants at load"
+                : std::string()) +
+           "), mode " + std::string(planModeName(options.mode)) + "\n";
     out += "devices:";
     for (int d = 0; d < devices.size(); ++d) {
         const VirtualDevice& device = devices[DeviceId(d)];

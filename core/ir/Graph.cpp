@@ -60,4 +60,12 @@ int Graph::onnxOpset() const {
     return 0;
 }
 
+int Graph::foldedNodes() const {
+    for (const auto& [key, value] : properties) {
+        if (key == "onnx.folded_nodes")
+            return std::atoi(value.c_str());
+    }
+    return 0;
+}
+
 } // namespace placer

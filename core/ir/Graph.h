@@ -117,6 +117,9 @@ public:
     std::vector<std::pair<std::string, std::string>> properties;
     /// The model's ONNX opset, or 0 when it did not come from ONNX.
     int onnxOpset() const;
+    /// How many nodes the reader evaluated at load and replaced by constants
+    /// (ir/ConstantFolding.h).
+    int foldedNodes() const;
 
 private:
     std::vector<Node> m_nodes;

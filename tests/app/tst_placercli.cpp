@@ -6,6 +6,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -64,6 +65,7 @@ private slots:
     void runErrors();
     void devicesSaysWhyCudaIsAbsent();
     void plansInAWorkspace();
+    void inputShapesFixSymbolicDimensions();
 };
 
 void TestPlacerCli::summaryOfTheSharedInputExample() {
@@ -242,6 +244,12 @@ void TestPlacerCli::usageErrors_data() {
                               << "--emit must be summary, json, relay, dot, graph or onnx";
     QTest::newRow("pin-without-device") << QStringList{"plan", kExample, "--pin", "%0"}
                                         << "--pin '%0' is not of the form NAME=DEVICE";
+    QTest::newRow("input-shape-without-dims")
+        << QStringList{"plan", kExample, "--input-shape", "x"}
+        << "--input-shape 'x': expected NAME=D1,D2,... (e.g. input=1,3,224,224)";
+    QTest::newRow("input-shape-bad-dim")
+        << QStringList{"plan", kExample, "--input-shape", "x=1,a"}
+        << "--input-shape 'x=1,a': 'a' is not a dimension (a non-negative integer)";
 }
 
 void TestPlacerCli::usageErrors() {
@@ -540,4 +548,98 @@ void TestPlacerCli::plansInAWorkspace() {
 }
 
 QTEST_GUILESS_MAIN(TestPlacerCli)
+namespace {
+
+/// x [batch, 3, 4] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): PyTorch's
+/// x.view(x.size(0), -1), with a symbolic batch.
+std::string flattenModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("flatten");
+    auto value = [](onnx::ValueInfoProto* info, const char* name, std::vector<std::int64_t> dims) {
+        info->set_name(name);
+        auto* type = info->mutable_type()->mutable_tensor_type();
+        type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+        for (std::int64_t d : dims) {
+            auto* dim = type->mutable_shape()->add_dim();
+            if (d < 0)
+                dim->set_dim_param("batch");
+            else
+                dim->set_dim_value(d);
+        }
+    };
+    value(g->add_input(), "x", {-1, 3, 4});
+    value(g->add_output(), "y", {-1, 12});
+    auto ints = [&](const char* name, std::vector<std::int64_t> values, bool scalar) {
+        onnx::TensorProto* t = g->add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto_DataType_INT64);
+        if (!scalar)
+            t->add_dims(static_cast<std::int64_t>(values.size()));
+        for (std::int64_t v : values)
+            t->add_int64_data(v);
+    };
+    ints("zero", {0}, true);
+    ints("axes", {0}, false);
+    ints("rest", {-1}, false);
+    auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
+        onnx::NodeProto* n = g->add_node();
+        n->set_op_type(op);
+        n->set_name(out);
+        for (const std::string& i : in)
+            n->add_input(i);
+        n->add_output(out);
+        return n;
+    };
+    node("Shape", {"x"}, "shape");
+    node("Gather", {"shape", "zero"}, "batch_size");
+    node("Unsqueeze", {"batch_size", "axes"}, "batch_1d");
+    onnx::AttributeProto* axis = node("Concat", {"batch_1d", "rest"}, "target")->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto_AttributeType_INT);
+    axis->set_i(0);
+    node("Reshape", {"x", "target"}, "y");
+    std::string bytes;
+    model.SerializeToString(&bytes);
+    return bytes;
+}
+
+} // namespace
+
+void TestPlacerCli::inputShapesFixSymbolicDimensions() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("flatten.onnx"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        const std::string bytes = flattenModel();
+        file.write(bytes.data(), static_cast<qint64>(bytes.size()));
+    }
+    Run run = placerRun({"plan", path, "--input-shape", "x=6,3,4", "--emit", "json"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(!run.err.contains(QStringLiteral("not fixed")), qPrintable(run.err));
+    const auto report = Json::parse(run.out.toStdString(), "report");
+    QVERIFY(report);
+    const Json* folded = report.value().find("folded_at_load");
+    QVERIFY(folded);
+    QCOMPARE(folded->asInt(), std::int64_t{4});
+    run = placerRun({"plan", path});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.err.contains(QStringLiteral("dimension 'batch' is not fixed; it is taken as 1")),
+             qPrintable(run.err));
+    QVERIFY2(run.out.contains(QStringLiteral("4 more folded into constants at load")),
+             qPrintable(run.out));
+    run = placerRun({"plan", path, "--input-shape", "x=6,5,4"});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(
+                 QStringLiteral("input 'x' has dimension 1 fixed at 3; the shape given says 5")),
+             qPrintable(run.err));
+    run = placerRun({"plan", kExample, "--input-shape", "x=1"});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("only ONNX models have symbolic dimensions")),
+             qPrintable(run.err));
+}
+
 #include "tst_placercli.moc"

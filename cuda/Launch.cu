@@ -106,5 +106,11 @@ template void launchElements(const ConvTranspose&, i64, cudaStream_t);
 template void launchElements(const Lrn&, i64, cudaStream_t);
 template void launchElements(const EyeLike&, i64, cudaStream_t);
 template void launchRows(const InstanceNorm&, i64, cudaStream_t);
+template void launchElements(const Quantize&, i64, cudaStream_t);
+template void launchElements(const Mean&, i64, cudaStream_t);
+template void launchElements(const ReverseSequence&, i64, cudaStream_t);
+template void launchElements(const GridSample&, i64, cudaStream_t);
+template void launchElements(const Einsum&, i64, cudaStream_t);
+template void launchElements(const Recurrent&, i64, cudaStream_t);
 
 } // namespace placer::cuda

@@ -1274,6 +1274,14 @@ private:
         for (const onnx::AttributeProto& attr : proto.attribute()) {
             if (auto value = attrValue(attr)) {
                 node->attrs.set(attr.name(), std::move(*value));
+            } else if (attr.type() == onnx::AttributeProto_AttributeType_STRINGS) {
+                // A list of strings (an LSTM's activations): joined by commas, and marked so
+                // that a writer writes a list again.
+                std::string joined;
+                for (const std::string& item : attr.strings())
+                    joined += (joined.empty() ? "" : ",") + item;
+                node->attrs.set(attr.name(), joined);
+                node->attrs.set(attr.name() + ".strings", true);
             } else if (attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
                        attr.t().dims_size() <= 1 && scalarOf(attr.t())) {
                 node->attrs.set(attr.name(), *scalarOf(attr.t()));

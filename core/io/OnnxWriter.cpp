@@ -61,8 +61,24 @@ void setAttribute(onnx::NodeProto* node, const std::string& name, const AttrValu
         return; // describes the tensor attribute of the same name
     if (name == kInputPositionsAttr)
         return; // written as empty inputs
+    if (name.size() > 8 && name.ends_with(".strings"))
+        return; // marks the string list of the same name
     onnx::AttributeProto* attr = node->add_attribute();
     attr->set_name(name);
+    if (attrs.getBool(name + ".strings", false).value_or(false)) {
+        // A list of strings (an LSTM's activations), kept joined by commas.
+        attr->set_type(onnx::AttributeProto_AttributeType_STRINGS);
+        const std::string joined = attrs.getString(name, "").value_or("");
+        std::size_t start = 0;
+        while (start <= joined.size() && !joined.empty()) {
+            const std::size_t comma = joined.find(',', start);
+            attr->add_strings(joined.substr(start, comma - start));
+            if (comma == std::string::npos)
+                break;
+            start = comma + 1;
+        }
+        return;
+    }
     if (const auto dtypeName = attrs.getString(name + ".dtype", "");
         dtypeName && !dtypeName->empty()) {
         // A one-element tensor attribute (ConstantOfShape's value).

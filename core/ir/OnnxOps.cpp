@@ -138,6 +138,15 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"LRN", F::Lrn},
         {"EyeLike", F::EyeLike},
         {"InstanceNormalization", F::InstanceNorm},
+        {"QuantizeLinear", F::Quantize},
+        {"DequantizeLinear", F::Quantize},
+        {"Mean", F::Mean},
+        {"ReverseSequence", F::ReverseSequence},
+        {"GridSample", F::GridSample},
+        {"Einsum", F::Einsum},
+        {"RNN", F::Recurrent},
+        {"GRU", F::Recurrent},
+        {"LSTM", F::Recurrent},
         {"LogSoftmax", F::Softmax},
     };
     for (const auto& [name, kernel] : ops)

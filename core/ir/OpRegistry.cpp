@@ -58,6 +58,12 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Lrn:
     case KernelFamily::EyeLike:
     case KernelFamily::InstanceNorm:
+    case KernelFamily::Quantize:
+    case KernelFamily::Mean:
+    case KernelFamily::ReverseSequence:
+    case KernelFamily::GridSample:
+    case KernelFamily::Einsum:
+    case KernelFamily::Recurrent:
         return {kAllDTypes, kAllDTypes};
     }
     return {};

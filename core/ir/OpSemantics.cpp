@@ -35,6 +35,18 @@ const char* kernelFamilyName(KernelFamily family) {
         return "eye_like";
     case KernelFamily::InstanceNorm:
         return "instance_norm";
+    case KernelFamily::Quantize:
+        return "quantize";
+    case KernelFamily::Mean:
+        return "mean";
+    case KernelFamily::ReverseSequence:
+        return "reverse_sequence";
+    case KernelFamily::GridSample:
+        return "grid_sample";
+    case KernelFamily::Einsum:
+        return "einsum";
+    case KernelFamily::Recurrent:
+        return "recurrent";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

@@ -55,12 +55,18 @@ enum class KernelFamily : std::uint8_t {
     Lrn,
     EyeLike,
     InstanceNorm,
+    Quantize, ///< QuantizeLinear and DequantizeLinear
+    Mean,
+    ReverseSequence,
+    GridSample,
+    Einsum,
+    Recurrent, ///< RNN, GRU and LSTM
 };
-inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::InstanceNorm) + 1;
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Recurrent) + 1;
 
 /// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
-    return family >= KernelFamily::GatherElements && family <= KernelFamily::InstanceNorm;
+    return family >= KernelFamily::GatherElements && family <= KernelFamily::Recurrent;
 }
 
 enum class UnaryFn : std::uint8_t {

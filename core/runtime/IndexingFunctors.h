@@ -14,9 +14,10 @@ namespace placer::functors {
 
 /// The node's tensors at one run: inputs in the node's order, then outputs.
 struct Io {
-    static constexpr int kMaxInputs = 6;
+    static constexpr int kMaxInputs = 8;
+    static constexpr int kMaxOutputs = 3;
     const void* in[kMaxInputs] = {};
-    void* out[2] = {};
+    void* out[kMaxOutputs] = {};
 };
 
 /// Row-major coordinates of element i of `shape`.
@@ -533,6 +534,381 @@ struct InstanceNorm {
         for (i64 j = lane; j < count; j += lanes)
             storeAny(io.out[0], elem, base + j,
                      (loadAny(io.in[0], elem, base + j) - mean) * scale + shift);
+    }
+};
+
+/// QuantizeLinear (x / scale + zero point, rounded half to even, saturated to the output type) and
+/// DequantizeLinear ((x - zero point) * scale), with one scale per tensor or per channel of `axis`.
+struct Quantize {
+    Io io;
+    Elem xElem = Elem::F32, scaleElem = Elem::F32, zeroElem = Elem::U8, outElem = Elem::U8;
+    bool dequantize = false, hasZero = false, perChannel = false;
+    i64 channels = 1, inner = 1;
+    PLACER_HD void operator()(i64 i) const {
+        const i64 c = perChannel ? (i / inner) % channels : 0;
+        const double scale = loadAny(io.in[1], scaleElem, c);
+        const double zero = hasZero ? loadAny(io.in[2], zeroElem, c) : 0.0;
+        const double x = loadAny(io.in[0], xElem, i);
+        if (dequantize) {
+            storeAny(io.out[0], outElem, i, (x - zero) * scale);
+            return;
+        }
+        // In float32 when the operands are, as ONNX computes it (rounding ties differ otherwise).
+        double q = (xElem == Elem::F32 && scaleElem == Elem::F32)
+                       ? static_cast<double>(
+                             nearbyint(static_cast<float>(x) / static_cast<float>(scale))) +
+                             zero
+                       : nearbyint(x / scale) + zero;
+        const double lo = outElem == Elem::I8 ? -128.0 : 0.0;
+        const double hi = outElem == Elem::I8 ? 127.0 : 255.0;
+        q = q < lo ? lo : (q > hi ? hi : q);
+        storeAny(io.out[0], outElem, i, q);
+    }
+};
+
+/// Mean of up to Io::kMaxInputs tensors with numpy broadcasting.
+struct Mean {
+    Io io;
+    Elem elem = Elem::F32;
+    int count = 1;
+    Shape shape;
+    Strides strides[Io::kMaxInputs];
+    PLACER_HD void operator()(i64 i) const {
+        double sum = 0;
+        for (int k = 0; k < count; ++k)
+            sum += loadAny(io.in[k], elem, stridedOffset(i, shape, strides[k]));
+        storeAny(io.out[0], elem, i, sum / static_cast<double>(count));
+    }
+};
+
+/// ReverseSequence: along the time axis, the first seq_lens[b] elements of batch b reversed.
+struct ReverseSequence {
+    Io io;
+    int elementSize = 4;
+    Elem lengthElem = Elem::I64;
+    Shape shape;
+    int timeAxis = 0, batchAxis = 1;
+    PLACER_HD void operator()(i64 i) const {
+        i64 c[kMaxRank];
+        coordinates(i, shape, c);
+        const i64 length = loadIndex(io.in[1], lengthElem, c[batchAxis]);
+        const i64 t = c[timeAxis];
+        if (t < length)
+            c[timeAxis] = length - 1 - t;
+        i64 from = 0;
+        for (int d = 0; d < shape.rank; ++d)
+            from = from * shape.dims[d] + c[d];
+        copyElement(io.out[0], i, io.in[0], from, elementSize);
+    }
+};
+
+/// GridSample (4-D): each output pixel samples its channel of the input at the grid's
+/// normalised coordinates, with nearest, bilinear or bicubic interpolation and zeros, border or
+/// reflection padding, as ONNX Runtime does.
+struct GridSample {
+    Io io;
+    Elem elem = Elem::F32, gridElem = Elem::F32;
+    i64 n = 1, c = 1, h = 1, w = 1, outH = 1, outW = 1;
+    int mode = 1;    ///< 0 nearest, 1 bilinear, 2 bicubic
+    int padding = 0; ///< 0 zeros, 1 border, 2 reflection
+    bool alignCorners = false;
+
+    PLACER_HD static double reflect(double x, double lo, double hi) {
+        const double range = hi - lo;
+        if (range <= 0)
+            return lo;
+        if (x < lo) {
+            const double dx = lo - x;
+            const i64 k = static_cast<i64>(dx / range);
+            const double r = dx - static_cast<double>(k) * range;
+            return k % 2 == 0 ? lo + r : hi - r;
+        }
+        if (x > hi) {
+            const double dx = x - hi;
+            const i64 k = static_cast<i64>(dx / range);
+            const double r = dx - static_cast<double>(k) * range;
+            return k % 2 == 0 ? hi - r : lo + r;
+        }
+        return x;
+    }
+    PLACER_HD double unnormalize(double g, i64 size) const {
+        return alignCorners ? (g + 1) / 2 * static_cast<double>(size - 1)
+                            : ((g + 1) * static_cast<double>(size) - 1) / 2;
+    }
+    PLACER_HD double pixel(i64 base, i64 y, i64 x) const {
+        if (padding == 0 && (x < 0 || x >= w || y < 0 || y >= h))
+            return 0;
+        if (padding == 2) {
+            const double lo = alignCorners ? 0.0 : -0.5;
+            x = static_cast<i64>(reflect(static_cast<double>(x), lo,
+                                         alignCorners ? static_cast<double>(w - 1) : w - 0.5));
+            y = static_cast<i64>(reflect(static_cast<double>(y), lo,
+                                         alignCorners ? static_cast<double>(h - 1) : h - 0.5));
+        }
+        x = x < 0 ? 0 : (x >= w ? w - 1 : x);
+        y = y < 0 ? 0 : (y >= h ? h - 1 : y);
+        return loadAny(io.in[0], elem, base + y * w + x);
+    }
+    PLACER_HD static void cubicWeights(double t, double* k) {
+        const double a = -0.75;
+        const double t1 = t + 1, t2 = 1 - t, t3 = 2 - t;
+        k[0] = ((a * t1 - 5 * a) * t1 + 8 * a) * t1 - 4 * a;
+        k[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+        k[2] = ((a + 2) * t2 - (a + 3)) * t2 * t2 + 1;
+        k[3] = ((a * t3 - 5 * a) * t3 + 8 * a) * t3 - 4 * a;
+    }
+    PLACER_HD void operator()(i64 i) const {
+        const i64 ox = i % outW, oy = (i / outW) % outH, ch = (i / (outW * outH)) % c,
+                  b = i / (outW * outH * c);
+        const i64 g = ((b * outH + oy) * outW + ox) * 2;
+        double x = unnormalize(loadAny(io.in[1], gridElem, g), w);
+        double y = unnormalize(loadAny(io.in[1], gridElem, g + 1), h);
+        if (padding == 1 && mode != 2) {
+            x = x < 0 ? 0 : (x > static_cast<double>(w - 1) ? static_cast<double>(w - 1) : x);
+            y = y < 0 ? 0 : (y > static_cast<double>(h - 1) ? static_cast<double>(h - 1) : y);
+        } else if (padding == 2 && mode != 2) {
+            const double lo = alignCorners ? 0.0 : -0.5;
+            x = reflect(x, lo, alignCorners ? static_cast<double>(w - 1) : w - 0.5);
+            y = reflect(y, lo, alignCorners ? static_cast<double>(h - 1) : h - 0.5);
+        }
+        const i64 base = (b * c + ch) * h * w;
+        double value = 0;
+        if (mode == 0) {
+            value = pixel(base, static_cast<i64>(nearbyint(y)), static_cast<i64>(nearbyint(x)));
+        } else if (mode == 1) {
+            const double x0 = floor(x), y0 = floor(y);
+            const double fx = x - x0, fy = y - y0;
+            const i64 ix = static_cast<i64>(x0), iy = static_cast<i64>(y0);
+            value = (1 - fy) * ((1 - fx) * pixel(base, iy, ix) + fx * pixel(base, iy, ix + 1)) +
+                    fy * ((1 - fx) * pixel(base, iy + 1, ix) + fx * pixel(base, iy + 1, ix + 1));
+        } else {
+            const double x0 = floor(x), y0 = floor(y);
+            double kx[4], ky[4];
+            cubicWeights(x - x0, kx);
+            cubicWeights(y - y0, ky);
+            const i64 ix = static_cast<i64>(x0) - 1, iy = static_cast<i64>(y0) - 1;
+            for (int r = 0; r < 4; ++r)
+                for (int q = 0; q < 4; ++q)
+                    value += ky[r] * kx[q] * pixel(base, iy + r, ix + q);
+        }
+        storeAny(io.out[0], elem, i, value);
+    }
+};
+
+/// Einsum over up to Io::kMaxInputs operands: each output element sums, over every value of the
+/// summed labels, the product of the operands at the labels' values.
+struct Einsum {
+    static constexpr int kMaxLabels = 16;
+    Io io;
+    Elem elem = Elem::F32;
+    int inputs = 1;
+    int labels = 0;            ///< labels 0..labels-1: output ones first, then summed ones
+    int outLabels = 0;         ///< how many of them the output has, in its axis order
+    i64 dims[kMaxLabels] = {}; ///< each label's extent
+    i64 sumCount = 1;          ///< product of the summed labels' extents
+    i64 strides[Io::kMaxInputs][kMaxLabels] = {}; ///< per operand, per label (0 when absent)
+    PLACER_HD void operator()(i64 i) const {
+        i64 value[kMaxLabels];
+        i64 rest = i;
+        for (int l = outLabels - 1; l >= 0; --l) {
+            value[l] = rest % dims[l];
+            rest /= dims[l];
+        }
+        double acc = 0;
+        for (i64 s = 0; s < sumCount; ++s) {
+            i64 r = s;
+            for (int l = labels - 1; l >= outLabels; --l) {
+                value[l] = r % dims[l];
+                r /= dims[l];
+            }
+            double product = 1;
+            for (int k = 0; k < inputs; ++k) {
+                i64 offset = 0;
+                for (int l = 0; l < labels; ++l)
+                    offset += value[l] * strides[k][l];
+                product *= loadAny(io.in[k], elem, offset);
+            }
+            acc += product;
+        }
+        storeAny(io.out[0], elem, i, acc);
+    }
+};
+
+/// An activation of a recurrent layer (ONNX's names), with its alpha and beta.
+struct Activation {
+    int fn = 0; ///< 0 Sigmoid, 1 Tanh, 2 Relu, 3 HardSigmoid, 4 LeakyRelu, 5 ThresholdedRelu,
+                ///< 6 ScaledTanh, 7 Elu, 8 Softsign, 9 Softplus, 10 Affine
+    double alpha = 0, beta = 0;
+    PLACER_HD double operator()(double x) const {
+        switch (fn) {
+        case 1:
+            return tanh(x);
+        case 2:
+            return x > 0 ? x : 0;
+        case 3: {
+            const double t = alpha * x + beta;
+            return t < 0 ? 0 : (t > 1 ? 1 : t);
+        }
+        case 4:
+            return x >= 0 ? x : alpha * x;
+        case 5:
+            return x > alpha ? x : 0;
+        case 6:
+            return alpha * tanh(beta * x);
+        case 7:
+            return x >= 0 ? x : alpha * (exp(x) - 1);
+        case 8:
+            return x / (1 + (x < 0 ? -x : x));
+        case 9:
+            return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+        case 10:
+            return alpha * x + beta;
+        default:
+            return 1 / (1 + exp(-x));
+        }
+    }
+};
+
+/// RNN, GRU and LSTM: one thread per (direction, batch entry) runs the sequence step by step,
+/// its state in registers and local memory (hidden sizes up to kMaxHidden).
+struct Recurrent {
+    static constexpr int kMaxHidden = 256;
+    Io io;
+    Elem elem = Elem::F32, lengthElem = Elem::I32;
+    int kind = 0; ///< 0 RNN, 1 GRU, 2 LSTM
+    i64 steps = 1, batch = 1, inputSize = 1, hidden = 1;
+    int directions = 1;
+    bool reverse = false;    ///< the single direction runs backwards
+    bool batchFirst = false; ///< layout 1: X [batch, seq, input], Y [batch, seq, dirs, hidden]
+    bool linearBeforeReset = false, inputForget = false;
+    double clip = 0; ///< 0: no clipping
+    // Inputs by ONNX position (-1 when absent): X 0, W 1, R 2, B 3, sequence_lens 4,
+    // initial_h 5, initial_c 6, P 7.
+    int bias = -1, lengths = -1, initialH = -1, initialC = -1, peepholes = -1;
+    bool outY = false, outH = false, outC = false;
+    Activation act[6]; ///< per direction: f, g, h (LSTM), f, g (GRU), f (RNN)
+
+    PLACER_HD double x(i64 t, i64 b, i64 k) const {
+        return loadAny(io.in[0], elem,
+                       (batchFirst ? b * steps + t : t * batch + b) * inputSize + k);
+    }
+    PLACER_HD i64 yOffset(i64 t, int d, i64 b) const {
+        return batchFirst ? ((b * steps + t) * directions + d) * hidden
+                          : ((t * directions + d) * batch + b) * hidden;
+    }
+    PLACER_HD double clipped(double v) const {
+        return clip > 0 ? (v < -clip ? -clip : (v > clip ? clip : v)) : v;
+    }
+    /// W x + R h + Wb + Rb for row `row` of gate `gate` (h from `state`, or r .* h for GRU).
+    PLACER_HD double gateInput(int d, i64 t, i64 b, int gates, int gate, i64 j, const float* state,
+                               const float* scale, bool withRecurrent) const {
+        const i64 row = gate * hidden + j;
+        double acc = 0;
+        for (i64 k = 0; k < inputSize; ++k)
+            acc += x(t, b, k) * loadAny(io.in[1], elem, (d * gates * hidden + row) * inputSize + k);
+        if (withRecurrent)
+            for (i64 k = 0; k < hidden; ++k)
+                acc += (scale ? scale[k] : 1.0f) * state[k] *
+                       loadAny(io.in[2], elem, (d * gates * hidden + row) * hidden + k);
+        if (bias >= 0) {
+            acc += loadAny(io.in[bias], elem, d * 2 * gates * hidden + row);
+            if (withRecurrent)
+                acc += loadAny(io.in[bias], elem, d * 2 * gates * hidden + gates * hidden + row);
+        }
+        return acc;
+    }
+    PLACER_HD double recurrentOnly(int d, int gates, int gate, i64 j, const float* state) const {
+        const i64 row = gate * hidden + j;
+        double acc = 0;
+        for (i64 k = 0; k < hidden; ++k)
+            acc += state[k] * loadAny(io.in[2], elem, (d * gates * hidden + row) * hidden + k);
+        if (bias >= 0)
+            acc += loadAny(io.in[bias], elem, d * 2 * gates * hidden + gates * hidden + row);
+        return acc;
+    }
+
+    PLACER_HD void operator()(i64 line) const {
+        const int d = static_cast<int>(line / batch);
+        const i64 b = line % batch;
+        const bool backwards = directions == 2 ? d == 1 : reverse;
+        const int gates = kind == 2 ? 4 : (kind == 1 ? 3 : 1);
+        const Activation* a = act + d * (kind == 2 ? 3 : (kind == 1 ? 2 : 1));
+        float h[kMaxHidden], c[kMaxHidden], hn[kMaxHidden], cn[kMaxHidden], r[kMaxHidden];
+        for (i64 j = 0; j < hidden; ++j) {
+            h[j] = initialH >= 0 ? static_cast<float>(
+                                       loadAny(io.in[initialH], elem, (d * batch + b) * hidden + j))
+                                 : 0.0f;
+            c[j] = initialC >= 0 ? static_cast<float>(
+                                       loadAny(io.in[initialC], elem, (d * batch + b) * hidden + j))
+                                 : 0.0f;
+        }
+        i64 length = steps;
+        if (lengths >= 0) {
+            length = loadIndex(io.in[lengths], lengthElem, b);
+            length = length < 0 ? 0 : (length > steps ? steps : length);
+        }
+        for (i64 s = 0; s < length; ++s) {
+            const i64 t = backwards ? length - 1 - s : s;
+            if (kind == 1) {
+                for (i64 j = 0; j < hidden; ++j)
+                    r[j] = static_cast<float>(
+                        a[0](clipped(gateInput(d, t, b, gates, 1, j, h, nullptr, true))));
+            }
+            for (i64 j = 0; j < hidden; ++j) {
+                if (kind == 0) {
+                    hn[j] = static_cast<float>(
+                        a[0](clipped(gateInput(d, t, b, gates, 0, j, h, nullptr, true))));
+                } else if (kind == 1) {
+                    const double z =
+                        a[0](clipped(gateInput(d, t, b, gates, 0, j, h, nullptr, true)));
+                    double candidate;
+                    if (linearBeforeReset)
+                        candidate = gateInput(d, t, b, gates, 2, j, h, nullptr, false) +
+                                    r[j] * recurrentOnly(d, gates, 2, j, h);
+                    else
+                        candidate = gateInput(d, t, b, gates, 2, j, h, r, true);
+                    const double ht = a[1](clipped(candidate));
+                    hn[j] = static_cast<float>((1 - z) * ht + z * h[j]);
+                } else {
+                    double pi = 0, po = 0, pf = 0;
+                    if (peepholes >= 0) {
+                        pi = loadAny(io.in[peepholes], elem, d * 3 * hidden + j);
+                        po = loadAny(io.in[peepholes], elem, d * 3 * hidden + hidden + j);
+                        pf = loadAny(io.in[peepholes], elem, d * 3 * hidden + 2 * hidden + j);
+                    }
+                    const double i = a[0](
+                        clipped(gateInput(d, t, b, gates, 0, j, h, nullptr, true) + pi * c[j]));
+                    const double f =
+                        inputForget
+                            ? 1 - i
+                            : a[0](clipped(gateInput(d, t, b, gates, 2, j, h, nullptr, true) +
+                                           pf * c[j]));
+                    const double g =
+                        a[1](clipped(gateInput(d, t, b, gates, 3, j, h, nullptr, true)));
+                    const double cell = f * c[j] + i * g;
+                    const double o = a[0](
+                        clipped(gateInput(d, t, b, gates, 1, j, h, nullptr, true) + po * cell));
+                    cn[j] = static_cast<float>(cell);
+                    hn[j] = static_cast<float>(o * a[2](cell));
+                }
+            }
+            for (i64 j = 0; j < hidden; ++j) {
+                h[j] = hn[j];
+                if (kind == 2)
+                    c[j] = cn[j];
+                if (outY)
+                    storeAny(io.out[0], elem, yOffset(t, d, b) + j, h[j]);
+            }
+        }
+        for (i64 t = length; t < steps && outY; ++t)
+            for (i64 j = 0; j < hidden; ++j)
+                storeAny(io.out[0], elem, yOffset(t, d, b) + j, 0.0);
+        for (i64 j = 0; j < hidden; ++j) {
+            if (outH)
+                storeAny(io.out[1], elem, (d * batch + b) * hidden + j, h[j]);
+            if (outC)
+                storeAny(io.out[2], elem, (d * batch + b) * hidden + j, c[j]);
+        }
     }
 };
 

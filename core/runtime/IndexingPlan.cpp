@@ -4,7 +4,9 @@
 #include "runtime/OpGeometry.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 
 namespace placer {
 
@@ -361,12 +363,12 @@ Plan convTranspose(const KernelSpec& spec) {
         if (strides[d] <= 0 || dilations[d] <= 0)
             return planError(spec, "strides and dilations must be positive");
         if (explicitShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-            // As ONNX Runtime: the padding the output shape implies, never negative, the odd
-            // one at the end except for SAME_UPPER.
+            // The padding the output shape implies (never negative), split as ONNX says: the
+            // odd one at the end for SAME_UPPER, at the start otherwise.
             const std::int64_t total =
                 std::max<std::int64_t>(0, strides[d] * (inSpatial[d] - 1) + outputPadding[d] +
                                               ((kernel[d] - 1) * dilations[d] + 1) - outSpatial[d]);
-            op.padBegin[d] = autoPad == "SAME_UPPER" ? total - total / 2 : total / 2;
+            op.padBegin[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
         } else {
             op.padBegin[d] = autoPad == "VALID" ? 0 : pads[d];
         }
@@ -418,6 +420,308 @@ Plan instanceNorm(const KernelSpec& spec) {
     return std::vector{IndexingStep{op, in[0] * in[1], true}};
 }
 
+Plan quantize(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    if (spec.inputs.size() < 2)
+        return planError(spec, "the scale input is missing");
+    Quantize op;
+    op.dequantize = spec.node->op->name == "DequantizeLinear";
+    op.xElem = elemOf(spec.inputs[0].dtype);
+    op.scaleElem = elemOf(spec.inputs[1].dtype);
+    op.outElem = elemOf(spec.outputs[0].dtype);
+    op.hasZero = spec.inputs.size() > 2;
+    if (op.hasZero)
+        op.zeroElem = elemOf(spec.inputs[2].dtype);
+    if (!op.dequantize && spec.outputs[0].dtype != DType::UInt8 &&
+        spec.outputs[0].dtype != DType::Int8)
+        return planError(spec, "quantizes to uint8 or int8 only");
+    const std::int64_t channels = spec.inputs[1].elementCount();
+    if (channels > 1) {
+        const int axis = axisAttr(spec, static_cast<int>(in.size()), 1);
+        if (axis < 0 || in[static_cast<std::size_t>(axis)] != channels)
+            return planError(spec, "the scale's length does not match the axis");
+        op.perChannel = true;
+        op.channels = channels;
+        op.inner = product(in, static_cast<std::size_t>(axis) + 1);
+    }
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan mean(const KernelSpec& spec) {
+    if (spec.inputs.empty() || spec.inputs.size() > static_cast<std::size_t>(Io::kMaxInputs))
+        return planError(spec, "takes 1 to 6 inputs here");
+    Mean op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.count = static_cast<int>(spec.inputs.size());
+    const Dims& out = spec.outputs[0].shape;
+    if (!toFunctorShape(out, &op.shape))
+        return planError(spec, kFunctorRankError);
+    for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+        if (spec.inputs[k].dtype != spec.outputs[0].dtype)
+            return planError(spec, "inputs of different element types");
+        op.strides[k] = toFunctorStrides(broadcastStrides(spec.inputs[k].shape, out));
+    }
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan reverseSequence(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    ReverseSequence op;
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.lengthElem = elemOf(spec.inputs[1].dtype);
+    op.timeAxis = normalizeAxis(intAttr(spec, "time_axis", 0), static_cast<int>(in.size()));
+    op.batchAxis = normalizeAxis(intAttr(spec, "batch_axis", 1), static_cast<int>(in.size()));
+    if (op.timeAxis < 0 || op.batchAxis < 0 || op.timeAxis == op.batchAxis)
+        return planError(spec, "bad time or batch axis");
+    if (!toFunctorShape(in, &op.shape))
+        return planError(spec, kFunctorRankError);
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan gridSample(const KernelSpec& spec) {
+    const Dims& x = shapeOf(spec, 0);
+    const Dims& grid = shapeOf(spec, 1);
+    const Dims& out = spec.outputs[0].shape;
+    if (x.size() != 4 || grid.size() != 4 || grid[3] != 2 || out.size() != 4)
+        return planError(spec, "only 4-D inputs with a [N, H, W, 2] grid");
+    GridSample op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.gridElem = elemOf(spec.inputs[1].dtype);
+    op.n = x[0];
+    op.c = x[1];
+    op.h = x[2];
+    op.w = x[3];
+    op.outH = out[2];
+    op.outW = out[3];
+    const std::string mode = spec.node->attrs.getString("mode", "bilinear").value_or("bilinear");
+    op.mode = mode == "nearest" ? 0 : mode == "bicubic" ? 2 : mode == "bilinear" ? 1 : -1;
+    const std::string padding =
+        spec.node->attrs.getString("padding_mode", "zeros").value_or("zeros");
+    op.padding = padding == "border"       ? 1
+                 : padding == "reflection" ? 2
+                 : padding == "zeros"      ? 0
+                                           : -1;
+    op.alignCorners = intAttr(spec, "align_corners", 0) != 0;
+    if (op.mode < 0 || op.padding < 0)
+        return planError(spec, "unknown mode '" + mode + "' or padding '" + padding + "'");
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
+Plan einsum(const KernelSpec& spec) {
+    std::string equation = spec.node->attrs.getString("equation", "").value_or("");
+    equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+    const std::size_t arrow = equation.find("->");
+    const std::string lhs = equation.substr(0, arrow);
+    std::vector<std::string> terms(1);
+    for (char ch : lhs) {
+        if (ch == ',')
+            terms.emplace_back();
+        else
+            terms.back() += ch;
+    }
+    if (terms.size() != spec.inputs.size() ||
+        terms.size() > static_cast<std::size_t>(Io::kMaxInputs))
+        return planError(spec, "the equation names " + std::to_string(terms.size()) +
+                                   " operands for " + std::to_string(spec.inputs.size()) +
+                                   " inputs");
+    // Labels: letters by character, the ellipsis' dimensions as '0'+k (right-aligned).
+    struct Axis {
+        char label;
+    };
+    std::vector<std::vector<char>> axes(terms.size());
+    int ellipsis = 0;
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+        const std::string& t = terms[k];
+        const std::size_t dots = t.find("...");
+        const int letters = static_cast<int>(t.size()) - (dots == std::string::npos ? 0 : 3);
+        const int rank = spec.inputs[k].rank();
+        const int extra = dots == std::string::npos ? 0 : rank - letters;
+        if (extra < 0 || (dots == std::string::npos && letters != rank))
+            return planError(spec, "operand " + std::to_string(k) + " has rank " +
+                                       std::to_string(rank) + ", the equation says otherwise");
+        ellipsis = std::max(ellipsis, extra);
+    }
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+        const std::string& t = terms[k];
+        const int rank = spec.inputs[k].rank();
+        for (std::size_t p = 0; p < t.size(); ++p) {
+            if (t.compare(p, 3, "...") == 0) {
+                const int letters = static_cast<int>(t.size()) - 3;
+                const int extra = rank - letters;
+                for (int e = 0; e < extra; ++e)
+                    axes[k].push_back(static_cast<char>('0' + ellipsis - extra + e));
+                p += 2;
+            } else if (std::isalpha(static_cast<unsigned char>(t[p]))) {
+                axes[k].push_back(t[p]);
+            } else {
+                return planError(spec, std::string("unexpected '") + t[p] + "' in the equation");
+            }
+        }
+    }
+    std::vector<char> output;
+    if (arrow != std::string::npos) {
+        const std::string rhs = equation.substr(arrow + 2);
+        for (std::size_t p = 0; p < rhs.size(); ++p) {
+            if (rhs.compare(p, 3, "...") == 0) {
+                for (int e = 0; e < ellipsis; ++e)
+                    output.push_back(static_cast<char>('0' + e));
+                p += 2;
+            } else {
+                output.push_back(rhs[p]);
+            }
+        }
+    } else {
+        for (int e = 0; e < ellipsis; ++e)
+            output.push_back(static_cast<char>('0' + e));
+        std::map<char, int> seen;
+        for (const auto& list : axes)
+            for (char l : list)
+                if (std::isalpha(static_cast<unsigned char>(l)))
+                    ++seen[l];
+        for (const auto& [l, n] : seen)
+            if (n == 1)
+                output.push_back(l);
+    }
+    std::vector<char> order = output;
+    for (const auto& list : axes)
+        for (char l : list)
+            if (std::find(order.begin(), order.end(), l) == order.end())
+                order.push_back(l);
+    if (static_cast<int>(order.size()) > Einsum::kMaxLabels)
+        return planError(spec, "more than 16 labels");
+    Einsum op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.inputs = static_cast<int>(terms.size());
+    op.labels = static_cast<int>(order.size());
+    op.outLabels = static_cast<int>(output.size());
+    auto index = [&](char l) {
+        return static_cast<int>(std::find(order.begin(), order.end(), l) - order.begin());
+    };
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        const Dims& shape = spec.inputs[k].shape;
+        for (std::size_t a = 0; a < axes[k].size(); ++a)
+            op.dims[index(axes[k][a])] = std::max(op.dims[index(axes[k][a])], shape[a]);
+    }
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        const Dims& shape = spec.inputs[k].shape;
+        const Dims own = contiguousStrides(shape);
+        for (std::size_t a = 0; a < axes[k].size(); ++a) {
+            const int l = index(axes[k][a]);
+            if (shape[a] != op.dims[l] && shape[a] != 1)
+                return planError(spec, "label '" + std::string(1, axes[k][a]) +
+                                           "' has different extents");
+            if (shape[a] != 1 || op.dims[l] == 1)
+                op.strides[k][l] += own[a];
+        }
+    }
+    std::int64_t outCount = 1;
+    for (int l = 0; l < op.outLabels; ++l)
+        outCount *= op.dims[l];
+    for (int l = op.outLabels; l < op.labels; ++l)
+        op.sumCount *= op.dims[l];
+    if (outCount != spec.outputs[0].elementCount())
+        return planError(spec, "the equation's output does not match the output type");
+    return std::vector{elements(op, outCount)};
+}
+
+Plan recurrent(const KernelSpec& spec) {
+    const std::string& name = spec.node->op->name;
+    Recurrent op;
+    op.kind = name == "LSTM" ? 2 : name == "GRU" ? 1 : 0;
+    const int gates = op.kind == 2 ? 4 : op.kind == 1 ? 3 : 1;
+    const int perDirection = op.kind == 2 ? 3 : op.kind == 1 ? 2 : 1;
+    const Dims& x = shapeOf(spec, 0);
+    if (x.size() != 3 || spec.inputs.size() < 3)
+        return planError(spec, "needs X [seq, batch, input], W and R");
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.batchFirst = intAttr(spec, "layout", 0) != 0;
+    op.steps = op.batchFirst ? x[1] : x[0];
+    op.batch = op.batchFirst ? x[0] : x[1];
+    op.inputSize = x[2];
+    op.hidden =
+        intAttr(spec, "hidden_size", shapeOf(spec, 2).size() == 3 ? shapeOf(spec, 2)[2] : 0);
+    const std::string direction =
+        spec.node->attrs.getString("direction", "forward").value_or("forward");
+    op.directions = direction == "bidirectional" ? 2 : 1;
+    op.reverse = direction == "reverse";
+    if (op.hidden <= 0 || op.hidden > Recurrent::kMaxHidden)
+        return planError(spec, "hidden sizes from 1 to " + std::to_string(Recurrent::kMaxHidden) +
+                                   " are supported");
+    if (shapeOf(spec, 1) != Dims{op.directions, gates * op.hidden, op.inputSize})
+        return planError(spec, "W does not match the direction, hidden size and input size");
+    op.clip = spec.node->attrs.getFloat("clip", 0).value_or(0);
+    op.linearBeforeReset = intAttr(spec, "linear_before_reset", 0) != 0;
+    op.inputForget = intAttr(spec, "input_forget", 0) != 0;
+    op.bias = geometry::inputAt(spec, 3);
+    op.lengths = geometry::inputAt(spec, 4);
+    op.initialH = geometry::inputAt(spec, 5);
+    op.initialC = op.kind == 2 ? geometry::inputAt(spec, 6) : -1;
+    op.peepholes = op.kind == 2 ? geometry::inputAt(spec, 7) : -1;
+    if (op.lengths >= 0)
+        op.lengthElem = elemOf(spec.inputs[static_cast<std::size_t>(op.lengths)].dtype);
+    auto present = [&](std::size_t k) {
+        return k < spec.outputs.size() && spec.outputs[k].shape != Dims{0};
+    };
+    op.outY = present(0);
+    op.outH = present(1);
+    op.outC = op.kind == 2 && present(2);
+    // Activations: ONNX's defaults, or the listed ones (per direction, in order).
+    static const char* const kDefaults[3][3] = {
+        {"Tanh", "", ""}, {"Sigmoid", "Tanh", ""}, {"Sigmoid", "Tanh", "Tanh"}};
+    std::vector<std::string> names;
+    const std::string listed = spec.node->attrs.getString("activations", "").value_or("");
+    for (std::size_t start = 0; !listed.empty() && start <= listed.size();) {
+        const std::size_t comma = listed.find(',', start);
+        names.push_back(listed.substr(start, comma - start));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    if (names.empty()) {
+        for (int d = 0; d < op.directions; ++d)
+            for (int k = 0; k < perDirection; ++k)
+                names.push_back(kDefaults[op.kind][k]);
+    }
+    if (static_cast<int>(names.size()) != perDirection * op.directions)
+        return planError(spec, "expected " + std::to_string(perDirection * op.directions) +
+                                   " activations");
+    static const char* const kNames[] = {
+        "Sigmoid",    "Tanh", "Relu",     "HardSigmoid", "LeakyRelu", "ThresholdedRelu",
+        "ScaledTanh", "Elu",  "Softsign", "Softplus",    "Affine"};
+    Dims none;
+    std::vector<double> alphas, betas;
+    if (const AttrValue* a = spec.node->attrs.find("activation_alpha");
+        a && std::holds_alternative<std::vector<double>>(*a))
+        alphas = std::get<std::vector<double>>(*a);
+    if (const AttrValue* b = spec.node->attrs.find("activation_beta");
+        b && std::holds_alternative<std::vector<double>>(*b))
+        betas = std::get<std::vector<double>>(*b);
+    std::size_t parameterAt = 0;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        int fn = -1;
+        for (int f = 0; f < 11; ++f) {
+            if (names[k] == kNames[f])
+                fn = f;
+        }
+        if (fn < 0)
+            return planError(spec, "activation '" + names[k] + "' is not known");
+        Activation& a = op.act[k];
+        a.fn = fn;
+        // Defaults as ONNX Runtime's, when the lists do not give them.
+        const bool parameters = fn == 3 || fn == 4 || fn == 5 || fn == 6 || fn == 7 || fn == 10;
+        a.alpha = fn == 3 ? 0.2 : fn == 4 ? 0.01 : 1.0;
+        a.beta = fn == 3 ? 0.5 : fn == 6 ? 1.0 : 0.0;
+        if (parameters) {
+            if (parameterAt < alphas.size())
+                a.alpha = alphas[parameterAt];
+            if (parameterAt < betas.size())
+                a.beta = betas[parameterAt];
+            ++parameterAt;
+        }
+    }
+    return std::vector{elements(op, op.directions * op.batch)};
+}
+
 } // namespace
 
 Plan planIndexing(const KernelSpec& spec) {
@@ -456,6 +760,18 @@ Plan planIndexing(const KernelSpec& spec) {
         return eyeLike(spec);
     case KernelFamily::InstanceNorm:
         return instanceNorm(spec);
+    case KernelFamily::Quantize:
+        return quantize(spec);
+    case KernelFamily::Mean:
+        return mean(spec);
+    case KernelFamily::ReverseSequence:
+        return reverseSequence(spec);
+    case KernelFamily::GridSample:
+        return gridSample(spec);
+    case KernelFamily::Einsum:
+        return einsum(spec);
+    case KernelFamily::Recurrent:
+        return recurrent(spec);
     default:
         return planError(spec, "not an indexing operator");
     }
@@ -467,7 +783,7 @@ void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size
         [&](auto& functor) {
             for (std::size_t k = 0; k < inputCount && k < Io::kMaxInputs; ++k)
                 functor.io.in[k] = inputs[k];
-            for (std::size_t k = 0; k < outputCount && k < 2; ++k)
+            for (std::size_t k = 0; k < outputCount && k < Io::kMaxOutputs; ++k)
                 functor.io.out[k] = outputs[k];
         },
         op);

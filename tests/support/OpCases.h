@@ -1259,6 +1259,102 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              0});
     }
 
+    {
+        const Dims s = {r.pick(1, 2), r.pick(1, 4), r.pick(1, 4)};
+        const Tensor x = r.floats(s, -3, 3);
+        const Tensor scale = r.floats({s[1]}, 0.01f, 0.05f);
+        const Tensor zero = r.ints<std::int8_t>({s[1]}, DType::Int8, -10, 10);
+        add({"QuantizeLinear per channel",
+             "QuantizeLinear",
+             attrs({{"axis", std::int64_t{1}}}),
+             {x, scale, zero},
+             {},
+             {{s, DType::Int8}},
+             0,
+             0});
+        const Tensor q = r.ints<std::uint8_t>(s, DType::UInt8, 0, 255);
+        add({"DequantizeLinear",
+             "DequantizeLinear",
+             {},
+             {q, detail::CaseMaker::scalar(0.02f),
+              make({}, DType::UInt8, std::vector<std::uint8_t>{128})},
+             {},
+             {{s, DType::Float32}},
+             1e-6,
+             1e-6});
+        add({"Mean of three",
+             "Mean",
+             {},
+             {r.floats(s), r.floats(r.broadcastPartner(s)), r.floats(r.broadcastPartner(s))},
+             {},
+             {{s, DType::Float32}},
+             1e-6,
+             1e-6});
+        std::vector<std::int64_t> lengths;
+        for (std::int64_t b = 0; b < s[1]; ++b)
+            lengths.push_back(r.pick(0, static_cast<int>(s[0])));
+        add({"ReverseSequence",
+             "ReverseSequence",
+             attrs({{"time_axis", std::int64_t{0}}, {"batch_axis", std::int64_t{1}}}),
+             {x, detail::CaseMaker::int64s({s[1]}, lengths)},
+             {},
+             {{s, DType::Float32}},
+             0,
+             0});
+    }
+    for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
+        const Dims in = {1, r.pick(1, 2), r.pick(2, 5), r.pick(2, 5)};
+        const std::int64_t h = r.pick(1, 4), w = r.pick(1, 4);
+        static const char* const kPadding[] = {"zeros", "border", "reflection"};
+        add({std::string("GridSample ") + mode,
+             "GridSample",
+             attrs({{"mode", std::string(mode)},
+                    {"padding_mode", std::string(kPadding[r.pick(0, 2)])},
+                    {"align_corners", std::int64_t{r.coin()}}}),
+             {r.floats(in), r.floats({1, h, w, 2}, -1.2f, 1.2f)},
+             {},
+             {{{1, in[1], h, w}, DType::Float32}},
+             1e-5,
+             1e-5});
+    }
+    {
+        const std::int64_t b = r.pick(1, 3), i = r.pick(1, 4), j = r.pick(1, 4), k = r.pick(1, 4);
+        add({"Einsum batch matmul",
+             "Einsum",
+             attrs({{"equation", std::string("bij,bjk->bik")}}),
+             {r.floats({b, i, j}), r.floats({b, j, k})},
+             {},
+             {{{b, i, k}, DType::Float32}},
+             1e-5,
+             1e-5});
+        add({"Einsum diagonal",
+             "Einsum",
+             attrs({{"equation", std::string("...ii->...i")}}),
+             {r.floats({b, i, i})},
+             {},
+             {{{b, i}, DType::Float32}},
+             0,
+             0});
+    }
+    for (const char* op : {"RNN", "GRU", "LSTM"}) {
+        const std::string name = op;
+        const int gates = name == "LSTM" ? 4 : name == "GRU" ? 3 : 1;
+        const std::int64_t steps = r.pick(1, 4), batch = r.pick(1, 3), input = r.pick(1, 4),
+                           hidden = r.pick(1, 5);
+        const std::int64_t dirs = r.coin() ? 2 : 1;
+        add({name,
+             name,
+             attrs({{"hidden_size", hidden},
+                    {"direction", std::string(dirs == 2 ? "bidirectional" : "forward")}}),
+             {r.floats({steps, batch, input}), r.floats({dirs, gates * hidden, input}),
+              r.floats({dirs, gates * hidden, hidden}), r.floats({dirs, 2 * gates * hidden})},
+             {false, true, true, true},
+             {{{steps, dirs, batch, hidden}, DType::Float32},
+              {{dirs, batch, hidden}, DType::Float32}},
+             1e-5,
+             1e-5});
+    }
+
     // Outputs from the shape function where a case left them out.
     for (OpCase& c : cases) {
         if (!c.outputs.empty())

@@ -7,9 +7,14 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        are committed under resources/models/
                                        with, for each, an input and PyTorch's output as .npy
                                        (NAME.input.npy, NAME.expected.npy) to check the runtime
-  scripts/export_models.py full DIR    full-size torchvision classifiers and a BERT-base-sized
-                                       encoder (tens to hundreds of MiB); generated on demand,
-                                       never committed
+  scripts/export_models.py full DIR    full-size torchvision classifiers, a BERT-base-sized
+                                       encoder, and the models tst_runtime checks against PyTorch
+                                       when $PLACER_ONNX_MODELS names DIR (transformers, Swin-T,
+                                       ShuffleNetV2, ConvNeXt-Tiny, FCN-ResNet50, an LSTM,
+                                       ResNet-50 at batch 8), each with NAME.input.npy and
+                                       NAME.expected.npy (tens to hundreds of MiB); generated on
+                                       demand, never committed
+  scripts/export_models.py checked DIR only the models tst_runtime checks
 """
 import os
 import sys
@@ -127,11 +132,60 @@ class Encoder(nn.Module):
         return self.layers(self.embed(ids) + self.position)
 
 
-def export(model, example, path, names=("input",), reference=False):
+class CausalDecoder(nn.Module):
+    """A GPT-style decoder: pre-norm blocks, GELU, and a causal mask built from the input's
+    length (a Shape -> Trilu/Where subgraph in the export)."""
+
+    def __init__(self, vocab, width, heads, layers):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.position = nn.Embedding(512, width)
+        layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.blocks = nn.TransformerEncoder(layer, layers)
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, ids):
+        tokens = ids.shape[1]
+        positions = torch.arange(tokens, device=ids.device).unsqueeze(0)
+        mask = torch.triu(torch.full((tokens, tokens), float("-inf")), diagonal=1)
+        x = self.blocks(self.embed(ids) + self.position(positions), mask=mask)
+        return self.head(self.norm(x))
+
+
+class LstmTagger(nn.Module):
+    """A two-layer LSTM over a sequence of feature vectors, and a linear head per step."""
+
+    def __init__(self, features, hidden, classes):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, num_layers=2, batch_first=True)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        return self.head(self.lstm(x)[0])
+
+
+class OutOnly(nn.Module):
+    """A segmentation model's "out" entry alone (torchvision returns a dict)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def export(model, example, path, names=("input",), reference=False, dynamic=None, opset=OPSET):
     model.eval()
-    with torch.no_grad():
-        torch.onnx.export(model, example, path, opset_version=OPSET, input_names=list(names),
-                          output_names=["output"], do_constant_folding=True)
+    # Traced with gradients on: PyTorch's fused attention fast path (taken without them) has no
+    # ONNX export.
+    with torch.enable_grad():
+        torch.onnx.export(model, example, path, opset_version=opset, input_names=list(names),
+                          output_names=["output"], do_constant_folding=True,
+                          dynamic_axes=dynamic)
+    with torch.enable_grad():  # the reference takes the path the export traced
         if reference:
             # A fresh input and PyTorch's output for it, to check the runtime against.
             generator = torch.Generator().manual_seed(1)
@@ -141,7 +195,7 @@ def export(model, example, path, names=("input",), reference=False):
                 data = torch.rand(example.shape, generator=generator) * 2 - 1
             base = os.path.splitext(path)[0]
             np.save(base + ".input.npy", data.numpy())
-            np.save(base + ".expected.npy", model(data).numpy())
+            np.save(base + ".expected.npy", model(data).detach().numpy())
     print(f"{path}: {os.path.getsize(path) / 1024:.1f} KiB")
 
 
@@ -172,10 +226,43 @@ def full(folder):
     ids = torch.randint(0, 30522, (1, 128))
     export(Encoder(30522, 768, 12, 3072, 12, 128), ids, os.path.join(folder, "bert_base_encoder.onnx"),
            ["ids"])
+    checked(folder)
+
+
+def checked(folder):
+    """The models tst_runtime runs against PyTorch's outputs (PLACER_ONNX_MODELS=folder). The
+    transformers are exported with symbolic batch and sequence dimensions, as users export them,
+    so their Reshape and Slice bounds come from Shape subgraphs."""
+    torch.manual_seed(0)
+    image = torch.randn(1, 3, 224, 224)
+    path = lambda name: os.path.join(folder, name + ".onnx")
+    skip = set(sys.argv[3:])  # names already written
+    if "vit_b_16" not in skip:
+        vit = torchvision.models.vit_b_16(weights=None)
+        nn.init.normal_(vit.heads.head.weight, std=0.02)  # zero-initialised: outputs all 0
+        export(vit, image, path("vit_b_16"), reference=True, dynamic={"input": {0: "batch"}})
+    encoder = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(256, 8, 1024, dropout=0.0, batch_first=True), 4)
+    export(encoder, torch.randn(1, 64, 256), path("transformer_encoder"), reference=True,
+           dynamic={"input": {0: "batch", 1: "tokens"}})
+    export(CausalDecoder(1000, 256, 8, 4), torch.randint(0, 1000, (1, 64)), path("causal_decoder"),
+           ["input"], reference=True, dynamic={"input": {0: "batch", 1: "tokens"}},
+           opset=14)  # torch.triu exports as Trilu from opset 14
+    export(torchvision.models.swin_t(weights=None), image, path("swin_t"), reference=True)
+    export(torchvision.models.shufflenet_v2_x1_0(weights=None), image, path("shufflenet_v2"),
+           reference=True, dynamic={"input": {0: "batch"}})
+    export(torchvision.models.convnext_tiny(weights=None), image, path("convnext_tiny"),
+           reference=True)
+    fcn = torchvision.models.segmentation.fcn_resnet50(weights=None, weights_backbone=None,
+                                                       aux_loss=False)
+    export(OutOnly(fcn), image, path("fcn_resnet50"), reference=True)
+    export(LstmTagger(64, 128, 10), torch.randn(1, 50, 64), path("lstm_tagger"), reference=True)
+    export(torchvision.models.resnet50(weights=None), torch.randn(8, 3, 224, 224),
+           path("resnet50_batch8"), reference=True)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("small", "full"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("small", "full", "checked"):
         sys.exit(__doc__)
     os.makedirs(sys.argv[2], exist_ok=True)
-    (small if sys.argv[1] == "small" else full)(sys.argv[2])
+    {"small": small, "full": full, "checked": checked}[sys.argv[1]](sys.argv[2])

@@ -1262,7 +1262,8 @@ private:
         std::int64_t count = 0;
         if (!dtype || tensorElements(tensor, &count) || count != 1)
             return std::nullopt;
-        auto data = tensorData(tensor, *dtype, 1);
+        onnx::TensorProto copy = tensor; // tensorData takes raw bytes out of what it reads
+        auto data = tensorData(copy, *dtype, 1);
         if (!data)
             return std::nullopt;
         return decodeScalar(*dtype, data.value());
@@ -1282,9 +1283,12 @@ private:
                     joined += (joined.empty() ? "" : ",") + item;
                 node->attrs.set(attr.name(), joined);
                 node->attrs.set(attr.name() + ".strings", true);
-            } else if (attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
-                       attr.t().dims_size() <= 1 && scalarOf(attr.t())) {
-                node->attrs.set(attr.name(), *scalarOf(attr.t()));
+            } else if (const auto scalar =
+                           attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
+                                   attr.t().dims_size() <= 1
+                               ? scalarOf(attr.t())
+                               : std::nullopt) {
+                node->attrs.set(attr.name(), *scalar);
                 node->attrs.set(attr.name() + ".dtype",
                                 std::string(dtypeName(*dtypeFromOnnx(attr.t().data_type()))));
             } else {

@@ -29,7 +29,7 @@ struct ReferenceCheck {
 };
 
 /// Compares outputs elementwise: an element mismatches when |a - b| > atol + rtol * |b|
-/// (NaN matches NaN). Shapes and types must agree.
+/// (NaN matches NaN, an infinity the same infinity). Shapes and types must agree.
 ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
                               const std::vector<HostTensor>& expected, double atol = 1e-4,
                               double rtol = 1e-3);

@@ -11,6 +11,7 @@
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
+#include "runtime/ConstantEvaluation.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelSupport.h"
@@ -19,6 +20,8 @@
 
 #include <QtTest>
 
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <set>
 
@@ -265,6 +268,84 @@ private slots:
         QVERIFY(check.maxAbsDiff < 1e-4);
         if (!rules.isEmpty())
             QVERIFY2(!prepared->plan.copies.empty(), "the split plan copies between devices");
+    }
+
+    // The models scripts/export_models.py checks (full or checked) writes, with PyTorch's output
+    // for a fixed input: each runs on one vcpu and split over two (the first half of its
+    // operators on one, the rest on the other) and matches PyTorch within a relative error of
+    // 1e-3 (the largest difference over the largest reference magnitude).
+    void exportedModelsMatchPyTorch_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("split");
+        for (const char* model :
+             {"vit_b_16", "transformer_encoder", "causal_decoder", "swin_t", "shufflenet_v2",
+              "convnext_tiny", "fcn_resnet50", "lstm_tagger", "resnet50_batch8"}) {
+            QTest::newRow(qPrintable(QString(model) + " one vcpu")) << model << false;
+            QTest::newRow(qPrintable(QString(model) + " split over two vcpus")) << model << true;
+        }
+    }
+    void exportedModelsMatchPyTorch() {
+        QFETCH(QString, model);
+        QFETCH(bool, split);
+        const char* folder = std::getenv("PLACER_ONNX_MODELS");
+        if (!folder || !*folder)
+            QSKIP("set PLACER_ONNX_MODELS to a folder written by scripts/export_models.py "
+                  "checked (needs Debian's python3-torch and python3-torchvision)");
+        const std::string base = std::string(folder) + "/" + model.toStdString();
+        if (!std::filesystem::exists(base + ".onnx") ||
+            !std::filesystem::exists(base + ".input.npy"))
+            QSKIP(qPrintable(QString::fromStdString(base + ".onnx or its .input.npy is missing")));
+        auto input = readNpy(base + ".input.npy");
+        auto expected = readNpy(base + ".expected.npy");
+        QVERIFY2(input.ok() && expected.ok(), "reference .npy files are readable");
+        installConstantFolding();
+        auto loaded = loadModelFile(base + ".onnx", GraphFormat::Onnx,
+                                    DeviceSet::parse(split ? "a:vcpu,b:vcpu" : "a:vcpu").take(),
+                                    {{"input", input.value().type.shape}});
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().toString().c_str());
+        LoadedModel m = loaded.take();
+        for (const std::string& w : m.warnings)
+            QVERIFY2(w.find("no kernel") == std::string::npos, w.c_str());
+        if (split) {
+            std::vector<NodeId> compute;
+            for (std::uint32_t i = 0; i < m.graph.size(); ++i)
+                if (m.graph.node(NodeId(i)).op->role == OpRole::Compute)
+                    compute.push_back(NodeId(i));
+            for (std::size_t k = 0; k < compute.size(); ++k)
+                m.graph.node(compute[k]).pin =
+                    Pin{PinKind::Plain, DeviceId(k < compute.size() / 2 ? 0 : 1), "test"};
+        }
+        const Plan plan = planDevices(m.graph, m.devices, PlanOptions{});
+        QVERIFY2(plan.conflicts.empty(),
+                 plan.conflicts.empty() ? "" : plan.conflicts[0].message.c_str());
+        auto program = lowerToBytecode(m.graph, m.devices, plan);
+        QVERIFY2(program.ok(), program.ok() ? "" : program.error().message.c_str());
+        DeviceRegistry registry;
+        std::vector<std::string> warnings;
+        auto mapping = mapDevices(m.devices, {}, registry, &warnings);
+        QVERIFY2(mapping.ok(), mapping.ok() ? "" : mapping.error().message.c_str());
+        auto executor =
+            Executor::load(m.graph, m.devices, program.take(), mapping.take(), m.graph.onnxOpset());
+        QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
+        auto result = executor.value()->run({input.value()}, RunOptions{0, 1});
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        QCOMPARE(result.value().outputs.size(), std::size_t{1});
+        const HostTensor& out = result.value().outputs[0];
+        QCOMPARE(out.type, expected.value().type);
+        double largest = 0, difference = 0;
+        for (std::int64_t i = 0; i < out.type.elementCount(); ++i) {
+            const double want = loadAsDouble(expected.value().data.data(), out.type.dtype, i);
+            const double got = loadAsDouble(out.data.data(), out.type.dtype, i);
+            largest = std::max(largest, std::abs(want));
+            difference = std::max(difference, std::abs(got - want));
+        }
+        const double relative = difference / std::max(largest, 1e-12);
+        qInfo("%s: relative error %.2e (largest difference %.3g, largest value %.3g)%s",
+              model.toUtf8().constData(), relative, difference, largest,
+              split ? (", " + std::to_string(plan.copies.size()) + " copies").c_str() : "");
+        QVERIFY2(relative <= 1e-3, qPrintable(QString("relative error %1").arg(relative)));
+        if (split)
+            QVERIFY(!plan.copies.empty());
     }
 
     void multiDevicePlansMatchOneDevice_data() {

@@ -127,6 +127,17 @@ T = {
     "waiting for %1": ("wartet auf %1", "等待 %1"),
     "idle %1 ms, waiting for %2": ("%1 ms untätig, wartet auf %2", "空闲 %1 毫秒，等待 %2"),
     "planned in %1 ms": ("geplant in %1 ms", "规划用时 %1 毫秒"),
+    "%n node(s) folded at load": (("%n Knoten beim Laden gefaltet", "%n Knoten beim Laden gefaltet"),
+                                  ("加载时折叠了 %n 个节点",)),
+    "Input shapes for %1": ("Eingabeformen für %1", "%1 的输入形状"),
+    "These inputs have symbolic dimensions. Give the shapes to plan for; symbolic dimensions left at 1 are planned as 1.": (
+        "Diese Eingaben haben symbolische Dimensionen. Geben Sie die Formen an, für die geplant "
+        "wird; symbolische Dimensionen, die bei 1 bleiben, werden als 1 geplant.",
+        "这些输入含有符号维度。请给出用于规划的形状；保留为 1 的符号维度按 1 规划。"),
+    "Declared: [%1]": ("Deklariert: [%1]", "声明：[%1]"),
+    "%1 [%2]": ("%1 [%2]", "%1 [%2]"),
+    "%1 has %2 dimensions": ("%1 hat %2 Dimensionen", "%1 有 %2 个维度"),
+    "Open": ("Öffnen", "打开"),
     "(none)": ("(keines)", "（无）"),
     "Bad rule": ("Ungültige Regel", "无效规则"),
     "'%1' is not of the form OP=DEVICE": ("„%1“ hat nicht die Form OP=GERÄT", "“%1”不是 OP=DEVICE 的形式"),

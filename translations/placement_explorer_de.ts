@@ -179,6 +179,11 @@
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="37" />
+        <source>%n node(s) folded at load</source>
+        <translation><numerusform>%n Knoten beim Laden gefaltet</numerusform><numerusform>%n Knoten beim Laden gefaltet</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -412,6 +417,39 @@
         <location filename="../app/gui/DeviceDialog.cpp" line="193" />
         <source>a plan needs at least one device</source>
         <translation>ein Plan braucht mindestens ein Gerät</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::InputShapesDialog</name>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="15" />
+        <source>Input shapes for %1</source>
+        <translation>Eingabeformen für %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="19" />
+        <source>These inputs have symbolic dimensions. Give the shapes to plan for; symbolic dimensions left at 1 are planned as 1.</source>
+        <translation>Diese Eingaben haben symbolische Dimensionen. Geben Sie die Formen an, für die geplant wird; symbolische Dimensionen, die bei 1 bleiben, werden als 1 geplant.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="35" />
+        <source>Declared: [%1]</source>
+        <translation>Deklariert: [%1]</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="37" />
+        <source>%1 [%2]</source>
+        <translation>%1 [%2]</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="48" />
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="77" />
+        <source>%1 has %2 dimensions</source>
+        <translation>%1 hat %2 Dimensionen</translation>
     </message>
 </context>
 <context>
@@ -721,23 +759,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="45" />
-        <location filename="../app/gui/ModelOpener.cpp" line="64" />
+        <location filename="../app/gui/ModelOpener.cpp" line="47" />
+        <location filename="../app/gui/ModelOpener.cpp" line="80" />
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="54" />
+        <location filename="../app/gui/ModelOpener.cpp" line="56" />
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="55" />
+        <location filename="../app/gui/ModelOpener.cpp" line="57" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="78" />
+        <location filename="../app/gui/ModelOpener.cpp" line="94" />
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
@@ -1212,22 +1250,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="151" />
+        <location filename="../views/PlacementDocument.cpp" line="152" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation>„%1“ kann nicht entfernt werden: device_copy %2 im Modell nennt es</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="160" />
+        <location filename="../views/PlacementDocument.cpp" line="161" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation>„%1“ kann nicht entfernt werden: ein Ergebnis des Modells muss dort liegen</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="170" />
+        <location filename="../views/PlacementDocument.cpp" line="171" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>von device_copy-Knoten genannte Geräte müssen ihren Platz in der Liste behalten</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="177" />
+        <location filename="../views/PlacementDocument.cpp" line="178" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation>Geräte, auf denen Ergebnisse liegen müssen, müssen ihren Platz in der Liste behalten</translation>
     </message>

@@ -179,6 +179,11 @@
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="37" />
+        <source>%n node(s) folded at load</source>
+        <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -411,6 +416,39 @@
     <message>
         <location filename="../app/gui/DeviceDialog.cpp" line="193" />
         <source>a plan needs at least one device</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
+    <name>placer::gui::InputShapesDialog</name>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="15" />
+        <source>Input shapes for %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="19" />
+        <source>These inputs have symbolic dimensions. Give the shapes to plan for; symbolic dimensions left at 1 are planned as 1.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="35" />
+        <source>Declared: [%1]</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="37" />
+        <source>%1 [%2]</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="48" />
+        <source>Open</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="77" />
+        <source>%1 has %2 dimensions</source>
         <translation type="unfinished" />
     </message>
 </context>
@@ -721,23 +759,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="45" />
-        <location filename="../app/gui/ModelOpener.cpp" line="64" />
+        <location filename="../app/gui/ModelOpener.cpp" line="47" />
+        <location filename="../app/gui/ModelOpener.cpp" line="80" />
         <source>Cannot open %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="54" />
+        <location filename="../app/gui/ModelOpener.cpp" line="56" />
         <source>Open a graph</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="55" />
+        <location filename="../app/gui/ModelOpener.cpp" line="57" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="78" />
+        <location filename="../app/gui/ModelOpener.cpp" line="94" />
         <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
@@ -1211,22 +1249,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="151" />
+        <location filename="../views/PlacementDocument.cpp" line="152" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="160" />
+        <location filename="../views/PlacementDocument.cpp" line="161" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="170" />
+        <location filename="../views/PlacementDocument.cpp" line="171" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="177" />
+        <location filename="../views/PlacementDocument.cpp" line="178" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished" />
     </message>

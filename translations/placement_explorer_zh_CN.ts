@@ -179,6 +179,11 @@
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="37" />
+        <source>%n node(s) folded at load</source>
+        <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -412,6 +417,39 @@
         <location filename="../app/gui/DeviceDialog.cpp" line="193" />
         <source>a plan needs at least one device</source>
         <translation>计划至少需要一个设备</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::InputShapesDialog</name>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="15" />
+        <source>Input shapes for %1</source>
+        <translation>%1 的输入形状</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="19" />
+        <source>These inputs have symbolic dimensions. Give the shapes to plan for; symbolic dimensions left at 1 are planned as 1.</source>
+        <translation>这些输入含有符号维度。请给出用于规划的形状；保留为 1 的符号维度按 1 规划。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="35" />
+        <source>Declared: [%1]</source>
+        <translation>声明：[%1]</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="37" />
+        <source>%1 [%2]</source>
+        <translation>%1 [%2]</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="48" />
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/InputShapesDialog.cpp" line="77" />
+        <source>%1 has %2 dimensions</source>
+        <translation>%1 有 %2 个维度</translation>
     </message>
 </context>
 <context>
@@ -721,23 +759,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="45" />
-        <location filename="../app/gui/ModelOpener.cpp" line="64" />
+        <location filename="../app/gui/ModelOpener.cpp" line="47" />
+        <location filename="../app/gui/ModelOpener.cpp" line="80" />
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="54" />
+        <location filename="../app/gui/ModelOpener.cpp" line="56" />
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="55" />
+        <location filename="../app/gui/ModelOpener.cpp" line="57" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="78" />
+        <location filename="../app/gui/ModelOpener.cpp" line="94" />
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
@@ -1212,22 +1250,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="151" />
+        <location filename="../views/PlacementDocument.cpp" line="152" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation>无法删除“%1”：模型中的 device_copy %2 引用了它</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="160" />
+        <location filename="../views/PlacementDocument.cpp" line="161" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation>无法删除“%1”：模型的一个结果必须位于该设备</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="170" />
+        <location filename="../views/PlacementDocument.cpp" line="171" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>被 device_copy 节点引用的设备必须保持其在列表中的位置</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="177" />
+        <location filename="../views/PlacementDocument.cpp" line="178" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation>结果所在的设备必须保持其在列表中的位置</translation>
     </message>

@@ -112,5 +112,8 @@ template void launchElements(const ReverseSequence&, i64, cudaStream_t);
 template void launchElements(const GridSample&, i64, cudaStream_t);
 template void launchElements(const Einsum&, i64, cudaStream_t);
 template void launchElements(const Recurrent&, i64, cudaStream_t);
+template void launchElements(const ZeroOutput&, i64, cudaStream_t);
+template void launchElements(const MaxUnpool&, i64, cudaStream_t);
+template void launchElements(const Det&, i64, cudaStream_t);
 
 } // namespace placer::cuda

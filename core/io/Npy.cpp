@@ -17,6 +17,7 @@ constexpr NpyType kTypes[] = {
     {"<f4", DType::Float32}, {"<f8", DType::Float64}, {"<f2", DType::Float16},
     {"|i1", DType::Int8},    {"<i2", DType::Int16},   {"<i4", DType::Int32},
     {"<i8", DType::Int64},   {"|u1", DType::UInt8},   {"|b1", DType::Bool},
+    {"<u2", DType::UInt16},  {"<u4", DType::UInt32},  {"<u8", DType::UInt64},
 };
 
 /// A tiny reader for the header's Python dict literal.

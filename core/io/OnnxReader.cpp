@@ -59,6 +59,12 @@ std::optional<DType> dtypeFromOnnx(int elemType) {
         return DType::UInt8;
     case onnx::TensorProto_DataType_BOOL:
         return DType::Bool;
+    case onnx::TensorProto_DataType_UINT16:
+        return DType::UInt16;
+    case onnx::TensorProto_DataType_UINT32:
+        return DType::UInt32;
+    case onnx::TensorProto_DataType_UINT64:
+        return DType::UInt64;
     default:
         return std::nullopt;
     }
@@ -86,6 +92,12 @@ int onnxFromDType(DType dtype) {
         return onnx::TensorProto_DataType_UINT8;
     case DType::Bool:
         return onnx::TensorProto_DataType_BOOL;
+    case DType::UInt16:
+        return onnx::TensorProto_DataType_UINT16;
+    case DType::UInt32:
+        return onnx::TensorProto_DataType_UINT32;
+    case DType::UInt64:
+        return onnx::TensorProto_DataType_UINT64;
     }
     return onnx::TensorProto_DataType_UNDEFINED;
 }
@@ -614,6 +626,25 @@ private:
             for (int k = 0; k < node.input_size(); ++k) {
                 if (standardDomain(node) && setsShapes(node.op_type(), k))
                     shapeValues.insert(node.input(k));
+            }
+        }
+        // And what those are computed from (a window's size through Cast and Sub to a Range),
+        // up to Shape and Size, which read only their input's shape.
+        std::unordered_map<std::string, const onnx::NodeProto*> producer;
+        for (const onnx::NodeProto& node : g.node())
+            for (const std::string& output : node.output())
+                producer[output] = &node;
+        std::vector<std::string> pending(shapeValues.begin(), shapeValues.end());
+        while (!pending.empty()) {
+            const std::string value = pending.back();
+            pending.pop_back();
+            const auto it = producer.find(value);
+            if (it == producer.end() || it->second->op_type() == "Shape" ||
+                it->second->op_type() == "Size")
+                continue;
+            for (const std::string& input : it->second->input()) {
+                if (!input.empty() && shapeValues.insert(input).second)
+                    pending.push_back(input);
             }
         }
         std::set<std::string> initializers;
@@ -1206,6 +1237,14 @@ private:
         case DType::Bool:
             return copyTyped(tensor.int32_data(),
                              [](std::int32_t v) { return static_cast<std::uint8_t>(v); });
+        case DType::UInt16:
+            return copyTyped(tensor.int32_data(),
+                             [](std::int32_t v) { return static_cast<std::uint16_t>(v); });
+        case DType::UInt32:
+            return copyTyped(tensor.uint64_data(),
+                             [](std::uint64_t v) { return static_cast<std::uint32_t>(v); });
+        case DType::UInt64:
+            return copyTyped(tensor.uint64_data(), [](std::uint64_t v) { return v; });
         }
         return out;
     }

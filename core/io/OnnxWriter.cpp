@@ -35,6 +35,12 @@ int onnxElementType(DType dtype) {
         return onnx::TensorProto_DataType_UINT8;
     case DType::Bool:
         return onnx::TensorProto_DataType_BOOL;
+    case DType::UInt16:
+        return onnx::TensorProto_DataType_UINT16;
+    case DType::UInt32:
+        return onnx::TensorProto_DataType_UINT32;
+    case DType::UInt64:
+        return onnx::TensorProto_DataType_UINT64;
     }
     return onnx::TensorProto_DataType_UNDEFINED;
 }

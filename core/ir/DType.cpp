@@ -22,6 +22,9 @@ constexpr std::array<DTypeInfo, kDTypeCount> kInfo{{
     {DType::Int64, "int64", 8},
     {DType::UInt8, "uint8", 1},
     {DType::Bool, "bool", 1},
+    {DType::UInt16, "uint16", 2},
+    {DType::UInt32, "uint32", 4},
+    {DType::UInt64, "uint64", 8},
 }};
 } // namespace
 

@@ -18,9 +18,12 @@ enum class DType : std::uint8_t {
     Int64,
     UInt8,
     Bool,
+    UInt16,
+    UInt32,
+    UInt64,
 };
 
-inline constexpr int kDTypeCount = 10;
+inline constexpr int kDTypeCount = 13;
 
 /// Bytes per element (Bool is stored as one byte).
 int dtypeSize(DType t);
@@ -40,6 +43,7 @@ inline constexpr DTypeMask kFloatDTypes = dtypeBit(DType::Float32) | dtypeBit(DT
                                           dtypeBit(DType::BFloat16) | dtypeBit(DType::Float64);
 inline constexpr DTypeMask kIntDTypes = dtypeBit(DType::Int8) | dtypeBit(DType::Int16) |
                                         dtypeBit(DType::Int32) | dtypeBit(DType::Int64) |
-                                        dtypeBit(DType::UInt8);
+                                        dtypeBit(DType::UInt8) | dtypeBit(DType::UInt16) |
+                                        dtypeBit(DType::UInt32) | dtypeBit(DType::UInt64);
 
 } // namespace placer

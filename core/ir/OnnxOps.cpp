@@ -77,6 +77,7 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"Xor", BinaryFn::Xor},
         {"Mod", BinaryFn::Mod},
         {"PRelu", BinaryFn::PRelu},
+        {"BitShift", BinaryFn::ShiftLeft},
         {"Sum", BinaryFn::Add},
         {"Where", F::Where},
         {"Cast", F::Cast},
@@ -147,6 +148,8 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"RNN", F::Recurrent},
         {"GRU", F::Recurrent},
         {"LSTM", F::Recurrent},
+        {"MaxUnpool", F::MaxUnpool},
+        {"Det", F::Det},
         {"LogSoftmax", F::Softmax},
     };
     for (const auto& [name, kernel] : ops)

@@ -64,6 +64,8 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::GridSample:
     case KernelFamily::Einsum:
     case KernelFamily::Recurrent:
+    case KernelFamily::MaxUnpool:
+    case KernelFamily::Det:
         return {kAllDTypes, kAllDTypes};
     }
     return {};

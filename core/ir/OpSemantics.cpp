@@ -47,6 +47,10 @@ const char* kernelFamilyName(KernelFamily family) {
         return "einsum";
     case KernelFamily::Recurrent:
         return "recurrent";
+    case KernelFamily::MaxUnpool:
+        return "max_unpool";
+    case KernelFamily::Det:
+        return "det";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

@@ -61,12 +61,14 @@ enum class KernelFamily : std::uint8_t {
     GridSample,
     Einsum,
     Recurrent, ///< RNN, GRU and LSTM
+    MaxUnpool,
+    Det,
 };
-inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Recurrent) + 1;
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Det) + 1;
 
 /// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
-    return family >= KernelFamily::GatherElements && family <= KernelFamily::Recurrent;
+    return family >= KernelFamily::GatherElements && family <= KernelFamily::Det;
 }
 
 enum class UnaryFn : std::uint8_t {
@@ -132,10 +134,12 @@ enum class BinaryFn : std::uint8_t {
     Le,
     Ge,
     Xor,
-    FloorMod, ///< the remainder with the divisor's sign (ONNX Mod with fmod=0)
-    PRelu,    ///< a < 0 ? a * b : a
+    FloorMod,   ///< the remainder with the divisor's sign (ONNX Mod with fmod=0)
+    PRelu,      ///< a < 0 ? a * b : a
+    ShiftLeft,  ///< a << b (ONNX BitShift, direction LEFT)
+    ShiftRight, ///< a >> b
 };
-inline constexpr int kBinaryFnCount = static_cast<int>(BinaryFn::PRelu) + 1;
+inline constexpr int kBinaryFnCount = static_cast<int>(BinaryFn::ShiftRight) + 1;
 
 enum class ReduceFn : std::uint8_t {
     Sum,

@@ -39,6 +39,12 @@ std::string encodeScalar(DType dtype, double value) {
     case DType::UInt8:
     case DType::Bool:
         return bytesOf(static_cast<std::uint8_t>(value));
+    case DType::UInt16:
+        return bytesOf(static_cast<std::uint16_t>(value));
+    case DType::UInt32:
+        return bytesOf(static_cast<std::uint32_t>(value));
+    case DType::UInt64:
+        return bytesOf(static_cast<std::uint64_t>(value));
     case DType::Float16:
     case DType::BFloat16:
         break;
@@ -65,6 +71,12 @@ std::optional<double> decodeScalar(DType dtype, std::string_view data) {
     case DType::UInt8:
     case DType::Bool:
         return valueOf<std::uint8_t>(data);
+    case DType::UInt16:
+        return valueOf<std::uint16_t>(data);
+    case DType::UInt32:
+        return valueOf<std::uint32_t>(data);
+    case DType::UInt64:
+        return valueOf<std::uint64_t>(data);
     case DType::Float16:
     case DType::BFloat16:
         break;

@@ -51,19 +51,22 @@ using i64 = std::int64_t;
 constexpr int kMaxRank = 8;
 
 /// Element types, numbered as placer::DType.
-enum class Elem : int { F32, F16, BF16, F64, I8, I16, I32, I64, U8, Bool };
+enum class Elem : int { F32, F16, BF16, F64, I8, I16, I32, I64, U8, Bool, U16, U32, U64 };
 
 PLACER_HD inline int elemSize(Elem e) {
     switch (e) {
     case Elem::F64:
     case Elem::I64:
+    case Elem::U64:
         return 8;
     case Elem::F32:
     case Elem::I32:
+    case Elem::U32:
         return 4;
     case Elem::F16:
     case Elem::BF16:
     case Elem::I16:
+    case Elem::U16:
         return 2;
     default:
         return 1;
@@ -153,6 +156,12 @@ PLACER_HD inline double loadAny(const void* p, Elem e, i64 i) {
     case Elem::U8:
     case Elem::Bool:
         return loadRaw<std::uint8_t>(p, i);
+    case Elem::U16:
+        return loadRaw<std::uint16_t>(p, i);
+    case Elem::U32:
+        return loadRaw<std::uint32_t>(p, i);
+    case Elem::U64:
+        return static_cast<double>(loadRaw<std::uint64_t>(p, i));
     }
     return 0;
 }
@@ -171,6 +180,12 @@ PLACER_HD inline i64 loadIndex(const void* p, Elem e, i64 i) {
     case Elem::U8:
     case Elem::Bool:
         return loadRaw<std::uint8_t>(p, i);
+    case Elem::U16:
+        return loadRaw<std::uint16_t>(p, i);
+    case Elem::U32:
+        return loadRaw<std::uint32_t>(p, i);
+    case Elem::U64:
+        return static_cast<i64>(loadRaw<std::uint64_t>(p, i));
     default:
         return 0;
     }
@@ -203,10 +218,22 @@ PLACER_HD inline void storeAny(void* p, Elem e, i64 i, double v) {
         storeRaw<std::int64_t>(p, i, static_cast<std::int64_t>(v));
         break;
     case Elem::U8:
-        storeRaw<std::uint8_t>(p, i, static_cast<std::uint8_t>(v));
+        storeRaw<std::uint8_t>(p, i, static_cast<std::uint8_t>(static_cast<i64>(v)));
         break;
     case Elem::Bool:
         storeRaw<std::uint8_t>(p, i, v != 0 ? 1 : 0);
+        break;
+    case Elem::U16:
+        storeRaw<std::uint16_t>(p, i, static_cast<std::uint16_t>(static_cast<i64>(v)));
+        break;
+    case Elem::U32:
+        storeRaw<std::uint32_t>(p, i, static_cast<std::uint32_t>(static_cast<i64>(v)));
+        break;
+    case Elem::U64:
+        storeRaw<std::uint64_t>(p, i,
+                                v >= 9.2233720368547758e18
+                                    ? static_cast<std::uint64_t>(v)
+                                    : static_cast<std::uint64_t>(static_cast<i64>(v)));
         break;
     }
 }
@@ -590,6 +617,10 @@ template <typename C> PLACER_HD inline C applyBinary(BinaryFn fn, C a, C b) {
     }
     case BinaryFn::PRelu:
         return a < 0 ? a * b : a;
+    case BinaryFn::ShiftLeft:
+        return a * pow(C(2), b);
+    case BinaryFn::ShiftRight:
+        return floor(a / pow(C(2), b));
     }
     return 0;
 }

@@ -48,6 +48,15 @@ HostTensor randomTensor(const TensorType& type, std::uint64_t seed) {
         case DType::Bool:
             put(i, static_cast<std::uint8_t>(small(rng) & 1));
             break;
+        case DType::UInt16:
+            put(i, static_cast<std::uint16_t>(small(rng)));
+            break;
+        case DType::UInt32:
+            put(i, static_cast<std::uint32_t>(small(rng)));
+            break;
+        case DType::UInt64:
+            put(i, static_cast<std::uint64_t>(small(rng)));
+            break;
         }
     }
     return tensor;

@@ -912,4 +912,73 @@ struct Recurrent {
     }
 };
 
+/// out0 = 0 (the first step of MaxUnpool).
+struct ZeroOutput {
+    Io io;
+    Elem elem = Elem::F32;
+    PLACER_HD void operator()(i64 i) const { storeAny(io.out[0], elem, i, 0.0); }
+};
+
+/// MaxUnpool after ZeroOutput: each input element goes where its index (into the output's
+/// elements per batch and channel) says; one thread, in order, as the operator defines.
+struct MaxUnpool {
+    Io io;
+    int elementSize = 4;
+    Elem indexElem = Elem::I64;
+    i64 count = 0;
+    i64 outCount = 1; ///< output elements in all
+    PLACER_HD void operator()(i64 i) const {
+        if (i != 0)
+            return;
+        for (i64 j = 0; j < count; ++j) {
+            const i64 to = loadIndex(io.in[1], indexElem, j);
+            if (to >= 0 && to < outCount)
+                copyElement(io.out[0], to, io.in[0], j, elementSize);
+        }
+    }
+};
+
+/// Det of each n x n matrix (n up to kMaxSize): Gaussian elimination with partial pivoting in
+/// double, one thread per matrix.
+struct Det {
+    static constexpr int kMaxSize = 16;
+    Io io;
+    Elem elem = Elem::F32;
+    i64 n = 1;
+    PLACER_HD void operator()(i64 m) const {
+        double a[kMaxSize * kMaxSize];
+        for (i64 k = 0; k < n * n; ++k)
+            a[k] = loadAny(io.in[0], elem, m * n * n + k);
+        double det = 1;
+        for (i64 c = 0; c < n; ++c) {
+            i64 pivot = c;
+            for (i64 r = c + 1; r < n; ++r) {
+                const double v = a[r * n + c] < 0 ? -a[r * n + c] : a[r * n + c];
+                const double p = a[pivot * n + c] < 0 ? -a[pivot * n + c] : a[pivot * n + c];
+                if (v > p)
+                    pivot = r;
+            }
+            if (a[pivot * n + c] == 0) {
+                det = 0;
+                break;
+            }
+            if (pivot != c) {
+                for (i64 k = 0; k < n; ++k) {
+                    const double t = a[c * n + k];
+                    a[c * n + k] = a[pivot * n + k];
+                    a[pivot * n + k] = t;
+                }
+                det = -det;
+            }
+            det *= a[c * n + c];
+            for (i64 r = c + 1; r < n; ++r) {
+                const double f = a[r * n + c] / a[c * n + c];
+                for (i64 k = c; k < n; ++k)
+                    a[r * n + k] -= f * a[c * n + k];
+            }
+        }
+        storeAny(io.out[0], elem, m, det);
+    }
+};
+
 } // namespace placer::functors

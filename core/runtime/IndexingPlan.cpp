@@ -722,6 +722,33 @@ Plan recurrent(const KernelSpec& spec) {
     return std::vector{elements(op, op.directions * op.batch)};
 }
 
+Plan maxUnpool(const KernelSpec& spec) {
+    if (spec.inputs.size() < 2)
+        return planError(spec, "needs the values and their indices");
+    ZeroOutput zero;
+    zero.elem = elemOf(spec.outputs[0].dtype);
+    MaxUnpool op;
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
+    op.indexElem = elemOf(spec.inputs[1].dtype);
+    op.count = spec.inputs[0].elementCount();
+    op.outCount = spec.outputs[0].elementCount();
+    if (spec.inputs[1].elementCount() != op.count)
+        return planError(spec, "the indices do not match the values");
+    return std::vector{elements(zero, op.outCount), elements(op, 1)};
+}
+
+Plan det(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    if (in.size() < 2 || in[in.size() - 1] != in[in.size() - 2])
+        return planError(spec, "needs square matrices in the last two dimensions");
+    Det op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.n = in.back();
+    if (op.n > Det::kMaxSize)
+        return planError(spec, "matrices up to 16 x 16 are supported");
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
 } // namespace
 
 Plan planIndexing(const KernelSpec& spec) {
@@ -772,6 +799,10 @@ Plan planIndexing(const KernelSpec& spec) {
         return einsum(spec);
     case KernelFamily::Recurrent:
         return recurrent(spec);
+    case KernelFamily::MaxUnpool:
+        return maxUnpool(spec);
+    case KernelFamily::Det:
+        return det(spec);
     default:
         return planError(spec, "not an indexing operator");
     }

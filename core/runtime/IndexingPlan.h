@@ -11,12 +11,14 @@
 
 namespace placer {
 
-using IndexingFunctor = std::variant<
-    functors::CopyInput, functors::StridedView, functors::GatherElements, functors::ScatterElements,
-    functors::GatherND, functors::ScatterND, functors::OneHot, functors::Trilu, functors::CumSum,
-    functors::Hardmax, functors::TopK, functors::Resize, functors::ConvTranspose, functors::Lrn,
-    functors::EyeLike, functors::InstanceNorm, functors::Quantize, functors::Mean,
-    functors::ReverseSequence, functors::GridSample, functors::Einsum, functors::Recurrent>;
+using IndexingFunctor =
+    std::variant<functors::CopyInput, functors::StridedView, functors::GatherElements,
+                 functors::ScatterElements, functors::GatherND, functors::ScatterND,
+                 functors::OneHot, functors::Trilu, functors::CumSum, functors::Hardmax,
+                 functors::TopK, functors::Resize, functors::ConvTranspose, functors::Lrn,
+                 functors::EyeLike, functors::InstanceNorm, functors::Quantize, functors::Mean,
+                 functors::ReverseSequence, functors::GridSample, functors::Einsum,
+                 functors::Recurrent, functors::ZeroOutput, functors::MaxUnpool, functors::Det>;
 
 struct IndexingStep {
     IndexingFunctor op;

@@ -93,6 +93,9 @@ template <typename F> bool visitNumeric(DType dtype, F&& f) {
         return true;
     case DType::Float16:
     case DType::BFloat16:
+    case DType::UInt16: // the shared functors, which convert out-of-range values safely
+    case DType::UInt32:
+    case DType::UInt64:
         return false;
     }
     return false;

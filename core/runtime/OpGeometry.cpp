@@ -390,6 +390,9 @@ BinaryFn binaryFunction(const KernelSpec& spec) {
     if (fn == BinaryFn::Mod && spec.node->op->dialect == OpDialect::Onnx &&
         spec.node->attrs.getInt("fmod", 0).value_or(0) == 0)
         return BinaryFn::FloorMod;
+    if (fn == BinaryFn::ShiftLeft &&
+        spec.node->attrs.getString("direction", "LEFT").value_or("LEFT") == "RIGHT")
+        return BinaryFn::ShiftRight;
     return fn;
 }
 

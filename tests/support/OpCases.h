@@ -995,6 +995,25 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
         auto [a, b] = binaryPair([&](Dims d) { return r.bools(d); },
                                  [&](Dims d) { return r.bools(d); }, &out);
         add({"Xor", "Xor", {}, {a, b}, {}, {{out, DType::Bool}}, 0, 0});
+        auto [sa, sb] =
+            binaryPair([&](Dims d) { return r.ints<std::uint8_t>(d, DType::UInt8, 0, 40); },
+                       [&](Dims d) { return r.ints<std::uint8_t>(d, DType::UInt8, 0, 2); }, &out);
+        add({"BitShift right",
+             "BitShift",
+             attrs({{"direction", std::string("RIGHT")}}),
+             {sa, sb},
+             {},
+             {{out, DType::UInt8}},
+             0,
+             0});
+        add({"BitShift left",
+             "BitShift",
+             attrs({{"direction", std::string("LEFT")}}),
+             {sa, sb},
+             {},
+             {{out, DType::UInt8}},
+             0,
+             0});
         auto [ia, ib] = binaryPair(
             [&](Dims d) { return r.ints<std::int32_t>(d, DType::Int32, -20, 20); },
             [&](Dims d) { return r.ints<std::int32_t>(d, DType::Int32, -6, 6, true); }, &out);
@@ -1353,6 +1372,26 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
               {{dirs, batch, hidden}, DType::Float32}},
              1e-5,
              1e-5});
+    }
+
+    {
+        const Dims s = {1, r.pick(1, 2), r.pick(1, 3), r.pick(1, 3)};
+        const Dims o = {1, s[1], s[2] * 2, s[3] * 2};
+        const std::int64_t count = 1 * s[1] * s[2] * s[3];
+        std::vector<std::int64_t> positions;
+        for (std::int64_t i = 0; i < count; ++i) // distinct positions within each channel
+            positions.push_back((i / (s[2] * s[3])) * o[2] * o[3] + 2 * (i % (s[2] * s[3])) +
+                                r.pick(0, 1));
+        add({"MaxUnpool",
+             "MaxUnpool",
+             attrs({{"kernel_shape", Dims{2, 2}}, {"strides", Dims{2, 2}}}),
+             {r.floats(s), detail::CaseMaker::int64s(s, positions)},
+             {},
+             {{o, DType::Float32}},
+             0,
+             0});
+        const std::int64_t n = r.pick(1, 4);
+        add({"Det", "Det", {}, {r.floats({2, n, n})}, {}, {{{2}, DType::Float32}}, 1e-5, 1e-5});
     }
 
     // Outputs from the shape function where a case left them out.

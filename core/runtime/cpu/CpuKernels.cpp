@@ -235,6 +235,8 @@ template <typename TI, typename TO> BinaryImpl<TI, TO> binaryImpl(BinaryFn fn) {
         PLACER_BINARY_CASE(Xor)
         PLACER_BINARY_CASE(FloorMod)
         PLACER_BINARY_CASE(PRelu)
+        PLACER_BINARY_CASE(ShiftLeft)
+        PLACER_BINARY_CASE(ShiftRight)
 #undef PLACER_BINARY_CASE
     }
     return nullptr;

@@ -591,6 +591,7 @@ private:
                         const std::string prefix =
                             (node.name().empty() ? node.op_type() : node.name()) + "/" +
                             std::to_string(counter++) + "/";
+                        bindDefaultReferences(node, *schema, &function);
                         onnx::FunctionExpandHelper(node, function, g, prefix);
                         changed = true;
                         continue;
@@ -614,6 +615,37 @@ private:
             return topologicalOrder(&m_order);
         }
         return std::nullopt;
+    }
+
+    /// Attributes of a function body that refer to an attribute the caller leaves out take that
+    /// attribute's default from the caller's schema, or are dropped where it has none, so the
+    /// body's op uses its own default (ONNX 1.12's expansion passes 0 instead: a
+    /// SoftmaxCrossEntropyLoss without ignore_index would ignore class 0).
+    static void bindDefaultReferences(const onnx::NodeProto& caller, const onnx::OpSchema& schema,
+                                      onnx::FunctionProto* body) {
+        for (onnx::NodeProto& node : *body->mutable_node()) {
+            auto* attributes = node.mutable_attribute();
+            for (int a = attributes->size() - 1; a >= 0; --a) {
+                const std::string ref = attributes->at(a).ref_attr_name();
+                if (ref.empty())
+                    continue;
+                const bool bound =
+                    std::any_of(caller.attribute().begin(), caller.attribute().end(),
+                                [&](const onnx::AttributeProto& c) { return c.name() == ref; });
+                if (bound)
+                    continue;
+                const auto declared = schema.attributes().find(ref);
+                if (declared != schema.attributes().end() &&
+                    declared->second.default_value.type() !=
+                        onnx::AttributeProto_AttributeType_UNDEFINED) {
+                    const std::string name = attributes->at(a).name();
+                    attributes->at(a) = declared->second.default_value;
+                    attributes->at(a).set_name(name);
+                } else {
+                    attributes->DeleteSubrange(a, 1);
+                }
+            }
+        }
     }
 
     /// Graph inputs that set shapes and have a given value become initializers.

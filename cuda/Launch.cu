@@ -115,5 +115,7 @@ template void launchElements(const Recurrent&, i64, cudaStream_t);
 template void launchElements(const ZeroOutput&, i64, cudaStream_t);
 template void launchElements(const MaxUnpool&, i64, cudaStream_t);
 template void launchElements(const Det&, i64, cudaStream_t);
+template void launchElements(const QuantizedMatmul&, i64, cudaStream_t);
+template void launchElements(const QuantizedConv&, i64, cudaStream_t);
 
 } // namespace placer::cuda

@@ -173,7 +173,8 @@ public:
         host.type = TensorType{{tensor.dims().begin(), tensor.dims().end()}, *dtype};
         const TensorData& bytes = data.value();
         host.data.resize(bytes.size());
-        std::memcpy(host.data.data(), bytes.data(), bytes.size());
+        if (!bytes.empty())
+            std::memcpy(host.data.data(), bytes.data(), bytes.size());
         return host;
     }
 

@@ -150,6 +150,10 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"LSTM", F::Recurrent},
         {"MaxUnpool", F::MaxUnpool},
         {"Det", F::Det},
+        {"MatMulInteger", F::QuantizedMatmul},
+        {"QLinearMatMul", F::QuantizedMatmul},
+        {"ConvInteger", F::QuantizedConv},
+        {"QLinearConv", F::QuantizedConv},
         {"LogSoftmax", F::Softmax},
     };
     for (const auto& [name, kernel] : ops)

@@ -66,6 +66,8 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Recurrent:
     case KernelFamily::MaxUnpool:
     case KernelFamily::Det:
+    case KernelFamily::QuantizedMatmul:
+    case KernelFamily::QuantizedConv:
         return {kAllDTypes, kAllDTypes};
     }
     return {};

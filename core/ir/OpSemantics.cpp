@@ -51,6 +51,10 @@ const char* kernelFamilyName(KernelFamily family) {
         return "max_unpool";
     case KernelFamily::Det:
         return "det";
+    case KernelFamily::QuantizedMatmul:
+        return "quantized_matmul";
+    case KernelFamily::QuantizedConv:
+        return "quantized_conv";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

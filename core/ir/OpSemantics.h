@@ -63,12 +63,14 @@ enum class KernelFamily : std::uint8_t {
     Recurrent, ///< RNN, GRU and LSTM
     MaxUnpool,
     Det,
+    QuantizedMatmul, ///< MatMulInteger and QLinearMatMul
+    QuantizedConv,   ///< ConvInteger and QLinearConv
 };
-inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Det) + 1;
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::QuantizedConv) + 1;
 
 /// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
-    return family >= KernelFamily::GatherElements && family <= KernelFamily::Det;
+    return family >= KernelFamily::GatherElements && family <= KernelFamily::QuantizedConv;
 }
 
 enum class UnaryFn : std::uint8_t {

@@ -191,6 +191,18 @@ PLACER_HD inline i64 loadIndex(const void* p, Elem e, i64 i) {
     }
 }
 
+/// v as an integer: truncated toward zero, saturated to int64's range, NaN as 0 (a plain cast of
+/// an out-of-range double is undefined; narrower types then wrap, as C++20 defines).
+PLACER_HD inline i64 toInteger(double v) {
+    if (!(v == v))
+        return 0;
+    if (v >= 9.2233720368547758e18)
+        return 0x7fffffffffffffffLL;
+    if (v <= -9.2233720368547758e18)
+        return -0x7fffffffffffffffLL - 1;
+    return static_cast<i64>(v);
+}
+
 PLACER_HD inline void storeAny(void* p, Elem e, i64 i, double v) {
     switch (e) {
     case Elem::F32:
@@ -206,34 +218,34 @@ PLACER_HD inline void storeAny(void* p, Elem e, i64 i, double v) {
         storeRaw<std::uint16_t>(p, i, floatToBFloat16(static_cast<float>(v)));
         break;
     case Elem::I8:
-        storeRaw<std::int8_t>(p, i, static_cast<std::int8_t>(v));
+        storeRaw<std::int8_t>(p, i, static_cast<std::int8_t>(toInteger(v)));
         break;
     case Elem::I16:
-        storeRaw<std::int16_t>(p, i, static_cast<std::int16_t>(v));
+        storeRaw<std::int16_t>(p, i, static_cast<std::int16_t>(toInteger(v)));
         break;
     case Elem::I32:
-        storeRaw<std::int32_t>(p, i, static_cast<std::int32_t>(v));
+        storeRaw<std::int32_t>(p, i, static_cast<std::int32_t>(toInteger(v)));
         break;
     case Elem::I64:
-        storeRaw<std::int64_t>(p, i, static_cast<std::int64_t>(v));
+        storeRaw<std::int64_t>(p, i, toInteger(v));
         break;
     case Elem::U8:
-        storeRaw<std::uint8_t>(p, i, static_cast<std::uint8_t>(static_cast<i64>(v)));
+        storeRaw<std::uint8_t>(p, i, static_cast<std::uint8_t>(toInteger(v)));
         break;
     case Elem::Bool:
         storeRaw<std::uint8_t>(p, i, v != 0 ? 1 : 0);
         break;
     case Elem::U16:
-        storeRaw<std::uint16_t>(p, i, static_cast<std::uint16_t>(static_cast<i64>(v)));
+        storeRaw<std::uint16_t>(p, i, static_cast<std::uint16_t>(toInteger(v)));
         break;
     case Elem::U32:
-        storeRaw<std::uint32_t>(p, i, static_cast<std::uint32_t>(static_cast<i64>(v)));
+        storeRaw<std::uint32_t>(p, i, static_cast<std::uint32_t>(toInteger(v)));
         break;
     case Elem::U64:
         storeRaw<std::uint64_t>(p, i,
-                                v >= 9.2233720368547758e18
+                                v >= 9.2233720368547758e18 && v < 1.8446744073709552e19
                                     ? static_cast<std::uint64_t>(v)
-                                    : static_cast<std::uint64_t>(static_cast<i64>(v)));
+                                    : static_cast<std::uint64_t>(toInteger(v)));
         break;
     }
 }

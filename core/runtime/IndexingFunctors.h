@@ -173,7 +173,7 @@ struct OneHot {
     int valuesInput = 2;
     PLACER_HD void operator()(i64 i) const {
         const i64 within = i % inner, d = (i / inner) % depth, outer = i / (inner * depth);
-        i64 index = static_cast<i64>(loadAny(io.in[0], indexElem, outer * inner + within));
+        i64 index = toInteger(loadAny(io.in[0], indexElem, outer * inner + within));
         if (index < 0)
             index += depth;
         storeAny(io.out[0], outElem, i, loadAny(io.in[valuesInput], valueElem, index == d ? 1 : 0));
@@ -342,15 +342,15 @@ struct Resize {
         switch (nearestMode) {
         case 1: {
             const double f = floor(x);
-            return static_cast<i64>(x - f == 0.5 ? f + 1 : floor(x + 0.5));
+            return toInteger(x - f == 0.5 ? f + 1 : floor(x + 0.5));
         }
         case 2:
-            return static_cast<i64>(floor(x));
+            return toInteger(floor(x));
         case 3:
-            return static_cast<i64>(ceil(x));
+            return toInteger(ceil(x));
         default: {
             const double f = floor(x);
-            return static_cast<i64>(x - f == 0.5 ? f : floor(x + 0.5));
+            return toInteger(x - f == 0.5 ? f : floor(x + 0.5));
         }
         }
     }
@@ -369,7 +369,7 @@ struct Resize {
                 return;
             }
             if (mode == 0 || (in.dims[d] == out.dims[d] && x == floor(x))) {
-                i64 k = mode == 0 ? nearest(x) : static_cast<i64>(x);
+                i64 k = mode == 0 ? nearest(x) : toInteger(x);
                 k = k < 0 ? 0 : (k >= n ? n - 1 : k);
                 taps[d][0] = k;
                 weights[d][0] = 1;
@@ -377,7 +377,7 @@ struct Resize {
                 continue;
             }
             const double x0 = floor(x), r = x - x0;
-            const i64 base = static_cast<i64>(x0);
+            const i64 base = toInteger(x0);
             if (mode == 1) {
                 count[d] = 2;
                 taps[d][0] = base;
@@ -619,13 +619,13 @@ struct GridSample {
             return lo;
         if (x < lo) {
             const double dx = lo - x;
-            const i64 k = static_cast<i64>(dx / range);
+            const i64 k = toInteger(dx / range);
             const double r = dx - static_cast<double>(k) * range;
             return k % 2 == 0 ? lo + r : hi - r;
         }
         if (x > hi) {
             const double dx = x - hi;
-            const i64 k = static_cast<i64>(dx / range);
+            const i64 k = toInteger(dx / range);
             const double r = dx - static_cast<double>(k) * range;
             return k % 2 == 0 ? hi - r : lo + r;
         }
@@ -640,10 +640,10 @@ struct GridSample {
             return 0;
         if (padding == 2) {
             const double lo = alignCorners ? 0.0 : -0.5;
-            x = static_cast<i64>(reflect(static_cast<double>(x), lo,
-                                         alignCorners ? static_cast<double>(w - 1) : w - 0.5));
-            y = static_cast<i64>(reflect(static_cast<double>(y), lo,
-                                         alignCorners ? static_cast<double>(h - 1) : h - 0.5));
+            x = toInteger(reflect(static_cast<double>(x), lo,
+                                  alignCorners ? static_cast<double>(w - 1) : w - 0.5));
+            y = toInteger(reflect(static_cast<double>(y), lo,
+                                  alignCorners ? static_cast<double>(h - 1) : h - 0.5));
         }
         x = x < 0 ? 0 : (x >= w ? w - 1 : x);
         y = y < 0 ? 0 : (y >= h ? h - 1 : y);
@@ -674,11 +674,11 @@ struct GridSample {
         const i64 base = (b * c + ch) * h * w;
         double value = 0;
         if (mode == 0) {
-            value = pixel(base, static_cast<i64>(nearbyint(y)), static_cast<i64>(nearbyint(x)));
+            value = pixel(base, toInteger(nearbyint(y)), toInteger(nearbyint(x)));
         } else if (mode == 1) {
             const double x0 = floor(x), y0 = floor(y);
             const double fx = x - x0, fy = y - y0;
-            const i64 ix = static_cast<i64>(x0), iy = static_cast<i64>(y0);
+            const i64 ix = toInteger(x0), iy = toInteger(y0);
             value = (1 - fy) * ((1 - fx) * pixel(base, iy, ix) + fx * pixel(base, iy, ix + 1)) +
                     fy * ((1 - fx) * pixel(base, iy + 1, ix) + fx * pixel(base, iy + 1, ix + 1));
         } else {
@@ -686,7 +686,7 @@ struct GridSample {
             double kx[4], ky[4];
             cubicWeights(x - x0, kx);
             cubicWeights(y - y0, ky);
-            const i64 ix = static_cast<i64>(x0) - 1, iy = static_cast<i64>(y0) - 1;
+            const i64 ix = toInteger(x0) - 1, iy = toInteger(y0) - 1;
             for (int r = 0; r < 4; ++r)
                 for (int q = 0; q < 4; ++q)
                     value += ky[r] * kx[q] * pixel(base, iy + r, ix + q);
@@ -978,6 +978,113 @@ struct Det {
             }
         }
         storeAny(io.out[0], elem, m, det);
+    }
+};
+
+/// A zero point or scale: one value, or one per row (or column, or output channel).
+struct QuantParam {
+    int input = -1; ///< the node's input holding it; -1: absent (0 for zero points, 1 for scales)
+    Elem elem = Elem::F32;
+    bool perIndex = false;
+    PLACER_HD double at(const Io& io, i64 index, double fallback) const {
+        return input < 0 ? fallback : loadAny(io.in[input], elem, perIndex ? index : 0);
+    }
+};
+
+/// Requantizes an accumulator: round(acc * scale / yScale) + yZero, saturated to int8 or uint8.
+PLACER_HD inline double requantize(double acc, double scale, double yScale, double yZero,
+                                   Elem out) {
+    double q = nearbyint(acc * scale / yScale) + yZero;
+    const double lo = out == Elem::I8 ? -128.0 : 0.0, hi = out == Elem::I8 ? 127.0 : 255.0;
+    return q < lo ? lo : (q > hi ? hi : q);
+}
+
+/// MatMulInteger and QLinearMatMul: (A - a_zero) x (B - b_zero) in exact integer arithmetic,
+/// then for QLinearMatMul requantized with a_scale * b_scale / y_scale and y_zero.
+struct QuantizedMatmul {
+    Io io;
+    int a = 0, b = 1;
+    Elem aElem = Elem::U8, bElem = Elem::U8, outElem = Elem::I32;
+    QuantParam aZero, bZero, aScale, bScale, yScale, yZero;
+    bool requantized = false;
+    i64 m = 1, n = 1, k = 1;
+    Shape batch;            ///< the output's batch dimensions
+    Strides aBatch, bBatch; ///< in matrices
+    PLACER_HD void operator()(i64 i) const {
+        const i64 j = i % n, row = (i / n) % m, b0 = i / (m * n);
+        const i64 aBase = stridedOffset(b0, batch, aBatch) * m * k;
+        const i64 bBase = stridedOffset(b0, batch, bBatch) * k * n;
+        const i64 az = static_cast<i64>(aZero.at(io, row, 0)),
+                  bz = static_cast<i64>(bZero.at(io, j, 0));
+        i64 acc = 0;
+        for (i64 p = 0; p < k; ++p)
+            acc += (static_cast<i64>(loadAny(io.in[a], aElem, aBase + row * k + p)) - az) *
+                   (static_cast<i64>(loadAny(io.in[b], bElem, bBase + p * n + j)) - bz);
+        if (!requantized) {
+            storeAny(io.out[0], outElem, i, static_cast<double>(acc));
+            return;
+        }
+        storeAny(io.out[0], outElem, i,
+                 requantize(static_cast<double>(acc), aScale.at(io, row, 1) * bScale.at(io, j, 1),
+                            yScale.at(io, 0, 1), yZero.at(io, 0, 0), outElem));
+    }
+};
+
+/// ConvInteger and QLinearConv: a direct convolution of zero-point-shifted integers, requantized
+/// for QLinearConv (with an int32 bias added before).
+struct QuantizedConv {
+    Io io;
+    int x = 0, w = 1, bias = -1;
+    Elem xElem = Elem::U8, wElem = Elem::U8, outElem = Elem::I32, biasElem = Elem::I32;
+    QuantParam xZero, wZero, xScale, wScale, yScale, yZero;
+    bool requantized = false;
+    i64 channels = 1, outChannels = 1, groups = 1;
+    Shape inSpatial, outSpatial, kernel;
+    i64 stride[kMaxRank] = {}, dilation[kMaxRank] = {}, padBegin[kMaxRank] = {};
+    PLACER_HD void operator()(i64 i) const {
+        i64 outSize = 1, inSize = 1, kernelSize = 1;
+        for (int d = 0; d < outSpatial.rank; ++d) {
+            outSize *= outSpatial.dims[d];
+            inSize *= inSpatial.dims[d];
+            kernelSize *= kernel.dims[d];
+        }
+        const i64 position = i % outSize, oc = (i / outSize) % outChannels,
+                  n = i / (outSize * outChannels);
+        const i64 groupIn = channels / groups, groupOut = outChannels / groups, g = oc / groupOut;
+        i64 o[kMaxRank];
+        coordinates(position, outSpatial, o);
+        const i64 xz = static_cast<i64>(xZero.at(io, 0, 0)),
+                  wz = static_cast<i64>(wZero.at(io, oc, 0));
+        i64 acc = bias >= 0 ? static_cast<i64>(loadAny(io.in[bias], biasElem, oc)) : 0;
+        for (i64 kp = 0; kp < kernelSize; ++kp) {
+            i64 kc[kMaxRank];
+            coordinates(kp, kernel, kc);
+            i64 offset = 0;
+            bool inside = true;
+            for (int d = 0; d < outSpatial.rank && inside; ++d) {
+                const i64 at = o[d] * stride[d] - padBegin[d] + kc[d] * dilation[d];
+                inside = at >= 0 && at < inSpatial.dims[d];
+                offset = offset * inSpatial.dims[d] + at;
+            }
+            for (i64 c = 0; c < groupIn; ++c) {
+                const i64 channel = g * groupIn + c;
+                // Outside the input the zero point is read (padding holds the zero point).
+                const i64 xv =
+                    inside ? static_cast<i64>(loadAny(io.in[x], xElem,
+                                                      (n * channels + channel) * inSize + offset))
+                           : xz;
+                acc += (xv - xz) * (static_cast<i64>(loadAny(
+                                        io.in[w], wElem, (oc * groupIn + c) * kernelSize + kp)) -
+                                    wz);
+            }
+        }
+        if (!requantized) {
+            storeAny(io.out[0], outElem, i, static_cast<double>(acc));
+            return;
+        }
+        storeAny(io.out[0], outElem, i,
+                 requantize(static_cast<double>(acc), xScale.at(io, 0, 1) * wScale.at(io, oc, 1),
+                            yScale.at(io, 0, 1), yZero.at(io, 0, 0), outElem));
     }
 };
 

@@ -18,7 +18,8 @@ using IndexingFunctor =
                  functors::TopK, functors::Resize, functors::ConvTranspose, functors::Lrn,
                  functors::EyeLike, functors::InstanceNorm, functors::Quantize, functors::Mean,
                  functors::ReverseSequence, functors::GridSample, functors::Einsum,
-                 functors::Recurrent, functors::ZeroOutput, functors::MaxUnpool, functors::Det>;
+                 functors::Recurrent, functors::ZeroOutput, functors::MaxUnpool, functors::Det,
+                 functors::QuantizedMatmul, functors::QuantizedConv>;
 
 struct IndexingStep {
     IndexingFunctor op;

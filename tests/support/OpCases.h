@@ -1394,6 +1394,50 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
         add({"Det", "Det", {}, {r.floats({2, n, n})}, {}, {{{2}, DType::Float32}}, 1e-5, 1e-5});
     }
 
+    {
+        const std::int64_t m = r.pick(1, 4), k = r.pick(1, 4), n = r.pick(1, 4);
+        const Tensor a = r.ints<std::uint8_t>({m, k}, DType::UInt8, 0, 255);
+        const Tensor b = r.ints<std::int8_t>({k, n}, DType::Int8, -128, 127);
+        const Tensor az = make({}, DType::UInt8, std::vector<std::uint8_t>{12});
+        add({"MatMulInteger", "MatMulInteger", {}, {a, b, az}, {}, {{{m, n}, DType::Int32}}, 0, 0});
+        add({"QLinearMatMul",
+             "QLinearMatMul",
+             {},
+             {a, detail::CaseMaker::scalar(0.02f), az,
+              r.ints<std::uint8_t>({k, n}, DType::UInt8, 0, 255), detail::CaseMaker::scalar(0.01f),
+              make({}, DType::UInt8, std::vector<std::uint8_t>{100}),
+              detail::CaseMaker::scalar(0.3f),
+              make({}, DType::UInt8, std::vector<std::uint8_t>{128})},
+             {},
+             {{{m, n}, DType::UInt8}},
+             0,
+             0});
+        const Dims x = {1, r.pick(1, 3), r.pick(2, 5), r.pick(2, 5)};
+        const std::int64_t oc = r.pick(1, 3);
+        const Tensor xi = r.ints<std::uint8_t>(x, DType::UInt8, 0, 255);
+        const Tensor wi = r.ints<std::uint8_t>({oc, x[1], 2, 2}, DType::UInt8, 0, 255);
+        add({"ConvInteger",
+             "ConvInteger",
+             attrs({{"pads", Dims{1, 1, 1, 1}}}),
+             {xi, wi, make({}, DType::UInt8, std::vector<std::uint8_t>{3})},
+             {},
+             {{{1, oc, x[2] + 1, x[3] + 1}, DType::Int32}},
+             0,
+             0});
+        add({"QLinearConv",
+             "QLinearConv",
+             {},
+             {xi, detail::CaseMaker::scalar(0.01f),
+              make({}, DType::UInt8, std::vector<std::uint8_t>{5}), wi,
+              detail::CaseMaker::scalar(0.02f),
+              make({}, DType::UInt8, std::vector<std::uint8_t>{7}), detail::CaseMaker::scalar(0.5f),
+              make({}, DType::UInt8, std::vector<std::uint8_t>{9})},
+             {},
+             {{{1, oc, x[2] - 1, x[3] - 1}, DType::UInt8}},
+             0,
+             0});
+    }
+
     // Outputs from the shape function where a case left them out.
     for (OpCase& c : cases) {
         if (!c.outputs.empty())

@@ -404,7 +404,7 @@ Result<std::unique_ptr<Kernel>> copyKernel(const KernelSpec& spec) {
     for (std::size_t k = 1; k < extra; ++k)
         maskBytes.push_back(spec.outputs[k].bytes());
     return makeKernel("plain:copy", [=](const std::byte* const* in, std::byte* const* out) {
-        if (out[0] != in[0])
+        if (out[0] != in[0] && bytes > 0)
             std::memcpy(out[0], in[0], static_cast<std::size_t>(bytes));
         for (std::size_t k = 0; k < maskBytes.size(); ++k)
             std::memset(out[k + 1], 1, static_cast<std::size_t>(maskBytes[k]));
@@ -457,7 +457,8 @@ Result<std::unique_ptr<Kernel>> concatKernel(const KernelSpec& spec) {
         std::byte* dst = outp[0];
         for (std::int64_t o = 0; o < outer; ++o) {
             for (std::size_t k = 0; k < chunk.size(); ++k) {
-                std::memcpy(dst, in[k] + o * chunk[k], static_cast<std::size_t>(chunk[k]));
+                if (chunk[k] > 0) // a zero-size input may have no memory
+                    std::memcpy(dst, in[k] + o * chunk[k], static_cast<std::size_t>(chunk[k]));
                 dst += chunk[k];
             }
         }
@@ -484,7 +485,8 @@ Result<std::unique_ptr<Kernel>> splitKernel(const KernelSpec& spec) {
         const std::byte* src = inp[0];
         for (std::int64_t o = 0; o < outer; ++o) {
             for (std::size_t k = 0; k < chunk.size(); ++k) {
-                std::memcpy(out[k] + o * chunk[k], src, static_cast<std::size_t>(chunk[k]));
+                if (chunk[k] > 0) // a zero-size output may have no memory
+                    std::memcpy(out[k] + o * chunk[k], src, static_cast<std::size_t>(chunk[k]));
                 src += chunk[k];
             }
         }

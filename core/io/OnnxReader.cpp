@@ -1,6 +1,8 @@
 // ONNX reader.
 #include "io/OnnxReader.h"
 
+#include "io/OnnxWriter.h"
+
 #include "ir/ConstantFolding.h"
 #include "ir/Scalar.h"
 
@@ -68,38 +70,6 @@ std::optional<DType> dtypeFromOnnx(int elemType) {
     default:
         return std::nullopt;
     }
-}
-
-int onnxFromDType(DType dtype) {
-    switch (dtype) {
-    case DType::Float32:
-        return onnx::TensorProto_DataType_FLOAT;
-    case DType::Float16:
-        return onnx::TensorProto_DataType_FLOAT16;
-    case DType::BFloat16:
-        return onnx::TensorProto_DataType_BFLOAT16;
-    case DType::Float64:
-        return onnx::TensorProto_DataType_DOUBLE;
-    case DType::Int8:
-        return onnx::TensorProto_DataType_INT8;
-    case DType::Int16:
-        return onnx::TensorProto_DataType_INT16;
-    case DType::Int32:
-        return onnx::TensorProto_DataType_INT32;
-    case DType::Int64:
-        return onnx::TensorProto_DataType_INT64;
-    case DType::UInt8:
-        return onnx::TensorProto_DataType_UINT8;
-    case DType::Bool:
-        return onnx::TensorProto_DataType_BOOL;
-    case DType::UInt16:
-        return onnx::TensorProto_DataType_UINT16;
-    case DType::UInt32:
-        return onnx::TensorProto_DataType_UINT32;
-    case DType::UInt64:
-        return onnx::TensorProto_DataType_UINT64;
-    }
-    return onnx::TensorProto_DataType_UNDEFINED;
 }
 
 bool standardDomain(const onnx::NodeProto& node) {
@@ -691,7 +661,7 @@ private:
             const HostTensor& value = given->second;
             onnx::TensorProto* tensor = g.add_initializer();
             tensor->set_name(input.name());
-            tensor->set_data_type(onnxFromDType(value.type.dtype));
+            tensor->set_data_type(onnxElementType(value.type.dtype));
             for (std::int64_t d : value.type.shape)
                 tensor->add_dims(d);
             tensor->set_raw_data(reinterpret_cast<const char*>(value.data.data()),
@@ -774,7 +744,7 @@ private:
                     if (node.output_size() != 1 || graphOutputs.count(node.output(0)))
                         continue;
                     auto tensor = constantTensor(node);
-                    if (!tensor)
+                    if (!tensor || !dtypeFromOnnx(tensor->data_type()))
                         continue; // addConstantNode reports it
                     tensor->set_name(node.output(0));
                     produced.emplace(node.output(0), *tensor);
@@ -869,7 +839,7 @@ private:
                     onnx::TensorProto tensor;
                     tensor.set_name(node.output(k));
                     tensor.set_data_type(
-                        onnxFromDType(outputTypes[static_cast<std::size_t>(k)].dtype));
+                        onnxElementType(outputTypes[static_cast<std::size_t>(k)].dtype));
                     for (std::int64_t d : outputTypes[static_cast<std::size_t>(k)].shape)
                         tensor.add_dims(d);
                     tensor.set_raw_data(std::move(results[static_cast<std::size_t>(k)]));
@@ -979,7 +949,8 @@ private:
         return std::vector<TensorData>{std::move(data)};
     }
 
-    /// A Constant node's value as a tensor proto, or nullopt for forms not understood.
+    /// A Constant node's value as a tensor proto (its element type not checked), or nullopt for
+    /// forms not understood.
     static std::optional<onnx::TensorProto> constantTensor(const onnx::NodeProto& proto) {
         for (const onnx::AttributeProto& attr : proto.attribute()) {
             onnx::TensorProto tensor;
@@ -1002,8 +973,7 @@ private:
             } else {
                 continue;
             }
-            if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL ||
-                !dtypeFromOnnx(tensor.data_type()))
+            if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
                 return std::nullopt;
             return tensor;
         }
@@ -1284,31 +1254,11 @@ private:
 
     Failure addConstantNode(const onnx::NodeProto& proto) {
         const std::string name = displayName(proto);
-        for (const onnx::AttributeProto& attr : proto.attribute()) {
-            if (attr.name() == "value" && attr.has_t())
-                return addConstant(proto.output(0), attr.t(), name);
-            onnx::TensorProto tensor;
-            tensor.set_name(name);
-            if (attr.name() == "value_float") {
-                tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
-                tensor.add_float_data(attr.f());
-            } else if (attr.name() == "value_int") {
-                tensor.set_data_type(onnx::TensorProto_DataType_INT64);
-                tensor.add_int64_data(attr.i());
-            } else if (attr.name() == "value_floats") {
-                tensor.set_data_type(onnx::TensorProto_DataType_FLOAT);
-                tensor.add_dims(attr.floats_size());
-                *tensor.mutable_float_data() = attr.floats();
-            } else if (attr.name() == "value_ints") {
-                tensor.set_data_type(onnx::TensorProto_DataType_INT64);
-                tensor.add_dims(attr.ints_size());
-                *tensor.mutable_int64_data() = attr.ints();
-            } else {
-                continue;
-            }
-            return addConstant(proto.output(0), tensor, name);
-        }
-        return fail("Constant node '" + name + "' has no value this reader understands");
+        auto tensor = constantTensor(proto);
+        if (!tensor)
+            return fail("Constant node '" + name + "' has no value this reader understands");
+        tensor->set_name(name);
+        return addConstant(proto.output(0), *tensor, name);
     }
 
     static std::optional<AttrValue> attrValue(const onnx::AttributeProto& attr) {

@@ -9,10 +9,6 @@
 
 namespace placer {
 
-namespace {
-
-constexpr const char* kCopyDomain = "ai.placement_explorer";
-
 int onnxElementType(DType dtype) {
     switch (dtype) {
     case DType::Float32:
@@ -44,6 +40,10 @@ int onnxElementType(DType dtype) {
     }
     return onnx::TensorProto_DataType_UNDEFINED;
 }
+
+namespace {
+
+constexpr const char* kCopyDomain = "ai.placement_explorer";
 
 void setType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
     info->set_name(name);

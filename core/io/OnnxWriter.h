@@ -26,4 +26,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
 /// The --devices spelling of a device set: "cpu:cpu,gpu:cuda:mem=8589934592".
 std::string deviceSetSpec(const DeviceSet& devices);
 
+/// The onnx.TensorProto element type of a dtype (TensorProto_DataType).
+int onnxElementType(DType dtype);
+
 } // namespace placer

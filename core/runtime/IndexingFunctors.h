@@ -428,22 +428,31 @@ struct Resize {
     }
 };
 
-/// ConvTranspose(x, w, b?) in gather form: each output element sums the inputs that the
-/// transposed convolution scatters onto it.
-struct ConvTranspose {
-    Io io;
-    Elem xElem = Elem::F32, wElem = Elem::F32, bElem = Elem::F32, outElem = Elem::F32;
-    bool hasBias = false;
+/// The geometry the direct convolutions share (ConvTranspose, ConvInteger, QLinearConv).
+struct ConvWindow {
     i64 channels = 1, outChannels = 1, groups = 1;
     Shape inSpatial, outSpatial, kernel;
     i64 stride[kMaxRank] = {}, dilation[kMaxRank] = {}, padBegin[kMaxRank] = {};
+    /// Elements per channel of the output and the input, and positions in the kernel.
+    PLACER_HD void sizes(i64* outSize, i64* inSize, i64* kernelSize) const {
+        *outSize = *inSize = *kernelSize = 1;
+        for (int d = 0; d < outSpatial.rank; ++d) {
+            *outSize *= outSpatial.dims[d];
+            *inSize *= inSpatial.dims[d];
+            *kernelSize *= kernel.dims[d];
+        }
+    }
+};
+
+/// ConvTranspose(x, w, b?) in gather form: each output element sums the inputs that the
+/// transposed convolution scatters onto it.
+struct ConvTranspose : ConvWindow {
+    Io io;
+    Elem xElem = Elem::F32, wElem = Elem::F32, bElem = Elem::F32, outElem = Elem::F32;
+    bool hasBias = false;
     PLACER_HD void operator()(i64 i) const {
         i64 outSize = 1, inSize = 1, kernelSize = 1;
-        for (int d = 0; d < outSpatial.rank; ++d) {
-            outSize *= outSpatial.dims[d];
-            inSize *= inSpatial.dims[d];
-            kernelSize *= kernel.dims[d];
-        }
+        sizes(&outSize, &inSize, &kernelSize);
         const i64 position = i % outSize;
         const i64 m = (i / outSize) % outChannels;
         const i64 n = i / (outSize * outChannels);
@@ -1032,22 +1041,15 @@ struct QuantizedMatmul {
 
 /// ConvInteger and QLinearConv: a direct convolution of zero-point-shifted integers, requantized
 /// for QLinearConv (with an int32 bias added before).
-struct QuantizedConv {
+struct QuantizedConv : ConvWindow {
     Io io;
     int x = 0, w = 1, bias = -1;
     Elem xElem = Elem::U8, wElem = Elem::U8, outElem = Elem::I32, biasElem = Elem::I32;
     QuantParam xZero, wZero, xScale, wScale, yScale, yZero;
     bool requantized = false;
-    i64 channels = 1, outChannels = 1, groups = 1;
-    Shape inSpatial, outSpatial, kernel;
-    i64 stride[kMaxRank] = {}, dilation[kMaxRank] = {}, padBegin[kMaxRank] = {};
     PLACER_HD void operator()(i64 i) const {
         i64 outSize = 1, inSize = 1, kernelSize = 1;
-        for (int d = 0; d < outSpatial.rank; ++d) {
-            outSize *= outSpatial.dims[d];
-            inSize *= inSpatial.dims[d];
-            kernelSize *= kernel.dims[d];
-        }
+        sizes(&outSize, &inSize, &kernelSize);
         const i64 position = i % outSize, oc = (i / outSize) % outChannels,
                   n = i / (outSize * outChannels);
         const i64 groupIn = channels / groups, groupOut = outChannels / groups, g = oc / groupOut;

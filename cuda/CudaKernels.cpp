@@ -10,6 +10,7 @@
 #include "runtime/KernelSupport.h"
 #include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
+#include "runtime/Selection.h"
 
 #include <algorithm>
 #include <cmath>
@@ -776,6 +777,55 @@ KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
 
 // ---- the table ---------------------------------------------------------------------------------
 
+// ---- outputs whose extent the data decides (runtime/Selection.h) -------------------------------
+
+/// The host computation on staged copies: the inputs come down, the outputs go up, and the
+/// stream is waited for, since how much was selected is only known on the host.
+KernelResult selectionKernel(const KernelSpec& spec, CudaDevice& device) {
+    auto selection = planSelection(spec);
+    if (!selection)
+        return specError(spec, selection.error().message);
+    Selection s = selection.take();
+    std::vector<std::int64_t> inBytes, outBytes;
+    for (const TensorType& type : spec.inputs)
+        inBytes.push_back(type.bytes());
+    for (const TensorType& type : spec.outputs)
+        outBytes.push_back(type.bytes());
+    CudaDevice* dev = &device;
+    auto compute = std::move(s.compute);
+    auto staged = [=](const std::byte* const* in, std::byte* const* out) {
+        cudaStream_t stream = dev->computeStream();
+        std::vector<std::vector<std::byte>> hostIn, hostOut;
+        std::vector<const std::byte*> inPointers;
+        std::vector<std::byte*> outPointers;
+        for (std::size_t k = 0; k < inBytes.size(); ++k) {
+            hostIn.emplace_back(static_cast<std::size_t>(inBytes[k]));
+            if (inBytes[k] > 0)
+                PLACER_CUDA_THROW(cudaMemcpyAsync(hostIn.back().data(), in[k],
+                                                  static_cast<std::size_t>(inBytes[k]),
+                                                  cudaMemcpyDeviceToHost, stream));
+        }
+        for (std::int64_t bytes : outBytes)
+            hostOut.emplace_back(static_cast<std::size_t>(bytes));
+        PLACER_CUDA_THROW(cudaStreamSynchronize(stream));
+        for (auto& buffer : hostIn)
+            inPointers.push_back(buffer.data());
+        for (auto& buffer : hostOut)
+            outPointers.push_back(buffer.data());
+        SelectionShapes shapes = compute(inPointers.data(), outPointers.data());
+        for (std::size_t k = 0; k < outBytes.size(); ++k) {
+            if (outBytes[k] > 0)
+                PLACER_CUDA_THROW(cudaMemcpyAsync(out[k], hostOut[k].data(),
+                                                  static_cast<std::size_t>(outBytes[k]),
+                                                  cudaMemcpyHostToDevice, stream));
+        }
+        PLACER_CUDA_THROW(cudaStreamSynchronize(stream));
+        return shapes;
+    };
+    return std::unique_ptr<Kernel>(
+        std::make_unique<SelectionKernel>("host:" + s.name, std::move(s.bounded), staged));
+}
+
 // ---- indexing and layout: the shared functors of runtime/IndexingPlan.h ------------------------
 
 KernelResult indexingKernel(const KernelSpec& spec, CudaDevice& device) {
@@ -843,6 +893,7 @@ const KernelTable<CudaDevice>& table() {
         t.add(F::BatchNorm, batchNormKernel);
         t.add(F::LayerNorm, layerNormKernel);
         t.add(F::Softmax, softmaxKernel);
+        t.add(F::Selection, selectionKernel);
         for (int f = 0; f < kKernelFamilyCount; ++f) {
             if (isIndexingFamily(static_cast<F>(f)))
                 t.add(static_cast<F>(f), indexingKernel);
@@ -857,6 +908,8 @@ const KernelTable<CudaDevice>& table() {
 Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevice& device) {
     if (spec.node->op->hostOnly)
         return specError(spec, "a shape computation, which runs on the host");
+    if (runsAsSharedFunctors(spec))
+        return indexingKernel(spec, device);
     const auto* factory = table().find(*spec.node->op);
     if (!factory)
         return specError(spec, "the CUDA backend has no kernel for this operator");

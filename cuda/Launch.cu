@@ -1,5 +1,8 @@
 #include "cuda/Launch.h"
 
+#include "runtime/SignalFunctors.h"
+#include "runtime/TrainingFunctors.h"
+
 #include <stdexcept>
 
 #include <algorithm>
@@ -117,5 +120,14 @@ template void launchElements(const MaxUnpool&, i64, cudaStream_t);
 template void launchElements(const Det&, i64, cudaStream_t);
 template void launchElements(const QuantizedMatmul&, i64, cudaStream_t);
 template void launchElements(const QuantizedConv&, i64, cudaStream_t);
+template void launchElements(const RoiAlign&, i64, cudaStream_t);
+template void launchElements(const PoolAny&, i64, cudaStream_t);
+template void launchElements(const Dft&, i64, cudaStream_t);
+template void launchElements(const Stft&, i64, cudaStream_t);
+template void launchElements(const MelWeightMatrix&, i64, cudaStream_t);
+template void launchElements(const TfIdf&, i64, cudaStream_t);
+template void launchElements(const Optimizer&, i64, cudaStream_t);
+template void launchElements(const Dropout&, i64, cudaStream_t);
+template void launchElements(const BatchNormTraining&, i64, cudaStream_t);
 
 } // namespace placer::cuda

@@ -4,6 +4,8 @@
 
 #include "runtime/ElementFunctors.h"
 #include "runtime/IndexingFunctors.h"
+#include "runtime/SignalFunctors.h"
+#include "runtime/TrainingFunctors.h"
 
 #include <cuda_runtime_api.h>
 

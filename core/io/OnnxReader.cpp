@@ -34,6 +34,8 @@ constexpr int kMinOpset = 11;
 /// Older models are converted to this opset with ONNX's version converter.
 constexpr int kUpgradeOpset = 13;
 constexpr int kMaxTestedOpset = 17;
+/// The domain of ONNX's training operators (Adagrad, Momentum, Adam), registered by op name.
+constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 constexpr const char* kCopyDomain = "ai.placement_explorer";
 /// Model metadata key prefix of a node's pin ("placement.pin:conv1" = "gpu" or "gpu!"). ONNX
 /// 1.12 has no per-node metadata, so placement travels in the model's metadata_props.
@@ -77,6 +79,11 @@ bool standardDomain(const onnx::NodeProto& node) {
 }
 
 /// Ops whose result is not a function of their inputs: never folded.
+/// Ops whose output extents depend on the values of their inputs.
+bool dataDependentOutputs(const std::string& op) {
+    return op == "NonZero" || op == "Compress" || op == "Unique" || op == "NonMaxSuppression";
+}
+
 bool neverFolded(const std::string& op) {
     static const std::set<std::string> kOps{"RandomNormal",
                                             "RandomUniform",
@@ -87,7 +94,7 @@ bool neverFolded(const std::string& op) {
                                             "If",
                                             "Loop",
                                             "Scan"};
-    return kOps.count(op) > 0;
+    return kOps.count(op) > 0 || dataDependentOutputs(op);
 }
 
 /// The inputs of an op that set output shapes (a Reshape's shape, a Slice's bounds): values
@@ -115,7 +122,7 @@ bool setsShapes(const std::string& op, int input) {
                                                               {"HammingWindow", {0}},
                                                               {"BlackmanWindow", {0}},
                                                               {"MelWeightMatrix", {0, 1, 2}},
-                                                              {"STFT", {2, 3}}};
+                                                              {"STFT", {1, 3}}};
     const auto it = kInputs.find(op);
     return it != kInputs.end() && it->second.count(input) > 0;
 }
@@ -211,6 +218,13 @@ private:
             if (import.domain().empty() || import.domain() == "ai.onnx")
                 opset = static_cast<int>(import.version());
         }
+        // A graph of training steps may import only ai.onnx.preview.training (its optimisers
+        // are plain tensor arithmetic); it is read as the newest opset this build knows.
+        bool training = false;
+        for (const auto& import : m_model.opset_import())
+            training = training || import.domain() == kTrainingDomain;
+        if (opset == 0 && training)
+            opset = kMaxTestedOpset;
         if (opset == 0)
             return fail("the model imports no version of the default ONNX operator set");
         if (opset < kMinOpset) {
@@ -1020,7 +1034,8 @@ private:
     }
 
     /// The static type of a value; symbolic or unknown dimensions become 1 with a warning.
-    Result<TensorType> typeOf(const std::string& value, const std::string& node) {
+    Result<TensorType> typeOf(const std::string& value, const std::string& node,
+                              bool warnUnknown = true) {
         const auto it = m_types.find(value);
         if (it == m_types.end() || !it->second->has_elem_type())
             return fail("node '" + node + "': ONNX shape inference found no type for '" + value +
@@ -1031,7 +1046,8 @@ private:
                         "type (" + std::to_string(it->second->elem_type()) + ")");
         TensorType type{{}, *dtype};
         if (!it->second->has_shape()) {
-            warnOnce("'" + value + "' has no known shape; it is planned as a scalar");
+            if (warnUnknown)
+                warnOnce("'" + value + "' has no known shape; it is planned as a scalar");
             return type;
         }
         std::int64_t count = 1;
@@ -1042,7 +1058,7 @@ private:
                 if (d < 0)
                     return fail("node '" + node + "': value '" + value +
                                 "' has a negative dimension");
-            } else {
+            } else if (warnUnknown) {
                 warnOnce("dimension '" +
                          (dim.has_dim_param() ? dim.dim_param() : std::string("?")) +
                          "' is not fixed; it is taken as 1 (export with fixed input shapes to "
@@ -1320,8 +1336,55 @@ private:
         }
     }
 
+    static bool dataDependent(const onnx::NodeProto& proto) {
+        return standardDomain(proto) && dataDependentOutputs(proto.op_type());
+    }
+
+    /// NonZero, Compress, Unique and NonMaxSuppression: how many elements they select depends
+    /// on the data, so their outputs are planned at the most they can hold (the storage a run
+    /// needs at worst) and the kernel reports what it filled.
+    void boundDataDependentOutputs(const onnx::NodeProto& proto, Node* node) {
+        const std::string& op = proto.op_type();
+        if (node->inputs.empty())
+            return;
+        const TensorType input = m_graph.type(node->inputs[0]);
+        const std::int64_t elements = input.elementCount();
+        const auto axisOf = [&](int rank) -> std::optional<std::size_t> {
+            const auto axis = node->attrs.getInt("axis", 0);
+            if (!node->attrs.has("axis") || !axis)
+                return std::nullopt;
+            const std::int64_t a = *axis < 0 ? *axis + rank : *axis;
+            if (a < 0 || a >= rank)
+                return std::nullopt;
+            return static_cast<std::size_t>(a);
+        };
+        auto& outputs = node->outputs;
+        if (op == "NonZero" && !outputs.empty()) {
+            outputs[0].shape = {input.rank(), elements};
+        } else if (op == "Compress" && !outputs.empty()) {
+            const auto axis = axisOf(input.rank());
+            outputs[0].shape = input.shape;
+            if (!axis)
+                outputs[0].shape = {elements};
+        } else if (op == "Unique") {
+            const auto axis = axisOf(input.rank());
+            const std::int64_t slices = axis ? input.shape[*axis] : elements;
+            for (std::size_t k = 0; k < outputs.size(); ++k) {
+                if (k == 0)
+                    outputs[k].shape = axis ? input.shape : std::vector<std::int64_t>{elements};
+                else
+                    outputs[k].shape = {slices};
+            }
+        } else if (op == "NonMaxSuppression" && node->inputs.size() >= 2 && !outputs.empty()) {
+            const TensorType scores = m_graph.type(node->inputs[1]);
+            // Every (batch, class) pair selects at most every box.
+            outputs[0].shape = {scores.elementCount(), 3};
+        }
+    }
+
     const OpDef* opFor(const onnx::NodeProto& proto) {
-        const bool standard = proto.domain().empty() || proto.domain() == "ai.onnx";
+        const bool standard = proto.domain().empty() || proto.domain() == "ai.onnx" ||
+                              proto.domain() == kTrainingDomain;
         if (standard) {
             const OpDef* op = OpRegistry::global().find(proto.op_type());
             if (op && op->dialect == OpDialect::Onnx)
@@ -1369,11 +1432,13 @@ private:
                 node.outputs.push_back(TensorType{{0}, DType::Float32});
                 continue;
             }
-            auto type = typeOf(proto.output(k), name);
+            auto type = typeOf(proto.output(k), name, !dataDependent(proto));
             if (!type)
                 return type.error();
             node.outputs.push_back(type.take());
         }
+        if (dataDependent(proto))
+            boundDataDependentOutputs(proto, &node);
         if (const auto pin = m_pins.find(name); pin != m_pins.end()) {
             // "gpu", or "gpu!" for a fixed pin.
             const std::string& spec = pin->second;

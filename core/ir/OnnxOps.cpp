@@ -155,6 +155,19 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"ConvInteger", F::QuantizedConv},
         {"QLinearConv", F::QuantizedConv},
         {"LogSoftmax", F::Softmax},
+        {"RoiAlign", F::RoiAlign},
+        {"NonZero", F::Selection},
+        {"Compress", F::Selection},
+        {"Unique", F::Selection},
+        {"NonMaxSuppression", F::Selection},
+        {"DFT", F::Dft},
+        {"STFT", F::Stft},
+        {"MelWeightMatrix", F::MelWeightMatrix},
+        {"TfIdfVectorizer", F::TfIdf},
+        // ai.onnx.preview.training (the reader maps that domain's ops to these names)
+        {"Adagrad", F::Optimizer},
+        {"Momentum", F::Optimizer},
+        {"Adam", F::Optimizer},
     };
     for (const auto& [name, kernel] : ops)
         op(name, kernel);

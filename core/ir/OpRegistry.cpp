@@ -13,12 +13,17 @@ KernelCapability kernelCapability(KernelFamily family) {
     // Shape computations read a tensor's type, which lives on the host.
     case KernelFamily::Shape:
         return {kAllDTypes, 0};
+    // Outputs whose extent the data decides: computed on the host (a GPU stages the tensors).
+    case KernelFamily::Selection:
+        return {kAllDTypes, kAllDTypes};
     // cuDNN and cuBLAS in float32; the CPU has oneDNN for float32 and plain loops for the rest.
     case KernelFamily::Conv:
     case KernelFamily::Matmul:
         return {kAllDTypes, float32};
-    // oneDNN and cuDNN (or the element functors), in float32.
+    // oneDNN and cuDNN (or the element functors) in float32; pooling of other types, and max
+    // pooling with indices, by the shared PoolAny functor.
     case KernelFamily::Pool:
+        return {kAllDTypes, kAllDTypes};
     case KernelFamily::BatchNorm:
     case KernelFamily::LayerNorm:
     case KernelFamily::Softmax:
@@ -68,6 +73,12 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Det:
     case KernelFamily::QuantizedMatmul:
     case KernelFamily::QuantizedConv:
+    case KernelFamily::RoiAlign:
+    case KernelFamily::Dft:
+    case KernelFamily::Stft:
+    case KernelFamily::MelWeightMatrix:
+    case KernelFamily::TfIdf:
+    case KernelFamily::Optimizer:
         return {kAllDTypes, kAllDTypes};
     }
     return {};

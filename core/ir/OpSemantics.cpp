@@ -55,6 +55,20 @@ const char* kernelFamilyName(KernelFamily family) {
         return "quantized_matmul";
     case KernelFamily::QuantizedConv:
         return "quantized_conv";
+    case KernelFamily::RoiAlign:
+        return "roi_align";
+    case KernelFamily::Selection:
+        return "selection";
+    case KernelFamily::Dft:
+        return "dft";
+    case KernelFamily::Stft:
+        return "stft";
+    case KernelFamily::MelWeightMatrix:
+        return "mel_weight_matrix";
+    case KernelFamily::TfIdf:
+        return "tfidf";
+    case KernelFamily::Optimizer:
+        return "optimizer";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

@@ -38,7 +38,8 @@ enum class KernelFamily : std::uint8_t {
     Pool,   ///< max, average, global and adaptive pooling
     BatchNorm,
     LayerNorm,
-    Softmax, ///< softmax and log-softmax
+    Softmax,   ///< softmax and log-softmax
+    Selection, ///< NonZero, Compress, Unique, NonMaxSuppression: extents the data decides
     // The indexing and layout families: shared functors (runtime/IndexingPlan.h).
     GatherElements,
     ScatterElements,
@@ -65,12 +66,18 @@ enum class KernelFamily : std::uint8_t {
     Det,
     QuantizedMatmul, ///< MatMulInteger and QLinearMatMul
     QuantizedConv,   ///< ConvInteger and QLinearConv
+    RoiAlign,
+    Dft,
+    Stft,
+    MelWeightMatrix,
+    TfIdf,     ///< TfIdfVectorizer
+    Optimizer, ///< ai.onnx.preview.training's Adagrad, Momentum and Adam
 };
-inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::QuantizedConv) + 1;
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Optimizer) + 1;
 
 /// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
-    return family >= KernelFamily::GatherElements && family <= KernelFamily::QuantizedConv;
+    return family >= KernelFamily::GatherElements && family <= KernelFamily::Optimizer;
 }
 
 enum class UnaryFn : std::uint8_t {

@@ -38,6 +38,7 @@ using std::exp;
 using std::floor;
 using std::fmod;
 using std::log;
+using std::log10;
 using std::log1p;
 using std::nearbyint;
 using std::pow;

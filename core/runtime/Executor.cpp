@@ -66,6 +66,10 @@ struct Executor::Impl {
     std::vector<Device*> storageOwner;
     std::vector<std::byte*> regData;
     std::vector<Device*> regOwner;
+    /// Per register: the Invoke whose kernel finds its extent at run time (copies included), or
+    /// -1; and that extent at the last run.
+    std::vector<int> dataDependent;
+    std::vector<std::optional<std::vector<std::int64_t>>> ranShape;
     std::vector<std::vector<const std::byte*>> argPointers; ///< per Invoke, reused
     std::vector<std::vector<std::byte*>> resultPointers;
 
@@ -157,6 +161,8 @@ struct Executor::Impl {
             if (auto error = prepareKernel(k))
                 return error;
         }
+        if (auto error = checkDataDependentValues())
+            return error;
         for (std::size_t k = program.runStart; k < n; ++k) {
             if (streamOf[k] >= 0)
                 streams[static_cast<std::size_t>(streamOf[k])].instructions.push_back(k);
@@ -255,6 +261,53 @@ struct Executor::Impl {
             regData[r] = nullptr; // an empty tensor
             regOwner[r] = mapping[instr.device.index];
         }
+    }
+
+    /// Marks the registers whose extent a kernel finds at run time (and their copies); no
+    /// kernel may read one, since kernels are prepared for fixed shapes.
+    std::optional<SourceError> checkDataDependentValues() {
+        dataDependent.assign(program.registers.size(), -1);
+        ranShape.assign(program.registers.size(), std::nullopt);
+        for (std::size_t k = 0; k < program.code.size(); ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op == Opcode::DeviceCopy &&
+                dataDependent[static_cast<std::size_t>(instr.src)] >= 0) {
+                dataDependent[static_cast<std::size_t>(instr.dst)] =
+                    dataDependent[static_cast<std::size_t>(instr.src)];
+                continue;
+            }
+            if (instr.op != Opcode::Invoke || !kernels[k])
+                continue;
+            for (std::int32_t r : instr.args) {
+                const int producer = dataDependent[static_cast<std::size_t>(r)];
+                if (producer < 0)
+                    continue;
+                const Node& node = graph->node(instr.node);
+                const Node& source =
+                    graph->node(program.code[static_cast<std::size_t>(producer)].node);
+                return SourceError{"", 0, 0,
+                                   node.op->name + " node '" + node.name + "' reads " +
+                                       reg(r).name + ", whose length " + source.op->name +
+                                       " node '" + source.name +
+                                       "' finds only at run time; operators after a "
+                                       "data-dependent shape are not supported yet (make it a "
+                                       "graph output)"};
+            }
+            for (std::size_t i = 0; i < instr.results.size(); ++i) {
+                if (kernels[k]->boundsOutput(i))
+                    dataDependent[static_cast<std::size_t>(instr.results[i])] = static_cast<int>(k);
+            }
+        }
+        return std::nullopt;
+    }
+
+    /// Register r's shape at the last run: what its kernel found, or the planned one.
+    TensorType typeAtRun(std::int32_t r) const {
+        const auto& found = ranShape[static_cast<std::size_t>(r)];
+        TensorType type = reg(r).type;
+        if (found)
+            type.shape = *found;
+        return type;
     }
 
     std::optional<SourceError> prepareKernel(std::size_t k) {
@@ -438,6 +491,10 @@ struct Executor::Impl {
                 results[i] = regData[static_cast<std::size_t>(instr.results[i])];
             }
             kernels[k]->run(args.data(), results.data());
+            if (const auto* shapes = kernels[k]->ranShapes()) {
+                for (std::size_t i = 0; i < instr.results.size() && i < shapes->size(); ++i)
+                    ranShape[static_cast<std::size_t>(instr.results[i])] = (*shapes)[i];
+            }
             break;
         }
         case Opcode::DeviceCopy: {
@@ -448,6 +505,9 @@ struct Executor::Impl {
             if (instr.bytes > 0)
                 device->copyPeer(regData[static_cast<std::size_t>(instr.dst)], *source,
                                  regData[static_cast<std::size_t>(instr.src)], instr.bytes);
+            if (dataDependent[static_cast<std::size_t>(instr.src)] >= 0)
+                ranShape[static_cast<std::size_t>(instr.dst)] =
+                    ranShape[static_cast<std::size_t>(instr.src)];
             break;
         }
         default:
@@ -728,9 +788,9 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     // The results, copied out to the host.
     const Instruction& ret = program.code.back();
     for (std::int32_t r : ret.args) {
-        const Register& reg = program.registers[static_cast<std::size_t>(r)];
-        HostTensor out{reg.type,
-                       std::vector<std::byte>(static_cast<std::size_t>(reg.type.bytes()))};
+        // A data-dependent result fills a prefix of its planned storage.
+        const TensorType type = impl.typeAtRun(r);
+        HostTensor out{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))};
         Device* owner = impl.regOwner[static_cast<std::size_t>(r)];
         const std::byte* src = impl.regData[static_cast<std::size_t>(r)];
         if (owner && src && !out.data.empty()) {

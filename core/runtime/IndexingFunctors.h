@@ -14,8 +14,8 @@ namespace placer::functors {
 
 /// The node's tensors at one run: inputs in the node's order, then outputs.
 struct Io {
-    static constexpr int kMaxInputs = 8;
-    static constexpr int kMaxOutputs = 3;
+    static constexpr int kMaxInputs = 12;
+    static constexpr int kMaxOutputs = 6;
     const void* in[kMaxInputs] = {};
     void* out[kMaxOutputs] = {};
 };
@@ -1087,6 +1087,143 @@ struct QuantizedConv : ConvWindow {
         storeAny(io.out[0], outElem, i,
                  requantize(static_cast<double>(acc), xScale.at(io, 0, 1) * wScale.at(io, oc, 1),
                             yScale.at(io, 0, 1), yZero.at(io, 0, 0), outElem));
+    }
+};
+
+/// RoiAlign: each output element [roi, c, ph, pw] averages (or takes the largest weighted
+/// corner of) bilinear samples on a grid inside its bin of the region, as ONNX Runtime does.
+struct RoiAlign {
+    Io io;
+    Elem elem = Elem::F32, roiElem = Elem::F32, batchElem = Elem::I64;
+    i64 channels = 1, height = 1, width = 1, outHeight = 1, outWidth = 1;
+    i64 samplingRatio = 0;
+    double spatialScale = 1;
+    bool halfPixel = true, isMax = false;
+    PLACER_HD void operator()(i64 i) const {
+        const i64 pw = i % outWidth, ph = (i / outWidth) % outHeight,
+                  c = (i / (outWidth * outHeight)) % channels,
+                  roi = i / (outWidth * outHeight * channels);
+        const i64 batch = loadIndex(io.in[2], batchElem, roi);
+        const double offset = halfPixel ? 0.5 : 0.0;
+        const double x0 = loadAny(io.in[1], roiElem, roi * 4) * spatialScale - offset;
+        const double y0 = loadAny(io.in[1], roiElem, roi * 4 + 1) * spatialScale - offset;
+        const double x1 = loadAny(io.in[1], roiElem, roi * 4 + 2) * spatialScale - offset;
+        const double y1 = loadAny(io.in[1], roiElem, roi * 4 + 3) * spatialScale - offset;
+        double roiWidth = x1 - x0, roiHeight = y1 - y0;
+        if (!halfPixel) {
+            roiWidth = roiWidth > 1 ? roiWidth : 1;
+            roiHeight = roiHeight > 1 ? roiHeight : 1;
+        }
+        const double binHeight = roiHeight / static_cast<double>(outHeight);
+        const double binWidth = roiWidth / static_cast<double>(outWidth);
+        const i64 gridH =
+            samplingRatio > 0 ? samplingRatio : static_cast<i64>(ceil(roiHeight / outHeight));
+        const i64 gridW =
+            samplingRatio > 0 ? samplingRatio : static_cast<i64>(ceil(roiWidth / outWidth));
+        const double count = gridH * gridW > 1 ? static_cast<double>(gridH * gridW) : 1.0;
+        const i64 plane = (batch * channels + c) * height * width;
+        double sum = 0, best = 0;
+        bool any = false;
+        for (i64 iy = 0; iy < gridH; ++iy) {
+            double y = y0 + ph * binHeight + (iy + 0.5) * binHeight / static_cast<double>(gridH);
+            for (i64 ix = 0; ix < gridW; ++ix) {
+                double x = x0 + pw * binWidth + (ix + 0.5) * binWidth / static_cast<double>(gridW);
+                double value = 0;
+                if (y >= -1.0 && y <= height && x >= -1.0 && x <= width) {
+                    y = y <= 0 ? 0 : y;
+                    x = x <= 0 ? 0 : x;
+                    i64 yLow = static_cast<i64>(y), xLow = static_cast<i64>(x), yHigh, xHigh;
+                    if (yLow >= height - 1) {
+                        yHigh = yLow = height - 1;
+                        y = static_cast<double>(yLow);
+                    } else {
+                        yHigh = yLow + 1;
+                    }
+                    if (xLow >= width - 1) {
+                        xHigh = xLow = width - 1;
+                        x = static_cast<double>(xLow);
+                    } else {
+                        xHigh = xLow + 1;
+                    }
+                    const double ly = y - yLow, lx = x - xLow, hy = 1 - ly, hx = 1 - lx;
+                    const double v1 =
+                        hy * hx * loadAny(io.in[0], elem, plane + yLow * width + xLow);
+                    const double v2 =
+                        hy * lx * loadAny(io.in[0], elem, plane + yLow * width + xHigh);
+                    const double v3 =
+                        ly * hx * loadAny(io.in[0], elem, plane + yHigh * width + xLow);
+                    const double v4 =
+                        ly * lx * loadAny(io.in[0], elem, plane + yHigh * width + xHigh);
+                    if (isMax) {
+                        double m = v1 > v2 ? v1 : v2;
+                        m = m > v3 ? m : v3;
+                        value = m > v4 ? m : v4;
+                    } else {
+                        value = v1 + v2 + v3 + v4;
+                    }
+                }
+                sum += value;
+                best = !any || value > best ? value : best;
+                any = true;
+            }
+        }
+        storeAny(io.out[0], elem, i, isMax ? best : sum / count);
+    }
+};
+
+/// Max and average pooling of any element type over an [n * c, spatial...] input, with ONNX
+/// MaxPool's optional second output: the flat index of each maximum in the whole input
+/// (row-major, or column-major over the spatial axes for storage_order 1).
+struct PoolAny {
+    Io io;
+    Elem elem = Elem::F32;
+    int spatial = 2;
+    i64 in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+    i64 kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, padL[3] = {};
+    bool isMax = false, includePadding = false, indices = false, columnMajor = false;
+    PLACER_HD void operator()(i64 i) const {
+        i64 o[3] = {0, 0, 0};
+        i64 rest = i;
+        for (int d = spatial - 1; d >= 0; --d) {
+            o[d] = rest % out[d];
+            rest /= out[d];
+        }
+        const i64 planeSize = in[0] * in[1] * in[2];
+        double sum = 0, best = 0;
+        i64 count = 0, bestAt = -1, windowSize = 1;
+        for (int d = 0; d < spatial; ++d)
+            windowSize *= kernel[d];
+        for (i64 a = 0; a < kernel[0]; ++a) {
+            const i64 p0 = o[0] * stride[0] - padL[0] + a * dilation[0];
+            if (p0 < 0 || p0 >= in[0])
+                continue;
+            for (i64 b = 0; b < (spatial > 1 ? kernel[1] : 1); ++b) {
+                const i64 p1 = spatial > 1 ? o[1] * stride[1] - padL[1] + b * dilation[1] : 0;
+                if (p1 < 0 || p1 >= in[1])
+                    continue;
+                for (i64 e = 0; e < (spatial > 2 ? kernel[2] : 1); ++e) {
+                    const i64 p2 = spatial > 2 ? o[2] * stride[2] - padL[2] + e * dilation[2] : 0;
+                    if (p2 < 0 || p2 >= in[2])
+                        continue;
+                    const i64 offset = (p0 * in[1] + p1) * in[2] + p2;
+                    const double v = loadAny(io.in[0], elem, rest * planeSize + offset);
+                    sum += v;
+                    if (bestAt < 0 || v > best) {
+                        best = v;
+                        bestAt = columnMajor ? (p2 * in[1] + p1) * in[0] + p0 : offset;
+                    }
+                    ++count;
+                }
+            }
+        }
+        if (isMax) {
+            storeAny(io.out[0], elem, i, best);
+            if (indices)
+                storeAny(io.out[1], Elem::I64, i, static_cast<double>(rest * planeSize + bestAt));
+            return;
+        }
+        const i64 divisor = includePadding ? windowSize : count;
+        storeAny(io.out[0], elem, i, divisor > 0 ? sum / static_cast<double>(divisor) : 0.0);
     }
 };
 

@@ -5,27 +5,35 @@
 
 #include "runtime/IndexingFunctors.h"
 #include "runtime/Kernel.h"
+#include "runtime/SignalFunctors.h"
+#include "runtime/TrainingFunctors.h"
 
 #include <variant>
 #include <vector>
 
 namespace placer {
 
-using IndexingFunctor =
-    std::variant<functors::CopyInput, functors::StridedView, functors::GatherElements,
-                 functors::ScatterElements, functors::GatherND, functors::ScatterND,
-                 functors::OneHot, functors::Trilu, functors::CumSum, functors::Hardmax,
-                 functors::TopK, functors::Resize, functors::ConvTranspose, functors::Lrn,
-                 functors::EyeLike, functors::InstanceNorm, functors::Quantize, functors::Mean,
-                 functors::ReverseSequence, functors::GridSample, functors::Einsum,
-                 functors::Recurrent, functors::ZeroOutput, functors::MaxUnpool, functors::Det,
-                 functors::QuantizedMatmul, functors::QuantizedConv>;
+using IndexingFunctor = std::variant<
+    functors::CopyInput, functors::StridedView, functors::GatherElements, functors::ScatterElements,
+    functors::GatherND, functors::ScatterND, functors::OneHot, functors::Trilu, functors::CumSum,
+    functors::Hardmax, functors::TopK, functors::Resize, functors::ConvTranspose, functors::Lrn,
+    functors::EyeLike, functors::InstanceNorm, functors::Quantize, functors::Mean,
+    functors::ReverseSequence, functors::GridSample, functors::Einsum, functors::Recurrent,
+    functors::ZeroOutput, functors::MaxUnpool, functors::Det, functors::QuantizedMatmul,
+    functors::QuantizedConv, functors::RoiAlign, functors::PoolAny, functors::Dft, functors::Stft,
+    functors::MelWeightMatrix, functors::TfIdf, functors::Optimizer, functors::Dropout,
+    functors::BatchNormTraining>;
 
 struct IndexingStep {
     IndexingFunctor op;
     std::int64_t count = 0; ///< elements, or rows for row functors
     bool rows = false;      ///< a row functor (one warp per row on a GPU)
 };
+
+/// Whether the backends run this op with the shared functors below: the indexing families, and
+/// the forms of other families their library kernels do not cover (training-mode Dropout and
+/// BatchNormalization, pooling of other types than float32, MaxPool with indices).
+bool runsAsSharedFunctors(const KernelSpec& spec);
 
 /// The steps that compute `spec`'s op, or why it cannot be computed (a sentence the backend puts
 /// after its "no kernel for" prefix).

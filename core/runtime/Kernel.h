@@ -33,6 +33,14 @@ public:
     virtual void run(const std::byte* const* inputs, std::byte* const* outputs) = 0;
     /// Which implementation runs: "onednn:convolution", "plain:transpose", ...
     virtual std::string implementation() const = 0;
+    /// Whether output k's extent depends on the data (NonZero, Unique, ...): its storage is
+    /// planned for the most it can hold, and a run fills a prefix of it.
+    virtual bool boundsOutput(std::size_t k) const {
+        (void)k;
+        return false;
+    }
+    /// For a kernel that bounds an output: the shapes of every output at the last run, else null.
+    virtual const std::vector<std::vector<std::int64_t>>* ranShapes() const { return nullptr; }
 };
 
 /// A failure that depends on the data (an out-of-range gather index), raised by Kernel::run.

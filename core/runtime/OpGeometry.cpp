@@ -139,8 +139,6 @@ Problem readPooling(const KernelSpec& spec, Pooling* pooling) {
     const Dims& out = spec.outputs[0].shape;
     if (in.size() < 3 || in.size() > 5 || out.size() != in.size())
         return "expected N, C and 1 to 3 spatial dimensions";
-    if (spec.outputs.size() > 1)
-        return "the Indices output of MaxPool is not supported";
     if (op.starts_with("nn.") && attrs.getString("layout", "NCHW").value_or("") != "NCHW")
         return "only the NCHW layout is supported";
     const std::size_t spatial = in.size() - 2;

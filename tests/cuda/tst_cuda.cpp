@@ -197,6 +197,9 @@ private slots:
             QSKIP(qPrintable("no GPU: " + why));
         Device* gpu = sharedRegistry().get("cuda:0").value();
         const test::OpCase c = test::randomOpCases(seed)[static_cast<std::size_t>(index)];
+        if (!OpRegistry::global().find(c.op)->hasKernel(DeviceKind::Cuda))
+            QSKIP(
+                "the CUDA backend has no kernel for this operator by design (it runs on the host)");
         const std::string mismatch = checkCase(*gpu, c);
         QVERIFY2(mismatch.empty(), mismatch.c_str());
     }

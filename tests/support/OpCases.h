@@ -1453,6 +1453,158 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
             qFatal("case %s: %s", c.name.c_str(), shape.error.c_str());
         c.outputs = shape.outputs;
     }
+    // ---- signal, text and training operators -------------------------------------------------
+    {
+        const Dims x = {1, r.pick(1, 3), r.pick(3, 6), r.pick(3, 6)};
+        const std::int64_t rois = r.pick(1, 3);
+        std::vector<float> boxes;
+        for (std::int64_t i = 0; i < rois; ++i) {
+            const float x0 = r.uniform(0, 2), y0 = r.uniform(0, 2);
+            boxes.insert(boxes.end(), {x0, y0, x0 + r.uniform(0.5f, 3), y0 + r.uniform(0.5f, 3)});
+        }
+        const std::int64_t oh = r.pick(1, 3), ow = r.pick(1, 3);
+        add({"RoiAlign",
+             "RoiAlign",
+             attrs({{"output_height", oh},
+                    {"output_width", ow},
+                    {"sampling_ratio", std::int64_t{r.pick(0, 2)}},
+                    {"mode", std::string(r.coin() ? "avg" : "max")}}),
+             {r.floats(x), make({rois, 4}, DType::Float32, boxes),
+              detail::CaseMaker::int64s({rois}, std::vector<std::int64_t>(rois, 0))},
+             {},
+             {{{rois, x[1], oh, ow}, DType::Float32}},
+             1e-5,
+             1e-5});
+        const std::int64_t n = r.pick(2, 8);
+        const bool onesided = r.coin();
+        add({"DFT",
+             "DFT",
+             attrs({{"axis", std::int64_t{1}},
+                    {"onesided", std::int64_t{onesided}},
+                    {"inverse", std::int64_t{r.coin() && !onesided}}}),
+             {r.floats({2, n, 1})},
+             {},
+             {{{2, onesided ? n / 2 + 1 : n, 2}, DType::Float32}},
+             1e-5,
+             1e-4});
+        const std::int64_t frame = r.pick(2, 4), step = r.pick(1, 2), length = r.pick(4, 9);
+        add({"STFT",
+             "STFT",
+             {},
+             {r.floats({1, length, 1}), detail::CaseMaker::int64s({}, {step}),
+              r.floats({frame}, 0, 1)},
+             {false, true},
+             {{{1, (length - frame) / step + 1, frame / 2 + 1, 2}, DType::Float32}},
+             1e-5,
+             1e-4});
+        const std::int64_t bins = r.pick(2, 6), dftLength = 16;
+        add({"MelWeightMatrix",
+             "MelWeightMatrix",
+             {},
+             {detail::CaseMaker::int64s({}, {bins}), detail::CaseMaker::int64s({}, {dftLength}),
+              detail::CaseMaker::int64s({}, {8000}), detail::CaseMaker::scalar(0),
+              detail::CaseMaker::scalar(r.uniform(2000, 4000))},
+             {true, true},
+             {{{dftLength / 2 + 1, bins}, DType::Float32}},
+             0,
+             0});
+        // Unigrams 2 and 3, bigrams (2, 3) and (4, 2).
+        add({"TfIdfVectorizer",
+             "TfIdfVectorizer",
+             attrs({{"min_gram_length", std::int64_t{1}},
+                    {"max_gram_length", std::int64_t{2}},
+                    {"max_skip_count", std::int64_t{r.pick(0, 2)}},
+                    {"mode", std::string("TF")},
+                    {"ngram_counts", Dims{0, 2}},
+                    {"ngram_indexes", Dims{0, 1, 2, 3}},
+                    {"pool_int64s", Dims{2, 3, 2, 3, 4, 2}}}),
+             {r.ints<std::int64_t>({2, r.pick(1, 8)}, DType::Int64, 1, 4)},
+             {},
+             {{{2, 4}, DType::Float32}},
+             0,
+             0});
+    }
+
+    {
+        const Dims s = r.shape(1, 2, 1, 5);
+        const Tensor rate = detail::CaseMaker::scalar(0.1f);
+        const Tensor step = detail::CaseMaker::int64s({}, {r.pick(0, 3)});
+        add({"Adagrad",
+             "Adagrad",
+             attrs({{"decay_factor", 0.1}, {"epsilon", 1e-6}, {"norm_coefficient", 0.01}}),
+             {rate, step, r.floats(s), r.floats(s), r.floats(s, 0, 1)},
+             {},
+             {{s, DType::Float32}, {s, DType::Float32}},
+             1e-5,
+             1e-5});
+        add({"Momentum",
+             "Momentum",
+             attrs({{"alpha", 0.9},
+                    {"beta", 0.5},
+                    {"norm_coefficient", 0.01},
+                    {"mode", std::string(r.coin() ? "standard" : "nesterov")}}),
+             {rate, step, r.floats(s), r.floats(s), r.floats(s)},
+             {},
+             {{s, DType::Float32}, {s, DType::Float32}},
+             1e-5,
+             1e-5});
+        add({"Adam",
+             "Adam",
+             attrs({{"alpha", 0.9}, {"beta", 0.999}, {"norm_coefficient", 0.01}}),
+             {rate, step, r.floats(s), r.floats(s), r.floats(s), r.floats(s, 0, 1)},
+             {},
+             {{s, DType::Float32}, {s, DType::Float32}, {s, DType::Float32}},
+             1e-5,
+             1e-5});
+    }
+
+    // ---- outputs whose extent the data decides: the inputs make them fill their bound, so that
+    // the whole planned storage is compared -----------------------------------------------------
+    {
+        const Dims s = r.shape(1, 3, 1, 4);
+        const std::int64_t count = TensorType{s, DType::Float32}.elementCount();
+        add({"NonZero",
+             "NonZero",
+             {},
+             {r.awayFromZero(s, 0.5f, 2)},
+             {},
+             {{{static_cast<std::int64_t>(s.size()), count}, DType::Int64}},
+             0,
+             0});
+        add({"Compress",
+             "Compress",
+             attrs({{"axis", std::int64_t{0}}}),
+             {r.floats(s), make({s[0]}, DType::Bool, std::vector<std::uint8_t>(s[0], 1))},
+             {},
+             {{s, DType::Float32}},
+             0,
+             0});
+        std::vector<std::int64_t> distinct(static_cast<std::size_t>(count));
+        std::iota(distinct.begin(), distinct.end(), std::int64_t{0});
+        std::shuffle(distinct.begin(), distinct.end(), std::mt19937(static_cast<unsigned>(count)));
+        add({"Unique",
+             "Unique",
+             attrs({{"sorted", std::int64_t{r.coin()}}}),
+             {detail::CaseMaker::int64s({count}, distinct)},
+             {},
+             {{{count}, DType::Int64},
+              {{count}, DType::Int64},
+              {{count}, DType::Int64},
+              {{count}, DType::Int64}},
+             0,
+             0});
+        const std::int64_t boxes = r.pick(1, 4), classes = r.pick(1, 2);
+        add({"NonMaxSuppression",
+             "NonMaxSuppression",
+             {},
+             {r.floats({1, boxes, 4}, 0, 4), r.floats({1, classes, boxes}, 0, 1),
+              detail::CaseMaker::int64s({}, {boxes}), detail::CaseMaker::scalar(1.0f)},
+             {},
+             {{{classes * boxes, 3}, DType::Int64}},
+             0,
+             0});
+    }
+
     return cases;
 }
 

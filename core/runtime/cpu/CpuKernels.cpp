@@ -6,6 +6,7 @@
 #include "runtime/IndexingPlan.h"
 #include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
+#include "runtime/Selection.h"
 #include "runtime/cpu/KernelUtil.h"
 
 #include <algorithm>
@@ -783,6 +784,17 @@ Result<std::unique_ptr<Kernel>> plainMatmul(const KernelSpec& spec,
         });
 }
 
+// ---- outputs whose extent the data decides (runtime/Selection.h) -------------------------------
+
+Result<std::unique_ptr<Kernel>> selectionKernel(const KernelSpec& spec) {
+    auto selection = planSelection(spec);
+    if (!selection)
+        return specError(spec, selection.error().message);
+    Selection s = selection.take();
+    return std::unique_ptr<Kernel>(std::make_unique<SelectionKernel>(
+        "plain:" + s.name, std::move(s.bounded), std::move(s.compute)));
+}
+
 // ---- indexing and layout: the shared functors of runtime/IndexingPlan.h ------------------------
 
 Result<std::unique_ptr<Kernel>> indexingKernel(const KernelSpec& spec) {
@@ -855,6 +867,7 @@ const KernelTable<CpuKernelContext>& table() {
         plain(F::Tile, tileKernel);
         plain(F::Range, rangeKernel);
         plain(F::Shape, shapeKernel);
+        plain(F::Selection, selectionKernel);
         t.add(F::Conv, makeConvolution);
         t.add(F::Matmul, makeMatmul);
         t.add(F::Pool, makePooling);
@@ -875,6 +888,8 @@ const KernelTable<CpuKernelContext>& table() {
 } // namespace cpu
 
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
+    if (runsAsSharedFunctors(spec))
+        return cpu::indexingKernel(spec);
     const auto* factory = cpu::table().find(*spec.node->op);
     if (!factory)
         return cpu::specError(spec, "the CPU backend has no kernel for this operator");

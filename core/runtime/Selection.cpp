@@ -1,0 +1,298 @@
+// The host computations of NonZero, Compress, Unique and NonMaxSuppression (runtime/Selection.h).
+#include "runtime/Selection.h"
+
+#include "runtime/KernelSupport.h"
+#include "runtime/OpGeometry.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+namespace placer {
+
+namespace {
+
+using Shapes = SelectionShapes;
+using Plan = Result<Selection>;
+
+SourceError specError(const KernelSpec& spec, const std::string& message) {
+    (void)spec;
+    return SourceError{"", 0, 0, message};
+}
+
+Plan selection(std::string name, std::vector<bool> bounded, Selection::Compute compute) {
+    return Selection{std::move(name), std::move(bounded), std::move(compute)};
+}
+
+void storeIndex(std::byte* data, std::int64_t i, std::int64_t value) {
+    std::memcpy(data + i * 8, &value, sizeof value);
+}
+
+/// The axis attribute normalised, or nullopt when the node has none (or it is out of range).
+std::optional<std::size_t> axisOf(const KernelSpec& spec, int rank) {
+    if (!spec.node->attrs.has("axis"))
+        return std::nullopt;
+    const int axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), rank);
+    if (axis < 0)
+        return std::nullopt;
+    return static_cast<std::size_t>(axis);
+}
+
+Plan nonZero(const KernelSpec& spec) {
+    const TensorType x = spec.inputs[0];
+    const std::int64_t rank = x.rank();
+    const std::int64_t bound = x.elementCount();
+    return selection("nonzero", {true}, [=](const std::byte* const* in, std::byte* const* out) {
+        std::vector<std::int64_t> found;
+        for (std::int64_t i = 0; i < bound; ++i) {
+            if (loadAsDouble(in[0], x.dtype, i) != 0)
+                found.push_back(i);
+        }
+        const auto k = static_cast<std::int64_t>(found.size());
+        for (std::int64_t j = 0; j < k; ++j) {
+            std::int64_t rest = found[static_cast<std::size_t>(j)];
+            for (std::int64_t d = rank - 1; d >= 0; --d) {
+                const std::int64_t dim = x.shape[static_cast<std::size_t>(d)];
+                storeIndex(out[0], d * k + j, rest % dim);
+                rest /= dim;
+            }
+        }
+        return Shapes{{rank, k}};
+    });
+}
+
+Plan compress(const KernelSpec& spec) {
+    if (spec.inputs.size() < 2 || spec.inputs[1].rank() != 1)
+        return specError(spec, "the condition must be a 1-d tensor");
+    const TensorType x = spec.inputs[0];
+    const TensorType condition = spec.inputs[1];
+    const auto axis = axisOf(spec, x.rank());
+    if (spec.node->attrs.has("axis") && !axis)
+        return specError(spec, "the axis is out of range");
+    const std::int64_t size = dtypeSize(x.dtype);
+    // [outer, length, inner] with the selection along `length`.
+    const std::int64_t length = axis ? x.shape[*axis] : x.elementCount();
+    const std::int64_t outer = axis ? product(x.shape, 0, *axis) : 1;
+    const std::int64_t inner = axis ? product(x.shape, *axis + 1) : 1;
+    return selection("compress", {true}, [=](const std::byte* const* in, std::byte* const* out) {
+        std::vector<std::int64_t> kept;
+        const std::int64_t n = std::min(length, condition.elementCount());
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (loadAsDouble(in[1], condition.dtype, i) != 0)
+                kept.push_back(i);
+        }
+        const auto k = static_cast<std::int64_t>(kept.size());
+        const auto block = static_cast<std::size_t>(inner * size);
+        for (std::int64_t o = 0; o < outer; ++o) {
+            for (std::int64_t j = 0; j < k; ++j) {
+                if (block > 0)
+                    std::memcpy(out[0] + ((o * k + j) * inner) * size,
+                                in[0] + ((o * length + kept[static_cast<std::size_t>(j)]) * inner) *
+                                            size,
+                                block);
+            }
+        }
+        std::vector<std::int64_t> shape{k};
+        if (axis) {
+            shape = x.shape;
+            shape[*axis] = k;
+        }
+        return Shapes{shape};
+    });
+}
+
+Plan unique(const KernelSpec& spec) {
+    const TensorType x = spec.inputs[0];
+    const auto axis = axisOf(spec, x.rank());
+    if (spec.node->attrs.has("axis") && !axis)
+        return specError(spec, "the axis is out of range");
+    const bool sorted = spec.node->attrs.getInt("sorted", 1).value_or(1) != 0;
+    const std::int64_t size = dtypeSize(x.dtype);
+    // Slices along the axis (single elements without one), compared lexicographically.
+    const std::int64_t length = axis ? x.shape[*axis] : x.elementCount();
+    const std::int64_t outer = axis ? product(x.shape, 0, *axis) : 1;
+    const std::int64_t inner = axis ? product(x.shape, *axis + 1) : 1;
+    const std::size_t outputs = spec.outputs.size();
+    return selection(
+        "unique", {true, true, false, true},
+        [=](const std::byte* const* in, std::byte* const* out) {
+            auto value = [&](std::int64_t slice, std::int64_t k) {
+                const std::int64_t o = k / inner, i = k % inner;
+                return loadAsDouble(in[0], x.dtype, (o * length + slice) * inner + i);
+            };
+            auto less = [&](std::int64_t a, std::int64_t b) {
+                for (std::int64_t k = 0; k < outer * inner; ++k) {
+                    const double va = value(a, k), vb = value(b, k);
+                    if (va != vb)
+                        return va < vb;
+                }
+                return false;
+            };
+            auto equal = [&](std::int64_t a, std::int64_t b) { return !less(a, b) && !less(b, a); };
+            // The first occurrence of each distinct slice, in order of appearance.
+            std::vector<std::int64_t> firsts;
+            std::vector<std::int64_t> inverse(static_cast<std::size_t>(length));
+            std::vector<std::int64_t> counts;
+            for (std::int64_t s = 0; s < length; ++s) {
+                std::size_t at = 0;
+                while (at < firsts.size() && !equal(firsts[at], s))
+                    ++at;
+                if (at == firsts.size()) {
+                    firsts.push_back(s);
+                    counts.push_back(0);
+                }
+                counts[at] += 1;
+                inverse[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(at);
+            }
+            std::vector<std::size_t> order(firsts.size());
+            std::iota(order.begin(), order.end(), std::size_t{0});
+            if (sorted)
+                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return less(firsts[a], firsts[b]);
+                });
+            std::vector<std::int64_t> rank(order.size());
+            for (std::size_t r = 0; r < order.size(); ++r)
+                rank[order[r]] = static_cast<std::int64_t>(r);
+            const auto u = static_cast<std::int64_t>(order.size());
+            const auto block = static_cast<std::size_t>(inner * size);
+            for (std::int64_t o = 0; o < outer; ++o) {
+                for (std::int64_t r = 0; r < u; ++r) {
+                    const std::int64_t from = firsts[order[static_cast<std::size_t>(r)]];
+                    if (block > 0)
+                        std::memcpy(out[0] + ((o * u + r) * inner) * size,
+                                    in[0] + ((o * length + from) * inner) * size, block);
+                }
+            }
+            for (std::int64_t r = 0; r < u; ++r) {
+                const std::size_t j = order[static_cast<std::size_t>(r)];
+                if (outputs > 1)
+                    storeIndex(out[1], r, firsts[j]);
+                if (outputs > 3)
+                    storeIndex(out[3], r, counts[j]);
+            }
+            if (outputs > 2) {
+                for (std::int64_t s = 0; s < length; ++s)
+                    storeIndex(
+                        out[2], s,
+                        rank[static_cast<std::size_t>(inverse[static_cast<std::size_t>(s)])]);
+            }
+            std::vector<std::int64_t> shape{u};
+            if (axis) {
+                shape = x.shape;
+                shape[*axis] = u;
+            }
+            return Shapes{shape, {u}, {length}, {u}};
+        });
+}
+
+/// Whether two boxes overlap by more than `threshold` (intersection over union), as ONNX
+/// Runtime decides it: boxes of no area never suppress.
+bool suppresses(const double* a, const double* b, bool centers, double threshold) {
+    double ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
+    if (centers) {
+        ax0 = a[0] - a[2] / 2, ax1 = a[0] + a[2] / 2, ay0 = a[1] - a[3] / 2, ay1 = a[1] + a[3] / 2;
+        bx0 = b[0] - b[2] / 2, bx1 = b[0] + b[2] / 2, by0 = b[1] - b[3] / 2, by1 = b[1] + b[3] / 2;
+    } else {
+        ay0 = std::min(a[0], a[2]), ay1 = std::max(a[0], a[2]);
+        ax0 = std::min(a[1], a[3]), ax1 = std::max(a[1], a[3]);
+        by0 = std::min(b[0], b[2]), by1 = std::max(b[0], b[2]);
+        bx0 = std::min(b[1], b[3]), bx1 = std::max(b[1], b[3]);
+    }
+    const double ix0 = std::max(ax0, bx0), ix1 = std::min(ax1, bx1);
+    const double iy0 = std::max(ay0, by0), iy1 = std::min(ay1, by1);
+    if (ix1 <= ix0 || iy1 <= iy0)
+        return false;
+    const double intersection = (ix1 - ix0) * (iy1 - iy0);
+    const double areaA = (ax1 - ax0) * (ay1 - ay0), areaB = (bx1 - bx0) * (by1 - by0);
+    if (areaA <= 0 || areaB <= 0)
+        return false;
+    const double united = areaA + areaB - intersection;
+    return united > 0 && intersection / united > threshold;
+}
+
+Plan nonMaxSuppression(const KernelSpec& spec) {
+    if (spec.inputs.size() < 2)
+        return specError(spec, "needs boxes and scores");
+    const TensorType boxes = spec.inputs[0], scores = spec.inputs[1];
+    if (boxes.rank() != 3 || boxes.shape[2] != 4 || scores.rank() != 3 ||
+        scores.shape[0] != boxes.shape[0] || scores.shape[2] != boxes.shape[1])
+        return specError(spec, "boxes must be [batches, boxes, 4] and scores "
+                               "[batches, classes, boxes]");
+    const int maxInput = geometry::inputAt(spec, 2), iouInput = geometry::inputAt(spec, 3),
+              scoreInput = geometry::inputAt(spec, 4);
+    std::vector<DType> types;
+    for (const TensorType& type : spec.inputs)
+        types.push_back(type.dtype);
+    const bool centers = spec.node->attrs.getInt("center_point_box", 0).value_or(0) != 0;
+    const std::int64_t batches = boxes.shape[0], count = boxes.shape[1], classes = scores.shape[1];
+    return selection(
+        "non_max_suppression", {true}, [=](const std::byte* const* in, std::byte* const* out) {
+            auto scalar = [&](int input, double fallback) {
+                return input < 0
+                           ? fallback
+                           : loadAsDouble(in[input], types[static_cast<std::size_t>(input)], 0);
+            };
+            // Absent, the limit is 0: nothing is selected.
+            const auto limit = static_cast<std::int64_t>(scalar(maxInput, 0));
+            const double iou = scalar(iouInput, 0);
+            const bool thresholded = scoreInput >= 0;
+            const double minScore = scalar(scoreInput, 0);
+            std::int64_t selected = 0;
+            std::vector<double> box(static_cast<std::size_t>(count * 4));
+            for (std::int64_t b = 0; b < batches; ++b) {
+                for (std::int64_t i = 0; i < count * 4; ++i)
+                    box[static_cast<std::size_t>(i)] =
+                        loadAsDouble(in[0], boxes.dtype, b * count * 4 + i);
+                for (std::int64_t c = 0; c < classes; ++c) {
+                    std::vector<std::pair<double, std::int64_t>> candidates;
+                    for (std::int64_t i = 0; i < count; ++i) {
+                        const double s =
+                            loadAsDouble(in[1], scores.dtype, (b * classes + c) * count + i);
+                        if (!thresholded || s > minScore)
+                            candidates.emplace_back(s, i);
+                    }
+                    // Highest score first; equal scores in box order.
+                    std::stable_sort(
+                        candidates.begin(), candidates.end(),
+                        [](const auto& x, const auto& y) { return x.first > y.first; });
+                    std::vector<std::int64_t> kept;
+                    for (const auto& [s, i] : candidates) {
+                        if (static_cast<std::int64_t>(kept.size()) >= limit)
+                            break;
+                        const bool overlaps =
+                            std::any_of(kept.begin(), kept.end(), [&](std::int64_t k) {
+                                return suppresses(&box[static_cast<std::size_t>(k * 4)],
+                                                  &box[static_cast<std::size_t>(i * 4)], centers,
+                                                  iou);
+                            });
+                        if (overlaps)
+                            continue;
+                        kept.push_back(i);
+                        storeIndex(out[0], selected * 3, b);
+                        storeIndex(out[0], selected * 3 + 1, c);
+                        storeIndex(out[0], selected * 3 + 2, i);
+                        ++selected;
+                    }
+                }
+            }
+            return Shapes{{selected, 3}};
+        });
+}
+
+} // namespace
+
+Result<Selection> planSelection(const KernelSpec& spec) {
+    const std::string& op = spec.node->op->name;
+    if (op == "NonZero")
+        return nonZero(spec);
+    if (op == "Compress")
+        return compress(spec);
+    if (op == "Unique")
+        return unique(spec);
+    if (op == "NonMaxSuppression")
+        return nonMaxSuppression(spec);
+    return specError(spec, "not a selection operator");
+}
+
+} // namespace placer

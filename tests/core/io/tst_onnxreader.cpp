@@ -8,7 +8,12 @@
 #include "io/OnnxWriter.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
+#include "runtime/Bytecode.h"
 #include "runtime/ConstantEvaluation.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/DeviceRegistry.h"
+#include "runtime/Executor.h"
+#include "runtime/ReferenceRun.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -22,6 +27,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstring>
 #include <map>
 #include <variant>
 
@@ -101,6 +107,7 @@ private slots:
     void foldingIsBounded();
     void inputShapesFixSymbolicDimensions();
     void functionsWithoutKernelsAreExpanded();
+    void dataDependentOutputsAreBoundedAndFilledAtRun();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -697,6 +704,85 @@ void TestOnnxReader::badInput() {
     QCOMPARE(loaded.error().file, path);
     QVERIFY2(QString::fromStdString(loaded.error().message).contains(message),
              loaded.error().toString().c_str());
+}
+
+namespace {
+
+/// x [2, 3] -> NonZero -> nz, and with `consumer` a Transpose of nz as the output instead.
+onnx::ModelProto nonZeroModel(bool consumer) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("nonzero");
+    setShape(g->add_input(), {std::int64_t{2}, std::int64_t{3}});
+    g->mutable_input(0)->set_name("x");
+    addNode(model, "NonZero", {"x"}, {"nz"});
+    if (consumer)
+        addNode(model, "Transpose", {"nz"}, {"t"});
+    onnx::ValueInfoProto* out = g->add_output();
+    out->set_name(consumer ? "t" : "nz");
+    auto* type = out->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto_DataType_INT64);
+    type->mutable_shape()->add_dim()->set_dim_param("a");
+    type->mutable_shape()->add_dim()->set_dim_param("b");
+    return model;
+}
+
+/// The executor refers to `single`'s graph, which must outlive it.
+Result<std::unique_ptr<Executor>> loadOnVCpu(const SingleDevicePlan& single,
+                                             DeviceRegistry& registry) {
+    auto program = lowerToBytecode(single.graph, single.devices, single.plan);
+    if (!program)
+        return program.error();
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(single.devices, {{"reference", "vcpu1"}}, registry, &warnings);
+    if (!mapping)
+        return mapping.error();
+    return Executor::load(single.graph, single.devices, program.take(), mapping.take(),
+                          single.graph.onnxOpset());
+}
+
+} // namespace
+
+void TestOnnxReader::dataDependentOutputsAreBoundedAndFilledAtRun() {
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph = readOnnx(bytesOf(nonZeroModel(false)), "nonzero.onnx", &devices, true, &warnings,
+                          OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    // Planned at the most it can hold: every element of x non-zero.
+    QCOMPARE(graph.value().type(ValueRef{*graph.value().find("nz"), 0}).shape,
+             (std::vector<std::int64_t>{2, 6}));
+    for (const std::string& w : warnings)
+        QVERIFY2(w.find("not fixed") == std::string::npos, w.c_str());
+
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(graph.value());
+    auto executor = loadOnVCpu(single, registry);
+    QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+    const std::vector<float> x{0, 1, 0, 2, 0, 3};
+    HostTensor input{TensorType{{2, 3}, DType::Float32}, std::vector<std::byte>(24)};
+    std::memcpy(input.data.data(), x.data(), 24);
+    auto result = executor.value()->run({input}, RunOptions{0, 1});
+    QVERIFY2(result, result ? "" : result.error().message.c_str());
+    const HostTensor& nz = result.value().outputs.at(0);
+    QCOMPARE(nz.type.shape, (std::vector<std::int64_t>{2, 3})); // the three it found
+    std::vector<std::int64_t> indices(6);
+    std::memcpy(indices.data(), nz.data.data(), 48);
+    QCOMPARE(indices, (std::vector<std::int64_t>{0, 1, 1, 1, 0, 2}));
+
+    // An operator after it would run on the planned extent: refused, naming both nodes.
+    auto consumed = readOnnx(bytesOf(nonZeroModel(true)), "nonzero.onnx", &devices, true, &warnings,
+                             OnnxReadOptions{});
+    QVERIFY2(consumed, consumed ? "" : consumed.error().toString().c_str());
+    const SingleDevicePlan consumedPlan = singleDevicePlan(consumed.value());
+    auto refused = loadOnVCpu(consumedPlan, registry);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("Transpose node 't' reads") != std::string::npos &&
+                 refused.error().message.find("NonZero node 'nz' finds only at run time") !=
+                     std::string::npos,
+             refused.error().message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

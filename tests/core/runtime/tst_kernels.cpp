@@ -1073,6 +1073,40 @@ private slots:
         compare(gemm[0], gemmPlain[0], "Gemm");
     }
 
+    // Training-mode Dropout: a ratio of the elements dropped, the rest scaled by 1 / (1 - ratio),
+    // the mask telling which, and the same draws for the same seed (different for another).
+    void trainingDropoutIsSeeded() {
+        const std::int64_t n = 4000;
+        const test::Tensor x = test::make({n}, DType::Float32, std::vector<float>(n, 1.0f));
+        const test::Tensor ratio = test::make({}, DType::Float32, std::vector<float>{0.25f});
+        const test::Tensor training = test::make({}, DType::Bool, std::vector<std::uint8_t>{1});
+        auto run = [&](std::int64_t seed, const test::Tensor& mode) {
+            Attrs attrs;
+            attrs.set("seed", seed);
+            std::string error;
+            auto out = test::runOp("Dropout", attrs, {x, ratio, mode},
+                                   {{{n}, DType::Float32}, {{n}, DType::Bool}}, &error);
+            if (out.empty())
+                qFatal("%s", error.c_str());
+            return out;
+        };
+        const auto first = run(7, training);
+        std::int64_t kept = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const bool keep = first[1].at<std::uint8_t>(i) != 0;
+            kept += keep;
+            QCOMPARE(first[0].f(i), keep ? 1.0f / 0.75f : 0.0f);
+        }
+        QVERIFY2(std::abs(static_cast<double>(kept) / n - 0.75) < 0.03,
+                 qPrintable(QString("kept %1 of %2").arg(kept).arg(n)));
+        QCOMPARE(run(7, training)[1].bytes, first[1].bytes);
+        QVERIFY(run(8, training)[1].bytes != first[1].bytes);
+        // Inference mode passes x through with an all-true mask.
+        const auto inference = run(7, test::make({}, DType::Bool, std::vector<std::uint8_t>{0}));
+        QCOMPARE(inference[0].bytes, x.bytes);
+        QCOMPARE(inference[1].bytes, std::vector<std::byte>(n, std::byte{1}));
+    }
+
     void refusals() {
         std::string error;
         Tensor x{{{1, 2, 4, 4}, DType::Float16}, std::vector<std::byte>(64)};

@@ -707,21 +707,29 @@ struct BatchNorm {
 };
 
 /// Max or average pooling over 1 to 3 spatial dimensions (NC...), or 2-D adaptive average.
-struct Pool {
-    const float* x = nullptr;
-    float* y = nullptr;
+/// A pooling window over 1 to 3 spatial dimensions (unused ones have extent 1).
+struct PoolWindow {
     int spatial = 2;
     i64 in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
     i64 kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, padL[3] = {};
+    /// Output element i's spatial position in o; returns its plane (batch x channel).
+    PLACER_HD i64 position(i64 i, i64* o) const {
+        for (int d = spatial - 1; d >= 0; --d) {
+            o[d] = i % out[d];
+            i /= out[d];
+        }
+        return i;
+    }
+};
+
+struct Pool : PoolWindow {
+    const float* x = nullptr;
+    float* y = nullptr;
     bool isMax = false, includePadding = false, adaptive = false;
 
     PLACER_HD void operator()(i64 i) const {
         i64 o[3] = {0, 0, 0};
-        i64 rest = i;
-        for (int d = spatial - 1; d >= 0; --d) {
-            o[d] = rest % out[d];
-            rest /= out[d];
-        }
+        const i64 rest = position(i, o);
         i64 planeSize = 1;
         for (int d = 0; d < spatial; ++d)
             planeSize *= in[d];

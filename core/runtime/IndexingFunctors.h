@@ -1174,20 +1174,13 @@ struct RoiAlign {
 /// Max and average pooling of any element type over an [n * c, spatial...] input, with ONNX
 /// MaxPool's optional second output: the flat index of each maximum in the whole input
 /// (row-major, or column-major over the spatial axes for storage_order 1).
-struct PoolAny {
+struct PoolAny : PoolWindow {
     Io io;
     Elem elem = Elem::F32;
-    int spatial = 2;
-    i64 in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
-    i64 kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, padL[3] = {};
     bool isMax = false, includePadding = false, indices = false, columnMajor = false;
     PLACER_HD void operator()(i64 i) const {
         i64 o[3] = {0, 0, 0};
-        i64 rest = i;
-        for (int d = spatial - 1; d >= 0; --d) {
-            o[d] = rest % out[d];
-            rest /= out[d];
-        }
+        const i64 rest = position(i, o);
         const i64 planeSize = in[0] * in[1] * in[2];
         double sum = 0, best = 0;
         i64 count = 0, bestAt = -1, windowSize = 1;

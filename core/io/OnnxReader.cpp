@@ -4,6 +4,7 @@
 #include "io/OnnxWriter.h"
 
 #include "ir/ConstantFolding.h"
+#include "ir/OpRegistry.h"
 #include "ir/Scalar.h"
 
 #include <onnx/checker.h>
@@ -79,9 +80,11 @@ bool standardDomain(const onnx::NodeProto& node) {
 }
 
 /// Ops whose result is not a function of their inputs: never folded.
-/// Ops whose output extents depend on the values of their inputs.
+/// Ops whose output extents depend on the values of their inputs: the Selection family, as
+/// the op registry declares it.
 bool dataDependentOutputs(const std::string& op) {
-    return op == "NonZero" || op == "Compress" || op == "Unique" || op == "NonMaxSuppression";
+    const OpDef* def = OpRegistry::global().find(op);
+    return def && def->dialect == OpDialect::Onnx && def->kernel.family == KernelFamily::Selection;
 }
 
 bool neverFolded(const std::string& op) {

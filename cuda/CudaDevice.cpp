@@ -330,6 +330,10 @@ void CudaDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src,
     PLACER_CUDA_THROW(cudaStreamSynchronize(stream));
 }
 
+void CudaDevice::finishLane() {
+    PLACER_CUDA_THROW(cudaStreamSynchronize(currentStream()));
+}
+
 Result<std::unique_ptr<Kernel>> CudaDevice::prepare(const KernelSpec& spec) {
     std::optional<Result<std::unique_ptr<Kernel>>> kernel;
     enqueue([&] {

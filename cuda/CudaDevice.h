@@ -57,6 +57,7 @@ public:
     void unpinHost(std::byte* data) override;
 
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
+    void finishLane() override;
 
     void enqueue(std::function<void()> task) override;
     void synchronize() override;

@@ -283,6 +283,13 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         QString tip = op + QStringLiteral(" ") + name;
         for (const TensorType& output : node.outputs)
             tip += QStringLiteral("\n→ ") + QString::fromStdString(output.toShortString());
+        if (!node.subgraphs.empty()) {
+            // Control flow is one op on one device: its bodies are drawn collapsed.
+            item->setCollapsedBody(static_cast<int>(bodyNodeCount(node)));
+            tip += QStringLiteral("\n") + tr("Runs as one op on its device; body collapsed:");
+            for (const std::string& line : describeBodies(node))
+                tip += QStringLiteral("\n  ") + QString::fromStdString(line);
+        }
         item->setToolTip(tip);
         addItem(item);
         m_nodeItems[m_drawn[i].index] = item;

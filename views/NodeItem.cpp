@@ -33,8 +33,9 @@ QSizeF NodeItem::sizeFor(const QString& op, const QString& name) {
 }
 
 QRectF NodeItem::boundingRect() const {
-    return QRectF(-m_size.width() / 2 - 4, -m_size.height() / 2 - 4, m_size.width() + 8,
-                  m_size.height() + 8);
+    // Room for the outline, and for the card a collapsed body draws behind the node.
+    return QRectF(-m_size.width() / 2 - 4, -m_size.height() / 2 - 4, m_size.width() + 10,
+                  m_size.height() + 10);
 }
 
 void NodeItem::setPlacement(QColor fill, int pin, bool conflict, bool readsReplica) {
@@ -60,10 +61,23 @@ void NodeItem::setTiming(double millis, double heat) {
     update();
 }
 
+void NodeItem::setCollapsedBody(int ops) {
+    if (ops != m_bodyOps) {
+        m_bodyOps = ops;
+        update();
+    }
+}
+
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QColor fill = m_fill;
+    if (m_bodyOps > 0) {
+        // A collapsed body: a second card behind the node, as a closed folder of ops.
+        painter->setPen(QPen(QColor(0x40, 0x40, 0x40), 1));
+        painter->setBrush(fill.darker(115));
+        painter->drawRoundedRect(box.translated(3.5, 3.5), 6, 6);
+    }
     QPen pen(m_conflict ? QColor(0xd0, 0x1c, 0x1c) : QColor(0x40, 0x40, 0x40));
     pen.setWidthF(m_conflict ? 3 : (isSelected() ? 2.5 : 1));
     if (isSelected() && !m_conflict)
@@ -88,8 +102,9 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QFontMetricsF boldMetrics(bold);
     painter->setFont(bold);
     const QRectF top(box.left() + 4, box.top() + 5, box.width() - 8, boldMetrics.height());
+    const QString title = m_bodyOps > 0 ? m_op + QStringLiteral(" \u25B8 %1").arg(m_bodyOps) : m_op;
     painter->drawText(top, Qt::AlignCenter,
-                      boldMetrics.elidedText(m_op, Qt::ElideRight, top.width()));
+                      boldMetrics.elidedText(title, Qt::ElideRight, top.width()));
     painter->setFont(QApplication::font());
     const QFontMetricsF plain(QApplication::font());
     const QRectF bottom(box.left() + 4, top.bottom() + 1, box.width() - 8, plain.height());

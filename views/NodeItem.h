@@ -32,6 +32,10 @@ public:
     /// The time shown, in ms; negative when none is.
     double timingMillis() const { return m_millis; }
 
+    /// Control flow: the number of ops in its bodies, drawn collapsed behind it (0: none).
+    void setCollapsedBody(int ops);
+    int collapsedBody() const { return m_bodyOps; }
+
     /// The size a node with these labels needs.
     static QSizeF sizeFor(const QString& op, const QString& name);
 
@@ -47,6 +51,7 @@ private:
     bool m_highlighted = false;
     double m_millis = -1;
     double m_heat = 0;
+    int m_bodyOps = 0;
 };
 
 } // namespace placer::views

@@ -49,6 +49,14 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
         text += html(output.toShortString() + "  (" + formatBytes(output.bytes()) + ")") +
                 QStringLiteral("<br>");
     text += QStringLiteral("</p>");
+    if (!node.subgraphs.empty()) {
+        text += QStringLiteral("<p><b>%1</b><br>")
+                    .arg(tr("Bodies (collapsed; they run on this "
+                            "node's device):"));
+        for (const std::string& line : describeBodies(node))
+            text += html(line) + QStringLiteral("<br>");
+        text += QStringLiteral("</p>");
+    }
     if (!node.attrs.empty()) {
         text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Attributes:"));
         for (const auto& [name, value] : node.attrs.entries())

@@ -249,6 +249,8 @@ private:
             return failure;
         if (auto failure = readPlacement(at, context, &node))
             return failure;
+        if (auto failure = readBodies(at, context, &node))
+            return failure;
         if (const Json* aliases = at.find("aliases"); aliases && aliases->isArray()) {
             for (const Json& alias : aliases->items()) {
                 if (!alias.isString() || m_graph.find(alias.asString()) || alias.asString() == name)
@@ -257,6 +259,38 @@ private:
             }
         }
         m_graph.addNode(std::move(node));
+        return std::nullopt;
+    }
+
+    /// A control-flow node's "bodies" (each {"attribute", "graph"}) and "captures".
+    Failure readBodies(const Json& at, const std::string& context, Node* node) const {
+        const Json* bodies = at.find("bodies");
+        const Json* captures = at.find("captures");
+        if (!bodies && !captures)
+            return std::nullopt;
+        if (!node->op->hasBodies)
+            return error(at, context + ": " + node->op->name + " has no bodies");
+        if (!bodies || !bodies->isArray())
+            return error(bodies ? *bodies : at,
+                         context + ": \"bodies\" must be an array of {\"attribute\", \"graph\"}");
+        if (!captures || !captures->isInteger() || captures->asInt() < 0 ||
+            captures->asInt() > static_cast<std::int64_t>(node->inputs.size()))
+            return error(captures ? *captures : at,
+                         context + ": \"captures\" must count the node's last inputs that its "
+                                   "bodies read");
+        node->captures = static_cast<std::uint32_t>(captures->asInt());
+        for (const Json& body : bodies->items()) {
+            const Json* attribute = body.isObject() ? body.find("attribute") : nullptr;
+            const Json* graph = body.isObject() ? body.find("graph") : nullptr;
+            if (!attribute || !attribute->isString() || !graph)
+                return error(body, context + ": each body is {\"attribute\", \"graph\"}");
+            JsonGraphReader reader(m_devices, m_file);
+            auto read = reader.read(*graph);
+            if (!read)
+                return read.error();
+            node->subgraphs.push_back(Subgraph{
+                attribute->asString(), std::make_shared<const Graph>(read.take()), nullptr});
+        }
         return std::nullopt;
     }
 
@@ -532,6 +566,19 @@ Json writeJsonGraph(const Graph& graph, const DeviceSet& devices) {
         }
         if (node.device.valid())
             entry.set("device", devices[node.device].name);
+        if (!node.subgraphs.empty()) {
+            // Control flow: the bodies as graphs of their own, and how many of the inputs are
+            // the outer values they read.
+            entry.set("captures", static_cast<std::int64_t>(node.captures));
+            Json bodies = Json::array();
+            for (const Subgraph& subgraph : node.subgraphs) {
+                Json body = Json::object();
+                body.set("attribute", subgraph.attribute);
+                body.set("graph", writeJsonGraph(*subgraph.graph, devices));
+                bodies.push(std::move(body));
+            }
+            entry.set("bodies", std::move(bodies));
+        }
         nodes.push(std::move(entry));
     }
     doc.set("nodes", std::move(nodes));

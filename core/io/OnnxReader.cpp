@@ -4,6 +4,7 @@
 #include "io/OnnxWriter.h"
 
 #include "ir/ConstantFolding.h"
+#include "ir/ControlFlow.h"
 #include "ir/OpRegistry.h"
 #include "ir/Scalar.h"
 
@@ -125,7 +126,8 @@ bool setsShapes(const std::string& op, int input) {
                                                               {"HammingWindow", {0}},
                                                               {"BlackmanWindow", {0}},
                                                               {"MelWeightMatrix", {0, 1, 2}},
-                                                              {"STFT", {1, 3}}};
+                                                              {"STFT", {1, 3}},
+                                                              {"Loop", {0}}};
     const auto it = kInputs.find(op);
     return it != kInputs.end() && it->second.count(input) > 0;
 }
@@ -203,6 +205,35 @@ public:
                                                     "main_graph", "graph"};
         if (!kGeneric.count(m_model.graph().name()))
             m_graph.name = m_model.graph().name();
+        return std::move(m_graph);
+    }
+
+    /// Reads the body of an If, Loop or Scan: `model` holds it as its graph, every input typed
+    /// (its formal inputs, then the outer values it reads). Its parameters are those inputs, in
+    /// order, and its outputs the body's outputs. Every value in it must have a static shape.
+    Result<Graph> readBody(onnx::ModelProto model,
+                           const std::vector<std::pair<std::string, std::string>>& properties) {
+        m_model = std::move(model);
+        m_body = true;
+        for (const auto& property : properties) {
+            if (property.first == "onnx.opset" || property.first == "onnx.ir_version")
+                m_graph.properties.push_back(property);
+        }
+        if (auto error = topologicalOrder(&m_order))
+            return *error;
+        if (auto error = checkWindowAttributes())
+            return *error;
+        if (auto error = inferShapes())
+            return *error;
+        if (auto error = expandFunctions())
+            return *error;
+        if (auto error = foldConstants())
+            return *error;
+        collectTypes();
+        if (auto error = buildGraph())
+            return *error;
+        m_graph.sourceFormat = "onnx";
+        m_graph.name = m_model.graph().name();
         return std::move(m_graph);
     }
 
@@ -1048,6 +1079,10 @@ private:
             return fail("node '" + node + "': value '" + value + "' has an unsupported element " +
                         "type (" + std::to_string(it->second->elem_type()) + ")");
         TensorType type{{}, *dtype};
+        if (m_body && warnUnknown && !staticType(value))
+            return fail("node '" + node + "': ONNX shape inference cannot fix the shape of '" +
+                        value + "' from the types the body is given; every value in a body " +
+                        "must keep one static shape over the iterations");
         if (!it->second->has_shape()) {
             if (warnUnknown)
                 warnOnce("'" + value + "' has no known shape; it is planned as a scalar");
@@ -1087,7 +1122,9 @@ private:
         for (const onnx::TensorProto& tensor : g.initializer())
             initializers.insert(tensor.name());
         for (const onnx::ValueInfoProto& input : g.input()) {
-            if (initializers.count(input.name()))
+            // A body's inputs are all parameters, the outer constants it reads too (their
+            // initializers only let shape inference and folding see the values).
+            if (initializers.count(input.name()) && !m_body)
                 continue;
             auto type = typeOf(input.name(), input.name());
             if (!type)
@@ -1099,6 +1136,8 @@ private:
             define(input.name(), m_graph.addNode(std::move(node)), 0);
         }
         for (const onnx::TensorProto& tensor : g.initializer()) {
+            if (m_body && m_values.count(tensor.name()))
+                continue;
             auto failure = addConstant(tensor.name(), tensor, tensor.name());
             if (failure)
                 return failure;
@@ -1135,7 +1174,11 @@ private:
         std::vector<std::vector<int>> consumers(n);
         std::vector<int> pending(n, 0);
         for (int i = 0; i < n; ++i) {
-            for (const std::string& input : g.node(i).input()) {
+            // A body's reads of this graph's values are inputs of its node too.
+            std::vector<std::string> inputs(g.node(i).input().begin(), g.node(i).input().end());
+            for (std::string& outer : outerNames(g.node(i)))
+                inputs.push_back(std::move(outer));
+            for (const std::string& input : inputs) {
                 if (input.empty() || m_graphInputs.count(input))
                     continue;
                 const auto it = producer.find(input);
@@ -1332,11 +1375,283 @@ private:
                 node->attrs.set(attr.name(), *scalar);
                 node->attrs.set(attr.name() + ".dtype",
                                 std::string(dtypeName(*dtypeFromOnnx(attr.t().data_type()))));
+            } else if (attr.type() == onnx::AttributeProto_AttributeType_GRAPH &&
+                       node->op->hasBodies) {
+                continue; // read as a body (readBodies)
             } else {
                 warnOnce("attribute '" + attr.name() + "' of " + proto.op_type() +
                          " nodes is not kept (it is not needed to plan)");
             }
         }
+    }
+
+    /// The values a node's bodies read from the graphs around it, in order of first use.
+    static std::vector<std::string> outerNames(const onnx::NodeProto& node) {
+        std::vector<std::string> names;
+        std::set<std::string> seen;
+        for (const onnx::AttributeProto& attr : node.attribute()) {
+            if (attr.has_g())
+                collectOuterNames(attr.g(), {}, &names, &seen);
+            for (const onnx::GraphProto& graph : attr.graphs())
+                collectOuterNames(graph, {}, &names, &seen);
+        }
+        return names;
+    }
+
+    static void collectOuterNames(const onnx::GraphProto& graph, std::set<std::string> defined,
+                                  std::vector<std::string>* names, std::set<std::string>* seen) {
+        for (const onnx::ValueInfoProto& input : graph.input())
+            defined.insert(input.name());
+        for (const onnx::TensorProto& tensor : graph.initializer())
+            defined.insert(tensor.name());
+        for (const onnx::NodeProto& node : graph.node()) {
+            for (const std::string& input : node.input()) {
+                if (!input.empty() && !defined.count(input) && seen->insert(input).second)
+                    names->push_back(input);
+            }
+            for (const onnx::AttributeProto& attr : node.attribute()) {
+                if (attr.has_g())
+                    collectOuterNames(attr.g(), defined, names, seen);
+                for (const onnx::GraphProto& nested : attr.graphs())
+                    collectOuterNames(nested, defined, names, seen);
+            }
+            for (const std::string& output : node.output())
+                defined.insert(output);
+        }
+        for (const onnx::ValueInfoProto& output : graph.output()) {
+            if (!defined.count(output.name()) && seen->insert(output.name()).second)
+                names->push_back(output.name()); // a body that returns an outer value
+        }
+    }
+
+    static void setValueType(onnx::ValueInfoProto* info, const TensorType& type) {
+        auto* tensor = info->mutable_type()->mutable_tensor_type();
+        tensor->Clear();
+        tensor->set_elem_type(onnxElementType(type.dtype));
+        auto* shape = tensor->mutable_shape();
+        for (std::int64_t d : type.shape)
+            shape->add_dim()->set_dim_value(d);
+    }
+
+    /// The inputs a control-flow node gives each of its bodies (before the outer values).
+    Result<std::vector<TensorType>> formalBodyInputs(const onnx::NodeProto& proto,
+                                                     const Node& node) const {
+        const std::string& op = proto.op_type();
+        std::vector<TensorType> formal;
+        if (op == "Loop") {
+            const LoopLayout layout = loopLayout(node, node.inputs.size());
+            formal.push_back(TensorType{{}, DType::Int64});
+            formal.push_back(TensorType{{}, DType::Bool});
+            for (std::size_t k = 0; k < layout.carried; ++k)
+                formal.push_back(m_graph.type(node.inputs[layout.firstCarried + k]));
+        } else if (op == "Scan") {
+            const ScanLayout layout = scanLayout(node, node.inputs.size());
+            for (std::size_t k = 0; k < layout.states; ++k)
+                formal.push_back(m_graph.type(node.inputs[k]));
+            for (std::size_t j = 0; j < layout.scanInputs; ++j) {
+                TensorType slice = m_graph.type(node.inputs[layout.states + j]);
+                const auto rank = static_cast<std::int64_t>(slice.shape.size());
+                std::int64_t axis = layout.inputAxes[j];
+                axis = axis < 0 ? axis + rank : axis;
+                if (axis < 0 || axis >= rank)
+                    return fail("Scan node '" + node.name + "': scan input " + std::to_string(j) +
+                                " of rank " + std::to_string(rank) + " has no axis " +
+                                std::to_string(layout.inputAxes[j]));
+                slice.shape.erase(slice.shape.begin() + axis);
+                formal.push_back(slice);
+            }
+        }
+        return formal;
+    }
+
+    /// If, Loop and Scan: every graph attribute is read as a body of its own (readBody), typed
+    /// by ONNX shape inference from what this node gives it. The outer values the bodies read
+    /// become the node's last inputs, so that the plan sees them as data flow. The node's
+    /// outputs are typed from the bodies' outputs.
+    Failure readBodies(const onnx::NodeProto& proto, Node* node) {
+        const std::string& op = proto.op_type();
+        auto failNode = [&](const std::string& message) {
+            return fail(op + " node '" + node->name + "': " + message);
+        };
+        const std::vector<std::string> outer = outerNames(proto);
+        std::vector<TensorType> outerTypes;
+        for (const std::string& value : outer) {
+            const auto it = m_values.find(value);
+            if (it == m_values.end())
+                return failNode("its body reads '" + value + "', which nothing before it produces");
+            node->inputs.push_back(it->second);
+            outerTypes.push_back(m_graph.type(it->second));
+        }
+        node->captures = static_cast<std::uint32_t>(outer.size());
+        auto formal = formalBodyInputs(proto, *node);
+        if (!formal)
+            return formal.error();
+        for (const onnx::AttributeProto& attr : proto.attribute()) {
+            if (!attr.has_g())
+                continue;
+            const onnx::GraphProto& source = attr.g();
+            if (source.input_size() != static_cast<int>(formal.value().size()))
+                return failNode("its " + attr.name() + " has " +
+                                std::to_string(source.input_size()) + " inputs, but the node " +
+                                "gives it " + std::to_string(formal.value().size()));
+            onnx::ModelProto model;
+            model.set_ir_version(m_model.ir_version());
+            *model.mutable_opset_import() = m_model.opset_import();
+            onnx::GraphProto& g = *model.mutable_graph();
+            g = source;
+            for (int k = 0; k < g.input_size(); ++k)
+                setValueType(g.mutable_input(k), formal.value()[static_cast<std::size_t>(k)]);
+            for (std::size_t c = 0; c < outer.size(); ++c) {
+                onnx::ValueInfoProto* input = g.add_input();
+                input->set_name(outer[c]);
+                setValueType(input, outerTypes[c]);
+                // An outer constant's value, so that shape inference and folding see it.
+                const Node& producer = m_graph.node(node->inputs[node->ownInputs() + c].node);
+                if (producer.isConstant() && producer.data &&
+                    static_cast<std::int64_t>(producer.data->size()) <= kFoldFreeBytes) {
+                    onnx::TensorProto* tensor = g.add_initializer();
+                    tensor->set_name(outer[c]);
+                    tensor->set_data_type(onnxElementType(outerTypes[c].dtype));
+                    for (std::int64_t d : outerTypes[c].shape)
+                        tensor->add_dims(d);
+                    tensor->set_raw_data(*producer.data);
+                }
+            }
+            OnnxReader reader(m_file, &m_devices, true, m_warnings, m_options);
+            auto body = reader.readBody(std::move(model), m_graph.properties);
+            if (!body)
+                return failNode("in its " + attr.name() + ": " + body.error().message);
+            node->subgraphs.push_back(
+                Subgraph{attr.name(), std::make_shared<const Graph>(body.take()),
+                         std::make_shared<const std::string>(source.SerializeAsString())});
+        }
+        return typeBodyOutputs(proto, node, formal.value());
+    }
+
+    /// A control-flow node's output types, from its bodies' outputs.
+    Failure typeBodyOutputs(const onnx::NodeProto& proto, Node* node,
+                            const std::vector<TensorType>& formal) {
+        const std::string& op = proto.op_type();
+        auto failNode = [&](const std::string& message) {
+            return fail(op + " node '" + node->name + "': " + message);
+        };
+        auto bodyOutput = [&](std::size_t body, std::size_t k) {
+            const Graph& graph = *node->subgraphs[body].graph;
+            return graph.type(graph.outputs()[k].value);
+        };
+        const std::size_t outputs = node->outputs.size();
+        auto expectOutputs = [&](std::size_t body, std::size_t count) -> Failure {
+            const Subgraph& subgraph = node->subgraphs[body];
+            if (subgraph.graph->outputs().size() != count)
+                return failNode("its " + subgraph.attribute + " has " +
+                                std::to_string(subgraph.graph->outputs().size()) +
+                                " outputs; it needs " + std::to_string(count));
+            return std::nullopt;
+        };
+        if (op == "If") {
+            if (node->subgraphs.size() != 2 ||
+                node->subgraphs[0].attribute == node->subgraphs[1].attribute)
+                return failNode("it needs a then_branch and an else_branch");
+            if (node->subgraphs[0].attribute != "then_branch")
+                std::swap(node->subgraphs[0], node->subgraphs[1]);
+            for (std::size_t b = 0; b < 2; ++b) {
+                if (auto error = expectOutputs(b, outputs))
+                    return error;
+            }
+            for (std::size_t k = 0; k < outputs; ++k) {
+                const TensorType then = bodyOutput(0, k), otherwise = bodyOutput(1, k);
+                if (then != otherwise)
+                    return failNode("output " + std::to_string(k) + " is " + then.toShortString() +
+                                    " in then_branch and " + otherwise.toShortString() +
+                                    " in else_branch; both branches must give one type");
+                node->outputs[k] = then;
+            }
+            return std::nullopt;
+        }
+        if (node->subgraphs.size() != 1)
+            return failNode("it needs one body");
+        if (op == "Loop") {
+            const LoopLayout layout = loopLayout(*node, node->inputs.size());
+            if (auto error = expectOutputs(0, 1 + layout.carried + layout.scanOutputs))
+                return error;
+            for (std::size_t k = 0; k < layout.carried; ++k) {
+                const TensorType out = bodyOutput(0, 1 + k);
+                if (out != formal[2 + k])
+                    return failNode("loop-carried value " + std::to_string(k) + " enters the " +
+                                    "body as " + formal[2 + k].toShortString() +
+                                    " and leaves it as " + out.toShortString() +
+                                    "; a carried value must keep its type and shape");
+                node->outputs[k] = out;
+            }
+            auto constant = [&](std::size_t k) -> const TensorData* {
+                const Node& producer = m_graph.node(node->inputs[k].node);
+                return producer.isConstant() ? producer.data.get() : nullptr;
+            };
+            std::optional<std::int64_t> rows = exactTripCount(*node, node->inputs.size(), constant);
+            if (!rows && layout.tripCount >= 0) {
+                if (const TensorData* count = constant(static_cast<std::size_t>(layout.tripCount));
+                    count && count->size() == sizeof(std::int64_t)) {
+                    std::int64_t trips = 0;
+                    std::memcpy(&trips, count->data(), sizeof trips);
+                    rows = std::max<std::int64_t>(trips, 0); // at most that many
+                }
+            }
+            for (std::size_t j = 0; j < layout.scanOutputs; ++j) {
+                const TensorType slice = bodyOutput(0, 1 + layout.carried + j);
+                const std::string& name = proto.output(static_cast<int>(layout.carried + j));
+                std::optional<std::int64_t> length = rows;
+                // Without a constant trip count: the length ONNX inferred or the model declares.
+                if (const auto declared = name.empty() ? std::nullopt : staticType(name);
+                    !length && declared && declared->rank() == slice.rank() + 1)
+                    length = declared->shape[0];
+                if (!length)
+                    return failNode("scan output '" + name + "' has a row per iteration, and " +
+                                    "nothing bounds the iterations at load: give the loop a " +
+                                    "constant trip count");
+                TensorType stacked = slice;
+                stacked.shape.insert(stacked.shape.begin(), *length);
+                node->outputs[layout.carried + j] = stacked;
+            }
+            return std::nullopt;
+        }
+        // Scan
+        const ScanLayout layout = scanLayout(*node, node->inputs.size());
+        if (auto error = expectOutputs(0, layout.states + layout.scanOutputs))
+            return error;
+        std::int64_t length = -1;
+        for (std::size_t j = 0; j < layout.scanInputs; ++j) {
+            const TensorType input = m_graph.type(node->inputs[layout.states + j]);
+            std::int64_t axis = layout.inputAxes[j];
+            axis = axis < 0 ? axis + input.rank() : axis;
+            const std::int64_t d = input.shape[static_cast<std::size_t>(axis)];
+            if (length >= 0 && d != length)
+                return failNode("its scan inputs have different lengths (" +
+                                std::to_string(length) + " and " + std::to_string(d) + ")");
+            length = d;
+        }
+        if (length < 0)
+            return failNode("it has no scan input");
+        for (std::size_t k = 0; k < layout.states; ++k) {
+            const TensorType out = bodyOutput(0, k);
+            if (out != formal[k])
+                return failNode("state " + std::to_string(k) + " enters the body as " +
+                                formal[k].toShortString() + " and leaves it as " +
+                                out.toShortString() + "; a state must keep its type and shape");
+            node->outputs[k] = out;
+        }
+        for (std::size_t j = 0; j < layout.scanOutputs; ++j) {
+            TensorType stacked = bodyOutput(0, layout.states + j);
+            const auto rank = static_cast<std::int64_t>(stacked.shape.size()) + 1;
+            std::int64_t axis = layout.outputAxes[j];
+            axis = axis < 0 ? axis + rank : axis;
+            if (axis < 0 || axis >= rank)
+                return failNode("scan output " + std::to_string(j) + " of rank " +
+                                std::to_string(rank) + " has no axis " +
+                                std::to_string(layout.outputAxes[j]));
+            stacked.shape.insert(stacked.shape.begin() + axis, length);
+            node->outputs[layout.states + j] = stacked;
+        }
+        return std::nullopt;
     }
 
     static bool dataDependent(const onnx::NodeProto& proto) {
@@ -1435,13 +1750,17 @@ private:
                 node.outputs.push_back(TensorType{{0}, DType::Float32});
                 continue;
             }
-            auto type = typeOf(proto.output(k), name, !dataDependent(proto));
+            auto type = typeOf(proto.output(k), name, !dataDependent(proto) && !node.op->hasBodies);
             if (!type)
                 return type.error();
             node.outputs.push_back(type.take());
         }
         if (dataDependent(proto))
             boundDataDependentOutputs(proto, &node);
+        if (node.op->hasBodies) {
+            if (auto error = readBodies(proto, &node))
+                return error;
+        }
         if (const auto pin = m_pins.find(name); pin != m_pins.end()) {
             // "gpu", or "gpu!" for a fixed pin.
             const std::string& spec = pin->second;
@@ -1507,6 +1826,7 @@ private:
     std::vector<int> m_order;
     std::set<std::string> m_boundInputs;
     int m_folded = 0;
+    bool m_body = false; ///< reading the body of a control-flow node (readBody)
 };
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <set>
 
 namespace placer {
 
@@ -52,6 +53,34 @@ void setType(onnx::ValueInfoProto* info, const std::string& name, const TensorTy
     auto* shape = tensor->mutable_shape();
     for (std::int64_t d : type.shape)
         shape->add_dim()->set_dim_value(d);
+}
+
+/// Renames, in a body and the bodies within it, the values it reads from outside it.
+void renameOuterValues(onnx::GraphProto* graph, std::set<std::string> defined,
+                       const std::map<std::string, std::string>& names) {
+    for (const onnx::ValueInfoProto& input : graph->input())
+        defined.insert(input.name());
+    for (const onnx::TensorProto& tensor : graph->initializer())
+        defined.insert(tensor.name());
+    auto rename = [&](std::string* name) {
+        if (defined.count(*name))
+            return;
+        if (const auto it = names.find(*name); it != names.end())
+            *name = it->second;
+    };
+    for (onnx::NodeProto& node : *graph->mutable_node()) {
+        for (std::string& input : *node.mutable_input())
+            rename(&input);
+        for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+            if (attr.has_g())
+                renameOuterValues(attr.mutable_g(), defined, names);
+            for (onnx::GraphProto& nested : *attr.mutable_graphs())
+                renameOuterValues(&nested, defined, names);
+        }
+        defined.insert(node.output().begin(), node.output().end());
+    }
+    for (onnx::ValueInfoProto& output : *graph->mutable_output())
+        rename(output.mutable_name());
 }
 
 void addMetadata(onnx::ModelProto& model, const std::string& key, const std::string& value) {
@@ -221,7 +250,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
             proto->set_doc_string(docStrings[i]);
         // Optional inputs left out before a given one are written back as empty names.
         const auto positions = node.attrs.getInts(kInputPositionsAttr, {});
-        for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+        for (std::size_t k = 0; k < node.ownInputs(); ++k) {
             if (positions && k < positions->size()) {
                 while (proto->input_size() < (*positions)[k])
                     proto->add_input(std::string());
@@ -256,6 +285,27 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         }
         for (const auto& [key, value] : node.attrs.entries())
             setAttribute(proto, key, value, node.attrs);
+        // Bodies as read, reading the outer values under the names written here.
+        for (const Subgraph& subgraph : node.subgraphs) {
+            onnx::AttributeProto* attr = proto->add_attribute();
+            attr->set_name(subgraph.attribute);
+            attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+            if (!subgraph.source || !attr->mutable_g()->ParseFromString(*subgraph.source))
+                return fail("the " + subgraph.attribute + " of node '" + node.name +
+                            "' was not read from ONNX and cannot be written as ONNX");
+            std::size_t parameters = 0;
+            while (
+                parameters < subgraph.graph->size() &&
+                subgraph.graph->node(NodeId(static_cast<std::uint32_t>(parameters))).isParameter())
+                ++parameters;
+            std::map<std::string, std::string> outer;
+            for (std::size_t c = 0; c < node.captures && c < parameters; ++c) {
+                const auto param = static_cast<std::uint32_t>(parameters - node.captures + c);
+                outer.emplace(subgraph.graph->node(NodeId(param)).name,
+                              valueName(node.inputs[node.ownInputs() + c]));
+            }
+            renameOuterValues(attr->mutable_g(), {}, outer);
+        }
         for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
             if (!proto->output(static_cast<int>(k)).empty() && !outputNames.count({i, k}))
                 setType(g->add_value_info(), proto->output(static_cast<int>(k)), node.outputs[k]);

@@ -2,6 +2,7 @@
 #include "ir/Graph.h"
 
 #include <cstdlib>
+#include <map>
 
 #include <cassert>
 
@@ -66,6 +67,78 @@ int Graph::foldedNodes() const {
             return std::atoi(value.c_str());
     }
     return 0;
+}
+
+} // namespace placer
+
+namespace placer {
+
+namespace {
+
+/// The element type a node's kernel works on: its first input's, else its first output's.
+DType kernelDTypeOf(const Graph& graph, const Node& node) {
+    if (!node.inputs.empty())
+        return graph.type(node.inputs[0]).dtype;
+    return node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;
+}
+
+} // namespace
+
+bool nodeRunsOn(const Node& node, DeviceKind kind, DType dtype) {
+    if (node.subgraphs.empty())
+        return node.op->hasKernel(kind, dtype);
+    for (const Subgraph& body : node.subgraphs) {
+        for (const Node& inner : body.graph->nodes()) {
+            if (inner.role() == OpRole::Compute &&
+                !nodeRunsOn(inner, kind, kernelDTypeOf(*body.graph, inner)))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool nodeHostOnly(const Node& node) {
+    if (node.op->hostOnly)
+        return true;
+    for (const Subgraph& body : node.subgraphs) {
+        for (const Node& inner : body.graph->nodes()) {
+            if (nodeHostOnly(inner))
+                return true;
+        }
+    }
+    return false;
+}
+
+std::size_t bodyNodeCount(const Node& node) {
+    std::size_t count = 0;
+    for (const Subgraph& body : node.subgraphs) {
+        for (const Node& inner : body.graph->nodes()) {
+            if (inner.role() == OpRole::Compute)
+                count += 1 + bodyNodeCount(inner);
+        }
+    }
+    return count;
+}
+
+std::vector<std::string> describeBodies(const Node& node) {
+    std::vector<std::string> lines;
+    for (const Subgraph& body : node.subgraphs) {
+        std::map<std::string, int> ops;
+        std::size_t count = 0;
+        for (const Node& inner : body.graph->nodes()) {
+            if (inner.role() != OpRole::Compute)
+                continue;
+            ++ops[inner.op->name];
+            count += 1 + bodyNodeCount(inner);
+        }
+        std::string line =
+            body.attribute + ": " + std::to_string(count) + (count == 1 ? " op" : " ops");
+        std::string list;
+        for (const auto& [op, n] : ops)
+            list += (list.empty() ? "" : ", ") + op + (n > 1 ? " \u00d7" + std::to_string(n) : "");
+        lines.push_back(line + (list.empty() ? "" : " (" + list + ")"));
+    }
+    return lines;
 }
 
 } // namespace placer

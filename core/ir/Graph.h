@@ -40,6 +40,18 @@ struct Pin {
     bool operator==(const Pin&) const = default;
 };
 
+class Graph;
+
+/// A graph attribute of a node (an If's then_branch, a Loop's body). The body's parameters are,
+/// in order, its own formal inputs and then one per value it reads from the enclosing graph;
+/// those outer values are the node's last `captures` inputs, in the same order.
+struct Subgraph {
+    std::string attribute; ///< "then_branch", "else_branch", "body"
+    std::shared_ptr<const Graph> graph;
+    /// The body as its source format wrote it (a serialized onnx.GraphProto), for writers.
+    std::shared_ptr<const std::string> source;
+};
+
 struct Node {
     std::string name;                 ///< unique in the graph: "%0", "%a", "conv1"
     std::vector<std::string> aliases; ///< other names bound to it (Relay on_device bindings)
@@ -64,11 +76,28 @@ struct Node {
     /// constant only: the raw little-endian data, or null for shape-only graphs.
     std::shared_ptr<const TensorData> data;
 
+    /// Control flow only (OpDef::hasBodies): the bodies, and how many of the inputs, at the end,
+    /// are values the bodies read from this graph.
+    std::vector<Subgraph> subgraphs;
+    std::uint32_t captures = 0;
+
     OpRole role() const { return op->role; }
     bool isParameter() const { return op->role == OpRole::Parameter; }
     bool isConstant() const { return op->role == OpRole::Constant; }
     bool isDeviceCopy() const { return op->role == OpRole::DeviceCopy; }
+    /// The inputs the op itself declares (all of them but the captured outer values).
+    std::size_t ownInputs() const { return inputs.size() - captures; }
 };
+
+/// Whether a device of `kind` can run the node with inputs of `dtype`: its op's kernels, or for
+/// control flow, a kernel for every node of every body (recursively).
+bool nodeRunsOn(const Node& node, DeviceKind kind, DType dtype);
+/// Whether a node must run on the host device: a host-only op, or a body holding one.
+bool nodeHostOnly(const Node& node);
+/// How many nodes a node's bodies hold, recursively (0 for an op without bodies).
+std::size_t bodyNodeCount(const Node& node);
+/// One line per body: "body: 7 ops (Add ×2, Identity ×2, Slice, Unsqueeze ×2)".
+std::vector<std::string> describeBodies(const Node& node);
 
 /// A graph result, optionally required on a given device (Relay's result virtual_device).
 struct GraphOutput {

@@ -171,6 +171,17 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
     };
     for (const auto& [name, kernel] : ops)
         op(name, kernel);
+    // Control flow: one op whose bodies (Node::subgraphs) run on its device with that device's
+    // kernels (runtime/ControlFlow.h).
+    for (const char* name : {"If", "Loop", "Scan"}) {
+        OpDef def;
+        def.name = name;
+        def.dialect = OpDialect::Onnx;
+        def.minInputs = 0;
+        def.maxInputs = -1;
+        def.hasBodies = true;
+        add(std::move(def));
+    }
 }
 
 } // namespace placer

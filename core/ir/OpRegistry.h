@@ -65,10 +65,16 @@ struct OpDef {
     bool hostOnly = false;
     /// Relay passes its inputs as one tuple argument: concatenate((%a, %b), axis=1).
     bool tupleInput = false;
+    /// Control flow (If, Loop, Scan): its nodes carry bodies (Node::subgraphs), which run on the
+    /// node's device. It has no kernel family; a device can run such a node when it can run
+    /// every node of its bodies (nodeRunsOn in ir/Graph.h).
+    bool hasBodies = false;
 
-    /// Element types a device kind can run this op in (all of them for the executor's roles).
+    /// Element types a device kind can run this op in (all of them for the executor's roles and
+    /// for control flow, whose bodies decide).
     DTypeMask kernelDTypes(DeviceKind kind) const {
-        return role != OpRole::Compute ? kAllDTypes : kernelCapability(kernel.family).of(kind);
+        return role != OpRole::Compute || hasBodies ? kAllDTypes
+                                                    : kernelCapability(kernel.family).of(kind);
     }
     bool hasKernel(DeviceKind kind, DType dtype) const {
         return (kernelDTypes(kind) & dtypeBit(dtype)) != 0;

@@ -201,10 +201,10 @@ private:
     bool canRun(std::uint32_t i, DeviceId device) const {
         if (m_index.role[i] != OpRole::Compute)
             return true;
-        const OpDef& op = *m_index.op[i];
-        if (op.hostOnly && device != m_devices.hostDevice())
+        const Node& n = node(i);
+        if (nodeHostOnly(n) && device != m_devices.hostDevice())
             return false;
-        return op.hasKernel(m_devices[device].kind, m_index.kernelDType[i]);
+        return nodeRunsOn(n, m_devices[device].kind, m_index.kernelDType[i]);
     }
 
     /// Where a node goes when the device it would get cannot run it; invalid if no device can.
@@ -315,7 +315,7 @@ private:
             conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName + "', but '" +
                                opName + "' is host-only and runs on the host '" + targetName + "'";
             conflict.suggestion = "remove the pin or pin it to '" + targetName + "'";
-        } else if (pinned.op->hasKernel(m_devices[wanted].kind)) {
+        } else if (pinned.op->hasKernel(m_devices[wanted].kind) && pinned.subgraphs.empty()) {
             conflict.kind = ConflictKind::DType;
             conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName + "', whose " +
                                std::string(deviceKindName(m_devices[wanted].kind)) +
@@ -326,8 +326,11 @@ private:
                 "cast the inputs to a supported type or pin it to '" + targetName + "'";
         } else {
             conflict.kind = ConflictKind::NoKernel;
+            const std::string what = pinned.subgraphs.empty()
+                                         ? "'" + opName + "'"
+                                         : "every operator in the body of this " + opName;
             conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName +
-                               "', which has no kernel for '" + opName + "'; it runs on '" +
+                               "', which has no kernel for " + what + "; it runs on '" +
                                targetName + "' instead";
             conflict.suggestion = "pin it to a device with a kernel for '" + opName +
                                   "', such as '" + targetName + "'";

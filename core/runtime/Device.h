@@ -129,6 +129,10 @@ public:
         (void)marker;
         return 0;
     }
+    /// From the worker: waits until the work issued into the current lane is done, so that the
+    /// host may read what it wrote (a Loop reading its condition). Host devices run their work
+    /// as it is issued.
+    virtual void finishLane() {}
     /// A failure found after the fact in asynchronous work ("gather '%3': index 12 is out of
     /// range"), cleared by reading; empty when there was none. Read after synchronize().
     virtual std::string takeAsyncError() { return {}; }

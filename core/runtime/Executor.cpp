@@ -11,6 +11,7 @@
 // was recorded with this run's epoch.
 #include "runtime/Executor.h"
 
+#include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
 #include "runtime/Schedule.h"
@@ -325,7 +326,7 @@ struct Executor::Impl {
         }
         spec.outputs = node.outputs;
         Device* device = mapping[instr.device.index];
-        auto kernel = device->prepare(spec);
+        auto kernel = prepareKernelOn(*device, spec);
         if (!kernel)
             return SourceError{"", 0, 0,
                                kernel.error().message + " (on " + (*devices)[instr.device].name +

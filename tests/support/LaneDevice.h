@@ -115,6 +115,7 @@ public:
     std::unique_ptr<Event> createEvent() override { return std::make_unique<LaneEvent>(this); }
     double now() const override { return hostClockMicros(); }
 
+    void finishLane() override { m_lanes[static_cast<std::size_t>(m_current)].drain(); }
     int laneCount() const override { return 2; }
     int laneFor(WorkKind kind) const override { return kind == WorkKind::Compute ? 0 : 1; }
     void setLane(int lane) override { m_current = lane; }

@@ -6,12 +6,16 @@
 #include "KernelTestUtil.h"
 
 #include "ir/OpRegistry.h"
+#include "runtime/ControlFlow.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceMapping.h"
+#include "runtime/DeviceRegistry.h"
 #include "runtime/ReferenceRun.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -29,6 +33,9 @@ struct OpCase {
     std::vector<TensorType> outputs; ///< from the op's shape function when left empty
     double atol = 1e-5, rtol = 1e-5; ///< |actual - cpu| <= atol + rtol |cpu|
     int opset = 13;
+    /// Control flow: the node's bodies, and how many of the inputs (the last) they capture.
+    std::vector<Subgraph> subgraphs;
+    std::uint32_t captures = 0;
 };
 
 inline HostTensor toHost(const Tensor& t) {
@@ -1605,11 +1612,104 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              0});
     }
 
+    // Control flow: the bodies run node by node with the device's own kernels, reading a
+    // captured outer value.
+    {
+        const Dims s = r.shape(1, 3, 1, 5);
+        const TensorType t{s, DType::Float32};
+        const Tensor x = r.floats(s), w = r.floats(s);
+        auto body =
+            [&](std::vector<TensorType> params,
+                const std::function<std::vector<ValueRef>(Graph&, std::vector<ValueRef>)>& build) {
+                auto graph = std::make_shared<Graph>();
+                std::vector<ValueRef> values;
+                for (std::size_t k = 0; k < params.size(); ++k) {
+                    Node p;
+                    p.name = "p" + std::to_string(k);
+                    p.op = &OpRegistry::global().parameter();
+                    p.outputs = {params[k]};
+                    values.push_back(ValueRef{graph->addNode(std::move(p)), 0});
+                }
+                for (const ValueRef& out : build(*graph, values))
+                    graph->addOutput(GraphOutput{out, DeviceId(), ""});
+                return std::shared_ptr<const Graph>(graph);
+            };
+        auto op = [](Graph& g, const char* name, std::vector<ValueRef> inputs, TensorType type) {
+            Node n;
+            n.name = g.uniqueName(name);
+            n.op = OpRegistry::global().find(name);
+            n.inputs = std::move(inputs);
+            n.outputs = {std::move(type)};
+            return ValueRef{g.addNode(std::move(n)), 0};
+        };
+        const TensorType flag{{}, DType::Bool};
+        for (const bool condition : {true, false}) {
+            OpCase c{"If", "If",
+                     {},   {make({}, DType::Bool, std::vector<std::uint8_t>{condition}), x, w},
+                     {},   {t}};
+            c.subgraphs = {
+                {"then_branch",
+                 body({t, t}, [&](Graph& g, auto p) { return std::vector{op(g, "Add", p, t)}; }),
+                 nullptr},
+                {"else_branch",
+                 body({t, t}, [&](Graph& g, auto p) { return std::vector{op(g, "Mul", p, t)}; }),
+                 nullptr}};
+            c.captures = 2;
+            add(std::move(c));
+        }
+        {
+            const std::int64_t trips = r.pick(0, 4);
+            TensorType stacked = t;
+            stacked.shape.insert(stacked.shape.begin(), trips);
+            OpCase c{"Loop", "Loop",      {}, {detail::CaseMaker::int64s({}, {trips}), x, w},
+                     {true}, {t, stacked}};
+            c.attrs.set(kInputPositionsAttr, std::vector<std::int64_t>{0, 2});
+            c.subgraphs = {{"body",
+                            body({TensorType{{}, DType::Int64}, flag, t, t},
+                                 [&](Graph& g, auto p) {
+                                     const ValueRef sum = op(g, "Add", {p[2], p[3]}, t);
+                                     return std::vector{op(g, "Identity", {p[1]}, flag), sum,
+                                                        op(g, "Tanh", {sum}, t)};
+                                 }),
+                            nullptr}};
+            c.captures = 1;
+            add(std::move(c));
+        }
+        {
+            // A state of one row, scanned over x's first axis backwards, stacked on the last.
+            Dims row(s.begin() + 1, s.end());
+            const TensorType slice{row, DType::Float32};
+            Dims outShape = row;
+            outShape.push_back(s[0]);
+            OpCase c{
+                "Scan", "Scan", {}, {r.floats(row), x}, {}, {slice, {outShape, DType::Float32}}};
+            c.attrs.set("num_scan_inputs", std::int64_t{1});
+            c.attrs.set("scan_input_directions", std::vector<std::int64_t>{1});
+            c.attrs.set("scan_output_axes", std::vector<std::int64_t>{-1});
+            c.subgraphs = {{"body",
+                            body({slice, slice},
+                                 [&](Graph& g, auto p) {
+                                     const ValueRef next = op(g, "Add", p, slice);
+                                     return std::vector{next, op(g, "Sigmoid", {next}, slice)};
+                                 }),
+                            nullptr}};
+            add(std::move(c));
+        }
+    }
+
     return cases;
 }
 
 /// Runs one case on the CPU kernels (the reference); empty with *error on failure.
+inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std::string* error);
+
 inline std::vector<HostTensor> runOnCpu(const OpCase& c, std::string* error) {
+    if (!c.subgraphs.empty()) {
+        // Control flow has no kernel of its own: its bodies run on a CPU device's kernels.
+        static DeviceRegistry registry;
+        static Device* cpu = registry.freshVCpu();
+        return runOnDevice(*cpu, c, error);
+    }
     const auto outputs = runOp(c.op, c.attrs, c.inputs, c.outputs, error, c.constant, c.opset);
     std::vector<HostTensor> host;
     for (const Tensor& t : outputs)
@@ -1626,6 +1726,8 @@ inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std:
     node.op = OpRegistry::global().find(c.op);
     node.attrs = c.attrs;
     node.outputs = c.outputs;
+    node.subgraphs = c.subgraphs;
+    node.captures = c.captures;
     KernelSpec spec;
     spec.node = &node;
     spec.outputs = c.outputs;
@@ -1639,7 +1741,7 @@ inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std:
             reinterpret_cast<const char*>(c.inputs[i].bytes.data()), c.inputs[i].bytes.size()));
         spec.constantData.push_back(isConstant ? data.back().get() : nullptr);
     }
-    auto kernel = device.prepare(spec);
+    auto kernel = prepareKernelOn(device, spec);
     if (!kernel) {
         *error = kernel.error().message;
         return {};

@@ -108,6 +108,8 @@ private slots:
     void inputShapesFixSymbolicDimensions();
     void functionsWithoutKernelsAreExpanded();
     void dataDependentOutputsAreBoundedAndFilledAtRun();
+    void controlFlowRunsItsBodiesOnItsDevice();
+    void controlFlowBodiesMustKeepTheirShapes();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -743,7 +745,228 @@ Result<std::unique_ptr<Executor>> loadOnVCpu(const SingleDevicePlan& single,
                           single.graph.onnxOpset());
 }
 
+/// x [2,3] and c (bool) in; w [3] a weight every body reads from outside.
+///  - If(c): x + w, else x * w.
+///  - Loop, trip count 4: acc += w, each step's acc stacked as a scan output [4, 2, 3].
+///  - Scan over x's rows backwards: s += row; each step's s * w stacked as [2, 3].
+onnx::ModelProto controlFlowModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("control");
+    setShape(g->add_input(), {std::int64_t{2}, std::int64_t{3}});
+    g->mutable_input(0)->set_name("x");
+    onnx::ValueInfoProto* c = g->add_input();
+    c->set_name("c");
+    c->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_BOOL);
+    c->mutable_type()->mutable_tensor_type()->mutable_shape();
+    onnx::TensorProto* w = addInitializer(model, "w", {3});
+    for (float v : {1.0f, 2.0f, 3.0f})
+        w->add_float_data(v);
+    addInt64s(model, "n", {4}, true);
+    onnx::TensorProto* zero = addInitializer(model, "s0", {3});
+    for (int k = 0; k < 3; ++k)
+        zero->add_float_data(0);
+
+    auto bodyNode = [](onnx::GraphProto* body, const std::string& op,
+                       std::vector<std::string> inputs, const std::string& output) {
+        onnx::NodeProto* node = body->add_node();
+        node->set_op_type(op);
+        node->set_name(output);
+        for (const std::string& input : inputs)
+            node->add_input(input);
+        node->add_output(output);
+    };
+    // Inputs and outputs with an element type and no shape (inference gives the shapes).
+    auto named = [](onnx::ValueInfoProto* info, const std::string& name,
+                    int type = onnx::TensorProto_DataType_FLOAT) {
+        info->set_name(name);
+        info->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    };
+
+    onnx::NodeProto* branch = addNode(model, "If", {"c"}, {"chosen"});
+    for (const auto& [attribute, op] : {std::pair{"then_branch", "Add"}, {"else_branch", "Mul"}}) {
+        onnx::AttributeProto* attr = branch->add_attribute();
+        attr->set_name(attribute);
+        attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+        onnx::GraphProto* body = attr->mutable_g();
+        body->set_name(attribute);
+        bodyNode(body, op, {"x", "w"}, std::string(attribute) + "_out");
+        named(body->add_output(), std::string(attribute) + "_out");
+    }
+
+    onnx::NodeProto* loop = addNode(model, "Loop", {"n", "", "x"}, {"acc", "steps"});
+    {
+        onnx::AttributeProto* attr = loop->add_attribute();
+        attr->set_name("body");
+        attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+        onnx::GraphProto* body = attr->mutable_g();
+        body->set_name("loop_body");
+        named(body->add_input(), "i", onnx::TensorProto_DataType_INT64);
+        named(body->add_input(), "cond_in", onnx::TensorProto_DataType_BOOL);
+        named(body->add_input(), "acc_in");
+        bodyNode(body, "Identity", {"cond_in"}, "cond_out");
+        bodyNode(body, "Add", {"acc_in", "w"}, "acc_out");
+        bodyNode(body, "Identity", {"acc_out"}, "step");
+        named(body->add_output(), "cond_out", onnx::TensorProto_DataType_BOOL);
+        named(body->add_output(), "acc_out");
+        named(body->add_output(), "step");
+    }
+
+    onnx::NodeProto* scan = addNode(model, "Scan", {"s0", "x"}, {"total", "scaled"});
+    {
+        onnx::AttributeProto* count = scan->add_attribute();
+        count->set_name("num_scan_inputs");
+        count->set_type(onnx::AttributeProto_AttributeType_INT);
+        count->set_i(1);
+        onnx::AttributeProto* directions = scan->add_attribute();
+        directions->set_name("scan_input_directions");
+        directions->set_type(onnx::AttributeProto_AttributeType_INTS);
+        directions->add_ints(1);
+        onnx::AttributeProto* attr = scan->add_attribute();
+        attr->set_name("body");
+        attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+        onnx::GraphProto* body = attr->mutable_g();
+        body->set_name("scan_body");
+        for (const char* input : {"s_in", "row"})
+            named(body->add_input(), input);
+        bodyNode(body, "Add", {"s_in", "row"}, "s_out");
+        bodyNode(body, "Mul", {"s_out", "w"}, "y");
+        for (const char* output : {"s_out", "y"})
+            named(body->add_output(), output);
+    }
+    const std::int64_t two = 2, three = 3;
+    const std::vector<std::pair<const char*, std::vector<std::variant<std::int64_t, std::string>>>>
+        outputs{{"chosen", {two, three}},
+                {"acc", {two, three}},
+                {"steps", {std::string("steps"), two, three}},
+                {"total", {three}},
+                {"scaled", {two, three}}};
+    for (const auto& [name, shape] : outputs) {
+        onnx::ValueInfoProto* output = g->add_output();
+        setShape(output, shape);
+        output->set_name(name);
+    }
+    return model;
+}
+
+std::vector<float> floatsOf(const HostTensor& tensor) {
+    std::vector<float> values(static_cast<std::size_t>(tensor.type.elementCount()));
+    std::memcpy(values.data(), tensor.data.data(), values.size() * sizeof(float));
+    return values;
+}
+
+/// Runs a control-flow graph on one vcpu with x = 0..5 and the condition given.
+std::vector<HostTensor> runControlFlow(const Graph& graph, bool condition) {
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(graph);
+    auto executor = loadOnVCpu(single, registry);
+    if (!executor)
+        qFatal("%s", executor.error().message.c_str());
+    HostTensor x{TensorType{{2, 3}, DType::Float32}, std::vector<std::byte>(24)};
+    const std::vector<float> values{0, 1, 2, 3, 4, 5};
+    std::memcpy(x.data.data(), values.data(), 24);
+    HostTensor c{TensorType{{}, DType::Bool},
+                 {std::byte{condition ? std::uint8_t{1} : std::uint8_t{0}}}};
+    auto result = executor.value()->run({x, c}, RunOptions{0, 1});
+    if (!result)
+        qFatal("%s", result.error().message.c_str());
+    return result.value().outputs;
+}
+
+void checkControlFlowOutputs(const Graph& graph) {
+    for (bool condition : {true, false}) {
+        const std::vector<HostTensor> out = runControlFlow(graph, condition);
+        QCOMPARE(out.size(), std::size_t{5});
+        const std::vector<float> chosen = condition ? std::vector<float>{1, 3, 5, 4, 6, 8}
+                                                    : std::vector<float>{0, 2, 6, 3, 8, 15};
+        QCOMPARE(floatsOf(out[0]), chosen);
+        QCOMPARE(floatsOf(out[1]), (std::vector<float>{4, 9, 14, 7, 12, 17}));
+        QCOMPARE(out[2].type.shape, (std::vector<std::int64_t>{4, 2, 3}));
+        const std::vector<float> steps = floatsOf(out[2]);
+        QCOMPARE(std::vector<float>(steps.begin(), steps.begin() + 6),
+                 (std::vector<float>{1, 3, 5, 4, 6, 8}));
+        QCOMPARE(std::vector<float>(steps.end() - 6, steps.end()),
+                 (std::vector<float>{4, 9, 14, 7, 12, 17}));
+        // Backwards over the rows: s is [3,4,5] after the first step, [3,5,7] after the
+        // second; the scan output stacks the steps in the order they ran.
+        QCOMPARE(floatsOf(out[3]), (std::vector<float>{3, 5, 7}));
+        QCOMPARE(floatsOf(out[4]), (std::vector<float>{3, 8, 15, 3, 10, 21}));
+    }
+}
+
 } // namespace
+
+void TestOnnxReader::controlFlowRunsItsBodiesOnItsDevice() {
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph = readOnnx(bytesOf(controlFlowModel()), "control.onnx", &devices, true, &warnings,
+                          OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    const Graph& g = graph.value();
+    // Each node is one op: its bodies are graphs of their own, the outer values they read are
+    // its last inputs (so the plan sees them as data flow).
+    const Node& branch = g.node(*g.find("chosen"));
+    QCOMPARE(branch.subgraphs.size(), std::size_t{2});
+    QCOMPARE(branch.subgraphs[0].attribute, std::string("then_branch"));
+    QCOMPARE(branch.captures, 2u);
+    QCOMPARE(branch.ownInputs(), std::size_t{1});
+    QCOMPARE(g.valueName(branch.inputs[1]), std::string("x"));
+    const Node& loop = g.node(*g.find("acc"));
+    QCOMPARE(loop.captures, 1u);
+    QCOMPARE(loop.outputs[1].shape, (std::vector<std::int64_t>{4, 2, 3})); // exactly 4 steps
+    QCOMPARE(bodyNodeCount(loop), std::size_t{3});
+    QCOMPARE(describeBodies(loop).front(), std::string("body: 3 ops (Add, Identity \u00d72)"));
+    QVERIFY(nodeRunsOn(loop, DeviceKind::Cuda, DType::Int64));
+    const Node& scan = g.node(*g.find("total"));
+    QCOMPARE(scan.outputs[1].shape, (std::vector<std::int64_t>{2, 3}));
+    checkControlFlowOutputs(g);
+
+    // Written as ONNX and read again: the bodies read the outer values under their new names.
+    auto written = writeOnnx(g, devices, {});
+    QVERIFY2(written, written ? "" : written.error().message.c_str());
+    auto again =
+        readOnnx(written.value(), "again.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY2(again, again ? "" : again.error().toString().c_str());
+    checkControlFlowOutputs(again.value());
+
+    // The JSON graph keeps the bodies too (plans are stored that way).
+    auto json = readJsonGraph(writeJsonGraph(g, devices), devices, "control.json");
+    QVERIFY2(json, json ? "" : json.error().toString().c_str());
+    const Node& stored = json.value().node(*json.value().find("chosen"));
+    QCOMPARE(stored.subgraphs.size(), std::size_t{2});
+    QCOMPARE(stored.captures, 2u);
+    QCOMPARE(bodyNodeCount(stored), std::size_t{2});
+}
+
+void TestOnnxReader::controlFlowBodiesMustKeepTheirShapes() {
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    // A carried value that grows each step (Concat with itself) cannot keep one shape.
+    onnx::ModelProto model = controlFlowModel();
+    onnx::GraphProto* body = nullptr;
+    for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
+        if (node.op_type() == "Loop")
+            body = node.mutable_attribute(0)->mutable_g();
+    }
+    QVERIFY(body);
+    onnx::NodeProto* add = body->mutable_node(1);
+    add->set_op_type("Concat");
+    add->set_input(1, "acc_in");
+    onnx::AttributeProto* axis = add->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto_AttributeType_INT);
+    axis->set_i(0);
+    auto graph =
+        readOnnx(bytesOf(model), "grow.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY(!graph);
+    const std::string message = graph.error().toString();
+    QVERIFY2(message.find("Loop node 'acc'") != std::string::npos &&
+                 message.find("carried value 0 enters the body as 2x3 float32 and leaves it "
+                              "as 4x3 float32") != std::string::npos,
+             message.c_str());
+}
 
 void TestOnnxReader::dataDependentOutputsAreBoundedAndFilledAtRun() {
     DeviceSet devices = defaultDeviceSet();

@@ -1528,6 +1528,38 @@ private:
         return typeBodyOutputs(proto, node, formal.value());
     }
 
+    /// ONNX's inference leaves a Loop's outputs without shapes (they may change per iteration);
+    /// the bodies fixed them, so they are told to ONNX, and what follows is inferred again.
+    Failure refineInferredTypes(const onnx::NodeProto& proto, const Node& node) {
+        onnx::GraphProto& g = *m_model.mutable_graph();
+        bool refined = false;
+        for (int k = 0; k < proto.output_size() && k < static_cast<int>(node.outputs.size()); ++k) {
+            const std::string& name = proto.output(k);
+            if (name.empty() || staticType(name))
+                continue;
+            onnx::ValueInfoProto* info = nullptr;
+            for (auto* list : {g.mutable_output(), g.mutable_value_info()}) {
+                for (onnx::ValueInfoProto& entry : *list) {
+                    if (!info && entry.name() == name)
+                        info = &entry;
+                }
+            }
+            if (!info) {
+                info = g.add_value_info();
+                info->set_name(name);
+            }
+            setValueType(info, node.outputs[static_cast<std::size_t>(k)]);
+            refined = true;
+        }
+        if (!refined)
+            return std::nullopt;
+        m_types.clear();
+        if (auto error = inferShapes())
+            return error;
+        collectTypes();
+        return std::nullopt;
+    }
+
     /// A control-flow node's output types, from its bodies' outputs.
     Failure typeBodyOutputs(const onnx::NodeProto& proto, Node* node,
                             const std::vector<TensorType>& formal) {
@@ -1759,6 +1791,8 @@ private:
             boundDataDependentOutputs(proto, &node);
         if (node.op->hasBodies) {
             if (auto error = readBodies(proto, &node))
+                return error;
+            if (auto error = refineInferredTypes(proto, node))
                 return error;
         }
         if (const auto pin = m_pins.find(name); pin != m_pins.end()) {

@@ -231,8 +231,8 @@ private slots:
     void tinyModelsOnGpuMatchCpu_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<bool>("split");
-        for (const char* model :
-             {"tiny_resnet", "tiny_mobilenet", "tiny_inception", "tiny_encoder"}) {
+        for (const char* model : {"tiny_resnet", "tiny_mobilenet", "tiny_inception", "tiny_encoder",
+                                  "tiny_recurrent"}) {
             QTest::newRow(qPrintable(QString(model) + " on cuda:0")) << model << false;
             QTest::newRow(qPrintable(QString(model) + " split cpu/cuda:0")) << model << true;
         }

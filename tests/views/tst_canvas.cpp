@@ -11,6 +11,7 @@
 #include "views/NodeMenu.h"
 #include "views/PlacementDocument.h"
 #include "views/PlanSummary.h"
+#include "views/PropertiesPanel.h"
 
 #include <QApplication>
 #include <QMenu>
@@ -61,6 +62,45 @@ class TestCanvas : public QObject {
     Q_OBJECT
 
 private slots:
+    void controlFlowIsOneNodeWithItsBodyCollapsed() {
+        Canvas canvas;
+        QString error;
+        QVERIFY2(
+            canvas.document.open(
+                QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_recurrent.onnx"), &error),
+            qPrintable(error));
+        canvas.layout->layoutNow();
+        // The Loop and the If are one node each, drawn with their bodies collapsed behind them;
+        // the body's ops are not nodes of the graph the canvas draws.
+        QVERIFY(!canvas.document.graph().find("cell_matmul"));
+        views::NodeItem* loop = canvas.scene.nodeItem(canvas.node("recurrence"));
+        views::NodeItem* branch = canvas.scene.nodeItem(canvas.node("head_by_sign"));
+        QVERIFY(loop && branch);
+        QCOMPARE(loop->collapsedBody(), 6);
+        QCOMPARE(branch->collapsedBody(), 3);
+        QCOMPARE(canvas.scene.nodeItem(canvas.node("softmax"))->collapsedBody(), 0);
+        QVERIFY2(loop->toolTip().contains("body collapsed") &&
+                     loop->toolTip().contains("body: 6 ops"),
+                 qPrintable(loop->toolTip()));
+        QVERIFY2(branch->toolTip().contains("then_branch: 1 op (MatMul)") &&
+                     branch->toolTip().contains("else_branch: 2 ops (MatMul, Neg)"),
+                 qPrintable(branch->toolTip()));
+
+        // A click selects it like any node, and the properties list what its body holds.
+        canvas.view->centerOn(loop);
+        QApplication::processEvents();
+        const QPoint at = canvas.view->mapFromScene(loop->sceneBoundingRect().center());
+        QTest::mouseClick(canvas.view->viewport(), Qt::LeftButton, {}, at);
+        QVERIFY(loop->isSelected());
+        views::PropertiesPanel properties(&canvas.document);
+        properties.showNodes({loop->node()});
+        const QString text = properties.toPlainText();
+        QVERIFY2(text.contains("Bodies") &&
+                     text.contains(QString::fromUtf8(
+                         "body: 6 ops (Add \u00d72, Identity, MatMul, ReduceMean, Tanh)")),
+                 qPrintable(text));
+    }
+
     void aNewGraphIsLaidOutInTheBackground() {
         Canvas canvas;
         QSignalSpy finished(canvas.layout, &views::LayoutController::finished);

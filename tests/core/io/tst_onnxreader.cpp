@@ -138,6 +138,11 @@ void TestOnnxReader::committedModels_data() {
                                          << "1x16 int64"
                                          << "1x16x32 float32"
                                          << "MatMul:12 Softmax:2 Erf:2 Gather:1 Reshape:8";
+    QTest::newRow("control-flow") << "tiny_recurrent.onnx"
+                                  << "input"
+                                  << "2x16 float32"
+                                  << "2x4 float32"
+                                  << "Loop:1 If:1 MatMul:1 Softmax:1";
 }
 
 void TestOnnxReader::committedModels() {
@@ -256,6 +261,7 @@ void TestOnnxReader::roundTripThroughEmitOnnx_data() {
     QTest::addColumn<QString>("file");
     QTest::newRow("resnet") << "tiny_resnet.onnx";
     QTest::newRow("encoder") << "tiny_encoder.onnx";
+    QTest::newRow("control-flow") << "tiny_recurrent.onnx";
 }
 
 void TestOnnxReader::roundTripThroughEmitOnnx() {

@@ -237,8 +237,8 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("devices");
         QTest::addColumn<QStringList>("rules");
-        for (const char* model :
-             {"tiny_resnet", "tiny_mobilenet", "tiny_inception", "tiny_encoder"}) {
+        for (const char* model : {"tiny_resnet", "tiny_mobilenet", "tiny_inception", "tiny_encoder",
+                                  "tiny_recurrent"}) {
             QTest::newRow(qPrintable(QString(model) + " one vcpu"))
                 << model << "a:vcpu" << QStringList{};
             QTest::newRow(qPrintable(QString(model) + " split over two vcpus"))

@@ -110,6 +110,7 @@ private slots:
     void dataDependentOutputsAreBoundedAndFilledAtRun();
     void controlFlowRunsItsBodiesOnItsDevice();
     void controlFlowBodiesMustKeepTheirShapes();
+    void nestedBodiesReadTheOutermostGraph();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -857,6 +858,70 @@ onnx::ModelProto controlFlowModel() {
     return model;
 }
 
+/// A Loop whose body holds an If, whose branches read the loop's carried value and a weight of
+/// the outermost graph: y = x, then n times y += w on even steps and y -= w on odd ones.
+onnx::ModelProto nestedControlFlowModel() {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("nested");
+    auto typed = [](onnx::ValueInfoProto* info, const std::string& name, int type,
+                    std::vector<std::int64_t> dims) {
+        info->set_name(name);
+        auto* tensor = info->mutable_type()->mutable_tensor_type();
+        tensor->set_elem_type(type);
+        auto* shape = tensor->mutable_shape();
+        for (std::int64_t d : dims)
+            shape->add_dim()->set_dim_value(d);
+    };
+    auto node = [](onnx::GraphProto* graph, const std::string& op, std::vector<std::string> inputs,
+                   const std::string& output) {
+        onnx::NodeProto* n = graph->add_node();
+        n->set_op_type(op);
+        n->set_name(output);
+        for (const std::string& input : inputs)
+            n->add_input(input);
+        n->add_output(output);
+        return n;
+    };
+    constexpr int kFloat = onnx::TensorProto_DataType_FLOAT;
+    typed(g->add_input(), "x", kFloat, {3});
+    typed(g->add_input(), "n", onnx::TensorProto_DataType_INT64, {});
+    typed(g->add_output(), "y", kFloat, {3});
+    onnx::TensorProto* w = addInitializer(model, "w", {3});
+    for (float v : {1.0f, 2.0f, 3.0f})
+        w->add_float_data(v);
+    addInt64s(model, "two", {2}, true);
+    addInt64s(model, "zero", {0}, true);
+
+    onnx::NodeProto* loop = node(g, "Loop", {"n", "", "x"}, "y");
+    onnx::AttributeProto* attr = loop->add_attribute();
+    attr->set_name("body");
+    attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+    onnx::GraphProto* body = attr->mutable_g();
+    body->set_name("body");
+    typed(body->add_input(), "i", onnx::TensorProto_DataType_INT64, {});
+    typed(body->add_input(), "c", onnx::TensorProto_DataType_BOOL, {});
+    typed(body->add_input(), "acc_in", kFloat, {3});
+    typed(body->add_output(), "c_out", onnx::TensorProto_DataType_BOOL, {});
+    typed(body->add_output(), "acc_out", kFloat, {3});
+    node(body, "Identity", {"c"}, "c_out");
+    node(body, "Mod", {"i", "two"}, "r");
+    node(body, "Equal", {"r", "zero"}, "even");
+    onnx::NodeProto* branch = node(body, "If", {"even"}, "acc_out");
+    for (const auto& [name, op] : {std::pair{"then_branch", "Add"}, {"else_branch", "Sub"}}) {
+        onnx::AttributeProto* graph = branch->add_attribute();
+        graph->set_name(name);
+        graph->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+        onnx::GraphProto* arm = graph->mutable_g();
+        arm->set_name(name);
+        node(arm, op, {"acc_in", "w"}, std::string(name) + "_out");
+        typed(arm->add_output(), std::string(name) + "_out", kFloat, {3});
+    }
+    return model;
+}
+
 std::vector<float> floatsOf(const HostTensor& tensor) {
     std::vector<float> values(static_cast<std::size_t>(tensor.type.elementCount()));
     std::memcpy(values.data(), tensor.data.data(), values.size() * sizeof(float));
@@ -944,6 +1009,43 @@ void TestOnnxReader::controlFlowRunsItsBodiesOnItsDevice() {
     QCOMPARE(stored.subgraphs.size(), std::size_t{2});
     QCOMPARE(stored.captures, 2u);
     QCOMPARE(bodyNodeCount(stored), std::size_t{2});
+}
+
+void TestOnnxReader::nestedBodiesReadTheOutermostGraph() {
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph = readOnnx(bytesOf(nestedControlFlowModel()), "nested.onnx", &devices, true,
+                          &warnings, OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    const Node& loop = graph.value().node(*graph.value().find("y"));
+    // The body reads two and zero, and the If inside it reads w: the body reads all three from
+    // the outermost graph (in order of first use), and the If reads w from the body.
+    QCOMPARE(loop.captures, 3u);
+    QCOMPARE(graph.value().valueName(loop.inputs[2]), std::string("two"));
+    QCOMPARE(graph.value().valueName(loop.inputs.back()), std::string("w"));
+    const Graph& body = *loop.subgraphs[0].graph;
+    const Node& branch = body.node(*body.find("acc_out"));
+    QCOMPARE(branch.subgraphs.size(), std::size_t{2});
+    QCOMPARE(branch.captures, 2u);                 // acc_in and w
+    QCOMPARE(bodyNodeCount(loop), std::size_t{6}); // Identity, Mod, Equal, If, Add, Sub
+
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(graph.value());
+    auto executor = loadOnVCpu(single, registry);
+    QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+    for (const std::int64_t steps : {0, 1, 2, 5}) {
+        HostTensor x{TensorType{{3}, DType::Float32}, std::vector<std::byte>(12)};
+        const std::vector<float> start{10, 20, 30};
+        std::memcpy(x.data.data(), start.data(), 12);
+        HostTensor n{TensorType{{}, DType::Int64}, std::vector<std::byte>(8)};
+        std::memcpy(n.data.data(), &steps, 8);
+        auto result = executor.value()->run({x, n}, RunOptions{0, 1});
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        // +w, -w, +w, ...: w once after an odd number of steps, nothing after an even one.
+        const float k = steps % 2 == 1 ? 1.0f : 0.0f;
+        QCOMPARE(floatsOf(result.value().outputs.at(0)),
+                 (std::vector<float>{10 + k, 20 + 2 * k, 30 + 3 * k}));
+    }
 }
 
 void TestOnnxReader::controlFlowBodiesMustKeepTheirShapes() {

@@ -184,21 +184,8 @@ public:
             return *error;
         if (auto error = loadExternalData())
             return *error;
-        // Dangling inputs and cycles get this reader's own messages before ONNX's checker.
-        if (auto error = topologicalOrder(&m_order))
+        if (auto error = readGraph())
             return *error;
-        if (auto error = checkWindowAttributes())
-            return *error;
-        if (auto error = validateAndInferShapes())
-            return *error;
-        if (auto error = expandFunctions())
-            return *error;
-        if (auto error = foldConstants())
-            return *error;
-        collectTypes();
-        if (auto error = buildGraph())
-            return *error;
-        m_graph.sourceFormat = "onnx";
         // Exporters name graphs generically ("torch_jit", "main_graph"): such a graph is named
         // after its file by the loader; a real name (one this project wrote) is kept.
         static const std::set<std::string> kGeneric{"", "torch_jit", "torch-jit-export",
@@ -219,26 +206,36 @@ public:
             if (property.first == "onnx.opset" || property.first == "onnx.ir_version")
                 m_graph.properties.push_back(property);
         }
-        if (auto error = topologicalOrder(&m_order))
+        if (auto error = readGraph())
             return *error;
-        if (auto error = checkWindowAttributes())
-            return *error;
-        if (auto error = inferShapes())
-            return *error;
-        if (auto error = expandFunctions())
-            return *error;
-        if (auto error = foldConstants())
-            return *error;
-        collectTypes();
-        if (auto error = buildGraph())
-            return *error;
-        m_graph.sourceFormat = "onnx";
         m_graph.name = m_model.graph().name();
         return std::move(m_graph);
     }
 
 private:
     using Failure = std::optional<SourceError>;
+
+    /// From the model's graph to m_graph, for a model and for a body alike: order, check, infer
+    /// shapes, expand functions, fold constants, build. A body is not checked on its own (the
+    /// model's check covered it, and its outputs need not declare types).
+    Failure readGraph() {
+        // Dangling inputs and cycles get this reader's own messages before ONNX's checker.
+        if (auto error = topologicalOrder(&m_order))
+            return error;
+        if (auto error = checkWindowAttributes())
+            return error;
+        if (auto error = m_body ? inferShapes() : validateAndInferShapes())
+            return error;
+        if (auto error = expandFunctions())
+            return error;
+        if (auto error = foldConstants())
+            return error;
+        collectTypes();
+        if (auto error = buildGraph())
+            return error;
+        m_graph.sourceFormat = "onnx";
+        return std::nullopt;
+    }
 
     SourceError fail(std::string message) const {
         return SourceError{m_file, 0, 0, std::move(message)};
@@ -1424,15 +1421,6 @@ private:
         }
     }
 
-    static void setValueType(onnx::ValueInfoProto* info, const TensorType& type) {
-        auto* tensor = info->mutable_type()->mutable_tensor_type();
-        tensor->Clear();
-        tensor->set_elem_type(onnxElementType(type.dtype));
-        auto* shape = tensor->mutable_shape();
-        for (std::int64_t d : type.shape)
-            shape->add_dim()->set_dim_value(d);
-    }
-
     /// The inputs a control-flow node gives each of its bodies (before the outer values).
     Result<std::vector<TensorType>> formalBodyInputs(const onnx::NodeProto& proto,
                                                      const Node& node) const {
@@ -1500,11 +1488,10 @@ private:
             onnx::GraphProto& g = *model.mutable_graph();
             g = source;
             for (int k = 0; k < g.input_size(); ++k)
-                setValueType(g.mutable_input(k), formal.value()[static_cast<std::size_t>(k)]);
+                setOnnxType(g.mutable_input(k), g.input(k).name(),
+                            formal.value()[static_cast<std::size_t>(k)]);
             for (std::size_t c = 0; c < outer.size(); ++c) {
-                onnx::ValueInfoProto* input = g.add_input();
-                input->set_name(outer[c]);
-                setValueType(input, outerTypes[c]);
+                setOnnxType(g.add_input(), outer[c], outerTypes[c]);
                 // An outer constant's value, so that shape inference and folding see it.
                 const Node& producer = m_graph.node(node->inputs[node->ownInputs() + c].node);
                 if (producer.isConstant() && producer.data &&
@@ -1544,11 +1531,9 @@ private:
                         info = &entry;
                 }
             }
-            if (!info) {
+            if (!info)
                 info = g.add_value_info();
-                info->set_name(name);
-            }
-            setValueType(info, node.outputs[static_cast<std::size_t>(k)]);
+            setOnnxType(info, name, node.outputs[static_cast<std::size_t>(k)]);
             refined = true;
         }
         if (!refined)

@@ -42,18 +42,19 @@ int onnxElementType(DType dtype) {
     return onnx::TensorProto_DataType_UNDEFINED;
 }
 
-namespace {
-
-constexpr const char* kCopyDomain = "ai.placement_explorer";
-
-void setType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
+void setOnnxType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
     info->set_name(name);
     auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->Clear();
     tensor->set_elem_type(onnxElementType(type.dtype));
     auto* shape = tensor->mutable_shape();
     for (std::int64_t d : type.shape)
         shape->add_dim()->set_dim_value(d);
 }
+
+namespace {
+
+constexpr const char* kCopyDomain = "ai.placement_explorer";
 
 /// Renames, in a body and the bodies within it, the values it reads from outside it.
 void renameOuterValues(onnx::GraphProto* graph, std::set<std::string> defined,
@@ -229,7 +230,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         else if (node.role() == OpRole::Compute && node.device.valid())
             addMetadata(model, "placement.pin:" + node.name, devices[node.device].name);
         if (node.isParameter()) {
-            setType(g->add_input(), name, node.outputs[0]);
+            setOnnxType(g->add_input(), name, node.outputs[0]);
             continue;
         }
         if (node.isConstant()) {
@@ -269,7 +270,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
             setAttribute(proto, "src", devices[node.copySource].name, node.attrs);
             setAttribute(proto, "dst", devices[node.copyDestination].name, node.attrs);
             setAttribute(proto, "inserted", std::int64_t{node.insertedCopy ? 1 : 0}, node.attrs);
-            setType(g->add_value_info(), proto->output(0), node.outputs[0]);
+            setOnnxType(g->add_value_info(), proto->output(0), node.outputs[0]);
             continue;
         }
         if (node.op->dialect != OpDialect::Onnx)
@@ -308,7 +309,8 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         }
         for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
             if (!proto->output(static_cast<int>(k)).empty() && !outputNames.count({i, k}))
-                setType(g->add_value_info(), proto->output(static_cast<int>(k)), node.outputs[k]);
+                setOnnxType(g->add_value_info(), proto->output(static_cast<int>(k)),
+                            node.outputs[k]);
         }
     }
     if (anyCopy) {
@@ -317,7 +319,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         copies->set_version(1);
     }
     for (const GraphOutput& output : graph.outputs())
-        setType(g->add_output(), valueName(output.value), graph.type(output.value));
+        setOnnxType(g->add_output(), valueName(output.value), graph.type(output.value));
     std::string bytes;
     if (!model.SerializeToString(&bytes))
         return fail("the model could not be serialized (over 2 GiB?)");

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace onnx {
+class ValueInfoProto;
+} // namespace onnx
+
 namespace placer {
 
 /// Serializes `graph` (usually applyPlan()'s result for a model read from ONNX) as an ONNX model:
@@ -28,5 +32,9 @@ std::string deviceSetSpec(const DeviceSet& devices);
 
 /// The onnx.TensorProto element type of a dtype (TensorProto_DataType).
 int onnxElementType(DType dtype);
+
+/// Names an ONNX value and gives it `type` (element type and static shape), replacing any type
+/// it had.
+void setOnnxType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type);
 
 } // namespace placer

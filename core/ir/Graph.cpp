@@ -73,16 +73,11 @@ int Graph::foldedNodes() const {
 
 namespace placer {
 
-namespace {
-
-/// The element type a node's kernel works on: its first input's, else its first output's.
-DType kernelDTypeOf(const Graph& graph, const Node& node) {
+DType kernelDType(const Graph& graph, const Node& node) {
     if (!node.inputs.empty())
         return graph.type(node.inputs[0]).dtype;
     return node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;
 }
-
-} // namespace
 
 bool nodeRunsOn(const Node& node, DeviceKind kind, DType dtype) {
     if (node.subgraphs.empty())
@@ -90,7 +85,7 @@ bool nodeRunsOn(const Node& node, DeviceKind kind, DType dtype) {
     for (const Subgraph& body : node.subgraphs) {
         for (const Node& inner : body.graph->nodes()) {
             if (inner.role() == OpRole::Compute &&
-                !nodeRunsOn(inner, kind, kernelDTypeOf(*body.graph, inner)))
+                !nodeRunsOn(inner, kind, kernelDType(*body.graph, inner)))
                 return false;
         }
     }

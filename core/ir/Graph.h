@@ -89,6 +89,8 @@ struct Node {
     std::size_t ownInputs() const { return inputs.size() - captures; }
 };
 
+/// The element type a node's kernel works on: its first input's, else its first output's.
+DType kernelDType(const Graph& graph, const Node& node);
 /// Whether a device of `kind` can run the node with inputs of `dtype`: its op's kernels, or for
 /// control flow, a kernel for every node of every body (recursively).
 bool nodeRunsOn(const Node& node, DeviceKind kind, DType dtype);

@@ -9,7 +9,9 @@ namespace placer {
 
 void registerOnnxOps(const std::function<void(OpDef)>& add) {
     using F = KernelFamily;
-    auto op = [&](const char* name, OpKernel kernel) {
+    // Control flow has no kernel family: its bodies run on its device with that device's
+    // kernels (runtime/ControlFlow.h).
+    auto op = [&](const char* name, OpKernel kernel, bool hasBodies = false) {
         OpDef def;
         def.name = name;
         def.dialect = OpDialect::Onnx;
@@ -17,6 +19,7 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         def.maxInputs = -1;
         def.kernel = kernel;
         def.hostOnly = kernel.family == F::Shape;
+        def.hasBodies = hasBodies;
         add(std::move(def));
     };
     const std::pair<const char*, OpKernel> ops[] = {
@@ -171,17 +174,8 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
     };
     for (const auto& [name, kernel] : ops)
         op(name, kernel);
-    // Control flow: one op whose bodies (Node::subgraphs) run on its device with that device's
-    // kernels (runtime/ControlFlow.h).
-    for (const char* name : {"If", "Loop", "Scan"}) {
-        OpDef def;
-        def.name = name;
-        def.dialect = OpDialect::Onnx;
-        def.minInputs = 0;
-        def.maxInputs = -1;
-        def.hasBodies = true;
-        add(std::move(def));
-    }
+    for (const char* name : {"If", "Loop", "Scan"})
+        op(name, F::None, /*hasBodies=*/true);
 }
 
 } // namespace placer

@@ -49,9 +49,7 @@ void GraphIndex::rebuild(const Graph& graph) {
         outputBase[i] = static_cast<std::uint32_t>(valueBytes.size());
         for (const TensorType& type : node.outputs)
             valueBytes.push_back(type.bytes());
-        kernelDType[i] = !node.inputs.empty()    ? graph.type(node.inputs[0]).dtype
-                         : !node.outputs.empty() ? node.outputs[0].dtype
-                                                 : DType::Float32;
+        kernelDType[i] = placer::kernelDType(graph, node);
     }
     inputOffsets[n] = static_cast<std::uint32_t>(inputNode.size());
     outputBase[n] = static_cast<std::uint32_t>(valueBytes.size());

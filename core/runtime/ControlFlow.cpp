@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 
 namespace placer {
 
@@ -51,7 +50,7 @@ public:
                 m_values[i][k] = data.value();
             }
             if (node.isConstant()) {
-                if (auto error = upload(node, where))
+                if (auto error = upload(i, where))
                     return error;
                 continue;
             }
@@ -86,6 +85,9 @@ public:
     }
 
     std::size_t parameterCount() const { return m_parameters.size(); }
+    const TensorType& parameterType(std::size_t k) const {
+        return m_graph.node(NodeId(m_parameters[k])).outputs[0];
+    }
     std::size_t outputCount() const { return m_graph.outputs().size(); }
     const TensorType& outputType(std::size_t k) const {
         return m_graph.type(m_graph.outputs()[k].value);
@@ -140,31 +142,17 @@ private:
         return m_values[ref.node.index][ref.output];
     }
 
-    std::optional<SourceError> upload(const Node& node, const std::string& where) {
+    std::optional<SourceError> upload(std::uint32_t i, const std::string& where) {
+        const Node& node = m_graph.node(NodeId(i));
         const std::int64_t bytes = node.outputs[0].bytes();
         if (bytes == 0)
             return std::nullopt;
         if (!node.data || static_cast<std::int64_t>(node.data->size()) < bytes)
             return failure(where + ": constant '" + node.name + "' has fewer bytes than its type");
-        std::string error;
-        std::byte* dst = m_values[node_index(node)][0];
-        m_device.enqueue([&] {
-            try {
-                m_device.copyIn(dst, node.data->data(), bytes);
-            } catch (const std::exception& e) {
-                error = e.what();
-            }
-        });
-        m_device.synchronize();
-        if (error.empty())
-            error = m_device.takeAsyncError();
+        const std::string error = copyInAndWait(m_device, m_values[i][0], node.data->data(), bytes);
         if (!error.empty())
             return failure(where + ": uploading constant '" + node.name + "': " + error);
         return std::nullopt;
-    }
-
-    std::size_t node_index(const Node& node) const {
-        return static_cast<std::size_t>(&node - m_graph.nodes().data());
     }
 
     Device& m_device;
@@ -184,8 +172,7 @@ public:
     std::optional<SourceError> prepareBodies(int onnxOpset) {
         if (m_node.captures > m_inputs.size())
             return failure(m_node.op->name + " '" + m_node.name +
-                           "' captures more values than "
-                           "it has inputs");
+                           "' captures more values than it has inputs");
         for (const Subgraph& subgraph : m_node.subgraphs) {
             auto body = std::make_unique<PreparedBody>(m_device, *subgraph.graph);
             const std::string where =
@@ -238,15 +225,103 @@ protected:
             body.bind(formal + c, inputs[own + c]);
     }
 
+    /// Whether body `b` takes inputs of the `formal` types (then the captured values) and gives
+    /// outputs of these types. The ONNX reader makes sure of it; a hand-written JSON graph may
+    /// not, and a body that did not fit would read or write past its buffers.
+    std::optional<SourceError> checkBody(std::size_t b, std::vector<TensorType> formal,
+                                         const std::vector<TensorType>& outputs) const {
+        const PreparedBody& body = *m_bodies[b];
+        const std::string where =
+            m_node.op->name + " '" + m_node.name + "', " + m_node.subgraphs[b].attribute;
+        const std::size_t own = formal.size();
+        formal.insert(formal.end(), m_inputs.end() - m_node.captures, m_inputs.end());
+        if (body.parameterCount() != formal.size())
+            return failure(where + " has " + std::to_string(body.parameterCount()) +
+                           " inputs; it needs " + std::to_string(own) + " and one per " +
+                           "captured value (" + std::to_string(m_node.captures) + ")");
+        for (std::size_t k = 0; k < formal.size(); ++k) {
+            if (body.parameterType(k) != formal[k])
+                return failure(where + ": input " + std::to_string(k) + " is " +
+                               body.parameterType(k).toShortString() + "; it must be " +
+                               formal[k].toShortString());
+        }
+        if (body.outputCount() != outputs.size())
+            return failure(where + " has " + std::to_string(body.outputCount()) +
+                           " outputs; it needs " + std::to_string(outputs.size()));
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
+            if (body.outputType(k) != outputs[k])
+                return failure(where + ": output " + std::to_string(k) + " is " +
+                               body.outputType(k).toShortString() + "; it must be " +
+                               outputs[k].toShortString());
+        }
+        return std::nullopt;
+    }
+    /// `type` without axis `axis` (a slice of a stacked or scanned tensor).
+    static TensorType without(TensorType type, std::int64_t axis) {
+        if (axis >= 0 && axis < type.rank())
+            type.shape.erase(type.shape.begin() + axis);
+        return type;
+    }
+
+    // The values a body hands from one iteration to the next (a Loop's carried values, a
+    // Scan's states): the node's first outputs, in two buffers each, read from one and written
+    // to the other.
+    std::optional<SourceError> allocateCarried(std::size_t count) {
+        for (auto& buffers : m_carried) {
+            for (std::size_t k = 0; k < count; ++k) {
+                auto data = m_bodies[0]->allocate(m_outputs[k].bytes());
+                if (!data)
+                    return data.error();
+                buffers.push_back(data.value());
+            }
+        }
+        return std::nullopt;
+    }
+    /// Starts from the node's inputs `first`, `first + 1`, ...
+    void beginCarried(const std::byte* const* inputs, std::size_t first) {
+        m_current = 0;
+        for (std::size_t k = 0; k < m_carried[0].size(); ++k)
+            copy(m_carried[0][k], inputs[first + k], m_outputs[k].bytes());
+    }
+    /// Binds the current values to the body's parameters `firstParameter`, ...
+    void bindCarried(PreparedBody& body, std::size_t firstParameter) {
+        for (std::size_t k = 0; k < m_carried[m_current].size(); ++k)
+            body.bind(firstParameter + k, m_carried[m_current][k]);
+    }
+    /// Takes the body's outputs `firstOutput`, ... as the next values.
+    void advanceCarried(const PreparedBody& body, std::size_t firstOutput) {
+        const int next = 1 - m_current;
+        for (std::size_t k = 0; k < m_carried[next].size(); ++k)
+            copy(m_carried[next][k], body.output(firstOutput + k), m_outputs[k].bytes());
+        m_current = next;
+    }
+    /// The final values into the node's first outputs.
+    void endCarried(std::byte* const* outputs) {
+        for (std::size_t k = 0; k < m_carried[m_current].size(); ++k)
+            copy(outputs[k], m_carried[m_current][k], m_outputs[k].bytes());
+    }
+
     Device& m_device;
     const Node& m_node;
     std::vector<TensorType> m_inputs, m_outputs;
     std::vector<std::unique_ptr<PreparedBody>> m_bodies;
+
+private:
+    std::vector<std::byte*> m_carried[2];
+    int m_current = 0;
 };
 
 class IfKernel final : public ControlFlowKernel {
 public:
     using ControlFlowKernel::ControlFlowKernel;
+
+    std::optional<SourceError> prepareState() {
+        for (std::size_t b = 0; b < m_bodies.size(); ++b) {
+            if (auto error = checkBody(b, {}, m_outputs))
+                return error;
+        }
+        return std::nullopt;
+    }
 
     void run(const std::byte* const* inputs, std::byte* const* outputs) override {
         const bool condition = readScalar(inputs[0], m_inputs[0].dtype) != 0;
@@ -279,14 +354,16 @@ public:
             return condition.error();
         m_counter = counter.value();
         m_condition = condition.value();
-        for (int set = 0; set < 2; ++set) {
-            for (std::size_t k = 0; k < m_layout.carried; ++k) {
-                auto state = body.allocate(m_outputs[k].bytes());
-                if (!state)
-                    return state.error();
-                m_state[set].push_back(state.value());
-            }
-        }
+        std::vector<TensorType> expected{TensorType{{}, DType::Bool}};
+        for (std::size_t k = 0; k < m_outputs.size(); ++k)
+            expected.push_back(k < m_layout.carried ? m_outputs[k] : without(m_outputs[k], 0));
+        std::vector<TensorType> formal{TensorType{{}, DType::Int64}, TensorType{{}, DType::Bool}};
+        formal.insert(formal.end(), m_outputs.begin(),
+                      m_outputs.begin() + static_cast<std::ptrdiff_t>(m_layout.carried));
+        if (auto error = checkBody(0, formal, expected))
+            return error;
+        if (auto error = allocateCarried(m_layout.carried))
+            return error;
         m_ranShapes.resize(m_outputs.size());
         for (std::size_t k = 0; k < m_outputs.size(); ++k)
             m_ranShapes[k] = m_outputs[k].shape;
@@ -310,9 +387,7 @@ public:
             condition = readScalar(inputs[l.condition],
                                    m_inputs[static_cast<std::size_t>(l.condition)].dtype) != 0;
         const bool unbounded = l.tripCount < 0;
-        int current = 0;
-        for (std::size_t k = 0; k < l.carried; ++k)
-            copy(m_state[current][k], inputs[l.firstCarried + k], m_outputs[k].bytes());
+        beginCarried(inputs, l.firstCarried);
         bindCaptures(body, 2 + l.carried, inputs);
         body.bind(0, m_counter);
         body.bind(1, m_condition);
@@ -334,21 +409,16 @@ public:
             m_iteration = i;
             m_device.copyIn(m_counter, &m_iteration, sizeof m_iteration);
             m_device.copyIn(m_condition, &kTrue, 1);
-            for (std::size_t k = 0; k < l.carried; ++k)
-                body.bind(2 + k, m_state[current][k]);
+            bindCarried(body, 2);
             body.run();
-            const int next = 1 - current;
-            for (std::size_t k = 0; k < l.carried; ++k)
-                copy(m_state[next][k], body.output(1 + k), m_outputs[k].bytes());
-            current = next;
+            advanceCarried(body, 1);
             for (std::size_t j = 0; j < l.scanOutputs; ++j) {
                 const std::int64_t bytes = body.outputType(1 + l.carried + j).bytes();
                 copy(outputs[l.carried + j] + i * bytes, body.output(1 + l.carried + j), bytes);
             }
             condition = readScalar(body.output(0), body.outputType(0).dtype) != 0;
         }
-        for (std::size_t k = 0; k < l.carried; ++k)
-            copy(outputs[k], m_state[current][k], m_outputs[k].bytes());
+        endCarried(outputs);
         for (std::size_t j = 0; j < l.scanOutputs; ++j)
             m_ranShapes[l.carried + j][0] = i;
     }
@@ -361,7 +431,6 @@ private:
     bool m_exact = false;
     std::byte* m_counter = nullptr;
     std::byte* m_condition = nullptr;
-    std::vector<std::byte*> m_state[2];
     std::vector<std::vector<std::int64_t>> m_ranShapes;
 };
 
@@ -387,39 +456,54 @@ public:
     std::optional<SourceError> prepareState() {
         PreparedBody& body = *m_bodies[0];
         const ScanLayout& l = m_layout;
-        for (int set = 0; set < 2; ++set) {
-            for (std::size_t k = 0; k < l.states; ++k) {
-                auto state = body.allocate(m_outputs[k].bytes());
-                if (!state)
-                    return state.error();
-                m_state[set].push_back(state.value());
-            }
-        }
+        if (auto error = allocateCarried(l.states))
+            return error;
+        const std::string where = "Scan '" + m_node.name + "'";
         for (std::size_t j = 0; j < l.scanInputs; ++j) {
             const TensorType& input = m_inputs[l.states + j];
             std::int64_t axis = l.inputAxes[j];
             axis = axis < 0 ? axis + input.rank() : axis;
+            if (axis < 0 || axis >= input.rank())
+                return failure(where + ": scan input " + std::to_string(j) + " has no axis " +
+                               std::to_string(l.inputAxes[j]));
+            const std::int64_t length = input.shape[static_cast<std::size_t>(axis)];
+            if (j > 0 && length != m_length)
+                return failure(where + ": its scan inputs have different lengths");
             m_inputAxes.push_back(axis);
-            m_length = input.shape[static_cast<std::size_t>(axis)];
+            m_length = length;
             auto slice = body.allocate(input.bytes() / std::max<std::int64_t>(m_length, 1));
             if (!slice)
                 return slice.error();
             m_slices.push_back(slice.value());
         }
+        if (l.scanInputs == 0)
+            return failure(where + " has no scan input");
+        std::vector<TensorType> expected(m_outputs.begin(),
+                                         m_outputs.begin() + static_cast<std::ptrdiff_t>(l.states));
         for (std::size_t j = 0; j < l.scanOutputs; ++j) {
             const TensorType& output = m_outputs[l.states + j];
             std::int64_t axis = l.outputAxes[j];
-            m_outputAxes.push_back(axis < 0 ? axis + output.rank() : axis);
+            axis = axis < 0 ? axis + output.rank() : axis;
+            if (axis < 0 || axis >= output.rank() ||
+                output.shape[static_cast<std::size_t>(axis)] != m_length)
+                return failure(where + ": scan output " + std::to_string(j) + " is " +
+                               output.toShortString() + ", which has no axis " +
+                               std::to_string(l.outputAxes[j]) + " of length " +
+                               std::to_string(m_length));
+            m_outputAxes.push_back(axis);
+            expected.push_back(without(output, axis));
         }
-        return std::nullopt;
+        std::vector<TensorType> formal(m_outputs.begin(),
+                                       m_outputs.begin() + static_cast<std::ptrdiff_t>(l.states));
+        for (std::size_t j = 0; j < l.scanInputs; ++j)
+            formal.push_back(without(m_inputs[l.states + j], m_inputAxes[j]));
+        return checkBody(0, formal, expected);
     }
 
     void run(const std::byte* const* inputs, std::byte* const* outputs) override {
         PreparedBody& body = *m_bodies[0];
         const ScanLayout& l = m_layout;
-        int current = 0;
-        for (std::size_t k = 0; k < l.states; ++k)
-            copy(m_state[current][k], inputs[k], m_outputs[k].bytes());
+        beginCarried(inputs, 0);
         bindCaptures(body, l.states + l.scanInputs, inputs);
         for (std::size_t j = 0; j < l.scanInputs; ++j)
             body.bind(l.states + j, m_slices[j]);
@@ -433,13 +517,9 @@ public:
                              copy(m_slices[j] + sliceAt, src + at, bytes);
                          });
             }
-            for (std::size_t k = 0; k < l.states; ++k)
-                body.bind(k, m_state[current][k]);
+            bindCarried(body, 0);
             body.run();
-            const int next = 1 - current;
-            for (std::size_t k = 0; k < l.states; ++k)
-                copy(m_state[next][k], body.output(k), m_outputs[k].bytes());
-            current = next;
+            advanceCarried(body, 0);
             for (std::size_t j = 0; j < l.scanOutputs; ++j) {
                 const TensorType& output = m_outputs[l.states + j];
                 const std::int64_t index = l.outputDirections[j] ? m_length - 1 - t : t;
@@ -451,14 +531,12 @@ public:
                          });
             }
         }
-        for (std::size_t k = 0; k < l.states; ++k)
-            copy(outputs[k], m_state[current][k], m_outputs[k].bytes());
+        endCarried(outputs);
     }
 
 private:
     ScanLayout m_layout;
     std::int64_t m_length = 0;
-    std::vector<std::byte*> m_state[2];
     std::vector<std::byte*> m_slices;
     std::vector<std::int64_t> m_inputAxes, m_outputAxes;
 };
@@ -468,10 +546,8 @@ Result<std::unique_ptr<Kernel>> makeKernel(Device& device, const KernelSpec& spe
     auto kernel = std::make_unique<K>(device, spec);
     if (auto error = kernel->prepareBodies(spec.onnxOpset))
         return *error;
-    if constexpr (!std::is_same_v<K, IfKernel>) {
-        if (auto error = kernel->prepareState())
-            return *error;
-    }
+    if (auto error = kernel->prepareState())
+        return *error;
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 

@@ -49,4 +49,19 @@ std::int64_t hostAvailableMemory() {
     return std::numeric_limits<std::int64_t>::max(); // unknown: allocation itself will tell
 }
 
+std::string copyInAndWait(Device& device, std::byte* dst, const void* src, std::int64_t bytes) {
+    std::string error;
+    device.enqueue([&] {
+        try {
+            device.copyIn(dst, src, bytes);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    });
+    device.synchronize();
+    if (error.empty())
+        error = device.takeAsyncError();
+    return error;
+}
+
 } // namespace placer

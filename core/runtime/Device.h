@@ -138,6 +138,10 @@ public:
     virtual std::string takeAsyncError() { return {}; }
 };
 
+/// Copies host memory into the device's from its worker and waits for it, off the worker (a
+/// constant uploaded at load time). Why it failed, or empty.
+std::string copyInAndWait(Device& device, std::byte* dst, const void* src, std::int64_t bytes);
+
 /// Microseconds since process start on the host's monotonic clock (host-clocked devices use it).
 double hostClockMicros();
 

@@ -229,18 +229,8 @@ struct Executor::Impl {
             if (instr.bytes > 0) {
                 if (!node.data || static_cast<std::int64_t>(node.data->size()) < instr.bytes)
                     return fail("constant '" + node.name + "' has fewer bytes than its type");
-                const void* src = node.data->data();
-                std::string error;
-                device->enqueue([device, dst, src, bytes = instr.bytes, &error] {
-                    try {
-                        device->copyIn(dst, src, bytes);
-                    } catch (const std::exception& e) {
-                        error = e.what();
-                    }
-                });
-                device->synchronize();
-                if (error.empty())
-                    error = device->takeAsyncError();
+                const std::string error =
+                    copyInAndWait(*device, dst, node.data->data(), instr.bytes);
                 if (!error.empty())
                     return fail("uploading constant '" + node.name + "': " + error);
             }

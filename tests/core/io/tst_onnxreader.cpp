@@ -29,6 +29,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <variant>
 
 using namespace placer;
@@ -48,13 +49,19 @@ std::map<std::string, int> opCounts(const Graph& graph) {
     return counts;
 }
 
-/// A minimal valid model: x -> Relu -> y, 2x3 float32, opset 13.
-onnx::ModelProto reluModel() {
+/// An opset-13 model with an empty graph called `name`.
+onnx::ModelProto emptyModel(const std::string& name) {
     onnx::ModelProto model;
     model.set_ir_version(8);
     model.add_opset_import()->set_version(13);
+    model.mutable_graph()->set_name(name);
+    return model;
+}
+
+/// A minimal valid model: x -> Relu -> y, 2x3 float32, opset 13.
+onnx::ModelProto reluModel() {
+    onnx::ModelProto model = emptyModel("relu");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("relu");
     for (auto [list, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
         list->set_name(name);
         auto* type = list->mutable_type()->mutable_tensor_type();
@@ -111,6 +118,7 @@ private slots:
     void controlFlowRunsItsBodiesOnItsDevice();
     void controlFlowBodiesMustKeepTheirShapes();
     void nestedBodiesReadTheOutermostGraph();
+    void aDeviceRunsControlFlowOnlyWithKernelsForItsBody();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -508,9 +516,9 @@ void TestOnnxReader::badInput_data() {
 
 namespace {
 
-onnx::NodeProto* addNode(onnx::ModelProto& model, const std::string& op,
+onnx::NodeProto* addNode(onnx::GraphProto* graph, const std::string& op,
                          std::vector<std::string> inputs, std::vector<std::string> outputs) {
-    onnx::NodeProto* node = model.mutable_graph()->add_node();
+    onnx::NodeProto* node = graph->add_node();
     node->set_op_type(op);
     node->set_name(outputs[0]);
     for (const std::string& input : inputs)
@@ -518,6 +526,38 @@ onnx::NodeProto* addNode(onnx::ModelProto& model, const std::string& op,
     for (const std::string& output : outputs)
         node->add_output(output);
     return node;
+}
+
+onnx::NodeProto* addNode(onnx::ModelProto& model, const std::string& op,
+                         std::vector<std::string> inputs, std::vector<std::string> outputs) {
+    return addNode(model.mutable_graph(), op, std::move(inputs), std::move(outputs));
+}
+
+/// A graph attribute of `node` (a body), its graph named after the attribute.
+onnx::GraphProto* addBody(onnx::NodeProto* node, const std::string& attribute) {
+    onnx::AttributeProto* attr = node->add_attribute();
+    attr->set_name(attribute);
+    attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+    attr->mutable_g()->set_name(attribute);
+    return attr->mutable_g();
+}
+
+constexpr int kFloat = onnx::TensorProto_DataType_FLOAT;
+constexpr int kInt64 = onnx::TensorProto_DataType_INT64;
+constexpr int kBool = onnx::TensorProto_DataType_BOOL;
+
+/// Names a value and gives it an element type, and with `dims` a static shape (without, shape
+/// inference gives it one).
+void setType(onnx::ValueInfoProto* info, const std::string& name, int elemType,
+             const std::optional<std::vector<std::int64_t>>& dims = std::nullopt) {
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(elemType);
+    if (!dims)
+        return;
+    auto* shape = tensor->mutable_shape();
+    for (std::int64_t d : *dims)
+        shape->add_dim()->set_dim_value(d);
 }
 
 onnx::TensorProto* addInt64s(onnx::ModelProto& model, const std::string& name,
@@ -549,11 +589,8 @@ void setShape(onnx::ValueInfoProto* info,
 /// x [batch, 3, 4] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) -> y [batch, 12],
 /// the pattern PyTorch exports for x.view(x.size(0), -1).
 onnx::ModelProto flattenByShapeModel() {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
+    onnx::ModelProto model = emptyModel("flatten");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("flatten");
     setShape(g->add_input(), {std::string("batch"), std::int64_t{3}, std::int64_t{4}});
     g->mutable_input(0)->set_name("x");
     setShape(g->add_output(), {std::string("batch"), std::int64_t{12}});
@@ -627,11 +664,8 @@ void TestOnnxReader::shapeSubgraphsFoldAtLoad() {
 void TestOnnxReader::foldingIsBounded() {
     installConstantFolding();
     // ConstantOfShape([4096, 4096]) makes 64 MiB from 16 bytes: not folded, it stays a node.
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
+    onnx::ModelProto model = emptyModel("bounded");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("bounded");
     setShape(g->add_input(), {std::int64_t{4096}, std::int64_t{4096}});
     g->mutable_input(0)->set_name("x");
     setShape(g->add_output(), {std::int64_t{4096}, std::int64_t{4096}});
@@ -719,11 +753,8 @@ namespace {
 
 /// x [2, 3] -> NonZero -> nz, and with `consumer` a Transpose of nz as the output instead.
 onnx::ModelProto nonZeroModel(bool consumer) {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
+    onnx::ModelProto model = emptyModel("nonzero");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("nonzero");
     setShape(g->add_input(), {std::int64_t{2}, std::int64_t{3}});
     g->mutable_input(0)->set_name("x");
     addNode(model, "NonZero", {"x"}, {"nz"});
@@ -756,18 +787,13 @@ Result<std::unique_ptr<Executor>> loadOnVCpu(const SingleDevicePlan& single,
 ///  - If(c): x + w, else x * w.
 ///  - Loop, trip count 4: acc += w, each step's acc stacked as a scan output [4, 2, 3].
 ///  - Scan over x's rows backwards: s += row; each step's s * w stacked as [2, 3].
+/// Body values have element types only: inference gives their shapes.
 onnx::ModelProto controlFlowModel() {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
+    onnx::ModelProto model = emptyModel("control");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("control");
     setShape(g->add_input(), {std::int64_t{2}, std::int64_t{3}});
     g->mutable_input(0)->set_name("x");
-    onnx::ValueInfoProto* c = g->add_input();
-    c->set_name("c");
-    c->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_BOOL);
-    c->mutable_type()->mutable_tensor_type()->mutable_shape();
+    setType(g->add_input(), "c", kBool, std::vector<std::int64_t>{});
     onnx::TensorProto* w = addInitializer(model, "w", {3});
     for (float v : {1.0f, 2.0f, 3.0f})
         w->add_float_data(v);
@@ -776,73 +802,42 @@ onnx::ModelProto controlFlowModel() {
     for (int k = 0; k < 3; ++k)
         zero->add_float_data(0);
 
-    auto bodyNode = [](onnx::GraphProto* body, const std::string& op,
-                       std::vector<std::string> inputs, const std::string& output) {
-        onnx::NodeProto* node = body->add_node();
-        node->set_op_type(op);
-        node->set_name(output);
-        for (const std::string& input : inputs)
-            node->add_input(input);
-        node->add_output(output);
-    };
-    // Inputs and outputs with an element type and no shape (inference gives the shapes).
-    auto named = [](onnx::ValueInfoProto* info, const std::string& name,
-                    int type = onnx::TensorProto_DataType_FLOAT) {
-        info->set_name(name);
-        info->mutable_type()->mutable_tensor_type()->set_elem_type(type);
-    };
-
     onnx::NodeProto* branch = addNode(model, "If", {"c"}, {"chosen"});
     for (const auto& [attribute, op] : {std::pair{"then_branch", "Add"}, {"else_branch", "Mul"}}) {
-        onnx::AttributeProto* attr = branch->add_attribute();
-        attr->set_name(attribute);
-        attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
-        onnx::GraphProto* body = attr->mutable_g();
-        body->set_name(attribute);
-        bodyNode(body, op, {"x", "w"}, std::string(attribute) + "_out");
-        named(body->add_output(), std::string(attribute) + "_out");
+        onnx::GraphProto* body = addBody(branch, attribute);
+        addNode(body, op, {"x", "w"}, {std::string(attribute) + "_out"});
+        setType(body->add_output(), std::string(attribute) + "_out", kFloat);
     }
 
     onnx::NodeProto* loop = addNode(model, "Loop", {"n", "", "x"}, {"acc", "steps"});
-    {
-        onnx::AttributeProto* attr = loop->add_attribute();
-        attr->set_name("body");
-        attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
-        onnx::GraphProto* body = attr->mutable_g();
-        body->set_name("loop_body");
-        named(body->add_input(), "i", onnx::TensorProto_DataType_INT64);
-        named(body->add_input(), "cond_in", onnx::TensorProto_DataType_BOOL);
-        named(body->add_input(), "acc_in");
-        bodyNode(body, "Identity", {"cond_in"}, "cond_out");
-        bodyNode(body, "Add", {"acc_in", "w"}, "acc_out");
-        bodyNode(body, "Identity", {"acc_out"}, "step");
-        named(body->add_output(), "cond_out", onnx::TensorProto_DataType_BOOL);
-        named(body->add_output(), "acc_out");
-        named(body->add_output(), "step");
-    }
+    onnx::GraphProto* loopBody = addBody(loop, "body");
+    setType(loopBody->add_input(), "i", kInt64);
+    setType(loopBody->add_input(), "cond_in", kBool);
+    setType(loopBody->add_input(), "acc_in", kFloat);
+    addNode(loopBody, "Identity", {"cond_in"}, {"cond_out"});
+    addNode(loopBody, "Add", {"acc_in", "w"}, {"acc_out"});
+    addNode(loopBody, "Identity", {"acc_out"}, {"step"});
+    setType(loopBody->add_output(), "cond_out", kBool);
+    setType(loopBody->add_output(), "acc_out", kFloat);
+    setType(loopBody->add_output(), "step", kFloat);
 
     onnx::NodeProto* scan = addNode(model, "Scan", {"s0", "x"}, {"total", "scaled"});
-    {
-        onnx::AttributeProto* count = scan->add_attribute();
-        count->set_name("num_scan_inputs");
-        count->set_type(onnx::AttributeProto_AttributeType_INT);
-        count->set_i(1);
-        onnx::AttributeProto* directions = scan->add_attribute();
-        directions->set_name("scan_input_directions");
-        directions->set_type(onnx::AttributeProto_AttributeType_INTS);
-        directions->add_ints(1);
-        onnx::AttributeProto* attr = scan->add_attribute();
-        attr->set_name("body");
-        attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
-        onnx::GraphProto* body = attr->mutable_g();
-        body->set_name("scan_body");
-        for (const char* input : {"s_in", "row"})
-            named(body->add_input(), input);
-        bodyNode(body, "Add", {"s_in", "row"}, "s_out");
-        bodyNode(body, "Mul", {"s_out", "w"}, "y");
-        for (const char* output : {"s_out", "y"})
-            named(body->add_output(), output);
-    }
+    onnx::AttributeProto* count = scan->add_attribute();
+    count->set_name("num_scan_inputs");
+    count->set_type(onnx::AttributeProto_AttributeType_INT);
+    count->set_i(1);
+    onnx::AttributeProto* directions = scan->add_attribute();
+    directions->set_name("scan_input_directions");
+    directions->set_type(onnx::AttributeProto_AttributeType_INTS);
+    directions->add_ints(1);
+    onnx::GraphProto* scanBody = addBody(scan, "body");
+    setType(scanBody->add_input(), "s_in", kFloat);
+    setType(scanBody->add_input(), "row", kFloat);
+    addNode(scanBody, "Add", {"s_in", "row"}, {"s_out"});
+    addNode(scanBody, "Mul", {"s_out", "w"}, {"y"});
+    setType(scanBody->add_output(), "s_out", kFloat);
+    setType(scanBody->add_output(), "y", kFloat);
+
     const std::int64_t two = 2, three = 3;
     const std::vector<std::pair<const char*, std::vector<std::variant<std::int64_t, std::string>>>>
         outputs{{"chosen", {two, three}},
@@ -861,63 +856,33 @@ onnx::ModelProto controlFlowModel() {
 /// A Loop whose body holds an If, whose branches read the loop's carried value and a weight of
 /// the outermost graph: y = x, then n times y += w on even steps and y -= w on odd ones.
 onnx::ModelProto nestedControlFlowModel() {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
+    onnx::ModelProto model = emptyModel("nested");
     onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("nested");
-    auto typed = [](onnx::ValueInfoProto* info, const std::string& name, int type,
-                    std::vector<std::int64_t> dims) {
-        info->set_name(name);
-        auto* tensor = info->mutable_type()->mutable_tensor_type();
-        tensor->set_elem_type(type);
-        auto* shape = tensor->mutable_shape();
-        for (std::int64_t d : dims)
-            shape->add_dim()->set_dim_value(d);
-    };
-    auto node = [](onnx::GraphProto* graph, const std::string& op, std::vector<std::string> inputs,
-                   const std::string& output) {
-        onnx::NodeProto* n = graph->add_node();
-        n->set_op_type(op);
-        n->set_name(output);
-        for (const std::string& input : inputs)
-            n->add_input(input);
-        n->add_output(output);
-        return n;
-    };
-    constexpr int kFloat = onnx::TensorProto_DataType_FLOAT;
-    typed(g->add_input(), "x", kFloat, {3});
-    typed(g->add_input(), "n", onnx::TensorProto_DataType_INT64, {});
-    typed(g->add_output(), "y", kFloat, {3});
+    const std::vector<std::int64_t> scalar, vector{3};
+    setType(g->add_input(), "x", kFloat, vector);
+    setType(g->add_input(), "n", kInt64, scalar);
+    setType(g->add_output(), "y", kFloat, vector);
     onnx::TensorProto* w = addInitializer(model, "w", {3});
     for (float v : {1.0f, 2.0f, 3.0f})
         w->add_float_data(v);
     addInt64s(model, "two", {2}, true);
     addInt64s(model, "zero", {0}, true);
 
-    onnx::NodeProto* loop = node(g, "Loop", {"n", "", "x"}, "y");
-    onnx::AttributeProto* attr = loop->add_attribute();
-    attr->set_name("body");
-    attr->set_type(onnx::AttributeProto_AttributeType_GRAPH);
-    onnx::GraphProto* body = attr->mutable_g();
-    body->set_name("body");
-    typed(body->add_input(), "i", onnx::TensorProto_DataType_INT64, {});
-    typed(body->add_input(), "c", onnx::TensorProto_DataType_BOOL, {});
-    typed(body->add_input(), "acc_in", kFloat, {3});
-    typed(body->add_output(), "c_out", onnx::TensorProto_DataType_BOOL, {});
-    typed(body->add_output(), "acc_out", kFloat, {3});
-    node(body, "Identity", {"c"}, "c_out");
-    node(body, "Mod", {"i", "two"}, "r");
-    node(body, "Equal", {"r", "zero"}, "even");
-    onnx::NodeProto* branch = node(body, "If", {"even"}, "acc_out");
+    onnx::NodeProto* loop = addNode(model, "Loop", {"n", "", "x"}, {"y"});
+    onnx::GraphProto* body = addBody(loop, "body");
+    setType(body->add_input(), "i", kInt64, scalar);
+    setType(body->add_input(), "c", kBool, scalar);
+    setType(body->add_input(), "acc_in", kFloat, vector);
+    setType(body->add_output(), "c_out", kBool, scalar);
+    setType(body->add_output(), "acc_out", kFloat, vector);
+    addNode(body, "Identity", {"c"}, {"c_out"});
+    addNode(body, "Mod", {"i", "two"}, {"r"});
+    addNode(body, "Equal", {"r", "zero"}, {"even"});
+    onnx::NodeProto* branch = addNode(body, "If", {"even"}, {"acc_out"});
     for (const auto& [name, op] : {std::pair{"then_branch", "Add"}, {"else_branch", "Sub"}}) {
-        onnx::AttributeProto* graph = branch->add_attribute();
-        graph->set_name(name);
-        graph->set_type(onnx::AttributeProto_AttributeType_GRAPH);
-        onnx::GraphProto* arm = graph->mutable_g();
-        arm->set_name(name);
-        node(arm, op, {"acc_in", "w"}, std::string(name) + "_out");
-        typed(arm->add_output(), std::string(name) + "_out", kFloat, {3});
+        onnx::GraphProto* arm = addBody(branch, name);
+        addNode(arm, op, {"acc_in", "w"}, {std::string(name) + "_out"});
+        setType(arm->add_output(), std::string(name) + "_out", kFloat, vector);
     }
     return model;
 }
@@ -1046,6 +1011,58 @@ void TestOnnxReader::nestedBodiesReadTheOutermostGraph() {
         QCOMPARE(floatsOf(result.value().outputs.at(0)),
                  (std::vector<float>{10 + k, 20 + 2 * k, 30 + 3 * k}));
     }
+}
+
+void TestOnnxReader::aDeviceRunsControlFlowOnlyWithKernelsForItsBody() {
+    // A Loop whose body multiplies int32 matrices: the CPU has such a kernel, CUDA has not.
+    const TensorType matrix{{2, 2}, DType::Int32};
+    auto body = std::make_shared<Graph>();
+    Node param;
+    param.name = "m";
+    param.op = &OpRegistry::global().parameter();
+    param.outputs = {matrix};
+    const NodeId m = body->addNode(param);
+    Node product;
+    product.name = "product";
+    product.op = OpRegistry::global().find("MatMul");
+    product.inputs = {ValueRef{m, 0}, ValueRef{m, 0}};
+    product.outputs = {matrix};
+    body->addOutput(GraphOutput{ValueRef{body->addNode(product), 0}, DeviceId(), ""});
+
+    Graph graph;
+    param.name = "x";
+    const NodeId x = graph.addNode(param);
+    Node loop;
+    loop.name = "loop";
+    loop.op = OpRegistry::global().find("Loop");
+    loop.inputs = {ValueRef{x, 0}};
+    loop.captures = 1;
+    loop.outputs = {matrix};
+    loop.subgraphs = {Subgraph{"body", body, nullptr}};
+    QVERIFY(nodeRunsOn(loop, DeviceKind::Cpu, DType::Int32));
+    QVERIFY(!nodeRunsOn(loop, DeviceKind::Cuda, DType::Int32));
+    const DeviceSet set = test::devices("cpu:cpu,gpu:cuda");
+    loop.pin = Pin{PinKind::Plain, *set.find("gpu"), "test"};
+    const NodeId id = graph.addNode(loop);
+    graph.addOutput(GraphOutput{ValueRef{id, 0}, DeviceId(), "y"});
+
+    // Pinned to the GPU anyway: it runs on the CPU, and the conflict says why.
+    const Plan plan = planDevices(graph, set, PlanOptions{});
+    QCOMPARE(set[plan.devices[id.index]].name, std::string("cpu"));
+    QCOMPARE(plan.conflicts.size(), std::size_t{1});
+    QVERIFY2(plan.conflicts[0].message.find("no kernel for every operator in the body of this "
+                                            "Loop") != std::string::npos,
+             plan.conflicts[0].message.c_str());
+
+    // This body is no Loop body (no iteration number, no condition): a graph written by hand
+    // can say so; loading it is refused with a sentence, before anything runs.
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(graph);
+    auto refused = loadOnVCpu(single, registry);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("Loop 'loop', body has 1 inputs; it needs 2 and one "
+                                          "per captured value (1)") != std::string::npos,
+             refused.error().message.c_str());
 }
 
 void TestOnnxReader::controlFlowBodiesMustKeepTheirShapes() {

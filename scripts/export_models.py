@@ -214,7 +214,8 @@ def full(folder):
     torch.manual_seed(0)
     image = torch.randn(1, 3, 224, 224)
     classifiers = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "googlenet", "vgg11",
-                   "densenet121", "efficientnet_b0", "inception_v3"]
+                   "densenet121", "efficientnet_b0", "inception_v3", "mnasnet1_0",
+                   "regnet_y_400mf"]
     for name in classifiers:
         extra = {"aux_logits": False, "init_weights": False} if name in ("googlenet", "inception_v3") else {}
         model = getattr(torchvision.models, name)(weights=None, **extra)

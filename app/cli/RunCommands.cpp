@@ -9,6 +9,7 @@
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
+#include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
@@ -59,6 +60,8 @@ options:
   --trace FILE.json          write a Chrome trace of the last run (Perfetto, chrome://tracing)
   --csv FILE.csv             write every node's and copy's median time as CSV
   --no-reference             skip the single-device reference run
+  --no-optimize              run the graph as planned, without the optimisations made for
+                             each device after placement (channels-last on CPUs), to compare
   --atol X, --rtol X         reference tolerance (default 1e-4 and 1e-3)
   --json                     write the run report as JSON
   --save-run                 record the run in the workspace (see placer plans), against the
@@ -182,7 +185,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
                      "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
                      "--plan",  "--db"};
-    own.flags = {"--json", "--no-reference", "--save-run"};
+    own.flags = {"--json", "--no-reference", "--save-run", "--no-optimize"};
+    bool optimize = true;
     bool saveRun = false;
     std::string planName, db = store::PlanStore::defaultPath();
     own.handle = [&](const std::string& name,
@@ -191,6 +195,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             json = true;
         } else if (name == "--no-reference") {
             reference = false;
+        } else if (name == "--no-optimize") {
+            optimize = false;
         } else if (name == "--save-run") {
             saveRun = true;
         } else if (name == "--plan") {
@@ -241,14 +247,31 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     PlannedModel planned;
     if (const auto exit = loadAndPlan("run", parsed, in, err, &planned))
         return *exit;
-    const Graph& graph = planned.model.graph;
     const DeviceSet& devices = planned.model.devices;
     for (const Conflict& conflict : planned.plan.conflicts) {
         if (conflict.kind == ConflictKind::Unsupported)
             return fail("the plan cannot run: " + conflict.message);
         err << "placer run: warning: conflict: " << conflict.message << "\n";
     }
-    auto program = lowerToBytecode(graph, devices, planned.plan);
+    DeviceRegistry registry;
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(devices, maps, registry, &warnings);
+    if (!mapping)
+        return fail(mapping.error().message);
+    for (const std::string& warning : warnings)
+        err << "placer run: warning: " << warning << "\n";
+    // The graph that runs: the user's, optimised for each device after placement.
+    OptimizeOptions optimizeOptions;
+    optimizeOptions.channelsLast = optimize;
+    auto optimized = optimizeForDevices(planned.model.graph, devices, planned.plan, parsed.options,
+                                        mapping.value(), optimizeOptions);
+    if (!optimized) {
+        err << "placer run: warning: running the graph unoptimised: " << optimized.error().message
+            << "\n";
+        optimized = OptimizedGraph{planned.model.graph, planned.plan, {}, {}, 0};
+    }
+    const Graph& graph = optimized.value().graph;
+    auto program = lowerToBytecode(graph, devices, optimized.value().plan);
     if (!program)
         return fail(program.error().message);
 
@@ -282,13 +305,6 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         given[index] = true;
     }
 
-    DeviceRegistry registry;
-    std::vector<std::string> warnings;
-    auto mapping = mapDevices(devices, maps, registry, &warnings);
-    if (!mapping)
-        return fail(mapping.error().message);
-    for (const std::string& warning : warnings)
-        err << "placer run: warning: " << warning << "\n";
     const int opset = graph.onnxOpset();
     auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
     if (!executor)
@@ -309,8 +325,10 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     report.executor = executor.value().get();
     report.result = &result.value();
     report.options = options;
+    report.optimizations = optimized.value().notes;
     if (reference) {
-        SingleDevicePlan single = singleDevicePlan(graph);
+        // The reference runs the user's graph unoptimised: it checks the optimisations too.
+        SingleDevicePlan single = singleDevicePlan(planned.model.graph);
         auto refProgram = lowerToBytecode(single.graph, single.devices, single.plan);
         if (!refProgram)
             return fail("reference run: " + refProgram.error().message);

@@ -375,9 +375,8 @@ bool MainWindow::savePlan(const QString& name) {
 
 void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     // Overlays: per-node median time, per-copy time on the badges.
-    const MedianTimes times = medianTimes(outcome->executor->program(), outcome->result,
-                                          outcome->graph->size(), outcome->plan.copies.size());
-    if (outcome->graph->size() == m_document->graph().size()) {
+    const MedianTimes times = userMedianTimes(*outcome);
+    if (outcome->userGraph->size() == m_document->graph().size()) {
         m_scene->setNodeTimes(times.nodeMillis);
         m_scene->setCopyTimes(times.copyMillis);
     }
@@ -402,10 +401,9 @@ void MainWindow::editDevices() {
 std::vector<double> MainWindow::lastNodeMillis() const {
     const auto outcome = m_run->outcome();
     if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled ||
-        outcome->graph->size() != m_document->graph().size())
+        outcome->userGraph->size() != m_document->graph().size())
         return {};
-    return medianTimes(outcome->executor->program(), outcome->result, outcome->graph->size(), 0)
-        .nodeMillis;
+    return userMedianTimes(*outcome).nodeMillis;
 }
 
 } // namespace placer::gui

@@ -1,6 +1,7 @@
 #include "gui/RunController.h"
 
 #include "runtime/Bytecode.h"
+#include "runtime/Optimize.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -28,14 +29,16 @@ void RunController::cancel() {
 }
 
 void RunController::start(const Graph& graph, const DeviceSet& devices, const Plan& plan,
-                          RunOptions options, std::vector<std::string> physical) {
+                          RunOptions options, std::vector<std::string> physical,
+                          const PlanOptions& planOptions) {
     if (isRunning())
         return;
     m_cancel = false;
     auto outcome = std::make_shared<RunOutcome>();
-    outcome->graph = std::make_unique<Graph>(graph);
+    outcome->userGraph = std::make_unique<Graph>(graph);
     outcome->devices = devices;
-    outcome->plan = plan;
+    outcome->userPlan = plan;
+    outcome->planOptions = planOptions;
     outcome->options = options;
     // Defaults: cpu-kind devices on the host; every other device on its own virtual CPU, the
     // same one each run (vcpu<index+1>), so runs compare.
@@ -51,12 +54,6 @@ void RunController::start(const Graph& graph, const DeviceSet& devices, const Pl
 }
 
 std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outcome) {
-    const Graph& graph = *outcome->graph;
-    auto program = lowerToBytecode(graph, outcome->devices, outcome->plan);
-    if (!program) {
-        outcome->error = QString::fromStdString(program.error().message);
-        return outcome;
-    }
     std::vector<DeviceMapRequest> maps;
     for (int d = 0; d < outcome->devices.size(); ++d)
         maps.push_back(
@@ -65,6 +62,27 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
     auto mapping = mapDevices(outcome->devices, maps, *m_registry, &warnings);
     if (!mapping) {
         outcome->error = QString::fromStdString(mapping.error().message);
+        return outcome;
+    }
+    // What runs: the user's graph optimised for the devices it was mapped to.
+    auto optimized = optimizeForDevices(*outcome->userGraph, outcome->devices, outcome->userPlan,
+                                        outcome->planOptions, mapping.value());
+    if (!optimized) {
+        outcome->optimizations = {"not optimised: " + optimized.error().message};
+        outcome->graph = std::make_unique<Graph>(*outcome->userGraph);
+        outcome->plan = outcome->userPlan;
+        for (std::uint32_t i = 0; i < outcome->graph->size(); ++i)
+            outcome->origin.push_back(NodeId(i));
+    } else {
+        outcome->graph = std::make_unique<Graph>(std::move(optimized.value().graph));
+        outcome->plan = std::move(optimized.value().plan);
+        outcome->origin = std::move(optimized.value().origin);
+        outcome->optimizations = std::move(optimized.value().notes);
+    }
+    const Graph& graph = *outcome->graph;
+    auto program = lowerToBytecode(graph, outcome->devices, outcome->plan);
+    if (!program) {
+        outcome->error = QString::fromStdString(program.error().message);
         return outcome;
     }
     const int opset = graph.onnxOpset();
@@ -123,8 +141,8 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
         all.traceEnd = one.traceEnd;
         all.outputs = std::move(one.outputs);
     }
-    // The reference: the whole graph on one fresh virtual CPU, same inputs.
-    SingleDevicePlan single = singleDevicePlan(graph);
+    // The reference: the user's whole graph, unoptimised, on one fresh virtual CPU, same inputs.
+    SingleDevicePlan single = singleDevicePlan(*outcome->userGraph);
     auto refProgram = lowerToBytecode(single.graph, single.devices, single.plan);
     if (refProgram) {
         auto refExecutor = Executor::load(
@@ -147,7 +165,52 @@ RunReportInput runReportInput(const RunOutcome& outcome) {
     input.result = &outcome.result;
     input.options = outcome.options;
     input.reference = outcome.reference;
+    input.optimizations = outcome.optimizations;
     return input;
+}
+
+MedianTimes userMedianTimes(const RunOutcome& outcome) {
+    const Graph& graph = *outcome.graph;
+    const MedianTimes ran = medianTimes(outcome.executor->program(), outcome.result, graph.size(),
+                                        outcome.plan.copies.size());
+    MedianTimes user;
+    user.nodeMillis.assign(outcome.userGraph->size(), -1);
+    user.copyMillis.assign(outcome.userPlan.copies.size(), -1);
+    // The user's value a node of the run stands for: its own, or for an inserted node (a layout
+    // change), the value it changes.
+    auto userValue = [&](ValueRef value) -> std::optional<ValueRef> {
+        for (int guard = 0; guard < 8 && value.node.index < outcome.origin.size(); ++guard) {
+            const NodeId origin = outcome.origin[value.node.index];
+            if (origin.valid())
+                return ValueRef{origin, value.output};
+            const Node& inserted = graph.node(value.node);
+            if (inserted.inputs.empty())
+                return std::nullopt;
+            value = inserted.inputs[0];
+        }
+        return std::nullopt;
+    };
+    for (std::uint32_t i = 0; i < graph.size() && i < ran.nodeMillis.size(); ++i) {
+        if (ran.nodeMillis[i] < 0)
+            continue;
+        const auto value = userValue(ValueRef{NodeId(i), 0});
+        if (!value || value->node.index >= user.nodeMillis.size())
+            continue;
+        double& t = user.nodeMillis[value->node.index];
+        t = std::max(t, 0.0) + ran.nodeMillis[i];
+    }
+    for (std::size_t c = 0; c < outcome.plan.copies.size() && c < ran.copyMillis.size(); ++c) {
+        const CopyPlan& copy = outcome.plan.copies[c];
+        const auto value = userValue(copy.value);
+        if (!value)
+            continue;
+        for (std::size_t u = 0; u < outcome.userPlan.copies.size(); ++u) {
+            const CopyPlan& mine = outcome.userPlan.copies[u];
+            if (mine.value == *value && mine.to == copy.to)
+                user.copyMillis[u] = ran.copyMillis[c];
+        }
+    }
+    return user;
 }
 
 } // namespace placer::gui

@@ -22,9 +22,18 @@ namespace placer::gui {
 /// What a finished run leaves: its own copy of the graph and plan (the document may change while
 /// it runs), the loaded executor (for kernel names and the program), and the measurements.
 struct RunOutcome {
+    /// The graph that ran: the user's, optimised for its devices after placement
+    /// (runtime/Optimize.h), and its plan.
     std::unique_ptr<Graph> graph;
     DeviceSet devices;
     Plan plan;
+    /// The user's graph and plan, as the canvas shows them; origin[i] is the user's node that
+    /// node i of `graph` computes (invalid for a node an optimisation inserted).
+    std::unique_ptr<Graph> userGraph;
+    Plan userPlan;
+    std::vector<NodeId> origin;
+    std::vector<std::string> optimizations;
+    PlanOptions planOptions;
     RunOptions options;
     std::unique_ptr<Executor> executor;
     RunResult result;
@@ -37,6 +46,10 @@ struct RunOutcome {
 /// What the run reports, traces, CSV and run records are made from (an outcome that ran).
 RunReportInput runReportInput(const RunOutcome& outcome);
 
+/// Median times per node and per copy of the user's graph and plan (what the canvas shows). A
+/// node's time includes the layout changes an optimisation inserted after it.
+MedianTimes userMedianTimes(const RunOutcome& outcome);
+
 class RunController : public QObject {
     Q_OBJECT
 
@@ -47,7 +60,7 @@ public:
     /// Starts a run of a copy of `graph` as `plan` places it. `physical[d]` names the physical
     /// device of virtual device d ("cpu", "vcpu2"); empty entries get the defaults.
     void start(const Graph& graph, const DeviceSet& devices, const Plan& plan, RunOptions options,
-               std::vector<std::string> physical);
+               std::vector<std::string> physical, const PlanOptions& planOptions = {});
     void cancel();
     bool isRunning() const;
     /// The last finished run, or null.

@@ -90,7 +90,7 @@ void RunPanel::start() {
     m_summary->setHtml(tr("<i>Running…</i>"));
     m_controller->start(m_document->graph(), m_document->devices(), m_document->plan(),
                         RunOptions{m_warmup->value(), m_iterations->value()},
-                        m_document->physicalDevices());
+                        m_document->physicalDevices(), m_document->options());
 }
 
 void RunPanel::showOutcome() {
@@ -250,6 +250,9 @@ QString runSummaryHtml(const RunOutcome& outcome) {
                 .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
     }
     text += QStringLiteral("</table>");
+    for (const std::string& note : outcome.optimizations)
+        text +=
+            RunPanel::tr("<p>Optimised: %1</p>").arg(QString::fromStdString(note).toHtmlEscaped());
     if (outcome.reference) {
         text += outcome.reference->ok
                     ? RunPanel::tr(

@@ -134,6 +134,10 @@ Json runReportJson(const RunReportInput& input) {
     report.set("latency_ms", latencyJson);
     report.set("iterations", static_cast<std::int64_t>(latency.size()));
     report.set("warmup", input.options.warmup);
+    Json optimizations = Json::array();
+    for (const std::string& note : input.optimizations)
+        optimizations.push(Json(note));
+    report.set("optimizations", std::move(optimizations));
 
     Json devices = Json::array();
     for (int d = 0; d < v.devices.size(); ++d) {
@@ -249,6 +253,8 @@ std::string runSummary(const RunReportInput& input) {
         latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()) / 1000.0,
         latency.size(), input.options.warmup);
     out << line;
+    for (const std::string& note : input.optimizations)
+        out << "optimised: " << note << "\n";
     out << "devices:\n";
     for (int d = 0; d < v.devices.size(); ++d) {
         const DeviceId id(d);

@@ -20,6 +20,8 @@ struct RunReportInput {
     RunOptions options;
     std::optional<ReferenceCheck> reference; ///< absent when no reference run was made
     std::vector<std::string> outputFiles;    ///< per output, empty when not saved
+    /// What the optimisations after placement did (runtime/Optimize.h), one sentence each.
+    std::vector<std::string> optimizations;
 };
 
 /// The median time of each node (by NodeId index) and each planned copy (by index into the

@@ -425,28 +425,36 @@ Dims binaryOperandShape(const KernelSpec& spec, std::size_t i) {
     return shape;
 }
 
-Problem readTranspose(const KernelSpec& spec, Dims* strides) {
-    const Dims& in = spec.inputs[0].shape;
-    const int rank = static_cast<int>(in.size());
-    Dims perm;
+Problem readTransposePerm(const KernelSpec& spec, Dims* perm) {
+    const int rank = spec.inputs[0].rank();
+    perm->clear();
     for (const char* name : {"axes", "perm"}) {
         if (auto value = spec.node->attrs.getInts(name, {}); value && !value->empty())
-            perm = *value;
+            *perm = *value;
     }
-    if (perm.empty()) {
+    if (perm->empty()) {
         for (int i = rank - 1; i >= 0; --i)
-            perm.push_back(i);
+            perm->push_back(i);
     }
-    if (static_cast<int>(perm.size()) != rank)
+    if (static_cast<int>(perm->size()) != rank)
         return "the permutation does not match the rank";
-    const Dims own = contiguousStrides(in);
-    strides->clear();
-    for (std::int64_t p : perm) {
+    for (std::int64_t& p : *perm) {
         const int axis = normalizeAxis(p, rank);
         if (axis < 0)
             return "axis " + std::to_string(p) + " out of range";
-        strides->push_back(own[static_cast<std::size_t>(axis)]);
+        p = axis;
     }
+    return std::nullopt;
+}
+
+Problem readTranspose(const KernelSpec& spec, Dims* strides) {
+    Dims perm;
+    if (auto problem = readTransposePerm(spec, &perm))
+        return problem;
+    const Dims own = contiguousStrides(spec.inputs[0].shape);
+    strides->clear();
+    for (std::int64_t p : perm)
+        strides->push_back(own[static_cast<std::size_t>(p)]);
     return std::nullopt;
 }
 

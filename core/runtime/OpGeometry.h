@@ -105,6 +105,8 @@ double fillValue(const KernelSpec& spec);
 Dims binaryOperandShape(const KernelSpec& spec, std::size_t i);
 
 /// Transpose as a strided view: the input strides (in elements) of each output dimension.
+/// A transpose's permutation, every axis made non-negative.
+Problem readTransposePerm(const KernelSpec& spec, Dims* perm);
 Problem readTranspose(const KernelSpec& spec, Dims* strides);
 /// A slice as a strided view of the input: the first element and the strides.
 Problem readSlice(const KernelSpec& spec, std::int64_t* base, Dims* strides);

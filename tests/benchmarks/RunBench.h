@@ -6,12 +6,14 @@
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
+#include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,15 +30,13 @@ struct Loaded {
 };
 
 /// Plans, lowers and loads onto `mapping` (by default, what mapDevices picks for `maps`), with
-/// seeded random inputs.
+/// seeded random inputs. With `optimize`, the graph is optimised for its devices after placement
+/// first (runtime/Optimize.h), as `placer run` does; `l.graph` and `l.plan` are then the
+/// optimised ones.
 inline void load(Loaded& l, const std::vector<DeviceMapRequest>& maps = {},
-                 std::vector<Device*> mapping = {}, const PlanOptions& options = {}) {
+                 std::vector<Device*> mapping = {}, const PlanOptions& options = {},
+                 const std::optional<OptimizeOptions>& optimize = std::nullopt) {
     l.plan = planDevices(l.graph, l.devices, options);
-    auto program = lowerToBytecode(l.graph, l.devices, l.plan);
-    if (!program) {
-        std::fprintf(stderr, "lowering: %s\n", program.error().message.c_str());
-        std::exit(1);
-    }
     if (mapping.empty()) {
         std::vector<std::string> warnings;
         auto mapped = mapDevices(l.devices, maps, l.registry, &warnings);
@@ -45,6 +45,21 @@ inline void load(Loaded& l, const std::vector<DeviceMapRequest>& maps = {},
             std::exit(1);
         }
         mapping = mapped.take();
+    }
+    if (optimize) {
+        auto optimized =
+            optimizeForDevices(l.graph, l.devices, l.plan, options, mapping, *optimize);
+        if (!optimized) {
+            std::fprintf(stderr, "optimising: %s\n", optimized.error().message.c_str());
+            std::exit(1);
+        }
+        l.graph = std::move(optimized.value().graph);
+        l.plan = std::move(optimized.value().plan);
+    }
+    auto program = lowerToBytecode(l.graph, l.devices, l.plan);
+    if (!program) {
+        std::fprintf(stderr, "lowering: %s\n", program.error().message.c_str());
+        std::exit(1);
     }
     auto executor =
         Executor::load(l.graph, l.devices, program.take(), mapping, l.graph.onnxOpset());

@@ -857,7 +857,14 @@ const KernelTable<CpuKernelContext>& table() {
               [](const KernelSpec& spec) { return fillKernel(spec, geometry::fillValue(spec)); });
         plain(F::Cast, castKernel);
         plain(F::Where, whereKernel);
-        plain(F::Transpose, transposeKernel);
+        t.add(F::Transpose, [](const KernelSpec& spec, CpuKernelContext& ctx) {
+            Dims perm;
+            if (!geometry::readTransposePerm(spec, &perm)) {
+                if (auto kernel = makeDnnlTranspose(spec, ctx, perm))
+                    return Result<std::unique_ptr<Kernel>>(std::move(kernel));
+            }
+            return transposeKernel(spec);
+        });
         plain(F::Concat, concatKernel);
         plain(F::Split, splitKernel);
         plain(F::Slice, sliceKernel);

@@ -3,6 +3,7 @@
 // Primitives are created when the kernel is prepared (at load time); running binds pointers.
 // Every primitive uses a scratchpad of its own, so contexts can run at the same time.
 #include "runtime/OpGeometry.h"
+#include "runtime/Optimize.h"
 #include "runtime/cpu/CpuKernels.h"
 #include "runtime/cpu/KernelUtil.h"
 
@@ -24,6 +25,35 @@ memory::desc plainDesc(Dims dims) {
     if (dims.empty())
         dims = {1};
     return memory::desc(dims, dt::f32, contiguousStrides(dims));
+}
+
+/// A 4-D activation in NCHW dims, stored NCHW or (channels-last) NHWC.
+memory::desc activationDesc(const Dims& nchw, bool channelsLast) {
+    if (!channelsLast)
+        return plainDesc(nchw);
+    return memory::desc(nchw, dt::f32, memory::format_tag::nhwc);
+}
+
+Dims nchwOf(const Dims& nhwc) {
+    return {nhwc[0], nhwc[3], nhwc[1], nhwc[2]};
+}
+
+/// For a node the channels-last pass converted (runtime/Optimize.h): the spec with input 0 and
+/// output 0 in the NCHW dims the operator's geometry is read in.
+KernelSpec nchwView(const KernelSpec& spec) {
+    KernelSpec view = spec;
+    view.inputs[0].shape = nchwOf(spec.inputs[0].shape);
+    view.outputs[0].shape = nchwOf(spec.outputs[0].shape);
+    return view;
+}
+
+/// Whether `spec` is a converted node, and whether its shapes allow it.
+std::optional<std::string> channelsLastProblem(const KernelSpec& spec) {
+    if (spec.inputs.empty() || spec.outputs.size() != 1 || spec.inputs[0].rank() != 4 ||
+        spec.outputs[0].rank() != 4 || spec.inputs[0].dtype != DType::Float32 ||
+        spec.outputs[0].dtype != DType::Float32)
+        return "channels-last (NHWC) needs 4-D float32 data";
+    return std::nullopt;
 }
 
 dnnl::primitive_attr scratchpadAttr() {
@@ -269,9 +299,15 @@ private:
 
 } // namespace
 
-Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKernelContext& ctx) {
-    if (!allFloat32(spec))
-        return makePlainConvolution(spec);
+Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& given, CpuKernelContext& ctx) {
+    const bool channelsLast = isChannelsLast(*given.node);
+    if (channelsLast) {
+        if (auto problem = channelsLastProblem(given); problem || !allFloat32(given))
+            return specError(given, problem.value_or("channels-last needs float32 weights"));
+    } else if (!allFloat32(given)) {
+        return makePlainConvolution(given);
+    }
+    const KernelSpec spec = channelsLast ? nchwView(given) : given;
     Convolution conv;
     if (auto error = readConvolution(spec, &conv))
         return specError(spec, *error);
@@ -297,9 +333,9 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& spec, CpuKerne
                                          bias, any(out), window.strides, minusOne(window.dilation),
                                          window.padL, window.padR);
     dnnl::convolution_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
-    return std::unique_ptr<Kernel>(
-        std::make_unique<ConvKernel>(ctx, pd, plainDesc(in), userWeights, plainDesc(out), hasBias,
-                                     spec.constantInputs.size() > 1 && spec.constantInputs[1]));
+    return std::unique_ptr<Kernel>(std::make_unique<ConvKernel>(
+        ctx, pd, activationDesc(in, channelsLast), userWeights, activationDesc(out, channelsLast),
+        hasBias, spec.constantInputs.size() > 1 && spec.constantInputs[1]));
 }
 
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
@@ -378,12 +414,20 @@ Result<std::unique_ptr<Kernel>> adaptiveAveragePool(const KernelSpec& spec) {
 
 } // namespace
 
-Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& spec, CpuKernelContext& ctx) {
-    if (!allFloat32(spec))
-        return needFloat32(spec);
+Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& given, CpuKernelContext& ctx) {
+    if (!allFloat32(given))
+        return needFloat32(given);
+    const bool channelsLast = isChannelsLast(*given.node);
+    if (channelsLast) {
+        if (auto problem = channelsLastProblem(given))
+            return specError(given, *problem);
+    }
+    const KernelSpec spec = channelsLast ? nchwView(given) : given;
     Pooling pooling;
     if (auto error = readPooling(spec, &pooling))
         return specError(spec, *error);
+    if (pooling.adaptive && channelsLast)
+        return specError(spec, "adaptive pooling is planned in NCHW only");
     if (pooling.adaptive)
         return adaptiveAveragePool(spec);
     const Dims& in = spec.inputs[0].shape;
@@ -392,19 +436,27 @@ Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& spec, CpuKernelCon
     const algorithm algo = pooling.isMax            ? algorithm::pooling_max
                            : pooling.includePadding ? algorithm::pooling_avg_include_padding
                                                     : algorithm::pooling_avg_exclude_padding;
-    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algo, plainDesc(in),
-                                        plainDesc(out), window.strides, window.kernel,
-                                        minusOne(window.dilation), window.padL, window.padR);
+    const memory::desc src = activationDesc(in, channelsLast),
+                       dst = activationDesc(out, channelsLast);
+    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algo, src, dst,
+                                        window.strides, window.kernel, minusOne(window.dilation),
+                                        window.padL, window.padR);
     dnnl::pooling_v2_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
     auto kernel = dnnlKernel<dnnl::pooling_v2_forward>("pooling", ctx, pd);
-    kernel->bind(DNNL_ARG_SRC, 0, plainDesc(in));
-    kernel->bind(DNNL_ARG_DST, -1, plainDesc(out));
+    kernel->bind(DNNL_ARG_SRC, 0, src);
+    kernel->bind(DNNL_ARG_DST, -1, dst);
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelContext& ctx) {
-    if (!allFloat32(spec))
-        return needFloat32(spec);
+Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernelContext& ctx) {
+    if (!allFloat32(given))
+        return needFloat32(given);
+    const bool channelsLast = isChannelsLast(*given.node);
+    if (channelsLast) {
+        if (auto problem = channelsLastProblem(given))
+            return specError(given, *problem);
+    }
+    const KernelSpec spec = channelsLast ? nchwView(given) : given;
     Normalization norm;
     if (auto error = readBatchNorm(spec, &norm))
         return specError(spec, *error);
@@ -422,21 +474,22 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelC
             flags |= dnnl::normalization_flags::use_scale;
         if (center)
             flags |= dnnl::normalization_flags::use_shift;
-        dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                                     plainDesc(in), epsilon, flags);
+        const memory::desc data = activationDesc(in, channelsLast && rank == 4);
+        dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, data,
+                                                     epsilon, flags);
         dnnl::batch_normalization_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
         auto kernel = std::make_shared<std::unique_ptr<DnnlKernel>>(
             dnnlKernel<dnnl::batch_normalization_forward>("batch_normalization", ctx, pd));
         DnnlKernel& k = **kernel;
         const memory::desc channel = plainDesc({in[1]});
-        k.bind(DNNL_ARG_SRC, 0, plainDesc(in));
+        k.bind(DNNL_ARG_SRC, 0, data);
         if (scale)
             k.bind(DNNL_ARG_SCALE, 1, channel);
         if (center)
             k.bind(DNNL_ARG_SHIFT, 2, channel);
         k.bind(DNNL_ARG_MEAN, 3, channel);
         k.bind(DNNL_ARG_VARIANCE, 4, channel);
-        k.bind(DNNL_ARG_DST, -1, plainDesc(in));
+        k.bind(DNNL_ARG_DST, -1, data);
         const std::string name = k.implementation();
         return makeKernel(name, [kernel, extraOutputs, channelBytes](const std::byte* const* inputs,
                                                                      std::byte* const* outputs) {
@@ -445,6 +498,8 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& spec, CpuKernelC
                 std::memcpy(outputs[k + 1], inputs[k + 3], static_cast<std::size_t>(channelBytes));
         });
     }
+    if (channelsLast)
+        return specError(spec, "channels-last batch normalisation needs channels on axis 1");
     const std::int64_t outer = norm.outer, channels = norm.channels, inner = norm.inner;
     return makeKernel(
         "plain:batch_norm", [=](const std::byte* const* inputs, std::byte* const* outputs) {
@@ -594,6 +649,27 @@ std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext
     auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
     kernel->bind(DNNL_ARG_SRC, 0, data);
     kernel->bind(DNNL_ARG_DST, -1, data);
+    return kernel;
+}
+
+std::unique_ptr<Kernel> makeDnnlTranspose(const KernelSpec& spec, CpuKernelContext& ctx,
+                                          const Dims& perm) {
+    const DType type = spec.inputs[0].dtype;
+    const Dims& in = spec.inputs[0].shape;
+    if ((type != DType::Float32 && type != DType::Int32) || in.empty() || in.size() > 12 ||
+        perm.size() != in.size() || product(in) == 0)
+        return nullptr;
+    // The destination is the input's dims with strides that store them in the output's order.
+    const Dims outStrides = contiguousStrides(spec.outputs[0].shape);
+    Dims dstStrides(in.size());
+    for (std::size_t k = 0; k < perm.size(); ++k)
+        dstStrides[static_cast<std::size_t>(perm[k])] = outStrides[k];
+    const dt element = type == DType::Float32 ? dt::f32 : dt::s32;
+    const memory::desc src(in, element, contiguousStrides(in)), dst(in, element, dstStrides);
+    dnnl::reorder::primitive_desc pd(ctx.engine, src, ctx.engine, dst, scratchpadAttr());
+    auto kernel = dnnlKernel<dnnl::reorder>("reorder", ctx, pd);
+    kernel->bind(DNNL_ARG_FROM, 0, src);
+    kernel->bind(DNNL_ARG_TO, -1, dst);
     return kernel;
 }
 

@@ -39,6 +39,10 @@ Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec);
 /// oneDNN element-wise / binary / reduction for float32, or null when oneDNN has no match.
 std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                         UnaryFn function, float alpha, float beta);
+/// A float32 or int32 transpose as a oneDNN reorder (a strided destination), or null when
+/// oneDNN cannot take it (the plain strided copy runs instead).
+std::unique_ptr<Kernel> makeDnnlTranspose(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
+                                          const Dims& perm);
 std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                        BinaryFn function);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,

@@ -1,0 +1,64 @@
+// Graph optimisations inside a device, after placement. The plan is made on the user's graph:
+// placement, pins, conflicts and copies are about the nodes the user sees. Then each device's
+// part of the graph is rewritten for the physical device that runs it, the rewritten graph is
+// planned again with every compute node held where the first plan put it (so no copy moves), and
+// that is what is lowered and run.
+//
+// Passes, each separate and tested (tests/core/tst_optimize.cpp):
+//  - channels-last: on a CPU device, 2-D convolutions, pooling and batch normalisation work on
+//    NHWC data (the layout oneDNN's convolutions prefer), and the element-wise ops and channel
+//    concatenations between them follow; the layout changes only where a consumer needs the
+//    model's NCHW (a Transpose node, named "VALUE/to_nchw", visible in the run report and the
+//    trace), or where a chain starts ("VALUE/to_nhwc"). A layout change never crosses a device
+//    boundary: a value copied to another device leaves in the model's layout.
+#pragma once
+
+#include "io/SourceError.h"
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+#include "plan/Plan.h"
+
+#include <string>
+#include <vector>
+
+namespace placer {
+
+class Device;
+
+struct OptimizeOptions {
+    bool channelsLast = true;
+};
+
+struct OptimizedGraph {
+    Graph graph;
+    Plan plan;
+    /// Per node of `graph`: the user's node it computes, or an invalid id for a node a pass
+    /// inserted (a layout Transpose).
+    std::vector<NodeId> origin;
+    /// What the passes did, one sentence each ("channels-last on v1: 53 of 53 convolutions, 12
+    /// layout changes inserted").
+    std::vector<std::string> notes;
+    int insertedNodes = 0;
+};
+
+/// Rewrites `graph` (planned by `plan` with `options`) for the physical devices in `mapping`
+/// (one per virtual device). When no pass changes anything, the result is the graph and plan
+/// given. Fails only when the rewritten graph cannot be planned as the original was, which
+/// would be a bug in a pass: the caller may then run the user's graph as it is.
+Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& devices,
+                                          const Plan& plan, const PlanOptions& options,
+                                          const std::vector<Device*>& mapping,
+                                          const OptimizeOptions& optimize = {});
+
+/// The same, with the devices that get channels-last chosen directly (true per DeviceId):
+/// what tests use, and optimizeForDevices() after looking at the physical devices.
+Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+                                     const PlanOptions& options,
+                                     const std::vector<bool>& channelsLastDevices);
+
+/// Whether a node computes in channels-last (NHWC) order: the "placer.layout" attribute the
+/// pass sets on convolutions, pooling and batch normalisation, whose inputs and outputs 0 then
+/// have NHWC shapes.
+bool isChannelsLast(const Node& node);
+
+} // namespace placer

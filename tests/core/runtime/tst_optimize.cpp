@@ -1,0 +1,371 @@
+// The optimisations after placement (runtime/Optimize.h): channels-last on CPU devices. Each
+// test checks what the pass did to the graph and that the rewritten graph computes what the
+// user's graph computes.
+#include "io/ModelLoader.h"
+#include "ir/OpRegistry.h"
+#include "plan/Planner.h"
+#include "runtime/Bytecode.h"
+#include "runtime/ConstantEvaluation.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/DeviceRegistry.h"
+#include "runtime/Executor.h"
+#include "runtime/Optimize.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+
+using namespace placer;
+
+namespace {
+
+const std::string kModels = std::string(PLACER_SOURCE_DIR) + "/resources/models/";
+
+DeviceSet vcpus(int count) {
+    DeviceSet set;
+    for (int i = 0; i < count; ++i)
+        set.add(VirtualDevice{"v" + std::to_string(i + 1), DeviceKind::VCpu});
+    set.chooseDefaults();
+    set.setDefaultDevice(DeviceId(0));
+    return set;
+}
+
+std::vector<float> floatsOf(const HostTensor& tensor) {
+    std::vector<float> values(tensor.data.size() / 4);
+    std::memcpy(values.data(), tensor.data.data(), values.size() * 4);
+    return values;
+}
+
+/// Runs `graph` as planned, each virtual device on a fresh vcpu, on seeded inputs.
+std::vector<HostTensor> runGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
+    DeviceRegistry registry;
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(devices, {}, registry, &warnings);
+    if (!mapping)
+        qFatal("mapping: %s", mapping.error().message.c_str());
+    auto program = lowerToBytecode(graph, devices, plan);
+    if (!program)
+        qFatal("lowering: %s", program.error().message.c_str());
+    auto executor =
+        Executor::load(graph, devices, program.take(), mapping.take(), graph.onnxOpset());
+    if (!executor)
+        qFatal("load: %s", executor.error().message.c_str());
+    std::vector<HostTensor> inputs;
+    for (std::size_t i = 0; i < executor.value()->program().inputs.size(); ++i)
+        inputs.push_back(
+            randomTensor(graph.node(executor.value()->program().inputs[i]).outputs[0], i + 7));
+    auto result = executor.value()->run(inputs, RunOptions{0, 1});
+    if (!result)
+        qFatal("run: %s", result.error().message.c_str());
+    return result.take().outputs;
+}
+
+/// The largest difference between two runs' outputs, relative to the largest value.
+double relativeDifference(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+    if (a.size() != b.size())
+        return INFINITY;
+    double diff = 0, scale = 1e-30;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        if (a[k].type != b[k].type)
+            return INFINITY;
+        const auto x = floatsOf(a[k]), y = floatsOf(b[k]);
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            diff = std::max(diff, static_cast<double>(std::abs(x[i] - y[i])));
+            scale = std::max(scale, static_cast<double>(std::abs(y[i])));
+        }
+    }
+    return diff / scale;
+}
+
+int countOp(const Graph& graph, const std::string& op) {
+    int n = 0;
+    for (const Node& node : graph.nodes())
+        n += node.op->name == op ? 1 : 0;
+    return n;
+}
+
+int countChannelsLast(const Graph& graph) {
+    int n = 0;
+    for (const Node& node : graph.nodes())
+        n += isChannelsLast(node) ? 1 : 0;
+    return n;
+}
+
+// ---- small ONNX models built in the test -------------------------------------------------------
+
+void setFloatType(onnx::ValueInfoProto* info, const std::string& name,
+                  const std::vector<std::int64_t>& dims) {
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    for (std::int64_t d : dims)
+        tensor->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+struct ModelBuilder {
+    onnx::ModelProto model;
+    int seed = 1;
+
+    explicit ModelBuilder(const std::vector<std::int64_t>& input) {
+        model.set_ir_version(8);
+        model.add_opset_import()->set_version(13);
+        model.mutable_graph()->set_name("layout");
+        setFloatType(model.mutable_graph()->add_input(), "x", input);
+    }
+
+    /// An initializer of small deterministic values.
+    void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
+        onnx::TensorProto* t = model.mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+        std::int64_t count = 1;
+        for (std::int64_t d : dims) {
+            t->add_dims(d);
+            count *= d;
+        }
+        for (std::int64_t i = 0; i < count; ++i)
+            t->add_float_data(static_cast<float>(((i * 37 + seed * 11) % 17) - 8) / 32.0f);
+        ++seed;
+    }
+
+    onnx::NodeProto* node(const std::string& op, std::vector<std::string> inputs,
+                          const std::string& output) {
+        onnx::NodeProto* n = model.mutable_graph()->add_node();
+        n->set_op_type(op);
+        n->set_name(output);
+        for (const std::string& input : inputs)
+            n->add_input(input);
+        n->add_output(output);
+        return n;
+    }
+
+    static void ints(onnx::NodeProto* n, const std::string& name, std::vector<std::int64_t> v) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto_AttributeType_INTS);
+        for (std::int64_t x : v)
+            a->add_ints(x);
+    }
+
+    /// A 3x3 convolution (padding 1) from `in` channels to `out`, with a bias.
+    void conv(const std::string& input, const std::string& output, std::int64_t in,
+              std::int64_t out) {
+        weight(output + "_w", {out, in, 3, 3});
+        weight(output + "_b", {out});
+        onnx::NodeProto* n = node("Conv", {input, output + "_w", output + "_b"}, output);
+        ints(n, "kernel_shape", {3, 3});
+        ints(n, "pads", {1, 1, 1, 1});
+    }
+
+    Graph load(const std::string& output, const std::vector<std::int64_t>& dims) {
+        setFloatType(model.mutable_graph()->add_output(), output, dims);
+        std::string bytes;
+        model.SerializeToString(&bytes);
+        auto loaded = loadModelText(bytes, "layout.onnx", GraphFormat::Onnx, vcpus(1));
+        if (!loaded)
+            qFatal("%s", loaded.error().toString().c_str());
+        return std::move(loaded.value().graph);
+    }
+};
+
+struct Optimised {
+    Graph graph;
+    DeviceSet devices;
+    Plan plan;
+    OptimizedGraph result;
+};
+
+/// Plans `graph` on `devices`, optimises it with channels-last on the devices in `enabled`,
+/// and checks that the optimised graph computes what the user's graph computes.
+Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> enabled) {
+    Optimised o;
+    o.graph = std::move(graph);
+    o.devices = std::move(devices);
+    o.plan = planDevices(o.graph, o.devices, PlanOptions{});
+    auto optimized = optimizeGraph(o.graph, o.devices, o.plan, PlanOptions{}, enabled);
+    if (!optimized)
+        qFatal("optimising: %s", optimized.error().message.c_str());
+    o.result = optimized.take();
+    const double diff = relativeDifference(runGraph(o.result.graph, o.devices, o.result.plan),
+                                           runGraph(o.graph, o.devices, o.plan));
+    if (!(diff <= 1e-5))
+        qFatal("the optimised graph computes something else: relative difference %g", diff);
+    return o;
+}
+
+} // namespace
+
+class TestOptimize : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { installConstantFolding(); }
+    void committedModelsComputeTheSame_data();
+    void committedModelsComputeTheSame();
+    void aChainChangesLayoutOnlyAtItsEnds();
+    void devicesWithoutItAreLeftAlone();
+    void layoutNeverCrossesADevice();
+    void lowerRankOperandsKeepTheModelsLayout();
+    void broadcastConstantsArePermutedOnce();
+    void concatenationFollowsOnTheChannelAxis();
+};
+
+void TestOptimize::committedModelsComputeTheSame_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("maxLayoutChanges");
+    QTest::newRow("tiny_resnet") << "tiny_resnet.onnx" << 2;
+    QTest::newRow("tiny_mobilenet") << "tiny_mobilenet.onnx" << 2;
+    QTest::newRow("tiny_inception") << "tiny_inception.onnx" << 2;
+    QTest::newRow("tiny_encoder (no convolutions)") << "tiny_encoder.onnx" << 0;
+}
+
+void TestOptimize::committedModelsComputeTheSame() {
+    QFETCH(QString, model);
+    QFETCH(int, maxLayoutChanges);
+    auto loaded = loadModelFile(kModels + model.toStdString(), GraphFormat::Onnx, vcpus(1));
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const int convolutions = countOp(loaded.value().graph, "Conv");
+    const Optimised o = optimiseAndCompare(loaded.value().graph, vcpus(1), {true});
+    // Every convolution runs channels-last; only the chain's ends change layout.
+    int converted = 0;
+    for (const Node& node : o.result.graph.nodes())
+        converted += node.op->name == "Conv" && isChannelsLast(node) ? 1 : 0;
+    QCOMPARE(converted, convolutions);
+    QVERIFY2(o.result.insertedNodes <= maxLayoutChanges,
+             qPrintable(QString::number(o.result.insertedNodes)));
+    QCOMPARE(static_cast<int>(o.result.graph.size()),
+             static_cast<int>(o.graph.size()) + o.result.insertedNodes);
+    if (convolutions > 0) {
+        QCOMPARE(o.result.notes.size(), std::size_t{1});
+        QVERIFY2(o.result.notes[0].starts_with(
+                     "channels-last (NHWC) on v1: " + std::to_string(convolutions) + " of " +
+                     std::to_string(convolutions) + " convolutions"),
+                 o.result.notes[0].c_str());
+    } else {
+        QVERIFY(o.result.notes.empty());
+    }
+    // Every node the user sees is still there under its own name, on its own device.
+    for (std::uint32_t i = 0; i < o.result.graph.size(); ++i) {
+        const NodeId origin = o.result.origin[i];
+        if (!origin.valid())
+            continue;
+        QCOMPARE(o.result.graph.nodes()[i].name, o.graph.node(origin).name);
+    }
+}
+
+void TestOptimize::aChainChangesLayoutOnlyAtItsEnds() {
+    // conv -> relu -> conv -> add(residual) -> maxpool -> conv -> sigmoid -> global pool -> flatten
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 8);
+    b.node("Relu", {"c1"}, "r1");
+    b.conv("r1", "c2", 8, 8);
+    b.node("Add", {"c2", "r1"}, "sum");
+    auto* pool = b.node("MaxPool", {"sum"}, "pool");
+    ModelBuilder::ints(pool, "kernel_shape", {2, 2});
+    ModelBuilder::ints(pool, "strides", {2, 2});
+    b.conv("pool", "c3", 8, 6);
+    b.node("Sigmoid", {"c3"}, "s");
+    b.node("GlobalAveragePool", {"s"}, "gap");
+    b.node("Flatten", {"gap"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 6}), vcpus(1), {true});
+    QCOMPARE(o.result.insertedNodes, 2);
+    QVERIFY(o.result.graph.find("x/to_nhwc"));
+    QVERIFY(o.result.graph.find("gap/to_nchw"));
+    QCOMPARE(countChannelsLast(o.result.graph), 5); // three convolutions and two pools
+    for (const char* name : {"r1", "sum", "s"}) {
+        const Node& node = o.result.graph.node(*o.result.graph.find(name));
+        QCOMPARE(node.outputs[0].shape[3], name == std::string("s") ? 6 : 8); // channels last
+    }
+    // Flatten reads the model's layout.
+    const Node& flatten = o.result.graph.node(*o.result.graph.find("y"));
+    QCOMPARE(o.result.graph.node(flatten.inputs[0].node).name, std::string("gap/to_nchw"));
+}
+
+void TestOptimize::devicesWithoutItAreLeftAlone() {
+    auto loaded = loadModelFile(kModels + "tiny_resnet.onnx", GraphFormat::Onnx, vcpus(1));
+    QVERIFY(loaded);
+    const Optimised o = optimiseAndCompare(loaded.value().graph, vcpus(1), {false});
+    QCOMPARE(o.result.graph.size(), o.graph.size());
+    QCOMPARE(o.result.insertedNodes, 0);
+    QCOMPARE(countChannelsLast(o.result.graph), 0);
+    QVERIFY(o.result.notes.empty());
+}
+
+void TestOptimize::layoutNeverCrossesADevice() {
+    // c1 and the relu on v1, the rest on v2 (both CPUs): r1 is copied, in the model's layout.
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 8);
+    b.node("Relu", {"c1"}, "r1");
+    b.conv("r1", "c2", 8, 8);
+    b.node("Add", {"c2", "r1"}, "y");
+    Graph graph = b.load("y", {1, 8, 8, 8});
+    DeviceSet devices = vcpus(2);
+    for (const char* name : {"c1", "r1"})
+        graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(0), "test"};
+    for (const char* name : {"c2", "y"})
+        graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(1), "test"};
+    const Optimised o = optimiseAndCompare(std::move(graph), devices, {true, true});
+    QVERIFY(!o.result.plan.copies.empty());
+    for (const CopyPlan& copy : o.result.plan.copies) {
+        const Node& producer = o.result.graph.node(copy.value.node);
+        QVERIFY2(producer.name == "r1/to_nchw", producer.name.c_str());
+        QCOMPARE(o.result.plan.devices[copy.value.node.index], DeviceId(0));
+    }
+    // On v2, r1 is made channels-last again for c2 and the residual add.
+    const Node& c2 = o.result.graph.node(*o.result.graph.find("c2"));
+    QVERIFY(isChannelsLast(c2));
+    QCOMPARE(o.result.plan.devices[c2.inputs[0].node.index], DeviceId(1));
+}
+
+void TestOptimize::lowerRankOperandsKeepTheModelsLayout() {
+    // A [W]-shaped operand broadcasts along W: in NHWC it would meet C, so the add stays NCHW.
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 4);
+    b.weight("row", {8});
+    b.node("Add", {"c1", "row"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 4, 8, 8}), vcpus(1), {true});
+    const Node& add = o.result.graph.node(*o.result.graph.find("y"));
+    QCOMPARE(add.outputs[0].shape, (std::vector<std::int64_t>{1, 4, 8, 8}));
+    QCOMPARE(o.result.graph.node(add.inputs[0].node).name, std::string("c1/to_nchw"));
+}
+
+void TestOptimize::broadcastConstantsArePermutedOnce() {
+    // A per-channel [1, C, 1, 1] scale read by two nodes: one permuted constant, no transpose.
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 6);
+    b.weight("scale", {1, 6, 1, 1});
+    b.node("Mul", {"c1", "scale"}, "m");
+    b.node("Add", {"m", "scale"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 6, 8, 8}), vcpus(1), {true});
+    const auto permuted = o.result.graph.find("scale/nhwc");
+    QVERIFY(permuted);
+    QCOMPARE(o.result.graph.node(*permuted).outputs[0].shape,
+             (std::vector<std::int64_t>{1, 1, 1, 6}));
+    QCOMPARE(o.result.insertedNodes, 2); // x/to_nhwc and y/to_nchw
+    for (const char* name : {"m", "y"}) {
+        const Node& node = o.result.graph.node(*o.result.graph.find(name));
+        QCOMPARE(node.inputs[1].node, *permuted);
+    }
+}
+
+void TestOptimize::concatenationFollowsOnTheChannelAxis() {
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "a", 4, 3);
+    b.conv("x", "c", 4, 5);
+    auto* cat = b.node("Concat", {"a", "c"}, "cat");
+    auto* axis = cat->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto_AttributeType_INT);
+    axis->set_i(1);
+    b.conv("cat", "y", 8, 2);
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 2, 8, 8}), vcpus(1), {true});
+    const Node& node = o.result.graph.node(*o.result.graph.find("cat"));
+    QCOMPARE(node.attrs.getInt("axis", 0).value_or(0), 3);
+    QCOMPARE(node.outputs[0].shape, (std::vector<std::int64_t>{1, 8, 8, 8}));
+    QCOMPARE(o.result.insertedNodes, 2); // one x/to_nhwc for both branches, and y/to_nchw
+}
+
+QTEST_APPLESS_MAIN(TestOptimize)
+#include "tst_optimize.moc"

@@ -290,6 +290,14 @@ Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelCo
         return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
     const bool variadic = spec.inputs.size() > 2; // ONNX Max/Min/Add with more inputs
     if (in == DType::Float32 && outType == DType::Float32 && !variadic) {
+        // A constant scalar exponent: one element-wise power, not a broadcast binary.
+        if (fn == BinaryFn::Pow && spec.constantData.size() > 1 && spec.constantData[1] &&
+            spec.inputs[1].elementCount() == 1 && spec.constantData[1]->size() == 4) {
+            float exponent;
+            std::memcpy(&exponent, spec.constantData[1]->data(), 4);
+            if (auto kernel = makeDnnlPower(spec, ctx, exponent))
+                return kernel;
+        }
         if (auto kernel = makeDnnlBinary(spec, ctx, fn))
             return kernel;
     }

@@ -102,6 +102,12 @@ std::string implName(const char* primitive, const dnnl::primitive_desc_base& pd)
     return std::string("onednn:") + primitive + ":" + pd.impl_info_str();
 }
 
+/// Whether oneDNN fell back to its reference implementation: slow loops over every index, which
+/// the plain kernels beat wherever they exist.
+bool isReference(const dnnl::primitive_desc_base& pd) {
+    return std::string_view(pd.impl_info_str()).starts_with("ref");
+}
+
 template <typename Primitive>
 std::unique_ptr<DnnlKernel> dnnlKernel(const char* name, CpuKernelContext& ctx,
                                        const typename Primitive::primitive_desc& pd) {
@@ -646,6 +652,24 @@ std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext
     dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, m->algo, data, m->alpha,
                                      m->beta);
     dnnl::eltwise_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    if (isReference(pd))
+        return nullptr;
+    auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC, 0, data);
+    kernel->bind(DNNL_ARG_DST, -1, data);
+    return kernel;
+}
+
+std::unique_ptr<Kernel> makeDnnlPower(const KernelSpec& spec, CpuKernelContext& ctx,
+                                      float exponent) {
+    if (spec.inputs[0].shape != spec.outputs[0].shape || product(spec.outputs[0].shape) == 0)
+        return nullptr;
+    const memory::desc data = plainDesc(spec.outputs[0].shape);
+    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm::eltwise_pow,
+                                     data, 1.0f, exponent);
+    dnnl::eltwise_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    if (isReference(pd))
+        return nullptr;
     auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
     kernel->bind(DNNL_ARG_SRC, 0, data);
     kernel->bind(DNNL_ARG_DST, -1, data);
@@ -714,6 +738,8 @@ std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, CpuKernelContext&
         return nullptr;
     dnnl::binary::desc desc(how.first, plainDesc(a), plainDesc(b), plainDesc(out));
     dnnl::binary::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    if (isReference(pd))
+        return nullptr; // a broadcast oneDNN has no JIT path for: the plain strided loop
     auto kernel = dnnlKernel<dnnl::binary>("binary", ctx, pd);
     kernel->bind(DNNL_ARG_SRC_0, first, plainDesc(a));
     kernel->bind(DNNL_ARG_SRC_1, second, plainDesc(b));
@@ -748,6 +774,8 @@ std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, CpuKernelConte
         return nullptr; // nothing reduced: oneDNN refuses, the plain kernel copies
     dnnl::reduction::desc desc(algo, plainDesc(in), plainDesc(keptShape), 0, 0);
     dnnl::reduction::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    if (isReference(pd))
+        return nullptr;
     auto kernel = dnnlKernel<dnnl::reduction>("reduction", ctx, pd);
     kernel->bind(DNNL_ARG_SRC, 0, plainDesc(in));
     kernel->bind(DNNL_ARG_DST, -1, plainDesc(keptShape));

@@ -39,6 +39,9 @@ Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec);
 /// oneDNN element-wise / binary / reduction for float32, or null when oneDNN has no match.
 std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                         UnaryFn function, float alpha, float beta);
+/// x ** exponent for a constant scalar exponent (LayerNorm's decomposed x ** 2), or null.
+std::unique_ptr<Kernel> makeDnnlPower(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
+                                      float exponent);
 /// A float32 or int32 transpose as a oneDNN reorder (a strided destination), or null when
 /// oneDNN cannot take it (the plain strided copy runs instead).
 std::unique_ptr<Kernel> makeDnnlTranspose(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,

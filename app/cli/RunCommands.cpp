@@ -268,7 +268,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     if (!optimized) {
         err << "placer run: warning: running the graph unoptimised: " << optimized.error().message
             << "\n";
-        optimized = OptimizedGraph{planned.model.graph, planned.plan, {}, {}, 0};
+        optimized = unoptimized(planned.model.graph, planned.plan);
     }
     const Graph& graph = optimized.value().graph;
     auto program = lowerToBytecode(graph, devices, optimized.value().plan);

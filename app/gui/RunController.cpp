@@ -68,17 +68,14 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
     auto optimized = optimizeForDevices(*outcome->userGraph, outcome->devices, outcome->userPlan,
                                         outcome->planOptions, mapping.value());
     if (!optimized) {
-        outcome->optimizations = {"not optimised: " + optimized.error().message};
-        outcome->graph = std::make_unique<Graph>(*outcome->userGraph);
-        outcome->plan = outcome->userPlan;
-        for (std::uint32_t i = 0; i < outcome->graph->size(); ++i)
-            outcome->origin.push_back(NodeId(i));
-    } else {
-        outcome->graph = std::make_unique<Graph>(std::move(optimized.value().graph));
-        outcome->plan = std::move(optimized.value().plan);
-        outcome->origin = std::move(optimized.value().origin);
-        outcome->optimizations = std::move(optimized.value().notes);
+        const std::string why = "not optimised: " + optimized.error().message;
+        optimized = unoptimized(*outcome->userGraph, outcome->userPlan);
+        optimized.value().notes = {why};
     }
+    outcome->graph = std::make_unique<Graph>(std::move(optimized.value().graph));
+    outcome->plan = std::move(optimized.value().plan);
+    outcome->origin = std::move(optimized.value().origin);
+    outcome->optimizations = std::move(optimized.value().notes);
     const Graph& graph = *outcome->graph;
     auto program = lowerToBytecode(graph, outcome->devices, outcome->plan);
     if (!program) {
@@ -170,47 +167,10 @@ RunReportInput runReportInput(const RunOutcome& outcome) {
 }
 
 MedianTimes userMedianTimes(const RunOutcome& outcome) {
-    const Graph& graph = *outcome.graph;
-    const MedianTimes ran = medianTimes(outcome.executor->program(), outcome.result, graph.size(),
-                                        outcome.plan.copies.size());
-    MedianTimes user;
-    user.nodeMillis.assign(outcome.userGraph->size(), -1);
-    user.copyMillis.assign(outcome.userPlan.copies.size(), -1);
-    // The user's value a node of the run stands for: its own, or for an inserted node (a layout
-    // change), the value it changes.
-    auto userValue = [&](ValueRef value) -> std::optional<ValueRef> {
-        for (int guard = 0; guard < 8 && value.node.index < outcome.origin.size(); ++guard) {
-            const NodeId origin = outcome.origin[value.node.index];
-            if (origin.valid())
-                return ValueRef{origin, value.output};
-            const Node& inserted = graph.node(value.node);
-            if (inserted.inputs.empty())
-                return std::nullopt;
-            value = inserted.inputs[0];
-        }
-        return std::nullopt;
-    };
-    for (std::uint32_t i = 0; i < graph.size() && i < ran.nodeMillis.size(); ++i) {
-        if (ran.nodeMillis[i] < 0)
-            continue;
-        const auto value = userValue(ValueRef{NodeId(i), 0});
-        if (!value || value->node.index >= user.nodeMillis.size())
-            continue;
-        double& t = user.nodeMillis[value->node.index];
-        t = std::max(t, 0.0) + ran.nodeMillis[i];
-    }
-    for (std::size_t c = 0; c < outcome.plan.copies.size() && c < ran.copyMillis.size(); ++c) {
-        const CopyPlan& copy = outcome.plan.copies[c];
-        const auto value = userValue(copy.value);
-        if (!value)
-            continue;
-        for (std::size_t u = 0; u < outcome.userPlan.copies.size(); ++u) {
-            const CopyPlan& mine = outcome.userPlan.copies[u];
-            if (mine.value == *value && mine.to == copy.to)
-                user.copyMillis[u] = ran.copyMillis[c];
-        }
-    }
-    return user;
+    const MedianTimes ran = medianTimes(outcome.executor->program(), outcome.result,
+                                        outcome.graph->size(), outcome.plan.copies.size());
+    return placer::userMedianTimes(ran, *outcome.graph, outcome.plan, outcome.origin,
+                                   outcome.userGraph->size(), outcome.userPlan);
 }
 
 } // namespace placer::gui

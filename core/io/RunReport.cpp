@@ -120,6 +120,41 @@ std::string idleReason(const RunReportInput& input, const IdleStretch& stretch) 
     return idleReasonIn(v, *input.executor, stretch);
 }
 
+MedianTimes userMedianTimes(const MedianTimes& ran, const Graph& graph, const Plan& plan,
+                            const std::vector<NodeId>& origin, std::size_t userNodes,
+                            const Plan& userPlan) {
+    MedianTimes user{std::vector<double>(userNodes, -1),
+                     std::vector<double>(userPlan.copies.size(), -1)};
+    // The user's value a node of the run stands for: its own, or for an inserted node, the value
+    // it changes (inserted nodes read one value).
+    auto userValue = [&](ValueRef value) -> std::optional<ValueRef> {
+        while (value.node.index < origin.size()) {
+            if (origin[value.node.index].valid())
+                return ValueRef{origin[value.node.index], value.output};
+            const Node& inserted = graph.node(value.node);
+            if (inserted.inputs.empty() || !(inserted.inputs[0].node < value.node))
+                return std::nullopt;
+            value = inserted.inputs[0];
+        }
+        return std::nullopt;
+    };
+    for (std::uint32_t i = 0; i < graph.size() && i < ran.nodeMillis.size(); ++i) {
+        const auto value = userValue(ValueRef{NodeId(i), 0});
+        if (ran.nodeMillis[i] < 0 || !value || value->node.index >= userNodes)
+            continue;
+        double& t = user.nodeMillis[value->node.index];
+        t = std::max(t, 0.0) + ran.nodeMillis[i];
+    }
+    for (std::size_t c = 0; c < plan.copies.size() && c < ran.copyMillis.size(); ++c) {
+        const auto value = userValue(plan.copies[c].value);
+        for (std::size_t u = 0; value && u < userPlan.copies.size(); ++u) {
+            if (userPlan.copies[u].value == *value && userPlan.copies[u].to == plan.copies[c].to)
+                user.copyMillis[u] = ran.copyMillis[c];
+        }
+    }
+    return user;
+}
+
 Json runReportJson(const RunReportInput& input) {
     const Executor& executor = *input.executor;
     const Views v{*input.graph, *input.devices, executor.program(), *input.result};

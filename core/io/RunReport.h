@@ -33,6 +33,14 @@ struct MedianTimes {
 MedianTimes medianTimes(const Program& program, const RunResult& result, std::size_t nodeCount,
                         std::size_t copyCount);
 
+/// The times of a run of an optimised graph (`graph` planned by `plan`, runtime/Optimize.h) per
+/// node and per copy of the user's graph and plan, what the canvas shows. `origin[i]` is the
+/// user's node that node i computes; an inserted node (a layout change) has none, and its time
+/// goes to the user's node whose value it changes.
+MedianTimes userMedianTimes(const MedianTimes& ran, const Graph& graph, const Plan& plan,
+                            const std::vector<NodeId>& origin, std::size_t userNodes,
+                            const Plan& userPlan);
+
 /// What an idle stretch of the traced iteration waited for: "%7 (nn.conv2d) on gpu [vcpu1]",
 /// "copy %7@cpu gpu -> cpu", "input %x", or, with nothing to wait for, "nothing: done" (at the
 /// end) and "the run's start".

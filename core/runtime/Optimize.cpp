@@ -190,37 +190,41 @@ private:
         return ValueRef{add(std::move(node), user.node), 0};
     }
 
-    /// The user's value in the model's layout, transposed back where only NHWC exists.
+    /// The user's value in the model's layout, transposed back (on its producer's device) where
+    /// only NHWC exists.
     ValueRef plain(ValueRef user) {
         ValueRef& p = m_plain[user.node.index][user.output];
         if (!p.node.valid()) {
-            const ValueRef last = m_last[user.node.index][user.output];
-            p = transpose(last, m_out.type(last), kToNchw, deviceOf(user.node),
+            const DeviceId device = deviceOf(user.node);
+            const ValueRef last = m_last[user.node.index][user.output].at(device.index);
+            p = transpose(last, m_out.type(last), kToNchw, device,
                           m_in.valueName(user) + "/to_nchw");
         }
         return p;
     }
 
-    /// The user's value in NHWC, on `device`.
+    /// The user's value in NHWC on `device`: its producer's own, a layout change made once per
+    /// device, or for a constant, a permuted constant every device shares.
     ValueRef last(ValueRef user, DeviceId device) {
-        ValueRef& l = m_last[user.node.index][user.output];
+        auto& versions = m_last[user.node.index][user.output];
         const Node& source = m_in.node(user.node);
-        if (l.node.valid() && (source.isConstant() || deviceOf(user.node) == device))
-            return l;
-        if (!l.node.valid() && source.isConstant() && source.data &&
-            source.data->size() == static_cast<std::size_t>(source.outputs[0].bytes()))
-            return l = permutedConstant(user);
-        const ValueRef made = transpose(plain(user), m_in.type(user), kToNhwc, device,
-                                        m_in.valueName(user) + "/to_nhwc");
-        if (!l.node.valid())
-            l = made;
-        return made;
+        if (source.isConstant() && source.data &&
+            source.data->size() == static_cast<std::size_t>(source.outputs[0].bytes())) {
+            auto [it, added] = versions.try_emplace(kAnyDevice);
+            if (added)
+                it->second = permutedConstant(user);
+            return it->second;
+        }
+        if (const auto it = versions.find(device.index); it != versions.end())
+            return it->second;
+        return versions[device.index] = transpose(plain(user), m_in.type(user), kToNhwc, device,
+                                                  m_in.valueName(user) + "/to_nhwc");
     }
 
+    /// Whether an NHWC form of the user's value is already on `device` (a constant's does not
+    /// count: it alone is no reason to convert a node).
     bool hasLast(ValueRef user, DeviceId device) const {
-        const ValueRef l = m_last[user.node.index][user.output];
-        return l.node.valid() && !m_in.node(user.node).isConstant() &&
-               deviceOf(user.node) == device;
+        return m_last[user.node.index][user.output].contains(device.index);
     }
 
     void rewrite(NodeId id) {
@@ -261,7 +265,7 @@ private:
         if (node.op->name == "Conv")
             ++m_converted[device.index].first;
         m_anyConverted = true;
-        m_last[id.index][0] = ValueRef{add(std::move(copy), id), 0};
+        m_last[id.index][0][device.index] = ValueRef{add(std::move(copy), id), 0};
     }
 
     const Graph& m_in;
@@ -270,7 +274,10 @@ private:
     const OpDef* m_transpose;
     Graph m_out;
     std::vector<NodeId> m_origin;
-    std::vector<std::vector<ValueRef>> m_plain, m_last;
+    static constexpr std::int32_t kAnyDevice = -1; ///< a permuted constant
+    std::vector<std::vector<ValueRef>> m_plain;
+    /// Per user value: its NHWC forms by device index (kAnyDevice for a constant's).
+    std::vector<std::vector<std::map<std::int32_t, ValueRef>>> m_last;
     int m_inserted = 0;
     bool m_anyConverted = false;
     std::map<std::int32_t, std::pair<int, int>> m_converted; ///< device: (converted, convolutions)
@@ -283,6 +290,15 @@ bool isChannelsLast(const Node& node) {
     return node.attrs.getString(kLayoutAttr, "").value_or("") == "NHWC";
 }
 
+OptimizedGraph unoptimized(const Graph& graph, const Plan& plan) {
+    OptimizedGraph result;
+    result.graph = graph;
+    result.plan = plan;
+    for (std::uint32_t i = 0; i < graph.size(); ++i)
+        result.origin.push_back(NodeId(i));
+    return result;
+}
+
 Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                                      const PlanOptions& options,
                                      const std::vector<bool>& channelsLastDevices) {
@@ -290,13 +306,8 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     ChannelsLast pass(graph, plan, channelsLastDevices);
     if (plan.devices.size() == graph.size() && OpRegistry::global().find("Transpose"))
         pass.run();
-    if (!pass.changed()) {
-        result.graph = graph;
-        result.plan = plan;
-        for (std::uint32_t i = 0; i < graph.size(); ++i)
-            result.origin.push_back(NodeId(i));
-        return result;
-    }
+    if (!pass.changed())
+        return unoptimized(graph, plan);
     result.graph = pass.takeGraph();
     result.origin = pass.takeOrigin();
     result.insertedNodes = pass.inserted();

@@ -41,6 +41,10 @@ struct OptimizedGraph {
     int insertedNodes = 0;
 };
 
+/// The user's graph and plan as they are, every node its own origin: what runs when the
+/// optimisations are off, change nothing, or fail.
+OptimizedGraph unoptimized(const Graph& graph, const Plan& plan);
+
 /// Rewrites `graph` (planned by `plan` with `options`) for the physical devices in `mapping`
 /// (one per virtual device). When no pass changes anything, the result is the graph and plan
 /// given. Fails only when the rewritten graph cannot be planned as the original was, which

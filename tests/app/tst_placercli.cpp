@@ -61,6 +61,7 @@ private slots:
     void compileEmitsBytecode();
     void runReportAndTrace();
     void runWithInputFilesMatchesPyTorch();
+    void runIsOptimisedUnlessTold();
     void runErrors_data();
     void runErrors();
     void devicesSaysWhyCudaIsAbsent();
@@ -427,6 +428,34 @@ void TestPlacerCli::runWithInputFilesMatchesPyTorch() {
     for (int i = 0; i < 10; ++i)
         QVERIFY2(std::fabs(x[i] - y[i]) < 1e-4,
                  qPrintable(QString("%1 vs %2").arg(x[i]).arg(y[i])));
+}
+
+void TestPlacerCli::runIsOptimisedUnlessTold() {
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
+    const QStringList args{"run", model, "--devices", "v1:vcpu", "--iterations", "1"};
+    const Run optimised = placerRun(args + QStringList{"--trace", "/dev/null"});
+    QCOMPARE(optimised.code, 0);
+    QVERIFY2(optimised.out.contains("optimised: channels-last (NHWC) on v1: 10 of 10 "
+                                    "convolutions, 2 layout changes") &&
+                 optimised.out.contains("reference check: ok"),
+             qPrintable(optimised.out));
+    const Run json = placerRun(args + QStringList{"--json"});
+    QCOMPARE(json.code, 0);
+    auto report = Json::parse(json.out.toStdString(), "stdout");
+    QVERIFY(report.ok());
+    QCOMPARE(report.value()["optimizations"].items().size(), std::size_t{1});
+    // The layout changes run as nodes of their own, named after the value they change.
+    bool layoutChange = false;
+    for (const Json& node : report.value()["nodes"].items())
+        layoutChange = layoutChange || node.find("name")->asString() == "input/to_nhwc";
+    QVERIFY(layoutChange);
+    const Run plain = placerRun(args + QStringList{"--no-optimize", "--json"});
+    QCOMPARE(plain.code, 0);
+    auto plainReport = Json::parse(plain.out.toStdString(), "stdout");
+    QVERIFY(plainReport.ok());
+    QVERIFY(plainReport.value()["optimizations"].items().empty());
+    for (const Json& node : plainReport.value()["nodes"].items())
+        QVERIFY(!node.find("name")->asString().ends_with("/to_nhwc"));
 }
 
 void TestPlacerCli::runErrors_data() {

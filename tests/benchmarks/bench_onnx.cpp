@@ -12,7 +12,7 @@
 #include "io/SourceError.h"
 #include "runtime/ConstantEvaluation.h"
 
-#include <onnx/onnx_pb.h>
+#include "OnnxModels.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,56 +23,23 @@
 #include <string>
 
 using namespace placer;
+using namespace placer::test;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-void addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list,
-              const std::string& name, std::vector<std::int64_t> shape,
-              int elemType = onnx::TensorProto_DataType_FLOAT) {
-    onnx::ValueInfoProto* info = list->Add();
-    info->set_name(name);
-    auto* type = info->mutable_type()->mutable_tensor_type();
-    type->set_elem_type(elemType);
-    for (std::int64_t d : shape)
-        type->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
 void addWeight(onnx::GraphProto* g, const std::string& name, std::vector<std::int64_t> dims,
                std::mt19937& rng) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    onnx::TensorProto* t = addInitializer(g, name, dims);
     std::int64_t count = 1;
-    for (std::int64_t d : dims) {
-        t->add_dims(d);
+    for (std::int64_t d : dims)
         count *= d;
-    }
     std::string data(static_cast<std::size_t>(count) * 4, '\0');
     for (std::size_t i = 0; i + 4 <= data.size(); i += 4) {
         const float v = static_cast<float>(rng() % 1000) / 1000.0f - 0.5f;
         std::memcpy(&data[i], &v, 4);
     }
     t->set_raw_data(std::move(data));
-}
-
-onnx::NodeProto* addNode(onnx::GraphProto* g, const char* op, std::vector<std::string> inputs,
-                         const std::string& output) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(output);
-    for (const std::string& in : inputs)
-        n->add_input(in);
-    n->add_output(output);
-    return n;
-}
-
-onnx::ModelProto emptyModel(const char* name) {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
-    model.mutable_graph()->set_name(name);
-    return model;
 }
 
 /// 3x3 convolutions of 256 channels on 14x14 maps, with ReLUs, until the weights reach `bytes`.
@@ -86,13 +53,9 @@ onnx::ModelProto convNet(std::int64_t bytes) {
     for (int i = 0; (i + 1) * perLayer <= bytes; ++i) {
         const std::string id = std::to_string(i);
         addWeight(g, "w" + id, {256, 256, 3, 3}, rng);
-        auto* conv = addNode(g, "Conv", {last, "w" + id}, "conv" + id);
-        auto* pads = conv->add_attribute();
-        pads->set_name("pads");
-        pads->set_type(onnx::AttributeProto_AttributeType_INTS);
-        for (int p = 0; p < 4; ++p)
-            pads->add_ints(1);
-        addNode(g, "Relu", {"conv" + id}, "relu" + id);
+        auto* conv = addOp(g, "Conv", {last, "w" + id}, "conv" + id);
+        setInts(conv, "pads", {1, 1, 1, 1});
+        addOp(g, "Relu", {"conv" + id}, "relu" + id);
         last = "relu" + id;
     }
     addValue(g->mutable_output(), last, {1, 256, 14, 14});
@@ -115,36 +78,32 @@ onnx::ModelProto transformer(int nodes) {
     std::string x = "x";
     for (int layer = 0; g->node_size() + 25 <= nodes; ++layer) {
         const std::string p = "l" + std::to_string(layer) + ".";
-        addNode(g, "MatMul", {x, "wq"}, p + "q");
-        addNode(g, "MatMul", {x, "wk"}, p + "k");
-        addNode(g, "MatMul", {x, "wv"}, p + "v");
-        auto* t = addNode(g, "Transpose", {p + "k"}, p + "kt");
-        auto* perm = t->add_attribute();
-        perm->set_name("perm");
-        perm->set_type(onnx::AttributeProto_AttributeType_INTS);
-        for (int a : {0, 2, 1})
-            perm->add_ints(a);
-        addNode(g, "MatMul", {p + "q", p + "kt"}, p + "s");
-        addNode(g, "Mul", {p + "s", "scale"}, p + "ss");
-        addNode(g, "Softmax", {p + "ss"}, p + "a");
-        addNode(g, "MatMul", {p + "a", p + "v"}, p + "av");
-        addNode(g, "MatMul", {p + "av", "wo"}, p + "o");
-        addNode(g, "Add", {p + "o", x}, p + "r1");
-        addNode(g, "ReduceMean", {p + "r1"}, p + "m1");
-        addNode(g, "Sub", {p + "r1", p + "m1"}, p + "c1");
-        addNode(g, "Mul", {p + "c1", p + "c1"}, p + "sq1");
-        addNode(g, "ReduceMean", {p + "sq1"}, p + "var1");
-        addNode(g, "Sqrt", {p + "var1"}, p + "sd1");
-        addNode(g, "Div", {p + "c1", p + "sd1"}, p + "n1");
-        addNode(g, "MatMul", {p + "n1", "w1"}, p + "f1");
-        addNode(g, "Erf", {p + "f1"}, p + "g1");
-        addNode(g, "Mul", {p + "f1", p + "g1"}, p + "g2");
-        addNode(g, "MatMul", {p + "g2", "w2"}, p + "f2");
-        addNode(g, "Add", {p + "f2", p + "n1"}, p + "r2");
-        addNode(g, "ReduceMean", {p + "r2"}, p + "m2");
-        addNode(g, "Sub", {p + "r2", p + "m2"}, p + "c2");
-        addNode(g, "Tanh", {p + "c2"}, p + "n2");
-        addNode(g, "Identity", {p + "n2"}, p + "out");
+        addOp(g, "MatMul", {x, "wq"}, p + "q");
+        addOp(g, "MatMul", {x, "wk"}, p + "k");
+        addOp(g, "MatMul", {x, "wv"}, p + "v");
+        auto* t = addOp(g, "Transpose", {p + "k"}, p + "kt");
+        setInts(t, "perm", {0, 2, 1});
+        addOp(g, "MatMul", {p + "q", p + "kt"}, p + "s");
+        addOp(g, "Mul", {p + "s", "scale"}, p + "ss");
+        addOp(g, "Softmax", {p + "ss"}, p + "a");
+        addOp(g, "MatMul", {p + "a", p + "v"}, p + "av");
+        addOp(g, "MatMul", {p + "av", "wo"}, p + "o");
+        addOp(g, "Add", {p + "o", x}, p + "r1");
+        addOp(g, "ReduceMean", {p + "r1"}, p + "m1");
+        addOp(g, "Sub", {p + "r1", p + "m1"}, p + "c1");
+        addOp(g, "Mul", {p + "c1", p + "c1"}, p + "sq1");
+        addOp(g, "ReduceMean", {p + "sq1"}, p + "var1");
+        addOp(g, "Sqrt", {p + "var1"}, p + "sd1");
+        addOp(g, "Div", {p + "c1", p + "sd1"}, p + "n1");
+        addOp(g, "MatMul", {p + "n1", "w1"}, p + "f1");
+        addOp(g, "Erf", {p + "f1"}, p + "g1");
+        addOp(g, "Mul", {p + "f1", p + "g1"}, p + "g2");
+        addOp(g, "MatMul", {p + "g2", "w2"}, p + "f2");
+        addOp(g, "Add", {p + "f2", p + "n1"}, p + "r2");
+        addOp(g, "ReduceMean", {p + "r2"}, p + "m2");
+        addOp(g, "Sub", {p + "r2", p + "m2"}, p + "c2");
+        addOp(g, "Tanh", {p + "c2"}, p + "n2");
+        addOp(g, "Identity", {p + "n2"}, p + "out");
         x = p + "out";
     }
     addValue(g->mutable_output(), x, {1, 128, 64});

@@ -593,6 +593,25 @@ Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec, CpuKernelCon
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
+namespace {
+
+/// Output 0 = algo(input 0) over output 0's shape, or null where oneDNN has only its reference
+/// implementation.
+std::unique_ptr<Kernel> eltwiseKernel(const KernelSpec& spec, CpuKernelContext& ctx, algorithm algo,
+                                      float alpha, float beta) {
+    const memory::desc data = plainDesc(spec.outputs[0].shape);
+    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, algo, data, alpha, beta);
+    dnnl::eltwise_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
+    if (isReference(pd))
+        return nullptr;
+    auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
+    kernel->bind(DNNL_ARG_SRC, 0, data);
+    kernel->bind(DNNL_ARG_DST, -1, data);
+    return kernel;
+}
+
+} // namespace
+
 std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext& ctx, UnaryFn fn,
                                         float alpha, float beta) {
     struct Mapping {
@@ -648,32 +667,14 @@ std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext
     }
     if (!m)
         return nullptr;
-    const memory::desc data = plainDesc(spec.outputs[0].shape);
-    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, m->algo, data, m->alpha,
-                                     m->beta);
-    dnnl::eltwise_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
-    if (isReference(pd))
-        return nullptr;
-    auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
-    kernel->bind(DNNL_ARG_SRC, 0, data);
-    kernel->bind(DNNL_ARG_DST, -1, data);
-    return kernel;
+    return eltwiseKernel(spec, ctx, m->algo, m->alpha, m->beta);
 }
 
 std::unique_ptr<Kernel> makeDnnlPower(const KernelSpec& spec, CpuKernelContext& ctx,
                                       float exponent) {
     if (spec.inputs[0].shape != spec.outputs[0].shape || product(spec.outputs[0].shape) == 0)
         return nullptr;
-    const memory::desc data = plainDesc(spec.outputs[0].shape);
-    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm::eltwise_pow,
-                                     data, 1.0f, exponent);
-    dnnl::eltwise_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
-    if (isReference(pd))
-        return nullptr;
-    auto kernel = dnnlKernel<dnnl::eltwise_forward>("eltwise", ctx, pd);
-    kernel->bind(DNNL_ARG_SRC, 0, data);
-    kernel->bind(DNNL_ARG_DST, -1, data);
-    return kernel;
+    return eltwiseKernel(spec, ctx, algorithm::eltwise_pow, 1.0f, exponent);
 }
 
 std::unique_ptr<Kernel> makeDnnlTranspose(const KernelSpec& spec, CpuKernelContext& ctx,

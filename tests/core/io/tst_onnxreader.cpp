@@ -15,7 +15,7 @@
 #include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
 
-#include <onnx/onnx_pb.h>
+#include "OnnxModels.h"
 
 #include <QDir>
 #include <QFile>
@@ -33,6 +33,7 @@
 #include <variant>
 
 using namespace placer;
+using namespace placer::test;
 
 namespace {
 
@@ -49,48 +50,14 @@ std::map<std::string, int> opCounts(const Graph& graph) {
     return counts;
 }
 
-/// An opset-13 model with an empty graph called `name`.
-onnx::ModelProto emptyModel(const std::string& name) {
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
-    model.mutable_graph()->set_name(name);
-    return model;
-}
-
 /// A minimal valid model: x -> Relu -> y, 2x3 float32, opset 13.
 onnx::ModelProto reluModel() {
     onnx::ModelProto model = emptyModel("relu");
     onnx::GraphProto* g = model.mutable_graph();
-    for (auto [list, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
-        list->set_name(name);
-        auto* type = list->mutable_type()->mutable_tensor_type();
-        type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-        type->mutable_shape()->add_dim()->set_dim_value(2);
-        type->mutable_shape()->add_dim()->set_dim_value(3);
-    }
-    onnx::NodeProto* relu = g->add_node();
-    relu->set_name("relu");
-    relu->set_op_type("Relu");
-    relu->add_input("x");
-    relu->add_output("y");
+    addValue(g->mutable_input(), "x", {2, 3});
+    addValue(g->mutable_output(), "y", {2, 3});
+    addNode(g, "Relu", {"x"}, {"y"})->set_name("relu");
     return model;
-}
-
-onnx::TensorProto* addInitializer(onnx::ModelProto& model, const std::string& name,
-                                  std::vector<std::int64_t> dims) {
-    onnx::TensorProto* tensor = model.mutable_graph()->add_initializer();
-    tensor->set_name(name);
-    tensor->set_data_type(onnx::TensorProto_DataType_FLOAT);
-    for (std::int64_t d : dims)
-        tensor->add_dims(d);
-    return tensor;
-}
-
-std::string bytesOf(const onnx::ModelProto& model) {
-    std::string bytes;
-    model.SerializeToString(&bytes);
-    return bytes;
 }
 
 } // namespace
@@ -515,23 +482,6 @@ void TestOnnxReader::badInput_data() {
 }
 
 namespace {
-
-onnx::NodeProto* addNode(onnx::GraphProto* graph, const std::string& op,
-                         std::vector<std::string> inputs, std::vector<std::string> outputs) {
-    onnx::NodeProto* node = graph->add_node();
-    node->set_op_type(op);
-    node->set_name(outputs[0]);
-    for (const std::string& input : inputs)
-        node->add_input(input);
-    for (const std::string& output : outputs)
-        node->add_output(output);
-    return node;
-}
-
-onnx::NodeProto* addNode(onnx::ModelProto& model, const std::string& op,
-                         std::vector<std::string> inputs, std::vector<std::string> outputs) {
-    return addNode(model.mutable_graph(), op, std::move(inputs), std::move(outputs));
-}
 
 /// A graph attribute of `node` (a body), its graph named after the attribute.
 onnx::GraphProto* addBody(onnx::NodeProto* node, const std::string& attribute) {

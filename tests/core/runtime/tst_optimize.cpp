@@ -2,6 +2,7 @@
 // test checks what the pass did to the graph and that the rewritten graph computes what the
 // user's graph computes.
 #include "io/ModelLoader.h"
+#include "io/RunReport.h"
 #include "ir/OpRegistry.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -11,7 +12,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Optimize.h"
 
-#include <onnx/onnx_pb.h>
+#include "OnnxModels.h"
 
 #include <QtTest>
 
@@ -39,8 +40,13 @@ std::vector<float> floatsOf(const HostTensor& tensor) {
     return values;
 }
 
+struct Ran {
+    std::vector<HostTensor> outputs;
+    MedianTimes times; ///< per node and copy of the graph that ran
+};
+
 /// Runs `graph` as planned, each virtual device on a fresh vcpu, on seeded inputs.
-std::vector<HostTensor> runGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
+Ran runGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
     DeviceRegistry registry;
     std::vector<std::string> warnings;
     auto mapping = mapDevices(devices, {}, registry, &warnings);
@@ -60,7 +66,9 @@ std::vector<HostTensor> runGraph(const Graph& graph, const DeviceSet& devices, c
     auto result = executor.value()->run(inputs, RunOptions{0, 1});
     if (!result)
         qFatal("run: %s", result.error().message.c_str());
-    return result.take().outputs;
+    MedianTimes times =
+        medianTimes(executor.value()->program(), result.value(), graph.size(), plan.copies.size());
+    return {result.take().outputs, std::move(times)};
 }
 
 /// The largest difference between two runs' outputs, relative to the largest value.
@@ -96,58 +104,28 @@ int countChannelsLast(const Graph& graph) {
 
 // ---- small ONNX models built in the test -------------------------------------------------------
 
-void setFloatType(onnx::ValueInfoProto* info, const std::string& name,
-                  const std::vector<std::int64_t>& dims) {
-    info->set_name(name);
-    auto* tensor = info->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-    for (std::int64_t d : dims)
-        tensor->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
+/// A model reading x (float32, `input`), built node by node with small deterministic weights.
 struct ModelBuilder {
-    onnx::ModelProto model;
+    onnx::ModelProto model = test::emptyModel("layout");
     int seed = 1;
 
     explicit ModelBuilder(const std::vector<std::int64_t>& input) {
-        model.set_ir_version(8);
-        model.add_opset_import()->set_version(13);
-        model.mutable_graph()->set_name("layout");
-        setFloatType(model.mutable_graph()->add_input(), "x", input);
+        test::addValue(model.mutable_graph()->mutable_input(), "x", input);
     }
 
-    /// An initializer of small deterministic values.
     void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
-        onnx::TensorProto* t = model.mutable_graph()->add_initializer();
-        t->set_name(name);
-        t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+        onnx::TensorProto* t = test::addInitializer(model, name, dims);
         std::int64_t count = 1;
-        for (std::int64_t d : dims) {
-            t->add_dims(d);
+        for (std::int64_t d : dims)
             count *= d;
-        }
         for (std::int64_t i = 0; i < count; ++i)
             t->add_float_data(static_cast<float>(((i * 37 + seed * 11) % 17) - 8) / 32.0f);
         ++seed;
     }
 
-    onnx::NodeProto* node(const std::string& op, std::vector<std::string> inputs,
+    onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::string& output) {
-        onnx::NodeProto* n = model.mutable_graph()->add_node();
-        n->set_op_type(op);
-        n->set_name(output);
-        for (const std::string& input : inputs)
-            n->add_input(input);
-        n->add_output(output);
-        return n;
-    }
-
-    static void ints(onnx::NodeProto* n, const std::string& name, std::vector<std::int64_t> v) {
-        auto* a = n->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto_AttributeType_INTS);
-        for (std::int64_t x : v)
-            a->add_ints(x);
+        return test::addOp(model.mutable_graph(), op, inputs, output);
     }
 
     /// A 3x3 convolution (padding 1) from `in` channels to `out`, with a bias.
@@ -156,15 +134,22 @@ struct ModelBuilder {
         weight(output + "_w", {out, in, 3, 3});
         weight(output + "_b", {out});
         onnx::NodeProto* n = node("Conv", {input, output + "_w", output + "_b"}, output);
-        ints(n, "kernel_shape", {3, 3});
-        ints(n, "pads", {1, 1, 1, 1});
+        test::setInts(n, "kernel_shape", {3, 3});
+        test::setInts(n, "pads", {1, 1, 1, 1});
+    }
+
+    /// x -> c1 (conv to 8 channels) -> r1 (relu) -> c2 (conv) -> `output` = c2 + r1.
+    void residualBlock(const std::string& output) {
+        conv("x", "c1", 4, 8);
+        node("Relu", {"c1"}, "r1");
+        conv("r1", "c2", 8, 8);
+        node("Add", {"c2", "r1"}, output);
     }
 
     Graph load(const std::string& output, const std::vector<std::int64_t>& dims) {
-        setFloatType(model.mutable_graph()->add_output(), output, dims);
-        std::string bytes;
-        model.SerializeToString(&bytes);
-        auto loaded = loadModelText(bytes, "layout.onnx", GraphFormat::Onnx, vcpus(1));
+        test::addValue(model.mutable_graph()->mutable_output(), output, dims);
+        auto loaded =
+            loadModelText(test::bytesOf(model), "layout.onnx", GraphFormat::Onnx, vcpus(1));
         if (!loaded)
             qFatal("%s", loaded.error().toString().c_str());
         return std::move(loaded.value().graph);
@@ -176,6 +161,7 @@ struct Optimised {
     DeviceSet devices;
     Plan plan;
     OptimizedGraph result;
+    MedianTimes times; ///< of the optimised run
 };
 
 /// Plans `graph` on `devices`, optimises it with channels-last on the devices in `enabled`,
@@ -189,8 +175,10 @@ Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> e
     if (!optimized)
         qFatal("optimising: %s", optimized.error().message.c_str());
     o.result = optimized.take();
-    const double diff = relativeDifference(runGraph(o.result.graph, o.devices, o.result.plan),
-                                           runGraph(o.graph, o.devices, o.plan));
+    Ran ran = runGraph(o.result.graph, o.devices, o.result.plan);
+    o.times = std::move(ran.times);
+    const double diff =
+        relativeDifference(ran.outputs, runGraph(o.graph, o.devices, o.plan).outputs);
     if (!(diff <= 1e-5))
         qFatal("the optimised graph computes something else: relative difference %g", diff);
     return o;
@@ -210,6 +198,7 @@ private slots:
     void lowerRankOperandsKeepTheModelsLayout();
     void broadcastConstantsArePermutedOnce();
     void concatenationFollowsOnTheChannelAxis();
+    void timesGoBackToTheUsersNodesAndCopies();
 };
 
 void TestOptimize::committedModelsComputeTheSame_data() {
@@ -258,13 +247,10 @@ void TestOptimize::committedModelsComputeTheSame() {
 void TestOptimize::aChainChangesLayoutOnlyAtItsEnds() {
     // conv -> relu -> conv -> add(residual) -> maxpool -> conv -> sigmoid -> global pool -> flatten
     ModelBuilder b({1, 4, 8, 8});
-    b.conv("x", "c1", 4, 8);
-    b.node("Relu", {"c1"}, "r1");
-    b.conv("r1", "c2", 8, 8);
-    b.node("Add", {"c2", "r1"}, "sum");
+    b.residualBlock("sum");
     auto* pool = b.node("MaxPool", {"sum"}, "pool");
-    ModelBuilder::ints(pool, "kernel_shape", {2, 2});
-    ModelBuilder::ints(pool, "strides", {2, 2});
+    test::setInts(pool, "kernel_shape", {2, 2});
+    test::setInts(pool, "strides", {2, 2});
     b.conv("pool", "c3", 8, 6);
     b.node("Sigmoid", {"c3"}, "s");
     b.node("GlobalAveragePool", {"s"}, "gap");
@@ -296,10 +282,7 @@ void TestOptimize::devicesWithoutItAreLeftAlone() {
 void TestOptimize::layoutNeverCrossesADevice() {
     // c1 and the relu on v1, the rest on v2 (both CPUs): r1 is copied, in the model's layout.
     ModelBuilder b({1, 4, 8, 8});
-    b.conv("x", "c1", 4, 8);
-    b.node("Relu", {"c1"}, "r1");
-    b.conv("r1", "c2", 8, 8);
-    b.node("Add", {"c2", "r1"}, "y");
+    b.residualBlock("y");
     Graph graph = b.load("y", {1, 8, 8, 8});
     DeviceSet devices = vcpus(2);
     for (const char* name : {"c1", "r1"})
@@ -313,10 +296,14 @@ void TestOptimize::layoutNeverCrossesADevice() {
         QVERIFY2(producer.name == "r1/to_nchw", producer.name.c_str());
         QCOMPARE(o.result.plan.devices[copy.value.node.index], DeviceId(0));
     }
-    // On v2, r1 is made channels-last again for c2 and the residual add.
+    // On v2, r1 is made channels-last again, once, for c2 and the residual add.
     const Node& c2 = o.result.graph.node(*o.result.graph.find("c2"));
+    const Node& add = o.result.graph.node(*o.result.graph.find("y"));
     QVERIFY(isChannelsLast(c2));
+    QCOMPARE(o.result.graph.node(c2.inputs[0].node).name, std::string("r1/to_nhwc"));
+    QCOMPARE(add.inputs[1], c2.inputs[0]);
     QCOMPARE(o.result.plan.devices[c2.inputs[0].node.index], DeviceId(1));
+    QCOMPARE(o.result.insertedNodes, 4); // x/to_nhwc, r1/to_nchw, r1/to_nhwc, y/to_nchw
 }
 
 void TestOptimize::lowerRankOperandsKeepTheModelsLayout() {
@@ -354,17 +341,52 @@ void TestOptimize::concatenationFollowsOnTheChannelAxis() {
     ModelBuilder b({1, 4, 8, 8});
     b.conv("x", "a", 4, 3);
     b.conv("x", "c", 4, 5);
-    auto* cat = b.node("Concat", {"a", "c"}, "cat");
-    auto* axis = cat->add_attribute();
-    axis->set_name("axis");
-    axis->set_type(onnx::AttributeProto_AttributeType_INT);
-    axis->set_i(1);
+    test::setInt(b.node("Concat", {"a", "c"}, "cat"), "axis", 1);
     b.conv("cat", "y", 8, 2);
     const Optimised o = optimiseAndCompare(b.load("y", {1, 2, 8, 8}), vcpus(1), {true});
     const Node& node = o.result.graph.node(*o.result.graph.find("cat"));
     QCOMPARE(node.attrs.getInt("axis", 0).value_or(0), 3);
     QCOMPARE(node.outputs[0].shape, (std::vector<std::int64_t>{1, 8, 8, 8}));
     QCOMPARE(o.result.insertedNodes, 2); // one x/to_nhwc for both branches, and y/to_nchw
+}
+
+void TestOptimize::timesGoBackToTheUsersNodesAndCopies() {
+    // As layoutNeverCrossesADevice: r1 goes to v2 through r1/to_nchw.
+    ModelBuilder b({1, 4, 8, 8});
+    b.residualBlock("y");
+    Graph graph = b.load("y", {1, 8, 8, 8});
+    for (const char* name : {"c1", "r1"})
+        graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(0), "test"};
+    for (const char* name : {"c2", "y"})
+        graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(1), "test"};
+    const Optimised o = optimiseAndCompare(std::move(graph), vcpus(2), {true, true});
+    const MedianTimes user = userMedianTimes(o.times, o.result.graph, o.result.plan,
+                                             o.result.origin, o.graph.size(), o.plan);
+    QCOMPARE(user.nodeMillis.size(), o.graph.size());
+    // Every user node that computes has a time, and every millisecond that ran is on one.
+    double ranTotal = 0, userTotal = 0;
+    for (double t : o.times.nodeMillis)
+        ranTotal += std::max(t, 0.0);
+    for (std::uint32_t i = 0; i < o.graph.size(); ++i) {
+        if (o.graph.nodes()[i].role() == OpRole::Compute)
+            QVERIFY2(user.nodeMillis[i] >= 0, o.graph.nodes()[i].name.c_str());
+        userTotal += std::max(user.nodeMillis[i], 0.0);
+    }
+    QVERIFY(std::abs(ranTotal - userTotal) <= 1e-9 * std::max(1.0, ranTotal));
+    // r1's layout changes (back to NCHW on v1 for the copy, to NHWC again on v2) count on r1.
+    const NodeId r1 = *o.graph.find("r1");
+    double r1Total = 0;
+    for (const char* name : {"r1", "r1/to_nchw", "r1/to_nhwc"}) {
+        const double t = o.times.nodeMillis[o.result.graph.find(name)->index];
+        QVERIFY2(t >= 0, name);
+        r1Total += t;
+    }
+    QCOMPARE(user.nodeMillis[r1.index], r1Total);
+    // The user's copy of r1 to v2 gets the time of the copy that carried r1/to_nchw.
+    QCOMPARE(o.plan.copies.size(), std::size_t{1});
+    QCOMPARE(o.plan.copies[0].value.node, r1);
+    QCOMPARE(user.copyMillis[0], o.times.copyMillis[0]);
+    QVERIFY(user.copyMillis[0] >= 0);
 }
 
 QTEST_APPLESS_MAIN(TestOptimize)

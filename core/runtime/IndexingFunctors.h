@@ -805,6 +805,11 @@ struct Recurrent {
         return batchFirst ? ((b * steps + t) * directions + d) * hidden
                           : ((t * directions + d) * batch + b) * hidden;
     }
+    /// initial_h, initial_c, Y_h and Y_c: [dirs, batch, hidden], or [batch, dirs, hidden] in
+    /// layout 1.
+    PLACER_HD i64 stateOffset(int d, i64 b) const {
+        return (batchFirst ? b * directions + d : d * batch + b) * hidden;
+    }
     PLACER_HD double clipped(double v) const {
         return clip > 0 ? (v < -clip ? -clip : (v > clip ? clip : v)) : v;
     }
@@ -844,12 +849,12 @@ struct Recurrent {
         const Activation* a = act + d * (kind == 2 ? 3 : (kind == 1 ? 2 : 1));
         float h[kMaxHidden], c[kMaxHidden], hn[kMaxHidden], cn[kMaxHidden], r[kMaxHidden];
         for (i64 j = 0; j < hidden; ++j) {
-            h[j] = initialH >= 0 ? static_cast<float>(
-                                       loadAny(io.in[initialH], elem, (d * batch + b) * hidden + j))
-                                 : 0.0f;
-            c[j] = initialC >= 0 ? static_cast<float>(
-                                       loadAny(io.in[initialC], elem, (d * batch + b) * hidden + j))
-                                 : 0.0f;
+            h[j] = initialH >= 0
+                       ? static_cast<float>(loadAny(io.in[initialH], elem, stateOffset(d, b) + j))
+                       : 0.0f;
+            c[j] = initialC >= 0
+                       ? static_cast<float>(loadAny(io.in[initialC], elem, stateOffset(d, b) + j))
+                       : 0.0f;
         }
         i64 length = steps;
         if (lengths >= 0) {
@@ -914,9 +919,9 @@ struct Recurrent {
                 storeAny(io.out[0], elem, yOffset(t, d, b) + j, 0.0);
         for (i64 j = 0; j < hidden; ++j) {
             if (outH)
-                storeAny(io.out[1], elem, (d * batch + b) * hidden + j, h[j]);
+                storeAny(io.out[1], elem, stateOffset(d, b) + j, h[j]);
             if (outC)
-                storeAny(io.out[2], elem, (d * batch + b) * hidden + j, c[j]);
+                storeAny(io.out[2], elem, stateOffset(d, b) + j, c[j]);
         }
     }
 };

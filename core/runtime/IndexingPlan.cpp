@@ -624,7 +624,9 @@ Plan einsum(const KernelSpec& spec) {
     return std::vector{elements(op, outCount)};
 }
 
-Plan recurrent(const KernelSpec& spec) {
+} // namespace
+
+Result<functors::Recurrent> readRecurrent(const KernelSpec& spec) {
     const std::string& name = spec.node->op->name;
     Recurrent op;
     op.kind = name == "LSTM" ? 2 : name == "GRU" ? 1 : 0;
@@ -644,9 +646,8 @@ Plan recurrent(const KernelSpec& spec) {
         spec.node->attrs.getString("direction", "forward").value_or("forward");
     op.directions = direction == "bidirectional" ? 2 : 1;
     op.reverse = direction == "reverse";
-    if (op.hidden <= 0 || op.hidden > Recurrent::kMaxHidden)
-        return planError(spec, "hidden sizes from 1 to " + std::to_string(Recurrent::kMaxHidden) +
-                                   " are supported");
+    if (op.hidden <= 0)
+        return planError(spec, "needs a hidden size");
     if (shapeOf(spec, 1) != Dims{op.directions, gates * op.hidden, op.inputSize})
         return planError(spec, "W does not match the direction, hidden size and input size");
     op.clip = spec.node->attrs.getFloat("clip", 0).value_or(0);
@@ -719,6 +720,19 @@ Plan recurrent(const KernelSpec& spec) {
             ++parameterAt;
         }
     }
+    return op;
+}
+
+namespace {
+
+Plan recurrent(const KernelSpec& spec) {
+    auto read = readRecurrent(spec);
+    if (!read)
+        return read.error();
+    const Recurrent& op = read.value();
+    if (op.hidden > Recurrent::kMaxHidden)
+        return planError(spec, "hidden sizes from 1 to " + std::to_string(Recurrent::kMaxHidden) +
+                                   " are supported");
     return std::vector{elements(op, op.directions * op.batch)};
 }
 

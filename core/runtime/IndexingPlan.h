@@ -39,6 +39,10 @@ bool runsAsSharedFunctors(const KernelSpec& spec);
 /// after its "no kernel for" prefix).
 Result<std::vector<IndexingStep>> planIndexing(const KernelSpec& spec);
 
+/// An RNN, GRU or LSTM node's geometry, attributes and activations, as the shared functor runs
+/// them (and the CPU's vectorised kernel reads them); any hidden size.
+Result<functors::Recurrent> readRecurrent(const KernelSpec& spec);
+
 /// Points a step's functor at this run's tensors.
 void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size_t inputCount,
                   std::byte* const* outputs, std::size_t outputCount);

@@ -60,7 +60,7 @@ inline std::vector<Tensor> runOp(const std::string& op, Attrs attrs,
                                  const std::vector<Tensor>& inputs,
                                  const std::vector<TensorType>& outputs,
                                  std::string* error = nullptr, std::vector<bool> constant = {},
-                                 int opset = 13) {
+                                 int opset = 13, std::string* implementation = nullptr) {
     static CpuKernelContext context;
     Node node;
     node.name = "n";
@@ -90,6 +90,8 @@ inline std::vector<Tensor> runOp(const std::string& op, Attrs attrs,
             qWarning("%s", kernel.error().message.c_str());
         return {};
     }
+    if (implementation)
+        *implementation = kernel.value()->implementation();
     std::vector<Tensor> results;
     std::vector<const std::byte*> in;
     std::vector<std::byte*> out;

@@ -8,6 +8,7 @@
 #include "runtime/OpGeometry.h"
 #include "runtime/Selection.h"
 #include "runtime/cpu/KernelUtil.h"
+#include "runtime/cpu/VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -168,6 +169,12 @@ Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelCon
             return kernel;
     }
     const std::int64_t n = spec.outputs[0].elementCount();
+    if (dtype == DType::Float32 && fn == UnaryFn::Erf) {
+        // oneDNN has no erf (only GELU's): the vectorised loop (GELU's decomposed form).
+        return makeKernel("vector:erf", [n](const std::byte* const* in, std::byte* const* out) {
+            vec::erf(reinterpret_cast<const float*>(in[0]), reinterpret_cast<float*>(out[0]), n);
+        });
+    }
     const std::string name = std::string("plain:") + unaryFnName(fn);
     Body body;
     if (runtimeBounds || predicate || !visitNumeric(dtype, [&](auto tag) {
@@ -903,6 +910,14 @@ const KernelTable<CpuKernelContext>& table() {
 } // namespace cpu
 
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
+    if (spec.node->op->kernel.family == KernelFamily::Recurrent) {
+        try {
+            if (auto kernel = cpu::makeRecurrent(spec, context))
+                return Result<std::unique_ptr<Kernel>>(std::move(kernel));
+        } catch (const dnnl::error&) {
+            // oneDNN refused the projection: the shared functor runs it
+        }
+    }
     if (runsAsSharedFunctors(spec))
         return cpu::indexingKernel(spec);
     const auto* factory = cpu::table().find(*spec.node->op);

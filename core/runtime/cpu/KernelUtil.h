@@ -48,6 +48,9 @@ std::unique_ptr<Kernel> makeDnnlTranspose(const KernelSpec& spec, ::placer::CpuK
                                           const Dims& perm);
 std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                        BinaryFn function);
+/// RNN, GRU and LSTM in float32: the input projection as one oneDNN matrix product and the
+/// steps as vectorised loops; null for other types (the shared functor runs them).
+std::unique_ptr<Kernel> makeRecurrent(const KernelSpec& spec, ::placer::CpuKernelContext& ctx);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                           ReduceFn function, const Dims& keptShape);
 

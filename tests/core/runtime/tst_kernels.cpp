@@ -3,6 +3,7 @@
 #include "CapabilityCheck.h"
 #include "KernelTestUtil.h"
 #include "runtime/KernelSupport.h"
+#include "runtime/cpu/VectorMath.h"
 
 #include <QtTest>
 
@@ -1071,6 +1072,194 @@ private slots:
                                      {{{m, n}, DType::Float64}});
         QCOMPARE(gemmPlain.size(), std::size_t{1});
         compare(gemm[0], gemmPlain[0], "Gemm");
+    }
+
+    // The vectorised sigmoid, tanh and erf against the C library, from tiny to saturated
+    // inputs, odd lengths (the vector loops' tails) and NaN.
+    void vectorMathMatchesTheLibrary() {
+        std::vector<float> x;
+        for (float v = -120.0f; v <= 120.0f; v += 0.37f)
+            x.push_back(v);
+        for (float v = -6.0f; v <= 6.0f; v += 0.0013f)
+            x.push_back(v);
+        x.insert(x.end(), {0.0f, -0.0f, 1e-8f, -1e-8f, 88.7f, -88.7f, 1e30f, -1e30f});
+        std::vector<float> y(x.size());
+        cpu::vec::sigmoid(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            QVERIFY2(std::fabs(y[i] - 1 / (1 + std::exp(-double(x[i])))) <= 2e-7,
+                     qPrintable(QString("sigmoid(%1) = %2").arg(x[i]).arg(y[i])));
+        cpu::vec::tanh(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            QVERIFY2(std::fabs(y[i] - std::tanh(double(x[i]))) <= 2e-7,
+                     qPrintable(QString("tanh(%1) = %2").arg(x[i]).arg(y[i])));
+        cpu::vec::erf(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            QVERIFY2(std::fabs(y[i] - std::erf(double(x[i]))) <= 3e-7,
+                     qPrintable(QString("erf(%1) = %2").arg(x[i]).arg(y[i])));
+        // In place, and NaN stays NaN.
+        std::vector<float> nan{std::nanf(""), 1.0f, std::nanf("")};
+        cpu::vec::tanh(nan.data(), nan.data(), 3);
+        QVERIFY(std::isnan(nan[0]) && std::isnan(nan[2]));
+        QVERIFY(std::fabs(nan[1] - std::tanh(1.0)) <= 2e-7);
+    }
+
+    // RNN, GRU and LSTM in float32 (the CPU's vectorised kernel) against float64 (the shared
+    // functor, which runs them element by element in double), over directions, layouts,
+    // sequence lengths, clipping, peepholes, linear_before_reset, input_forget, initial states
+    // and listed activations.
+    void recurrentLayers_data() {
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 60; ++seed)
+            QTest::newRow(qPrintable(QString("random %1").arg(seed))) << seed;
+    }
+    void recurrentLayers() {
+        QFETCH(int, seed);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        const int kind = (seed - 1) % 3; // 0 RNN, 1 GRU, 2 LSTM
+        const char* const op = kind == 0 ? "RNN" : kind == 1 ? "GRU" : "LSTM";
+        const std::int64_t gates = kind == 2 ? 4 : kind == 1 ? 3 : 1;
+        const int direction = pick(0, 2);
+        const std::int64_t dirs = direction == 2 ? 2 : 1;
+        const bool batchFirst = pick(0, 1) == 1;
+        const std::int64_t steps = pick(1, 6), batch = pick(1, 3), input = pick(1, 5),
+                           hidden = pick(1, 9);
+        Attrs a = attrs({{"hidden_size", hidden},
+                         {"direction", std::string(direction == 0   ? "forward"
+                                                   : direction == 1 ? "reverse"
+                                                                    : "bidirectional")},
+                         {"layout", std::int64_t{batchFirst ? 1 : 0}}});
+        if (pick(0, 2) == 0)
+            a.set("clip", 0.5 + pick(0, 3) * 0.5);
+        if (kind == 1 && pick(0, 1) == 1)
+            a.set("linear_before_reset", std::int64_t{1});
+        if (kind == 2 && pick(0, 3) == 0)
+            a.set("input_forget", std::int64_t{1});
+        if (pick(0, 2) == 0) {
+            static const char* const kNames[] = {"Sigmoid",   "Tanh",     "Relu", "HardSigmoid",
+                                                 "LeakyRelu", "Softsign", "Elu"};
+            // A gate activation (the first of each direction's in GRU and LSTM) that grows
+            // without bound amplifies float32's rounding past any tolerance: bounded ones there.
+            const std::int64_t perDirection = kind == 2 ? 3 : kind == 1 ? 2 : 1;
+            std::string listed;
+            for (std::int64_t k = 0; k < dirs * perDirection; ++k) {
+                const bool gate = kind > 0 && k % perDirection == 0;
+                const char* name = kNames[gate ? pick(0, 1) * 3 : pick(0, 6)];
+                listed += (k ? "," : "") + std::string(name);
+            }
+            a.set("activations", listed);
+        }
+        std::vector<Tensor> in{
+            randomFloats(batchFirst ? Dims{batch, steps, input} : Dims{steps, batch, input}, rng),
+            randomFloats({dirs, gates * hidden, input}, rng),
+            randomFloats({dirs, gates * hidden, hidden}, rng)};
+        std::vector<std::int64_t> positions{0, 1, 2};
+        const Dims state = batchFirst ? Dims{batch, dirs, hidden} : Dims{dirs, batch, hidden};
+        if (pick(0, 3) > 0) {
+            in.push_back(randomFloats({dirs, 2 * gates * hidden}, rng));
+            positions.push_back(3);
+        }
+        int lengthsAt = -1;
+        if (pick(0, 1) == 1) {
+            std::vector<std::int32_t> lengths;
+            for (std::int64_t b = 0; b < batch; ++b)
+                lengths.push_back(pick(0, static_cast<int>(steps)));
+            lengthsAt = static_cast<int>(in.size());
+            in.push_back(make({batch}, DType::Int32, lengths));
+            positions.push_back(4);
+        }
+        if (pick(0, 1) == 1) {
+            in.push_back(randomFloats(state, rng));
+            positions.push_back(5);
+        }
+        if (kind == 2 && pick(0, 1) == 1) {
+            in.push_back(randomFloats(state, rng));
+            positions.push_back(6);
+        }
+        if (kind == 2 && pick(0, 1) == 1) {
+            in.push_back(randomFloats({dirs, 3 * hidden}, rng));
+            positions.push_back(7);
+        }
+        a.set(kInputPositionsAttr, positions);
+        // Weights small enough that unbounded activations (Relu, Elu) do not grow without bound,
+        // where float32 and float64 part ways.
+        for (std::size_t k = 1; k <= 2; ++k)
+            for (std::int64_t i = 0; i < in[k].type.elementCount(); ++i) {
+                const float v = in[k].f(i) * 0.5f;
+                std::memcpy(in[k].bytes.data() + 4 * i, &v, 4);
+            }
+        std::vector<TensorType> out{
+            {batchFirst ? Dims{batch, steps, dirs, hidden} : Dims{steps, dirs, batch, hidden},
+             DType::Float32},
+            {state, DType::Float32}};
+        if (kind == 2)
+            out.push_back({state, DType::Float32});
+
+        std::string implementation;
+        const auto fast = runOp(op, a, in, out, nullptr, {}, 14, &implementation);
+        QCOMPARE(fast.size(), out.size());
+        QVERIFY2(QString::fromStdString(implementation).contains("vector:recurrent"),
+                 implementation.c_str());
+        std::vector<Tensor> inDouble;
+        for (std::size_t k = 0; k < in.size(); ++k) {
+            if (static_cast<int>(k) == lengthsAt) {
+                inDouble.push_back(in[k]);
+                continue;
+            }
+            const std::vector<float> values = floats(in[k]);
+            inDouble.push_back(make(in[k].type.shape, DType::Float64,
+                                    std::vector<double>(values.begin(), values.end())));
+        }
+        std::vector<TensorType> outDouble = out;
+        for (TensorType& t : outDouble)
+            t.dtype = DType::Float64;
+        const auto reference = runOp(op, a, inDouble, outDouble, nullptr, {}, 14);
+        QCOMPARE(reference.size(), out.size());
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            std::vector<float> expected;
+            for (std::int64_t i = 0; i < reference[k].type.elementCount(); ++i)
+                expected.push_back(static_cast<float>(reference[k].at<double>(i)));
+            compareFloats(floats(fast[k]), expected, 2e-5, k == 0 ? "Y" : k == 1 ? "Y_h" : "Y_c");
+        }
+    }
+
+    // Hidden sizes beyond the shared functor's limit run in float32: a two-step RNN with 300
+    // units against the recurrence written out.
+    void recurrentLayerBeyondTheFunctorsLimit() {
+        std::mt19937 rng(7);
+        const std::int64_t hidden = 300, input = 3;
+        const Tensor x = randomFloats({2, 1, input}, rng);
+        const Tensor w = randomFloats({1, hidden, input}, rng);
+        Tensor r = randomFloats({1, hidden, hidden}, rng);
+        for (std::int64_t i = 0; i < hidden * hidden; ++i) {
+            const float v = r.f(i) * 0.05f;
+            std::memcpy(r.bytes.data() + 4 * i, &v, 4);
+        }
+        std::string implementation;
+        const auto y =
+            runOp("RNN", attrs({{"hidden_size", hidden}}), {x, w, r},
+                  {{{2, 1, 1, hidden}, DType::Float32}, {{1, 1, hidden}, DType::Float32}}, nullptr,
+                  {false, true, true}, 14, &implementation);
+        QCOMPARE(y.size(), std::size_t{2});
+        QVERIFY2(QString::fromStdString(implementation).contains("vector:recurrent"),
+                 implementation.c_str());
+        std::vector<double> h(hidden, 0.0), next(hidden);
+        std::vector<float> expected;
+        for (std::int64_t t = 0; t < 2; ++t) {
+            for (std::int64_t j = 0; j < hidden; ++j) {
+                double acc = 0;
+                for (std::int64_t k = 0; k < input; ++k)
+                    acc += x.f(t * input + k) * w.f(j * input + k);
+                for (std::int64_t k = 0; k < hidden; ++k)
+                    acc += h[k] * r.f(j * hidden + k);
+                next[j] = std::tanh(acc);
+            }
+            h = next;
+            expected.insert(expected.end(), h.begin(), h.end());
+        }
+        compareFloats(floats(y[0]), expected, 2e-5, "Y");
+        compareFloats(floats(y[1]), std::vector<float>(expected.end() - hidden, expected.end()),
+                      2e-5, "Y_h");
     }
 
     // Training-mode Dropout: a ratio of the elements dropped, the rest scaled by 1 / (1 - ratio),

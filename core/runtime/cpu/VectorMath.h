@@ -1,0 +1,21 @@
+// Vectorised float32 loops for the CPU kernels that oneDNN has no primitive for (the recurrent
+// layers' steps, Erf): compiled for AVX-512, AVX2 and the baseline ISA, the best one picked when
+// the program starts, since the build itself targets the baseline.
+#pragma once
+
+#include <cstdint>
+
+namespace placer::cpu::vec {
+
+/// out[j] += sum_k x[k] * m[k * ld + j] for j in [0, n): a row vector times a k-major matrix.
+/// `out` must not overlap `x` or `m`.
+void accumulateProduct(const float* x, std::int64_t depth, const float* m, std::int64_t ld,
+                       std::int64_t n, float* out);
+
+/// out[j] = f(in[j]) for j in [0, n); `in` may be `out`. Within a few units in the last place
+/// of float (erf within 3e-7 absolute), for every finite input; NaN stays NaN.
+void sigmoid(const float* in, float* out, std::int64_t n);
+void tanh(const float* in, float* out, std::int64_t n);
+void erf(const float* in, float* out, std::int64_t n);
+
+} // namespace placer::cpu::vec

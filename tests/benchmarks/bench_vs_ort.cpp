@@ -5,7 +5,8 @@
 // then two: our run on one vcpu (vcpu1:threads=N, the model's graph as planned, optimisations
 // on, or off with --no-optimize) and ONNX Runtime 1.x through node and the npm package
 // onnxruntime-node (N intra-op threads, all graph optimisations, the same file and the same seeded
-// inputs). It prints each median latency, the ratio ours / ONNX Runtime, the outputs' largest
+// inputs; a model with one symbolic input at the shape of NAME.input.npy beside it, when there is
+// one). It prints each median latency, the ratio ours / ONNX Runtime, the outputs' largest
 // difference relative to the largest output value, and the geometric mean of the ratios.
 //
 //   bench_vs_ort [--threads 1,2] [--iterations N] [--only NAME,NAME] [--ops K] [--no-optimize]
@@ -23,6 +24,7 @@
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
+#include "io/OnnxReader.h"
 #include "runtime/ConstantEvaluation.h"
 
 #include <algorithm>
@@ -215,7 +217,20 @@ struct Row {
 void benchModel(const Options& options, const std::string& modules, const fs::path& path,
                 std::vector<Row>* rows) {
     const std::string name = path.stem().string();
-    auto model = loadModelFile(path.string(), GraphFormat::Onnx, std::nullopt);
+    // A model with one symbolic input runs at the shape of the reference input exported beside
+    // it (NAME.input.npy: a transformer's sequence length), not with its dimensions at 1.
+    InputShapes shapes;
+    const fs::path reference = path.parent_path() / (name + ".input.npy");
+    if (fs::exists(reference)) {
+        std::ifstream file(path, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+        const std::vector<SymbolicInput> symbolic = onnxSymbolicInputs(bytes);
+        auto input = readNpy(reference.string());
+        if (symbolic.size() == 1 && input)
+            shapes[symbolic[0].name] = input.value().type.shape;
+    }
+    auto model = loadModelFile(path.string(), GraphFormat::Onnx, std::nullopt, shapes);
     if (!model) {
         std::printf("%-22s load error: %s\n", name.c_str(), model.error().toString().c_str());
         return;

@@ -631,24 +631,48 @@ Result<std::unique_ptr<Kernel>> padKernel(const KernelSpec& spec) {
     const double attrValue = spec.node->attrs.getFloat("value", 0).value_or(0);
     const DType valueType =
         hasValue ? spec.inputs[static_cast<std::size_t>(valueInput)].dtype : dtype;
-    const std::int64_t total = product(out);
+    // The last dimension as runs: consecutive output elements that read consecutive input
+    // elements (one copy), or the value (one fill).
+    struct Run {
+        std::int64_t at, count, from; ///< from -1: the value
+    };
+    std::vector<Run> runs;
+    const std::int64_t inner = rank == 0 ? 1 : out[rank - 1];
+    for (std::int64_t o = 0; o < inner; ++o) {
+        const std::int64_t i = rank == 0 ? 0 : source[rank - 1][static_cast<std::size_t>(o)];
+        if (!runs.empty()) {
+            Run& last = runs.back();
+            const bool extends = i < 0 ? last.from < 0 : last.from >= 0 && i == last.from + last.count;
+            if (extends) {
+                ++last.count;
+                continue;
+            }
+        }
+        runs.push_back({o, 1, i});
+    }
+    const std::int64_t rows = inner == 0 ? 0 : product(out) / inner;
     return makeKernel("plain:pad", [=](const std::byte* const* inp, std::byte* const* outp) {
         const double value = hasValue ? loadAsDouble(inp[valueInput], valueType, 0) : attrValue;
+        // One row of the value, the source of every fill.
+        std::vector<std::byte> fill(static_cast<std::size_t>(inner * size));
+        for (std::int64_t o = 0; o < inner; ++o)
+            storeFromDouble(fill.data(), dtype, o, value);
         Dims index(rank, 0);
-        for (std::int64_t o = 0; o < total; ++o) {
+        for (std::int64_t row = 0; row < rows; ++row) {
             std::int64_t src = 0;
             bool outside = false;
-            for (std::size_t d = 0; d < rank; ++d) {
+            for (std::size_t d = 0; d + 1 < rank; ++d) {
                 const std::int64_t i = source[d][static_cast<std::size_t>(index[d])];
                 outside = outside || i < 0;
                 src += i * own[d];
             }
-            if (outside)
-                storeFromDouble(outp[0], dtype, o, value);
-            else
-                std::memcpy(outp[0] + o * size, inp[0] + src * size,
-                            static_cast<std::size_t>(size));
-            for (std::size_t d = rank; d-- > 0;) {
+            std::byte* y = outp[0] + row * inner * size;
+            for (const Run& run : runs) {
+                const bool fromValue = outside || run.from < 0;
+                const std::byte* from = fromValue ? fill.data() : inp[0] + (src + run.from) * size;
+                std::memcpy(y + run.at * size, from, static_cast<std::size_t>(run.count * size));
+            }
+            for (std::size_t d = rank == 0 ? 0 : rank - 1; d-- > 0;) {
                 if (++index[d] < out[d])
                     break;
                 index[d] = 0;

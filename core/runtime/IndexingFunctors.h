@@ -355,6 +355,54 @@ struct Resize {
         }
     }
 
+    /// The input positions output coordinate `x` of dimension `d` reads (up to 4, clamped into
+    /// the input) and their weights: how many, or 0 when it lies outside the crop of
+    /// tf_crop_and_resize (the output is the extrapolation value).
+    PLACER_HD int tapsOf(int d, i64 x, i64* taps, double* weights) const {
+        const i64 n = in.dims[d];
+        const double xo = original(d, x);
+        if (transform == 4 && (xo < 0 || xo > static_cast<double>(n - 1)))
+            return 0;
+        if (mode == 0 || (in.dims[d] == out.dims[d] && xo == floor(xo))) {
+            i64 k = mode == 0 ? nearest(xo) : toInteger(xo);
+            taps[0] = k < 0 ? 0 : (k >= n ? n - 1 : k);
+            weights[0] = 1;
+            return 1;
+        }
+        const double x0 = floor(xo), r = xo - x0;
+        const i64 base = toInteger(x0);
+        int count;
+        if (mode == 1) {
+            count = 2;
+            taps[0] = base;
+            taps[1] = base + 1;
+            weights[0] = 1 - r;
+            weights[1] = r;
+        } else {
+            const double a = cubicA;
+            count = 4;
+            const double r1 = r + 1, r2 = 1 - r, r3 = 2 - r;
+            weights[0] = ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a;
+            weights[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
+            weights[2] = ((a + 2) * r2 - (a + 3)) * r2 * r2 + 1;
+            weights[3] = ((a * r3 - 5 * a) * r3 + 8 * a) * r3 - 4 * a;
+            for (int t = 0; t < 4; ++t)
+                taps[t] = base - 1 + t;
+        }
+        double sum = 0;
+        for (int t = 0; t < count; ++t) {
+            if (excludeOutside && (taps[t] < 0 || taps[t] >= n))
+                weights[t] = 0;
+            sum += weights[t];
+            taps[t] = taps[t] < 0 ? 0 : (taps[t] >= n ? n - 1 : taps[t]);
+        }
+        if (excludeOutside && sum != 0) {
+            for (int t = 0; t < count; ++t)
+                weights[t] /= sum;
+        }
+        return count;
+    }
+
     PLACER_HD void operator()(i64 i) const {
         i64 c[kMaxRank];
         coordinates(i, out, c);
@@ -362,49 +410,10 @@ struct Resize {
         double weights[kMaxRank][4];
         int count[kMaxRank];
         for (int d = 0; d < out.rank; ++d) {
-            const i64 n = in.dims[d];
-            const double x = original(d, c[d]);
-            if (transform == 4 && (x < 0 || x > static_cast<double>(n - 1))) {
+            count[d] = tapsOf(d, c[d], taps[d], weights[d]);
+            if (count[d] == 0) {
                 storeAny(io.out[0], elem, i, extrapolation);
                 return;
-            }
-            if (mode == 0 || (in.dims[d] == out.dims[d] && x == floor(x))) {
-                i64 k = mode == 0 ? nearest(x) : toInteger(x);
-                k = k < 0 ? 0 : (k >= n ? n - 1 : k);
-                taps[d][0] = k;
-                weights[d][0] = 1;
-                count[d] = 1;
-                continue;
-            }
-            const double x0 = floor(x), r = x - x0;
-            const i64 base = toInteger(x0);
-            if (mode == 1) {
-                count[d] = 2;
-                taps[d][0] = base;
-                taps[d][1] = base + 1;
-                weights[d][0] = 1 - r;
-                weights[d][1] = r;
-            } else {
-                const double a = cubicA;
-                count[d] = 4;
-                const double r1 = r + 1, r2 = 1 - r, r3 = 2 - r;
-                weights[d][0] = ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a;
-                weights[d][1] = ((a + 2) * r - (a + 3)) * r * r + 1;
-                weights[d][2] = ((a + 2) * r2 - (a + 3)) * r2 * r2 + 1;
-                weights[d][3] = ((a * r3 - 5 * a) * r3 + 8 * a) * r3 - 4 * a;
-                for (int t = 0; t < 4; ++t)
-                    taps[d][t] = base - 1 + t;
-            }
-            double sum = 0;
-            for (int t = 0; t < count[d]; ++t) {
-                if (excludeOutside && (taps[d][t] < 0 || taps[d][t] >= n))
-                    weights[d][t] = 0;
-                sum += weights[d][t];
-                taps[d][t] = taps[d][t] < 0 ? 0 : (taps[d][t] >= n ? n - 1 : taps[d][t]);
-            }
-            if (excludeOutside && sum != 0) {
-                for (int t = 0; t < count[d]; ++t)
-                    weights[d][t] /= sum;
             }
         }
         int pick[kMaxRank] = {};

@@ -270,7 +270,9 @@ Plan spaceDepth(const KernelSpec& spec) {
     return std::vector{elements(op, spec.outputs[0].elementCount())};
 }
 
-Plan resize(const KernelSpec& spec) {
+} // namespace
+
+Result<functors::Resize> readResize(const KernelSpec& spec) {
     const Dims& in = shapeOf(spec, 0);
     const Dims& out = spec.outputs[0].shape;
     if (in.size() != out.size())
@@ -320,7 +322,16 @@ Plan resize(const KernelSpec& spec) {
         op.roiStart[d] = roi && roi->size() == 2 * in.size() ? (*roi)[d] : 0.0;
         op.roiEnd[d] = roi && roi->size() == 2 * in.size() ? (*roi)[d + in.size()] : 1.0;
     }
-    return std::vector{elements(op, spec.outputs[0].elementCount())};
+    return op;
+}
+
+namespace {
+
+Plan resize(const KernelSpec& spec) {
+    auto op = readResize(spec);
+    if (!op)
+        return op.error();
+    return std::vector{elements(op.value(), spec.outputs[0].elementCount())};
 }
 
 Plan convTranspose(const KernelSpec& spec) {

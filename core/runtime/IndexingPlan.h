@@ -43,6 +43,10 @@ Result<std::vector<IndexingStep>> planIndexing(const KernelSpec& spec);
 /// them (and the CPU's vectorised kernel reads them); any hidden size.
 Result<functors::Recurrent> readRecurrent(const KernelSpec& spec);
 
+/// A Resize node's geometry and modes, as the shared functor runs it (and the CPU's separable
+/// float32 kernel reads it).
+Result<functors::Resize> readResize(const KernelSpec& spec);
+
 /// Points a step's functor at this run's tensors.
 void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size_t inputCount,
                   std::byte* const* outputs, std::size_t outputCount);

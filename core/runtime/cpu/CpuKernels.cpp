@@ -642,7 +642,8 @@ Result<std::unique_ptr<Kernel>> padKernel(const KernelSpec& spec) {
         const std::int64_t i = rank == 0 ? 0 : source[rank - 1][static_cast<std::size_t>(o)];
         if (!runs.empty()) {
             Run& last = runs.back();
-            const bool extends = i < 0 ? last.from < 0 : last.from >= 0 && i == last.from + last.count;
+            const bool extends =
+                i < 0 ? last.from < 0 : last.from >= 0 && i == last.from + last.count;
             if (extends) {
                 ++last.count;
                 continue;
@@ -941,6 +942,10 @@ Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelC
         } catch (const dnnl::error&) {
             // oneDNN refused the projection: the shared functor runs it
         }
+    }
+    if (spec.node->op->kernel.family == KernelFamily::Resize) {
+        if (auto kernel = cpu::makeResize(spec))
+            return Result<std::unique_ptr<Kernel>>(std::move(kernel));
     }
     if (runsAsSharedFunctors(spec))
         return cpu::indexingKernel(spec);

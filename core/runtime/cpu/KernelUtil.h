@@ -51,6 +51,9 @@ std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, ::placer::CpuKern
 /// RNN, GRU and LSTM in float32: the input projection as one oneDNN matrix product and the
 /// steps as vectorised loops; null for other types (the shared functor runs them).
 std::unique_ptr<Kernel> makeRecurrent(const KernelSpec& spec, ::placer::CpuKernelContext& ctx);
+/// Resize in float32 where only the last two dimensions change, separable with vector rows;
+/// null for the rest (the shared functor runs them).
+std::unique_ptr<Kernel> makeResize(const KernelSpec& spec);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                           ReduceFn function, const Dims& keptShape);
 

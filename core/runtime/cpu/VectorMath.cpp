@@ -59,6 +59,36 @@ void accumulateProduct(const float* __restrict x, i64 depth, const float* __rest
 }
 
 PLACER_VECTOR_CLONES
+void weightedRows(const float* const* rows, const float* weights, int count, i64 n,
+                  float* __restrict out) {
+    const float* __restrict r0 = rows[0];
+    const float w0 = weights[0];
+    if (count == 1) {
+        for (i64 j = 0; j < n; ++j)
+            out[j] = w0 * r0[j];
+        return;
+    }
+    const float* __restrict r1 = rows[1];
+    const float w1 = weights[1];
+    if (count == 2) {
+        for (i64 j = 0; j < n; ++j)
+            out[j] = w0 * r0[j] + w1 * r1[j];
+        return;
+    }
+    const float* __restrict r2 = rows[2];
+    const float w2 = weights[2];
+    if (count == 3) {
+        for (i64 j = 0; j < n; ++j)
+            out[j] = w0 * r0[j] + w1 * r1[j] + w2 * r2[j];
+        return;
+    }
+    const float* __restrict r3 = rows[3];
+    const float w3 = weights[3];
+    for (i64 j = 0; j < n; ++j)
+        out[j] = w0 * r0[j] + w1 * r1[j] + w2 * r2[j] + w3 * r3[j];
+}
+
+PLACER_VECTOR_CLONES
 void sigmoid(const float* in, float* out, i64 n) {
     for (i64 j = 0; j < n; ++j)
         out[j] = 1.0f / (1.0f + vectorExp(-in[j]));

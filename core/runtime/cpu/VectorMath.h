@@ -12,6 +12,11 @@ namespace placer::cpu::vec {
 void accumulateProduct(const float* x, std::int64_t depth, const float* m, std::int64_t ld,
                        std::int64_t n, float* out);
 
+/// out[j] = sum_t weights[t] * rows[t][j] for j in [0, n), over `count` rows (1 to 4): a
+/// separable resize's second pass.
+void weightedRows(const float* const* rows, const float* weights, int count, std::int64_t n,
+                  float* out);
+
 /// out[j] = f(in[j]) for j in [0, n); `in` may be `out`. Within a few units in the last place
 /// of float (erf within 3e-7 absolute), for every finite input; NaN stays NaN.
 void sigmoid(const float* in, float* out, std::int64_t n);

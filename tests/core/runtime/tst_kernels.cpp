@@ -1262,6 +1262,63 @@ private slots:
                       2e-5, "Y_h");
     }
 
+    // Resize in float32 (the CPU's separable kernel when only the last two dimensions change)
+    // against float64 (the shared functor), over modes, coordinate transformations, nearest
+    // modes, cubic's exclude_outside and tf_crop_and_resize's extrapolation, up and down.
+    void separableResize_data() {
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 40; ++seed)
+            QTest::newRow(qPrintable(QString("random %1").arg(seed))) << seed;
+    }
+    void separableResize() {
+        QFETCH(int, seed);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        static const char* const kModes[] = {"nearest", "linear", "cubic"};
+        static const char* const kTransforms[] = {"half_pixel",         "asymmetric",
+                                                  "pytorch_half_pixel", "align_corners",
+                                                  "tf_crop_and_resize", "tf_half_pixel_for_nn"};
+        static const char* const kNearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+                                               "ceil"};
+        const std::string mode = kModes[pick(0, 2)];
+        const std::string transform = kTransforms[pick(0, 5)];
+        Attrs a = attrs({{"mode", mode},
+                         {"coordinate_transformation_mode", transform},
+                         {"nearest_mode", std::string(kNearest[pick(0, 3)])},
+                         {"exclude_outside", std::int64_t{pick(0, 1)}},
+                         {"extrapolation_value", 0.25 * pick(-4, 4)}});
+        // Only the spatial dimensions change, except in a few cases that take the functor.
+        const bool channelsChange = seed % 10 == 0;
+        const Dims in{pick(1, 2), pick(1, 3), pick(1, 7), pick(1, 7)};
+        const Dims out{in[0], channelsChange ? in[1] + 1 : in[1], pick(1, 12), pick(1, 12)};
+        const Tensor x = randomFloats(in, rng);
+        std::vector<float> roi{0, 0, 0.1f * pick(0, 4),     0.1f * pick(0, 4),
+                               1, 1, 1 - 0.1f * pick(0, 4), 1 - 0.1f * pick(0, 4)};
+        std::vector<std::int64_t> sizes(out.begin(), out.end());
+        const Tensor roiTensor = make({8}, DType::Float32, roi);
+        const Tensor sizesTensor = make({4}, DType::Int64, sizes);
+        a.set(kInputPositionsAttr, std::vector<std::int64_t>{0, 1, 3});
+        std::string implementation;
+        const auto fast = runOp("Resize", a, {x, roiTensor, sizesTensor}, {{out, DType::Float32}},
+                                nullptr, {false, true, true}, 13, &implementation);
+        QCOMPARE(fast.size(), std::size_t{1});
+        // tf_half_pixel_for_nn shifts every coordinate by half a pixel, so outside nearest mode
+        // even the unresized dimensions interpolate: the functor's case.
+        const bool shifted = transform == "tf_half_pixel_for_nn" && mode != "nearest";
+        QCOMPARE(implementation == "vector:resize", !channelsChange && !shifted);
+        const std::vector<float> values = floats(x);
+        const auto reference =
+            runOp("Resize", a,
+                  {make(in, DType::Float64, std::vector<double>(values.begin(), values.end())),
+                   roiTensor, sizesTensor},
+                  {{out, DType::Float64}}, nullptr, {false, true, true}, 13);
+        QCOMPARE(reference.size(), std::size_t{1});
+        std::vector<float> expected;
+        for (std::int64_t i = 0; i < reference[0].type.elementCount(); ++i)
+            expected.push_back(static_cast<float>(reference[0].at<double>(i)));
+        compareFloats(floats(fast[0]), expected, 1e-5, "Resize");
+    }
+
     // Training-mode Dropout: a ratio of the elements dropped, the rest scaled by 1 / (1 - ratio),
     // the mask telling which, and the same draws for the same seed (different for another).
     void trainingDropoutIsSeeded() {

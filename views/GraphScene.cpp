@@ -447,6 +447,21 @@ void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
     }
 }
 
+void GraphScene::setFusion(const std::vector<NodeId>& fusedInto) {
+    std::vector<int> members(m_nodeItems.size(), 0);
+    for (const NodeId head : fusedInto)
+        if (head.valid() && head.index < members.size())
+            ++members[head.index];
+    for (std::size_t i = 0; i < m_nodeItems.size(); ++i) {
+        if (!m_nodeItems[i])
+            continue;
+        const NodeId head = i < fusedInto.size() ? fusedInto[i] : NodeId();
+        const bool known =
+            head.valid() && head.index < m_nodeItems.size() && m_nodeItems[head.index];
+        m_nodeItems[i]->setFusion(known ? m_nodeItems[head.index]->name() : QString(), members[i]);
+    }
+}
+
 void GraphScene::setCopyTimes(const std::vector<double>& millisPerCopy) {
     for (CopyBadgeItem* badge : m_badges) {
         const auto c = static_cast<std::size_t>(badge->copyIndex());

@@ -49,6 +49,9 @@ public:
     /// Shows a run's per-node times (ms, by node) as labels and a heat tint; empty clears.
     void setNodeTimes(const std::vector<double>& millisPerNode);
     void setCopyTimes(const std::vector<double>& millisPerCopy);
+    /// Per node: the node whose fused kernel computed it in the last run, or an invalid id
+    /// (runtime/Optimize.h). Empty clears the marks.
+    void setFusion(const std::vector<NodeId>& fusedInto);
 
 public slots:
     /// Restyles nodes (device colour, pins, conflicts) and re-creates the copy badges.

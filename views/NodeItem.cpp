@@ -1,6 +1,7 @@
 #include "views/NodeItem.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -33,9 +34,18 @@ QSizeF NodeItem::sizeFor(const QString& op, const QString& name) {
 }
 
 QRectF NodeItem::boundingRect() const {
-    // Room for the outline, and for the card a collapsed body draws behind the node.
-    return QRectF(-m_size.width() / 2 - 4, -m_size.height() / 2 - 4, m_size.width() + 10,
-                  m_size.height() + 10);
+    // Room for the outline, the card a collapsed body draws behind the node, and the label
+    // under it (a run's time, or what it was fused into).
+    return QRectF(-m_size.width() / 2 - 24, -m_size.height() / 2 - 4, m_size.width() + 48,
+                  m_size.height() + 22);
+}
+
+QPainterPath NodeItem::shape() const {
+    // What a click or a rubber band hits: the box, not the label under it.
+    QPainterPath path;
+    path.addRoundedRect(
+        QRectF(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height()), 6, 6);
+    return path;
 }
 
 void NodeItem::setPlacement(QColor fill, int pin, bool conflict, bool readsReplica) {
@@ -59,6 +69,14 @@ void NodeItem::setTiming(double millis, double heat) {
     m_millis = millis;
     m_heat = heat;
     update();
+}
+
+void NodeItem::setFusion(const QString& fusedInto, int members) {
+    if (fusedInto != m_fusedInto || members != m_fusedMembers) {
+        m_fusedInto = fusedInto;
+        m_fusedMembers = members;
+        update();
+    }
 }
 
 void NodeItem::setCollapsedBody(int ops) {
@@ -130,16 +148,32 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         painter->drawText(QRectF(box.left() + 3, box.top() + 1, 14, 12), Qt::AlignCenter,
                           QStringLiteral("R"));
     }
+    QFont small = QApplication::font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    const QRectF below(box.left() - 20, box.bottom() + 1, box.width() + 40, 14);
     if (m_millis >= 0) {
-        QFont small = QApplication::font();
-        small.setPointSizeF(small.pointSizeF() * 0.8);
         painter->setFont(small);
         painter->setPen(QColor(0x20, 0x20, 0x20));
-        const QString time = m_millis < 1
-                                 ? QString::number(m_millis * 1000, 'f', 1) + QStringLiteral(" µs")
-                                 : QString::number(m_millis, 'f', 2) + QStringLiteral(" ms");
-        painter->drawText(QRectF(box.left(), box.bottom() + 1, box.width(), 14), Qt::AlignCenter,
-                          time);
+        QString time = m_millis < 1
+                           ? QString::number(m_millis * 1000, 'f', 1) + QStringLiteral(" µs")
+                           : QString::number(m_millis, 'f', 2) + QStringLiteral(" ms");
+        // A fused kernel's time is the whole group's.
+        if (m_fusedMembers > 0)
+            time += QCoreApplication::translate("NodeItem", " (fused, %n more)", nullptr,
+                                                m_fusedMembers);
+        painter->drawText(below, Qt::AlignCenter, time);
+    } else if (!m_fusedInto.isEmpty()) {
+        // No time of its own: it ran inside the head's kernel, which the dashed frame says too.
+        painter->setPen(QPen(QColor(0x50, 0x50, 0x50), 1, Qt::DashLine));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(box.adjusted(-3, -3, 3, 3), 8, 8);
+        small.setItalic(true);
+        painter->setFont(small);
+        painter->setPen(QColor(0x40, 0x40, 0x40));
+        const QString text = QCoreApplication::translate("NodeItem", "fused into %1")
+                                 .arg(QFontMetricsF(small).elidedText(m_fusedInto, Qt::ElideMiddle,
+                                                                      below.width() * 0.6));
+        painter->drawText(below, Qt::AlignCenter, text);
     }
 }
 

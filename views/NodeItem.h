@@ -6,6 +6,7 @@
 
 #include <QColor>
 #include <QGraphicsItem>
+#include <QPainterPath>
 #include <QString>
 
 namespace placer::views {
@@ -18,7 +19,9 @@ public:
 
     int type() const override { return Type; }
     NodeId node() const { return m_node; }
+    QString name() const { return m_name; }
     QRectF boundingRect() const override;
+    QPainterPath shape() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
     /// The look the plan gives it.
@@ -31,6 +34,12 @@ public:
     void setTiming(double millis, double heat);
     /// The time shown, in ms; negative when none is.
     double timingMillis() const { return m_millis; }
+    /// A run computed this node inside another's fused kernel (runtime/Optimize.h): the head's
+    /// name, shown where the time would be; or, on a head, how many nodes it took in. Empty and
+    /// 0 clear it.
+    void setFusion(const QString& fusedInto, int members);
+    QString fusedInto() const { return m_fusedInto; }
+    int fusedMembers() const { return m_fusedMembers; }
 
     /// Control flow: the number of ops in its bodies, drawn collapsed behind it (0: none).
     void setCollapsedBody(int ops);
@@ -52,6 +61,8 @@ private:
     double m_millis = -1;
     double m_heat = 0;
     int m_bodyOps = 0;
+    QString m_fusedInto;
+    int m_fusedMembers = 0;
 };
 
 } // namespace placer::views

@@ -61,7 +61,8 @@ options:
   --csv FILE.csv             write every node's and copy's median time as CSV
   --no-reference             skip the single-device reference run
   --no-optimize              run the graph as planned, without the optimisations made for
-                             each device after placement (channels-last on CPUs), to compare
+                             each device after placement (channels-last and post-op fusion
+                             on CPUs), to compare
   --atol X, --rtol X         reference tolerance (default 1e-4 and 1e-3)
   --json                     write the run report as JSON
   --save-run                 record the run in the workspace (see placer plans), against the
@@ -263,6 +264,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     // The graph that runs: the user's, optimised for each device after placement.
     OptimizeOptions optimizeOptions;
     optimizeOptions.channelsLast = optimize;
+    optimizeOptions.fusion = optimize;
     auto optimized = optimizeForDevices(planned.model.graph, devices, planned.plan, parsed.options,
                                         mapping.value(), optimizeOptions);
     if (!optimized) {

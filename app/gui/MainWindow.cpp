@@ -118,8 +118,10 @@ MainWindow::MainWindow(QWidget* parent)
                              [this] { clearSelectedPins(); }});
     });
     // Timings belong to the plan that was run: a new plan or graph clears the overlay.
-    connect(m_document, &views::PlacementDocument::planChanged, this,
-            [this] { m_scene->setNodeTimes({}); });
+    connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
+        m_scene->setNodeTimes({});
+        m_scene->setFusion({});
+    });
     connect(m_undo, &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
     connect(m_document, &views::PlacementDocument::modelReset, this, [this] {
@@ -379,6 +381,7 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     if (outcome->userGraph->size() == m_document->graph().size()) {
         m_scene->setNodeTimes(times.nodeMillis);
         m_scene->setCopyTimes(times.copyMillis);
+        m_scene->setFusion(outcome->fusedInto);
     }
     m_timeline->setData(runTimeline(*outcome, *m_document));
     m_workspace->recordRun(*outcome, isWindowModified());

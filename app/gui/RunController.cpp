@@ -75,6 +75,7 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
     outcome->graph = std::make_unique<Graph>(std::move(optimized.value().graph));
     outcome->plan = std::move(optimized.value().plan);
     outcome->origin = std::move(optimized.value().origin);
+    outcome->fusedInto = std::move(optimized.value().fusedInto);
     outcome->optimizations = std::move(optimized.value().notes);
     const Graph& graph = *outcome->graph;
     auto program = lowerToBytecode(graph, outcome->devices, outcome->plan);

@@ -32,6 +32,8 @@ struct RunOutcome {
     std::unique_ptr<Graph> userGraph;
     Plan userPlan;
     std::vector<NodeId> origin;
+    /// Per user node: the user node whose fused kernel computed it, or an invalid id.
+    std::vector<NodeId> fusedInto;
     std::vector<std::string> optimizations;
     PlanOptions planOptions;
     RunOptions options;

@@ -3,8 +3,12 @@
 #include "ir/OpRegistry.h"
 #include "plan/Planner.h"
 #include "runtime/Device.h"
+#include "runtime/Kernel.h"
+#include "runtime/OpGeometry.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -284,7 +288,297 @@ private:
     std::map<std::int32_t, int> m_changes;                   ///< device: layout transposes
 };
 
+// ---- post-op fusion -----------------------------------------------------------------------------
+
+constexpr const char* kPostOpsAttr = "placer.post_ops";
+
+/// The post-op a unary node is, as "name[:alpha[:beta]]" (oneDNN's eltwise algorithms), or
+/// empty when it is none.
+std::string unaryPostOp(const Graph& graph, const Node& node) {
+    if (node.op->kernel.family != KernelFamily::Unary || node.outputs.size() != 1)
+        return {};
+    KernelSpec spec;
+    spec.node = &node;
+    spec.onnxOpset = graph.onnxOpset();
+    for (const ValueRef input : node.inputs) {
+        const Node& producer = graph.node(input.node);
+        spec.inputs.push_back(graph.type(input));
+        const bool constant = producer.isConstant() && producer.data;
+        spec.constantInputs.push_back(constant);
+        spec.constantData.push_back(constant ? producer.data.get() : nullptr);
+    }
+    for (std::size_t i = 1; i < spec.constantInputs.size(); ++i) {
+        if (!spec.constantInputs[i])
+            return {}; // Clip's bounds known only at run time
+    }
+    double a = 0, b = 0;
+    if (geometry::readUnaryParameters(spec, &a, &b))
+        return {};
+    char text[64];
+    switch (node.op->kernel.unary()) {
+    case UnaryFn::Relu:
+        return "relu:0";
+    case UnaryFn::LeakyRelu:
+        std::snprintf(text, sizeof text, "relu:%.9g", a);
+        return text;
+    case UnaryFn::Clip:
+        if (!(a <= b))
+            return {}; // an empty range: the Clip kernel's own business
+        std::snprintf(text, sizeof text, "clip:%.9g:%.9g", std::max(a, -3.0e38),
+                      std::min(b, 3.0e38));
+        return text;
+    case UnaryFn::Sigmoid:
+        return "logistic";
+    case UnaryFn::Tanh:
+        return "tanh";
+    case UnaryFn::HardSwish:
+        return "hardswish";
+    case UnaryFn::Elu:
+        std::snprintf(text, sizeof text, "elu:%.9g", a);
+        return text;
+    default:
+        return {};
+    }
+}
+
+bool isBinary(const Node& node, BinaryFn fn) {
+    return node.op->kernel.family == KernelFamily::Binary && node.inputs.size() == 2 &&
+           node.op->kernel.binary() == fn && node.outputs.size() == 1;
+}
+
+/// Convolutions on CPU devices take the element-wise ops after them as oneDNN post-ops: an
+/// activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSwish, Elu), SiLU (x * Sigmoid(x)),
+/// and a residual Add of a tensor of the output's shape, in a chain (Conv, Add, Relu). A fused
+/// node is the convolution with the chain in its "placer.post_ops" attribute and the residual
+/// operands as extra inputs at the end; it is named after every node it computes ("conv+relu").
+/// Only values no other node reads are fused, never across a device, never a node the user
+/// pinned, never a graph output but the chain's last value.
+class PostOpFusion {
+public:
+    PostOpFusion(const Graph& graph, const Graph& user, const std::vector<NodeId>& origin,
+                 const std::vector<bool>& enabled)
+        : m_in(graph), m_user(user), m_origin(origin), m_enabled(enabled) {
+        m_consumers.resize(graph.size());
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            const Node& node = graph.nodes()[i];
+            m_consumers[i].resize(node.outputs.size());
+            for (const ValueRef input : node.inputs)
+                m_consumers[input.node.index][input.output].push_back(NodeId(i));
+        }
+        m_isOutput.resize(graph.size());
+        for (std::uint32_t i = 0; i < graph.size(); ++i)
+            m_isOutput[i].assign(graph.nodes()[i].outputs.size(), false);
+        for (const GraphOutput& output : graph.outputs())
+            m_isOutput[output.value.node.index][output.value.output] = true;
+    }
+
+    /// Finds the groups; false when there are none.
+    bool find() {
+        m_groupOf.assign(m_in.size(), -1);
+        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            const Node& node = m_in.nodes()[i];
+            if (m_groupOf[i] >= 0 || !isHead(node))
+                continue;
+            Group group{NodeId(i), {}, {}, {}};
+            ValueRef value{NodeId(i), 0};
+            while (extend(group, value)) {
+            }
+            if (group.members.empty())
+                continue;
+            const int index = static_cast<int>(m_groups.size());
+            m_groupOf[i] = index;
+            for (const NodeId member : group.members)
+                m_groupOf[member.index] = index;
+            m_groups.push_back(std::move(group));
+        }
+        return !m_groups.empty();
+    }
+
+    /// The graph with each group one node, emitted where its last member was.
+    void rewrite() {
+        m_out.name = m_in.name;
+        m_out.sourceFormat = m_in.sourceFormat;
+        m_out.properties = m_in.properties;
+        m_map.resize(m_in.size());
+        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            const Node& node = m_in.nodes()[i];
+            m_map[i].resize(node.outputs.size());
+            const int g = m_groupOf[i];
+            if (g < 0) {
+                Node copy = node;
+                for (ValueRef& input : copy.inputs)
+                    input = mapped(input);
+                emit(std::move(copy), NodeId(i), ValueRef{NodeId(i), 0});
+                continue;
+            }
+            const Group& group = m_groups[static_cast<std::size_t>(g)];
+            if (group.members.back() != NodeId(i))
+                continue; // emitted with the group's last member
+            const Node& head = m_in.node(group.head);
+            Node fused = head;
+            std::string name = head.name;
+            for (const NodeId member : group.members)
+                name += "+" + m_in.node(member).name;
+            fused.name = m_out.uniqueName(name);
+            for (ValueRef& input : fused.inputs)
+                input = mapped(input);
+            for (const ValueRef operand : group.operands)
+                fused.inputs.push_back(mapped(operand));
+            std::string ops;
+            for (const std::string& op : group.postOps)
+                ops += (ops.empty() ? "" : ";") + op;
+            fused.attrs.set(kPostOpsAttr, ops);
+            fused.outputs = {node.outputs[0]};
+            emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
+            ++m_fusedByDevice[node.pin.device.index].first;
+            m_fusedByDevice[node.pin.device.index].second += static_cast<int>(group.members.size());
+            const NodeId headUser = m_origin[group.head.index];
+            for (const NodeId member : group.members)
+                if (m_origin[member.index].valid())
+                    m_fusedInto.push_back({m_origin[member.index], headUser});
+        }
+        for (const GraphOutput& output : m_in.outputs())
+            m_out.addOutput(GraphOutput{mapped(output.value), output.device, output.name});
+    }
+
+    Graph takeGraph() { return std::move(m_out); }
+    std::vector<NodeId> takeOrigin() { return std::move(m_newOrigin); }
+    const std::vector<std::pair<NodeId, NodeId>>& fusedInto() const { return m_fusedInto; }
+    const std::map<std::int32_t, std::pair<int, int>>& fusedByDevice() const {
+        return m_fusedByDevice;
+    }
+
+private:
+    struct Group {
+        NodeId head;
+        std::vector<NodeId> members;      ///< in graph order, the chain after the head
+        std::vector<std::string> postOps; ///< what each step applies
+        std::vector<ValueRef> operands;   ///< the residual Adds' other operands
+    };
+
+    bool enabledOn(const Node& node) const {
+        const DeviceId device = node.pin.device;
+        return device.valid() && static_cast<std::size_t>(device.index) < m_enabled.size() &&
+               m_enabled[static_cast<std::size_t>(device.index)];
+    }
+
+    /// Whether the user pinned the node this one computes.
+    bool userPinned(NodeId id) const {
+        const NodeId user = m_origin[id.index];
+        return user.valid() && user.index < m_user.size() &&
+               m_user.node(user).pin.kind != PinKind::None;
+    }
+
+    bool isHead(const Node& node) const {
+        const bool conv = node.op->name == "Conv" || node.op->name == "nn.conv2d";
+        return conv && node.outputs.size() == 1 && node.outputs[0].dtype == DType::Float32 &&
+               node.inputs.size() >= 2 && node.subgraphs.empty() && enabledOn(node) &&
+               !node.attrs.has(kPostOpsAttr);
+    }
+
+    /// Whether `member` may join a group on `device`.
+    bool joinable(NodeId member, DeviceId device) const {
+        const Node& node = m_in.node(member);
+        return m_groupOf[member.index] < 0 && node.pin.device == device && !userPinned(member) &&
+               node.subgraphs.empty();
+    }
+
+    /// Adds the next step after `value` (the group's output so far) to the group.
+    bool extend(Group& group, ValueRef& value) {
+        if (m_isOutput[value.node.index][value.output])
+            return false;
+        const auto& readers = m_consumers[value.node.index][value.output];
+        const DeviceId device = m_in.node(group.head).pin.device;
+        const TensorType& type = m_in.type(value);
+        if (userPinned(group.head))
+            return false;
+        if (readers.size() == 1 && joinable(readers[0], device)) {
+            const Node& next = m_in.node(readers[0]);
+            if (next.inputs[0] == value && next.outputs[0] == type) {
+                if (std::string op = unaryPostOp(m_in, next); !op.empty()) {
+                    group.members.push_back(readers[0]);
+                    group.postOps.push_back(std::move(op));
+                    value = ValueRef{readers[0], 0};
+                    return true;
+                }
+            }
+            if (isBinary(next, BinaryFn::Add) && next.outputs[0] == type) {
+                const ValueRef other = next.inputs[0] == value ? next.inputs[1] : next.inputs[0];
+                if (other != value && m_in.type(other) == type) {
+                    group.members.push_back(readers[0]);
+                    group.postOps.push_back("add");
+                    group.operands.push_back(other);
+                    value = ValueRef{readers[0], 0};
+                    return true;
+                }
+            }
+            return false;
+        }
+        // SiLU: Sigmoid(x) and Mul(x, Sigmoid(x)), the sigmoid read by the product alone.
+        if (readers.size() == 2) {
+            for (int k = 0; k < 2; ++k) {
+                const NodeId s = readers[static_cast<std::size_t>(k)];
+                const NodeId m = readers[static_cast<std::size_t>(1 - k)];
+                if (!joinable(s, device) || !joinable(m, device))
+                    continue;
+                const Node& sigmoid = m_in.node(s);
+                const Node& mul = m_in.node(m);
+                const ValueRef gate{s, 0};
+                const bool isSigmoid = sigmoid.op->kernel.family == KernelFamily::Unary &&
+                                       sigmoid.op->kernel.unary() == UnaryFn::Sigmoid &&
+                                       sigmoid.outputs.size() == 1 && sigmoid.inputs[0] == value;
+                if (!isSigmoid || !isBinary(mul, BinaryFn::Mul) || mul.outputs[0] != type ||
+                    m_consumers[s.index][0].size() != 1 || m_isOutput[s.index][0])
+                    continue;
+                const bool reads = (mul.inputs[0] == value && mul.inputs[1] == gate) ||
+                                   (mul.inputs[1] == value && mul.inputs[0] == gate);
+                if (!reads)
+                    continue;
+                // Graph order: the product comes after the sigmoid.
+                group.members.push_back(std::min(s, m));
+                group.members.push_back(std::max(s, m));
+                group.postOps.push_back("swish:1");
+                value = ValueRef{m, 0};
+                return true;
+            }
+        }
+        return false;
+    }
+
+    ValueRef mapped(ValueRef value) const { return m_map[value.node.index][value.output]; }
+
+    void emit(Node node, NodeId originIn, ValueRef replaces) {
+        const std::size_t outputs = node.outputs.size();
+        const NodeId made = m_out.addNode(std::move(node));
+        m_newOrigin.push_back(m_origin[originIn.index]);
+        if (m_groupOf[replaces.node.index] >= 0) {
+            m_map[replaces.node.index][0] = ValueRef{made, 0};
+            return;
+        }
+        for (std::uint32_t k = 0; k < outputs; ++k)
+            m_map[replaces.node.index][k] = ValueRef{made, k};
+    }
+
+    const Graph& m_in;
+    const Graph& m_user;
+    const std::vector<NodeId>& m_origin;
+    const std::vector<bool>& m_enabled;
+    std::vector<std::vector<std::vector<NodeId>>> m_consumers;
+    std::vector<std::vector<bool>> m_isOutput;
+    std::vector<int> m_groupOf;
+    std::vector<Group> m_groups;
+    Graph m_out;
+    std::vector<std::vector<ValueRef>> m_map;
+    std::vector<NodeId> m_newOrigin;
+    std::vector<std::pair<NodeId, NodeId>> m_fusedInto;          ///< (user member, user head)
+    std::map<std::int32_t, std::pair<int, int>> m_fusedByDevice; ///< device: (groups, ops)
+};
+
 } // namespace
+
+std::string postOpsOf(const Node& node) {
+    return node.attrs.getString(kPostOpsAttr, "").value_or("");
+}
 
 bool isChannelsLast(const Node& node) {
     return node.attrs.getString(kLayoutAttr, "").value_or("") == "NHWC";
@@ -296,22 +590,28 @@ OptimizedGraph unoptimized(const Graph& graph, const Plan& plan) {
     result.plan = plan;
     for (std::uint32_t i = 0; i < graph.size(); ++i)
         result.origin.push_back(NodeId(i));
+    result.fusedInto.assign(graph.size(), NodeId());
     return result;
 }
 
 Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                                      const PlanOptions& options,
-                                     const std::vector<bool>& channelsLastDevices) {
-    OptimizedGraph result;
-    ChannelsLast pass(graph, plan, channelsLastDevices);
-    if (plan.devices.size() == graph.size() && OpRegistry::global().find("Transpose"))
-        pass.run();
-    if (!pass.changed())
+                                     const std::vector<bool>& cpuDevices,
+                                     const OptimizeOptions& passes) {
+    if (plan.devices.size() != graph.size() || !OpRegistry::global().find("Transpose"))
         return unoptimized(graph, plan);
-    result.graph = pass.takeGraph();
-    result.origin = pass.takeOrigin();
+    OptimizedGraph result;
+    // Channels-last also copies every node held on its device, which the fusion pass reads.
+    const std::vector<bool> none(cpuDevices.size(), false);
+    ChannelsLast pass(graph, plan, passes.channelsLast ? cpuDevices : none);
+    pass.run();
+    Graph current = pass.takeGraph();
+    std::vector<NodeId> origin = pass.takeOrigin();
+    bool changed = pass.changed();
     result.insertedNodes = pass.inserted();
     for (const auto& [device, counts] : pass.converted()) {
+        if (!pass.changed())
+            break;
         const auto changes = pass.changes().find(device);
         result.notes.push_back(
             "channels-last (NHWC) on " + devices[DeviceId(device)].name + ": " +
@@ -320,6 +620,26 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
             std::to_string(changes == pass.changes().end() ? 0 : changes->second) +
             " layout changes");
     }
+    result.fusedInto.assign(graph.size(), NodeId());
+    if (passes.fusion) {
+        PostOpFusion fusion(current, graph, origin, cpuDevices);
+        if (fusion.find()) {
+            fusion.rewrite();
+            current = fusion.takeGraph();
+            origin = fusion.takeOrigin();
+            changed = true;
+            for (const auto& [member, head] : fusion.fusedInto())
+                result.fusedInto[member.index] = head;
+            for (const auto& [device, counts] : fusion.fusedByDevice())
+                result.notes.push_back("post-op fusion on " + devices[DeviceId(device)].name +
+                                       ": " + std::to_string(counts.first) + " convolutions took " +
+                                       std::to_string(counts.second) + " element-wise ops");
+        }
+    }
+    if (!changed)
+        return unoptimized(graph, plan);
+    result.graph = std::move(current);
+    result.origin = std::move(origin);
     // Plan the rewritten graph with every compute node held where the first plan put it.
     PlanOptions again = options;
     again.mode = PlanMode::Demand;
@@ -333,10 +653,10 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                                    conflict.message};
     }
     for (std::uint32_t i = 0; i < result.graph.size(); ++i) {
-        const NodeId origin = result.origin[i];
-        if (!origin.valid() || result.graph.nodes()[i].role() != OpRole::Compute)
+        const NodeId from = result.origin[i];
+        if (!from.valid() || result.graph.nodes()[i].role() != OpRole::Compute)
             continue;
-        if (result.plan.devices[i] != plan.devices[origin.index])
+        if (result.plan.devices[i] != plan.devices[from.index])
             return SourceError{"", 0, 0,
                                "the optimised graph moved node '" + result.graph.nodes()[i].name +
                                    "' to another device"};
@@ -350,11 +670,10 @@ Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& d
                                           const OptimizeOptions& optimize) {
     std::vector<bool> channelsLast(static_cast<std::size_t>(devices.size()), false);
     for (std::size_t d = 0; d < channelsLast.size() && d < mapping.size(); ++d) {
-        channelsLast[d] =
-            optimize.channelsLast && mapping[d] &&
-            (mapping[d]->kind() == PhysicalKind::Cpu || mapping[d]->kind() == PhysicalKind::VCpu);
+        channelsLast[d] = mapping[d] && (mapping[d]->kind() == PhysicalKind::Cpu ||
+                                         mapping[d]->kind() == PhysicalKind::VCpu);
     }
-    return optimizeGraph(graph, devices, plan, options, channelsLast);
+    return optimizeGraph(graph, devices, plan, options, channelsLast, optimize);
 }
 
 } // namespace placer

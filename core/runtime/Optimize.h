@@ -11,6 +11,11 @@
 //    model's NCHW (a Transpose node, named "VALUE/to_nchw", visible in the run report and the
 //    trace), or where a chain starts ("VALUE/to_nhwc"). A layout change never crosses a device
 //    boundary: a value copied to another device leaves in the model's layout.
+//  - post-op fusion: on a CPU device, a convolution takes the element-wise ops that follow it
+//    (an activation, SiLU, a residual Add, in a chain) as oneDNN post-ops, one kernel for the
+//    group; the fused node is named after every node it computes ("conv+relu"), its time is
+//    the group's, and the user's nodes it absorbed say so (OptimizedGraph::fusedInto). Only
+//    values nothing else reads are fused; never across a device, never a node the user pinned.
 #pragma once
 
 #include "io/SourceError.h"
@@ -27,6 +32,7 @@ class Device;
 
 struct OptimizeOptions {
     bool channelsLast = true;
+    bool fusion = true;
 };
 
 struct OptimizedGraph {
@@ -39,6 +45,9 @@ struct OptimizedGraph {
     /// layout changes inserted").
     std::vector<std::string> notes;
     int insertedNodes = 0;
+    /// Per node of the user's graph: the user's node whose fused kernel computes it (its time is
+    /// that group's), or an invalid id.
+    std::vector<NodeId> fusedInto;
 };
 
 /// The user's graph and plan as they are, every node its own origin: what runs when the
@@ -54,11 +63,17 @@ Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& d
                                           const std::vector<Device*>& mapping,
                                           const OptimizeOptions& optimize = {});
 
-/// The same, with the devices that get channels-last chosen directly (true per DeviceId):
-/// what tests use, and optimizeForDevices() after looking at the physical devices.
+/// The same, with the devices the passes apply to (CPU devices, true per DeviceId) chosen
+/// directly: what tests use, and optimizeForDevices() after looking at the physical devices.
 Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                                      const PlanOptions& options,
-                                     const std::vector<bool>& channelsLastDevices);
+                                     const std::vector<bool>& cpuDevices,
+                                     const OptimizeOptions& passes = {});
+
+/// The post-ops a fused node applies after its own op, ";"-separated, each "name[:a[:b]]"
+/// ("relu:0", "clip:0:6", "swish:1", "add"); empty for other nodes. Each "add" reads one of the
+/// node's extra inputs, which follow its own, in order.
+std::string postOpsOf(const Node& node);
 
 /// Whether a node computes in channels-last (NHWC) order: the "placer.layout" attribute the
 /// pass sets on convolutions, pooling and batch normalisation, whose inputs and outputs 0 then

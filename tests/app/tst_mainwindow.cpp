@@ -645,6 +645,34 @@ private slots:
             QVERIFY(badge->timing().isEmpty());
     }
 
+    // A run on CPUs fuses a convolution with the activation after it: the canvas shows the
+    // group's time on the convolution, and the activation, which has no time of its own, as
+    // fused into it; a new plan clears both.
+    void runMarksFusedNodes() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kModels + "tiny_resnet.onnx");
+        window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(1);
+        QSignalSpy finished(window.runController(), &gui::RunController::finished);
+        QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("run")), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        const auto outcome = window.runController()->outcome();
+        QVERIFY(outcome && outcome->error.isEmpty());
+        const views::NodeItem* conv =
+            window.scene()->nodeItem(nodeNamed(window, "/stem/stem.0/Conv"));
+        const views::NodeItem* relu =
+            window.scene()->nodeItem(nodeNamed(window, "/stem/stem.2/Relu"));
+        QVERIFY(conv->timingMillis() > 0);
+        QCOMPARE(conv->fusedMembers(), 1);
+        QVERIFY(relu->timingMillis() < 0);
+        QCOMPARE(relu->fusedInto(), QStringLiteral("/stem/stem.0/Conv"));
+        QVERIFY2(window.runPanel()->summary()->toPlainText().contains("post-op fusion"),
+                 qPrintable(window.runPanel()->summary()->toPlainText()));
+        window.document()->setRules({}, "");
+        QVERIFY(relu->fusedInto().isEmpty());
+        QCOMPARE(conv->fusedMembers(), 0);
+    }
+
     // File ▸ Export: every action of the menu, answered through its save dialog, writes its own
     // format; kinds that do not apply say why and write nothing.
     void everyExportActionWritesItsFormat_data() {

@@ -437,18 +437,25 @@ void TestPlacerCli::runIsOptimisedUnlessTold() {
     QCOMPARE(optimised.code, 0);
     QVERIFY2(optimised.out.contains("optimised: channels-last (NHWC) on v1: 10 of 10 "
                                     "convolutions, 2 layout changes") &&
+                 optimised.out.contains("optimised: post-op fusion on v1: 8 convolutions took "
+                                        "11 element-wise ops") &&
                  optimised.out.contains("reference check: ok"),
              qPrintable(optimised.out));
     const Run json = placerRun(args + QStringList{"--json"});
     QCOMPARE(json.code, 0);
     auto report = Json::parse(json.out.toStdString(), "stdout");
     QVERIFY(report.ok());
-    QCOMPARE(report.value()["optimizations"].items().size(), std::size_t{1});
-    // The layout changes run as nodes of their own, named after the value they change.
-    bool layoutChange = false;
-    for (const Json& node : report.value()["nodes"].items())
-        layoutChange = layoutChange || node.find("name")->asString() == "input/to_nhwc";
+    QCOMPARE(report.value()["optimizations"].items().size(), std::size_t{2});
+    // The layout changes run as nodes of their own, named after the value they change; a fused
+    // kernel is one node named after every node it computes.
+    bool layoutChange = false, fused = false;
+    for (const Json& node : report.value()["nodes"].items()) {
+        const std::string name = node.find("name")->asString();
+        layoutChange = layoutChange || name == "input/to_nhwc";
+        fused = fused || name == "/layer1/conv2/Conv+/layer1/Add+/layer1/relu_1/Relu";
+    }
     QVERIFY(layoutChange);
+    QVERIFY(fused);
     const Run plain = placerRun(args + QStringList{"--no-optimize", "--json"});
     QCOMPARE(plain.code, 0);
     auto plainReport = Json::parse(plain.out.toStdString(), "stdout");

@@ -9,6 +9,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <unordered_map>
 
 namespace placer::cpu {
@@ -199,13 +201,70 @@ public:
         }
         if (m_scratchpad)
             args[DNNL_ARG_SCRATCHPAD] = m_scratchpad;
+        if (m_sumInput >= 0) {
+            // The sum post-op adds what the destination holds: the residual operand first.
+            const auto* operand = inputs[m_sumInput];
+            if (m_dstReorder) {
+                m_sumOperand.set_data_handle(const_cast<std::byte*>(operand));
+                dnnl::reorder(m_sumOperand, m_dst).execute(s, m_sumOperand, m_dst);
+            } else if (operand != outputs[0]) {
+                std::memcpy(outputs[0], operand, m_userDst.get_desc().get_size());
+            }
+        }
+        for (auto& [arg, input] : m_postOpInputs) {
+            input.second.set_data_handle(const_cast<std::byte*>(inputs[input.first]));
+            args[arg] = input.second;
+        }
         m_conv.execute(s, args);
         if (m_dstReorder)
             m_dstReorder.execute(s, m_dst, m_userDst);
+        for (After& after : m_after) {
+            std::unordered_map<int, memory> a{{DNNL_ARG_SRC, m_userDst}, {DNNL_ARG_DST, m_userDst}};
+            if (after.input >= 0) {
+                after.operand.set_data_handle(const_cast<std::byte*>(inputs[after.input]));
+                a = {{DNNL_ARG_SRC_0, m_userDst},
+                     {DNNL_ARG_SRC_1, after.operand},
+                     {DNNL_ARG_DST, m_userDst}};
+            }
+            if (after.scratchpad)
+                a[DNNL_ARG_SCRATCHPAD] = after.scratchpad;
+            after.primitive.execute(s, a);
+        }
         s.wait();
     }
 
     std::string implementation() const override { return m_implementation; }
+
+    /// The residual operand the sum post-op adds: input `input`, copied into the destination
+    /// before the convolution.
+    void setSumInput(int input) {
+        m_sumInput = input;
+        m_sumOperand = memory(m_userDst.get_desc(), m_ctx.engine, nullptr);
+    }
+
+    /// Names the post-ops oneDNN computes inside the convolution.
+    void noteFused(std::size_t count) {
+        m_implementation += "+" + std::to_string(count) + " post-ops";
+    }
+
+    /// A binary post-op's operand: input `input` seen as `desc`, for post-op `index`.
+    void bindPostOpInput(int index, int input, const memory::desc& desc) {
+        m_postOpInputs[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = {
+            input, memory(desc, m_ctx.engine, nullptr)};
+    }
+
+    /// A post-op oneDNN would not fuse, run after the convolution in place on its output:
+    /// element-wise, or (input >= 0) binary with that input.
+    void addAfter(dnnl::primitive primitive, const memory::desc& scratchpad, int input,
+                  const memory::desc& operand, const std::string& name) {
+        After after{std::move(primitive), {}, input, {}};
+        if (scratchpad.get_size() > 0)
+            after.scratchpad = memory(scratchpad, m_ctx.engine);
+        if (input >= 0)
+            after.operand = memory(operand, m_ctx.engine, nullptr);
+        m_after.push_back(std::move(after));
+        m_implementation += "+" + name;
+    }
 
 private:
     CpuKernelContext& m_ctx;
@@ -217,6 +276,16 @@ private:
     memory m_src, m_weights, m_dst, m_scratchpad;
     dnnl::reorder m_srcReorder, m_weightsReorder, m_dstReorder;
     const std::byte* m_reorderedFrom = nullptr;
+    std::map<int, std::pair<int, memory>> m_postOpInputs; ///< arg: (input, its memory)
+    int m_sumInput = -1;
+    memory m_sumOperand;
+    struct After {
+        dnnl::primitive primitive;
+        memory scratchpad;
+        int input = -1;
+        memory operand;
+    };
+    std::vector<After> m_after;
 };
 
 // ---- matrix products ---------------------------------------------------------------------------
@@ -305,12 +374,93 @@ private:
 
 } // namespace
 
-Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& given, CpuKernelContext& ctx) {
+namespace {
+
+/// One post-op of a fused node (runtime/Optimize.h postOpsOf): an eltwise algorithm with its
+/// alpha and beta, or a binary add of the next extra input.
+struct PostOp {
+    bool add = false;
+    algorithm algo = algorithm::eltwise_relu;
+    float alpha = 0, beta = 0;
+};
+
+std::optional<std::vector<PostOp>> parsePostOps(const std::string& text) {
+    std::vector<PostOp> ops;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(';', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string item = text.substr(start, end - start);
+        start = end + 1;
+        std::vector<std::string> parts;
+        for (std::size_t at = 0;;) {
+            const std::size_t colon = item.find(':', at);
+            parts.push_back(item.substr(at, colon == std::string::npos ? colon : colon - at));
+            if (colon == std::string::npos)
+                break;
+            at = colon + 1;
+        }
+        PostOp op;
+        const std::string& name = parts[0];
+        auto number = [&](std::size_t k) {
+            return k < parts.size() ? std::strtof(parts[k].c_str(), nullptr) : 0.0f;
+        };
+        op.alpha = number(1);
+        op.beta = number(2);
+        if (name == "add")
+            op.add = true;
+        else if (name == "relu")
+            op.algo = algorithm::eltwise_relu;
+        else if (name == "clip")
+            op.algo = algorithm::eltwise_clip_v2;
+        else if (name == "logistic")
+            op.algo = algorithm::eltwise_logistic;
+        else if (name == "tanh")
+            op.algo = algorithm::eltwise_tanh;
+        else if (name == "hardswish")
+            op.algo = algorithm::eltwise_hardswish;
+        else if (name == "elu")
+            op.algo = algorithm::eltwise_elu;
+        else if (name == "swish")
+            op.algo = algorithm::eltwise_swish;
+        else
+            return std::nullopt;
+        ops.push_back(op);
+    }
+    return ops;
+}
+
+/// The spec without a fused node's extra inputs (the residual operands at the end).
+KernelSpec withoutExtraInputs(const KernelSpec& spec, std::size_t extra) {
+    KernelSpec own = spec;
+    const std::size_t keep = spec.inputs.size() - extra;
+    own.inputs.resize(keep);
+    if (own.constantInputs.size() > keep)
+        own.constantInputs.resize(keep);
+    if (own.constantData.size() > keep)
+        own.constantData.resize(keep);
+    return own;
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKernelContext& ctx) {
+    const auto postOps = parsePostOps(postOpsOf(*fused.node));
+    if (!postOps)
+        return specError(fused, "unknown post-op in '" + postOpsOf(*fused.node) + "'");
+    const std::size_t extra = static_cast<std::size_t>(
+        std::count_if(postOps->begin(), postOps->end(), [](const PostOp& op) { return op.add; }));
+    if (fused.inputs.size() < extra + 2)
+        return specError(fused, "fewer inputs than the post-ops read");
+    const KernelSpec given = withoutExtraInputs(fused, extra);
     const bool channelsLast = isChannelsLast(*given.node);
     if (channelsLast) {
         if (auto problem = channelsLastProblem(given); problem || !allFloat32(given))
             return specError(given, problem.value_or("channels-last needs float32 weights"));
     } else if (!allFloat32(given)) {
+        if (!postOps->empty())
+            return specError(given, "post-ops need float32");
         return makePlainConvolution(given);
     }
     const KernelSpec spec = channelsLast ? nchwView(given) : given;
@@ -334,14 +484,77 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& given, CpuKern
         return memory::desc(dims, dt::f32, memory::format_tag::any);
     };
     const memory::desc bias = hasBias ? plainDesc({out[1]}) : memory::desc();
+    const memory::desc userDst = activationDesc(out, channelsLast);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                          algorithm::convolution_direct, any(in), any(groupedDims),
                                          bias, any(out), window.strides, minusOne(window.dilation),
                                          window.padL, window.padR);
+    // The post-ops go inside the convolution when oneDNN keeps the implementation it picks
+    // without them (a binary post-op can push it off its fastest kernel): as they are, or with
+    // the residual Add as a sum post-op (one Add, the destination holding its operand first).
+    // Otherwise they run after it, each in place on its output.
     dnnl::convolution_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
-    return std::unique_ptr<Kernel>(std::make_unique<ConvKernel>(
-        ctx, pd, activationDesc(in, channelsLast), userWeights, activationDesc(out, channelsLast),
-        hasBias, spec.constantInputs.size() > 1 && spec.constantInputs[1]));
+    const std::string plainImpl = pd.impl_info_str();
+    enum class Fusion { After, Binary, Sum } fusion = Fusion::After;
+    const auto adds =
+        std::count_if(postOps->begin(), postOps->end(), [](const PostOp& op) { return op.add; });
+    for (const Fusion tried : {Fusion::Binary, Fusion::Sum}) {
+        if (postOps->empty() || (tried == Fusion::Sum && adds != 1))
+            continue;
+        try {
+            dnnl::post_ops ops;
+            for (const PostOp& op : *postOps) {
+                if (op.add && tried == Fusion::Sum)
+                    ops.append_sum(1.0f);
+                else if (op.add)
+                    ops.append_binary(algorithm::binary_add, userDst);
+                else
+                    ops.append_eltwise(1.0f, op.algo, op.alpha, op.beta);
+            }
+            dnnl::primitive_attr attr = scratchpadAttr();
+            attr.set_post_ops(ops);
+            dnnl::convolution_forward::primitive_desc withOps(desc, attr, ctx.engine);
+            if (withOps.impl_info_str() == plainImpl) {
+                pd = withOps;
+                fusion = tried;
+                break;
+            }
+        } catch (const dnnl::error&) {
+            // not supported this way
+        }
+    }
+    const bool inside = fusion != Fusion::After;
+    auto kernel = std::make_unique<ConvKernel>(
+        ctx, pd, activationDesc(in, channelsLast), userWeights, userDst, hasBias,
+        spec.constantInputs.size() > 1 && spec.constantInputs[1]);
+    int operand = static_cast<int>(given.inputs.size());
+    for (std::size_t k = 0; k < postOps->size(); ++k) {
+        const PostOp& op = (*postOps)[k];
+        if (inside) {
+            if (op.add && fusion == Fusion::Binary)
+                kernel->bindPostOpInput(static_cast<int>(k), operand++, userDst);
+            else if (op.add)
+                kernel->setSumInput(operand++);
+            continue;
+        }
+        if (op.add) {
+            dnnl::binary::primitive_desc add(
+                dnnl::binary::desc(algorithm::binary_add, userDst, userDst, userDst),
+                scratchpadAttr(), ctx.engine);
+            kernel->addAfter(dnnl::binary(add), add.scratchpad_desc(), operand++, userDst,
+                             implName("binary", add));
+        } else {
+            dnnl::eltwise_forward::primitive_desc e(
+                dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, op.algo, userDst,
+                                            op.alpha, op.beta),
+                scratchpadAttr(), ctx.engine);
+            kernel->addAfter(dnnl::eltwise_forward(e), e.scratchpad_desc(), -1, {},
+                             implName("eltwise", e));
+        }
+    }
+    if (inside)
+        kernel->noteFused(postOps->size());
+    return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {

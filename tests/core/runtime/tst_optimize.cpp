@@ -1,6 +1,6 @@
-// The optimisations after placement (runtime/Optimize.h): channels-last on CPU devices. Each
-// test checks what the pass did to the graph and that the rewritten graph computes what the
-// user's graph computes.
+// The optimisations after placement (runtime/Optimize.h): channels-last and post-op fusion on
+// CPU devices. Each test checks what the pass did to the graph and that the rewritten graph
+// computes what the user's graph computes.
 #include "io/ModelLoader.h"
 #include "io/RunReport.h"
 #include "ir/OpRegistry.h"
@@ -164,14 +164,16 @@ struct Optimised {
     MedianTimes times; ///< of the optimised run
 };
 
-/// Plans `graph` on `devices`, optimises it with channels-last on the devices in `enabled`,
-/// and checks that the optimised graph computes what the user's graph computes.
-Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> enabled) {
+/// Plans `graph` on `devices`, optimises it with `passes` (by default channels-last alone) on
+/// the devices in `enabled`, and checks that the optimised graph computes what the user's graph
+/// computes.
+Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> enabled,
+                             OptimizeOptions passes = {.channelsLast = true, .fusion = false}) {
     Optimised o;
     o.graph = std::move(graph);
     o.devices = std::move(devices);
     o.plan = planDevices(o.graph, o.devices, PlanOptions{});
-    auto optimized = optimizeGraph(o.graph, o.devices, o.plan, PlanOptions{}, enabled);
+    auto optimized = optimizeGraph(o.graph, o.devices, o.plan, PlanOptions{}, enabled, passes);
     if (!optimized)
         qFatal("optimising: %s", optimized.error().message.c_str());
     o.result = optimized.take();
@@ -199,6 +201,9 @@ private slots:
     void broadcastConstantsArePermutedOnce();
     void concatenationFollowsOnTheChannelAxis();
     void timesGoBackToTheUsersNodesAndCopies();
+    void convolutionsTakeTheirElementwiseOpsAsPostOps();
+    void fusionStopsAtPinsDevicesAndSharedValues();
+    void aFusedGroupsTimeIsOnItsHead();
 };
 
 void TestOptimize::committedModelsComputeTheSame_data() {
@@ -241,6 +246,17 @@ void TestOptimize::committedModelsComputeTheSame() {
         if (!origin.valid())
             continue;
         QCOMPARE(o.result.graph.nodes()[i].name, o.graph.node(origin).name);
+    }
+    // With fusion as well (what placer run does), the models still compute the same, every
+    // convolution is still there, and each fused node is named after what it computes.
+    const Optimised both = optimiseAndCompare(loaded.value().graph, vcpus(1), {true}, {});
+    QCOMPARE(countOp(both.result.graph, "Conv"), convolutions);
+    for (std::uint32_t i = 0; i < both.result.graph.size(); ++i) {
+        const Node& node = both.result.graph.nodes()[i];
+        if (postOpsOf(node).empty())
+            continue;
+        QVERIFY2(node.name.starts_with(both.graph.node(both.result.origin[i]).name + "+"),
+                 node.name.c_str());
     }
 }
 
@@ -387,6 +403,101 @@ void TestOptimize::timesGoBackToTheUsersNodesAndCopies() {
     QCOMPARE(o.plan.copies[0].value.node, r1);
     QCOMPARE(user.copyMillis[0], o.times.copyMillis[0]);
     QVERIFY(user.copyMillis[0] >= 0);
+}
+
+void TestOptimize::convolutionsTakeTheirElementwiseOpsAsPostOps() {
+    // c1 -> r1 (relu) -> c2 -> a2 (+ r1) -> r2 (relu) -> c3 -> SiLU (s3, m3) -> c4 -> clip -> y
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 8);
+    b.node("Relu", {"c1"}, "r1");
+    b.conv("r1", "c2", 8, 8);
+    b.node("Add", {"r1", "c2"}, "a2");
+    b.node("Relu", {"a2"}, "r2");
+    b.conv("r2", "c3", 8, 8);
+    b.node("Sigmoid", {"c3"}, "s3");
+    b.node("Mul", {"c3", "s3"}, "m3");
+    b.conv("m3", "c4", 8, 8);
+    test::addInitializer(b.model, "lo", {})->add_float_data(-0.25f);
+    test::addInitializer(b.model, "hi", {})->add_float_data(0.5f);
+    b.node("Clip", {"c4", "lo", "hi"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 8, 8, 8}), vcpus(1), {true}, {});
+    auto fused = [&](const char* name) -> const Node& {
+        const auto id = o.result.graph.find(name);
+        if (!id)
+            qFatal("no node %s", name);
+        return o.result.graph.node(*id);
+    };
+    QCOMPARE(postOpsOf(fused("c1+r1")), std::string("relu:0"));
+    const Node& c2 = fused("c2+a2+r2");
+    QCOMPARE(postOpsOf(c2), std::string("add;relu:0"));
+    // The residual operand is an extra input after the convolution's own three.
+    QCOMPARE(c2.inputs.size(), std::size_t{4});
+    QCOMPARE(c2.inputs[3], (ValueRef{*o.result.graph.find("c1+r1"), 0}));
+    QCOMPARE(postOpsOf(fused("c3+s3+m3")), std::string("swish:1"));
+    QVERIFY2(postOpsOf(fused("c4+y")).starts_with("clip:"), postOpsOf(fused("c4+y")).c_str());
+    QCOMPARE(countOp(o.result.graph, "Relu") + countOp(o.result.graph, "Add") +
+                 countOp(o.result.graph, "Sigmoid") + countOp(o.result.graph, "Mul") +
+                 countOp(o.result.graph, "Clip"),
+             0);
+    // The graph's output is the last fused node's (in NCHW again), and the absorbed nodes point
+    // at their heads.
+    const Node& last = o.result.graph.node(o.result.graph.outputs()[0].value.node);
+    QCOMPARE(last.name, std::string("y/to_nchw"));
+    QCOMPARE(o.result.graph.node(last.inputs[0].node).name, std::string("c4+y"));
+    for (const auto& [member, head] : std::vector<std::pair<const char*, const char*>>{
+             {"r1", "c1"}, {"a2", "c2"}, {"r2", "c2"}, {"s3", "c3"}, {"m3", "c3"}, {"y", "c4"}})
+        QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find(head));
+    QVERIFY(!o.result.fusedInto[o.graph.find("c1")->index].valid());
+    bool noted = false;
+    for (const std::string& note : o.result.notes)
+        noted = noted || note == "post-op fusion on v1: 4 convolutions took 6 element-wise ops";
+    QVERIFY(noted);
+}
+
+void TestOptimize::fusionStopsAtPinsDevicesAndSharedValues() {
+    // c1's value is read twice (r1 and the residual Add): no fusion of c1. r1 is pinned by the
+    // user: c2 does not take it either way. c3 is on v1 and r3 on v2. c4 is a graph output.
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 8);
+    b.node("Relu", {"c1"}, "r1");
+    b.node("Add", {"c1", "r1"}, "a1");
+    b.conv("a1", "c2", 8, 8);
+    b.node("Relu", {"c2"}, "r2");
+    b.conv("r2", "c3", 8, 8);
+    b.node("Relu", {"c3"}, "r3");
+    b.conv("r3", "c4", 8, 8);
+    b.node("Relu", {"c4"}, "y");
+    test::addValue(b.model.mutable_graph()->mutable_output(), "c4", {1, 8, 8, 8});
+    Graph graph = b.load("y", {1, 8, 8, 8});
+    graph.node(*graph.find("r2")).pin = Pin{PinKind::Plain, DeviceId(0), "test"};
+    for (const char* name : {"c1", "r1", "a1", "c2", "c3"})
+        graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(0), "test"};
+    for (const char* name : {"r3", "c4", "y"})
+        graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(1), "test"};
+    const Optimised o = optimiseAndCompare(std::move(graph), vcpus(2), {true, true}, {});
+    for (const Node& node : o.result.graph.nodes())
+        QVERIFY2(postOpsOf(node).empty(), node.name.c_str());
+    for (const NodeId head : o.result.fusedInto)
+        QVERIFY(!head.valid());
+}
+
+void TestOptimize::aFusedGroupsTimeIsOnItsHead() {
+    ModelBuilder b({1, 4, 8, 8});
+    b.residualBlock("y");
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 8, 8, 8}), vcpus(1), {true}, {});
+    const MedianTimes user = userMedianTimes(o.times, o.result.graph, o.result.plan,
+                                             o.result.origin, o.graph.size(), o.plan);
+    // c1+r1 and c2+y ran; their times are c1's and c2's (with y's layout change back to NCHW,
+    // which changes the value c2+y computes), r1 and y have none of their own.
+    const auto ran = [&](const char* name) {
+        return o.times.nodeMillis[o.result.graph.find(name)->index];
+    };
+    QVERIFY(ran("c1+r1") >= 0 && ran("c2+y") >= 0 && ran("y/to_nchw") >= 0);
+    QCOMPARE(user.nodeMillis[o.graph.find("c1")->index], ran("c1+r1"));
+    QCOMPARE(user.nodeMillis[o.graph.find("c2")->index], ran("c2+y") + ran("y/to_nchw"));
+    QVERIFY(user.nodeMillis[o.graph.find("r1")->index] < 0);
+    QVERIFY(user.nodeMillis[o.graph.find("y")->index] < 0);
+    QCOMPARE(o.result.fusedInto[o.graph.find("y")->index], *o.graph.find("c2"));
 }
 
 QTEST_APPLESS_MAIN(TestOptimize)

@@ -10,6 +10,8 @@
 #include "runtime/cpu/KernelUtil.h"
 #include "runtime/cpu/VectorMath.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -934,7 +936,71 @@ const KernelTable<CpuKernelContext>& table() {
 
 } // namespace cpu
 
-Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
+namespace {
+
+/// Roughly the multiply-adds (convolutions, matrix products) or the elements (the rest) of a
+/// kernel's run.
+double workOf(const KernelSpec& spec) {
+    const auto elements = [](const TensorType& t) { return static_cast<double>(t.elementCount()); };
+    double out = 0;
+    for (const TensorType& t : spec.outputs)
+        out += elements(t);
+    const KernelFamily family = spec.node->op->kernel.family;
+    if (family == KernelFamily::Matmul && !spec.inputs.empty() && !spec.inputs[0].shape.empty())
+        return out * static_cast<double>(spec.inputs[0].shape.back());
+    if (family == KernelFamily::Conv && spec.inputs.size() > 1 && spec.inputs[1].rank() > 0 &&
+        spec.inputs[1].shape[0] > 0)
+        return out * elements(spec.inputs[1]) / static_cast<double>(spec.inputs[1].shape[0]);
+    for (const TensorType& t : spec.inputs)
+        out = std::max(out, elements(t));
+    return out;
+}
+
+/// Sets the calling thread's OpenMP thread count for as long as it lives, then restores it.
+class ScopedOmpThreads {
+public:
+    explicit ScopedOmpThreads(int threads) : m_before(omp_get_max_threads()) {
+        if (threads > 0)
+            omp_set_num_threads(threads);
+    }
+    ~ScopedOmpThreads() { omp_set_num_threads(m_before); }
+    ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+    ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
+
+private:
+    int m_before;
+};
+
+/// A kernel that runs on one thread in a context with more: it is created (oneDNN fixes some
+/// primitives' thread counts then) and run with OpenMP set to one thread.
+class SingleThreaded final : public Kernel {
+public:
+    explicit SingleThreaded(std::unique_ptr<Kernel> kernel) : m_kernel(std::move(kernel)) {}
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        const ScopedOmpThreads one(1);
+        m_kernel->run(inputs, outputs);
+    }
+    std::string implementation() const override { return m_kernel->implementation(); }
+    bool boundsOutput(std::size_t k) const override { return m_kernel->boundsOutput(k); }
+    const std::vector<std::vector<std::int64_t>>* ranShapes() const override {
+        return m_kernel->ranShapes();
+    }
+
+private:
+    std::unique_ptr<Kernel> m_kernel;
+};
+
+/// Below this much work a kernel runs on one thread even in a context with more: waking a
+/// second thread for every small op (an Add of a transformer's 64 tokens) costs more than it
+/// saves, which made two threads slower than one on small models.
+constexpr double kParallelMacs = 1 << 21;
+constexpr double kParallelElements = 1 << 17;
+
+} // namespace
+
+namespace {
+
+Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelContext& context) {
     if (spec.node->op->kernel.family == KernelFamily::Recurrent) {
         try {
             if (auto kernel = cpu::makeRecurrent(spec, context))
@@ -957,6 +1023,23 @@ Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelC
     } catch (const dnnl::error& error) {
         return cpu::specError(spec, std::string("oneDNN refused it: ") + error.what());
     }
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
+    const KernelFamily family = spec.node->op->kernel.family;
+    const bool computeBound = family == KernelFamily::Matmul || family == KernelFamily::Conv;
+    const bool small =
+        context.threads > 1 && workOf(spec) < (computeBound ? kParallelMacs : kParallelElements);
+    if (!small)
+        return makeKernelFor(spec, context);
+    // oneDNN fixes some primitives' thread counts from the creating thread's OpenMP setting.
+    const ScopedOmpThreads one(1);
+    auto kernel = makeKernelFor(spec, context);
+    if (!kernel)
+        return kernel;
+    return std::unique_ptr<Kernel>(std::make_unique<SingleThreaded>(kernel.take()));
 }
 
 std::vector<KernelFamily> cpuKernelFamilies() {

@@ -355,10 +355,10 @@ std::string runSummary(const RunReportInput& input) {
     for (std::size_t i = 0; i < rows.size() && i < 10; ++i) {
         const Instruction& instr = v.at(rows[i].k);
         const Node& node = v.graph.node(instr.node);
-        std::snprintf(line, sizeof line, "  %9.3f ms  %-24s %-20s on %s\n", rows[i].micros / 1000.0,
-                      node.name.c_str(), node.op->name.c_str(),
-                      v.devices[instr.device].name.c_str());
-        out << line;
+        // The name last: a fused node's names every node it computes and may be long.
+        std::snprintf(line, sizeof line, "  %9.3f ms  %-20s on %-8s ", rows[i].micros / 1000.0,
+                      node.op->name.c_str(), v.devices[instr.device].name.c_str());
+        out << line << node.name << "\n";
     }
     if (input.reference) {
         std::snprintf(line, sizeof line,

@@ -58,6 +58,16 @@ std::optional<std::string> channelsLastProblem(const KernelSpec& spec) {
     return std::nullopt;
 }
 
+/// The spec a node's geometry is read in: a converted node's NCHW view, or why its shapes do
+/// not allow channels-last.
+Result<KernelSpec> geometrySpec(const KernelSpec& given) {
+    if (!isChannelsLast(*given.node))
+        return given;
+    if (auto problem = channelsLastProblem(given))
+        return specError(given, *problem);
+    return nchwView(given);
+}
+
 dnnl::primitive_attr scratchpadAttr() {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -637,11 +647,10 @@ Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& given, CpuKernelCo
     if (!allFloat32(given))
         return needFloat32(given);
     const bool channelsLast = isChannelsLast(*given.node);
-    if (channelsLast) {
-        if (auto problem = channelsLastProblem(given))
-            return specError(given, *problem);
-    }
-    const KernelSpec spec = channelsLast ? nchwView(given) : given;
+    auto viewed = geometrySpec(given);
+    if (!viewed)
+        return viewed.error();
+    const KernelSpec spec = viewed.take();
     Pooling pooling;
     if (auto error = readPooling(spec, &pooling))
         return specError(spec, *error);
@@ -671,11 +680,10 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernel
     if (!allFloat32(given))
         return needFloat32(given);
     const bool channelsLast = isChannelsLast(*given.node);
-    if (channelsLast) {
-        if (auto problem = channelsLastProblem(given))
-            return specError(given, *problem);
-    }
-    const KernelSpec spec = channelsLast ? nchwView(given) : given;
+    auto viewed = geometrySpec(given);
+    if (!viewed)
+        return viewed.error();
+    const KernelSpec spec = viewed.take();
     Normalization norm;
     if (auto error = readBatchNorm(spec, &norm))
         return specError(spec, *error);

@@ -2,6 +2,7 @@
 
 #include "cuda/CudaError.h"
 #include "cuda/CudaKernels.h"
+#include "cuda/LazyLibraries.h"
 #include "runtime/WorkQueue.h"
 
 #include <atomic>
@@ -135,9 +136,15 @@ std::optional<SourceError> CudaDevice::init() {
     for (cudaStream_t& stream : m_streams)
         PLACER_CUDA_RETURN(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     PLACER_CUDA_RETURN(cudaStreamCreateWithFlags(&m_outStream, cudaStreamNonBlocking));
-    PLACER_CUDA_RETURN(cublasCreate(&m_cublas));
+    // cuBLAS and cuDNN are opened now, by their first call (cuda/LazyLibraries.h).
+    if (cublasCreate(&m_cublas) != CUBLAS_STATUS_SUCCESS ||
+        cudnnCreate(&m_cudnn) != CUDNN_STATUS_SUCCESS) {
+        if (const std::string why = lazyLibraryError(); !why.empty())
+            return SourceError::sentence(m_name + ": cannot load cuBLAS or cuDNN: " + why);
+    }
+    PLACER_CUDA_RETURN(m_cublas ? CUBLAS_STATUS_SUCCESS : cublasCreate(&m_cublas));
     PLACER_CUDA_RETURN(cublasSetStream(m_cublas, m_streams[0]));
-    PLACER_CUDA_RETURN(cudnnCreate(&m_cudnn));
+    PLACER_CUDA_RETURN(m_cudnn ? CUDNN_STATUS_SUCCESS : cudnnCreate(&m_cudnn));
     PLACER_CUDA_RETURN(cudnnSetStream(m_cudnn, m_streams[0]));
     m_staging.resize(kStagingBuffers);
     for (Staging& staging : m_staging) {

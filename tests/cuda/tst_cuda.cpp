@@ -15,6 +15,10 @@
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"
 #include "cuda/CudaKernels.h"
+#include "cuda/LazyLibraries.h"
+
+#include <cublas_v2.h>
+#include <cudnn.h>
 #endif
 
 #include <QtTest>
@@ -79,6 +83,12 @@ std::string checkCase(Device& device, const test::OpCase& c) {
 class TestCuda : public QObject {
     Q_OBJECT
 
+    /// Whether a shared library whose name contains `name` is mapped into this process.
+    static bool loaded(const char* name) {
+        QFile maps("/proc/self/maps");
+        return maps.open(QIODevice::ReadOnly) && maps.readAll().contains(name);
+    }
+
 private slots:
     void initTestCase() {
 #if PLACER_HAVE_CUDA
@@ -111,6 +121,21 @@ private slots:
 
     // The CUDA backend registers a kernel for exactly the families the op registry says CUDA
     // devices run, which is every family but the host's shape computations.
+    /// cuBLAS and cuDNN are not linked but opened on first use: that must find them where the
+    /// build did (no GPU is needed to ask them for a status string), and a process that never
+    /// makes a GPU device must not have them loaded.
+    void librariesOpenOnFirstUse() {
+#if PLACER_HAVE_CUDA
+        QVERIFY(!loaded("libcublasLt.so"));
+        QCOMPARE(QString(cublasGetStatusString(CUBLAS_STATUS_SUCCESS)), QString("success"));
+        QVERIFY(QString(cudnnGetErrorString(CUDNN_STATUS_SUCCESS)).contains("SUCCESS"));
+        QCOMPARE(QString::fromStdString(cuda::lazyLibraryError()), QString());
+        QVERIFY(loaded("libcublasLt.so"));
+#else
+        QSKIP("this build has no CUDA backend");
+#endif
+    }
+
     void cudaTableMatchesCapability() {
 #if PLACER_HAVE_CUDA
         const std::vector<KernelFamily> registered = cuda::cudaKernelFamilies();

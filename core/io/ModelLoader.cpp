@@ -5,6 +5,7 @@
 
 #include "io/Json.h"
 #include "io/JsonGraph.h"
+#include "io/MappedFile.h"
 #include "io/OnnxReader.h"
 #include "io/RelayReader.h"
 
@@ -102,6 +103,13 @@ Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::s
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
                                   GraphFormat format, const std::optional<DeviceSet>& devices,
                                   const InputShapes& inputShapes) {
+    return loadModelBytes(text, nullptr, fileName, format, devices, inputShapes);
+}
+
+Result<LoadedModel> loadModelBytes(std::string_view text, std::shared_ptr<const void> owner,
+                                   const std::string& fileName, GraphFormat format,
+                                   const std::optional<DeviceSet>& devices,
+                                   const InputShapes& inputShapes) {
     if (format == GraphFormat::Auto)
         format = detectFormat(text, fileName);
     LoadedModel model;
@@ -113,6 +121,7 @@ Result<LoadedModel> loadModelText(std::string_view text, const std::string& file
         model.devices = devices ? *devices : defaultDeviceSet();
         OnnxReadOptions options;
         options.inputShapes = inputShapes;
+        options.bytesOwner = std::move(owner);
         auto graph =
             readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings, options);
         if (!graph)
@@ -148,10 +157,12 @@ Result<LoadedModel> loadModelText(std::string_view text, const std::string& file
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
                                   const std::optional<DeviceSet>& devices,
                                   const InputShapes& inputShapes) {
-    auto text = readTextFile(path);
-    if (!text)
-        return text.error();
-    return loadModelText(text.value(), path, format, devices, inputShapes);
+    // Mapped, not read: an ONNX model's weights stay in the file's pages, read when used.
+    auto file = MappedFile::open(path);
+    if (!file)
+        return file.error();
+    const std::string_view bytes = file.value()->bytes();
+    return loadModelBytes(bytes, file.take(), path, format, devices, inputShapes);
 }
 
 } // namespace placer

@@ -1,6 +1,8 @@
 // ONNX reader.
 #include "io/OnnxReader.h"
 
+#include "io/MappedFile.h"
+#include "io/OnnxPayloads.h"
 #include "io/OnnxWriter.h"
 
 #include "ir/ConstantFolding.h"
@@ -21,6 +23,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <unordered_map>
 
@@ -42,6 +45,14 @@ constexpr const char* kCopyDomain = "ai.placement_explorer";
 /// Model metadata key prefix of a node's pin ("placement.pin:conv1" = "gpu" or "gpu!"). ONNX
 /// 1.12 has no per-node metadata, so placement travels in the model's metadata_props.
 constexpr const char* kPinKey = "placement.pin:";
+/// Initializers of at least this many bytes are not parsed into the model's protobuf: they stay
+/// where they are (the mapped model file, an external data file) and the graph's constants view
+/// them there. Smaller ones (shapes, scales) are parsed as usual, so ONNX's shape inference sees
+/// their values.
+constexpr std::size_t kOutsideBytes = 4096;
+/// Constant folding at load reads at most this many bytes of inputs for one node: it is there for
+/// shape arithmetic, and must not read a model's weights just to plan it.
+constexpr std::int64_t kFoldReadBytes = std::int64_t{1} << 20;
 
 std::optional<DType> dtypeFromOnnx(int elemType) {
     switch (elemType) {
@@ -163,11 +174,24 @@ public:
     Result<Graph> read(std::string_view bytes) {
         if (bytes.empty())
             return fail("the file is empty");
-        if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-            return fail("the model is larger than 2 GiB; store its weights as external data");
-        if (!m_model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        // The model is parsed without its large initializers' bytes; those stay in `bytes` (a
+        // mapped file, when the options keep it alive) and are viewed there, never copied.
+        std::vector<PayloadRange> payloads;
+        const std::optional<std::string> skeleton = stripInitializerPayloads(
+            bytes, kOutsideBytes, [this](std::size_t k) { return outsideMarker(k); }, &payloads);
+        const std::string_view parsed = skeleton ? std::string_view(*skeleton) : bytes;
+        if (parsed.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            return fail("the model's graph is larger than 2 GiB; store its weights as external "
+                        "data");
+        if (!m_model.ParseFromArray(parsed.data(), static_cast<int>(parsed.size())))
             return fail("not an ONNX model: the protobuf does not parse (a truncated file, or "
                         "another format?)");
+        for (const PayloadRange& range : payloads) {
+            const char* data = bytes.data() + range.offset;
+            m_outside.push_back(m_options.bytesOwner
+                                    ? TensorData::view(m_options.bytesOwner, data, range.length)
+                                    : TensorData(std::string(data, range.length)));
+        }
         if (!m_model.has_graph() || m_model.ir_version() <= 0)
             return fail("not an ONNX model: no graph or no IR version");
         if (auto error = checkOpset())
@@ -457,10 +481,11 @@ private:
                             std::to_string(tensor.data_type()) + ")");
             if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
                 continue; // checked when its file is read
-            if (tensor.has_raw_data() &&
-                static_cast<std::int64_t>(tensor.raw_data().size()) != count * dtypeSize(*dtype))
-                return fail("initializer '" + tensor.name() + "' holds " +
-                            std::to_string(tensor.raw_data().size()) +
+            const TensorData* outside = outsideData(tensor);
+            const std::size_t stored = outside ? outside->size() : tensor.raw_data().size();
+            if ((outside || tensor.has_raw_data()) &&
+                static_cast<std::int64_t>(stored) != count * dtypeSize(*dtype))
+                return fail("initializer '" + tensor.name() + "' holds " + std::to_string(stored) +
                             " bytes of data but its dims " + "need " +
                             std::to_string(count * dtypeSize(*dtype)));
         }
@@ -506,21 +531,18 @@ private:
             if (length >= 0 && length != expected)
                 return fail(what + ": external data length " + std::to_string(length) +
                             " does not match its dims (" + std::to_string(expected) + " bytes)");
-            std::ifstream in(target, std::ios::binary);
-            if (!in)
+            auto file = mappedExternalFile(target);
+            if (!file)
                 return fail(what + ": cannot open external data file '" + location + "'");
-            in.seekg(0, std::ios::end);
-            const std::int64_t size = in.tellg();
+            const auto size = static_cast<std::int64_t>(file->size());
             if (offset < 0 || offset > size || size - offset < expected)
                 return fail(what + ": external data file '" + location + "' is too short (" +
                             std::to_string(size) + " bytes, needs " +
                             std::to_string(offset + expected) + ")");
-            std::string data(static_cast<std::size_t>(expected), '\0');
-            in.seekg(offset);
-            in.read(data.data(), expected);
-            if (!in)
-                return fail(what + ": cannot read external data file '" + location + "'");
-            tensor.set_raw_data(std::move(data));
+            // Nothing is read now: the constant views the file's mapped pages.
+            tensor.set_raw_data(outsideMarker(m_outside.size()));
+            m_outside.push_back(
+                TensorData::view(file, file->data() + offset, static_cast<std::size_t>(expected)));
             tensor.clear_external_data();
             tensor.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
         }
@@ -724,6 +746,11 @@ private:
             return fail("unsupported element type");
         if (auto error = tensorElements(tensor, &count))
             return *error;
+        if (const TensorData* outside = outsideData(tensor)) {
+            if (static_cast<std::int64_t>(outside->size()) != count * dtypeSize(*dtype))
+                return fail("tensor '" + tensor.name() + "' has the wrong size");
+            return *outside;
+        }
         if (tensor.has_raw_data()) {
             if (static_cast<std::int64_t>(tensor.raw_data().size()) != count * dtypeSize(*dtype))
                 return fail("tensor '" + tensor.name() + "' has the wrong size");
@@ -839,6 +866,18 @@ private:
                             inputsKnown = false;
                             break;
                         }
+                        std::int64_t elements = 0;
+                        const auto dtype = dtypeFromOnnx(tensor->data_type());
+                        if (!dtype || tensorElements(*tensor, &elements)) {
+                            inputsKnown = false;
+                            break;
+                        }
+                        // Shape arithmetic, not weights: planning must not read those.
+                        inputBytes += elements * dtypeSize(*dtype);
+                        if (inputBytes > kFoldReadBytes) {
+                            inputsKnown = false;
+                            break;
+                        }
                         auto data = copyOfData(*tensor);
                         if (!data) {
                             inputsKnown = false;
@@ -847,7 +886,6 @@ private:
                         inputTypes.push_back(
                             TensorType{{tensor->dims().begin(), tensor->dims().end()},
                                        *dtypeFromOnnx(tensor->data_type())});
-                        inputBytes += static_cast<std::int64_t>(data.value().size());
                         inputData.push_back(data.take());
                     }
                     if (!inputsKnown)
@@ -887,7 +925,7 @@ private:
                         onnxElementType(outputTypes[static_cast<std::size_t>(k)].dtype));
                     for (std::int64_t d : outputTypes[static_cast<std::size_t>(k)].shape)
                         tensor.add_dims(d);
-                    tensor.set_raw_data(std::move(results[static_cast<std::size_t>(k)]));
+                    tensor.set_raw_data(results[static_cast<std::size_t>(k)].release());
                     produced.emplace(node.output(k), std::move(tensor));
                 }
                 removed[static_cast<std::size_t>(index)] = true;
@@ -1258,6 +1296,11 @@ private:
             return fail("tensor '" + tensor.name() + "' stores " + std::to_string(stored) +
                         " values but its dims need " + std::to_string(count));
         };
+        if (const TensorData* outside = outsideData(tensor)) {
+            if (outside->size() != bytes)
+                return mismatch(outside->size() / std::max(1, dtypeSize(dtype)));
+            return *outside; // another view of the same bytes
+        }
         if (tensor.has_raw_data()) {
             if (tensor.raw_data().size() != bytes)
                 return mismatch(tensor.raw_data().size() / std::max(1, dtypeSize(dtype)));
@@ -1501,7 +1544,7 @@ private:
                     tensor->set_data_type(onnxElementType(outerTypes[c].dtype));
                     for (std::int64_t d : outerTypes[c].shape)
                         tensor->add_dims(d);
-                    tensor->set_raw_data(*producer.data);
+                    tensor->set_raw_data(producer.data->data(), producer.data->size());
                 }
             }
             OnnxReader reader(m_file, &m_devices, true, m_warnings, m_options);
@@ -1829,6 +1872,37 @@ private:
         return std::nullopt;
     }
 
+    /// What stands in a tensor's raw_data for m_outside[k]: 16 bytes (this read's nonce and k),
+    /// enough for ONNX's checker, which wants one value field, and unforgeable by a file.
+    std::string outsideMarker(std::size_t k) const {
+        std::string marker(16, '\0');
+        const std::uint64_t index = k;
+        std::memcpy(marker.data(), &m_nonce, 8);
+        std::memcpy(marker.data() + 8, &index, 8);
+        return marker;
+    }
+
+    /// The bytes a tensor's marker stands for, or null when its raw_data is its own.
+    const TensorData* outsideData(const onnx::TensorProto& tensor) const {
+        const std::string& raw = tensor.raw_data();
+        if (raw.size() != 16 || std::memcmp(raw.data(), &m_nonce, 8) != 0)
+            return nullptr;
+        std::uint64_t index = 0;
+        std::memcpy(&index, raw.data() + 8, 8);
+        return index < m_outside.size() ? &m_outside[static_cast<std::size_t>(index)] : nullptr;
+    }
+
+    std::shared_ptr<const MappedFile> mappedExternalFile(const fs::path& path) {
+        auto& file = m_externalFiles[path];
+        if (!file) {
+            auto opened = MappedFile::open(path.string());
+            if (!opened)
+                return nullptr;
+            file = opened.take();
+        }
+        return file;
+    }
+
     const std::string& m_file;
     DeviceSet& m_devices;
     bool m_devicesGiven;
@@ -1836,6 +1910,11 @@ private:
     const OnnxReadOptions& m_options;
     onnx::ModelProto m_model;
     Graph m_graph;
+    /// The bytes of initializers kept out of m_model, and the nonce that marks a tensor's
+    /// raw_data as standing for one of them (outsideMarker).
+    std::vector<TensorData> m_outside;
+    std::uint64_t m_nonce = std::random_device{}() * 0x100000001ull ^ std::random_device{}();
+    std::map<fs::path, std::shared_ptr<const MappedFile>> m_externalFiles;
     std::unordered_map<std::string, const onnx::TypeProto_Tensor*> m_types;
     std::unordered_map<std::string, ValueRef> m_values;
     std::map<std::string, const OpDef*> m_unsupported;

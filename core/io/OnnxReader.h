@@ -8,6 +8,7 @@
 #include "runtime/HostTensor.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,9 @@ struct OnnxReadOptions {
     std::map<std::string, HostTensor> shapeInputValues;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
     bool foldConstants = true;
+    /// What keeps the model's bytes alive (a MappedFile): large initializers then stay views
+    /// into them instead of being copied. Without it they are copied out.
+    std::shared_ptr<const void> bytesOwner;
 };
 
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,

@@ -242,7 +242,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
             tensor->set_data_type(onnxElementType(type.dtype));
             for (std::int64_t d : type.shape)
                 tensor->add_dims(d);
-            tensor->set_raw_data(*node.data);
+            tensor->set_raw_data(node.data->data(), node.data->size());
             continue;
         }
         onnx::NodeProto* proto = g->add_node();

@@ -4,6 +4,7 @@
 #include "ir/Attrs.h"
 #include "ir/Ids.h"
 #include "ir/OpRegistry.h"
+#include "ir/TensorData.h"
 #include "ir/TensorType.h"
 
 #include <cstddef>
@@ -15,9 +16,6 @@
 #include <vector>
 
 namespace placer {
-
-/// Raw little-endian tensor bytes (a string, so importers can hand over their buffers).
-using TensorData = std::string;
 
 /// Where something was written in an input file (1-based; 0 = unknown).
 struct SourceLocation {

@@ -74,6 +74,7 @@ private slots:
     void roundTripThroughEmitOnnx();
     void unknownOperatorStillLoads();
     void externalDataBesideTheModel();
+    void weightsStayInTheFile();
     void badInput_data();
     void badInput();
     void oldOpsetIsConverted();
@@ -347,6 +348,7 @@ void TestOnnxReader::externalDataBesideTheModel() {
     const Node& w = loaded.value().graph.node(*loaded.value().graph.find("w"));
     QCOMPARE(w.data->size(), sizeof values);
     QCOMPARE(std::memcmp(w.data->data(), values, sizeof values), 0);
+    QVERIFY(w.data->isView()); // the data file's mapped pages, not a copy
 
     // A data file shorter than the tensor is an error naming both.
     QVERIFY(data.open(QIODevice::WriteOnly | QIODevice::Truncate));
@@ -360,6 +362,76 @@ void TestOnnxReader::externalDataBesideTheModel() {
             "initializer 'w': external data file 'weights.bin' is too short (8 bytes, needs 24)") !=
             std::string::npos,
         truncated.error().toString().c_str());
+}
+
+/// Float weights of `dims` holding 0, 1, 2, ... as raw data.
+static std::string countingWeights(onnx::ModelProto& model, const std::string& name,
+                                   const std::vector<std::int64_t>& dims) {
+    std::int64_t count = 1;
+    for (std::int64_t d : dims)
+        count *= d;
+    std::vector<float> values(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<float>(i % 1000) * 0.001f;
+    std::string bytes(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+    addInitializer(model, name, dims)->set_raw_data(bytes);
+    return bytes;
+}
+
+/// A model read from a file keeps its large initializers where they are: the constants view the
+/// mapped file (nothing copied, nothing read until used), small ones are parsed as usual, and
+/// folding at load reads no weights. From bytes without an owner the same model copies them.
+void TestOnnxReader::weightsStayInTheFile() {
+    installConstantFolding();
+    onnx::ModelProto model = emptyModel("weights");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {4, 256});
+    addValue(g->mutable_output(), "y", {4, 256});
+    addValue(g->mutable_output(), "t", {512, 1024});
+    addValue(g->mutable_output(), "s", {8, 4});
+    const std::string w = countingWeights(model, "w", {256, 256});
+    const std::string b = countingWeights(model, "b", {256});
+    const std::string big = countingWeights(model, "big", {1024, 512});
+    countingWeights(model, "small", {4, 8});
+    addNode(model, "MatMul", {"x", "w"}, {"xw"});
+    addNode(model, "Add", {"xw", "b"}, {"y"});
+    addNode(model, "Transpose", {"big"}, {"t"});
+    addNode(model, "Transpose", {"small"}, {"st"});
+    addNode(model, "Identity", {"st"}, {"s"});
+    QTemporaryDir dir;
+    const QString path = dir.filePath("weights.onnx");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray::fromStdString(bytesOf(model)));
+    file.close();
+
+    for (const bool mapped : {true, false}) {
+        auto loaded =
+            mapped ? load(path)
+                   : loadModelText(bytesOf(model), "weights.onnx", GraphFormat::Onnx, std::nullopt);
+        QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+        const Graph& graph = loaded.value().graph;
+        const Node& weights = graph.node(*graph.find("w"));
+        QCOMPARE(weights.data->isView(), mapped);
+        QVERIFY(weights.data->bytes() == w);
+        const Node& bias = graph.node(*graph.find("b"));
+        QVERIFY(!bias.data->isView()); // 1 KiB: parsed with the graph
+        QVERIFY(bias.data->bytes() == b);
+        QCOMPARE(graph.node(*graph.find("big")).data->isView(), mapped);
+        QVERIFY(graph.node(*graph.find("big")).data->bytes() == big);
+        // A 2 MiB transpose is left to the run; the 128-byte one is folded.
+        QCOMPARE(graph.node(*graph.find("t")).op->name, std::string("Transpose"));
+        QVERIFY(!graph.find("st") || graph.node(*graph.find("st")).isConstant());
+        QCOMPARE(graph.foldedNodes(), 1);
+
+        // Writing through a view copies it first; the file is never changed.
+        TensorData copy = *weights.data;
+        copy.data()[0] = 'x';
+        QVERIFY(!copy.isView());
+        QVERIFY(weights.data->bytes() == w);
+    }
+    file.open(QIODevice::ReadOnly);
+    QCOMPARE(file.readAll().toStdString(), bytesOf(model));
 }
 
 void TestOnnxReader::badInput_data() {

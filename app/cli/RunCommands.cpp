@@ -9,6 +9,7 @@
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
+#include "runtime/MemoryCheck.h"
 #include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
@@ -308,15 +309,28 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     }
 
     const int opset = graph.onnxOpset();
-    auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
-    if (!executor)
-        return fail(executor.error().message);
-    // Random inputs only once the load has checked that they fit in host memory.
+    // A plan too large for its devices is refused before any input is made.
+    if (Status fits = checkMemoryFits(program.value(), devices, mapping.value(),
+                                      hostInputOutputBytes(program.value()));
+        !fits.ok())
+        return fail(fits.error().message);
     for (std::size_t i = 0; i < inputNodes.size(); ++i) {
         if (!given[i])
             inputs[i] = randomTensor(graph.node(inputNodes[i]).outputs[0],
                                      static_cast<std::uint64_t>(seed) * 1000003u + i);
     }
+    // The reference runs first, and is gone before the run loads: the two never hold memory
+    // at once. It runs the user's graph unoptimised, so it checks the optimisations too.
+    std::optional<std::vector<HostTensor>> expected;
+    if (reference) {
+        auto outputs = runReference(planned.model.graph, inputs, opset);
+        if (!outputs)
+            return fail("reference run: " + outputs.error().message);
+        expected = outputs.take();
+    }
+    auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
+    if (!executor)
+        return fail(executor.error().message);
     auto result = executor.value()->run(inputs, options);
     if (!result)
         return fail(result.error().message);
@@ -328,22 +342,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     report.result = &result.value();
     report.options = options;
     report.optimizations = optimized.value().notes;
-    if (reference) {
-        // The reference runs the user's graph unoptimised: it checks the optimisations too.
-        SingleDevicePlan single = singleDevicePlan(planned.model.graph);
-        auto refProgram = lowerToBytecode(single.graph, single.devices, single.plan);
-        if (!refProgram)
-            return fail("reference run: " + refProgram.error().message);
-        auto refExecutor = Executor::load(single.graph, single.devices, refProgram.take(),
-                                          {registry.freshVCpu()}, opset);
-        if (!refExecutor)
-            return fail("reference run: " + refExecutor.error().message);
-        auto refResult = refExecutor.value()->run(inputs, RunOptions{0, 1});
-        if (!refResult)
-            return fail("reference run: " + refResult.error().message);
-        report.reference =
-            compareOutputs(result.value().outputs, refResult.value().outputs, atol, rtol);
-    }
+    if (expected)
+        report.reference = compareOutputs(result.value().outputs, *expected, atol, rtol);
     if (!saveDir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(saveDir, ec);

@@ -1,6 +1,7 @@
 #include "gui/RunController.h"
 
 #include "runtime/Bytecode.h"
+#include "runtime/MemoryCheck.h"
 #include "runtime/Optimize.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -84,16 +85,26 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
         return outcome;
     }
     const int opset = graph.onnxOpset();
+    if (Status fits = checkMemoryFits(program.value(), outcome->devices, mapping.value(),
+                                      hostInputOutputBytes(program.value()));
+        !fits.ok()) {
+        outcome->error = QString::fromStdString(fits.error().message);
+        return outcome;
+    }
+    std::vector<HostTensor> inputs;
+    for (std::size_t i = 0; i < program.value().inputs.size(); ++i)
+        inputs.push_back(
+            randomTensor(graph.node(program.value().inputs[i]).outputs[0], 1000003u + i));
+    // The reference: the user's whole graph, unoptimised, on a CPU device of its own, same
+    // inputs. It runs first and is gone before the run loads, so the two never hold memory at
+    // once (its constants are the model's own bytes, not copies).
+    auto reference = runReference(*outcome->userGraph, inputs, opset);
     auto executor = Executor::load(graph, outcome->devices, program.take(), mapping.value(), opset);
     if (!executor) {
         outcome->error = QString::fromStdString(executor.error().message);
         return outcome;
     }
     outcome->executor = executor.take();
-    std::vector<HostTensor> inputs;
-    for (std::size_t i = 0; i < outcome->executor->program().inputs.size(); ++i)
-        inputs.push_back(randomTensor(graph.node(outcome->executor->program().inputs[i]).outputs[0],
-                                      1000003u + i));
     const int warmup = std::max(0, outcome->options.warmup);
     const int iterations = std::max(1, outcome->options.iterations);
     const int total = warmup + iterations;
@@ -139,19 +150,8 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
         all.traceEnd = one.traceEnd;
         all.outputs = std::move(one.outputs);
     }
-    // The reference: the user's whole graph, unoptimised, on one fresh virtual CPU, same inputs.
-    SingleDevicePlan single = singleDevicePlan(*outcome->userGraph);
-    auto refProgram = lowerToBytecode(single.graph, single.devices, single.plan);
-    if (refProgram) {
-        auto refExecutor = Executor::load(
-            single.graph, single.devices, refProgram.take(),
-            {m_registry->get("vcpu" + std::to_string(outcome->devices.size() + 1)).value()}, opset);
-        if (refExecutor) {
-            auto reference = refExecutor.value()->run(inputs, RunOptions{0, 1});
-            if (reference)
-                outcome->reference = compareOutputs(all.outputs, reference.value().outputs);
-        }
-    }
+    if (reference)
+        outcome->reference = compareOutputs(all.outputs, reference.value());
     return outcome;
 }
 

@@ -100,16 +100,14 @@ Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::s
     return std::pair{std::string(text.substr(0, equals)), dims};
 }
 
-Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
-                                  GraphFormat format, const std::optional<DeviceSet>& devices,
-                                  const InputShapes& inputShapes) {
-    return loadModelBytes(text, nullptr, fileName, format, devices, inputShapes);
-}
+namespace {
 
-Result<LoadedModel> loadModelBytes(std::string_view text, std::shared_ptr<const void> owner,
-                                   const std::string& fileName, GraphFormat format,
-                                   const std::optional<DeviceSet>& devices,
-                                   const InputShapes& inputShapes) {
+/// A model from its bytes; `owner`, when given, keeps them alive, and `pages` says whether they
+/// are a file's mapped pages.
+Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const void> owner,
+                              TensorData::Pages pages, const std::string& fileName,
+                              GraphFormat format, const std::optional<DeviceSet>& devices,
+                              const InputShapes& inputShapes) {
     if (format == GraphFormat::Auto)
         format = detectFormat(text, fileName);
     LoadedModel model;
@@ -122,6 +120,7 @@ Result<LoadedModel> loadModelBytes(std::string_view text, std::shared_ptr<const 
         OnnxReadOptions options;
         options.inputShapes = inputShapes;
         options.bytesOwner = std::move(owner);
+        options.bytesPages = pages;
         auto graph =
             readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings, options);
         if (!graph)
@@ -154,6 +153,15 @@ Result<LoadedModel> loadModelBytes(std::string_view text, std::shared_ptr<const 
     return model;
 }
 
+} // namespace
+
+Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
+                                  GraphFormat format, const std::optional<DeviceSet>& devices,
+                                  const InputShapes& inputShapes) {
+    return loadModel(text, nullptr, TensorData::Pages::Memory, fileName, format, devices,
+                     inputShapes);
+}
+
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
                                   const std::optional<DeviceSet>& devices,
                                   const InputShapes& inputShapes) {
@@ -162,7 +170,9 @@ Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
     if (!file)
         return file.error();
     const std::string_view bytes = file.value()->bytes();
-    return loadModelBytes(bytes, file.take(), path, format, devices, inputShapes);
+    const auto pages =
+        file.value()->mapped() ? TensorData::Pages::MappedFile : TensorData::Pages::Memory;
+    return loadModel(bytes, file.take(), pages, path, format, devices, inputShapes);
 }
 
 } // namespace placer

@@ -40,13 +40,6 @@ Result<LoadedModel> loadModelText(std::string_view text, const std::string& file
                                   GraphFormat format, const std::optional<DeviceSet>& devices,
                                   const InputShapes& inputShapes = {});
 
-/// loadModelText() on bytes that `owner` keeps alive (a MappedFile): an ONNX model's large
-/// initializers stay views into them.
-Result<LoadedModel> loadModelBytes(std::string_view text, std::shared_ptr<const void> owner,
-                                   const std::string& fileName, GraphFormat format,
-                                   const std::optional<DeviceSet>& devices,
-                                   const InputShapes& inputShapes = {});
-
 /// loadModelText() on the contents of a file, mapped into memory rather than read.
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
                                   const std::optional<DeviceSet>& devices,

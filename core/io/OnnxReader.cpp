@@ -189,7 +189,8 @@ public:
         for (const PayloadRange& range : payloads) {
             const char* data = bytes.data() + range.offset;
             m_outside.push_back(m_options.bytesOwner
-                                    ? TensorData::view(m_options.bytesOwner, data, range.length)
+                                    ? TensorData::view(m_options.bytesOwner, data, range.length,
+                                                       m_options.bytesPages)
                                     : TensorData(std::string(data, range.length)));
         }
         if (!m_model.has_graph() || m_model.ir_version() <= 0)
@@ -541,8 +542,9 @@ private:
                             std::to_string(offset + expected) + ")");
             // Nothing is read now: the constant views the file's mapped pages.
             tensor.set_raw_data(outsideMarker(m_outside.size()));
-            m_outside.push_back(
-                TensorData::view(file, file->data() + offset, static_cast<std::size_t>(expected)));
+            m_outside.push_back(TensorData::view(
+                file, file->data() + offset, static_cast<std::size_t>(expected),
+                file->mapped() ? TensorData::Pages::MappedFile : TensorData::Pages::Memory));
             tensor.clear_external_data();
             tensor.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
         }

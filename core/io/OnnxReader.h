@@ -48,6 +48,8 @@ struct OnnxReadOptions {
     /// What keeps the model's bytes alive (a MappedFile): large initializers then stay views
     /// into them instead of being copied. Without it they are copied out.
     std::shared_ptr<const void> bytesOwner;
+    /// Whether those bytes are a file's mapped pages (TensorData::releasePages may drop them).
+    TensorData::Pages bytesPages = TensorData::Pages::Memory;
 };
 
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,

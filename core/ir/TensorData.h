@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,16 +20,27 @@ public:
     TensorData(std::size_t size, char fill) : m_owned(size, fill) {}
     TensorData(const char* data, std::size_t size) : m_owned(data, size) {}
 
+    /// What a view's memory is: plain memory, or a file's pages mapped copy-on-write, which the
+    /// kernel reads again from the file when they are touched after releasePages().
+    enum class Pages : std::uint8_t { Memory, MappedFile };
+
     /// `size` bytes at `data`, valid while `keeper` lives.
-    static TensorData view(std::shared_ptr<const void> keeper, const char* data, std::size_t size) {
+    static TensorData view(std::shared_ptr<const void> keeper, const char* data, std::size_t size,
+                           Pages pages = Pages::Memory) {
         TensorData out;
         out.m_keeper = std::move(keeper);
         out.m_view = data;
         out.m_viewSize = size;
+        out.m_pages = pages;
         return out;
     }
 
     bool isView() const { return m_keeper != nullptr; }
+    /// Gives the pages wholly inside a view of a mapped file back to the kernel, once a device
+    /// holds its own copy: they stop counting towards the process's resident memory, and are
+    /// read again (from the page cache, or the file) if the bytes are read later. Nothing
+    /// otherwise.
+    void releasePages() const;
     const char* data() const { return isView() ? m_view : m_owned.data(); }
     /// Writable bytes: a view is copied into owned bytes first.
     char* data() {
@@ -72,6 +84,7 @@ private:
     std::shared_ptr<const void> m_keeper;
     const char* m_view = nullptr;
     std::size_t m_viewSize = 0;
+    Pages m_pages = Pages::Memory;
 };
 
 } // namespace placer

@@ -77,6 +77,10 @@ public:
     /// Whether the host can read and write this device's memory directly (a GPU's it cannot:
     /// a host device pulling from it calls its copyOut instead).
     virtual bool hostAccessible() const { return true; }
+    /// Whether a constant already in host memory (a view of a mapped model file) is used where it
+    /// lies rather than copied into this device's memory: the host CPU's device, whose memory is
+    /// the host's. A virtual CPU keeps its own arena, as a separate device would.
+    virtual bool bindsHostConstants() const { return false; }
     /// Host memory (a host device's storage) that this device copies from or into every run: a
     /// GPU pins it, so that those copies go straight to its DMA engine rather than through
     /// staging buffers. Whether it did; unpinHost, before the memory is freed, undoes it.

@@ -65,6 +65,7 @@ struct Executor::Impl {
     std::vector<std::unique_ptr<Kernel>> kernels; ///< per instruction (Invoke only)
     std::vector<std::byte*> storages;
     std::vector<Device*> storageOwner;
+    std::vector<const char*> borrowed; ///< per storage: the constant bytes it points at, or null
     std::vector<std::byte*> regData;
     std::vector<Device*> regOwner;
     /// Per register: the Invoke whose kernel finds its extent at run time (copies included), or
@@ -90,7 +91,7 @@ struct Executor::Impl {
         for (const auto& [device, data] : pinned)
             device->unpinHost(data);
         for (std::size_t s = 0; s < storages.size(); ++s) {
-            if (storages[s])
+            if (storages[s] && !borrowed[s])
                 storageOwner[s]->free(storages[s]);
         }
     }
@@ -132,6 +133,7 @@ struct Executor::Impl {
         }
         storages.assign(storageCount, nullptr);
         storageOwner.assign(storageCount, nullptr);
+        findBorrowedConstants();
         for (std::size_t k = 0; k < n; ++k) {
             const Instruction& instr = program.code[k];
             Device* device = instr.device.valid() ? mapping[instr.device.index] : nullptr;
@@ -173,6 +175,35 @@ struct Executor::Impl {
         return std::nullopt;
     }
 
+    /// Constants that their device uses where they lie (bindsHostConstants): the storage that
+    /// holds nothing else is not allocated but points at the constant's bytes. Those must be
+    /// aligned for their element type; a constant that is not is copied as elsewhere.
+    void findBorrowedConstants() {
+        borrowed.assign(storages.size(), nullptr);
+        std::vector<int> users(storages.size(), 0);
+        std::vector<std::int32_t> storageOf(program.registers.size(), -1);
+        for (const Instruction& instr : program.code) {
+            if (instr.op == Opcode::AllocTensor && instr.storage >= 0) {
+                ++users[static_cast<std::size_t>(instr.storage)];
+                storageOf[static_cast<std::size_t>(instr.dst)] = instr.storage;
+            }
+        }
+        for (std::size_t k = 0; k < program.runStart; ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op != Opcode::LoadConst || !mapping[instr.device.index]->bindsHostConstants())
+                continue;
+            const std::int32_t s = storageOf[static_cast<std::size_t>(instr.dst)];
+            const Node& node = graph->node(instr.node);
+            if (s < 0 || users[static_cast<std::size_t>(s)] != 1 || !node.data ||
+                static_cast<std::int64_t>(node.data->size()) < instr.bytes)
+                continue;
+            const auto address = reinterpret_cast<std::uintptr_t>(node.data->data());
+            const auto align = static_cast<std::uintptr_t>(dtypeSize(reg(instr.dst).type.dtype));
+            if (align > 0 && address % align == 0)
+                borrowed[static_cast<std::size_t>(s)] = node.data->data();
+        }
+    }
+
     /// Every host storage that a copy moves to or from a device the host cannot address (a GPU)
     /// is offered to that device to pin, once per pair.
     void pinCopiedStorages() {
@@ -190,7 +221,8 @@ struct Executor::Impl {
                 return;
             std::byte* data = storages[static_cast<std::size_t>(s)];
             const std::pair<Device*, std::byte*> entry{device, data};
-            if (!data || std::find(pinned.begin(), pinned.end(), entry) != pinned.end())
+            if (!data || borrowed[static_cast<std::size_t>(s)] ||
+                std::find(pinned.begin(), pinned.end(), entry) != pinned.end())
                 return;
             if (device->pinHost(data, storageBytes[static_cast<std::size_t>(s)]))
                 pinned.push_back(entry);
@@ -213,6 +245,13 @@ struct Executor::Impl {
         auto fail = [&](std::string message) { return SourceError{"", 0, 0, std::move(message)}; };
         switch (instr.op) {
         case Opcode::AllocStorage: {
+            if (const char* constant = borrowed[static_cast<std::size_t>(instr.storage)]) {
+                // Never written: kernels only read constants. Not owned: never freed.
+                storages[static_cast<std::size_t>(instr.storage)] =
+                    reinterpret_cast<std::byte*>(const_cast<char*>(constant));
+                storageOwner[static_cast<std::size_t>(instr.storage)] = device;
+                return std::nullopt;
+            }
             Result<std::byte*> data = device->allocate(instr.bytes);
             if (!data)
                 return data.error();
@@ -229,10 +268,14 @@ struct Executor::Impl {
             if (instr.bytes > 0) {
                 if (!node.data || static_cast<std::int64_t>(node.data->size()) < instr.bytes)
                     return fail("constant '" + node.name + "' has fewer bytes than its type");
-                const std::string error =
-                    copyInAndWait(*device, dst, node.data->data(), instr.bytes);
-                if (!error.empty())
-                    return fail("uploading constant '" + node.name + "': " + error);
+                if (reinterpret_cast<const char*>(dst) != node.data->data()) {
+                    const std::string error =
+                        copyInAndWait(*device, dst, node.data->data(), instr.bytes);
+                    if (!error.empty())
+                        return fail("uploading constant '" + node.name + "': " + error);
+                    // The device has its copy: the file's pages can go (read again if needed).
+                    node.data->releasePages();
+                }
             }
             ++streams[static_cast<std::size_t>(streamOf[k])].constantUploads;
             return std::nullopt;

@@ -1,7 +1,9 @@
 #include "runtime/ReferenceRun.h"
 
 #include "plan/Planner.h"
+#include "runtime/Bytecode.h"
 #include "runtime/KernelSupport.h"
+#include "runtime/cpu/CpuDevice.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +31,22 @@ SingleDevicePlan singleDevicePlan(const Graph& graph) {
     result.devices.chooseDefaults();
     result.plan = planDevices(result.graph, result.devices, PlanOptions{});
     return result;
+}
+
+Result<std::vector<HostTensor>> runReference(const Graph& graph,
+                                             const std::vector<HostTensor>& inputs, int opset) {
+    SingleDevicePlan single = singleDevicePlan(graph);
+    auto program = lowerToBytecode(single.graph, single.devices, single.plan);
+    if (!program)
+        return program.error();
+    CpuDevice device("reference", PhysicalKind::Cpu, 1);
+    auto executor = Executor::load(single.graph, single.devices, program.take(), {&device}, opset);
+    if (!executor)
+        return executor.error();
+    auto result = executor.value()->run(inputs, RunOptions{0, 1});
+    if (!result)
+        return result.error();
+    return std::move(result.value().outputs);
 }
 
 ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,

@@ -21,6 +21,13 @@ struct SingleDevicePlan {
 };
 SingleDevicePlan singleDevicePlan(const Graph& graph);
 
+/// The outputs of the user's graph run unoptimised on `inputs`, on a single-threaded CPU device
+/// of its own that reads constants where they lie in host memory (a mapped model file's pages):
+/// the reference copies no weights, and what it allocates is freed when it returns, so a caller
+/// that runs it before loading its own run never holds both.
+Result<std::vector<HostTensor>> runReference(const Graph& graph,
+                                             const std::vector<HostTensor>& inputs, int opset);
+
 struct ReferenceCheck {
     double maxAbsDiff = 0;
     double maxRelDiff = 0; ///< |a - b| / max(|b|, 1e-6), over elements

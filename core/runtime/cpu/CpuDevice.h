@@ -22,6 +22,7 @@ public:
 
     const std::string& name() const override { return m_name; }
     PhysicalKind kind() const override { return m_kind; }
+    bool bindsHostConstants() const override { return m_kind == PhysicalKind::Cpu; }
     std::string description() const override;
     int threads() const { return m_threads; }
 

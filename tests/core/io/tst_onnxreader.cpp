@@ -75,6 +75,7 @@ private slots:
     void unknownOperatorStillLoads();
     void externalDataBesideTheModel();
     void weightsStayInTheFile();
+    void theHostReadsConstantsWhereTheyLie();
     void badInput_data();
     void badInput();
     void oldOpsetIsConverted();
@@ -432,6 +433,71 @@ void TestOnnxReader::weightsStayInTheFile() {
     }
     file.open(QIODevice::ReadOnly);
     QCOMPARE(file.readAll().toStdString(), bytesOf(model));
+}
+
+/// The host CPU's device runs on a mapped model's constants where they lie (nothing allocated
+/// for them); a virtual CPU copies them into its arena; the reference reads them in place too;
+/// all three agree.
+void TestOnnxReader::theHostReadsConstantsWhereTheyLie() {
+    onnx::ModelProto model = emptyModel("inplace");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {4, 512});
+    addValue(g->mutable_output(), "y", {4, 512});
+    std::vector<float> values(512 * 512);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 8.0f;
+    onnx::TensorProto* w = addInitializer(model, "w", {512, 512});
+    w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+    auto* location = w->add_external_data();
+    location->set_key("location");
+    location->set_value("w.bin");
+    addNode(model, "MatMul", {"x", "w"}, {"y"});
+    QTemporaryDir dir;
+    QFile data(dir.filePath("w.bin"));
+    QVERIFY(data.open(QIODevice::WriteOnly));
+    data.write(reinterpret_cast<const char*>(values.data()),
+               static_cast<qint64>(values.size() * 4));
+    data.close();
+    QFile file(dir.filePath("inplace.onnx"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray::fromStdString(bytesOf(model)));
+    file.close();
+    auto loaded = load(file.fileName());
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    QVERIFY(graph.node(*graph.find("w")).data->isView());
+
+    const std::vector<HostTensor> inputs{randomTensor(TensorType{{4, 512}, DType::Float32}, 7)};
+    DeviceRegistry registry;
+    std::vector<std::vector<HostTensor>> outputs;
+    const std::int64_t weightBytes = 512 * 512 * 4;
+    for (Device* device : {registry.get("cpu").value(), registry.freshVCpu()}) {
+        const SingleDevicePlan single = singleDevicePlan(graph);
+        auto program = lowerToBytecode(single.graph, single.devices, single.plan);
+        QVERIFY(program);
+        auto executor = Executor::load(single.graph, single.devices, program.take(), {device},
+                                       graph.onnxOpset());
+        QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+        const bool inPlace = device->kind() == PhysicalKind::Cpu;
+        QCOMPARE(device->bytesInUse() < weightBytes, inPlace);
+        auto result = executor.value()->run(inputs, RunOptions{0, 1});
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        outputs.push_back(result.value().outputs);
+    }
+    auto reference = runReference(graph, inputs, graph.onnxOpset());
+    QVERIFY2(reference, reference ? "" : reference.error().message.c_str());
+    outputs.push_back(reference.value());
+    for (const auto& out : outputs) {
+        QCOMPARE(out.size(), std::size_t{1});
+        QVERIFY(compareOutputs(out, outputs[0], 0, 0).ok);
+    }
+    // The result is the product of x and the file's weights.
+    const auto* x = reinterpret_cast<const float*>(inputs[0].data.data());
+    const auto* y = reinterpret_cast<const float*>(outputs[0][0].data.data());
+    double expected = 0;
+    for (int k = 0; k < 512; ++k)
+        expected += static_cast<double>(x[k]) * values[static_cast<std::size_t>(k) * 512 + 3];
+    QVERIFY(std::abs(y[3] - expected) < 1e-3);
 }
 
 void TestOnnxReader::badInput_data() {

@@ -342,6 +342,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     report.result = &result.value();
     report.options = options;
     report.optimizations = optimized.value().notes;
+    report.hostPeakBytes = processPeakResidentBytes();
     if (expected)
         report.reference = compareOutputs(result.value().outputs, *expected, atol, rtol);
     if (!saveDir.empty()) {

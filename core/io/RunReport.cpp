@@ -206,6 +206,8 @@ Json runReportJson(const RunReportInput& input) {
         devices.push(std::move(device));
     }
     report.set("devices", std::move(devices));
+    if (input.hostPeakBytes > 0)
+        report.set("host_peak_resident_bytes", input.hostPeakBytes);
 
     // Where each physical device sat idle in the traced iteration, and what it waited for.
     Json idle = Json::array();
@@ -305,6 +307,9 @@ std::string runSummary(const RunReportInput& input) {
                       formatBytes(plannedBytes(v.program, id)).c_str());
         out << line;
     }
+    if (input.hostPeakBytes > 0)
+        out << "  host memory: " << formatBytes(input.hostPeakBytes)
+            << " at most resident in this process (model, weights, run and reference)\n";
     // Per physical device: idle time in the traced iteration, and its longest wait.
     for (std::size_t s = 0; s < v.result.streams.size(); ++s) {
         double total = 0;

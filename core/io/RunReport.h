@@ -22,6 +22,9 @@ struct RunReportInput {
     std::vector<std::string> outputFiles;    ///< per output, empty when not saved
     /// What the optimisations after placement did (runtime/Optimize.h), one sentence each.
     std::vector<std::string> optimizations;
+    /// The process's peak resident memory when the report is made (processPeakResidentBytes),
+    /// or 0 when not measured.
+    std::int64_t hostPeakBytes = 0;
 };
 
 /// The median time of each node (by NodeId index) and each planned copy (by index into the

@@ -1,5 +1,6 @@
 #include "runtime/Device.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -62,6 +63,13 @@ std::string copyInAndWait(Device& device, std::byte* dst, const void* src, std::
     if (error.empty())
         error = device.takeAsyncError();
     return error;
+}
+
+std::int64_t processPeakResidentBytes() {
+    struct rusage usage {};
+    if (::getrusage(RUSAGE_SELF, &usage) != 0)
+        return 0;
+    return static_cast<std::int64_t>(usage.ru_maxrss) * 1024; // Linux reports kilobytes
 }
 
 } // namespace placer

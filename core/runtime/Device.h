@@ -153,4 +153,8 @@ double hostClockMicros();
 /// MemAvailable estimate where there is one, otherwise the free physical pages.
 std::int64_t hostAvailableMemory();
 
+/// The most resident memory this process has held so far, in bytes (its peak RSS: heap, the
+/// model's mapped pages it touched, libraries), or 0 where the system does not say.
+std::int64_t processPeakResidentBytes();
+
 } // namespace placer

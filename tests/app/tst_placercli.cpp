@@ -383,6 +383,8 @@ void TestPlacerCli::runReportAndTrace() {
         QVERIFY(device["busy_ms"].asDouble() >= 0);
         QVERIFY(device["peak_bytes"].asInt() > 0);
     }
+    // The process's peak resident memory, next to the devices' (at least its own code).
+    QVERIFY(r["host_peak_resident_bytes"].asInt() > (std::int64_t{1} << 20));
     QCOMPARE(r["nodes"].items().size(), std::size_t{3});
     QVERIFY(r["copies"].items().size() >= 1);
     QCOMPARE(r["copies"].items()[0]["bytes"].asInt(), std::int64_t{140});

@@ -15,6 +15,14 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        NAME.expected.npy (tens to hundreds of MiB); generated on
                                        demand, never committed
   scripts/export_models.py checked DIR only the models tst_runtime checks
+  scripts/export_models.py large DIR [GB]
+                                       a transformer encoder (nn.TransformerEncoder, width 1024,
+                                       or 2048 from 3 GB) with about GB gigabytes of float32
+                                       weights (default 1.2: 24 layers of width 1024) as ONNX
+                                       external data: encoder_NGB.onnx holds the graph and
+                                       encoder_NGB.onnx.data the weights, with an input
+                                       (1 x 128 tokens) beside them; for checking by hand how
+                                       planning and running scale with model size
 """
 import os
 import sys
@@ -262,8 +270,45 @@ def checked(folder):
            path("resnet50_batch8"), reference=True)
 
 
+def large(folder):
+    import tempfile
+
+    import onnx
+
+    gigabytes = float(sys.argv[3]) if len(sys.argv) > 3 else 1.2
+    width = 1024 if gigabytes < 3 else 2048
+    layer_bytes = 4 * 12 * width * width  # attention 4 d^2, feed-forward 8 d^2
+    layers = max(1, round(gigabytes * 1e9 / layer_bytes))
+    name = f"encoder_{gigabytes:g}GB"
+    path = os.path.join(folder, name + ".onnx")
+    torch.manual_seed(0)
+    with torch.no_grad():
+        encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(width, width // 64, 4 * width, dropout=0.0,
+                                       batch_first=True), layers)
+        # The layers start as copies of one layer, and the exporter would store those weights
+        # once: give each its own.
+        for parameter in encoder.parameters():
+            parameter.normal_(0, 0.02)
+        example = torch.randn(1, 128, width)
+        np.save(os.path.join(folder, name + ".input.npy"), example.numpy())
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        # Over 2 GB, PyTorch writes a file per tensor; gather them into one data file.
+        raw = os.path.join(scratch, name + ".onnx")
+        export(encoder, example, raw, dynamic={"input": {0: "batch", 1: "tokens"}})
+        del encoder
+        model = onnx.load(raw)
+        for stale in (path, path + ".data"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=name + ".onnx.data", size_threshold=1024)
+    print(f"{path}: {layers} layers of width {width}, "
+          f"{os.path.getsize(path + '.data') / 1e9:.2f} GB of weights in {name}.onnx.data")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("small", "full", "checked"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("small", "full", "checked", "large"):
         sys.exit(__doc__)
     os.makedirs(sys.argv[2], exist_ok=True)
-    {"small": small, "full": full, "checked": checked}[sys.argv[1]](sys.argv[2])
+    {"small": small, "full": full, "checked": checked, "large": large}[sys.argv[1]](sys.argv[2])

@@ -1,6 +1,7 @@
 #include "gui/ModelOpener.h"
 
 #include "gui/InputShapesDialog.h"
+#include "io/MappedFile.h"
 #include "io/OnnxReader.h"
 #include "views/PlacementDocument.h"
 
@@ -58,11 +59,11 @@ void ModelOpener::choose(QWidget* parent) {
     if (path.isEmpty())
         return;
     InputShapes shapes;
-    QFile file(path);
-    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive) &&
-        file.open(QIODevice::ReadOnly)) {
-        const QByteArray bytes = file.readAll();
-        auto inputs = onnxSymbolicInputs(std::string_view(bytes.constData(), bytes.size()));
+    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
+        // Mapped, not read: only the graph's bytes are looked at, never the weights.
+        auto file = MappedFile::open(path.toStdString());
+        const auto inputs =
+            file ? onnxSymbolicInputs(file.value()->bytes()) : std::vector<SymbolicInput>{};
         if (!inputs.empty()) {
             auto given = InputShapesDialog::ask(parent, QFileInfo(path).fileName(), inputs);
             if (!given)

@@ -1954,6 +1954,12 @@ Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, Devi
 std::vector<SymbolicInput> onnxSymbolicInputs(std::string_view bytes) {
     onnx::ModelProto model;
     std::vector<SymbolicInput> inputs;
+    // The graph alone: large initializers are left out unparsed (and unread, in a mapped file).
+    std::vector<PayloadRange> payloads;
+    const std::optional<std::string> skeleton = stripInitializerPayloads(
+        bytes, kOutsideBytes, [](std::size_t) { return std::string(1, '\0'); }, &payloads);
+    if (skeleton)
+        bytes = *skeleton;
     if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
         !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
         return inputs;

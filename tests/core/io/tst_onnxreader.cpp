@@ -30,6 +30,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <random>
 #include <variant>
 
 using namespace placer;
@@ -76,6 +77,7 @@ private slots:
     void externalDataBesideTheModel();
     void weightsStayInTheFile();
     void theHostReadsConstantsWhereTheyLie();
+    void externalDataBeyondTwoGigabytes();
     void badInput_data();
     void badInput();
     void oldOpsetIsConverted();
@@ -498,6 +500,66 @@ void TestOnnxReader::theHostReadsConstantsWhereTheyLie() {
     for (int k = 0; k < 512; ++k)
         expected += static_cast<double>(x[k]) * values[static_cast<std::size_t>(k) * 512 + 3];
     QVERIFY(std::abs(y[3] - expected) < 1e-3);
+}
+
+/// A model whose external data is larger than protobuf's 2 GiB limit plans and runs: a Gather
+/// from a 2.4 GB table. The table is a sparse file the test writes (random rows where the input
+/// reads, holes elsewhere) in a temporary folder; the host CPU reads the rows where they lie.
+void TestOnnxReader::externalDataBeyondTwoGigabytes() {
+    constexpr std::int64_t kRows = 600000, kWidth = 1024;
+    const std::vector<std::int64_t> ids{0, 1000, 524300, kRows - 1};
+    onnx::ModelProto model = emptyModel("huge");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_output(), "y", {4, kWidth});
+    onnx::TensorProto* table = addInitializer(model, "table", {kRows, kWidth});
+    table->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+    auto* entry = table->add_external_data();
+    entry->set_key("location");
+    entry->set_value("huge.onnx.data");
+    onnx::TensorProto* indices = g->add_initializer();
+    indices->set_name("ids");
+    indices->set_data_type(onnx::TensorProto_DataType_INT64);
+    indices->add_dims(static_cast<std::int64_t>(ids.size()));
+    for (std::int64_t id : ids)
+        indices->add_int64_data(id);
+    addNode(model, "Gather", {"table", "ids"}, {"y"});
+
+    QTemporaryDir dir;
+    QFile data(dir.filePath("huge.onnx.data"));
+    QVERIFY(data.open(QIODevice::ReadWrite));
+    QVERIFY(data.resize(kRows * kWidth * 4));
+    QVERIFY(data.size() > (std::int64_t{1} << 31));
+    std::mt19937 random(42);
+    std::uniform_real_distribution<float> uniform(-1, 1);
+    std::vector<std::vector<float>> rows;
+    for (std::int64_t id : ids) {
+        std::vector<float> row(kWidth);
+        for (float& v : row)
+            v = uniform(random);
+        QVERIFY(data.seek(id * kWidth * 4));
+        QCOMPARE(data.write(reinterpret_cast<const char*>(row.data()), kWidth * 4), kWidth * 4);
+        rows.push_back(std::move(row));
+    }
+    data.close();
+    QFile file(dir.filePath("huge.onnx"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray::fromStdString(bytesOf(model)));
+    file.close();
+
+    auto loaded = load(file.fileName());
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    QCOMPARE(graph.node(*graph.find("table")).data->size(),
+             static_cast<std::size_t>(kRows * kWidth * 4));
+    const Plan plan = planDevices(graph, loaded.value().devices, PlanOptions{});
+    QVERIFY(plan.conflicts.empty());
+    auto outputs = runReference(graph, {}, graph.onnxOpset());
+    QVERIFY2(outputs, outputs ? "" : outputs.error().message.c_str());
+    QCOMPARE(outputs.value().size(), std::size_t{1});
+    QCOMPARE(outputs.value()[0].type.shape, (std::vector<std::int64_t>{4, kWidth}));
+    const auto* y = reinterpret_cast<const float*>(outputs.value()[0].data.data());
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        QVERIFY(std::equal(rows[r].begin(), rows[r].end(), y + r * kWidth));
 }
 
 void TestOnnxReader::badInput_data() {

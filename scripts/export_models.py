@@ -16,13 +16,14 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        demand, never committed
   scripts/export_models.py checked DIR only the models tst_runtime checks
   scripts/export_models.py large DIR [GB]
-                                       a transformer encoder (nn.TransformerEncoder, width 1024,
-                                       or 2048 from 3 GB) with about GB gigabytes of float32
-                                       weights (default 1.2: 24 layers of width 1024) as ONNX
-                                       external data: encoder_NGB.onnx holds the graph and
+                                       a transformer encoder (nn.TransformerEncoderLayer repeated,
+                                       width 1024, or 2048 from 3 GB) with about GB gigabytes of
+                                       float32 weights (default 1.2: 24 layers of width 1024) as
+                                       ONNX external data: encoder_NGB.onnx holds the graph and
                                        encoder_NGB.onnx.data the weights, with an input
-                                       (1 x 128 tokens) beside them; for checking by hand how
-                                       planning and running scale with model size
+                                       (1 x 128 tokens) beside them; written in the memory of one
+                                       layer, for checking by hand how planning and running scale
+                                       with model size
 """
 import os
 import sys
@@ -271,9 +272,13 @@ def checked(folder):
 
 
 def large(folder):
+    """One encoder layer is exported with PyTorch and repeated in the ONNX graph, each copy with
+    weights of its own streamed into the data file (64-byte aligned), so that a model of any size
+    is written in the memory of one layer."""
     import tempfile
 
     import onnx
+    from onnx import helper, numpy_helper
 
     gigabytes = float(sys.argv[3]) if len(sys.argv) > 3 else 1.2
     width = 1024 if gigabytes < 3 else 2048
@@ -282,27 +287,64 @@ def large(folder):
     name = f"encoder_{gigabytes:g}GB"
     path = os.path.join(folder, name + ".onnx")
     torch.manual_seed(0)
-    with torch.no_grad():
-        encoder = nn.TransformerEncoder(
-            nn.TransformerEncoderLayer(width, width // 64, 4 * width, dropout=0.0,
-                                       batch_first=True), layers)
-        # The layers start as copies of one layer, and the exporter would store those weights
-        # once: give each its own.
-        for parameter in encoder.parameters():
-            parameter.normal_(0, 0.02)
-        example = torch.randn(1, 128, width)
-        np.save(os.path.join(folder, name + ".input.npy"), example.numpy())
+    layer = nn.TransformerEncoderLayer(width, width // 64, 4 * width, dropout=0.0,
+                                       batch_first=True)
+    example = torch.randn(1, 128, width)
+    np.save(os.path.join(folder, name + ".input.npy"), example.numpy())
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
-        # Over 2 GB, PyTorch writes a file per tensor; gather them into one data file.
-        raw = os.path.join(scratch, name + ".onnx")
-        export(encoder, example, raw, dynamic={"input": {0: "batch", 1: "tokens"}})
-        del encoder
-        model = onnx.load(raw)
-        for stale in (path, path + ".data"):
-            if os.path.exists(stale):
-                os.remove(stale)
-        onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
-                        location=name + ".onnx.data", size_threshold=1024)
+        raw = os.path.join(scratch, "layer.onnx")
+        export(layer, example, raw, dynamic={"input": {0: "batch", 1: "tokens"}})
+        one = onnx.load(raw)
+    del layer
+    g = one.graph
+    first, last = g.input[0].name, g.output[0].name
+    generator = np.random.default_rng(0)
+    nodes, initializers = [], []
+    offset = 0
+    previous = first
+    with open(path + ".data", "wb") as data:
+        for i in range(layers):
+            def rename(value, i=i, previous=previous):
+                if value == "":
+                    return value
+                return previous if value == first else f"layer{i}/{value}"
+
+            for tensor in g.initializer:
+                array = numpy_helper.to_array(tensor)
+                copy = onnx.TensorProto()
+                if array.size >= 1024 and array.dtype == np.float32:
+                    values = generator.standard_normal(array.shape, dtype=np.float32) * 0.02
+                    copy.name = rename(tensor.name)
+                    copy.data_type = tensor.data_type
+                    copy.dims.extend(tensor.dims)
+                    copy.data_location = onnx.TensorProto.EXTERNAL
+                    for key, value in (("location", name + ".onnx.data"), ("offset", str(offset)),
+                                       ("length", str(values.nbytes))):
+                        entry = copy.external_data.add()
+                        entry.key, entry.value = key, value
+                    data.write(values.tobytes())
+                    padding = -values.nbytes % 64
+                    data.write(b"\0" * padding)
+                    offset += values.nbytes + padding
+                else:
+                    copy.CopyFrom(tensor)
+                    copy.name = rename(tensor.name)
+                initializers.append(copy)
+            for node in g.node:
+                copy = onnx.NodeProto()
+                copy.CopyFrom(node)
+                copy.name = f"layer{i}/{node.name}"
+                copy.input[:] = [rename(v) for v in node.input]
+                copy.output[:] = [rename(v) for v in node.output]
+                nodes.append(copy)
+            previous = rename(last)
+    output = onnx.ValueInfoProto()
+    output.CopyFrom(g.output[0])
+    output.name = previous
+    graph = helper.make_graph(nodes, name, [g.input[0]], [output], initializers)
+    model = helper.make_model(graph, opset_imports=one.opset_import)
+    model.ir_version = one.ir_version
+    onnx.save(model, path)
     print(f"{path}: {layers} layers of width {width}, "
           f"{os.path.getsize(path + '.data') / 1e9:.2f} GB of weights in {name}.onnx.data")
 

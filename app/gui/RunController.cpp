@@ -99,7 +99,17 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
     // inputs. It runs first and is gone before the run loads, so the two never hold memory at
     // once (its constants are the model's own bytes, not copies).
     auto reference = runReference(*outcome->userGraph, inputs, opset);
-    auto executor = Executor::load(graph, outcome->devices, program.take(), mapping.value(), opset);
+    int reported = -1;
+    auto loaded = [this, &reported](std::int64_t done, std::int64_t total) {
+        const int perMille = total > 0 ? static_cast<int>(done * 1000 / total) : 1000;
+        if (perMille == reported)
+            return;
+        reported = perMille;
+        QMetaObject::invokeMethod(
+            this, [this, perMille] { emit loading(perMille); }, Qt::QueuedConnection);
+    };
+    auto executor =
+        Executor::load(graph, outcome->devices, program.take(), mapping.value(), opset, loaded);
     if (!executor) {
         outcome->error = QString::fromStdString(executor.error().message);
         return outcome;

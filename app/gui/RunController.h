@@ -70,6 +70,9 @@ public:
 
 signals:
     void progress(int done, int total);
+    /// While the run loads: how many bytes of constants its devices hold so far (a mapped
+    /// model's weights are read from disk then), in per mille of all.
+    void loading(int perMille);
     void finished();
 
 private:

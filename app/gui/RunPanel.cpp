@@ -67,7 +67,13 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
         if (!path.isEmpty() && !exportTimingsCsv(path))
             emit problem(tr("Export failed"), tr("Cannot write %1 (has the plan run?)").arg(path));
     });
+    connect(m_controller, &RunController::loading, this, [this](int perMille) {
+        m_progress->setFormat(tr("loading weights %p%"));
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(perMille);
+    });
     connect(m_controller, &RunController::progress, this, [this](int done, int total) {
+        m_progress->setFormat(tr("%p%"));
         m_progress->setRange(0, total);
         m_progress->setValue(done);
     });

@@ -66,6 +66,8 @@ struct Executor::Impl {
     std::vector<std::byte*> storages;
     std::vector<Device*> storageOwner;
     std::vector<const char*> borrowed; ///< per storage: the constant bytes it points at, or null
+    const LoadProgress* progress = nullptr; ///< during load() only
+    std::int64_t constantBytes = 0, constantsLoaded = 0;
     std::vector<std::byte*> regData;
     std::vector<Device*> regOwner;
     /// Per register: the Invoke whose kernel finds its extent at run time (copies included), or
@@ -134,6 +136,10 @@ struct Executor::Impl {
         storages.assign(storageCount, nullptr);
         storageOwner.assign(storageCount, nullptr);
         findBorrowedConstants();
+        for (std::size_t k = 0; k < program.runStart; ++k) {
+            if (program.code[k].op == Opcode::LoadConst)
+                constantBytes += program.code[k].bytes;
+        }
         for (std::size_t k = 0; k < n; ++k) {
             const Instruction& instr = program.code[k];
             Device* device = instr.device.valid() ? mapping[instr.device.index] : nullptr;
@@ -149,6 +155,10 @@ struct Executor::Impl {
                 continue;
             if (auto error = loadInstruction(k, device))
                 return error;
+            if (instr.op == Opcode::LoadConst && *progress) {
+                constantsLoaded += instr.bytes;
+                (*progress)(constantsLoaded, constantBytes);
+            }
         }
         // Registers of the run section are bound to their storages once: a binding is the same
         // every run, and a device whose waits do not block its worker (a GPU waits in its
@@ -700,7 +710,7 @@ Executor::~Executor() = default;
 
 Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const DeviceSet& devices,
                                                  Program program, std::vector<Device*> mapping,
-                                                 int onnxOpset) {
+                                                 int onnxOpset, const LoadProgress& progress) {
     if (static_cast<int>(mapping.size()) != devices.size())
         return SourceError{"", 0, 0, "every virtual device needs a physical device"};
     std::unique_ptr<Executor> executor(new Executor());
@@ -710,12 +720,15 @@ Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const Devic
     impl.program = std::move(program);
     impl.mapping = std::move(mapping);
     impl.onnxOpset = onnxOpset;
+    impl.progress = &progress;
     // Nothing is allocated before the whole program is known to fit, host copies included.
     if (Status status = checkMemoryFits(impl.program, devices, impl.mapping,
                                         hostInputOutputBytes(impl.program));
         !status.ok())
         return status.error();
-    if (auto error = impl.loadAll())
+    auto error = impl.loadAll();
+    impl.progress = nullptr;
+    if (error)
         return *error;
     return executor;
 }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,9 +78,13 @@ class Executor {
 public:
     /// Allocates every storage, uploads constants (once per device instance) and prepares a
     /// kernel for every Invoke. `mapping[d]` is the physical device of virtual device d.
+    /// Bytes of constants loaded so far, and in all: told after each constant the load copies
+    /// (a mapped model's weights are read from disk then), from the loading thread.
+    using LoadProgress = std::function<void(std::int64_t done, std::int64_t total)>;
     static Result<std::unique_ptr<Executor>> load(const Graph& graph, const DeviceSet& devices,
                                                   Program program, std::vector<Device*> mapping,
-                                                  int onnxOpset = 0);
+                                                  int onnxOpset = 0,
+                                                  const LoadProgress& progress = {});
     ~Executor();
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;

@@ -654,10 +654,14 @@ private slots:
         openAndWait(window, kModels + "tiny_resnet.onnx");
         window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(1);
         QSignalSpy finished(window.runController(), &gui::RunController::finished);
+        QSignalSpy loading(window.runController(), &gui::RunController::loading);
         QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("run")), Qt::LeftButton);
         QVERIFY(finished.wait(60000));
         const auto outcome = window.runController()->outcome();
         QVERIFY(outcome && outcome->error.isEmpty());
+        // The weights' loading was reported, up to all of them, before the iterations.
+        QVERIFY(!loading.isEmpty());
+        QCOMPARE(loading.last().at(0).toInt(), 1000);
         const views::NodeItem* conv =
             window.scene()->nodeItem(nodeNamed(window, "/stem/stem.0/Conv"));
         const views::NodeItem* relu =

@@ -376,6 +376,18 @@ public:
     bool find() {
         m_groupOf.assign(m_in.size(), -1);
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            if (m_groupOf[i] >= 0)
+                continue;
+            Group norm{NodeId(i), {}, {}, {}};
+            if (matchLayerNorm(NodeId(i), norm)) {
+                const int index = static_cast<int>(m_groups.size());
+                m_groupOf[i] = index;
+                for (const NodeId member : norm.members)
+                    m_groupOf[member.index] = index;
+                m_groups.push_back(std::move(norm));
+            }
+        }
+        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
             const Node& node = m_in.nodes()[i];
             if (m_groupOf[i] >= 0 || !isHead(node))
                 continue;
@@ -420,18 +432,32 @@ public:
             for (const NodeId member : group.members)
                 name += "+" + m_in.node(member).name;
             fused.name = m_out.uniqueName(name);
-            for (ValueRef& input : fused.inputs)
-                input = mapped(input);
-            for (const ValueRef operand : group.operands)
-                fused.inputs.push_back(mapped(operand));
-            std::string ops;
-            for (const std::string& op : group.postOps)
-                ops += (ops.empty() ? "" : ";") + op;
-            fused.attrs.set(kPostOpsAttr, ops);
-            fused.outputs = {node.outputs[0]};
-            emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
-            ++m_fusedByDevice[node.pin.device.index].first;
-            m_fusedByDevice[node.pin.device.index].second += static_cast<int>(group.members.size());
+            if (group.layerNorm) {
+                // x, gamma, beta: the operands of the final Mul and Add.
+                fused.op = OpRegistry::global().find("LayerNormalization");
+                fused.inputs = {mapped(head.inputs[0]), mapped(group.operands[0]),
+                                mapped(group.operands[1])};
+                fused.attrs = Attrs();
+                fused.attrs.set("axis", std::int64_t{-1});
+                fused.attrs.set("epsilon", group.epsilon);
+                fused.outputs = {node.outputs[0]};
+                emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
+                ++m_normsByDevice[node.pin.device.index];
+            } else {
+                for (ValueRef& input : fused.inputs)
+                    input = mapped(input);
+                for (const ValueRef operand : group.operands)
+                    fused.inputs.push_back(mapped(operand));
+                std::string ops;
+                for (const std::string& op : group.postOps)
+                    ops += (ops.empty() ? "" : ";") + op;
+                fused.attrs.set(kPostOpsAttr, ops);
+                fused.outputs = {node.outputs[0]};
+                emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
+                ++m_fusedByDevice[node.pin.device.index].first;
+                m_fusedByDevice[node.pin.device.index].second +=
+                    static_cast<int>(group.members.size());
+            }
             const NodeId headUser = m_origin[group.head.index];
             for (const NodeId member : group.members)
                 if (m_origin[member.index].valid())
@@ -447,6 +473,8 @@ public:
     const std::map<std::int32_t, std::pair<int, int>>& fusedByDevice() const {
         return m_fusedByDevice;
     }
+    /// Per device: how many layer normalisations written out as nine ops became one.
+    const std::map<std::int32_t, int>& normsByDevice() const { return m_normsByDevice; }
 
 private:
     struct Group {
@@ -454,7 +482,131 @@ private:
         std::vector<NodeId> members;      ///< in graph order, the chain after the head
         std::vector<std::string> postOps; ///< what each step applies
         std::vector<ValueRef> operands;   ///< the residual Adds' other operands
+        bool layerNorm = false;           ///< a layer normalisation: operands are gamma, beta
+        double epsilon = 0;
     };
+
+    /// The one node that reads `value`, when it is not a graph output and may join a group on
+    /// `device`; else an invalid id.
+    NodeId onlyReader(ValueRef value, DeviceId device) const {
+        const auto& readers = m_consumers[value.node.index][value.output];
+        if (readers.size() != 1 || m_isOutput[value.node.index][value.output] ||
+            !joinable(readers[0], device))
+            return NodeId();
+        return readers[0];
+    }
+
+    /// A float32 scalar constant's value (shape [] or [1]).
+    std::optional<double> scalarConstant(ValueRef value) const {
+        const Node& producer = m_in.node(value.node);
+        const TensorType& type = m_in.type(value);
+        if (!producer.isConstant() || !producer.data || type.dtype != DType::Float32 ||
+            type.elementCount() != 1 || producer.data->size() != 4)
+            return std::nullopt;
+        float v = 0;
+        std::memcpy(&v, producer.data->data(), 4);
+        return v;
+    }
+
+    /// Whether `node` is a ReduceMean over the last axis of `input`, keeping it.
+    bool meanOverLastAxis(const Node& node, ValueRef input) const {
+        if (node.op->name != "ReduceMean" || node.inputs.size() != 1 || node.inputs[0] != input ||
+            node.outputs.size() != 1 || node.attrs.getInt("keepdims", 1).value_or(1) != 1)
+            return false;
+        const auto rank = static_cast<std::int64_t>(m_in.type(input).shape.size());
+        const auto axes = node.attrs.getInts("axes", {});
+        return rank >= 1 && axes && axes->size() == 1 &&
+               ((*axes)[0] == -1 || (*axes)[0] == rank - 1);
+    }
+
+    /// A layer normalisation as exporters write it out over the last axis, from its first
+    /// ReduceMean: mean = ReduceMean(x); d = x - mean; var = ReduceMean(Pow(d, 2));
+    /// y = d / Sqrt(var + eps) * gamma + beta, gamma and beta constants of the axis' length.
+    /// Every intermediate value read only inside the pattern, all on one CPU device, unpinned.
+    bool matchLayerNorm(NodeId first, Group& group) const {
+        const Node& mean = m_in.node(first);
+        if (mean.op->name != "ReduceMean" || mean.inputs.size() != 1 || !enabledOn(mean) ||
+            userPinned(first))
+            return false;
+        const ValueRef x = mean.inputs[0];
+        const TensorType& type = m_in.type(x);
+        if (type.dtype != DType::Float32 || type.shape.empty() || !meanOverLastAxis(mean, x) ||
+            !OpRegistry::global().find("LayerNormalization"))
+            return false;
+        const DeviceId device = mean.pin.device;
+        const std::int64_t width = type.shape.back();
+        std::vector<NodeId> members;
+        auto next = [&](NodeId at) { return onlyReader(ValueRef{at, 0}, device); };
+        const NodeId sub = next(first);
+        if (!sub.valid() || !isBinary(m_in.node(sub), BinaryFn::Sub) ||
+            m_in.node(sub).inputs[0] != x || m_in.node(sub).inputs[1] != ValueRef{first, 0} ||
+            m_in.type(ValueRef{sub, 0}) != type)
+            return false;
+        // The difference is read twice: squared, and divided.
+        const auto& readers = m_consumers[sub.index][0];
+        if (readers.size() != 2 || m_isOutput[sub.index][0])
+            return false;
+        const ValueRef d{sub, 0};
+        for (int k = 0; k < 2; ++k) {
+            const NodeId pow = readers[static_cast<std::size_t>(k)];
+            const NodeId div = readers[static_cast<std::size_t>(1 - k)];
+            if (!joinable(pow, device) || !joinable(div, device))
+                continue;
+            const Node& p = m_in.node(pow);
+            if (!isBinary(p, BinaryFn::Pow) || p.inputs[0] != d ||
+                scalarConstant(p.inputs[1]) != 2.0)
+                continue;
+            const NodeId variance = next(pow);
+            if (!variance.valid() || !meanOverLastAxis(m_in.node(variance), ValueRef{pow, 0}))
+                continue;
+            const NodeId addEps = next(variance);
+            if (!addEps.valid() || !isBinary(m_in.node(addEps), BinaryFn::Add))
+                continue;
+            const Node& a = m_in.node(addEps);
+            const ValueRef varianceValue{variance, 0};
+            const auto epsilon =
+                scalarConstant(a.inputs[0] == varianceValue ? a.inputs[1] : a.inputs[0]);
+            if (!epsilon || (a.inputs[0] != varianceValue && a.inputs[1] != varianceValue))
+                continue;
+            const NodeId sqrt = next(addEps);
+            if (!sqrt.valid() || m_in.node(sqrt).op->kernel.family != KernelFamily::Unary ||
+                m_in.node(sqrt).op->kernel.unary() != UnaryFn::Sqrt)
+                continue;
+            const Node& q = m_in.node(div);
+            if (!isBinary(q, BinaryFn::Div) || q.inputs[0] != d ||
+                q.inputs[1] != ValueRef{sqrt, 0} || next(sqrt) != div)
+                continue;
+            const NodeId mul = next(div);
+            const NodeId add = mul.valid() ? next(mul) : NodeId();
+            if (!add.valid() || !isBinary(m_in.node(mul), BinaryFn::Mul) ||
+                !isBinary(m_in.node(add), BinaryFn::Add))
+                continue;
+            auto affine = [&](NodeId op, ValueRef from) -> std::optional<ValueRef> {
+                const Node& n = m_in.node(op);
+                const ValueRef other = n.inputs[0] == from ? n.inputs[1] : n.inputs[0];
+                const Node& producer = m_in.node(other.node);
+                const TensorType& t = m_in.type(other);
+                if ((n.inputs[0] != from && n.inputs[1] != from) || !producer.isConstant() ||
+                    t.dtype != DType::Float32 || t.shape != std::vector<std::int64_t>{width} ||
+                    n.outputs[0] != type)
+                    return std::nullopt;
+                return other;
+            };
+            const auto gamma = affine(mul, ValueRef{div, 0});
+            const auto beta = affine(add, ValueRef{mul, 0});
+            if (!gamma || !beta)
+                continue;
+            group.members = {sub, pow, variance, addEps, sqrt, div, mul, add};
+            std::sort(group.members.begin(), group.members.end());
+            if (group.members.front() < first)
+                return false; // the head must come first in graph order
+            group.operands = {*gamma, *beta};
+            group.layerNorm = true;
+            group.epsilon = *epsilon;
+            return true;
+        }
+        return false;
+    }
 
     bool enabledOn(const Node& node) const {
         const DeviceId device = node.pin.device;
@@ -572,6 +724,7 @@ private:
     std::vector<NodeId> m_newOrigin;
     std::vector<std::pair<NodeId, NodeId>> m_fusedInto;          ///< (user member, user head)
     std::map<std::int32_t, std::pair<int, int>> m_fusedByDevice; ///< device: (groups, ops)
+    std::map<std::int32_t, int> m_normsByDevice;
 };
 
 } // namespace
@@ -634,6 +787,10 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                 result.notes.push_back("post-op fusion on " + devices[DeviceId(device)].name +
                                        ": " + std::to_string(counts.first) + " convolutions took " +
                                        std::to_string(counts.second) + " element-wise ops");
+            for (const auto& [device, count] : fusion.normsByDevice())
+                result.notes.push_back("layer normalisation on " + devices[DeviceId(device)].name +
+                                       ": " + std::to_string(count) +
+                                       " written out as nine ops each, now one kernel each");
         }
     }
     if (!changed)

@@ -16,6 +16,9 @@
 //    group; the fused node is named after every node it computes ("conv+relu"), its time is
 //    the group's, and the user's nodes it absorbed say so (OptimizedGraph::fusedInto). Only
 //    values nothing else reads are fused; never across a device, never a node the user pinned.
+//    The same pass makes a layer normalisation over the last axis that an exporter wrote out as
+//    nine ops (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) one
+//    LayerNormalization node (oneDNN's kernel), under the same rules.
 #pragma once
 
 #include "io/SourceError.h"

@@ -204,6 +204,7 @@ private slots:
     void convolutionsTakeTheirElementwiseOpsAsPostOps();
     void fusionStopsAtPinsDevicesAndSharedValues();
     void aFusedGroupsTimeIsOnItsHead();
+    void aWrittenOutLayerNormBecomesOneKernel();
 };
 
 void TestOptimize::committedModelsComputeTheSame_data() {
@@ -501,4 +502,40 @@ void TestOptimize::aFusedGroupsTimeIsOnItsHead() {
 }
 
 QTEST_APPLESS_MAIN(TestOptimize)
+void TestOptimize::aWrittenOutLayerNormBecomesOneKernel() {
+    // Two layer normalisations as exporters write them (ReduceMean, Sub, Pow, ReduceMean, Add,
+    // Sqrt, Div, Mul, Add): over the last axis, which becomes one LayerNormalization; and over
+    // axis 1, not the last, which stays as it is. The second reads the first's output.
+    ModelBuilder b({2, 5, 16});
+    test::addInitializer(b.model, "two", {})->add_float_data(2.0f);
+    test::addInitializer(b.model, "eps", {})->add_float_data(1e-5f);
+    auto norm = [&](const std::string& in, const std::string& p, std::int64_t axis,
+                    std::int64_t width) {
+        test::setInts(b.node("ReduceMean", {in}, p + "mean"), "axes", {axis});
+        b.node("Sub", {in, p + "mean"}, p + "d");
+        b.node("Pow", {p + "d", "two"}, p + "sq");
+        test::setInts(b.node("ReduceMean", {p + "sq"}, p + "var"), "axes", {axis});
+        b.node("Add", {p + "var", "eps"}, p + "ve");
+        b.node("Sqrt", {p + "ve"}, p + "sd");
+        b.node("Div", {p + "d", p + "sd"}, p + "n");
+        b.weight(p + "gamma", {width});
+        b.weight(p + "beta", {width});
+        b.node("Mul", {p + "n", p + "gamma"}, p + "g");
+        b.node("Add", {p + "g", p + "beta"}, p + "y");
+    };
+    norm("x", "a_", -1, 16);
+    norm("a_y", "b_", 1, 16);
+    const Optimised o = optimiseAndCompare(b.load("b_y", {2, 5, 16}), vcpus(1), {true}, {});
+    QCOMPARE(countOp(o.result.graph, "LayerNormalization"), 1);
+    QCOMPARE(countOp(o.result.graph, "ReduceMean"), 2);
+    QCOMPARE(countOp(o.result.graph, "Sqrt"), 1);
+    for (const char* member : {"a_d", "a_sq", "a_var", "a_ve", "a_sd", "a_n", "a_g", "a_y"})
+        QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("a_mean"));
+    QVERIFY(!o.result.fusedInto[o.graph.find("b_y")->index].valid());
+    bool noted = false;
+    for (const std::string& note : o.result.notes)
+        noted = noted || note.starts_with("layer normalisation on v1: 1 written out");
+    QVERIFY(noted);
+}
+
 #include "tst_optimize.moc"

@@ -10,9 +10,10 @@
 // and printed side by side: plan against the model's bytes (the .onnx and its NAME.onnx.data),
 // run against ONNX Runtime. ONNX Runtime is found as bench_vs_ort finds it; without it that
 // column is empty. --quick measures the committed tiny models (the CTest smoke run).
+#include "OrtPeer.h"
+
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
-#include "io/OnnxReader.h"
 #include "runtime/HostTensor.h"
 
 #include <sys/resource.h>
@@ -27,9 +28,6 @@
 #include <string>
 #include <vector>
 
-#ifndef PLACER_SOURCE_DIR
-#define PLACER_SOURCE_DIR "."
-#endif
 #ifndef PLACER_BINARY
 #define PLACER_BINARY "placer"
 #endif
@@ -77,17 +75,6 @@ Measured measure(const std::vector<std::string>& argv, const fs::path& log,
     if (m.status == 0)
         m.megabytes = static_cast<double>(usage.ru_maxrss) * 1024.0 / 1e6;
     return m;
-}
-
-std::string ortModules() {
-    if (const char* env = std::getenv("PLACER_ORT_NODE_MODULES"))
-        return env;
-    for (const fs::path& c :
-         {fs::path("node_modules"), fs::path(PLACER_SOURCE_DIR) / "../node_modules"}) {
-        if (fs::exists(c / "onnxruntime-node" / "package.json"))
-            return fs::absolute(c).string();
-    }
-    return {};
 }
 
 std::string cell(const Measured& m) {
@@ -197,9 +184,10 @@ int main(int argc, char** argv) {
         quick || !env ? fs::path(PLACER_SOURCE_DIR) / "resources/models" : fs::path(env);
     if (!quick && !env)
         std::printf("PLACER_ONNX_MODELS is not set: measuring the committed tiny models\n");
-    const std::string modules = ortModules();
+    std::string why;
+    const std::string modules = bench::ortModules(&why);
     if (modules.empty())
-        std::printf("ONNX Runtime (onnxruntime-node) not found: its column stays empty\n");
+        std::printf("no ONNX Runtime column: %s\n", why.c_str());
     std::printf("peak resident memory (RSS) of each command as a process of its own\n");
     std::vector<fs::path> models;
     for (const auto& entry : fs::directory_iterator(dir)) {

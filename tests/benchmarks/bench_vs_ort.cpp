@@ -20,6 +20,7 @@
 // point $PLACER_ORT_NODE_MODULES at that node_modules folder (default: ./node_modules, then
 // ../node_modules of the source tree). Without node or the package every model is skipped with a
 // reason.
+#include "OrtPeer.h"
 #include "RunBench.h"
 
 #include "io/ModelLoader.h"
@@ -70,27 +71,6 @@ std::string shellQuote(const std::string& s) {
     for (char c : s)
         quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return quoted + "'";
-}
-
-/// The node_modules folder holding onnxruntime-node, or why there is none.
-std::string ortModules(std::string* why) {
-    std::vector<fs::path> candidates;
-    if (const char* env = std::getenv("PLACER_ORT_NODE_MODULES"))
-        candidates.emplace_back(env);
-    candidates.emplace_back(fs::current_path() / "node_modules");
-    candidates.emplace_back(fs::path(PLACER_SOURCE_DIR) / "node_modules");
-    candidates.emplace_back(fs::path(PLACER_SOURCE_DIR).parent_path() / "node_modules");
-    if (std::system("node --version >/dev/null 2>&1") != 0) {
-        *why = "node is not installed";
-        return {};
-    }
-    for (const fs::path& c : candidates) {
-        if (fs::exists(c / "onnxruntime-node" / "package.json"))
-            return c.string();
-    }
-    *why = "onnxruntime-node is not installed (npm install --ignore-scripts onnxruntime-node, "
-           "then set PLACER_ORT_NODE_MODULES to its node_modules folder)";
-    return {};
 }
 
 struct PeerResult {
@@ -325,7 +305,7 @@ int main(int argc, char** argv) {
     }
     installConstantFolding();
     std::string why;
-    const std::string modules = ortModules(&why);
+    const std::string modules = bench::ortModules(&why);
     if (modules.empty())
         std::printf("ONNX Runtime is skipped: %s\n", why.c_str());
     std::vector<fs::path> models;

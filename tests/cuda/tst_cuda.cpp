@@ -96,6 +96,21 @@ private slots:
 #endif
     }
 
+    /// cuBLAS and cuDNN are not linked but opened on first use: that must find them where the
+    /// build did (no GPU is needed to ask them for a status string), and a process that never
+    /// makes a GPU device must not have them loaded.
+    void librariesOpenOnFirstUse() {
+#if PLACER_HAVE_CUDA
+        QVERIFY(!loaded("libcublasLt.so"));
+        QCOMPARE(QString(cublasGetStatusString(CUBLAS_STATUS_SUCCESS)), QString("success"));
+        QVERIFY(QString(cudnnGetErrorString(CUDNN_STATUS_SUCCESS)).contains("SUCCESS"));
+        QCOMPARE(QString::fromStdString(cuda::lazyLibraryError()), QString());
+        QVERIFY(loaded("libcublasLt.so"));
+#else
+        QSKIP("this build has no CUDA backend");
+#endif
+    }
+
     void registrySaysWhyThereIsNoGpu() {
         DeviceRegistry registry;
         const QString why = whyNoGpu(registry);
@@ -121,21 +136,6 @@ private slots:
 
     // The CUDA backend registers a kernel for exactly the families the op registry says CUDA
     // devices run, which is every family but the host's shape computations.
-    /// cuBLAS and cuDNN are not linked but opened on first use: that must find them where the
-    /// build did (no GPU is needed to ask them for a status string), and a process that never
-    /// makes a GPU device must not have them loaded.
-    void librariesOpenOnFirstUse() {
-#if PLACER_HAVE_CUDA
-        QVERIFY(!loaded("libcublasLt.so"));
-        QCOMPARE(QString(cublasGetStatusString(CUBLAS_STATUS_SUCCESS)), QString("success"));
-        QVERIFY(QString(cudnnGetErrorString(CUDNN_STATUS_SUCCESS)).contains("SUCCESS"));
-        QCOMPARE(QString::fromStdString(cuda::lazyLibraryError()), QString());
-        QVERIFY(loaded("libcublasLt.so"));
-#else
-        QSKIP("this build has no CUDA backend");
-#endif
-    }
-
     void cudaTableMatchesCapability() {
 #if PLACER_HAVE_CUDA
         const std::vector<KernelFamily> registered = cuda::cudaKernelFamilies();

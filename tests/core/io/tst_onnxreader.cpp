@@ -367,6 +367,14 @@ void TestOnnxReader::externalDataBesideTheModel() {
         truncated.error().toString().c_str());
 }
 
+/// Writes `bytes` to a new file at `path`; whether it could.
+static bool writeFile(const QString& path, const std::string& bytes) {
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) &&
+           file.write(bytes.data(), static_cast<qint64>(bytes.size())) ==
+               static_cast<qint64>(bytes.size());
+}
+
 /// Float weights of `dims` holding 0, 1, 2, ... as raw data.
 static std::string countingWeights(onnx::ModelProto& model, const std::string& name,
                                    const std::vector<std::int64_t>& dims) {
@@ -403,10 +411,7 @@ void TestOnnxReader::weightsStayInTheFile() {
     addNode(model, "Identity", {"st"}, {"s"});
     QTemporaryDir dir;
     const QString path = dir.filePath("weights.onnx");
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray::fromStdString(bytesOf(model)));
-    file.close();
+    QVERIFY(writeFile(path, bytesOf(model)));
 
     for (const bool mapped : {true, false}) {
         auto loaded =
@@ -433,7 +438,8 @@ void TestOnnxReader::weightsStayInTheFile() {
         QVERIFY(!copy.isView());
         QVERIFY(weights.data->bytes() == w);
     }
-    file.open(QIODevice::ReadOnly);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll().toStdString(), bytesOf(model));
 }
 
@@ -455,16 +461,11 @@ void TestOnnxReader::theHostReadsConstantsWhereTheyLie() {
     location->set_value("w.bin");
     addNode(model, "MatMul", {"x", "w"}, {"y"});
     QTemporaryDir dir;
-    QFile data(dir.filePath("w.bin"));
-    QVERIFY(data.open(QIODevice::WriteOnly));
-    data.write(reinterpret_cast<const char*>(values.data()),
-               static_cast<qint64>(values.size() * 4));
-    data.close();
-    QFile file(dir.filePath("inplace.onnx"));
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray::fromStdString(bytesOf(model)));
-    file.close();
-    auto loaded = load(file.fileName());
+    QVERIFY(
+        writeFile(dir.filePath("w.bin"),
+                  std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)));
+    QVERIFY(writeFile(dir.filePath("inplace.onnx"), bytesOf(model)));
+    auto loaded = load(dir.filePath("inplace.onnx"));
     QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
     const Graph& graph = loaded.value().graph;
     QVERIFY(graph.node(*graph.find("w")).data->isView());
@@ -541,12 +542,8 @@ void TestOnnxReader::externalDataBeyondTwoGigabytes() {
         rows.push_back(std::move(row));
     }
     data.close();
-    QFile file(dir.filePath("huge.onnx"));
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray::fromStdString(bytesOf(model)));
-    file.close();
-
-    auto loaded = load(file.fileName());
+    QVERIFY(writeFile(dir.filePath("huge.onnx"), bytesOf(model)));
+    auto loaded = load(dir.filePath("huge.onnx"));
     QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
     const Graph& graph = loaded.value().graph;
     QCOMPARE(graph.node(*graph.find("table")).data->size(),

@@ -24,6 +24,8 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
             file->m_data = static_cast<const char*>(data);
             file->m_size = static_cast<std::size_t>(info.st_size);
             file->m_mapped = true;
+            file->m_path = path;
+            file->m_stat = info;
             return std::shared_ptr<const MappedFile>(std::move(file));
         }
     }
@@ -37,6 +39,18 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
     file->m_data = file->m_copy.data();
     file->m_size = file->m_copy.size();
     return std::shared_ptr<const MappedFile>(std::move(file));
+}
+
+std::string MappedFile::changedOnDisk() const {
+    struct stat now {};
+    if (!m_mapped || ::stat(m_path.c_str(), &now) != 0 || now.st_dev != m_stat.st_dev ||
+        now.st_ino != m_stat.st_ino)
+        return {};
+    if (now.st_size == m_stat.st_size && now.st_mtim.tv_sec == m_stat.st_mtim.tv_sec &&
+        now.st_mtim.tv_nsec == m_stat.st_mtim.tv_nsec)
+        return {};
+    return "'" + m_path + "' changed on disk since it was read (" + std::to_string(m_stat.st_size) +
+           " bytes then, " + std::to_string(now.st_size) + " now); open the model again";
 }
 
 MappedFile::~MappedFile() {

@@ -4,20 +4,22 @@
 #pragma once
 
 #include "io/SourceError.h"
+#include "ir/TensorData.h"
 
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 
 namespace placer {
 
-class MappedFile {
+class MappedFile final : public MappedPages {
 public:
     /// Maps the whole file (copy-on-write: a stray write changes this process's copy, never the
     /// file). A file that cannot be mapped (a pipe) is read into memory instead.
     static Result<std::shared_ptr<const MappedFile>> open(const std::string& path);
-    ~MappedFile();
+    ~MappedFile() override;
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
 
@@ -25,7 +27,12 @@ public:
     std::size_t size() const { return m_size; }
     std::string_view bytes() const { return {m_data, m_size}; }
     /// Whether the bytes are mapped pages rather than a copy in memory.
-    bool mapped() const { return m_mapped; }
+    bool mapped() const override { return m_mapped; }
+    /// Why the mapped bytes can no longer be read: the file at the same path and inode has
+    /// another size or modification time (rewritten in place; reading a page past its new end
+    /// would kill the process). A file replaced by another (a new inode) leaves the mapping as it
+    /// was, and is fine.
+    std::string changedOnDisk() const override;
 
 private:
     MappedFile() = default;
@@ -34,6 +41,8 @@ private:
     std::size_t m_size = 0;
     bool m_mapped = false;
     std::string m_copy;
+    std::string m_path;
+    struct stat m_stat {};
 };
 
 } // namespace placer

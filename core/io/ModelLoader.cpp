@@ -102,11 +102,10 @@ Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::s
 
 namespace {
 
-/// A model from its bytes; `owner`, when given, keeps them alive, and `pages` says whether they
-/// are a file's mapped pages.
-Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const void> owner,
-                              TensorData::Pages pages, const std::string& fileName,
-                              GraphFormat format, const std::optional<DeviceSet>& devices,
+/// A model from its bytes; `file`, when given, is the mapped file they are.
+Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const MappedFile> file,
+                              const std::string& fileName, GraphFormat format,
+                              const std::optional<DeviceSet>& devices,
                               const InputShapes& inputShapes) {
     if (format == GraphFormat::Auto)
         format = detectFormat(text, fileName);
@@ -119,8 +118,7 @@ Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const void>
         model.devices = devices ? *devices : defaultDeviceSet();
         OnnxReadOptions options;
         options.inputShapes = inputShapes;
-        options.bytesOwner = std::move(owner);
-        options.bytesPages = pages;
+        options.bytesFile = std::move(file);
         auto graph =
             readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings, options);
         if (!graph)
@@ -158,8 +156,7 @@ Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const void>
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
                                   GraphFormat format, const std::optional<DeviceSet>& devices,
                                   const InputShapes& inputShapes) {
-    return loadModel(text, nullptr, TensorData::Pages::Memory, fileName, format, devices,
-                     inputShapes);
+    return loadModel(text, nullptr, fileName, format, devices, inputShapes);
 }
 
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
@@ -170,9 +167,7 @@ Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
     if (!file)
         return file.error();
     const std::string_view bytes = file.value()->bytes();
-    const auto pages =
-        file.value()->mapped() ? TensorData::Pages::MappedFile : TensorData::Pages::Memory;
-    return loadModel(bytes, file.take(), pages, path, format, devices, inputShapes);
+    return loadModel(bytes, file.take(), path, format, devices, inputShapes);
 }
 
 } // namespace placer

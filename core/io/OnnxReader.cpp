@@ -1,7 +1,6 @@
 // ONNX reader.
 #include "io/OnnxReader.h"
 
-#include "io/MappedFile.h"
 #include "io/OnnxPayloads.h"
 #include "io/OnnxWriter.h"
 
@@ -188,10 +187,9 @@ public:
                         "another format?)");
         for (const PayloadRange& range : payloads) {
             const char* data = bytes.data() + range.offset;
-            m_outside.push_back(m_options.bytesOwner
-                                    ? TensorData::view(m_options.bytesOwner, data, range.length,
-                                                       m_options.bytesPages)
-                                    : TensorData(std::string(data, range.length)));
+            m_outside.push_back(m_options.bytesFile ? TensorData::viewOfFile(m_options.bytesFile,
+                                                                             data, range.length)
+                                                    : TensorData(std::string(data, range.length)));
         }
         if (!m_model.has_graph() || m_model.ir_version() <= 0)
             return fail("not an ONNX model: no graph or no IR version");
@@ -542,9 +540,8 @@ private:
                             std::to_string(offset + expected) + ")");
             // Nothing is read now: the constant views the file's mapped pages.
             tensor.set_raw_data(outsideMarker(m_outside.size()));
-            m_outside.push_back(TensorData::view(
-                file, file->data() + offset, static_cast<std::size_t>(expected),
-                file->mapped() ? TensorData::Pages::MappedFile : TensorData::Pages::Memory));
+            m_outside.push_back(TensorData::viewOfFile(file, file->data() + offset,
+                                                       static_cast<std::size_t>(expected)));
             tensor.clear_external_data();
             tensor.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
         }

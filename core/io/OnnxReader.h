@@ -2,6 +2,7 @@
 // its shape inference.
 #pragma once
 
+#include "io/MappedFile.h"
 #include "io/SourceError.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
@@ -45,11 +46,9 @@ struct OnnxReadOptions {
     std::map<std::string, HostTensor> shapeInputValues;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
     bool foldConstants = true;
-    /// What keeps the model's bytes alive (a MappedFile): large initializers then stay views
-    /// into them instead of being copied. Without it they are copied out.
-    std::shared_ptr<const void> bytesOwner;
-    /// Whether those bytes are a file's mapped pages (TensorData::releasePages may drop them).
-    TensorData::Pages bytesPages = TensorData::Pages::Memory;
+    /// The mapped file the model's bytes are (MappedFile::bytes()): large initializers then
+    /// stay views into it instead of being copied. Without it they are copied out.
+    std::shared_ptr<const MappedFile> bytesFile;
 };
 
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,

@@ -6,7 +6,7 @@
 namespace placer {
 
 void TensorData::releasePages() const {
-    if (!isView() || m_pages != Pages::MappedFile)
+    if (!m_file || !m_file->mapped())
         return;
     static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     const auto begin = (reinterpret_cast<std::uintptr_t>(m_view) + page - 1) / page * page;

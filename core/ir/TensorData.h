@@ -3,12 +3,24 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace placer {
+
+/// A file's bytes mapped into memory copy-on-write (io/MappedFile.h), as a view sees them: the
+/// kernel may take its pages back and read them again from the file, and the file may change
+/// under them, which a device must not find out by reading a truncated page.
+class MappedPages {
+public:
+    virtual ~MappedPages() = default;
+    /// Whether the bytes are mapped pages (rather than a copy read into memory).
+    virtual bool mapped() const = 0;
+    /// Why the bytes can no longer be trusted (the file was truncated or rewritten in place
+    /// since it was mapped), or empty.
+    virtual std::string changedOnDisk() const = 0;
+};
 
 /// Raw little-endian tensor bytes. Owned bytes are a string, so importers can hand over their
 /// buffers; a view points into memory its keeper holds (io/MappedFile.h), and reading it touches
@@ -20,18 +32,19 @@ public:
     TensorData(std::size_t size, char fill) : m_owned(size, fill) {}
     TensorData(const char* data, std::size_t size) : m_owned(data, size) {}
 
-    /// What a view's memory is: plain memory, or a file's pages mapped copy-on-write, which the
-    /// kernel reads again from the file when they are touched after releasePages().
-    enum class Pages : std::uint8_t { Memory, MappedFile };
-
     /// `size` bytes at `data`, valid while `keeper` lives.
-    static TensorData view(std::shared_ptr<const void> keeper, const char* data, std::size_t size,
-                           Pages pages = Pages::Memory) {
+    static TensorData view(std::shared_ptr<const void> keeper, const char* data, std::size_t size) {
         TensorData out;
         out.m_keeper = std::move(keeper);
         out.m_view = data;
         out.m_viewSize = size;
-        out.m_pages = pages;
+        return out;
+    }
+    /// `size` bytes at `data` inside `file`'s mapped bytes.
+    static TensorData viewOfFile(const std::shared_ptr<const MappedPages>& file, const char* data,
+                                 std::size_t size) {
+        TensorData out = view(std::shared_ptr<const void>(file), data, size);
+        out.m_file = file.get();
         return out;
     }
 
@@ -41,6 +54,8 @@ public:
     /// read again (from the page cache, or the file) if the bytes are read later. Nothing
     /// otherwise.
     void releasePages() const;
+    /// Why a view of a mapped file can no longer be read (MappedPages::changedOnDisk), or empty.
+    std::string changedOnDisk() const { return m_file ? m_file->changedOnDisk() : std::string(); }
     const char* data() const { return isView() ? m_view : m_owned.data(); }
     /// Writable bytes: a view is copied into owned bytes first.
     char* data() {
@@ -76,6 +91,7 @@ private:
             return;
         m_owned.assign(m_view, m_viewSize);
         m_keeper.reset();
+        m_file = nullptr;
         m_view = nullptr;
         m_viewSize = 0;
     }
@@ -84,7 +100,7 @@ private:
     std::shared_ptr<const void> m_keeper;
     const char* m_view = nullptr;
     std::size_t m_viewSize = 0;
-    Pages m_pages = Pages::Memory;
+    const MappedPages* m_file = nullptr; ///< the keeper, when it is a mapped file
 };
 
 } // namespace placer

@@ -278,6 +278,9 @@ struct Executor::Impl {
             if (instr.bytes > 0) {
                 if (!node.data || static_cast<std::int64_t>(node.data->size()) < instr.bytes)
                     return fail("constant '" + node.name + "' has fewer bytes than its type");
+                // A mapped model file rewritten since it was read would fail on a page, not here.
+                if (const std::string why = node.data->changedOnDisk(); !why.empty())
+                    return fail("constant '" + node.name + "': " + why);
                 if (reinterpret_cast<const char*>(dst) != node.data->data()) {
                     const std::string error =
                         copyInAndWait(*device, dst, node.data->data(), instr.bytes);

@@ -11,6 +11,8 @@ build=${PLACER_BUILD_DIR:-$root/build}
 packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
           libgraphviz-dev libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler
+          # GLPK: the automatic placement's exact solver.
+          libglpk-dev
           # oneDNN's CMake config requires OpenCL, which libdnnl-dev only recommends.
           libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
           # The fuzz and sanitizer builds: clang with its sanitizer runtimes and OpenMP.

@@ -97,7 +97,7 @@ int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::
     if (const auto exit = loadAndPlan("plan", parsed, in, err, &planned))
         return *exit;
     auto rendered =
-        render(emit, parsed.options, planned.model.graph, planned.model.devices, planned.plan);
+        render(emit, planned.options, planned.model.graph, planned.model.devices, planned.plan);
     if (!rendered) {
         err << "placer plan: error: --emit " << emit << ": " << rendered.error().message << "\n";
         return UserError;

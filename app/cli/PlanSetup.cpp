@@ -9,6 +9,7 @@
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 namespace placer::cli {
 
@@ -29,8 +30,11 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              first match wins)
   --fallback DEV             ops no rule covers, and ops without a kernel where they would
                              run, go to DEV
-  --mode demand|unify        demand (default): unpinned nodes go where their consumers are;
-                             unify: TVM-compatible, nodes joined by hard edges share a device
+  --mode demand|unify|auto   demand (default): unpinned nodes go where their consumers are;
+                             unify: TVM-compatible, nodes joined by hard edges share a device;
+                             auto: unpinned ops go where the cost model predicts the shortest
+                             latency (pins and rules are kept), with the predicted schedule
+  --exact                    auto: also solve the exact programme (GLPK) on small graphs
   --constants replicate|copy constants used on several devices: one instance per device made
                              at load time (default), or copied on every run
 )";
@@ -115,9 +119,10 @@ std::optional<std::string> takePlanOption(const std::string& name, const std::st
     } else if (name == "--fallback") {
         parsed->options.fallbackDevice = value;
     } else if (name == "--mode") {
-        if (value != "demand" && value != "unify")
-            return "--mode must be demand or unify, not '" + value + "'";
-        parsed->options.mode = value == "demand" ? PlanMode::Demand : PlanMode::Unify;
+        const auto mode = parsePlanMode(value);
+        if (!mode)
+            return "--mode must be demand, unify or auto, not '" + value + "'";
+        parsed->options.mode = *mode;
     } else if (name == "--constants") {
         if (value != "replicate" && value != "copy")
             return "--constants must be replicate or copy, not '" + value + "'";
@@ -153,6 +158,10 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
             out << help;
             return Ok;
         }
+        if (name == "--exact") {
+            parsed->options.exact = true;
+            continue;
+        }
         if (contains(own.flags, name)) {
             if (auto problem = own.handle(name, ""))
                 return usage(*problem);
@@ -179,6 +188,10 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
     return std::nullopt;
 }
 
+CostModel machineCosts(const DeviceSet& devices) {
+    return CostModel::assumed(devices, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 std::optional<std::string> loadPlanned(const PlanArguments& args,
                                        const std::optional<std::string>& text,
                                        std::vector<std::string>* warnings, PlannedModel* planned) {
@@ -202,7 +215,11 @@ std::optional<std::string> loadPlanned(const PlanArguments& args,
     if (const Status valid = validateRules(model.graph, model.devices, args.options, warnings);
         !valid.ok())
         return valid.error().message;
-    planned->plan = planDevices(model.graph, model.devices, args.options);
+    PlanOptions options = args.options;
+    if (options.mode == PlanMode::Auto && !options.costs)
+        options.costs = std::make_shared<const CostModel>(machineCosts(model.devices));
+    planned->plan = planDevices(model.graph, model.devices, options);
+    planned->options = options;
     return std::nullopt;
 }
 

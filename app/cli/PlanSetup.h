@@ -3,6 +3,7 @@
 
 #include "io/ModelLoader.h"
 #include "plan/Annotations.h"
+#include "plan/CostModel.h"
 #include "plan/Plan.h"
 
 #include <functional>
@@ -55,7 +56,12 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
 struct PlannedModel {
     LoadedModel model;
     Plan plan;
+    /// The options the plan was made with: the arguments', with auto mode's cost model.
+    PlanOptions options;
 };
+
+/// The cost model of this machine for `devices`: assumed profiles, the host's core count.
+CostModel machineCosts(const DeviceSet& devices);
 
 /// Loads args.model (or `text`, read as if it were that file, when given), applies devices,
 /// roles, pins and rules, and plans. Warnings are appended to *warnings; returns the error

@@ -102,7 +102,7 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         if (!opened)
             return fail(err, opened.error().toString());
         const Status saved = opened.value()->savePlan(
-            name, note, planned.model.graph, planned.model.devices, parsed.options, planned.plan);
+            name, note, planned.model.graph, planned.model.devices, planned.options, planned.plan);
         if (!saved.ok())
             return fail(err, saved.error().toString());
         out << "saved plan '" << name << "' (" << planned.plan.copies.size() << " copies, "

@@ -266,7 +266,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     OptimizeOptions optimizeOptions;
     optimizeOptions.channelsLast = optimize;
     optimizeOptions.fusion = optimize;
-    auto optimized = optimizeForDevices(planned.model.graph, devices, planned.plan, parsed.options,
+    auto optimized = optimizeForDevices(planned.model.graph, devices, planned.plan, planned.options,
                                         mapping.value(), optimizeOptions);
     if (!optimized) {
         err << "placer run: warning: running the graph unoptimised: " << optimized.error().message
@@ -379,7 +379,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         return written;
     if (saveRun) {
         if (auto error = recordRun(db, planName.empty() ? graph.name : planName, planned,
-                                   parsed.options, report, err))
+                                   planned.options, report, err))
             return fail(*error);
     }
     if (report.reference && !report.reference->ok)

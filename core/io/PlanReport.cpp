@@ -2,12 +2,10 @@
 #include "io/PlanReport.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace placer {
-
-std::string_view planModeName(PlanMode mode) {
-    return mode == PlanMode::Demand ? "demand" : "unify";
-}
 
 namespace {
 
@@ -23,6 +21,29 @@ std::string joinNames(const Graph& graph, const std::vector<NodeId>& nodes) {
     for (NodeId id : nodes)
         out += (out.empty() ? "" : ", ") + graph.node(id).name;
     return out;
+}
+
+Json predictionJson(const DeviceSet& devices, const PlanOptions& options, const Prediction& p) {
+    Json json = Json::object();
+    json.set("latency_ms", p.makespanMicros / 1000);
+    Json busy = Json::array();
+    for (int d = 0; d < devices.size(); ++d) {
+        Json entry = Json::object();
+        entry.set("device", devices[DeviceId(d)].name);
+        entry.set("busy_ms", p.deviceBusyMicros[static_cast<std::size_t>(d)] / 1000);
+        busy.push(std::move(entry));
+    }
+    json.set("devices", std::move(busy));
+    if (options.mode == PlanMode::Auto) {
+        json.set("heft_ms", p.heftMicros / 1000);
+        if (std::isfinite(p.singleDeviceMicros))
+            json.set("best_single_device_ms", p.singleDeviceMicros / 1000);
+        json.set("evaluations", p.evaluations);
+        json.set("exact", p.exactStatus);
+        if (p.exactOptimumMicros)
+            json.set("exact_optimum_ms", *p.exactOptimumMicros / 1000);
+    }
+    return json;
 }
 
 } // namespace
@@ -72,6 +93,12 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("reason", plan.explain(graph, devices, options, NodeId(i)));
         if (roots[i].valid())
             entry.set("decided_by", graph.node(roots[i]).name);
+        if (plan.prediction && node.role() == OpRole::Compute) {
+            entry.set("predicted_start_ms", plan.prediction->start[i] / 1000);
+            entry.set("predicted_ms", plan.prediction->micros[i] / 1000);
+            if (plan.prediction->measured[i])
+                entry.set("predicted_from", "measured");
+        }
         nodes.push(std::move(entry));
     }
     report.set("nodes", std::move(nodes));
@@ -144,8 +171,58 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
     }
     report.set("memory", std::move(memory));
     report.set("copied_bytes", plan.copiedBytes());
+    if (plan.prediction)
+        report.set("prediction", predictionJson(devices, options, *plan.prediction));
     return report;
 }
+
+namespace {
+
+/// "predicted latency: 1.23 ms", then each device's busy time and its ops in start order.
+std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
+                              const PlanOptions& options, const Plan& plan,
+                              std::size_t deviceWidth) {
+    constexpr std::size_t kShown = 8;
+    const Prediction& p = *plan.prediction;
+    std::string out = "predicted latency: " + formatMillis(p.makespanMicros);
+    if (options.mode == PlanMode::Auto) {
+        out += " (HEFT's placement: " + formatMillis(p.heftMicros);
+        if (std::isfinite(p.singleDeviceMicros))
+            out += "; the best single device: " + formatMillis(p.singleDeviceMicros);
+        if (p.exactOptimumMicros)
+            out += "; the exact optimum: " + formatMillis(*p.exactOptimumMicros);
+        else if (options.exact)
+            out += "; exact programme: " + p.exactStatus;
+        out += ")";
+    }
+    out += "\npredicted schedule:\n";
+    for (int d = 0; d < devices.size(); ++d) {
+        std::vector<std::uint32_t> ops;
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            if (plan.devices[i] == DeviceId(d) && graph.nodes()[i].role() == OpRole::Compute)
+                ops.push_back(i);
+        }
+        std::stable_sort(ops.begin(), ops.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return p.start[a] < p.start[b]; });
+        const std::string& name = devices[DeviceId(d)].name;
+        out += "  " + name +
+               std::string(deviceWidth > name.size() ? deviceWidth - name.size() : 0, ' ') +
+               "  busy " + formatMillis(p.deviceBusyMicros[static_cast<std::size_t>(d)]) + ", " +
+               std::to_string(ops.size()) + " op" + (ops.size() == 1 ? "" : "s");
+        for (std::size_t k = 0; k < ops.size() && k < kShown; ++k) {
+            char times[64];
+            std::snprintf(times, sizeof times, " %.3f-%.3f", p.start[ops[k]] / 1000,
+                          p.end[ops[k]] / 1000);
+            out += (k ? "," : ":") + std::string(" ") + graph.nodes()[ops[k]].name + times;
+        }
+        if (ops.size() > kShown)
+            out += ", ... " + std::to_string(ops.size() - kShown) + " more (--json has all)";
+        out += "\n";
+    }
+    return out;
+}
+
+} // namespace
 
 std::string planSummary(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                         const Plan& plan) {
@@ -252,6 +329,8 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
             out += "\n";
         }
     }
+    if (plan.prediction)
+        out += predictionSummary(graph, devices, options, plan, wDevice);
     if (plan.conflicts.empty()) {
         out += "conflicts: none\n";
     } else {

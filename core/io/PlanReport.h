@@ -19,6 +19,4 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
 std::string planSummary(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                         const Plan& plan);
 
-std::string_view planModeName(PlanMode mode);
-
 } // namespace placer

@@ -1,5 +1,6 @@
 #include "plan/ExecutionOrder.h"
 
+#include "plan/CostModel.h"
 #include "plan/GraphIndex.h"
 
 #include <algorithm>
@@ -20,39 +21,10 @@ double kernelMicros(double operations, double bytes) {
 } // namespace
 
 double estimateNodeMicros(const Graph& graph, NodeId id) {
-    const Node& node = graph.node(id);
-    if (node.role() != OpRole::Compute)
+    if (graph.node(id).role() != OpRole::Compute)
         return 0;
-    double bytes = 0;
-    for (const ValueRef input : node.inputs)
-        bytes += static_cast<double>(graph.type(input).bytes());
-    double outElems = 0;
-    for (const TensorType& output : node.outputs) {
-        bytes += static_cast<double>(output.bytes());
-        outElems += static_cast<double>(output.elementCount());
-    }
-    double flops = outElems;
-    const KernelFamily family = node.op->kernel.family;
-    if (family == KernelFamily::Conv && node.inputs.size() >= 2) {
-        // Per output element, one multiply-add per weight of its group's filter.
-        const TensorType& weights = graph.type(node.inputs[1]);
-        const double perFilter =
-            weights.shape.empty()
-                ? 1.0
-                : static_cast<double>(weights.elementCount()) /
-                      static_cast<double>(std::max<std::int64_t>(1, weights.shape[0]));
-        flops = 2 * outElems * perFilter;
-    } else if (family == KernelFamily::Matmul && node.inputs.size() >= 2) {
-        // The inner dimension: the one A and B share (A's last unless A is transposed).
-        const TensorType& a = graph.type(node.inputs[0]);
-        const TensorType& b = graph.type(node.inputs[1]);
-        double inner = a.shape.empty() ? 1.0 : static_cast<double>(a.shape.back());
-        if (a.rank() >= 2 && b.rank() >= 2 && a.shape.back() != b.shape[b.shape.size() - 2] &&
-            a.shape.back() != b.shape.back())
-            inner = static_cast<double>(a.shape[a.shape.size() - 2]);
-        flops = 2 * outElems * inner;
-    }
-    return kernelMicros(flops, bytes);
+    const OpWork work = opWork(graph, id);
+    return kernelMicros(work.flops, work.bytes);
 }
 
 double estimateCopyMicros(std::int64_t bytes) {

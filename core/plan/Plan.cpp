@@ -1,7 +1,35 @@
 // Plan helpers: totals and the sentence that explains a node's device.
 #include "plan/Plan.h"
 
+#include <cstdio>
+
 namespace placer {
+
+std::string_view planModeName(PlanMode mode) {
+    switch (mode) {
+    case PlanMode::Demand:
+        return "demand";
+    case PlanMode::Unify:
+        return "unify";
+    case PlanMode::Auto:
+        return "auto";
+    }
+    return "demand";
+}
+
+std::string formatMillis(double micros) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g ms", micros / 1000.0);
+    return text;
+}
+
+std::optional<PlanMode> parsePlanMode(std::string_view name) {
+    for (PlanMode mode : {PlanMode::Demand, PlanMode::Unify, PlanMode::Auto}) {
+        if (planModeName(mode) == name)
+            return mode;
+    }
+    return std::nullopt;
+}
 
 std::string_view conflictKindName(ConflictKind kind) {
     switch (kind) {
@@ -140,6 +168,20 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
                                               : "the lowest-numbered device " + here);
     case ReasonKind::NoConsumers:
         return "nothing consumes it: default device " + here;
+    case ReasonKind::Auto: {
+        if (!prediction || id.index >= prediction->micros.size())
+            return "auto: " + here;
+        const Prediction& p = *prediction;
+        std::string text = "auto: " + formatMillis(p.micros[id.index]) + " on " + here;
+        if (p.copyInMicros[id.index] > 0)
+            text += " + " + formatMillis(p.copyInMicros[id.index]) + " copy in";
+        if (p.alternative[id.index].valid())
+            text += ", vs " + formatMillis(p.alternativeMicros[id.index]) + " on " +
+                    set[p.alternative[id.index]].name;
+        else
+            text += " (no other device can run it)";
+        return text;
+    }
     }
     return "?";
 }

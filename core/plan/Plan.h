@@ -6,6 +6,8 @@
 #include "ir/Graph.h"
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,15 @@ namespace placer {
 enum class PlanMode : std::uint8_t {
     Demand, ///< an unpinned node lives where its consumers need it (the default)
     Unify,  ///< TVM-compatible: nodes joined by hard edges share a device
+    Auto,   ///< unpinned ops go where the cost model predicts the shortest latency
 };
+
+std::string_view planModeName(PlanMode mode);
+std::optional<PlanMode> parsePlanMode(std::string_view name);
+/// "0.412 ms": a predicted or measured time.
+std::string formatMillis(double micros);
+
+class CostModel;
 
 enum class ConstantPolicy : std::uint8_t {
     Replicate, ///< one instance per device that uses it, made at load time
@@ -34,6 +44,11 @@ struct PlanOptions {
     std::vector<OpRule> rules;
     std::string fallbackDevice; ///< empty: none given
     bool planMemory = true;
+    /// What work costs where (plan/CostModel.h). With one, the plan predicts its schedule;
+    /// PlanMode::Auto uses it to place (assumed costs when none is given).
+    std::shared_ptr<const CostModel> costs;
+    /// Auto: also solve the exact programme (GLPK) on graphs small enough for it.
+    bool exact = false;
     bool operator==(const PlanOptions&) const = default;
 };
 
@@ -52,6 +67,7 @@ enum class ReasonKind : std::uint8_t {
     Consumers,       ///< the device most of its consumers run on
     ConsumersTie,    ///< consumers split evenly: the default device, or the lowest index
     NoConsumers,     ///< nothing consumes it: the default device
+    Auto,            ///< auto mode: the cost model's choice
 };
 
 struct Reason {
@@ -133,6 +149,28 @@ struct MemoryPlan {
     std::vector<TensorStorage> tensors;
 };
 
+/// The schedule a plan predicts from its cost model: what the executor is expected to do.
+struct Prediction {
+    double makespanMicros = 0;
+    /// Per node (0 for those that take no time): predicted start, end and kernel time.
+    std::vector<double> start, end, micros;
+    /// Per node: whether its time comes from a measurement rather than the roofline.
+    std::vector<std::uint8_t> measured;
+    /// Per node: predicted time of the copies into it from other devices.
+    std::vector<double> copyInMicros;
+    /// Per node, auto mode: the best other device it could take and its time there with the
+    /// copies it would then need (invalid when it had no choice).
+    std::vector<DeviceId> alternative;
+    std::vector<double> alternativeMicros;
+    std::vector<double> deviceBusyMicros; ///< per device of the set
+    // Auto mode's search.
+    double heftMicros = 0;
+    double singleDeviceMicros = 0; ///< the best placement on one device (inf when none)
+    int evaluations = 0;
+    std::string exactStatus;
+    std::optional<double> exactOptimumMicros;
+};
+
 struct Plan {
     std::vector<DeviceId> devices; ///< per node
     std::vector<Reason> reasons;   ///< per node
@@ -141,6 +179,8 @@ struct Plan {
     std::vector<Conflict> conflicts;
     std::vector<std::string> notes;
     MemoryPlan memory;
+    /// Present when the options carried a cost model, or in auto mode.
+    std::optional<Prediction> prediction;
 
     std::int64_t copiedBytes() const;
     /// The nodes `node`'s device was derived from, nearest first: the consumer that decided it,

@@ -58,6 +58,8 @@
 // reported, not minimised); tuples are flattened by the readers, so fields plan independently.
 #include "plan/Planner.h"
 
+#include "plan/AutoPlacer.h"
+#include "plan/CostModel.h"
 #include "plan/Glob.h"
 #include "plan/GraphIndex.h"
 #include "plan/MemoryPlanner.h"
@@ -143,12 +145,18 @@ public:
         if (m_options.mode == PlanMode::Unify)
             buildClasses();
         assignDevices();
-        reportUnsupportedOps();
-        insertCopies();
-        if (m_options.planMemory) {
-            m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
-            checkCapacities();
+        if (m_options.mode == PlanMode::Auto) {
+            placeByCost();
+        } else {
+            reportUnsupportedOps();
+            insertCopies();
+            if (m_options.planMemory) {
+                m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
+                checkCapacities();
+            }
         }
+        if (m_options.costs || m_options.mode == PlanMode::Auto)
+            predict();
         return std::move(m_plan);
     }
 
@@ -516,6 +524,252 @@ private:
         }
     }
 
+    // ---- phase 3b: auto ---------------------------------------------------------------------
+
+    const CostModel& costs() {
+        if (m_options.costs)
+            return *m_options.costs;
+        if (!m_assumedCosts)
+            m_assumedCosts = CostModel::assumed(m_devices);
+        return *m_assumedCosts;
+    }
+
+    /// The placement problem of the graph: a task per op, explicit copy and pinned input, with
+    /// its time on every device that can run it. `budget`: per device, the bytes it may hold.
+    PlacementProblem buildProblem(const std::vector<std::int64_t>& budget) {
+        const CostModel& model = costs();
+        const std::size_t n = m_index.size();
+        const int deviceCount = m_devices.size();
+        m_taskOf.assign(n, -1);
+        m_nodeOfTask.clear();
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const OpRole role = m_index.role[i];
+            if (role == OpRole::Compute || role == OpRole::DeviceCopy ||
+                (role == OpRole::Parameter && m_fixed[i].valid())) {
+                m_taskOf[i] = static_cast<std::int32_t>(m_nodeOfTask.size());
+                m_nodeOfTask.push_back(i);
+            }
+        }
+        PlacementProblem problem;
+        problem.devices = deviceCount;
+        for (int d = 0; d < deviceCount; ++d)
+            problem.resourceOf.push_back(model.resourceOf(DeviceId(d)));
+        problem.linkLatency.resize(static_cast<std::size_t>(deviceCount * deviceCount));
+        problem.linkBytesPerMicro.resize(problem.linkLatency.size());
+        for (int a = 0; a < deviceCount; ++a) {
+            for (int b = 0; b < deviceCount; ++b) {
+                const auto k = static_cast<std::size_t>(a * deviceCount + b);
+                if (a == b || model.resourceOf(DeviceId(a)) == model.resourceOf(DeviceId(b))) {
+                    problem.linkLatency[k] = 0;
+                    problem.linkBytesPerMicro[k] = 1e300;
+                    continue;
+                }
+                const LinkProfile link = model.link(DeviceId(a), DeviceId(b));
+                problem.linkLatency[k] = link.latencyMicros;
+                problem.linkBytesPerMicro[k] = link.bytesPerMicro;
+            }
+        }
+        problem.capacity = budget;
+        std::unordered_map<std::uint32_t, std::uint32_t> weightOf;
+        std::vector<double> cost(static_cast<std::size_t>(deviceCount));
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> consumed; // (task, output)
+        for (std::uint32_t i : m_nodeOfTask) {
+            const bool compute = m_index.role[i] == OpRole::Compute;
+            int fixed = m_fixed[i].valid() ? m_fixed[i].index : -1;
+            bool any = false;
+            for (int d = 0; d < deviceCount; ++d) {
+                const bool runs = !compute || canRun(i, DeviceId(d));
+                cost[static_cast<std::size_t>(d)] =
+                    !runs     ? kCannotRun
+                    : compute ? model.nodeCost(m_graph, NodeId(i), DeviceId(d)).micros
+                              : 0;
+                any = any || (runs && (fixed < 0 || fixed == d));
+            }
+            if (!any) {
+                // No device can run it (a conflict already says so): it stays where it is.
+                std::fill(cost.begin(), cost.end(), 0.0);
+                fixed = m_plan.devices[i].valid() ? m_plan.devices[i].index : 0;
+            }
+            problem.addTask(cost, fixed, !compute);
+            consumed.clear();
+            for (std::uint32_t e = m_index.consumerOffsets[i]; e < m_index.consumerOffsets[i + 1];
+                 ++e) {
+                const std::int32_t task = m_taskOf[m_index.consumer[e]];
+                if (task >= 0)
+                    consumed.emplace_back(static_cast<std::uint32_t>(task),
+                                          m_index.consumedOutput[e]);
+            }
+            std::sort(consumed.begin(), consumed.end());
+            consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
+            for (std::size_t k = 0; k < consumed.size(); ++k) {
+                std::int64_t bytes = 0;
+                const std::uint32_t target = consumed[k].first;
+                for (; k < consumed.size() && consumed[k].first == target; ++k)
+                    bytes += m_index.valueBytes[m_index.outputBase[i] + consumed[k].second];
+                --k;
+                problem.addEdge(target, bytes);
+            }
+            std::int64_t outputs = 0;
+            for (std::uint32_t v = m_index.outputBase[i]; v < m_index.outputBase[i + 1]; ++v)
+                outputs += m_index.valueBytes[v];
+            problem.outputBytes.back() = outputs;
+            for (std::uint32_t e = m_index.inputOffsets[i]; e < m_index.inputOffsets[i + 1]; ++e) {
+                const std::uint32_t p = m_index.inputNode[e];
+                if (!m_index.isConstant(p))
+                    continue;
+                const auto [it, added] =
+                    weightOf.emplace(p, static_cast<std::uint32_t>(problem.weightBytes.size()));
+                if (added)
+                    problem.weightBytes.push_back(
+                        m_index.valueBytes[m_index.valueSlot({NodeId(p), m_index.inputOutput[e]})]);
+                problem.addWeight(it->second);
+            }
+        }
+        return problem;
+    }
+
+    void placeByCost() {
+        const int deviceCount = m_devices.size();
+        std::vector<std::int64_t> budget(static_cast<std::size_t>(deviceCount), -1);
+        for (int d = 0; d < deviceCount; ++d) {
+            if (const auto& capacity = m_devices[DeviceId(d)].memoryCapacity)
+                budget[static_cast<std::size_t>(d)] = *capacity;
+        }
+        const std::vector<DeviceId> demand = m_plan.devices;
+        const std::vector<Reason> demandReasons = m_plan.reasons;
+        const std::size_t conflicts = m_plan.conflicts.size();
+        // The estimate of a device's memory is not the memory plan: when the plan still
+        // overflows a device, place again with that device's budget cut by the excess.
+        for (int attempt = 0;; ++attempt) {
+            m_plan.devices = demand;
+            m_plan.reasons = demandReasons;
+            m_plan.copies.clear();
+            m_plan.replicas.clear();
+            m_plan.notes.clear();
+            m_plan.conflicts.resize(conflicts);
+            PlacementProblem problem = buildProblem(budget);
+            AutoPlaceOptions options;
+            options.exact = m_options.exact;
+            // Plans live in the GUI on every edit: about 10 ms of search on a graph of
+            // ResNet-50's size, and bounded on any graph.
+            options.searchWork = 1e6;
+            std::vector<int> seed(m_nodeOfTask.size());
+            for (std::size_t t = 0; t < seed.size(); ++t)
+                seed[t] = demand[m_nodeOfTask[t]].index;
+            options.seeds.push_back(std::move(seed));
+            m_auto = autoPlace(problem, options);
+            m_problem = std::move(problem);
+            for (std::size_t t = 0; t < m_nodeOfTask.size(); ++t) {
+                const std::uint32_t i = m_nodeOfTask[t];
+                if (m_fixed[i].valid() || m_index.role[i] != OpRole::Compute)
+                    continue;
+                m_plan.devices[i] = DeviceId(m_auto.assignment[t]);
+                m_plan.reasons[i] = Reason{};
+                m_plan.reasons[i].kind = ReasonKind::Auto;
+            }
+            // Inputs and constants follow their consumers, as in demand mode.
+            for (std::uint32_t i = static_cast<std::uint32_t>(m_index.size()); i-- > 0;) {
+                if (m_taskOf[i] >= 0 || m_fixed[i].valid())
+                    continue;
+                m_plan.reasons[i] = Reason{};
+                m_plan.devices[i] = voteByConsumers(i, &m_plan.reasons[i]);
+            }
+            reportUnsupportedOps();
+            insertCopies();
+            if (!m_options.planMemory)
+                return;
+            m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
+            bool over = false;
+            for (const DeviceMemory& memory : m_plan.memory.devices) {
+                const auto k = static_cast<std::size_t>(memory.device.index);
+                const auto& capacity = m_devices[memory.device].memoryCapacity;
+                if (capacity && memory.peakBytes > *capacity && budget[k] > 0) {
+                    budget[k] =
+                        std::max<std::int64_t>(0, budget[k] - (memory.peakBytes - *capacity));
+                    over = true;
+                }
+            }
+            if (!over || attempt == 4) {
+                checkCapacities();
+                return;
+            }
+        }
+    }
+
+    /// The schedule the plan predicts: the executor's policy on the cost model's times.
+    void predict() {
+        if (m_options.mode != PlanMode::Auto)
+            m_problem = buildProblem(
+                std::vector<std::int64_t>(static_cast<std::size_t>(m_devices.size()), -1));
+        const PlacementProblem& problem = m_problem;
+        const std::size_t n = m_index.size();
+        std::vector<int> assignment(m_nodeOfTask.size());
+        for (std::size_t t = 0; t < assignment.size(); ++t) {
+            const DeviceId d = m_plan.devices[m_nodeOfTask[t]];
+            assignment[t] = d.valid() ? d.index : 0;
+        }
+        const SimulatedSchedule schedule = simulate(problem, assignment);
+        Prediction p;
+        p.makespanMicros = schedule.makespan;
+        p.start.assign(n, 0);
+        p.end.assign(n, 0);
+        p.micros.assign(n, 0);
+        p.measured.assign(n, 0);
+        p.copyInMicros.assign(n, 0);
+        p.alternative.assign(n, DeviceId());
+        p.alternativeMicros.assign(n, 0);
+        p.deviceBusyMicros.assign(static_cast<std::size_t>(m_devices.size()), 0);
+        const int deviceCount = m_devices.size();
+        // Copies into each task, per device it could take: (source task, bytes).
+        std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> into(assignment.size());
+        for (std::uint32_t t = 0; t < assignment.size(); ++t) {
+            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
+                into[problem.edgeTarget[e]].emplace_back(t, problem.edgeBytes[e]);
+        }
+        const auto copyIn = [&](std::size_t t, int d) {
+            double total = 0;
+            for (const auto& [source, bytes] : into[t])
+                total += problem.copyMicros(assignment[source], d, bytes);
+            return total;
+        };
+        const CostModel& model = costs();
+        for (std::size_t t = 0; t < assignment.size(); ++t) {
+            const std::uint32_t i = m_nodeOfTask[t];
+            const int d = assignment[t];
+            p.start[i] = schedule.start[t];
+            p.end[i] = schedule.end[t];
+            if (problem.instant[t])
+                continue;
+            const double own = problem.taskCost(t, d);
+            p.micros[i] = own == kCannotRun ? 0 : own;
+            p.measured[i] = m_options.costs && !model.measured().empty() &&
+                            model.nodeCost(m_graph, NodeId(i), DeviceId(d)).measured;
+            p.copyInMicros[i] = copyIn(t, d);
+            p.deviceBusyMicros[static_cast<std::size_t>(d)] += p.micros[i];
+            if (m_plan.reasons[i].kind != ReasonKind::Auto)
+                continue;
+            double bestOther = kCannotRun;
+            for (int other = 0; other < deviceCount; ++other) {
+                if (other == d || !problem.allowed(t, other))
+                    continue;
+                const double there = problem.taskCost(t, other) + copyIn(t, other);
+                if (there < bestOther) {
+                    bestOther = there;
+                    p.alternative[i] = DeviceId(other);
+                }
+            }
+            p.alternativeMicros[i] = bestOther == kCannotRun ? 0 : bestOther;
+        }
+        if (m_options.mode == PlanMode::Auto) {
+            p.heftMicros = m_auto.heftMakespan;
+            p.singleDeviceMicros = m_auto.bestSingleDevice;
+            p.evaluations = m_auto.evaluations;
+            p.exactStatus = m_auto.exactStatus;
+            p.exactOptimumMicros = m_auto.exactOptimum;
+        }
+        m_plan.prediction = std::move(p);
+    }
+
     // ---- phase 4: copies -------------------------------------------------------------------
 
     void insertCopies() {
@@ -695,6 +949,13 @@ private:
 
     std::vector<std::uint32_t>& m_classOf;
     std::vector<ClassConstraint>& m_classConstraints;
+
+    // Auto mode and the prediction.
+    std::optional<CostModel> m_assumedCosts;
+    std::vector<std::int32_t> m_taskOf;
+    std::vector<std::uint32_t> m_nodeOfTask;
+    PlacementProblem m_problem;
+    AutoPlacement m_auto;
 };
 
 } // namespace

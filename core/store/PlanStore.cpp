@@ -3,6 +3,7 @@
 #include "io/Json.h"
 #include "io/JsonGraph.h"
 #include "io/PlanReport.h"
+#include "plan/CostModel.h"
 #include "plan/Planner.h"
 
 #include <chrono>
@@ -88,7 +89,12 @@ std::vector<std::string> describeCopies(const Graph& graph, const DeviceSet& dev
 
 Json optionsJson(const PlanOptions& options) {
     Json json = Json::object();
-    json.set("mode", options.mode == PlanMode::Demand ? "demand" : "unify");
+    json.set("mode", std::string(planModeName(options.mode)));
+    if (options.exact)
+        json.set("exact", true);
+    // The cost snapshot the plan was made with, so that reloading re-plans to the same result.
+    if (options.costs)
+        json.set("costs", options.costs->toJson());
     json.set("constants", options.constants == ConstantPolicy::Replicate ? "replicate" : "copy");
     Json rules = Json::array();
     for (const OpRule& rule : options.rules) {
@@ -108,7 +114,13 @@ PlanOptions optionsFrom(const Json& json) {
         const Json* member = json.find(key);
         return member && member->isString() ? member->asString() : std::string();
     };
-    options.mode = text("mode") == "unify" ? PlanMode::Unify : PlanMode::Demand;
+    options.mode = parsePlanMode(text("mode")).value_or(PlanMode::Demand);
+    if (const Json* exact = json.find("exact"); exact && exact->isBool())
+        options.exact = exact->asBool();
+    if (const Json* costs = json.find("costs")) {
+        if (auto model = CostModel::fromJson(*costs))
+            options.costs = std::make_shared<const CostModel>(model.take());
+    }
     options.constants =
         text("constants") == "copy" ? ConstantPolicy::Copy : ConstantPolicy::Replicate;
     options.fallbackDevice = text("fallback");

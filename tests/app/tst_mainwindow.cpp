@@ -851,7 +851,7 @@ private slots:
             << QStringList{"--pin", "x=nope"} << 1
             << "--pin x=nope: unknown device 'nope' (devices: cpu, gpu)";
         QTest::newRow("bad-mode") << QStringList{"--mode", "fast"} << 1
-                                  << "--mode must be demand or unify, not 'fast'";
+                                  << "--mode must be demand, unify or auto, not 'fast'";
         QTest::newRow("bad-rule") << QStringList{"--rule", "conv"} << 1
                                   << "--rule 'conv' is not of the form NAME=DEVICE";
         QTest::newRow("missing-file")

@@ -240,7 +240,7 @@ void TestPlacerCli::usageErrors_data() {
     QTest::newRow("missing-value")
         << QStringList{"plan", kExample, "--mode"} << "option --mode needs a value";
     QTest::newRow("bad-mode") << QStringList{"plan", kExample, "--mode=magic"}
-                              << "--mode must be demand or unify, not 'magic'";
+                              << "--mode must be demand, unify or auto, not 'magic'";
     QTest::newRow("bad-emit") << QStringList{"plan", kExample, "--emit", "pdf"}
                               << "--emit must be summary, json, relay, dot, graph or onnx";
     QTest::newRow("pin-without-device") << QStringList{"plan", kExample, "--pin", "%0"}

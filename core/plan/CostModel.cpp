@@ -1,0 +1,361 @@
+#include "plan/CostModel.h"
+
+#include <algorithm>
+#include <set>
+
+namespace placer {
+
+OpWork opWork(const Graph& graph, NodeId id) {
+    const Node& node = graph.node(id);
+    OpWork work;
+    if (node.role() != OpRole::Compute)
+        return work;
+    for (const ValueRef input : node.inputs)
+        work.bytes += static_cast<double>(graph.type(input).bytes());
+    double outElems = 0;
+    for (const TensorType& output : node.outputs) {
+        work.bytes += static_cast<double>(output.bytes());
+        outElems += static_cast<double>(output.elementCount());
+    }
+    work.flops = outElems;
+    const KernelFamily family = node.op->kernel.family;
+    if (family == KernelFamily::Conv && node.inputs.size() >= 2) {
+        // Per output element, one multiply-add per weight of its group's filter.
+        const TensorType& weights = graph.type(node.inputs[1]);
+        const double perFilter =
+            weights.shape.empty()
+                ? 1.0
+                : static_cast<double>(weights.elementCount()) /
+                      static_cast<double>(std::max<std::int64_t>(1, weights.shape[0]));
+        work.flops = 2 * outElems * perFilter;
+    } else if (family == KernelFamily::Matmul && node.inputs.size() >= 2) {
+        // The inner dimension: the one A and B share (A's last unless A is transposed).
+        const TensorType& a = graph.type(node.inputs[0]);
+        const TensorType& b = graph.type(node.inputs[1]);
+        double inner = a.shape.empty() ? 1.0 : static_cast<double>(a.shape.back());
+        if (a.rank() >= 2 && b.rank() >= 2 && a.shape.back() != b.shape[b.shape.size() - 2] &&
+            a.shape.back() != b.shape.back())
+            inner = static_cast<double>(a.shape[a.shape.size() - 2]);
+        work.flops = 2 * outElems * inner;
+    }
+    return work;
+}
+
+DeviceProfile assumedProfile(const std::string& name, bool gpu) {
+    DeviceProfile profile;
+    profile.name = name;
+    profile.gpu = gpu;
+    if (gpu) {
+        // A recent datacentre GPU, conservatively: 20 TFLOP/s in float32, 1.5 TB/s.
+        profile.flopsPerMicro = 2e7;
+        profile.bytesPerMicro = 1.5e6;
+        profile.launchMicros = 6;
+    }
+    return profile;
+}
+
+LinkProfile assumedLink(bool fromGpu, bool toGpu) {
+    LinkProfile link;
+    if (fromGpu || toGpu) {
+        link.latencyMicros = 12;
+        link.bytesPerMicro = 1.2e4; // PCIe-class, 12 GB/s
+    }
+    return link;
+}
+
+namespace {
+
+Json profileJson(const DeviceProfile& profile) {
+    Json json = Json::object();
+    json.set("name", profile.name);
+    json.set("gpu", profile.gpu);
+    json.set("flops_per_us", profile.flopsPerMicro);
+    json.set("bytes_per_us", profile.bytesPerMicro);
+    json.set("launch_us", profile.launchMicros);
+    json.set("calibrated", profile.calibrated);
+    return json;
+}
+
+double number(const Json& json, const char* key, double fallback) {
+    const Json* member = json.find(key);
+    return member && member->isNumber() ? member->asDouble() : fallback;
+}
+
+std::string text(const Json& json, const char* key) {
+    const Json* member = json.find(key);
+    return member && member->isString() ? member->asString() : std::string();
+}
+
+bool flag(const Json& json, const char* key) {
+    const Json* member = json.find(key);
+    return member && member->isBool() && member->asBool();
+}
+
+Result<DeviceProfile> profileFrom(const Json& json) {
+    if (!json.isObject())
+        return SourceError{"", json.line(), json.column(), "a device profile must be an object"};
+    DeviceProfile profile = assumedProfile(text(json, "name"), flag(json, "gpu"));
+    profile.flopsPerMicro = number(json, "flops_per_us", profile.flopsPerMicro);
+    profile.bytesPerMicro = number(json, "bytes_per_us", profile.bytesPerMicro);
+    profile.launchMicros = number(json, "launch_us", profile.launchMicros);
+    profile.calibrated = flag(json, "calibrated");
+    if (profile.name.empty() || !(profile.flopsPerMicro > 0) || !(profile.bytesPerMicro > 0) ||
+        !(profile.launchMicros >= 0))
+        return SourceError{"", json.line(), json.column(),
+                           "a device profile needs a name and positive rates"};
+    return profile;
+}
+
+Json linksJson(const std::map<std::pair<std::string, std::string>, LinkProfile>& links) {
+    Json array = Json::array();
+    for (const auto& [pair, link] : links) {
+        Json json = Json::object();
+        json.set("from", pair.first);
+        json.set("to", pair.second);
+        json.set("latency_us", link.latencyMicros);
+        json.set("bytes_per_us", link.bytesPerMicro);
+        json.set("calibrated", link.calibrated);
+        array.push(std::move(json));
+    }
+    return array;
+}
+
+Status linksFrom(const Json* json,
+                 std::map<std::pair<std::string, std::string>, LinkProfile>* out) {
+    if (!json)
+        return Status();
+    if (!json->isArray())
+        return SourceError{"", json->line(), json->column(), "'links' must be an array"};
+    for (const Json& item : json->items()) {
+        LinkProfile link;
+        link.latencyMicros = number(item, "latency_us", link.latencyMicros);
+        link.bytesPerMicro = number(item, "bytes_per_us", link.bytesPerMicro);
+        link.calibrated = flag(item, "calibrated");
+        const std::string from = text(item, "from"), to = text(item, "to");
+        if (from.empty() || to.empty() || !(link.bytesPerMicro > 0) || !(link.latencyMicros >= 0))
+            return SourceError{"", item.line(), item.column(),
+                               "a link needs 'from', 'to', a latency and a positive bandwidth"};
+        (*out)[{from, to}] = link;
+    }
+    return Status();
+}
+
+} // namespace
+
+Json Calibration::toJson() const {
+    Json json = Json::object();
+    json.set("machine", machine);
+    Json list = Json::array();
+    for (const DeviceProfile& profile : devices)
+        list.push(profileJson(profile));
+    json.set("devices", std::move(list));
+    json.set("links", linksJson(links));
+    return json;
+}
+
+Result<Calibration> Calibration::fromJson(const Json& json) {
+    if (!json.isObject())
+        return SourceError{"", json.line(), json.column(), "a calibration must be an object"};
+    Calibration calibration;
+    calibration.machine = text(json, "machine");
+    if (const Json* list = json.find("devices"); list && list->isArray()) {
+        for (const Json& item : list->items()) {
+            auto profile = profileFrom(item);
+            if (!profile)
+                return profile.error();
+            calibration.devices.push_back(profile.value());
+        }
+    }
+    if (Status status = linksFrom(json.find("links"), &calibration.links); !status.ok())
+        return status.error();
+    return calibration;
+}
+
+CostModel CostModel::assumed(const DeviceSet& devices, int cores) {
+    CostModel model;
+    model.m_cores = cores;
+    int vcpus = 0;
+    for (int d = 0; d < devices.size(); ++d) {
+        const VirtualDevice& device = devices[DeviceId(d)];
+        switch (device.kind) {
+        case DeviceKind::Cpu:
+            model.mapDevice(d, assumedProfile("cpu", false));
+            break;
+        case DeviceKind::VCpu:
+            model.mapDevice(d, assumedProfile("vcpu" + std::to_string(vcpus++), false));
+            break;
+        case DeviceKind::Cuda:
+            model.mapDevice(d, assumedProfile("cuda:" + std::to_string(device.ordinal), true));
+            break;
+        }
+    }
+    return model;
+}
+
+void CostModel::mapDevice(int device, const DeviceProfile& profile) {
+    if (device >= static_cast<int>(m_physicalOf.size()))
+        m_physicalOf.resize(static_cast<std::size_t>(device) + 1, 0);
+    const auto found = std::find_if(m_physical.begin(), m_physical.end(),
+                                    [&](const DeviceProfile& p) { return p.name == profile.name; });
+    if (found != m_physical.end()) {
+        m_physicalOf[static_cast<std::size_t>(device)] =
+            static_cast<int>(found - m_physical.begin());
+        return;
+    }
+    m_physicalOf[static_cast<std::size_t>(device)] = static_cast<int>(m_physical.size());
+    m_physical.push_back(profile);
+}
+
+void CostModel::apply(const Calibration& calibration) {
+    for (DeviceProfile& profile : m_physical) {
+        for (const DeviceProfile& measured : calibration.devices) {
+            // A vcpu is a worker on the host's cores: any vcpu's figures stand for all of them.
+            const bool sameVcpu =
+                profile.name.rfind("vcpu", 0) == 0 && measured.name.rfind("vcpu", 0) == 0;
+            if (measured.name == profile.name || (sameVcpu && !profile.calibrated)) {
+                const std::string name = profile.name;
+                profile = measured;
+                profile.name = name;
+            }
+        }
+    }
+    for (const auto& [pair, link] : calibration.links)
+        m_links[pair] = link;
+}
+
+double CostModel::cpuShare() const {
+    if (m_cores <= 0)
+        return 1;
+    std::set<int> cpu;
+    for (int p : m_physicalOf) {
+        if (!m_physical[static_cast<std::size_t>(p)].gpu)
+            cpu.insert(p);
+    }
+    const auto count = static_cast<int>(cpu.size());
+    return count > m_cores ? static_cast<double>(m_cores) / count : 1.0;
+}
+
+LinkProfile CostModel::link(DeviceId from, DeviceId to) const {
+    const DeviceProfile& a = physical(from);
+    const DeviceProfile& b = physical(to);
+    const auto found = m_links.find({a.name, b.name});
+    if (found != m_links.end())
+        return found->second;
+    // A calibrated link between two vcpus stands for every pair of them.
+    if (!a.gpu && !b.gpu) {
+        for (const auto& [pair, link] : m_links) {
+            if (pair.first.rfind("vcpu", 0) == 0 && pair.second.rfind("vcpu", 0) == 0)
+                return link;
+        }
+    }
+    return assumedLink(a.gpu, b.gpu);
+}
+
+double CostModel::roofline(const OpWork& work, DeviceId device) const {
+    const DeviceProfile& p = physical(device);
+    const double share = p.gpu ? 1.0 : cpuShare();
+    return p.launchMicros +
+           std::max(work.flops / p.flopsPerMicro, work.bytes / p.bytesPerMicro) / share;
+}
+
+CostModel::NodeCost CostModel::nodeCost(const Graph& graph, NodeId node, DeviceId device) const {
+    if (graph.node(node).role() != OpRole::Compute)
+        return {};
+    if (!m_measured.empty()) {
+        const auto found = m_measured.find(nodeKey(graph, node) + "@" + physical(device).name);
+        if (found != m_measured.end())
+            return {found->second, true};
+    }
+    return {roofline(opWork(graph, node), device), false};
+}
+
+double CostModel::copyMicros(std::int64_t bytes, DeviceId from, DeviceId to) const {
+    if (from == to || resourceOf(from) == resourceOf(to))
+        return 0;
+    const LinkProfile l = link(from, to);
+    return l.latencyMicros + static_cast<double>(bytes) / l.bytesPerMicro;
+}
+
+std::string CostModel::nodeKey(const Graph& graph, NodeId id) {
+    const Node& node = graph.node(id);
+    std::string key = node.op->name + "(";
+    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+        const TensorType& type = graph.type(node.inputs[k]);
+        key += (k ? "," : "") + std::string(dtypeName(type.dtype)) + "[";
+        for (std::size_t i = 0; i < type.shape.size(); ++i)
+            key += (i ? "x" : "") + std::to_string(type.shape[i]);
+        key += "]";
+    }
+    key += ")";
+    for (const auto& [name, value] : node.attrs.entries())
+        key += " " + name + "=" + formatAttrRelay(value);
+    return key;
+}
+
+void CostModel::recordMeasured(const std::string& key, const std::string& physical, double micros) {
+    m_measured[key + "@" + physical] = micros;
+}
+
+std::size_t CostModel::measuredOn(const std::string& physical) const {
+    const std::string suffix = "@" + physical;
+    return static_cast<std::size_t>(
+        std::count_if(m_measured.begin(), m_measured.end(), [&](const auto& entry) {
+            return entry.first.size() >= suffix.size() &&
+                   entry.first.compare(entry.first.size() - suffix.size(), suffix.size(), suffix) ==
+                       0;
+        }));
+}
+
+Json CostModel::toJson() const {
+    Json json = Json::object();
+    json.set("cores", m_cores);
+    Json physical = Json::array();
+    for (const DeviceProfile& profile : m_physical)
+        physical.push(profileJson(profile));
+    json.set("physical", std::move(physical));
+    Json mapping = Json::array();
+    for (int p : m_physicalOf)
+        mapping.push(p);
+    json.set("mapping", std::move(mapping));
+    json.set("links", linksJson(m_links));
+    Json measured = Json::object();
+    for (const auto& [key, micros] : m_measured)
+        measured.set(key, micros);
+    json.set("measured", std::move(measured));
+    return json;
+}
+
+Result<CostModel> CostModel::fromJson(const Json& json) {
+    if (!json.isObject())
+        return SourceError{"", json.line(), json.column(), "a cost model must be an object"};
+    CostModel model;
+    model.m_cores = static_cast<int>(number(json, "cores", 0));
+    if (const Json* list = json.find("physical"); list && list->isArray()) {
+        for (const Json& item : list->items()) {
+            auto profile = profileFrom(item);
+            if (!profile)
+                return profile.error();
+            model.m_physical.push_back(profile.value());
+        }
+    }
+    if (const Json* mapping = json.find("mapping"); mapping && mapping->isArray()) {
+        for (const Json& item : mapping->items()) {
+            const std::int64_t p = item.isNumber() ? item.asInt() : -1;
+            if (p < 0 || p >= static_cast<std::int64_t>(model.m_physical.size()))
+                return SourceError{"", item.line(), item.column(),
+                                   "a device mapping names no physical device"};
+            model.m_physicalOf.push_back(static_cast<int>(p));
+        }
+    }
+    if (Status status = linksFrom(json.find("links"), &model.m_links); !status.ok())
+        return status.error();
+    if (const Json* measured = json.find("measured"); measured && measured->isObject()) {
+        for (const auto& [key, value] : measured->members()) {
+            if (value.isNumber() && value.asDouble() >= 0)
+                model.m_measured[key] = value.asDouble();
+        }
+    }
+    return model;
+}
+
+} // namespace placer

@@ -1,0 +1,121 @@
+// What work costs where: the time of a node on a device and of a copy between two devices, for
+// the automatic placement (PlanMode::Auto) and for the schedule a plan predicts.
+//
+// A node's time comes from a measurement when the workspace has one for the same op, input
+// shapes and types, attributes and physical device (medians from earlier runs, fed back by
+// recordMeasured); otherwise from a roofline estimate: the op's arithmetic and bytes moved
+// (opWork) against the physical device's peak FLOP/s and memory bandwidth, plus its launch
+// overhead. A copy takes the pair's latency plus bytes over its bandwidth. The peaks come from
+// `placer calibrate` when it has been run on this machine, and from assumptions otherwise.
+//
+// Virtual devices map onto physical ones (the run's --map, or the defaults by kind). Virtual
+// devices that share a physical device share one resource, so they are never predicted to run
+// at once; CPU devices beyond the machine's core count share the cores.
+#pragma once
+
+#include "io/Json.h"
+#include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+#include "ir/Result.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+/// The arithmetic and the memory traffic of a node's kernel, from its shapes: multiply-adds
+/// (two operations each) for convolutions and matrix products, one operation per output element
+/// for the rest; bytes are its inputs and outputs. Zero for parameters, constants and copies.
+struct OpWork {
+    double flops = 0;
+    double bytes = 0;
+};
+OpWork opWork(const Graph& graph, NodeId node);
+
+/// A physical device's measured or assumed capacity.
+struct DeviceProfile {
+    std::string name; ///< "cpu", "vcpu1", "cuda:0"
+    bool gpu = false;
+    double flopsPerMicro = 5e4; ///< peak FLOP per µs (5e4: 50 GFLOP/s)
+    double bytesPerMicro = 1e4; ///< memory bandwidth, bytes per µs (1e4: 10 GB/s)
+    double launchMicros = 2;    ///< fixed time per kernel
+    bool calibrated = false;
+};
+
+/// A copy between two physical devices: latency + bytes / bandwidth.
+struct LinkProfile {
+    double latencyMicros = 5;
+    double bytesPerMicro = 5e3;
+    bool calibrated = false;
+};
+
+/// What `placer calibrate` measured on one machine.
+struct Calibration {
+    std::string machine;
+    std::vector<DeviceProfile> devices;
+    /// By (from, to) physical names.
+    std::map<std::pair<std::string, std::string>, LinkProfile> links;
+
+    Json toJson() const;
+    static Result<Calibration> fromJson(const Json& json);
+};
+
+/// The assumed profile of a physical device of this kind before calibration.
+DeviceProfile assumedProfile(const std::string& name, bool gpu);
+LinkProfile assumedLink(bool fromGpu, bool toGpu);
+
+class CostModel {
+public:
+    /// Each virtual device on the physical device its kind gets by default (cpu: "cpu"; vcpu:
+    /// one vcpuN each; cuda: "cuda:<ordinal>"), with assumed profiles. `cores`: the host's.
+    static CostModel assumed(const DeviceSet& devices, int cores = 0);
+    /// Virtual device `device` runs on the physical device `profile.name` (several may share).
+    void mapDevice(int device, const DeviceProfile& profile);
+    /// Takes the measured profiles and links of `calibration` for the physical devices it has.
+    void apply(const Calibration& calibration);
+    void setCores(int cores) { m_cores = cores; }
+    int cores() const { return m_cores; }
+
+    int deviceCount() const { return static_cast<int>(m_physicalOf.size()); }
+    /// The resource (physical device index) a virtual device runs on.
+    int resourceOf(DeviceId device) const { return m_physicalOf[device.index]; }
+    const DeviceProfile& physical(DeviceId device) const {
+        return m_physical[static_cast<std::size_t>(resourceOf(device))];
+    }
+    const std::vector<DeviceProfile>& physicalDevices() const { return m_physical; }
+    LinkProfile link(DeviceId from, DeviceId to) const;
+
+    struct NodeCost {
+        double micros = 0;
+        bool measured = false;
+    };
+    /// The time of `node` on `device`: a measurement when there is one, else the roofline.
+    NodeCost nodeCost(const Graph& graph, NodeId node, DeviceId device) const;
+    /// The roofline estimate alone.
+    double roofline(const OpWork& work, DeviceId device) const;
+    double copyMicros(std::int64_t bytes, DeviceId from, DeviceId to) const;
+
+    /// What identifies a node's measurement: op, input types, attributes (not the device).
+    static std::string nodeKey(const Graph& graph, NodeId node);
+    /// Records the median time of a node with this key on a physical device.
+    void recordMeasured(const std::string& key, const std::string& physical, double micros);
+    const std::map<std::string, double>& measured() const { return m_measured; }
+    std::size_t measuredOn(const std::string& physical) const;
+
+    /// The snapshot a plan is made with: profiles, links, measurements.
+    Json toJson() const;
+    static Result<CostModel> fromJson(const Json& json);
+
+private:
+    std::vector<int> m_physicalOf; ///< per virtual device
+    std::vector<DeviceProfile> m_physical;
+    std::map<std::pair<std::string, std::string>, LinkProfile> m_links;
+    std::map<std::string, double> m_measured; ///< "key@physical" -> µs
+    int m_cores = 0;
+    /// How much of a core each CPU resource gets when there are more of them than cores.
+    double cpuShare() const;
+};
+
+} // namespace placer

@@ -1,0 +1,277 @@
+// The automatic placement: the executor's schedule as simulated, the optimiser against GLPK's
+// proven optimum and against HEFT on random DAGs of the scheduling literature, its constraints
+// (fixed tasks, kernels, memory), and PlanMode::Auto in the planner.
+#include "RandomDags.h"
+
+#include "io/ModelLoader.h"
+#include "plan/AutoPlacer.h"
+#include "plan/CostModel.h"
+#include "plan/Planner.h"
+
+#include <QTest>
+
+using namespace placer;
+
+namespace {
+
+/// Two tasks a -> b and an independent c, on two devices.
+PlacementProblem smallProblem(bool shareResource) {
+    PlacementProblem problem;
+    problem.devices = 2;
+    problem.resourceOf = shareResource ? std::vector<int>{0, 0} : std::vector<int>{0, 1};
+    problem.setLinks(10, 1); // 10 µs + a byte per µs
+    problem.addTask({100, 100});
+    problem.addEdge(1, 50);
+    problem.addTask({100, 100});
+    problem.addTask({100, 100});
+    return problem;
+}
+
+/// A chain of convolutions over 64x56x56 with constant weights, as a JSON graph.
+std::string convChain(int convs, const std::string& devices) {
+    std::string json = R"({"format": "placer-graph", "version": 1, "devices": [)" + devices +
+                       R"(], "nodes": [
+        {"name": "x", "op": "parameter", "outputs": [{"shape": [1, 64, 56, 56], "dtype": "float32"}]})";
+    std::string previous = "x";
+    for (int i = 0; i < convs; ++i) {
+        const std::string k = std::to_string(i);
+        json +=
+            R"(, {"name": "w)" + k +
+            R"(", "op": "constant", "outputs": [{"shape": [64, 64, 3, 3], "dtype": "float32"}]})";
+        json += R"(, {"name": "conv)" + k + R"(", "op": "nn.conv2d", "inputs": [")" + previous +
+                R"(", "w)" + k + R"("], "attrs": {"padding": [1, 1, 1, 1]}})";
+        json +=
+            R"(, {"name": "relu)" + k + R"(", "op": "nn.relu", "inputs": ["conv)" + k + R"("]})";
+        previous = "relu" + k;
+    }
+    json += R"(], "outputs": [")" + previous + R"("]})";
+    return json;
+}
+
+LoadedModel load(const std::string& json) {
+    auto loaded = loadModelText(json, "chain.json", GraphFormat::Json, std::nullopt);
+    if (!loaded)
+        qFatal("%s", loaded.error().message.c_str());
+    return loaded.take();
+}
+
+NodeId node(const Graph& graph, const char* name) {
+    const auto found = graph.find(name);
+    if (!found)
+        qFatal("no node %s", name);
+    return *found;
+}
+
+} // namespace
+
+class TestAutoPlace : public QObject {
+    Q_OBJECT
+
+private slots:
+    void simulationFollowsTheExecutor() {
+        // Two resources: c runs beside a; b waits for a (no copy on one device).
+        PlacementProblem apart = smallProblem(false);
+        SimulatedSchedule s = simulate(apart, {0, 0, 1});
+        QCOMPARE(s.makespan, 200.0);
+        QCOMPARE(s.start[2], 0.0);
+        // b on the other device waits for the copy: 10 + 50 µs.
+        s = simulate(apart, {0, 1, 1});
+        QCOMPARE(s.start[1], 160.0);
+        QCOMPARE(s.makespan, 260.0);
+        // Two devices on one resource never run at once.
+        PlacementProblem shared = smallProblem(true);
+        shared.setLinks(0, 1e300);
+        s = simulate(shared, {0, 0, 1});
+        QCOMPARE(s.makespan, 300.0);
+        // The longest path goes first: a (then b) before c.
+        QCOMPARE(s.start[0], 0.0);
+        QCOMPARE(s.start[2], 200.0);
+        QVERIFY(!apart.check());
+    }
+
+    void nearTheOptimumOnSmallGraphs() {
+        int solved = 0;
+        for (int g = 0; g < 12; ++g) {
+            testing::RandomDagSpec spec;
+            spec.tasks = 6 + g % 3;
+            spec.devices = 2 + g % 2;
+            spec.ccr = g % 3 == 0 ? 0.1 : g % 3 == 1 ? 1.0 : 10.0;
+            spec.shape = 0.7;
+            spec.seed = 500 + static_cast<std::uint64_t>(g);
+            const PlacementProblem problem = testing::randomDag(spec);
+            const AutoPlacement placed = autoPlace(problem);
+            double optimum = 0;
+            std::string status;
+            const auto exact = solveExact(problem, 20, &optimum, &status);
+            QVERIFY2(exact.has_value(), status.c_str());
+            if (status != "optimal")
+                continue;
+            ++solved;
+            // The programme's optimum is a lower bound for any schedule of the executor.
+            QVERIFY(placed.schedule.makespan >= optimum * (1 - 1e-6));
+            QVERIFY2(placed.schedule.makespan <= optimum * 1.05,
+                     qPrintable(QString("graph %1: %2 against the optimum %3")
+                                    .arg(g)
+                                    .arg(placed.schedule.makespan)
+                                    .arg(optimum)));
+        }
+        QVERIFY(solved >= 10);
+    }
+
+    void neverWorseThanHeft() {
+        double logSum = 0;
+        int count = 0;
+        for (int tasks : {50, 120}) {
+            for (double ccr : {0.1, 1.0, 10.0}) {
+                testing::RandomDagSpec spec;
+                spec.tasks = tasks;
+                spec.devices = 3;
+                spec.ccr = ccr;
+                spec.seed =
+                    static_cast<std::uint64_t>(tasks) + static_cast<std::uint64_t>(ccr * 10);
+                const PlacementProblem problem = testing::randomDag(spec);
+                AutoPlaceOptions options;
+                options.searchWork = 2e6;
+                const AutoPlacement placed = autoPlace(problem, options);
+                const SimulatedSchedule heft = simulate(problem, heftAssignment(problem));
+                QCOMPARE(placed.heftMakespan, heft.makespan);
+                QVERIFY(placed.schedule.makespan <= heft.makespan);
+                QVERIFY(placed.schedule.makespan <= placed.bestSingleDevice);
+                logSum += std::log(placed.schedule.makespan / heft.makespan);
+                ++count;
+            }
+        }
+        // Better than HEFT on average, not only as good.
+        QVERIFY(std::exp(logSum / count) < 0.99);
+    }
+
+    void deterministic() {
+        testing::RandomDagSpec spec;
+        spec.tasks = 80;
+        spec.seed = 3;
+        const PlacementProblem problem = testing::randomDag(spec);
+        const AutoPlacement first = autoPlace(problem);
+        const AutoPlacement second = autoPlace(problem);
+        QCOMPARE(first.assignment, second.assignment);
+        QCOMPARE(first.schedule.makespan, second.schedule.makespan);
+    }
+
+    void constraintsHold() {
+        testing::RandomDagSpec spec;
+        spec.tasks = 40;
+        spec.devices = 3;
+        spec.seed = 9;
+        PlacementProblem problem = testing::randomDag(spec);
+        // Task 5 must run on device 2; task 7 cannot run on device 0 or 1.
+        problem.fixed[5] = 2;
+        problem.cost[7 * 3 + 0] = kCannotRun;
+        problem.cost[7 * 3 + 1] = kCannotRun;
+        const AutoPlacement placed = autoPlace(problem);
+        QCOMPARE(placed.assignment[5], 2);
+        QCOMPARE(placed.assignment[7], 2);
+        for (std::size_t t = 0; t < problem.tasks(); ++t)
+            QVERIFY(problem.allowed(t, placed.assignment[t]));
+    }
+
+    void capacityLimitsWhatADeviceTakes() {
+        // Device 1 is ten times faster but holds only three of the ten weights.
+        PlacementProblem problem;
+        problem.devices = 2;
+        problem.resourceOf = {0, 1};
+        problem.setLinks(1, 1e6);
+        for (std::uint32_t t = 0; t < 10; ++t) {
+            problem.addTask({1000, 100});
+            if (t + 1 < 10)
+                problem.addEdge(t + 1, 10);
+            problem.addWeight(t);
+            problem.weightBytes.push_back(1000);
+            problem.outputBytes.back() = 10;
+        }
+        problem.capacity = {-1, 3100};
+        const AutoPlacement placed = autoPlace(problem);
+        QCOMPARE(placed.schedule.overflow, std::int64_t{0});
+        const auto onFast = std::count(placed.assignment.begin(), placed.assignment.end(), 1);
+        QCOMPARE(onFast, 3);
+        QVERIFY(estimatedMemory(problem, placed.assignment)[1] <= 3100);
+    }
+
+    void exactProgrammeOnSmallGraphs() {
+        testing::RandomDagSpec spec;
+        spec.tasks = 7;
+        spec.devices = 2;
+        spec.seed = 11;
+        const PlacementProblem problem = testing::randomDag(spec);
+        AutoPlaceOptions options;
+        options.exact = true;
+        const AutoPlacement placed = autoPlace(problem, options);
+        QCOMPARE(placed.exactStatus, std::string("optimal"));
+        QVERIFY(placed.exactOptimum.has_value());
+        QVERIFY(placed.schedule.makespan <= *placed.exactOptimum * 1.05);
+        options.exactMaxTasks = 3;
+        QCOMPARE(autoPlace(problem, options).exactStatus, std::string("too large"));
+    }
+
+    void autoModeInThePlanner() {
+        const LoadedModel model = load(
+            convChain(4, R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda"})"));
+        PlanOptions options;
+        options.mode = PlanMode::Auto;
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        QVERIFY(plan.conflicts.empty());
+        const DeviceId gpu = *model.devices.find("gpu");
+        // The assumed GPU is far faster at convolutions than a CPU core.
+        for (const char* name : {"conv0", "conv1", "conv2", "conv3"}) {
+            QCOMPARE(plan.devices[node(model.graph, name).index], gpu);
+            QCOMPARE(plan.reasons[node(model.graph, name).index].kind, ReasonKind::Auto);
+        }
+        const std::string why =
+            plan.explain(model.graph, model.devices, options, node(model.graph, "conv1"));
+        QVERIFY2(why.rfind("auto: ", 0) == 0 && why.find(" on gpu") != std::string::npos &&
+                     why.find(", vs ") != std::string::npos &&
+                     why.find(" on cpu") != std::string::npos,
+                 why.c_str());
+        QVERIFY(plan.prediction.has_value());
+        QVERIFY(plan.prediction->makespanMicros > 0);
+        QVERIFY(plan.prediction->makespanMicros <= plan.prediction->singleDeviceMicros);
+
+        // The same plan again, and a pin is kept.
+        const Plan again = planDevices(model.graph, model.devices, options);
+        QCOMPARE(again.devices, plan.devices);
+        Graph pinned = model.graph;
+        const NodeId relu = node(pinned, "relu1");
+        pinned.node(relu).pin = Pin{PinKind::Plain, *model.devices.find("cpu"), "test"};
+        const Plan withPin = planDevices(pinned, model.devices, options);
+        QCOMPARE(withPin.devices[relu.index], *model.devices.find("cpu"));
+        QCOMPARE(withPin.reasons[relu.index].kind, ReasonKind::Pin);
+
+        // Any mode predicts its schedule when given costs; auto's is no longer than demand's.
+        PlanOptions demand;
+        demand.costs = std::make_shared<CostModel>(CostModel::assumed(model.devices));
+        const Plan demanded = planDevices(model.graph, model.devices, demand);
+        QVERIFY(demanded.prediction.has_value());
+        QVERIFY(plan.prediction->makespanMicros <= demanded.prediction->makespanMicros);
+    }
+
+    void autoModeKeepsToMemoryCapacity() {
+        // Room on the GPU for the activations and about three of the eight weights.
+        const LoadedModel model = load(convChain(
+            8,
+            R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda", "memory": 2500000})"));
+        PlanOptions options;
+        options.mode = PlanMode::Auto;
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        for (const Conflict& conflict : plan.conflicts)
+            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+        const DeviceId gpu = *model.devices.find("gpu");
+        int convsOnGpu = 0;
+        for (int i = 0; i < 8; ++i) {
+            const std::string name = "conv" + std::to_string(i);
+            convsOnGpu += plan.devices[node(model.graph, name.c_str()).index] == gpu ? 1 : 0;
+        }
+        QVERIFY2(convsOnGpu > 0 && convsOnGpu < 8, qPrintable(QString::number(convsOnGpu)));
+        QVERIFY(plan.memory.devices[gpu.index].peakBytes <= 2500000);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAutoPlace)
+#include "tst_autoplace.moc"

@@ -8,8 +8,10 @@ ModeBox::ModeBox(const PlacementDocument* document, QWidget* parent) : QComboBox
     setObjectName(QStringLiteral("mode"));
     addItem(tr("demand"), static_cast<int>(PlanMode::Demand));
     addItem(tr("unify (TVM)"), static_cast<int>(PlanMode::Unify));
+    addItem(tr("auto-place"), static_cast<int>(PlanMode::Auto));
     setToolTip(tr("demand: unpinned nodes go where their consumers are; unify: nodes joined by "
-                  "hard edges share a device, as in TVM"));
+                  "hard edges share a device, as in TVM; auto-place: unpinned ops go where the "
+                  "cost model predicts the shortest latency, pins and rules kept"));
     connect(this, &QComboBox::activated, this, [this, document](int index) {
         const auto mode = static_cast<PlanMode>(itemData(index).toInt());
         if (mode != document->options().mode)

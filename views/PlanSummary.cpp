@@ -30,6 +30,11 @@ QString planSummary(const PlacementDocument& document) {
                .arg(memory.join(QStringLiteral(", "))) +
            separator +
            QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
+           (plan.prediction
+                ? separator + QCoreApplication::translate("PlanSummary", "predicted latency: %1")
+                                  .arg(QString::fromStdString(
+                                      formatMillis(plan.prediction->makespanMicros)))
+                : QString()) +
            separator +
            QCoreApplication::translate("PlanSummary", "planned in %1 ms")
                .arg(document.lastPlanMillis(), 0, 'f', 2) +

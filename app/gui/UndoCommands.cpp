@@ -26,7 +26,9 @@ SetModeCommand::SetModeCommand(views::PlacementDocument* document, PlanMode mode
     : m_document(document), m_before(document->options().mode), m_after(mode) {
     setText(mode == PlanMode::Demand
                 ? QCoreApplication::translate("placer::gui::MainWindow", "Planner mode: demand")
-                : QCoreApplication::translate("placer::gui::MainWindow", "Planner mode: unify"));
+            : mode == PlanMode::Unify
+                ? QCoreApplication::translate("placer::gui::MainWindow", "Planner mode: unify")
+                : QCoreApplication::translate("placer::gui::MainWindow", "Auto-place"));
 }
 
 void SetModeCommand::undo() {

@@ -38,6 +38,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -462,6 +463,27 @@ private slots:
         QCOMPARE(mode->currentIndex(), 0);
         window.undoStack()->undo();
         QVERIFY(window.document()->options().rules.empty());
+
+        // Auto-place from the keyboard, one undoable step: the rules' absence leaves every op
+        // to the cost model, which explains each choice; the status bar shows the prediction.
+        mode->setFocus();
+        QTest::keyClick(mode, Qt::Key_End);
+        QCOMPARE(window.document()->options().mode, PlanMode::Auto);
+        QCOMPARE(window.undoStack()->undoText(), QStringLiteral("Auto-place"));
+        const Plan& plan = window.document()->plan();
+        QVERIFY(plan.prediction.has_value());
+        const NodeId conv = nodeNamed(window, "%4");
+        QCOMPARE(plan.reasons[conv.index].kind, ReasonKind::Auto);
+        QVERIFY(QString::fromStdString(plan.explain(window.document()->graph(),
+                                                    window.document()->devices(),
+                                                    window.document()->options(), conv))
+                    .startsWith(QStringLiteral("auto: ")));
+        bool shown = false;
+        for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+            shown = shown || label->text().contains(QStringLiteral("predicted latency"));
+        QVERIFY(shown);
+        window.undoStack()->undo();
+        QCOMPARE(window.document()->options().mode, PlanMode::Demand);
     }
 
     void badFileShowsAnErrorAndKeepsTheGraph() {

@@ -67,7 +67,43 @@ private slots:
     void devicesSaysWhyCudaIsAbsent();
     void plansInAWorkspace();
     void inputShapesFixSymbolicDimensions();
+    void autoModePlacesByCostAndPredicts();
 };
+
+void TestPlacerCli::autoModePlacesByCostAndPredicts() {
+    const QString model =
+        QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay");
+    Run run = placerRun(
+        {"plan", model, "--devices", "cpu:cpu,gpu:cuda", "--mode", "auto", "--pin", "%12=cpu"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("mode auto"), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("%4 +nn.conv2d +gpu +auto: [0-9.]+ ms on gpu")),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("predicted latency: [0-9.]+ ms \\(HEFT's "
+                                                 "placement: [0-9.]+ ms; the best single device")),
+             qPrintable(run.out));
+    QVERIFY(
+        run.out.contains(QRegularExpression("\\n  gpu +busy [0-9.]+ ms, [0-9]+ ops: %0 0.000-")));
+    QVERIFY2(run.out.contains(QRegularExpression("%12 +nn.dense +cpu +\\* +pinned to cpu")),
+             qPrintable(run.out));
+
+    run = placerRun({"plan", model, "--devices", "cpu:cpu,gpu:cuda", "--mode", "auto", "--exact",
+                     "--emit", "json"});
+    QCOMPARE(run.code, 0);
+    auto parsed = Json::parse(run.out.toStdString(), "report");
+    QVERIFY(parsed.ok());
+    const Json& report = parsed.value();
+    QCOMPARE(report.find("mode")->asString(), std::string("auto"));
+    const Json& prediction = *report.find("prediction");
+    QVERIFY(prediction.find("latency_ms")->asDouble() > 0);
+    QVERIFY(prediction.find("latency_ms")->asDouble() <= prediction.find("heft_ms")->asDouble());
+    // 17 ops: more than the exact programme takes.
+    QCOMPARE(prediction.find("exact")->asString(), std::string("too large"));
+    for (const Json& node : report.find("nodes")->items()) {
+        if (node.find("op")->asString() == "nn.conv2d")
+            QVERIFY(node.find("predicted_ms")->asDouble() > 0);
+    }
+}
 
 void TestPlacerCli::summaryOfTheSharedInputExample() {
     const Run run =

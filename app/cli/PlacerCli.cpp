@@ -16,6 +16,7 @@ commands:
   compile   lower the plan to bytecode for the runtime (--emit bytecode)
   run       run the plan on real devices: latency, per-node and per-copy times, a trace
   devices   list the physical devices this machine has (cpu, vcpuN, cuda:N)
+  calibrate measure their FLOP/s, bandwidth and copies for the cost model (--mode auto)
   plans     save, list, show, diff, rename, duplicate and delete plans (SQLite workspace)
   help      show this help, or `placer help COMMAND` for one command
 
@@ -85,6 +86,8 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
         return runRunCommand(rest, in, out, err);
     if (command == "devices")
         return runDevicesCommand(rest, in, out, err);
+    if (command == "calibrate")
+        return runCalibrateCommand(rest, in, out, err);
     if (command == "plans")
         return runPlansCommand(rest, in, out, err);
     err << "placer: unknown command '" << command << "'\n\n" << kUsage;

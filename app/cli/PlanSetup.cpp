@@ -3,8 +3,11 @@
 
 #include "cli/PlacerCli.h"
 #include "plan/Planner.h"
+#include "runtime/Calibrate.h"
+#include "store/PlanStore.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -35,6 +38,10 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              auto: unpinned ops go where the cost model predicts the shortest
                              latency (pins and rules are kept), with the predicted schedule
   --exact                    auto: also solve the exact programme (GLPK) on small graphs
+  --db FILE                  the workspace: its calibration (placer calibrate) and the node
+                             times of earlier runs make auto mode's costs (default
+                             $XDG_DATA_HOME/placement-explorer/workspace.db); placer run keeps
+                             its node times there, and its --save-run records there
   --constants replicate|copy constants used on several devices: one instance per device made
                              at load time (default), or copied on every run
 )";
@@ -123,6 +130,8 @@ std::optional<std::string> takePlanOption(const std::string& name, const std::st
         if (!mode)
             return "--mode must be demand, unify or auto, not '" + value + "'";
         parsed->options.mode = *mode;
+    } else if (name == "--db") {
+        parsed->db = value;
     } else if (name == "--constants") {
         if (value != "replicate" && value != "copy")
             return "--constants must be replicate or copy, not '" + value + "'";
@@ -149,8 +158,8 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
         return std::find(names.begin(), names.end(), name) != names.end();
     };
     static const std::vector<std::string> kPlanWithValue = {
-        "--format",    "--input-shape", "--devices",  "--default", "--host",     "--pin",
-        "--pin-fixed", "--rule",        "--fallback", "--mode",    "--constants"};
+        "--format",    "--input-shape", "--devices",  "--default", "--host",      "--pin",
+        "--pin-fixed", "--rule",        "--fallback", "--mode",    "--constants", "--db"};
     while (list.next(&arg)) {
         const std::string name = list.optionName(arg);
         std::string value, error;
@@ -188,8 +197,23 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
     return std::nullopt;
 }
 
-CostModel machineCosts(const DeviceSet& devices) {
-    return CostModel::assumed(devices, static_cast<int>(std::thread::hardware_concurrency()));
+CostModel machineCosts(const DeviceSet& devices, const std::string& db) {
+    CostModel model =
+        CostModel::assumed(devices, static_cast<int>(std::thread::hardware_concurrency()));
+    if (!std::filesystem::exists(db))
+        return model;
+    auto opened = store::PlanStore::open(db);
+    if (!opened)
+        return model;
+    const std::string machine = machineName();
+    if (auto calibration = opened.value()->loadCalibration(machine);
+        calibration && calibration.value())
+        model.apply(*calibration.value());
+    if (auto costs = opened.value()->loadCosts(machine)) {
+        for (const store::MeasuredCost& cost : costs.value())
+            model.recordMeasured(cost.key, cost.physical, cost.micros);
+    }
+    return model;
 }
 
 std::optional<std::string> loadPlanned(const PlanArguments& args,
@@ -217,7 +241,8 @@ std::optional<std::string> loadPlanned(const PlanArguments& args,
         return valid.error().message;
     PlanOptions options = args.options;
     if (options.mode == PlanMode::Auto && !options.costs)
-        options.costs = std::make_shared<const CostModel>(machineCosts(model.devices));
+        options.costs = std::make_shared<const CostModel>(machineCosts(
+            model.devices, args.db.empty() ? store::PlanStore::defaultPath() : args.db));
     planned->plan = planDevices(model.graph, model.devices, options);
     planned->options = options;
     return std::nullopt;

@@ -29,6 +29,9 @@ struct PlanArguments {
     std::vector<PinRequest> pins;
     PlanOptions options;
     InputShapes inputShapes; ///< --input-shape NAME=D1,D2,...
+    /// The workspace whose calibration and measured costs auto mode uses (--db; empty: the
+    /// default one).
+    std::string db;
 };
 
 /// A command's own options beyond the plan options.
@@ -60,8 +63,14 @@ struct PlannedModel {
     PlanOptions options;
 };
 
-/// The cost model of this machine for `devices`: assumed profiles, the host's core count.
-CostModel machineCosts(const DeviceSet& devices);
+/// The cost model of this machine for `devices`: the calibration and the measured node times
+/// kept in the workspace `db` (when it exists; nothing is created), assumed profiles otherwise,
+/// and the host's core count.
+CostModel machineCosts(const DeviceSet& devices, const std::string& db);
+
+/// "12.3 GFLOP/s, 9.8 GB/s, 1.2 us a kernel" and "5.0 us + 12.0 GB/s" (CalibrateCommand.cpp).
+std::string describeProfile(const DeviceProfile& profile);
+std::string describeLink(const LinkProfile& link);
 
 /// Loads args.model (or `text`, read as if it were that file, when given), applies devices,
 /// roles, pins and rules, and plans. Warnings are appended to *warnings; returns the error

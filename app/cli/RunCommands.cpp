@@ -7,6 +7,7 @@
 #include "io/Npy.h"
 #include "io/RunReport.h"
 #include "runtime/Bytecode.h"
+#include "runtime/Calibrate.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/MemoryCheck.h"
@@ -15,7 +16,10 @@
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -69,17 +73,20 @@ options:
   --save-run                 record the run in the workspace (see placer plans), against the
                              plan --plan NAME (default: the model's name), saving the plan
                              first when there is none of that name
-  --db FILE                  the workspace file for --save-run
+  --no-record                do not keep the nodes' median times in the workspace's cost
+                             table (kept by default: auto mode's predictions learn from them)
   -o, --output FILE          write the report to FILE instead of standard output
   -h, --help                 show this help
 
 exit codes: 0 ok, 1 user error (including outputs that differ from the reference), 2 usage
 )";
 
-constexpr const char* kDevicesHelp = R"(usage: placer devices [--json]
+constexpr const char* kDevicesHelp = R"(usage: placer devices [--db FILE] [--json]
 
 Lists the physical devices this machine has for `placer run --map`: the host cpu, virtual CPU
-contexts (vcpuN, created on demand), and CUDA GPUs, or why there are none.
+contexts (vcpuN, created on demand), and CUDA GPUs, or why there are none; how many cores the
+host has (vcpus and threads=N beyond them share the cores); and the calibration `placer
+calibrate` kept in the workspace FILE for this machine, if any.
 )";
 
 bool parseInt(const std::string& text, int minimum, int* value) {
@@ -104,6 +111,119 @@ std::string outputFileName(const std::string& dir, const std::string& name, std:
     if (safe.empty())
         safe = "output_" + std::to_string(index);
     return (std::filesystem::path(dir) / (safe + ".npy")).string();
+}
+
+/// The plan's predicted times set against a run's.
+struct PredictionCheck {
+    double predictedMs = 0, measuredMs = 0;
+    struct NodeTimes {
+        std::string name;
+        double predictedMs, measuredMs;
+    };
+    std::vector<NodeTimes> nodes; ///< the ops timed on their own (not fused)
+    double medianNodeError = 0;   ///< |predicted - measured| / measured, the median over nodes
+
+    Json toJson() const {
+        Json json = Json::object();
+        json.set("predicted_ms", predictedMs);
+        json.set("measured_ms", measuredMs);
+        json.set("median_node_error", medianNodeError);
+        Json list = Json::array();
+        for (const NodeTimes& node : nodes) {
+            Json entry = Json::object();
+            entry.set("name", node.name);
+            entry.set("predicted_ms", node.predictedMs);
+            entry.set("measured_ms", node.measuredMs);
+            list.push(std::move(entry));
+        }
+        json.set("nodes", std::move(list));
+        return json;
+    }
+
+    std::string summary() const {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "predicted against measured: latency %.3f ms predicted, %.3f ms measured "
+                      "(%+.0f %%); per node, median error %.0f %% over %zu ops\n",
+                      predictedMs, measuredMs, (predictedMs / measuredMs - 1) * 100,
+                      medianNodeError * 100, nodes.size());
+        std::string out = line;
+        std::vector<NodeTimes> worst = nodes;
+        std::stable_sort(worst.begin(), worst.end(), [](const NodeTimes& a, const NodeTimes& b) {
+            return std::abs(a.predictedMs - a.measuredMs) > std::abs(b.predictedMs - b.measuredMs);
+        });
+        for (std::size_t k = 0; k < worst.size() && k < 5; ++k) {
+            std::snprintf(line, sizeof line, "  %s: %.3f ms predicted, %.3f ms measured\n",
+                          worst[k].name.c_str(), worst[k].predictedMs, worst[k].measuredMs);
+            out += line;
+        }
+        return out;
+    }
+};
+
+/// Whether user node i ran as a kernel of its own (not inside a fused group).
+std::vector<bool> timedAlone(const OptimizedGraph& ran, std::size_t userNodes) {
+    std::vector<bool> alone(userNodes, true);
+    for (std::size_t i = 0; i < ran.fusedInto.size() && i < userNodes; ++i) {
+        if (ran.fusedInto[i].valid()) {
+            alone[i] = false;
+            if (ran.fusedInto[i].index < userNodes)
+                alone[ran.fusedInto[i].index] = false;
+        }
+    }
+    return alone;
+}
+
+PredictionCheck checkPrediction(const PlannedModel& planned, const RunResult& result,
+                                const MedianTimes& times) {
+    PredictionCheck check;
+    const Prediction& p = *planned.plan.prediction;
+    check.predictedMs = p.makespanMicros / 1000;
+    std::vector<double> latency = result.latencyMicros;
+    std::sort(latency.begin(), latency.end());
+    check.measuredMs = latency.empty() ? 0 : latency[latency.size() / 2] / 1000;
+    std::vector<double> errors;
+    const Graph& graph = planned.model.graph;
+    for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
+        if (graph.nodes()[i].role() != OpRole::Compute || times.nodeMillis[i] <= 0 ||
+            p.micros[i] <= 0)
+            continue;
+        check.nodes.push_back({graph.nodes()[i].name, p.micros[i] / 1000, times.nodeMillis[i]});
+        errors.push_back(std::abs(p.micros[i] / 1000 - times.nodeMillis[i]) / times.nodeMillis[i]);
+    }
+    if (!errors.empty()) {
+        std::sort(errors.begin(), errors.end());
+        check.medianNodeError = errors[errors.size() / 2];
+    }
+    return check;
+}
+
+/// Keeps the medians of the nodes that ran on their own in the workspace's cost table.
+std::optional<std::string> recordNodeCosts(const std::string& db, const PlannedModel& planned,
+                                           const OptimizedGraph& ran,
+                                           const std::vector<Device*>& mapping,
+                                           const MedianTimes& times, std::string* said) {
+    const Graph& graph = planned.model.graph;
+    const std::vector<bool> alone = timedAlone(ran, graph.size());
+    std::vector<store::MeasuredCost> costs;
+    for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
+        const DeviceId device = planned.plan.devices[i];
+        if (graph.nodes()[i].role() != OpRole::Compute || !alone[i] || times.nodeMillis[i] <= 0 ||
+            !device.valid() || device.index >= mapping.size())
+            continue;
+        costs.push_back({CostModel::nodeKey(graph, NodeId(i)),
+                         CostModel::costClass(mapping[device.index]->name()),
+                         times.nodeMillis[i] * 1000, 1});
+    }
+    if (costs.empty())
+        return std::nullopt;
+    auto opened = store::PlanStore::open(db);
+    if (!opened)
+        return opened.error().toString();
+    if (Status status = opened.value()->recordCosts(machineName(), costs); !status.ok())
+        return status.error().toString();
+    *said = "cost table: " + std::to_string(costs.size()) + " node times kept in " + db;
+    return std::nullopt;
 }
 
 /// Records a run in the workspace against plan `name`: saved first when there is none of that
@@ -186,11 +306,12 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     CommandOptions own;
     own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
                      "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
-                     "--plan",  "--db"};
-    own.flags = {"--json", "--no-reference", "--save-run", "--no-optimize"};
+                     "--plan"};
+    own.flags = {"--json", "--no-reference", "--save-run", "--no-optimize", "--no-record"};
+    bool record = true;
     bool optimize = true;
     bool saveRun = false;
-    std::string planName, db = store::PlanStore::defaultPath();
+    std::string planName;
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         if (name == "--json") {
@@ -203,8 +324,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             saveRun = true;
         } else if (name == "--plan") {
             planName = value;
-        } else if (name == "--db") {
-            db = value;
+        } else if (name == "--no-record") {
+            record = false;
         } else if (name == "--map") {
             auto split = splitAssignment(value, SplitAt::FirstEquals);
             if (!split)
@@ -373,12 +494,41 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         if (!stream)
             return fail(std::string(option) + ": cannot write '" + file + "'");
     }
-    const std::string text = json ? runReportJson(report).dump() + "\n" : runSummary(report);
+    // The user's nodes' medians: they flow back into the workspace's cost table, and are set
+    // against the plan's prediction when it has one.
+    const OptimizedGraph& ran = optimized.value();
+    const MedianTimes userTimes =
+        userMedianTimes(medianTimes(executor.value()->program(), result.value(), graph.size(),
+                                    ran.plan.copies.size()),
+                        graph, ran.plan, ran.origin, planned.model.graph.size(), planned.plan);
+    const std::string workspace = parsed.db.empty() ? store::PlanStore::defaultPath() : parsed.db;
+    std::string recorded;
+    if (record) {
+        if (auto error =
+                recordNodeCosts(workspace, planned, ran, mapping.value(), userTimes, &recorded))
+            err << "placer run: warning: the node times were not kept: " << *error << "\n";
+    }
+    std::optional<PredictionCheck> predicted;
+    if (planned.plan.prediction)
+        predicted = checkPrediction(planned, result.value(), userTimes);
+    std::string text;
+    if (json) {
+        Json document = runReportJson(report);
+        if (predicted)
+            document.set("prediction", predicted->toJson());
+        text = document.dump() + "\n";
+    } else {
+        text = runSummary(report);
+        if (predicted)
+            text += predicted->summary();
+        if (!recorded.empty())
+            text += recorded + "\n";
+    }
     const int written = writeOutput("run", text, output, out, err);
     if (written != Ok)
         return written;
     if (saveRun) {
-        if (auto error = recordRun(db, planName.empty() ? graph.name : planName, planned,
+        if (auto error = recordRun(workspace, planName.empty() ? graph.name : planName, planned,
                                    planned.options, report, err))
             return fail(*error);
     }
@@ -391,9 +541,13 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
 int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
                       std::ostream& err) {
     bool json = false;
-    for (const std::string& arg : args) {
+    std::string db = store::PlanStore::defaultPath();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
         if (arg == "--json") {
             json = true;
+        } else if (arg == "--db" && i + 1 < args.size()) {
+            db = args[++i];
         } else if (arg == "-h" || arg == "--help") {
             out << kDevicesHelp;
             return Ok;
@@ -404,7 +558,26 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::
     }
     DeviceRegistry registry;
     const auto list = registry.list();
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    std::optional<Calibration> calibration;
+    if (std::filesystem::exists(db)) {
+        if (auto opened = store::PlanStore::open(db)) {
+            if (auto stored = opened.value()->loadCalibration(machineName()); stored)
+                calibration = stored.value();
+        }
+    }
+    const auto profileOf = [&](const std::string& name) -> const DeviceProfile* {
+        if (!calibration)
+            return nullptr;
+        for (const DeviceProfile& profile : calibration->devices) {
+            if (profile.name == name ||
+                (name == "vcpuN" && CostModel::costClass(profile.name) == "vcpu"))
+                return &profile;
+        }
+        return nullptr;
+    };
     if (json) {
+        Json document = Json::object();
         Json devices = Json::array();
         for (const PhysicalDeviceInfo& info : list) {
             Json entry = Json::object();
@@ -414,11 +587,28 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::
             entry.set("description", info.description);
             devices.push(std::move(entry));
         }
-        out << devices.dump() << "\n";
+        document.set("devices", std::move(devices));
+        document.set("cores", cores);
+        document.set("calibration", calibration ? calibration->toJson() : Json());
+        out << document.dump() << "\n";
         return Ok;
     }
-    for (const PhysicalDeviceInfo& info : list)
+    for (const PhysicalDeviceInfo& info : list) {
         out << (info.available ? "  " : "- ") << info.name << ": " << info.description << "\n";
+        if (const DeviceProfile* profile = profileOf(info.name))
+            out << "      calibrated: " << describeProfile(*profile) << "\n";
+    }
+    out << "this machine has " << cores << " core" << (cores == 1 ? "" : "s")
+        << ": the cpu device and every vcpu are threads on them, so more busy contexts (or "
+           "threads=N) than that share the cores rather than run beside each other\n";
+    if (calibration) {
+        out << "calibration (placer calibrate) of " << calibration->machine << ":\n";
+        for (const auto& [pair, link] : calibration->links)
+            out << "  copy " << pair.first << " -> " << pair.second << ": " << describeLink(link)
+                << "\n";
+    } else {
+        out << "not calibrated: auto mode assumes the rates (run placer calibrate)\n";
+    }
     return Ok;
 }
 

@@ -72,6 +72,7 @@ Json profileJson(const DeviceProfile& profile) {
     json.set("flops_per_us", profile.flopsPerMicro);
     json.set("bytes_per_us", profile.bytesPerMicro);
     json.set("launch_us", profile.launchMicros);
+    json.set("dispatch_us", profile.dispatchMicros);
     json.set("calibrated", profile.calibrated);
     return json;
 }
@@ -98,6 +99,7 @@ Result<DeviceProfile> profileFrom(const Json& json) {
     profile.flopsPerMicro = number(json, "flops_per_us", profile.flopsPerMicro);
     profile.bytesPerMicro = number(json, "bytes_per_us", profile.bytesPerMicro);
     profile.launchMicros = number(json, "launch_us", profile.launchMicros);
+    profile.dispatchMicros = number(json, "dispatch_us", profile.dispatchMicros);
     profile.calibrated = flag(json, "calibrated");
     if (profile.name.empty() || !(profile.flopsPerMicro > 0) || !(profile.bytesPerMicro > 0) ||
         !(profile.launchMicros >= 0))
@@ -241,12 +243,11 @@ LinkProfile CostModel::link(DeviceId from, DeviceId to) const {
     const auto found = m_links.find({a.name, b.name});
     if (found != m_links.end())
         return found->second;
-    // A calibrated link between two vcpus stands for every pair of them.
-    if (!a.gpu && !b.gpu) {
-        for (const auto& [pair, link] : m_links) {
-            if (pair.first.rfind("vcpu", 0) == 0 && pair.second.rfind("vcpu", 0) == 0)
-                return link;
-        }
+    // A link measured between vcpus (or a vcpu and another device) stands for every vcpu.
+    const std::string fromClass = costClass(a.name), toClass = costClass(b.name);
+    for (const auto& [pair, link] : m_links) {
+        if (costClass(pair.first) == fromClass && costClass(pair.second) == toClass)
+            return link;
     }
     return assumedLink(a.gpu, b.gpu);
 }
@@ -262,11 +263,12 @@ CostModel::NodeCost CostModel::nodeCost(const Graph& graph, NodeId node, DeviceI
     if (graph.node(node).role() != OpRole::Compute)
         return {};
     if (!m_measured.empty()) {
-        const auto found = m_measured.find(nodeKey(graph, node) + "@" + physical(device).name);
+        const auto found =
+            m_measured.find(nodeKey(graph, node) + "@" + costClass(physical(device).name));
         if (found != m_measured.end())
-            return {found->second, true};
+            return {found->second + physical(device).dispatchMicros, true};
     }
-    return {roofline(opWork(graph, node), device), false};
+    return {roofline(opWork(graph, node), device) + physical(device).dispatchMicros, false};
 }
 
 double CostModel::copyMicros(std::int64_t bytes, DeviceId from, DeviceId to) const {
@@ -293,11 +295,18 @@ std::string CostModel::nodeKey(const Graph& graph, NodeId id) {
 }
 
 void CostModel::recordMeasured(const std::string& key, const std::string& physical, double micros) {
-    m_measured[key + "@" + physical] = micros;
+    m_measured[key + "@" + costClass(physical)] = micros;
+}
+
+std::string CostModel::costClass(const std::string& physical) {
+    // Every vcpu is a worker on the host's cores: one measurement stands for all of them.
+    if (physical.rfind("vcpu", 0) == 0)
+        return "vcpu";
+    return physical;
 }
 
 std::size_t CostModel::measuredOn(const std::string& physical) const {
-    const std::string suffix = "@" + physical;
+    const std::string suffix = "@" + costClass(physical);
     return static_cast<std::size_t>(
         std::count_if(m_measured.begin(), m_measured.end(), [&](const auto& entry) {
             return entry.first.size() >= suffix.size() &&

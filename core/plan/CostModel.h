@@ -41,6 +41,9 @@ struct DeviceProfile {
     double flopsPerMicro = 5e4; ///< peak FLOP per µs (5e4: 50 GFLOP/s)
     double bytesPerMicro = 1e4; ///< memory bandwidth, bytes per µs (1e4: 10 GB/s)
     double launchMicros = 2;    ///< fixed time per kernel
+    /// The executor's time per op around the kernel (dispatch, dependencies), which a kernel's
+    /// own measured time does not include.
+    double dispatchMicros = 2;
     bool calibrated = false;
 };
 
@@ -99,6 +102,8 @@ public:
 
     /// What identifies a node's measurement: op, input types, attributes (not the device).
     static std::string nodeKey(const Graph& graph, NodeId node);
+    /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN.
+    static std::string costClass(const std::string& physical);
     /// Records the median time of a node with this key on a physical device.
     void recordMeasured(const std::string& key, const std::string& physical, double micros);
     const std::map<std::string, double>& measured() const { return m_measured; }

@@ -740,8 +740,12 @@ private:
             p.end[i] = schedule.end[t];
             if (problem.instant[t])
                 continue;
+            // The kernel's own time, as a run measures it: the executor's dispatch is in the
+            // schedule, not in the node's time.
             const double own = problem.taskCost(t, d);
-            p.micros[i] = own == kCannotRun ? 0 : own;
+            p.micros[i] = own == kCannotRun
+                              ? 0
+                              : std::max(0.0, own - model.physical(DeviceId(d)).dispatchMicros);
             p.measured[i] = m_options.costs && !model.measured().empty() &&
                             model.nodeCost(m_graph, NodeId(i), DeviceId(d)).measured;
             p.copyInMicros[i] = copyIn(t, d);

@@ -57,6 +57,22 @@ CREATE TABLE runs(
 CREATE INDEX runs_by_plan ON runs(plan_id);
 )sql";
 
+// Version 3 added the cost table (measured node times per machine) and calibrations.
+constexpr const char* kMigrateV2ToV3 = R"sql(
+CREATE TABLE costs(
+    machine TEXT NOT NULL,
+    key TEXT NOT NULL,
+    physical TEXT NOT NULL,
+    micros REAL NOT NULL,
+    runs INTEGER NOT NULL,
+    updated TEXT NOT NULL,
+    PRIMARY KEY(machine, key, physical));
+CREATE TABLE calibrations(
+    machine TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    body TEXT NOT NULL);
+)sql";
+
 std::string now() {
     const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm utc{};
@@ -259,6 +275,10 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
         }
         if (version < 2) {
             if (Status status = db->exec(kMigrateV1ToV2); !status.ok())
+                return status.error();
+        }
+        if (version < 3) {
+            if (Status status = db->exec(kMigrateV2ToV3); !status.ok())
                 return status.error();
         }
         if (Status status = db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -566,6 +586,80 @@ Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName)
     run.latencyMs = s.real(3);
     run.report = s.text(4);
     return std::optional<RunRecord>(std::move(run));
+}
+
+Status PlanStore::recordCosts(const std::string& machine, const std::vector<MeasuredCost>& costs) {
+    Transaction transaction(*m_db);
+    if (!transaction.begun().ok())
+        return transaction.begun();
+    auto upsert = m_db->prepare(
+        "INSERT INTO costs(machine, key, physical, micros, runs, updated) VALUES(?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(machine, key, physical) DO UPDATE SET "
+        "micros = (micros * runs + excluded.micros * excluded.runs) / (runs + excluded.runs), "
+        "runs = runs + excluded.runs, updated = excluded.updated");
+    if (!upsert)
+        return upsert.error();
+    const std::string time = now();
+    for (const MeasuredCost& cost : costs) {
+        Statement& s = upsert.value();
+        s.reset();
+        s.bind(1, std::string_view(machine)).bind(2, std::string_view(cost.key));
+        s.bind(3, std::string_view(cost.physical)).bind(4, cost.micros);
+        s.bind(5, static_cast<std::int64_t>(cost.runs)).bind(6, std::string_view(time));
+        if (Status status = s.run(); !status.ok())
+            return status;
+    }
+    return transaction.commit();
+}
+
+Result<std::vector<MeasuredCost>> PlanStore::loadCosts(const std::string& machine) {
+    auto query = m_db->prepare(
+        "SELECT key, physical, micros, runs FROM costs WHERE machine = ? ORDER BY key, physical");
+    if (!query)
+        return query.error();
+    Statement& s = query.value();
+    s.bind(1, std::string_view(machine));
+    std::vector<MeasuredCost> costs;
+    for (;;) {
+        auto row = s.step();
+        if (!row)
+            return row.error();
+        if (!row.value())
+            break;
+        costs.push_back(
+            MeasuredCost{s.text(0), s.text(1), s.real(2), static_cast<int>(s.integer(3))});
+    }
+    return costs;
+}
+
+Status PlanStore::saveCalibration(const Calibration& calibration) {
+    auto upsert = m_db->prepare("INSERT OR REPLACE INTO calibrations(machine, created, body) "
+                                "VALUES(?, ?, ?)");
+    if (!upsert)
+        return upsert.error();
+    const std::string body = calibration.toJson().dump(-1);
+    upsert.value().bind(1, std::string_view(calibration.machine));
+    upsert.value().bind(2, std::string_view(now())).bind(3, std::string_view(body));
+    return upsert.value().run();
+}
+
+Result<std::optional<Calibration>> PlanStore::loadCalibration(const std::string& machine) {
+    auto query = m_db->prepare("SELECT body FROM calibrations WHERE machine = ?");
+    if (!query)
+        return query.error();
+    query.value().bind(1, std::string_view(machine));
+    auto row = query.value().step();
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return std::optional<Calibration>();
+    auto json = Json::parse(query.value().text(0), "stored calibration");
+    if (!json)
+        return json.error();
+    auto calibration = Calibration::fromJson(json.value());
+    if (!calibration)
+        return calibration.error();
+    return std::optional<Calibration>(calibration.take());
 }
 
 } // namespace placer::store

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "io/ModelLoader.h"
+#include "plan/CostModel.h"
 #include "plan/Plan.h"
 #include "store/Sqlite.h"
 
@@ -15,7 +16,7 @@
 
 namespace placer::store {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct PlanSummary {
     std::string name;
@@ -63,6 +64,15 @@ struct RunRecord {
     std::string report; ///< the JSON run report
 };
 
+/// A node's measured median on a physical device, as the cost model keys it
+/// (CostModel::nodeKey, CostModel::costClass).
+struct MeasuredCost {
+    std::string key;
+    std::string physical;
+    double micros = 0;
+    int runs = 1; ///< how many runs it stands for
+};
+
 class PlanStore {
 public:
     /// Opens or creates the workspace file. Refuses (file untouched) a newer schema, a file that
@@ -85,6 +95,14 @@ public:
     Status saveRun(const std::string& planName, const RunRecord& run);
     /// The latest run recorded for a plan, if any.
     Result<std::optional<RunRecord>> lastRun(const std::string& planName);
+
+    /// Folds measured node times into the machine's cost table, in one transaction: a key seen
+    /// before keeps the mean of its runs' medians.
+    Status recordCosts(const std::string& machine, const std::vector<MeasuredCost>& costs);
+    Result<std::vector<MeasuredCost>> loadCosts(const std::string& machine);
+    /// Replaces the machine's calibration.
+    Status saveCalibration(const Calibration& calibration);
+    Result<std::optional<Calibration>> loadCalibration(const std::string& machine);
 
     Database& database() { return *m_db; }
 

@@ -3,6 +3,8 @@
 #include "cli/PlacerCli.h"
 
 #include "io/Json.h"
+#include "runtime/Calibrate.h"
+#include "store/PlanStore.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -68,7 +70,63 @@ private slots:
     void plansInAWorkspace();
     void inputShapesFixSymbolicDimensions();
     void autoModePlacesByCostAndPredicts();
+    void calibrateAndLearnFromRuns();
 };
+
+void TestPlacerCli::calibrateAndLearnFromRuns() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("w.db");
+    Run run = placerRun({"calibrate", "--quick", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QRegularExpression("  cpu: [0-9.]+ GFLOP/s, [0-9.]+ GB/s")),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("  vcpu1 -> vcpu2: [0-9.]+ us \\+ [0-9.]+ GB/s")),
+             qPrintable(run.out));
+    // A line per step when standard error is no terminal, the bar full at the end.
+    QVERIFY2(
+        run.err.contains(QRegularExpression("placer calibrate: \\[#+\\] ([0-9]+)/\\1 done\\n$")),
+        qPrintable(run.err));
+    QVERIFY(run.err.contains("] 0/"));
+    run = placerRun({"devices", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("      calibrated: "), qPrintable(run.out));
+    QVERIFY(run.out.contains(QRegularExpression("this machine has [0-9]+ cores?")));
+
+    // A run keeps its node times; the next plan predicts from them.
+    const QString model =
+        QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay");
+    const QStringList common = {"run",          model,  "--devices", "v0:vcpu,v1:vcpu",
+                                "--mode",       "auto", "--db",      db,
+                                "--iterations", "3",    "--json"};
+    run = placerRun(common);
+    QCOMPARE(run.code, 0);
+    auto first = Json::parse(run.out.toStdString(), "report");
+    QVERIFY(first.ok());
+    const Json* prediction = first.value().find("prediction");
+    QVERIFY(prediction && prediction->find("predicted_ms")->asDouble() > 0);
+    QVERIFY(prediction->find("measured_ms")->asDouble() > 0);
+    QVERIFY(!prediction->find("nodes")->items().empty());
+    auto store = store::PlanStore::open(db.toStdString());
+    QVERIFY(store.ok());
+    const auto kept = store.value()->loadCosts(machineName()).value();
+    QVERIFY(kept.size() >= 10);
+    QCOMPARE(kept.front().physical, std::string("vcpu"));
+    run = placerRun({"plan", model, "--devices", "v0:vcpu,v1:vcpu", "--mode", "auto", "--db", db,
+                     "--emit", "json"});
+    QCOMPARE(run.code, 0);
+    int fromMeasurements = 0;
+    for (const Json& node :
+         Json::parse(run.out.toStdString(), "plan").value().find("nodes")->items()) {
+        if (const Json* from = node.find("predicted_from"))
+            fromMeasurements += from->asString() == "measured" ? 1 : 0;
+    }
+    QVERIFY(fromMeasurements >= 10);
+    // --no-record keeps nothing more.
+    QStringList quiet = common;
+    quiet << "--no-record";
+    QCOMPARE(placerRun(quiet).code, 0);
+    QCOMPARE(store.value()->loadCosts(machineName()).value().front().runs, kept.front().runs);
+}
 
 void TestPlacerCli::autoModePlacesByCostAndPredicts() {
     const QString model =

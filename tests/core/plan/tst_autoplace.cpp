@@ -8,6 +8,8 @@
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
 
+#include <cmath>
+
 #include <QTest>
 
 using namespace placer;
@@ -209,6 +211,49 @@ private slots:
         QVERIFY(placed.schedule.makespan <= *placed.exactOptimum * 1.05);
         options.exactMaxTasks = 3;
         QCOMPARE(autoPlace(problem, options).exactStatus, std::string("too large"));
+    }
+
+    void costModelMeasuredBeforeRoofline() {
+        const LoadedModel model =
+            load(convChain(1, R"({"name": "v0", "kind": "vcpu"}, {"name": "v1", "kind": "vcpu"})"));
+        CostModel costs = CostModel::assumed(model.devices, 2);
+        const NodeId conv = node(model.graph, "conv0");
+        const DeviceId v0(0), v1(1);
+        const auto roofline = costs.nodeCost(model.graph, conv, v0);
+        QVERIFY(!roofline.measured);
+        // 2 * 64*56*56 outputs * 576 weights each, against 50 GFLOP/s, plus the fixed costs.
+        const OpWork work = opWork(model.graph, conv);
+        QCOMPARE(work.flops, 2.0 * 64 * 56 * 56 * 576);
+        QVERIFY(std::abs(roofline.micros - (work.flops / 5e4 + 2 + 2)) < 1e-6);
+        // A measurement on any vcpu stands for every vcpu.
+        costs.recordMeasured(CostModel::nodeKey(model.graph, conv), "vcpu7", 1000);
+        const auto measured = costs.nodeCost(model.graph, conv, v1);
+        QVERIFY(measured.measured);
+        QCOMPARE(measured.micros, 1000.0 + costs.physical(v1).dispatchMicros);
+        // Two vcpus are two resources; a copy between them costs latency plus bandwidth.
+        QVERIFY(costs.resourceOf(v0) != costs.resourceOf(v1));
+        QVERIFY(costs.copyMicros(1 << 20, v0, v1) > 0);
+        // The snapshot reads back to the same model.
+        auto again = CostModel::fromJson(costs.toJson());
+        QVERIFY(again.ok());
+        QCOMPARE(again.value().toJson().dump(), costs.toJson().dump());
+        QVERIFY(
+            !CostModel::fromJson(
+                 Json::parse(R"({"physical": [{"name": "x", "flops_per_us": -1}]})", "bad").value())
+                 .ok());
+        // Two virtual devices mapped onto one physical device share it: no copy between them,
+        // and never predicted to run at once.
+        CostModel shared;
+        shared.mapDevice(0, assumedProfile("vcpu1", false));
+        shared.mapDevice(1, assumedProfile("vcpu1", false));
+        QCOMPARE(shared.resourceOf(v0), shared.resourceOf(v1));
+        QCOMPARE(shared.copyMicros(1 << 20, v0, v1), 0.0);
+        // Three CPU contexts on two cores get two thirds of a core each.
+        CostModel crowded;
+        for (int d = 0; d < 3; ++d)
+            crowded.mapDevice(d, assumedProfile("vcpu" + std::to_string(d), false));
+        crowded.setCores(2);
+        QVERIFY(std::abs(crowded.roofline(work, v0) - (2 + work.flops / 5e4 * 1.5)) < 1e-6);
     }
 
     void autoModeInThePlanner() {

@@ -317,6 +317,43 @@ private slots:
                  damaged.error().message.c_str());
     }
 
+    void costsAndCalibrationsPerMachine() {
+        QTemporaryDir dir;
+        auto store = PlanStore::open(dir.filePath("w.db").toStdString());
+        QVERIFY(store.ok());
+        PlanStore& plans = *store.value();
+        QVERIFY(plans
+                    .recordCosts("box", {{"nn.relu(float32[4])", "vcpu", 10, 1},
+                                         {"nn.relu(float32[4])", "cpu", 4, 1}})
+                    .ok());
+        // A second run of the same op: the mean of the runs' medians.
+        QVERIFY(plans.recordCosts("box", {{"nn.relu(float32[4])", "vcpu", 20, 1}}).ok());
+        QVERIFY(plans.recordCosts("other", {{"nn.relu(float32[4])", "vcpu", 99, 1}}).ok());
+        auto costs = plans.loadCosts("box");
+        QVERIFY(costs.ok());
+        QCOMPARE(costs.value().size(), std::size_t{2});
+        QCOMPARE(costs.value()[1].physical, std::string("vcpu"));
+        QCOMPARE(costs.value()[1].micros, 15.0);
+        QCOMPARE(costs.value()[1].runs, 2);
+        QCOMPARE(plans.loadCosts("nobody").value().size(), std::size_t{0});
+
+        QVERIFY(plans.loadCalibration("box").ok() && !plans.loadCalibration("box").value());
+        Calibration calibration;
+        calibration.machine = "box";
+        DeviceProfile cpu = assumedProfile("cpu", false);
+        cpu.flopsPerMicro = 1.25e5;
+        cpu.calibrated = true;
+        calibration.devices.push_back(cpu);
+        calibration.links[{"cpu", "vcpu1"}] = LinkProfile{0.5, 2e4, true};
+        QVERIFY(plans.saveCalibration(calibration).ok());
+        auto loaded = plans.loadCalibration("box");
+        QVERIFY(loaded.ok() && loaded.value());
+        QCOMPARE(loaded.value()->devices.size(), std::size_t{1});
+        QCOMPARE(loaded.value()->devices[0].flopsPerMicro, 1.25e5);
+        QVERIFY(loaded.value()->devices[0].calibrated);
+        QCOMPARE(loaded.value()->links.at({"cpu", "vcpu1"}).bytesPerMicro, 2e4);
+    }
+
     void olderSchemaIsMigratedAfterABackup() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("old.db").toStdString();
@@ -361,6 +398,9 @@ private slots:
         QCOMPARE(version.value().integer(0), std::int64_t{kSchemaVersion});
         QVERIFY(store.value()->saveRun("kept", RunRecord{"", "", 1, 2.0, "{}"}).ok());
         QVERIFY(store.value()->loadPlan("kept").ok());
+        // Version 3's tables exist.
+        QVERIFY(store.value()->recordCosts("m", {{"k", "cpu", 1, 1}}).ok());
+        QVERIFY(store.value()->loadCalibration("m").ok());
         // The backup is the version-1 file, intact.
         QVERIFY(std::filesystem::exists(path + ".bak"));
         auto backup = Database::open(path + ".bak", false);

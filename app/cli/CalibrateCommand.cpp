@@ -1,0 +1,132 @@
+// `placer calibrate`: measures this machine's devices for the cost model and keeps the result in
+// the workspace.
+#include "cli/PlacerCli.h"
+
+#include "runtime/Calibrate.h"
+#include "runtime/DeviceRegistry.h"
+#include "store/PlanStore.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <ostream>
+
+namespace placer::cli {
+
+namespace {
+
+constexpr const char* kCalibrateHelp = R"(usage: placer calibrate [--db FILE] [--quick] [--json]
+
+Measures what the automatic placement's cost model otherwise assumes, on every physical device
+of this machine (the host cpu, two vcpus, and each CUDA GPU): peak float32 FLOP/s (a matrix
+product), memory bandwidth (an add over large tensors), the launch cost of a kernel, and for
+every ordered pair of devices the latency and bandwidth of a copy. Each figure is the median of
+five timed runs. The result is kept per machine in the workspace, shown by `placer devices`,
+and used by `placer plan|run --mode auto` from then on.
+
+  --db FILE   the workspace (default $XDG_DATA_HOME/placement-explorer/workspace.db)
+  --quick     small sizes, for a smoke test: the figures are then mostly overhead
+  --json      print the calibration as JSON
+)";
+
+std::string rate(double perMicro, const char* unit) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.1f %s", perMicro / 1e3, unit);
+    return text;
+}
+
+} // namespace
+
+std::string describeProfile(const DeviceProfile& profile) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%.1f GFLOP/s, %.1f GB/s, %.1f us a kernel, %.1f us of the executor's per op",
+                  profile.flopsPerMicro / 1e3, profile.bytesPerMicro / 1e3, profile.launchMicros,
+                  profile.dispatchMicros);
+    return text;
+}
+
+std::string describeLink(const LinkProfile& link) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%.1f us + %s", link.latencyMicros,
+                  rate(link.bytesPerMicro, "GB/s").c_str());
+    return text;
+}
+
+int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
+                        std::ostream& err) {
+    std::string db = store::PlanStore::defaultPath();
+    bool quick = false, json = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "-h" || arg == "--help") {
+            out << kCalibrateHelp;
+            return Ok;
+        }
+        if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--json") {
+            json = true;
+        } else if (arg == "--db" && i + 1 < args.size()) {
+            db = args[++i];
+        } else {
+            err << "placer calibrate: unknown argument '" << arg
+                << "'\nrun 'placer calibrate --help' for the options\n";
+            return UsageError;
+        }
+    }
+    DeviceRegistry registry;
+    std::vector<Device*> devices;
+    if (auto cpu = registry.get("cpu"))
+        devices.push_back(cpu.value());
+    devices.push_back(registry.freshVCpu());
+    devices.push_back(registry.freshVCpu());
+    for (const PhysicalDeviceInfo& info : registry.list()) {
+        if (info.kind != PhysicalKind::Cuda || !info.available)
+            continue;
+        if (auto cuda = registry.get(info.name))
+            devices.push_back(cuda.value());
+    }
+    CalibrationOptions options;
+    options.quick = quick;
+    auto calibration = calibrateDevices(
+        devices, machineName(), options, [&](int done, int total, const std::string& step) {
+            // A bar redrawn in place on a terminal; a line per step elsewhere (a log).
+            constexpr int kWidth = 30;
+            const int filled = total > 0 ? done * kWidth / total : kWidth;
+            const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
+            err << (terminal ? "\r" : "") << "placer calibrate: ["
+                << std::string(static_cast<std::size_t>(filled), '#')
+                << std::string(static_cast<std::size_t>(kWidth - filled), ' ') << "] " << done
+                << "/" << total << " " << step << (terminal ? "\x1b[K" : "\n") << std::flush;
+            if (terminal && done == total)
+                err << "\n";
+        });
+    if (!calibration) {
+        err << "\nplacer calibrate: error: " << calibration.error().message << "\n";
+        return UserError;
+    }
+    auto opened = store::PlanStore::open(db);
+    if (!opened) {
+        err << "placer calibrate: error: " << opened.error().toString() << "\n";
+        return UserError;
+    }
+    if (Status saved = opened.value()->saveCalibration(calibration.value()); !saved.ok()) {
+        err << "placer calibrate: error: " << saved.error().toString() << "\n";
+        return UserError;
+    }
+    if (json) {
+        out << calibration.value().toJson().dump() << "\n";
+        return Ok;
+    }
+    out << "calibration of " << calibration.value().machine << ", kept in " << db << "\n";
+    for (const DeviceProfile& profile : calibration.value().devices)
+        out << "  " << profile.name << ": " << describeProfile(profile) << "\n";
+    out << "copies:\n";
+    for (const auto& [pair, link] : calibration.value().links)
+        out << "  " << pair.first << " -> " << pair.second << ": " << describeLink(link) << "\n";
+    return Ok;
+}
+
+} // namespace placer::cli

@@ -1,0 +1,37 @@
+// `placer calibrate`: measures what the cost model (plan/CostModel.h) otherwise assumes, on the
+// physical devices of this machine, through the executor and the kernels a run uses:
+//  - peak arithmetic: a float32 matrix product large enough to be bound by it;
+//  - memory bandwidth: an element-wise add over tensors far larger than the caches;
+//  - launch cost: the same add on one element;
+//  - per ordered pair of devices, copy latency (4 bytes) and bandwidth (a large tensor).
+// Each figure is the median of several timed iterations after a warm-up.
+#pragma once
+
+#include "plan/CostModel.h"
+#include "runtime/Device.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+/// Told before each measurement: how many are done, of how many, and what comes next.
+using CalibrationProgress = std::function<void(int done, int total, const std::string& step)>;
+
+struct CalibrationOptions {
+    int iterations = 5;
+    /// Smaller sizes for tests: the figures are then dominated by overheads.
+    bool quick = false;
+};
+
+/// Measures `devices` (and every ordered pair of them) and returns the calibration of
+/// `machine`. A measurement that fails stops it with the device and the reason.
+Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
+                                     const std::string& machine, const CalibrationOptions& options,
+                                     const CalibrationProgress& progress = {});
+
+/// This machine's name for calibrations and measured costs: its host name.
+std::string machineName();
+
+} // namespace placer

@@ -1,5 +1,7 @@
 #include "views/PlacementDocument.h"
 
+#include "plan/CostModel.h"
+
 #include "plan/Planner.h"
 
 #include <QElapsedTimer>
@@ -76,7 +78,18 @@ void PlacementDocument::setRules(std::vector<OpRule> rules, std::string fallback
     emit planChanged();
 }
 
+void PlacementDocument::setCostSource(CostSource source) {
+    m_costSource = std::move(source);
+    m_options.costs.reset();
+    replan();
+    emit planChanged();
+}
+
 void PlacementDocument::replan() {
+    if (m_costSource && (!m_options.costs || m_costDevices != m_model.devices.devices())) {
+        m_options.costs = m_costSource(m_model.devices);
+        m_costDevices = m_model.devices.devices();
+    }
     QElapsedTimer timer;
     timer.start();
     m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);

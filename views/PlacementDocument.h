@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -60,6 +61,10 @@ public:
     /// Every planner option at once (rules, fallback, mode, constants), with one re-plan.
     void setOptions(PlanOptions options);
     void setRules(std::vector<OpRule> rules, std::string fallback);
+    /// Where the plan's costs come from (the machine's calibration and measured times): asked
+    /// for a cost model whenever the devices change, so every plan predicts its schedule.
+    using CostSource = std::function<std::shared_ptr<const CostModel>(const DeviceSet&)>;
+    void setCostSource(CostSource source);
 
     /// The colour of a device on the canvas and in the palette.
     QColor deviceColor(DeviceId device) const;
@@ -95,6 +100,8 @@ private:
     LoadedModel m_model;
     QString m_path;
     PlanOptions m_options;
+    CostSource m_costSource;
+    std::vector<VirtualDevice> m_costDevices; ///< the devices m_options.costs was made for
     Plan m_plan;
     std::unique_ptr<PlanWorkspace> m_workspace;
     std::vector<QString> m_warnings;

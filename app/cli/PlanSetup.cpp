@@ -4,6 +4,7 @@
 #include "cli/PlacerCli.h"
 #include "plan/Planner.h"
 #include "runtime/Calibrate.h"
+#include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
 
 #include <algorithm>
@@ -197,23 +198,53 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
     return std::nullopt;
 }
 
-CostModel machineCosts(const DeviceSet& devices, const std::string& db) {
-    CostModel model =
-        CostModel::assumed(devices, static_cast<int>(std::thread::hardware_concurrency()));
-    if (!std::filesystem::exists(db))
-        return model;
-    auto opened = store::PlanStore::open(db);
-    if (!opened)
+CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
+                       const std::vector<std::pair<std::string, std::string>>& maps) {
+    // Each virtual device on the physical device a run gives it (runtime/DeviceMapping.h):
+    // --map first, then cpu on the host, a fresh vcpu each, a GPU where this machine has one
+    // and a fresh vcpu where it has none.
+    static const bool hasCuda = DeviceRegistry().hasKind(PhysicalKind::Cuda);
+    CostModel model;
+    model.setCores(static_cast<int>(std::thread::hardware_concurrency()));
+    int vcpus = 0;
+    for (int d = 0; d < devices.size(); ++d) {
+        const VirtualDevice& device = devices[DeviceId(d)];
+        std::string physical;
+        for (const auto& [name, target] : maps) {
+            if (name == device.name)
+                physical =
+                    target.rfind("cuda", 0) == 0 ? target : target.substr(0, target.find(':'));
+        }
+        if (physical.empty()) {
+            if (device.kind == DeviceKind::Cpu)
+                physical = "cpu";
+            else if (device.kind == DeviceKind::Cuda && hasCuda)
+                physical = "cuda:" + std::to_string(device.ordinal);
+            else
+                physical = "vcpu" + std::to_string(++vcpus);
+        }
+        if (physical == "cuda")
+            physical = "cuda:0";
+        model.mapDevice(d, assumedProfile(physical, physical.rfind("cuda", 0) == 0));
+    }
+    if (!workspace)
         return model;
     const std::string machine = machineName();
-    if (auto calibration = opened.value()->loadCalibration(machine);
-        calibration && calibration.value())
+    if (auto calibration = workspace->loadCalibration(machine); calibration && calibration.value())
         model.apply(*calibration.value());
-    if (auto costs = opened.value()->loadCosts(machine)) {
+    if (auto costs = workspace->loadCosts(machine)) {
         for (const store::MeasuredCost& cost : costs.value())
             model.recordMeasured(cost.key, cost.physical, cost.micros);
     }
     return model;
+}
+
+CostModel machineCosts(const DeviceSet& devices, const std::string& db,
+                       const std::vector<std::pair<std::string, std::string>>& maps) {
+    if (!std::filesystem::exists(db))
+        return machineCosts(devices, static_cast<store::PlanStore*>(nullptr), maps);
+    auto opened = store::PlanStore::open(db);
+    return machineCosts(devices, opened ? opened.value().get() : nullptr, maps);
 }
 
 std::optional<std::string> loadPlanned(const PlanArguments& args,

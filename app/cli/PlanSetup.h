@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace placer::store {
+class PlanStore;
+}
+
 namespace placer::cli {
 
 /// The plan options, in `placer plan --help` wording (for the other commands' help).
@@ -32,6 +36,8 @@ struct PlanArguments {
     /// The workspace whose calibration and measured costs auto mode uses (--db; empty: the
     /// default one).
     std::string db;
+    /// `placer run --map` requests, so that auto mode costs the devices a run will use.
+    std::vector<std::pair<std::string, std::string>> maps;
 };
 
 /// A command's own options beyond the plan options.
@@ -66,7 +72,12 @@ struct PlannedModel {
 /// The cost model of this machine for `devices`: the calibration and the measured node times
 /// kept in the workspace `db` (when it exists; nothing is created), assumed profiles otherwise,
 /// and the host's core count.
-CostModel machineCosts(const DeviceSet& devices, const std::string& db);
+/// `maps`: `placer run --map` requests (virtual device, physical device).
+CostModel machineCosts(const DeviceSet& devices, const std::string& db,
+                       const std::vector<std::pair<std::string, std::string>>& maps = {});
+/// The same from an open workspace (none: assumed rates).
+CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
+                       const std::vector<std::pair<std::string, std::string>>& maps = {});
 
 /// "12.3 GFLOP/s, 9.8 GB/s, 1.2 us a kernel" and "5.0 us + 12.0 GB/s" (CalibrateCommand.cpp).
 std::string describeProfile(const DeviceProfile& profile);

@@ -363,6 +363,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     const std::string help = formatHelp(kRunHelp);
     if (const auto exit = parseCommandLine("run", help.c_str(), args, &parsed, own, out, err))
         return *exit;
+    for (const DeviceMapRequest& map : maps)
+        parsed.maps.emplace_back(map.device, map.physical);
     auto fail = [&](const std::string& message) {
         err << "placer run: error: " << message << "\n";
         return UserError;

@@ -3,6 +3,7 @@
 // menus and the tool bar. What the parts do lives in them; this file wires them together.
 #include "gui/MainWindow.h"
 
+#include "cli/PlanSetup.h"
 #include "gui/DeviceDialog.h"
 #include "gui/Exports.h"
 #include "gui/LanguageMenu.h"
@@ -121,6 +122,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
         m_scene->setNodeTimes({});
         m_scene->setFusion({});
+        // Before a run of this plan: the schedule it predicts.
+        views::TimelineData predicted;
+        addPredictedTimeline(*m_document, &predicted);
+        m_timeline->setData(std::move(predicted));
     });
     connect(m_undo, &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
@@ -135,6 +140,10 @@ MainWindow::MainWindow(QWidget* parent)
                           .value(QStringLiteral("workspace"),
                                  QString::fromStdString(store::PlanStore::defaultPath()))
                           .toString());
+    // Plans predict their schedule from this machine's calibration and measured op times.
+    m_document->setCostSource([this](const DeviceSet& devices) {
+        return std::make_shared<const CostModel>(cli::machineCosts(devices, m_workspace->store()));
+    });
 }
 
 MainWindow::~MainWindow() = default;
@@ -383,7 +392,10 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
         m_scene->setCopyTimes(times.copyMillis);
         m_scene->setFusion(outcome->fusedInto);
     }
-    m_timeline->setData(runTimeline(*outcome, *m_document));
+    // The run's lanes, and under them the schedule the plan predicted.
+    views::TimelineData timeline = runTimeline(*outcome, *m_document);
+    addPredictedTimeline(*m_document, &timeline);
+    m_timeline->setData(std::move(timeline));
     m_workspace->recordRun(*outcome, isWindowModified());
     statusBar()->showMessage(tr("Run finished: %1 ms median")
                                  .arg(median(outcome->result.latencyMicros) / 1000.0, 0, 'f', 3),

@@ -141,6 +141,39 @@ bool RunPanel::writeRunFile(const QString& path,
            file.commit();
 }
 
+void addPredictedTimeline(const views::PlacementDocument& document, views::TimelineData* into) {
+    const Plan& plan = document.plan();
+    if (!plan.prediction)
+        return;
+    const Prediction& p = *plan.prediction;
+    const Graph& graph = document.graph();
+    const DeviceSet& devices = document.devices();
+    const int first = static_cast<int>(into->lanes.size());
+    for (int d = 0; d < devices.size(); ++d)
+        into->lanes.push_back(
+            RunPanel::tr("%1 predicted").arg(QString::fromStdString(devices[DeviceId(d)].name)));
+    for (std::uint32_t i = 0; i < graph.size() && i < p.micros.size(); ++i) {
+        const Node& node = graph.nodes()[i];
+        const DeviceId device = plan.devices[i];
+        if (node.role() != OpRole::Compute || !device.valid() || p.end[i] <= p.start[i])
+            continue;
+        views::TimelineBar bar;
+        bar.lane = first + device.index;
+        bar.start = p.start[i];
+        bar.end = p.end[i];
+        bar.colour = document.deviceColor(device).lighter(112);
+        bar.label = QString::fromStdString(node.name);
+        bar.tooltip =
+            RunPanel::tr("%1 (%2) on %3: %4 predicted%5")
+                .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
+                     QString::fromStdString(devices[device].name),
+                     QString::fromStdString(formatMillis(p.micros[i])),
+                     p.measured[i] ? RunPanel::tr(" (from earlier runs)") : QString());
+        into->bars.push_back(bar);
+    }
+    into->duration = std::max(into->duration, p.makespanMicros);
+}
+
 views::TimelineData runTimeline(const RunOutcome& outcome,
                                 const views::PlacementDocument& document) {
     const Program& program = outcome.executor->program();

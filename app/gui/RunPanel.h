@@ -72,6 +72,10 @@ private:
 views::TimelineData runTimeline(const RunOutcome& outcome,
                                 const views::PlacementDocument& document);
 
+/// The schedule the document's plan predicts (plan/Plan.h Prediction): a lane per device,
+/// "predicted", a bar per op; appended below `into`'s lanes (a run's) when given.
+void addPredictedTimeline(const views::PlacementDocument& document, views::TimelineData* into);
+
 /// The summary of a finished run as HTML: latency, per-device busy time and memory, and the
 /// reference check.
 QString runSummaryHtml(const RunOutcome& outcome);

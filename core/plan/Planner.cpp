@@ -526,8 +526,9 @@ private:
 
     // ---- phase 3b: auto ---------------------------------------------------------------------
 
+    /// The options' cost model when it was made for this device set, else assumed costs.
     const CostModel& costs() {
-        if (m_options.costs)
+        if (m_options.costs && m_options.costs->deviceCount() == m_devices.size())
             return *m_options.costs;
         if (!m_assumedCosts)
             m_assumedCosts = CostModel::assumed(m_devices);

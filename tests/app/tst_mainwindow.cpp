@@ -482,6 +482,13 @@ private slots:
         for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
             shown = shown || label->text().contains(QStringLiteral("predicted latency"));
         QVERIFY(shown);
+        // Before any run, the timeline shows the predicted schedule, a lane per device.
+        auto* timeline = window.findChild<views::TimelineWidget*>();
+        QVERIFY(timeline);
+        QCOMPARE(timeline->data().lanes.size(), std::size_t{2});
+        QCOMPARE(timeline->data().lanes[0], QStringLiteral("cpu predicted"));
+        QVERIFY(!timeline->data().bars.empty());
+        QCOMPARE(timeline->data().duration, plan.prediction->makespanMicros);
         window.undoStack()->undo();
         QCOMPARE(window.document()->options().mode, PlanMode::Demand);
     }

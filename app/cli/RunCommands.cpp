@@ -161,15 +161,13 @@ struct PredictionCheck {
     }
 };
 
-/// Whether user node i ran as a kernel of its own (not inside a fused group).
+/// Whether user node i's time is its own kernel's, or a fused group's it leads (not one it was
+/// folded into, whose time is reported on the group).
 std::vector<bool> timedAlone(const OptimizedGraph& ran, std::size_t userNodes) {
     std::vector<bool> alone(userNodes, true);
     for (std::size_t i = 0; i < ran.fusedInto.size() && i < userNodes; ++i) {
-        if (ran.fusedInto[i].valid()) {
+        if (ran.fusedInto[i].valid() && ran.fusedInto[i].index != i)
             alone[i] = false;
-            if (ran.fusedInto[i].index < userNodes)
-                alone[ran.fusedInto[i].index] = false;
-        }
     }
     return alone;
 }

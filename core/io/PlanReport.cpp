@@ -39,6 +39,7 @@ Json predictionJson(const DeviceSet& devices, const PlanOptions& options, const 
         if (std::isfinite(p.singleDeviceMicros))
             json.set("best_single_device_ms", p.singleDeviceMicros / 1000);
         json.set("evaluations", p.evaluations);
+        json.set("kept_single_device", p.keptSingleDevice);
         json.set("exact", p.exactStatus);
         if (p.exactOptimumMicros)
             json.set("exact_optimum_ms", *p.exactOptimumMicros / 1000);
@@ -189,6 +190,8 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
         out += " (HEFT's placement: " + formatMillis(p.heftMicros);
         if (std::isfinite(p.singleDeviceMicros))
             out += "; the best single device: " + formatMillis(p.singleDeviceMicros);
+        if (p.keptSingleDevice)
+            out += "; no split over CPUs promised 20 % over one device, so one takes it all";
         if (p.exactOptimumMicros)
             out += "; the exact optimum: " + formatMillis(*p.exactOptimumMicros);
         else if (options.exact)

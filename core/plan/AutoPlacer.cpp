@@ -27,7 +27,11 @@ void PlacementProblem::addWeight(std::uint32_t id) {
     weightOffset.back() = static_cast<std::uint32_t>(weightId.size());
 }
 
-void PlacementProblem::addEdge(std::uint32_t to, std::int64_t bytes) {
+void PlacementProblem::addEdge(std::uint32_t to, std::int64_t bytes, double crossMicros) {
+    if (crossMicros != 0 && edgeCrossMicros.size() < edgeTarget.size())
+        edgeCrossMicros.resize(edgeTarget.size(), 0.0);
+    if (!edgeCrossMicros.empty() || crossMicros != 0)
+        edgeCrossMicros.push_back(crossMicros);
     edgeTarget.push_back(to);
     edgeBytes.push_back(bytes);
     edgeOffset.back() = static_cast<std::uint32_t>(edgeTarget.size());
@@ -49,7 +53,8 @@ std::optional<std::string> PlacementProblem::check() const {
     if (cost.size() != n * d || instant.size() != n || outputBytes.size() != n)
         return "per-task arrays differ in length";
     if (edgeOffset.size() != n + 1 || edgeOffset.back() != edgeTarget.size() ||
-        edgeBytes.size() != edgeTarget.size())
+        edgeBytes.size() != edgeTarget.size() ||
+        (!edgeCrossMicros.empty() && edgeCrossMicros.size() != edgeTarget.size()))
         return "edge arrays are inconsistent";
     if (weightOffset.size() != n + 1 || weightOffset.back() != weightId.size())
         return "weight arrays are inconsistent";
@@ -96,8 +101,7 @@ std::vector<double> upwardRanks(const PlacementProblem& problem, const std::vect
         double longest = 0;
         for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
             const std::uint32_t s = problem.edgeTarget[e];
-            longest =
-                std::max(longest, problem.copyMicros(a[t], a[s], problem.edgeBytes[e]) + rank[s]);
+            longest = std::max(longest, problem.edgeMicros(e, a[t], a[s]) + rank[s]);
         }
         rank[t] = assignedCost(problem, t, a[t]) + longest;
     }
@@ -164,6 +168,23 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
     int resources = 0;
     for (int r : problem.resourceOf)
         resources = std::max(resources, r + 1);
+    // Per task: the layout conversions its edges to and from other devices cost it, half on
+    // each side of an edge.
+    std::vector<double> crossWork(n, 0.0);
+    if (!problem.edgeCrossMicros.empty()) {
+        for (std::size_t t = 0; t < n; ++t) {
+            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
+                const std::uint32_t s = problem.edgeTarget[e];
+                if (a[t] == a[s])
+                    continue;
+                const double half = problem.edgeCrossMicros[e] / 2;
+                if (!problem.instant[t])
+                    crossWork[t] += half;
+                if (!problem.instant[s])
+                    crossWork[s] += half;
+            }
+        }
+    }
 
     std::vector<std::uint32_t> remaining(n, 0);
     for (std::uint32_t target : problem.edgeTarget)
@@ -206,6 +227,8 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
         result.makespan = std::max(result.makespan, result.end[t]);
         for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
             const std::uint32_t s = problem.edgeTarget[e];
+            // The copy delays the consumer; the layout conversions are work on the two devices
+            // (crossWork), not a delay.
             readyAt[s] = std::max(
                 readyAt[s], result.end[t] + problem.copyMicros(a[t], a[s], problem.edgeBytes[e]));
             if (--remaining[s] == 0)
@@ -274,7 +297,8 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
             pending[r].pop_back();
         }
         result.start[bestTask] = bestStart;
-        result.end[bestTask] = bestStart + assignedCost(problem, bestTask, a[bestTask]);
+        result.end[bestTask] =
+            bestStart + assignedCost(problem, bestTask, a[bestTask]) + crossWork[bestTask];
         freeAt[r] = result.end[bestTask];
         finish(bestTask);
         drainInstant();
@@ -330,7 +354,9 @@ std::vector<int> heftAssignment(const PlacementProblem& problem, double* heftMak
         double longest = 0;
         for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
             const double comm =
-                pairs ? meanLatency + static_cast<double>(problem.edgeBytes[e]) * meanInverse : 0;
+                pairs ? meanLatency + static_cast<double>(problem.edgeBytes[e]) * meanInverse +
+                            (problem.edgeCrossMicros.empty() ? 0.0 : problem.edgeCrossMicros[e])
+                      : 0;
             longest = std::max(longest, comm + rank[problem.edgeTarget[e]]);
         }
         rank[t] = mean[t] + longest;
@@ -389,8 +415,7 @@ std::vector<int> heftAssignment(const PlacementProblem& problem, double* heftMak
             for (std::uint32_t k = preds.offset[t]; k < preds.offset[t + 1]; ++k) {
                 const std::uint32_t p = preds.source[k];
                 ready = std::max(ready,
-                                 finish[p] + problem.copyMicros(assignment[p], d,
-                                                                problem.edgeBytes[preds.edge[k]]));
+                                 finish[p] + problem.edgeMicros(preds.edge[k], assignment[p], d));
             }
             double start = ready;
             const double c = problem.instant[t] ? 0 : problem.taskCost(t, d);
@@ -520,7 +545,17 @@ AutoPlacement autoPlace(const PlacementProblem& problem, const AutoPlaceOptions&
     SimulatedSchedule bestSchedule = evaluate(best);
     result.heftMakespan = bestSchedule.makespan;
     result.bestSingleDevice = std::numeric_limits<double>::infinity();
+    std::vector<int> bestSingle;
+    SimulatedSchedule bestSingleSchedule;
+    // The preferred device first: among single devices that tie, it wins.
+    std::vector<int> deviceOrder;
+    if (options.preferredDevice >= 0 && options.preferredDevice < devices)
+        deviceOrder.push_back(options.preferredDevice);
     for (int d = 0; d < devices; ++d) {
+        if (d != options.preferredDevice)
+            deviceOrder.push_back(d);
+    }
+    for (const int d : deviceOrder) {
         std::vector<int> single(n);
         bool everywhere = true;
         for (std::size_t t = 0; t < n; ++t) {
@@ -539,8 +574,11 @@ AutoPlacement autoPlace(const PlacementProblem& problem, const AutoPlaceOptions&
             single[t] = pick < 0 ? d : pick;
         }
         const SimulatedSchedule schedule = evaluate(single);
-        if (everywhere && schedule.overflow == 0)
-            result.bestSingleDevice = std::min(result.bestSingleDevice, schedule.makespan);
+        if (everywhere && schedule.overflow == 0 && schedule.makespan < result.bestSingleDevice) {
+            result.bestSingleDevice = schedule.makespan;
+            bestSingle = single;
+            bestSingleSchedule = schedule;
+        }
         if (better(schedule, bestSchedule)) {
             best = std::move(single);
             bestSchedule = schedule;
@@ -713,6 +751,14 @@ AutoPlacement autoPlace(const PlacementProblem& problem, const AutoPlaceOptions&
             }
         }
     }
+    // A placement over several devices must promise more than the margin over the best single
+    // device, or that device takes everything.
+    if (!bestSingle.empty() && options.splitMargin > 0 && bestSchedule.overflow == 0 &&
+        bestSchedule.makespan > result.bestSingleDevice * (1 - options.splitMargin)) {
+        best = std::move(bestSingle);
+        bestSchedule = std::move(bestSingleSchedule);
+        result.keptSingleDevice = true;
+    }
     result.assignment = std::move(best);
     result.schedule = std::move(bestSchedule);
     return result;
@@ -755,7 +801,8 @@ std::optional<std::vector<int>> solveExact(const PlacementProblem& problem, doub
         double longest = 0;
         for (int x = 0; x < devices; ++x) {
             for (int y = 0; y < devices; ++y)
-                longest = std::max(longest, problem.copyMicros(x, y, problem.edgeBytes[e]));
+                longest =
+                    std::max(longest, problem.edgeMicros(static_cast<std::uint32_t>(e), x, y));
         }
         bigM += longest;
     }
@@ -809,7 +856,7 @@ std::optional<std::vector<int>> solveExact(const PlacementProblem& problem, doub
             const int w = addColumn(GLP_CV, 0, bigM);
             for (int a = 0; a < devices; ++a) {
                 for (int b = 0; b < devices; ++b) {
-                    const double copy = problem.copyMicros(a, b, problem.edgeBytes[e]);
+                    const double copy = problem.edgeMicros(static_cast<std::uint32_t>(e), a, b);
                     if (a == b || !x(t, a) || !x(s, b) || copy <= 0)
                         continue;
                     rows.push_back(

@@ -49,6 +49,9 @@ struct PlacementProblem {
     std::vector<std::uint32_t> edgeOffset{0};
     std::vector<std::uint32_t> edgeTarget;
     std::vector<std::int64_t> edgeBytes;
+    /// Per edge: further time a crossing costs beyond the copy (converting a value out of a
+    /// device's own layout and back); empty: none.
+    std::vector<double> edgeCrossMicros;
 
     /// A copy from device a to device b takes linkLatency[a*devices+b] +
     /// bytes / linkBytesPerMicro[a*devices+b] microseconds; nothing on one device.
@@ -76,12 +79,20 @@ struct PlacementProblem {
         const auto k = static_cast<std::size_t>(from * devices + to);
         return linkLatency[k] + static_cast<double>(bytes) / linkBytesPerMicro[k];
     }
+    /// What edge e costs when its ends are on devices `from` and `to`.
+    double edgeMicros(std::uint32_t e, int from, int to) const {
+        if (from == to)
+            return 0;
+        return copyMicros(from, to, edgeBytes[e]) +
+               (edgeCrossMicros.empty() ? 0.0 : edgeCrossMicros[e]);
+    }
 
     /// Appends a task with its per-device costs; its edges follow with addEdge().
     std::uint32_t addTask(const std::vector<double>& costs, int fixedDevice = -1,
                           bool isInstant = false);
-    void addEdge(std::uint32_t to, std::int64_t bytes); ///< from the last task added
-    void addWeight(std::uint32_t id);                   ///< the last task added reads weight `id`
+    /// An edge from the last task added.
+    void addEdge(std::uint32_t to, std::int64_t bytes, double crossMicros = 0);
+    void addWeight(std::uint32_t id); ///< the last task added reads weight `id`
     /// Sets every link to one latency and bandwidth.
     void setLinks(double latency, double bytesPerMicro);
     /// Whether the problem is well formed, or why not.
@@ -117,6 +128,11 @@ struct AutoPlaceOptions {
     double searchWork = 3e7;
     /// Rounds of the iterated local search (perturb, descend, keep the better).
     int perturbations = 40;
+    /// Keep the best single-device placement unless a placement over several devices is
+    /// predicted shorter by more than this fraction (0: whichever is shorter).
+    double splitMargin = 0;
+    /// The device that wins among single devices that tie (the default device), or -1.
+    int preferredDevice = -1;
     /// Starting points besides HEFT and the single devices (the rule-based plan, say).
     std::vector<std::vector<int>> seeds;
 };
@@ -124,8 +140,9 @@ struct AutoPlaceOptions {
 struct AutoPlacement {
     std::vector<int> assignment;
     SimulatedSchedule schedule;
-    double heftMakespan = 0;     ///< HEFT's assignment, simulated as the executor runs it
-    double bestSingleDevice = 0; ///< the best single-device placement allowed (inf if none)
+    double heftMakespan = 0;       ///< HEFT's assignment, simulated as the executor runs it
+    double bestSingleDevice = 0;   ///< the best single-device placement allowed (inf if none)
+    bool keptSingleDevice = false; ///< a split did not promise splitMargin, so none was made
     int evaluations = 0;
     int improvements = 0;
     /// The exact programme's optimum (its own schedule) when it was solved to optimality.

@@ -210,14 +210,15 @@ void CostModel::mapDevice(int device, const DeviceProfile& profile) {
 
 void CostModel::apply(const Calibration& calibration) {
     for (DeviceProfile& profile : m_physical) {
+        // A vcpu is a worker on the host's cores, and which vcpuN a run creates is arbitrary:
+        // the first vcpu measured stands for all of them, so that they tie.
+        const bool vcpu = costClass(profile.name) == "vcpu";
         for (const DeviceProfile& measured : calibration.devices) {
-            // A vcpu is a worker on the host's cores: any vcpu's figures stand for all of them.
-            const bool sameVcpu =
-                profile.name.rfind("vcpu", 0) == 0 && measured.name.rfind("vcpu", 0) == 0;
-            if (measured.name == profile.name || (sameVcpu && !profile.calibrated)) {
+            if (measured.name == profile.name || (vcpu && costClass(measured.name) == "vcpu")) {
                 const std::string name = profile.name;
                 profile = measured;
                 profile.name = name;
+                break;
             }
         }
     }

@@ -166,6 +166,8 @@ struct Prediction {
     // Auto mode's search.
     double heftMicros = 0;
     double singleDeviceMicros = 0; ///< the best placement on one device (inf when none)
+    /// No split was predicted 20 % faster than the best single device, which took everything.
+    bool keptSingleDevice = false;
     int evaluations = 0;
     std::string exactStatus;
     std::optional<double> exactOptimumMicros;

@@ -197,6 +197,33 @@ private slots:
         QVERIFY(estimatedMemory(problem, placed.assignment)[1] <= 3100);
     }
 
+    void aSplitMustBeWorthTheMargin() {
+        // Two independent tasks on two equal devices, and a third that joins them: the split
+        // saves a third of the time.
+        PlacementProblem problem;
+        problem.devices = 2;
+        problem.resourceOf = {0, 1};
+        problem.setLinks(1, 1e6);
+        problem.addTask({100, 100});
+        problem.addEdge(2, 8);
+        problem.addTask({100, 100});
+        problem.addEdge(2, 8);
+        problem.addTask({100, 100});
+        AutoPlaceOptions options;
+        options.preferredDevice = 1;
+        const AutoPlacement split = autoPlace(problem, options);
+        QVERIFY(split.assignment[0] != split.assignment[1]);
+        QVERIFY(!split.keptSingleDevice);
+        options.splitMargin = 0.4; // a third is not enough
+        const AutoPlacement kept = autoPlace(problem, options);
+        QVERIFY(kept.keptSingleDevice);
+        // Every task on the preferred device, as the best single device.
+        QCOMPARE(kept.assignment, (std::vector<int>{1, 1, 1}));
+        QCOMPARE(kept.schedule.makespan, kept.bestSingleDevice);
+        options.splitMargin = 0.2;
+        QVERIFY(!autoPlace(problem, options).keptSingleDevice);
+    }
+
     void exactProgrammeOnSmallGraphs() {
         testing::RandomDagSpec spec;
         spec.tasks = 7;

@@ -675,9 +675,9 @@ private:
             PlacementProblem problem = buildProblem(budget);
             AutoPlaceOptions options;
             options.exact = m_options.exact;
-            // Plans live in the GUI on every edit: about 10 ms of search on a graph of
+            // Plans live in the GUI on every edit: under 10 ms of search on a graph of
             // ResNet-50's size, and bounded on any graph.
-            options.searchWork = 1e6;
+            options.searchWork = 6e5;
             // Measured on this project's models with two vcpus on two cores: splits the
             // model predicted 5-20 % faster ran slower (cores share memory bandwidth and
             // caches, layout changes at every crossing), those predicted over 20 % faster ran

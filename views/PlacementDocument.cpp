@@ -86,9 +86,11 @@ void PlacementDocument::setCostSource(CostSource source) {
 }
 
 void PlacementDocument::replan() {
-    if (m_costSource && (!m_options.costs || m_costDevices != m_model.devices.devices())) {
+    if (m_costSource &&
+        (!m_options.costs || m_costsStale || m_costDevices != m_model.devices.devices())) {
         m_options.costs = m_costSource(m_model.devices);
         m_costDevices = m_model.devices.devices();
+        m_costsStale = false;
     }
     QElapsedTimer timer;
     timer.start();

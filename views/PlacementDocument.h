@@ -65,6 +65,9 @@ public:
     /// for a cost model whenever the devices change, so every plan predicts its schedule.
     using CostSource = std::function<std::shared_ptr<const CostModel>(const DeviceSet&)>;
     void setCostSource(CostSource source);
+    /// The costs changed (a run measured its ops): the next plan asks the source again. The
+    /// current plan stays as it is, so a run's timings still belong to it.
+    void costsChanged() { m_costsStale = true; }
 
     /// The colour of a device on the canvas and in the palette.
     QColor deviceColor(DeviceId device) const;
@@ -102,6 +105,7 @@ private:
     PlanOptions m_options;
     CostSource m_costSource;
     std::vector<VirtualDevice> m_costDevices; ///< the devices m_options.costs was made for
+    bool m_costsStale = false;
     Plan m_plan;
     std::unique_ptr<PlanWorkspace> m_workspace;
     std::vector<QString> m_warnings;

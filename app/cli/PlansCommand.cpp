@@ -11,6 +11,7 @@
 
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 namespace placer::cli {
 
@@ -230,6 +231,8 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
                 last.set("latency_ms_b", c.b.latencyMs);
                 last.set("mapping_a", c.a.mapping);
                 last.set("mapping_b", c.b.mapping);
+                last.set("predicted_ms_a", c.predictedMsA ? Json(*c.predictedMsA) : Json());
+                last.set("predicted_ms_b", c.predictedMsB ? Json(*c.predictedMsB) : Json());
                 for (const auto& [node, delta] : c.nodeChanges) {
                     Json change = Json::object();
                     change.set("node", node);
@@ -258,6 +261,19 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         const store::RunComparison& c = *runs.value();
         out << "last runs: " << std::fixed << std::setprecision(3) << c.a.latencyMs << " ms ("
             << c.a.mapping << ") -> " << c.b.latencyMs << " ms (" << c.b.mapping << ")\n";
+        if (c.predictedMsA || c.predictedMsB) {
+            const auto predicted = [](const std::optional<double>& ms) {
+                std::ostringstream text;
+                if (ms)
+                    text << std::fixed << std::setprecision(3) << *ms << " ms";
+                else
+                    text << "none";
+                return text.str();
+            };
+            out << "predicted:  " << predicted(c.predictedMsA) << " -> "
+                << predicted(c.predictedMsB) << " (measured " << c.a.latencyMs << " -> "
+                << c.b.latencyMs << " ms)\n";
+        }
         for (std::size_t i = 0; i < c.nodeChanges.size() && i < 8; ++i)
             out << "  " << c.nodeChanges[i].first << " " << std::showpos << c.nodeChanges[i].second
                 << std::noshowpos << " ms\n";

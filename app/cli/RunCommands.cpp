@@ -161,17 +161,6 @@ struct PredictionCheck {
     }
 };
 
-/// Whether user node i's time is its own kernel's, or a fused group's it leads (not one it was
-/// folded into, whose time is reported on the group).
-std::vector<bool> timedAlone(const OptimizedGraph& ran, std::size_t userNodes) {
-    std::vector<bool> alone(userNodes, true);
-    for (std::size_t i = 0; i < ran.fusedInto.size() && i < userNodes; ++i) {
-        if (ran.fusedInto[i].valid() && ran.fusedInto[i].index != i)
-            alone[i] = false;
-    }
-    return alone;
-}
-
 PredictionCheck checkPrediction(const PlannedModel& planned, const RunResult& result,
                                 const MedianTimes& times) {
     PredictionCheck check;
@@ -196,23 +185,16 @@ PredictionCheck checkPrediction(const PlannedModel& planned, const RunResult& re
     return check;
 }
 
-/// Keeps the medians of the nodes that ran on their own in the workspace's cost table.
+/// Keeps the medians of the nodes that ran in the workspace's cost table.
 std::optional<std::string> recordNodeCosts(const std::string& db, const PlannedModel& planned,
                                            const OptimizedGraph& ran,
                                            const std::vector<Device*>& mapping,
                                            const MedianTimes& times, std::string* said) {
-    const Graph& graph = planned.model.graph;
-    const std::vector<bool> alone = timedAlone(ran, graph.size());
-    std::vector<store::MeasuredCost> costs;
-    for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
-        const DeviceId device = planned.plan.devices[i];
-        if (graph.nodes()[i].role() != OpRole::Compute || !alone[i] || times.nodeMillis[i] <= 0 ||
-            !device.valid() || device.index >= mapping.size())
-            continue;
-        costs.push_back({CostModel::nodeKey(graph, NodeId(i)),
-                         CostModel::costClass(mapping[device.index]->name()),
-                         times.nodeMillis[i] * 1000, 1});
-    }
+    std::vector<std::string> physical;
+    for (const Device* device : mapping)
+        physical.push_back(device->name());
+    const std::vector<store::MeasuredCost> costs =
+        store::measuredCosts(planned.model.graph, planned.plan, ran.fusedInto, physical, times);
     if (costs.empty())
         return std::nullopt;
     auto opened = store::PlanStore::open(db);
@@ -228,7 +210,8 @@ std::optional<std::string> recordNodeCosts(const std::string& db, const PlannedM
 /// name; refused when the stored plan places nodes differently from the plan that ran.
 std::optional<std::string> recordRun(const std::string& db, const std::string& name,
                                      const PlannedModel& planned, const PlanOptions& options,
-                                     const RunReportInput& report, std::ostream& err) {
+                                     const RunReportInput& report,
+                                     const std::optional<Json>& prediction, std::ostream& err) {
     auto opened = store::PlanStore::open(db);
     if (!opened)
         return opened.error().toString();
@@ -251,7 +234,14 @@ std::optional<std::string> recordRun(const std::string& db, const std::string& n
             return "plan '" + name + "' in " + db +
                    " places nodes differently from the plan that ran; give another --plan NAME";
     }
-    const store::RunRecord run = store::runRecord(report);
+    store::RunRecord run = store::runRecord(report);
+    if (prediction) {
+        // The plan's prediction beside what was measured, for plans diff and Compare.
+        if (auto document = Json::parse(run.report, "run report")) {
+            document.value().set("prediction", *prediction);
+            run.report = document.value().dump(-1);
+        }
+    }
     if (Status status = plans.saveRun(name, run); !status.ok())
         return status.error().toString();
     err << "placer run: recorded the run of '" << name << "' in " << db << "\n";
@@ -528,8 +518,9 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     if (written != Ok)
         return written;
     if (saveRun) {
-        if (auto error = recordRun(workspace, planName.empty() ? graph.name : planName, planned,
-                                   planned.options, report, err))
+        if (auto error = recordRun(
+                workspace, planName.empty() ? graph.name : planName, planned, planned.options,
+                report, predicted ? std::optional<Json>(predicted->toJson()) : std::nullopt, err))
             return fail(*error);
     }
     if (report.reference && !report.reference->ok)

@@ -397,9 +397,19 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     addPredictedTimeline(*m_document, &timeline);
     m_timeline->setData(std::move(timeline));
     m_workspace->recordRun(*outcome, isWindowModified());
-    statusBar()->showMessage(tr("Run finished: %1 ms median")
-                                 .arg(median(outcome->result.latencyMicros) / 1000.0, 0, 'f', 3),
-                             6000);
+    m_document->costsChanged(); // the run's node times are in the cost table now
+    const double measured = median(outcome->result.latencyMicros) / 1000.0;
+    if (const auto& prediction = outcome->userPlan.prediction; prediction && measured > 0) {
+        const double predicted = prediction->makespanMicros / 1000.0;
+        statusBar()->showMessage(tr("Run finished: %1 ms median; predicted %2 ms (%3%4 %)")
+                                     .arg(measured, 0, 'f', 3)
+                                     .arg(predicted, 0, 'f', 3)
+                                     .arg(predicted >= measured ? QStringLiteral("+") : QString())
+                                     .arg((predicted / measured - 1) * 100, 0, 'f', 0),
+                                 8000);
+    } else {
+        statusBar()->showMessage(tr("Run finished: %1 ms median").arg(measured, 0, 'f', 3), 6000);
+    }
 }
 
 void MainWindow::editDevices() {

@@ -2,6 +2,8 @@
 
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
+#include "runtime/Calibrate.h"
+#include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 #include "views/PlacementDocument.h"
@@ -203,6 +205,15 @@ QString WorkspaceController::compare(const QString& a, const QString& b) {
                     .arg(c.b.latencyMs, 0, 'f', 3)
                     .arg(a.toHtmlEscaped(), QString::fromStdString(c.a.mapping).toHtmlEscaped(),
                          b.toHtmlEscaped(), QString::fromStdString(c.b.mapping).toHtmlEscaped());
+        if (c.predictedMsA || c.predictedMsB) {
+            const auto predicted = [this](const std::optional<double>& ms) {
+                return ms ? QString::number(*ms, 'f', 3) + tr(" ms") : tr("none");
+            };
+            text += tr("<p>Predicted: %1 → %2; measured: %3 ms → %4 ms</p>")
+                        .arg(predicted(c.predictedMsA), predicted(c.predictedMsB))
+                        .arg(c.a.latencyMs, 0, 'f', 3)
+                        .arg(c.b.latencyMs, 0, 'f', 3);
+        }
         if (!c.nodeChanges.empty()) {
             text += tr("<p><b>Largest changes in node time</b><br>");
             for (std::size_t i = 0; i < c.nodeChanges.size() && i < 8; ++i)
@@ -232,10 +243,30 @@ QString WorkspaceController::compare(const QString& a, const QString& b) {
 }
 
 void WorkspaceController::recordRun(const RunOutcome& outcome, bool unsaved) {
-    // Runs of a saved, unchanged plan go into the workspace with it.
-    if (!m_store || m_planName.isEmpty() || unsaved)
+    if (!m_store)
         return;
-    const store::RunRecord run = store::runRecord(runReportInput(outcome));
+    // Every run's node times go into the cost table, so predictions learn from them.
+    const std::vector<store::MeasuredCost> costs =
+        store::measuredCosts(*outcome.userGraph, outcome.userPlan, outcome.fusedInto,
+                             outcome.physical, userMedianTimes(outcome));
+    if (!costs.empty()) {
+        if (Status status = m_store->recordCosts(machineName(), costs); !status.ok())
+            emit problem(tr("Cannot keep the run's node times"),
+                         QString::fromStdString(status.error().toString()));
+    }
+    // Runs of a saved, unchanged plan go into the workspace with it, with what it predicted.
+    if (m_planName.isEmpty() || unsaved)
+        return;
+    store::RunRecord run = store::runRecord(runReportInput(outcome));
+    if (const auto& prediction = outcome.userPlan.prediction) {
+        if (auto document = Json::parse(run.report, "run report")) {
+            Json predicted = Json::object();
+            predicted.set("predicted_ms", prediction->makespanMicros / 1000);
+            predicted.set("measured_ms", median(outcome.result.latencyMicros) / 1000);
+            document.value().set("prediction", std::move(predicted));
+            run.report = document.value().dump(-1);
+        }
+    }
     if (Status status = m_store->saveRun(m_planName.toStdString(), run); !status.ok()) {
         emit problem(tr("Cannot record the run"),
                      QString::fromStdString(status.error().toString()));

@@ -50,7 +50,36 @@ std::map<std::string, double> nodeTimes(const std::string& report) {
     return byNode;
 }
 
+std::optional<double> predictedMs(const std::string& report) {
+    auto json = Json::parse(report, "run report");
+    if (!json)
+        return std::nullopt;
+    const Json* prediction = json.value().find("prediction");
+    const Json* ms = prediction ? prediction->find("predicted_ms") : nullptr;
+    if (!ms || !ms->isNumber())
+        return std::nullopt;
+    return ms->asDouble();
+}
+
 } // namespace
+
+std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
+                                        const std::vector<NodeId>& fusedInto,
+                                        const std::vector<std::string>& physical,
+                                        const MedianTimes& times) {
+    std::vector<MeasuredCost> costs;
+    for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
+        const DeviceId device = i < plan.devices.size() ? plan.devices[i] : DeviceId();
+        const bool folded = i < fusedInto.size() && fusedInto[i].valid() && fusedInto[i].index != i;
+        if (graph.nodes()[i].role() != OpRole::Compute || folded || times.nodeMillis[i] <= 0 ||
+            !device.valid() || device.index >= physical.size())
+            continue;
+        costs.push_back({CostModel::nodeKey(graph, NodeId(i)),
+                         CostModel::costClass(physical[device.index]), times.nodeMillis[i] * 1000,
+                         1});
+    }
+    return costs;
+}
 
 Result<std::optional<RunComparison>> compareLastRuns(PlanStore& store, const std::string& a,
                                                      const std::string& b) {
@@ -62,7 +91,9 @@ Result<std::optional<RunComparison>> compareLastRuns(PlanStore& store, const std
         return lastB.error();
     if (!lastA.value() || !lastB.value())
         return std::optional<RunComparison>();
-    RunComparison comparison{*lastA.value(), *lastB.value(), {}};
+    RunComparison comparison{*lastA.value(), *lastB.value(), {}, {}, {}};
+    comparison.predictedMsA = predictedMs(comparison.a.report);
+    comparison.predictedMsB = predictedMs(comparison.b.report);
     const auto ta = nodeTimes(comparison.a.report), tb = nodeTimes(comparison.b.report);
     for (const auto& [node, ms] : tb) {
         if (auto it = ta.find(node); it != ta.end())

@@ -19,9 +19,20 @@ namespace placer::store {
 /// an executor and a result.
 RunRecord runRecord(const RunReportInput& run);
 
+/// What a run measured, as the cost table keeps it: the median of each of the user's compute
+/// nodes that ran as a kernel of its own or led a fused group (its group's time), keyed by
+/// CostModel::nodeKey and the cost class of the physical device its virtual device ran on
+/// (`physical[d]`, "vcpu2", "cuda:0").
+std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
+                                        const std::vector<NodeId>& fusedInto,
+                                        const std::vector<std::string>& physical,
+                                        const MedianTimes& times);
+
 /// The last runs of two saved plans side by side.
 struct RunComparison {
     RunRecord a, b;
+    /// What each plan predicted for its run (placer run on a plan with a cost model), if it did.
+    std::optional<double> predictedMsA, predictedMsB;
     /// The nodes timed in both runs with the change of their median time in ms (b minus a),
     /// largest change first (ties by name).
     std::vector<std::pair<std::string, double>> nodeChanges;

@@ -13,6 +13,7 @@
 #include "io/ModelLoader.h"
 #include "views/LayoutController.h"
 
+#include "runtime/Calibrate.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/EdgeItem.h"
@@ -808,6 +809,17 @@ private slots:
         QVERIFY2(outcome->error.isEmpty(), qPrintable(outcome->error));
         QVERIFY(outcome->reference && outcome->reference->ok);
         QVERIFY(window.runPanel()->summary()->toPlainText().contains("Latency"));
+        // The run's node times went into the workspace's cost table, and the status bar set the
+        // measured latency against the prediction; the next plan predicts from them.
+        auto costs = window.workspace()->store()->loadCosts(machineName());
+        QVERIFY(costs.ok() && !costs.value().empty());
+        QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("; predicted ")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        window.document()->setMode(PlanMode::Auto);
+        const Plan& plan = window.document()->plan();
+        QVERIFY(plan.prediction.has_value());
+        QVERIFY(std::any_of(plan.prediction->measured.begin(), plan.prediction->measured.end(),
+                            [](std::uint8_t m) { return m != 0; }));
     }
 
     // The first screen shows what the product does: the bundled example has pins, inferred

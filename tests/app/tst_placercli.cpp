@@ -121,11 +121,26 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
             fromMeasurements += from->asString() == "measured" ? 1 : 0;
     }
     QVERIFY(fromMeasurements >= 10);
+    // Runs saved against two plans: plans diff sets what each predicted beside what it measured.
+    QCOMPARE(placerRun(QStringList(common) << "--save-run"
+                                           << "--plan"
+                                           << "auto")
+                 .code,
+             0);
+    QCOMPARE(placerRun({"run", model, "--devices", "v0:vcpu,v1:vcpu", "--db", db, "--iterations",
+                        "3", "--save-run", "--plan", "demand"})
+                 .code,
+             0);
+    run = placerRun({"plans", "diff", "auto", "demand", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QRegularExpression("predicted:  [0-9.]+ ms -> none \\(measured ")),
+             qPrintable(run.out));
     // --no-record keeps nothing more.
+    const int runs = store.value()->loadCosts(machineName()).value().front().runs;
     QStringList quiet = common;
     quiet << "--no-record";
     QCOMPARE(placerRun(quiet).code, 0);
-    QCOMPARE(store.value()->loadCosts(machineName()).value().front().runs, kept.front().runs);
+    QCOMPARE(store.value()->loadCosts(machineName()).value().front().runs, runs);
 }
 
 void TestPlacerCli::autoModePlacesByCostAndPredicts() {

@@ -40,6 +40,16 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
     if (node.pin.active())
         text += QStringLiteral("<p><b>%1</b> %2 (%3)</p>")
                     .arg(tr("Pinned:"), html(devices[node.pin.device].name), html(node.pin.origin));
+    if (plan.prediction && id.index < plan.prediction->micros.size() &&
+        node.role() == OpRole::Compute) {
+        const Prediction& p = *plan.prediction;
+        text += QStringLiteral("<p><b>%1</b> %2, %3 %4–%5 ms%6</p>")
+                    .arg(tr("Predicted:"), html(formatMillis(p.micros[id.index])), tr("from"))
+                    .arg(p.start[id.index] / 1000, 0, 'f', 3)
+                    .arg(p.end[id.index] / 1000, 0, 'f', 3)
+                    .arg(p.measured[id.index] ? tr(" (from earlier runs)")
+                                              : tr(" (roofline estimate)"));
+    }
     text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Inputs:"));
     for (const ValueRef input : node.inputs)
         text += html(graph.valueName(input) + "  " + graph.type(input).toShortString()) +

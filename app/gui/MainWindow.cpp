@@ -14,6 +14,7 @@
 #include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
 #include "io/RunReport.h"
+#include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
 #include "views/ConflictsPanel.h"
 #include "views/DevicePalette.h"
@@ -32,6 +33,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -39,10 +41,12 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QThread>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QUndoView>
@@ -272,10 +276,11 @@ void MainWindow::createActions() {
         ->setShortcut(QKeySequence::ZoomOut);
     addLanguageMenu(viewMenu, statusBar());
 
-    menuBar()
-        ->addMenu(tr("&Devices"))
-        ->addAction(tr("&Edit Devices…"), this, &MainWindow::editDevices)
+    QMenu* devicesMenu = menuBar()->addMenu(tr("&Devices"));
+    devicesMenu->addAction(tr("&Edit Devices…"), this, &MainWindow::editDevices)
         ->setShortcut(Qt::CTRL | Qt::Key_D);
+    devicesMenu->addAction(tr("&Calibrate This Machine…"), this, [this] { calibrate(); })
+        ->setObjectName(QStringLiteral("calibrate"));
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     QAction* runAction = runMenu->addAction(tr("&Run the Plan"), m_runPanel, &RunPanel::start);
@@ -289,8 +294,11 @@ void MainWindow::createActions() {
     tools->addSeparator();
     tools->addWidget(new QLabel(tr("Planner: "), this));
     auto* mode = new views::ModeBox(m_document, this);
-    connect(mode, &views::ModeBox::modeChosen, this,
-            [this](PlanMode chosen) { m_undo->push(new SetModeCommand(m_document, chosen)); });
+    connect(mode, &views::ModeBox::modeChosen, this, [this](PlanMode chosen) {
+        if (chosen == PlanMode::Auto)
+            offerCalibration();
+        m_undo->push(new SetModeCommand(m_document, chosen));
+    });
     tools->addWidget(mode);
     tools->addSeparator();
     m_find = new QLineEdit(this);
@@ -410,6 +418,87 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     } else {
         statusBar()->showMessage(tr("Run finished: %1 ms median").arg(measured, 0, 'f', 3), 6000);
     }
+}
+
+void MainWindow::offerCalibration() {
+    store::PlanStore* store = m_workspace->store();
+    if (m_offeredCalibration || !store)
+        return;
+    m_offeredCalibration = true;
+    auto stored = store->loadCalibration(machineName());
+    if (!stored || stored.value())
+        return;
+    QMessageBox ask(QMessageBox::Question, tr("Calibrate this machine?"),
+                    tr("Auto placement predicts each op's time from the devices' speed. This "
+                       "machine has not been measured yet, so it assumes typical figures. "
+                       "Measure its devices now? It takes a few seconds; Devices ▸ Calibrate "
+                       "does it later."),
+                    QMessageBox::Yes | QMessageBox::No, this);
+    ask.setObjectName(QStringLiteral("offerCalibration"));
+    if (ask.exec() == QMessageBox::Yes)
+        calibrate();
+}
+
+bool MainWindow::calibrate() {
+    store::PlanStore* store = m_workspace->store();
+    if (!store) {
+        QMessageBox::warning(this, tr("Calibrate"), tr("No workspace is open to keep it in."));
+        return false;
+    }
+    QProgressDialog progress(tr("Measuring this machine's devices…"), QString(), 0, 100, this);
+    progress.setObjectName(QStringLiteral("calibrationProgress"));
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(0);
+    progress.setValue(0);
+    // The measurements run on a thread of their own; the dialog follows them.
+    std::optional<Result<Calibration>> result;
+    QEventLoop loop;
+    QThread* worker = QThread::create([&] {
+        DeviceRegistry registry;
+        std::vector<Device*> devices;
+        if (auto cpu = registry.get("cpu"))
+            devices.push_back(cpu.value());
+        devices.push_back(registry.freshVCpu());
+        devices.push_back(registry.freshVCpu());
+        for (const PhysicalDeviceInfo& info : registry.list()) {
+            if (info.kind == PhysicalKind::Cuda && info.available) {
+                if (auto cuda = registry.get(info.name))
+                    devices.push_back(cuda.value());
+            }
+        }
+        result =
+            calibrateDevices(devices, machineName(), m_calibration,
+                             [&progress](int done, int total, const std::string& step) {
+                                 const int value = total > 0 ? done * 100 / total : 100;
+                                 const QString label = QString::fromStdString(step);
+                                 QMetaObject::invokeMethod(&progress, [&progress, value, label] {
+                                     progress.setValue(value);
+                                     progress.setLabelText(label);
+                                 });
+                             });
+    });
+    connect(worker, &QThread::finished, &loop, &QEventLoop::quit);
+    worker->start();
+    loop.exec();
+    worker->wait();
+    delete worker;
+    progress.setValue(100);
+    if (!result || !result->ok()) {
+        const QString why = result ? QString::fromStdString(result->error().message) : QString();
+        QMessageBox::warning(this, tr("Calibrate"), tr("Calibration failed: %1").arg(why));
+        return false;
+    }
+    if (Status saved = store->saveCalibration(result->value()); !saved.ok()) {
+        QMessageBox::warning(this, tr("Calibrate"),
+                             QString::fromStdString(saved.error().toString()));
+        return false;
+    }
+    m_document->costsChanged();
+    m_document->setOptions(m_document->options()); // re-plan with the measured rates
+    statusBar()->showMessage(tr("Calibrated %1: auto placement now uses its measured rates")
+                                 .arg(QString::fromStdString(result->value().machine)),
+                             6000);
+    return true;
 }
 
 void MainWindow::editDevices() {

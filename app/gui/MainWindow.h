@@ -2,6 +2,8 @@
 // properties (with the reason for each placement) and the undo history on the right.
 #pragma once
 
+#include "runtime/Calibrate.h"
+
 #include "views/ConflictsPanel.h"
 #include "views/PlacementDocument.h"
 #include "views/PropertiesPanel.h"
@@ -76,6 +78,12 @@ public:
     bool savePlan(const QString& name = QString());
     /// Opens the device editor; its result is one undoable edit.
     void editDevices();
+    /// Devices ▸ Calibrate: measures this machine's devices (runtime/Calibrate.h) in the
+    /// background with a progress dialog, keeps the result in the workspace, and re-plans with
+    /// it. False when it failed (an error dialog says why) or was not possible.
+    bool calibrate();
+    /// What calibrate() measures with (tests ask for small sizes).
+    void setCalibrationOptions(const CalibrationOptions& options) { m_calibration = options; }
     /// Pins `nodes` to `device` as one undoable step.
     void pinNodes(const QString& device, const std::vector<NodeId>& nodes);
     /// Selects the next node (or previous) matching the find text; false when none does.
@@ -91,6 +99,11 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    /// Before the first auto placement on a machine without a calibration: offers one.
+    void offerCalibration();
+    CalibrationOptions m_calibration;
+    bool m_offeredCalibration = false;
+
     void createDocks();
     void createActions();
     void refreshStatus();

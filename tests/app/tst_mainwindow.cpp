@@ -13,6 +13,7 @@
 #include "io/ModelLoader.h"
 #include "views/LayoutController.h"
 
+#include "plan/CostModel.h"
 #include "runtime/Calibrate.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -23,6 +24,8 @@
 #include "views/HintBar.h"
 #include "views/NodeItem.h"
 #include "views/TimelineWidget.h"
+
+#include <functional>
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -100,6 +103,26 @@ void openAndWait(gui::MainWindow& window, const QString& path) {
     QVERIFY(window.openFile(path));
     QVERIFY(laidOut.wait(20000));
     QVERIFY(window.scene()->hasItems());
+}
+
+/// Runs `act`, answering the message box named `name` it opens by clicking `button`; returns
+/// whether the box was shown.
+bool answeringBox(const QString& name, QMessageBox::StandardButton button,
+                  const std::function<void()>& act) {
+    bool answered = false;
+    QTimer answer;
+    answer.setInterval(10);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || answered || box->objectName() != name || !box->isVisible())
+            return;
+        answered = true;
+        QTest::mouseClick(box->button(button), Qt::LeftButton);
+    });
+    answer.start();
+    act();
+    answer.stop();
+    return answered;
 }
 
 /// Triggers `action` and answers the save dialog it opens with `path`, as a user would.
@@ -468,7 +491,9 @@ private slots:
         // Auto-place from the keyboard, one undoable step: the rules' absence leaves every op
         // to the cost model, which explains each choice; the status bar shows the prediction.
         mode->setFocus();
-        QTest::keyClick(mode, Qt::Key_End);
+        // The first auto placement on an uncalibrated machine offers a calibration: not now.
+        QVERIFY(answeringBox(QStringLiteral("offerCalibration"), QMessageBox::No,
+                             [&] { QTest::keyClick(mode, Qt::Key_End); }));
         QCOMPARE(window.document()->options().mode, PlanMode::Auto);
         QCOMPARE(window.undoStack()->undoText(), QStringLiteral("Auto-place"));
         const Plan& plan = window.document()->plan();
@@ -820,6 +845,38 @@ private slots:
         QVERIFY(plan.prediction.has_value());
         QVERIFY(std::any_of(plan.prediction->measured.begin(), plan.prediction->measured.end(),
                             [](std::uint8_t m) { return m != 0; }));
+    }
+
+    // Devices ▸ Calibrate measures this machine in the background, keeps it in the workspace
+    // and re-plans with it; auto placement's offer is made once.
+    void calibratingFromTheMenu() {
+        gui::MainWindow window;
+        window.show();
+        openAndWait(window, kExamples + "residual_block.relay");
+        CalibrationOptions quick;
+        quick.quick = true;
+        quick.iterations = 2;
+        window.setCalibrationOptions(quick);
+        auto* mode = window.findChild<QComboBox*>(QStringLiteral("mode"));
+        mode->setFocus();
+        QVERIFY(answeringBox(QStringLiteral("offerCalibration"), QMessageBox::Yes,
+                             [&] { QTest::keyClick(mode, Qt::Key_End); }));
+        QCOMPARE(window.document()->options().mode, PlanMode::Auto);
+        auto stored = window.workspace()->store()->loadCalibration(machineName());
+        QVERIFY(stored.ok() && stored.value());
+        QVERIFY(stored.value()->devices.size() >= 3);
+        QVERIFY(stored.value()->devices.front().calibrated);
+        QVERIFY2(window.statusBar()->currentMessage().startsWith(QStringLiteral("Calibrated")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        // The plan's costs are the calibrated ones now.
+        const auto& costs = window.document()->options().costs;
+        QVERIFY(costs && costs->physical(DeviceId(0)).calibrated);
+        // Once offered, not again; the menu still calibrates.
+        mode->setCurrentIndex(0);
+        emit mode->activated(0);
+        QVERIFY(!answeringBox(QStringLiteral("offerCalibration"), QMessageBox::Yes,
+                              [&] { QTest::keyClick(mode, Qt::Key_End); }));
+        QVERIFY(window.calibrate());
     }
 
     // The first screen shows what the product does: the bundled example has pins, inferred

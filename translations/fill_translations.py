@@ -333,6 +333,45 @@ T = {
         "KNOTEN=GERÄT festlegen, samt Ergebnis (wiederholbar).", "固定 NODE=DEVICE，包括其结果（可重复）。"),
     "Constants on several devices: replicate or copy.": (
         "Konstanten auf mehreren Geräten: replicate oder copy.", "多个设备上的常量：replicate 或 copy。"),
+    " (fused, %n more)": ((" (fusioniert, %n weiterer)", " (fusioniert, %n weitere)"), ("（已融合，另有 %n 个）",)),
+    "fused into %1": ("in %1 fusioniert", "已融合进 %1"),
+    "predicted latency: %1": ("vorhergesagte Latenz: %1", "预测延迟：%1"),
+    "&Calibrate This Machine…": ("Diese Maschine &kalibrieren…", "校准本机(&C)…"),
+    "Calibrate this machine?": ("Diese Maschine kalibrieren?", "校准本机？"),
+    "Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.": (
+        "Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.",
+        "自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。"),
+    "Calibrate": ("Kalibrieren", "校准"),
+    "No workspace is open to keep it in.": ("Kein Arbeitsbereich ist geöffnet, um es zu speichern.", "没有打开的工作区可供保存。"),
+    "Measuring this machine's devices…": ("Die Geräte dieser Maschine werden vermessen…", "正在测量本机设备…"),
+    "Calibration failed: %1": ("Kalibrierung fehlgeschlagen: %1", "校准失败：%1"),
+    "Calibrated %1: auto placement now uses its measured rates": (
+        "%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte", "已校准 %1：自动放置现在使用实测数值"),
+    "Run finished: %1 ms median; predicted %2 ms (%3%4 %)": (
+        "Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)", "运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）"),
+    "Auto-place": ("Automatisch platzieren", "自动放置"),
+    "loading weights %p%": ("Gewichte werden geladen %p%", "正在加载权重 %p%"),
+    "%p%": ("%p%", "%p%"),
+    "%1 predicted": ("%1 vorhergesagt", "%1 预测"),
+    "%1 (%2) on %3: %4 predicted%5": ("%1 (%2) auf %3: %4 vorhergesagt%5", "%1（%2）在 %3 上：预测 %4%5"),
+    " (from earlier runs)": (" (aus früheren Läufen)", "（来自之前的运行）"),
+    "<p>Optimised: %1</p>": ("<p>Optimiert: %1</p>", "<p>已优化：%1</p>"),
+    " ms": (" ms", " ms"),
+    "none": ("keine", "无"),
+    "<p>Predicted: %1 → %2; measured: %3 ms → %4 ms</p>": (
+        "<p>Vorhergesagt: %1 → %2; gemessen: %3 ms → %4 ms</p>", "<p>预测：%1 → %2；实测：%3 ms → %4 ms</p>"),
+    "Cannot keep the run's node times": ("Die Knotenzeiten des Laufs können nicht gespeichert werden", "无法保存本次运行的节点时间"),
+    "Runs as one op on its device; body collapsed:": (
+        "Läuft als ein Operator auf seinem Gerät; Rumpf eingeklappt:", "作为一个算子在其设备上运行；主体已折叠："),
+    "auto-place": ("automatisch", "自动放置"),
+    "demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM; auto-place: unpinned ops go where the cost model predicts the shortest latency, pins and rules kept": (
+        "demand: nicht festgelegte Knoten gehen dorthin, wo ihre Verbraucher sind; unify: durch harte Kanten verbundene Knoten teilen sich ein Gerät, wie in TVM; automatisch: nicht festgelegte Operatoren gehen dorthin, wo das Kostenmodell die kürzeste Latenz vorhersagt, Festlegungen und Regeln bleiben",
+        "demand：未固定的节点放在其使用者所在处；unify：由硬边相连的节点共享设备，与 TVM 相同；自动放置：未固定的算子放在代价模型预测延迟最短的设备上，保留固定和规则"),
+    "Predicted:": ("Vorhergesagt:", "预测："),
+    "from": ("von", "从"),
+    " (roofline estimate)": (" (Roofline-Schätzung)", "（Roofline 估计）"),
+    "Bodies (collapsed; they run on this node's device):": (
+        "Rümpfe (eingeklappt; sie laufen auf dem Gerät dieses Knotens):", "主体（已折叠；在此节点的设备上运行）："),
 }
 
 

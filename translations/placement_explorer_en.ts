@@ -130,6 +130,19 @@
     </message>
 </context>
 <context>
+    <name>NodeItem</name>
+    <message numerus="yes">
+        <location filename="../views/NodeItem.cpp" line="162" />
+        <source> (fused, %n more)</source>
+        <translation><numerusform> (fused, %n more)</numerusform><numerusform> (fused, %n more)</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../views/NodeItem.cpp" line="173" />
+        <source>fused into %1</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>NodeMenu</name>
     <message>
         <location filename="../views/NodeMenu.cpp" line="39" />
@@ -176,11 +189,16 @@
     </message>
     <message>
         <location filename="../views/PlanSummary.cpp" line="34" />
+        <source>predicted latency: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="39" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="37" />
+        <location filename="../views/PlanSummary.cpp" line="42" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -211,42 +229,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="156" />
+        <location filename="../app/gui/RunPanel.cpp" line="195" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <location filename="../app/gui/RunPanel.cpp" line="210" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="179" />
+        <location filename="../app/gui/RunPanel.cpp" line="218" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="186" />
+        <location filename="../app/gui/RunPanel.cpp" line="225" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="190" />
+        <location filename="../app/gui/RunPanel.cpp" line="229" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="192" />
+        <location filename="../app/gui/RunPanel.cpp" line="231" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="210" />
+        <location filename="../app/gui/RunPanel.cpp" line="249" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="255" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -455,283 +473,330 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="59" />
+        <location filename="../app/gui/MainWindow.cpp" line="64" />
         <source>Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="67" />
+        <location filename="../app/gui/MainWindow.cpp" line="72" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="101" />
+        <location filename="../app/gui/MainWindow.cpp" line="106" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150" />
+        <location filename="../app/gui/MainWindow.cpp" line="165" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="159" />
+        <location filename="../app/gui/MainWindow.cpp" line="174" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="164" />
+        <location filename="../app/gui/MainWindow.cpp" line="179" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167" />
+        <location filename="../app/gui/MainWindow.cpp" line="182" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="169" />
+        <location filename="../app/gui/MainWindow.cpp" line="184" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="171" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="191" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337" />
+        <location filename="../app/gui/MainWindow.cpp" line="356" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="189" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198" />
+        <location filename="../app/gui/MainWindow.cpp" line="213" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="217" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="203" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="221" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="263" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="275" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <source>&amp;Calibrate This Machine…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="95" />
+        <location filename="../app/gui/MainWindow.cpp" line="431" />
+        <source>Calibrate this machine?</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="432" />
+        <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="488" />
+        <location filename="../app/gui/MainWindow.cpp" line="492" />
+        <source>Calibrate</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <source>No workspace is open to keep it in.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="448" />
+        <source>Measuring this machine's devices…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="488" />
+        <source>Calibration failed: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="498" />
+        <source>Calibrated %1: auto placement now uses its measured rates</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="100" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="97" />
+        <location filename="../app/gui/MainWindow.cpp" line="102" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="92" />
-        <location filename="../app/gui/MainWindow.cpp" line="182" />
+        <location filename="../app/gui/MainWindow.cpp" line="97" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="78" />
+        <location filename="../app/gui/UndoCommands.cpp" line="80" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <location filename="../app/gui/MainWindow.cpp" line="340" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="158" />
+        <location filename="../app/gui/MainWindow.cpp" line="173" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <location filename="../app/gui/MainWindow.cpp" line="359" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="386" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="419" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="186" />
+        <location filename="../app/gui/MainWindow.cpp" line="201" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -741,17 +806,22 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="29" />
+        <location filename="../app/gui/UndoCommands.cpp" line="30" />
         <source>Planner mode: unify</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="45" />
+        <location filename="../app/gui/UndoCommands.cpp" line="31" />
+        <source>Auto-place</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="47" />
         <source>Change rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="59" />
+        <location filename="../app/gui/UndoCommands.cpp" line="61" />
         <source>Edit devices</source>
         <translation type="unfinished" />
     </message>
@@ -759,23 +829,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="47" />
-        <location filename="../app/gui/ModelOpener.cpp" line="80" />
+        <location filename="../app/gui/ModelOpener.cpp" line="48" />
+        <location filename="../app/gui/ModelOpener.cpp" line="81" />
         <source>Cannot open %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="56" />
+        <location filename="../app/gui/ModelOpener.cpp" line="57" />
         <source>Open a graph</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="57" />
+        <location filename="../app/gui/ModelOpener.cpp" line="58" />
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="94" />
+        <location filename="../app/gui/ModelOpener.cpp" line="95" />
         <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
@@ -923,57 +993,87 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="82" />
+        <location filename="../app/gui/RunPanel.cpp" line="71" />
+        <source>loading weights %p%</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="76" />
+        <source>%p%</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="88" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <location filename="../app/gui/RunPanel.cpp" line="96" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="103" />
+        <location filename="../app/gui/RunPanel.cpp" line="109" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="109" />
+        <location filename="../app/gui/RunPanel.cpp" line="115" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="154" />
+        <source>%1 predicted</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="167" />
+        <source>%1 (%2) on %3: %4 predicted%5</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <source> (from earlier runs)</source>
+        <translation type="unfinished" />
+    </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="228" />
+        <location filename="../app/gui/RunPanel.cpp" line="267" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="239" />
+        <location filename="../app/gui/RunPanel.cpp" line="278" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="239" />
+        <location filename="../app/gui/RunPanel.cpp" line="278" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="239" />
+        <location filename="../app/gui/RunPanel.cpp" line="278" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="240" />
+        <location filename="../app/gui/RunPanel.cpp" line="279" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="255" />
+        <location filename="../app/gui/RunPanel.cpp" line="294" />
+        <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="297" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="258" />
+        <location filename="../app/gui/RunPanel.cpp" line="300" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
@@ -981,169 +1081,189 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="26" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="26" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="34" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="34" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="40" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="42" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="41" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="47" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="66" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="68" />
         <source>Workspace: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="72" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="80" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="82" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="73" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="99" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="99" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="107" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="107" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="118" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="120" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="123" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="125" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="133" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="144" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="146" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="160" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="162" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="173" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="175" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="190" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="201" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="203" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="210" />
+        <source> ms</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="210" />
+        <source>none</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="212" />
+        <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="218" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="216" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="227" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="225" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="229" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="230" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
+        <source>Cannot keep the run's node times</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="271" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
@@ -1185,6 +1305,14 @@
         <location filename="../views/DevicePalette.cpp" line="120" />
         <source>%n node(s)</source>
         <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>placer::views::GraphScene</name>
+    <message>
+        <location filename="../views/GraphScene.cpp" line="289" />
+        <source>Runs as one op on its device; body collapsed:</source>
+        <translation type="unfinished" />
     </message>
 </context>
 <context>
@@ -1242,29 +1370,34 @@
     </message>
     <message>
         <location filename="../views/ModeBox.cpp" line="11" />
-        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM</source>
+        <source>auto-place</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/ModeBox.cpp" line="12" />
+        <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM; auto-place: unpinned ops go where the cost model predicts the shortest latency, pins and rules kept</source>
         <translation type="unfinished" />
     </message>
 </context>
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="152" />
+        <location filename="../views/PlacementDocument.cpp" line="167" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="161" />
+        <location filename="../views/PlacementDocument.cpp" line="176" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="171" />
+        <location filename="../views/PlacementDocument.cpp" line="186" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="178" />
+        <location filename="../views/PlacementDocument.cpp" line="193" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
@@ -1302,17 +1435,42 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="43" />
-        <source>Inputs:</source>
+        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <source>Predicted:</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../views/PropertiesPanel.cpp" line="47" />
-        <source>Outputs:</source>
+        <source>from</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="50" />
+        <source> (from earlier runs)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <source> (roofline estimate)</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../views/PropertiesPanel.cpp" line="53" />
+        <source>Inputs:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="57" />
+        <source>Outputs:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="64" />
+        <source>Bodies (collapsed; they run on this node's device):</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="71" />
         <source>Attributes:</source>
         <translation type="unfinished" />
     </message>

@@ -11,7 +11,7 @@ Json modelExplorerDeviceData(const Graph& graph, const DeviceSet& devices, const
             continue;
         Json entry = Json::object();
         entry.set("value", devices[device].name);
-        if (device.index < colours.size())
+        if (static_cast<std::size_t>(device.index) < colours.size())
             entry.set("bgColor", colours[device.index]);
         results.set(graph.nodes()[i].name, std::move(entry));
     }

@@ -191,7 +191,7 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
         if (std::isfinite(p.singleDeviceMicros))
             out += "; the best single device: " + formatMillis(p.singleDeviceMicros);
         if (p.keptSingleDevice)
-            out += "; no split over CPUs promised 20 % over one device, so one takes it all";
+            out += "; the unpinned ops stay on one device: no split over CPUs promised 20 % more";
         if (p.exactOptimumMicros)
             out += "; the exact optimum: " + formatMillis(*p.exactOptimumMicros);
         else if (options.exact)

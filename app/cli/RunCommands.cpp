@@ -13,6 +13,7 @@
 #include "runtime/MemoryCheck.h"
 #include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
+#include "runtime/Schedule.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 
@@ -388,6 +389,10 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     auto program = lowerToBytecode(graph, devices, optimized.value().plan);
     if (!program)
         return fail(program.error().message);
+    // The executor orders each device's ready work by the plan's predicted times, where the
+    // plan has them, so that the schedule it runs is the one the plan predicted.
+    program.value().nodeMicros =
+        predictedNodeMicros(planned.plan, optimized.value().origin, graph.size());
 
     // Inputs: files where given, seeded random data elsewhere.
     const std::vector<NodeId> inputNodes = program.value().inputs;

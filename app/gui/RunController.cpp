@@ -1,5 +1,7 @@
 #include "gui/RunController.h"
 
+#include "runtime/Schedule.h"
+
 #include "runtime/Bytecode.h"
 #include "runtime/MemoryCheck.h"
 #include "runtime/Optimize.h"
@@ -84,6 +86,9 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
         outcome->error = QString::fromStdString(program.error().message);
         return outcome;
     }
+    // Each device orders its ready work by the plan's predicted times, as placer run does.
+    program.value().nodeMicros =
+        predictedNodeMicros(outcome->userPlan, outcome->origin, graph.size());
     const int opset = graph.onnxOpset();
     if (Status fits = checkMemoryFits(program.value(), outcome->devices, mapping.value(),
                                       hostInputOutputBytes(program.value()));

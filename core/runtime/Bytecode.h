@@ -57,6 +57,10 @@ struct Program {
     std::vector<Instruction> code;
     std::size_t runStart = 0;
     std::vector<NodeId> inputs; ///< graph inputs (parameter nodes) in LoadInput index order
+    /// Per graph node: its kernel's predicted time in µs (the plan's cost model), which the
+    /// executor's priorities use instead of its own estimate; empty, or < 0 for a node, where
+    /// there is none.
+    std::vector<double> nodeMicros;
 };
 
 /// Lowers `graph` as planned by `plan` (which must include its memory plan). Fails when a node

@@ -170,12 +170,28 @@ std::vector<double> estimateCosts(const Program& program, const Graph& graph) {
     std::vector<double> cost(program.code.size(), 0.0);
     for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
         const Instruction& instr = program.code[k];
-        if (instr.op == Opcode::Invoke)
-            cost[k] = estimateNodeMicros(graph, instr.node);
-        else if (instr.op == Opcode::DeviceCopy || instr.op == Opcode::LoadInput)
+        if (instr.op == Opcode::Invoke) {
+            const std::size_t node = instr.node.index;
+            cost[k] = node < program.nodeMicros.size() && program.nodeMicros[node] >= 0
+                          ? program.nodeMicros[node]
+                          : estimateNodeMicros(graph, instr.node);
+        } else if (instr.op == Opcode::DeviceCopy || instr.op == Opcode::LoadInput)
             cost[k] = estimateCopyMicros(instr.bytes);
     }
     return cost;
+}
+
+std::vector<double> predictedNodeMicros(const Plan& userPlan, const std::vector<NodeId>& origin,
+                                        std::size_t nodes) {
+    std::vector<double> micros(nodes, -1.0);
+    if (!userPlan.prediction)
+        return {};
+    const Prediction& p = *userPlan.prediction;
+    for (std::size_t j = 0; j < nodes && j < origin.size(); ++j) {
+        if (origin[j].valid() && origin[j].index < p.micros.size() && p.micros[origin[j].index] > 0)
+            micros[j] = p.micros[origin[j].index];
+    }
+    return micros;
 }
 
 PredictedSchedule listSchedule(const ScheduleInput& input, const Schedule& schedule) {

@@ -27,6 +27,7 @@
 #pragma once
 
 #include "ir/Graph.h"
+#include "plan/Plan.h"
 #include "runtime/Bytecode.h"
 
 #include <cstdint>
@@ -76,6 +77,13 @@ Schedule buildSchedule(const ScheduleInput& input);
 /// for convolutions and matrix products, bytes moved for the rest and for copies; 0 for
 /// bookkeeping. Only the ratios matter (priorities).
 std::vector<double> estimateCosts(const Program& program, const Graph& graph);
+
+/// Per node of an optimised graph (runtime/Optimize.h, `origin[j]` the user's node that node
+/// j computes): the kernel time the user's plan predicts for it, or -1 where it predicts none
+/// (a node a pass inserted, or no prediction). What Program::nodeMicros takes, so that the
+/// executor orders work by the plan's cost model.
+std::vector<double> predictedNodeMicros(const Plan& userPlan, const std::vector<NodeId>& origin,
+                                        std::size_t nodes);
 
 /// The schedule list scheduling predicts: every stream takes, whenever it is free, the ready
 /// instruction that comes first; an instruction is ready when its dependencies have ended.

@@ -115,8 +115,9 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
                      "--emit", "json"});
     QCOMPARE(run.code, 0);
     int fromMeasurements = 0;
-    for (const Json& node :
-         Json::parse(run.out.toStdString(), "plan").value().find("nodes")->items()) {
+    const auto planned = Json::parse(run.out.toStdString(), "plan");
+    QVERIFY(planned.ok());
+    for (const Json& node : planned.value().find("nodes")->items()) {
         if (const Json* from = node.find("predicted_from"))
             fromMeasurements += from->asString() == "measured" ? 1 : 0;
     }

@@ -38,8 +38,10 @@ OpWork opWork(const Graph& graph, NodeId node);
 struct DeviceProfile {
     std::string name; ///< "cpu", "vcpu1", "cuda:0"
     bool gpu = false;
-    double flopsPerMicro = 5e4; ///< peak FLOP per µs (5e4: 50 GFLOP/s)
-    double bytesPerMicro = 1e4; ///< memory bandwidth, bytes per µs (1e4: 10 GB/s)
+    /// Peak FLOP per µs: a CPU core with two AVX2 FMA units at 3 GHz, 1e5 (100 GFLOP/s),
+    /// until calibrated.
+    double flopsPerMicro = 1e5;
+    double bytesPerMicro = 2e4; ///< memory bandwidth, bytes per µs (2e4: 20 GB/s)
     double launchMicros = 2;    ///< fixed time per kernel
     /// The executor's time per op around the kernel (dispatch, dependencies), which a kernel's
     /// own measured time does not include.

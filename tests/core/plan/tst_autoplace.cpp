@@ -248,10 +248,10 @@ private slots:
         const DeviceId v0(0), v1(1);
         const auto roofline = costs.nodeCost(model.graph, conv, v0);
         QVERIFY(!roofline.measured);
-        // 2 * 64*56*56 outputs * 576 weights each, against 50 GFLOP/s, plus the fixed costs.
+        // 2 * 64*56*56 outputs * 576 weights each, against 100 GFLOP/s, plus the fixed costs.
         const OpWork work = opWork(model.graph, conv);
         QCOMPARE(work.flops, 2.0 * 64 * 56 * 56 * 576);
-        QVERIFY(std::abs(roofline.micros - (work.flops / 5e4 + 2 + 2)) < 1e-6);
+        QVERIFY(std::abs(roofline.micros - (work.flops / 1e5 + 2 + 2)) < 1e-6);
         // A measurement on any vcpu stands for every vcpu.
         costs.recordMeasured(CostModel::nodeKey(model.graph, conv), "vcpu7", 1000);
         const auto measured = costs.nodeCost(model.graph, conv, v1);
@@ -280,7 +280,7 @@ private slots:
         for (int d = 0; d < 3; ++d)
             crowded.mapDevice(d, assumedProfile("vcpu" + std::to_string(d), false));
         crowded.setCores(2);
-        QVERIFY(std::abs(crowded.roofline(work, v0) - (2 + work.flops / 5e4 * 1.5)) < 1e-6);
+        QVERIFY(std::abs(crowded.roofline(work, v0) - (2 + work.flops / 1e5 * 1.5)) < 1e-6);
     }
 
     void autoModeInThePlanner() {

@@ -58,18 +58,24 @@ int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std
                         std::ostream& err) {
     std::string db = store::PlanStore::defaultPath();
     bool quick = false, json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "-h" || arg == "--help") {
+    ArgumentList list(args);
+    std::string arg;
+    while (list.next(&arg)) {
+        const std::string name = list.optionName(arg);
+        std::string error;
+        if (name == "-h" || name == "--help") {
             out << kCalibrateHelp;
             return Ok;
         }
-        if (arg == "--quick") {
+        if (name == "--quick") {
             quick = true;
-        } else if (arg == "--json") {
+        } else if (name == "--json") {
             json = true;
-        } else if (arg == "--db" && i + 1 < args.size()) {
-            db = args[++i];
+        } else if (name == "--db") {
+            if (!list.value(name, &db, &error)) {
+                err << "placer calibrate: " << error << "\n";
+                return UsageError;
+            }
         } else {
             err << "placer calibrate: unknown argument '" << arg
                 << "'\nrun 'placer calibrate --help' for the options\n";
@@ -77,17 +83,7 @@ int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std
         }
     }
     DeviceRegistry registry;
-    std::vector<Device*> devices;
-    if (auto cpu = registry.get("cpu"))
-        devices.push_back(cpu.value());
-    devices.push_back(registry.freshVCpu());
-    devices.push_back(registry.freshVCpu());
-    for (const PhysicalDeviceInfo& info : registry.list()) {
-        if (info.kind != PhysicalKind::Cuda || !info.available)
-            continue;
-        if (auto cuda = registry.get(info.name))
-            devices.push_back(cuda.value());
-    }
+    const std::vector<Device*> devices = devicesToCalibrate(registry);
     CalibrationOptions options;
     options.quick = quick;
     auto calibration = calibrateDevices(

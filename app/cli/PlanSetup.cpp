@@ -200,33 +200,9 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
 
 CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
                        const std::vector<std::pair<std::string, std::string>>& maps) {
-    // Each virtual device on the physical device a run gives it (runtime/DeviceMapping.h):
-    // --map first, then cpu on the host, a fresh vcpu each, a GPU where this machine has one
-    // and a fresh vcpu where it has none.
     static const bool hasCuda = DeviceRegistry().hasKind(PhysicalKind::Cuda);
-    CostModel model;
-    model.setCores(static_cast<int>(std::thread::hardware_concurrency()));
-    int vcpus = 0;
-    for (int d = 0; d < devices.size(); ++d) {
-        const VirtualDevice& device = devices[DeviceId(d)];
-        std::string physical;
-        for (const auto& [name, target] : maps) {
-            if (name == device.name)
-                physical =
-                    target.rfind("cuda", 0) == 0 ? target : target.substr(0, target.find(':'));
-        }
-        if (physical.empty()) {
-            if (device.kind == DeviceKind::Cpu)
-                physical = "cpu";
-            else if (device.kind == DeviceKind::Cuda && hasCuda)
-                physical = "cuda:" + std::to_string(device.ordinal);
-            else
-                physical = "vcpu" + std::to_string(++vcpus);
-        }
-        if (physical == "cuda")
-            physical = "cuda:0";
-        model.mapDevice(d, assumedProfile(physical, physical.rfind("cuda", 0) == 0));
-    }
+    CostModel model = CostModel::assumed(
+        devices, static_cast<int>(std::thread::hardware_concurrency()), maps, hasCuda);
     if (!workspace)
         return model;
     const std::string machine = machineName();

@@ -114,78 +114,6 @@ std::string outputFileName(const std::string& dir, const std::string& name, std:
     return (std::filesystem::path(dir) / (safe + ".npy")).string();
 }
 
-/// The plan's predicted times set against a run's.
-struct PredictionCheck {
-    double predictedMs = 0, measuredMs = 0;
-    struct NodeTimes {
-        std::string name;
-        double predictedMs, measuredMs;
-    };
-    std::vector<NodeTimes> nodes; ///< the ops timed on their own (not fused)
-    double medianNodeError = 0;   ///< |predicted - measured| / measured, the median over nodes
-
-    Json toJson() const {
-        Json json = Json::object();
-        json.set("predicted_ms", predictedMs);
-        json.set("measured_ms", measuredMs);
-        json.set("median_node_error", medianNodeError);
-        Json list = Json::array();
-        for (const NodeTimes& node : nodes) {
-            Json entry = Json::object();
-            entry.set("name", node.name);
-            entry.set("predicted_ms", node.predictedMs);
-            entry.set("measured_ms", node.measuredMs);
-            list.push(std::move(entry));
-        }
-        json.set("nodes", std::move(list));
-        return json;
-    }
-
-    std::string summary() const {
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "predicted against measured: latency %.3f ms predicted, %.3f ms measured "
-                      "(%+.0f %%); per node, median error %.0f %% over %zu ops\n",
-                      predictedMs, measuredMs, (predictedMs / measuredMs - 1) * 100,
-                      medianNodeError * 100, nodes.size());
-        std::string out = line;
-        std::vector<NodeTimes> worst = nodes;
-        std::stable_sort(worst.begin(), worst.end(), [](const NodeTimes& a, const NodeTimes& b) {
-            return std::abs(a.predictedMs - a.measuredMs) > std::abs(b.predictedMs - b.measuredMs);
-        });
-        for (std::size_t k = 0; k < worst.size() && k < 5; ++k) {
-            std::snprintf(line, sizeof line, "  %s: %.3f ms predicted, %.3f ms measured\n",
-                          worst[k].name.c_str(), worst[k].predictedMs, worst[k].measuredMs);
-            out += line;
-        }
-        return out;
-    }
-};
-
-PredictionCheck checkPrediction(const PlannedModel& planned, const RunResult& result,
-                                const MedianTimes& times) {
-    PredictionCheck check;
-    const Prediction& p = *planned.plan.prediction;
-    check.predictedMs = p.makespanMicros / 1000;
-    std::vector<double> latency = result.latencyMicros;
-    std::sort(latency.begin(), latency.end());
-    check.measuredMs = latency.empty() ? 0 : latency[latency.size() / 2] / 1000;
-    std::vector<double> errors;
-    const Graph& graph = planned.model.graph;
-    for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
-        if (graph.nodes()[i].role() != OpRole::Compute || times.nodeMillis[i] <= 0 ||
-            p.micros[i] <= 0)
-            continue;
-        check.nodes.push_back({graph.nodes()[i].name, p.micros[i] / 1000, times.nodeMillis[i]});
-        errors.push_back(std::abs(p.micros[i] / 1000 - times.nodeMillis[i]) / times.nodeMillis[i]);
-    }
-    if (!errors.empty()) {
-        std::sort(errors.begin(), errors.end());
-        check.medianNodeError = errors[errors.size() / 2];
-    }
-    return check;
-}
-
 /// Keeps the medians of the nodes that ran in the workspace's cost table.
 std::optional<std::string> recordNodeCosts(const std::string& db, const PlannedModel& planned,
                                            const OptimizedGraph& ran,
@@ -212,7 +140,8 @@ std::optional<std::string> recordNodeCosts(const std::string& db, const PlannedM
 std::optional<std::string> recordRun(const std::string& db, const std::string& name,
                                      const PlannedModel& planned, const PlanOptions& options,
                                      const RunReportInput& report,
-                                     const std::optional<Json>& prediction, std::ostream& err) {
+                                     const std::optional<PredictionCheck>& prediction,
+                                     std::ostream& err) {
     auto opened = store::PlanStore::open(db);
     if (!opened)
         return opened.error().toString();
@@ -236,13 +165,8 @@ std::optional<std::string> recordRun(const std::string& db, const std::string& n
                    " places nodes differently from the plan that ran; give another --plan NAME";
     }
     store::RunRecord run = store::runRecord(report);
-    if (prediction) {
-        // The plan's prediction beside what was measured, for plans diff and Compare.
-        if (auto document = Json::parse(run.report, "run report")) {
-            document.value().set("prediction", *prediction);
-            run.report = document.value().dump(-1);
-        }
-    }
+    if (prediction)
+        store::attachPrediction(&run, *prediction);
     if (Status status = plans.saveRun(name, run); !status.ok())
         return status.error().toString();
     err << "placer run: recorded the run of '" << name << "' in " << db << "\n";
@@ -505,7 +429,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     }
     std::optional<PredictionCheck> predicted;
     if (planned.plan.prediction)
-        predicted = checkPrediction(planned, result.value(), userTimes);
+        predicted = checkPrediction(planned.model.graph, planned.plan, result.value(), userTimes);
     std::string text;
     if (json) {
         Json document = runReportJson(report);
@@ -523,9 +447,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     if (written != Ok)
         return written;
     if (saveRun) {
-        if (auto error = recordRun(
-                workspace, planName.empty() ? graph.name : planName, planned, planned.options,
-                report, predicted ? std::optional<Json>(predicted->toJson()) : std::nullopt, err))
+        if (auto error = recordRun(workspace, planName.empty() ? graph.name : planName, planned,
+                                   planned.options, report, predicted, err))
             return fail(*error);
     }
     if (report.reference && !report.reference->ok)
@@ -538,13 +461,19 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::
                       std::ostream& err) {
     bool json = false;
     std::string db = store::PlanStore::defaultPath();
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--json") {
+    ArgumentList arguments(args);
+    std::string arg;
+    while (arguments.next(&arg)) {
+        const std::string name = arguments.optionName(arg);
+        std::string error;
+        if (name == "--json") {
             json = true;
-        } else if (arg == "--db" && i + 1 < args.size()) {
-            db = args[++i];
-        } else if (arg == "-h" || arg == "--help") {
+        } else if (name == "--db") {
+            if (!arguments.value(name, &db, &error)) {
+                err << "placer devices: " << error << "\n";
+                return UsageError;
+            }
+        } else if (name == "-h" || name == "--help") {
             out << kDevicesHelp;
             return Ok;
         } else {

@@ -455,17 +455,7 @@ bool MainWindow::calibrate() {
     QEventLoop loop;
     QThread* worker = QThread::create([&] {
         DeviceRegistry registry;
-        std::vector<Device*> devices;
-        if (auto cpu = registry.get("cpu"))
-            devices.push_back(cpu.value());
-        devices.push_back(registry.freshVCpu());
-        devices.push_back(registry.freshVCpu());
-        for (const PhysicalDeviceInfo& info : registry.list()) {
-            if (info.kind == PhysicalKind::Cuda && info.available) {
-                if (auto cuda = registry.get(info.name))
-                    devices.push_back(cuda.value());
-            }
-        }
+        const std::vector<Device*> devices = devicesToCalibrate(registry);
         result =
             calibrateDevices(devices, machineName(), m_calibration,
                              [&progress](int done, int total, const std::string& step) {

@@ -3,7 +3,6 @@
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "runtime/Calibrate.h"
-#include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 #include "views/PlacementDocument.h"
@@ -258,15 +257,9 @@ void WorkspaceController::recordRun(const RunOutcome& outcome, bool unsaved) {
     if (m_planName.isEmpty() || unsaved)
         return;
     store::RunRecord run = store::runRecord(runReportInput(outcome));
-    if (const auto& prediction = outcome.userPlan.prediction) {
-        if (auto document = Json::parse(run.report, "run report")) {
-            Json predicted = Json::object();
-            predicted.set("predicted_ms", prediction->makespanMicros / 1000);
-            predicted.set("measured_ms", median(outcome.result.latencyMicros) / 1000);
-            document.value().set("prediction", std::move(predicted));
-            run.report = document.value().dump(-1);
-        }
-    }
+    if (outcome.userPlan.prediction)
+        store::attachPrediction(&run, checkPrediction(*outcome.userGraph, outcome.userPlan,
+                                                      outcome.result, userMedianTimes(outcome)));
     if (Status status = m_store->saveRun(m_planName.toStdString(), run); !status.ok()) {
         emit problem(tr("Cannot record the run"),
                      QString::fromStdString(status.error().toString()));

@@ -602,4 +602,60 @@ Json chromeTrace(const RunReportInput& input) {
     return trace;
 }
 
+Json PredictionCheck::toJson() const {
+    Json json = Json::object();
+    json.set("predicted_ms", predictedMs);
+    json.set("measured_ms", measuredMs);
+    json.set("median_node_error", medianNodeError);
+    Json list = Json::array();
+    for (const NodeTimes& node : nodes) {
+        Json entry = Json::object();
+        entry.set("name", node.name);
+        entry.set("predicted_ms", node.predictedMs);
+        entry.set("measured_ms", node.measuredMs);
+        list.push(std::move(entry));
+    }
+    json.set("nodes", std::move(list));
+    return json;
+}
+
+std::string PredictionCheck::summary() const {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "predicted against measured: latency %.3f ms predicted, %.3f ms measured "
+                  "(%+.0f %%); per node, median error %.0f %% over %zu ops\n",
+                  predictedMs, measuredMs,
+                  measuredMs > 0 ? (predictedMs / measuredMs - 1) * 100 : 0.0,
+                  medianNodeError * 100, nodes.size());
+    std::string out = line;
+    std::vector<NodeTimes> worst = nodes;
+    std::stable_sort(worst.begin(), worst.end(), [](const NodeTimes& a, const NodeTimes& b) {
+        return std::abs(a.predictedMs - a.measuredMs) > std::abs(b.predictedMs - b.measuredMs);
+    });
+    for (std::size_t k = 0; k < worst.size() && k < 5; ++k) {
+        std::snprintf(line, sizeof line, "  %s: %.3f ms predicted, %.3f ms measured\n",
+                      worst[k].name.c_str(), worst[k].predictedMs, worst[k].measuredMs);
+        out += line;
+    }
+    return out;
+}
+
+PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const RunResult& result,
+                                const MedianTimes& times) {
+    PredictionCheck check;
+    const Prediction& p = *plan.prediction;
+    check.predictedMs = p.makespanMicros / 1000;
+    check.measuredMs = median(result.latencyMicros) / 1000;
+    std::vector<double> errors;
+    for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
+        if (graph.nodes()[i].role() != OpRole::Compute || times.nodeMillis[i] <= 0 ||
+            p.micros[i] <= 0)
+            continue;
+        check.nodes.push_back({graph.nodes()[i].name, p.micros[i] / 1000, times.nodeMillis[i]});
+        errors.push_back(std::abs(p.micros[i] / 1000 - times.nodeMillis[i]) / times.nodeMillis[i]);
+    }
+    check.medianNodeError = median(std::move(errors));
+    return check;
+}
+
 } // namespace placer

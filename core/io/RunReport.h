@@ -44,6 +44,26 @@ MedianTimes userMedianTimes(const MedianTimes& ran, const Graph& graph, const Pl
                             const std::vector<NodeId>& origin, std::size_t userNodes,
                             const Plan& userPlan);
 
+/// A plan's predicted times (plan/Plan.h Prediction) set against a run of it.
+struct PredictionCheck {
+    double predictedMs = 0, measuredMs = 0; ///< latency; measured: the median iteration
+    struct NodeTimes {
+        std::string name;
+        double predictedMs, measuredMs;
+    };
+    /// The user's ops timed in the run (a fused group's time is on its lead op).
+    std::vector<NodeTimes> nodes;
+    double medianNodeError = 0; ///< |predicted - measured| / measured, the median over nodes
+
+    /// predicted_ms, measured_ms, median_node_error, nodes.
+    Json toJson() const;
+    /// "predicted against measured: ..." and the five ops that differ most.
+    std::string summary() const;
+};
+/// `userPlan` must have a prediction; `times` are the user's nodes' (userMedianTimes).
+PredictionCheck checkPrediction(const Graph& userGraph, const Plan& userPlan,
+                                const RunResult& result, const MedianTimes& times);
+
 /// What an idle stretch of the traced iteration waited for: "%7 (nn.conv2d) on gpu [vcpu1]",
 /// "copy %7@cpu gpu -> cpu", "input %x", or, with nothing to wait for, "nothing: done" (at the
 /// end) and "the run's start".

@@ -1,5 +1,7 @@
 #include "plan/AutoPlacer.h"
 
+#include "plan/ExecutionOrder.h"
+
 #include <glpk.h>
 
 #include <algorithm>
@@ -130,179 +132,96 @@ struct Predecessors {
     }
 };
 
+/// The estimated bytes on each device as tasks are placed one by one: the constants its
+/// tasks read, once each, and its largest working set (a task's inputs and outputs).
+class MemoryTally {
+public:
+    explicit MemoryTally(const PlacementProblem& problem)
+        : m_problem(problem), m_devices(static_cast<std::size_t>(problem.devices)),
+          m_weights(m_devices, 0), m_working(m_devices, 0),
+          m_seen(problem.weightBytes.size() * m_devices, 0), m_inBytes(problem.tasks(), 0) {
+        for (std::size_t t = 0; t < problem.tasks(); ++t) {
+            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
+                m_inBytes[problem.edgeTarget[e]] += problem.edgeBytes[e];
+        }
+    }
+    /// What device d would hold with task t added.
+    std::int64_t with(std::size_t t, int d) const {
+        const auto k = static_cast<std::size_t>(d);
+        std::int64_t weights = m_weights[k];
+        for (std::uint32_t i = m_problem.weightOffset[t]; i < m_problem.weightOffset[t + 1]; ++i) {
+            const std::uint32_t w = m_problem.weightId[i];
+            if (!m_seen[w * m_devices + k])
+                weights += m_problem.weightBytes[w];
+        }
+        return weights + std::max(m_working[k], workingSet(t));
+    }
+    void add(std::size_t t, int d) {
+        const auto k = static_cast<std::size_t>(d);
+        for (std::uint32_t i = m_problem.weightOffset[t]; i < m_problem.weightOffset[t + 1]; ++i) {
+            const std::uint32_t w = m_problem.weightId[i];
+            if (!m_seen[w * m_devices + k]) {
+                m_seen[w * m_devices + k] = 1;
+                m_weights[k] += m_problem.weightBytes[w];
+            }
+        }
+        m_working[k] = std::max(m_working[k], workingSet(t));
+    }
+    std::vector<std::int64_t> perDevice() const {
+        std::vector<std::int64_t> bytes(m_devices);
+        for (std::size_t k = 0; k < m_devices; ++k)
+            bytes[k] = m_weights[k] + m_working[k];
+        return bytes;
+    }
+
+private:
+    std::int64_t workingSet(std::size_t t) const { return m_inBytes[t] + m_problem.outputBytes[t]; }
+    const PlacementProblem& m_problem;
+    std::size_t m_devices;
+    std::vector<std::int64_t> m_weights, m_working;
+    std::vector<std::uint8_t> m_seen;
+    std::vector<std::int64_t> m_inBytes;
+};
+
 } // namespace
 
 std::vector<std::int64_t> estimatedMemory(const PlacementProblem& problem,
                                           const std::vector<int>& a) {
-    const std::size_t n = problem.tasks();
-    const auto devices = static_cast<std::size_t>(problem.devices);
-    std::vector<std::int64_t> weights(devices, 0), working(devices, 0);
-    std::vector<std::uint8_t> seen(problem.weightBytes.size() * devices, 0);
-    std::vector<std::int64_t> inBytes(n, 0);
-    for (std::size_t t = 0; t < n; ++t) {
-        for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
-            inBytes[problem.edgeTarget[e]] += problem.edgeBytes[e];
-    }
-    for (std::size_t t = 0; t < n; ++t) {
-        const auto d = static_cast<std::size_t>(a[t]);
-        for (std::uint32_t k = problem.weightOffset[t]; k < problem.weightOffset[t + 1]; ++k) {
-            const std::uint32_t w = problem.weightId[k];
-            if (!seen[w * devices + d]) {
-                seen[w * devices + d] = 1;
-                weights[d] += problem.weightBytes[w];
-            }
-        }
-        working[d] = std::max(working[d], inBytes[t] + problem.outputBytes[t]);
-    }
-    for (std::size_t d = 0; d < devices; ++d)
-        weights[d] += working[d];
-    return weights;
+    MemoryTally tally(problem);
+    for (std::size_t t = 0; t < problem.tasks(); ++t)
+        tally.add(t, a[t]);
+    return tally.perDevice();
 }
 
 SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<int>& a) {
     const std::size_t n = problem.tasks();
-    SimulatedSchedule result;
-    result.start.assign(n, 0);
-    result.end.assign(n, 0);
-    const std::vector<double> rank = upwardRanks(problem, a);
-    int resources = 0;
-    for (int r : problem.resourceOf)
-        resources = std::max(resources, r + 1);
-    // Per task: the layout conversions its edges to and from other devices cost it, half on
-    // each side of an edge.
-    std::vector<double> crossWork(n, 0.0);
-    if (!problem.edgeCrossMicros.empty()) {
-        for (std::size_t t = 0; t < n; ++t) {
-            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
-                const std::uint32_t s = problem.edgeTarget[e];
-                if (a[t] == a[s])
-                    continue;
-                const double half = problem.edgeCrossMicros[e] / 2;
-                if (!problem.instant[t])
-                    crossWork[t] += half;
-                if (!problem.instant[s])
-                    crossWork[s] += half;
-            }
-        }
-    }
-
-    std::vector<std::uint32_t> remaining(n, 0);
-    for (std::uint32_t target : problem.edgeTarget)
-        ++remaining[target];
-    std::vector<double> readyAt(n, 0), freeAt(static_cast<std::size_t>(resources), 0);
-    struct Waiting {
-        double ready, rank;
-        std::uint32_t task;
-    };
-    struct Ready {
-        double rank;
-        std::uint32_t task;
-    };
-    const auto laterReady = [](const Waiting& x, const Waiting& y) {
-        if (x.ready != y.ready)
-            return x.ready > y.ready;
-        if (x.rank != y.rank)
-            return x.rank < y.rank;
-        return x.task > y.task;
-    };
-    const auto runsLater = [](const Ready& x, const Ready& y) {
-        return x.rank != y.rank ? x.rank < y.rank : x.task > y.task;
-    };
-    std::vector<std::vector<Waiting>> pending(freeAt.size());
-    std::vector<std::vector<Ready>> available(freeAt.size());
-    std::vector<std::uint32_t> instantQueue;
-    std::size_t done = 0;
-
-    const auto release = [&](std::uint32_t t) {
-        if (problem.instant[t]) {
-            instantQueue.push_back(t);
-            return;
-        }
-        auto& heap = pending[static_cast<std::size_t>(problem.resourceOf[a[t]])];
-        heap.push_back(Waiting{readyAt[t], rank[t], t});
-        std::push_heap(heap.begin(), heap.end(), laterReady);
-    };
-    const auto finish = [&](std::uint32_t t) {
-        ++done;
-        result.makespan = std::max(result.makespan, result.end[t]);
+    // The executor's policy is list scheduling (plan/ExecutionOrder.h) on the assigned costs:
+    // a resource per physical device, the longest path to the end first, a copy delaying its
+    // consumer. The layout conversions of an edge between devices are work, half on each side.
+    ListScheduling list(n, problem.edgeTarget.size());
+    for (std::size_t t = 0; t < n; ++t) {
+        list.resource[t] = problem.instant[t] ? ListScheduling::kInstant
+                                              : problem.resourceOf[static_cast<std::size_t>(a[t])];
+        list.cost[t] += assignedCost(problem, t, a[t]);
         for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
             const std::uint32_t s = problem.edgeTarget[e];
-            // The copy delays the consumer; the layout conversions are work on the two devices
-            // (crossWork), not a delay.
-            readyAt[s] = std::max(
-                readyAt[s], result.end[t] + problem.copyMicros(a[t], a[s], problem.edgeBytes[e]));
-            if (--remaining[s] == 0)
-                release(s);
-        }
-    };
-    const auto drainInstant = [&] {
-        while (!instantQueue.empty()) {
-            const std::uint32_t t = instantQueue.back();
-            instantQueue.pop_back();
-            result.start[t] = result.end[t] = readyAt[t];
-            finish(t);
-        }
-    };
-    for (std::uint32_t t = 0; t < n; ++t) {
-        if (remaining[t] == 0)
-            release(t);
-    }
-    drainInstant();
-    while (done < n) {
-        int best = -1;
-        double bestStart = std::numeric_limits<double>::infinity();
-        double bestRank = 0;
-        std::uint32_t bestTask = 0;
-        for (std::size_t r = 0; r < freeAt.size(); ++r) {
-            auto& waiting = pending[r];
-            auto& ready = available[r];
-            while (!waiting.empty() && waiting.front().ready <= freeAt[r]) {
-                std::pop_heap(waiting.begin(), waiting.end(), laterReady);
-                ready.push_back(Ready{waiting.back().rank, waiting.back().task});
-                waiting.pop_back();
-                std::push_heap(ready.begin(), ready.end(), runsLater);
-            }
-            double at, candidateRank;
-            std::uint32_t candidate;
-            if (!ready.empty()) {
-                candidate = ready.front().task;
-                candidateRank = ready.front().rank;
-                at = freeAt[r];
-            } else if (!waiting.empty()) {
-                candidate = waiting.front().task;
-                candidateRank = waiting.front().rank;
-                at = waiting.front().ready;
-            } else {
+            list.addEdge(s, problem.copyMicros(a[t], a[s], problem.edgeBytes[e]));
+            if (problem.edgeCrossMicros.empty() || a[t] == a[s])
                 continue;
-            }
-            const bool earlier = at < bestStart;
-            const bool tieFirst =
-                at == bestStart && best >= 0 &&
-                (candidateRank != bestRank ? candidateRank > bestRank : candidate < bestTask);
-            if (earlier || tieFirst) {
-                best = static_cast<int>(r);
-                bestStart = at;
-                bestRank = candidateRank;
-                bestTask = candidate;
-            }
+            const double half = problem.edgeCrossMicros[e] / 2;
+            if (!problem.instant[t])
+                list.cost[t] += half;
+            if (!problem.instant[s])
+                list.cost[s] += half;
         }
-        if (best < 0)
-            break; // cannot happen for a DAG
-        const auto r = static_cast<std::size_t>(best);
-        if (!available[r].empty()) {
-            std::pop_heap(available[r].begin(), available[r].end(), runsLater);
-            available[r].pop_back();
-        } else {
-            std::pop_heap(pending[r].begin(), pending[r].end(), laterReady);
-            pending[r].pop_back();
-        }
-        result.start[bestTask] = bestStart;
-        result.end[bestTask] =
-            bestStart + assignedCost(problem, bestTask, a[bestTask]) + crossWork[bestTask];
-        freeAt[r] = result.end[bestTask];
-        finish(bestTask);
-        drainInstant();
+        list.closeItem();
     }
+    list.priority = upwardRanks(problem, a);
+    ListSchedule scheduled = listSchedule(list);
+    SimulatedSchedule result;
+    result.start = std::move(scheduled.start);
+    result.end = std::move(scheduled.end);
+    result.makespan = scheduled.makespan;
     if (hasCapacities(problem)) {
         const std::vector<std::int64_t> memory = estimatedMemory(problem, a);
         for (std::size_t d = 0; d < memory.size(); ++d) {
@@ -373,31 +292,10 @@ std::vector<int> heftAssignment(const PlacementProblem& problem, double* heftMak
     std::vector<std::vector<std::pair<double, double>>> busy(static_cast<std::size_t>(resources));
     const bool insertion = n <= 3000;
     const bool memoryBound = hasCapacities(problem);
-    std::vector<std::int64_t> weights(static_cast<std::size_t>(devices), 0),
-        working(static_cast<std::size_t>(devices), 0);
-    std::vector<std::uint8_t> seen(problem.weightBytes.size() * static_cast<std::size_t>(devices),
-                                   0);
-    std::vector<std::int64_t> inBytes(n, 0);
-    for (std::size_t t = 0; t < n; ++t) {
-        for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
-            inBytes[problem.edgeTarget[e]] += problem.edgeBytes[e];
-    }
-    const auto extraWeights = [&](std::size_t t, int d) {
-        std::int64_t extra = 0;
-        for (std::uint32_t k = problem.weightOffset[t]; k < problem.weightOffset[t + 1]; ++k) {
-            const std::uint32_t w = problem.weightId[k];
-            if (!seen[w * static_cast<std::size_t>(devices) + static_cast<std::size_t>(d)])
-                extra += problem.weightBytes[w];
-        }
-        return extra;
-    };
+    MemoryTally memory(problem);
     const auto fits = [&](std::size_t t, int d) {
         const auto k = static_cast<std::size_t>(d);
-        if (!memoryBound || problem.capacity[k] < 0)
-            return true;
-        const std::int64_t need = weights[k] + extraWeights(t, d) +
-                                  std::max(working[k], inBytes[t] + problem.outputBytes[t]);
-        return need <= problem.capacity[k];
+        return !memoryBound || problem.capacity[k] < 0 || memory.with(t, d) <= problem.capacity[k];
     };
 
     std::vector<int> assignment(n, 0);
@@ -457,15 +355,7 @@ std::vector<int> heftAssignment(const PlacementProblem& problem, double* heftMak
             const std::pair<double, double> slot{bestStart, finish[t]};
             slots.insert(std::upper_bound(slots.begin(), slots.end(), slot), slot);
         }
-        const auto k = static_cast<std::size_t>(bestDevice);
-        for (std::uint32_t w = problem.weightOffset[t]; w < problem.weightOffset[t + 1]; ++w) {
-            const std::uint32_t id = problem.weightId[w];
-            if (!seen[id * static_cast<std::size_t>(devices) + k]) {
-                seen[id * static_cast<std::size_t>(devices) + k] = 1;
-                weights[k] += problem.weightBytes[id];
-            }
-        }
-        working[k] = std::max(working[k], inBytes[t] + problem.outputBytes[t]);
+        memory.add(t, bestDevice);
     }
     if (heftMakespan)
         *heftMakespan = makespan;

@@ -173,23 +173,31 @@ Result<Calibration> Calibration::fromJson(const Json& json) {
     return calibration;
 }
 
-CostModel CostModel::assumed(const DeviceSet& devices, int cores) {
+CostModel CostModel::assumed(const DeviceSet& devices, int cores, const MapRequests& requests,
+                             bool hasGpu) {
     CostModel model;
     model.m_cores = cores;
     int vcpus = 0;
     for (int d = 0; d < devices.size(); ++d) {
         const VirtualDevice& device = devices[DeviceId(d)];
-        switch (device.kind) {
-        case DeviceKind::Cpu:
-            model.mapDevice(d, assumedProfile("cpu", false));
-            break;
-        case DeviceKind::VCpu:
-            model.mapDevice(d, assumedProfile("vcpu" + std::to_string(vcpus++), false));
-            break;
-        case DeviceKind::Cuda:
-            model.mapDevice(d, assumedProfile("cuda:" + std::to_string(device.ordinal), true));
-            break;
+        std::string physical;
+        for (const auto& [name, target] : requests) {
+            // "vcpu3:threads=2" is vcpu3; "cuda" is cuda:0.
+            if (name == device.name)
+                physical =
+                    target.rfind("cuda", 0) == 0 ? target : target.substr(0, target.find(':'));
         }
+        if (physical.empty()) {
+            if (device.kind == DeviceKind::Cpu)
+                physical = "cpu";
+            else if (device.kind == DeviceKind::Cuda && hasGpu)
+                physical = "cuda:" + std::to_string(device.ordinal);
+            else
+                physical = "vcpu" + std::to_string(++vcpus);
+        }
+        if (physical == "cuda")
+            physical = "cuda:0";
+        model.mapDevice(d, assumedProfile(physical, physical.rfind("cuda", 0) == 0));
     }
     return model;
 }

@@ -73,9 +73,14 @@ LinkProfile assumedLink(bool fromGpu, bool toGpu);
 
 class CostModel {
 public:
-    /// Each virtual device on the physical device its kind gets by default (cpu: "cpu"; vcpu:
-    /// one vcpuN each; cuda: "cuda:<ordinal>"), with assumed profiles. `cores`: the host's.
-    static CostModel assumed(const DeviceSet& devices, int cores = 0);
+    /// (virtual device, physical device) requests, as `placer run --map` takes them.
+    using MapRequests = std::vector<std::pair<std::string, std::string>>;
+    /// Each virtual device on the physical device a run gives it (runtime/DeviceMapping.h), with
+    /// assumed profiles: `requests` first, then cpu on "cpu", a fresh vcpuN each, and a cuda
+    /// device on "cuda:<ordinal>" where the machine has a GPU (`hasGpu`), else on a fresh vcpu.
+    /// `cores`: the host's.
+    static CostModel assumed(const DeviceSet& devices, int cores = 0,
+                             const MapRequests& requests = {}, bool hasGpu = true);
     /// Virtual device `device` runs on the physical device `profile.name` (several may share).
     void mapDevice(int device, const DeviceProfile& profile);
     /// Takes the measured profiles and links of `calibration` for the physical devices it has.

@@ -51,11 +51,14 @@ ListSchedule listSchedule(const ListScheduling& problem) {
                    ? problem.priority[a] > problem.priority[b]
                    : a < b;
     };
+    const auto scheduled = [&](std::size_t i) {
+        return problem.resource[i] >= 0 || problem.resource[i] == ListScheduling::kInstant;
+    };
     int resources = 0;
     std::vector<int> remaining(n, 0);
     std::size_t total = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        if (problem.resource[i] < 0)
+        if (!scheduled(i))
             continue;
         resources = std::max(resources, problem.resource[i] + 1);
         ++total;
@@ -91,15 +94,42 @@ ListSchedule listSchedule(const ListScheduling& problem) {
     };
     std::vector<std::vector<Waiting>> pending(freeAt.size());
     std::vector<std::vector<Ready>> available(freeAt.size());
+    // Instant items whose predecessors have ended: they end when ready, on no resource.
+    std::vector<std::uint32_t> instant;
     auto wait = [&](std::uint32_t i) {
+        if (problem.resource[i] == ListScheduling::kInstant) {
+            instant.push_back(i);
+            return;
+        }
         auto& heap = pending[static_cast<std::size_t>(problem.resource[i])];
         heap.push_back(Waiting{readyAt[i], problem.priority[i], i});
         std::push_heap(heap.begin(), heap.end(), laterReady);
     };
+    auto finish = [&](std::uint32_t item, double start, double end) {
+        result.start[item] = start;
+        result.end[item] = end;
+        result.makespan = std::max(result.makespan, end);
+        result.order.push_back(item);
+        for (std::uint32_t e = problem.successorOffset[item]; e < problem.successorOffset[item + 1];
+             ++e) {
+            const std::uint32_t next = problem.successor[e];
+            readyAt[next] = std::max(readyAt[next], end + problem.delay[e]);
+            if (--remaining[next] == 0 && scheduled(next))
+                wait(next);
+        }
+    };
+    auto drainInstant = [&] {
+        while (!instant.empty()) {
+            const std::uint32_t i = instant.back();
+            instant.pop_back();
+            finish(i, readyAt[i], readyAt[i] + problem.cost[i]);
+        }
+    };
     for (std::size_t i = 0; i < n; ++i) {
-        if (problem.resource[i] >= 0 && remaining[i] == 0)
+        if (scheduled(i) && remaining[i] == 0)
             wait(static_cast<std::uint32_t>(i));
     }
+    drainInstant();
     while (result.order.size() < total) {
         // Each resource's next item; the resource that can start soonest goes first.
         int best = -1;
@@ -141,18 +171,9 @@ ListSchedule listSchedule(const ListScheduling& problem) {
             std::pop_heap(pending[r].begin(), pending[r].end(), laterReady);
             pending[r].pop_back();
         }
-        result.start[bestItem] = bestStart;
-        result.end[bestItem] = bestStart + problem.cost[bestItem];
-        freeAt[r] = result.end[bestItem];
-        result.makespan = std::max(result.makespan, result.end[bestItem]);
-        result.order.push_back(bestItem);
-        for (std::uint32_t e = problem.successorOffset[bestItem];
-             e < problem.successorOffset[bestItem + 1]; ++e) {
-            const std::uint32_t next = problem.successor[e];
-            readyAt[next] = std::max(readyAt[next], result.end[bestItem] + problem.delay[e]);
-            if (--remaining[next] == 0 && problem.resource[next] >= 0)
-                wait(next);
-        }
+        freeAt[r] = bestStart + problem.cost[bestItem];
+        finish(bestItem, bestStart, freeAt[r]);
+        drainInstant();
     }
     return result;
 }
@@ -199,13 +220,7 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
         }
         return kernelMicros(outElems, bytes);
     };
-    ListScheduling problem;
-    problem.resource.resize(n);
-    problem.cost.resize(n);
-    problem.successorOffset.reserve(n + 1);
-    problem.successorOffset.push_back(0);
-    problem.successor.reserve(index.consumer.size());
-    problem.delay.reserve(index.consumer.size());
+    ListScheduling problem(n, index.consumer.size());
     for (std::uint32_t i = 0; i < n; ++i) {
         problem.resource[i] = deviceOf(i);
         problem.cost[i] = cheapCost(i);

@@ -27,7 +27,9 @@ double estimateCopyMicros(std::int64_t bytes);
 /// edge's delay), the one with the highest priority (ties: lower index); an item waits for its
 /// predecessors otherwise. The executor's policy, simulated with estimated costs.
 struct ListScheduling {
-    std::vector<int> resource; ///< per item; -1: not scheduled
+    /// An item on no resource: it ends its cost after it is ready, whatever else runs.
+    static constexpr int kInstant = -2;
+    std::vector<int> resource; ///< per item; -1: not scheduled; kInstant
     std::vector<double> cost;  ///< per item, µs
     /// Successors, compressed: item i's are successor[successorOffset[i] .. [i+1]), each edge
     /// with its delay (a copy between devices). successorOffset has one entry more than items.
@@ -35,6 +37,15 @@ struct ListScheduling {
     std::vector<std::uint32_t> successor;
     std::vector<double> delay;
     std::vector<double> priority; ///< per item; higher goes first
+
+    ListScheduling() = default;
+    /// Room for `items` items and `edges` edges; add each item's edges, then closeItem().
+    ListScheduling(std::size_t items, std::size_t edges) : resource(items), cost(items) {
+        successorOffset.reserve(items + 1);
+        successorOffset.push_back(0);
+        successor.reserve(edges);
+        delay.reserve(edges);
+    }
 
     std::size_t size() const { return cost.size(); }
     /// Appends item i's successors (items must be added in order).

@@ -102,6 +102,21 @@ std::string tensor(std::int64_t elements) {
 
 } // namespace
 
+std::vector<Device*> devicesToCalibrate(DeviceRegistry& registry) {
+    std::vector<Device*> devices;
+    if (auto cpu = registry.get("cpu"))
+        devices.push_back(cpu.value());
+    devices.push_back(registry.freshVCpu());
+    devices.push_back(registry.freshVCpu());
+    for (const PhysicalDeviceInfo& info : registry.list()) {
+        if (info.kind != PhysicalKind::Cuda || !info.available)
+            continue;
+        if (auto cuda = registry.get(info.name))
+            devices.push_back(cuda.value());
+    }
+    return devices;
+}
+
 std::string machineName() {
     char name[256] = {};
     if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0')

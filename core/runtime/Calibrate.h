@@ -9,6 +9,7 @@
 
 #include "plan/CostModel.h"
 #include "runtime/Device.h"
+#include "runtime/DeviceRegistry.h"
 
 #include <functional>
 #include <string>
@@ -24,6 +25,10 @@ struct CalibrationOptions {
     /// Smaller sizes for tests: the figures are then dominated by overheads.
     bool quick = false;
 };
+
+/// What `placer calibrate` measures: the host cpu, two vcpus (for the copy between vcpus), and
+/// every CUDA GPU `registry` has.
+std::vector<Device*> devicesToCalibrate(DeviceRegistry& registry);
 
 /// Measures `devices` (and every ordered pair of them) and returns the calibration of
 /// `machine`. A measurement that fails stops it with the device and the reason.

@@ -63,6 +63,14 @@ std::optional<double> predictedMs(const std::string& report) {
 
 } // namespace
 
+void attachPrediction(RunRecord* run, const PredictionCheck& prediction) {
+    auto document = Json::parse(run->report, "run report");
+    if (!document)
+        return;
+    document.value().set("prediction", prediction.toJson());
+    run->report = document.value().dump(-1);
+}
+
 std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
                                         const std::vector<NodeId>& fusedInto,
                                         const std::vector<std::string>& physical,

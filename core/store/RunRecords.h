@@ -19,6 +19,10 @@ namespace placer::store {
 /// an executor and a result.
 RunRecord runRecord(const RunReportInput& run);
 
+/// Keeps what the plan predicted beside the run's record (its report's "prediction"), for
+/// placer plans diff and the GUI's Compare.
+void attachPrediction(RunRecord* run, const PredictionCheck& prediction);
+
 /// What a run measured, as the cost table keeps it: the median of each of the user's compute
 /// nodes that ran as a kernel of its own or led a fused group (its group's time), keyed by
 /// CostModel::nodeKey and the cost class of the physical device its virtual device ran on

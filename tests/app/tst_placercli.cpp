@@ -87,6 +87,12 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
         run.err.contains(QRegularExpression("placer calibrate: \\[#+\\] ([0-9]+)/\\1 done\\n$")),
         qPrintable(run.err));
     QVERIFY(run.err.contains("] 0/"));
+    // Usage errors name what is wrong.
+    run = placerRun({"calibrate", "--db"});
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains("--db needs a value"), qPrintable(run.err));
+    QCOMPARE(placerRun({"calibrate", "--fast"}).code, 2);
+    QVERIFY(placerRun({"devices", "--db"}).err.contains("--db needs a value"));
     run = placerRun({"devices", "--db", db});
     QCOMPARE(run.code, 0);
     QVERIFY2(run.out.contains("      calibrated: "), qPrintable(run.out));

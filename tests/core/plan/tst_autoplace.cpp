@@ -89,6 +89,25 @@ private slots:
         QCOMPARE(s.start[0], 0.0);
         QCOMPARE(s.start[2], 200.0);
         QVERIFY(!apart.check());
+
+        // An instant task (an explicit copy's arrival) takes no time and no resource: it ends
+        // when its input has arrived, while its device is busy with other work.
+        PlacementProblem withCopy;
+        withCopy.devices = 2;
+        withCopy.resourceOf = {0, 1};
+        withCopy.setLinks(10, 1);
+        withCopy.addTask({100, 100}); // 0: on device 0
+        withCopy.addEdge(1, 50);
+        withCopy.addTask({0, 0}, 1, true); // 1: arrives on device 1
+        withCopy.addEdge(3, 0);
+        withCopy.addTask({300, 300}); // 2: keeps device 1 busy from the start
+        withCopy.addTask({100, 100}); // 3: reads the arrival on device 1
+        QVERIFY(!withCopy.check());
+        s = simulate(withCopy, {0, 1, 1, 1});
+        QCOMPARE(s.start[1], 160.0); // 100 + 10 + 50, though device 1 is busy until 300
+        QCOMPARE(s.end[1], 160.0);
+        QCOMPARE(s.start[3], 300.0);
+        QCOMPARE(s.makespan, 400.0);
     }
 
     void nearTheOptimumOnSmallGraphs() {

@@ -3,6 +3,7 @@
 
 #include "cli/PlacerCli.h"
 #include "plan/Planner.h"
+#include "plan/Split.h"
 #include "runtime/Calibrate.h"
 #include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
@@ -34,6 +35,13 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              first match wins)
   --fallback DEV             ops no rule covers, and ops without a kernel where they would
                              run, go to DEV
+  --split NODES=DEV[:SHARE],DEV[:SHARE],...
+                             run the ops NODES matches (a name, alias or glob; '*' is the
+                             whole graph) once per device, each on its rows of the batch:
+                             split on axis 0 where the region starts, concatenated where it
+                             ends. SHARE weighs the rows ('*=gpu:3,cpu:1'); even without.
+                             Ops that mix rows are conflicts and run unsplit (repeatable, for
+                             disjoint regions)
   --mode demand|unify|auto   demand (default): unpinned nodes go where their consumers are;
                              unify: TVM-compatible, nodes joined by hard edges share a device;
                              auto: unpinned ops go where the cost model predicts the shortest
@@ -119,6 +127,11 @@ std::optional<std::string> takePlanOption(const std::string& name, const std::st
         if (!split)
             return name + " " + split.error().message;
         parsed->pins.push_back({split.value().lhs, split.value().rhs, name == "--pin-fixed"});
+    } else if (name == "--split") {
+        auto request = parseSplitRequest(value);
+        if (!request)
+            return request.error().message;
+        parsed->options.splits.push_back(request.take());
     } else if (name == "--rule") {
         auto split = splitAssignment(value);
         if (!split)
@@ -159,8 +172,8 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
         return std::find(names.begin(), names.end(), name) != names.end();
     };
     static const std::vector<std::string> kPlanWithValue = {
-        "--format",    "--input-shape", "--devices",  "--default", "--host",      "--pin",
-        "--pin-fixed", "--rule",        "--fallback", "--mode",    "--constants", "--db"};
+        "--format", "--input-shape", "--devices", "--default",   "--host", "--pin",  "--pin-fixed",
+        "--rule",   "--fallback",    "--mode",    "--constants", "--db",   "--split"};
     while (list.next(&arg)) {
         const std::string name = list.optionName(arg);
         std::string value, error;

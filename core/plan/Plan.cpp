@@ -49,6 +49,8 @@ std::string_view conflictKindName(ConflictKind kind) {
         return "unknown-device";
     case ConflictKind::Unsupported:
         return "unsupported-op";
+    case ConflictKind::Split:
+        return "split";
     }
     return "?";
 }
@@ -168,6 +170,22 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
                                               : "the lowest-numbered device " + here);
     case ReasonKind::NoConsumers:
         return "nothing consumes it: default device " + here;
+    case ReasonKind::Split: {
+        if (reason.region < 0 || static_cast<std::size_t>(reason.region) >= splits.size())
+            return "split";
+        const SplitRegion& region = splits[static_cast<std::size_t>(reason.region)];
+        std::string text = "split across ";
+        for (std::size_t s = 0; s < region.shards.size(); ++s) {
+            const Shard& shard = region.shards[s];
+            text += (s ? ", " : "") + set[shard.device].name + " (rows " +
+                    std::to_string(shard.begin) + "-" + std::to_string(shard.end - 1) + ")";
+        }
+        return text + " of the batch of " + std::to_string(region.batch) + " by --split '" +
+               (static_cast<std::size_t>(region.request) < options.splits.size()
+                    ? options.splits[static_cast<std::size_t>(region.request)].nodePattern
+                    : region.name) +
+               "=...' (" + region.name + ")";
+    }
     case ReasonKind::Auto: {
         if (!prediction || id.index >= prediction->micros.size())
             return "auto: " + here;

@@ -38,11 +38,28 @@ struct OpRule {
     bool operator==(const OpRule&) const = default;
 };
 
+/// One device of a `--split` request and its share of the batch (0: an even share).
+struct SplitShare {
+    std::string device;
+    std::int64_t share = 0;
+    bool operator==(const SplitShare&) const = default;
+};
+
+/// "NODES=DEV[:SHARE],DEV[:SHARE],...": the compute nodes matched by `nodePattern` (a node name,
+/// alias or glob) run once per device on that device's rows of the batch (plan/Split.h).
+struct SplitRequest {
+    std::string nodePattern;
+    std::vector<SplitShare> shards;
+    bool operator==(const SplitRequest&) const = default;
+};
+
 struct PlanOptions {
     PlanMode mode = PlanMode::Demand;
     ConstantPolicy constants = ConstantPolicy::Replicate;
     std::vector<OpRule> rules;
     std::string fallbackDevice; ///< empty: none given
+    /// Regions sharded across devices on the batch axis, in the order given (plan/Split.h).
+    std::vector<SplitRequest> splits;
     bool planMemory = true;
     /// What work costs where (plan/CostModel.h). With one, the plan predicts its schedule;
     /// PlanMode::Auto uses it to place (assumed costs when none is given).
@@ -68,14 +85,16 @@ enum class ReasonKind : std::uint8_t {
     ConsumersTie,    ///< consumers split evenly: the default device, or the lowest index
     NoConsumers,     ///< nothing consumes it: the default device
     Auto,            ///< auto mode: the cost model's choice
+    Split,           ///< sharded across a split region's devices; `devices` holds the first
 };
 
 struct Reason {
     ReasonKind kind = ReasonKind::NoConsumers;
-    NodeId via;             ///< the deciding consumer, or the node that fixes the class
-    DeviceId wanted;        ///< for fallbacks: the device it would have had
-    std::int32_t rule = -1; ///< index into PlanOptions::rules
-    std::int32_t votes = 0; ///< consumers on the chosen device
+    NodeId via;               ///< the deciding consumer, or the node that fixes the class
+    DeviceId wanted;          ///< for fallbacks: the device it would have had
+    std::int32_t rule = -1;   ///< index into PlanOptions::rules
+    std::int32_t region = -1; ///< ReasonKind::Split: index into Plan::splits
+    std::int32_t votes = 0;   ///< consumers on the chosen device
     std::int32_t voters = 0;
     std::int32_t classSize = 0;
     bool fromResult = false; ///< the deciding constraint is a result's required device
@@ -108,6 +127,7 @@ enum class ConflictKind : std::uint8_t {
     MemoryCapacity, ///< a device's memory plan exceeds its capacity
     UnknownDevice,  ///< a rule or the fallback names a device that is not in the set
     Unsupported,    ///< no device has a kernel for the op
+    Split,          ///< a split region that cannot be split as asked (plan/Split.h)
 };
 
 struct Conflict {
@@ -173,6 +193,41 @@ struct Prediction {
     std::optional<double> exactOptimumMicros;
 };
 
+/// One device's part of a split region: its device and its rows [begin, end) of the batch.
+struct Shard {
+    DeviceId device;
+    std::int64_t share = 1;
+    std::int64_t begin = 0, end = 0;
+    std::int64_t rows() const { return end - begin; }
+};
+
+/// A region of the graph sharded across devices on the batch axis (plan/Split.h).
+struct SplitRegion {
+    std::int32_t request = -1; ///< index into PlanOptions::splits
+    std::string name;          ///< "split1": what its shards' node names carry
+    std::vector<NodeId> nodes; ///< the user's nodes it runs once per shard, in graph order
+    std::vector<Shard> shards;
+    std::int64_t batch = 0;
+    std::vector<ValueRef> inputs;  ///< values split on the batch axis where the region starts
+    std::vector<ValueRef> shared;  ///< values every shard reads whole (weights, constants)
+    std::vector<ValueRef> outputs; ///< values concatenated on the batch axis where it ends
+};
+
+struct Plan;
+
+/// The graph that runs when a plan splits: each split region's nodes once per shard (named
+/// "NODE/REGION.SHARD"), the Split nodes at its entries and the Concat nodes at its exits
+/// inserted, every compute node pinned where it runs, and that graph's own plan.
+struct ShardedGraph {
+    Graph graph;
+    std::shared_ptr<const Plan> plan;
+    /// Per node of `graph`: the user's node it computes (invalid for an inserted Split, Concat
+    /// or per-shard shape constant), its region (index into Plan::splits, -1 outside one) and its
+    /// shard (-1 outside one).
+    std::vector<NodeId> origin;
+    std::vector<std::int32_t> region, shard;
+};
+
 struct Plan {
     std::vector<DeviceId> devices; ///< per node
     std::vector<Reason> reasons;   ///< per node
@@ -180,7 +235,12 @@ struct Plan {
     std::vector<Replica> replicas;
     std::vector<Conflict> conflicts;
     std::vector<std::string> notes;
+    /// The memory plan; when the plan splits, the sharded graph's (each shard on its device).
     MemoryPlan memory;
+    /// The regions split across devices, in the order of PlanOptions::splits.
+    std::vector<SplitRegion> splits;
+    /// When a region is split: the graph that runs (lower and run it instead of the user's).
+    std::shared_ptr<const ShardedGraph> sharded;
     /// Present when the options carried a cost model, or in auto mode.
     std::optional<Prediction> prediction;
 

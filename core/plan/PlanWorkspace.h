@@ -24,7 +24,8 @@ struct PlanWorkspace {
         Copy,
         Rule,
         RuleFallback,
-        HostOnly
+        HostOnly,
+        Split ///< a node of a split region: its first shard's device
     };
     std::vector<DeviceId> fixed;
     std::vector<FixedSource> fixedSource;

@@ -54,8 +54,12 @@
 //     unify: {a, b, c, %0, %2} form one class (edges into ops are hard) holding cpu and gpu, so
 //            its unpinned members are placed by demand: the same answer as above.
 //
-// Limits: one device per value instance (no sharding); cost is not considered (bytes are
-// reported, not minimised); tuples are flattened by the readers, so fields plan independently.
+// Split regions (plan/Split.h) are decided first: their nodes take their first shard's device as
+// a fixed device (ReasonKind::Split), and once the plan is made the graph that runs them once
+// per shard is planned too (Plan::sharded), giving the memory plan.
+//
+// Limits: one device per value instance of the user's graph (sharding is the split regions');
+// tuples are flattened by the readers, so fields plan independently.
 #include "plan/Planner.h"
 
 #include "plan/AutoPlacer.h"
@@ -63,6 +67,7 @@
 #include "plan/Glob.h"
 #include "plan/GraphIndex.h"
 #include "plan/MemoryPlanner.h"
+#include "plan/Split.h"
 
 #include <algorithm>
 #include <map>
@@ -144,6 +149,7 @@ public:
         m_voteCounts.assign(m_devices.size(), 0);
         m_firstVoter.assign(m_devices.size(), NodeId());
         resolveOptions();
+        resolveSplits();
         collectOutputDemands();
         computeFixedDevices();
         if (m_options.mode == PlanMode::Unify)
@@ -159,8 +165,12 @@ public:
                 checkCapacities();
             }
         }
+        if (m_splitting)
+            planShards();
         if (m_options.costs || m_options.mode == PlanMode::Auto)
             predict();
+        if (m_splitting)
+            foldShardPrediction();
         return std::move(m_plan);
     }
 
@@ -198,6 +208,76 @@ private:
                                  "' is not a device (devices: " + m_devices.namesList() + ")",
                              "choose a fallback among " + m_devices.namesList()});
             }
+        }
+    }
+
+    // ---- split regions (plan/Split.h) ------------------------------------------------------
+
+    void resolveSplits() {
+        m_split = analyzeSplits(m_graph, m_devices, m_options.splits);
+        m_plan.splits = std::move(m_split.regions);
+        for (Conflict& conflict : m_split.conflicts)
+            m_plan.conflicts.push_back(std::move(conflict));
+        m_splitting = std::any_of(m_split.regionOf.begin(), m_split.regionOf.end(),
+                                  [](std::int32_t r) { return r >= 0; });
+    }
+
+    /// Plans the graph that runs: each region once per shard, every other node held where
+    /// this plan put it. Its memory plan, each shard on its own device, is the plan's.
+    void planShards() {
+        auto sharded = std::make_shared<ShardedGraph>(shardGraph(m_graph, m_plan));
+        PlanOptions inner;
+        inner.constants = m_options.constants;
+        inner.planMemory = m_options.planMemory;
+        inner.costs = m_options.costs;
+        auto plan = std::make_shared<const Plan>(planDevices(sharded->graph, m_devices, inner));
+        for (const Conflict& conflict : plan->conflicts) {
+            if (conflict.kind == ConflictKind::MemoryCapacity)
+                continue;
+            // The sharded graph holds every compute node where it runs; anything else it
+            // finds is reported, not hidden.
+            Conflict copy = conflict;
+            copy.message = "the sharded graph: " + conflict.message;
+            m_plan.conflicts.push_back(std::move(copy));
+        }
+        if (m_options.planMemory) {
+            std::erase_if(m_plan.conflicts,
+                          [](const Conflict& c) { return c.kind == ConflictKind::MemoryCapacity; });
+            m_plan.memory = plan->memory;
+            checkCapacities();
+        }
+        sharded->plan = std::move(plan);
+        m_plan.sharded = std::move(sharded);
+    }
+
+    /// The prediction of a split plan is the sharded graph's: a split node starts with its
+    /// first shard and ends with its last, and takes its slowest shard's time.
+    void foldShardPrediction() {
+        const auto& inner = m_plan.sharded->plan->prediction;
+        if (!inner || !m_plan.prediction)
+            return;
+        Prediction& p = *m_plan.prediction;
+        p.makespanMicros = inner->makespanMicros;
+        p.deviceBusyMicros = inner->deviceBusyMicros;
+        const ShardedGraph& sharded = *m_plan.sharded;
+        std::vector<std::uint8_t> seen(m_index.size(), 0);
+        for (std::size_t j = 0; j < sharded.origin.size(); ++j) {
+            const NodeId user = sharded.origin[j];
+            if (!user.valid() || j >= inner->start.size())
+                continue;
+            const std::size_t i = user.index;
+            if (!seen[i]) {
+                p.start[i] = inner->start[j];
+                p.end[i] = inner->end[j];
+                p.micros[i] = inner->micros[j];
+                p.copyInMicros[i] = inner->copyInMicros[j];
+                seen[i] = 1;
+                continue;
+            }
+            p.start[i] = std::min(p.start[i], inner->start[j]);
+            p.end[i] = std::max(p.end[i], inner->end[j]);
+            p.micros[i] = std::max(p.micros[i], inner->micros[j]);
+            p.copyInMicros[i] = std::max(p.copyInMicros[i], inner->copyInMicros[j]);
         }
     }
 
@@ -244,6 +324,13 @@ private:
         for (std::uint32_t i = 0; i < m_index.size(); ++i) {
             if (m_index.hasRejectedPins[i])
                 reportRejectedPins(i);
+            if (const std::int32_t region = m_split.regionOf[i]; region >= 0) {
+                m_fixed[i] = m_plan.splits[static_cast<std::size_t>(region)].shards[0].device;
+                m_fixedSource[i] = FixedSource::Split;
+                m_plan.reasons[i].kind = ReasonKind::Split;
+                m_plan.reasons[i].region = region;
+                continue;
+            }
             const OpRole role = m_index.role[i];
             if (m_index.pinKind[i] != PinKind::None) {
                 const bool fixed = m_index.pinKind[i] == PinKind::Fixed;
@@ -989,6 +1076,9 @@ private:
 
     std::vector<std::uint32_t>& m_classOf;
     std::vector<ClassConstraint>& m_classConstraints;
+
+    SplitAnalysis m_split;
+    bool m_splitting = false;
 
     // Auto mode and the prediction.
     std::optional<CostModel> m_assumedCosts;

@@ -355,9 +355,11 @@ bool isBinary(const Node& node, BinaryFn fn) {
 /// pinned, never a graph output but the chain's last value.
 class PostOpFusion {
 public:
+    /// `origin`: per node of `graph`, the user's node; `carried`: a further per-node id the
+    /// rewritten graph keeps alongside (the node of the sharded graph it comes from).
     PostOpFusion(const Graph& graph, const Graph& user, const std::vector<NodeId>& origin,
-                 const std::vector<bool>& enabled)
-        : m_in(graph), m_user(user), m_origin(origin), m_enabled(enabled) {
+                 const std::vector<NodeId>& carried, const std::vector<bool>& enabled)
+        : m_in(graph), m_user(user), m_origin(origin), m_carried(carried), m_enabled(enabled) {
         m_consumers.resize(graph.size());
         for (std::uint32_t i = 0; i < graph.size(); ++i) {
             const Node& node = graph.nodes()[i];
@@ -469,6 +471,7 @@ public:
 
     Graph takeGraph() { return std::move(m_out); }
     std::vector<NodeId> takeOrigin() { return std::move(m_newOrigin); }
+    std::vector<NodeId> takeCarried() { return std::move(m_newCarried); }
     const std::vector<std::pair<NodeId, NodeId>>& fusedInto() const { return m_fusedInto; }
     const std::map<std::int32_t, std::pair<int, int>>& fusedByDevice() const {
         return m_fusedByDevice;
@@ -703,6 +706,7 @@ private:
         const std::size_t outputs = node.outputs.size();
         const NodeId made = m_out.addNode(std::move(node));
         m_newOrigin.push_back(m_origin[originIn.index]);
+        m_newCarried.push_back(m_carried[originIn.index]);
         if (m_groupOf[replaces.node.index] >= 0) {
             m_map[replaces.node.index][0] = ValueRef{made, 0};
             return;
@@ -722,6 +726,8 @@ private:
     Graph m_out;
     std::vector<std::vector<ValueRef>> m_map;
     std::vector<NodeId> m_newOrigin;
+    const std::vector<NodeId>& m_carried;
+    std::vector<NodeId> m_newCarried;
     std::vector<std::pair<NodeId, NodeId>> m_fusedInto;          ///< (user member, user head)
     std::map<std::int32_t, std::pair<int, int>> m_fusedByDevice; ///< device: (groups, ops)
     std::map<std::int32_t, int> m_normsByDevice;
@@ -739,10 +745,17 @@ bool isChannelsLast(const Node& node) {
 
 OptimizedGraph unoptimized(const Graph& graph, const Plan& plan) {
     OptimizedGraph result;
-    result.graph = graph;
-    result.plan = plan;
-    for (std::uint32_t i = 0; i < graph.size(); ++i)
-        result.origin.push_back(NodeId(i));
+    if (plan.sharded) {
+        // A split plan runs its sharded graph, whose nodes name the user's.
+        result.graph = plan.sharded->graph;
+        result.plan = *plan.sharded->plan;
+        result.origin = plan.sharded->origin;
+    } else {
+        result.graph = graph;
+        result.plan = plan;
+        for (std::uint32_t i = 0; i < graph.size(); ++i)
+            result.origin.push_back(NodeId(i));
+    }
     result.fusedInto.assign(graph.size(), NodeId());
     return result;
 }
@@ -751,15 +764,23 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                                      const PlanOptions& options,
                                      const std::vector<bool>& cpuDevices,
                                      const OptimizeOptions& passes) {
-    if (plan.devices.size() != graph.size() || !OpRegistry::global().find("Transpose"))
-        return unoptimized(graph, plan);
+    // The passes rewrite the graph that runs: the sharded one when the plan splits.
+    const OptimizedGraph start = unoptimized(graph, plan);
+    const Graph& base = start.graph;
+    const Plan& basePlan = start.plan;
+    if (basePlan.devices.size() != base.size() || !OpRegistry::global().find("Transpose"))
+        return start;
     OptimizedGraph result;
     // Channels-last also copies every node held on its device, which the fusion pass reads.
     const std::vector<bool> none(cpuDevices.size(), false);
-    ChannelsLast pass(graph, plan, passes.channelsLast ? cpuDevices : none);
+    ChannelsLast pass(base, basePlan, passes.channelsLast ? cpuDevices : none);
     pass.run();
     Graph current = pass.takeGraph();
-    std::vector<NodeId> origin = pass.takeOrigin();
+    // Per node of `current`: the node of `base` it comes from, and the user's node.
+    std::vector<NodeId> fromBase = pass.takeOrigin();
+    std::vector<NodeId> origin(fromBase.size());
+    for (std::size_t i = 0; i < fromBase.size(); ++i)
+        origin[i] = fromBase[i].valid() ? start.origin[fromBase[i].index] : NodeId();
     bool changed = pass.changed();
     result.insertedNodes = pass.inserted();
     for (const auto& [device, counts] : pass.converted()) {
@@ -775,11 +796,12 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     }
     result.fusedInto.assign(graph.size(), NodeId());
     if (passes.fusion) {
-        PostOpFusion fusion(current, graph, origin, cpuDevices);
+        PostOpFusion fusion(current, graph, origin, fromBase, cpuDevices);
         if (fusion.find()) {
             fusion.rewrite();
             current = fusion.takeGraph();
             origin = fusion.takeOrigin();
+            fromBase = fusion.takeCarried();
             changed = true;
             for (const auto& [member, head] : fusion.fusedInto())
                 result.fusedInto[member.index] = head;
@@ -794,7 +816,7 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
         }
     }
     if (!changed)
-        return unoptimized(graph, plan);
+        return start;
     result.graph = std::move(current);
     result.origin = std::move(origin);
     // Plan the rewritten graph with every compute node held where the first plan put it.
@@ -802,6 +824,7 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     again.mode = PlanMode::Demand;
     again.rules.clear();
     again.fallbackDevice.clear();
+    again.splits.clear(); // already sharded
     result.plan = planDevices(result.graph, devices, again);
     for (const Conflict& conflict : result.plan.conflicts) {
         if (conflict.kind != ConflictKind::MemoryCapacity)
@@ -810,10 +833,10 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                                    conflict.message};
     }
     for (std::uint32_t i = 0; i < result.graph.size(); ++i) {
-        const NodeId from = result.origin[i];
+        const NodeId from = fromBase[i];
         if (!from.valid() || result.graph.nodes()[i].role() != OpRole::Compute)
             continue;
-        if (result.plan.devices[i] != plan.devices[from.index])
+        if (result.plan.devices[i] != basePlan.devices[from.index])
             return SourceError{"", 0, 0,
                                "the optimised graph moved node '" + result.graph.nodes()[i].name +
                                    "' to another device"};

@@ -106,13 +106,15 @@ QColor PlacementDocument::deviceColor(DeviceId device) const {
                                       QColor(0xf2, 0xdc, 0x8f), QColor(0xd6, 0xc4, 0xb0)};
     if (!device.valid())
         return QColor(0xe0, 0xe0, 0xe0);
-    if (device.index < m_colours.size() && m_colours[device.index].isValid())
+    if (static_cast<std::size_t>(device.index) < m_colours.size() &&
+        m_colours[device.index].isValid())
         return m_colours[device.index];
     return kPalette[device.index % (sizeof kPalette / sizeof kPalette[0])];
 }
 
 std::string PlacementDocument::physicalDevice(DeviceId device) const {
-    return device.index < m_physical.size() ? m_physical[device.index] : std::string();
+    return static_cast<std::size_t>(device.index) < m_physical.size() ? m_physical[device.index]
+                                                                      : std::string();
 }
 
 DeviceSnapshot PlacementDocument::snapshot() const {

@@ -1,6 +1,8 @@
 // Plan reports.
 #include "io/PlanReport.h"
 
+#include "plan/Split.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -49,6 +51,184 @@ Json predictionJson(const DeviceSet& devices, const PlanOptions& options, const 
 
 } // namespace
 
+namespace {
+
+/// "v0+v1": the devices a split node runs on.
+std::string shardDevices(const DeviceSet& devices, const SplitRegion& region) {
+    std::string text;
+    for (const Shard& shard : region.shards)
+        text += (text.empty() ? "" : "+") + devices[shard.device].name;
+    return text;
+}
+
+/// What a split region inserted and moves: its Split and Concat nodes, where they run, and the
+/// copies of the sharded plan that carry its rows.
+struct SplitBorder {
+    struct Inserted {
+        std::string name, value, device;
+    };
+    std::vector<Inserted> splits, concats;
+    std::vector<const CopyPlan*> copies;
+    std::int64_t sharedConstantBytes = 0;
+    int sharedConstants = 0;
+};
+
+SplitBorder splitBorder(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+                        std::size_t r) {
+    SplitBorder border;
+    const SplitRegion& region = plan.splits[r];
+    for (ValueRef value : region.shared) {
+        if (graph.node(value.node).isConstant()) {
+            ++border.sharedConstants;
+            border.sharedConstantBytes += graph.type(value).bytes();
+        }
+    }
+    if (!plan.sharded)
+        return border;
+    const ShardedGraph& sharded = *plan.sharded;
+    const Plan& inner = *sharded.plan;
+    for (std::uint32_t j = 0; j < sharded.graph.size(); ++j) {
+        const Node& node = sharded.graph.nodes()[j];
+        if (sharded.region[j] != static_cast<std::int32_t>(r) || sharded.origin[j].valid() ||
+            sharded.shard[j] >= 0)
+            continue;
+        const KernelFamily family = node.op->kernel.family;
+        SplitBorder::Inserted entry{
+            node.name,
+            family == KernelFamily::Split ? sharded.graph.valueName(node.inputs[0]) : node.name,
+            inner.devices[j].valid() ? devices[inner.devices[j]].name : "-"};
+        (family == KernelFamily::Split ? border.splits : border.concats).push_back(entry);
+    }
+    for (const CopyPlan& copy : inner.copies) {
+        const std::uint32_t from = copy.value.node.index;
+        bool touches = sharded.region[from] == static_cast<std::int32_t>(r);
+        for (NodeId consumer : copy.consumers)
+            touches = touches || sharded.region[consumer.index] == static_cast<std::int32_t>(r);
+        if (touches && !sharded.graph.node(copy.value.node).isConstant())
+            border.copies.push_back(&copy);
+    }
+    return border;
+}
+
+Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                const Plan& plan) {
+    Json list = Json::array();
+    for (std::size_t r = 0; r < plan.splits.size(); ++r) {
+        const SplitRegion& region = plan.splits[r];
+        Json entry = Json::object();
+        entry.set("name", region.name);
+        if (static_cast<std::size_t>(region.request) < options.splits.size())
+            entry.set("request",
+                      formatSplitRequest(options.splits[static_cast<std::size_t>(region.request)]));
+        entry.set("batch", region.batch);
+        entry.set("nodes", nameList(graph, region.nodes));
+        Json shards = Json::array();
+        for (const Shard& shard : region.shards) {
+            Json s = Json::object();
+            s.set("device", devices[shard.device].name);
+            s.set("share", shard.share);
+            s.set("begin", shard.begin);
+            s.set("end", shard.end);
+            shards.push(std::move(s));
+        }
+        entry.set("shards", std::move(shards));
+        const SplitBorder border = splitBorder(graph, devices, plan, r);
+        for (const auto& [key, inserted] :
+             {std::pair{"split", &border.splits}, std::pair{"concat", &border.concats}}) {
+            Json nodes = Json::array();
+            for (const SplitBorder::Inserted& node : *inserted) {
+                Json n = Json::object();
+                n.set("name", node.name);
+                n.set("device", node.device);
+                nodes.push(std::move(n));
+            }
+            entry.set(key, std::move(nodes));
+        }
+        Json values = Json::array();
+        for (ValueRef value : region.inputs)
+            values.push(graph.valueName(value));
+        entry.set("inputs", std::move(values));
+        Json outputs = Json::array();
+        for (ValueRef value : region.outputs)
+            outputs.push(graph.valueName(value));
+        entry.set("outputs", std::move(outputs));
+        Json shared = Json::array();
+        for (ValueRef value : region.shared) {
+            Json v = Json::object();
+            v.set("value", graph.valueName(value));
+            v.set("bytes", graph.type(value).bytes());
+            v.set("constant", graph.node(value.node).isConstant());
+            shared.push(std::move(v));
+        }
+        entry.set("shared", std::move(shared));
+        Json copies = Json::array();
+        for (const CopyPlan* copy : border.copies) {
+            Json c = Json::object();
+            c.set("value", plan.sharded->graph.valueName(copy->value));
+            c.set("from", devices[copy->from].name);
+            c.set("to", devices[copy->to].name);
+            c.set("bytes", copy->bytes);
+            copies.push(std::move(c));
+        }
+        entry.set("copies", std::move(copies));
+        list.push(std::move(entry));
+    }
+    return list;
+}
+
+/// The split regions for people: shards, inserted nodes, copies and replicated weights.
+std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                          const Plan& plan) {
+    std::string out = "split regions: " + std::to_string(plan.splits.size()) + "\n";
+    for (std::size_t r = 0; r < plan.splits.size(); ++r) {
+        const SplitRegion& region = plan.splits[r];
+        out += "  " + region.name;
+        if (static_cast<std::size_t>(region.request) < options.splits.size())
+            out += "  --split '" +
+                   formatSplitRequest(options.splits[static_cast<std::size_t>(region.request)]) +
+                   "'";
+        if (region.nodes.empty()) {
+            out += "  nothing split (see the conflicts)\n";
+            continue;
+        }
+        out += "  " + std::to_string(region.nodes.size()) + " ops, batch " +
+               std::to_string(region.batch) + "\n    shards:";
+        for (std::size_t s = 0; s < region.shards.size(); ++s) {
+            const Shard& shard = region.shards[s];
+            out += (s ? ", " : " ") + devices[shard.device].name + " rows " +
+                   std::to_string(shard.begin) + "-" + std::to_string(shard.end - 1) + " (" +
+                   std::to_string(shard.rows()) + ")";
+        }
+        out += "\n";
+        const SplitBorder border = splitBorder(graph, devices, plan, r);
+        for (const SplitBorder::Inserted& split : border.splits)
+            out +=
+                "    split:  " + split.value + " by " + split.name + " on " + split.device + "\n";
+        for (const SplitBorder::Inserted& concat : border.concats)
+            out += "    concat: " + concat.name + " on " + concat.device + "\n";
+        for (const CopyPlan* copy : border.copies)
+            out += "    copy:   " + plan.sharded->graph.valueName(copy->value) + "  " +
+                   devices[copy->from].name + " -> " + devices[copy->to].name + "  " +
+                   formatBytes(copy->bytes) + "\n";
+        if (border.sharedConstants > 0)
+            out += "    replicated weights: " + std::to_string(border.sharedConstants) +
+                   " constants, " + formatBytes(border.sharedConstantBytes) + " on each of " +
+                   shardDevices(devices, region) + "\n";
+    }
+    return out;
+}
+
+/// The device column of a node: a split node's devices, joined.
+std::string nodeDevice(const DeviceSet& devices, const Plan& plan, std::uint32_t i) {
+    const Reason& reason = plan.reasons[i];
+    if (reason.kind == ReasonKind::Split && reason.region >= 0 &&
+        static_cast<std::size_t>(reason.region) < plan.splits.size())
+        return shardDevices(devices, plan.splits[static_cast<std::size_t>(reason.region)]);
+    return plan.devices[i].valid() ? devices[plan.devices[i]].name : "-";
+}
+
+} // namespace
+
 Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                     const Plan& plan) {
     Json report = Json::object();
@@ -90,6 +270,15 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("op", node.op->name);
         const DeviceId device = plan.devices[i];
         entry.set("device", device.valid() ? Json(devices[device].name) : Json());
+        if (plan.reasons[i].kind == ReasonKind::Split && plan.reasons[i].region >= 0) {
+            const SplitRegion& region =
+                plan.splits[static_cast<std::size_t>(plan.reasons[i].region)];
+            entry.set("split", region.name);
+            Json shardDevicesJson = Json::array();
+            for (const Shard& shard : region.shards)
+                shardDevicesJson.push(devices[shard.device].name);
+            entry.set("devices", std::move(shardDevicesJson));
+        }
         entry.set("pinned", node.pin.active());
         entry.set("reason", plan.explain(graph, devices, options, NodeId(i)));
         if (roots[i].valid())
@@ -172,6 +361,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
     }
     report.set("memory", std::move(memory));
     report.set("copied_bytes", plan.copiedBytes());
+    if (!plan.splits.empty())
+        report.set("splits", splitsJson(graph, devices, options, plan));
     if (plan.prediction)
         report.set("prediction", predictionJson(devices, options, *plan.prediction));
     return report;
@@ -269,7 +460,7 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
         for (const std::string& alias : node.aliases)
             row.name += " " + alias;
         row.op = node.op->name;
-        row.device = plan.devices[i].valid() ? devices[plan.devices[i]].name : "-";
+        row.device = nodeDevice(devices, plan, i);
         row.pinned = node.pin.active() ? "*" : " ";
         row.reason = plan.explain(graph, devices, options, NodeId(i));
         wName = std::max(wName, row.name.size());
@@ -314,6 +505,8 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
             out += "\n";
         }
     }
+    if (!plan.splits.empty())
+        out += splitsSummary(graph, devices, options, plan);
     if (!plan.notes.empty()) {
         out += "notes:\n";
         for (const std::string& note : plan.notes)

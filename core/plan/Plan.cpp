@@ -177,14 +177,17 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
         std::string text = "split across ";
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
-            text += (s ? ", " : "") + set[shard.device].name + " (rows " +
-                    std::to_string(shard.begin) + "-" + std::to_string(shard.end - 1) + ")";
+            text += std::string(s == 0                          ? ""
+                                : s + 1 == region.shards.size() ? " and "
+                                                                : ", ") +
+                    set[shard.device].name + " (rows " + std::to_string(shard.begin) + "-" +
+                    std::to_string(shard.end - 1) + ")";
         }
-        return text + " of the batch of " + std::to_string(region.batch) + " by --split '" +
-               (static_cast<std::size_t>(region.request) < options.splits.size()
-                    ? options.splits[static_cast<std::size_t>(region.request)].nodePattern
-                    : region.name) +
-               "=...' (" + region.name + ")";
+        const bool known = static_cast<std::size_t>(region.request) < options.splits.size();
+        return text + " by --split '" +
+               (known ? options.splits[static_cast<std::size_t>(region.request)].nodePattern
+                      : std::string("?")) +
+               "' (" + region.name + ")";
     }
     case ReasonKind::Auto: {
         if (!prediction || id.index >= prediction->micros.size())

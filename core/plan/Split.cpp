@@ -101,6 +101,31 @@ bool outputBatched(const Node& node, std::size_t k, std::int64_t batch) {
     return !(node.op->kernel.family == KernelFamily::BatchNorm && k > 0);
 }
 
+/// Whether input `k` of `node` is data the op computes over row by row, rather than its
+/// weights, statistics, or a shape: only data inputs may carry the batch from outside a region.
+bool readsAsData(const Graph& graph, const Node& node, std::size_t k) {
+    if (k >= node.ownInputs())
+        return true; // a captured value of a body
+    switch (node.op->kernel.family) {
+    case KernelFamily::Binary:
+    case KernelFamily::Unary:
+    case KernelFamily::Where:
+    case KernelFamily::Cast:
+    case KernelFamily::Fill:
+    case KernelFamily::Mean:
+    case KernelFamily::Concat:
+    case KernelFamily::Gather:
+    case KernelFamily::GatherElements:
+    case KernelFamily::GridSample:
+        return true;
+    case KernelFamily::Matmul:
+    case KernelFamily::QuantizedMatmul:
+        return k == 0 || (k == 1 && graph.type(node.inputs[1]).rank() >= 3);
+    default:
+        return k == 0;
+    }
+}
+
 } // namespace
 
 Result<SplitRequest> parseSplitRequest(std::string_view text) {
@@ -183,8 +208,11 @@ std::vector<std::int64_t> shardRows(std::int64_t batch, const std::vector<std::i
     return rows;
 }
 
-std::optional<std::string> batchMixing(const Graph& graph, const Node& node,
-                                       const std::vector<bool>& batched, std::int64_t batch) {
+namespace {
+
+/// What batchMixing() knows of each kernel family, before the common check of the results.
+std::optional<std::string> familyMixing(const Graph& graph, const Node& node,
+                                        const std::vector<bool>& batched) {
     const KernelFamily family = node.op->kernel.family;
     const std::size_t inputs = node.ownInputs();
     const int rank = node.ownInputs() > 0 ? graph.type(node.inputs[0]).rank() : 0;
@@ -205,24 +233,6 @@ std::optional<std::string> batchMixing(const Graph& graph, const Node& node,
     auto axisAttr = [&](std::int64_t fallback) {
         return normalized(node.attrs.getInt("axis", fallback).value_or(fallback), rank);
     };
-    if (node.subgraphs.size() > 0)
-        return "is control flow (" + node.op->name + "), whose bodies are not split";
-    if (family == KernelFamily::None)
-        return "has no kernel";
-    // Every result must keep the batch leading; only Relay batch_norm's statistics are exempt.
-    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
-        if (family == KernelFamily::BatchNorm && k > 0 && !isOnnx(node))
-            continue;
-        const TensorType& type = node.outputs[k];
-        if (type.rank() == 0 || type.shape[0] != batch) {
-            std::string shape;
-            for (std::int64_t d : type.shape)
-                shape += (shape.empty() ? "" : "x") + std::to_string(d);
-            return "gives a result (" + (shape.empty() ? std::string("a scalar") : shape) +
-                   ") whose first axis is not the batch of " + std::to_string(batch) +
-                   ": it folds or moves the batch axis";
-        }
-    }
     switch (family) {
     case KernelFamily::Copy:
         return onlyFirstBatched(); // row-major: a leading axis kept is every row kept whole
@@ -419,6 +429,34 @@ std::optional<std::string> batchMixing(const Graph& graph, const Node& node,
     }
 }
 
+} // namespace
+
+std::optional<std::string> batchMixing(const Graph& graph, const Node& node,
+                                       const std::vector<bool>& batched, std::int64_t batch) {
+    const KernelFamily family = node.op->kernel.family;
+    if (node.subgraphs.size() > 0)
+        return "is control flow (" + node.op->name + "), whose bodies are not split";
+    if (family == KernelFamily::None)
+        return "has no kernel";
+    if (auto why = familyMixing(graph, node, batched))
+        return why;
+    // Every result must keep the batch leading; only Relay batch_norm's statistics are exempt.
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+        if (family == KernelFamily::BatchNorm && k > 0 && !isOnnx(node))
+            continue;
+        const TensorType& type = node.outputs[k];
+        if (type.rank() == 0 || type.shape[0] != batch) {
+            std::string shape;
+            for (std::int64_t d : type.shape)
+                shape += (shape.empty() ? "" : "x") + std::to_string(d);
+            return "gives a result (" + (shape.empty() ? std::string("a scalar") : shape) +
+                   ") whose first axis is not the batch of " + std::to_string(batch) +
+                   ": it folds or moves the batch axis";
+        }
+    }
+    return std::nullopt;
+}
+
 SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                             const std::vector<SplitRequest>& requests) {
     SplitAnalysis analysis;
@@ -540,13 +578,15 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         }
         for (std::uint32_t i : candidates)
             candidate[i] = 1;
-        // The batch: the first axis of the first value the region reads that is not a constant.
+        // The batch: the first axis of the first value the region reads as data that is no
+        // constant.
         for (std::uint32_t i : candidates) {
-            for (ValueRef input : graph.nodes()[i].inputs) {
-                const Node& producer = graph.node(input.node);
+            const Node& node = graph.nodes()[i];
+            for (std::size_t k = 0; k < node.inputs.size() && region.batch == 0; ++k) {
+                const ValueRef input = node.inputs[k];
                 const TensorType& type = graph.type(input);
-                if (region.batch == 0 && !candidate[input.node.index] && !producer.isConstant() &&
-                    type.rank() > 0)
+                if (!candidate[input.node.index] && !graph.node(input.node).isConstant() &&
+                    type.rank() > 0 && readsAsData(graph, node, k))
                     region.batch = type.shape[0];
             }
             if (region.batch != 0)
@@ -584,26 +624,43 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         }
         // One pass in graph order: an op joins the region when it reads the batch and treats its
         // rows independently; one that does not leaves it, and what it computes enters again as
-        // a value from outside.
+        // a value from outside. A value from outside carries the batch when it is no constant,
+        // its first axis is the batch, and an op of the region reads it as data (not as its
+        // weights or shape): decided once per value, at its first reader.
         std::unordered_map<std::uint32_t, std::vector<bool>> batchedOutputs;
-        auto batchedValue = [&](ValueRef value) {
+        std::map<std::pair<std::uint32_t, std::uint32_t>, bool> outside;
+        auto batchedValue = [&](ValueRef value, bool asData) {
             if (member[value.node.index])
                 return static_cast<bool>(batchedOutputs[value.node.index][value.output]);
+            const auto key = std::pair(value.node.index, value.output);
+            if (const auto found = outside.find(key); found != outside.end())
+                return found->second;
             const TensorType& type = graph.type(value);
-            return !graph.node(value.node).isConstant() && type.rank() > 0 &&
-                   type.shape[0] == region.batch;
+            const bool batched = asData && !graph.node(value.node).isConstant() &&
+                                 type.rank() > 0 && type.shape[0] == region.batch;
+            outside.emplace(key, batched);
+            return batched;
         };
+        // Values from before the region first: any reader that takes one as data decides.
+        for (std::uint32_t i : splittable ? candidates : std::vector<std::uint32_t>{}) {
+            const Node& node = graph.nodes()[i];
+            for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+                const ValueRef input = node.inputs[k];
+                if (!candidate[input.node.index] && readsAsData(graph, node, k))
+                    batchedValue(input, true);
+            }
+        }
         std::size_t legal = 0;
         for (std::uint32_t i : splittable ? candidates : std::vector<std::uint32_t>{}) {
             const Node& node = graph.nodes()[i];
             std::vector<bool> batched(node.ownInputs(), false);
             bool any = false;
-            for (std::size_t k = 0; k < batched.size(); ++k) {
-                batched[k] = batchedValue(node.inputs[k]);
-                any = any || batched[k];
+            for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+                const bool b = batchedValue(node.inputs[k], readsAsData(graph, node, k));
+                if (k < batched.size())
+                    batched[k] = b;
+                any = any || b;
             }
-            for (std::size_t k = node.ownInputs(); k < node.inputs.size(); ++k)
-                any = any || batchedValue(node.inputs[k]);
             if (!any)
                 continue; // computes nothing from the batch: it runs once, unsplit
             if (auto why = batchMixing(graph, node, batched, region.batch)) {
@@ -668,7 +725,7 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                 if (member[input.node.index] ||
                     !seenIn.emplace(input.node.index, input.output).second)
                     continue;
-                (batchedValue(input) ? region.inputs : region.shared).push_back(input);
+                (batchedValue(input, false) ? region.inputs : region.shared).push_back(input);
             }
         }
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -791,10 +848,8 @@ private:
             return m_shardValues.at(value.node.index)[s][value.output];
         const bool fromRegion = from >= 0;
         const TensorType& type = m_in.type(value);
-        const bool batched = fromRegion ? batchedOutput(value)
-                                        : !m_in.node(value.node).isConstant() && type.rank() > 0 &&
-                                              type.shape[0] == region.batch;
-        if (!batched)
+        // The analysis decided which values entering the region carry the batch.
+        if (std::find(region.inputs.begin(), region.inputs.end(), value) == region.inputs.end())
             return whole(value);
         if (fromRegion && sameShards(regionOf(value.node.index), region))
             return m_shardValues.at(value.node.index)[s][value.output]; // adjacent, alike

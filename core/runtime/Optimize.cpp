@@ -359,7 +359,7 @@ public:
     /// rewritten graph keeps alongside (the node of the sharded graph it comes from).
     PostOpFusion(const Graph& graph, const Graph& user, const std::vector<NodeId>& origin,
                  const std::vector<NodeId>& carried, const std::vector<bool>& enabled)
-        : m_in(graph), m_user(user), m_origin(origin), m_carried(carried), m_enabled(enabled) {
+        : m_in(graph), m_user(user), m_origin(origin), m_enabled(enabled), m_carried(carried) {
         m_consumers.resize(graph.size());
         for (std::uint32_t i = 0; i < graph.size(); ++i) {
             const Node& node = graph.nodes()[i];

@@ -121,6 +121,24 @@ Json optionsJson(const PlanOptions& options) {
     }
     json.set("rules", std::move(rules));
     json.set("fallback", options.fallbackDevice);
+    if (!options.splits.empty()) {
+        Json splits = Json::array();
+        for (const SplitRequest& request : options.splits) {
+            Json r = Json::object();
+            r.set("nodes", request.nodePattern);
+            Json shards = Json::array();
+            for (const SplitShare& share : request.shards) {
+                Json s = Json::object();
+                s.set("device", share.device);
+                if (share.share > 0)
+                    s.set("share", share.share);
+                shards.push(std::move(s));
+            }
+            r.set("shards", std::move(shards));
+            splits.push(std::move(r));
+        }
+        json.set("splits", std::move(splits));
+    }
     return json;
 }
 
@@ -146,6 +164,24 @@ PlanOptions optionsFrom(const Json& json) {
             const Json* device = rule.find("device");
             if (op && device && op->isString() && device->isString())
                 options.rules.push_back(OpRule{op->asString(), device->asString()});
+        }
+    }
+    if (const Json* splits = json.find("splits"); splits && splits->isArray()) {
+        for (const Json& split : splits->items()) {
+            const Json* nodes = split.find("nodes");
+            const Json* shards = split.find("shards");
+            if (!nodes || !nodes->isString() || !shards || !shards->isArray())
+                continue;
+            SplitRequest request{nodes->asString(), {}};
+            for (const Json& shard : shards->items()) {
+                const Json* device = shard.find("device");
+                const Json* share = shard.find("share");
+                if (!device || !device->isString())
+                    continue;
+                request.shards.push_back(SplitShare{
+                    device->asString(), share && share->isNumber() ? share->asInt() : 0});
+            }
+            options.splits.push_back(std::move(request));
         }
     }
     return options;

@@ -79,8 +79,11 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
     for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
         const DeviceId device = i < plan.devices.size() ? plan.devices[i] : DeviceId();
         const bool folded = i < fusedInto.size() && fusedInto[i].valid() && fusedInto[i].index != i;
-        if (graph.nodes()[i].role() != OpRole::Compute || folded || times.nodeMillis[i] <= 0 ||
-            !device.valid() || device.index >= physical.size())
+        // A split node's time is its shards' together, on several devices: no one device's.
+        const bool split = i < plan.reasons.size() && plan.reasons[i].kind == ReasonKind::Split;
+        if (graph.nodes()[i].role() != OpRole::Compute || folded || split ||
+            times.nodeMillis[i] <= 0 || !device.valid() ||
+            static_cast<std::size_t>(device.index) >= physical.size())
             continue;
         costs.push_back({CostModel::nodeKey(graph, NodeId(i)),
                          CostModel::costClass(physical[device.index]), times.nodeMillis[i] * 1000,

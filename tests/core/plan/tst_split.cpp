@@ -1,0 +1,581 @@
+// Homogeneous splitting (plan/Split.h): which ops a region may split on the batch axis, the
+// conflicts for those it may not, the sharded graph, and that it computes what the unsplit graph
+// computes.
+#include "io/ModelLoader.h"
+#include "io/PlanReport.h"
+#include "plan/PlannedGraph.h"
+#include "plan/Planner.h"
+#include "plan/Split.h"
+#include "runtime/Bytecode.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/DeviceRegistry.h"
+#include "runtime/Executor.h"
+#include "runtime/Optimize.h"
+
+#include "OnnxModels.h"
+#include "PlanTestUtil.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+
+using namespace placer;
+
+namespace {
+
+DeviceSet vcpus(int count, const char* capacity = nullptr) {
+    std::string spec;
+    for (int i = 0; i < count; ++i)
+        spec += (i ? ",v" : "v") + std::to_string(i) + ":vcpu" +
+                (capacity && i == count - 1 ? std::string(":mem=") + capacity : "");
+    auto set = DeviceSet::parse(spec);
+    if (!set)
+        qFatal("%s", set.error().message.c_str());
+    set.value().chooseDefaults();
+    set.value().setDefaultDevice(DeviceId(0));
+    return set.take();
+}
+
+SplitRequest request(const std::string& text) {
+    auto parsed = parseSplitRequest(text);
+    if (!parsed)
+        qFatal("%s", parsed.error().message.c_str());
+    return parsed.take();
+}
+
+PlanOptions splitting(std::initializer_list<const char*> requests) {
+    PlanOptions options;
+    for (const char* text : requests)
+        options.splits.push_back(request(text));
+    return options;
+}
+
+/// A model reading x (float32) built node by node with small deterministic weights.
+struct Model {
+    onnx::ModelProto model = test::emptyModel("split");
+    int seed = 1;
+
+    explicit Model(const std::vector<std::int64_t>& input) {
+        test::addValue(model.mutable_graph()->mutable_input(), "x", input);
+    }
+
+    void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
+        onnx::TensorProto* t = test::addInitializer(model, name, dims);
+        std::int64_t count = 1;
+        for (std::int64_t d : dims)
+            count *= d;
+        for (std::int64_t i = 0; i < count; ++i)
+            t->add_float_data(static_cast<float>(((i * 37 + seed * 11) % 17) - 8) / 32.0f);
+        ++seed;
+    }
+
+    void ints(const std::string& name, const std::vector<std::int64_t>& values) {
+        onnx::TensorProto* t =
+            test::addInitializer(model, name, {static_cast<std::int64_t>(values.size())});
+        t->set_data_type(onnx::TensorProto_DataType_INT64);
+        for (std::int64_t v : values)
+            t->add_int64_data(v);
+    }
+
+    onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
+                          const std::string& output) {
+        return test::addOp(model.mutable_graph(), op, inputs, output);
+    }
+
+    void conv(const std::string& input, const std::string& output, std::int64_t in,
+              std::int64_t out) {
+        weight(output + "_w", {out, in, 3, 3});
+        weight(output + "_b", {out});
+        onnx::NodeProto* n = node("Conv", {input, output + "_w", output + "_b"}, output);
+        test::setInts(n, "kernel_shape", {3, 3});
+        test::setInts(n, "pads", {1, 1, 1, 1});
+    }
+
+    /// A small CNN: conv, relu, conv + residual, pooling, flatten (by Reshape to [batch, -1]),
+    /// a matrix product and a softmax over the classes.
+    void cnn(std::int64_t batch) {
+        conv("x", "c1", 3, 8);
+        node("Relu", {"c1"}, "r1");
+        conv("r1", "c2", 8, 8);
+        node("Add", {"c2", "r1"}, "a1");
+        node("GlobalAveragePool", {"a1"}, "gap");
+        ints("shape", {batch, -1});
+        node("Reshape", {"gap", "shape"}, "flat");
+        weight("fc_w", {8, 5});
+        node("MatMul", {"flat", "fc_w"}, "fc");
+        node("Softmax", {"fc"}, "y");
+    }
+
+    Graph load(const std::string& output, const std::vector<std::int64_t>& dims) {
+        test::addValue(model.mutable_graph()->mutable_output(), output, dims);
+        auto loaded =
+            loadModelText(test::bytesOf(model), "split.onnx", GraphFormat::Onnx, vcpus(1));
+        if (!loaded)
+            qFatal("%s", loaded.error().toString().c_str());
+        return std::move(loaded.value().graph);
+    }
+};
+
+std::vector<float> floatsOf(const HostTensor& tensor) {
+    std::vector<float> values(tensor.data.size() / 4);
+    std::memcpy(values.data(), tensor.data.data(), values.size() * 4);
+    return values;
+}
+
+/// Runs what `plan` runs (the sharded graph when it splits), each device on a fresh vcpu.
+std::vector<HostTensor> run(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+                            bool optimise) {
+    DeviceRegistry registry;
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(devices, {}, registry, &warnings);
+    if (!mapping)
+        qFatal("mapping: %s", mapping.error().message.c_str());
+    auto optimized = optimise
+                         ? optimizeForDevices(graph, devices, plan, PlanOptions{}, mapping.value())
+                         : Result<OptimizedGraph>(unoptimized(graph, plan));
+    if (!optimized)
+        qFatal("optimising: %s", optimized.error().message.c_str());
+    const Graph& ran = optimized.value().graph;
+    auto program = lowerToBytecode(ran, devices, optimized.value().plan);
+    if (!program)
+        qFatal("lowering: %s", program.error().message.c_str());
+    auto executor = Executor::load(ran, devices, program.take(), mapping.take(), ran.onnxOpset());
+    if (!executor)
+        qFatal("load: %s", executor.error().message.c_str());
+    std::vector<HostTensor> inputs;
+    for (std::size_t i = 0; i < executor.value()->program().inputs.size(); ++i)
+        inputs.push_back(
+            randomTensor(ran.node(executor.value()->program().inputs[i]).outputs[0], i + 3));
+    auto result = executor.value()->run(inputs, RunOptions{0, 1});
+    if (!result)
+        qFatal("run: %s", result.error().message.c_str());
+    return result.take().outputs;
+}
+
+double relativeDifference(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+    if (a.size() != b.size())
+        return INFINITY;
+    double diff = 0, scale = 1e-30;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        if (a[k].type != b[k].type)
+            return INFINITY;
+        const auto x = floatsOf(a[k]), y = floatsOf(b[k]);
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            diff = std::max(diff, static_cast<double>(std::abs(x[i] - y[i])));
+            scale = std::max(scale, static_cast<double>(std::abs(y[i])));
+        }
+    }
+    return diff / scale;
+}
+
+/// Runs the graph split as `options` asks and unsplit on one device; the outputs must agree.
+void checkSameOutputs(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                      bool optimise = false) {
+    const Plan split = planDevices(graph, devices, options);
+    QVERIFY(split.sharded);
+    const Plan whole = planDevices(graph, devices, PlanOptions{});
+    const double diff =
+        relativeDifference(run(graph, devices, split, optimise), run(graph, devices, whole, false));
+    QVERIFY2(diff < 1e-5, qPrintable(QString("relative difference %1").arg(diff)));
+}
+
+int countOp(const Graph& graph, const std::string& op) {
+    int n = 0;
+    for (const Node& node : graph.nodes())
+        n += node.op->name == op ? 1 : 0;
+    return n;
+}
+
+std::vector<const Conflict*> splitConflicts(const Plan& plan) {
+    std::vector<const Conflict*> found;
+    for (const Conflict& conflict : plan.conflicts) {
+        if (conflict.kind == ConflictKind::Split)
+            found.push_back(&conflict);
+    }
+    return found;
+}
+
+QString conflictText(const Plan& plan) {
+    QString text;
+    for (const Conflict& conflict : plan.conflicts)
+        text += QString::fromStdString(conflict.message + " / " + conflict.suggestion) + "\n";
+    return text;
+}
+
+} // namespace
+
+class TestSplit : public QObject {
+    Q_OBJECT
+
+private slots:
+    void parsesRequests_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("parsed"); // formatted back, or the error's fragment
+        QTest::addColumn<bool>("ok");
+        QTest::newRow("even") << "*=v0,v1"
+                              << "*=v0,v1" << true;
+        QTest::newRow("shares") << "conv*=gpu:3,cpu:1"
+                                << "conv*=gpu:3,cpu:1" << true;
+        QTest::newRow("spaces") << " a = v0 , v1:2 "
+                                << "a=v0,v1:2" << true;
+        QTest::newRow("one device") << "*=v0"
+                                    << "at least two devices" << false;
+        QTest::newRow("no equals") << "v0,v1"
+                                   << "expected NODES=DEV" << false;
+        QTest::newRow("no nodes") << "=v0,v1"
+                                  << "no nodes" << false;
+        QTest::newRow("empty device") << "*=v0,,v1"
+                                      << "an empty device" << false;
+        QTest::newRow("bad share") << "*=v0:x,v1"
+                                   << "whole number" << false;
+        QTest::newRow("zero share") << "*=v0:0,v1"
+                                    << "whole number" << false;
+        QTest::newRow("twice") << "*=v0,v0"
+                               << "named twice" << false;
+    }
+    void parsesRequests() {
+        QFETCH(QString, text);
+        QFETCH(QString, parsed);
+        QFETCH(bool, ok);
+        const auto result = parseSplitRequest(text.toStdString());
+        QCOMPARE(result.ok(), ok);
+        if (ok)
+            QCOMPARE(QString::fromStdString(formatSplitRequest(result.value())), parsed);
+        else
+            QVERIFY2(QString::fromStdString(result.error().message).contains(parsed),
+                     result.error().message.c_str());
+    }
+
+    void rowsFollowTheShares() {
+        using Rows = std::vector<std::int64_t>;
+        QCOMPARE(shardRows(8, {0, 0}), (Rows{4, 4}));
+        QCOMPARE(shardRows(7, {0, 0}), (Rows{4, 3}));
+        QCOMPARE(shardRows(8, {3, 1}), (Rows{6, 2}));
+        QCOMPARE(shardRows(7, {3, 1}), (Rows{5, 2}));
+        QCOMPARE(shardRows(5, {1, 1, 1}), (Rows{2, 2, 1}));
+        QCOMPARE(shardRows(2, {1, 5}), (Rows{0, 2}));
+        for (std::int64_t batch = 1; batch < 40; ++batch) {
+            const Rows rows = shardRows(batch, {2, 3, 5});
+            QCOMPARE(rows[0] + rows[1] + rows[2], batch);
+        }
+    }
+
+    void legalRegionSplitsEveryOp() {
+        Model m({4, 3, 8, 8});
+        m.cnn(4);
+        const Graph graph = m.load("y", {4, 5});
+        const DeviceSet devices = vcpus(2);
+        const Plan plan = planDevices(graph, devices, splitting({"*=v0,v1"}));
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        QCOMPARE(plan.splits.size(), std::size_t(1));
+        const SplitRegion& region = plan.splits[0];
+        QCOMPARE(region.batch, std::int64_t(4));
+        QCOMPARE(region.nodes.size(), std::size_t(8)); // every compute op
+        QCOMPARE(region.shards[0].rows(), std::int64_t(2));
+        QCOMPARE(region.shards[1].begin, std::int64_t(2));
+        QCOMPARE(region.inputs.size(), std::size_t(1));  // x
+        QCOMPARE(region.outputs.size(), std::size_t(1)); // y
+        for (NodeId id : region.nodes) {
+            QCOMPARE(plan.reasons[id.index].kind, ReasonKind::Split);
+            QVERIFY(QString::fromStdString(plan.explain(graph, devices, splitting({"*=v0,v1"}), id))
+                        .contains("v0 (rows 0-1) and v1 (rows 2-3)"));
+        }
+        // The sharded graph: each op twice, one Split, one Concat, a shape per shard.
+        QVERIFY(plan.sharded);
+        const Graph& sharded = plan.sharded->graph;
+        QCOMPARE(countOp(sharded, "Conv"), 4);
+        QCOMPARE(countOp(sharded, "Split"), 1);
+        QCOMPARE(countOp(sharded, "Concat"), 1);
+        QVERIFY(sharded.find("c1/split1.0") && sharded.find("c1/split1.1"));
+        QCOMPARE(sharded.type(ValueRef{*sharded.find("flat/split1.1"), 0}).shape,
+                 (std::vector<std::int64_t>{2, 8}));
+        QCOMPARE(plan.sharded->plan->devices[sharded.find("c1/split1.1")->index], DeviceId(1));
+        // Each shard's memory is on its own device, weights replicated on both.
+        QCOMPARE(plan.memory.devices.size(), std::size_t(2));
+        QVERIFY(plan.memory.devices[0].peakBytes > 0 && plan.memory.devices[1].peakBytes > 0);
+        checkSameOutputs(graph, devices, splitting({"*=v0,v1"}));
+        checkSameOutputs(graph, devices, splitting({"*=v0,v1"}), true); // through the passes
+    }
+
+    void illegalOpsAreNamedWithWhy_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("softmax over the batch") << "softmax0"
+                                                << "softmax over the batch axis";
+        QTest::newRow("reduction over the batch") << "reducesum"
+                                                  << "reduces over the batch axis";
+        QTest::newRow("reshape folding the batch") << "fold"
+                                                   << "folds or moves the batch axis";
+        QTest::newRow("transpose moving the batch") << "transpose"
+                                                    << "moves the batch axis";
+        QTest::newRow("batchnorm in training") << "bn"
+                                               << "training mode";
+        QTest::newRow("concat on the batch") << "concat"
+                                             << "along the batch axis";
+        QTest::newRow("gemm transposing the batch") << "gemm"
+                                                    << "contracting over the batch";
+        QTest::newRow("matmul over the batch") << "xtx"
+                                               << "contracts over the batch axis";
+    }
+    void illegalOpsAreNamedWithWhy() {
+        QFETCH(QString, op);
+        QFETCH(QString, why);
+        Model m({4, 6});
+        m.node("Relu", {"x"}, "r");
+        std::vector<std::int64_t> dims = {4, 6};
+        if (op == "softmax0") {
+            test::setInt(m.node("Softmax", {"r"}, "softmax0"), "axis", 0);
+        } else if (op == "reducesum") {
+            auto* n = m.node("ReduceSum", {"r", "axes"}, "reducesum");
+            m.ints("axes", {0});
+            test::setInt(n, "keepdims", 1);
+            dims = {1, 6};
+        } else if (op == "fold") {
+            dims = {24};
+            m.ints("flat", {24});
+            m.node("Reshape", {"r", "flat"}, "fold");
+        } else if (op == "transpose") {
+            test::setInts(m.node("Transpose", {"r"}, "transpose"), "perm", {1, 0});
+            dims = {6, 4};
+        } else if (op == "bn") {
+            m.model.mutable_opset_import(0)->set_version(15);
+            for (const char* p : {"bn_s", "bn_b", "bn_m", "bn_v"})
+                m.weight(p, {6});
+            auto* n =
+                test::addNode(m.model, "BatchNormalization", {"r", "bn_s", "bn_b", "bn_m", "bn_v"},
+                              {"bn", "bn_running_mean", "bn_running_var"});
+            test::setInt(n, "training_mode", 1);
+        } else if (op == "concat") {
+            test::setInt(m.node("Concat", {"r", "r"}, "concat"), "axis", 0);
+            dims = {8, 6};
+        } else if (op == "gemm") {
+            m.weight("g_w", {4, 3});
+            test::setInt(m.node("Gemm", {"r", "g_w"}, "gemm"), "transA", 1);
+            dims = {6, 3};
+        } else if (op == "xtx") {
+            m.node("Transpose", {"r"}, "rt");
+            m.node("MatMul", {"rt", "r"}, "xtx");
+            dims = {6, 6};
+        }
+        m.node("Neg", {op.toStdString()}, "y");
+        const Graph graph = m.load("y", dims);
+        const DeviceSet devices = vcpus(2);
+        const PlanOptions options = splitting({"*=v0,v1"});
+        const Plan plan = planDevices(graph, devices, options);
+        const auto conflicts = splitConflicts(plan);
+        QVERIFY2(!conflicts.empty(), qPrintable(conflictText(plan)));
+        const NodeId illegal = *graph.find(op.toStdString());
+        const Conflict* named = nullptr;
+        for (const Conflict* c : conflicts) {
+            if (c->nodes.size() == 1 && c->nodes[0] == illegal)
+                named = c;
+        }
+        QVERIFY2(named, qPrintable(conflictText(plan)));
+        QVERIFY2(QString::fromStdString(named->message).contains(why), named->message.c_str());
+        QVERIFY2(QString::fromStdString(named->message).contains("'" + op + "'"),
+                 named->message.c_str());
+        // The largest legal part, the Relu before it, is still split; the op runs unsplit.
+        QVERIFY(QString::fromStdString(named->suggestion).contains("largest legal part"));
+        QCOMPARE(plan.reasons[graph.find("r")->index].kind, ReasonKind::Split);
+        QVERIFY(plan.reasons[illegal.index].kind != ReasonKind::Split);
+        QVERIFY(!planReportJson(graph, devices, options, plan).dump().empty());
+    }
+
+    void legalAxesAreKept() {
+        // Softmax over the classes, a reduction and a transpose that keep the batch leading.
+        Model m({4, 6, 5});
+        m.node("Softmax", {"x"}, "s");                      // axis -1
+        auto* reduce = m.node("ReduceMean", {"s"}, "mean"); // opset 13: axes an attribute
+        test::setInts(reduce, "axes", {2});
+        test::setInt(reduce, "keepdims", 1);
+        test::setInts(m.node("Transpose", {"mean"}, "t"), "perm", {0, 2, 1});
+        m.ints("shape", {4, -1});
+        m.node("Reshape", {"t", "shape"}, "y");
+        const Graph graph = m.load("y", {4, 6});
+        const DeviceSet devices = vcpus(2);
+        const Plan plan = planDevices(graph, devices, splitting({"*=v0,v1"}));
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        QCOMPARE(plan.splits[0].nodes.size(), std::size_t(4));
+        checkSameOutputs(graph, devices, splitting({"*=v0,v1"}));
+    }
+
+    void unevenSharesAndABatchThatDoesNotDivide() {
+        Model m({7, 3, 8, 8});
+        m.cnn(7);
+        const Graph graph = m.load("y", {7, 5});
+        const DeviceSet devices = vcpus(3);
+        for (const char* text : {"*=v0:3,v1", "*=v0,v1,v2", "*=v2,v0:2"}) {
+            const PlanOptions options = splitting({text});
+            const Plan plan = planDevices(graph, devices, options);
+            QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+            std::int64_t rows = 0;
+            for (const Shard& shard : plan.splits[0].shards) {
+                QCOMPARE(shard.begin, rows);
+                QVERIFY(shard.rows() > 0);
+                rows = shard.end;
+            }
+            QCOMPARE(rows, std::int64_t(7));
+            checkSameOutputs(graph, devices, options);
+        }
+        const Plan threeToOne = planDevices(graph, devices, splitting({"*=v0:3,v1"}));
+        QCOMPARE(threeToOne.splits[0].shards[0].rows(), std::int64_t(5));
+        QCOMPARE(threeToOne.splits[0].shards[1].rows(), std::int64_t(2));
+    }
+
+    void aBatchSmallerThanTheShardsSplitsNothing() {
+        Model m({2, 3, 8, 8});
+        m.cnn(2);
+        const Graph graph = m.load("y", {2, 5});
+        const DeviceSet devices = vcpus(3);
+        const Plan plan = planDevices(graph, devices, splitting({"*=v0,v1,v2"}));
+        const auto conflicts = splitConflicts(plan);
+        QCOMPARE(conflicts.size(), std::size_t(1));
+        QVERIFY(QString::fromStdString(conflicts[0]->message)
+                    .contains("batch of 2 is smaller than its 3 shards"));
+        QVERIFY(!plan.sharded);
+        QVERIFY(plan.splits[0].nodes.empty());
+        // Shares that leave a device no rows.
+        const Plan starved = planDevices(graph, vcpus(2), splitting({"*=v0:9,v1"}));
+        QVERIFY(conflictText(starved).contains("'v1' would get no rows"));
+        QVERIFY(!starved.sharded);
+    }
+
+    void nestedAndAdjacentRegions() {
+        Model m({4, 3, 8, 8});
+        m.cnn(4);
+        const Graph graph = m.load("y", {4, 5});
+        const DeviceSet devices = vcpus(3);
+        // Nested: the second region's nodes belong to the first, which keeps them.
+        const Plan nested = planDevices(graph, devices, splitting({"*=v0,v1", "c*=v1,v2"}));
+        const auto conflicts = splitConflicts(nested);
+        QCOMPARE(conflicts.size(), std::size_t(1));
+        QVERIFY(QString::fromStdString(conflicts[0]->message).contains("may neither overlap"));
+        QVERIFY(nested.splits[1].nodes.empty());
+        // Adjacent and alike: the shards flow from one region to the next without a concat.
+        const PlanOptions alike = splitting({"[cr]*=v0,v1", "[!cr]*=v0,v1"});
+        const Plan adjacent = planDevices(graph, devices, alike);
+        QVERIFY2(adjacent.conflicts.empty(), qPrintable(conflictText(adjacent)));
+        QVERIFY(!adjacent.splits[0].nodes.empty() && !adjacent.splits[1].nodes.empty());
+        QCOMPARE(countOp(adjacent.sharded->graph, "Concat"), 1);
+        QCOMPARE(countOp(adjacent.sharded->graph, "Split"), 1);
+        checkSameOutputs(graph, devices, alike);
+        // Adjacent on other devices: concatenated, then split again.
+        const PlanOptions unlike = splitting({"[cr]*=v0,v1", "[!cr]*=v1:3,v2"});
+        const Plan moved = planDevices(graph, devices, unlike);
+        QVERIFY2(moved.conflicts.empty(), qPrintable(conflictText(moved)));
+        QCOMPARE(countOp(moved.sharded->graph, "Concat"), 3); // c2 and r1 leave split1, y split2
+        QVERIFY(countOp(moved.sharded->graph, "Split") >= 2);
+        checkSameOutputs(graph, devices, unlike);
+    }
+
+    void pinsInsideARegion() {
+        Model m({4, 3, 8, 8});
+        m.cnn(4);
+        Graph graph = m.load("y", {4, 5});
+        const DeviceSet devices = vcpus(3);
+        // A pin on one of the region's devices is kept and the node is split.
+        graph.node(*graph.find("r1")).pin = Pin{PinKind::Plain, DeviceId(1), "--pin r1=v1"};
+        Plan plan = planDevices(graph, devices, splitting({"*=v0,v1"}));
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        QCOMPARE(plan.reasons[graph.find("r1")->index].kind, ReasonKind::Split);
+        // A pin elsewhere wins, with a conflict that names both.
+        graph.node(*graph.find("r1")).pin = Pin{PinKind::Plain, DeviceId(2), "--pin r1=v2"};
+        plan = planDevices(graph, devices, splitting({"*=v0,v1"}));
+        const auto conflicts = splitConflicts(plan);
+        QCOMPARE(conflicts.size(), std::size_t(1));
+        QVERIFY(QString::fromStdString(conflicts[0]->message).contains("'r1'"));
+        QCOMPARE(conflicts[0]->sources.size(), std::size_t(2));
+        QCOMPARE(plan.devices[graph.find("r1")->index], DeviceId(2));
+        QCOMPARE(plan.reasons[graph.find("r1")->index].kind, ReasonKind::Pin);
+        checkSameOutputs(graph, devices, splitting({"*=v0,v1"}));
+    }
+
+    void unknownDevicesAndEmptyMatches() {
+        Model m({4, 3, 8, 8});
+        m.cnn(4);
+        const Graph graph = m.load("y", {4, 5});
+        const DeviceSet devices = vcpus(2);
+        Plan plan = planDevices(graph, devices, splitting({"*=v0,gpu"}));
+        QVERIFY(conflictText(plan).contains("unknown device 'gpu'"));
+        QVERIFY(!plan.sharded);
+        plan = planDevices(graph, devices, splitting({"nothing*=v0,v1"}));
+        QVERIFY(conflictText(plan).contains("matches no op"));
+        QVERIFY(!plan.sharded);
+    }
+
+    void idempotentAndErasableWithSplits() {
+        Model m({4, 3, 8, 8});
+        m.cnn(4);
+        const Graph graph = m.load("y", {4, 5});
+        const DeviceSet devices = vcpus(2);
+        for (const char* text : {"*=v0,v1", "[cr]*=v1:2,v0"}) {
+            const PlanOptions options = splitting({text});
+            const Plan once = planDevices(graph, devices, options);
+            const Graph planned = applyPlan(graph, devices, once);
+            const Plan twice = planDevices(planned, devices, options);
+            const std::string first = test::snapshot(planned, devices);
+            QCOMPARE(test::snapshot(applyPlan(planned, devices, twice), devices), first);
+            const Graph erased = erasePlan(planned);
+            QCOMPARE(
+                test::snapshot(applyPlan(erased, devices, planDevices(erased, devices, options)),
+                               devices),
+                first);
+            // Deterministic, down to the sharded graph and the report.
+            const Plan again = planDevices(graph, devices, options);
+            QCOMPARE(planReportJson(graph, devices, options, again).dump(),
+                     planReportJson(graph, devices, options, once).dump());
+            QCOMPARE(test::snapshot(again.sharded->graph, devices),
+                     test::snapshot(once.sharded->graph, devices));
+        }
+    }
+
+    void memoryCountsEachShardOnItsDevice() {
+        Model m({8, 3, 16, 16});
+        m.cnn(8);
+        const Graph graph = m.load("y", {8, 5});
+        const Plan whole = planDevices(graph, vcpus(2), PlanOptions{});
+        const Plan split = planDevices(graph, vcpus(2), splitting({"*=v0,v1"}));
+        // Each device holds its half of the activations and all the weights.
+        const std::int64_t unsplit = whole.memory.devices[0].peakBytes;
+        QVERIFY(split.memory.devices[0].peakBytes < unsplit);
+        QVERIFY(split.memory.devices[1].peakBytes > 0);
+        // A capacity the unsplit plan fits but the shard on v1 does not.
+        const std::int64_t tight = split.memory.devices[1].peakBytes / 2;
+        const DeviceSet limited = vcpus(2, (std::to_string(tight) + "B").c_str());
+        const Plan over = planDevices(graph, limited, splitting({"*=v0,v1"}));
+        bool found = false;
+        for (const Conflict& conflict : over.conflicts)
+            found = found || (conflict.kind == ConflictKind::MemoryCapacity &&
+                              conflict.message.find("'v1'") != std::string::npos);
+        QVERIFY2(found, qPrintable(conflictText(over)));
+    }
+
+    void reportListsTheRegion() {
+        Model m({4, 3, 8, 8});
+        m.cnn(4);
+        const Graph graph = m.load("y", {4, 5});
+        const DeviceSet devices = vcpus(2);
+        const PlanOptions options = splitting({"*=v0:3,v1"});
+        const Plan plan = planDevices(graph, devices, options);
+        const std::string text = planSummary(graph, devices, options, plan);
+        QVERIFY2(text.find("split1  --split '*=v0:3,v1'  8 ops, batch 4") != std::string::npos,
+                 text.c_str());
+        QVERIFY(text.find("shards: v0 rows 0-2 (3), v1 rows 3-3 (1)") != std::string::npos);
+        QVERIFY(text.find("split:  x by x/split1.split on v0") != std::string::npos);
+        QVERIFY(text.find("concat: y/split1.concat") != std::string::npos);
+        QVERIFY(text.find("replicated weights: 6 constants") != std::string::npos);
+        QVERIFY(text.find("v0+v1") != std::string::npos);
+        const Json json = planReportJson(graph, devices, options, plan);
+        const Json* splits = json.find("splits");
+        QVERIFY(splits && splits->isArray() && splits->items().size() == 1);
+        const Json& region = splits->items()[0];
+        QCOMPARE(region.find("request")->asString(), std::string("*=v0:3,v1"));
+        QCOMPARE(region.find("shards")->items()[1].find("begin")->asInt(), std::int64_t(3));
+        QCOMPARE(region.find("split")->items().size(), std::size_t(1));
+        QCOMPARE(region.find("concat")->items().size(), std::size_t(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSplit)
+#include "tst_split.moc"

@@ -160,6 +160,8 @@ std::optional<std::string> recordRun(const std::string& db, const std::string& n
         for (std::size_t i = 0; same && i < graph.size(); ++i)
             same = planned.plan.devices[i].valid() &&
                    saved[i] == devices[planned.plan.devices[i]].name;
+        // A split runs its nodes on every shard's device: the splits must agree too.
+        same = same && stored.value().options.splits == options.splits;
         if (!same)
             return "plan '" + name + "' in " + db +
                    " places nodes differently from the plan that ran; give another --plan NAME";
@@ -382,6 +384,9 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     report.result = &result.value();
     report.options = options;
     report.optimizations = optimized.value().notes;
+    report.splits = &planned.plan.splits;
+    report.nodeRegion = optimized.value().region;
+    report.nodeShard = optimized.value().shard;
     report.hostPeakBytes = processPeakResidentBytes();
     if (expected)
         report.reference = compareOutputs(result.value().outputs, *expected, atol, rtol);

@@ -79,6 +79,8 @@ std::shared_ptr<RunOutcome> RunController::work(std::shared_ptr<RunOutcome> outc
     outcome->plan = std::move(optimized.value().plan);
     outcome->origin = std::move(optimized.value().origin);
     outcome->fusedInto = std::move(optimized.value().fusedInto);
+    outcome->region = std::move(optimized.value().region);
+    outcome->shard = std::move(optimized.value().shard);
     outcome->optimizations = std::move(optimized.value().notes);
     const Graph& graph = *outcome->graph;
     auto program = lowerToBytecode(graph, outcome->devices, outcome->plan);
@@ -179,6 +181,9 @@ RunReportInput runReportInput(const RunOutcome& outcome) {
     input.options = outcome.options;
     input.reference = outcome.reference;
     input.optimizations = outcome.optimizations;
+    input.splits = &outcome.userPlan.splits;
+    input.nodeRegion = outcome.region;
+    input.nodeShard = outcome.shard;
     return input;
 }
 

@@ -34,6 +34,8 @@ struct RunOutcome {
     std::vector<NodeId> origin;
     /// Per user node: the user node whose fused kernel computed it, or an invalid id.
     std::vector<NodeId> fusedInto;
+    /// Per node of `graph`: its split region and shard, or -1 (empty when nothing is split).
+    std::vector<std::int32_t> region, shard;
     std::vector<std::string> optimizations;
     PlanOptions planOptions;
     RunOptions options;

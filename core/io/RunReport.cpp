@@ -155,6 +155,57 @@ MedianTimes userMedianTimes(const MedianTimes& ran, const Graph& graph, const Pl
     return user;
 }
 
+std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input) {
+    std::vector<SplitRunTimes> times;
+    if (!input.splits || input.nodeRegion.empty())
+        return times;
+    const Program& program = input.executor->program();
+    const RunResult& result = *input.result;
+    for (const SplitRegion& region : *input.splits) {
+        SplitRunTimes entry;
+        entry.name = region.name;
+        entry.shardMicros.assign(region.shards.size(), 0);
+        times.push_back(std::move(entry));
+    }
+    auto regionOf = [&](std::size_t k) -> std::int32_t {
+        const NodeId node = program.code[k].node;
+        return node.valid() && node.index < input.nodeRegion.size() ? input.nodeRegion[node.index]
+                                                                    : -1;
+    };
+    // Each shard's kernels: per iteration, summed; then the median iteration.
+    for (std::size_t r = 0; r < times.size(); ++r) {
+        for (std::size_t s = 0; s < times[r].shardMicros.size(); ++s) {
+            std::vector<double> perIteration;
+            for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+                const NodeId node = program.code[k].node;
+                if (program.code[k].op != Opcode::Invoke || regionOf(k) != static_cast<int>(r) ||
+                    input.nodeShard[node.index] != static_cast<std::int32_t>(s))
+                    continue;
+                const auto& each = result.instrMicros[k];
+                if (perIteration.size() < each.size())
+                    perIteration.resize(each.size(), 0);
+                for (std::size_t i = 0; i < each.size(); ++i)
+                    perIteration[i] += each[i];
+            }
+            times[r].shardMicros[s] = median(perIteration);
+        }
+    }
+    // The span in the traced iteration: its kernels, splits, concats and their copies.
+    std::vector<std::pair<double, double>> span(times.size(), {INFINITY, -INFINITY});
+    for (const TimedEvent& event : result.trace) {
+        const std::int32_t r = regionOf(event.instruction);
+        if (r < 0 || static_cast<std::size_t>(r) >= span.size())
+            continue;
+        span[static_cast<std::size_t>(r)].first =
+            std::min(span[static_cast<std::size_t>(r)].first, event.start);
+        span[static_cast<std::size_t>(r)].second =
+            std::max(span[static_cast<std::size_t>(r)].second, event.end);
+    }
+    for (std::size_t r = 0; r < times.size(); ++r)
+        times[r].spanMicros = span[r].second > span[r].first ? span[r].second - span[r].first : 0;
+    return times;
+}
+
 Json runReportJson(const RunReportInput& input) {
     const Executor& executor = *input.executor;
     const Views v{*input.graph, *input.devices, executor.program(), *input.result};
@@ -246,6 +297,27 @@ Json runReportJson(const RunReportInput& input) {
         }
     }
     report.set("nodes", std::move(nodes));
+    if (const auto splits = splitRunTimes(input); !splits.empty()) {
+        Json list = Json::array();
+        for (std::size_t r = 0; r < splits.size(); ++r) {
+            const SplitRegion& region = (*input.splits)[r];
+            Json entry = Json::object();
+            entry.set("name", splits[r].name);
+            entry.set("span_ms", ms(splits[r].spanMicros));
+            Json shards = Json::array();
+            for (std::size_t s = 0; s < region.shards.size(); ++s) {
+                Json shard = Json::object();
+                shard.set("device", v.devices[region.shards[s].device].name);
+                shard.set("begin", region.shards[s].begin);
+                shard.set("end", region.shards[s].end);
+                shard.set("kernels_ms", ms(splits[r].shardMicros[s]));
+                shards.push(std::move(shard));
+            }
+            entry.set("shards", std::move(shards));
+            list.push(std::move(entry));
+        }
+        report.set("splits", std::move(list));
+    }
     report.set("copies", std::move(copies));
 
     Json outputs = Json::array();
@@ -356,6 +428,24 @@ std::string runSummary(const RunReportInput& input) {
     std::snprintf(line, sizeof line, "copies: %d, %s, %.3f ms in total\n", copyCount,
                   formatBytes(copyBytes).c_str(), copyMicros / 1000.0);
     out << line;
+    const std::vector<SplitRunTimes> splits = splitRunTimes(input);
+    if (!splits.empty())
+        out << "split regions:\n";
+    for (std::size_t r = 0; r < splits.size(); ++r) {
+        const SplitRegion& region = (*input.splits)[r];
+        std::snprintf(line, sizeof line,
+                      "  %-8s %9.3f ms from its first split to its last concat (traced run)\n",
+                      splits[r].name.c_str(), splits[r].spanMicros / 1000.0);
+        out << line;
+        for (std::size_t s = 0; s < region.shards.size(); ++s) {
+            const Shard& shard = region.shards[s];
+            std::snprintf(line, sizeof line,
+                          "    shard %zu on %-8s rows %lld-%lld  %9.3f ms of kernels\n", s,
+                          v.devices[shard.device].name.c_str(), static_cast<long long>(shard.begin),
+                          static_cast<long long>(shard.end - 1), splits[r].shardMicros[s] / 1000.0);
+            out << line;
+        }
+    }
     out << "slowest nodes:\n";
     for (std::size_t i = 0; i < rows.size() && i < 10; ++i) {
         const Instruction& instr = v.at(rows[i].k);

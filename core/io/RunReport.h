@@ -25,7 +25,20 @@ struct RunReportInput {
     /// The process's peak resident memory when the report is made (processPeakResidentBytes),
     /// or 0 when not measured.
     std::int64_t hostPeakBytes = 0;
+    /// When the plan split regions (plan/Split.h): the regions, and per node of `graph` its
+    /// region and shard (runtime/Optimize.h OptimizedGraph::region and ::shard).
+    const std::vector<SplitRegion>* splits = nullptr;
+    std::vector<std::int32_t> nodeRegion, nodeShard;
 };
+
+/// A split region's times in a run: each shard's kernels (the median iteration's sum), and the
+/// region's span in the traced iteration, from its first kernel or split to its last concat.
+struct SplitRunTimes {
+    std::string name;
+    double spanMicros = 0;
+    std::vector<double> shardMicros; ///< per shard
+};
+std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input);
 
 /// The median time of each node (by NodeId index) and each planned copy (by index into the
 /// plan's copies) over a run's iterations, in ms; -1 where nothing ran.

@@ -750,6 +750,8 @@ OptimizedGraph unoptimized(const Graph& graph, const Plan& plan) {
         result.graph = plan.sharded->graph;
         result.plan = *plan.sharded->plan;
         result.origin = plan.sharded->origin;
+        result.region = plan.sharded->region;
+        result.shard = plan.sharded->shard;
     } else {
         result.graph = graph;
         result.plan = plan;
@@ -819,6 +821,12 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
         return start;
     result.graph = std::move(current);
     result.origin = std::move(origin);
+    if (!start.region.empty()) {
+        for (const NodeId from : fromBase) {
+            result.region.push_back(from.valid() ? start.region[from.index] : -1);
+            result.shard.push_back(from.valid() ? start.shard[from.index] : -1);
+        }
+    }
     // Plan the rewritten graph with every compute node held where the first plan put it.
     PlanOptions again = options;
     again.mode = PlanMode::Demand;

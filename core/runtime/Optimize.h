@@ -44,6 +44,9 @@ struct OptimizedGraph {
     /// Per node of `graph`: the user's node it computes, or an invalid id for a node a pass
     /// inserted (a layout Transpose).
     std::vector<NodeId> origin;
+    /// Per node of `graph`, when the plan splits: the split region (index into Plan::splits)
+    /// and the shard it computes, or -1 (ShardedGraph); empty when the plan does not split.
+    std::vector<std::int32_t> region, shard;
     /// What the passes did, one sentence each ("channels-last on v1: 53 of 53 convolutions, 12
     /// layout changes inserted").
     std::vector<std::string> notes;

@@ -71,7 +71,75 @@ private slots:
     void inputShapesFixSymbolicDimensions();
     void autoModePlacesByCostAndPredicts();
     void calibrateAndLearnFromRuns();
+    void splitsABatchAcrossDevices();
 };
+
+void TestPlacerCli::splitsABatchAcrossDevices() {
+    // The example's residual block at batch 4.
+    QFile example(QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay"));
+    QVERIFY(example.open(QIODevice::ReadOnly));
+    const QString text =
+        QString::fromUtf8(example.readAll())
+            .replace(QStringLiteral("(1, 3, 32, 32)"), QStringLiteral("(4, 3, 32, 32)"));
+    QTemporaryDir dir;
+    const QString model = dir.filePath("block4.relay");
+    {
+        QFile file(model);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text.toUtf8());
+    }
+    const QStringList devices = {"--devices", "v0:vcpu,v1:vcpu,v2:vcpu"};
+    Run run = placerRun(QStringList{"plan", model, "--split", "*=v0:3,v2", "--json"} + devices);
+    QCOMPARE(run.code, 0);
+    auto report = Json::parse(run.out.toStdString(), "report");
+    QVERIFY(report.ok());
+    const Json* splits = report.value().find("splits");
+    QVERIFY(splits && splits->items().size() == 1);
+    const Json& region = splits->items()[0];
+    QCOMPARE(region.find("shards")->items()[0].find("end")->asInt(), std::int64_t(3));
+    QCOMPARE(region.find("shards")->items()[1].find("device")->asString(), std::string("v2"));
+    QCOMPARE(region.find("nodes")->items().size(), std::size_t(15));
+    // The readable report: the split nodes' devices, the region, its copies.
+    run = placerRun(QStringList{"plan", model, "--split", "*=v0:3,v2"} + devices);
+    QVERIFY2(run.out.contains("v0+v2") && run.out.contains("shards: v0 rows 0-2 (3), v2 rows 3-3"),
+             qPrintable(run.out));
+    // Malformed requests are usage errors; ones the graph cannot honour are conflicts.
+    run = placerRun(QStringList{"plan", model, "--split", "*=v0"} + devices);
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains("at least two devices"), qPrintable(run.err));
+    run = placerRun(QStringList{"plan", model, "--split", "*=v0,v1,v2,v3,v4"} +
+                    QStringList{"--devices", "v0:vcpu,v1:vcpu,v2:vcpu,v3:vcpu,v4:vcpu"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("[split]") && run.out.contains("smaller than its 5 shards"),
+             qPrintable(run.out));
+    // It runs, each shard on its device, and computes what one device computes.
+    run = placerRun(QStringList{"run", model, "--split", "*=v0,v1", "--iterations", "2", "--json",
+                                "--no-record"} +
+                    devices);
+    QCOMPARE(run.code, 0);
+    auto ran = Json::parse(run.out.toStdString(), "run");
+    QVERIFY(ran.ok());
+    QVERIFY(ran.value().find("reference_check")->find("ok")->asBool());
+    const Json* shards = ran.value().find("splits")->items()[0].find("shards");
+    QCOMPARE(shards->items().size(), std::size_t(2));
+    QVERIFY(shards->items()[1].find("kernels_ms")->asDouble() > 0);
+    QVERIFY(ran.value().find("splits")->items()[0].find("span_ms")->asDouble() > 0);
+    // Saved with the plan, and a run of the same graph unsplit is another plan.
+    const QString db = dir.filePath("ws.db");
+    run = placerRun(
+        QStringList{"plans", "save", model, "--name", "halves", "--split", "*=v0,v1", "--db", db} +
+        devices);
+    QCOMPARE(run.code, 0);
+    run = placerRun({"plans", "show", "halves", "--emit", "json", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err)); // re-planned to the same answer
+    QVERIFY2(run.out.contains("\"splits\""), qPrintable(run.out));
+    run = placerRun(QStringList{"run", model, "--iterations", "1", "--save-run", "--plan", "halves",
+                                "--db", db, "--no-record", "--default", "v0"} +
+                    devices);
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains("places nodes differently"), qPrintable(run.err));
+}
 
 void TestPlacerCli::calibrateAndLearnFromRuns() {
     QTemporaryDir dir;

@@ -199,14 +199,16 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
     PlannedModel planned;
     if (const auto exit = loadAndPlan("compile", parsed, in, err, &planned))
         return *exit;
-    auto program = lowerToBytecode(planned.model.graph, planned.model.devices, planned.plan);
+    // What runs: the user's graph, or the sharded graph when the plan splits.
+    const OptimizedGraph lowered = unoptimized(planned.model.graph, planned.plan);
+    auto program = lowerToBytecode(lowered.graph, planned.model.devices, lowered.plan);
     if (!program) {
         err << "placer compile: error: " << program.error().message << "\n";
         return UserError;
     }
     return writeOutput("compile",
-                       printBytecode(program.value(), planned.model.graph, planned.model.devices),
-                       output, out, err);
+                       printBytecode(program.value(), lowered.graph, planned.model.devices), output,
+                       out, err);
 }
 
 int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,

@@ -55,6 +55,10 @@ inline void load(Loaded& l, const std::vector<DeviceMapRequest>& maps = {},
         }
         l.graph = std::move(optimized.value().graph);
         l.plan = std::move(optimized.value().plan);
+    } else if (l.plan.sharded) {
+        OptimizedGraph sharded = unoptimized(l.graph, l.plan); // what a split plan runs
+        l.graph = std::move(sharded.graph);
+        l.plan = std::move(sharded.plan);
     }
     auto program = lowerToBytecode(l.graph, l.devices, l.plan);
     if (!program) {

@@ -7,8 +7,11 @@
 //  3. Inception-style blocks (GoogLeNet's shape) with the 3x3 branches on a second vcpu, and
 //     GoogLeNet itself when $PLACER_ONNX_MODELS holds googlenet.onnx: latency vs the busier
 //     device's busy time.
-//  4. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
-//  5. Executor overhead per instruction on a chain of 10,000 tiny ops.
+//  4. Homogeneous splitting: ResNet-50 at batch 8 (resnet50_batch8.onnx in $PLACER_ONNX_MODELS;
+//     with --quick, a small CNN at batch 8), --split '*=v1,v2' on two vcpus vs the whole model
+//     on one vcpu, both optimised as placer run does, with the outputs compared.
+//  5. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
+//  6. Executor overhead per instruction on a chain of 10,000 tiny ops.
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
@@ -18,13 +21,16 @@
 #include "io/ModelLoader.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
+#include "plan/Split.h"
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
+#include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -354,6 +360,101 @@ void executorOverhead(bool quick) {
                 (latency - kernels) / static_cast<double>(instructions));
 }
 
+/// A small CNN at batch 8 for --quick: four 3x3 convolutions of 64 channels at 32x32 with
+/// ReLUs, global pooling and a dense layer.
+Graph smallBatchedCnn() {
+    Graph graph;
+    std::mt19937 rng(5);
+    const std::int64_t batch = 8, channels = 64, size = 32;
+    auto act = [&](std::int64_t c, std::int64_t s) {
+        return TensorType{{batch, c, s, s}, DType::Float32};
+    };
+    ValueRef x{bench::parameter(graph, "%x", act(3, size)), 0};
+    std::int64_t in = 3;
+    for (int k = 0; k < 4; ++k) {
+        const std::string name = "%conv" + std::to_string(k);
+        const NodeId w =
+            bench::constant(graph, name + "_w", {{channels, in, 3, 3}, DType::Float32}, rng);
+        const NodeId c = bench::op(graph, name, "nn.conv2d", {x, {w, 0}}, act(channels, size));
+        graph.node(c).attrs.set("padding", std::vector<std::int64_t>{1, 1});
+        x = {bench::op(graph, name + "_relu", "nn.relu", {{c, 0}}, act(channels, size)), 0};
+        in = channels;
+    }
+    const NodeId pool = bench::op(graph, "%pool", "nn.global_avg_pool2d", {x}, act(channels, 1));
+    const NodeId flat = bench::op(graph, "%flat", "nn.batch_flatten", {{pool, 0}},
+                                  {{batch, channels}, DType::Float32});
+    const NodeId w = bench::constant(graph, "%fc_w", {{10, channels}, DType::Float32}, rng);
+    const NodeId fc =
+        bench::op(graph, "%fc", "nn.dense", {{flat, 0}, {w, 0}}, {{batch, 10}, DType::Float32});
+    graph.addOutput(GraphOutput{{fc, 0}, {}, {}});
+    return graph;
+}
+
+/// The largest difference between two runs' float outputs, relative to the largest value.
+double relativeDifference(const RunResult& a, const RunResult& b) {
+    if (a.outputs.size() != b.outputs.size())
+        return INFINITY;
+    double diff = 0, scale = 1e-30;
+    for (std::size_t o = 0; o < a.outputs.size(); ++o) {
+        const std::vector<std::byte>& x = a.outputs[o].data;
+        const std::vector<std::byte>& y = b.outputs[o].data;
+        if (x.size() != y.size())
+            return INFINITY;
+        for (std::size_t i = 0; i + 4 <= x.size(); i += 4) {
+            float p = 0, q = 0;
+            std::memcpy(&p, x.data() + i, 4);
+            std::memcpy(&q, y.data() + i, 4);
+            diff = std::max(diff, static_cast<double>(std::abs(p - q)));
+            scale = std::max(scale, static_cast<double>(std::abs(q)));
+        }
+    }
+    return diff / scale;
+}
+
+/// The whole batch on one vcpu against --split '*=v1,v2' on two, both optimised for their
+/// devices as placer run does.
+void batchSplit(bool quick) {
+    const char* dir = std::getenv("PLACER_ONNX_MODELS");
+    const std::string path = dir ? std::string(dir) + "/resnet50_batch8.onnx" : "";
+    const bool resnet = !quick && dir && std::filesystem::exists(path);
+    if (!quick && !resnet)
+        std::printf("resnet50 batch 8 skipped: set PLACER_ONNX_MODELS to a folder with "
+                    "resnet50_batch8.onnx (scripts/export_models.py full DIR); a small CNN "
+                    "instead\n");
+    Loaded one, two;
+    for (Loaded* l : {&one, &two}) {
+        if (resnet) {
+            auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
+            if (!model) {
+                std::printf("batch split: %s\n", model.error().toString().c_str());
+                return;
+            }
+            l->graph = std::move(model.value().graph);
+        } else {
+            l->graph = smallBatchedCnn();
+        }
+        l->devices = vcpus(2);
+    }
+    PlanOptions split;
+    split.splits.push_back(parseSplitRequest("*=v1,v2").take());
+    load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
+    load(two, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, split, OptimizeOptions{});
+    const int iterations = quick ? 3 : 10;
+    std::vector<double> a, b;
+    double difference = 0;
+    for (int round = 0; round < 3; ++round) {
+        const RunResult ra = run(one, 1, iterations);
+        const RunResult rb = run(two, 1, iterations);
+        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
+        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
+        difference = std::max(difference, relativeDifference(rb, ra));
+    }
+    std::printf("%s batch 8: one vcpu %.2f ms, --split '*=v1,v2' on two vcpus %.2f ms: "
+                "speedup %.2fx (goal >= 1.8x); outputs differ by %.1e of their largest (%s)\n",
+                resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
+                median(a) / median(b), difference, difference < 1e-4 ? "match" : "MISMATCH");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -362,6 +463,7 @@ int main(int argc, char** argv) {
     twoBranchSplit(quick);
     inceptionSplit(quick);
     googlenetSplit(quick);
+    batchSplit(quick);
     copyBandwidth(quick);
     executorOverhead(quick);
     return 0;

@@ -11,6 +11,39 @@ import xml.etree.ElementTree as ET
 
 # source text -> (German, Simplified Chinese). Plural forms: a tuple of forms per language.
 T = {
+    # Splitting a region across devices on the batch axis.
+    "split ⇉ %1": ("Aufteilung ⇉ %1", "拆分 ⇉ %1"),
+    "concat ⇇": ("Verkettung ⇇", "拼接 ⇇"),
+    "Split Across Devices…": ("Auf Geräte aufteilen…", "跨设备拆分…"),
+    "Remove Split": ("Aufteilung entfernen", "移除拆分"),
+    "%n region(s) split": (("%n Bereich aufgeteilt", "%n Bereiche aufgeteilt"), ("拆分了 %n 个区域",)),
+    "Split NODES=DEV[:SHARE],... on the batch (repeatable).": (
+        "KNOTEN=GERÄT[:ANTEIL],... auf dem Batch aufteilen (wiederholbar).",
+        "按批次拆分 NODES=DEV[:SHARE],...（可重复）。"),
+    "Planner mode: demand, unify or auto.": (
+        "Planermodus: demand, unify oder auto.", "规划模式：demand、unify 或 auto。"),
+    "&Split Across Devices…": ("Auf Geräte &aufteilen…", "跨设备拆分(&S)…"),
+    "Remove Split of Selection": ("Aufteilung der Auswahl entfernen", "移除所选内容的拆分"),
+    "Select the ops to split first": ("Zuerst die aufzuteilenden Operatoren auswählen", "请先选择要拆分的算子"),
+    "Remove split": ("Aufteilung entfernen", "移除拆分"),
+    "Split Across Devices": ("Auf Geräte aufteilen", "跨设备拆分"),
+    "Run the %n selected op(s) once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.": (
+        ("Den %n ausgewählten Operator einmal je Gerät ausführen, jedes Gerät auf seinem Anteil des Batches. Der Batch wird am Anfang des Bereichs aufgeteilt und an seinem Ende verkettet.",
+         "Die %n ausgewählten Operatoren einmal je Gerät ausführen, jedes Gerät auf seinem Anteil des Batches. Der Batch wird am Anfang des Bereichs aufgeteilt und an seinem Ende verkettet."),
+        ("将选中的 %n 个算子在每个设备上各运行一次，每个设备处理其所占的批次份额。批次在区域开始处拆分，在结束处拼接。",)),
+    "Device": ("Gerät", "设备"),
+    "Share": ("Anteil", "份额"),
+    "Relative share of the batch's rows": ("Relativer Anteil an den Zeilen des Batches", "批次行数的相对份额"),
+    "Split": ("Aufteilen", "拆分"),
+    "Choose two devices or more.": ("Zwei oder mehr Geräte wählen.", "请选择两个或更多设备。"),
+    "%1: rows %2–%3": ("%1: Zeilen %2–%3", "%1：第 %2–%3 行"),
+    "Batch of %1 across %n op(s): %2.": (
+        ("Batch von %1 über %n Operator: %2.", "Batch von %1 über %n Operatoren: %2."),
+        ("%n 个算子上批次为 %1：%2。",)),
+    "%n conflict(s); the first: %1": (
+        ("%n Konflikt; der erste: %1", "%n Konflikte; der erste: %1"), ("%n 个冲突；第一个：%1",)),
+    "Split %n op(s) across %1": (
+        ("%n Operator auf %1 aufteilen", "%n Operatoren auf %1 aufteilen"), ("将 %n 个算子拆分到 %1",)),
     "device copy %1": ("Gerätekopie %1", "设备拷贝 %1"),
     "Decide where each operator of a dataflow graph runs on a multi-device machine.": (
         "Entscheiden, wo jeder Operator eines Datenflussgraphen auf einer Maschine mit mehreren Geräten läuft.",

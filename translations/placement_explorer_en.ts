@@ -112,6 +112,20 @@
     </message>
 </context>
 <context>
+    <name>GraphScene</name>
+    <message>
+        <location filename="../views/GraphScene.cpp" line="529" />
+        <source>split ⇉ %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/GraphScene.cpp" line="533" />
+        <location filename="../views/GraphScene.cpp" line="540" />
+        <source>concat ⇇</source>
+        <translation type="unfinished" />
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <location filename="../app/gui/LanguageMenu.cpp" line="14" />
@@ -132,12 +146,12 @@
 <context>
     <name>NodeItem</name>
     <message numerus="yes">
-        <location filename="../views/NodeItem.cpp" line="162" />
+        <location filename="../views/NodeItem.cpp" line="193" />
         <source> (fused, %n more)</source>
         <translation><numerusform> (fused, %n more)</numerusform><numerusform> (fused, %n more)</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeItem.cpp" line="173" />
+        <location filename="../views/NodeItem.cpp" line="204" />
         <source>fused into %1</source>
         <translation type="unfinished" />
     </message>
@@ -155,17 +169,27 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="53" />
+        <location filename="../views/NodeMenu.cpp" line="51" />
+        <source>Split Across Devices…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="56" />
+        <source>Remove Split</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="63" />
         <source>Expand %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="58" />
+        <location filename="../views/NodeMenu.cpp" line="68" />
         <source>Collapse</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="64" />
+        <location filename="../views/NodeMenu.cpp" line="74" />
         <source>Fit Selection</source>
         <translation type="unfinished" />
     </message>
@@ -173,32 +197,37 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="26" />
+        <location filename="../views/PlanSummary.cpp" line="31" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="33" />
+        <source>%n region(s) split</source>
+        <translation><numerusform>%n region split</numerusform><numerusform>%n regions split</numerusform></translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="29" />
+        <location filename="../views/PlanSummary.cpp" line="37" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="32" />
+        <location filename="../views/PlanSummary.cpp" line="40" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="34" />
+        <location filename="../views/PlanSummary.cpp" line="42" />
         <source>predicted latency: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="39" />
+        <location filename="../views/PlanSummary.cpp" line="47" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="42" />
+        <location filename="../views/PlanSummary.cpp" line="50" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -229,42 +258,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="195" />
+        <location filename="../app/gui/RunPanel.cpp" line="197" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="210" />
+        <location filename="../app/gui/RunPanel.cpp" line="212" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <location filename="../app/gui/RunPanel.cpp" line="220" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="225" />
+        <location filename="../app/gui/RunPanel.cpp" line="227" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="229" />
+        <location filename="../app/gui/RunPanel.cpp" line="231" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="231" />
+        <location filename="../app/gui/RunPanel.cpp" line="233" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249" />
+        <location filename="../app/gui/RunPanel.cpp" line="251" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="255" />
+        <location filename="../app/gui/RunPanel.cpp" line="257" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -327,22 +356,27 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
-        <source>Planner mode: demand or unify.</source>
+        <location filename="../app/gui/main.cpp" line="119" />
+        <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="120" />
+        <source>Planner mode: demand, unify or auto.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="122" />
         <source>Constants on several devices: replicate or copy.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="129" />
+        <location filename="../app/gui/main.cpp" line="131" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132" />
+        <location filename="../app/gui/main.cpp" line="134" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished" />
     </message>
@@ -473,357 +507,392 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="64" />
+        <location filename="../app/gui/MainWindow.cpp" line="65" />
         <source>Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="72" />
+        <location filename="../app/gui/MainWindow.cpp" line="73" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="106" />
+        <location filename="../app/gui/MainWindow.cpp" line="107" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="165" />
+        <location filename="../app/gui/MainWindow.cpp" line="167" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="182" />
+        <location filename="../app/gui/MainWindow.cpp" line="184" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="186" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="356" />
+        <location filename="../app/gui/MainWindow.cpp" line="388" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="215" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217" />
+        <location filename="../app/gui/MainWindow.cpp" line="219" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <source>&amp;Split Across Devices…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <source>Remove Split of Selection</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="267" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="277" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="275" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="293" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="297" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="431" />
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <source>Select the ops to split first</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="463" />
         <source>Calibrate this machine?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="432" />
+        <location filename="../app/gui/MainWindow.cpp" line="464" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
-        <location filename="../app/gui/MainWindow.cpp" line="488" />
-        <location filename="../app/gui/MainWindow.cpp" line="492" />
+        <location filename="../app/gui/MainWindow.cpp" line="477" />
+        <location filename="../app/gui/MainWindow.cpp" line="510" />
+        <location filename="../app/gui/MainWindow.cpp" line="514" />
         <source>Calibrate</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="477" />
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448" />
+        <location filename="../app/gui/MainWindow.cpp" line="480" />
         <source>Measuring this machine's devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="488" />
+        <location filename="../app/gui/MainWindow.cpp" line="510" />
         <source>Calibration failed: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="498" />
+        <location filename="../app/gui/MainWindow.cpp" line="520" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="100" />
+        <location filename="../app/gui/MainWindow.cpp" line="101" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102" />
+        <location filename="../app/gui/MainWindow.cpp" line="103" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="97" />
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="98" />
+        <location filename="../app/gui/MainWindow.cpp" line="199" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80" />
+        <location filename="../app/gui/UndoCommands.cpp" line="171" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="359" />
+        <location filename="../app/gui/MainWindow.cpp" line="391" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="398" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="399" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="419" />
+        <location filename="../app/gui/MainWindow.cpp" line="451" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="28" />
+        <location filename="../app/gui/UndoCommands.cpp" line="31" />
         <source>Planner mode: demand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="30" />
+        <location filename="../app/gui/UndoCommands.cpp" line="33" />
         <source>Planner mode: unify</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="31" />
+        <location filename="../app/gui/UndoCommands.cpp" line="34" />
         <source>Auto-place</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="47" />
+        <location filename="../app/gui/UndoCommands.cpp" line="50" />
         <source>Change rules</source>
         <translation type="unfinished" />
     </message>
+    <message numerus="yes">
+        <location filename="../app/gui/UndoCommands.cpp" line="132" />
+        <source>Split %n op(s) across %1</source>
+        <translation><numerusform>Split %n op across %1</numerusform><numerusform>Split %n ops across %1</numerusform></translation>
+    </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="61" />
+        <location filename="../app/gui/UndoCommands.cpp" line="145" />
+        <source>Remove split</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="151" />
         <source>Edit devices</source>
         <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/UndoCommands.cpp" line="173" />
+        <source>Pin %n node(s) to %1</source>
+        <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/UndoCommands.cpp" line="191" />
+        <source>Clear %n pin(s)</source>
+        <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
     </message>
 </context>
 <context>
@@ -1023,247 +1092,300 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="154" />
+        <location filename="../app/gui/RunPanel.cpp" line="156" />
         <source>%1 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="167" />
+        <location filename="../app/gui/RunPanel.cpp" line="169" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <location filename="../app/gui/RunPanel.cpp" line="173" />
         <source> (from earlier runs)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="267" />
+        <location filename="../app/gui/RunPanel.cpp" line="269" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="280" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="280" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="280" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="279" />
+        <location filename="../app/gui/RunPanel.cpp" line="281" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="294" />
+        <location filename="../app/gui/RunPanel.cpp" line="296" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="297" />
+        <location filename="../app/gui/RunPanel.cpp" line="299" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="300" />
+        <location filename="../app/gui/RunPanel.cpp" line="302" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
 </context>
 <context>
+    <name>placer::gui::SplitDialog</name>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="19" />
+        <source>Split Across Devices</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/SplitDialog.cpp" line="25" />
+        <source>Run the %n selected op(s) once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</source>
+        <translation><numerusform>Run the %n selected op once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform><numerusform>Run the %n selected ops once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="31" />
+        <source>Device</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="32" />
+        <source>Share</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="45" />
+        <source>Relative share of the batch's rows</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="63" />
+        <source>Split</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="92" />
+        <source>Choose two devices or more.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="110" />
+        <source>%1: rows %2–%3</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/SplitDialog.cpp" line="114" />
+        <source>Batch of %1 across %n op(s): %2.</source>
+        <translation><numerusform>Batch of %1 across %n op: %2.</numerusform><numerusform>Batch of %1 across %n ops: %2.</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/SplitDialog.cpp" line="121" />
+        <source>%n conflict(s); the first: %1</source>
+        <translation><numerusform>%n conflict; the first: %1</numerusform><numerusform>%n conflicts; the first: %1</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="27" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="27" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="42" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="41" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="42" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="48" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="68" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="67" />
         <source>Workspace: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="82" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="73" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="81" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="99" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="99" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="108" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="108" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="120" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="119" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="125" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="124" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="146" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="162" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="161" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="175" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="174" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="203" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="202" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="210" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="209" />
         <source> ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="210" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="209" />
         <source>none</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="212" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="218" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="227" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="226" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="235" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="238" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="253" />
         <source>Cannot keep the run's node times</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="271" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="264" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
@@ -1302,7 +1424,7 @@
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="120" />
+        <location filename="../views/DevicePalette.cpp" line="129" />
         <source>%n node(s)</source>
         <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
     </message>
@@ -1310,7 +1432,7 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="289" />
+        <location filename="../views/GraphScene.cpp" line="296" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation type="unfinished" />
     </message>
@@ -1382,22 +1504,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="167" />
+        <location filename="../views/PlacementDocument.cpp" line="175" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="176" />
+        <location filename="../views/PlacementDocument.cpp" line="184" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="186" />
+        <location filename="../views/PlacementDocument.cpp" line="194" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="193" />
+        <location filename="../views/PlacementDocument.cpp" line="201" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished" />
     </message>

@@ -112,6 +112,20 @@
     </message>
 </context>
 <context>
+    <name>GraphScene</name>
+    <message>
+        <location filename="../views/GraphScene.cpp" line="529" />
+        <source>split ⇉ %1</source>
+        <translation>拆分 ⇉ %1</translation>
+    </message>
+    <message>
+        <location filename="../views/GraphScene.cpp" line="533" />
+        <location filename="../views/GraphScene.cpp" line="540" />
+        <source>concat ⇇</source>
+        <translation>拼接 ⇇</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <location filename="../app/gui/LanguageMenu.cpp" line="14" />
@@ -132,12 +146,12 @@
 <context>
     <name>NodeItem</name>
     <message numerus="yes">
-        <location filename="../views/NodeItem.cpp" line="162" />
+        <location filename="../views/NodeItem.cpp" line="193" />
         <source> (fused, %n more)</source>
         <translation><numerusform>（已融合，另有 %n 个）</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeItem.cpp" line="173" />
+        <location filename="../views/NodeItem.cpp" line="204" />
         <source>fused into %1</source>
         <translation>已融合进 %1</translation>
     </message>
@@ -155,17 +169,27 @@
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="53" />
+        <location filename="../views/NodeMenu.cpp" line="51" />
+        <source>Split Across Devices…</source>
+        <translation>跨设备拆分…</translation>
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="56" />
+        <source>Remove Split</source>
+        <translation>移除拆分</translation>
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="63" />
         <source>Expand %1</source>
         <translation>展开 %1</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="58" />
+        <location filename="../views/NodeMenu.cpp" line="68" />
         <source>Collapse</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="64" />
+        <location filename="../views/NodeMenu.cpp" line="74" />
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>
@@ -173,32 +197,37 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="26" />
+        <location filename="../views/PlanSummary.cpp" line="31" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="33" />
+        <source>%n region(s) split</source>
+        <translation><numerusform>拆分了 %n 个区域</numerusform></translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="29" />
+        <location filename="../views/PlanSummary.cpp" line="37" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="32" />
+        <location filename="../views/PlanSummary.cpp" line="40" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="34" />
+        <location filename="../views/PlanSummary.cpp" line="42" />
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="39" />
+        <location filename="../views/PlanSummary.cpp" line="47" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="42" />
+        <location filename="../views/PlanSummary.cpp" line="50" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
     </message>
@@ -229,42 +258,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="195" />
+        <location filename="../app/gui/RunPanel.cpp" line="197" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="210" />
+        <location filename="../app/gui/RunPanel.cpp" line="212" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="218" />
+        <location filename="../app/gui/RunPanel.cpp" line="220" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="225" />
+        <location filename="../app/gui/RunPanel.cpp" line="227" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="229" />
+        <location filename="../app/gui/RunPanel.cpp" line="231" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="231" />
+        <location filename="../app/gui/RunPanel.cpp" line="233" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249" />
+        <location filename="../app/gui/RunPanel.cpp" line="251" />
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="255" />
+        <location filename="../app/gui/RunPanel.cpp" line="257" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -327,22 +356,27 @@
         <translation>没有规则覆盖的算子的后备设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
-        <source>Planner mode: demand or unify.</source>
-        <translation>规划模式：demand 或 unify。</translation>
+        <location filename="../app/gui/main.cpp" line="119" />
+        <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
+        <translation>按批次拆分 NODES=DEV[:SHARE],...（可重复）。</translation>
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="120" />
+        <source>Planner mode: demand, unify or auto.</source>
+        <translation>规划模式：demand、unify 或 auto。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="122" />
         <source>Constants on several devices: replicate or copy.</source>
         <translation>多个设备上的常量：replicate 或 copy。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="129" />
+        <location filename="../app/gui/main.cpp" line="131" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation>截图前先在虚拟 CPU 上运行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132" />
+        <location filename="../app/gui/main.cpp" line="134" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -473,357 +507,392 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="64" />
+        <location filename="../app/gui/MainWindow.cpp" line="65" />
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="72" />
+        <location filename="../app/gui/MainWindow.cpp" line="73" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;分配工作：&lt;/b&gt;把&lt;i&gt;设备&lt;/i&gt;面板中的设备标签拖到一个节点（或一组选中的节点）上。规划器会立即重新推断其余部分：填充色表示每个节点的设备，圆点标记固定，边上的徽标是计划需要的拷贝，&lt;i&gt;冲突与说明&lt;/i&gt;给出它的决定。Ctrl+Z 撤销。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="106" />
+        <location filename="../app/gui/MainWindow.cpp" line="107" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="165" />
+        <location filename="../app/gui/MainWindow.cpp" line="167" />
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179" />
+        <location filename="../app/gui/MainWindow.cpp" line="181" />
         <source>Conflicts and notes</source>
         <translation>冲突与说明</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="182" />
+        <location filename="../app/gui/MainWindow.cpp" line="184" />
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="186" />
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="186" />
+        <location filename="../app/gui/MainWindow.cpp" line="188" />
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="356" />
+        <location filename="../app/gui/MainWindow.cpp" line="388" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213" />
+        <location filename="../app/gui/MainWindow.cpp" line="215" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217" />
+        <location filename="../app/gui/MainWindow.cpp" line="219" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="227" />
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <source>&amp;Split Across Devices…</source>
+        <translation>跨设备拆分(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <source>Remove Split of Selection</source>
+        <translation>移除所选内容的拆分</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="265" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="267" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="277" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="275" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="293" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="297" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="431" />
+        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <source>Select the ops to split first</source>
+        <translation>请先选择要拆分的算子</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="463" />
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="432" />
+        <location filename="../app/gui/MainWindow.cpp" line="464" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
-        <location filename="../app/gui/MainWindow.cpp" line="488" />
-        <location filename="../app/gui/MainWindow.cpp" line="492" />
+        <location filename="../app/gui/MainWindow.cpp" line="477" />
+        <location filename="../app/gui/MainWindow.cpp" line="510" />
+        <location filename="../app/gui/MainWindow.cpp" line="514" />
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="477" />
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448" />
+        <location filename="../app/gui/MainWindow.cpp" line="480" />
         <source>Measuring this machine's devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="488" />
+        <location filename="../app/gui/MainWindow.cpp" line="510" />
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="498" />
+        <location filename="../app/gui/MainWindow.cpp" line="520" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="100" />
+        <location filename="../app/gui/MainWindow.cpp" line="101" />
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102" />
+        <location filename="../app/gui/MainWindow.cpp" line="103" />
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="97" />
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="98" />
+        <location filename="../app/gui/MainWindow.cpp" line="199" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201" />
+        <location filename="../app/gui/MainWindow.cpp" line="203" />
         <source>Saved plan '%1'</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80" />
+        <location filename="../app/gui/UndoCommands.cpp" line="171" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340" />
+        <location filename="../app/gui/MainWindow.cpp" line="372" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173" />
+        <location filename="../app/gui/MainWindow.cpp" line="175" />
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="235" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="359" />
+        <location filename="../app/gui/MainWindow.cpp" line="391" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="398" />
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="399" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="419" />
+        <location filename="../app/gui/MainWindow.cpp" line="451" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="28" />
+        <location filename="../app/gui/UndoCommands.cpp" line="31" />
         <source>Planner mode: demand</source>
         <translation>规划模式：demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="30" />
+        <location filename="../app/gui/UndoCommands.cpp" line="33" />
         <source>Planner mode: unify</source>
         <translation>规划模式：unify</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="31" />
+        <location filename="../app/gui/UndoCommands.cpp" line="34" />
         <source>Auto-place</source>
         <translation>自动放置</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="47" />
+        <location filename="../app/gui/UndoCommands.cpp" line="50" />
         <source>Change rules</source>
         <translation>更改规则</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../app/gui/UndoCommands.cpp" line="132" />
+        <source>Split %n op(s) across %1</source>
+        <translation><numerusform>将 %n 个算子拆分到 %1</numerusform></translation>
+    </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="61" />
+        <location filename="../app/gui/UndoCommands.cpp" line="145" />
+        <source>Remove split</source>
+        <translation>移除拆分</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="151" />
         <source>Edit devices</source>
         <translation>编辑设备</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/UndoCommands.cpp" line="173" />
+        <source>Pin %n node(s) to %1</source>
+        <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/UndoCommands.cpp" line="191" />
+        <source>Clear %n pin(s)</source>
+        <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
 </context>
 <context>
@@ -1023,248 +1092,301 @@
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="154" />
+        <location filename="../app/gui/RunPanel.cpp" line="156" />
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="167" />
+        <location filename="../app/gui/RunPanel.cpp" line="169" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <location filename="../app/gui/RunPanel.cpp" line="173" />
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="267" />
+        <location filename="../app/gui/RunPanel.cpp" line="269" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="280" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="280" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="280" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="279" />
+        <location filename="../app/gui/RunPanel.cpp" line="281" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="294" />
+        <location filename="../app/gui/RunPanel.cpp" line="296" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="297" />
+        <location filename="../app/gui/RunPanel.cpp" line="299" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="300" />
+        <location filename="../app/gui/RunPanel.cpp" line="302" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
+    <name>placer::gui::SplitDialog</name>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="19" />
+        <source>Split Across Devices</source>
+        <translation>跨设备拆分</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/SplitDialog.cpp" line="25" />
+        <source>Run the %n selected op(s) once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</source>
+        <translation><numerusform>将选中的 %n 个算子在每个设备上各运行一次，每个设备处理其所占的批次份额。批次在区域开始处拆分，在结束处拼接。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="31" />
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="32" />
+        <source>Share</source>
+        <translation>份额</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="45" />
+        <source>Relative share of the batch's rows</source>
+        <translation>批次行数的相对份额</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="63" />
+        <source>Split</source>
+        <translation>拆分</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="92" />
+        <source>Choose two devices or more.</source>
+        <translation>请选择两个或更多设备。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/SplitDialog.cpp" line="110" />
+        <source>%1: rows %2–%3</source>
+        <translation>%1：第 %2–%3 行</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/SplitDialog.cpp" line="114" />
+        <source>Batch of %1 across %n op(s): %2.</source>
+        <translation><numerusform>%n 个算子上批次为 %1：%2。</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/SplitDialog.cpp" line="121" />
+        <source>%n conflict(s); the first: %1</source>
+        <translation><numerusform>%n 个冲突；第一个：%1</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="27" />
         <source>Rename plan</source>
         <translation>重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="28" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="27" />
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
         <source>Duplicate plan</source>
         <translation>复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
         <source>Name of the copy:</source>
         <translation>副本名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
         <source> copy</source>
         <translation> 副本</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="42" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="41" />
         <source>Delete plan</source>
         <translation>删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="42" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>删除计划“%1”及其运行记录？</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="48" />
         <source>Compare plans</source>
         <translation>比较计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="68" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="67" />
         <source>Workspace: %1</source>
         <translation>工作区：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="82" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="73" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="81" />
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="99" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="99" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="108" />
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="109" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="108" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="120" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="119" />
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="125" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="124" />
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="146" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="162" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="161" />
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="175" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="174" />
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="203" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="202" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="210" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="209" />
         <source> ms</source>
         <translation> ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="210" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="209" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="212" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation>&lt;p&gt;预测：%1 → %2；实测：%3 ms → %4 ms&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="218" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="227" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="226" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="235" />
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="238" />
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="253" />
         <source>Cannot keep the run's node times</source>
         <translation>无法保存本次运行的节点时间</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="271" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="264" />
         <source>Cannot record the run</source>
         <translation>无法记录此次运行</translation>
     </message>
@@ -1303,7 +1425,7 @@
         <translation>主机</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="120" />
+        <location filename="../views/DevicePalette.cpp" line="129" />
         <source>%n node(s)</source>
         <translation><numerusform>%n 个节点</numerusform></translation>
     </message>
@@ -1311,7 +1433,7 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="289" />
+        <location filename="../views/GraphScene.cpp" line="296" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
@@ -1383,22 +1505,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="167" />
+        <location filename="../views/PlacementDocument.cpp" line="175" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation>无法删除“%1”：模型中的 device_copy %2 引用了它</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="176" />
+        <location filename="../views/PlacementDocument.cpp" line="184" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation>无法删除“%1”：模型的一个结果必须位于该设备</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="186" />
+        <location filename="../views/PlacementDocument.cpp" line="194" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>被 device_copy 节点引用的设备必须保持其在列表中的位置</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="193" />
+        <location filename="../views/PlacementDocument.cpp" line="201" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation>结果所在的设备必须保持其在列表中的位置</translation>
     </message>

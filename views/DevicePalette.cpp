@@ -109,8 +109,17 @@ void DevicePalette::rebuild() {
         if (devices.hostDevice() == DeviceId(d))
             roles << tr("host");
         int nodes = 0;
-        for (DeviceId placed : plan.devices)
-            nodes += placed == DeviceId(d) ? 1 : 0;
+        for (std::size_t i = 0; i < plan.devices.size(); ++i) {
+            // A split node runs on each of its region's devices.
+            const Reason& reason = plan.reasons[i];
+            if (reason.kind == ReasonKind::Split && reason.region >= 0) {
+                for (const Shard& shard :
+                     plan.splits[static_cast<std::size_t>(reason.region)].shards)
+                    nodes += shard.device == DeviceId(d) ? 1 : 0;
+                continue;
+            }
+            nodes += plan.devices[i] == DeviceId(d) ? 1 : 0;
+        }
         std::int64_t peak = 0;
         if (static_cast<std::size_t>(d) < plan.memory.devices.size())
             peak = plan.memory.devices[static_cast<std::size_t>(d)].peakBytes;

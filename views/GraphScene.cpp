@@ -5,8 +5,15 @@
 #include "views/GroupItem.h"
 #include "views/NodeItem.h"
 
+#include <QCoreApplication>
+#include <QFontMetricsF>
+#include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
+#include <QPen>
 #include <QSignalBlocker>
+#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
@@ -182,6 +189,8 @@ void GraphScene::clearItems() {
     m_unitItems.clear();
     m_edges.clear();
     m_badges.clear();
+    m_splitFrames.clear();
+    m_splitTabs.clear();
     {
         const QSignalBlocker blocker(this);
         clear();
@@ -354,6 +363,13 @@ void GraphScene::refreshPlan() {
                                                           : 2;
         item->setPlacement(m_document->deviceColor(plan.devices[i]), pin, conflicted[i],
                            readsReplica);
+        std::vector<std::pair<QColor, qint64>> shards;
+        if (const Reason& reason = plan.reasons[i];
+            reason.kind == ReasonKind::Split && reason.region >= 0) {
+            for (const Shard& shard : plan.splits[static_cast<std::size_t>(reason.region)].shards)
+                shards.emplace_back(m_document->deviceColor(shard.device), shard.rows());
+        }
+        item->setShards(std::move(shards));
     }
     for (std::size_t u = 0; u < m_unitItems.size(); ++u) {
         auto* group = qgraphicsitem_cast<GroupItem*>(m_unitItems[u]);
@@ -363,6 +379,17 @@ void GraphScene::refreshPlan() {
         int pins = 0;
         bool conflict = false;
         for (NodeId member : m_groupMembers[u]) {
+            // A split member counts on each of its devices, by its share of the batch.
+            if (const Reason& reason = plan.reasons[member.index];
+                reason.kind == ReasonKind::Split && reason.region >= 0) {
+                const SplitRegion& region = plan.splits[static_cast<std::size_t>(reason.region)];
+                for (const Shard& shard : region.shards)
+                    counts[static_cast<std::uint32_t>(shard.device.index)] += static_cast<int>(
+                        std::max<std::int64_t>(1, 12 * shard.rows() / region.batch));
+                pins += graph.node(member).pin.active() ? 1 : 0;
+                conflict = conflict || conflicted[member.index];
+                continue;
+            }
             ++counts[plan.devices[member.index].index];
             pins += graph.node(member).pin.active() ? 1 : 0;
             conflict = conflict || conflicted[member.index];
@@ -412,6 +439,122 @@ void GraphScene::refreshPlan() {
             NodeItem* item = nodeItem(copy.value.node);
             place(copy.value.node,
                   item->pos() + QPointF(0, item->boundingRect().height() / 2 + 12));
+        }
+    }
+    drawSplits();
+}
+
+void GraphScene::drawSplits() {
+    for (auto* items : {&m_splitFrames, &m_splitTabs}) {
+        for (QGraphicsItem* item : *items) {
+            removeItem(item);
+            delete item;
+        }
+        items->clear();
+    }
+    const Graph& graph = m_document->graph();
+    const Plan& plan = m_document->plan();
+    const DeviceSet& devices = m_document->devices();
+    for (const SplitRegion& region : plan.splits) {
+        if (region.nodes.empty())
+            continue;
+        std::vector<bool> member(graph.size(), false);
+        for (NodeId node : region.nodes)
+            member[node.index] = true;
+        // The frame: around the region's drawn nodes (or the groups holding them).
+        QRectF bounds;
+        for (NodeId node : region.nodes) {
+            QGraphicsItem* item = nodeItem(node);
+            for (std::size_t u = 0; !item && u < m_groupMembers.size(); ++u) {
+                const auto& members = m_groupMembers[u];
+                if (std::find(members.begin(), members.end(), node) != members.end())
+                    item = m_unitItems[u];
+            }
+            if (item)
+                bounds |= item->sceneBoundingRect();
+        }
+        if (bounds.isNull())
+            continue;
+        QStringList parts;
+        for (const Shard& shard : region.shards)
+            parts << QStringLiteral("%1 %2–%3")
+                         .arg(QString::fromStdString(devices[shard.device].name))
+                         .arg(shard.begin)
+                         .arg(shard.end - 1);
+        const QString title = QString::fromStdString(region.name) + QStringLiteral(" · ") +
+                              parts.join(QStringLiteral(" | "));
+        bounds.adjust(-14, -16, 14, 14);
+        QPainterPath outline;
+        outline.addRoundedRect(bounds, 10, 10);
+        auto* frame = new QGraphicsPathItem(outline);
+        frame->setPen(QPen(QColor(0x55, 0x55, 0x75), 1.4, Qt::DashLine));
+        frame->setBrush(QColor(0x60, 0x60, 0xa0, 18));
+        frame->setZValue(0);
+        frame->setToolTip(title);
+        frame->setData(0, QString::fromStdString(region.name));
+        // The title tab on the frame's top edge, above the nodes: the stacked device bar and
+        // the rows each device runs.
+        QFont font;
+        font.setPointSizeF(font.pointSizeF() * 0.85);
+        const qreal barWidth = 40;
+        const QFontMetricsF metrics(font);
+        const QRectF tabRect(bounds.left() + 10, bounds.top() - 9,
+                             barWidth + 16 + metrics.horizontalAdvance(title), 18);
+        QPainterPath tabPath;
+        tabPath.addRoundedRect(tabRect, 5, 5);
+        auto* tab = new QGraphicsPathItem(tabPath);
+        tab->setPen(QPen(QColor(0x55, 0x55, 0x75), 1));
+        tab->setBrush(QColor(0xff, 0xff, 0xff, 235));
+        tab->setZValue(4);
+        tab->setToolTip(title);
+        auto* label = new QGraphicsSimpleTextItem(title, tab);
+        label->setFont(font);
+        label->setPos(tabRect.left() + barWidth + 10, tabRect.center().y() - metrics.height() / 2);
+        qreal x = tabRect.left() + 5;
+        for (const Shard& shard : region.shards) {
+            const qreal width = barWidth * static_cast<qreal>(shard.rows()) /
+                                static_cast<qreal>(std::max<std::int64_t>(region.batch, 1));
+            auto* segment =
+                new QGraphicsRectItem(QRectF(x, tabRect.center().y() - 5, width, 10), tab);
+            segment->setBrush(m_document->deviceColor(shard.device));
+            segment->setPen(QPen(QColor(0x40, 0x40, 0x40), 0.8));
+            x += width;
+        }
+        addItem(tab);
+        m_splitTabs.push_back(tab);
+        addItem(frame);
+        m_splitFrames.push_back(frame);
+        // The inserted Split on each edge into the region, the Concat on each edge out of it.
+        const QColor first = m_document->deviceColor(region.shards.front().device);
+        const QColor last = m_document->deviceColor(region.shards.back().device);
+        auto badge = [&](NodeId consumer, const QString& text, QPointF at, QColor a, QColor b) {
+            auto* item = new CopyBadgeItem(-1, consumer, text, a, b);
+            item->setPos(at);
+            addItem(item);
+            m_badges.push_back(item);
+        };
+        std::set<std::pair<std::uint32_t, std::uint32_t>> concatDrawn;
+        for (EdgeItem* edge : m_edges) {
+            const ValueRef value = edge->value();
+            const bool in =
+                member[edge->consumer().index] && !member[value.node.index] &&
+                std::find(region.inputs.begin(), region.inputs.end(), value) != region.inputs.end();
+            const bool out = member[value.node.index] && !member[edge->consumer().index];
+            if (in)
+                badge(edge->consumer(),
+                      QCoreApplication::translate("GraphScene", "split ⇉ %1")
+                          .arg(parts.join(QStringLiteral(", "))),
+                      edge->path().pointAtPercent(0.7), first, last);
+            if (out && concatDrawn.emplace(value.node.index, edge->consumer().index).second)
+                badge(edge->consumer(), QCoreApplication::translate("GraphScene", "concat ⇇"),
+                      edge->path().pointAtPercent(0.3), first, last);
+        }
+        for (const GraphOutput& output : graph.outputs()) {
+            if (!member[output.value.node.index] || !nodeItem(output.value.node))
+                continue;
+            NodeItem* item = nodeItem(output.value.node);
+            badge(output.value.node, QCoreApplication::translate("GraphScene", "concat ⇇"),
+                  item->pos() + QPointF(0, item->boundingRect().height() / 2 + 12), first, last);
         }
     }
 }

@@ -45,6 +45,10 @@ public:
     std::vector<NodeId> selectedNodes() const;
     const std::vector<CopyBadgeItem*>& badges() const { return m_badges; }
     const std::vector<EdgeItem*>& edges() const { return m_edges; }
+    /// The split regions drawn (plan/Split.h): per region, a frame around its nodes titled with
+    /// its devices and rows; the badges where its Split and Concat sit are among badges(), with
+    /// no copy index.
+    const std::vector<QGraphicsItem*>& splitFrames() const { return m_splitFrames; }
     bool hasItems() const { return !m_nodeItems.empty(); }
     /// Shows a run's per-node times (ms, by node) as labels and a heat tint; empty clears.
     void setNodeTimes(const std::vector<double>& millisPerNode);
@@ -61,6 +65,7 @@ public slots:
 
 private:
     void clearItems();
+    void drawSplits();
     void buildItems(const std::vector<QPointF>& centers, const std::vector<QPainterPath>& paths);
 
     PlacementDocument* m_document;
@@ -75,6 +80,8 @@ private:
     std::set<std::string> m_collapsed;
     std::vector<EdgeItem*> m_edges;
     std::vector<CopyBadgeItem*> m_badges;
+    std::vector<QGraphicsItem*> m_splitFrames;
+    std::vector<QGraphicsItem*> m_splitTabs; ///< per region: its title tab, above the nodes
 };
 
 } // namespace placer::views

@@ -48,6 +48,13 @@ QPainterPath NodeItem::shape() const {
     return path;
 }
 
+void NodeItem::setShards(std::vector<std::pair<QColor, qint64>> shards) {
+    if (shards == m_shards)
+        return;
+    m_shards = std::move(shards);
+    update();
+}
+
 void NodeItem::setPlacement(QColor fill, int pin, bool conflict, bool readsReplica) {
     if (fill == m_fill && pin == m_pin && conflict == m_conflict && readsReplica == m_readsReplica)
         return;
@@ -105,6 +112,30 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(pen);
     painter->setBrush(fill);
     painter->drawRoundedRect(box, 6, 6);
+    if (!m_shards.empty()) {
+        // A split node: each shard's device colour across the node, as wide as its rows.
+        qint64 rows = 0;
+        for (const auto& shard : m_shards)
+            rows += shard.second;
+        QPainterPath clip;
+        clip.addRoundedRect(box.adjusted(1, 1, -1, -1), 5, 5);
+        painter->save();
+        painter->setClipPath(clip);
+        painter->setPen(Qt::NoPen);
+        qreal x = box.left();
+        for (const auto& [colour, count] : m_shards) {
+            const qreal width = rows > 0 ? box.width() * static_cast<qreal>(count) / rows : 0;
+            painter->setBrush(colour);
+            painter->drawRect(QRectF(x, box.top(), width, box.height()));
+            x += width;
+        }
+        painter->restore();
+        // The split mark: parallel lanes at the top-left corner.
+        painter->setPen(QPen(QColor(0x30, 0x30, 0x30), 1.2));
+        for (int k = 0; k < 3; ++k)
+            painter->drawLine(QPointF(box.left() + 4, box.top() + 4 + k * 3),
+                              QPointF(box.left() + 12, box.top() + 4 + k * 3));
+    }
     if (m_millis >= 0 && m_heat > 0) {
         // Heat: a strip along the bottom, longer and redder for the slower nodes; the fill
         // keeps the device colour.

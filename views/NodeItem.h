@@ -9,6 +9,9 @@
 #include <QPainterPath>
 #include <QString>
 
+#include <utility>
+#include <vector>
+
 namespace placer::views {
 
 class NodeItem : public QGraphicsItem {
@@ -30,6 +33,10 @@ public:
     bool isPinned() const { return m_pin != 0; }
     bool isConflicted() const { return m_conflict; }
     void setHighlighted(bool highlighted);
+    /// A split node (plan/Split.h): its shards' device colours and their rows of the batch,
+    /// drawn as a stacked device bar across the node; empty for a node on one device.
+    void setShards(std::vector<std::pair<QColor, qint64>> shards);
+    const std::vector<std::pair<QColor, qint64>>& shards() const { return m_shards; }
     /// A run's time for this node, shown as a label and a heat tint (0..1); negative hides it.
     void setTiming(double millis, double heat);
     /// The time shown, in ms; negative when none is.
@@ -63,6 +70,7 @@ private:
     int m_bodyOps = 0;
     QString m_fusedInto;
     int m_fusedMembers = 0;
+    std::vector<std::pair<QColor, qint64>> m_shards;
 };
 
 } // namespace placer::views

@@ -47,6 +47,16 @@ void showNodeMenu(GraphView* view, GraphScene* scene, const PlacementDocument& d
     for (NodeId node : nodes)
         anyPinned = anyPinned || document.pin(node).active();
     clear->setEnabled(anyPinned);
+    if (actions.split) {
+        menu.addAction(QCoreApplication::translate("NodeMenu", "Split Across Devices…"), view,
+                       [&actions] { actions.split(); });
+        bool anySplit = false;
+        for (NodeId node : nodes)
+            anySplit = anySplit || document.plan().reasons[node.index].kind == ReasonKind::Split;
+        QAction* unsplit = menu.addAction(QCoreApplication::translate("NodeMenu", "Remove Split"),
+                                          view, [&actions] { actions.unsplit(); });
+        unsplit->setEnabled(anySplit && actions.unsplit);
+    }
     menu.addSeparator();
     if (clickedGroup) {
         const QString scope = clickedGroup->scope();

@@ -21,6 +21,8 @@ class PlacementDocument;
 struct NodeMenuActions {
     std::function<void(const QString& device, const std::vector<NodeId>& nodes)> pin;
     std::function<void()> clearPins;
+    std::function<void()> split;   ///< Split Across Devices… for the selection
+    std::function<void()> unsplit; ///< removes the regions holding the selection
 };
 
 /// Shows the menu for the node or group under `position` (in view coordinates), selecting it

@@ -78,6 +78,12 @@ void PlacementDocument::setRules(std::vector<OpRule> rules, std::string fallback
     emit planChanged();
 }
 
+void PlacementDocument::setSplits(std::vector<SplitRequest> splits) {
+    m_options.splits = std::move(splits);
+    replan();
+    emit planChanged();
+}
+
 void PlacementDocument::setCostSource(CostSource source) {
     m_costSource = std::move(source);
     m_options.costs.reset();

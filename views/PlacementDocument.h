@@ -61,6 +61,8 @@ public:
     /// Every planner option at once (rules, fallback, mode, constants), with one re-plan.
     void setOptions(PlanOptions options);
     void setRules(std::vector<OpRule> rules, std::string fallback);
+    /// Sets the split regions (PlanOptions::splits, plan/Split.h) and re-plans once.
+    void setSplits(std::vector<SplitRequest> splits);
     /// Where the plan's costs come from (the machine's calibration and measured times): asked
     /// for a cost model whenever the devices change, so every plan predicts its schedule.
     using CostSource = std::function<std::shared_ptr<const CostModel>(const DeviceSet&)>;

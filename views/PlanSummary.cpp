@@ -10,9 +10,14 @@ namespace placer::views {
 QString planSummary(const PlacementDocument& document) {
     const Plan& plan = document.plan();
     const DeviceSet& devices = document.devices();
+    // The copies that run: the sharded graph's when the plan splits.
+    const Plan& running = plan.sharded ? *plan.sharded->plan : plan;
     int copies = 0;
-    for (const CopyPlan& copy : plan.copies)
+    for (const CopyPlan& copy : running.copies)
         copies += copy.isExplicit ? 0 : 1;
+    int regions = 0;
+    for (const SplitRegion& region : plan.splits)
+        regions += region.nodes.empty() ? 0 : 1;
     QStringList memory;
     for (const DeviceMemory& device : plan.memory.devices) {
         QString entry = QString::fromStdString(devices[device.device].name + " " +
@@ -24,7 +29,10 @@ QString planSummary(const PlacementDocument& document) {
     const int conflicts = static_cast<int>(plan.conflicts.size());
     const QString separator = QStringLiteral("  ·  ");
     return QCoreApplication::translate("PlanSummary", "%n copy(ies), %1 copied", nullptr, copies)
-               .arg(QString::fromStdString(formatBytes(plan.copiedBytes()))) +
+               .arg(QString::fromStdString(formatBytes(running.copiedBytes()))) +
+           (regions > 0 ? separator + QCoreApplication::translate(
+                                          "PlanSummary", "%n region(s) split", nullptr, regions)
+                        : QString()) +
            separator +
            QCoreApplication::translate("PlanSummary", "peak memory: %1")
                .arg(memory.join(QStringLiteral(", "))) +

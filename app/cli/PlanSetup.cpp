@@ -36,12 +36,12 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
   --fallback DEV             ops no rule covers, and ops without a kernel where they would
                              run, go to DEV
   --split NODES=DEV[:SHARE],DEV[:SHARE],...
-                             run the ops NODES matches (a name, alias or glob; '*' is the
-                             whole graph) once per device, each on its rows of the batch:
-                             split on axis 0 where the region starts, concatenated where it
-                             ends. SHARE weighs the rows ('*=gpu:3,cpu:1'); even without.
-                             Ops that mix rows are conflicts and run unsplit (repeatable, for
-                             disjoint regions)
+                             run the ops NODES matches (a name, alias or glob, or several
+                             joined by '|'; '*' is the whole graph) once per device, each on
+                             its rows of the batch: split on axis 0 where the region starts,
+                             concatenated where it ends. SHARE weighs the rows
+                             ('*=gpu:3,cpu:1'); even without. Ops that mix rows are conflicts
+                             and run unsplit (repeatable, for disjoint regions)
   --mode demand|unify|auto   demand (default): unpinned nodes go where their consumers are;
                              unify: TVM-compatible, nodes joined by hard edges share a device;
                              auto: unpinned ops go where the cost model predicts the shortest

@@ -11,6 +11,7 @@
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
+#include "gui/SplitDialog.h"
 #include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
 #include "io/RunReport.h"
@@ -120,7 +121,8 @@ MainWindow::MainWindow(QWidget* parent)
                             {[this](const QString& device, const std::vector<NodeId>& nodes) {
                                  pinNodes(device, nodes);
                              },
-                             [this] { clearSelectedPins(); }});
+                             [this] { clearSelectedPins(); }, [this] { splitSelection(); },
+                             [this] { unsplitSelection(); }});
     });
     // Timings belong to the plan that was run: a new plan or graph clears the overlay.
     connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
@@ -249,6 +251,11 @@ void MainWindow::createActions() {
     edit->addSeparator();
     edit->addAction(tr("&Clear Pins of Selection"), this, &MainWindow::clearSelectedPins)
         ->setShortcut(Qt::Key_Delete);
+    QAction* split =
+        edit->addAction(tr("&Split Across Devices…"), this, [this] { splitSelection(); });
+    split->setObjectName(QStringLiteral("splitSelection"));
+    edit->addAction(tr("Remove Split of Selection"), this, &MainWindow::unsplitSelection)
+        ->setObjectName(QStringLiteral("unsplitSelection"));
     edit->addAction(tr("&Find…"), this,
                     [this] {
                         m_find->setFocus();
@@ -325,6 +332,31 @@ void MainWindow::showError(const QString& title, const QString& message) {
 
 void MainWindow::pinNodes(const QString& device, const std::vector<NodeId>& nodes) {
     if (auto command = pinCommand(m_document, device, nodes))
+        m_undo->push(command.release());
+}
+
+bool MainWindow::splitSelection() {
+    const std::vector<NodeId> nodes = m_scene->selectedNodes();
+    bool anyOp = false;
+    for (NodeId node : nodes)
+        anyOp = anyOp || m_document->graph().node(node).role() == OpRole::Compute;
+    if (!anyOp) {
+        statusBar()->showMessage(tr("Select the ops to split first"), 4000);
+        return false;
+    }
+    SplitDialog dialog(m_document, nodes, this);
+    dialog.setObjectName(QStringLiteral("splitDialog"));
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    auto command = splitCommand(m_document, nodes, dialog.shards());
+    if (!command)
+        return false;
+    m_undo->push(command.release());
+    return true;
+}
+
+void MainWindow::unsplitSelection() {
+    if (auto command = unsplitCommand(m_document, m_scene->selectedNodes()))
         m_undo->push(command.release());
 }
 

@@ -86,6 +86,11 @@ public:
     void setCalibrationOptions(const CalibrationOptions& options) { m_calibration = options; }
     /// Pins `nodes` to `device` as one undoable step.
     void pinNodes(const QString& device, const std::vector<NodeId>& nodes);
+    /// Edit ▸ Split Across Devices: asks for the devices and shares (SplitDialog) and splits the
+    /// selection's ops across them as one undoable step; false when nothing was split.
+    bool splitSelection();
+    /// Removes the split regions that hold any selected node, as one undoable step.
+    void unsplitSelection();
     /// Selects the next node (or previous) matching the find text; false when none does.
     bool findNext(const QString& text, bool backwards = false);
 

@@ -142,11 +142,13 @@ bool RunPanel::writeRunFile(const QString& path,
 }
 
 void addPredictedTimeline(const views::PlacementDocument& document, views::TimelineData* into) {
-    const Plan& plan = document.plan();
+    // A plan that splits predicts its sharded graph's schedule: each shard on its device.
+    const bool sharded = document.plan().sharded && document.plan().sharded->plan->prediction;
+    const Plan& plan = sharded ? *document.plan().sharded->plan : document.plan();
     if (!plan.prediction)
         return;
     const Prediction& p = *plan.prediction;
-    const Graph& graph = document.graph();
+    const Graph& graph = sharded ? document.plan().sharded->graph : document.graph();
     const DeviceSet& devices = document.devices();
     const int first = static_cast<int>(into->lanes.size());
     for (int d = 0; d < devices.size(); ++d)

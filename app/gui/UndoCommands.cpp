@@ -1,6 +1,9 @@
 #include "gui/UndoCommands.h"
 
 #include <QCoreApplication>
+#include <QStringList>
+
+#include <algorithm>
 
 namespace placer::gui {
 
@@ -55,6 +58,93 @@ void SetRulesCommand::redo() {
     m_document->setRules(m_afterRules, m_afterFallback);
 }
 
+SetSplitsCommand::SetSplitsCommand(views::PlacementDocument* document,
+                                   std::vector<SplitRequest> splits, const QString& text)
+    : m_document(document), m_before(document->options().splits), m_after(std::move(splits)) {
+    setText(text);
+}
+
+void SetSplitsCommand::undo() {
+    m_document->setSplits(m_before);
+}
+
+void SetSplitsCommand::redo() {
+    m_document->setSplits(m_after);
+}
+
+std::string splitPattern(const Graph& graph, const std::vector<NodeId>& nodes) {
+    std::vector<bool> chosen(graph.size(), false);
+    for (NodeId node : nodes)
+        chosen[node.index] = true;
+    bool all = true;
+    std::string names;
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.nodes()[i];
+        if (node.role() != OpRole::Compute)
+            continue;
+        all = all && chosen[i];
+        if (chosen[i])
+            names += (names.empty() ? "" : "|") + node.name;
+    }
+    return all ? std::string("*") : names;
+}
+
+namespace {
+
+/// The requests whose regions hold none of `nodes`.
+std::vector<SplitRequest> splitsWithout(const views::PlacementDocument& document,
+                                        const std::vector<NodeId>& nodes) {
+    const Plan& plan = document.plan();
+    std::vector<bool> touched(document.options().splits.size(), false);
+    for (const SplitRegion& region : plan.splits) {
+        for (NodeId node : nodes) {
+            if (std::find(region.nodes.begin(), region.nodes.end(), node) != region.nodes.end() &&
+                static_cast<std::size_t>(region.request) < touched.size())
+                touched[static_cast<std::size_t>(region.request)] = true;
+        }
+    }
+    std::vector<SplitRequest> kept;
+    for (std::size_t r = 0; r < touched.size(); ++r) {
+        if (!touched[r])
+            kept.push_back(document.options().splits[r]);
+    }
+    return kept;
+}
+
+} // namespace
+
+std::unique_ptr<SetSplitsCommand> splitCommand(views::PlacementDocument* document,
+                                               const std::vector<NodeId>& nodes,
+                                               std::vector<SplitShare> shards) {
+    std::vector<NodeId> ops;
+    for (NodeId node : nodes) {
+        if (document->graph().node(node).role() == OpRole::Compute)
+            ops.push_back(node);
+    }
+    if (ops.empty() || shards.size() < 2)
+        return nullptr;
+    std::vector<SplitRequest> splits = splitsWithout(*document, ops);
+    splits.push_back(SplitRequest{splitPattern(document->graph(), ops), shards});
+    QStringList devices;
+    for (const SplitShare& shard : shards)
+        devices << QString::fromStdString(shard.device);
+    const int count = static_cast<int>(ops.size());
+    const QString text = QCoreApplication::translate("placer::gui::MainWindow",
+                                                     "Split %n op(s) across %1", nullptr, count)
+                             .arg(devices.join(QStringLiteral(", ")));
+    return std::make_unique<SetSplitsCommand>(document, std::move(splits), text);
+}
+
+std::unique_ptr<SetSplitsCommand> unsplitCommand(views::PlacementDocument* document,
+                                                 const std::vector<NodeId>& nodes) {
+    std::vector<SplitRequest> kept = splitsWithout(*document, nodes);
+    if (kept.size() == document->options().splits.size())
+        return nullptr;
+    return std::make_unique<SetSplitsCommand>(
+        document, std::move(kept),
+        QCoreApplication::translate("placer::gui::MainWindow", "Remove split"));
+}
+
 SetDevicesCommand::SetDevicesCommand(views::PlacementDocument* document,
                                      views::DeviceSnapshot after)
     : m_document(document), m_before(document->snapshot()), m_after(std::move(after)) {
@@ -75,12 +165,13 @@ std::unique_ptr<SetPinsCommand> pinCommand(views::PlacementDocument* document,
     const auto id = document->devices().find(device.toStdString());
     if (!id || nodes.empty())
         return nullptr;
+    const int count = static_cast<int>(nodes.size()); // a plain count, which lupdate reads
     const QString text =
         nodes.size() == 1
             ? QCoreApplication::translate("placer::gui::MainWindow", "Pin %1 to %2")
                   .arg(QString::fromStdString(document->graph().node(nodes[0]).name), device)
             : QCoreApplication::translate("placer::gui::MainWindow", "Pin %n node(s) to %1",
-                                          nullptr, static_cast<int>(nodes.size()))
+                                          nullptr, count)
                   .arg(device);
     return std::make_unique<SetPinsCommand>(document, nodes, Pin{PinKind::Plain, *id, "gui"}, text);
 }
@@ -94,8 +185,10 @@ std::unique_ptr<SetPinsCommand> clearPinsCommand(views::PlacementDocument* docum
     }
     if (pinned.empty())
         return nullptr;
-    const QString text = QCoreApplication::translate("placer::gui::MainWindow", "Clear %n pin(s)",
-                                                     nullptr, static_cast<int>(pinned.size()));
+    // A plain count: lupdate does not read a plural whose count is a cast (template brackets).
+    const int count = static_cast<int>(pinned.size());
+    const QString text =
+        QCoreApplication::translate("placer::gui::MainWindow", "Clear %n pin(s)", nullptr, count);
     return std::make_unique<SetPinsCommand>(document, std::move(pinned), Pin{}, text);
 }
 

@@ -52,6 +52,33 @@ private:
 
 /// A device-set edit (add, remove, rename, kind, colour, memory, roles, mapping) with the pins
 /// and rules it touched.
+/// Replaces the split regions (PlanOptions::splits) in one step.
+class SetSplitsCommand : public QUndoCommand {
+public:
+    SetSplitsCommand(views::PlacementDocument* document, std::vector<SplitRequest> splits,
+                     const QString& text);
+    void undo() override;
+    void redo() override;
+
+private:
+    views::PlacementDocument* m_document;
+    std::vector<SplitRequest> m_before;
+    std::vector<SplitRequest> m_after;
+};
+
+/// The pattern a --split request names `nodes` by: '*' when they are every op of the graph,
+/// else their names joined by '|'.
+std::string splitPattern(const Graph& graph, const std::vector<NodeId>& nodes);
+
+/// A command splitting the ops among `nodes` across `shards`: a new region, which replaces the
+/// regions any of them was in. Null when `nodes` holds no op.
+std::unique_ptr<SetSplitsCommand> splitCommand(views::PlacementDocument* document,
+                                               const std::vector<NodeId>& nodes,
+                                               std::vector<SplitShare> shards);
+/// A command removing the regions that hold any of `nodes`; null when none does.
+std::unique_ptr<SetSplitsCommand> unsplitCommand(views::PlacementDocument* document,
+                                                 const std::vector<NodeId>& nodes);
+
 class SetDevicesCommand : public QUndoCommand {
 public:
     SetDevicesCommand(views::PlacementDocument* document, views::DeviceSnapshot after);

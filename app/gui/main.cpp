@@ -115,7 +115,9 @@ int main(int argc, char** argv) {
         {"pin-fixed", QT_TRANSLATE_NOOP("main", "Pin NODE=DEVICE, result included (repeatable).")},
         {"rule", QT_TRANSLATE_NOOP("main", "Op rule OP=DEVICE (repeatable).")},
         {"fallback", QT_TRANSLATE_NOOP("main", "Fallback device for ops no rule covers.")},
-        {"mode", QT_TRANSLATE_NOOP("main", "Planner mode: demand or unify.")},
+        {"split",
+         QT_TRANSLATE_NOOP("main", "Split NODES=DEV[:SHARE],... on the batch (repeatable).")},
+        {"mode", QT_TRANSLATE_NOOP("main", "Planner mode: demand, unify or auto.")},
         {"constants",
          QT_TRANSLATE_NOOP("main", "Constants on several devices: replicate or copy.")}};
     QList<QCommandLineOption> planCommandOptions;

@@ -46,7 +46,8 @@ struct SplitShare {
 };
 
 /// "NODES=DEV[:SHARE],DEV[:SHARE],...": the compute nodes matched by `nodePattern` (a node name,
-/// alias or glob) run once per device on that device's rows of the batch (plan/Split.h).
+/// alias or glob, or several joined by '|') run once per device on that device's rows of the
+/// batch (plan/Split.h).
 struct SplitRequest {
     std::string nodePattern;
     std::vector<SplitShare> shards;

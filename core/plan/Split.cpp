@@ -510,17 +510,30 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             analysis.regions.push_back(std::move(region));
             continue;
         }
-        // The nodes it names, less those that cannot be in it.
+        // The nodes it names ('|' joins several names or globs), less those that cannot be in it.
+        std::vector<std::string_view> alternatives;
+        for (std::string_view rest = request.nodePattern;;) {
+            const std::size_t bar = rest.find('|');
+            alternatives.push_back(rest.substr(0, bar));
+            if (bar == std::string_view::npos)
+                break;
+            rest.remove_prefix(bar + 1);
+        }
         std::vector<std::uint32_t> candidates;
         std::vector<NodeId> overlapping, pinnedAway;
         std::vector<std::pair<std::uint32_t, std::string>> illegal;
         bool matchedAny = false;
         for (std::uint32_t i = 0; i < n; ++i) {
             const Node& node = graph.nodes()[i];
-            bool hit = globMatch(request.nodePattern, node.name);
-            for (const std::string& alias : node.aliases)
-                hit = hit || globMatch(request.nodePattern, alias);
-            if (!hit || node.role() != OpRole::Compute)
+            if (node.role() != OpRole::Compute)
+                continue;
+            bool hit = false;
+            for (std::string_view pattern : alternatives) {
+                hit = hit || globMatch(pattern, node.name);
+                for (const std::string& alias : node.aliases)
+                    hit = hit || globMatch(pattern, alias);
+            }
+            if (!hit)
                 continue;
             matchedAny = true;
             if (analysis.regionOf[i] >= 0) {

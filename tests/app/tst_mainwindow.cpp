@@ -7,6 +7,7 @@
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
+#include "gui/SplitDialog.h"
 #include "gui/WorkspaceController.h"
 #include "io/Json.h"
 #include "io/ModelExplorerData.h"
@@ -1040,6 +1041,117 @@ private slots:
             QCOMPARE(window.conflictList()->item(0)->text(), noConflicts);
         }
         QCoreApplication::removeTranslator(&translator);
+    }
+
+    void splitAcrossDevicesIsOneUndoStep() {
+        // The example's residual block at batch 4, in a workspace of its own.
+        QFile example(kExamples + "residual_block.relay");
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        QTemporaryDir dir;
+        const QString model = dir.filePath("block4.relay");
+        {
+            QFile file(model);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(
+                QString::fromUtf8(example.readAll())
+                    .replace(QStringLiteral("(1, 3, 32, 32)"), QStringLiteral("(4, 3, 32, 32)"))
+                    .toUtf8());
+        }
+        gui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(window.workspace()->open(dir.filePath("ws.db")));
+        openAndWait(window, model);
+        const auto before = placement(*window.document());
+        // Select the stem with the mouse: a click, then control-clicks.
+        const char* stem[] = {"%0", "%1", "%2", "%3"};
+        for (const char* name : stem) {
+            views::NodeItem* item = window.scene()->nodeItem(nodeNamed(window, name));
+            window.view()->centerOn(item);
+            QTest::mouseClick(window.view()->viewport(), Qt::LeftButton,
+                              name == stem[0] ? Qt::NoModifier : Qt::ControlModifier,
+                              window.view()->mapFromScene(item->scenePos()));
+        }
+        QCOMPARE(window.scene()->selectedNodes().size(), std::size_t{4});
+        // Edit > Split Across Devices: the dialog previews the rows; give cpu three shares.
+        auto* action = window.findChild<QAction*>(QStringLiteral("splitSelection"));
+        QVERIFY(action);
+        QString preview;
+        bool answered = false;
+        QTimer answer;
+        answer.setInterval(10);
+        QObject::connect(&answer, &QTimer::timeout, [&] {
+            auto* dialog = qobject_cast<gui::SplitDialog*>(QApplication::activeModalWidget());
+            if (!dialog || answered || !dialog->isVisible())
+                return;
+            answered = true;
+            QSpinBox* share = dialog->shareBox(0);
+            share->selectAll();
+            QTest::keyClicks(share, QStringLiteral("3"));
+            preview = dialog->preview()->text();
+            QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
+                              Qt::LeftButton);
+        });
+        answer.start();
+        action->trigger();
+        answer.stop();
+        QVERIFY(answered);
+        QVERIFY2(preview.contains(QStringLiteral("cpu: rows 0–2")) &&
+                     preview.contains(QStringLiteral("gpu: rows 3–3")),
+                 qPrintable(preview));
+        const PlanOptions& options = window.document()->options();
+        QCOMPARE(options.splits.size(), std::size_t{1});
+        QCOMPARE(options.splits[0].nodePattern, std::string("%0|%1|%2|%3"));
+        QCOMPARE(options.splits[0].shards[0].share, std::int64_t{3});
+        QCOMPARE(window.undoStack()->count(), 1);
+        // (Tests load no translator: English plurals read "op(s)" here.)
+        QVERIFY2(window.undoStack()->undoText().startsWith(QStringLiteral("Split 4 op")) &&
+                     window.undoStack()->undoText().endsWith(QStringLiteral(" across cpu, gpu")),
+                 qPrintable(window.undoStack()->undoText()));
+        const Plan& plan = window.document()->plan();
+        for (const char* name : stem)
+            QCOMPARE(plan.reasons[nodeNamed(window, name).index].kind, ReasonKind::Split);
+        QVERIFY(plan.sharded);
+        // The canvas: a stacked device bar on each split node, the region framed, the inserted
+        // split and concat on its edges.
+        views::NodeItem* conv = window.scene()->nodeItem(nodeNamed(window, "%0"));
+        QCOMPARE(conv->shards().size(), std::size_t{2});
+        QCOMPARE(conv->shards()[0].second, qint64{3});
+        QCOMPARE(window.scene()->splitFrames().size(), std::size_t{1});
+        int splits = 0, concats = 0;
+        for (views::CopyBadgeItem* badge : window.scene()->badges()) {
+            splits += badge->text().startsWith(QStringLiteral("split")) ? 1 : 0;
+            concats += badge->text().startsWith(QStringLiteral("concat")) ? 1 : 0;
+        }
+        QCOMPARE(splits, 1);  // %data into %0
+        QCOMPARE(concats, 2); // %3 into %4 and the residual add
+        QVERIFY(window.statusSummary()->text().contains(QStringLiteral("1 region")));
+        QVERIFY(window.grab().save(dir.filePath("split.png")));
+        const auto after = placement(*window.document());
+        // Undo, redo.
+        window.undoStack()->undo();
+        QVERIFY(window.document()->options().splits.empty());
+        QVERIFY(!window.document()->plan().sharded);
+        QCOMPARE(placement(*window.document()), before);
+        QVERIFY(window.scene()->splitFrames().empty());
+        QVERIFY(window.scene()->nodeItem(nodeNamed(window, "%0"))->shards().empty());
+        window.undoStack()->redo();
+        QCOMPARE(placement(*window.document()), after);
+        QCOMPARE(window.document()->options().splits.size(), std::size_t{1});
+        // Saved with the plan, and back when the plan is opened again.
+        QVERIFY(window.savePlan(QStringLiteral("stem split")));
+        auto stored = window.workspace()->store()->loadPlan("stem split");
+        QVERIFY(stored.ok());
+        QCOMPARE(stored.value().options.splits, window.document()->options().splits);
+        // Remove Split on a selected split node is one step too.
+        window.findChild<QAction*>(QStringLiteral("unsplitSelection"))->trigger();
+        QVERIFY(window.document()->options().splits.empty());
+        QCOMPARE(window.undoStack()->undoText(), QStringLiteral("Remove split"));
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        QVERIFY(window.workspace()->openPlan(QStringLiteral("stem split")));
+        QVERIFY(laidOut.wait(20000));
+        QCOMPARE(window.document()->options().splits.size(), std::size_t{1});
+        QCOMPARE(placement(*window.document()), after);
     }
 
     void rendersNonTrivially() {

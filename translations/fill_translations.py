@@ -42,6 +42,10 @@ T = {
         ("%n 个算子上批次为 %1：%2。",)),
     "%n conflict(s); the first: %1": (
         ("%n Konflikt; der erste: %1", "%n Konflikte; der erste: %1"), ("%n 个冲突；第一个：%1",)),
+    "Devices:": ("Geräte:", "设备："),
+    "Shards:": ("Teile:", "分片："),
+    "%1: rows %2–%3 of %4": ("%1: Zeilen %2–%3 von %4", "%1：第 %2–%3 行（共 %4 行）"),
+    ", predicted %1": (", vorhergesagt %1", "，预测 %1"),
     "Split %n op(s) across %1": (
         ("%n Operator auf %1 aufteilen", "%n Operatoren auf %1 aufteilen"), ("将 %n 个算子拆分到 %1",)),
     "device copy %1": ("Gerätekopie %1", "设备拷贝 %1"),

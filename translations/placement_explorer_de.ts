@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="529" />
+        <location filename="../views/GraphScene.cpp" line="545" />
         <source>split ⇉ %1</source>
         <translation>Aufteilung ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="533" />
-        <location filename="../views/GraphScene.cpp" line="540" />
+        <location filename="../views/GraphScene.cpp" line="549" />
+        <location filename="../views/GraphScene.cpp" line="556" />
         <source>concat ⇇</source>
         <translation>Verkettung ⇇</translation>
     </message>
@@ -1433,7 +1433,7 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="296" />
+        <location filename="../views/GraphScene.cpp" line="298" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>Läuft als ein Operator auf seinem Gerät; Rumpf eingeklappt:</translation>
     </message>
@@ -1528,72 +1528,92 @@
 <context>
     <name>placer::views::PropertiesPanel</name>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="23" />
+        <location filename="../views/PropertiesPanel.cpp" line="25" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Einen Knoten auswählen, um seine Eigenschaften zu sehen und warum er dort läuft.&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PropertiesPanel.cpp" line="25" />
+        <location filename="../views/PropertiesPanel.cpp" line="27" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n Knoten ausgewählt.</numerusform><numerusform>%n Knoten ausgewählt.</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <location filename="../views/PropertiesPanel.cpp" line="46" />
+        <source>Devices:</source>
+        <translation>Geräte:</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <source>Shards:</source>
+        <translation>Teile:</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <source>%1: rows %2–%3 of %4</source>
+        <translation>%1: Zeilen %2–%3 von %4</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="60" />
+        <source>, predicted %1</source>
+        <translation>, vorhergesagt %1</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="67" />
         <source>Device:</source>
         <translation>Gerät:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <location filename="../views/PropertiesPanel.cpp" line="67" />
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="39" />
+        <location filename="../views/PropertiesPanel.cpp" line="70" />
         <source>Why:</source>
         <translation>Warum:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="42" />
+        <location filename="../views/PropertiesPanel.cpp" line="73" />
         <source>Pinned:</source>
         <translation>Festgelegt:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <location filename="../views/PropertiesPanel.cpp" line="78" />
         <source>Predicted:</source>
         <translation>Vorhergesagt:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <location filename="../views/PropertiesPanel.cpp" line="78" />
         <source>from</source>
         <translation>von</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="50" />
+        <location filename="../views/PropertiesPanel.cpp" line="81" />
         <source> (from earlier runs)</source>
         <translation> (aus früheren Läufen)</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <location filename="../views/PropertiesPanel.cpp" line="82" />
         <source> (roofline estimate)</source>
         <translation> (Roofline-Schätzung)</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="53" />
+        <location filename="../views/PropertiesPanel.cpp" line="84" />
         <source>Inputs:</source>
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="57" />
+        <location filename="../views/PropertiesPanel.cpp" line="88" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="64" />
+        <location filename="../views/PropertiesPanel.cpp" line="95" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation>Rümpfe (eingeklappt; sie laufen auf dem Gerät dieses Knotens):</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="71" />
+        <location filename="../views/PropertiesPanel.cpp" line="102" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>

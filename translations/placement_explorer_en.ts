@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="529" />
+        <location filename="../views/GraphScene.cpp" line="545" />
         <source>split ⇉ %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="533" />
-        <location filename="../views/GraphScene.cpp" line="540" />
+        <location filename="../views/GraphScene.cpp" line="549" />
+        <location filename="../views/GraphScene.cpp" line="556" />
         <source>concat ⇇</source>
         <translation type="unfinished" />
     </message>
@@ -1432,7 +1432,7 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="296" />
+        <location filename="../views/GraphScene.cpp" line="298" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation type="unfinished" />
     </message>
@@ -1527,72 +1527,92 @@
 <context>
     <name>placer::views::PropertiesPanel</name>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="23" />
+        <location filename="../views/PropertiesPanel.cpp" line="25" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PropertiesPanel.cpp" line="25" />
+        <location filename="../views/PropertiesPanel.cpp" line="27" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n node selected.</numerusform><numerusform>%n nodes selected.</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="37" />
-        <source>Device:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../views/PropertiesPanel.cpp" line="37" />
-        <source>none</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../views/PropertiesPanel.cpp" line="39" />
-        <source>Why:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../views/PropertiesPanel.cpp" line="42" />
-        <source>Pinned:</source>
+        <location filename="../views/PropertiesPanel.cpp" line="46" />
+        <source>Devices:</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../views/PropertiesPanel.cpp" line="47" />
-        <source>Predicted:</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
-        <source>from</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../views/PropertiesPanel.cpp" line="50" />
-        <source> (from earlier runs)</source>
+        <source>Shards:</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <source>%1: rows %2–%3 of %4</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="60" />
+        <source>, predicted %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="67" />
+        <source>Device:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="67" />
+        <source>none</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="70" />
+        <source>Why:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="73" />
+        <source>Pinned:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="78" />
+        <source>Predicted:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="78" />
+        <source>from</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="81" />
+        <source> (from earlier runs)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="82" />
         <source> (roofline estimate)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="53" />
+        <location filename="../views/PropertiesPanel.cpp" line="84" />
         <source>Inputs:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="57" />
+        <location filename="../views/PropertiesPanel.cpp" line="88" />
         <source>Outputs:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="64" />
+        <location filename="../views/PropertiesPanel.cpp" line="95" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="71" />
+        <location filename="../views/PropertiesPanel.cpp" line="102" />
         <source>Attributes:</source>
         <translation type="unfinished" />
     </message>

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="529" />
+        <location filename="../views/GraphScene.cpp" line="545" />
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="533" />
-        <location filename="../views/GraphScene.cpp" line="540" />
+        <location filename="../views/GraphScene.cpp" line="549" />
+        <location filename="../views/GraphScene.cpp" line="556" />
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -1433,7 +1433,7 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="296" />
+        <location filename="../views/GraphScene.cpp" line="298" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
@@ -1528,72 +1528,92 @@
 <context>
     <name>placer::views::PropertiesPanel</name>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="23" />
+        <location filename="../views/PropertiesPanel.cpp" line="25" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PropertiesPanel.cpp" line="25" />
+        <location filename="../views/PropertiesPanel.cpp" line="27" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <location filename="../views/PropertiesPanel.cpp" line="46" />
+        <source>Devices:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <source>Shards:</source>
+        <translation>分片：</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <source>%1: rows %2–%3 of %4</source>
+        <translation>%1：第 %2–%3 行（共 %4 行）</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="60" />
+        <source>, predicted %1</source>
+        <translation>，预测 %1</translation>
+    </message>
+    <message>
+        <location filename="../views/PropertiesPanel.cpp" line="67" />
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="37" />
+        <location filename="../views/PropertiesPanel.cpp" line="67" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="39" />
+        <location filename="../views/PropertiesPanel.cpp" line="70" />
         <source>Why:</source>
         <translation>原因：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="42" />
+        <location filename="../views/PropertiesPanel.cpp" line="73" />
         <source>Pinned:</source>
         <translation>固定于：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <location filename="../views/PropertiesPanel.cpp" line="78" />
         <source>Predicted:</source>
         <translation>预测：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <location filename="../views/PropertiesPanel.cpp" line="78" />
         <source>from</source>
         <translation>从</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="50" />
+        <location filename="../views/PropertiesPanel.cpp" line="81" />
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <location filename="../views/PropertiesPanel.cpp" line="82" />
         <source> (roofline estimate)</source>
         <translation>（Roofline 估计）</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="53" />
+        <location filename="../views/PropertiesPanel.cpp" line="84" />
         <source>Inputs:</source>
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="57" />
+        <location filename="../views/PropertiesPanel.cpp" line="88" />
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="64" />
+        <location filename="../views/PropertiesPanel.cpp" line="95" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation>主体（已折叠；在此节点的设备上运行）：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="71" />
+        <location filename="../views/PropertiesPanel.cpp" line="102" />
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>

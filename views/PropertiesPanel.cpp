@@ -2,6 +2,8 @@
 
 #include "views/PlacementDocument.h"
 
+#include <QStringList>
+
 namespace placer::views {
 
 namespace {
@@ -33,8 +35,37 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
     QString text =
         QStringLiteral("<h3>%1 <small>%2</small></h3>").arg(html(node.name), html(node.op->name));
     const DeviceId device = plan.devices[id.index];
-    text += QStringLiteral("<p><b>%1</b> %2</p>")
-                .arg(tr("Device:"), device.valid() ? html(devices[device].name) : tr("none"));
+    const Reason& reason = plan.reasons[id.index];
+    if (reason.kind == ReasonKind::Split && reason.region >= 0) {
+        // A split node: each shard, its rows, and the time the plan predicts for it.
+        const SplitRegion& region = plan.splits[static_cast<std::size_t>(reason.region)];
+        QStringList names;
+        for (const Shard& shard : region.shards)
+            names << html(devices[shard.device].name);
+        text += QStringLiteral("<p><b>%1</b> %2 (%3)</p>")
+                    .arg(tr("Devices:"), names.join(QStringLiteral(" + ")), html(region.name));
+        text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Shards:"));
+        const ShardedGraph* sharded = plan.sharded.get();
+        for (std::size_t s = 0; s < region.shards.size(); ++s) {
+            const Shard& shard = region.shards[s];
+            QString line = tr("%1: rows %2–%3 of %4")
+                               .arg(html(devices[shard.device].name))
+                               .arg(shard.begin)
+                               .arg(shard.end - 1)
+                               .arg(region.batch);
+            for (std::size_t j = 0; sharded && j < sharded->origin.size(); ++j) {
+                const auto& p = sharded->plan->prediction;
+                if (sharded->origin[j] == id && sharded->shard[j] == static_cast<int>(s) && p &&
+                    j < p->micros.size())
+                    line += tr(", predicted %1").arg(html(formatMillis(p->micros[j])));
+            }
+            text += line + QStringLiteral("<br>");
+        }
+        text += QStringLiteral("</p>");
+    } else {
+        text += QStringLiteral("<p><b>%1</b> %2</p>")
+                    .arg(tr("Device:"), device.valid() ? html(devices[device].name) : tr("none"));
+    }
     text += QStringLiteral("<p><b>%1</b> %2</p>")
                 .arg(tr("Why:"), m_document->explain(id).toHtmlEscaped());
     if (node.pin.active())

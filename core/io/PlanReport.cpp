@@ -390,14 +390,20 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
         out += ")";
     }
     out += "\npredicted schedule:\n";
+    // A plan that splits runs its sharded graph: that graph's schedule, each shard on its device.
+    const bool sharded = plan.sharded && plan.sharded->plan->prediction;
+    const Graph& ran = sharded ? plan.sharded->graph : graph;
+    const Plan& ranPlan = sharded ? *plan.sharded->plan : plan;
+    const Prediction& schedule = sharded ? *ranPlan.prediction : p;
     for (int d = 0; d < devices.size(); ++d) {
         std::vector<std::uint32_t> ops;
-        for (std::uint32_t i = 0; i < graph.size(); ++i) {
-            if (plan.devices[i] == DeviceId(d) && graph.nodes()[i].role() == OpRole::Compute)
+        for (std::uint32_t i = 0; i < ran.size(); ++i) {
+            if (ranPlan.devices[i] == DeviceId(d) && ran.nodes()[i].role() == OpRole::Compute)
                 ops.push_back(i);
         }
-        std::stable_sort(ops.begin(), ops.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return p.start[a] < p.start[b]; });
+        std::stable_sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return schedule.start[a] < schedule.start[b];
+        });
         const std::string& name = devices[DeviceId(d)].name;
         out += "  " + name +
                std::string(deviceWidth > name.size() ? deviceWidth - name.size() : 0, ' ') +
@@ -405,9 +411,9 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
                std::to_string(ops.size()) + " op" + (ops.size() == 1 ? "" : "s");
         for (std::size_t k = 0; k < ops.size() && k < kShown; ++k) {
             char times[64];
-            std::snprintf(times, sizeof times, " %.3f-%.3f", p.start[ops[k]] / 1000,
-                          p.end[ops[k]] / 1000);
-            out += (k ? "," : ":") + std::string(" ") + graph.nodes()[ops[k]].name + times;
+            std::snprintf(times, sizeof times, " %.3f-%.3f", schedule.start[ops[k]] / 1000,
+                          schedule.end[ops[k]] / 1000);
+            out += (k ? "," : ":") + std::string(" ") + ran.nodes()[ops[k]].name + times;
         }
         if (ops.size() > kShown)
             out += ", ... " + std::to_string(ops.size() - kShown) + " more (--json has all)";

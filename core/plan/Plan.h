@@ -212,6 +212,9 @@ struct SplitRegion {
     std::vector<ValueRef> inputs;  ///< values split on the batch axis where the region starts
     std::vector<ValueRef> shared;  ///< values every shard reads whole (weights, constants)
     std::vector<ValueRef> outputs; ///< values concatenated on the batch axis where it ends
+    /// Device copies between two of its nodes (a plan's copies applied to the graph), which the
+    /// shards skip: each reads its own rows where it runs.
+    std::vector<NodeId> bypassed;
 };
 
 struct Plan;

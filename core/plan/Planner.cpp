@@ -232,12 +232,27 @@ private:
         inner.costs = m_options.costs;
         auto plan = std::make_shared<const Plan>(planDevices(sharded->graph, m_devices, inner));
         for (const Conflict& conflict : plan->conflicts) {
-            if (conflict.kind == ConflictKind::MemoryCapacity)
+            // The user's own conflicts (a pin on a copy, say) recur in the sharded graph.
+            const bool known = std::any_of(
+                m_plan.conflicts.begin(), m_plan.conflicts.end(), [&](const Conflict& c) {
+                    return c.kind == conflict.kind && c.message == conflict.message;
+                });
+            if (conflict.kind == ConflictKind::MemoryCapacity || known)
                 continue;
             // The sharded graph holds every compute node where it runs; anything else it
             // finds is reported, not hidden.
             Conflict copy = conflict;
             copy.message = "the sharded graph: " + conflict.message;
+            // Its nodes are the sharded graph's: name the user's nodes they compute.
+            copy.nodes.clear();
+            for (NodeId node : conflict.nodes) {
+                const NodeId user = node.index < sharded->origin.size()
+                                        ? sharded->origin[node.index]
+                                        : NodeId();
+                if (user.valid() &&
+                    std::find(copy.nodes.begin(), copy.nodes.end(), user) == copy.nodes.end())
+                    copy.nodes.push_back(user);
+            }
             m_plan.conflicts.push_back(std::move(copy));
         }
         if (m_options.planMemory) {

@@ -56,6 +56,23 @@ std::optional<std::vector<std::int64_t>> constantInts(const Graph& graph, ValueR
     return values;
 }
 
+/// The value a chain of device copies moves (the value itself when it is no copy's): a plan's
+/// inserted copies, applied to the graph, must not change what a region reads.
+ValueRef throughCopies(const Graph& graph, ValueRef value) {
+    for (std::size_t steps = 0; steps <= graph.size(); ++steps) {
+        const Node& node = graph.node(value.node);
+        if (!node.isDeviceCopy() || node.inputs.empty())
+            return value;
+        value = node.inputs[0];
+    }
+    return value;
+}
+
+/// Whether a value is a constant, or a copy of one.
+bool isConstantValue(const Graph& graph, ValueRef value) {
+    return graph.node(throughCopies(graph, value).node).isConstant();
+}
+
 /// Input `k` of the node when it is present (ONNX leaves optional inputs out at the end).
 std::optional<ValueRef> inputAt(const Node& node, std::size_t k) {
     if (k >= node.ownInputs())
@@ -218,11 +235,15 @@ std::optional<std::string> familyMixing(const Graph& graph, const Node& node,
     const int rank = node.ownInputs() > 0 ? graph.type(node.inputs[0]).rank() : 0;
     auto isBatched = [&](std::size_t k) { return k < batched.size() && batched[k]; };
     auto onlyFirstBatched = [&]() -> std::optional<std::string> {
-        if (!isBatched(0))
+        if (!isBatched(0)) {
+            const auto first = std::find(batched.begin(), batched.end(), true);
+            if (first == batched.end())
+                return std::string("reads the batch only through a captured value");
             return "reads the batch only through '" +
-                   graph.valueName(node.inputs[std::distance(
-                       batched.begin(), std::find(batched.begin(), batched.end(), true))]) +
+                   graph.valueName(node.inputs[static_cast<std::size_t>(
+                       std::distance(batched.begin(), first))]) +
                    "', which it does not compute over row by row";
+        }
         for (std::size_t k = 1; k < inputs; ++k) {
             if (isBatched(k))
                 return "reads '" + graph.valueName(node.inputs[k]) +
@@ -465,6 +486,7 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
     if (requests.empty())
         return analysis;
     std::vector<std::uint8_t> candidate(n, 0), member(n, 0);
+    std::vector<std::vector<std::uint32_t>> consumers; // filled when a region is split
     std::vector<std::uint8_t> isOutput(n, 0);
     for (const GraphOutput& output : graph.outputs())
         isOutput[output.value.node.index] = 1;
@@ -598,8 +620,9 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             for (std::size_t k = 0; k < node.inputs.size() && region.batch == 0; ++k) {
                 const ValueRef input = node.inputs[k];
                 const TensorType& type = graph.type(input);
-                if (!candidate[input.node.index] && !graph.node(input.node).isConstant() &&
-                    type.rank() > 0 && readsAsData(graph, node, k))
+                if (!candidate[throughCopies(graph, input).node.index] &&
+                    !isConstantValue(graph, input) && type.rank() > 0 &&
+                    readsAsData(graph, node, k))
                     region.batch = type.shape[0];
             }
             if (region.batch != 0)
@@ -607,7 +630,13 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         }
         const auto shardCount = static_cast<std::int64_t>(region.shards.size());
         bool splittable = !candidates.empty();
-        if (splittable && region.batch <= 0) {
+        if (splittable && region.batch == 0) {
+            conflict({},
+                     spelled + ": its ops read no value that carries a batch, only constants; "
+                               "nothing is split",
+                     "split ops that compute on the model's inputs");
+            splittable = false;
+        } else if (splittable && region.batch < 0) {
             conflict({}, spelled + ": the batch size of the values it reads is not known",
                      "give the inputs' shapes (--input-shape)");
             splittable = false;
@@ -642,15 +671,16 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         // weights or shape): decided once per value, at its first reader.
         std::unordered_map<std::uint32_t, std::vector<bool>> batchedOutputs;
         std::map<std::pair<std::uint32_t, std::uint32_t>, bool> outside;
-        auto batchedValue = [&](ValueRef value, bool asData) {
+        auto batchedValue = [&](ValueRef read, bool asData) {
+            const ValueRef value = throughCopies(graph, read);
             if (member[value.node.index])
                 return static_cast<bool>(batchedOutputs[value.node.index][value.output]);
             const auto key = std::pair(value.node.index, value.output);
             if (const auto found = outside.find(key); found != outside.end())
                 return found->second;
             const TensorType& type = graph.type(value);
-            const bool batched = asData && !graph.node(value.node).isConstant() &&
-                                 type.rank() > 0 && type.shape[0] == region.batch;
+            const bool batched = asData && !isConstantValue(graph, value) && type.rank() > 0 &&
+                                 type.shape[0] == region.batch;
             outside.emplace(key, batched);
             return batched;
         };
@@ -659,7 +689,8 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             const Node& node = graph.nodes()[i];
             for (std::size_t k = 0; k < node.inputs.size(); ++k) {
                 const ValueRef input = node.inputs[k];
-                if (!candidate[input.node.index] && readsAsData(graph, node, k))
+                if (!candidate[throughCopies(graph, input).node.index] &&
+                    readsAsData(graph, node, k))
                     batchedValue(input, true);
             }
         }
@@ -731,18 +762,40 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             begin += rows[s];
             region.shards[s].end = begin;
         }
-        // What crosses its border.
+        // What crosses its border. A device copy between two of its nodes (a plan's inserted
+        // copy, applied to the graph) is bypassed: each shard reads its own rows.
         std::set<std::pair<std::uint32_t, std::uint32_t>> seenIn, seenOut;
         for (NodeId id : region.nodes) {
             for (ValueRef input : graph.node(id).inputs) {
-                if (member[input.node.index] ||
+                if (member[throughCopies(graph, input).node.index] ||
                     !seenIn.emplace(input.node.index, input.output).second)
                     continue;
                 (batchedValue(input, false) ? region.inputs : region.shared).push_back(input);
             }
         }
+        if (consumers.empty()) {
+            consumers.resize(n);
+            for (std::uint32_t i = 0; i < n; ++i) {
+                for (ValueRef input : graph.nodes()[i].inputs)
+                    consumers[input.node.index].push_back(i);
+            }
+        }
+        std::vector<std::uint8_t> bypassed(n, 0);
         for (std::uint32_t i = 0; i < n; ++i) {
-            if (member[i])
+            const Node& node = graph.nodes()[i];
+            if (!node.isDeviceCopy() || isOutput[i] || consumers[i].empty() ||
+                !member[throughCopies(graph, ValueRef{NodeId(i), 0}).node.index])
+                continue;
+            bool onlyMembers = true;
+            for (std::uint32_t c : consumers[i])
+                onlyMembers = onlyMembers && member[c];
+            if (onlyMembers) {
+                bypassed[i] = 1;
+                region.bypassed.push_back(NodeId(i));
+            }
+        }
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (member[i] || bypassed[i])
                 continue;
             for (ValueRef input : graph.nodes()[i].inputs) {
                 if (member[input.node.index] &&
@@ -773,9 +826,12 @@ class Sharder {
 public:
     Sharder(const Graph& graph, const Plan& plan) : m_in(graph), m_plan(plan) {
         m_regionOf.assign(graph.size(), -1);
+        m_bypassed.assign(graph.size(), 0);
         for (std::size_t r = 0; r < plan.splits.size(); ++r) {
             for (NodeId id : plan.splits[r].nodes)
                 m_regionOf[id.index] = static_cast<std::int32_t>(r);
+            for (NodeId id : plan.splits[r].bypassed)
+                m_bypassed[id.index] = 1;
         }
     }
 
@@ -786,6 +842,8 @@ public:
         out.graph.properties = m_in.properties;
         m_mapped.resize(m_in.size());
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            if (m_bypassed[i])
+                continue; // a copy between two split nodes: each shard reads its own rows
             if (m_regionOf[i] < 0)
                 copyNode(i);
             else
@@ -856,9 +914,9 @@ private:
     /// What shard `s` of region `r` reads for `value`.
     ValueRef shardInput(ValueRef value, std::int32_t r, std::size_t s) {
         const SplitRegion& region = m_plan.splits[static_cast<std::size_t>(r)];
+        if (const ValueRef source = throughCopies(m_in, value); m_regionOf[source.node.index] == r)
+            return m_shardValues.at(source.node.index)[s][source.output];
         const std::int32_t from = m_regionOf[value.node.index];
-        if (from == r)
-            return m_shardValues.at(value.node.index)[s][value.output];
         const bool fromRegion = from >= 0;
         const TensorType& type = m_in.type(value);
         // The analysis decided which values entering the region carry the batch.
@@ -984,6 +1042,7 @@ private:
     const Graph& m_in;
     const Plan& m_plan;
     std::vector<std::int32_t> m_regionOf;
+    std::vector<std::uint8_t> m_bypassed;
     ShardedGraph m_out;
     std::vector<std::vector<ValueRef>> m_mapped;
     /// Per split node: per shard, its outputs.

@@ -1126,6 +1126,16 @@ private slots:
         QCOMPARE(splits, 1);  // %data into %0
         QCOMPARE(concats, 2); // %3 into %4 and the residual add
         QVERIFY(window.statusSummary()->text().contains(QStringLiteral("1 region")));
+        // The properties of a split node list its shards.
+        window.scene()->clearSelection();
+        conv->setSelected(true);
+        const QString properties = window.properties()->toPlainText();
+        QVERIFY2(properties.contains(QStringLiteral("Devices: cpu + gpu (split1)")) &&
+                     properties.contains(QStringLiteral("cpu: rows 0–2 of 4")) &&
+                     properties.contains(QStringLiteral("gpu: rows 3–3 of 4")),
+                 qPrintable(properties));
+        for (const char* name : stem)
+            window.scene()->nodeItem(nodeNamed(window, name))->setSelected(true);
         QVERIFY(window.grab().save(dir.filePath("split.png")));
         const auto after = placement(*window.document());
         // Undo, redo.

@@ -1,15 +1,25 @@
 // Properties of the planner over random DAGs with random pins and explicit copies:
 // every edge is satisfied (same device, exactly one copy, or a replica); every pin is honoured
-// unless a conflict names the node; determinism; idempotence; erasure (DESIGN.md §4.7).
+// unless a conflict names the node; determinism; idempotence; erasure (DESIGN.md §4.7). And with
+// random split regions (plan/Split.h): the same three properties, a sharded graph that holds
+// every split node once per shard where the plan says, and that computes what the unsplit graph
+// computes.
 #include "PlanTestUtil.h"
 
 #include "io/PlanReport.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
+#include "plan/Split.h"
+#include "runtime/Bytecode.h"
+#include "runtime/DeviceMapping.h"
+#include "runtime/DeviceRegistry.h"
+#include "runtime/Executor.h"
+#include "runtime/Optimize.h"
 
 #include <QTest>
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 using namespace placer;
@@ -22,10 +32,10 @@ int graphCount() {
     return value.isEmpty() ? 1000 : value.toInt();
 }
 
-/// A random DAG of element-wise ops over (2, 3) float32 values, with parameters, constants,
+/// A random DAG of element-wise ops over (rows, 3) float32 values, with parameters, constants,
 /// plain and fixed pins on about a fifth of the nodes, and a few explicit device_copy nodes.
-Graph randomGraph(std::mt19937& rng, int deviceCount) {
-    const TensorType type{{2, 3}, DType::Float32};
+Graph randomGraph(std::mt19937& rng, int deviceCount, std::int64_t rows = 2) {
+    const TensorType type{{rows, 3}, DType::Float32};
     const OpRegistry& ops = OpRegistry::global();
     const OpDef* unary[] = {ops.find("negative"), ops.find("exp"), ops.find("nn.relu")};
     const OpDef* binary[] = {ops.find("add"), ops.find("multiply"), ops.find("subtract")};
@@ -101,6 +111,66 @@ bool conflictNames(const Plan& plan, NodeId node) {
     return false;
 }
 
+/// A random --split request over `graph`: the whole graph, a glob, or some ops by name; two or
+/// three devices of `set`, with or without shares.
+SplitRequest randomSplit(std::mt19937& rng, const Graph& graph, const DeviceSet& set) {
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    SplitRequest request;
+    const int kind = pick(3);
+    if (kind == 0) {
+        request.nodePattern = "*";
+    } else if (kind == 1) {
+        request.nodePattern = "%" + std::to_string(pick(4)) + "*";
+    } else {
+        for (const Node& node : graph.nodes()) {
+            if (node.role() == OpRole::Compute && pick(2) == 0)
+                request.nodePattern += (request.nodePattern.empty() ? "" : "|") + node.name;
+        }
+        if (request.nodePattern.empty())
+            request.nodePattern = "*";
+    }
+    std::vector<int> devices(static_cast<std::size_t>(set.size()));
+    for (int d = 0; d < set.size(); ++d)
+        devices[static_cast<std::size_t>(d)] = d;
+    std::shuffle(devices.begin(), devices.end(), rng);
+    const int count = 2 + pick(set.size() - 1);
+    const bool shares = pick(2) == 0;
+    for (int k = 0; k < count; ++k)
+        request.shards.push_back(SplitShare{
+            set[DeviceId(devices[static_cast<std::size_t>(k)])].name, shares ? 1 + pick(3) : 0});
+    return request;
+}
+
+/// Runs what `plan` runs (the sharded graph when it splits) on fresh vcpus; the outputs' bytes.
+std::vector<std::vector<std::byte>> runOutputs(const Graph& graph, const DeviceSet& set,
+                                               const Plan& plan) {
+    DeviceRegistry registry;
+    std::vector<DeviceMapRequest> maps;
+    for (int d = 0; d < set.size(); ++d)
+        maps.push_back({set[DeviceId(d)].name, "vcpu" + std::to_string(d + 1)});
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(set, maps, registry, &warnings);
+    if (!mapping)
+        qFatal("mapping: %s", mapping.error().message.c_str());
+    const OptimizedGraph ran = unoptimized(graph, plan);
+    auto program = lowerToBytecode(ran.graph, set, ran.plan);
+    if (!program)
+        qFatal("lowering: %s", program.error().message.c_str());
+    auto executor = Executor::load(ran.graph, set, program.take(), mapping.take());
+    if (!executor)
+        qFatal("load: %s", executor.error().message.c_str());
+    std::vector<HostTensor> inputs;
+    for (NodeId input : executor.value()->program().inputs)
+        inputs.push_back(randomTensor(ran.graph.node(input).outputs[0], input.index + 1));
+    auto result = executor.value()->run(inputs, RunOptions{0, 1});
+    if (!result)
+        qFatal("run: %s", result.error().message.c_str());
+    std::vector<std::vector<std::byte>> outputs;
+    for (const HostTensor& output : result.value().outputs)
+        outputs.push_back(output.data);
+    return outputs;
+}
+
 } // namespace
 
 class TestPlannerProperties : public QObject {
@@ -109,7 +179,109 @@ class TestPlannerProperties : public QObject {
 private slots:
     void properties_data();
     void properties();
+    void splitProperties();
 };
+
+void TestPlannerProperties::splitProperties() {
+    const DeviceSet set = test::devices("cpu:cpu,gpu:cuda,vcpu1:vcpu");
+    std::mt19937 rng(11);
+    const int graphs = std::max(1, graphCount() / 5);
+    int sharded = 0, ran = 0;
+    for (int iteration = 0; iteration < graphs; ++iteration) {
+        Graph graph = randomGraph(rng, set.size(), 1 + static_cast<std::int64_t>(rng() % 7));
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            Node& node = graph.node(NodeId(i));
+            if (!node.isConstant())
+                continue;
+            std::string bytes(static_cast<std::size_t>(node.outputs[0].bytes()), '\0');
+            for (std::size_t b = 0; b + 4 <= bytes.size(); b += 4) {
+                const float value = 0.25f * static_cast<float>((b / 4 + i) % 5) - 0.5f;
+                std::memcpy(bytes.data() + b, &value, 4);
+            }
+            node.data = std::make_shared<const TensorData>(std::move(bytes));
+        }
+        PlanOptions options;
+        options.constants = rng() % 2 ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
+        options.splits.push_back(randomSplit(rng, graph, set));
+        if (rng() % 3 == 0)
+            options.splits.push_back(randomSplit(rng, graph, set));
+        const QByteArray context = "split graph " + QByteArray::number(iteration);
+        const Plan plan = planDevices(graph, set, options);
+        auto dump = [&] {
+            std::fprintf(stderr, "%s\n%s\n%s\n", context.constData(),
+                         test::snapshot(graph, set).c_str(),
+                         planSummary(graph, set, options, plan).c_str());
+        };
+        // Determinism, idempotence and erasure, as without splits.
+        QCOMPARE(planReportJson(graph, set, options, planDevices(graph, set, options)).dump(),
+                 planReportJson(graph, set, options, plan).dump());
+        const Graph planned = applyPlan(graph, set, plan);
+        const std::string snapshot = test::snapshot(planned, set);
+        if (test::snapshot(applyPlan(planned, set, planDevices(planned, set, options)), set) !=
+            snapshot) {
+            dump();
+            QFAIL(context + ": plan(plan(g)) != plan(g)");
+        }
+        const Graph erased = erasePlan(planned);
+        if (test::snapshot(applyPlan(erased, set, planDevices(erased, set, options)), set) !=
+            snapshot) {
+            dump();
+            QFAIL(context + ": plan(erase(plan(g))) != plan(g)");
+        }
+        if (!plan.sharded)
+            continue;
+        ++sharded;
+        // The sharded graph: each split node once per shard, on its shard's device, with its
+        // shard's rows; every other compute node where the plan put it.
+        const ShardedGraph& shards = *plan.sharded;
+        std::vector<int> copies(graph.size(), 0);
+        for (std::uint32_t j = 0; j < shards.graph.size(); ++j) {
+            const Node& node = shards.graph.nodes()[j];
+            const NodeId user = shards.origin[j];
+            if (!user.valid())
+                continue;
+            ++copies[user.index];
+            if (node.role() != OpRole::Compute)
+                continue;
+            DeviceId expected = plan.devices[user.index];
+            if (shards.shard[j] >= 0) {
+                const SplitRegion& region = plan.splits[static_cast<std::size_t>(shards.region[j])];
+                const Shard& shard = region.shards[static_cast<std::size_t>(shards.shard[j])];
+                expected = shard.device;
+                if (node.outputs[0].shape[0] != shard.rows()) {
+                    dump();
+                    QFAIL(context + ": " + QByteArray::fromStdString(node.name) +
+                          " does not have its shard's rows");
+                }
+            }
+            if (shards.plan->devices[j] != expected) {
+                dump();
+                QFAIL(context + ": " + QByteArray::fromStdString(node.name) +
+                      " runs off its device in the sharded graph");
+            }
+        }
+        for (const SplitRegion& region : plan.splits) {
+            for (NodeId node : region.nodes) {
+                if (copies[node.index] != static_cast<int>(region.shards.size())) {
+                    dump();
+                    QFAIL(context + ": a split node is not there once per shard");
+                }
+            }
+        }
+        // What it computes: the unsplit graph's outputs, bit for bit (the same kernels on rows
+        // that do not mix). Run for some of the graphs.
+        if (iteration % 8 == 0) {
+            ++ran;
+            if (runOutputs(graph, set, plan) !=
+                runOutputs(graph, set, planDevices(graph, set, {}))) {
+                dump();
+                QFAIL(context + ": the split graph computes other outputs");
+            }
+        }
+    }
+    std::printf("%d of %d graphs split, %d of them run\n", sharded, graphs, ran);
+    QVERIFY(sharded > graphs / 4);
+}
 
 void TestPlannerProperties::properties_data() {
     QTest::addColumn<int>("mode");

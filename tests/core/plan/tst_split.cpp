@@ -12,7 +12,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Optimize.h"
 
-#include "OnnxModels.h"
+#include "OnnxModelBuilder.h"
 #include "PlanTestUtil.h"
 
 #include <QtTest>
@@ -21,6 +21,7 @@
 #include <cstring>
 
 using namespace placer;
+using test::relativeDifference;
 
 namespace {
 
@@ -51,46 +52,9 @@ PlanOptions splitting(std::initializer_list<const char*> requests) {
     return options;
 }
 
-/// A model reading x (float32) built node by node with small deterministic weights.
-struct Model {
-    onnx::ModelProto model = test::emptyModel("split");
-    int seed = 1;
-
-    explicit Model(const std::vector<std::int64_t>& input) {
-        test::addValue(model.mutable_graph()->mutable_input(), "x", input);
-    }
-
-    void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
-        onnx::TensorProto* t = test::addInitializer(model, name, dims);
-        std::int64_t count = 1;
-        for (std::int64_t d : dims)
-            count *= d;
-        for (std::int64_t i = 0; i < count; ++i)
-            t->add_float_data(static_cast<float>(((i * 37 + seed * 11) % 17) - 8) / 32.0f);
-        ++seed;
-    }
-
-    void ints(const std::string& name, const std::vector<std::int64_t>& values) {
-        onnx::TensorProto* t =
-            test::addInitializer(model, name, {static_cast<std::int64_t>(values.size())});
-        t->set_data_type(onnx::TensorProto_DataType_INT64);
-        for (std::int64_t v : values)
-            t->add_int64_data(v);
-    }
-
-    onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
-                          const std::string& output) {
-        return test::addOp(model.mutable_graph(), op, inputs, output);
-    }
-
-    void conv(const std::string& input, const std::string& output, std::int64_t in,
-              std::int64_t out) {
-        weight(output + "_w", {out, in, 3, 3});
-        weight(output + "_b", {out});
-        onnx::NodeProto* n = node("Conv", {input, output + "_w", output + "_b"}, output);
-        test::setInts(n, "kernel_shape", {3, 3});
-        test::setInts(n, "pads", {1, 1, 1, 1});
-    }
+/// The tests' models: test::ModelBuilder and a small CNN.
+struct Model : test::ModelBuilder {
+    explicit Model(const std::vector<std::int64_t>& input) : test::ModelBuilder("split", input) {}
 
     /// A small CNN: conv, relu, conv + residual, pooling, flatten (by Reshape to [batch, -1]),
     /// a matrix product and a softmax over the classes.
@@ -108,20 +72,9 @@ struct Model {
     }
 
     Graph load(const std::string& output, const std::vector<std::int64_t>& dims) {
-        test::addValue(model.mutable_graph()->mutable_output(), output, dims);
-        auto loaded =
-            loadModelText(test::bytesOf(model), "split.onnx", GraphFormat::Onnx, vcpus(1));
-        if (!loaded)
-            qFatal("%s", loaded.error().toString().c_str());
-        return std::move(loaded.value().graph);
+        return test::ModelBuilder::load(output, dims, vcpus(1));
     }
 };
-
-std::vector<float> floatsOf(const HostTensor& tensor) {
-    std::vector<float> values(tensor.data.size() / 4);
-    std::memcpy(values.data(), tensor.data.data(), values.size() * 4);
-    return values;
-}
 
 /// Runs what `plan` runs (the sharded graph when it splits), each device on a fresh vcpu.
 std::vector<HostTensor> run(const Graph& graph, const DeviceSet& devices, const Plan& plan,
@@ -151,22 +104,6 @@ std::vector<HostTensor> run(const Graph& graph, const DeviceSet& devices, const 
     if (!result)
         qFatal("run: %s", result.error().message.c_str());
     return result.take().outputs;
-}
-
-double relativeDifference(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
-    if (a.size() != b.size())
-        return INFINITY;
-    double diff = 0, scale = 1e-30;
-    for (std::size_t k = 0; k < a.size(); ++k) {
-        if (a[k].type != b[k].type)
-            return INFINITY;
-        const auto x = floatsOf(a[k]), y = floatsOf(b[k]);
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            diff = std::max(diff, static_cast<double>(std::abs(x[i] - y[i])));
-            scale = std::max(scale, static_cast<double>(std::abs(y[i])));
-        }
-    }
-    return diff / scale;
 }
 
 /// Runs the graph split as `options` asks and unsplit on one device; the outputs must agree.

@@ -12,7 +12,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Optimize.h"
 
-#include "OnnxModels.h"
+#include "OnnxModelBuilder.h"
 
 #include <QtTest>
 
@@ -20,6 +20,8 @@
 #include <cstring>
 
 using namespace placer;
+using test::floatsOf;
+using test::relativeDifference;
 
 namespace {
 
@@ -32,12 +34,6 @@ DeviceSet vcpus(int count) {
     set.chooseDefaults();
     set.setDefaultDevice(DeviceId(0));
     return set;
-}
-
-std::vector<float> floatsOf(const HostTensor& tensor) {
-    std::vector<float> values(tensor.data.size() / 4);
-    std::memcpy(values.data(), tensor.data.data(), values.size() * 4);
-    return values;
 }
 
 struct Ran {
@@ -71,23 +67,6 @@ Ran runGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
     return {result.take().outputs, std::move(times)};
 }
 
-/// The largest difference between two runs' outputs, relative to the largest value.
-double relativeDifference(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
-    if (a.size() != b.size())
-        return INFINITY;
-    double diff = 0, scale = 1e-30;
-    for (std::size_t k = 0; k < a.size(); ++k) {
-        if (a[k].type != b[k].type)
-            return INFINITY;
-        const auto x = floatsOf(a[k]), y = floatsOf(b[k]);
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            diff = std::max(diff, static_cast<double>(std::abs(x[i] - y[i])));
-            scale = std::max(scale, static_cast<double>(std::abs(y[i])));
-        }
-    }
-    return diff / scale;
-}
-
 int countOp(const Graph& graph, const std::string& op) {
     int n = 0;
     for (const Node& node : graph.nodes())
@@ -104,39 +83,10 @@ int countChannelsLast(const Graph& graph) {
 
 // ---- small ONNX models built in the test -------------------------------------------------------
 
-/// A model reading x (float32, `input`), built node by node with small deterministic weights.
-struct ModelBuilder {
-    onnx::ModelProto model = test::emptyModel("layout");
-    int seed = 1;
-
-    explicit ModelBuilder(const std::vector<std::int64_t>& input) {
-        test::addValue(model.mutable_graph()->mutable_input(), "x", input);
-    }
-
-    void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
-        onnx::TensorProto* t = test::addInitializer(model, name, dims);
-        std::int64_t count = 1;
-        for (std::int64_t d : dims)
-            count *= d;
-        for (std::int64_t i = 0; i < count; ++i)
-            t->add_float_data(static_cast<float>(((i * 37 + seed * 11) % 17) - 8) / 32.0f);
-        ++seed;
-    }
-
-    onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
-                          const std::string& output) {
-        return test::addOp(model.mutable_graph(), op, inputs, output);
-    }
-
-    /// A 3x3 convolution (padding 1) from `in` channels to `out`, with a bias.
-    void conv(const std::string& input, const std::string& output, std::int64_t in,
-              std::int64_t out) {
-        weight(output + "_w", {out, in, 3, 3});
-        weight(output + "_b", {out});
-        onnx::NodeProto* n = node("Conv", {input, output + "_w", output + "_b"}, output);
-        test::setInts(n, "kernel_shape", {3, 3});
-        test::setInts(n, "pads", {1, 1, 1, 1});
-    }
+/// The test's models: test::ModelBuilder with the blocks these tests use.
+struct ModelBuilder : test::ModelBuilder {
+    explicit ModelBuilder(const std::vector<std::int64_t>& input)
+        : test::ModelBuilder("layout", input) {}
 
     /// x -> c1 (conv to 8 channels) -> r1 (relu) -> c2 (conv) -> `output` = c2 + r1.
     void residualBlock(const std::string& output) {
@@ -147,12 +97,7 @@ struct ModelBuilder {
     }
 
     Graph load(const std::string& output, const std::vector<std::int64_t>& dims) {
-        test::addValue(model.mutable_graph()->mutable_output(), output, dims);
-        auto loaded =
-            loadModelText(test::bytesOf(model), "layout.onnx", GraphFormat::Onnx, vcpus(1));
-        if (!loaded)
-            qFatal("%s", loaded.error().toString().c_str());
-        return std::move(loaded.value().graph);
+        return test::ModelBuilder::load(output, dims, vcpus(1));
     }
 };
 

@@ -217,6 +217,9 @@ def small(folder):
     ids = torch.randint(0, 100, (1, 16))
     export(Encoder(100, 32, 4, 64, 2, 16), ids, os.path.join(folder, "tiny_encoder.onnx"), ["ids"],
            reference=True)
+    # The same at batch 4, for splitting a batch across devices (tests/core/plan/tst_split.cpp).
+    export(Encoder(100, 32, 4, 64, 2, 16), torch.randint(0, 100, (4, 16)),
+           os.path.join(folder, "tiny_encoder_batch4.onnx"), ["ids"], reference=True)
 
 
 def full(folder):

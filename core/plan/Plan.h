@@ -194,6 +194,17 @@ struct Prediction {
     std::optional<double> exactOptimumMicros;
 };
 
+/// Where a value of a split region carries the batch: along `axis`, whose extent is
+/// outer x batch x inner with the batch in the middle (a plain batch axis has outer = inner = 1;
+/// a reshape can fold neighbouring axes into it, a transpose move it). axis < 0: the value does
+/// not carry the batch (every shard reads it whole).
+struct BatchAxis {
+    std::int32_t axis = -1;
+    std::int64_t outer = 1, inner = 1;
+    bool batched() const { return axis >= 0; }
+    bool operator==(const BatchAxis&) const = default;
+};
+
 /// One device's part of a split region: its device and its rows [begin, end) of the batch.
 struct Shard {
     DeviceId device;
@@ -207,6 +218,8 @@ struct SplitRegion {
     std::int32_t request = -1; ///< index into PlanOptions::splits
     std::string name;          ///< "split1": what its shards' node names carry
     std::vector<NodeId> nodes; ///< the user's nodes it runs once per shard, in graph order
+    /// Per node of `nodes`, per output: where it carries the batch.
+    std::vector<std::vector<BatchAxis>> axes;
     std::vector<Shard> shards;
     std::int64_t batch = 0;
     std::vector<ValueRef> inputs;  ///< values split on the batch axis where the region starts

@@ -109,15 +109,6 @@ const char* shapeAttribute(const Node& node) {
     return node.op->name == "reshape" ? "newshape" : nullptr;
 }
 
-/// Whether output `k` of a split node carries the batch on axis 0.
-bool outputBatched(const Node& node, std::size_t k, std::int64_t batch) {
-    const TensorType& type = node.outputs[k];
-    if (type.rank() == 0 || type.shape[0] != batch)
-        return false;
-    // Relay's batch_norm also returns the moving mean and variance, which no row changes.
-    return !(node.op->kernel.family == KernelFamily::BatchNorm && k > 0);
-}
-
 /// Whether input `k` of `node` is data the op computes over row by row, rather than its
 /// weights, statistics, or a shape: only data inputs may carry the batch from outside a region.
 bool readsAsData(const Graph& graph, const Node& node, std::size_t k) {
@@ -227,255 +218,462 @@ std::vector<std::int64_t> shardRows(std::int64_t batch, const std::vector<std::i
 
 namespace {
 
-/// What batchMixing() knows of each kernel family, before the common check of the results.
-std::optional<std::string> familyMixing(const Graph& graph, const Node& node,
-                                        const std::vector<bool>& batched) {
-    const KernelFamily family = node.op->kernel.family;
-    const std::size_t inputs = node.ownInputs();
-    const int rank = node.ownInputs() > 0 ? graph.type(node.inputs[0]).rank() : 0;
-    auto isBatched = [&](std::size_t k) { return k < batched.size() && batched[k]; };
-    auto onlyFirstBatched = [&]() -> std::optional<std::string> {
-        if (!isBatched(0)) {
-            const auto first = std::find(batched.begin(), batched.end(), true);
-            if (first == batched.end())
-                return std::string("reads the batch only through a captured value");
-            return "reads the batch only through '" +
-                   graph.valueName(node.inputs[static_cast<std::size_t>(
-                       std::distance(batched.begin(), first))]) +
-                   "', which it does not compute over row by row";
+std::int64_t product(const std::vector<std::int64_t>& dims, std::size_t from, std::size_t to) {
+    std::int64_t p = 1;
+    for (std::size_t i = from; i < to && i < dims.size(); ++i)
+        p *= dims[i];
+    return p;
+}
+
+/// Where a reshape from `in` to `out` puts the batch that `axis` of `in` carries: the output axis
+/// whose extent holds it whole, with the same elements before it. std::nullopt when the batch is
+/// spread over several output axes.
+std::optional<BatchAxis> reshapedAxis(const std::vector<std::int64_t>& in, BatchAxis axis,
+                                      const std::vector<std::int64_t>& out, std::int64_t batch) {
+    // Row-major: the elements before each batch row, and the batch's row size.
+    const std::int64_t before = product(in, 0, static_cast<std::size_t>(axis.axis)) * axis.outer;
+    std::int64_t prefix = 1;
+    for (std::size_t b = 0; b < out.size(); ++b) {
+        if (prefix > before || out[b] <= 0)
+            return std::nullopt;
+        if (before % prefix == 0) {
+            const std::int64_t outer = before / prefix;
+            if (out[b] % (outer * batch) == 0)
+                return BatchAxis{static_cast<std::int32_t>(b), outer, out[b] / (outer * batch)};
         }
-        for (std::size_t k = 1; k < inputs; ++k) {
-            if (isBatched(k))
+        prefix *= out[b];
+    }
+    return std::nullopt;
+}
+
+/// What batchRule() knows of each kernel family; the results' extents are checked after.
+struct FamilyRule {
+    const Graph& graph;
+    const Node& node;
+    const std::vector<BatchAxis>& in;
+    std::int64_t batch;
+    BatchVerdict verdict;
+
+    std::size_t inputs() const { return std::min(node.ownInputs(), in.size()); }
+    bool batched(std::size_t k) const { return k < in.size() && in[k].batched(); }
+    int rank(std::size_t k) const { return graph.type(node.inputs[k]).rank(); }
+    const std::vector<std::int64_t>& shape(std::size_t k) const {
+        return graph.type(node.inputs[k]).shape;
+    }
+    int axisAttr(std::int64_t fallback, int ofRank) const {
+        return normalized(node.attrs.getInt("axis", fallback).value_or(fallback), ofRank);
+    }
+
+    BatchVerdict fail(std::string why) {
+        verdict.why = std::move(why);
+        return verdict;
+    }
+    /// Every output carries the batch as `axis` does.
+    BatchVerdict all(BatchAxis axis) {
+        verdict.outputs.assign(node.outputs.size(), axis);
+        return verdict;
+    }
+    /// Only input 0 may carry the batch (the others are weights, statistics, a shape).
+    std::optional<std::string> onlyFirst() const {
+        for (std::size_t k = 1; k < inputs(); ++k) {
+            if (batched(k))
                 return "reads '" + graph.valueName(node.inputs[k]) +
                        "', which carries the batch, as a parameter (weights, a shape)";
         }
+        if (!batched(0))
+            return std::string("reads the batch only through a parameter (weights, a shape)");
         return std::nullopt;
-    };
-    auto axisAttr = [&](std::int64_t fallback) {
-        return normalized(node.attrs.getInt("axis", fallback).value_or(fallback), rank);
-    };
-    switch (family) {
-    case KernelFamily::Copy:
-        return onlyFirstBatched(); // row-major: a leading axis kept is every row kept whole
-    case KernelFamily::Cast:
-    case KernelFamily::Unary:
-    case KernelFamily::Fill:
-    case KernelFamily::Binary:
-    case KernelFamily::Where:
-    case KernelFamily::Mean: {
-        const int outRank = node.outputs[0].rank();
-        for (std::size_t k = 0; k < inputs; ++k) {
-            const TensorType& type = graph.type(node.inputs[k]);
-            if (!isBatched(k) && type.rank() == outRank && type.shape[0] != 1)
-                return "reads '" + graph.valueName(node.inputs[k]) +
-                       "' whole, yet it spans the batch axis (" + std::to_string(type.shape[0]) +
-                       " rows)";
+    }
+    /// Inputs broadcast together: the batched ones must carry the batch on the same output axis
+    /// the same way; the whole ones must not span that axis.
+    BatchVerdict broadcast(std::size_t first, std::size_t last, int outRank) {
+        std::optional<BatchAxis> at;
+        for (std::size_t k = first; k < last && k < inputs(); ++k) {
+            if (!batched(k))
+                continue;
+            BatchAxis aligned = in[k];
+            aligned.axis += outRank - rank(k);
+            if (at && !(*at == aligned))
+                return fail("combines values that carry the batch on different axes");
+            at = aligned;
         }
-        return std::nullopt;
+        if (!at)
+            return fail("reads the batch only through a parameter");
+        for (std::size_t k = first; k < last && k < inputs(); ++k) {
+            const int position = at->axis - (outRank - rank(k));
+            if (!batched(k) && position >= 0 && shape(k)[static_cast<std::size_t>(position)] != 1)
+                return fail("reads '" + graph.valueName(node.inputs[k]) +
+                            "' whole, yet it spans the batch axis (" +
+                            std::to_string(shape(k)[static_cast<std::size_t>(position)]) +
+                            " rows)");
+        }
+        return all(*at);
     }
-    case KernelFamily::Conv:
-    case KernelFamily::ConvTranspose:
-    case KernelFamily::QuantizedConv:
-    case KernelFamily::Pool:
-    case KernelFamily::Lrn:
-    case KernelFamily::InstanceNorm:
-    case KernelFamily::SpaceDepth:
-    case KernelFamily::Resize:
-    case KernelFamily::Pad:
-    case KernelFamily::Expand:
-    case KernelFamily::Tile:
-        return onlyFirstBatched();
-    case KernelFamily::BatchNorm:
-        if (node.attrs.getInt("training_mode", 0).value_or(0) != 0 ||
-            (isOnnx(node) && node.outputs.size() > 1))
-            return "is a BatchNormalization in training mode, whose statistics are over the "
-                   "batch";
-        return onlyFirstBatched();
-    case KernelFamily::LayerNorm:
-        if (axisAttr(-1) == 0)
-            return "normalises over the batch axis (axis 0)";
-        return onlyFirstBatched();
-    case KernelFamily::Softmax:
-    case KernelFamily::Hardmax: {
-        const std::int64_t fallback = isOnnx(node) && graph.onnxOpset() < 13 ? 1 : -1;
-        if (axisAttr(fallback) <= 0)
-            return std::string(family == KernelFamily::Softmax ? "takes a softmax"
-                                                               : "takes a hardmax") +
-                   " over the batch axis (axis 0)";
-        return onlyFirstBatched();
-    }
-    case KernelFamily::Reduce: {
-        const ReduceFn fn = node.op->kernel.reduce();
-        std::vector<std::int64_t> axes;
-        if (fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin) {
-            axes = {node.attrs.getInt("axis", 0).value_or(0)};
-        } else {
-            const auto read = axesOf(graph, node, isOnnx(node) ? "axes" : "axis", 1);
-            if (!read)
-                return std::string("reduces over axes that are not constants");
-            axes = *read;
-            if (!isOnnx(node) && node.attrs.getBool("exclude", false).value_or(false)) {
-                // Relay's exclude: every axis but the listed ones. 0 listed keeps the batch.
-                const bool keepsBatch = std::any_of(
-                    axes.begin(), axes.end(), [&](auto a) { return normalized(a, rank) == 0; });
-                return keepsBatch ? onlyFirstBatched()
-                                  : std::optional<std::string>("reduces over the batch axis");
+
+    BatchVerdict matmul() {
+        const std::string& op = node.op->name;
+        const bool gemm = op == "Gemm";
+        const bool dense = op == "nn.dense";
+        const bool batchMatmul = op == "nn.batch_matmul";
+        bool transA = false, transB = dense;
+        if (gemm) {
+            transA = node.attrs.getInt("transA", 0).value_or(0) != 0;
+            transB = node.attrs.getInt("transB", 0).value_or(0) != 0;
+        } else if (!isOnnx(node) && !dense) {
+            transA = node.attrs.getBool("transpose_a", false).value_or(false);
+            transB = node.attrs.getBool("transpose_b", batchMatmul).value_or(batchMatmul);
+        }
+        const std::size_t bIndex = op == "QLinearMatMul" ? 3 : 1;
+        for (std::size_t k = 1; k < inputs(); ++k) {
+            if (batched(k) && k != bIndex && !(gemm && k == 2))
+                return fail("reads '" + graph.valueName(node.inputs[k]) +
+                            "', which carries the batch, as a parameter");
+        }
+        const int ra = rank(0), rb = bIndex < inputs() ? rank(bIndex) : 0;
+        const int out = node.outputs[0].rank();
+        const bool a = batched(0), b = batched(bIndex);
+        if (ra < 2 || rb < 1)
+            return fail("multiplies vectors, contracting over the batch");
+        const int rowsA = transA ? ra - 1 : ra - 2, contractA = transA ? ra - 2 : ra - 1;
+        const int contractB = rb == 1 ? 0 : (transB ? rb - 1 : rb - 2);
+        const int colsB = rb == 1 ? -1 : (transB ? rb - 2 : rb - 1);
+        std::optional<BatchAxis> result;
+        if (a) {
+            const BatchAxis& axis = in[0];
+            if (axis.axis == contractA)
+                return fail("contracts over the batch axis of its first operand");
+            if (axis.axis == rowsA) {
+                if (b)
+                    return fail("multiplies rows of the batch by a batched matrix");
+                result = BatchAxis{rb == 1 ? out - 1 : out - 2, axis.outer, axis.inner};
+            } else {
+                result = BatchAxis{axis.axis + (out - ra), axis.outer, axis.inner};
             }
         }
-        const bool all =
-            axes.empty() &&
-            !(isOnnx(node) && node.attrs.getInt("noop_with_empty_axes", 0).value_or(0) != 0);
-        if (all ||
-            std::any_of(axes.begin(), axes.end(), [&](auto a) { return normalized(a, rank) == 0; }))
-            return "reduces over the batch axis";
-        return onlyFirstBatched();
-    }
-    case KernelFamily::Transpose: {
-        const auto perm = node.attrs.getInts(isOnnx(node) ? "perm" : "axes", {});
-        if (!perm || perm->empty() || normalized(perm->front(), rank) != 0)
-            return "moves the batch axis from the front";
-        return onlyFirstBatched();
-    }
-    case KernelFamily::Concat:
-        if (axisAttr(0) == 0)
-            return "concatenates along the batch axis";
-        for (std::size_t k = 0; k < inputs; ++k) {
-            if (!isBatched(k))
-                return "concatenates '" + graph.valueName(node.inputs[k]) +
-                       "', which does not carry the batch";
+        if (b) {
+            const BatchAxis& axis = in[bIndex];
+            if (axis.axis == contractB)
+                return fail("contracts over the batch axis of its second operand");
+            BatchAxis mine = axis.axis == colsB
+                                 ? BatchAxis{out - 1, axis.outer, axis.inner}
+                                 : BatchAxis{axis.axis + (out - rb), axis.outer, axis.inner};
+            if (a && (axis.axis == colsB || !(mine == *result)))
+                return fail("multiplies two values that carry the batch on different axes");
+            result = mine;
         }
-        return std::nullopt;
-    case KernelFamily::Split:
-        if (axisAttr(0) == 0)
-            return "splits along the batch axis";
-        return onlyFirstBatched();
-    case KernelFamily::Slice: {
-        // The result keeps all the batch's rows (checked above); only a reversal can reorder
-        // them, with a negative step on axis 0.
-        std::optional<std::vector<std::int64_t>> axes, steps;
-        if (isOnnx(node) && inputs > 1) {
-            axes = inputAt(node, 3) ? constantInts(graph, node.inputs[3])
-                                    : std::optional<std::vector<std::int64_t>>();
-            steps = inputAt(node, 4) ? constantInts(graph, node.inputs[4])
-                                     : std::optional<std::vector<std::int64_t>>();
-            const auto starts = constantInts(graph, node.inputs[1]);
-            if (!starts)
-                return std::string("slices with bounds that are not constants");
-            if (!axes) {
-                if (inputAt(node, 3))
-                    return std::string("slices axes that are not constants");
-                axes = std::vector<std::int64_t>(starts->size());
-                std::iota(axes->begin(), axes->end(), 0);
+        if (!result)
+            return fail("reads the batch only through a parameter");
+        // The batch dimensions broadcast: an operand without the batch must not span them.
+        for (std::size_t k : {std::size_t{0}, bIndex}) {
+            if (k >= inputs() || batched(k))
+                continue;
+            const int position = result->axis - (out - rank(k));
+            if (result->axis < out - 2 && position >= 0 &&
+                shape(k)[static_cast<std::size_t>(position)] != 1)
+                return fail("reads '" + graph.valueName(node.inputs[k]) +
+                            "' whole, yet it spans the batch axis");
+        }
+        if (gemm && inputs() > 2) {
+            // The bias broadcasts to the product: it carries the batch as the product does, or
+            // does not span it.
+            const int shift = out - rank(2);
+            const bool fits =
+                batched(2) ? BatchAxis{in[2].axis + shift, in[2].outer, in[2].inner} == *result
+                           : result->axis - shift < 0 ||
+                                 shape(2)[static_cast<std::size_t>(result->axis - shift)] == 1;
+            if (!fits)
+                return fail("adds '" + graph.valueName(node.inputs[2]) +
+                            "', which does not carry the batch as the product does");
+        }
+        return all(*result);
+    }
+
+    BatchVerdict run() {
+        const KernelFamily family = node.op->kernel.family;
+        const int r = inputs() > 0 ? rank(0) : 0;
+        const BatchAxis a = inputs() > 0 ? in[0] : BatchAxis{};
+        switch (family) {
+        case KernelFamily::Copy: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            if (const int k = shapeInput(node);
+                k >= 0 && static_cast<std::size_t>(k) < inputs() &&
+                !constantInts(graph, node.inputs[static_cast<std::size_t>(k)]))
+                return fail("reads its target shape from a computed value");
+            // Row-major: a reshape keeps the batch where the elements before it stay.
+            const auto moved = reshapedAxis(shape(0), a, node.outputs[0].shape, batch);
+            if (!moved)
+                return fail("folds the batch axis into others");
+            return all(*moved);
+        }
+        case KernelFamily::Cast:
+        case KernelFamily::Unary:
+        case KernelFamily::Fill:
+        case KernelFamily::Binary:
+        case KernelFamily::Where:
+        case KernelFamily::Mean:
+            return broadcast(0, inputs(), node.outputs[0].rank());
+        case KernelFamily::Expand:
+        case KernelFamily::Tile:
+        case KernelFamily::Pad:
+        case KernelFamily::Resize: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            if (const int k = shapeInput(node);
+                k >= 0 && static_cast<std::size_t>(k) < inputs() &&
+                !constantInts(graph, node.inputs[static_cast<std::size_t>(k)]))
+                return fail("reads its target shape from a computed value");
+            return all(BatchAxis{a.axis + (node.outputs[0].rank() - r), a.outer, a.inner});
+        }
+        case KernelFamily::Conv:
+        case KernelFamily::ConvTranspose:
+        case KernelFamily::QuantizedConv:
+        case KernelFamily::Pool:
+        case KernelFamily::Lrn:
+        case KernelFamily::InstanceNorm:
+        case KernelFamily::SpaceDepth:
+        case KernelFamily::GridSample:
+        case KernelFamily::BatchNorm: {
+            if (family == KernelFamily::BatchNorm &&
+                (node.attrs.getInt("training_mode", 0).value_or(0) != 0 ||
+                 (isOnnx(node) && node.outputs.size() > 1)))
+                return fail("is a BatchNormalization in training mode, whose statistics are "
+                            "over the batch");
+            if (family == KernelFamily::GridSample) {
+                if (!batched(0) || !batched(1) || !(in[0] == in[1]) || a.axis != 0)
+                    return fail("samples a grid that does not carry the batch as its input does");
+            } else if (auto why = onlyFirst()) {
+                return fail(*why);
             }
-        } else {
-            axes = node.attrs.getInts("axes", {});
-            steps = node.attrs.getInts(isOnnx(node) ? "steps" : "strides", {});
-            if (axes && axes->empty()) {
-                axes->resize(node.attrs.getInts(isOnnx(node) ? "starts" : "begin", {})
-                                 .value_or(std::vector<std::int64_t>{})
-                                 .size());
-                std::iota(axes->begin(), axes->end(), 0);
+            if (a.axis != 0)
+                return fail("works on images whose first axis is not the batch");
+            all(a);
+            // Relay's batch_norm also returns the moving mean and variance, which no row
+            // changes: every shard has them whole.
+            if (family == KernelFamily::BatchNorm)
+                for (std::size_t k = 1; k < verdict.outputs.size(); ++k)
+                    verdict.outputs[k] = BatchAxis{};
+            return verdict;
+        }
+        case KernelFamily::LayerNorm: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            if (a.axis >= axisAttr(-1, r))
+                return fail("normalises over the batch axis");
+            return all(a);
+        }
+        case KernelFamily::Softmax:
+        case KernelFamily::Hardmax: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            // Before opset 13, ONNX flattens every axis from `axis` on.
+            const bool flattens = isOnnx(node) && graph.onnxOpset() < 13;
+            const int axis = axisAttr(flattens ? 1 : -1, r);
+            if (flattens ? a.axis >= axis : a.axis == axis)
+                return fail(std::string(family == KernelFamily::Softmax ? "takes a softmax"
+                                                                        : "takes a hardmax") +
+                            " over the batch axis");
+            return all(a);
+        }
+        case KernelFamily::Reduce: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            const ReduceFn fn = node.op->kernel.reduce();
+            std::vector<std::int64_t> axes;
+            // ONNX keeps the reduced axes by default, Relay does not.
+            const bool keep = isOnnx(node) ? node.attrs.getInt("keepdims", 1).value_or(1) != 0
+                                           : node.attrs.getBool("keepdims", false).value_or(false);
+            if (fn == ReduceFn::ArgMax || fn == ReduceFn::ArgMin) {
+                axes = {node.attrs.getInt("axis", 0).value_or(0)};
+            } else {
+                const auto read = axesOf(graph, node, isOnnx(node) ? "axes" : "axis", 1);
+                if (!read)
+                    return fail("reduces over axes that are not constants");
+                axes = *read;
+                if (!isOnnx(node) && node.attrs.getBool("exclude", false).value_or(false)) {
+                    std::vector<std::int64_t> complement;
+                    for (int d = 0; d < r; ++d) {
+                        if (std::none_of(axes.begin(), axes.end(),
+                                         [&](auto x) { return normalized(x, r) == d; }))
+                            complement.push_back(d);
+                    }
+                    axes = std::move(complement);
+                }
+                if (axes.empty() &&
+                    !(isOnnx(node) &&
+                      node.attrs.getInt("noop_with_empty_axes", 0).value_or(0) != 0)) {
+                    for (int d = 0; d < r; ++d)
+                        axes.push_back(d);
+                }
             }
+            int before = 0;
+            for (std::int64_t x : axes) {
+                const int d = normalized(x, r);
+                if (d == a.axis)
+                    return fail("reduces over the batch axis");
+                before += d >= 0 && d < a.axis ? 1 : 0;
+            }
+            return all(BatchAxis{keep ? a.axis : a.axis - before, a.outer, a.inner});
         }
-        for (std::size_t k = 0; axes && k < axes->size(); ++k) {
-            if (normalized((*axes)[k], rank) == 0 && steps && k < steps->size() && (*steps)[k] != 1)
-                return std::string("steps through the batch axis");
+        case KernelFamily::Transpose: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            auto perm = node.attrs.getInts(isOnnx(node) ? "perm" : "axes", {});
+            if (!perm)
+                return fail("transposes by an unreadable permutation");
+            if (perm->empty()) {
+                for (int d = r - 1; d >= 0; --d)
+                    perm->push_back(d);
+            }
+            for (std::size_t j = 0; j < perm->size(); ++j) {
+                if (normalized((*perm)[j], r) == a.axis)
+                    return all(BatchAxis{static_cast<std::int32_t>(j), a.outer, a.inner});
+            }
+            return fail("transposes the batch axis away");
         }
-        return onlyFirstBatched();
-    }
-    case KernelFamily::Gather: {
-        const bool data = isBatched(0), indices = isBatched(1);
-        const int axis =
-            isOnnx(node)
-                ? axisAttr(0)
-                : (node.attrs.getInt("axis", -1000).value_or(0) == -1000 ? -1 : axisAttr(0));
-        if (data && indices)
-            return std::string("gathers rows of a batched value with batched indices");
-        if (data && axis == 0)
-            return std::string("gathers along the batch axis");
-        if (data && axis < 0)
-            return std::string("gathers from the flattened value, batch and all");
-        if (indices && axis != 0)
-            return std::string("reads batched indices into another axis");
-        return std::nullopt;
-    }
-    case KernelFamily::GatherElements:
-    case KernelFamily::CumSum:
-    case KernelFamily::TopK: {
-        const std::int64_t fallback = family == KernelFamily::TopK ? -1 : 0;
-        int axis = axisAttr(fallback);
-        if (family == KernelFamily::CumSum) {
-            const auto values = inputs > 1 ? constantInts(graph, node.inputs[1])
-                                           : std::optional<std::vector<std::int64_t>>();
-            axis = values && values->size() == 1 ? normalized(values->front(), rank) : -1;
+        case KernelFamily::Concat: {
+            const int axis = axisAttr(0, r);
+            for (std::size_t k = 0; k < inputs(); ++k) {
+                if (!batched(k))
+                    return fail("concatenates '" + graph.valueName(node.inputs[k]) +
+                                "', which does not carry the batch");
+                if (!(in[k] == a))
+                    return fail("concatenates values that carry the batch on different axes");
+            }
+            if (axis == a.axis)
+                return fail("concatenates along the batch axis");
+            return all(a);
         }
-        if (axis <= 0)
-            return std::string("works along the batch axis");
-        if (family == KernelFamily::GatherElements)
-            return std::nullopt; // data and indices both batched, or indices whole (broadcast)
-        return onlyFirstBatched();
-    }
-    case KernelFamily::Matmul:
-    case KernelFamily::QuantizedMatmul: {
-        const bool a = isBatched(0), b = isBatched(1);
-        const int rankB = inputs > 1 ? graph.type(node.inputs[1]).rank() : 0;
-        if (node.op->name == "Gemm" && node.attrs.getInt("transA", 0).value_or(0) != 0)
-            return std::string("reads its first matrix transposed, contracting over the batch");
-        if (!a)
-            return std::string("contracts over the batch axis of its second operand");
-        if (b && (rank < 3 || rankB < 3))
-            return std::string("multiplies two batched matrices, contracting over the batch");
-        if (node.op->name == "Gemm" && inputs > 2 && !isBatched(2)) {
-            const TensorType& c = graph.type(node.inputs[2]);
-            if (c.rank() == 2 && c.shape[0] != 1)
-                return "adds '" + graph.valueName(node.inputs[2]) +
-                       "' whole, yet it spans the batch axis";
+        case KernelFamily::Split: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            if (axisAttr(0, r) == a.axis)
+                return fail("splits along the batch axis");
+            return all(a);
         }
-        return std::nullopt;
+        case KernelFamily::Slice: {
+            if (auto why = onlyFirst())
+                return fail(*why);
+            // The batch's extent must come through whole (checked after), in order.
+            std::optional<std::vector<std::int64_t>> axes, steps;
+            if (isOnnx(node) && node.ownInputs() > 1) {
+                const auto starts = constantInts(graph, node.inputs[1]);
+                if (!starts)
+                    return fail("slices with bounds that are not constants");
+                axes = inputAt(node, 3) ? constantInts(graph, node.inputs[3])
+                                        : std::optional<std::vector<std::int64_t>>();
+                steps = inputAt(node, 4) ? constantInts(graph, node.inputs[4])
+                                         : std::optional<std::vector<std::int64_t>>();
+                if (!axes) {
+                    if (inputAt(node, 3))
+                        return fail("slices axes that are not constants");
+                    axes = std::vector<std::int64_t>(starts->size());
+                    std::iota(axes->begin(), axes->end(), 0);
+                }
+            } else {
+                axes = node.attrs.getInts("axes", {});
+                steps = node.attrs.getInts(isOnnx(node) ? "steps" : "strides", {});
+                if (axes && axes->empty()) {
+                    axes->resize(node.attrs.getInts(isOnnx(node) ? "starts" : "begin", {})
+                                     .value_or(std::vector<std::int64_t>{})
+                                     .size());
+                    std::iota(axes->begin(), axes->end(), 0);
+                }
+            }
+            for (std::size_t k = 0; axes && k < axes->size(); ++k) {
+                if (normalized((*axes)[k], r) == a.axis && steps && k < steps->size() &&
+                    (*steps)[k] != 1)
+                    return fail("steps through the batch axis");
+            }
+            return all(a);
+        }
+        case KernelFamily::Gather: {
+            const bool data = batched(0), indices = batched(1);
+            if (!isOnnx(node) && node.attrs.getInt("axis", -1000).value_or(0) == -1000)
+                return fail("gathers from the flattened value, batch and all");
+            const int axis = axisAttr(0, r);
+            if (data && indices)
+                return fail("gathers from a batched value with batched indices");
+            if (indices) {
+                const BatchAxis& i = in[1];
+                return all(BatchAxis{axis + i.axis, i.outer, i.inner});
+            }
+            if (axis == a.axis)
+                return fail("gathers along the batch axis");
+            return all(BatchAxis{a.axis < axis ? a.axis : a.axis + rank(1) - 1, a.outer, a.inner});
+        }
+        case KernelFamily::GatherElements:
+        case KernelFamily::CumSum:
+        case KernelFamily::TopK: {
+            int axis = axisAttr(family == KernelFamily::TopK ? -1 : 0, r);
+            if (family == KernelFamily::CumSum) {
+                const auto values = inputs() > 1 ? constantInts(graph, node.inputs[1])
+                                                 : std::optional<std::vector<std::int64_t>>();
+                axis = values && values->size() == 1 ? normalized(values->front(), r) : a.axis;
+            }
+            if (family == KernelFamily::GatherElements) {
+                if (!batched(0) || !batched(1) || !(in[0] == in[1]))
+                    return fail("gathers elements with indices that do not carry the batch as "
+                                "the data does");
+            } else if (auto why = onlyFirst()) {
+                return fail(*why);
+            }
+            if (axis == a.axis)
+                return fail("works along the batch axis");
+            return all(a);
+        }
+        case KernelFamily::Matmul:
+        case KernelFamily::QuantizedMatmul:
+            return matmul();
+        case KernelFamily::Trilu:
+        case KernelFamily::Det:
+            if (auto why = onlyFirst())
+                return fail(*why);
+            if (a.axis >= r - 2)
+                return fail("works on the matrix the batch is part of");
+            return all(a);
+        case KernelFamily::Quantize:
+            if (auto why = onlyFirst())
+                return fail(*why);
+            if (inputs() > 1 && rank(1) == 1 && shape(1)[0] > 1 && axisAttr(1, r) == a.axis)
+                return fail("quantizes per element of the batch axis");
+            return all(a);
+        default:
+            return fail("(" + node.op->name +
+                        ") is not known to treat the rows of the batch independently");
+        }
     }
-    case KernelFamily::Trilu:
-    case KernelFamily::Det:
-        if (rank < 3)
-            return std::string("works on the matrix the batch is part of");
-        return onlyFirstBatched();
-    case KernelFamily::GridSample:
-        return std::nullopt; // input and grid share the batch; the outputs keep it (above)
-    case KernelFamily::Quantize:
-        if (node.attrs.getInt("axis", 1).value_or(1) == 0 && inputs > 1 &&
-            graph.type(node.inputs[1]).rank() == 1)
-            return std::string("quantizes per row of the batch axis");
-        return onlyFirstBatched();
-    default:
-        return "(" + node.op->name + ") is not known to treat the rows of the batch independently";
-    }
-}
+};
 
 } // namespace
 
-std::optional<std::string> batchMixing(const Graph& graph, const Node& node,
-                                       const std::vector<bool>& batched, std::int64_t batch) {
-    const KernelFamily family = node.op->kernel.family;
-    if (node.subgraphs.size() > 0)
-        return "is control flow (" + node.op->name + "), whose bodies are not split";
-    if (family == KernelFamily::None)
-        return "has no kernel";
-    if (auto why = familyMixing(graph, node, batched))
-        return why;
-    // Every result must keep the batch leading; only Relay batch_norm's statistics are exempt.
-    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
-        if (family == KernelFamily::BatchNorm && k > 0 && !isOnnx(node))
-            continue;
+BatchVerdict batchRule(const Graph& graph, const Node& node, const std::vector<BatchAxis>& inputs,
+                       std::int64_t batch) {
+    if (!node.subgraphs.empty())
+        return {"is control flow (" + node.op->name + "), whose bodies are not split", {}};
+    if (node.op->kernel.family == KernelFamily::None)
+        return {std::string("has no kernel"), {}};
+    BatchVerdict verdict = FamilyRule{graph, node, inputs, batch, {}}.run();
+    if (verdict.why)
+        return verdict;
+    // Each result that carries the batch must hold it whole on its axis.
+    for (std::size_t k = 0; k < node.outputs.size() && k < verdict.outputs.size(); ++k) {
+        const BatchAxis& axis = verdict.outputs[k];
         const TensorType& type = node.outputs[k];
-        if (type.rank() == 0 || type.shape[0] != batch) {
+        if (!axis.batched())
+            continue;
+        if (axis.axis >= type.rank() ||
+            type.shape[static_cast<std::size_t>(axis.axis)] != axis.outer * batch * axis.inner) {
             std::string shape;
             for (std::int64_t d : type.shape)
                 shape += (shape.empty() ? "" : "x") + std::to_string(d);
-            return "gives a result (" + (shape.empty() ? std::string("a scalar") : shape) +
-                   ") whose first axis is not the batch of " + std::to_string(batch) +
-                   ": it folds or moves the batch axis";
+            return {"gives a result (" + (shape.empty() ? std::string("a scalar") : shape) +
+                        ") that does not hold the batch of " + std::to_string(batch) +
+                        " whole on an axis: it folds or moves the batch axis",
+                    {}};
         }
     }
-    return std::nullopt;
+    return verdict;
 }
 
 SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
@@ -669,20 +867,21 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         // a value from outside. A value from outside carries the batch when it is no constant,
         // its first axis is the batch, and an op of the region reads it as data (not as its
         // weights or shape): decided once per value, at its first reader.
-        std::unordered_map<std::uint32_t, std::vector<bool>> batchedOutputs;
-        std::map<std::pair<std::uint32_t, std::uint32_t>, bool> outside;
-        auto batchedValue = [&](ValueRef read, bool asData) {
+        std::unordered_map<std::uint32_t, std::vector<BatchAxis>> batchedOutputs;
+        std::map<std::pair<std::uint32_t, std::uint32_t>, BatchAxis> outside;
+        auto batchAxis = [&](ValueRef read, bool asData) {
             const ValueRef value = throughCopies(graph, read);
             if (member[value.node.index])
-                return static_cast<bool>(batchedOutputs[value.node.index][value.output]);
+                return batchedOutputs[value.node.index][value.output];
             const auto key = std::pair(value.node.index, value.output);
             if (const auto found = outside.find(key); found != outside.end())
                 return found->second;
             const TensorType& type = graph.type(value);
             const bool batched = asData && !isConstantValue(graph, value) && type.rank() > 0 &&
                                  type.shape[0] == region.batch;
-            outside.emplace(key, batched);
-            return batched;
+            const BatchAxis axis = batched ? BatchAxis{0, 1, 1} : BatchAxis{};
+            outside.emplace(key, axis);
+            return axis;
         };
         // Values from before the region first: any reader that takes one as data decides.
         for (std::uint32_t i : splittable ? candidates : std::vector<std::uint32_t>{}) {
@@ -691,32 +890,32 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                 const ValueRef input = node.inputs[k];
                 if (!candidate[throughCopies(graph, input).node.index] &&
                     readsAsData(graph, node, k))
-                    batchedValue(input, true);
+                    batchAxis(input, true);
             }
         }
         std::size_t legal = 0;
         for (std::uint32_t i : splittable ? candidates : std::vector<std::uint32_t>{}) {
             const Node& node = graph.nodes()[i];
-            std::vector<bool> batched(node.ownInputs(), false);
+            std::vector<BatchAxis> axes(node.ownInputs());
             bool any = false;
             for (std::size_t k = 0; k < node.inputs.size(); ++k) {
-                const bool b = batchedValue(node.inputs[k], readsAsData(graph, node, k));
-                if (k < batched.size())
-                    batched[k] = b;
-                any = any || b;
+                const BatchAxis axis = batchAxis(node.inputs[k], readsAsData(graph, node, k));
+                if (k < axes.size())
+                    axes[k] = axis;
+                any = any || axis.batched();
             }
             if (!any)
                 continue; // computes nothing from the batch: it runs once, unsplit
-            if (auto why = batchMixing(graph, node, batched, region.batch)) {
-                illegal.emplace_back(i, *why);
+            BatchVerdict verdict = batchRule(graph, node, axes, region.batch);
+            if (verdict.why) {
+                illegal.emplace_back(i, *verdict.why);
                 continue;
             }
             member[i] = 1;
             ++legal;
-            std::vector<bool> outputs(node.outputs.size());
-            for (std::size_t k = 0; k < outputs.size(); ++k)
-                outputs[k] = outputBatched(node, k, region.batch);
-            batchedOutputs.emplace(i, std::move(outputs));
+            verdict.outputs.resize(node.outputs.size());
+            region.axes.push_back(verdict.outputs);
+            batchedOutputs.emplace(i, std::move(verdict.outputs));
             region.nodes.push_back(NodeId(i));
         }
         std::stable_sort(illegal.begin(), illegal.end());
@@ -770,7 +969,8 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                 if (member[throughCopies(graph, input).node.index] ||
                     !seenIn.emplace(input.node.index, input.output).second)
                     continue;
-                (batchedValue(input, false) ? region.inputs : region.shared).push_back(input);
+                (batchAxis(input, false).batched() ? region.inputs : region.shared)
+                    .push_back(input);
             }
         }
         if (consumers.empty()) {
@@ -828,8 +1028,11 @@ public:
         m_regionOf.assign(graph.size(), -1);
         m_bypassed.assign(graph.size(), 0);
         for (std::size_t r = 0; r < plan.splits.size(); ++r) {
-            for (NodeId id : plan.splits[r].nodes)
-                m_regionOf[id.index] = static_cast<std::int32_t>(r);
+            const SplitRegion& region = plan.splits[r];
+            for (std::size_t k = 0; k < region.nodes.size(); ++k) {
+                m_regionOf[region.nodes[k].index] = static_cast<std::int32_t>(r);
+                m_axes.emplace(region.nodes[k].index, &region.axes[k]);
+            }
             for (NodeId id : plan.splits[r].bypassed)
                 m_bypassed[id.index] = 1;
         }
@@ -862,8 +1065,34 @@ private:
         return m_plan.splits[static_cast<std::size_t>(m_regionOf[node])];
     }
 
-    bool batchedOutput(ValueRef value) const {
-        return outputBatched(m_in.node(value.node), value.output, regionOf(value.node.index).batch);
+    /// Where a split node's output carries the batch.
+    BatchAxis axisOf(ValueRef value) const {
+        const auto& axes = *m_axes.at(value.node.index);
+        return value.output < axes.size() ? axes[value.output] : BatchAxis{};
+    }
+
+    /// An int64 constant (a shape).
+    ValueRef intConstant(const std::string& name, const std::vector<std::int64_t>& values,
+                         std::int32_t region) {
+        Node constant;
+        constant.op = &OpRegistry::global().constant();
+        constant.name = freshName(name);
+        constant.outputs = {TensorType{{static_cast<std::int64_t>(values.size())}, DType::Int64}};
+        std::string bytes(values.size() * sizeof(std::int64_t), '\0');
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        constant.data = std::make_shared<const TensorData>(std::move(bytes));
+        return add(std::move(constant), NodeId(), region, -1);
+    }
+
+    /// `value` (of `type`) reshaped to `shape`.
+    ValueRef reshaped(ValueRef value, const TensorType& type, std::vector<std::int64_t> shape,
+                      const std::string& name, std::int32_t region) {
+        Node reshape;
+        reshape.op = OpRegistry::global().find("Reshape");
+        reshape.name = freshName(name);
+        reshape.inputs = {value, intConstant(name + ".shape", shape, region)};
+        reshape.outputs = {TensorType{std::move(shape), type.dtype}};
+        return add(std::move(reshape), NodeId(), region, -1);
     }
 
     /// A name no node of either graph has.
@@ -893,20 +1122,45 @@ private:
         if (r < 0)
             return m_mapped[value.node.index][value.output];
         const auto& shards = m_shardValues.at(value.node.index);
-        if (!batchedOutput(value))
+        const BatchAxis axis = axisOf(value);
+        if (!axis.batched())
             return shards[0][value.output];
         const auto key = std::pair(value.node.index, value.output);
         if (const auto found = m_concats.find(key); found != m_concats.end())
             return found->second;
         const SplitRegion& region = regionOf(value.node.index);
+        const TensorType& type = m_in.type(value);
+        const std::string base = m_in.valueName(value) + "/" + region.name;
+        const auto at = static_cast<std::size_t>(axis.axis);
         Node concat;
         concat.op = OpRegistry::global().find("Concat");
-        concat.name = freshName(m_in.valueName(value) + "/" + region.name + ".concat");
-        concat.attrs.set("axis", std::int64_t{0});
-        for (const auto& shard : shards)
-            concat.inputs.push_back(shard[value.output]);
-        concat.outputs = {m_in.type(value)};
-        const ValueRef made = add(std::move(concat), NodeId(), r, -1);
+        concat.name = freshName(base + ".concat");
+        concat.outputs = {type};
+        if (axis.outer == 1) {
+            concat.attrs.set("axis", std::int64_t{axis.axis});
+            for (const auto& shard : shards)
+                concat.inputs.push_back(shard[value.output]);
+            const ValueRef made = add(std::move(concat), NodeId(), r, -1);
+            m_concats.emplace(key, made);
+            return made;
+        }
+        // The batch sits inside its axis (outer x batch x inner): each shard's part is split
+        // into outer x rows x inner, the parts joined on the rows, and the axis made whole.
+        concat.attrs.set("axis", std::int64_t{axis.axis + 1});
+        std::vector<std::int64_t> joined = type.shape;
+        joined[at] = axis.outer;
+        joined.insert(joined.begin() + axis.axis + 1, region.batch * axis.inner);
+        concat.outputs = {TensorType{joined, type.dtype}};
+        for (std::size_t s = 0; s < shards.size(); ++s) {
+            std::vector<std::int64_t> part = joined;
+            part[at + 1] = region.shards[s].rows() * axis.inner;
+            TensorType partType = type;
+            partType.shape[at] = axis.outer * region.shards[s].rows() * axis.inner;
+            concat.inputs.push_back(reshaped(shards[s][value.output], partType, part,
+                                             base + "." + std::to_string(s) + ".unfold", r));
+        }
+        const ValueRef joinedValue = add(std::move(concat), NodeId(), r, -1);
+        const ValueRef made = reshaped(joinedValue, type, type.shape, base + ".fold", r);
         m_concats.emplace(key, made);
         return made;
     }
@@ -922,7 +1176,8 @@ private:
         // The analysis decided which values entering the region carry the batch.
         if (std::find(region.inputs.begin(), region.inputs.end(), value) == region.inputs.end())
             return whole(value);
-        if (fromRegion && sameShards(regionOf(value.node.index), region))
+        if (fromRegion && axisOf(value) == BatchAxis{0, 1, 1} &&
+            sameShards(regionOf(value.node.index), region))
             return m_shardValues.at(value.node.index)[s][value.output]; // adjacent, alike
         const auto key = std::tuple(value.node.index, value.output, r);
         auto found = m_splits.find(key);
@@ -976,9 +1231,9 @@ private:
             m_mapped[i][k] = ValueRef{made.node, k};
     }
 
-    /// A constant like `value` (integers) with its first entry `first`: a shard's own shape.
-    ValueRef shapeConstant(ValueRef value, std::int64_t first, const std::string& name,
-                           std::int32_t r, std::size_t s) {
+    /// A constant like `value` (integers) with entry `at` set to `extent`: a shard's own shape.
+    ValueRef shapeConstant(ValueRef value, std::size_t at, std::int64_t extent,
+                           const std::string& name, std::int32_t r, std::size_t s) {
         const Node& original = m_in.node(value.node);
         Node constant = original;
         constant.name = freshName(name);
@@ -987,10 +1242,10 @@ private:
         constant.rejectedPins.clear();
         TensorData data = *original.data;
         if (original.outputs[0].dtype == DType::Int64) {
-            std::memcpy(data.data(), &first, sizeof first);
+            std::memcpy(data.data() + at * sizeof extent, &extent, sizeof extent);
         } else {
-            const auto narrow = static_cast<std::int32_t>(first);
-            std::memcpy(data.data(), &narrow, sizeof narrow);
+            const auto narrow = static_cast<std::int32_t>(extent);
+            std::memcpy(data.data() + at * sizeof narrow, &narrow, sizeof narrow);
         }
         constant.data = std::make_shared<const TensorData>(std::move(data));
         return add(std::move(constant), NodeId(), r, static_cast<std::int32_t>(s));
@@ -1012,22 +1267,28 @@ private:
             copy.pin = holdAt(shard.device, "--split " + region.name);
             for (ValueRef& input : copy.inputs)
                 input = shardInput(input, r, s);
-            for (std::size_t k = 0; k < copy.outputs.size(); ++k) {
-                if (outputBatched(node, k, region.batch))
-                    copy.outputs[k].shape[0] = shard.rows();
+            const std::vector<BatchAxis>& axes = *m_axes.at(i);
+            for (std::size_t k = 0; k < copy.outputs.size() && k < axes.size(); ++k) {
+                if (axes[k].batched())
+                    copy.outputs[k].shape[static_cast<std::size_t>(axes[k].axis)] =
+                        axes[k].outer * shard.rows() * axes[k].inner;
             }
-            // A shape that spells out the batch reads the shard's rows instead.
-            if (const int k = shapeInput(node); k >= 0) {
+            // A shape that spells out the batch's extent reads the shard's instead.
+            const BatchAxis out = axes.empty() ? BatchAxis{} : axes.front();
+            const std::int64_t whole = out.outer * region.batch * out.inner;
+            const std::int64_t part = out.outer * shard.rows() * out.inner;
+            const auto at = static_cast<std::size_t>(out.axis);
+            if (const int k = shapeInput(node); k >= 0 && out.batched()) {
                 const ValueRef shape = node.inputs[static_cast<std::size_t>(k)];
                 const auto values = constantInts(m_in, shape);
-                if (values && !values->empty() && values->front() == region.batch)
-                    copy.inputs[static_cast<std::size_t>(k)] = shapeConstant(
-                        shape, shard.rows(), m_in.node(shape.node).name + suffix, r, s);
+                if (values && at < values->size() && (*values)[at] == whole)
+                    copy.inputs[static_cast<std::size_t>(k)] =
+                        shapeConstant(shape, at, part, m_in.node(shape.node).name + suffix, r, s);
             }
-            if (const char* attribute = shapeAttribute(node)) {
+            if (const char* attribute = shapeAttribute(node); attribute && out.batched()) {
                 auto values = node.attrs.getInts(attribute, {});
-                if (values && !values->empty() && values->front() == region.batch) {
-                    values->front() = shard.rows();
+                if (values && at < values->size() && (*values)[at] == whole) {
+                    (*values)[at] = part;
                     copy.attrs.set(attribute, *values);
                 }
             }
@@ -1043,6 +1304,7 @@ private:
     const Plan& m_plan;
     std::vector<std::int32_t> m_regionOf;
     std::vector<std::uint8_t> m_bypassed;
+    std::unordered_map<std::uint32_t, const std::vector<BatchAxis>*> m_axes;
     ShardedGraph m_out;
     std::vector<std::vector<ValueRef>> m_mapped;
     /// Per split node: per shard, its outputs.

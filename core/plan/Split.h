@@ -8,13 +8,16 @@
 // always).
 //
 // A region is split only where that computes what the unsplit graph computes: every op in it
-// must treat the rows of its batch axis independently (convolution, pooling, element-wise ops,
-// matrix products whose rows are the batch, inference-mode normalisation, softmax or reductions
-// over other axes, reshapes and transposes that keep the batch axis leading). An op that mixes
-// rows (a reduction or softmax over the batch axis, a reshape that folds it away, BatchNorm in
-// training mode) is a Conflict naming the op and why; the plan splits the region without it
-// (the largest legal sub-region) and the op runs unsplit. So are a pin inside the region onto
-// another device (the pin wins), a node in two regions (the first wins), and a batch smaller
+// must treat the rows of the batch independently (convolution, pooling, element-wise ops,
+// matrix products whose rows or batch dimensions hold the batch, inference-mode normalisation,
+// softmax or reductions over other axes). The batch is followed through the region
+// (BatchAxis): a transpose moves it to another axis, a reshape may fold neighbouring axes around
+// it (PyTorch's attention turns [N, S, E] into [S, N*h, d] and [S*N, E] and back), and the
+// values leaving the region are concatenated where they carry it. An op that mixes rows (a
+// reduction or softmax over the batch axis, a reshape that spreads it over several axes,
+// BatchNorm in training mode) is a Conflict naming the op and why; the plan splits the region
+// without it (the largest legal sub-region) and the op runs unsplit. So are a pin inside the region
+// onto another device (the pin wins), a node in two regions (the first wins), and a batch smaller
 // than the number of shards (nothing is split).
 //
 // Splits are annotations like pins: the user's graph is never changed. The plan keeps a device
@@ -28,6 +31,7 @@
 #include "ir/Result.h"
 #include "plan/Plan.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,11 +58,16 @@ struct SplitAnalysis {
 SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                             const std::vector<SplitRequest>& requests);
 
-/// Why `node` cannot run on rows of its batch independently, given which of its inputs carry
-/// the batch (of `batch` rows) on axis 0; std::nullopt when it can. The sentence completes
-/// "'conv1' ...": "reduces over the batch axis".
-std::optional<std::string> batchMixing(const Graph& graph, const Node& node,
-                                       const std::vector<bool>& batchedInputs, std::int64_t batch);
+/// How an op treats the batch: where each of its results carries it, or why the op cannot run
+/// on each shard's rows apart (a sentence completing "'conv1' ...": "reduces over the batch
+/// axis").
+struct BatchVerdict {
+    std::optional<std::string> why;
+    std::vector<BatchAxis> outputs;
+};
+/// The verdict for `node` given where each of its inputs carries a batch of `batch` rows.
+BatchVerdict batchRule(const Graph& graph, const Node& node, const std::vector<BatchAxis>& inputs,
+                       std::int64_t batch);
 
 /// The graph that runs `plan`'s split regions once per shard (Plan::sharded), its nodes outside
 /// the regions held where `plan` put them. Its own plan is left to the caller.

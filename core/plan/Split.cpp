@@ -284,6 +284,17 @@ struct FamilyRule {
             return std::string("reads the batch only through a parameter (weights, a shape)");
         return std::nullopt;
     }
+    /// onlyFirst(), and a target shape the op reads must be a constant: each shard's own is
+    /// written in its place.
+    std::optional<std::string> shapedData() const {
+        if (auto why = onlyFirst())
+            return why;
+        if (const int k = shapeInput(node);
+            k >= 0 && static_cast<std::size_t>(k) < inputs() &&
+            !constantInts(graph, node.inputs[static_cast<std::size_t>(k)]))
+            return std::string("reads its target shape from a computed value");
+        return std::nullopt;
+    }
     /// Inputs broadcast together: the batched ones must carry the batch on the same output axis
     /// the same way; the whole ones must not span that axis.
     BatchVerdict broadcast(std::size_t first, std::size_t last, int outRank) {
@@ -394,12 +405,8 @@ struct FamilyRule {
         const BatchAxis a = inputs() > 0 ? in[0] : BatchAxis{};
         switch (family) {
         case KernelFamily::Copy: {
-            if (auto why = onlyFirst())
+            if (auto why = shapedData())
                 return fail(*why);
-            if (const int k = shapeInput(node);
-                k >= 0 && static_cast<std::size_t>(k) < inputs() &&
-                !constantInts(graph, node.inputs[static_cast<std::size_t>(k)]))
-                return fail("reads its target shape from a computed value");
             // Row-major: a reshape keeps the batch where the elements before it stay.
             const auto moved = reshapedAxis(shape(0), a, node.outputs[0].shape, batch);
             if (!moved)
@@ -417,12 +424,8 @@ struct FamilyRule {
         case KernelFamily::Tile:
         case KernelFamily::Pad:
         case KernelFamily::Resize: {
-            if (auto why = onlyFirst())
+            if (auto why = shapedData())
                 return fail(*why);
-            if (const int k = shapeInput(node);
-                k >= 0 && static_cast<std::size_t>(k) < inputs() &&
-                !constantInts(graph, node.inputs[static_cast<std::size_t>(k)]))
-                return fail("reads its target shape from a computed value");
             return all(BatchAxis{a.axis + (node.outputs[0].rank() - r), a.outer, a.inner});
         }
         case KernelFamily::Conv:

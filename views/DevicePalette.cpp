@@ -111,10 +111,8 @@ void DevicePalette::rebuild() {
         int nodes = 0;
         for (std::size_t i = 0; i < plan.devices.size(); ++i) {
             // A split node runs on each of its region's devices.
-            const Reason& reason = plan.reasons[i];
-            if (reason.kind == ReasonKind::Split && reason.region >= 0) {
-                for (const Shard& shard :
-                     plan.splits[static_cast<std::size_t>(reason.region)].shards)
+            if (const SplitRegion* split = plan.splitOf(NodeId(static_cast<std::uint32_t>(i)))) {
+                for (const Shard& shard : split->shards)
                     nodes += shard.device == DeviceId(d) ? 1 : 0;
                 continue;
             }

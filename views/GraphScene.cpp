@@ -364,9 +364,8 @@ void GraphScene::refreshPlan() {
         item->setPlacement(m_document->deviceColor(plan.devices[i]), pin, conflicted[i],
                            readsReplica);
         std::vector<std::pair<QColor, qint64>> shards;
-        if (const Reason& reason = plan.reasons[i];
-            reason.kind == ReasonKind::Split && reason.region >= 0) {
-            for (const Shard& shard : plan.splits[static_cast<std::size_t>(reason.region)].shards)
+        if (const SplitRegion* split = plan.splitOf(NodeId(i))) {
+            for (const Shard& shard : split->shards)
                 shards.emplace_back(m_document->deviceColor(shard.device), shard.rows());
         }
         item->setShards(std::move(shards));
@@ -379,18 +378,16 @@ void GraphScene::refreshPlan() {
         int pins = 0;
         bool conflict = false;
         for (NodeId member : m_groupMembers[u]) {
-            // A split member counts on each of its devices, by its share of the batch.
-            if (const Reason& reason = plan.reasons[member.index];
-                reason.kind == ReasonKind::Split && reason.region >= 0) {
-                const SplitRegion& region = plan.splits[static_cast<std::size_t>(reason.region)];
-                for (const Shard& shard : region.shards)
-                    counts[static_cast<std::uint32_t>(shard.device.index)] += static_cast<int>(
-                        std::max<std::int64_t>(1, 12 * shard.rows() / region.batch));
-                pins += graph.node(member).pin.active() ? 1 : 0;
-                conflict = conflict || conflicted[member.index];
-                continue;
+            // Each member weighs 100 on its device; a split member shares that among its
+            // devices by their rows of the batch.
+            constexpr int kWeight = 100;
+            if (const SplitRegion* split = plan.splitOf(member)) {
+                for (const Shard& shard : split->shards)
+                    counts[static_cast<std::uint32_t>(shard.device.index)] +=
+                        static_cast<int>(kWeight * shard.rows() / split->batch);
+            } else {
+                counts[plan.devices[member.index].index] += kWeight;
             }
-            ++counts[plan.devices[member.index].index];
             pins += graph.node(member).pin.active() ? 1 : 0;
             conflict = conflict || conflicted[member.index];
         }

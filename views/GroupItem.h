@@ -24,7 +24,8 @@ public:
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-    /// Device shares (colour, node count), pins and conflicts inside the group.
+    /// Device shares (colour, weight: a node counts alike on any device), pins and conflicts
+    /// inside the group.
     void setPlacement(std::vector<std::pair<QColor, int>> shares, int pins, bool conflict);
     const std::vector<std::pair<QColor, int>>& shares() const { return m_shares; }
 

@@ -52,7 +52,7 @@ void showNodeMenu(GraphView* view, GraphScene* scene, const PlacementDocument& d
                        [&actions] { actions.split(); });
         bool anySplit = false;
         for (NodeId node : nodes)
-            anySplit = anySplit || document.plan().reasons[node.index].kind == ReasonKind::Split;
+            anySplit = anySplit || document.plan().splitOf(node);
         QAction* unsplit = menu.addAction(QCoreApplication::translate("NodeMenu", "Remove Split"),
                                           view, [&actions] { actions.unsplit(); });
         unsplit->setEnabled(anySplit && actions.unsplit);

@@ -35,10 +35,9 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
     QString text =
         QStringLiteral("<h3>%1 <small>%2</small></h3>").arg(html(node.name), html(node.op->name));
     const DeviceId device = plan.devices[id.index];
-    const Reason& reason = plan.reasons[id.index];
-    if (reason.kind == ReasonKind::Split && reason.region >= 0) {
+    if (const SplitRegion* split = plan.splitOf(id)) {
         // A split node: each shard, its rows, and the time the plan predicts for it.
-        const SplitRegion& region = plan.splits[static_cast<std::size_t>(reason.region)];
+        const SplitRegion& region = *split;
         QStringList names;
         for (const Shard& shard : region.shards)
             names << html(devices[shard.device].name);

@@ -111,10 +111,10 @@ void SplitDialog::refresh() {
                         .arg(QString::fromStdString(m_document->devices()[shard.device].name))
                         .arg(shard.begin)
                         .arg(shard.end - 1);
-        text = tr("Batch of %1 across %n op(s): %2.", nullptr,
-                  static_cast<int>(region.nodes.size()))
-                   .arg(region.batch)
-                   .arg(rows.join(QStringLiteral(", ")));
+        text =
+            tr("Batch of %1 across %n op(s): %2.", nullptr, static_cast<int>(region.nodes.size()))
+                .arg(region.batch)
+                .arg(rows.join(QStringLiteral(", ")));
     }
     if (!analysis.conflicts.empty()) {
         text += (text.isEmpty() ? QString() : QStringLiteral("\n")) +

@@ -96,12 +96,10 @@ std::vector<SplitRequest> splitsWithout(const views::PlacementDocument& document
                                         const std::vector<NodeId>& nodes) {
     const Plan& plan = document.plan();
     std::vector<bool> touched(document.options().splits.size(), false);
-    for (const SplitRegion& region : plan.splits) {
-        for (NodeId node : nodes) {
-            if (std::find(region.nodes.begin(), region.nodes.end(), node) != region.nodes.end() &&
-                static_cast<std::size_t>(region.request) < touched.size())
-                touched[static_cast<std::size_t>(region.request)] = true;
-        }
+    for (NodeId node : nodes) {
+        const SplitRegion* split = plan.splitOf(node);
+        if (split && static_cast<std::size_t>(split->request) < touched.size())
+            touched[static_cast<std::size_t>(split->request)] = true;
     }
     std::vector<SplitRequest> kept;
     for (std::size_t r = 0; r < touched.size(); ++r) {

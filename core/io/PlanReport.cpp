@@ -220,10 +220,8 @@ std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Pl
 
 /// The device column of a node: a split node's devices, joined.
 std::string nodeDevice(const DeviceSet& devices, const Plan& plan, std::uint32_t i) {
-    const Reason& reason = plan.reasons[i];
-    if (reason.kind == ReasonKind::Split && reason.region >= 0 &&
-        static_cast<std::size_t>(reason.region) < plan.splits.size())
-        return shardDevices(devices, plan.splits[static_cast<std::size_t>(reason.region)]);
+    if (const SplitRegion* split = plan.splitOf(NodeId(i)))
+        return shardDevices(devices, *split);
     return plan.devices[i].valid() ? devices[plan.devices[i]].name : "-";
 }
 
@@ -270,12 +268,10 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("op", node.op->name);
         const DeviceId device = plan.devices[i];
         entry.set("device", device.valid() ? Json(devices[device].name) : Json());
-        if (plan.reasons[i].kind == ReasonKind::Split && plan.reasons[i].region >= 0) {
-            const SplitRegion& region =
-                plan.splits[static_cast<std::size_t>(plan.reasons[i].region)];
-            entry.set("split", region.name);
+        if (const SplitRegion* split = plan.splitOf(NodeId(i))) {
+            entry.set("split", split->name);
             Json shardDevicesJson = Json::array();
-            for (const Shard& shard : region.shards)
+            for (const Shard& shard : split->shards)
                 shardDevicesJson.push(devices[shard.device].name);
             entry.set("devices", std::move(shardDevicesJson));
         }

@@ -22,6 +22,23 @@ Json shapeJson(const TensorType& type) {
     return shape;
 }
 
+/// The median over iterations of the summed times of the run's instructions that `take`
+/// accepts (by index into Program::code).
+template <typename Take>
+double medianOfSums(const Program& program, const RunResult& result, Take take) {
+    std::vector<double> perIteration;
+    for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+        if (!take(k))
+            continue;
+        const auto& times = result.instrMicros[k];
+        if (perIteration.size() < times.size())
+            perIteration.resize(times.size(), 0);
+        for (std::size_t i = 0; i < times.size(); ++i)
+            perIteration[i] += times[i];
+    }
+    return median(perIteration);
+}
+
 struct Views {
     const Graph& graph;
     const DeviceSet& devices;
@@ -47,17 +64,8 @@ struct Views {
     }
     /// Per virtual device: the median over iterations of its instructions' summed time.
     double busyMicros(DeviceId device) const {
-        std::vector<double> perIteration;
-        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
-            if (program.code[k].device != device)
-                continue;
-            const auto& times = result.instrMicros[k];
-            if (perIteration.size() < times.size())
-                perIteration.resize(times.size(), 0);
-            for (std::size_t i = 0; i < times.size(); ++i)
-                perIteration[i] += times[i];
-        }
-        return median(perIteration);
+        return medianOfSums(program, result,
+                            [&](std::size_t k) { return program.code[k].device == device; });
     }
 };
 
@@ -175,19 +183,10 @@ std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input) {
     // Each shard's kernels: per iteration, summed; then the median iteration.
     for (std::size_t r = 0; r < times.size(); ++r) {
         for (std::size_t s = 0; s < times[r].shardMicros.size(); ++s) {
-            std::vector<double> perIteration;
-            for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
-                const NodeId node = program.code[k].node;
-                if (program.code[k].op != Opcode::Invoke || regionOf(k) != static_cast<int>(r) ||
-                    input.nodeShard[node.index] != static_cast<std::int32_t>(s))
-                    continue;
-                const auto& each = result.instrMicros[k];
-                if (perIteration.size() < each.size())
-                    perIteration.resize(each.size(), 0);
-                for (std::size_t i = 0; i < each.size(); ++i)
-                    perIteration[i] += each[i];
-            }
-            times[r].shardMicros[s] = median(perIteration);
+            times[r].shardMicros[s] = medianOfSums(program, result, [&](std::size_t k) {
+                return program.code[k].op == Opcode::Invoke && regionOf(k) == static_cast<int>(r) &&
+                       input.nodeShard[program.code[k].node.index] == static_cast<std::int32_t>(s);
+            });
         }
     }
     // The span in the traced iteration: its kernels, splits, concats and their copies.

@@ -62,6 +62,16 @@ std::int64_t Plan::copiedBytes() const {
     return total;
 }
 
+const SplitRegion* Plan::splitOf(NodeId node) const {
+    if (node.index >= reasons.size())
+        return nullptr;
+    const Reason& reason = reasons[node.index];
+    if (reason.kind != ReasonKind::Split || reason.region < 0 ||
+        static_cast<std::size_t>(reason.region) >= splits.size())
+        return nullptr;
+    return &splits[static_cast<std::size_t>(reason.region)];
+}
+
 std::vector<NodeId> Plan::reasonChain(NodeId node) const {
     std::vector<NodeId> chain;
     NodeId current = node;
@@ -171,9 +181,10 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
     case ReasonKind::NoConsumers:
         return "nothing consumes it: default device " + here;
     case ReasonKind::Split: {
-        if (reason.region < 0 || static_cast<std::size_t>(reason.region) >= splits.size())
+        const SplitRegion* split = splitOf(id);
+        if (!split)
             return "split";
-        const SplitRegion& region = splits[static_cast<std::size_t>(reason.region)];
+        const SplitRegion& region = *split;
         std::string text = "split across ";
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];

@@ -262,6 +262,8 @@ struct Plan {
     std::optional<Prediction> prediction;
 
     std::int64_t copiedBytes() const;
+    /// The split region that runs `node` once per shard, or null when one device runs it.
+    const SplitRegion* splitOf(NodeId node) const;
     /// The nodes `node`'s device was derived from, nearest first: the consumer that decided it,
     /// that consumer's own decider, and so on, ending at a node placed by a pin, rule, copy or
     /// default. Empty when the node decided by itself.

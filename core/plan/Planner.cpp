@@ -246,9 +246,8 @@ private:
             // Its nodes are the sharded graph's: name the user's nodes they compute.
             copy.nodes.clear();
             for (NodeId node : conflict.nodes) {
-                const NodeId user = node.index < sharded->origin.size()
-                                        ? sharded->origin[node.index]
-                                        : NodeId();
+                const NodeId user =
+                    node.index < sharded->origin.size() ? sharded->origin[node.index] : NodeId();
                 if (user.valid() &&
                     std::find(copy.nodes.begin(), copy.nodes.end(), user) == copy.nodes.end())
                     copy.nodes.push_back(user);

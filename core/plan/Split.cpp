@@ -2,7 +2,9 @@
 // sharded graph that runs it.
 #include "plan/Split.h"
 
+#include "ir/Axis.h"
 #include "ir/OpSemantics.h"
+#include "ir/Scalar.h"
 #include "plan/Glob.h"
 
 #include <algorithm>
@@ -28,30 +30,22 @@ std::string trimmed(std::string_view text) {
     return std::string(text);
 }
 
-int normalized(std::int64_t axis, int rank) {
-    if (axis < 0)
-        axis += rank;
-    return axis < 0 || axis >= rank ? -1 : static_cast<int>(axis);
-}
-
-/// The integers a constant node holds (int64 or int32), or std::nullopt.
+/// The integers a constant node holds (any integer type), or std::nullopt.
 std::optional<std::vector<std::int64_t>> constantInts(const Graph& graph, ValueRef value) {
     const Node& node = graph.node(value.node);
     if (!node.isConstant() || !node.data)
         return std::nullopt;
     const DType dtype = node.outputs[0].dtype;
-    const std::size_t size = static_cast<std::size_t>(dtypeSize(dtype));
-    if ((dtype != DType::Int64 && dtype != DType::Int32) || node.data->size() % size != 0)
+    const auto size = static_cast<std::size_t>(dtypeSize(dtype));
+    if (isFloatingPoint(dtype) || dtype == DType::Bool || node.data->size() % size != 0)
         return std::nullopt;
-    std::vector<std::int64_t> values(node.data->size() / size);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (dtype == DType::Int64) {
-            std::memcpy(&values[i], node.data->data() + i * size, size);
-        } else {
-            std::int32_t v = 0;
-            std::memcpy(&v, node.data->data() + i * size, size);
-            values[i] = v;
-        }
+    const std::string_view bytes = node.data->bytes();
+    std::vector<std::int64_t> values;
+    for (std::size_t at = 0; at < bytes.size(); at += size) {
+        const auto element = decodeScalar(dtype, bytes.substr(at, size));
+        if (!element)
+            return std::nullopt;
+        values.push_back(static_cast<std::int64_t>(*element));
     }
     return values;
 }
@@ -261,7 +255,7 @@ struct FamilyRule {
         return graph.type(node.inputs[k]).shape;
     }
     int axisAttr(std::int64_t fallback, int ofRank) const {
-        return normalized(node.attrs.getInt("axis", fallback).value_or(fallback), ofRank);
+        return normalizeAxis(node.attrs.getInt("axis", fallback).value_or(fallback), ofRank);
     }
 
     BatchVerdict fail(std::string why) {
@@ -497,7 +491,7 @@ struct FamilyRule {
                     std::vector<std::int64_t> complement;
                     for (int d = 0; d < r; ++d) {
                         if (std::none_of(axes.begin(), axes.end(),
-                                         [&](auto x) { return normalized(x, r) == d; }))
+                                         [&](auto x) { return normalizeAxis(x, r) == d; }))
                             complement.push_back(d);
                     }
                     axes = std::move(complement);
@@ -511,7 +505,7 @@ struct FamilyRule {
             }
             int before = 0;
             for (std::int64_t x : axes) {
-                const int d = normalized(x, r);
+                const int d = normalizeAxis(x, r);
                 if (d == a.axis)
                     return fail("reduces over the batch axis");
                 before += d >= 0 && d < a.axis ? 1 : 0;
@@ -529,7 +523,7 @@ struct FamilyRule {
                     perm->push_back(d);
             }
             for (std::size_t j = 0; j < perm->size(); ++j) {
-                if (normalized((*perm)[j], r) == a.axis)
+                if (normalizeAxis((*perm)[j], r) == a.axis)
                     return all(BatchAxis{static_cast<std::int32_t>(j), a.outer, a.inner});
             }
             return fail("transposes the batch axis away");
@@ -584,7 +578,7 @@ struct FamilyRule {
                 }
             }
             for (std::size_t k = 0; axes && k < axes->size(); ++k) {
-                if (normalized((*axes)[k], r) == a.axis && steps && k < steps->size() &&
+                if (normalizeAxis((*axes)[k], r) == a.axis && steps && k < steps->size() &&
                     (*steps)[k] != 1)
                     return fail("steps through the batch axis");
             }
@@ -612,7 +606,7 @@ struct FamilyRule {
             if (family == KernelFamily::CumSum) {
                 const auto values = inputs() > 1 ? constantInts(graph, node.inputs[1])
                                                  : std::optional<std::vector<std::int64_t>>();
-                axis = values && values->size() == 1 ? normalized(values->front(), r) : a.axis;
+                axis = values && values->size() == 1 ? normalizeAxis(values->front(), r) : a.axis;
             }
             if (family == KernelFamily::GatherElements) {
                 if (!batched(0) || !batched(1) || !(in[0] == in[1]))
@@ -1244,12 +1238,9 @@ private:
         constant.pin = Pin{};
         constant.rejectedPins.clear();
         TensorData data = *original.data;
-        if (original.outputs[0].dtype == DType::Int64) {
-            std::memcpy(data.data() + at * sizeof extent, &extent, sizeof extent);
-        } else {
-            const auto narrow = static_cast<std::int32_t>(extent);
-            std::memcpy(data.data() + at * sizeof narrow, &narrow, sizeof narrow);
-        }
+        const std::string element =
+            encodeScalar(original.outputs[0].dtype, static_cast<double>(extent));
+        std::memcpy(data.data() + at * element.size(), element.data(), element.size());
         constant.data = std::make_shared<const TensorData>(std::move(data));
         return add(std::move(constant), NodeId(), r, static_cast<std::int32_t>(s));
     }

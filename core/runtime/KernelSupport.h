@@ -3,6 +3,7 @@
 // and the CUDA backend's host code (cuda/) build on it alike.
 #pragma once
 
+#include "ir/Axis.h"
 #include "runtime/ElementFunctors.h"
 #include "runtime/Kernel.h"
 
@@ -33,13 +34,6 @@ inline Dims contiguousStrides(const Dims& dims) {
     for (std::size_t i = dims.size(); i-- > 1;)
         strides[i - 1] = strides[i] * dims[i];
     return strides;
-}
-
-/// The axis in [0, rank), or -1 when out of range.
-inline int normalizeAxis(std::int64_t axis, int rank) {
-    if (axis < 0)
-        axis += rank;
-    return axis >= 0 && axis < rank ? static_cast<int>(axis) : -1;
 }
 
 /// A kernel whose work is a function, with the name of its implementation.

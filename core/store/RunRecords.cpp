@@ -80,7 +80,7 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
         const DeviceId device = i < plan.devices.size() ? plan.devices[i] : DeviceId();
         const bool folded = i < fusedInto.size() && fusedInto[i].valid() && fusedInto[i].index != i;
         // A split node's time is its shards' together, on several devices: no one device's.
-        const bool split = i < plan.reasons.size() && plan.reasons[i].kind == ReasonKind::Split;
+        const bool split = plan.splitOf(NodeId(i)) != nullptr;
         if (graph.nodes()[i].role() != OpRole::Compute || folded || split ||
             times.nodeMillis[i] <= 0 || !device.valid() ||
             static_cast<std::size_t>(device.index) >= physical.size())

@@ -15,6 +15,7 @@
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
+#include "OutputCompare.h"
 #include "RunBench.h"
 #include "TwoBranchGraph.h"
 
@@ -390,27 +391,6 @@ Graph smallBatchedCnn() {
     return graph;
 }
 
-/// The largest difference between two runs' float outputs, relative to the largest value.
-double relativeDifference(const RunResult& a, const RunResult& b) {
-    if (a.outputs.size() != b.outputs.size())
-        return INFINITY;
-    double diff = 0, scale = 1e-30;
-    for (std::size_t o = 0; o < a.outputs.size(); ++o) {
-        const std::vector<std::byte>& x = a.outputs[o].data;
-        const std::vector<std::byte>& y = b.outputs[o].data;
-        if (x.size() != y.size())
-            return INFINITY;
-        for (std::size_t i = 0; i + 4 <= x.size(); i += 4) {
-            float p = 0, q = 0;
-            std::memcpy(&p, x.data() + i, 4);
-            std::memcpy(&q, y.data() + i, 4);
-            diff = std::max(diff, static_cast<double>(std::abs(p - q)));
-            scale = std::max(scale, static_cast<double>(std::abs(q)));
-        }
-    }
-    return diff / scale;
-}
-
 /// The whole batch on one vcpu against --split '*=v1,v2' on two, both optimised for their
 /// devices as placer run does.
 void batchSplit(bool quick) {
@@ -447,7 +427,7 @@ void batchSplit(bool quick) {
         const RunResult rb = run(two, 1, iterations);
         a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
         b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
-        difference = std::max(difference, relativeDifference(rb, ra));
+        difference = std::max(difference, test::relativeDifference(rb.outputs, ra.outputs));
     }
     std::printf("%s batch 8: one vcpu %.2f ms, --split '*=v1,v2' on two vcpus %.2f ms: "
                 "speedup %.2fx (goal >= 1.8x); outputs differ by %.1e of their largest (%s)\n",

@@ -1,17 +1,13 @@
-// Small ONNX models built op by op in tests (deterministic weights), loaded as graphs, and the
-// comparison of two runs' float outputs.
+// Small ONNX models built op by op in tests (deterministic weights), loaded as graphs.
 #pragma once
 
 #include "OnnxModels.h"
+#include "OutputCompare.h"
 
 #include "io/ModelLoader.h"
-#include "runtime/HostTensor.h"
 
 #include <QtGlobal>
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -72,29 +68,5 @@ struct ModelBuilder {
         return std::move(loaded.value().graph);
     }
 };
-
-inline std::vector<float> floatsOf(const HostTensor& tensor) {
-    std::vector<float> values(tensor.data.size() / 4);
-    std::memcpy(values.data(), tensor.data.data(), values.size() * 4);
-    return values;
-}
-
-/// The largest difference between two runs' float outputs, relative to the largest value.
-inline double relativeDifference(const std::vector<HostTensor>& a,
-                                 const std::vector<HostTensor>& b) {
-    if (a.size() != b.size())
-        return INFINITY;
-    double diff = 0, scale = 1e-30;
-    for (std::size_t k = 0; k < a.size(); ++k) {
-        if (a[k].type != b[k].type)
-            return INFINITY;
-        const auto x = floatsOf(a[k]), y = floatsOf(b[k]);
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            diff = std::max(diff, static_cast<double>(std::abs(x[i] - y[i])));
-            scale = std::max(scale, static_cast<double>(std::abs(y[i])));
-        }
-    }
-    return diff / scale;
-}
 
 } // namespace placer::test

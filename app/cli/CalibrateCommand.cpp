@@ -39,11 +39,12 @@ std::string rate(double perMicro, const char* unit) {
 } // namespace
 
 std::string describeProfile(const DeviceProfile& profile) {
-    char text[200];
+    char text[240];
     std::snprintf(text, sizeof text,
-                  "%.1f GFLOP/s, %.1f GB/s, %.1f us a kernel, %.1f us of the executor's per op",
+                  "%.1f GFLOP/s, %.1f GB/s, %.1f us a kernel, %.2f us of the executor's per op, "
+                  "%.1f us per run",
                   profile.flopsPerMicro / 1e3, profile.bytesPerMicro / 1e3, profile.launchMicros,
-                  profile.dispatchMicros);
+                  profile.dispatchMicros, profile.runMicros);
     return text;
 }
 

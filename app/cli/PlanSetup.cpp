@@ -6,9 +6,12 @@
 #include "plan/Split.h"
 #include "runtime/Calibrate.h"
 #include "runtime/DeviceRegistry.h"
+#include "runtime/Optimize.h"
 #include "store/PlanStore.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <istream>
@@ -216,6 +219,8 @@ CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
     static const bool hasCuda = DeviceRegistry().hasKind(PhysicalKind::Cuda);
     CostModel model = CostModel::assumed(
         devices, static_cast<int>(std::thread::hardware_concurrency()), maps, hasCuda);
+    // Runs fuse post-ops and written-out layer norms (runtime/Optimize.h): predict them so.
+    model.setFusion(fusedGroups);
     if (!workspace)
         return model;
     const std::string machine = machineName();
@@ -235,6 +240,40 @@ CostModel machineCosts(const DeviceSet& devices, const std::string& db,
     auto opened = store::PlanStore::open(db);
     return machineCosts(devices, opened ? opened.value().get() : nullptr, maps);
 }
+
+namespace {
+
+/// Auto placement on a machine the workspace `db` has no calibration of would place by assumed
+/// rates (a CPU core at 100 GFLOP/s, 20 GB/s), far from most machines: calibrate it first, as
+/// `placer calibrate` would (about a second), and keep the result. Returns what to tell the
+/// user, if anything.
+std::optional<std::string> calibrateIfMissing(const std::string& db) {
+    auto opened = store::PlanStore::open(db);
+    if (!opened)
+        return "cannot open the workspace to calibrate this machine (" + opened.error().toString() +
+               "): auto placement uses assumed rates";
+    const std::string machine = machineName();
+    if (auto known = opened.value()->loadCalibration(machine); !known || known.value())
+        return std::nullopt;
+    const auto start = std::chrono::steady_clock::now();
+    DeviceRegistry registry;
+    auto calibration =
+        calibrateDevices(devicesToCalibrate(registry), machine, CalibrationOptions{}, nullptr);
+    if (!calibration)
+        return "calibrating this machine failed (" + calibration.error().message +
+               "): auto placement uses assumed rates";
+    if (Status saved = opened.value()->saveCalibration(calibration.value()); !saved.ok())
+        return "cannot keep this machine's calibration (" + saved.error().toString() +
+               "): auto placement uses assumed rates";
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f s", seconds);
+    return "this machine had no calibration: measured it now (" + std::string(took) + ", kept in " +
+           db + "); 'placer calibrate' measures it again";
+}
+
+} // namespace
 
 std::optional<std::string> loadPlanned(const PlanArguments& args,
                                        const std::optional<std::string>& text,
@@ -260,9 +299,12 @@ std::optional<std::string> loadPlanned(const PlanArguments& args,
         !valid.ok())
         return valid.error().message;
     PlanOptions options = args.options;
-    if (options.mode == PlanMode::Auto && !options.costs)
-        options.costs = std::make_shared<const CostModel>(machineCosts(
-            model.devices, args.db.empty() ? store::PlanStore::defaultPath() : args.db));
+    if (options.mode == PlanMode::Auto && !options.costs) {
+        const std::string db = args.db.empty() ? store::PlanStore::defaultPath() : args.db;
+        if (auto note = calibrateIfMissing(db))
+            warnings->push_back(*note);
+        options.costs = std::make_shared<const CostModel>(machineCosts(model.devices, db));
+    }
     planned->plan = planDevices(model.graph, model.devices, options);
     planned->options = options;
     return std::nullopt;

@@ -284,6 +284,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
             entry.set("predicted_ms", plan.prediction->micros[i] / 1000);
             if (plan.prediction->measured[i])
                 entry.set("predicted_from", "measured");
+            if (i < plan.prediction->fusedInto.size() && plan.prediction->fusedInto[i].valid())
+                entry.set("predicted_fused_into", graph.node(plan.prediction->fusedInto[i]).name);
         }
         nodes.push(std::move(entry));
     }

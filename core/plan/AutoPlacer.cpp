@@ -193,6 +193,17 @@ std::vector<std::int64_t> estimatedMemory(const PlacementProblem& problem,
     return tally.perDevice();
 }
 
+double PlacementProblem::runOverhead(const std::vector<int>& a) const {
+    if (runMicros.empty())
+        return 0;
+    double overhead = 0;
+    for (std::size_t t = 0; t < a.size() && t < tasks(); ++t) {
+        if (!instant[t] && a[t] >= 0 && static_cast<std::size_t>(a[t]) < runMicros.size())
+            overhead = std::max(overhead, runMicros[static_cast<std::size_t>(a[t])]);
+    }
+    return overhead;
+}
+
 SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<int>& a) {
     const std::size_t n = problem.tasks();
     // The executor's policy is list scheduling (plan/ExecutionOrder.h) on the assigned costs:
@@ -221,7 +232,7 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
     SimulatedSchedule result;
     result.start = std::move(scheduled.start);
     result.end = std::move(scheduled.end);
-    result.makespan = scheduled.makespan;
+    result.makespan = scheduled.makespan + problem.runOverhead(a);
     if (hasCapacities(problem)) {
         const std::vector<std::int64_t> memory = estimatedMemory(problem, a);
         for (std::size_t d = 0; d < memory.size(); ++d) {
@@ -632,7 +643,7 @@ AutoPlacement autoPlace(const PlacementProblem& problem, const AutoPlaceOptions&
                 solveExact(problem, options.exactTimeLimitSeconds, &optimum, &result.exactStatus);
             if (exact) {
                 if (result.exactStatus == "optimal")
-                    result.exactOptimum = optimum;
+                    result.exactOptimum = optimum + problem.runOverhead(*exact);
                 const SimulatedSchedule schedule = evaluate(*exact);
                 if (better(schedule, bestSchedule)) {
                     best = *exact;

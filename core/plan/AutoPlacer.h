@@ -58,6 +58,10 @@ struct PlacementProblem {
     std::vector<double> linkLatency;
     std::vector<double> linkBytesPerMicro;
 
+    /// Per device: the fixed time of a run that gives it work (waking its worker, starting and
+    /// finishing), paid once per run; empty: none. A run's makespan includes the largest.
+    std::vector<double> runMicros;
+
     /// Memory, when any device has a capacity: per task, the bytes of its outputs and the
     /// constants it reads (each constant counted once per device that reads it).
     std::vector<std::int64_t> outputBytes;
@@ -79,6 +83,8 @@ struct PlacementProblem {
         const auto k = static_cast<std::size_t>(from * devices + to);
         return linkLatency[k] + static_cast<double>(bytes) / linkBytesPerMicro[k];
     }
+    /// The fixed time of a run under assignment `a`: the largest of the used devices'.
+    double runOverhead(const std::vector<int>& a) const;
     /// What edge e costs when its ends are on devices `from` and `to`.
     double edgeMicros(std::uint32_t e, int from, int to) const {
         if (from == to)

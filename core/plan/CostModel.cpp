@@ -50,6 +50,7 @@ DeviceProfile assumedProfile(const std::string& name, bool gpu) {
         profile.flopsPerMicro = 2e7;
         profile.bytesPerMicro = 1.5e6;
         profile.launchMicros = 6;
+        profile.runMicros = 20;
     }
     return profile;
 }
@@ -73,6 +74,7 @@ Json profileJson(const DeviceProfile& profile) {
     json.set("bytes_per_us", profile.bytesPerMicro);
     json.set("launch_us", profile.launchMicros);
     json.set("dispatch_us", profile.dispatchMicros);
+    json.set("run_us", profile.runMicros);
     json.set("calibrated", profile.calibrated);
     return json;
 }
@@ -100,9 +102,10 @@ Result<DeviceProfile> profileFrom(const Json& json) {
     profile.bytesPerMicro = number(json, "bytes_per_us", profile.bytesPerMicro);
     profile.launchMicros = number(json, "launch_us", profile.launchMicros);
     profile.dispatchMicros = number(json, "dispatch_us", profile.dispatchMicros);
+    profile.runMicros = number(json, "run_us", profile.runMicros);
     profile.calibrated = flag(json, "calibrated");
     if (profile.name.empty() || !(profile.flopsPerMicro > 0) || !(profile.bytesPerMicro > 0) ||
-        !(profile.launchMicros >= 0))
+        !(profile.launchMicros >= 0) || !(profile.dispatchMicros >= 0) || !(profile.runMicros >= 0))
         return SourceError{"", json.line(), json.column(),
                            "a device profile needs a name and positive rates"};
     return profile;
@@ -280,6 +283,33 @@ CostModel::NodeCost CostModel::nodeCost(const Graph& graph, NodeId node, DeviceI
     return {roofline(opWork(graph, node), device) + physical(device).dispatchMicros, false};
 }
 
+CostModel::NodeCost CostModel::groupCost(const Graph& graph, NodeId head,
+                                         const std::vector<NodeId>& members,
+                                         DeviceId device) const {
+    const double dispatch = physical(device).dispatchMicros;
+    if (!m_measured.empty()) {
+        const auto found = m_measured.find(groupKey(graph, head, members) + "@" +
+                                           costClass(physical(device).name));
+        if (found != m_measured.end())
+            return {found->second + dispatch, true};
+    }
+    NodeCost cost = nodeCost(graph, head, device);
+    cost.measured = false;
+    for (const NodeId member : members)
+        cost.micros += std::max(0.0, nodeCost(graph, member, device).micros - dispatch);
+    return cost;
+}
+
+std::vector<NodeId> CostModel::fusedGroups(const Graph& graph,
+                                           const std::vector<DeviceId>& devices) const {
+    if (!m_fusion)
+        return {};
+    std::vector<bool> cpu(m_physicalOf.size(), false);
+    for (std::size_t d = 0; d < cpu.size(); ++d)
+        cpu[d] = !m_physical[static_cast<std::size_t>(m_physicalOf[d])].gpu;
+    return m_fusion(graph, devices, cpu);
+}
+
 double CostModel::copyMicros(std::int64_t bytes, DeviceId from, DeviceId to) const {
     if (from == to || resourceOf(from) == resourceOf(to))
         return 0;
@@ -300,6 +330,14 @@ std::string CostModel::nodeKey(const Graph& graph, NodeId id) {
     key += ")";
     for (const auto& [name, value] : node.attrs.entries())
         key += " " + name + "=" + formatAttrRelay(value);
+    return key;
+}
+
+std::string CostModel::groupKey(const Graph& graph, NodeId head,
+                                const std::vector<NodeId>& members) {
+    std::string key = nodeKey(graph, head) + " fused";
+    for (std::size_t k = 0; k < members.size(); ++k)
+        key += (k ? "," : " ") + graph.node(members[k]).op->name;
     return key;
 }
 

@@ -19,6 +19,7 @@
 #include "ir/Result.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -45,7 +46,10 @@ struct DeviceProfile {
     double launchMicros = 2;    ///< fixed time per kernel
     /// The executor's time per op around the kernel (dispatch, dependencies), which a kernel's
     /// own measured time does not include.
-    double dispatchMicros = 2;
+    double dispatchMicros = 1;
+    /// The fixed time of a run that uses the device, once per run whatever its ops: waking its
+    /// worker, starting and finishing the run.
+    double runMicros = 10;
     bool calibrated = false;
 };
 
@@ -103,12 +107,33 @@ public:
     };
     /// The time of `node` on `device`: a measurement when there is one, else the roofline.
     NodeCost nodeCost(const Graph& graph, NodeId node, DeviceId device) const;
+    /// The time of a fused group (runtime/Optimize.h): `head`'s kernel computing `members` too,
+    /// one op for the executor. A measurement of the group when there is one (groupKey), else
+    /// the head's time and its members' kernels back to back.
+    NodeCost groupCost(const Graph& graph, NodeId head, const std::vector<NodeId>& members,
+                       DeviceId device) const;
+
+    /// Which nodes the executor fuses into another when each node i runs on devices[i], the
+    /// passes applying on the devices `cpu` marks: per node, the head of its group, or an
+    /// invalid id (runtime/Optimize.h, fusedGroups). The planner lies below the runtime, so
+    /// whoever makes the model hands it over; without it nothing is predicted fused.
+    using Fusion = std::function<std::vector<NodeId>(
+        const Graph& graph, const std::vector<DeviceId>& devices, const std::vector<bool>& cpu)>;
+    void setFusion(Fusion fusion) { m_fusion = std::move(fusion); }
+    /// Fusion's answer for this placement, the CPU devices being those mapped onto a CPU; empty
+    /// when the model has no Fusion.
+    std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>& devices) const;
+
     /// The roofline estimate alone.
     double roofline(const OpWork& work, DeviceId device) const;
     double copyMicros(std::int64_t bytes, DeviceId from, DeviceId to) const;
 
     /// What identifies a node's measurement: op, input types, attributes (not the device).
     static std::string nodeKey(const Graph& graph, NodeId node);
+    /// What identifies a fused group's: its head's key and the ops it took, in order
+    /// ("Conv(...) ... fused Add,Relu").
+    static std::string groupKey(const Graph& graph, NodeId head,
+                                const std::vector<NodeId>& members);
     /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN.
     static std::string costClass(const std::string& physical);
     /// Records the median time of a node with this key on a physical device.
@@ -126,6 +151,7 @@ private:
     std::map<std::pair<std::string, std::string>, LinkProfile> m_links;
     std::map<std::string, double> m_measured; ///< "key@physical" -> µs
     int m_cores = 0;
+    Fusion m_fusion;
     /// How much of a core each CPU resource gets when there are more of them than cores.
     double cpuShare() const;
 };

@@ -204,7 +204,10 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
         if (!prediction || id.index >= prediction->micros.size())
             return "auto: " + here;
         const Prediction& p = *prediction;
-        std::string text = "auto: " + formatMillis(p.micros[id.index]) + " on " + here;
+        const bool fused = id.index < p.fusedInto.size() && p.fusedInto[id.index].valid();
+        std::string text =
+            fused ? "auto: on " + here + ", in " + nameOf(p.fusedInto[id.index]) + "'s fused kernel"
+                  : "auto: " + formatMillis(p.micros[id.index]) + " on " + here;
         if (p.copyInMicros[id.index] > 0)
             text += " + " + formatMillis(p.copyInMicros[id.index]) + " copy in";
         if (p.alternative[id.index].valid())

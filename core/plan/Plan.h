@@ -177,6 +177,9 @@ struct Prediction {
     std::vector<double> start, end, micros;
     /// Per node: whether its time comes from a measurement rather than the roofline.
     std::vector<std::uint8_t> measured;
+    /// Per node: the node whose fused kernel is predicted to compute it (its time is that
+    /// node's), or an invalid id.
+    std::vector<NodeId> fusedInto;
     /// Per node: predicted time of the copies into it from other devices.
     std::vector<double> copyInMicros;
     /// Per node, auto mode: the best other device it could take and its time there with the

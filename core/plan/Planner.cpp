@@ -280,6 +280,9 @@ private:
             if (!user.valid() || j >= inner->start.size())
                 continue;
             const std::size_t i = user.index;
+            if (j < inner->fusedInto.size() && inner->fusedInto[j].valid() &&
+                i < p.fusedInto.size())
+                p.fusedInto[i] = sharded.origin[inner->fusedInto[j].index];
             if (!seen[i]) {
                 p.start[i] = inner->start[j];
                 p.end[i] = inner->end[j];
@@ -658,8 +661,10 @@ private:
         }
         PlacementProblem problem;
         problem.devices = deviceCount;
-        for (int d = 0; d < deviceCount; ++d)
+        for (int d = 0; d < deviceCount; ++d) {
             problem.resourceOf.push_back(model.resourceOf(DeviceId(d)));
+            problem.runMicros.push_back(model.physical(DeviceId(d)).runMicros);
+        }
         problem.linkLatency.resize(static_cast<std::size_t>(deviceCount * deviceCount));
         problem.linkBytesPerMicro.resize(problem.linkLatency.size());
         for (int a = 0; a < deviceCount; ++a) {
@@ -837,13 +842,38 @@ private:
         if (m_options.mode != PlanMode::Auto)
             m_problem = buildProblem(
                 std::vector<std::int64_t>(static_cast<std::size_t>(m_devices.size()), -1));
-        const PlacementProblem& problem = m_problem;
         const std::size_t n = m_index.size();
         std::vector<int> assignment(m_nodeOfTask.size());
         for (std::size_t t = 0; t < assignment.size(); ++t) {
             const DeviceId d = m_plan.devices[m_nodeOfTask[t]];
             assignment[t] = d.valid() ? d.index : 0;
         }
+        const CostModel& model = costs();
+        // The executor runs a fused group as one op: its members take no time of their own,
+        // and its head takes the group's.
+        const std::vector<NodeId> fusedInto = model.fusedGroups(m_graph, m_plan.devices);
+        std::optional<PlacementProblem> fused;
+        std::map<std::uint32_t, std::vector<NodeId>> members; // by head
+        if (std::any_of(fusedInto.begin(), fusedInto.end(),
+                        [](NodeId head) { return head.valid(); })) {
+            fused = m_problem;
+            for (std::uint32_t i = 0; i < fusedInto.size() && i < n; ++i) {
+                if (!fusedInto[i].valid() || fusedInto[i].index == i || m_taskOf[i] < 0)
+                    continue;
+                members[fusedInto[i].index].push_back(NodeId(i));
+                fused->instant[static_cast<std::size_t>(m_taskOf[i])] = 1;
+            }
+            for (const auto& [head, group] : members) {
+                if (m_taskOf[head] < 0)
+                    continue;
+                const auto t = static_cast<std::size_t>(m_taskOf[head]);
+                const DeviceId d(assignment[t]);
+                fused->cost[t * static_cast<std::size_t>(fused->devices) +
+                            static_cast<std::size_t>(d.index)] =
+                    model.groupCost(m_graph, NodeId(head), group, d).micros;
+            }
+        }
+        const PlacementProblem& problem = fused ? *fused : m_problem;
         const SimulatedSchedule schedule = simulate(problem, assignment);
         Prediction p;
         p.makespanMicros = schedule.makespan;
@@ -868,31 +898,47 @@ private:
                 total += problem.edgeMicros(edge, assignment[source], d);
             return total;
         };
-        const CostModel& model = costs();
+        p.fusedInto.assign(n, NodeId());
         for (std::size_t t = 0; t < assignment.size(); ++t) {
             const std::uint32_t i = m_nodeOfTask[t];
             const int d = assignment[t];
             p.start[i] = schedule.start[t];
             p.end[i] = schedule.end[t];
-            if (problem.instant[t])
+            if (m_problem.instant[t])
                 continue;
-            // The kernel's own time, as a run measures it: the executor's dispatch is in the
-            // schedule, not in the node's time.
-            const double own = problem.taskCost(t, d);
-            p.micros[i] = own == kCannotRun
-                              ? 0
-                              : std::max(0.0, own - model.physical(DeviceId(d)).dispatchMicros);
-            p.measured[i] = m_options.costs && !model.measured().empty() &&
-                            model.nodeCost(m_graph, NodeId(i), DeviceId(d)).measured;
+            const bool isAbsorbed = problem.instant[t] != 0;
+            const auto group = members.find(i);
+            // What the node (with its group, for a head) takes on device `at`.
+            const auto costOn = [&](int at) {
+                if (group == members.end() || m_problem.taskCost(t, at) == kCannotRun)
+                    return m_problem.taskCost(t, at);
+                return model.groupCost(m_graph, NodeId(i), group->second, DeviceId(at)).micros;
+            };
+            if (isAbsorbed) {
+                p.fusedInto[i] = fusedInto[i];
+            } else {
+                // The kernel's own time, as a run measures it: the executor's dispatch is in
+                // the schedule, not in the node's time.
+                const double own = problem.taskCost(t, d);
+                p.micros[i] = own == kCannotRun
+                                  ? 0
+                                  : std::max(0.0, own - model.physical(DeviceId(d)).dispatchMicros);
+                p.measured[i] =
+                    m_options.costs && !model.measured().empty() &&
+                    (group == members.end()
+                         ? model.nodeCost(m_graph, NodeId(i), DeviceId(d)).measured
+                         : model.groupCost(m_graph, NodeId(i), group->second, DeviceId(d))
+                               .measured);
+                p.deviceBusyMicros[static_cast<std::size_t>(d)] += p.micros[i];
+            }
             p.copyInMicros[i] = copyIn(t, d);
-            p.deviceBusyMicros[static_cast<std::size_t>(d)] += p.micros[i];
             if (m_plan.reasons[i].kind != ReasonKind::Auto)
                 continue;
             double bestOther = kCannotRun;
             for (int other = 0; other < deviceCount; ++other) {
-                if (other == d || !problem.allowed(t, other))
+                if (other == d || !m_problem.allowed(t, other))
                     continue;
-                const double there = problem.taskCost(t, other) + copyIn(t, other);
+                const double there = costOn(other) + copyIn(t, other);
                 if (there < bestOther) {
                     bestOther = there;
                     p.alternative[i] = DeviceId(other);

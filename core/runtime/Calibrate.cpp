@@ -168,21 +168,34 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
                                       {device}, {0}, Opcode::Invoke, options.iterations);
         if (!stream)
             return failed(*device, "memory bandwidth", stream.error());
-        // The executor's own time per op (dispatch, dependencies, bookkeeping): a chain of
-        // tiny ops, its latency less its kernels' time, per op.
+        // The executor's own time per op (dispatch, dependencies, bookkeeping) and per run
+        // (waking the worker, starting and finishing): chains of tiny ops of two lengths, their
+        // latency less their kernels' time; the slope is per op, what is left per run.
         step("dispatch cost on " + device->name());
-        constexpr int kChain = 32;
-        std::string chain = "#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(1) + ") {\n";
-        for (int k = 0; k < kChain; ++k)
-            chain += "  %" + std::to_string(k) + " = negative(" +
-                     (k == 0 ? std::string("%a") : "%" + std::to_string(k - 1)) + ");\n";
-        chain += "  %" + std::to_string(kChain - 1) + "\n}";
-        auto dispatch = timeInstructions(chain, {device}, std::vector<int>(kChain, 0),
-                                         Opcode::Invoke, options.iterations);
-        if (!dispatch)
-            return failed(*device, "dispatch cost", dispatch.error());
-        profile.dispatchMicros =
-            std::max(0.0, (dispatch.value().latency - dispatch.value().allInstructions) / kChain);
+        const auto chain = [&](int length) {
+            std::string text = "#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(1) + ") {\n";
+            for (int k = 0; k < length; ++k)
+                text += "  %" + std::to_string(k) + " = negative(" +
+                        (k == 0 ? std::string("%a") : "%" + std::to_string(k - 1)) + ");\n";
+            return text + "  %" + std::to_string(length - 1) + "\n}";
+        };
+        constexpr int kShort = 8, kLong = 64;
+        // Tiny runs are cheap and their overheads noisy: many iterations.
+        const int chainIterations = std::max(options.iterations * 10, 30);
+        auto shortChain = timeInstructions(chain(kShort), {device}, std::vector<int>(kShort, 0),
+                                           Opcode::Invoke, chainIterations);
+        if (!shortChain)
+            return failed(*device, "dispatch cost", shortChain.error());
+        auto longChain = timeInstructions(chain(kLong), {device}, std::vector<int>(kLong, 0),
+                                          Opcode::Invoke, chainIterations);
+        if (!longChain)
+            return failed(*device, "dispatch cost", longChain.error());
+        const double shortOverhead =
+            std::max(0.0, shortChain.value().latency - shortChain.value().allInstructions);
+        const double longOverhead =
+            std::max(0.0, longChain.value().latency - longChain.value().allInstructions);
+        profile.dispatchMicros = std::max(0.0, (longOverhead - shortOverhead) / (kLong - kShort));
+        profile.runMicros = std::max(0.0, shortOverhead - kShort * profile.dispatchMicros);
         profile.launchMicros = launch.value();
         profile.flopsPerMicro = 2.0 * static_cast<double>(n) * static_cast<double>(n) *
                                 static_cast<double>(n) / product.value();

@@ -356,10 +356,13 @@ bool isBinary(const Node& node, BinaryFn fn) {
 class PostOpFusion {
 public:
     /// `origin`: per node of `graph`, the user's node; `carried`: a further per-node id the
-    /// rewritten graph keeps alongside (the node of the sharded graph it comes from).
+    /// rewritten graph keeps alongside (the node of the sharded graph it comes from);
+    /// `device`: per node of `graph`, the device that runs it.
     PostOpFusion(const Graph& graph, const Graph& user, const std::vector<NodeId>& origin,
-                 const std::vector<NodeId>& carried, const std::vector<bool>& enabled)
-        : m_in(graph), m_user(user), m_origin(origin), m_enabled(enabled), m_carried(carried) {
+                 const std::vector<NodeId>& carried, const std::vector<DeviceId>& device,
+                 const std::vector<bool>& enabled)
+        : m_in(graph), m_user(user), m_origin(origin), m_device(device), m_enabled(enabled),
+          m_carried(carried) {
         m_consumers.resize(graph.size());
         for (std::uint32_t i = 0; i < graph.size(); ++i) {
             const Node& node = graph.nodes()[i];
@@ -390,8 +393,7 @@ public:
             }
         }
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
-            const Node& node = m_in.nodes()[i];
-            if (m_groupOf[i] >= 0 || !isHead(node))
+            if (m_groupOf[i] >= 0 || !isHead(NodeId(i)))
                 continue;
             Group group{NodeId(i), {}, {}, {}};
             ValueRef value{NodeId(i), 0};
@@ -444,7 +446,7 @@ public:
                 fused.attrs.set("epsilon", group.epsilon);
                 fused.outputs = {node.outputs[0]};
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
-                ++m_normsByDevice[node.pin.device.index];
+                ++m_normsByDevice[m_device[i].index];
             } else {
                 for (ValueRef& input : fused.inputs)
                     input = mapped(input);
@@ -456,14 +458,9 @@ public:
                 fused.attrs.set(kPostOpsAttr, ops);
                 fused.outputs = {node.outputs[0]};
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
-                ++m_fusedByDevice[node.pin.device.index].first;
-                m_fusedByDevice[node.pin.device.index].second +=
-                    static_cast<int>(group.members.size());
+                ++m_fusedByDevice[m_device[i].index].first;
+                m_fusedByDevice[m_device[i].index].second += static_cast<int>(group.members.size());
             }
-            const NodeId headUser = m_origin[group.head.index];
-            for (const NodeId member : group.members)
-                if (m_origin[member.index].valid())
-                    m_fusedInto.push_back({m_origin[member.index], headUser});
         }
         for (const GraphOutput& output : m_in.outputs())
             m_out.addOutput(GraphOutput{mapped(output.value), output.device, output.name});
@@ -472,7 +469,17 @@ public:
     Graph takeGraph() { return std::move(m_out); }
     std::vector<NodeId> takeOrigin() { return std::move(m_newOrigin); }
     std::vector<NodeId> takeCarried() { return std::move(m_newCarried); }
-    const std::vector<std::pair<NodeId, NodeId>>& fusedInto() const { return m_fusedInto; }
+    /// (member, head) of every group found, as the user's nodes.
+    std::vector<std::pair<NodeId, NodeId>> fusedInto() const {
+        std::vector<std::pair<NodeId, NodeId>> pairs;
+        for (const Group& group : m_groups) {
+            for (const NodeId member : group.members) {
+                if (m_origin[member.index].valid())
+                    pairs.emplace_back(m_origin[member.index], m_origin[group.head.index]);
+            }
+        }
+        return pairs;
+    }
     const std::map<std::int32_t, std::pair<int, int>>& fusedByDevice() const {
         return m_fusedByDevice;
     }
@@ -528,7 +535,7 @@ private:
     /// Every intermediate value read only inside the pattern, all on one CPU device, unpinned.
     bool matchLayerNorm(NodeId first, Group& group) const {
         const Node& mean = m_in.node(first);
-        if (mean.op->name != "ReduceMean" || mean.inputs.size() != 1 || !enabledOn(mean) ||
+        if (mean.op->name != "ReduceMean" || mean.inputs.size() != 1 || !enabledOn(first) ||
             userPinned(first))
             return false;
         const ValueRef x = mean.inputs[0];
@@ -536,7 +543,7 @@ private:
         if (type.dtype != DType::Float32 || type.shape.empty() || !meanOverLastAxis(mean, x) ||
             !OpRegistry::global().find("LayerNormalization"))
             return false;
-        const DeviceId device = mean.pin.device;
+        const DeviceId device = m_device[first.index];
         const std::int64_t width = type.shape.back();
         std::vector<NodeId> members;
         auto next = [&](NodeId at) { return onlyReader(ValueRef{at, 0}, device); };
@@ -611,8 +618,8 @@ private:
         return false;
     }
 
-    bool enabledOn(const Node& node) const {
-        const DeviceId device = node.pin.device;
+    bool enabledOn(NodeId id) const {
+        const DeviceId device = m_device[id.index];
         return device.valid() && static_cast<std::size_t>(device.index) < m_enabled.size() &&
                m_enabled[static_cast<std::size_t>(device.index)];
     }
@@ -624,18 +631,19 @@ private:
                m_user.node(user).pin.kind != PinKind::None;
     }
 
-    bool isHead(const Node& node) const {
+    bool isHead(NodeId id) const {
+        const Node& node = m_in.node(id);
         const bool conv = node.op->name == "Conv" || node.op->name == "nn.conv2d";
         return conv && node.outputs.size() == 1 && node.outputs[0].dtype == DType::Float32 &&
-               node.inputs.size() >= 2 && node.subgraphs.empty() && enabledOn(node) &&
+               node.inputs.size() >= 2 && node.subgraphs.empty() && enabledOn(id) &&
                !node.attrs.has(kPostOpsAttr);
     }
 
     /// Whether `member` may join a group on `device`.
     bool joinable(NodeId member, DeviceId device) const {
         const Node& node = m_in.node(member);
-        return m_groupOf[member.index] < 0 && node.pin.device == device && !userPinned(member) &&
-               node.subgraphs.empty();
+        return m_groupOf[member.index] < 0 && m_device[member.index] == device &&
+               !userPinned(member) && node.subgraphs.empty();
     }
 
     /// Adds the next step after `value` (the group's output so far) to the group.
@@ -643,7 +651,7 @@ private:
         if (m_isOutput[value.node.index][value.output])
             return false;
         const auto& readers = m_consumers[value.node.index][value.output];
-        const DeviceId device = m_in.node(group.head).pin.device;
+        const DeviceId device = m_device[group.head.index];
         const TensorType& type = m_in.type(value);
         if (userPinned(group.head))
             return false;
@@ -718,6 +726,7 @@ private:
     const Graph& m_in;
     const Graph& m_user;
     const std::vector<NodeId>& m_origin;
+    const std::vector<DeviceId>& m_device;
     const std::vector<bool>& m_enabled;
     std::vector<std::vector<std::vector<NodeId>>> m_consumers;
     std::vector<std::vector<bool>> m_isOutput;
@@ -728,7 +737,6 @@ private:
     std::vector<NodeId> m_newOrigin;
     const std::vector<NodeId>& m_carried;
     std::vector<NodeId> m_newCarried;
-    std::vector<std::pair<NodeId, NodeId>> m_fusedInto;          ///< (user member, user head)
     std::map<std::int32_t, std::pair<int, int>> m_fusedByDevice; ///< device: (groups, ops)
     std::map<std::int32_t, int> m_normsByDevice;
 };
@@ -798,15 +806,18 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     }
     result.fusedInto.assign(graph.size(), NodeId());
     if (passes.fusion) {
-        PostOpFusion fusion(current, graph, origin, fromBase, cpuDevices);
+        std::vector<DeviceId> held(current.size());
+        for (std::uint32_t i = 0; i < current.size(); ++i)
+            held[i] = current.nodes()[i].pin.device;
+        PostOpFusion fusion(current, graph, origin, fromBase, held, cpuDevices);
         if (fusion.find()) {
+            for (const auto& [member, head] : fusion.fusedInto())
+                result.fusedInto[member.index] = head;
             fusion.rewrite();
             current = fusion.takeGraph();
             origin = fusion.takeOrigin();
             fromBase = fusion.takeCarried();
             changed = true;
-            for (const auto& [member, head] : fusion.fusedInto())
-                result.fusedInto[member.index] = head;
             for (const auto& [device, counts] : fusion.fusedByDevice())
                 result.notes.push_back("post-op fusion on " + devices[DeviceId(device)].name +
                                        ": " + std::to_string(counts.first) + " convolutions took " +
@@ -850,6 +861,22 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                                    "' to another device"};
     }
     return result;
+}
+
+std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>& devices,
+                                const std::vector<bool>& cpuDevices) {
+    std::vector<NodeId> fusedInto(graph.size());
+    if (devices.size() != graph.size())
+        return fusedInto;
+    std::vector<NodeId> self(graph.size());
+    for (std::uint32_t i = 0; i < graph.size(); ++i)
+        self[i] = NodeId(i);
+    PostOpFusion fusion(graph, graph, self, self, devices, cpuDevices);
+    if (fusion.find()) {
+        for (const auto& [member, head] : fusion.fusedInto())
+            fusedInto[member.index] = head;
+    }
+    return fusedInto;
 }
 
 Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& devices,

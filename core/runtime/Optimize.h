@@ -76,6 +76,13 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                                      const std::vector<bool>& cpuDevices,
                                      const OptimizeOptions& passes = {});
 
+/// Which of `graph`'s nodes post-op fusion would fold into another when each runs on
+/// `devices[i]` (the passes apply on the devices `cpuDevices` marks): per node, the node whose
+/// fused kernel computes it, or an invalid id; OptimizedGraph::fusedInto's meaning, without
+/// rewriting or planning anything. What the cost model predicts fused groups with.
+std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>& devices,
+                                const std::vector<bool>& cpuDevices);
+
 /// The post-ops a fused node applies after its own op, ";"-separated, each "name[:a[:b]]"
 /// ("relu:0", "clip:0:6", "swish:1", "add"); empty for other nodes. Each "add" reads one of the
 /// node's extra inputs, which follow its own, in order.

@@ -76,6 +76,12 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
                                         const std::vector<std::string>& physical,
                                         const MedianTimes& times) {
     std::vector<MeasuredCost> costs;
+    // A fused kernel's time is its group's, kept under the group's key (CostModel::groupKey).
+    std::map<std::uint32_t, std::vector<NodeId>> members;
+    for (std::uint32_t i = 0; i < fusedInto.size() && i < graph.size(); ++i) {
+        if (fusedInto[i].valid() && fusedInto[i].index != i)
+            members[fusedInto[i].index].push_back(NodeId(i));
+    }
     for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
         const DeviceId device = i < plan.devices.size() ? plan.devices[i] : DeviceId();
         const bool folded = i < fusedInto.size() && fusedInto[i].valid() && fusedInto[i].index != i;
@@ -85,9 +91,11 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
             times.nodeMillis[i] <= 0 || !device.valid() ||
             static_cast<std::size_t>(device.index) >= physical.size())
             continue;
-        costs.push_back({CostModel::nodeKey(graph, NodeId(i)),
-                         CostModel::costClass(physical[device.index]), times.nodeMillis[i] * 1000,
-                         1});
+        const auto group = members.find(i);
+        costs.push_back(
+            {group == members.end() ? CostModel::nodeKey(graph, NodeId(i))
+                                    : CostModel::groupKey(graph, NodeId(i), group->second),
+             CostModel::costClass(physical[device.index]), times.nodeMillis[i] * 1000, 1});
     }
     return costs;
 }

@@ -71,6 +71,7 @@ private slots:
     void inputShapesFixSymbolicDimensions();
     void autoModePlacesByCostAndPredicts();
     void calibrateAndLearnFromRuns();
+    void autoModeCalibratesAFreshMachine();
     void splitsABatchAcrossDevices();
 };
 
@@ -164,6 +165,8 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     run = placerRun({"devices", "--db", db});
     QCOMPARE(run.code, 0);
     QVERIFY2(run.out.contains("      calibrated: "), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("executor's per op, [0-9.]+ us per run")),
+             qPrintable(run.out));
     QVERIFY(run.out.contains(QRegularExpression("this machine has [0-9]+ cores?")));
 
     // A run keeps its node times; the next plan predicts from them.
@@ -185,17 +188,27 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     const auto kept = store.value()->loadCosts(machineName()).value();
     QVERIFY(kept.size() >= 10);
     QCOMPARE(kept.front().physical, std::string("vcpu"));
+    // The residual convolution ran with its Add and Relu as post-ops: one time, the group's,
+    // kept under the group's key.
+    QVERIFY(std::any_of(kept.begin(), kept.end(), [](const store::MeasuredCost& cost) {
+        return cost.key.starts_with("nn.conv2d(") && cost.key.ends_with(" fused add,nn.relu");
+    }));
     run = placerRun({"plan", model, "--devices", "v0:vcpu,v1:vcpu", "--mode", "auto", "--db", db,
                      "--emit", "json"});
     QCOMPARE(run.code, 0);
     int fromMeasurements = 0;
+    std::string fusedInto;
     const auto planned = Json::parse(run.out.toStdString(), "plan");
     QVERIFY(planned.ok());
     for (const Json& node : planned.value().find("nodes")->items()) {
         if (const Json* from = node.find("predicted_from"))
             fromMeasurements += from->asString() == "measured" ? 1 : 0;
+        if (const Json* into = node.find("predicted_fused_into");
+            into && node.find("name")->asString() == "%9")
+            fusedInto = into->asString();
     }
     QVERIFY(fromMeasurements >= 10);
+    QCOMPARE(fusedInto, std::string("%7"));
     // Runs saved against two plans: plans diff sets what each predicted beside what it measured.
     QCOMPARE(placerRun(QStringList(common) << "--save-run"
                                            << "--plan"
@@ -216,6 +229,33 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     quiet << "--no-record";
     QCOMPARE(placerRun(quiet).code, 0);
     QCOMPARE(store.value()->loadCosts(machineName()).value().front().runs, runs);
+}
+
+void TestPlacerCli::autoModeCalibratesAFreshMachine() {
+    // Auto placement on a machine the workspace has never measured measures it first, says so
+    // once, and keeps the calibration.
+    QTemporaryDir dir;
+    const QString db = dir.filePath("fresh.db");
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
+    const QStringList plan = {"plan",   model,  "--devices", "v0:vcpu,v1:vcpu",
+                              "--mode", "auto", "--db",      db};
+    Run run = placerRun(plan);
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.err.contains("warning: this machine had no calibration: measured it now ("),
+             qPrintable(run.err));
+    auto store = store::PlanStore::open(db.toStdString());
+    QVERIFY(store.ok());
+    const auto calibration = store.value()->loadCalibration(machineName());
+    QVERIFY(calibration.ok() && calibration.value().has_value());
+    QVERIFY(calibration.value()->devices.size() >= 3);
+    run = placerRun(plan);
+    QCOMPARE(run.code, 0);
+    QVERIFY2(!run.err.contains("calibration"), qPrintable(run.err));
+    // Other modes predict nothing on the command line, and measure nothing.
+    const QString other = dir.filePath("other.db");
+    run = placerRun({"plan", model, "--devices", "v0:vcpu,v1:vcpu", "--db", other});
+    QCOMPARE(run.code, 0);
+    QVERIFY(!run.err.contains("calibration"));
 }
 
 void TestPlacerCli::autoModePlacesByCostAndPredicts() {

@@ -122,6 +122,9 @@ Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> e
     if (!optimized)
         qFatal("optimising: %s", optimized.error().message.c_str());
     o.result = optimized.take();
+    // What the cost model predicts fused is what the pass fuses.
+    if (passes.fusion && fusedGroups(o.graph, o.plan.devices, enabled) != o.result.fusedInto)
+        qFatal("fusedGroups() finds other groups than the fusion pass");
     Ran ran = runGraph(o.result.graph, o.devices, o.result.plan);
     o.times = std::move(ran.times);
     const double diff =

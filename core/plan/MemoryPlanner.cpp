@@ -1,10 +1,11 @@
 // Lifetime-based storage assignment per device, in one pass over the execution order.
 //
 // The order is the expected execution order (plan/ExecutionOrder.h), not the graph's. Steps: the
-// node at position p runs at step 2p and the copies of its outputs at step 2p+1. A tensor's storage
-// returns to its device's free pool after the step of its last use (so an op never writes over
-// its own inputs). Releases are kept in per-step buckets (an intrusive list), so the whole plan is
-// linear in the number of tensors apart from the free pools, which are keyed by size.
+// node at position p runs at step 2p and the copies of its outputs at step 2p+1 (a constant's
+// copies at 2p, just before their first reader runs: copySlot). A tensor's storage returns to its
+// device's free pool after the step of its last use (so an op never writes over its own inputs).
+// Releases are kept in per-step buckets (an intrusive list), so the whole plan is linear in the
+// number of tensors apart from the free pools, which are keyed by size.
 #include "plan/MemoryPlanner.h"
 
 #include "plan/ExecutionOrder.h"
@@ -44,8 +45,12 @@ public:
         for (std::size_t p = 0; p < m_result.order.size(); ++p)
             m_position[m_result.order[p].index] = static_cast<std::int64_t>(p);
         m_copiesOf.assign(m_index.size(), {});
-        for (std::size_t c = 0; c < m_plan.copies.size(); ++c)
-            m_copiesOf[m_plan.copies[c].value.node.index].push_back(static_cast<std::uint32_t>(c));
+        m_copiesBefore.assign(m_index.size(), {});
+        for (std::size_t c = 0; c < m_plan.copies.size(); ++c) {
+            const CopySlot at = copySlot(m_graph, m_plan.copies[c], m_position);
+            (at.before ? m_copiesBefore : m_copiesOf)[at.node.index].push_back(
+                static_cast<std::uint32_t>(c));
+        }
         computeLastUses();
         placeDedicatedTensors();
         placeSharedTensors();
@@ -109,9 +114,20 @@ private:
 
     void placeSharedTensors() {
         const auto& copies = m_plan.copies;
+        const auto placeCopy = [&](const CopyPlan& copy, std::int64_t step) {
+            std::int64_t last = step;
+            for (NodeId consumer : copy.consumers)
+                last = std::max(last, nodeStep(consumer.index));
+            place(copy.value, copy.to, copy.bytes, copy.toOutput ? kForever : last, false);
+        };
         for (const NodeId id : m_result.order) {
             const std::uint32_t i = id.index;
             releaseUpTo(nodeStep(i));
+            // Copies of constants, just before their first reader.
+            for (const std::uint32_t c : m_copiesBefore[i]) {
+                if (!copies[c].isExplicit)
+                    placeCopy(copies[c], nodeStep(i));
+            }
             if (!m_index.isParameter(i) && !m_index.isConstant(i)) {
                 const std::uint32_t outputs = m_index.outputBase[i + 1] - m_index.outputBase[i];
                 for (std::uint32_t k = 0; k < outputs; ++k) {
@@ -123,13 +139,9 @@ private:
             // The copies of node i's outputs happen right after it.
             releaseUpTo(nodeStep(i) + 1);
             for (const std::uint32_t c : m_copiesOf[i]) {
-                const CopyPlan& copy = copies[c];
-                if (copy.isExplicit)
-                    continue; // the device_copy node's own output is already a tensor
-                std::int64_t last = nodeStep(i) + 1;
-                for (NodeId consumer : copy.consumers)
-                    last = std::max(last, nodeStep(consumer.index));
-                place(copy.value, copy.to, copy.bytes, copy.toOutput ? kForever : last, false);
+                // An explicit device_copy node's own output is already a tensor.
+                if (!copies[c].isExplicit)
+                    placeCopy(copies[c], nodeStep(i) + 1);
             }
         }
     }
@@ -194,8 +206,9 @@ private:
     MemoryPlan m_result;
 
     std::vector<std::int64_t>& m_lastUse;
-    std::vector<std::int64_t> m_position;               ///< per node: its place in the order
-    std::vector<std::vector<std::uint32_t>> m_copiesOf; ///< per node: its copies' indices
+    std::vector<std::int64_t> m_position;                   ///< per node: its place in the order
+    std::vector<std::vector<std::uint32_t>> m_copiesOf;     ///< per node: the copies after it
+    std::vector<std::vector<std::uint32_t>> m_copiesBefore; ///< per node: the copies before it
     /// Free storages per device: size -> storage ids of that size.
     std::vector<std::map<std::int64_t, std::vector<std::int32_t>>> m_free;
     std::vector<std::int64_t> m_live;
@@ -207,6 +220,20 @@ private:
 };
 
 } // namespace
+
+CopySlot copySlot(const Graph& graph, const CopyPlan& copy,
+                  const std::vector<std::int64_t>& position) {
+    const NodeId source = copy.value.node;
+    if (copy.isExplicit || !graph.node(source).isConstant() || copy.consumers.empty() ||
+        copy.toOutput)
+        return {source, false};
+    NodeId first = copy.consumers.front();
+    for (const NodeId consumer : copy.consumers) {
+        if (position[consumer.index] < position[first.index])
+            first = consumer;
+    }
+    return {first, true};
+}
 
 MemoryPlan planMemory(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
     PlanWorkspace workspace;

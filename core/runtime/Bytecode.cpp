@@ -1,7 +1,10 @@
 // Lowering: nodes in the memory plan's order (the expected execution order, plan/ExecutionOrder.h),
-// each followed by the copies of its outputs (the order the memory planner assumed), registers per
-// tensor instance, frees after last uses.
+// each followed by the copies of its outputs, or a constant's copy just before its first reader
+// (the order the memory planner assumed, plan/MemoryPlanner.h copySlot), registers per tensor
+// instance, frees after last uses.
 #include "runtime/Bytecode.h"
+
+#include "plan/MemoryPlanner.h"
 
 #include <map>
 #include <sstream>
@@ -86,7 +89,8 @@ private:
         reg.value = value;
         const Node& producer = m_graph.node(value.node);
         reg.constant = producer.isConstant();
-        reg.dedicated = producer.isConstant() || producer.isParameter();
+        // The instances bound at load time (lowerDedicated); a copy made during a run is not.
+        reg.dedicated = false;
         const auto id = static_cast<std::int32_t>(m_program.registers.size());
         m_program.registers.push_back(std::move(reg));
         m_instance[{key(value), device.index}] = id;
@@ -119,6 +123,7 @@ private:
                 if (!device.valid())
                     return fail("node '" + node.name + "' has no device in the plan");
                 const std::int32_t reg = newRegister(ValueRef{NodeId(i), 0}, device);
+                m_program.registers[static_cast<std::size_t>(reg)].dedicated = true;
                 m_load.push_back(allocTensor(reg));
                 if (node.isConstant()) {
                     if (!node.data && node.outputs[0].bytes() > 0)
@@ -150,18 +155,30 @@ private:
 
     std::optional<SourceError> lowerBody() {
         const auto& copies = m_plan.copies;
-        std::vector<std::vector<std::uint32_t>> copiesOf(m_graph.size());
-        for (std::size_t c = 0; c < copies.size(); ++c)
-            copiesOf[copies[c].value.node.index].push_back(static_cast<std::uint32_t>(c));
         std::vector<NodeId> order = m_plan.memory.order;
         if (order.size() != m_graph.size()) {
             order.clear();
             for (std::uint32_t i = 0; i < m_graph.size(); ++i)
                 order.push_back(NodeId(i));
         }
+        std::vector<std::int64_t> position(m_graph.size(), 0);
+        for (std::size_t p = 0; p < order.size(); ++p)
+            position[order[p].index] = static_cast<std::int64_t>(p);
+        // Each copy where the memory plan has it (plan/MemoryPlanner.h, copySlot).
+        std::vector<std::vector<std::uint32_t>> copiesAfter(m_graph.size());
+        std::vector<std::vector<std::uint32_t>> copiesBefore(m_graph.size());
+        for (std::size_t c = 0; c < copies.size(); ++c) {
+            const CopySlot at = copySlot(m_graph, copies[c], position);
+            (at.before ? copiesBefore : copiesAfter)[at.node.index].push_back(
+                static_cast<std::uint32_t>(c));
+        }
         for (const NodeId id : order) {
             const std::uint32_t i = id.index;
             const Node& node = m_graph.nodes()[i];
+            for (const std::uint32_t copyIndex : copiesBefore[i]) {
+                if (auto failed = emitCopy(copyIndex))
+                    return failed;
+            }
             const DeviceId device = m_plan.devices[i];
             if (node.isParameter()) {
                 Instruction load{Opcode::LoadInput};
@@ -207,27 +224,9 @@ private:
                 }
                 m_body.push_back(std::move(invoke));
             }
-            for (const std::uint32_t copyIndex : copiesOf[i]) {
-                const CopyPlan& copy = copies[copyIndex];
-                if (copy.isExplicit)
-                    continue;
-                const auto src = instance(copy.value, copy.from);
-                if (!src)
-                    return fail("a copy of " + m_graph.valueName(copy.value) +
-                                " has no source instance on " + m_devices[copy.from].name);
-                if (instance(copy.value, copy.to))
-                    continue; // a replica is already there
-                const std::int32_t dst = newRegister(copy.value, copy.to);
-                m_body.push_back(allocTensor(dst));
-                Instruction instr{Opcode::DeviceCopy};
-                instr.device = copy.to;
-                instr.srcDevice = copy.from;
-                instr.src = *src;
-                instr.dst = dst;
-                instr.node = copy.value.node;
-                instr.index = static_cast<std::int32_t>(copyIndex);
-                instr.bytes = copy.bytes;
-                m_body.push_back(instr);
+            for (const std::uint32_t copyIndex : copiesAfter[i]) {
+                if (auto failed = emitCopy(copyIndex))
+                    return failed;
             }
         }
         Instruction ret{Opcode::Ret};
@@ -242,6 +241,32 @@ private:
             ret.args.push_back(*reg);
         }
         m_body.push_back(std::move(ret));
+        return std::nullopt;
+    }
+
+    /// The instructions of inserted copy `copyIndex` (none for an explicit one, whose node is
+    /// its own copy, or where a replica is already there).
+    std::optional<SourceError> emitCopy(std::uint32_t copyIndex) {
+        const CopyPlan& copy = m_plan.copies[copyIndex];
+        if (copy.isExplicit)
+            return std::nullopt;
+        const auto src = instance(copy.value, copy.from);
+        if (!src)
+            return fail("a copy of " + m_graph.valueName(copy.value) +
+                        " has no source instance on " + m_devices[copy.from].name);
+        if (instance(copy.value, copy.to))
+            return std::nullopt; // a replica is already there
+        const std::int32_t dst = newRegister(copy.value, copy.to);
+        m_body.push_back(allocTensor(dst));
+        Instruction instr{Opcode::DeviceCopy};
+        instr.device = copy.to;
+        instr.srcDevice = copy.from;
+        instr.src = *src;
+        instr.dst = dst;
+        instr.node = copy.value.node;
+        instr.index = static_cast<std::int32_t>(copyIndex);
+        instr.bytes = copy.bytes;
+        m_body.push_back(instr);
         return std::nullopt;
     }
 

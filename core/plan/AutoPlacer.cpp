@@ -228,6 +228,8 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
         list.closeItem();
     }
     list.priority = upwardRanks(problem, a);
+    if (problem.release.size() == n)
+        list.release = problem.release;
     ListSchedule scheduled = listSchedule(list);
     SimulatedSchedule result;
     result.start = std::move(scheduled.start);

@@ -58,6 +58,9 @@ struct PlacementProblem {
     std::vector<double> linkLatency;
     std::vector<double> linkBytesPerMicro;
 
+    /// Per task: the earliest it may start (a constant copied to its device on every run
+    /// arrives then); empty: 0 for all.
+    std::vector<double> release;
     /// Per device: the fixed time of a run that gives it work (waking its worker, starting and
     /// finishing), paid once per run; empty: none. A run's makespan includes the largest.
     std::vector<double> runMicros;

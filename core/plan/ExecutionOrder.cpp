@@ -70,6 +70,8 @@ ListSchedule listSchedule(const ListScheduling& problem) {
     result.end.assign(n, 0);
     result.order.reserve(total);
     std::vector<double> readyAt(n, 0), freeAt(static_cast<std::size_t>(resources), 0);
+    if (problem.release.size() == n)
+        readyAt = problem.release;
     // Per resource, two heaps: items waiting for their inputs (soonest ready on top, then
     // first-to-run), and items ready by the time the resource is free (first-to-run on top).
     // Entries carry their keys, so the heaps compare without chasing the per-item arrays.

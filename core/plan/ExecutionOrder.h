@@ -37,6 +37,9 @@ struct ListScheduling {
     std::vector<std::uint32_t> successor;
     std::vector<double> delay;
     std::vector<double> priority; ///< per item; higher goes first
+    /// Per item: the earliest it may start (an input that arrives from outside the schedule,
+    /// such as a constant copied in on every run); empty: 0 for all.
+    std::vector<double> release;
 
     ListScheduling() = default;
     /// Room for `items` items and `edges` edges; add each item's edges, then closeItem().

@@ -200,6 +200,9 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
                       : std::string("?")) +
                "' (" + region.name + ")";
     }
+    case ReasonKind::Offloaded:
+        return "kept on " + here + " and copied to " + set[reason.wanted].name +
+               " on every run: " + set[reason.wanted].name + "'s memory cannot also keep it";
     case ReasonKind::Auto: {
         if (!prediction || id.index >= prediction->micros.size())
             return "auto: " + here;

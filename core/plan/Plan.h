@@ -67,6 +67,11 @@ struct PlanOptions {
     std::shared_ptr<const CostModel> costs;
     /// Auto: also solve the exact programme (GLPK) on graphs small enough for it.
     bool exact = false;
+    /// (constant, device), by name: copied to the device on every run rather than replicated
+    /// there, whatever `constants` says. Auto mode decides such copies itself where a device's
+    /// memory cannot keep a constant; the optimised graph is planned with them
+    /// (runtime/Optimize.h).
+    std::vector<std::pair<std::string, std::string>> copiedConstants;
     bool operator==(const PlanOptions&) const = default;
 };
 
@@ -87,6 +92,9 @@ enum class ReasonKind : std::uint8_t {
     NoConsumers,     ///< nothing consumes it: the default device
     Auto,            ///< auto mode: the cost model's choice
     Split,           ///< sharded across a split region's devices; `devices` holds the first
+    /// auto mode: a constant kept here and copied on every run to `wanted`, whose memory cannot
+    /// keep it
+    Offloaded,
 };
 
 struct Reason {

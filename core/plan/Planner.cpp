@@ -41,7 +41,9 @@
 //     and is copied once per other device, shared by every consumer there (never to itself).
 //     Constants are replicated instead when ConstantPolicy::Replicate (such a constant's
 //     out-edges are soft: it joins no unify class and, unless pinned, goes where most of its
-//     consumers are). An explicit device_copy
+//     consumers are), except on devices PlanOptions::copiedConstants names, and in auto mode
+//     on a device whose memory cannot keep them (placeByCost: streamed, copied in on every
+//     run, when the prediction says that beats moving work off the device). An explicit device_copy
 //     moves its input from wherever the producer ended up; a src that contradicts the
 //     producer's pin is a Conflict and the copy is adjusted.
 //  5. MemoryPlanner (MemoryPlanner.cpp): storages per device with lifetime-based reuse; a
@@ -70,8 +72,11 @@
 #include "plan/Split.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace placer {
@@ -149,6 +154,7 @@ public:
         m_voteCounts.assign(m_devices.size(), 0);
         m_firstVoter.assign(m_devices.size(), NodeId());
         resolveOptions();
+        resolveCopiedConstants();
         resolveSplits();
         collectOutputDemands();
         computeFixedDevices();
@@ -178,6 +184,19 @@ private:
     const Node& node(std::uint32_t i) const { return m_graph.nodes()[i]; }
 
     // ---- options ---------------------------------------------------------------------------
+
+    /// PlanOptions::copiedConstants as (node, device); names that match no constant or device
+    /// are ignored (they come from a plan of the same graph).
+    void resolveCopiedConstants() {
+        m_copiedConstants.clear();
+        for (const auto& [name, deviceName] : m_options.copiedConstants) {
+            const auto id = m_graph.find(name);
+            const auto device = m_devices.find(deviceName);
+            if (id && device && m_index.isConstant(id->index))
+                m_copiedConstants.insert({id->index, device->index});
+        }
+        m_streamed = m_copiedConstants;
+    }
 
     void resolveOptions() {
         m_ruleDevices.assign(m_options.rules.size(), DeviceId());
@@ -761,80 +780,303 @@ private:
 
     void placeByCost() {
         const int deviceCount = m_devices.size();
-        std::vector<std::int64_t> budget(static_cast<std::size_t>(deviceCount), -1);
+        std::vector<std::int64_t> capacities(static_cast<std::size_t>(deviceCount), -1);
         for (int d = 0; d < deviceCount; ++d) {
             if (const auto& capacity = m_devices[DeviceId(d)].memoryCapacity)
-                budget[static_cast<std::size_t>(d)] = *capacity;
+                capacities[static_cast<std::size_t>(d)] = *capacity;
         }
+        const bool limited =
+            m_options.planMemory && std::any_of(capacities.begin(), capacities.end(),
+                                                [](std::int64_t c) { return c >= 0; });
         const std::vector<DeviceId> demand = m_plan.devices;
         const std::vector<Reason> demandReasons = m_plan.reasons;
         const std::size_t conflicts = m_plan.conflicts.size();
-        // The estimate of a device's memory is not the memory plan: when the plan still
-        // overflows a device, place again with that device's budget cut by the excess.
-        for (int attempt = 0;; ++attempt) {
-            m_plan.devices = demand;
-            m_plan.reasons = demandReasons;
-            m_plan.copies.clear();
-            m_plan.replicas.clear();
-            m_plan.notes.clear();
-            m_plan.conflicts.resize(conflicts);
-            PlacementProblem problem = buildProblem(budget);
-            AutoPlaceOptions options;
-            options.exact = m_options.exact;
-            // Plans live in the GUI on every edit: under 10 ms of search on a graph of
-            // ResNet-50's size, and bounded on any graph.
-            options.searchWork = 6e5;
-            // Measured on this project's models with two vcpus on two cores: splits the
-            // model predicted 5-20 % faster ran slower (cores share memory bandwidth and
-            // caches, layout changes at every crossing), those predicted over 20 % faster ran
-            // faster. So a split over CPU devices alone must promise more than that.
-            bool cpusOnly = true;
-            for (int d = 0; d < deviceCount; ++d)
-                cpusOnly = cpusOnly && !costs().physical(DeviceId(d)).gpu;
-            options.splitMargin = cpusOnly ? kSplitMargin : 0.0;
-            options.preferredDevice =
-                m_devices.defaultDevice().valid() ? m_devices.defaultDevice().index : -1;
-            std::vector<int> seed(m_nodeOfTask.size());
-            for (std::size_t t = 0; t < seed.size(); ++t)
-                seed[t] = demand[m_nodeOfTask[t]].index;
-            options.seeds.push_back(std::move(seed));
-            m_auto = autoPlace(problem, options);
-            m_problem = std::move(problem);
-            for (std::size_t t = 0; t < m_nodeOfTask.size(); ++t) {
-                const std::uint32_t i = m_nodeOfTask[t];
-                if (m_fixed[i].valid() || m_index.role[i] != OpRole::Compute)
-                    continue;
-                m_plan.devices[i] = DeviceId(m_auto.assignment[t]);
-                m_plan.reasons[i] = Reason{};
-                m_plan.reasons[i].kind = ReasonKind::Auto;
-            }
-            // Inputs and constants follow their consumers, as in demand mode.
-            for (std::uint32_t i = static_cast<std::uint32_t>(m_index.size()); i-- > 0;) {
-                if (m_taskOf[i] >= 0 || m_fixed[i].valid())
-                    continue;
-                m_plan.reasons[i] = Reason{};
-                m_plan.devices[i] = voteByConsumers(i, &m_plan.reasons[i]);
-            }
-            reportUnsupportedOps();
-            insertCopies();
-            if (!m_options.planMemory)
-                return;
-            m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
-            bool over = false;
-            for (const DeviceMemory& memory : m_plan.memory.devices) {
-                const auto k = static_cast<std::size_t>(memory.device.index);
-                const auto& capacity = m_devices[memory.device].memoryCapacity;
-                if (capacity && memory.peakBytes > *capacity && budget[k] > 0) {
-                    budget[k] =
-                        std::max<std::int64_t>(0, budget[k] - (memory.peakBytes - *capacity));
-                    over = true;
+        // The plans that fit, the fastest kept.
+        struct Fitting {
+            Plan plan;
+            AutoPlacement placement;
+            PlacementProblem problem;
+            std::set<std::pair<std::uint32_t, std::int32_t>> streamed;
+            double makespan = 0;
+        };
+        std::optional<Fitting> best;
+        const auto keep = [&] {
+            const double makespan = predictedMakespan();
+            if (!best || makespan < best->makespan)
+                best = Fitting{m_plan, m_auto, m_problem, m_streamed, makespan};
+        };
+        const auto fits = [](const std::vector<std::int64_t>& excess) {
+            return std::all_of(excess.begin(), excess.end(), [](std::int64_t e) { return e <= 0; });
+        };
+        // Where a device's memory is limited, two ways to fit it, and the prediction picks the
+        // faster: first, place as if the constants needed not stay on it, then stream those it
+        // cannot keep (copied in on every run); second, keep them, and place again with the
+        // device's budget cut by the excess while the memory plan overflows (the search's
+        // estimate of a device's memory is not the memory plan), streaming where that fits.
+        bool finished = false;
+        for (int variant = limited ? 0 : 1; variant < 2; ++variant) {
+            const bool weightsMayLeave = variant == 0;
+            std::vector<std::int64_t> budget = capacities;
+            std::vector<int> previous;
+            for (int attempt = 0;; ++attempt) {
+                placeWithin(budget, demand, demandReasons, weightsMayLeave);
+                if (m_auto.assignment == previous) {
+                    // A smaller budget moved nothing: nothing new to try.
+                    finishPlacement(conflicts);
+                    finished = true;
+                    break;
                 }
-            }
-            if (!over || attempt == 4) {
-                checkCapacities();
-                return;
+                previous = m_auto.assignment;
+                const std::vector<DeviceId> placed = m_plan.devices;
+                const std::vector<Reason> placedReasons = m_plan.reasons;
+                finishPlacement(conflicts);
+                if (!m_options.planMemory)
+                    return;
+                const std::vector<std::int64_t> excess = overflow();
+                if (fits(excess)) {
+                    if (limited)
+                        keep();
+                    finished = true;
+                    break;
+                }
+                std::vector<std::int64_t> still = excess;
+                for (int round = 0; round < 3 && streamConstants(still); ++round) {
+                    finishPlacement(conflicts);
+                    still = overflow();
+                    if (fits(still)) {
+                        keep();
+                        break;
+                    }
+                }
+                m_streamed = m_copiedConstants;
+                m_plan.devices = placed;
+                m_plan.reasons = placedReasons;
+                finished = false;
+                if (weightsMayLeave)
+                    break;
+                bool cut = false;
+                for (std::size_t k = 0; k < excess.size(); ++k) {
+                    if (excess[k] > 0 && budget[k] > 0) {
+                        budget[k] = std::max<std::int64_t>(0, budget[k] - excess[k]);
+                        cut = true;
+                    }
+                }
+                if (!cut || attempt == 4)
+                    break;
             }
         }
+        if (best) {
+            m_plan = std::move(best->plan);
+            m_auto = std::move(best->placement);
+            m_problem = std::move(best->problem);
+            m_streamed = std::move(best->streamed);
+        } else if (!finished) {
+            finishPlacement(conflicts); // nothing fits: the last placement, with its conflicts
+        }
+        checkCapacities();
+    }
+
+    /// One search within `budget` (per device, bytes; < 0: none), from the demand plan; with
+    /// `weightsMayLeave`, the constants the ops read do not count against a limited device.
+    void placeWithin(const std::vector<std::int64_t>& budget, const std::vector<DeviceId>& demand,
+                     const std::vector<Reason>& demandReasons, bool weightsMayLeave) {
+        const int deviceCount = m_devices.size();
+        m_streamed = m_copiedConstants;
+        m_plan.devices = demand;
+        m_plan.reasons = demandReasons;
+        PlacementProblem problem = buildProblem(budget);
+        if (weightsMayLeave)
+            std::fill(problem.weightBytes.begin(), problem.weightBytes.end(), 0);
+        AutoPlaceOptions options;
+        options.exact = m_options.exact;
+        // Plans live in the GUI on every edit: under 10 ms of search on a graph of
+        // ResNet-50's size, and bounded on any graph.
+        options.searchWork = 6e5;
+        // Measured on this project's models with two vcpus on two cores: splits the
+        // model predicted 5-20 % faster ran slower (cores share memory bandwidth and
+        // caches, layout changes at every crossing), those predicted over 20 % faster ran
+        // faster. So a split over CPU devices alone must promise more than that.
+        bool cpusOnly = true;
+        for (int d = 0; d < deviceCount; ++d)
+            cpusOnly = cpusOnly && !costs().physical(DeviceId(d)).gpu;
+        options.splitMargin = cpusOnly ? kSplitMargin : 0.0;
+        options.preferredDevice =
+            m_devices.defaultDevice().valid() ? m_devices.defaultDevice().index : -1;
+        std::vector<int> seed(m_nodeOfTask.size());
+        for (std::size_t t = 0; t < seed.size(); ++t)
+            seed[t] = demand[m_nodeOfTask[t]].index;
+        options.seeds.push_back(std::move(seed));
+        m_auto = autoPlace(problem, options);
+        m_problem = std::move(problem);
+        for (std::size_t t = 0; t < m_nodeOfTask.size(); ++t) {
+            const std::uint32_t i = m_nodeOfTask[t];
+            if (m_fixed[i].valid() || m_index.role[i] != OpRole::Compute)
+                continue;
+            m_plan.devices[i] = DeviceId(m_auto.assignment[t]);
+            m_plan.reasons[i] = Reason{};
+            m_plan.reasons[i].kind = ReasonKind::Auto;
+        }
+        // Inputs and constants follow their consumers, as in demand mode.
+        for (std::uint32_t i = static_cast<std::uint32_t>(m_index.size()); i-- > 0;) {
+            if (m_taskOf[i] >= 0 || m_fixed[i].valid())
+                continue;
+            m_plan.reasons[i] = Reason{};
+            m_plan.devices[i] = voteByConsumers(i, &m_plan.reasons[i]);
+        }
+    }
+
+    /// What follows the placement: unsupported ops, copies and replicas, the memory plan.
+    void finishPlacement(std::size_t conflicts) {
+        m_plan.copies.clear();
+        m_plan.replicas.clear();
+        m_plan.notes.clear();
+        m_plan.conflicts.resize(conflicts);
+        reportUnsupportedOps();
+        insertCopies();
+        if (m_options.planMemory)
+            m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
+    }
+
+    /// Per device: how far its memory plan exceeds its capacity (0 when it fits or has none).
+    std::vector<std::int64_t> overflow() const {
+        std::vector<std::int64_t> excess(static_cast<std::size_t>(m_devices.size()), 0);
+        for (const DeviceMemory& memory : m_plan.memory.devices) {
+            const auto& capacity = m_devices[memory.device].memoryCapacity;
+            if (capacity && memory.peakBytes > *capacity)
+                excess[static_cast<std::size_t>(memory.device.index)] =
+                    memory.peakBytes - *capacity;
+        }
+        return excess;
+    }
+
+    /// Frees each full device's `excess` by no longer keeping the constants it reads, largest
+    /// first: each is copied to it on every run (PlanOptions::constants stays what it says for
+    /// the others). A constant whose only instance is there moves to the device with the most
+    /// room (ReasonKind::Offloaded). False when there was nothing more to stream.
+    bool streamConstants(const std::vector<std::int64_t>& excess) {
+        bool any = false;
+        for (int d = 0; d < m_devices.size(); ++d) {
+            if (excess[static_cast<std::size_t>(d)] <= 0)
+                continue;
+            std::vector<std::pair<std::int64_t, std::uint32_t>> kept; // (bytes, constant)
+            for (std::uint32_t p = 0; p < m_index.size(); ++p) {
+                if (!m_index.isConstant(p) || m_fixed[p].valid() || m_streamed.count({p, d}))
+                    continue;
+                bool readHere = false;
+                for (std::uint32_t e = m_index.consumerOffsets[p];
+                     e < m_index.consumerOffsets[p + 1] && !readHere; ++e) {
+                    const std::uint32_t c = m_index.consumer[e];
+                    readHere = !m_index.isDeviceCopy(c) && m_plan.devices[c] == DeviceId(d);
+                }
+                if (readHere)
+                    kept.emplace_back(m_index.valueBytes[m_index.outputBase[p]], p);
+            }
+            std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+                return a.first != b.first ? a.first > b.first : a.second < b.second;
+            });
+            std::int64_t freed = 0;
+            for (const auto& [bytes, p] : kept) {
+                if (freed >= excess[static_cast<std::size_t>(d)])
+                    break;
+                if (m_plan.devices[p] == DeviceId(d)) {
+                    const DeviceId home = roomFor(bytes, DeviceId(d));
+                    if (!home.valid())
+                        continue;
+                    m_plan.devices[p] = home;
+                    m_plan.reasons[p] = Reason{};
+                    m_plan.reasons[p].kind = ReasonKind::Offloaded;
+                    m_plan.reasons[p].wanted = DeviceId(d);
+                }
+                m_streamed.insert({p, d});
+                freed += bytes;
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    /// Another device than `full` with room for `bytes` more: one without a capacity, else the
+    /// one with the most room left in the memory plan; invalid when none has.
+    DeviceId roomFor(std::int64_t bytes, DeviceId full) const {
+        DeviceId best;
+        std::int64_t bestRoom = -1;
+        for (int d = 0; d < m_devices.size(); ++d) {
+            if (DeviceId(d) == full)
+                continue;
+            const auto& capacity = m_devices[DeviceId(d)].memoryCapacity;
+            std::int64_t room = std::numeric_limits<std::int64_t>::max();
+            if (capacity) {
+                std::int64_t peak = 0;
+                for (const DeviceMemory& memory : m_plan.memory.devices)
+                    peak = memory.device == DeviceId(d) ? memory.peakBytes : peak;
+                room = *capacity - peak;
+            }
+            if (room >= bytes && room > bestRoom) {
+                best = DeviceId(d);
+                bestRoom = room;
+            }
+        }
+        return best;
+    }
+
+    /// The problem as the run will meet it under `assignment`: a group the run fuses (per node,
+    /// `fusedInto`: its head) is one op, its members taking no time of their own and its head
+    /// the group's (`members`: each head's); a constant copied to a device on every run arrives
+    /// there after its copy.
+    PlacementProblem predictionProblem(const std::vector<int>& assignment,
+                                       const std::vector<NodeId>& fusedInto,
+                                       std::map<std::uint32_t, std::vector<NodeId>>* members) {
+        const CostModel& model = costs();
+        const std::size_t n = m_index.size();
+        PlacementProblem problem = m_problem;
+        for (std::uint32_t i = 0; i < fusedInto.size() && i < n; ++i) {
+            if (!fusedInto[i].valid() || fusedInto[i].index == i || m_taskOf[i] < 0)
+                continue;
+            (*members)[fusedInto[i].index].push_back(NodeId(i));
+            problem.instant[static_cast<std::size_t>(m_taskOf[i])] = 1;
+        }
+        for (const auto& [head, group] : *members) {
+            if (m_taskOf[head] < 0)
+                continue;
+            const auto t = static_cast<std::size_t>(m_taskOf[head]);
+            const DeviceId d(assignment[t]);
+            problem.cost[t * static_cast<std::size_t>(problem.devices) +
+                         static_cast<std::size_t>(d.index)] =
+                model.groupCost(m_graph, NodeId(head), group, d).micros;
+        }
+        for (const CopyPlan& copy : m_plan.copies) {
+            if (!m_index.isConstant(copy.value.node.index))
+                continue;
+            const double arrives = model.copyMicros(copy.bytes, copy.from, copy.to);
+            for (const NodeId consumer : copy.consumers) {
+                const std::int32_t t = m_taskOf[consumer.index];
+                if (t < 0)
+                    continue;
+                problem.release.resize(problem.tasks(), 0.0);
+                double& release = problem.release[static_cast<std::size_t>(t)];
+                release = std::max(release, arrives);
+            }
+        }
+        return problem;
+    }
+
+    /// Per task, the device the plan gives it.
+    std::vector<int> currentAssignment() const {
+        std::vector<int> assignment(m_nodeOfTask.size());
+        for (std::size_t t = 0; t < assignment.size(); ++t) {
+            const DeviceId d = m_plan.devices[m_nodeOfTask[t]];
+            assignment[t] = d.valid() ? d.index : 0;
+        }
+        return assignment;
+    }
+
+    /// The makespan predicted for the plan as it stands (auto mode's placement).
+    double predictedMakespan() {
+        const std::vector<int> assignment = currentAssignment();
+        std::map<std::uint32_t, std::vector<NodeId>> members;
+        const PlacementProblem problem =
+            predictionProblem(assignment, costs().fusedGroups(m_graph, m_plan.devices), &members);
+        return simulate(problem, assignment).makespan;
     }
 
     /// The schedule the plan predicts: the executor's policy on the cost model's times.
@@ -843,37 +1085,11 @@ private:
             m_problem = buildProblem(
                 std::vector<std::int64_t>(static_cast<std::size_t>(m_devices.size()), -1));
         const std::size_t n = m_index.size();
-        std::vector<int> assignment(m_nodeOfTask.size());
-        for (std::size_t t = 0; t < assignment.size(); ++t) {
-            const DeviceId d = m_plan.devices[m_nodeOfTask[t]];
-            assignment[t] = d.valid() ? d.index : 0;
-        }
+        const std::vector<int> assignment = currentAssignment();
         const CostModel& model = costs();
-        // The executor runs a fused group as one op: its members take no time of their own,
-        // and its head takes the group's.
         const std::vector<NodeId> fusedInto = model.fusedGroups(m_graph, m_plan.devices);
-        std::optional<PlacementProblem> fused;
         std::map<std::uint32_t, std::vector<NodeId>> members; // by head
-        if (std::any_of(fusedInto.begin(), fusedInto.end(),
-                        [](NodeId head) { return head.valid(); })) {
-            fused = m_problem;
-            for (std::uint32_t i = 0; i < fusedInto.size() && i < n; ++i) {
-                if (!fusedInto[i].valid() || fusedInto[i].index == i || m_taskOf[i] < 0)
-                    continue;
-                members[fusedInto[i].index].push_back(NodeId(i));
-                fused->instant[static_cast<std::size_t>(m_taskOf[i])] = 1;
-            }
-            for (const auto& [head, group] : members) {
-                if (m_taskOf[head] < 0)
-                    continue;
-                const auto t = static_cast<std::size_t>(m_taskOf[head]);
-                const DeviceId d(assignment[t]);
-                fused->cost[t * static_cast<std::size_t>(fused->devices) +
-                            static_cast<std::size_t>(d.index)] =
-                    model.groupCost(m_graph, NodeId(head), group, d).micros;
-            }
-        }
-        const PlacementProblem& problem = fused ? *fused : m_problem;
+        const PlacementProblem problem = predictionProblem(assignment, fusedInto, &members);
         const SimulatedSchedule schedule = simulate(problem, assignment);
         Prediction p;
         p.makespanMicros = schedule.makespan;
@@ -931,7 +1147,7 @@ private:
                                .measured);
                 p.deviceBusyMicros[static_cast<std::size_t>(d)] += p.micros[i];
             }
-            p.copyInMicros[i] = copyIn(t, d);
+            p.copyInMicros[i] = copyIn(t, d) + (problem.release.empty() ? 0.0 : problem.release[t]);
             if (m_plan.reasons[i].kind != ReasonKind::Auto)
                 continue;
             double bestOther = kCannotRun;
@@ -1014,14 +1230,15 @@ private:
         const std::int64_t bytes = m_index.valueBytes[m_index.valueSlot(value)];
         const bool replicate = isReplicatedConstant(value.node.index);
         Replica replica{value, home, {}};
-        std::vector<std::string> elsewhereNames;
+        std::vector<std::string> elsewhereNames, replicaNames;
         for (int d = 0; d < m_devices.size(); ++d) {
             if (consumersOn[d].empty() && !outputOn[d])
                 continue;
-            elsewhereNames.push_back(m_devices[DeviceId(d)].name);
-            if (replicate) {
+            if (replicate && !m_streamed.count({value.node.index, d})) {
+                replicaNames.push_back(m_devices[DeviceId(d)].name);
                 replica.devices.push_back(DeviceId(d));
             } else {
+                elsewhereNames.push_back(m_devices[DeviceId(d)].name);
                 CopyPlan copy;
                 copy.value = value;
                 copy.from = home;
@@ -1034,20 +1251,37 @@ private:
             consumersOn[d].clear();
             outputOn[d] = 0;
         }
-        const std::string elsewhere = joinWithAnd(elsewhereNames);
         const std::string name = m_graph.valueName(value);
         const std::string& homeName = m_devices[home].name;
-        elsewhereNames.insert(elsewhereNames.begin(), homeName);
-        if (replicate) {
+        // A value is used where it is made; a constant where it is read (an offloaded one is
+        // read only elsewhere).
+        bool readAtHome = !m_index.isConstant(value.node.index) || isOutputValue(value, home);
+        for (std::uint32_t e = m_index.consumerOffsets[value.node.index];
+             e < m_index.consumerOffsets[value.node.index + 1] && !readAtHome; ++e)
+            readAtHome = m_index.consumedOutput[e] == value.output &&
+                         m_plan.devices[m_index.consumer[e]] == home;
+        std::vector<std::string> usedOn;
+        if (readAtHome)
+            usedOn.push_back(homeName);
+        usedOn.insert(usedOn.end(), replicaNames.begin(), replicaNames.end());
+        usedOn.insert(usedOn.end(), elsewhereNames.begin(), elsewhereNames.end());
+        const bool mixed = !replica.devices.empty() && !elsewhereNames.empty();
+        if (!replica.devices.empty()) {
             const auto extra = static_cast<std::int64_t>(replica.devices.size()) * bytes;
-            m_plan.notes.push_back(name + " is used on " + joinWithAnd(elsewhereNames) +
-                                   ": replicated, one instance per device, made at load time (" +
+            m_plan.notes.push_back(name + " is used on " + joinWithAnd(usedOn) + ": replicated" +
+                                   (mixed ? " on " + joinWithAnd(replicaNames) : "") +
+                                   ", one instance per device, made at load time (" +
                                    formatBytes(extra) + " extra)");
             m_plan.replicas.push_back(std::move(replica));
-        } else {
-            m_plan.notes.push_back(name + " is used on " + joinWithAnd(elsewhereNames) +
-                                   ": placed on " + homeName + ", copied to " + elsewhere + ", " +
-                                   formatBytes(bytes) + " each");
+        }
+        if (!elsewhereNames.empty()) {
+            // Under the replicate policy, a copy means the device's memory cannot keep it.
+            m_plan.notes.push_back(name + " is used on " + joinWithAnd(usedOn) + ": placed on " +
+                                   homeName + ", copied to " + joinWithAnd(elsewhereNames) +
+                                   (replicate ? " on every run (" + joinWithAnd(elsewhereNames) +
+                                                    " cannot also keep it)"
+                                              : "") +
+                                   ", " + formatBytes(bytes) + " each");
         }
     }
 
@@ -1146,6 +1380,11 @@ private:
     std::vector<std::uint32_t> m_nodeOfTask;
     PlacementProblem m_problem;
     AutoPlacement m_auto;
+    /// (constant, device): read on the device but not kept there, copied in on every run (auto
+    /// mode, when the device's memory cannot keep it; replicas elsewhere as the policy says).
+    std::set<std::pair<std::uint32_t, std::int32_t>> m_streamed;
+    /// Those PlanOptions::copiedConstants asks for.
+    std::set<std::pair<std::uint32_t, std::int32_t>> m_copiedConstants;
 };
 
 } // namespace

@@ -844,6 +844,24 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     again.rules.clear();
     again.fallbackDevice.clear();
     again.splits.clear(); // already sharded
+    // A constant the first plan copies on every run (auto mode streams those a device's memory
+    // cannot keep) stays where it was, copied the same way.
+    std::map<std::uint32_t, std::vector<DeviceId>> copiedTo;
+    for (const CopyPlan& copy : basePlan.copies) {
+        if (!copy.isExplicit && base.node(copy.value.node).isConstant())
+            copiedTo[copy.value.node.index].push_back(copy.to);
+    }
+    for (std::uint32_t j = 0; j < result.graph.size() && !copiedTo.empty(); ++j) {
+        Node& node = result.graph.node(NodeId(j));
+        const NodeId from = fromBase[j];
+        const auto copied = from.valid() ? copiedTo.find(from.index) : copiedTo.end();
+        if (!node.isConstant() || copied == copiedTo.end())
+            continue;
+        if (node.pin.kind == PinKind::None)
+            node.pin = Pin{PinKind::Plain, basePlan.devices[from.index], "optimizer"};
+        for (const DeviceId to : copied->second)
+            again.copiedConstants.emplace_back(node.name, devices[to].name);
+    }
     result.plan = planDevices(result.graph, devices, again);
     for (const Conflict& conflict : result.plan.conflicts) {
         if (conflict.kind != ConflictKind::MemoryCapacity)

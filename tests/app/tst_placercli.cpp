@@ -72,6 +72,7 @@ private slots:
     void autoModePlacesByCostAndPredicts();
     void calibrateAndLearnFromRuns();
     void autoModeCalibratesAFreshMachine();
+    void aFullDeviceHasConstantsCopiedInOnEveryRun();
     void splitsABatchAcrossDevices();
 };
 
@@ -229,6 +230,58 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     quiet << "--no-record";
     QCOMPARE(placerRun(quiet).code, 0);
     QCOMPARE(store.value()->loadCosts(machineName()).value().front().runs, runs);
+}
+
+void TestPlacerCli::aFullDeviceHasConstantsCopiedInOnEveryRun() {
+    // Every op on v0 by rule, and v0 has room for the activations and all but two weights:
+    // auto mode keeps those on v1 and copies them in on every run, just before their readers.
+    QTemporaryDir dir;
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
+    const QStringList common = {model,    "--devices", "v0:vcpu:mem=100KiB,v1:vcpu",
+                                "--mode", "auto",      "--rule",
+                                "*=v0",   "--db",      dir.filePath("w.db")};
+    Run run = placerRun(QStringList{"plan"} + common);
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("kept on v1 and copied to v0 on every run: v0's memory cannot "
+                              "also keep it"),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("conflicts: none"), qPrintable(run.out));
+    QVERIFY(run.out.contains("is used on v0: placed on v1, copied to v0 on every run (v0 cannot "
+                             "also keep it)"));
+    // The copy comes just before the op that reads it, and its storage is freed after that.
+    run = placerRun(QStringList{"compile"} + common);
+    QCOMPARE(run.code, 0);
+    const QStringList lines = run.out.split('\n');
+    int copies = 0;
+    for (int k = 0; k < lines.size(); ++k) {
+        const QRegularExpressionMatch copy =
+            QRegularExpression("device_copy (\\S+@v0) <- \\S+ v1 -> v0").match(lines[k]);
+        if (!copy.hasMatch())
+            continue;
+        ++copies;
+        int next = k + 1;
+        while (next < lines.size() && lines[next].contains("alloc_tensor"))
+            ++next;
+        QVERIFY2(next < lines.size() && lines[next].contains("invoke Conv") &&
+                     lines[next].contains(copy.captured(1)),
+                 qPrintable(lines.mid(k, 4).join('\n')));
+        bool freed = false;
+        for (int after = next + 1; after < lines.size() && lines[after].contains("  free ");
+             ++after)
+            freed = freed || lines[after].contains("free " + copy.captured(1) + " on v0");
+        QVERIFY2(freed, qPrintable(lines.mid(k, 6).join('\n')));
+    }
+    QVERIFY(copies > 0);
+    // The run (optimised, with its own plan) copies the same way, within v0's memory, and
+    // computes what the reference computes.
+    run = placerRun(QStringList{"run"} + common + QStringList{"--iterations", "2", "--no-record"});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("reference check: ok"), qPrintable(run.out));
+    const QRegularExpressionMatch v0 =
+        QRegularExpression("  v0 +on vcpu[0-9]+ +busy +[0-9.]+ ms +memory ([0-9.]+) KiB")
+            .match(run.out);
+    QVERIFY2(v0.hasMatch() && v0.captured(1).toDouble() <= 100, qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("copies: [1-9][0-9]*, ")), qPrintable(run.out));
 }
 
 void TestPlacerCli::autoModeCalibratesAFreshMachine() {

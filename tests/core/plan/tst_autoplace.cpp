@@ -450,6 +450,53 @@ private slots:
         QVERIFY2(convsOnGpu > 0 && convsOnGpu < 8, qPrintable(QString::number(convsOnGpu)));
         QVERIFY(plan.memory.devices[gpu.index].peakBytes <= 2500000);
     }
+
+    void aFullDeviceStreamsConstantsWhenThatIsFaster() {
+        // Room on the GPU for the activations and seven of the eight weights: the work stays
+        // on the GPU (a CPU core is a hundred times slower at it), and the weight it cannot
+        // keep lives on the CPU, copied in on every run just before its reader.
+        const LoadedModel model = load(convChain(
+            8,
+            R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda", "memory": 3500000})"));
+        PlanOptions options;
+        options.mode = PlanMode::Auto;
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        for (const Conflict& conflict : plan.conflicts)
+            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+        const DeviceId cpu = *model.devices.find("cpu"), gpu = *model.devices.find("gpu");
+        QVERIFY(plan.memory.devices[gpu.index].peakBytes <= 3500000);
+        int streamed = 0;
+        for (int i = 0; i < 8; ++i) {
+            const std::string conv = "conv" + std::to_string(i), w = "w" + std::to_string(i);
+            QCOMPARE(plan.devices[node(model.graph, conv.c_str()).index], gpu);
+            const NodeId weight = node(model.graph, w.c_str());
+            if (plan.devices[weight.index] != cpu)
+                continue;
+            ++streamed;
+            QCOMPARE(plan.reasons[weight.index].kind, ReasonKind::Offloaded);
+            QCOMPARE(plan.explain(model.graph, model.devices, options, weight),
+                     std::string("kept on cpu and copied to gpu on every run: gpu's memory "
+                                 "cannot also keep it"));
+            const auto copy =
+                std::find_if(plan.copies.begin(), plan.copies.end(),
+                             [&](const CopyPlan& c) { return c.value.node == weight; });
+            QVERIFY(copy != plan.copies.end());
+            QCOMPARE(copy->to, gpu);
+        }
+        QVERIFY2(streamed > 0, "no weight streamed");
+        // The copies are in the prediction: each streamed weight's reader waits for it.
+        QVERIFY(plan.prediction->makespanMicros > 0);
+        const NodeId conv0 = node(model.graph, "conv0");
+        if (plan.devices[node(model.graph, "w0").index] == cpu)
+            QVERIFY(plan.prediction->copyInMicros[conv0.index] > 0);
+        // With room for everything nothing is streamed, and the same work stays on the GPU.
+        const LoadedModel roomy = load(
+            convChain(8, R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda"})"));
+        const Plan kept = planDevices(roomy.graph, roomy.devices, options);
+        QVERIFY(kept.copies.size() <= 2); // the input in, the result out
+        for (const Reason& reason : kept.reasons)
+            QVERIFY(reason.kind != ReasonKind::Offloaded);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAutoPlace)

@@ -100,6 +100,20 @@ std::string tensor(std::int64_t elements) {
     return "Tensor[(" + std::to_string(elements) + "), float32]";
 }
 
+/// A chain of `length` tiny ops, each reading the one before.
+std::string chain(int length) {
+    std::string text = "#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(1) + ") {\n";
+    for (int k = 0; k < length; ++k)
+        text += "  %" + std::to_string(k) + " = negative(" +
+                (k == 0 ? std::string("%a") : "%" + std::to_string(k - 1)) + ");\n";
+    return text + "  %" + std::to_string(length - 1) + "\n}";
+}
+
+/// Tiny runs are cheap and their overheads noisy: many iterations.
+int chainIterations(const CalibrationOptions& options) {
+    return std::max(options.iterations * 10, 30);
+}
+
 } // namespace
 
 std::vector<Device*> devicesToCalibrate(DeviceRegistry& registry) {
@@ -172,22 +186,13 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
         // (waking the worker, starting and finishing): chains of tiny ops of two lengths, their
         // latency less their kernels' time; the slope is per op, what is left per run.
         step("dispatch cost on " + device->name());
-        const auto chain = [&](int length) {
-            std::string text = "#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(1) + ") {\n";
-            for (int k = 0; k < length; ++k)
-                text += "  %" + std::to_string(k) + " = negative(" +
-                        (k == 0 ? std::string("%a") : "%" + std::to_string(k - 1)) + ");\n";
-            return text + "  %" + std::to_string(length - 1) + "\n}";
-        };
         constexpr int kShort = 8, kLong = 64;
-        // Tiny runs are cheap and their overheads noisy: many iterations.
-        const int chainIterations = std::max(options.iterations * 10, 30);
         auto shortChain = timeInstructions(chain(kShort), {device}, std::vector<int>(kShort, 0),
-                                           Opcode::Invoke, chainIterations);
+                                           Opcode::Invoke, chainIterations(options));
         if (!shortChain)
             return failed(*device, "dispatch cost", shortChain.error());
         auto longChain = timeInstructions(chain(kLong), {device}, std::vector<int>(kLong, 0),
-                                          Opcode::Invoke, chainIterations);
+                                          Opcode::Invoke, chainIterations(options));
         if (!longChain)
             return failed(*device, "dispatch cost", longChain.error());
         const double shortOverhead =
@@ -210,19 +215,33 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
                 continue;
             const bool gpu = from->kind() == PhysicalKind::Cuda || to->kind() == PhysicalKind::Cuda;
             const std::int64_t elements = options.quick ? 1 << 16 : gpu ? 1 << 24 : 1 << 22;
-            double small = 0, large = 0;
-            for (const std::int64_t count : {std::int64_t{1}, elements}) {
-                step("copy " + from->name() + " -> " + to->name() +
-                     (count == 1 ? " (latency)" : " (bandwidth)"));
-                auto copy =
-                    timeInstruction("#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(count) +
-                                        ") {\n  %0 = negative(%a);\n"
-                                        "  nn.relu(%0)\n}",
-                                    {from, to}, {0, 1}, Opcode::DeviceCopy, options.iterations);
-                if (!copy)
-                    return failed(*from, "copy to " + to->name(), copy.error());
-                (count == 1 ? small : large) = copy.value();
-            }
+            // Latency: what a crossing adds to a chain of tiny ops, the copy and the hand-over
+            // to the other device's worker together (a chain alternating between the two,
+            // against the same chain on one).
+            step("copy " + from->name() + " -> " + to->name() + " (latency)");
+            constexpr int kHops = 16;
+            std::vector<int> alternate(kHops);
+            for (int k = 0; k < kHops; ++k)
+                alternate[static_cast<std::size_t>(k)] = k % 2;
+            auto crossing = timeInstructions(chain(kHops), {from, to}, alternate, Opcode::Invoke,
+                                             chainIterations(options));
+            auto staying = timeInstructions(chain(kHops), {from, to}, std::vector<int>(kHops, 0),
+                                            Opcode::Invoke, chainIterations(options));
+            if (!crossing || !staying)
+                return failed(*from, "copy to " + to->name(),
+                              (!crossing ? crossing : staying).error());
+            const double small =
+                std::max(0.0, (crossing.value().latency - staying.value().latency) / (kHops - 1));
+            // Bandwidth: a large copy's own time, beyond that.
+            step("copy " + from->name() + " -> " + to->name() + " (bandwidth)");
+            auto copy =
+                timeInstruction("#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(elements) +
+                                    ") {\n  %0 = negative(%a);\n"
+                                    "  nn.relu(%0)\n}",
+                                {from, to}, {0, 1}, Opcode::DeviceCopy, options.iterations);
+            if (!copy)
+                return failed(*from, "copy to " + to->name(), copy.error());
+            const double large = copy.value() + small;
             LinkProfile link;
             link.latencyMicros = small;
             link.bytesPerMicro =

@@ -476,9 +476,12 @@ struct Executor::Impl {
                 continue;
             }
             // Nothing ready: spin for a while (another device's result is often a few tens of
-            // microseconds away, and waking a sleeping thread costs as much), then sleep.
-            if ((spins & 63) != 63)
+            // microseconds away, and waking a sleeping thread costs as much), then sleep. The
+            // spin yields: with more threads than cores, the producer it waits for may need
+            // this very core.
+            if ((spins & 7) != 7)
                 continue;
+            std::this_thread::yield();
             if (spinStart == 0)
                 spinStart = hostClockMicros();
             if (hostClockMicros() - spinStart < kSpinMicros)

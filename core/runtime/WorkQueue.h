@@ -1,6 +1,8 @@
 // One thread that runs tasks in the order they were enqueued: the worker behind every device.
+// Hand-overs spin for a few tens of microseconds before they sleep (WorkQueue.cpp).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -31,6 +33,11 @@ private:
     std::deque<std::function<void()>> m_tasks;
     bool m_running = false; ///< a task is executing
     bool m_stop = false;
+    // The same, readable without the lock while spinning: tasks queued, tasks queued or
+    // running, and whether the queue is being destroyed.
+    std::atomic<int> m_queued{0};
+    std::atomic<int> m_outstanding{0};
+    std::atomic<bool> m_stopping{false};
     std::thread m_thread;
 };
 

@@ -17,13 +17,16 @@
 #include "runtime/KernelSupport.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
+#include "runtime/WorkQueue.h"
 
 #include <QtTest>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <set>
+#include <thread>
 
 using namespace placer;
 
@@ -971,6 +974,38 @@ private slots:
         QVERIFY(std::any_of(list.begin(), list.end(), [](const PhysicalDeviceInfo& info) {
             return info.kind == PhysicalKind::Cuda && !info.available && !info.description.empty();
         }));
+    }
+
+    void workQueueHandsOverEverything() {
+        // Hand-overs spin before they sleep: whether the worker is spinning, asleep or busy
+        // when a task arrives, and whether drain() returns from its spin or from its wait,
+        // every task runs once, in order, and drain() sees what it wrote.
+        WorkQueue queue;
+        std::vector<int> seen;
+        int next = 0;
+        std::mt19937 random(7);
+        for (int round = 0; round < 200; ++round) {
+            const int tasks = static_cast<int>(random() % 5);
+            for (int k = 0; k < tasks; ++k) {
+                const int value = next++;
+                const bool slow = random() % 4 == 0; // longer than the spin
+                queue.enqueue([&seen, value, slow] {
+                    if (slow)
+                        std::this_thread::sleep_for(std::chrono::microseconds(120));
+                    seen.push_back(value);
+                });
+            }
+            if (random() % 8 == 0) // long enough for the worker to fall asleep
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            if (random() % 2 == 0) {
+                queue.drain();
+                QCOMPARE(static_cast<int>(seen.size()), next);
+            }
+        }
+        queue.drain();
+        QCOMPARE(static_cast<int>(seen.size()), next);
+        for (int k = 0; k < next; ++k)
+            QCOMPARE(seen[static_cast<std::size_t>(k)], k);
     }
 
     void threadsOptionRunsKernelsWithMoreThreads() {

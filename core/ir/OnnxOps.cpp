@@ -63,6 +63,8 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"Shrink", UnaryFn::Shrink},
         {"IsNaN", UnaryFn::IsNaN},
         {"IsInf", UnaryFn::IsInf},
+        // ONNX's from opset 20; before it, what the optimiser makes of the written-out form.
+        {"Gelu", UnaryFn::Gelu},
         {"Add", BinaryFn::Add},
         {"Sub", BinaryFn::Sub},
         {"Mul", BinaryFn::Mul},

@@ -161,7 +161,8 @@ const char* unaryFnName(UnaryFn fn) {
                                                       "thresholded_relu",
                                                       "shrink",
                                                       "isnan",
-                                                      "isinf"};
+                                                      "isinf",
+                                                      "gelu"};
     return kNames[static_cast<int>(fn)];
 }
 

@@ -121,8 +121,9 @@ enum class UnaryFn : std::uint8_t {
     Shrink,          ///< lambd, bias
     IsNaN,           ///< bool output
     IsInf,           ///< bool output; detect_positive, detect_negative
+    Gelu,            ///< x (1 + erf(x / sqrt 2)) / 2, the exact GELU
 };
-inline constexpr int kUnaryFnCount = static_cast<int>(UnaryFn::IsInf) + 1;
+inline constexpr int kUnaryFnCount = static_cast<int>(UnaryFn::Gelu) + 1;
 
 enum class BinaryFn : std::uint8_t {
     Add,

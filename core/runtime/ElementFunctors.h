@@ -556,6 +556,8 @@ template <typename C> PLACER_HD inline C applyUnary(UnaryFn fn, C v, C a, C b) {
         return v != v ? C(1) : C(0);
     case UnaryFn::IsInf:
         return ((v == C(INFINITY) && a != 0) || (v == -C(INFINITY) && b != 0)) ? C(1) : C(0);
+    case UnaryFn::Gelu:
+        return v * (C(1) + erf(v * C(0.70710678118654752440))) * C(0.5);
     }
     return v;
 }

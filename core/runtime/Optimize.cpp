@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -383,13 +384,13 @@ public:
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
             if (m_groupOf[i] >= 0)
                 continue;
-            Group norm{NodeId(i), {}, {}, {}};
-            if (matchLayerNorm(NodeId(i), norm)) {
+            Group pattern{NodeId(i), {}, {}, {}};
+            if (matchLayerNorm(NodeId(i), pattern) || matchGelu(NodeId(i), pattern)) {
                 const int index = static_cast<int>(m_groups.size());
                 m_groupOf[i] = index;
-                for (const NodeId member : norm.members)
+                for (const NodeId member : pattern.members)
                     m_groupOf[member.index] = index;
-                m_groups.push_back(std::move(norm));
+                m_groups.push_back(std::move(pattern));
             }
         }
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
@@ -436,7 +437,14 @@ public:
             for (const NodeId member : group.members)
                 name += "+" + m_in.node(member).name;
             fused.name = m_out.uniqueName(name);
-            if (group.layerNorm) {
+            if (group.gelu) {
+                fused.op = OpRegistry::global().find("Gelu");
+                fused.inputs = {mapped(head.inputs[0])};
+                fused.attrs = Attrs();
+                fused.outputs = {node.outputs[0]};
+                emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
+                ++m_gelusByDevice[m_device[i].index];
+            } else if (group.layerNorm) {
                 // x, gamma, beta: the operands of the final Mul and Add.
                 fused.op = OpRegistry::global().find("LayerNormalization");
                 fused.inputs = {mapped(head.inputs[0]), mapped(group.operands[0]),
@@ -485,6 +493,8 @@ public:
     }
     /// Per device: how many layer normalisations written out as nine ops became one.
     const std::map<std::int32_t, int>& normsByDevice() const { return m_normsByDevice; }
+    /// Per device: how many GELUs written out as five ops became one.
+    const std::map<std::int32_t, int>& gelusByDevice() const { return m_gelusByDevice; }
 
 private:
     struct Group {
@@ -493,6 +503,7 @@ private:
         std::vector<std::string> postOps; ///< what each step applies
         std::vector<ValueRef> operands;   ///< the residual Adds' other operands
         bool layerNorm = false;           ///< a layer normalisation: operands are gamma, beta
+        bool gelu = false;                ///< a GELU written out: one op on the head's input
         double epsilon = 0;
     };
 
@@ -618,6 +629,62 @@ private:
         return false;
     }
 
+    /// The exact GELU as exporters write it out (PyTorch's nn.GELU below opset 20), from its
+    /// Div: y = x * (Erf(x / sqrt(2)) + 1) * 0.5, the division possibly a product by 1/sqrt(2),
+    /// every intermediate value read only inside the pattern, all on one CPU device, unpinned.
+    bool matchGelu(NodeId first, Group& group) const {
+        const Node& scale = m_in.node(first);
+        if (!enabledOn(first) || userPinned(first) || !OpRegistry::global().find("Gelu"))
+            return false;
+        const bool divides = isBinary(scale, BinaryFn::Div);
+        if (!divides && !isBinary(scale, BinaryFn::Mul))
+            return false;
+        const ValueRef x = scale.inputs[0];
+        const TensorType& type = m_in.type(x);
+        const auto factor = scalarConstant(scale.inputs[1]);
+        constexpr double kSqrt2 = 1.41421356237309504880;
+        if (type.dtype != DType::Float32 || !factor || m_in.type(ValueRef{first, 0}) != type ||
+            std::abs(divides ? *factor / kSqrt2 - 1 : *factor * kSqrt2 - 1) > 1e-6)
+            return false;
+        const DeviceId device = m_device[first.index];
+        auto next = [&](NodeId at) { return onlyReader(ValueRef{at, 0}, device); };
+        const NodeId erf = next(first);
+        if (!erf.valid() || m_in.node(erf).op->kernel.family != KernelFamily::Unary ||
+            m_in.node(erf).op->kernel.unary() != UnaryFn::Erf)
+            return false;
+        const NodeId plusOne = next(erf);
+        if (!plusOne.valid() || !isBinary(m_in.node(plusOne), BinaryFn::Add))
+            return false;
+        const Node& add = m_in.node(plusOne);
+        const ValueRef erfValue{erf, 0};
+        const ValueRef one = add.inputs[0] == erfValue ? add.inputs[1] : add.inputs[0];
+        if ((add.inputs[0] != erfValue && add.inputs[1] != erfValue) || scalarConstant(one) != 1.0)
+            return false;
+        const NodeId times = next(plusOne);
+        if (!times.valid() || !isBinary(m_in.node(times), BinaryFn::Mul))
+            return false;
+        const Node& product = m_in.node(times);
+        const ValueRef gate{plusOne, 0};
+        if (!((product.inputs[0] == x && product.inputs[1] == gate) ||
+              (product.inputs[1] == x && product.inputs[0] == gate)))
+            return false;
+        const NodeId half = next(times);
+        if (!half.valid() || !isBinary(m_in.node(half), BinaryFn::Mul))
+            return false;
+        const Node& last = m_in.node(half);
+        const ValueRef timesValue{times, 0};
+        const ValueRef other = last.inputs[0] == timesValue ? last.inputs[1] : last.inputs[0];
+        if ((last.inputs[0] != timesValue && last.inputs[1] != timesValue) ||
+            scalarConstant(other) != 0.5 || m_in.type(ValueRef{half, 0}) != type)
+            return false;
+        group.members = {erf, plusOne, times, half};
+        std::sort(group.members.begin(), group.members.end());
+        if (group.members.front() < first)
+            return false; // the head must come first in graph order
+        group.gelu = true;
+        return true;
+    }
+
     bool enabledOn(NodeId id) const {
         const DeviceId device = m_device[id.index];
         return device.valid() && static_cast<std::size_t>(device.index) < m_enabled.size() &&
@@ -739,6 +806,7 @@ private:
     std::vector<NodeId> m_newCarried;
     std::map<std::int32_t, std::pair<int, int>> m_fusedByDevice; ///< device: (groups, ops)
     std::map<std::int32_t, int> m_normsByDevice;
+    std::map<std::int32_t, int> m_gelusByDevice;
 };
 
 } // namespace
@@ -822,6 +890,10 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                 result.notes.push_back("post-op fusion on " + devices[DeviceId(device)].name +
                                        ": " + std::to_string(counts.first) + " convolutions took " +
                                        std::to_string(counts.second) + " element-wise ops");
+            for (const auto& [device, count] : fusion.gelusByDevice())
+                result.notes.push_back("GELU on " + devices[DeviceId(device)].name + ": " +
+                                       std::to_string(count) +
+                                       " written out as five ops each, now one kernel each");
             for (const auto& [device, count] : fusion.normsByDevice())
                 result.notes.push_back("layer normalisation on " + devices[DeviceId(device)].name +
                                        ": " + std::to_string(count) +

@@ -18,7 +18,9 @@
 //    values nothing else reads are fused; never across a device, never a node the user pinned.
 //    The same pass makes a layer normalisation over the last axis that an exporter wrote out as
 //    nine ops (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) one
-//    LayerNormalization node (oneDNN's kernel), under the same rules.
+//    LayerNormalization node (oneDNN's kernel), and the exact GELU written out as five (Div by
+//    sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5) one Gelu node (oneDNN's gelu_erf), under the same
+//    rules.
 #pragma once
 
 #include "io/SourceError.h"

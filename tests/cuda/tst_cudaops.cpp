@@ -160,7 +160,8 @@ private slots:
             {"tanh", UnaryFn::Tanh},    {"sigmoid", UnaryFn::Sigmoid},
             {"erf", UnaryFn::Erf},      {"exp", UnaryFn::Exp},
             {"nn.relu", UnaryFn::Relu}, {"negative", UnaryFn::Negative},
-            {"round", UnaryFn::Round},  {"HardSwish", UnaryFn::HardSwish}};
+            {"round", UnaryFn::Round},  {"HardSwish", UnaryFn::HardSwish},
+            {"Gelu", UnaryFn::Gelu}};
         for (const auto& [name, fn] : cases) {
             const auto expected = runOp(name, {}, {x}, {x.type});
             std::vector<float> y(257);

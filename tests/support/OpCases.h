@@ -167,9 +167,9 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
 
     // ---- unary -------------------------------------------------------------------------------
     for (const char* op :
-         {"negative", "Neg",     "abs",  "Abs",       "tanh", "fast_tanh", "Tanh",
-          "sigmoid",  "Sigmoid", "erf",  "fast_erf",  "Erf",  "floor",     "ceil",
-          "round",    "nn.relu", "Relu", "HardSwish", "exp",  "fast_exp",  "Exp"}) {
+         {"negative", "Neg",       "abs",      "Abs",      "tanh",  "fast_tanh", "Tanh",  "sigmoid",
+          "Sigmoid",  "erf",       "fast_erf", "Erf",      "floor", "ceil",      "round", "nn.relu",
+          "Relu",     "HardSwish", "exp",      "fast_exp", "Exp",   "Gelu"}) {
         const std::string name = op;
         const bool onnx = std::isupper(static_cast<unsigned char>(name[0]));
         const Tensor x = r.floats(r.shape(0, 4, 1, 7), -3, 3);
@@ -835,9 +835,11 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
         const bool onnx = name[0] != 'n', isMax = name.find("ax") != std::string::npos;
         const std::int64_t n = r.pick(1, 2), c = r.pick(1, 3), h = r.pick(4, 11), w = r.pick(4, 11);
         const std::int64_t kh = r.pick(1, 3), kw = r.pick(1, 3), s = r.pick(1, 2);
-        const std::int64_t d = isMax ? r.pick(1, 2) : 1,
-                           p = std::min<std::int64_t>(r.pick(0, 1), kh / 2);
+        std::int64_t d = isMax ? r.pick(1, 2) : 1;
+        const std::int64_t p = std::min<std::int64_t>(r.pick(0, 1), kh / 2);
         const std::int64_t p2 = std::min(p, kw / 2);
+        if ((kh - 1) * d + 1 > h + 2 * p || (kw - 1) * d + 1 > w + 2 * p2)
+            d = 1; // a dilated window must fit the padded input
         const bool ceil = r.coin(), includePad = r.coin();
         const Tensor x = r.floats({n, c, h, w});
         if (!onnx) {

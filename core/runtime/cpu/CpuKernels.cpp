@@ -146,6 +146,7 @@ template <typename T> Body unaryBody(UnaryFn fn, std::int64_t n, double alpha, d
         PLACER_UNARY_CASE(Shrink)
         PLACER_UNARY_CASE(IsNaN)
         PLACER_UNARY_CASE(IsInf)
+        PLACER_UNARY_CASE(Gelu)
 #undef PLACER_UNARY_CASE
     }
     return {};

@@ -883,6 +883,9 @@ std::unique_ptr<Kernel> makeDnnlEltwise(const KernelSpec& spec, CpuKernelContext
     case UnaryFn::HardSwish:
         m = Mapping{algorithm::eltwise_hardswish, 0, 0};
         break;
+    case UnaryFn::Gelu:
+        m = Mapping{algorithm::eltwise_gelu_erf, 0, 0};
+        break;
     default:
         break;
     }

@@ -437,7 +437,7 @@ private slots:
         QTest::addColumn<int>("dtype");
         for (const char* op : {"negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
                                "erf", "floor", "ceil", "round", "nn.relu", "nn.leaky_relu", "clip",
-                               "HardSigmoid", "HardSwish", "Reciprocal"}) {
+                               "HardSigmoid", "HardSwish", "Reciprocal", "Gelu"}) {
             QTest::newRow(qPrintable(QString(op) + " float32"))
                 << QString(op) << int(DType::Float32);
             QTest::newRow(qPrintable(QString(op) + " float64"))
@@ -495,6 +495,8 @@ private slots:
             f = [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); };
         if (name == "Reciprocal")
             f = [](double v) { return 1 / v; };
+        if (name == "Gelu")
+            f = [](double v) { return v * (1 + std::erf(v / std::sqrt(2.0))) / 2; };
         Attrs a;
         if (name == "nn.leaky_relu")
             a.set("alpha", 0.2);

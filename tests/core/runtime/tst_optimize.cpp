@@ -153,6 +153,7 @@ private slots:
     void fusionStopsAtPinsDevicesAndSharedValues();
     void aFusedGroupsTimeIsOnItsHead();
     void aWrittenOutLayerNormBecomesOneKernel();
+    void aWrittenOutGeluBecomesOneKernel();
 };
 
 void TestOptimize::committedModelsComputeTheSame_data() {
@@ -483,6 +484,45 @@ void TestOptimize::aWrittenOutLayerNormBecomesOneKernel() {
     bool noted = false;
     for (const std::string& note : o.result.notes)
         noted = noted || note.starts_with("layer normalisation on v1: 1 written out");
+    QVERIFY(noted);
+}
+
+void TestOptimize::aWrittenOutGeluBecomesOneKernel() {
+    // GELU as PyTorch exports nn.GELU (Div by sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5), twice:
+    // the second multiplies by 1/sqrt 2 instead of dividing, with its operands the other way
+    // round. A third divides by 2, not sqrt 2, and stays as it is.
+    ModelBuilder b({2, 5, 16});
+    test::addInitializer(b.model, "sqrt2", {})->add_float_data(1.41421356f);
+    test::addInitializer(b.model, "rsqrt2", {})->add_float_data(0.707106781f);
+    test::addInitializer(b.model, "two", {})->add_float_data(2.0f);
+    test::addInitializer(b.model, "one", {})->add_float_data(1.0f);
+    test::addInitializer(b.model, "half", {})->add_float_data(0.5f);
+    b.node("Div", {"x", "sqrt2"}, "a_s");
+    b.node("Erf", {"a_s"}, "a_e");
+    b.node("Add", {"a_e", "one"}, "a_p");
+    b.node("Mul", {"x", "a_p"}, "a_m");
+    b.node("Mul", {"a_m", "half"}, "a_y");
+    b.node("Mul", {"a_y", "rsqrt2"}, "b_s");
+    b.node("Erf", {"b_s"}, "b_e");
+    b.node("Add", {"one", "b_e"}, "b_p");
+    b.node("Mul", {"b_p", "a_y"}, "b_m");
+    b.node("Mul", {"half", "b_m"}, "b_y");
+    b.node("Div", {"b_y", "two"}, "c_s");
+    b.node("Erf", {"c_s"}, "c_e");
+    b.node("Add", {"c_e", "one"}, "c_p");
+    b.node("Mul", {"b_y", "c_p"}, "c_m");
+    b.node("Mul", {"c_m", "half"}, "c_y");
+    const Optimised o = optimiseAndCompare(b.load("c_y", {2, 5, 16}), vcpus(1), {true}, {});
+    QCOMPARE(countOp(o.result.graph, "Gelu"), 2);
+    QCOMPARE(countOp(o.result.graph, "Erf"), 1);
+    for (const char* member : {"a_e", "a_p", "a_m", "a_y"})
+        QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("a_s"));
+    for (const char* member : {"b_e", "b_p", "b_m", "b_y"})
+        QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("b_s"));
+    QVERIFY(!o.result.fusedInto[o.graph.find("c_y")->index].valid());
+    bool noted = false;
+    for (const std::string& note : o.result.notes)
+        noted = noted || note == "GELU on v1: 2 written out as five ops each, now one kernel each";
     QVERIFY(noted);
 }
 

@@ -529,6 +529,17 @@ private:
         return v;
     }
 
+    /// When `op` is the binary `fn` of `from` and a scalar constant, either way round: that
+    /// constant's value.
+    std::optional<double> scalarWith(NodeId op, BinaryFn fn, ValueRef from) const {
+        if (!op.valid() || !isBinary(m_in.node(op), fn))
+            return std::nullopt;
+        const Node& node = m_in.node(op);
+        if (node.inputs[0] != from && node.inputs[1] != from)
+            return std::nullopt;
+        return scalarConstant(node.inputs[0] == from ? node.inputs[1] : node.inputs[0]);
+    }
+
     /// Whether `node` is a ReduceMean over the last axis of `input`, keeping it.
     bool meanOverLastAxis(const Node& node, ValueRef input) const {
         if (node.op->name != "ReduceMean" || node.inputs.size() != 1 || node.inputs[0] != input ||
@@ -653,12 +664,7 @@ private:
             m_in.node(erf).op->kernel.unary() != UnaryFn::Erf)
             return false;
         const NodeId plusOne = next(erf);
-        if (!plusOne.valid() || !isBinary(m_in.node(plusOne), BinaryFn::Add))
-            return false;
-        const Node& add = m_in.node(plusOne);
-        const ValueRef erfValue{erf, 0};
-        const ValueRef one = add.inputs[0] == erfValue ? add.inputs[1] : add.inputs[0];
-        if ((add.inputs[0] != erfValue && add.inputs[1] != erfValue) || scalarConstant(one) != 1.0)
+        if (scalarWith(plusOne, BinaryFn::Add, ValueRef{erf, 0}) != 1.0)
             return false;
         const NodeId times = next(plusOne);
         if (!times.valid() || !isBinary(m_in.node(times), BinaryFn::Mul))
@@ -669,13 +675,8 @@ private:
               (product.inputs[1] == x && product.inputs[0] == gate)))
             return false;
         const NodeId half = next(times);
-        if (!half.valid() || !isBinary(m_in.node(half), BinaryFn::Mul))
-            return false;
-        const Node& last = m_in.node(half);
-        const ValueRef timesValue{times, 0};
-        const ValueRef other = last.inputs[0] == timesValue ? last.inputs[1] : last.inputs[0];
-        if ((last.inputs[0] != timesValue && last.inputs[1] != timesValue) ||
-            scalarConstant(other) != 0.5 || m_in.type(ValueRef{half, 0}) != type)
+        if (scalarWith(half, BinaryFn::Mul, ValueRef{times, 0}) != 0.5 ||
+            m_in.type(ValueRef{half, 0}) != type)
             return false;
         group.members = {erf, plusOne, times, half};
         std::sort(group.members.begin(), group.members.end());

@@ -17,11 +17,19 @@ using namespace placer;
 namespace {
 
 /// Two tasks a -> b and an independent c, on two devices.
-PlacementProblem smallProblem(bool shareResource) {
+/// Two devices on resources of their own, with copies of `latency` µs + bytes / `bytesPerMicro`.
+PlacementProblem twoDevices(double latency, double bytesPerMicro) {
     PlacementProblem problem;
     problem.devices = 2;
-    problem.resourceOf = shareResource ? std::vector<int>{0, 0} : std::vector<int>{0, 1};
-    problem.setLinks(10, 1); // 10 µs + a byte per µs
+    problem.resourceOf = {0, 1};
+    problem.setLinks(latency, bytesPerMicro);
+    return problem;
+}
+
+PlacementProblem smallProblem(bool shareResource) {
+    PlacementProblem problem = twoDevices(10, 1); // 10 µs + a byte per µs
+    if (shareResource)
+        problem.resourceOf = {0, 0};
     problem.addTask({100, 100});
     problem.addEdge(1, 50);
     problem.addTask({100, 100});
@@ -55,6 +63,24 @@ LoadedModel load(const std::string& json) {
     if (!loaded)
         qFatal("%s", loaded.error().message.c_str());
     return loaded.take();
+}
+
+/// convChain(8) on a cpu and a gpu with `capacity` bytes of memory.
+LoadedModel convChainWithGpuMemory(std::int64_t capacity) {
+    return load(convChain(8, R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda", )"
+                             R"("memory": )" +
+                                 std::to_string(capacity) + "}"));
+}
+
+/// Auto mode's plan for `model`, which must have no capacity conflict and keep the gpu's memory
+/// plan within `capacity`.
+void placeWithinCapacity(const LoadedModel& model, std::int64_t capacity, Plan* plan) {
+    PlanOptions options;
+    options.mode = PlanMode::Auto;
+    *plan = planDevices(model.graph, model.devices, options);
+    for (const Conflict& conflict : plan->conflicts)
+        QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+    QVERIFY(plan->memory.devices[model.devices.find("gpu")->index].peakBytes <= capacity);
 }
 
 NodeId node(const Graph& graph, const char* name) {
@@ -219,10 +245,7 @@ private slots:
     void aSplitMustBeWorthTheMargin() {
         // Two independent tasks on two equal devices, and a third that joins them: the split
         // saves a third of the time.
-        PlacementProblem problem;
-        problem.devices = 2;
-        problem.resourceOf = {0, 1};
-        problem.setLinks(1, 1e6);
+        PlacementProblem problem = twoDevices(1, 1e6);
         problem.addTask({100, 100});
         problem.addEdge(2, 8);
         problem.addTask({100, 100});
@@ -305,10 +328,7 @@ private slots:
     void runOverheadIsPaidOncePerRun() {
         // Two independent tasks of 100 µs; a run pays the largest fixed cost of the devices
         // it uses, once.
-        PlacementProblem problem;
-        problem.devices = 2;
-        problem.resourceOf = {0, 1};
-        problem.setLinks(10, 1);
+        PlacementProblem problem = twoDevices(10, 1);
         problem.addTask({100, 100});
         problem.addTask({100, 100});
         problem.runMicros = {30, 50};
@@ -433,14 +453,9 @@ private slots:
 
     void autoModeKeepsToMemoryCapacity() {
         // Room on the GPU for the activations and about three of the eight weights.
-        const LoadedModel model = load(convChain(
-            8,
-            R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda", "memory": 2500000})"));
-        PlanOptions options;
-        options.mode = PlanMode::Auto;
-        const Plan plan = planDevices(model.graph, model.devices, options);
-        for (const Conflict& conflict : plan.conflicts)
-            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+        const LoadedModel model = convChainWithGpuMemory(2500000);
+        Plan plan;
+        placeWithinCapacity(model, 2500000, &plan);
         const DeviceId gpu = *model.devices.find("gpu");
         int convsOnGpu = 0;
         for (int i = 0; i < 8; ++i) {
@@ -448,23 +463,18 @@ private slots:
             convsOnGpu += plan.devices[node(model.graph, name.c_str()).index] == gpu ? 1 : 0;
         }
         QVERIFY2(convsOnGpu > 0 && convsOnGpu < 8, qPrintable(QString::number(convsOnGpu)));
-        QVERIFY(plan.memory.devices[gpu.index].peakBytes <= 2500000);
     }
 
     void aFullDeviceStreamsConstantsWhenThatIsFaster() {
         // Room on the GPU for the activations and seven of the eight weights: the work stays
         // on the GPU (a CPU core is a hundred times slower at it), and the weight it cannot
         // keep lives on the CPU, copied in on every run just before its reader.
-        const LoadedModel model = load(convChain(
-            8,
-            R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda", "memory": 3500000})"));
+        const LoadedModel model = convChainWithGpuMemory(3500000);
+        Plan plan;
+        placeWithinCapacity(model, 3500000, &plan);
         PlanOptions options;
         options.mode = PlanMode::Auto;
-        const Plan plan = planDevices(model.graph, model.devices, options);
-        for (const Conflict& conflict : plan.conflicts)
-            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
         const DeviceId cpu = *model.devices.find("cpu"), gpu = *model.devices.find("gpu");
-        QVERIFY(plan.memory.devices[gpu.index].peakBytes <= 3500000);
         int streamed = 0;
         for (int i = 0; i < 8; ++i) {
             const std::string conv = "conv" + std::to_string(i), w = "w" + std::to_string(i);

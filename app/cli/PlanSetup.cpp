@@ -303,7 +303,10 @@ std::optional<std::string> loadPlanned(const PlanArguments& args,
         const std::string db = args.db.empty() ? store::PlanStore::defaultPath() : args.db;
         if (auto note = calibrateIfMissing(db))
             warnings->push_back(*note);
-        options.costs = std::make_shared<const CostModel>(machineCosts(model.devices, db));
+        CostModel costs = machineCosts(model.devices, db, args.maps);
+        if (!args.fusion)
+            costs.setFusion({});
+        options.costs = std::make_shared<const CostModel>(std::move(costs));
     }
     planned->plan = planDevices(model.graph, model.devices, options);
     planned->options = options;

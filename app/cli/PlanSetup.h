@@ -38,6 +38,9 @@ struct PlanArguments {
     std::string db;
     /// `placer run --map` requests, so that auto mode costs the devices a run will use.
     std::vector<std::pair<std::string, std::string>> maps;
+    /// Whether the run fuses ops as the optimisations do (`placer run --no-optimize`: not), so
+    /// that auto mode predicts what will run.
+    bool fusion = true;
 };
 
 /// A command's own options beyond the plan options.

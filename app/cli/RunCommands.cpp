@@ -282,6 +282,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         return *exit;
     for (const DeviceMapRequest& map : maps)
         parsed.maps.emplace_back(map.device, map.physical);
+    parsed.fusion = optimize;
     auto fail = [&](const std::string& message) {
         err << "placer run: error: " << message << "\n";
         return UserError;

@@ -224,6 +224,21 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     QCOMPARE(run.code, 0);
     QVERIFY2(run.out.contains(QRegularExpression("predicted:  [0-9.]+ ms -> none \\(measured ")),
              qPrintable(run.out));
+    // Without the optimisations nothing is fused, and the prediction knows it: %9, which the
+    // optimised run computes in %7's kernel, is predicted a time of its own.
+    const auto predictsOwnTime = [&](const QStringList& extra, const std::string& node) {
+        const Run r = placerRun(QStringList(common) << extra << "--no-record");
+        const auto report = Json::parse(r.out.toStdString(), "report");
+        if (r.code != 0 || !report.ok())
+            return false;
+        const auto& nodes = report.value().find("prediction")->find("nodes")->items();
+        return std::any_of(nodes.begin(), nodes.end(), [&](const Json& entry) {
+            return entry.find("name")->asString() == node;
+        });
+    };
+    QVERIFY(predictsOwnTime({"--no-optimize"}, "%9"));
+    QVERIFY(predictsOwnTime({"--no-optimize"}, "%7"));
+    QVERIFY(!predictsOwnTime({}, "%9"));
     // --no-record keeps nothing more.
     const int runs = store.value()->loadCosts(machineName()).value().front().runs;
     QStringList quiet = common;

@@ -83,12 +83,10 @@ int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std
             return UsageError;
         }
     }
-    DeviceRegistry registry;
-    const std::vector<Device*> devices = devicesToCalibrate(registry);
     CalibrationOptions options;
     options.quick = quick;
-    auto calibration = calibrateDevices(
-        devices, machineName(), options, [&](int done, int total, const std::string& step) {
+    auto calibration =
+        calibrateThisMachine(options, [&](int done, int total, const std::string& step) {
             // A bar redrawn in place on a terminal; a line per step elsewhere (a log).
             constexpr int kWidth = 30;
             const int filled = total > 0 ? done * kWidth / total : kWidth;

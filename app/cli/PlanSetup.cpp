@@ -252,13 +252,10 @@ std::optional<std::string> calibrateIfMissing(const std::string& db) {
     if (!opened)
         return "cannot open the workspace to calibrate this machine (" + opened.error().toString() +
                "): auto placement uses assumed rates";
-    const std::string machine = machineName();
-    if (auto known = opened.value()->loadCalibration(machine); !known || known.value())
+    if (auto known = opened.value()->loadCalibration(machineName()); !known || known.value())
         return std::nullopt;
     const auto start = std::chrono::steady_clock::now();
-    DeviceRegistry registry;
-    auto calibration =
-        calibrateDevices(devicesToCalibrate(registry), machine, CalibrationOptions{}, nullptr);
+    auto calibration = calibrateThisMachine(CalibrationOptions{});
     if (!calibration)
         return "calibrating this machine failed (" + calibration.error().message +
                "): auto placement uses assumed rates";

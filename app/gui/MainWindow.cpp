@@ -486,18 +486,15 @@ bool MainWindow::calibrate() {
     std::optional<Result<Calibration>> result;
     QEventLoop loop;
     QThread* worker = QThread::create([&] {
-        DeviceRegistry registry;
-        const std::vector<Device*> devices = devicesToCalibrate(registry);
-        result =
-            calibrateDevices(devices, machineName(), m_calibration,
-                             [&progress](int done, int total, const std::string& step) {
-                                 const int value = total > 0 ? done * 100 / total : 100;
-                                 const QString label = QString::fromStdString(step);
-                                 QMetaObject::invokeMethod(&progress, [&progress, value, label] {
-                                     progress.setValue(value);
-                                     progress.setLabelText(label);
-                                 });
-                             });
+        result = calibrateThisMachine(
+            m_calibration, [&progress](int done, int total, const std::string& step) {
+                const int value = total > 0 ? done * 100 / total : 100;
+                const QString label = QString::fromStdString(step);
+                QMetaObject::invokeMethod(&progress, [&progress, value, label] {
+                    progress.setValue(value);
+                    progress.setLabelText(label);
+                });
+            });
     });
     connect(worker, &QThread::finished, &loop, &QEventLoop::quit);
     worker->start();

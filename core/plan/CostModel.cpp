@@ -341,6 +341,16 @@ std::string CostModel::groupKey(const Graph& graph, NodeId head,
     return key;
 }
 
+std::map<std::uint32_t, std::vector<NodeId>>
+CostModel::membersByHead(const std::vector<NodeId>& fusedInto) {
+    std::map<std::uint32_t, std::vector<NodeId>> members;
+    for (std::uint32_t i = 0; i < fusedInto.size(); ++i) {
+        if (fusedInto[i].valid() && fusedInto[i].index != i)
+            members[fusedInto[i].index].push_back(NodeId(i));
+    }
+    return members;
+}
+
 void CostModel::recordMeasured(const std::string& key, const std::string& physical, double micros) {
     m_measured[key + "@" + costClass(physical)] = micros;
 }

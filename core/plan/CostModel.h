@@ -134,6 +134,9 @@ public:
     /// ("Conv(...) ... fused Add,Relu").
     static std::string groupKey(const Graph& graph, NodeId head,
                                 const std::vector<NodeId>& members);
+    /// The groups of a fusedGroups() answer: each head's members, in graph order.
+    static std::map<std::uint32_t, std::vector<NodeId>>
+    membersByHead(const std::vector<NodeId>& fusedInto);
     /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN.
     static std::string costClass(const std::string& physical);
     /// Records the median time of a node with this key on a physical device.

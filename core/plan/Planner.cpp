@@ -1029,14 +1029,13 @@ private:
         const CostModel& model = costs();
         const std::size_t n = m_index.size();
         PlacementProblem problem = m_problem;
-        for (std::uint32_t i = 0; i < fusedInto.size() && i < n; ++i) {
-            if (!fusedInto[i].valid() || fusedInto[i].index == i || m_taskOf[i] < 0)
-                continue;
-            (*members)[fusedInto[i].index].push_back(NodeId(i));
-            problem.instant[static_cast<std::size_t>(m_taskOf[i])] = 1;
-        }
+        *members = CostModel::membersByHead(fusedInto);
         for (const auto& [head, group] : *members) {
-            if (m_taskOf[head] < 0)
+            for (const NodeId member : group) {
+                if (member.index < n && m_taskOf[member.index] >= 0)
+                    problem.instant[static_cast<std::size_t>(m_taskOf[member.index])] = 1;
+            }
+            if (head >= n || m_taskOf[head] < 0)
                 continue;
             const auto t = static_cast<std::size_t>(m_taskOf[head]);
             const DeviceId d(assignment[t]);
@@ -1126,9 +1125,9 @@ private:
             const auto group = members.find(i);
             // What the node (with its group, for a head) takes on device `at`.
             const auto costOn = [&](int at) {
-                if (group == members.end() || m_problem.taskCost(t, at) == kCannotRun)
-                    return m_problem.taskCost(t, at);
-                return model.groupCost(m_graph, NodeId(i), group->second, DeviceId(at)).micros;
+                return group == members.end()
+                           ? model.nodeCost(m_graph, NodeId(i), DeviceId(at))
+                           : model.groupCost(m_graph, NodeId(i), group->second, DeviceId(at));
             };
             if (isAbsorbed) {
                 p.fusedInto[i] = fusedInto[i];
@@ -1139,12 +1138,7 @@ private:
                 p.micros[i] = own == kCannotRun
                                   ? 0
                                   : std::max(0.0, own - model.physical(DeviceId(d)).dispatchMicros);
-                p.measured[i] =
-                    m_options.costs && !model.measured().empty() &&
-                    (group == members.end()
-                         ? model.nodeCost(m_graph, NodeId(i), DeviceId(d)).measured
-                         : model.groupCost(m_graph, NodeId(i), group->second, DeviceId(d))
-                               .measured);
+                p.measured[i] = m_options.costs && !model.measured().empty() && costOn(d).measured;
                 p.deviceBusyMicros[static_cast<std::size_t>(d)] += p.micros[i];
             }
             p.copyInMicros[i] = copyIn(t, d) + (problem.release.empty() ? 0.0 : problem.release[t]);
@@ -1154,7 +1148,7 @@ private:
             for (int other = 0; other < deviceCount; ++other) {
                 if (other == d || !m_problem.allowed(t, other))
                     continue;
-                const double there = costOn(other) + copyIn(t, other);
+                const double there = costOn(other).micros + copyIn(t, other);
                 if (there < bestOther) {
                     bestOther = there;
                     p.alternative[i] = DeviceId(other);

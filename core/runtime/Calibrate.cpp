@@ -138,6 +138,12 @@ std::string machineName() {
     return name;
 }
 
+Result<Calibration> calibrateThisMachine(const CalibrationOptions& options,
+                                         const CalibrationProgress& progress) {
+    DeviceRegistry registry;
+    return calibrateDevices(devicesToCalibrate(registry), machineName(), options, progress);
+}
+
 Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
                                      const std::string& machine, const CalibrationOptions& options,
                                      const CalibrationProgress& progress) {

@@ -3,7 +3,10 @@
 //  - peak arithmetic: a float32 matrix product large enough to be bound by it;
 //  - memory bandwidth: an element-wise add over tensors far larger than the caches;
 //  - launch cost: the same add on one element;
-//  - per ordered pair of devices, copy latency (4 bytes) and bandwidth (a large tensor).
+//  - the executor's own cost per op and per run: chains of 8 and 64 tiny ops;
+//  - per ordered pair of devices, the latency of a crossing (what it adds to a chain of tiny ops
+//    alternating between the two: the copy and the hand-over) and copy bandwidth (a large
+//    tensor).
 // Each figure is the median of several timed iterations after a warm-up.
 #pragma once
 
@@ -38,5 +41,10 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
 
 /// This machine's name for calibrations and measured costs: its host name.
 std::string machineName();
+
+/// calibrateDevices() on devicesToCalibrate() of a registry of its own, for machineName():
+/// what `placer calibrate`, the GUI and auto mode's first use measure.
+Result<Calibration> calibrateThisMachine(const CalibrationOptions& options,
+                                         const CalibrationProgress& progress = {});
 
 } // namespace placer

@@ -77,11 +77,7 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
                                         const MedianTimes& times) {
     std::vector<MeasuredCost> costs;
     // A fused kernel's time is its group's, kept under the group's key (CostModel::groupKey).
-    std::map<std::uint32_t, std::vector<NodeId>> members;
-    for (std::uint32_t i = 0; i < fusedInto.size() && i < graph.size(); ++i) {
-        if (fusedInto[i].valid() && fusedInto[i].index != i)
-            members[fusedInto[i].index].push_back(NodeId(i));
-    }
+    const auto members = CostModel::membersByHead(fusedInto);
     for (std::uint32_t i = 0; i < graph.size() && i < times.nodeMillis.size(); ++i) {
         const DeviceId device = i < plan.devices.size() ? plan.devices[i] : DeviceId();
         const bool folded = i < fusedInto.size() && fusedInto[i].valid() && fusedInto[i].index != i;

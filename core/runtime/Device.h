@@ -94,6 +94,23 @@ public:
     /// A kernel for one node on this device, or why there is none.
     virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;
 
+    /// Weight packing (runtime/Optimize.h): the layout the kernel for `spec` wants its constant
+    /// input `input` in, when that differs from the input's own and takes the same bytes, as
+    /// text that kernel and loadPacked() read back; empty when it has none.
+    virtual std::string packedLayout(const KernelSpec& spec, std::size_t input) {
+        (void)spec;
+        (void)input;
+        return {};
+    }
+    /// Loads a constant's own bytes `src` into this device's `dst` in `layout` (from
+    /// packedLayout()), instead of copying them: empty when done, else why not.
+    virtual std::string loadPacked(std::byte* dst, const void* src, const std::string& layout) {
+        (void)dst;
+        (void)src;
+        (void)layout;
+        return name() + " keeps constants in their own layout";
+    }
+
     /// Runs `task` on the device's worker, after everything enqueued before it.
     virtual void enqueue(std::function<void()> task) = 0;
     /// Waits until everything enqueued so far has run.

@@ -14,6 +14,7 @@
 #include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
+#include "runtime/Optimize.h"
 #include "runtime/Schedule.h"
 
 #include <algorithm>
@@ -205,8 +206,9 @@ struct Executor::Impl {
             const std::int32_t s = storageOf[static_cast<std::size_t>(instr.dst)];
             const Node& node = graph->node(instr.node);
             if (s < 0 || users[static_cast<std::size_t>(s)] != 1 || !node.data ||
-                static_cast<std::int64_t>(node.data->size()) < instr.bytes)
-                continue;
+                static_cast<std::int64_t>(node.data->size()) < instr.bytes ||
+                !packedLayoutOf(node).empty())
+                continue; // a packed constant is written in its layout, not used where it lies
             const auto address = reinterpret_cast<std::uintptr_t>(node.data->data());
             const auto align = static_cast<std::uintptr_t>(dtypeSize(reg(instr.dst).type.dtype));
             if (align > 0 && address % align == 0)
@@ -282,8 +284,10 @@ struct Executor::Impl {
                 if (const std::string why = node.data->changedOnDisk(); !why.empty())
                     return fail("constant '" + node.name + "': " + why);
                 if (reinterpret_cast<const char*>(dst) != node.data->data()) {
+                    const std::string layout = packedLayoutOf(node);
                     const std::string error =
-                        copyInAndWait(*device, dst, node.data->data(), instr.bytes);
+                        layout.empty() ? copyInAndWait(*device, dst, node.data->data(), instr.bytes)
+                                       : device->loadPacked(dst, node.data->data(), layout);
                     if (!error.empty())
                         return fail("uploading constant '" + node.name + "': " + error);
                     // The device has its copy: the file's pages can go (read again if needed).

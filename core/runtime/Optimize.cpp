@@ -337,6 +337,10 @@ std::string unaryPostOp(const Graph& graph, const Node& node) {
     case UnaryFn::Elu:
         std::snprintf(text, sizeof text, "elu:%.9g", a);
         return text;
+    case UnaryFn::Gelu:
+        if (node.attrs.getString("approximate", "none").value_or("none") != "none")
+            return {};
+        return "gelu_erf";
     default:
         return {};
     }
@@ -347,11 +351,13 @@ bool isBinary(const Node& node, BinaryFn fn) {
            node.op->kernel.binary() == fn && node.outputs.size() == 1;
 }
 
-/// Convolutions on CPU devices take the element-wise ops after them as oneDNN post-ops: an
-/// activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSwish, Elu), SiLU (x * Sigmoid(x)),
-/// and a residual Add of a tensor of the output's shape, in a chain (Conv, Add, Relu). A fused
-/// node is the convolution with the chain in its "placer.post_ops" attribute and the residual
-/// operands as extra inputs at the end; it is named after every node it computes ("conv+relu").
+/// Convolutions and matrix products on CPU devices take the element-wise ops after them as
+/// oneDNN post-ops: an activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSwish, Elu, GELU,
+/// the written-out GELU included), SiLU (x * Sigmoid(x)), and a residual Add of a tensor of the
+/// output's shape, in a chain (Conv, Add, Relu); a matrix product also takes the Add of a bias
+/// row first (MatMul, Add bias, GELU). A fused node is the head with the chain in its
+/// "placer.post_ops" attribute and the Adds' other operands as extra inputs at the end; it is
+/// named after every node it computes ("conv+relu").
 /// Only values no other node reads are fused, never across a device, never a node the user
 /// pinned, never a graph output but the chain's last value.
 class PostOpFusion {
@@ -465,9 +471,10 @@ public:
                     ops += (ops.empty() ? "" : ";") + op;
                 fused.attrs.set(kPostOpsAttr, ops);
                 fused.outputs = {node.outputs[0]};
+                FusedCounts& counts = m_fusedByDevice[m_device[i].index];
+                ++(isConv(head) ? counts.convolutions : counts.products);
+                counts.ops += static_cast<int>(group.members.size());
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
-                ++m_fusedByDevice[m_device[i].index].first;
-                m_fusedByDevice[m_device[i].index].second += static_cast<int>(group.members.size());
             }
         }
         for (const GraphOutput& output : m_in.outputs())
@@ -481,6 +488,8 @@ public:
     std::vector<std::pair<NodeId, NodeId>> fusedInto() const {
         std::vector<std::pair<NodeId, NodeId>> pairs;
         for (const Group& group : m_groups) {
+            if (group.absorbed)
+                continue;
             for (const NodeId member : group.members) {
                 if (m_origin[member.index].valid())
                     pairs.emplace_back(m_origin[member.index], m_origin[group.head.index]);
@@ -488,9 +497,11 @@ public:
         }
         return pairs;
     }
-    const std::map<std::int32_t, std::pair<int, int>>& fusedByDevice() const {
-        return m_fusedByDevice;
-    }
+    struct FusedCounts {
+        int convolutions = 0, products = 0; ///< heads
+        int ops = 0;                        ///< the ops they took
+    };
+    const std::map<std::int32_t, FusedCounts>& fusedByDevice() const { return m_fusedByDevice; }
     /// Per device: how many layer normalisations written out as nine ops became one.
     const std::map<std::int32_t, int>& normsByDevice() const { return m_normsByDevice; }
     /// Per device: how many GELUs written out as five ops became one.
@@ -504,6 +515,7 @@ private:
         std::vector<ValueRef> operands;   ///< the residual Adds' other operands
         bool layerNorm = false;           ///< a layer normalisation: operands are gamma, beta
         bool gelu = false;                ///< a GELU written out: one op on the head's input
+        bool absorbed = false; ///< a GELU a matrix product took as a post-op: not a group now
         double epsilon = 0;
     };
 
@@ -699,12 +711,50 @@ private:
                m_user.node(user).pin.kind != PinKind::None;
     }
 
+    static bool isConv(const Node& node) {
+        return node.op->name == "Conv" || node.op->name == "nn.conv2d";
+    }
+
+    static bool isMatmul(const Node& node) {
+        return node.op->kernel.family == KernelFamily::Matmul && node.inputs.size() <= 3;
+    }
+
     bool isHead(NodeId id) const {
         const Node& node = m_in.node(id);
-        const bool conv = node.op->name == "Conv" || node.op->name == "nn.conv2d";
-        return conv && node.outputs.size() == 1 && node.outputs[0].dtype == DType::Float32 &&
-               node.inputs.size() >= 2 && node.subgraphs.empty() && enabledOn(id) &&
-               !node.attrs.has(kPostOpsAttr);
+        return (isConv(node) || isMatmul(node)) && node.outputs.size() == 1 &&
+               node.outputs[0].dtype == DType::Float32 && node.inputs.size() >= 2 &&
+               node.subgraphs.empty() && enabledOn(id) && !node.attrs.has(kPostOpsAttr);
+    }
+
+    /// Whether `other`, added by `add` to a matrix product's output `type`, is a bias: a float32
+    /// row of the output's last extent, broadcast over the rest.
+    bool isBiasRow(const Node& add, ValueRef other, const TensorType& type) const {
+        const TensorType& row = m_in.type(other);
+        const auto rank = static_cast<std::int64_t>(type.shape.size());
+        if (add.op->name == "nn.bias_add") {
+            // Relay's bias_add adds along its axis, not by broadcasting from the right.
+            const std::int64_t axis = add.attrs.getInt("axis", 1).value_or(1);
+            if (axis != rank - 1 && axis != -1)
+                return false;
+        }
+        return row.dtype == DType::Float32 && !row.shape.empty() && rank > 0 &&
+               static_cast<std::int64_t>(row.shape.size()) <= rank &&
+               row.shape.back() == type.shape.back() && row.elementCount() == type.shape.back();
+    }
+
+    /// A GELU written out whose input is `value`, all on `device`: its group's index.
+    std::optional<int> geluOf(ValueRef value, DeviceId device) const {
+        const auto& readers = m_consumers[value.node.index][value.output];
+        if (readers.size() != 2)
+            return std::nullopt;
+        const int g = m_groupOf[readers[0].index];
+        if (g < 0 || m_groupOf[readers[1].index] != g)
+            return std::nullopt;
+        const Group& gelu = m_groups[static_cast<std::size_t>(g)];
+        if (!gelu.gelu || gelu.absorbed || m_in.node(gelu.head).inputs[0] != value ||
+            m_device[gelu.head.index] != device)
+            return std::nullopt;
+        return g;
     }
 
     /// Whether `member` may join a group on `device`.
@@ -723,8 +773,33 @@ private:
         const TensorType& type = m_in.type(value);
         if (userPinned(group.head))
             return false;
+        const bool matmul = isMatmul(m_in.node(group.head));
+        if (matmul) {
+            if (const auto g = geluOf(value, device)) {
+                Group& gelu = m_groups[static_cast<std::size_t>(*g)];
+                gelu.absorbed = true;
+                group.members.push_back(gelu.head);
+                for (const NodeId member : gelu.members)
+                    group.members.push_back(member);
+                group.postOps.push_back("gelu_erf");
+                value = ValueRef{group.members.back(), 0};
+                return true;
+            }
+        }
         if (readers.size() == 1 && joinable(readers[0], device)) {
             const Node& next = m_in.node(readers[0]);
+            // A matrix product's bias: the first step, where it has none of its own.
+            if (matmul && group.members.empty() && m_in.node(group.head).inputs.size() == 2 &&
+                isBinary(next, BinaryFn::Add) && next.outputs[0] == type) {
+                const ValueRef other = next.inputs[0] == value ? next.inputs[1] : next.inputs[0];
+                if (other != value && isBiasRow(next, other, type) && m_in.type(other) != type) {
+                    group.members.push_back(readers[0]);
+                    group.postOps.push_back("bias");
+                    group.operands.push_back(other);
+                    value = ValueRef{readers[0], 0};
+                    return true;
+                }
+            }
             if (next.inputs[0] == value && next.outputs[0] == type) {
                 if (std::string op = unaryPostOp(m_in, next); !op.empty()) {
                     group.members.push_back(readers[0]);
@@ -805,12 +880,73 @@ private:
     std::vector<NodeId> m_newOrigin;
     const std::vector<NodeId>& m_carried;
     std::vector<NodeId> m_newCarried;
-    std::map<std::int32_t, std::pair<int, int>> m_fusedByDevice; ///< device: (groups, ops)
+    std::map<std::int32_t, FusedCounts> m_fusedByDevice;
     std::map<std::int32_t, int> m_normsByDevice;
     std::map<std::int32_t, int> m_gelusByDevice;
 };
 
+// ---- weight packing -----------------------------------------------------------------------------
+
+constexpr const char* kPackedAttr = "placer.packed";
+
+/// A constant that one matrix product alone reads, on a device whose kernel wants it in another
+/// layout of the same size, is loaded in that layout (Device::loadPacked) rather than copied,
+/// and the product reads it so: the constant and its reader carry the layout. Constants a user
+/// pinned, graph outputs and constants copied between devices keep their own layout. Per device:
+/// how many were packed.
+std::map<std::int32_t, int> packWeights(Graph& graph, const std::vector<Device*>& physical,
+                                        const std::vector<bool>& enabled,
+                                        const std::vector<bool>& keep) {
+    std::vector<int> readers(graph.size(), 0);
+    for (const Node& node : graph.nodes()) {
+        for (const ValueRef input : node.inputs)
+            ++readers[input.node.index];
+    }
+    for (const GraphOutput& output : graph.outputs())
+        ++readers[output.value.node.index];
+    std::map<std::int32_t, int> packed;
+    for (std::uint32_t j = 0; j < graph.size(); ++j) {
+        const Node& node = graph.nodes()[j];
+        const DeviceId device = node.pin.device;
+        if (node.op->kernel.family != KernelFamily::Matmul || node.inputs.size() < 2 ||
+            !device.valid() || static_cast<std::size_t>(device.index) >= physical.size() ||
+            static_cast<std::size_t>(device.index) >= enabled.size() ||
+            !enabled[static_cast<std::size_t>(device.index)] || !physical[device.index])
+            continue;
+        const ValueRef weights = node.inputs[1];
+        const Node& constant = graph.node(weights.node);
+        if (!constant.isConstant() || !constant.data || constant.pin.kind != PinKind::None ||
+            readers[weights.node.index] != 1 || keep[weights.node.index] ||
+            node.inputs[0] == weights)
+            continue;
+        KernelSpec spec;
+        spec.node = &node;
+        spec.onnxOpset = graph.onnxOpset();
+        for (const ValueRef input : node.inputs) {
+            const Node& producer = graph.node(input.node);
+            spec.inputs.push_back(graph.type(input));
+            const bool isConstant = producer.isConstant() && producer.data;
+            spec.constantInputs.push_back(producer.isConstant());
+            spec.constantData.push_back(isConstant ? producer.data.get() : nullptr);
+        }
+        spec.outputs = node.outputs;
+        const std::string layout = physical[device.index]->packedLayout(spec, 1);
+        if (layout.empty())
+            continue;
+        graph.node(NodeId(j)).attrs.set(kPackedAttr, layout);
+        Node& held = graph.node(weights.node);
+        held.attrs.set(kPackedAttr, layout);
+        held.pin = Pin{PinKind::Plain, device, "optimizer"}; // loaded where its reader runs
+        ++packed[device.index];
+    }
+    return packed;
+}
+
 } // namespace
+
+std::string packedLayoutOf(const Node& node) {
+    return node.attrs.getString(kPackedAttr, "").value_or("");
+}
 
 std::string postOpsOf(const Node& node) {
     return node.attrs.getString(kPostOpsAttr, "").value_or("");
@@ -842,7 +978,8 @@ OptimizedGraph unoptimized(const Graph& graph, const Plan& plan) {
 Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                                      const PlanOptions& options,
                                      const std::vector<bool>& cpuDevices,
-                                     const OptimizeOptions& passes) {
+                                     const OptimizeOptions& passes,
+                                     const std::vector<Device*>& physical) {
     // The passes rewrite the graph that runs: the sharded one when the plan splits.
     const OptimizedGraph start = unoptimized(graph, plan);
     const Graph& base = start.graph;
@@ -887,10 +1024,17 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
             origin = fusion.takeOrigin();
             fromBase = fusion.takeCarried();
             changed = true;
-            for (const auto& [device, counts] : fusion.fusedByDevice())
+            for (const auto& [device, counts] : fusion.fusedByDevice()) {
+                std::string heads;
+                if (counts.convolutions > 0)
+                    heads = std::to_string(counts.convolutions) + " convolutions";
+                if (counts.products > 0)
+                    heads += (heads.empty() ? "" : " and ") + std::to_string(counts.products) +
+                             " matrix products";
                 result.notes.push_back("post-op fusion on " + devices[DeviceId(device)].name +
-                                       ": " + std::to_string(counts.first) + " convolutions took " +
-                                       std::to_string(counts.second) + " element-wise ops");
+                                       ": " + heads + " took " + std::to_string(counts.ops) +
+                                       " element-wise ops");
+            }
             for (const auto& [device, count] : fusion.gelusByDevice())
                 result.notes.push_back("GELU on " + devices[DeviceId(device)].name + ": " +
                                        std::to_string(count) +
@@ -899,6 +1043,25 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                 result.notes.push_back("layer normalisation on " + devices[DeviceId(device)].name +
                                        ": " + std::to_string(count) +
                                        " written out as nine ops each, now one kernel each");
+        }
+    }
+    // A constant the first plan copies on every run (auto mode streams those a device's memory
+    // cannot keep) stays where it was, copied the same way.
+    std::map<std::uint32_t, std::vector<DeviceId>> copiedTo;
+    for (const CopyPlan& copy : basePlan.copies) {
+        if (!copy.isExplicit && base.node(copy.value.node).isConstant())
+            copiedTo[copy.value.node.index].push_back(copy.to);
+    }
+    if (passes.packWeights && !physical.empty()) {
+        std::vector<bool> copied(current.size(), false);
+        for (std::uint32_t j = 0; j < current.size(); ++j)
+            copied[j] = fromBase[j].valid() && copiedTo.contains(fromBase[j].index);
+        for (const auto& [device, count] : packWeights(current, physical, cpuDevices, copied)) {
+            changed = true;
+            result.notes.push_back("weight packing on " + devices[DeviceId(device)].name + ": " +
+                                   std::to_string(count) +
+                                   " matrix products read their weights in oneDNN's blocked "
+                                   "layout, written so at load");
         }
     }
     if (!changed)
@@ -917,13 +1080,6 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     again.rules.clear();
     again.fallbackDevice.clear();
     again.splits.clear(); // already sharded
-    // A constant the first plan copies on every run (auto mode streams those a device's memory
-    // cannot keep) stays where it was, copied the same way.
-    std::map<std::uint32_t, std::vector<DeviceId>> copiedTo;
-    for (const CopyPlan& copy : basePlan.copies) {
-        if (!copy.isExplicit && base.node(copy.value.node).isConstant())
-            copiedTo[copy.value.node.index].push_back(copy.to);
-    }
     for (std::uint32_t j = 0; j < result.graph.size() && !copiedTo.empty(); ++j) {
         Node& node = result.graph.node(NodeId(j));
         const NodeId from = fromBase[j];
@@ -979,7 +1135,7 @@ Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& d
         channelsLast[d] = mapping[d] && (mapping[d]->kind() == PhysicalKind::Cpu ||
                                          mapping[d]->kind() == PhysicalKind::VCpu);
     }
-    return optimizeGraph(graph, devices, plan, options, channelsLast, optimize);
+    return optimizeGraph(graph, devices, plan, options, channelsLast, optimize, mapping);
 }
 
 } // namespace placer

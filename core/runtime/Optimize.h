@@ -20,7 +20,12 @@
 //    nine ops (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) one
 //    LayerNormalization node (oneDNN's kernel), and the exact GELU written out as five (Div by
 //    sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5) one Gelu node (oneDNN's gelu_erf), under the same
-//    rules.
+//    rules. Matrix products (MatMul, Gemm) take a bias row, then the same chains, a GELU
+//    included: a transformer's MatMul, Add bias, GELU is one oneDNN matmul.
+//  - weight packing: on a CPU device, a matrix product's constant weights that nothing else
+//    reads are written at load in the blocked layout its oneDNN kernel prefers (the same bytes,
+//    reordered), instead of the kernel reordering them on every run. The constant and its
+//    reader carry the layout (packedLayoutOf); memory is unchanged.
 #pragma once
 
 #include "io/SourceError.h"
@@ -38,6 +43,7 @@ class Device;
 struct OptimizeOptions {
     bool channelsLast = true;
     bool fusion = true;
+    bool packWeights = true;
 };
 
 struct OptimizedGraph {
@@ -73,10 +79,13 @@ Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& d
 
 /// The same, with the devices the passes apply to (CPU devices, true per DeviceId) chosen
 /// directly: what tests use, and optimizeForDevices() after looking at the physical devices.
+/// Weight packing asks the physical devices (`physical`, per DeviceId) for their layouts: with
+/// none given, it does nothing.
 Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                                      const PlanOptions& options,
                                      const std::vector<bool>& cpuDevices,
-                                     const OptimizeOptions& passes = {});
+                                     const OptimizeOptions& passes = {},
+                                     const std::vector<Device*>& physical = {});
 
 /// Which of `graph`'s nodes post-op fusion would fold into another when each runs on
 /// `devices[i]` (the passes apply on the devices `cpuDevices` marks): per node, the node whose
@@ -89,6 +98,10 @@ std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>&
 /// ("relu:0", "clip:0:6", "swish:1", "add"); empty for other nodes. Each "add" reads one of the
 /// node's extra inputs, which follow its own, in order.
 std::string postOpsOf(const Node& node);
+
+/// The layout weight packing loads a constant in, set on the constant and on the one node that
+/// reads it (text its device reads back, Device::packedLayout); empty for the constant's own.
+std::string packedLayoutOf(const Node& node);
 
 /// Whether a node computes in channels-last (NHWC) order: the "placer.layout" attribute the
 /// pass sets on convolutions, pooling and batch normalisation, whose inputs and outputs 0 then

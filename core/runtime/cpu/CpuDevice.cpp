@@ -2,6 +2,7 @@
 
 #include "runtime/WorkQueue.h"
 #include "runtime/cpu/CpuKernels.h"
+#include "runtime/cpu/KernelUtil.h"
 
 #include <omp.h>
 
@@ -168,6 +169,21 @@ Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
     enqueue([&] { kernel.emplace(makeCpuKernel(spec, *m_kernelContext)); });
     synchronize();
     return std::move(*kernel);
+}
+
+std::string CpuDevice::packedLayout(const KernelSpec& spec, std::size_t input) {
+    // On the worker, as prepare() is: the layout oneDNN prefers may depend on the thread count.
+    std::string layout;
+    enqueue([&] { layout = cpu::packedLayout(spec, input, *m_kernelContext); });
+    synchronize();
+    return layout;
+}
+
+std::string CpuDevice::loadPacked(std::byte* dst, const void* src, const std::string& layout) {
+    std::string error;
+    enqueue([&] { error = cpu::packConstant(dst, src, layout, *m_kernelContext); });
+    synchronize();
+    return error;
 }
 
 void CpuDevice::enqueue(std::function<void()> task) {

@@ -40,6 +40,8 @@ public:
                   std::int64_t bytes) override;
 
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
+    std::string packedLayout(const KernelSpec& spec, std::size_t input) override;
+    std::string loadPacked(std::byte* dst, const void* src, const std::string& layout) override;
 
     void enqueue(std::function<void()> task) override;
     void synchronize() override;

@@ -149,6 +149,145 @@ Dims minusOne(Dims dims) {
     return dims;
 }
 
+// ---- post-ops ----------------------------------------------------------------------------------
+
+/// One post-op of a fused node (runtime/Optimize.h postOpsOf): an eltwise algorithm with its
+/// alpha and beta, or a binary add of the next extra input: of the output's shape ("add"), or a
+/// row of the output's last extent broadcast over the rest ("bias", a matrix product's first).
+struct PostOp {
+    bool add = false;
+    bool bias = false;
+    algorithm algo = algorithm::eltwise_relu;
+    float alpha = 0, beta = 0;
+};
+
+std::optional<std::vector<PostOp>> parsePostOps(const std::string& text) {
+    std::vector<PostOp> ops;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(';', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string item = text.substr(start, end - start);
+        start = end + 1;
+        std::vector<std::string> parts;
+        for (std::size_t at = 0;;) {
+            const std::size_t colon = item.find(':', at);
+            parts.push_back(item.substr(at, colon == std::string::npos ? colon : colon - at));
+            if (colon == std::string::npos)
+                break;
+            at = colon + 1;
+        }
+        PostOp op;
+        const std::string& name = parts[0];
+        auto number = [&](std::size_t k) {
+            return k < parts.size() ? std::strtof(parts[k].c_str(), nullptr) : 0.0f;
+        };
+        op.alpha = number(1);
+        op.beta = number(2);
+        if (name == "add")
+            op.add = true;
+        else if (name == "bias")
+            op.bias = true;
+        else if (name == "relu")
+            op.algo = algorithm::eltwise_relu;
+        else if (name == "clip")
+            op.algo = algorithm::eltwise_clip_v2;
+        else if (name == "logistic")
+            op.algo = algorithm::eltwise_logistic;
+        else if (name == "tanh")
+            op.algo = algorithm::eltwise_tanh;
+        else if (name == "hardswish")
+            op.algo = algorithm::eltwise_hardswish;
+        else if (name == "elu")
+            op.algo = algorithm::eltwise_elu;
+        else if (name == "swish")
+            op.algo = algorithm::eltwise_swish;
+        else if (name == "gelu_erf")
+            op.algo = algorithm::eltwise_gelu_erf;
+        else
+            return std::nullopt;
+        ops.push_back(op);
+    }
+    return ops;
+}
+
+/// The spec without a fused node's extra inputs (the residual operands at the end).
+KernelSpec withoutExtraInputs(const KernelSpec& spec, std::size_t extra) {
+    KernelSpec own = spec;
+    const std::size_t keep = spec.inputs.size() - extra;
+    own.inputs.resize(keep);
+    if (own.constantInputs.size() > keep)
+        own.constantInputs.resize(keep);
+    if (own.constantData.size() > keep)
+        own.constantData.resize(keep);
+    return own;
+}
+
+/// How many extra inputs the post-ops read.
+std::size_t extraInputs(const std::vector<PostOp>& ops) {
+    return static_cast<std::size_t>(
+        std::count_if(ops.begin(), ops.end(), [](const PostOp& op) { return op.add || op.bias; }));
+}
+
+/// Post-ops oneDNN would not fuse into a primitive, run after it in place on its output:
+/// element-wise, or binary with an extra input (of the output's shape, or broadcast).
+class PostOpsAfter {
+public:
+    /// Appends `op` on an output of `dst`; a binary one reads input `input` seen as `operand`.
+    /// Returns the implementation's name.
+    std::string append(CpuKernelContext& ctx, const PostOp& op, const memory::desc& dst, int input,
+                       const memory::desc& operand) {
+        After after;
+        std::string name;
+        if (op.add || op.bias) {
+            dnnl::binary::primitive_desc pd(
+                dnnl::binary::desc(algorithm::binary_add, dst, operand, dst), scratchpadAttr(),
+                ctx.engine);
+            after.primitive = dnnl::binary(pd);
+            after.input = input;
+            after.operand = memory(operand, ctx.engine, nullptr);
+            if (pd.scratchpad_desc().get_size() > 0)
+                after.scratchpad = memory(pd.scratchpad_desc(), ctx.engine);
+            name = implName("binary", pd);
+        } else {
+            dnnl::eltwise_forward::primitive_desc pd(
+                dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, op.algo, dst,
+                                            op.alpha, op.beta),
+                scratchpadAttr(), ctx.engine);
+            after.primitive = dnnl::eltwise_forward(pd);
+            if (pd.scratchpad_desc().get_size() > 0)
+                after.scratchpad = memory(pd.scratchpad_desc(), ctx.engine);
+            name = implName("eltwise", pd);
+        }
+        m_after.push_back(std::move(after));
+        return name;
+    }
+
+    /// Runs every post-op on `dst` (bound to the output already).
+    void run(dnnl::stream& s, const memory& dst, const std::byte* const* inputs) {
+        for (After& after : m_after) {
+            std::unordered_map<int, memory> a{{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}};
+            if (after.input >= 0) {
+                after.operand.set_data_handle(const_cast<std::byte*>(inputs[after.input]));
+                a = {{DNNL_ARG_SRC_0, dst}, {DNNL_ARG_SRC_1, after.operand}, {DNNL_ARG_DST, dst}};
+            }
+            if (after.scratchpad)
+                a[DNNL_ARG_SCRATCHPAD] = after.scratchpad;
+            after.primitive.execute(s, a);
+        }
+    }
+
+private:
+    struct After {
+        dnnl::primitive primitive;
+        memory scratchpad;
+        int input = -1;
+        memory operand;
+    };
+    std::vector<After> m_after;
+};
+
 // ---- convolution -------------------------------------------------------------------------------
 
 /// A convolution in oneDNN's preferred (blocked) layouts, with the model's plain layouts
@@ -228,18 +367,7 @@ public:
         m_conv.execute(s, args);
         if (m_dstReorder)
             m_dstReorder.execute(s, m_dst, m_userDst);
-        for (After& after : m_after) {
-            std::unordered_map<int, memory> a{{DNNL_ARG_SRC, m_userDst}, {DNNL_ARG_DST, m_userDst}};
-            if (after.input >= 0) {
-                after.operand.set_data_handle(const_cast<std::byte*>(inputs[after.input]));
-                a = {{DNNL_ARG_SRC_0, m_userDst},
-                     {DNNL_ARG_SRC_1, after.operand},
-                     {DNNL_ARG_DST, m_userDst}};
-            }
-            if (after.scratchpad)
-                a[DNNL_ARG_SCRATCHPAD] = after.scratchpad;
-            after.primitive.execute(s, a);
-        }
+        m_after.run(s, m_userDst, inputs);
         s.wait();
     }
 
@@ -263,17 +391,10 @@ public:
             input, memory(desc, m_ctx.engine, nullptr)};
     }
 
-    /// A post-op oneDNN would not fuse, run after the convolution in place on its output:
-    /// element-wise, or (input >= 0) binary with that input.
-    void addAfter(dnnl::primitive primitive, const memory::desc& scratchpad, int input,
-                  const memory::desc& operand, const std::string& name) {
-        After after{std::move(primitive), {}, input, {}};
-        if (scratchpad.get_size() > 0)
-            after.scratchpad = memory(scratchpad, m_ctx.engine);
-        if (input >= 0)
-            after.operand = memory(operand, m_ctx.engine, nullptr);
-        m_after.push_back(std::move(after));
-        m_implementation += "+" + name;
+    /// A post-op oneDNN would not fuse, run after the convolution in place on its output.
+    void addAfter(const PostOp& op, int input) {
+        const memory::desc& dst = m_userDst.get_desc();
+        m_implementation += "+" + m_after.append(m_ctx, op, dst, input, dst);
     }
 
 private:
@@ -289,169 +410,8 @@ private:
     std::map<int, std::pair<int, memory>> m_postOpInputs; ///< arg: (input, its memory)
     int m_sumInput = -1;
     memory m_sumOperand;
-    struct After {
-        dnnl::primitive primitive;
-        memory scratchpad;
-        int input = -1;
-        memory operand;
-    };
-    std::vector<After> m_after;
+    PostOpsAfter m_after;
 };
-
-// ---- matrix products ---------------------------------------------------------------------------
-
-/// A matrix operand's oneDNN layout, with or without a batch dimension.
-memory::desc operandDesc(const MatrixOperand& op, std::int64_t batchCount, bool withBatch) {
-    const std::int64_t rowStride = op.transposed ? 1 : op.cols;
-    const std::int64_t colStride = op.transposed ? op.rows : 1;
-    if (!withBatch)
-        return memory::desc({op.rows, op.cols}, dt::f32, {rowStride, colStride});
-    return memory::desc({batchCount, op.rows, op.cols}, dt::f32,
-                        {batchCount == 1 ? 0 : op.matrixSize(), rowStride, colStride});
-}
-
-/// A matrix product C[b] = A[b] x B[b] (+ beta * bias) with numpy batch broadcasting.
-class MatmulKernel final : public Kernel {
-public:
-    MatmulKernel(CpuKernelContext& ctx, const dnnl::matmul::primitive_desc& pd,
-                 std::vector<std::pair<std::int64_t, std::int64_t>> batchOffsets,
-                 std::int64_t aStride, std::int64_t bStride, std::int64_t cStride)
-        : m_ctx(ctx), m_matmul(pd), m_implementation(implName("matmul", pd)),
-          m_batchOffsets(std::move(batchOffsets)), m_aStride(aStride), m_bStride(bStride),
-          m_cStride(cStride) {
-        m_a = memory(pd.src_desc(), ctx.engine, nullptr);
-        m_b = memory(pd.weights_desc(), ctx.engine, nullptr);
-        m_c = memory(pd.dst_desc(), ctx.engine, nullptr);
-        m_args = {{DNNL_ARG_SRC, m_a}, {DNNL_ARG_WEIGHTS, m_b}, {DNNL_ARG_DST, m_c}};
-        if (pd.scratchpad_desc().get_size() > 0)
-            m_args[DNNL_ARG_SCRATCHPAD] = memory(pd.scratchpad_desc(), ctx.engine);
-    }
-
-    /// Gemm's C input: out += beta * C, C broadcast to the output's shape.
-    void setBias(int input, float beta, Dims outShape, Dims strides) {
-        m_biasInput = input;
-        m_beta = beta;
-        m_outShape = std::move(outShape);
-        m_biasStrides = std::move(strides);
-    }
-
-    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
-        auto* a = reinterpret_cast<const float*>(inputs[0]);
-        auto* b = reinterpret_cast<const float*>(inputs[1]);
-        auto* c = reinterpret_cast<float*>(outputs[0]);
-        if (m_batchOffsets.empty()) {
-            execute(a, b, c);
-        } else {
-            for (std::size_t i = 0; i < m_batchOffsets.size(); ++i)
-                execute(a + m_batchOffsets[i].first * m_aStride,
-                        b + m_batchOffsets[i].second * m_bStride,
-                        c + static_cast<std::int64_t>(i) * m_cStride);
-        }
-        if (m_biasInput >= 0) {
-            const auto* bias = reinterpret_cast<const float*>(inputs[m_biasInput]);
-            const float beta = m_beta;
-            forEachRun<1>(m_outShape, {m_biasStrides},
-                          [&](std::int64_t o, const std::array<std::int64_t, 1>& off,
-                              std::int64_t n, const std::array<std::int64_t, 1>& step) {
-                              for (std::int64_t i = 0; i < n; ++i)
-                                  c[o + i] += beta * bias[off[0] + i * step[0]];
-                          });
-        }
-    }
-
-    std::string implementation() const override { return m_implementation; }
-
-private:
-    void execute(const float* a, const float* b, float* c) {
-        m_a.set_data_handle(const_cast<float*>(a));
-        m_b.set_data_handle(const_cast<float*>(b));
-        m_c.set_data_handle(c);
-        m_matmul.execute(m_ctx.stream, m_args);
-        m_ctx.stream.wait();
-    }
-
-    CpuKernelContext& m_ctx;
-    dnnl::matmul m_matmul;
-    std::string m_implementation;
-    memory m_a, m_b, m_c;
-    std::unordered_map<int, memory> m_args;
-    std::vector<std::pair<std::int64_t, std::int64_t>> m_batchOffsets;
-    std::int64_t m_aStride, m_bStride, m_cStride;
-    int m_biasInput = -1;
-    float m_beta = 1;
-    Dims m_outShape, m_biasStrides;
-};
-
-} // namespace
-
-namespace {
-
-/// One post-op of a fused node (runtime/Optimize.h postOpsOf): an eltwise algorithm with its
-/// alpha and beta, or a binary add of the next extra input.
-struct PostOp {
-    bool add = false;
-    algorithm algo = algorithm::eltwise_relu;
-    float alpha = 0, beta = 0;
-};
-
-std::optional<std::vector<PostOp>> parsePostOps(const std::string& text) {
-    std::vector<PostOp> ops;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find(';', start);
-        if (end == std::string::npos)
-            end = text.size();
-        const std::string item = text.substr(start, end - start);
-        start = end + 1;
-        std::vector<std::string> parts;
-        for (std::size_t at = 0;;) {
-            const std::size_t colon = item.find(':', at);
-            parts.push_back(item.substr(at, colon == std::string::npos ? colon : colon - at));
-            if (colon == std::string::npos)
-                break;
-            at = colon + 1;
-        }
-        PostOp op;
-        const std::string& name = parts[0];
-        auto number = [&](std::size_t k) {
-            return k < parts.size() ? std::strtof(parts[k].c_str(), nullptr) : 0.0f;
-        };
-        op.alpha = number(1);
-        op.beta = number(2);
-        if (name == "add")
-            op.add = true;
-        else if (name == "relu")
-            op.algo = algorithm::eltwise_relu;
-        else if (name == "clip")
-            op.algo = algorithm::eltwise_clip_v2;
-        else if (name == "logistic")
-            op.algo = algorithm::eltwise_logistic;
-        else if (name == "tanh")
-            op.algo = algorithm::eltwise_tanh;
-        else if (name == "hardswish")
-            op.algo = algorithm::eltwise_hardswish;
-        else if (name == "elu")
-            op.algo = algorithm::eltwise_elu;
-        else if (name == "swish")
-            op.algo = algorithm::eltwise_swish;
-        else
-            return std::nullopt;
-        ops.push_back(op);
-    }
-    return ops;
-}
-
-/// The spec without a fused node's extra inputs (the residual operands at the end).
-KernelSpec withoutExtraInputs(const KernelSpec& spec, std::size_t extra) {
-    KernelSpec own = spec;
-    const std::size_t keep = spec.inputs.size() - extra;
-    own.inputs.resize(keep);
-    if (own.constantInputs.size() > keep)
-        own.constantInputs.resize(keep);
-    if (own.constantData.size() > keep)
-        own.constantData.resize(keep);
-    return own;
-}
 
 } // namespace
 
@@ -459,8 +419,9 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
     const auto postOps = parsePostOps(postOpsOf(*fused.node));
     if (!postOps)
         return specError(fused, "unknown post-op in '" + postOpsOf(*fused.node) + "'");
-    const std::size_t extra = static_cast<std::size_t>(
-        std::count_if(postOps->begin(), postOps->end(), [](const PostOp& op) { return op.add; }));
+    const std::size_t extra = extraInputs(*postOps);
+    if (std::any_of(postOps->begin(), postOps->end(), [](const PostOp& op) { return op.bias; }))
+        return specError(fused, "a convolution takes its bias as its third input");
     if (fused.inputs.size() < extra + 2)
         return specError(fused, "fewer inputs than the post-ops read");
     const KernelSpec given = withoutExtraInputs(fused, extra);
@@ -547,71 +508,388 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
                 kernel->setSumInput(operand++);
             continue;
         }
-        if (op.add) {
-            dnnl::binary::primitive_desc add(
-                dnnl::binary::desc(algorithm::binary_add, userDst, userDst, userDst),
-                scratchpadAttr(), ctx.engine);
-            kernel->addAfter(dnnl::binary(add), add.scratchpad_desc(), operand++, userDst,
-                             implName("binary", add));
-        } else {
-            dnnl::eltwise_forward::primitive_desc e(
-                dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, op.algo, userDst,
-                                            op.alpha, op.beta),
-                scratchpadAttr(), ctx.engine);
-            kernel->addAfter(dnnl::eltwise_forward(e), e.scratchpad_desc(), -1, {},
-                             implName("eltwise", e));
-        }
+        kernel->addAfter(op, op.add ? operand++ : -1);
     }
     if (inside)
         kernel->noteFused(postOps->size());
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
-    if (!allFloat32(spec))
-        return makePlainMatmul(spec);
-    MatrixProduct mp;
-    if (auto error = readMatrixProduct(spec, &mp))
-        return specError(spec, *error);
+// ---- matrix products ---------------------------------------------------------------------------
+
+namespace {
+
+/// A matrix operand's oneDNN layout, with or without a batch dimension.
+memory::desc operandDesc(const MatrixOperand& op, std::int64_t batchCount, bool withBatch) {
+    const std::int64_t rowStride = op.transposed ? 1 : op.cols;
+    const std::int64_t colStride = op.transposed ? op.rows : 1;
+    if (!withBatch)
+        return memory::desc({op.rows, op.cols}, dt::f32, {rowStride, colStride});
+    return memory::desc({batchCount, op.rows, op.cols}, dt::f32,
+                        {batchCount == 1 ? 0 : op.matrixSize(), rowStride, colStride});
+}
+
+/// How a matrix product maps onto oneDNN calls: one call over every batch (the batches match,
+/// or one weight matrix serves them all and folds into the rows), or one call per output batch.
+struct MatmulCalls {
+    memory::desc src, weights, dst; ///< of one call
+    /// Per call, when there are several: the batch of A and of B it reads.
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
+    bool sharedWeights = false; ///< one 2-D weight matrix for every call
+};
+
+MatmulCalls matmulCalls(const MatrixProduct& mp) {
     const MatrixOperand& ma = mp.a;
     const MatrixOperand& mb = mp.b;
-    const Dims& outBatch = mp.outBatch;
     const std::int64_t batches = mp.batches, m = mp.m, n = mp.n;
-    const float alpha = mp.alpha;
-    dnnl::primitive_attr attr = scratchpadAttr();
-    if (alpha != 1)
-        attr.set_output_scales(0, {alpha});
-    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
-    std::optional<dnnl::matmul::primitive_desc> pd;
     const std::int64_t ba = product(ma.batch), bb = product(mb.batch);
     const bool sameBatch = ba == batches && bb == batches &&
-                           broadcastShapes(ma.batch, outBatch) == outBatch &&
+                           broadcastShapes(ma.batch, mp.outBatch) == mp.outBatch &&
                            ma.batch.size() == mb.batch.size() && ma.batch == mb.batch;
+    MatmulCalls calls;
+    calls.sharedWeights = bb == 1;
     if (batches == 1 || sameBatch) {
         const bool withBatch = batches > 1;
-        pd.emplace(dnnl::matmul::desc(operandDesc(ma, batches, withBatch),
-                                      operandDesc(mb, batches, withBatch),
-                                      withBatch ? plainDesc({batches, m, n}) : plainDesc({m, n})),
-                   attr, ctx.engine);
+        calls.src = operandDesc(ma, batches, withBatch);
+        calls.weights = operandDesc(mb, batches, withBatch);
+        calls.dst = withBatch ? plainDesc({batches, m, n}) : plainDesc({m, n});
+        calls.sharedWeights = !withBatch;
     } else if (bb == 1 && !ma.transposed && ba == batches) {
         // One weight matrix for every batch: fold the batch into the rows.
         MatrixOperand folded = ma;
         folded.rows = ba * m;
-        pd.emplace(dnnl::matmul::desc(operandDesc(folded, 1, false), operandDesc(mb, 1, false),
-                                      plainDesc({ba * m, n})),
-                   attr, ctx.engine);
+        calls.src = operandDesc(folded, 1, false);
+        calls.weights = operandDesc(mb, 1, false);
+        calls.dst = plainDesc({ba * m, n});
     } else {
-        offsets = batchOffsets(ma.batch, mb.batch, outBatch);
-        pd.emplace(dnnl::matmul::desc(operandDesc(ma, 1, false), operandDesc(mb, 1, false),
-                                      plainDesc({m, n})),
-                   attr, ctx.engine);
+        calls.offsets = batchOffsets(ma.batch, mb.batch, mp.outBatch);
+        calls.src = operandDesc(ma, 1, false);
+        calls.weights = operandDesc(mb, 1, false);
+        calls.dst = plainDesc({m, n});
     }
-    auto kernel = std::make_unique<MatmulKernel>(ctx, *pd, std::move(offsets), ma.matrixSize(),
-                                                 mb.matrixSize(), m * n);
-    if (mp.biasInput >= 0)
-        kernel->setBias(mp.biasInput, mp.beta, {m, n},
-                        broadcastStrides(spec.inputs[2].shape, {m, n}));
-    return std::unique_ptr<Kernel>(std::move(kernel));
+    return calls;
+}
+
+/// A row of `n` broadcast over a tensor of rank `rank`.
+memory::desc rowDesc(int rank, std::int64_t n) {
+    Dims dims(static_cast<std::size_t>(std::max(rank, 1)), 1);
+    dims.back() = n;
+    return plainDesc(dims);
+}
+
+/// A matrix product prepared: the primitive, with the bias and the post-ops placed inside it
+/// where oneDNN keeps its implementation with them, else after it.
+struct MatmulBuild {
+    MatrixProduct mp;
+    MatmulCalls calls;
+    std::optional<dnnl::matmul::primitive_desc> pd;
+    int biasInput = -1;    ///< the bias oneDNN adds (DNNL_ARG_BIAS), from this input
+    bool loopBias = false; ///< Gemm's C added by a loop after the product (beta != 1, or not a row)
+    /// Post-ops, each with the input a binary one reads (else -1): inside the primitive, or run
+    /// after it on the whole output.
+    std::vector<std::pair<PostOp, int>> inside, after;
+};
+
+dnnl::primitive_attr matmulAttr(const MatrixProduct& mp) {
+    dnnl::primitive_attr attr = scratchpadAttr();
+    if (mp.alpha != 1)
+        attr.set_output_scales(0, {mp.alpha});
+    return attr;
+}
+
+/// `weights`: the layout the weights are given in (a packed one, or format `any` to learn the
+/// one oneDNN prefers); null for the operand's own.
+Result<MatmulBuild> buildMatmul(const KernelSpec& fused, CpuKernelContext& ctx,
+                                const memory::desc* weights) {
+    const auto postOps = parsePostOps(postOpsOf(*fused.node));
+    if (!postOps)
+        return specError(fused, "unknown post-op in '" + postOpsOf(*fused.node) + "'");
+    const std::size_t extra = extraInputs(*postOps);
+    if (fused.inputs.size() < extra + 2)
+        return specError(fused, "fewer inputs than the post-ops read");
+    const KernelSpec spec = withoutExtraInputs(fused, extra);
+    if (!allFloat32(fused))
+        return specError(fused, "post-ops need float32");
+    MatmulBuild b;
+    if (auto error = readMatrixProduct(spec, &b.mp))
+        return specError(spec, *error);
+    const MatrixProduct& mp = b.mp;
+    b.calls = matmulCalls(mp);
+    const Dims& out = spec.outputs[0].shape;
+    const int callRank = b.calls.dst.data.ndims;
+    auto isRow = [&](const TensorType& t) {
+        return t.elementCount() == mp.n && !t.shape.empty() && t.shape.back() == mp.n;
+    };
+    std::vector<std::pair<PostOp, int>> ops;
+    int operand = static_cast<int>(spec.inputs.size());
+    for (const PostOp& op : *postOps) {
+        const bool binary = op.add || op.bias;
+        if (op.bias && (!ops.empty() || mp.biasInput >= 0 || out.empty() || out.back() != mp.n ||
+                        !isRow(fused.inputs[static_cast<std::size_t>(operand)])))
+            return specError(fused, "a fused bias must come first, be a row of the output's "
+                                    "last extent, and not follow Gemm's own");
+        ops.emplace_back(op, binary ? operand++ : -1);
+    }
+    // The bias goes inside the product where oneDNN adds it as it accumulates: unscaled.
+    if (!ops.empty() && ops.front().first.bias && mp.alpha == 1) {
+        b.biasInput = ops.front().second;
+        ops.erase(ops.begin());
+    } else if (mp.biasInput >= 0) {
+        if (mp.beta == 1 && mp.alpha == 1 && isRow(spec.inputs[2]))
+            b.biasInput = mp.biasInput;
+        else
+            b.loopBias = true;
+    }
+    const memory::desc& weightsDesc = weights ? *weights : b.calls.weights;
+    auto make = [&](const dnnl::primitive_attr& attr) {
+        if (b.biasInput < 0)
+            return dnnl::matmul::primitive_desc(
+                dnnl::matmul::desc(b.calls.src, weightsDesc, b.calls.dst), attr, ctx.engine);
+        return dnnl::matmul::primitive_desc(
+            dnnl::matmul::desc(b.calls.src, weightsDesc, rowDesc(callRank, mp.n), b.calls.dst),
+            attr, ctx.engine);
+    };
+    b.pd.emplace(make(matmulAttr(mp)));
+    const bool binaries = std::any_of(ops.begin(), ops.end(),
+                                      [](const auto& op) { return op.first.add || op.first.bias; });
+    bool inside = false;
+    if (!ops.empty() && !b.loopBias && (b.calls.offsets.empty() || !binaries)) {
+        try {
+            dnnl::post_ops chain;
+            for (const auto& [op, input] : ops) {
+                if (op.add)
+                    chain.append_binary(algorithm::binary_add, b.calls.dst);
+                else if (op.bias)
+                    chain.append_binary(algorithm::binary_add, rowDesc(callRank, mp.n));
+                else
+                    chain.append_eltwise(1.0f, op.algo, op.alpha, op.beta);
+            }
+            dnnl::primitive_attr attr = matmulAttr(mp);
+            attr.set_post_ops(chain);
+            auto withOps = make(attr);
+            if (std::string_view(withOps.impl_info_str()) == b.pd->impl_info_str()) {
+                b.pd.emplace(withOps);
+                inside = true;
+            }
+        } catch (const dnnl::error&) {
+            // not supported this way: they run after
+        }
+    }
+    (inside ? b.inside : b.after) = std::move(ops);
+    return b;
+}
+
+/// A matrix product C[b] = A[b] x B[b] with numpy batch broadcasting, its bias (Gemm's C or a
+/// fused Add) and its post-ops, its weights possibly in a layout packed at load.
+class MatmulKernel final : public Kernel {
+public:
+    MatmulKernel(CpuKernelContext& ctx, MatmulBuild build, const KernelSpec& spec, bool packed)
+        : m_ctx(ctx), m_matmul(*build.pd), m_implementation(implName("matmul", *build.pd)),
+          m_calls(std::move(build.calls)), m_aStride(build.mp.a.matrixSize()),
+          m_bStride(build.mp.b.matrixSize()), m_cStride(build.mp.m * build.mp.n) {
+        const dnnl::matmul::primitive_desc& pd = *build.pd;
+        m_a = memory(pd.src_desc(), ctx.engine, nullptr);
+        m_b = memory(pd.weights_desc(), ctx.engine, nullptr);
+        m_c = memory(pd.dst_desc(), ctx.engine, nullptr);
+        m_args = {{DNNL_ARG_SRC, m_a}, {DNNL_ARG_WEIGHTS, m_b}, {DNNL_ARG_DST, m_c}};
+        if (pd.scratchpad_desc().get_size() > 0)
+            m_args[DNNL_ARG_SCRATCHPAD] = memory(pd.scratchpad_desc(), ctx.engine);
+        if (packed)
+            m_implementation += "+packed weights";
+        if (build.biasInput >= 0) {
+            m_inputs.emplace_back(DNNL_ARG_BIAS, build.biasInput);
+            m_args[DNNL_ARG_BIAS] = memory(pd.bias_desc(), ctx.engine, nullptr);
+            m_implementation += "+bias";
+        }
+        for (std::size_t k = 0; k < build.inside.size(); ++k) {
+            const int input = build.inside[k].second;
+            if (input < 0)
+                continue;
+            const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(k)) | DNNL_ARG_SRC_1;
+            m_inputs.emplace_back(arg, input);
+            const memory::desc desc = build.inside[k].first.bias
+                                          ? rowDesc(m_calls.dst.data.ndims, build.mp.n)
+                                          : m_calls.dst;
+            m_args[arg] = memory(desc, ctx.engine, nullptr);
+        }
+        if (!build.inside.empty())
+            m_implementation += "+" + std::to_string(build.inside.size()) + " post-ops";
+        const Dims& out = spec.outputs[0].shape;
+        if (build.loopBias) {
+            m_biasInput = build.mp.biasInput;
+            m_beta = build.mp.beta;
+            m_biasShape = {build.mp.m, build.mp.n}; // Gemm: 2-D
+            m_biasStrides = broadcastStrides(spec.inputs[2].shape, m_biasShape);
+        }
+        m_out = memory(plainDesc(out), ctx.engine, nullptr);
+        for (const auto& [op, input] : build.after) {
+            const memory::desc operand =
+                op.bias ? rowDesc(static_cast<int>(out.size()), build.mp.n) : plainDesc(out);
+            m_implementation += "+" + m_after.append(ctx, op, plainDesc(out), input, operand);
+        }
+    }
+
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        auto* a = reinterpret_cast<const float*>(inputs[0]);
+        auto* b = reinterpret_cast<const float*>(inputs[1]);
+        auto* c = reinterpret_cast<float*>(outputs[0]);
+        for (const auto& [arg, input] : m_inputs)
+            m_args[arg].set_data_handle(const_cast<std::byte*>(inputs[input]));
+        if (m_calls.offsets.empty()) {
+            execute(a, b, c);
+        } else {
+            for (std::size_t i = 0; i < m_calls.offsets.size(); ++i)
+                execute(a + m_calls.offsets[i].first * m_aStride,
+                        b + m_calls.offsets[i].second * m_bStride,
+                        c + static_cast<std::int64_t>(i) * m_cStride);
+        }
+        if (m_biasInput >= 0) {
+            m_ctx.stream.wait();
+            const auto* bias = reinterpret_cast<const float*>(inputs[m_biasInput]);
+            const float beta = m_beta;
+            forEachRun<1>(m_biasShape, {m_biasStrides},
+                          [&](std::int64_t o, const std::array<std::int64_t, 1>& off,
+                              std::int64_t n, const std::array<std::int64_t, 1>& step) {
+                              for (std::int64_t i = 0; i < n; ++i)
+                                  c[o + i] += beta * bias[off[0] + i * step[0]];
+                          });
+        }
+        m_out.set_data_handle(c);
+        m_after.run(m_ctx.stream, m_out, inputs);
+        m_ctx.stream.wait();
+    }
+
+    std::string implementation() const override { return m_implementation; }
+
+private:
+    void execute(const float* a, const float* b, float* c) {
+        m_a.set_data_handle(const_cast<float*>(a));
+        m_b.set_data_handle(const_cast<float*>(b));
+        m_c.set_data_handle(c);
+        m_matmul.execute(m_ctx.stream, m_args);
+    }
+
+    CpuKernelContext& m_ctx;
+    dnnl::matmul m_matmul;
+    std::string m_implementation;
+    MatmulCalls m_calls;
+    std::int64_t m_aStride, m_bStride, m_cStride;
+    memory m_a, m_b, m_c, m_out;
+    std::unordered_map<int, memory> m_args;
+    std::vector<std::pair<int, int>> m_inputs; ///< (argument, input) bound on every run
+    int m_biasInput = -1;
+    float m_beta = 1;
+    Dims m_biasShape, m_biasStrides;
+    PostOpsAfter m_after;
+};
+
+// A packed layout's text: the operand's own layout and the packed one, each oneDNN's memory
+// descriptor as hexadecimal bytes, "own:packed". Only this process reads it back (the optimised
+// graph is never saved), so the descriptor's bytes are a faithful encoding.
+
+std::string hexOf(const memory::desc& desc) {
+    static const char* digits = "0123456789abcdef";
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&desc.data);
+    std::string text;
+    text.reserve(2 * sizeof desc.data);
+    for (std::size_t i = 0; i < sizeof desc.data; ++i) {
+        text += digits[bytes[i] >> 4];
+        text += digits[bytes[i] & 15];
+    }
+    return text;
+}
+
+std::optional<memory::desc> descOfHex(std::string_view text) {
+    dnnl_memory_desc_t data{};
+    if (text.size() != 2 * sizeof data)
+        return std::nullopt;
+    auto* bytes = reinterpret_cast<unsigned char*>(&data);
+    for (std::size_t i = 0; i < sizeof data; ++i) {
+        auto digit = [](char c) -> int {
+            if (c >= '0' && c <= '9')
+                return c - '0';
+            if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+            return -1;
+        };
+        const int hi = digit(text[2 * i]), lo = digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return std::nullopt;
+        bytes[i] = static_cast<unsigned char>(hi * 16 + lo);
+    }
+    return memory::desc(data);
+}
+
+/// The two layouts of a packed layout's text, or nothing when it is not one.
+std::optional<std::pair<memory::desc, memory::desc>> readPackedLayout(std::string_view text) {
+    const std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos)
+        return std::nullopt;
+    auto own = descOfHex(text.substr(0, colon));
+    auto packed = descOfHex(text.substr(colon + 1));
+    if (!own || !packed || own->get_size() != packed->get_size() ||
+        own->data.ndims != packed->data.ndims)
+        return std::nullopt;
+    return std::pair{*own, *packed};
+}
+
+} // namespace
+
+Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (!allFloat32(spec) && postOpsOf(*spec.node).empty())
+        return makePlainMatmul(spec);
+    std::optional<memory::desc> packed;
+    if (const std::string layout = packedLayoutOf(*spec.node); !layout.empty()) {
+        const auto layouts = readPackedLayout(layout);
+        if (!layouts)
+            return specError(spec, "its weights' packed layout is not one this build reads");
+        packed = layouts->second;
+    }
+    auto build = buildMatmul(spec, ctx, packed ? &*packed : nullptr);
+    if (!build)
+        return build.error();
+    if (packed && (!build.value().calls.sharedWeights ||
+                   build.value().calls.weights.get_size() != packed->get_size()))
+        return specError(spec, "its weights are packed, but it reads them as more than one matrix");
+    return std::unique_ptr<Kernel>(
+        std::make_unique<MatmulKernel>(ctx, build.take(), spec, packed.has_value()));
+}
+
+std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelContext& ctx) {
+    if (input != 1 || spec.node->op->kernel.family != KernelFamily::Matmul || !allFloat32(spec))
+        return {};
+    try {
+        auto plain = buildMatmul(spec, ctx, nullptr);
+        if (!plain || !plain.value().calls.sharedWeights)
+            return {};
+        const MatmulCalls& calls = plain.value().calls;
+        const memory::desc any(calls.weights.dims(), dt::f32, memory::format_tag::any);
+        auto build = buildMatmul(spec, ctx, &any);
+        if (!build)
+            return {};
+        const memory::desc preferred = build.value().pd->weights_desc();
+        if (preferred == calls.weights || preferred.get_size() != calls.weights.get_size())
+            return {};
+        return hexOf(calls.weights) + ":" + hexOf(preferred);
+    } catch (const dnnl::error&) {
+        return {};
+    }
+}
+
+std::string packConstant(std::byte* dst, const void* src, const std::string& layout,
+                         CpuKernelContext& ctx) {
+    const auto layouts = readPackedLayout(layout);
+    if (!layouts)
+        return "its packed layout is not one this build reads";
+    try {
+        memory from(layouts->first, ctx.engine, const_cast<void*>(src));
+        memory to(layouts->second, ctx.engine, dst);
+        dnnl::reorder(from, to).execute(ctx.stream, from, to);
+        ctx.stream.wait();
+    } catch (const dnnl::error& e) {
+        return std::string("packing it failed: ") + e.what();
+    }
+    return {};
 }
 
 namespace {

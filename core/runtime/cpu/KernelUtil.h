@@ -33,6 +33,19 @@ Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec,
                                               ::placer::CpuKernelContext& ctx);
 Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec,
                                             ::placer::CpuKernelContext& ctx);
+/// Weight packing (runtime/Optimize.h): for a node this context would run, the layout its
+/// kernel wants constant input `input` in, when that differs from the input's own and takes the
+/// same bytes, as text the kernel and packConstant() read back; empty otherwise. A matrix
+/// product's one weight matrix has such a layout: oneDNN's blocked one, which it would
+/// otherwise copy the weights into on every run.
+std::string packedLayout(const KernelSpec& spec, std::size_t input,
+                         ::placer::CpuKernelContext& context);
+
+/// Writes a constant's own bytes into `dst` in `layout` (from packedLayout()): empty when done,
+/// else why not.
+std::string packConstant(std::byte* dst, const void* src, const std::string& layout,
+                         ::placer::CpuKernelContext& context);
+
 /// Convolution and matrix products in any element type, for what oneDNN (float32) does not take.
 Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec);
 Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec);

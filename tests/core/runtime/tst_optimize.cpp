@@ -112,13 +112,26 @@ struct Optimised {
 /// Plans `graph` on `devices`, optimises it with `passes` (by default channels-last alone) on
 /// the devices in `enabled`, and checks that the optimised graph computes what the user's graph
 /// computes.
+/// Weight packing asks the physical devices for their layouts: with `physical`, the passes get
+/// fresh devices for `devices` (as runGraph maps them).
 Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> enabled,
-                             OptimizeOptions passes = {.channelsLast = true, .fusion = false}) {
+                             OptimizeOptions passes = {.channelsLast = true, .fusion = false},
+                             bool physical = false) {
     Optimised o;
     o.graph = std::move(graph);
     o.devices = std::move(devices);
     o.plan = planDevices(o.graph, o.devices, PlanOptions{});
-    auto optimized = optimizeGraph(o.graph, o.devices, o.plan, PlanOptions{}, enabled, passes);
+    DeviceRegistry registry;
+    std::vector<Device*> mapping;
+    if (physical) {
+        std::vector<std::string> warnings;
+        auto mapped = mapDevices(o.devices, {}, registry, &warnings);
+        if (!mapped)
+            qFatal("mapping: %s", mapped.error().message.c_str());
+        mapping = mapped.take();
+    }
+    auto optimized =
+        optimizeGraph(o.graph, o.devices, o.plan, PlanOptions{}, enabled, passes, mapping);
     if (!optimized)
         qFatal("optimising: %s", optimized.error().message.c_str());
     o.result = optimized.take();
@@ -154,6 +167,10 @@ private slots:
     void aFusedGroupsTimeIsOnItsHead();
     void aWrittenOutLayerNormBecomesOneKernel();
     void aWrittenOutGeluBecomesOneKernel();
+    void matrixProductsTakeABiasAndTheirChain();
+    void matrixProductFusionStopsWhereItMust();
+    void packedWeightsAreWrittenAtLoad_data();
+    void packedWeightsAreWrittenAtLoad();
 };
 
 void TestOptimize::committedModelsComputeTheSame_data() {
@@ -197,9 +214,10 @@ void TestOptimize::committedModelsComputeTheSame() {
             continue;
         QCOMPARE(o.result.graph.nodes()[i].name, o.graph.node(origin).name);
     }
-    // With fusion as well (what placer run does), the models still compute the same, every
-    // convolution is still there, and each fused node is named after what it computes.
-    const Optimised both = optimiseAndCompare(loaded.value().graph, vcpus(1), {true}, {});
+    // With fusion and weight packing as well (what placer run does), the models still compute
+    // the same, every convolution is still there, and each fused node is named after what it
+    // computes.
+    const Optimised both = optimiseAndCompare(loaded.value().graph, vcpus(1), {true}, {}, true);
     QCOMPARE(countOp(both.result.graph, "Conv"), convolutions);
     for (std::uint32_t i = 0; i < both.result.graph.size(); ++i) {
         const Node& node = both.result.graph.nodes()[i];
@@ -524,6 +542,131 @@ void TestOptimize::aWrittenOutGeluBecomesOneKernel() {
     for (const std::string& note : o.result.notes)
         noted = noted || note == "GELU on v1: 2 written out as five ops each, now one kernel each";
     QVERIFY(noted);
+}
+
+void TestOptimize::matrixProductsTakeABiasAndTheirChain() {
+    // A transformer's MLP and a classifier: m1 -> a1 (+ bias row) -> GELU written out (g_*);
+    // m2 -> a2 (bias + m2, the other way round) -> r2 (+ x, a residual); a reshape; a Gemm with
+    // its own bias (transB) -> relu -> + a tensor of the output's shape (a residual, not a bias).
+    ModelBuilder b({2, 5, 16});
+    b.weight("w1", {16, 32});
+    b.weight("b1", {32});
+    b.weight("w2", {32, 16});
+    b.weight("b2", {16});
+    b.weight("w3", {8, 16});
+    b.weight("c3", {8});
+    b.weight("full", {10, 8});
+    b.ints("shape", {10, 16});
+    test::addInitializer(b.model, "sqrt2", {})->add_float_data(1.41421356f);
+    test::addInitializer(b.model, "one", {})->add_float_data(1.0f);
+    test::addInitializer(b.model, "half", {})->add_float_data(0.5f);
+    b.node("MatMul", {"x", "w1"}, "m1");
+    b.node("Add", {"m1", "b1"}, "a1");
+    b.node("Div", {"a1", "sqrt2"}, "g_s");
+    b.node("Erf", {"g_s"}, "g_e");
+    b.node("Add", {"g_e", "one"}, "g_p");
+    b.node("Mul", {"a1", "g_p"}, "g_m");
+    b.node("Mul", {"g_m", "half"}, "g_y");
+    b.node("MatMul", {"g_y", "w2"}, "m2");
+    b.node("Add", {"b2", "m2"}, "a2");
+    b.node("Add", {"a2", "x"}, "r2");
+    b.node("Reshape", {"r2", "shape"}, "flat");
+    onnx::NodeProto* gemm = b.node("Gemm", {"flat", "w3", "c3"}, "m3");
+    test::setInt(gemm, "transB", 1);
+    b.node("Relu", {"m3"}, "r3");
+    b.node("Add", {"r3", "full"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {10, 8}), vcpus(1), {true}, {});
+    auto fused = [&](const char* name) -> const Node& {
+        const auto id = o.result.graph.find(name);
+        if (!id)
+            qFatal("no node %s", name);
+        return o.result.graph.node(*id);
+    };
+    const Node& m1 = fused("m1+a1+g_s+g_e+g_p+g_m+g_y");
+    QCOMPARE(postOpsOf(m1), std::string("bias;gelu_erf"));
+    QCOMPARE(m1.inputs.size(), std::size_t{3}); // x, w1, then the bias
+    QCOMPARE(o.result.graph.node(m1.inputs[2].node).name, std::string("b1"));
+    QCOMPARE(postOpsOf(fused("m2+a2+r2")), std::string("bias;add"));
+    // Gemm's bias is its own: the chain starts with its activation.
+    QCOMPARE(postOpsOf(fused("m3+r3+y")), std::string("relu:0;add"));
+    QCOMPARE(countOp(o.result.graph, "Erf") + countOp(o.result.graph, "Add") +
+                 countOp(o.result.graph, "Relu") + countOp(o.result.graph, "Div"),
+             0);
+    for (const char* member : {"a1", "g_s", "g_e", "g_p", "g_m", "g_y"})
+        QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("m1"));
+    QCOMPARE(o.result.fusedInto[o.graph.find("r2")->index], *o.graph.find("m2"));
+    QCOMPARE(o.result.fusedInto[o.graph.find("y")->index], *o.graph.find("m3"));
+    bool noted = false;
+    for (const std::string& note : o.result.notes)
+        noted = noted || note == "post-op fusion on v1: 3 matrix products took 10 element-wise ops";
+    QVERIFY(noted);
+}
+
+void TestOptimize::matrixProductFusionStopsWhereItMust() {
+    // m1's Add reads a [2,5,32] tensor, no row: a residual, not a bias. a2 adds a1 to itself,
+    // no post-op. m2's value is also a graph output: m2 keeps its bias Add (a3) apart.
+    ModelBuilder b({2, 5, 16});
+    b.weight("w1", {16, 32});
+    b.weight("res", {2, 5, 32});
+    b.weight("w2", {32, 16});
+    b.weight("b2", {16});
+    b.node("MatMul", {"x", "w1"}, "m1");
+    b.node("Add", {"m1", "res"}, "a1");
+    b.node("Add", {"a1", "a1"}, "a2");
+    b.node("MatMul", {"a2", "w2"}, "m2");
+    b.node("Add", {"m2", "b2"}, "y");
+    test::addValue(b.model.mutable_graph()->mutable_output(), "m2", {2, 5, 16});
+    const Optimised o = optimiseAndCompare(b.load("y", {2, 5, 16}), vcpus(1), {true}, {});
+    const auto m1 = o.result.graph.find("m1+a1");
+    QVERIFY(m1.has_value());
+    QCOMPARE(postOpsOf(o.result.graph.node(*m1)), std::string("add"));
+    QVERIFY(o.result.graph.find("a2").has_value());
+    QVERIFY(postOpsOf(o.result.graph.node(*o.result.graph.find("m2"))).empty());
+    QVERIFY(o.result.graph.find("y").has_value());
+    QVERIFY(!o.result.fusedInto[o.graph.find("y")->index].valid());
+}
+
+void TestOptimize::packedWeightsAreWrittenAtLoad_data() {
+    QTest::addColumn<bool>("host");
+    QTest::newRow("virtual CPU") << false;
+    QTest::newRow("host CPU, whose constants are used where they lie") << true;
+}
+
+void TestOptimize::packedWeightsAreWrittenAtLoad() {
+    // w1 is read by m1 alone: packed. w2 is read by m2 and m3: left as it is. The packed
+    // weights are the same bytes, reordered: the device's memory plan does not change.
+    QFETCH(bool, host);
+    ModelBuilder b({4, 64});
+    b.weight("w1", {64, 256});
+    b.weight("w2", {256, 256});
+    b.node("MatMul", {"x", "w1"}, "m1");
+    b.node("MatMul", {"m1", "w2"}, "m2");
+    b.node("MatMul", {"m2", "w2"}, "y");
+    DeviceSet devices;
+    devices.add(VirtualDevice{"v1", host ? DeviceKind::Cpu : DeviceKind::VCpu});
+    devices.chooseDefaults();
+    devices.setDefaultDevice(DeviceId(0));
+    Graph graph = b.load("y", {4, 256});
+    const Optimised o = optimiseAndCompare(std::move(graph), devices, {true},
+                                           {.channelsLast = true, .fusion = true}, true);
+    const Graph& g = o.result.graph;
+    QVERIFY(packedLayoutOf(g.node(*g.find("w2"))).empty());
+    QVERIFY(packedLayoutOf(g.node(*g.find("y"))).empty());
+    // Whether oneDNN prefers a blocked layout for these weights depends on the machine's ISA.
+    const std::string layout = packedLayoutOf(g.node(*g.find("w1")));
+    if (layout.empty())
+        QSKIP("oneDNN reads these weights in their own layout on this machine: nothing to pack");
+    QCOMPARE(packedLayoutOf(g.node(*g.find("m1"))), layout);
+    QCOMPARE(o.result.plan.memory.devices.size(), o.plan.memory.devices.size());
+    QCOMPARE(o.result.plan.memory.devices[0].peakBytes, o.plan.memory.devices[0].peakBytes);
+    bool noted = false;
+    for (const std::string& note : o.result.notes)
+        noted = noted || note.starts_with("weight packing on v1: 1 matrix products");
+    QVERIFY(noted);
+    // Without the devices to ask, nothing is packed.
+    const Optimised plain = optimiseAndCompare(o.graph, devices, {true}, {}, false);
+    for (const Node& node : plain.result.graph.nodes())
+        QVERIFY(packedLayoutOf(node).empty());
 }
 
 #include "tst_optimize.moc"

@@ -758,6 +758,21 @@ void TestPlacerCli::runIsOptimisedUnlessTold() {
     QVERIFY(plainReport.value()["optimizations"].items().empty());
     for (const Json& node : plainReport.value()["nodes"].items())
         QVERIFY(!node.find("name")->asString().ends_with("/to_nhwc"));
+    // A transformer: its matrix products take their bias and what follows, their weights are
+    // packed where oneDNN prefers another layout (which depends on the machine), and the
+    // reference check holds. --no-optimize turns every pass off.
+    const QString encoder = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_encoder.onnx");
+    const QStringList encoderArgs{"run", encoder, "--devices", "v1:vcpu", "--iterations", "1"};
+    const Run transformer = placerRun(encoderArgs);
+    QCOMPARE(transformer.code, 0);
+    QVERIFY2(transformer.out.contains("optimised: post-op fusion on v1: 8 matrix products took "
+                                      "22 element-wise ops") &&
+                 transformer.out.contains("reference check: ok"),
+             qPrintable(transformer.out));
+    const Run unfused = placerRun(encoderArgs + QStringList{"--no-optimize"});
+    QCOMPARE(unfused.code, 0);
+    QVERIFY2(!unfused.out.contains("optimised:") && unfused.out.contains("reference check: ok"),
+             qPrintable(unfused.out));
 }
 
 void TestPlacerCli::runErrors_data() {

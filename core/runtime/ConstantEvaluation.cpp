@@ -16,6 +16,7 @@ Result<std::vector<TensorData>> evaluateOnCpu(const Node& node,
     static std::mutex mutex;
     static CpuKernelContext* context = new CpuKernelContext();
     std::lock_guard lock(mutex);
+    const ScopedOmpThreads one(1); // on the caller's thread, which keeps no helper threads
     KernelSpec spec;
     spec.node = &node;
     spec.inputs = inputTypes;

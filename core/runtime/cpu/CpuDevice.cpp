@@ -174,7 +174,7 @@ Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
 std::string CpuDevice::packedLayout(const KernelSpec& spec, std::size_t input) {
     // On the worker, as prepare() is: the layout oneDNN prefers may depend on the thread count.
     std::string layout;
-    enqueue([&] { layout = cpu::packedLayout(spec, input, *m_kernelContext); });
+    enqueue([&] { layout = packedLayoutFor(spec, input, *m_kernelContext); });
     synchronize();
     return layout;
 }

@@ -957,21 +957,6 @@ double workOf(const KernelSpec& spec) {
     return out;
 }
 
-/// Sets the calling thread's OpenMP thread count for as long as it lives, then restores it.
-class ScopedOmpThreads {
-public:
-    explicit ScopedOmpThreads(int threads) : m_before(omp_get_max_threads()) {
-        if (threads > 0)
-            omp_set_num_threads(threads);
-    }
-    ~ScopedOmpThreads() { omp_set_num_threads(m_before); }
-    ScopedOmpThreads(const ScopedOmpThreads&) = delete;
-    ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
-
-private:
-    int m_before;
-};
-
 /// A kernel that runs on one thread in a context with more: it is created (oneDNN fixes some
 /// primitives' thread counts then) and run with OpenMP set to one thread.
 class SingleThreaded final : public Kernel {
@@ -1028,12 +1013,34 @@ Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelC
 
 } // namespace
 
-Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
+ScopedOmpThreads::ScopedOmpThreads(int threads) : m_before(omp_get_max_threads()) {
+    if (threads > 0)
+        omp_set_num_threads(threads);
+}
+
+ScopedOmpThreads::~ScopedOmpThreads() {
+    omp_set_num_threads(m_before);
+}
+
+namespace {
+
+/// Whether the kernel for `spec` runs on one thread in a context with more.
+bool runsSingleThreaded(const KernelSpec& spec, const CpuKernelContext& context) {
     const KernelFamily family = spec.node->op->kernel.family;
     const bool computeBound = family == KernelFamily::Matmul || family == KernelFamily::Conv;
-    const bool small =
-        context.threads > 1 && workOf(spec) < (computeBound ? kParallelMacs : kParallelElements);
-    if (!small)
+    return context.threads > 1 && workOf(spec) < (computeBound ? kParallelMacs : kParallelElements);
+}
+
+} // namespace
+
+std::string packedLayoutFor(const KernelSpec& spec, std::size_t input, CpuKernelContext& context) {
+    // With the thread count its kernel is created with: oneDNN's preferred layout may depend on it.
+    const ScopedOmpThreads threads(runsSingleThreaded(spec, context) ? 1 : 0);
+    return cpu::packedLayout(spec, input, context);
+}
+
+Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context) {
+    if (!runsSingleThreaded(spec, context))
         return makeKernelFor(spec, context);
     // oneDNN fixes some primitives' thread counts from the creating thread's OpenMP setting.
     const ScopedOmpThreads one(1);

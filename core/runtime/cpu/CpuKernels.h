@@ -20,8 +20,29 @@ struct CpuKernelContext {
     int threads = 1;
 };
 
+/// Sets the calling thread's OpenMP thread count for as long as it lives (0: leaves it), then
+/// restores it. Kernels run outside a context's worker (constant folding at load) run under one
+/// thread: a team of helper threads kept for the calling thread would make every context's
+/// helpers sleep between kernels rather than wait for the next, since libgomp stops spinning
+/// once it keeps more threads than there are cores.
+class ScopedOmpThreads {
+public:
+    explicit ScopedOmpThreads(int threads);
+    ~ScopedOmpThreads();
+    ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+    ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
+
+private:
+    int m_before;
+};
+
 /// A kernel for `spec` on a CPU context, or a sentence saying why there is none.
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context);
+
+/// Weight packing (runtime/Optimize.h): the layout the kernel for `spec` would want its constant
+/// input `input` in, when that differs from its own and takes the same bytes (a matrix
+/// product's one weight matrix, in oneDNN's blocked layout); empty otherwise.
+std::string packedLayoutFor(const KernelSpec& spec, std::size_t input, CpuKernelContext& context);
 
 /// The kernel families the CPU backend has kernels for (it must be every family whose
 /// kernelCapability has CPU types; tst_kernels checks).

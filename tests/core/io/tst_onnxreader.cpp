@@ -28,6 +28,7 @@
 #include <QTest>
 
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <random>
@@ -67,6 +68,7 @@ class TestOnnxReader : public QObject {
     Q_OBJECT
 
 private slots:
+    void foldingStartsNoThreads(); // first: before any other test folds on this thread
     void committedModels_data();
     void committedModels();
     void agreesWithPythonOnnx_data();
@@ -769,6 +771,45 @@ onnx::ModelProto flattenByShapeModel() {
 }
 
 } // namespace
+
+void TestOnnxReader::foldingStartsNoThreads() {
+    // Folding runs kernels on the loading thread. A oneDNN kernel there, with OpenMP's default
+    // of a thread per core, would leave the thread a team of helpers for the process's life,
+    // and libgomp, keeping more threads than cores, then makes every context's helpers sleep
+    // between kernels: two-thread contexts ran small models twice as slowly after a fold.
+    installConstantFolding();
+    const auto threads = [] {
+        std::size_t n = 0;
+        for ([[maybe_unused]] const auto& task :
+             std::filesystem::directory_iterator("/proc/self/task"))
+            ++n;
+        return n;
+    };
+    onnx::ModelProto model = emptyModel("fold");
+    onnx::GraphProto* g = model.mutable_graph();
+    setShape(g->add_input(), {std::int64_t{256}, std::int64_t{256}});
+    g->mutable_input(0)->set_name("x");
+    setShape(g->add_output(), {std::int64_t{256}, std::int64_t{256}});
+    g->mutable_output(0)->set_name("y");
+    for (const char* name : {"a", "b"}) {
+        onnx::TensorProto* t = addInitializer(model, name, {256, 256});
+        for (int i = 0; i < 256 * 256; ++i)
+            t->add_float_data(static_cast<float>(i % 7));
+    }
+    addNode(model, "Add", {"a", "b"}, {"sum"});
+    addNode(model, "Add", {"x", "sum"}, {"y"});
+    const std::size_t before = threads();
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph =
+        readOnnx(bytesOf(model), "fold.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    const Node& y = graph.value().node(*graph.value().find("y"));
+    const bool folded = graph.value().node(y.inputs[1].node).isConstant();
+    setConstantEvaluator(nullptr); // the tests before folding was installed expect none
+    QVERIFY(folded);
+    QCOMPARE(threads(), before);
+}
 
 void TestOnnxReader::oldOpsetIsConverted() {
     onnx::ModelProto model = reluModel();

@@ -472,7 +472,9 @@ public:
                 fused.attrs.set(kPostOpsAttr, ops);
                 fused.outputs = {node.outputs[0]};
                 FusedCounts& counts = m_fusedByDevice[m_device[i].index];
-                ++(isConv(head) ? counts.convolutions : counts.products);
+                ++(isConv(head)     ? counts.convolutions
+                   : isMatmul(head) ? counts.products
+                                    : counts.normalisations);
                 counts.ops += static_cast<int>(group.members.size());
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
             }
@@ -498,8 +500,8 @@ public:
         return pairs;
     }
     struct FusedCounts {
-        int convolutions = 0, products = 0; ///< heads
-        int ops = 0;                        ///< the ops they took
+        int convolutions = 0, products = 0, normalisations = 0; ///< heads
+        int ops = 0;                                            ///< the ops they took
     };
     const std::map<std::int32_t, FusedCounts>& fusedByDevice() const { return m_fusedByDevice; }
     /// Per device: how many layer normalisations written out as nine ops became one.
@@ -719,9 +721,13 @@ private:
         return node.op->kernel.family == KernelFamily::Matmul && node.inputs.size() <= 3;
     }
 
+    static bool isBatchNorm(const Node& node) {
+        return node.op->kernel.family == KernelFamily::BatchNorm;
+    }
+
     bool isHead(NodeId id) const {
         const Node& node = m_in.node(id);
-        return (isConv(node) || isMatmul(node)) && node.outputs.size() == 1 &&
+        return (isConv(node) || isMatmul(node) || isBatchNorm(node)) && node.outputs.size() == 1 &&
                node.outputs[0].dtype == DType::Float32 && node.inputs.size() >= 2 &&
                node.subgraphs.empty() && enabledOn(id) && !node.attrs.has(kPostOpsAttr);
     }
@@ -773,6 +779,19 @@ private:
         const TensorType& type = m_in.type(value);
         if (userPinned(group.head))
             return false;
+        if (isBatchNorm(m_in.node(group.head))) {
+            // oneDNN's batch normalisation applies a Relu after it, and nothing else.
+            if (!group.members.empty() || readers.size() != 1 || !joinable(readers[0], device))
+                return false;
+            const Node& next = m_in.node(readers[0]);
+            if (next.inputs[0] != value || next.outputs[0] != type ||
+                unaryPostOp(m_in, next) != "relu:0")
+                return false;
+            group.members.push_back(readers[0]);
+            group.postOps.push_back("relu:0");
+            value = ValueRef{readers[0], 0};
+            return true;
+        }
         const bool matmul = isMatmul(m_in.node(group.head));
         if (matmul) {
             if (const auto g = geluOf(value, device)) {
@@ -1031,6 +1050,9 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                 if (counts.products > 0)
                     heads += (heads.empty() ? "" : " and ") + std::to_string(counts.products) +
                              " matrix products";
+                if (counts.normalisations > 0)
+                    heads += (heads.empty() ? "" : " and ") +
+                             std::to_string(counts.normalisations) + " batch normalisations";
                 result.notes.push_back("post-op fusion on " + devices[DeviceId(device)].name +
                                        ": " + heads + " took " + std::to_string(counts.ops) +
                                        " element-wise ops");

@@ -21,7 +21,8 @@
 //    LayerNormalization node (oneDNN's kernel), and the exact GELU written out as five (Div by
 //    sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5) one Gelu node (oneDNN's gelu_erf), under the same
 //    rules. Matrix products (MatMul, Gemm) take a bias row, then the same chains, a GELU
-//    included: a transformer's MatMul, Add bias, GELU is one oneDNN matmul.
+//    included: a transformer's MatMul, Add bias, GELU is one oneDNN matmul. A batch
+//    normalisation takes the Relu after it (DenseNet's pre-activation), and nothing else.
 //  - weight packing: on a CPU device, a matrix product's constant weights that nothing else
 //    reads are written at load in the blocked layout its oneDNN kernel prefers (the same bytes,
 //    reordered), instead of the kernel reordering them on every run. The constant and its

@@ -973,8 +973,16 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernel
     // Outputs 2 and 3 of Relay's batch_norm are the moving mean and variance, passed through.
     const std::int64_t channelBytes = spec.inputs[3].bytes();
     const std::size_t extraOutputs = spec.outputs.size() - 1;
+    // Post-op fusion (runtime/Optimize.h) gives a batch normalisation the Relu after it.
+    const std::string postOps = postOpsOf(*spec.node);
+    if (!postOps.empty() && postOps != "relu:0")
+        return specError(spec,
+                         "a batch normalisation takes only a Relu after it, not '" + postOps + "'");
+    const bool relu = !postOps.empty();
     if (axis == 1 && rank >= 2 && rank <= 5) {
         auto flags = dnnl::normalization_flags::use_global_stats;
+        if (relu)
+            flags |= dnnl::normalization_flags::fuse_norm_relu;
         if (scale)
             flags |= dnnl::normalization_flags::use_scale;
         if (center)
@@ -995,7 +1003,7 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernel
         k.bind(DNNL_ARG_MEAN, 3, channel);
         k.bind(DNNL_ARG_VARIANCE, 4, channel);
         k.bind(DNNL_ARG_DST, -1, data);
-        const std::string name = k.implementation();
+        const std::string name = k.implementation() + (relu ? "+relu" : "");
         return makeKernel(name, [kernel, extraOutputs, channelBytes](const std::byte* const* inputs,
                                                                      std::byte* const* outputs) {
             (*kernel)->run(inputs, outputs);
@@ -1007,7 +1015,8 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernel
         return specError(spec, "channels-last batch normalisation needs channels on axis 1");
     const std::int64_t outer = norm.outer, channels = norm.channels, inner = norm.inner;
     return makeKernel(
-        "plain:batch_norm", [=](const std::byte* const* inputs, std::byte* const* outputs) {
+        relu ? "plain:batch_norm+relu" : "plain:batch_norm",
+        [=](const std::byte* const* inputs, std::byte* const* outputs) {
             const auto* x = reinterpret_cast<const float*>(inputs[0]);
             const auto* gamma = reinterpret_cast<const float*>(inputs[1]);
             const auto* betaIn = reinterpret_cast<const float*>(inputs[2]);
@@ -1021,6 +1030,10 @@ Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernel
                     const std::int64_t base = (o * channels + c) * inner;
                     for (std::int64_t i = 0; i < inner; ++i)
                         y[base + i] = x[base + i] * g + b;
+                    if (relu) {
+                        for (std::int64_t i = 0; i < inner; ++i)
+                            y[base + i] = std::max(y[base + i], 0.0f);
+                    }
                 }
             }
             for (std::size_t k = 0; k < extraOutputs; ++k)

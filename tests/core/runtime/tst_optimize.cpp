@@ -169,6 +169,7 @@ private slots:
     void aWrittenOutGeluBecomesOneKernel();
     void matrixProductsTakeABiasAndTheirChain();
     void matrixProductFusionStopsWhereItMust();
+    void batchNormalisationTakesTheReluAfterIt();
     void packedWeightsAreWrittenAtLoad_data();
     void packedWeightsAreWrittenAtLoad();
 };
@@ -624,6 +625,37 @@ void TestOptimize::matrixProductFusionStopsWhereItMust() {
     QVERIFY(postOpsOf(o.result.graph.node(*o.result.graph.find("m2"))).empty());
     QVERIFY(o.result.graph.find("y").has_value());
     QVERIFY(!o.result.fusedInto[o.graph.find("y")->index].valid());
+}
+
+void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
+    // DenseNet's pre-activation: BatchNormalization -> Relu -> Conv, twice; the second
+    // normalisation is followed by a Sigmoid, which oneDNN's normalisation cannot apply.
+    ModelBuilder b({1, 4, 8, 8});
+    for (const char* name : {"n1", "n2"}) {
+        const std::string n = name;
+        b.weight(n + "_scale", {4});
+        b.weight(n + "_bias", {4});
+        b.weight(n + "_mean", {4});
+        onnx::TensorProto* var = test::addInitializer(b.model, n + "_var", {4});
+        for (float v : {0.5f, 1.0f, 2.0f, 0.25f})
+            var->add_float_data(v);
+    }
+    b.node("BatchNormalization", {"x", "n1_scale", "n1_bias", "n1_mean", "n1_var"}, "n1");
+    b.node("Relu", {"n1"}, "r1");
+    b.conv("r1", "c1", 4, 4);
+    b.node("BatchNormalization", {"c1", "n2_scale", "n2_bias", "n2_mean", "n2_var"}, "n2");
+    b.node("Sigmoid", {"n2"}, "y");
+    for (const bool channelsLast : {false, true}) {
+        const Optimised o = optimiseAndCompare(b.load("y", {1, 4, 8, 8}), vcpus(1), {true},
+                                               {.channelsLast = channelsLast, .fusion = true});
+        const auto fused = o.result.graph.find("n1+r1");
+        QVERIFY(fused.has_value());
+        QCOMPARE(postOpsOf(o.result.graph.node(*fused)), std::string("relu:0"));
+        QCOMPARE(o.result.fusedInto[o.graph.find("r1")->index], *o.graph.find("n1"));
+        QVERIFY(o.result.graph.find("n2").has_value());
+        QVERIFY(o.result.graph.find("y").has_value());
+        b.model.mutable_graph()->mutable_output()->Clear();
+    }
 }
 
 void TestOptimize::packedWeightsAreWrittenAtLoad_data() {

@@ -27,7 +27,17 @@ struct Loaded {
     DeviceRegistry registry;
     std::unique_ptr<Executor> executor;
     std::vector<HostTensor> inputs;
+    /// Planned memory over every device: of the user's graph as planned, and of what runs (the
+    /// optimised graph, when load() optimises).
+    std::int64_t userPlannedBytes = 0, plannedBytes = 0;
 };
+
+inline std::int64_t plannedBytes(const Plan& plan) {
+    std::int64_t bytes = 0;
+    for (const DeviceMemory& device : plan.memory.devices)
+        bytes += device.peakBytes;
+    return bytes;
+}
 
 /// Plans, lowers and loads onto `mapping` (by default, what mapDevices picks for `maps`), with
 /// seeded random inputs. With `optimize`, the graph is optimised for its devices after placement
@@ -37,6 +47,7 @@ inline void load(Loaded& l, const std::vector<DeviceMapRequest>& maps = {},
                  std::vector<Device*> mapping = {}, const PlanOptions& options = {},
                  const std::optional<OptimizeOptions>& optimize = std::nullopt) {
     l.plan = planDevices(l.graph, l.devices, options);
+    l.userPlannedBytes = plannedBytes(l.plan);
     if (mapping.empty()) {
         std::vector<std::string> warnings;
         auto mapped = mapDevices(l.devices, maps, l.registry, &warnings);
@@ -60,6 +71,7 @@ inline void load(Loaded& l, const std::vector<DeviceMapRequest>& maps = {},
         l.graph = std::move(sharded.graph);
         l.plan = std::move(sharded.plan);
     }
+    l.plannedBytes = plannedBytes(l.plan);
     auto program = lowerToBytecode(l.graph, l.devices, l.plan);
     if (!program) {
         std::fprintf(stderr, "lowering: %s\n", program.error().message.c_str());

@@ -7,7 +7,9 @@
 // onnxruntime-node (N intra-op threads, all graph optimisations, the same file and the same seeded
 // inputs; a model with one symbolic input at the shape of NAME.input.npy beside it, when there is
 // one). It prints each median latency, the ratio ours / ONNX Runtime, the outputs' largest
-// difference relative to the largest output value, and the geometric mean of the ratios.
+// difference relative to the largest output value, and the geometric mean of the ratios; and
+// the planned memory of what ran against that of the user's graph as planned (the optimisations
+// must not raise it).
 //
 //   bench_vs_ort [--threads 1,2] [--iterations N] [--only NAME,NAME] [--ops K] [--no-optimize]
 //   bench_vs_ort --quick      the committed tiny_resnet only (what CTest runs)
@@ -192,6 +194,7 @@ struct Row {
     std::string model;
     int threads = 1;
     double ours = -1, ort = -1;
+    double memory = 1; ///< planned memory of what ran over the user's graph's
 };
 
 void benchModel(const Options& options, const std::string& modules, const fs::path& path,
@@ -237,7 +240,12 @@ void benchModel(const Options& options, const std::string& modules, const fs::pa
             }
         }
         const RunResult r = bench::run(l, 2, options.iterations);
-        Row row{name, threads, median(r.latencyMicros) / 1000.0, -1};
+        Row row{name, threads, median(r.latencyMicros) / 1000.0, -1,
+                static_cast<double>(l.plannedBytes) /
+                    static_cast<double>(std::max<std::int64_t>(l.userPlannedBytes, 1))};
+        char planned[96];
+        std::snprintf(planned, sizeof planned, "  planned memory %.1f MiB (%.2fx unoptimised)",
+                      static_cast<double>(l.plannedBytes) / (1 << 20), row.memory);
         std::string note;
         if (modules.empty()) {
             note = "ONNX Runtime skipped";
@@ -257,12 +265,12 @@ void benchModel(const Options& options, const std::string& modules, const fs::pa
         }
         if (row.ort > 0)
             std::printf(
-                "%-22s %d thread%s  ours %9.2f ms  ONNX Runtime %9.2f ms  ratio %5.2f  %s\n",
+                "%-22s %d thread%s  ours %9.2f ms  ONNX Runtime %9.2f ms  ratio %5.2f  %s%s\n",
                 name.c_str(), threads, threads == 1 ? " " : "s", row.ours, row.ort,
-                row.ours / row.ort, note.c_str());
+                row.ours / row.ort, note.c_str(), planned);
         else
-            std::printf("%-22s %d thread%s  ours %9.2f ms  %s\n", name.c_str(), threads,
-                        threads == 1 ? " " : "s", row.ours, note.c_str());
+            std::printf("%-22s %d thread%s  ours %9.2f ms  %s%s\n", name.c_str(), threads,
+                        threads == 1 ? " " : "s", row.ours, note.c_str(), planned);
         std::fflush(stdout);
         if (options.ops > 0)
             printOps(l, r, options.ops);
@@ -352,5 +360,13 @@ int main(int argc, char** argv) {
                         threads, threads == 1 ? "" : "s", count, std::exp(logSum / count), worst,
                         worstModel.c_str());
     }
+    // The optimisations must not raise the planned memory (fusion drops intermediate values;
+    // layout changes add some): the largest ratio over the user's graph as planned.
+    const auto most = std::max_element(
+        rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.memory < b.memory; });
+    if (most != rows.end() && options.optimize)
+        std::printf("planned memory of the optimised graph over the user's graph: at most %.2fx "
+                    "(%s, goal <= 1.0)\n",
+                    most->memory, most->model.c_str());
     return 0;
 }

@@ -307,6 +307,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     OptimizeOptions optimizeOptions;
     optimizeOptions.channelsLast = optimize;
     optimizeOptions.fusion = optimize;
+    optimizeOptions.transposes = optimize;
     optimizeOptions.packWeights = optimize;
     auto optimized = optimizeForDevices(planned.model.graph, devices, planned.plan, planned.options,
                                         mapping.value(), optimizeOptions);

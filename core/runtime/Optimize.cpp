@@ -904,6 +904,190 @@ private:
     std::map<std::int32_t, int> m_gelusByDevice;
 };
 
+// ---- transpose elimination ----------------------------------------------------------------------
+
+/// A Transpose that reads a Transpose on the same CPU device reads the first one's input with
+/// the two permutations composed; where the composition is the identity, its readers read that
+/// input and it is gone. A transpose nothing reads any more is gone too. That is where the
+/// channels-last pass's layout changes meet the model's own transposes (ConvNeXt moves to
+/// channels-last for each LayerNorm and back: with its convolutions NHWC, both cancel).
+/// Never a node the user pinned; a graph output stays.
+class TransposeElimination {
+public:
+    TransposeElimination(const Graph& graph, const Graph& user, const std::vector<NodeId>& origin,
+                         const std::vector<NodeId>& carried, const std::vector<bool>& enabled)
+        : m_in(graph), m_user(user), m_origin(origin), m_carried(carried), m_enabled(enabled) {}
+
+    /// Finds what goes; false when nothing does.
+    bool find() {
+        const std::size_t n = m_in.size();
+        m_alias.assign(n, std::nullopt);
+        m_composed.assign(n, std::nullopt);
+        m_isOutput.assign(n, false);
+        for (const GraphOutput& output : m_in.outputs())
+            m_isOutput[output.value.node.index] = true;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const NodeId id(i);
+            const auto own = permOf(id);
+            if (!own || userPinned(id))
+                continue;
+            const ValueRef source = resolved(m_in.node(id).inputs[0]);
+            const NodeId first = source.node;
+            const auto before = effective(first);
+            if (!before || m_in.node(first).pin.device != m_in.node(id).pin.device)
+                continue;
+            // y = T2(T1(x)): y.shape[k] = x.shape[p1[p2[k]]].
+            Dims composed(own->size());
+            for (std::size_t k = 0; k < own->size(); ++k)
+                composed[k] = before->second[static_cast<std::size_t>((*own)[k])];
+            bool identity = true;
+            for (std::size_t k = 0; k < composed.size(); ++k)
+                identity = identity && composed[k] == static_cast<std::int64_t>(k);
+            if (identity && !m_isOutput[i]) {
+                m_alias[i] = before->first;
+                ++m_cancelled[m_in.node(id).pin.device.index];
+            } else {
+                m_composed[i] = std::pair{before->first, composed};
+            }
+        }
+        // What is left unread goes, from the end back.
+        std::vector<int> readers(n, 0);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (m_alias[i])
+                continue;
+            for (const ValueRef input : inputsOf(NodeId(i)))
+                ++readers[input.node.index];
+        }
+        m_dead.assign(n, false);
+        for (std::uint32_t i = static_cast<std::uint32_t>(n); i-- > 0;) {
+            const NodeId id(i);
+            if (m_alias[i] || readers[i] > 0 || m_isOutput[i] || !permOf(id) || userPinned(id))
+                continue;
+            m_dead[i] = true;
+            ++m_removed[m_in.node(id).pin.device.index];
+            for (const ValueRef input : inputsOf(id))
+                --readers[input.node.index];
+        }
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (m_alias[i] || m_dead[i] || m_composed[i])
+                return true;
+        }
+        return false;
+    }
+
+    void rewrite() {
+        m_out.name = m_in.name;
+        m_out.sourceFormat = m_in.sourceFormat;
+        m_out.properties = m_in.properties;
+        m_map.resize(m_in.size());
+        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            if (m_alias[i] || m_dead[i])
+                continue;
+            Node node = m_in.nodes()[i];
+            node.inputs = inputsOf(NodeId(i));
+            for (ValueRef& input : node.inputs)
+                input = m_map[input.node.index][input.output];
+            if (m_composed[i])
+                node.attrs.set(std::string(node.attrs.has("axes") ? "axes" : "perm"),
+                               m_composed[i]->second);
+            const std::size_t outputs = node.outputs.size();
+            const NodeId made = m_out.addNode(std::move(node));
+            m_newOrigin.push_back(m_origin[i]);
+            m_newCarried.push_back(m_carried[i]);
+            for (std::uint32_t k = 0; k < outputs; ++k)
+                m_map[i].push_back(ValueRef{made, k});
+        }
+        for (const GraphOutput& output : m_in.outputs()) {
+            const ValueRef value = resolved(output.value);
+            m_out.addOutput(
+                GraphOutput{m_map[value.node.index][value.output], output.device, output.name});
+        }
+    }
+
+    Graph takeGraph() { return std::move(m_out); }
+    std::vector<NodeId> takeOrigin() { return std::move(m_newOrigin); }
+    std::vector<NodeId> takeCarried() { return std::move(m_newCarried); }
+    /// Per device: transposes that cancelled another, and ones left unread.
+    const std::map<std::int32_t, int>& cancelled() const { return m_cancelled; }
+    const std::map<std::int32_t, int>& removed() const { return m_removed; }
+    /// The user's transposes that no longer run.
+    std::vector<NodeId> gone() const {
+        std::vector<NodeId> users;
+        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            if ((m_alias[i] || m_dead[i]) && m_origin[i].valid())
+                users.push_back(m_origin[i]);
+        }
+        return users;
+    }
+
+private:
+    /// A Transpose's permutation, when it may take part: one input, on an enabled device.
+    std::optional<Dims> permOf(NodeId id) const {
+        const Node& node = m_in.node(id);
+        if (node.op->kernel.family != KernelFamily::Transpose || node.inputs.size() != 1 ||
+            node.outputs.size() != 1 || !node.subgraphs.empty())
+            return std::nullopt;
+        const DeviceId device = node.pin.device;
+        if (!device.valid() || static_cast<std::size_t>(device.index) >= m_enabled.size() ||
+            !m_enabled[static_cast<std::size_t>(device.index)])
+            return std::nullopt;
+        KernelSpec spec;
+        spec.node = &node;
+        spec.inputs = {m_in.type(node.inputs[0])};
+        Dims perm;
+        if (geometry::readTransposePerm(spec, &perm))
+            return std::nullopt;
+        return perm;
+    }
+
+    /// A transpose as it now computes: (the value it reads, its permutation).
+    std::optional<std::pair<ValueRef, Dims>> effective(NodeId id) const {
+        if (m_alias[id.index])
+            return std::nullopt;
+        if (m_composed[id.index])
+            return m_composed[id.index];
+        const auto perm = permOf(id);
+        if (!perm)
+            return std::nullopt;
+        return std::pair{resolved(m_in.node(id).inputs[0]), *perm};
+    }
+
+    /// The value `value` now is: through every cancelled pair.
+    ValueRef resolved(ValueRef value) const {
+        while (m_alias[value.node.index])
+            value = *m_alias[value.node.index];
+        return value;
+    }
+
+    std::vector<ValueRef> inputsOf(NodeId id) const {
+        if (m_composed[id.index])
+            return {m_composed[id.index]->first};
+        std::vector<ValueRef> inputs = m_in.node(id).inputs;
+        for (ValueRef& input : inputs)
+            input = resolved(input);
+        return inputs;
+    }
+
+    bool userPinned(NodeId id) const {
+        const NodeId user = m_origin[id.index];
+        return user.valid() && user.index < m_user.size() &&
+               m_user.node(user).pin.kind != PinKind::None;
+    }
+
+    const Graph& m_in;
+    const Graph& m_user;
+    const std::vector<NodeId>& m_origin;
+    const std::vector<NodeId>& m_carried;
+    const std::vector<bool>& m_enabled;
+    std::vector<std::optional<ValueRef>> m_alias; ///< a cancelled transpose: the value it is
+    std::vector<std::optional<std::pair<ValueRef, Dims>>> m_composed;
+    std::vector<bool> m_dead, m_isOutput;
+    std::map<std::int32_t, int> m_cancelled, m_removed;
+    Graph m_out;
+    std::vector<std::vector<ValueRef>> m_map;
+    std::vector<NodeId> m_newOrigin, m_newCarried;
+};
+
 // ---- weight packing -----------------------------------------------------------------------------
 
 constexpr const char* kPackedAttr = "placer.packed";
@@ -1030,6 +1214,26 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
             " layout changes");
     }
     result.fusedInto.assign(graph.size(), NodeId());
+    if (passes.transposes) {
+        TransposeElimination elimination(current, graph, origin, fromBase, cpuDevices);
+        if (elimination.find()) {
+            elimination.rewrite();
+            current = elimination.takeGraph();
+            origin = elimination.takeOrigin();
+            fromBase = elimination.takeCarried();
+            changed = true;
+            std::map<std::int32_t, std::pair<int, int>> counts;
+            for (const auto& [device, count] : elimination.cancelled())
+                counts[device].first = count;
+            for (const auto& [device, count] : elimination.removed())
+                counts[device].second = count;
+            for (const auto& [device, count] : counts)
+                result.notes.push_back(
+                    "transpose elimination on " + devices[DeviceId(device)].name + ": " +
+                    std::to_string(count.first) + " transposes cancelled the one before them, " +
+                    std::to_string(count.second) + " were no longer read");
+        }
+    }
     if (passes.fusion) {
         std::vector<DeviceId> held(current.size());
         for (std::uint32_t i = 0; i < current.size(); ++i)

@@ -11,6 +11,10 @@
 //    model's NCHW (a Transpose node, named "VALUE/to_nchw", visible in the run report and the
 //    trace), or where a chain starts ("VALUE/to_nhwc"). A layout change never crosses a device
 //    boundary: a value copied to another device leaves in the model's layout.
+//  - transpose elimination: on a CPU device, a Transpose of a Transpose reads the first one's
+//    input with the permutations composed, and where that is the identity both go: the layout
+//    changes the channels-last pass makes cancel the model's own transposes around them
+//    (ConvNeXt's LayerNorms). The user's transposes that no longer run have no time.
 //  - post-op fusion: on a CPU device, a convolution takes the element-wise ops that follow it
 //    (an activation, SiLU, a residual Add, in a chain) as oneDNN post-ops, one kernel for the
 //    group; the fused node is named after every node it computes ("conv+relu"), its time is
@@ -44,6 +48,7 @@ class Device;
 struct OptimizeOptions {
     bool channelsLast = true;
     bool fusion = true;
+    bool transposes = true;
     bool packWeights = true;
 };
 

@@ -229,8 +229,10 @@ void benchModel(const Options& options, const std::string& modules, const fs::pa
         bench::load(l, {{"v1", "vcpu1:threads=" + std::to_string(threads)}}, {}, planOptions,
                     options.optimize
                         ? std::optional<OptimizeOptions>(OptimizeOptions{})
-                        : std::optional<OptimizeOptions>(OptimizeOptions{
-                              .channelsLast = false, .fusion = false, .packWeights = false}));
+                        : std::optional<OptimizeOptions>(OptimizeOptions{.channelsLast = false,
+                                                                         .fusion = false,
+                                                                         .transposes = false,
+                                                                         .packWeights = false}));
         for (std::size_t i = 0; i < l.inputs.size(); ++i) {
             if (Status s = writeNpy((dir / "in" / ("input_" + std::to_string(i) + ".npy")).string(),
                                     l.inputs[i]);

@@ -170,6 +170,8 @@ private slots:
     void matrixProductsTakeABiasAndTheirChain();
     void matrixProductFusionStopsWhereItMust();
     void batchNormalisationTakesTheReluAfterIt();
+    void layoutChangesCancelTheModelsTransposes();
+    void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
     void packedWeightsAreWrittenAtLoad();
 };
@@ -656,6 +658,66 @@ void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
         QVERIFY(o.result.graph.find("y").has_value());
         b.model.mutable_graph()->mutable_output()->Clear();
     }
+}
+
+void TestOptimize::layoutChangesCancelTheModelsTransposes() {
+    // ConvNeXt's block: a convolution, the model's own move to channels-last (t1), a per-channel
+    // scale on the last axis, the move back (t2), a convolution. With the convolutions NHWC,
+    // the layout changes cancel t1 and t2: only the chain's two ends change layout.
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 4);
+    test::setInts(b.node("Transpose", {"c1"}, "t1"), "perm", {0, 2, 3, 1});
+    b.weight("gamma", {4});
+    b.node("Mul", {"t1", "gamma"}, "scaled");
+    test::setInts(b.node("Transpose", {"scaled"}, "t2"), "perm", {0, 3, 1, 2});
+    b.conv("t2", "c2", 4, 4);
+    b.node("Relu", {"c2"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 4, 8, 8}), vcpus(1), {true}, {});
+    QCOMPARE(countOp(o.result.graph, "Transpose"), 2);
+    QVERIFY(o.result.graph.find("x/to_nhwc").has_value());
+    QVERIFY(!o.result.graph.find("t1").has_value());
+    QVERIFY(!o.result.graph.find("t2").has_value());
+    const Node& scaled = o.result.graph.node(*o.result.graph.find("scaled"));
+    QCOMPARE(o.result.graph.node(scaled.inputs[0].node).name, std::string("c1"));
+    bool noted = false;
+    for (const std::string& note : o.result.notes)
+        noted = noted || note == "transpose elimination on v1: 2 transposes cancelled the one "
+                                 "before them, 2 were no longer read";
+    QVERIFY(noted);
+    // The user's transposes have no time of their own now; the rest map back as before.
+    const MedianTimes user = userMedianTimes(o.times, o.result.graph, o.result.plan,
+                                             o.result.origin, o.graph.size(), o.plan);
+    QVERIFY(user.nodeMillis[o.graph.find("t1")->index] < 0);
+    QVERIFY(user.nodeMillis[o.graph.find("scaled")->index] >= 0);
+    // Without the pass, the four layout changes and both transposes run.
+    const Optimised kept =
+        optimiseAndCompare(o.graph, vcpus(1), {true}, {.channelsLast = true, .transposes = false});
+    QCOMPARE(countOp(kept.result.graph, "Transpose"), 6);
+}
+
+void TestOptimize::transposesOfTransposesCompose() {
+    // t1 then t2 compose into one transpose of x, and t1, read by nothing else, goes. t5 undoes
+    // t4: it goes, and t3 reads r, with its own permutation. t4 is pinned by the user: it stays,
+    // though nothing reads it now.
+    ModelBuilder b({2, 3, 4, 5});
+    test::setInts(b.node("Transpose", {"x"}, "t1"), "perm", {0, 2, 3, 1});
+    test::setInts(b.node("Transpose", {"t1"}, "t2"), "perm", {0, 2, 1, 3});
+    b.node("Relu", {"t2"}, "r");
+    test::setInts(b.node("Transpose", {"r"}, "t4"), "perm", {1, 0, 2, 3});
+    test::setInts(b.node("Transpose", {"t4"}, "t5"), "perm", {1, 0, 2, 3});
+    test::setInts(b.node("Transpose", {"t5"}, "t3"), "perm", {0, 2, 1, 3});
+    Graph graph = b.load("t3", {2, 4, 5, 3});
+    graph.node(*graph.find("t4")).pin = Pin{PinKind::Plain, DeviceId(0), "test"};
+    const Optimised o = optimiseAndCompare(std::move(graph), vcpus(1), {true}, {});
+    const Graph& g = o.result.graph;
+    QVERIFY(!g.find("t1").has_value()); // no longer read
+    const Node& t2 = g.node(*g.find("t2"));
+    QCOMPARE(g.node(t2.inputs[0].node).name, std::string("x"));
+    QCOMPARE(t2.attrs.getInts("perm", {}).value(), (std::vector<std::int64_t>{0, 3, 2, 1}));
+    QVERIFY(g.find("t4").has_value()); // pinned
+    QVERIFY(!g.find("t5").has_value());
+    const Node& t3 = g.node(*g.find("t3"));
+    QCOMPARE(g.node(t3.inputs[0].node).name, std::string("r"));
 }
 
 void TestOptimize::packedWeightsAreWrittenAtLoad_data() {

@@ -807,9 +807,12 @@ private:
         }
         if (readers.size() == 1 && joinable(readers[0], device)) {
             const Node& next = m_in.node(readers[0]);
-            // A matrix product's bias: the first step, where it has none of its own.
-            if (matmul && group.members.empty() && m_in.node(group.head).inputs.size() == 2 &&
-                isBinary(next, BinaryFn::Add) && next.outputs[0] == type) {
+            // A matrix product's bias: the first step, where it has none of its own, and where
+            // the output's last axis is the product's columns (not a vector B's squeezed one).
+            const Node& head = m_in.node(group.head);
+            if (matmul && group.members.empty() && head.inputs.size() == 2 &&
+                m_in.type(head.inputs[1]).rank() >= 2 && isBinary(next, BinaryFn::Add) &&
+                next.outputs[0] == type) {
                 const ValueRef other = next.inputs[0] == value ? next.inputs[1] : next.inputs[0];
                 if (other != value && isBiasRow(next, other, type) && m_in.type(other) != type) {
                     group.members.push_back(readers[0]);

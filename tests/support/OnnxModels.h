@@ -90,6 +90,13 @@ inline void setInt(onnx::NodeProto* node, const std::string& name, std::int64_t 
     attr->set_i(value);
 }
 
+inline void setFloat(onnx::NodeProto* node, const std::string& name, float value) {
+    onnx::AttributeProto* attr = node->add_attribute();
+    attr->set_name(name);
+    attr->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+    attr->set_f(value);
+}
+
 inline std::string bytesOf(const onnx::ModelProto& model) {
     std::string bytes;
     model.SerializeToString(&bytes);

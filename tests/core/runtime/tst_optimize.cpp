@@ -170,6 +170,8 @@ private slots:
     void matrixProductsTakeABiasAndTheirChain();
     void matrixProductFusionStopsWhereItMust();
     void batchNormalisationTakesTheReluAfterIt();
+    void matrixProductVariantsComputeTheSame_data();
+    void matrixProductVariantsComputeTheSame();
     void layoutChangesCancelTheModelsTransposes();
     void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
@@ -658,6 +660,121 @@ void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
         QVERIFY(o.result.graph.find("y").has_value());
         b.model.mutable_graph()->mutable_output()->Clear();
     }
+}
+
+void TestOptimize::matrixProductVariantsComputeTheSame_data() {
+    // Each case: x's shape, the product (its B a constant "w" unless said), what follows it, and
+    // the output's shape; whether the product should take anything.
+    QTest::addColumn<QString>("product");
+    QTest::addColumn<QString>("after");
+    QTest::addColumn<bool>("fuses");
+    QTest::newRow("rows folded, bias, relu") << "MatMul 2,5,16 w 16,32"
+                                             << "bias relu" << true;
+    QTest::newRow("vector A, bias") << "MatMul 16 w 16,32"
+                                    << "bias" << true;
+    QTest::newRow("vector B: no bias row") << "MatMul 2,5,16 w 16"
+                                           << "bias" << false;
+    QTest::newRow("broadcast batches, residual, relu") << "MatMul 2,1,5,16 w 3,16,8"
+                                                       << "residual relu" << true;
+    QTest::newRow("same batches, B computed, bias, gelu") << "MatMul 3,5,16 relu 3,16,8"
+                                                          << "bias gelu" << true;
+    QTest::newRow("Gemm transA, alpha, beta, its C, relu") << "Gemm 16,5 w 16,8 transA alpha beta"
+                                                           << "relu" << true;
+    QTest::newRow("Gemm transB, its row C, residual") << "Gemm 5,16 w 8,16 transB"
+                                                      << "residual" << true;
+    QTest::newRow("Gemm alpha, bias after") << "Gemm 5,16 w 16,8 alpha nobias"
+                                            << "bias relu" << true;
+    QTest::newRow("packable weights, bias, gelu, residual") << "MatMul 4,64 w 64,256"
+                                                            << "bias gelu residual" << true;
+}
+
+void TestOptimize::matrixProductVariantsComputeTheSame() {
+    QFETCH(QString, product);
+    QFETCH(QString, after);
+    QFETCH(bool, fuses);
+    const QStringList words = product.split(' ');
+    auto dims = [](const QString& text) {
+        std::vector<std::int64_t> d;
+        for (const QString& part : text.split(','))
+            d.push_back(part.toLongLong());
+        return d;
+    };
+    const std::string op = words[0].toStdString();
+    const std::vector<std::int64_t> a = dims(words[1]), w = dims(words[3]);
+    const bool computedB = words[2] == "relu";
+    const bool transA = words.contains("transA"), transB = words.contains("transB");
+    ModelBuilder b(a);
+    b.weight("w", w);
+    std::string bName = "w";
+    if (computedB) {
+        b.node("Relu", {"w"}, "wr");
+        bName = "wr";
+    }
+    // The product's output shape, as ONNX computes it.
+    std::vector<std::int64_t> out;
+    if (op == "Gemm") {
+        out = {transA ? a[1] : a[0], transB ? w[0] : w[1]};
+    } else {
+        std::vector<std::int64_t> ab(a.begin(), a.end() - (a.size() > 1 ? 2 : 1));
+        std::vector<std::int64_t> bb(w.begin(), w.end() - (w.size() > 1 ? 2 : 1));
+        while (ab.size() < bb.size())
+            ab.insert(ab.begin(), 1);
+        while (bb.size() < ab.size())
+            bb.insert(bb.begin(), 1);
+        for (std::size_t k = 0; k < ab.size(); ++k)
+            out.push_back(std::max(ab[k], bb[k]));
+        if (a.size() > 1)
+            out.push_back(a[a.size() - 2]);
+        if (w.size() > 1)
+            out.push_back(w.back());
+    }
+    std::vector<std::string> inputs{"x", bName};
+    if (op == "Gemm" && !words.contains("nobias")) {
+        b.weight("c",
+                 transB ? std::vector<std::int64_t>{out[1]} : std::vector<std::int64_t>{1, out[1]});
+        inputs.push_back("c");
+    }
+    onnx::NodeProto* node = b.node(op, inputs, "m");
+    if (transA)
+        test::setInt(node, "transA", 1);
+    if (transB)
+        test::setInt(node, "transB", 1);
+    if (words.contains("alpha"))
+        test::setFloat(node, "alpha", 0.5f);
+    if (words.contains("beta"))
+        test::setFloat(node, "beta", 2.0f);
+    std::string last = "m";
+    int step = 0;
+    test::addInitializer(b.model, "sqrt2", {})->add_float_data(1.41421356f);
+    test::addInitializer(b.model, "one", {})->add_float_data(1.0f);
+    test::addInitializer(b.model, "half", {})->add_float_data(0.5f);
+    for (const QString& what : after.split(' ')) {
+        const std::string s = std::to_string(step++);
+        if (what == "bias") {
+            b.weight("bias" + s, {out.back()});
+            b.node("Add", {last, "bias" + s}, "a" + s);
+            last = "a" + s;
+        } else if (what == "relu") {
+            b.node("Relu", {last}, "r" + s);
+            last = "r" + s;
+        } else if (what == "residual") {
+            b.weight("res" + s, out);
+            b.node("Add", {"res" + s, last}, "s" + s);
+            last = "s" + s;
+        } else if (what == "gelu") {
+            b.node("Div", {last, "sqrt2"}, "g" + s + "_s");
+            b.node("Erf", {"g" + s + "_s"}, "g" + s + "_e");
+            b.node("Add", {"g" + s + "_e", "one"}, "g" + s + "_p");
+            b.node("Mul", {last, "g" + s + "_p"}, "g" + s + "_m");
+            b.node("Mul", {"g" + s + "_m", "half"}, "g" + s);
+            last = "g" + s;
+        }
+    }
+    const Optimised o = optimiseAndCompare(b.load(last, out), vcpus(1), {true}, {}, true);
+    bool fused = false;
+    for (const NodeId head : o.result.fusedInto)
+        fused = fused || (head.valid() && o.graph.node(head).name == "m");
+    QCOMPARE(fused, fuses);
 }
 
 void TestOptimize::layoutChangesCancelTheModelsTransposes() {

@@ -732,6 +732,46 @@ private:
                node.subgraphs.empty() && enabledOn(id) && !node.attrs.has(kPostOpsAttr);
     }
 
+    /// When `norm` is a batch normalisation (inference) of convolution `conv`'s output over its
+    /// channels, that the convolution can take folded into its weights: its post-op text. Only
+    /// where refolding costs less than normalising: everything constant (folded once), or
+    /// weights no larger than the output (folded every run).
+    std::optional<std::string> foldableBatchNorm(NodeId conv, NodeId norm) const {
+        const Node& c = m_in.node(conv);
+        const Node& n = m_in.node(norm);
+        if (!isBatchNorm(n) || n.inputs.size() != 5 || n.inputs[0] != ValueRef{conv, 0} ||
+            n.outputs[0] != c.outputs[0] || c.inputs.size() < 2)
+            return std::nullopt;
+        for (std::uint32_t k = 1; k < n.outputs.size(); ++k) {
+            if (!m_consumers[norm.index][k].empty() || m_isOutput[norm.index][k])
+                return std::nullopt; // Relay's running mean and variance, read
+        }
+        const bool relay = n.op->dialect == OpDialect::Relay;
+        if (relay ? n.attrs.getInt("axis", 1).value_or(1) != 1
+                  : n.attrs.getInt("training_mode", 0).value_or(0) != 0)
+            return std::nullopt;
+        const TensorType& weights = m_in.type(c.inputs[1]);
+        if (weights.dtype != DType::Float32 || weights.shape.empty())
+            return std::nullopt;
+        bool constant = m_in.node(c.inputs[1].node).isConstant() &&
+                        (c.inputs.size() < 3 || m_in.node(c.inputs[2].node).isConstant());
+        for (std::size_t k = 1; k <= 4; ++k) {
+            const TensorType& operand = m_in.type(n.inputs[k]);
+            if (operand.dtype != DType::Float32 || operand.elementCount() != weights.shape[0])
+                return std::nullopt;
+            constant = constant && m_in.node(n.inputs[k].node).isConstant();
+        }
+        if (!constant && weights.elementCount() > c.outputs[0].elementCount())
+            return std::nullopt;
+        const bool scale = !relay || n.attrs.getBool("scale", true).value_or(true);
+        const bool center = !relay || n.attrs.getBool("center", true).value_or(true);
+        char text[64];
+        std::snprintf(text, sizeof text, "bn:%.9g:%d",
+                      n.attrs.getFloat("epsilon", 1e-5).value_or(1e-5),
+                      (scale ? 1 : 0) + (center ? 2 : 0));
+        return text;
+    }
+
     /// Whether `other`, added by `add` to a matrix product's output `type`, is a bias: a float32
     /// row of the output's last extent, broadcast over the rest.
     bool isBiasRow(const Node& add, ValueRef other, const TensorType& type) const {
@@ -791,6 +831,18 @@ private:
             group.postOps.push_back("relu:0");
             value = ValueRef{readers[0], 0};
             return true;
+        }
+        if (isConv(m_in.node(group.head)) && group.members.empty() && readers.size() == 1 &&
+            joinable(readers[0], device)) {
+            if (auto folded = foldableBatchNorm(group.head, readers[0])) {
+                group.members.push_back(readers[0]);
+                group.postOps.push_back(std::move(*folded));
+                const Node& norm = m_in.node(readers[0]);
+                for (std::size_t k = 1; k <= 4; ++k)
+                    group.operands.push_back(norm.inputs[k]);
+                value = ValueRef{readers[0], 0};
+                return true;
+            }
         }
         const bool matmul = isMatmul(m_in.node(group.head));
         if (matmul) {

@@ -26,7 +26,9 @@
 //    sqrt 2, Erf, Add 1, Mul by x, Mul by 0.5) one Gelu node (oneDNN's gelu_erf), under the same
 //    rules. Matrix products (MatMul, Gemm) take a bias row, then the same chains, a GELU
 //    included: a transformer's MatMul, Add bias, GELU is one oneDNN matmul. A batch
-//    normalisation takes the Relu after it (DenseNet's pre-activation), and nothing else.
+//    normalisation takes the Relu after it (DenseNet's pre-activation), and nothing else. A
+//    convolution folds the batch normalisation right after it into its weights and bias (once,
+//    when they are constants; on every run, when that costs less than normalising).
 //  - weight packing: on a CPU device, a matrix product's constant weights that nothing else
 //    reads are written at load in the blocked layout its oneDNN kernel prefers (the same bytes,
 //    reordered), instead of the kernel reordering them on every run. The constant and its
@@ -101,8 +103,10 @@ std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>&
                                 const std::vector<bool>& cpuDevices);
 
 /// The post-ops a fused node applies after its own op, ";"-separated, each "name[:a[:b]]"
-/// ("relu:0", "clip:0:6", "swish:1", "add"); empty for other nodes. Each "add" reads one of the
-/// node's extra inputs, which follow its own, in order.
+/// ("relu:0", "clip:0:6", "swish:1", "gelu_erf", "add", "bias", "bn:EPSILON:FLAGS"); empty for
+/// other nodes. Each "add" and "bias" reads one of the node's extra inputs, which follow its
+/// own, in order, and "bn" (a folded batch normalisation; FLAGS 1: scaled, 2: shifted) four:
+/// scale, shift, mean and variance.
 std::string postOpsOf(const Node& node);
 
 /// The layout weight packing loads a constant in, set on the constant and on the one node that

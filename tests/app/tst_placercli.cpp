@@ -187,7 +187,9 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     auto store = store::PlanStore::open(db.toStdString());
     QVERIFY(store.ok());
     const auto kept = store.value()->loadCosts(machineName()).value();
-    QVERIFY(kept.size() >= 10);
+    // One per kernel that ran: the batch normalisations and Relus folded into the
+    // convolutions have none of their own.
+    QVERIFY2(kept.size() >= 7, std::to_string(kept.size()).c_str());
     QCOMPARE(kept.front().physical, std::string("vcpu"));
     // The residual convolution ran with its Add and Relu as post-ops: one time, the group's,
     // kept under the group's key.
@@ -208,7 +210,7 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
             into && node.find("name")->asString() == "%9")
             fusedInto = into->asString();
     }
-    QVERIFY(fromMeasurements >= 10);
+    QVERIFY2(fromMeasurements >= 7, std::to_string(fromMeasurements).c_str());
     QCOMPARE(fusedInto, std::string("%7"));
     // Runs saved against two plans: plans diff sets what each predicted beside what it measured.
     QCOMPARE(placerRun(QStringList(common) << "--save-run"
@@ -873,7 +875,8 @@ void TestPlacerCli::plansInAWorkspace() {
     auto diffJson = Json::parse(run.out.toStdString(), "stdout");
     QVERIFY(diffJson.ok());
     QVERIFY(diffJson.value()["last_runs"]["latency_ms_b"].asDouble() > 0);
-    QVERIFY(diffJson.value()["last_runs"]["node_changes"].items().size() > 5);
+    QVERIFY2(diffJson.value()["last_runs"]["node_changes"].items().size() >= 5,
+             std::to_string(diffJson.value()["last_runs"]["node_changes"].items().size()).c_str());
     QCOMPARE(placerRun({"plans", "rename", "split", "mine", "--db", db}).code, 0);
     QCOMPARE(placerRun({"plans", "duplicate", "mine", "copy", "--db", db}).code, 0);
     QCOMPARE(placerRun({"plans", "delete", "copy", "--db", db}).code, 0);

@@ -157,6 +157,10 @@ Dims minusOne(Dims dims) {
 struct PostOp {
     bool add = false;
     bool bias = false;
+    /// A batch normalisation folded into a convolution's weights and bias ("bn:EPS:FLAGS",
+    /// FLAGS 1 with its scale, 2 with its shift): reads four extra inputs, scale, shift, mean
+    /// and variance. Only first.
+    bool batchNorm = false;
     algorithm algo = algorithm::eltwise_relu;
     float alpha = 0, beta = 0;
 };
@@ -189,6 +193,8 @@ std::optional<std::vector<PostOp>> parsePostOps(const std::string& text) {
             op.add = true;
         else if (name == "bias")
             op.bias = true;
+        else if (name == "bn")
+            op.batchNorm = true;
         else if (name == "relu")
             op.algo = algorithm::eltwise_relu;
         else if (name == "clip")
@@ -226,8 +232,10 @@ KernelSpec withoutExtraInputs(const KernelSpec& spec, std::size_t extra) {
 
 /// How many extra inputs the post-ops read.
 std::size_t extraInputs(const std::vector<PostOp>& ops) {
-    return static_cast<std::size_t>(
-        std::count_if(ops.begin(), ops.end(), [](const PostOp& op) { return op.add || op.bias; }));
+    std::size_t count = 0;
+    for (const PostOp& op : ops)
+        count += op.batchNorm ? 4 : op.add || op.bias ? 1 : 0;
+    return count;
 }
 
 /// Post-ops oneDNN would not fuse into a primitive, run after it in place on its output:
@@ -329,23 +337,34 @@ public:
             m_srcReorder.execute(s, m_userSrc, m_src);
             src = m_src;
         }
+        const void* weightsFrom = inputs[1];
+        bool fresh = !m_constantWeights || m_reorderedFrom != inputs[1];
+        if (m_folded) {
+            // A folded batch normalisation: fold again when something it reads may change.
+            if (!m_folded->constant || !m_folded->done) {
+                foldBatchNorm(inputs);
+                fresh = true;
+            }
+            weightsFrom = m_folded->weights.data();
+        }
         if (m_weightsReorder) {
             // Constant weights never change: reorder them on the first run only.
-            if (!m_constantWeights || m_reorderedFrom != inputs[1]) {
-                m_userWeights.set_data_handle(const_cast<std::byte*>(inputs[1]));
+            if (fresh) {
+                m_userWeights.set_data_handle(const_cast<void*>(weightsFrom));
                 m_weightsReorder.execute(s, m_userWeights, m_weights);
                 m_reorderedFrom = inputs[1];
             }
             weights = m_weights;
         } else {
-            m_userWeights.set_data_handle(const_cast<std::byte*>(inputs[1]));
+            m_userWeights.set_data_handle(const_cast<void*>(weightsFrom));
         }
         if (m_dstReorder)
             dst = m_dst;
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
         if (m_hasBias) {
-            m_bias.set_data_handle(const_cast<std::byte*>(inputs[2]));
+            m_bias.set_data_handle(m_folded ? static_cast<void*>(m_folded->bias.data())
+                                            : const_cast<std::byte*>(inputs[2]));
             args[DNNL_ARG_BIAS] = m_bias;
         }
         if (m_scratchpad)
@@ -391,6 +410,26 @@ public:
             input, memory(desc, m_ctx.engine, nullptr)};
     }
 
+    /// Folds a batch normalisation after the convolution into its weights and bias: per output
+    /// channel c, f = scale / sqrt(variance + epsilon), w' = w f, b' = (b - mean) f + shift.
+    /// `input`: the first of its four operands; `ownBias`: whether the convolution has its own
+    /// (input 2); `constant`: whether everything it reads is a constant, folded once.
+    void foldBatchNormFrom(int input, const PostOp& op, std::int64_t channels,
+                           std::int64_t weightCount, bool ownBias, bool constant) {
+        Folded folded;
+        folded.input = input;
+        folded.epsilon = op.alpha;
+        folded.scale = (static_cast<int>(op.beta) & 1) != 0;
+        folded.center = (static_cast<int>(op.beta) & 2) != 0;
+        folded.ownBias = ownBias;
+        folded.constant = constant;
+        folded.weights.resize(static_cast<std::size_t>(weightCount));
+        folded.bias.resize(static_cast<std::size_t>(channels));
+        m_folded = std::move(folded);
+        m_constantWeights = constant;
+        m_implementation += "+batch_norm folded";
+    }
+
     /// A post-op oneDNN would not fuse, run after the convolution in place on its output.
     void addAfter(const PostOp& op, int input) {
         const memory::desc& dst = m_userDst.get_desc();
@@ -411,6 +450,32 @@ private:
     int m_sumInput = -1;
     memory m_sumOperand;
     PostOpsAfter m_after;
+    struct Folded {
+        int input = -1;
+        float epsilon = 0;
+        bool scale = true, center = true, ownBias = false, constant = false, done = false;
+        std::vector<float> weights, bias;
+    };
+    std::optional<Folded> m_folded;
+
+    void foldBatchNorm(const std::byte* const* inputs) {
+        Folded& f = *m_folded;
+        const auto* w = reinterpret_cast<const float*>(inputs[1]);
+        const auto* b = f.ownBias ? reinterpret_cast<const float*>(inputs[2]) : nullptr;
+        const auto* gamma = reinterpret_cast<const float*>(inputs[f.input]);
+        const auto* beta = reinterpret_cast<const float*>(inputs[f.input + 1]);
+        const auto* mean = reinterpret_cast<const float*>(inputs[f.input + 2]);
+        const auto* variance = reinterpret_cast<const float*>(inputs[f.input + 3]);
+        const std::size_t channels = f.bias.size();
+        const std::size_t each = f.weights.size() / channels;
+        for (std::size_t c = 0; c < channels; ++c) {
+            const float factor = (f.scale ? gamma[c] : 1.0f) / std::sqrt(variance[c] + f.epsilon);
+            for (std::size_t j = 0; j < each; ++j)
+                f.weights[c * each + j] = w[c * each + j] * factor;
+            f.bias[c] = ((b ? b[c] : 0.0f) - mean[c]) * factor + (f.center ? beta[c] : 0.0f);
+        }
+        f.done = true;
+    }
 };
 
 } // namespace
@@ -425,12 +490,22 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
     if (fused.inputs.size() < extra + 2)
         return specError(fused, "fewer inputs than the post-ops read");
     const KernelSpec given = withoutExtraInputs(fused, extra);
+    // A batch normalisation right after the convolution is folded into it; the rest are
+    // oneDNN's post-ops.
+    std::optional<PostOp> batchNorm;
+    std::vector<PostOp> chain = *postOps;
+    if (!chain.empty() && chain.front().batchNorm) {
+        batchNorm = chain.front();
+        chain.erase(chain.begin());
+    }
+    if (std::any_of(chain.begin(), chain.end(), [](const PostOp& op) { return op.batchNorm; }))
+        return specError(fused, "a batch normalisation is folded only right after a convolution");
     const bool channelsLast = isChannelsLast(*given.node);
     if (channelsLast) {
         if (auto problem = channelsLastProblem(given); problem || !allFloat32(given))
             return specError(given, problem.value_or("channels-last needs float32 weights"));
     } else if (!allFloat32(given)) {
-        if (!postOps->empty())
+        if (!chain.empty() || batchNorm)
             return specError(given, "post-ops need float32");
         return makePlainConvolution(given);
     }
@@ -450,7 +525,7 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
         groupedDims[1] /= groups;
         userWeights = plainDesc(groupedDims);
     }
-    const bool hasBias = conv.hasBias;
+    const bool hasBias = conv.hasBias || batchNorm; // a folded normalisation adds a bias
     auto any = [](const Dims& dims) {
         return memory::desc(dims, dt::f32, memory::format_tag::any);
     };
@@ -468,13 +543,13 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
     const std::string plainImpl = pd.impl_info_str();
     enum class Fusion { After, Binary, Sum } fusion = Fusion::After;
     const auto adds =
-        std::count_if(postOps->begin(), postOps->end(), [](const PostOp& op) { return op.add; });
+        std::count_if(chain.begin(), chain.end(), [](const PostOp& op) { return op.add; });
     for (const Fusion tried : {Fusion::Binary, Fusion::Sum}) {
-        if (postOps->empty() || (tried == Fusion::Sum && adds != 1))
+        if (chain.empty() || (tried == Fusion::Sum && adds != 1))
             continue;
         try {
             dnnl::post_ops ops;
-            for (const PostOp& op : *postOps) {
+            for (const PostOp& op : chain) {
                 if (op.add && tried == Fusion::Sum)
                     ops.append_sum(1.0f);
                 else if (op.add)
@@ -495,12 +570,27 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
         }
     }
     const bool inside = fusion != Fusion::After;
-    auto kernel = std::make_unique<ConvKernel>(
-        ctx, pd, activationDesc(in, channelsLast), userWeights, userDst, hasBias,
-        spec.constantInputs.size() > 1 && spec.constantInputs[1]);
+    auto constant = [&](std::size_t k) {
+        return fused.constantInputs.size() > k && fused.constantInputs[k];
+    };
+    auto kernel = std::make_unique<ConvKernel>(ctx, pd, activationDesc(in, channelsLast),
+                                               userWeights, userDst, hasBias, constant(1));
     int operand = static_cast<int>(given.inputs.size());
-    for (std::size_t k = 0; k < postOps->size(); ++k) {
-        const PostOp& op = (*postOps)[k];
+    if (batchNorm) {
+        const std::size_t first = given.inputs.size();
+        bool allConstant = constant(1) && (!conv.hasBias || constant(2));
+        for (std::size_t k = first; k < first + 4; ++k) {
+            allConstant = allConstant && constant(k);
+            if (fused.inputs[k].elementCount() != out[1])
+                return specError(fused, "the folded batch normalisation's operands are not one "
+                                        "value per output channel");
+        }
+        kernel->foldBatchNormFrom(operand, *batchNorm, out[1], product(w), conv.hasBias,
+                                  allConstant);
+        operand += 4;
+    }
+    for (std::size_t k = 0; k < chain.size(); ++k) {
+        const PostOp& op = chain[k];
         if (inside) {
             if (op.add && fusion == Fusion::Binary)
                 kernel->bindPostOpInput(static_cast<int>(k), operand++, userDst);
@@ -511,7 +601,7 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
         kernel->addAfter(op, op.add ? operand++ : -1);
     }
     if (inside)
-        kernel->noteFused(postOps->size());
+        kernel->noteFused(chain.size());
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
 

@@ -172,6 +172,7 @@ private slots:
     void batchNormalisationTakesTheReluAfterIt();
     void matrixProductVariantsComputeTheSame_data();
     void matrixProductVariantsComputeTheSame();
+    void convolutionsFoldTheBatchNormalisationAfterThem();
     void layoutChangesCancelTheModelsTransposes();
     void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
@@ -632,8 +633,9 @@ void TestOptimize::matrixProductFusionStopsWhereItMust() {
 }
 
 void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
-    // DenseNet's pre-activation: BatchNormalization -> Relu -> Conv, twice; the second
-    // normalisation is followed by a Sigmoid, which oneDNN's normalisation cannot apply.
+    // DenseNet's pre-activation: BatchNormalization -> Relu -> Conv; a second normalisation (of
+    // a Sigmoid, not of the convolution) is followed by a Sigmoid, which oneDNN's normalisation
+    // cannot apply.
     ModelBuilder b({1, 4, 8, 8});
     for (const char* name : {"n1", "n2"}) {
         const std::string n = name;
@@ -647,7 +649,8 @@ void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
     b.node("BatchNormalization", {"x", "n1_scale", "n1_bias", "n1_mean", "n1_var"}, "n1");
     b.node("Relu", {"n1"}, "r1");
     b.conv("r1", "c1", 4, 4);
-    b.node("BatchNormalization", {"c1", "n2_scale", "n2_bias", "n2_mean", "n2_var"}, "n2");
+    b.node("Sigmoid", {"c1"}, "s1");
+    b.node("BatchNormalization", {"s1", "n2_scale", "n2_bias", "n2_mean", "n2_var"}, "n2");
     b.node("Sigmoid", {"n2"}, "y");
     for (const bool channelsLast : {false, true}) {
         const Optimised o = optimiseAndCompare(b.load("y", {1, 4, 8, 8}), vcpus(1), {true},
@@ -775,6 +778,60 @@ void TestOptimize::matrixProductVariantsComputeTheSame() {
     for (const NodeId head : o.result.fusedInto)
         fused = fused || (head.valid() && o.graph.node(head).name == "m");
     QCOMPARE(fused, fuses);
+}
+
+void TestOptimize::convolutionsFoldTheBatchNormalisationAfterThem() {
+    // c1 (with a bias) -> n1 -> r1; c2 (no bias) -> n2, whose variance is computed from the
+    // data, not a constant: folded again on every run, as its weights are no larger than its
+    // output; c3's are larger, with n3's mean computed: not folded.
+    ModelBuilder b({1, 4, 8, 8});
+    auto norm = [&](const std::string& n) {
+        b.weight(n + "_scale", {8});
+        b.weight(n + "_bias", {8});
+        b.weight(n + "_mean", {8});
+        onnx::TensorProto* var = test::addInitializer(b.model, n + "_var", {8});
+        for (int c = 0; c < 8; ++c)
+            var->add_float_data(0.25f + 0.125f * static_cast<float>(c));
+    };
+    b.conv("x", "c1", 4, 8);
+    norm("n1");
+    b.node("BatchNormalization", {"c1", "n1_scale", "n1_bias", "n1_mean", "n1_var"}, "n1");
+    b.node("Relu", {"n1"}, "r1");
+    b.weight("c2_w", {8, 8, 1, 1});
+    b.node("Conv", {"r1", "c2_w"}, "c2");
+    norm("n2");
+    // Computed from the data: Abs(mean of r1 over all but the channels) + 0.5.
+    onnx::NodeProto* mean2 = b.node("ReduceMean", {"r1"}, "n2_r");
+    test::setInts(mean2, "axes", {0, 2, 3});
+    test::setInt(mean2, "keepdims", 0);
+    b.node("Abs", {"n2_r"}, "n2_a");
+    test::addInitializer(b.model, "half", {})->add_float_data(0.5f);
+    b.node("Add", {"n2_a", "half"}, "n2_abs");
+    b.node("BatchNormalization", {"c2", "n2_scale", "n2_bias", "n2_mean", "n2_abs"}, "n2");
+    b.weight("c3_w", {8, 8, 7, 7});
+    test::setInts(b.node("Conv", {"n2", "c3_w"}, "c3"), "strides", {8, 8});
+    norm("n3");
+    onnx::NodeProto* mean3 = b.node("ReduceMean", {"n2"}, "n3_m");
+    test::setInts(mean3, "axes", {0, 2, 3});
+    test::setInt(mean3, "keepdims", 0);
+    b.node("BatchNormalization", {"c3", "n3_scale", "n3_bias", "n3_m", "n3_var"}, "y");
+    for (const bool channelsLast : {false, true}) {
+        const Optimised o = optimiseAndCompare(b.load("y", {1, 8, 1, 1}), vcpus(1), {true},
+                                               {.channelsLast = channelsLast, .fusion = true});
+        const Graph& g = o.result.graph;
+        const auto c1 = g.find("c1+n1+r1");
+        QVERIFY(c1.has_value());
+        QVERIFY2(postOpsOf(g.node(*c1)).starts_with("bn:") &&
+                     postOpsOf(g.node(*c1)).ends_with(":3;relu:0"),
+                 postOpsOf(g.node(*c1)).c_str());
+        QCOMPARE(g.node(*c1).inputs.size(), std::size_t{7}); // x, w, b, then the four
+        QVERIFY(g.find("c2+n2").has_value());
+        QVERIFY(g.find("c3").has_value());
+        QVERIFY(g.find("y").has_value());
+        QCOMPARE(o.result.fusedInto[o.graph.find("n1")->index], *o.graph.find("c1"));
+        QCOMPARE(o.result.fusedInto[o.graph.find("n2")->index], *o.graph.find("c2"));
+        b.model.mutable_graph()->mutable_output()->Clear();
+    }
 }
 
 void TestOptimize::layoutChangesCancelTheModelsTransposes() {

@@ -1,7 +1,8 @@
 // ONNX's operator conformance suite (the backend node tests of ONNX 1.12.0, see
 // ../shared/onnx-backend-tests/README.md): every case is read, planned onto one vcpu, run in this
 // process with the case's inputs, and its outputs compared with the expected ones (rtol 1e-3,
-// atol 1e-4, as the issue that brought the suite in measured ONNX Runtime with).
+// atol 1e-4, as the issue that brought the suite in measured ONNX Runtime with); then, where
+// the optimisations change it, run again as `placer run` runs it, optimised for the vcpu.
 //
 // Cases the engine does not pass yet are listed, each with its reason, in
 // tests/conformance/onnx_node_failures.txt. The test fails when a case that is not listed fails,
@@ -17,6 +18,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
+#include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
 
 #include <onnx/onnx_pb.h>
@@ -46,6 +48,7 @@ struct Outcome {
     bool passed = false;
     std::string reason; ///< "load: ...", "kernel: ...", "run: ...", "wrong: ..."
     std::vector<std::string> ops;
+    bool optimised = false; ///< also ran optimised (the optimisations changed its graph)
 };
 
 /// ONNX 1.12 writes bfloat16 test data as uint16 tensors of the same bits (numpy has no
@@ -142,41 +145,59 @@ Outcome runCase(const fs::path& dir, DeviceRegistry& registry) {
         outcome.reason = "plan: " + oneLine(conflict.message);
         return outcome;
     }
-    auto program = lowerToBytecode(single.graph, single.devices, single.plan);
-    if (!program) {
-        outcome.reason = "plan: " + oneLine(program.error().message);
-        return outcome;
-    }
     auto mapping = mapDevices(single.devices, {{"reference", "vcpu1"}}, registry, &warnings);
     if (!mapping) {
         outcome.reason = "plan: " + oneLine(mapping.error().message);
         return outcome;
     }
-    auto executor = Executor::load(single.graph, single.devices, program.take(), mapping.take(),
-                                   single.graph.onnxOpset());
-    if (!executor) {
-        outcome.reason = "kernel: " + oneLine(executor.error().message);
+    // The graph as planned, then as `placer run` runs it: optimised for the vcpu (channels-last,
+    // fusion, transpose elimination, weight packing). Both must give the expected outputs.
+    auto optimized = optimizeForDevices(single.graph, single.devices, single.plan, PlanOptions{},
+                                        mapping.value());
+    if (!optimized) {
+        outcome.reason = "optimised: " + oneLine(optimized.error().message);
         return outcome;
     }
-    std::vector<HostTensor> ordered;
-    for (NodeId id : executor.value()->program().inputs) {
-        const std::string& name = single.graph.node(id).name;
-        const auto at = std::find(inputNames.begin(), inputNames.end(), name);
-        if (at == inputNames.end()) {
-            outcome.reason = "run: no data for input '" + name + "'";
+    const bool changed =
+        optimized.value().graph.size() != single.graph.size() || !optimized.value().notes.empty();
+    for (const bool optimise : {false, true}) {
+        if (optimise && !changed)
+            break;
+        outcome.optimised = optimise;
+        const Graph& g = optimise ? optimized.value().graph : single.graph;
+        const Plan& plan = optimise ? optimized.value().plan : single.plan;
+        const std::string stage = optimise ? "optimised, " : "";
+        auto program = lowerToBytecode(g, single.devices, plan);
+        if (!program) {
+            outcome.reason = stage + "plan: " + oneLine(program.error().message);
             return outcome;
         }
-        ordered.push_back(inputs[static_cast<std::size_t>(at - inputNames.begin())]);
-    }
-    auto result = executor.value()->run(ordered, RunOptions{0, 1});
-    if (!result) {
-        outcome.reason = "run: " + oneLine(result.error().message);
-        return outcome;
-    }
-    const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-4, 1e-3);
-    if (!check.ok) {
-        outcome.reason = "wrong: " + oneLine(check.mismatch);
-        return outcome;
+        auto executor =
+            Executor::load(g, single.devices, program.take(), mapping.value(), g.onnxOpset());
+        if (!executor) {
+            outcome.reason = stage + "kernel: " + oneLine(executor.error().message);
+            return outcome;
+        }
+        std::vector<HostTensor> ordered;
+        for (NodeId id : executor.value()->program().inputs) {
+            const std::string& name = g.node(id).name;
+            const auto at = std::find(inputNames.begin(), inputNames.end(), name);
+            if (at == inputNames.end()) {
+                outcome.reason = stage + "run: no data for input '" + name + "'";
+                return outcome;
+            }
+            ordered.push_back(inputs[static_cast<std::size_t>(at - inputNames.begin())]);
+        }
+        auto result = executor.value()->run(ordered, RunOptions{0, 1});
+        if (!result) {
+            outcome.reason = stage + "run: " + oneLine(result.error().message);
+            return outcome;
+        }
+        const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-4, 1e-3);
+        if (!check.ok) {
+            outcome.reason = stage + "wrong: " + oneLine(check.mismatch);
+            return outcome;
+        }
     }
     outcome.passed = true;
     return outcome;
@@ -236,10 +257,11 @@ private slots:
         std::map<std::string, int> perStage;
         std::vector<std::string> unexpectedFailures, unexpectedPasses;
         std::map<std::string, std::string> failures;
-        int passed = 0;
+        int passed = 0, optimised = 0;
         for (const fs::path& dir : cases) {
             const std::string name = dir.filename().string();
             const Outcome outcome = runCase(dir, registry);
+            optimised += outcome.passed && outcome.optimised ? 1 : 0;
             for (const std::string& op : outcome.ops) {
                 perOp[op].second += 1;
                 perOp[op].first += outcome.passed ? 1 : 0;
@@ -258,6 +280,7 @@ private slots:
 
         std::printf("ONNX backend node tests: %d of %zu cases pass (%.1f %%)\n", passed,
                     cases.size(), 100.0 * passed / static_cast<double>(cases.size()));
+        std::printf("  %d of them also ran optimised, as placer run runs them\n", optimised);
         for (const auto& [stage, count] : perStage)
             std::printf("  failing at %-7s %d\n", (stage + ":").c_str(), count);
         std::printf("per operator (cases containing it: passed/total), those not all passing:\n");

@@ -90,6 +90,17 @@ NodeLayout layoutOf(const Graph& graph, const Node& node) {
         layout.data[0] = true;
         return layout;
     }
+    if (op == "Slice") {
+        // Slices along axes a constant names: the same slice of the NHWC form, axes remapped.
+        if (first.rank() != 4 || node.inputs.size() < 4 ||
+            !graph.node(node.inputs[3].node).isConstant() ||
+            !graph.node(node.inputs[3].node).data ||
+            graph.type(node.inputs[3]).dtype != DType::Int64)
+            return layout;
+        layout.role = LayoutRole::Follows;
+        layout.data[0] = true;
+        return layout;
+    }
     if (family == KernelFamily::Binary || op == "Concat") {
         if (op == "Concat") {
             const std::int64_t axis = node.attrs.getInt("axis", 0).value_or(0);
@@ -123,11 +134,21 @@ public:
         m_out.name = graph.name;
         m_out.sourceFormat = graph.sourceFormat;
         m_out.properties = graph.properties;
+        m_readers.resize(graph.size());
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            for (const ValueRef input : graph.nodes()[i].inputs)
+                m_readers[input.node.index].push_back(NodeId(i));
+        }
+        for (const GraphOutput& output : graph.outputs())
+            m_readers[output.value.node.index].push_back(NodeId()); // read outside the graph
+        m_done.assign(graph.size(), false);
     }
 
     void run() {
-        for (std::uint32_t i = 0; i < m_in.size(); ++i)
-            rewrite(NodeId(i));
+        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
+            if (!m_done[i] && !channelShuffle(NodeId(i)))
+                rewrite(NodeId(i));
+        }
         for (const GraphOutput& output : m_in.outputs())
             m_out.addOutput(GraphOutput{plain(output.value), output.device, output.name});
     }
@@ -138,6 +159,7 @@ public:
     bool changed() const { return m_inserted > 0 || m_anyConverted; }
     const std::map<std::int32_t, std::pair<int, int>>& converted() const { return m_converted; }
     const std::map<std::int32_t, int>& changes() const { return m_changes; }
+    const std::map<std::int32_t, int>& shuffles() const { return m_shuffles; }
 
 private:
     DeviceId deviceOf(NodeId user) const { return m_plan.devices[user.index]; }
@@ -267,10 +289,103 @@ private:
                 axis += 4;
             copy.attrs.set("axis", nhwcAxis(axis));
         }
+        if (node.op->name == "Slice") {
+            std::vector<std::int64_t> axes = constantInts(node.inputs[3]);
+            for (std::int64_t& axis : axes)
+                axis = nhwcAxis(axis < 0 ? axis + 4 : axis);
+            copy.inputs[3] = intsConstant(node.inputs[3], axes, "/nhwc");
+        }
         if (node.op->name == "Conv")
             ++m_converted[device.index].first;
         m_anyConverted = true;
         m_last[id.index][0][device.index] = ValueRef{add(std::move(copy), id), 0};
+    }
+
+    /// An int64 constant's values.
+    std::vector<std::int64_t> constantInts(ValueRef value) const {
+        const Node& source = m_in.node(value.node);
+        std::vector<std::int64_t> values(
+            static_cast<std::size_t>(source.outputs[0].elementCount()));
+        std::memcpy(values.data(), source.data->data(), values.size() * sizeof(std::int64_t));
+        return values;
+    }
+
+    /// A new int64 constant of `values`, made like the user's constant `like`.
+    ValueRef intsConstant(ValueRef like, const std::vector<std::int64_t>& values,
+                          const std::string& suffix) {
+        const Node& source = m_in.node(like.node);
+        Node node;
+        node.name = m_out.uniqueName(source.name + suffix);
+        node.op = source.op;
+        node.outputs = {TensorType{{static_cast<std::int64_t>(values.size())}, DType::Int64}};
+        node.data = std::make_shared<TensorData>(reinterpret_cast<const char*>(values.data()),
+                                                 values.size() * sizeof(std::int64_t));
+        return ValueRef{add(std::move(node), like.node), 0};
+    }
+
+    /// The one node that reads `value`, when nothing else does (nor the graph's outputs).
+    NodeId onlyReader(ValueRef value) const {
+        const auto& readers = m_readers[value.node.index];
+        if (readers.size() != 1 || !readers[0].valid() || m_in.node(value.node).outputs.size() != 1)
+            return NodeId();
+        return readers[0];
+    }
+
+    /// ShuffleNet's channel shuffle, Reshape [N,C,H,W] -> [N,g,C/g,H,W], Transpose (0,2,1,3,4),
+    /// Reshape back to [N,C,H,W], from `id` (the first Reshape), of a value already NHWC: done
+    /// in NHWC, as Reshape [N,H,W,g,C/g], Transpose (0,1,2,4,3), Reshape [N,H,W,C]. Whether it
+    /// was.
+    bool channelShuffle(NodeId id) {
+        const Node& first = m_in.node(id);
+        const DeviceId device = deviceOf(id);
+        if (first.op->name != "Reshape" || first.inputs.size() != 2 || !device.valid() ||
+            static_cast<std::size_t>(device.index) >= m_enabled.size() ||
+            !m_enabled[static_cast<std::size_t>(device.index)] ||
+            !hasLast(first.inputs[0], device) || !m_in.node(first.inputs[1].node).isConstant())
+            return false;
+        const TensorType& in = m_in.type(first.inputs[0]);
+        const Dims& split = first.outputs[0].shape;
+        if (!isRank4Float(in) || split.size() != 5 || split[0] != in.shape[0] ||
+            split[1] * split[2] != in.shape[1] || split[3] != in.shape[2] ||
+            split[4] != in.shape[3])
+            return false;
+        const NodeId swap = onlyReader(ValueRef{id, 0});
+        if (!swap.valid() || deviceOf(swap) != device)
+            return false;
+        const Node& transpose = m_in.node(swap);
+        if (transpose.op->kernel.family != KernelFamily::Transpose ||
+            transpose.attrs.getInts("perm", {}).value_or(Dims{}) != Dims{0, 2, 1, 3, 4})
+            return false;
+        const NodeId back = onlyReader(ValueRef{swap, 0});
+        if (!back.valid() || deviceOf(back) != device)
+            return false;
+        const Node& merge = m_in.node(back);
+        if (merge.op->name != "Reshape" || merge.inputs.size() != 2 || merge.outputs[0] != in ||
+            !m_in.node(merge.inputs[1].node).isConstant())
+            return false;
+        const std::int64_t n = in.shape[0], h = in.shape[2], w = in.shape[3];
+        const std::int64_t groups = split[1], each = split[2];
+        Node r1 = first;
+        hold(r1, device);
+        r1.inputs = {last(first.inputs[0], device),
+                     intsConstant(first.inputs[1], {n, h, w, groups, each}, "/nhwc")};
+        r1.outputs = {TensorType{{n, h, w, groups, each}, in.dtype}};
+        const ValueRef a{add(std::move(r1), id), 0};
+        Node t1 = transpose;
+        hold(t1, device);
+        t1.inputs = {a};
+        t1.attrs.set("perm", Dims{0, 1, 2, 4, 3});
+        t1.outputs = {TensorType{{n, h, w, each, groups}, in.dtype}};
+        const ValueRef b{add(std::move(t1), swap), 0};
+        Node r2 = merge;
+        hold(r2, device);
+        r2.inputs = {b, intsConstant(merge.inputs[1], {n, h, w, groups * each}, "/nhwc")};
+        r2.outputs = {TensorType{permuted(in.shape, kToNhwc), in.dtype}};
+        m_last[back.index][0][device.index] = ValueRef{add(std::move(r2), back), 0};
+        m_done[swap.index] = m_done[back.index] = true;
+        m_anyConverted = true;
+        ++m_shuffles[device.index];
+        return true;
     }
 
     const Graph& m_in;
@@ -287,6 +402,9 @@ private:
     bool m_anyConverted = false;
     std::map<std::int32_t, std::pair<int, int>> m_converted; ///< device: (converted, convolutions)
     std::map<std::int32_t, int> m_changes;                   ///< device: layout transposes
+    std::map<std::int32_t, int> m_shuffles;                  ///< device: channel shuffles
+    std::vector<std::vector<NodeId>> m_readers; ///< per node; an invalid id: a graph output
+    std::vector<bool> m_done;                   ///< rewritten with an earlier node
 };
 
 // ---- post-op fusion -----------------------------------------------------------------------------
@@ -1266,7 +1384,10 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
             std::to_string(counts.first) + " of " + std::to_string(counts.second) +
             " convolutions, " +
             std::to_string(changes == pass.changes().end() ? 0 : changes->second) +
-            " layout changes");
+            " layout changes" +
+            (pass.shuffles().contains(device)
+                 ? ", " + std::to_string(pass.shuffles().at(device)) + " channel shuffles in NHWC"
+                 : std::string()));
     }
     result.fusedInto.assign(graph.size(), NodeId());
     if (passes.transposes) {

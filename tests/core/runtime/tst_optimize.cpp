@@ -173,6 +173,7 @@ private slots:
     void matrixProductVariantsComputeTheSame_data();
     void matrixProductVariantsComputeTheSame();
     void convolutionsFoldTheBatchNormalisationAfterThem();
+    void channelShufflesAndSlicesStayChannelsLast();
     void layoutChangesCancelTheModelsTransposes();
     void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
@@ -832,6 +833,38 @@ void TestOptimize::convolutionsFoldTheBatchNormalisationAfterThem() {
         QCOMPARE(o.result.fusedInto[o.graph.find("n2")->index], *o.graph.find("c2"));
         b.model.mutable_graph()->mutable_output()->Clear();
     }
+}
+
+void TestOptimize::channelShufflesAndSlicesStayChannelsLast() {
+    // ShuffleNet's unit: a convolution, the channel shuffle (Reshape to [N,2,C/2,H,W], Transpose
+    // (0,2,1,3,4), Reshape back), then the two halves by Slice, each convolved, concatenated.
+    // Everything stays NHWC: the layout changes only at the two ends, and the shuffle's own
+    // transpose is one of the NHWC form.
+    ModelBuilder b({1, 4, 8, 8});
+    b.conv("x", "c1", 4, 8);
+    b.ints("split", {1, 2, 4, 8, 8});
+    b.ints("merged", {1, 8, 8, 8});
+    b.node("Reshape", {"c1", "split"}, "r1");
+    test::setInts(b.node("Transpose", {"r1"}, "t1"), "perm", {0, 2, 1, 3, 4});
+    b.node("Reshape", {"t1", "merged"}, "r2");
+    b.ints("lo", {0});
+    b.ints("mid", {4});
+    b.ints("hi", {8});
+    b.ints("axis", {1});
+    b.node("Slice", {"r2", "lo", "mid", "axis"}, "first");
+    b.node("Slice", {"r2", "mid", "hi", "axis"}, "second");
+    b.conv("first", "c2", 4, 4);
+    b.conv("second", "c3", 4, 4);
+    test::setInt(b.node("Concat", {"c2", "c3"}, "y"), "axis", 1);
+    const Optimised o = optimiseAndCompare(b.load("y", {1, 8, 8, 8}), vcpus(1), {true});
+    QCOMPARE(countOp(o.result.graph, "Transpose"), 3);
+    const Node& shuffle = o.result.graph.node(*o.result.graph.find("t1"));
+    QCOMPARE(shuffle.attrs.getInts("perm", {}).value(), (std::vector<std::int64_t>{0, 1, 2, 4, 3}));
+    QCOMPARE(o.result.graph.type(ValueRef{*o.result.graph.find("first"), 0}).shape,
+             (std::vector<std::int64_t>{1, 8, 8, 4}));
+    QVERIFY2(o.result.notes.size() == 1 &&
+                 o.result.notes[0].ends_with("2 layout changes, 1 channel shuffles in NHWC"),
+             o.result.notes.empty() ? "" : o.result.notes[0].c_str());
 }
 
 void TestOptimize::layoutChangesCancelTheModelsTransposes() {

@@ -411,11 +411,8 @@ private:
 
 constexpr const char* kPostOpsAttr = "placer.post_ops";
 
-/// The post-op a unary node is, as "name[:alpha[:beta]]" (oneDNN's eltwise algorithms), or
-/// empty when it is none.
-std::string unaryPostOp(const Graph& graph, const Node& node) {
-    if (node.op->kernel.family != KernelFamily::Unary || node.outputs.size() != 1)
-        return {};
+/// The spec a kernel for `node` would be prepared with, as the executor makes it.
+KernelSpec specOf(const Graph& graph, const Node& node) {
     KernelSpec spec;
     spec.node = &node;
     spec.onnxOpset = graph.onnxOpset();
@@ -426,6 +423,16 @@ std::string unaryPostOp(const Graph& graph, const Node& node) {
         spec.constantInputs.push_back(constant);
         spec.constantData.push_back(constant ? producer.data.get() : nullptr);
     }
+    spec.outputs = node.outputs;
+    return spec;
+}
+
+/// The post-op a unary node is, as "name[:alpha[:beta]]" (oneDNN's eltwise algorithms), or
+/// empty when it is none.
+std::string unaryPostOp(const Graph& graph, const Node& node) {
+    if (node.op->kernel.family != KernelFamily::Unary || node.outputs.size() != 1)
+        return {};
+    const KernelSpec spec = specOf(graph, node);
     for (std::size_t i = 1; i < spec.constantInputs.size(); ++i) {
         if (!spec.constantInputs[i])
             return {}; // Clip's bounds known only at run time
@@ -1295,18 +1302,7 @@ std::map<std::int32_t, int> packWeights(Graph& graph, const std::vector<Device*>
             readers[weights.node.index] != 1 || keep[weights.node.index] ||
             node.inputs[0] == weights)
             continue;
-        KernelSpec spec;
-        spec.node = &node;
-        spec.onnxOpset = graph.onnxOpset();
-        for (const ValueRef input : node.inputs) {
-            const Node& producer = graph.node(input.node);
-            spec.inputs.push_back(graph.type(input));
-            const bool isConstant = producer.isConstant() && producer.data;
-            spec.constantInputs.push_back(producer.isConstant());
-            spec.constantData.push_back(isConstant ? producer.data.get() : nullptr);
-        }
-        spec.outputs = node.outputs;
-        const std::string layout = physical[device.index]->packedLayout(spec, 1);
+        const std::string layout = physical[device.index]->packedLayout(specOf(graph, node), 1);
         if (layout.empty())
             continue;
         graph.node(NodeId(j)).attrs.set(kPackedAttr, layout);

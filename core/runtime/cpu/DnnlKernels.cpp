@@ -189,29 +189,17 @@ std::optional<std::vector<PostOp>> parsePostOps(const std::string& text) {
         };
         op.alpha = number(1);
         op.beta = number(2);
-        if (name == "add")
-            op.add = true;
-        else if (name == "bias")
-            op.bias = true;
-        else if (name == "bn")
-            op.batchNorm = true;
-        else if (name == "relu")
-            op.algo = algorithm::eltwise_relu;
-        else if (name == "clip")
-            op.algo = algorithm::eltwise_clip_v2;
-        else if (name == "logistic")
-            op.algo = algorithm::eltwise_logistic;
-        else if (name == "tanh")
-            op.algo = algorithm::eltwise_tanh;
-        else if (name == "hardswish")
-            op.algo = algorithm::eltwise_hardswish;
-        else if (name == "elu")
-            op.algo = algorithm::eltwise_elu;
-        else if (name == "swish")
-            op.algo = algorithm::eltwise_swish;
-        else if (name == "gelu_erf")
-            op.algo = algorithm::eltwise_gelu_erf;
-        else
+        static const std::map<std::string, algorithm> eltwise{
+            {"relu", algorithm::eltwise_relu},           {"clip", algorithm::eltwise_clip_v2},
+            {"logistic", algorithm::eltwise_logistic},   {"tanh", algorithm::eltwise_tanh},
+            {"hardswish", algorithm::eltwise_hardswish}, {"elu", algorithm::eltwise_elu},
+            {"swish", algorithm::eltwise_swish},         {"gelu_erf", algorithm::eltwise_gelu_erf}};
+        op.add = name == "add";
+        op.bias = name == "bias";
+        op.batchNorm = name == "bn";
+        if (const auto it = eltwise.find(name); it != eltwise.end())
+            op.algo = it->second;
+        else if (!op.add && !op.bias && !op.batchNorm)
             return std::nullopt;
         ops.push_back(op);
     }

@@ -27,10 +27,10 @@ namespace {
 
 const std::string kModels = std::string(PLACER_SOURCE_DIR) + "/resources/models/";
 
-DeviceSet vcpus(int count) {
+DeviceSet vcpus(int count, DeviceKind kind = DeviceKind::VCpu) {
     DeviceSet set;
     for (int i = 0; i < count; ++i)
-        set.add(VirtualDevice{"v" + std::to_string(i + 1), DeviceKind::VCpu});
+        set.add(VirtualDevice{"v" + std::to_string(i + 1), kind});
     set.chooseDefaults();
     set.setDefaultDevice(DeviceId(0));
     return set;
@@ -145,6 +145,20 @@ Optimised optimiseAndCompare(Graph graph, DeviceSet devices, std::vector<bool> e
     if (!(diff <= 1e-5))
         qFatal("the optimised graph computes something else: relative difference %g", diff);
     return o;
+}
+
+/// Whether the optimisation said `note` (or, with `prefix`, something starting so).
+bool hasNote(const Optimised& o, const std::string& note, bool prefix = false) {
+    return std::any_of(o.result.notes.begin(), o.result.notes.end(), [&](const std::string& n) {
+        return prefix ? n.starts_with(note) : n == note;
+    });
+}
+
+std::string notesOf(const Optimised& o) {
+    std::string all;
+    for (const std::string& note : o.result.notes)
+        all += note + "\n";
+    return all;
 }
 
 } // namespace
@@ -423,10 +437,8 @@ void TestOptimize::convolutionsTakeTheirElementwiseOpsAsPostOps() {
              {"r1", "c1"}, {"a2", "c2"}, {"r2", "c2"}, {"s3", "c3"}, {"m3", "c3"}, {"y", "c4"}})
         QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find(head));
     QVERIFY(!o.result.fusedInto[o.graph.find("c1")->index].valid());
-    bool noted = false;
-    for (const std::string& note : o.result.notes)
-        noted = noted || note == "post-op fusion on v1: 4 convolutions took 6 element-wise ops";
-    QVERIFY(noted);
+    QVERIFY2(hasNote(o, "post-op fusion on v1: 4 convolutions took 6 element-wise ops"),
+             notesOf(o).c_str());
 }
 
 void TestOptimize::fusionStopsAtPinsDevicesAndSharedValues() {
@@ -506,10 +518,7 @@ void TestOptimize::aWrittenOutLayerNormBecomesOneKernel() {
     for (const char* member : {"a_d", "a_sq", "a_var", "a_ve", "a_sd", "a_n", "a_g", "a_y"})
         QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("a_mean"));
     QVERIFY(!o.result.fusedInto[o.graph.find("b_y")->index].valid());
-    bool noted = false;
-    for (const std::string& note : o.result.notes)
-        noted = noted || note.starts_with("layer normalisation on v1: 1 written out");
-    QVERIFY(noted);
+    QVERIFY2(hasNote(o, "layer normalisation on v1: 1 written out", true), notesOf(o).c_str());
 }
 
 void TestOptimize::aWrittenOutGeluBecomesOneKernel() {
@@ -545,10 +554,8 @@ void TestOptimize::aWrittenOutGeluBecomesOneKernel() {
     for (const char* member : {"b_e", "b_p", "b_m", "b_y"})
         QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("b_s"));
     QVERIFY(!o.result.fusedInto[o.graph.find("c_y")->index].valid());
-    bool noted = false;
-    for (const std::string& note : o.result.notes)
-        noted = noted || note == "GELU on v1: 2 written out as five ops each, now one kernel each";
-    QVERIFY(noted);
+    QVERIFY2(hasNote(o, "GELU on v1: 2 written out as five ops each, now one kernel each"),
+             notesOf(o).c_str());
 }
 
 void TestOptimize::matrixProductsTakeABiasAndTheirChain() {
@@ -603,10 +610,8 @@ void TestOptimize::matrixProductsTakeABiasAndTheirChain() {
         QCOMPARE(o.result.fusedInto[o.graph.find(member)->index], *o.graph.find("m1"));
     QCOMPARE(o.result.fusedInto[o.graph.find("r2")->index], *o.graph.find("m2"));
     QCOMPARE(o.result.fusedInto[o.graph.find("y")->index], *o.graph.find("m3"));
-    bool noted = false;
-    for (const std::string& note : o.result.notes)
-        noted = noted || note == "post-op fusion on v1: 3 matrix products took 10 element-wise ops";
-    QVERIFY(noted);
+    QVERIFY2(hasNote(o, "post-op fusion on v1: 3 matrix products took 10 element-wise ops"),
+             notesOf(o).c_str());
 }
 
 void TestOptimize::matrixProductFusionStopsWhereItMust() {
@@ -886,11 +891,9 @@ void TestOptimize::layoutChangesCancelTheModelsTransposes() {
     QVERIFY(!o.result.graph.find("t2").has_value());
     const Node& scaled = o.result.graph.node(*o.result.graph.find("scaled"));
     QCOMPARE(o.result.graph.node(scaled.inputs[0].node).name, std::string("c1"));
-    bool noted = false;
-    for (const std::string& note : o.result.notes)
-        noted = noted || note == "transpose elimination on v1: 2 transposes cancelled the one "
-                                 "before them, 2 were no longer read";
-    QVERIFY(noted);
+    QVERIFY2(hasNote(o, "transpose elimination on v1: 2 transposes cancelled the one "
+                        "before them, 2 were no longer read"),
+             notesOf(o).c_str());
     // The user's transposes have no time of their own now; the rest map back as before.
     const MedianTimes user = userMedianTimes(o.times, o.result.graph, o.result.plan,
                                              o.result.origin, o.graph.size(), o.plan);
@@ -943,10 +946,7 @@ void TestOptimize::packedWeightsAreWrittenAtLoad() {
     b.node("MatMul", {"x", "w1"}, "m1");
     b.node("MatMul", {"m1", "w2"}, "m2");
     b.node("MatMul", {"m2", "w2"}, "y");
-    DeviceSet devices;
-    devices.add(VirtualDevice{"v1", host ? DeviceKind::Cpu : DeviceKind::VCpu});
-    devices.chooseDefaults();
-    devices.setDefaultDevice(DeviceId(0));
+    const DeviceSet devices = vcpus(1, host ? DeviceKind::Cpu : DeviceKind::VCpu);
     Graph graph = b.load("y", {4, 256});
     const Optimised o = optimiseAndCompare(std::move(graph), devices, {true},
                                            {.channelsLast = true, .fusion = true}, true);
@@ -960,10 +960,7 @@ void TestOptimize::packedWeightsAreWrittenAtLoad() {
     QCOMPARE(packedLayoutOf(g.node(*g.find("m1"))), layout);
     QCOMPARE(o.result.plan.memory.devices.size(), o.plan.memory.devices.size());
     QCOMPARE(o.result.plan.memory.devices[0].peakBytes, o.plan.memory.devices[0].peakBytes);
-    bool noted = false;
-    for (const std::string& note : o.result.notes)
-        noted = noted || note.starts_with("weight packing on v1: 1 matrix products");
-    QVERIFY(noted);
+    QVERIFY2(hasNote(o, "weight packing on v1: 1 matrix products", true), notesOf(o).c_str());
     // Without the devices to ask, nothing is packed.
     const Optimised plain = optimiseAndCompare(o.graph, devices, {true}, {}, false);
     for (const Node& node : plain.result.graph.nodes())

@@ -37,6 +37,15 @@ std::int64_t nhwcAxis(std::int64_t axis) {
     return kAxis[static_cast<std::size_t>(axis)];
 }
 
+/// A graph with `graph`'s name, format and properties, and no nodes: what a pass rewrites into.
+Graph emptyLike(const Graph& graph) {
+    Graph out;
+    out.name = graph.name;
+    out.sourceFormat = graph.sourceFormat;
+    out.properties = graph.properties;
+    return out;
+}
+
 bool isRank4Float(const TensorType& t) {
     return t.rank() == 4 && t.dtype == DType::Float32;
 }
@@ -131,9 +140,7 @@ public:
             m_plain[i].resize(graph.nodes()[i].outputs.size());
             m_last[i].resize(graph.nodes()[i].outputs.size());
         }
-        m_out.name = graph.name;
-        m_out.sourceFormat = graph.sourceFormat;
-        m_out.properties = graph.properties;
+        m_out = emptyLike(graph);
         m_readers.resize(graph.size());
         for (std::uint32_t i = 0; i < graph.size(); ++i) {
             for (const ValueRef input : graph.nodes()[i].inputs)
@@ -544,9 +551,7 @@ public:
 
     /// The graph with each group one node, emitted where its last member was.
     void rewrite() {
-        m_out.name = m_in.name;
-        m_out.sourceFormat = m_in.sourceFormat;
-        m_out.properties = m_in.properties;
+        m_out = emptyLike(m_in);
         m_map.resize(m_in.size());
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
             const Node& node = m_in.nodes()[i];
@@ -1156,9 +1161,7 @@ public:
     }
 
     void rewrite() {
-        m_out.name = m_in.name;
-        m_out.sourceFormat = m_in.sourceFormat;
-        m_out.properties = m_in.properties;
+        m_out = emptyLike(m_in);
         m_map.resize(m_in.size());
         for (std::uint32_t i = 0; i < m_in.size(); ++i) {
             if (m_alias[i] || m_dead[i])

@@ -102,6 +102,12 @@ public:
         (void)input;
         return {};
     }
+    /// Transpose elimination (runtime/Optimize.h): whether the kernel for `spec`, a matrix
+    /// product with strided views (matmulViewOf), runs as fast as with dense operands.
+    virtual bool takesViews(const KernelSpec& spec) {
+        (void)spec;
+        return false;
+    }
     /// Loads a constant's own bytes `src` into this device's `dst` in `layout` (from
     /// packedLayout()), instead of copying them: empty when done, else why not.
     virtual std::string loadPacked(std::byte* dst, const void* src, const std::string& layout) {

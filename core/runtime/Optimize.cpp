@@ -417,6 +417,14 @@ private:
 // ---- post-op fusion -----------------------------------------------------------------------------
 
 constexpr const char* kPostOpsAttr = "placer.post_ops";
+/// A matrix product's strided views (runtime/Optimize.h matmulViewOf): of A, of B, of its output.
+constexpr std::array<const char*, 3> kViewAttrs{"placer.view_a", "placer.view_b",
+                                                "placer.view_out"};
+
+bool hasViews(const Node& node) {
+    return std::any_of(kViewAttrs.begin(), kViewAttrs.end(),
+                       [&](const char* name) { return node.attrs.has(name); });
+}
 
 /// The spec a kernel for `node` would be prepared with, as the executor makes it.
 KernelSpec specOf(const Graph& graph, const Node& node) {
@@ -859,7 +867,8 @@ private:
         const Node& node = m_in.node(id);
         return (isConv(node) || isMatmul(node) || isBatchNorm(node)) && node.outputs.size() == 1 &&
                node.outputs[0].dtype == DType::Float32 && node.inputs.size() >= 2 &&
-               node.subgraphs.empty() && enabledOn(id) && !node.attrs.has(kPostOpsAttr);
+               node.subgraphs.empty() && enabledOn(id) && !node.attrs.has(kPostOpsAttr) &&
+               !hasViews(node);
     }
 
     /// When `norm` is a batch normalisation (inference) of convolution `conv`'s output over its
@@ -1098,10 +1107,20 @@ private:
 /// channels-last for each LayerNorm and back: with its convolutions NHWC, both cancel).
 /// Never a node the user pinned; a graph output stays.
 class TransposeElimination {
+    struct MatmulViews {
+        std::array<ValueRef, 2> inputs; ///< what the product reads
+        std::array<Dims, 3> perms;      ///< per operand and the output: a view's permutation
+        TensorType output;              ///< with an output view: the layout it writes
+    };
+
 public:
+    /// `physical`: per device, the device that runs it, asked whether a matrix product keeps its
+    /// speed with strided views (none: no views).
     TransposeElimination(const Graph& graph, const Graph& user, const std::vector<NodeId>& origin,
-                         const std::vector<NodeId>& carried, const std::vector<bool>& enabled)
-        : m_in(graph), m_user(user), m_origin(origin), m_carried(carried), m_enabled(enabled) {}
+                         const std::vector<NodeId>& carried, const std::vector<bool>& enabled,
+                         const std::vector<Device*>& physical)
+        : m_in(graph), m_user(user), m_origin(origin), m_carried(carried), m_enabled(enabled),
+          m_physical(physical) {}
 
     /// Finds what goes; false when nothing does.
     bool find() {
@@ -1135,6 +1154,7 @@ public:
                 m_composed[i] = std::pair{before->first, composed};
             }
         }
+        findMatmulViews();
         // What is left unread goes, from the end back.
         std::vector<int> readers(n, 0);
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -1154,10 +1174,89 @@ public:
                 --readers[input.node.index];
         }
         for (std::uint32_t i = 0; i < n; ++i) {
-            if (m_alias[i] || m_dead[i] || m_composed[i])
+            if (m_alias[i] || m_dead[i] || m_composed[i] || m_views[i])
                 return true;
         }
         return false;
+    }
+
+    /// A matrix product (ONNX MatMul) reads a transposed operand as a strided view of the
+    /// transpose's input, and writes its output as a strided view into the layout of the one
+    /// transpose that reads it: oneDNN's matmul takes any strides at the same speed. That is
+    /// where a transformer's attention moves heads around ([B,T,H,D] <-> [B,H,T,D], K^T).
+    void findMatmulViews() {
+        const std::size_t n = m_in.size();
+        m_views.assign(n, std::nullopt);
+        std::vector<std::vector<NodeId>> readers(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            for (const ValueRef input : m_in.nodes()[i].inputs)
+                readers[input.node.index].push_back(NodeId(i));
+        }
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const NodeId id(i);
+            const Node& node = m_in.node(id);
+            const DeviceId device = node.pin.device;
+            if (node.op->name != "MatMul" || node.op->dialect != OpDialect::Onnx ||
+                node.inputs.size() != 2 || node.outputs.size() != 1 ||
+                node.outputs[0].dtype != DType::Float32 || node.outputs[0].rank() < 2 ||
+                userPinned(id) || !device.valid() ||
+                static_cast<std::size_t>(device.index) >= m_enabled.size() ||
+                !m_enabled[static_cast<std::size_t>(device.index)] || !postOpsOf(node).empty() ||
+                node.attrs.has(kViewAttrs[0]) || node.attrs.has(kViewAttrs[1]) ||
+                node.attrs.has(kViewAttrs[2]))
+                continue;
+            MatmulViews views;
+            bool any = false;
+            for (std::size_t k = 0; k < 2; ++k) {
+                views.inputs[k] = resolved(node.inputs[k]);
+                const auto before = effective(views.inputs[k].node);
+                if (!before || m_in.node(views.inputs[k].node).pin.device != device ||
+                    before->second.size() < 2)
+                    continue;
+                views.inputs[k] = before->first;
+                views.perms[k] = before->second;
+                any = true;
+            }
+            const auto& out = readers[i];
+            NodeId after;
+            if (out.size() == 1 && !m_isOutput[i]) {
+                const auto perm = permOf(out[0]);
+                if (perm && !userPinned(out[0]) && !m_isOutput[out[0].index] &&
+                    !m_alias[out[0].index] && !m_composed[out[0].index] &&
+                    m_in.node(out[0]).pin.device == device) {
+                    after = out[0];
+                    views.perms[2] = *perm;
+                    views.output = m_in.node(after).outputs[0];
+                    any = true;
+                }
+            }
+            if (!any || !keepsSpeed(node, views))
+                continue;
+            if (after.valid()) {
+                m_alias[after.index] = ValueRef{id, 0};
+                ++m_viewed[device.index];
+            }
+            for (std::size_t k = 0; k < 2; ++k)
+                m_viewed[device.index] += views.perms[k].empty() ? 0 : 1;
+            m_views[i] = std::move(views);
+        }
+    }
+
+    /// Whether the device that runs `node` keeps its speed reading and writing `views`.
+    bool keepsSpeed(const Node& node, const MatmulViews& views) const {
+        const DeviceId device = node.pin.device;
+        if (static_cast<std::size_t>(device.index) >= m_physical.size() ||
+            !m_physical[static_cast<std::size_t>(device.index)])
+            return false;
+        Node viewed = node;
+        viewed.inputs = {views.inputs[0], views.inputs[1]};
+        for (std::size_t k = 0; k < 3; ++k) {
+            if (!views.perms[k].empty())
+                viewed.attrs.set(kViewAttrs[k], views.perms[k]);
+        }
+        if (!views.perms[2].empty())
+            viewed.outputs = {views.output};
+        return m_physical[static_cast<std::size_t>(device.index)]->takesViews(specOf(m_in, viewed));
     }
 
     void rewrite() {
@@ -1173,6 +1272,14 @@ public:
             if (m_composed[i])
                 node.attrs.set(std::string(node.attrs.has("axes") ? "axes" : "perm"),
                                m_composed[i]->second);
+            if (m_views[i]) {
+                for (std::size_t k = 0; k < 3; ++k) {
+                    if (!m_views[i]->perms[k].empty())
+                        node.attrs.set(kViewAttrs[k], m_views[i]->perms[k]);
+                }
+                if (!m_views[i]->perms[2].empty())
+                    node.outputs = {m_views[i]->output};
+            }
             const std::size_t outputs = node.outputs.size();
             const NodeId made = m_out.addNode(std::move(node));
             m_newOrigin.push_back(m_origin[i]);
@@ -1192,6 +1299,8 @@ public:
     std::vector<NodeId> takeCarried() { return std::move(m_newCarried); }
     /// Per device: transposes that cancelled another, and ones left unread.
     const std::map<std::int32_t, int>& cancelled() const { return m_cancelled; }
+    /// Per device: transposes matrix products read or write as strided views.
+    const std::map<std::int32_t, int>& viewed() const { return m_viewed; }
     const std::map<std::int32_t, int>& removed() const { return m_removed; }
     /// The user's transposes that no longer run.
     std::vector<NodeId> gone() const {
@@ -1245,6 +1354,8 @@ private:
     std::vector<ValueRef> inputsOf(NodeId id) const {
         if (m_composed[id.index])
             return {m_composed[id.index]->first};
+        if (!m_views.empty() && m_views[id.index])
+            return {m_views[id.index]->inputs[0], m_views[id.index]->inputs[1]};
         std::vector<ValueRef> inputs = m_in.node(id).inputs;
         for (ValueRef& input : inputs)
             input = resolved(input);
@@ -1262,8 +1373,11 @@ private:
     const std::vector<NodeId>& m_origin;
     const std::vector<NodeId>& m_carried;
     const std::vector<bool>& m_enabled;
+    const std::vector<Device*>& m_physical;
     std::vector<std::optional<ValueRef>> m_alias; ///< a cancelled transpose: the value it is
     std::vector<std::optional<std::pair<ValueRef, Dims>>> m_composed;
+    std::vector<std::optional<MatmulViews>> m_views;
+    std::map<std::int32_t, int> m_viewed; ///< per device: transposes read or written as views
     std::vector<bool> m_dead, m_isOutput;
     std::map<std::int32_t, int> m_cancelled, m_removed;
     Graph m_out;
@@ -1295,7 +1409,8 @@ std::map<std::int32_t, int> packWeights(Graph& graph, const std::vector<Device*>
         const Node& node = graph.nodes()[j];
         const DeviceId device = node.pin.device;
         if (node.op->kernel.family != KernelFamily::Matmul || node.inputs.size() < 2 ||
-            !device.valid() || static_cast<std::size_t>(device.index) >= physical.size() ||
+            hasViews(node) || !device.valid() ||
+            static_cast<std::size_t>(device.index) >= physical.size() ||
             static_cast<std::size_t>(device.index) >= enabled.size() ||
             !enabled[static_cast<std::size_t>(device.index)] || !physical[device.index])
             continue;
@@ -1318,6 +1433,12 @@ std::map<std::int32_t, int> packWeights(Graph& graph, const std::vector<Device*>
 }
 
 } // namespace
+
+std::optional<Dims> matmulViewOf(const Node& node, int which) {
+    if (which < 0 || which > 2 || !node.attrs.has(kViewAttrs[static_cast<std::size_t>(which)]))
+        return std::nullopt;
+    return node.attrs.getInts(kViewAttrs[static_cast<std::size_t>(which)], {});
+}
 
 std::string packedLayoutOf(const Node& node) {
     return node.attrs.getString(kPackedAttr, "").value_or("");
@@ -1390,7 +1511,7 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
     }
     result.fusedInto.assign(graph.size(), NodeId());
     if (passes.transposes) {
-        TransposeElimination elimination(current, graph, origin, fromBase, cpuDevices);
+        TransposeElimination elimination(current, graph, origin, fromBase, cpuDevices, physical);
         if (elimination.find()) {
             elimination.rewrite();
             current = elimination.takeGraph();
@@ -1402,6 +1523,10 @@ Result<OptimizedGraph> optimizeGraph(const Graph& graph, const DeviceSet& device
                 counts[device].first = count;
             for (const auto& [device, count] : elimination.removed())
                 counts[device].second = count;
+            for (const auto& [device, count] : elimination.viewed())
+                result.notes.push_back("strided views on " + devices[DeviceId(device)].name + ": " +
+                                       std::to_string(count) +
+                                       " transposes read or written by matrix products in place");
             for (const auto& [device, count] : counts)
                 result.notes.push_back(
                     "transpose elimination on " + devices[DeviceId(device)].name + ": " +

@@ -14,7 +14,9 @@
 //  - transpose elimination: on a CPU device, a Transpose of a Transpose reads the first one's
 //    input with the permutations composed, and where that is the identity both go: the layout
 //    changes the channels-last pass makes cancel the model's own transposes around them
-//    (ConvNeXt's LayerNorms). The user's transposes that no longer run have no time.
+//    (ConvNeXt's LayerNorms). A MatMul reads a transposed operand, and writes into the layout
+//    of the one transpose after it, as strided views (a transformer's head moves and K^T). The
+//    user's transposes that no longer run have no time.
 //  - post-op fusion: on a CPU device, a convolution takes the element-wise ops that follow it
 //    (an activation, SiLU, a residual Add, in a chain) as oneDNN post-ops, one kernel for the
 //    group; the fused node is named after every node it computes ("conv+relu"), its time is
@@ -108,6 +110,12 @@ std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>&
 /// own, in order, and "bn" (a folded batch normalisation; FLAGS 1: scaled, 2: shifted) four:
 /// scale, shift, mean and variance.
 std::string postOpsOf(const Node& node);
+
+/// A matrix product's strided view (transpose elimination): `which` 0 for A, 1 for B, 2 for its
+/// output. For an operand, the permutation that makes the operand from the value the product
+/// reads (the transpose it absorbed); for the output, the permutation from the product's result
+/// to the layout it writes (the transpose after it). Nothing where there is none.
+std::optional<std::vector<std::int64_t>> matmulViewOf(const Node& node, int which);
 
 /// The layout weight packing loads a constant in, set on the constant and on the one node that
 /// reads it (text its device reads back, Device::packedLayout); empty for the constant's own.

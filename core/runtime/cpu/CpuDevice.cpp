@@ -179,6 +179,13 @@ std::string CpuDevice::packedLayout(const KernelSpec& spec, std::size_t input) {
     return layout;
 }
 
+bool CpuDevice::takesViews(const KernelSpec& spec) {
+    bool takes = false;
+    enqueue([&] { takes = viewsKeepSpeedFor(spec, *m_kernelContext); });
+    synchronize();
+    return takes;
+}
+
 std::string CpuDevice::loadPacked(std::byte* dst, const void* src, const std::string& layout) {
     std::string error;
     enqueue([&] { error = cpu::packConstant(dst, src, layout, *m_kernelContext); });

@@ -41,6 +41,7 @@ public:
 
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
     std::string packedLayout(const KernelSpec& spec, std::size_t input) override;
+    bool takesViews(const KernelSpec& spec) override;
     std::string loadPacked(std::byte* dst, const void* src, const std::string& layout) override;
 
     void enqueue(std::function<void()> task) override;

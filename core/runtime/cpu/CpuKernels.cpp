@@ -1033,6 +1033,11 @@ bool runsSingleThreaded(const KernelSpec& spec, const CpuKernelContext& context)
 
 } // namespace
 
+bool viewsKeepSpeedFor(const KernelSpec& spec, CpuKernelContext& context) {
+    const ScopedOmpThreads threads(runsSingleThreaded(spec, context) ? 1 : 0);
+    return cpu::viewsKeepSpeed(spec, context);
+}
+
 std::string packedLayoutFor(const KernelSpec& spec, std::size_t input, CpuKernelContext& context) {
     // With the thread count its kernel is created with: oneDNN's preferred layout may depend on it.
     const ScopedOmpThreads threads(runsSingleThreaded(spec, context) ? 1 : 0);

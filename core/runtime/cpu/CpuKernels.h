@@ -44,6 +44,10 @@ Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelC
 /// product's one weight matrix, in oneDNN's blocked layout); empty otherwise.
 std::string packedLayoutFor(const KernelSpec& spec, std::size_t input, CpuKernelContext& context);
 
+/// Transpose elimination (runtime/Optimize.h): whether the kernel for a matrix product with
+/// strided views runs as fast as with dense operands (oneDNN keeps its implementation).
+bool viewsKeepSpeedFor(const KernelSpec& spec, CpuKernelContext& context);
+
 /// The kernel families the CPU backend has kernels for (it must be every family whose
 /// kernelCapability has CPU types; tst_kernels checks).
 std::vector<KernelFamily> cpuKernelFamilies();

@@ -839,6 +839,9 @@ public:
 
     std::string implementation() const override { return m_implementation; }
 
+    /// Names the strided views it reads or writes.
+    void noteViews() { m_implementation += "+strided views"; }
+
 private:
     void execute(const float* a, const float* b, float* c) {
         m_a.set_data_handle(const_cast<float*>(a));
@@ -911,9 +914,108 @@ std::optional<std::pair<memory::desc, memory::desc>> readPackedLayout(std::strin
     return std::pair{*own, *packed};
 }
 
+/// A stored shape seen through a view's permutation: the dims and strides of the view.
+std::optional<std::pair<Dims, Dims>> viewed(const Dims& stored, const std::optional<Dims>& perm) {
+    const Dims own = contiguousStrides(stored);
+    if (!perm)
+        return std::pair{stored, own};
+    if (perm->size() != stored.size())
+        return std::nullopt;
+    Dims dims(stored.size()), strides(stored.size());
+    std::vector<bool> seen(stored.size(), false);
+    for (std::size_t j = 0; j < perm->size(); ++j) {
+        const std::int64_t p = (*perm)[j];
+        if (p < 0 || p >= static_cast<std::int64_t>(stored.size()) || seen[p])
+            return std::nullopt;
+        seen[p] = true;
+        dims[j] = stored[p];
+        strides[j] = own[p];
+    }
+    return std::pair{dims, strides};
+}
+
+/// The N-D descriptors of a matrix product reading or writing strided views (runtime/Optimize.h
+/// matmulViewOf), with its m, n and k.
+struct ViewedProduct {
+    memory::desc src, weights, dst;
+    std::int64_t m = 0, n = 0, k = 0;
+};
+
+Result<ViewedProduct> viewedProduct(const KernelSpec& spec) {
+    if (!allFloat32(spec) || spec.inputs.size() != 2 || !postOpsOf(*spec.node).empty())
+        return specError(spec, "strided views need a float32 MatMul without post-ops");
+    std::array<Dims, 2> dims, strides;
+    for (std::size_t k = 0; k < 2; ++k) {
+        const auto view =
+            viewed(spec.inputs[k].shape, matmulViewOf(*spec.node, static_cast<int>(k)));
+        if (!view || view->first.size() < 2)
+            return specError(spec, "an operand's view does not match its rank");
+        std::tie(dims[k], strides[k]) = *view;
+    }
+    // The output: the layout written is the result transposed by q, so the result's axis q[j]
+    // is stored as the written layout's axis j.
+    const Dims& written = spec.outputs[0].shape;
+    Dims out = written, outStrides = contiguousStrides(written);
+    if (const auto q = matmulViewOf(*spec.node, 2)) {
+        if (!viewed(written, *q))
+            return specError(spec, "the output's view does not match its rank");
+        for (std::size_t j = 0; j < q->size(); ++j) {
+            out[static_cast<std::size_t>((*q)[j])] = written[j];
+            outStrides[static_cast<std::size_t>((*q)[j])] = contiguousStrides(written)[j];
+        }
+    }
+    const std::size_t rank = out.size();
+    for (std::size_t k = 0; k < 2; ++k) {
+        while (dims[k].size() < rank) {
+            strides[k].insert(strides[k].begin(), dims[k].front() * strides[k].front());
+            dims[k].insert(dims[k].begin(), 1);
+        }
+        if (dims[k].size() != rank)
+            return specError(spec, "an operand has more dimensions than the output");
+    }
+    ViewedProduct product;
+    product.m = dims[0][rank - 2];
+    product.k = dims[0][rank - 1];
+    product.n = dims[1][rank - 1];
+    bool fits =
+        dims[1][rank - 2] == product.k && out[rank - 2] == product.m && out[rank - 1] == product.n;
+    for (std::size_t j = 0; j + 2 < rank; ++j) {
+        for (std::size_t k = 0; k < 2; ++k)
+            fits = fits && (dims[k][j] == out[j] || dims[k][j] == 1);
+    }
+    if (!fits)
+        return specError(spec, "the views' shapes do not make the product's");
+    product.src = memory::desc(dims[0], dt::f32, strides[0]);
+    product.weights = memory::desc(dims[1], dt::f32, strides[1]);
+    product.dst = memory::desc(out, dt::f32, outStrides);
+    return product;
+}
+
+/// A matrix product reading transposed operands or writing a transposed output as strided views:
+/// one oneDNN call over every batch.
+Result<std::unique_ptr<Kernel>> makeViewedMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
+    auto product = viewedProduct(spec);
+    if (!product)
+        return product.error();
+    MatmulBuild build;
+    build.mp.m = product.value().m;
+    build.mp.n = product.value().n;
+    build.mp.k = product.value().k;
+    build.calls.src = product.value().src;
+    build.calls.weights = product.value().weights;
+    build.calls.dst = product.value().dst;
+    build.pd.emplace(dnnl::matmul::desc(build.calls.src, build.calls.weights, build.calls.dst),
+                     scratchpadAttr(), ctx.engine);
+    auto kernel = std::make_unique<MatmulKernel>(ctx, std::move(build), spec, false);
+    kernel->noteViews();
+    return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
 } // namespace
 
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (matmulViewOf(*spec.node, 0) || matmulViewOf(*spec.node, 1) || matmulViewOf(*spec.node, 2))
+        return makeViewedMatmul(spec, ctx);
     if (!allFloat32(spec) && postOpsOf(*spec.node).empty())
         return makePlainMatmul(spec);
     std::optional<memory::desc> packed;
@@ -951,6 +1053,26 @@ std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelCon
         return hexOf(calls.weights) + ":" + hexOf(preferred);
     } catch (const dnnl::error&) {
         return {};
+    }
+}
+
+bool viewsKeepSpeed(const KernelSpec& spec, CpuKernelContext& ctx) {
+    try {
+        const auto product = viewedProduct(spec);
+        if (!product)
+            return false;
+        const auto& v = product.value();
+        auto dense = [](const memory::desc& desc) {
+            return plainDesc(Dims(desc.data.dims, desc.data.dims + desc.data.ndims));
+        };
+        const dnnl::matmul::primitive_desc strided(dnnl::matmul::desc(v.src, v.weights, v.dst),
+                                                   scratchpadAttr(), ctx.engine);
+        const dnnl::matmul::primitive_desc plain(
+            dnnl::matmul::desc(dense(v.src), dense(v.weights), dense(v.dst)), scratchpadAttr(),
+            ctx.engine);
+        return std::string_view(strided.impl_info_str()) == plain.impl_info_str();
+    } catch (const dnnl::error&) {
+        return false;
     }
 }
 

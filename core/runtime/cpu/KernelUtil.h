@@ -41,6 +41,10 @@ Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec,
 std::string packedLayout(const KernelSpec& spec, std::size_t input,
                          ::placer::CpuKernelContext& context);
 
+/// Whether a matrix product with strided views (runtime/Optimize.h matmulViewOf) runs oneDNN's
+/// implementation for dense operands of the same shapes: only then are the views worth taking.
+bool viewsKeepSpeed(const KernelSpec& spec, ::placer::CpuKernelContext& context);
+
 /// Writes a constant's own bytes into `dst` in `layout` (from packedLayout()): empty when done,
 /// else why not.
 std::string packConstant(std::byte* dst, const void* src, const std::string& layout,

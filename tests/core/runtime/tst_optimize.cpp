@@ -188,6 +188,7 @@ private slots:
     void matrixProductVariantsComputeTheSame();
     void convolutionsFoldTheBatchNormalisationAfterThem();
     void channelShufflesAndSlicesStayChannelsLast();
+    void attentionTransposesBecomeStridedViews();
     void layoutChangesCancelTheModelsTransposes();
     void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
@@ -870,6 +871,48 @@ void TestOptimize::channelShufflesAndSlicesStayChannelsLast() {
     QVERIFY2(o.result.notes.size() == 1 &&
                  o.result.notes[0].ends_with("2 layout changes, 1 channel shuffles in NHWC"),
              o.result.notes.empty() ? "" : o.result.notes[0].c_str());
+}
+
+void TestOptimize::attentionTransposesBecomeStridedViews() {
+    // Self-attention as PyTorch exports it, heads moved by transposes: Q and V from [B,T,H,D]
+    // to [B,H,T,D], K to [B,H,D,T], the result back to [B,T,H,D]. The products read and write
+    // those layouts as strided views where the device keeps its speed so, and the transposes go.
+    ModelBuilder b({2, 16, 64});
+    b.ints("heads", {2, 16, 4, 16});
+    b.ints("merged", {2, 16, 64});
+    b.weight("wq", {64, 64});
+    b.weight("wk", {64, 64});
+    b.node("MatMul", {"x", "wq"}, "q");
+    b.node("MatMul", {"x", "wk"}, "k");
+    b.node("Reshape", {"q", "heads"}, "q4");
+    b.node("Reshape", {"k", "heads"}, "k4");
+    b.node("Reshape", {"x", "heads"}, "v4");
+    test::setInts(b.node("Transpose", {"q4"}, "qt"), "perm", {0, 2, 1, 3});
+    test::setInts(b.node("Transpose", {"k4"}, "kt"), "perm", {0, 2, 3, 1});
+    test::setInts(b.node("Transpose", {"v4"}, "vt"), "perm", {0, 2, 1, 3});
+    b.node("MatMul", {"qt", "kt"}, "scores");
+    test::setInt(b.node("Softmax", {"scores"}, "p"), "axis", -1);
+    b.node("MatMul", {"p", "vt"}, "o");
+    test::setInts(b.node("Transpose", {"o"}, "ot"), "perm", {0, 2, 1, 3});
+    b.node("Reshape", {"ot", "merged"}, "y");
+    const Optimised o = optimiseAndCompare(b.load("y", {2, 16, 64}), vcpus(1), {true}, {}, true);
+    const Graph& g = o.result.graph;
+    if (!hasNote(o, "strided views on v1:", true))
+        QSKIP("oneDNN runs these products more slowly with strided operands on this machine: "
+              "the transposes stay");
+    const Node& scores = g.node(*g.find("scores"));
+    QCOMPARE(matmulViewOf(scores, 0).value(), (std::vector<std::int64_t>{0, 2, 1, 3}));
+    QCOMPARE(matmulViewOf(scores, 1).value(), (std::vector<std::int64_t>{0, 2, 3, 1}));
+    QCOMPARE(g.node(scores.inputs[0].node).name, std::string("q4"));
+    QVERIFY(!g.find("qt").has_value() && !g.find("kt").has_value());
+    const Node& out = g.node(*g.find("o"));
+    QCOMPARE(matmulViewOf(out, 2).value(), (std::vector<std::int64_t>{0, 2, 1, 3}));
+    QCOMPARE(out.outputs[0].shape, (std::vector<std::int64_t>{2, 16, 4, 16}));
+    QVERIFY(!g.find("ot").has_value());
+    QCOMPARE(countOp(g, "Transpose"), 0);
+    // Without the devices to ask, nothing is viewed.
+    const Optimised plain = optimiseAndCompare(o.graph, vcpus(1), {true}, {}, false);
+    QCOMPARE(countOp(plain.result.graph, "Transpose"), 4);
 }
 
 void TestOptimize::layoutChangesCancelTheModelsTransposes() {

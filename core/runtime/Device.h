@@ -108,11 +108,13 @@ public:
         (void)spec;
         return false;
     }
-    /// Loads a constant's own bytes `src` into this device's `dst` in `layout` (from
+    /// Loads a constant's own `bytes` at `src` into this device's `dst` in `layout` (from
     /// packedLayout()), instead of copying them: empty when done, else why not.
-    virtual std::string loadPacked(std::byte* dst, const void* src, const std::string& layout) {
+    virtual std::string loadPacked(std::byte* dst, const void* src, std::int64_t bytes,
+                                   const std::string& layout) {
         (void)dst;
         (void)src;
+        (void)bytes;
         (void)layout;
         return name() + " keeps constants in their own layout";
     }

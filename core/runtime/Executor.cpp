@@ -286,8 +286,9 @@ struct Executor::Impl {
                 if (reinterpret_cast<const char*>(dst) != node.data->data()) {
                     const std::string layout = packedLayoutOf(node);
                     const std::string error =
-                        layout.empty() ? copyInAndWait(*device, dst, node.data->data(), instr.bytes)
-                                       : device->loadPacked(dst, node.data->data(), layout);
+                        layout.empty()
+                            ? copyInAndWait(*device, dst, node.data->data(), instr.bytes)
+                            : device->loadPacked(dst, node.data->data(), instr.bytes, layout);
                     if (!error.empty())
                         return fail("uploading constant '" + node.name + "': " + error);
                     // The device has its copy: the file's pages can go (read again if needed).

@@ -46,6 +46,22 @@ Graph emptyLike(const Graph& graph) {
     return out;
 }
 
+/// The spec a kernel for `node` would be prepared with, as the executor makes it.
+KernelSpec specOf(const Graph& graph, const Node& node) {
+    KernelSpec spec;
+    spec.node = &node;
+    spec.onnxOpset = graph.onnxOpset();
+    for (const ValueRef input : node.inputs) {
+        const Node& producer = graph.node(input.node);
+        spec.inputs.push_back(graph.type(input));
+        const bool constant = producer.isConstant() && producer.data;
+        spec.constantInputs.push_back(constant);
+        spec.constantData.push_back(constant ? producer.data.get() : nullptr);
+    }
+    spec.outputs = node.outputs;
+    return spec;
+}
+
 bool isRank4Float(const TensorType& t) {
     return t.rank() == 4 && t.dtype == DType::Float32;
 }
@@ -102,9 +118,8 @@ NodeLayout layoutOf(const Graph& graph, const Node& node) {
     if (op == "Slice") {
         // Slices along axes a constant names: the same slice of the NHWC form, axes remapped.
         if (first.rank() != 4 || node.inputs.size() < 4 ||
-            !graph.node(node.inputs[3].node).isConstant() ||
-            !graph.node(node.inputs[3].node).data ||
-            graph.type(node.inputs[3]).dtype != DType::Int64)
+            graph.type(node.inputs[3]).dtype != DType::Int64 ||
+            !geometry::constantInts(specOf(graph, node), 3))
             return layout;
         layout.role = LayoutRole::Follows;
         layout.data[0] = true;
@@ -297,7 +312,7 @@ private:
             copy.attrs.set("axis", nhwcAxis(axis));
         }
         if (node.op->name == "Slice") {
-            std::vector<std::int64_t> axes = constantInts(node.inputs[3]);
+            Dims axes = *geometry::constantInts(specOf(m_in, node), 3);
             for (std::int64_t& axis : axes)
                 axis = nhwcAxis(axis < 0 ? axis + 4 : axis);
             copy.inputs[3] = intsConstant(node.inputs[3], axes, "/nhwc");
@@ -306,15 +321,6 @@ private:
             ++m_converted[device.index].first;
         m_anyConverted = true;
         m_last[id.index][0][device.index] = ValueRef{add(std::move(copy), id), 0};
-    }
-
-    /// An int64 constant's values.
-    std::vector<std::int64_t> constantInts(ValueRef value) const {
-        const Node& source = m_in.node(value.node);
-        std::vector<std::int64_t> values(
-            static_cast<std::size_t>(source.outputs[0].elementCount()));
-        std::memcpy(values.data(), source.data->data(), values.size() * sizeof(std::int64_t));
-        return values;
     }
 
     /// A new int64 constant of `values`, made like the user's constant `like`.
@@ -424,22 +430,6 @@ constexpr std::array<const char*, 3> kViewAttrs{"placer.view_a", "placer.view_b"
 bool hasViews(const Node& node) {
     return std::any_of(kViewAttrs.begin(), kViewAttrs.end(),
                        [&](const char* name) { return node.attrs.has(name); });
-}
-
-/// The spec a kernel for `node` would be prepared with, as the executor makes it.
-KernelSpec specOf(const Graph& graph, const Node& node) {
-    KernelSpec spec;
-    spec.node = &node;
-    spec.onnxOpset = graph.onnxOpset();
-    for (const ValueRef input : node.inputs) {
-        const Node& producer = graph.node(input.node);
-        spec.inputs.push_back(graph.type(input));
-        const bool constant = producer.isConstant() && producer.data;
-        spec.constantInputs.push_back(constant);
-        spec.constantData.push_back(constant ? producer.data.get() : nullptr);
-    }
-    spec.outputs = node.outputs;
-    return spec;
 }
 
 /// The post-op a unary node is, as "name[:alpha[:beta]]" (oneDNN's eltwise algorithms), or
@@ -885,9 +875,9 @@ private:
             if (!m_consumers[norm.index][k].empty() || m_isOutput[norm.index][k])
                 return std::nullopt; // Relay's running mean and variance, read
         }
-        const bool relay = n.op->dialect == OpDialect::Relay;
-        if (relay ? n.attrs.getInt("axis", 1).value_or(1) != 1
-                  : n.attrs.getInt("training_mode", 0).value_or(0) != 0)
+        // Over the channels, in inference (the attributes read as its kernel reads them).
+        geometry::Normalization attrs;
+        if (geometry::readBatchNorm(specOf(m_in, n), &attrs) || attrs.axis != 1)
             return std::nullopt;
         const TensorType& weights = m_in.type(c.inputs[1]);
         if (weights.dtype != DType::Float32 || weights.shape.empty())
@@ -902,12 +892,9 @@ private:
         }
         if (!constant && weights.elementCount() > c.outputs[0].elementCount())
             return std::nullopt;
-        const bool scale = !relay || n.attrs.getBool("scale", true).value_or(true);
-        const bool center = !relay || n.attrs.getBool("center", true).value_or(true);
         char text[64];
-        std::snprintf(text, sizeof text, "bn:%.9g:%d",
-                      n.attrs.getFloat("epsilon", 1e-5).value_or(1e-5),
-                      (scale ? 1 : 0) + (center ? 2 : 0));
+        std::snprintf(text, sizeof text, "bn:%.9g:%d", static_cast<double>(attrs.epsilon),
+                      (attrs.scale ? 1 : 0) + (attrs.center ? 2 : 0));
         return text;
     }
 
@@ -1202,8 +1189,7 @@ public:
                 userPinned(id) || !device.valid() ||
                 static_cast<std::size_t>(device.index) >= m_enabled.size() ||
                 !m_enabled[static_cast<std::size_t>(device.index)] || !postOpsOf(node).empty() ||
-                node.attrs.has(kViewAttrs[0]) || node.attrs.has(kViewAttrs[1]) ||
-                node.attrs.has(kViewAttrs[2]))
+                hasViews(node))
                 continue;
             MatmulViews views;
             bool any = false;
@@ -1302,15 +1288,6 @@ public:
     /// Per device: transposes matrix products read or write as strided views.
     const std::map<std::int32_t, int>& viewed() const { return m_viewed; }
     const std::map<std::int32_t, int>& removed() const { return m_removed; }
-    /// The user's transposes that no longer run.
-    std::vector<NodeId> gone() const {
-        std::vector<NodeId> users;
-        for (std::uint32_t i = 0; i < m_in.size(); ++i) {
-            if ((m_alias[i] || m_dead[i]) && m_origin[i].valid())
-                users.push_back(m_origin[i]);
-        }
-        return users;
-    }
 
 private:
     /// A Transpose's permutation, when it may take part: one input, on an enabled device.

@@ -162,35 +162,37 @@ void CpuDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src, s
     std::memcpy(dst, src, static_cast<std::size_t>(bytes));
 }
 
+namespace {
+
+/// What `task` returns, run on `device`'s worker and waited for. Kernels are made there: oneDNN
+/// fixes a primitive's thread count when it is created, from the creating thread's OpenMP
+/// setting, which only the worker has set to the context's (and the layouts and kernels oneDNN
+/// picks may depend on it).
+template <typename Task> auto onWorker(Device& device, Task task) {
+    std::optional<decltype(task())> result;
+    device.enqueue([&] { result.emplace(task()); });
+    device.synchronize();
+    return std::move(*result);
+}
+
+} // namespace
+
 Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
-    // On the worker: oneDNN fixes a primitive's thread count when it is created, from the
-    // creating thread's OpenMP setting, which only the worker has set to this context's.
-    std::optional<Result<std::unique_ptr<Kernel>>> kernel;
-    enqueue([&] { kernel.emplace(makeCpuKernel(spec, *m_kernelContext)); });
-    synchronize();
-    return std::move(*kernel);
+    return onWorker(*this, [&] { return makeCpuKernel(spec, *m_kernelContext); });
 }
 
 std::string CpuDevice::packedLayout(const KernelSpec& spec, std::size_t input) {
-    // On the worker, as prepare() is: the layout oneDNN prefers may depend on the thread count.
-    std::string layout;
-    enqueue([&] { layout = packedLayoutFor(spec, input, *m_kernelContext); });
-    synchronize();
-    return layout;
+    return onWorker(*this, [&] { return packedLayoutFor(spec, input, *m_kernelContext); });
 }
 
 bool CpuDevice::takesViews(const KernelSpec& spec) {
-    bool takes = false;
-    enqueue([&] { takes = viewsKeepSpeedFor(spec, *m_kernelContext); });
-    synchronize();
-    return takes;
+    return onWorker(*this, [&] { return viewsKeepSpeedFor(spec, *m_kernelContext); });
 }
 
-std::string CpuDevice::loadPacked(std::byte* dst, const void* src, const std::string& layout) {
-    std::string error;
-    enqueue([&] { error = cpu::packConstant(dst, src, layout, *m_kernelContext); });
-    synchronize();
-    return error;
+std::string CpuDevice::loadPacked(std::byte* dst, const void* src, std::int64_t bytes,
+                                  const std::string& layout) {
+    return onWorker(*this,
+                    [&] { return cpu::packConstant(dst, src, bytes, layout, *m_kernelContext); });
 }
 
 void CpuDevice::enqueue(std::function<void()> task) {

@@ -42,7 +42,8 @@ public:
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
     std::string packedLayout(const KernelSpec& spec, std::size_t input) override;
     bool takesViews(const KernelSpec& spec) override;
-    std::string loadPacked(std::byte* dst, const void* src, const std::string& layout) override;
+    std::string loadPacked(std::byte* dst, const void* src, std::int64_t bytes,
+                           const std::string& layout) override;
 
     void enqueue(std::function<void()> task) override;
     void synchronize() override;

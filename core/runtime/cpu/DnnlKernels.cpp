@@ -8,9 +8,11 @@
 #include "runtime/cpu/KernelUtil.h"
 
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 
 namespace placer::cpu {
@@ -864,54 +866,47 @@ private:
     PostOpsAfter m_after;
 };
 
-// A packed layout's text: the operand's own layout and the packed one, each oneDNN's memory
-// descriptor as hexadecimal bytes, "own:packed". Only this process reads it back (the optimised
-// graph is never saved), so the descriptor's bytes are a faithful encoding.
+// Packed layouts: the operand's own layout and the packed one (oneDNN memory descriptors),
+// kept in this process and named in the graph by their number ("onednn-packed:N"). A name that
+// is not one of them (an attribute a model brought in) is refused, never decoded.
 
-std::string hexOf(const memory::desc& desc) {
-    static const char* digits = "0123456789abcdef";
-    const auto* bytes = reinterpret_cast<const unsigned char*>(&desc.data);
-    std::string text;
-    text.reserve(2 * sizeof desc.data);
-    for (std::size_t i = 0; i < sizeof desc.data; ++i) {
-        text += digits[bytes[i] >> 4];
-        text += digits[bytes[i] & 15];
-    }
-    return text;
+struct PackedLayouts {
+    std::mutex mutex;
+    std::vector<std::pair<memory::desc, memory::desc>> layouts;
+};
+
+PackedLayouts& packedLayouts() {
+    static PackedLayouts* all = new PackedLayouts();
+    return *all;
 }
 
-std::optional<memory::desc> descOfHex(std::string_view text) {
-    dnnl_memory_desc_t data{};
-    if (text.size() != 2 * sizeof data)
-        return std::nullopt;
-    auto* bytes = reinterpret_cast<unsigned char*>(&data);
-    for (std::size_t i = 0; i < sizeof data; ++i) {
-        auto digit = [](char c) -> int {
-            if (c >= '0' && c <= '9')
-                return c - '0';
-            if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-            return -1;
-        };
-        const int hi = digit(text[2 * i]), lo = digit(text[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return std::nullopt;
-        bytes[i] = static_cast<unsigned char>(hi * 16 + lo);
+constexpr std::string_view kPackedPrefix = "onednn-packed:";
+
+std::string namePackedLayout(const memory::desc& own, const memory::desc& packed) {
+    PackedLayouts& all = packedLayouts();
+    std::lock_guard lock(all.mutex);
+    for (std::size_t i = 0; i < all.layouts.size(); ++i) {
+        if (all.layouts[i].first == own && all.layouts[i].second == packed)
+            return std::string(kPackedPrefix) + std::to_string(i);
     }
-    return memory::desc(data);
+    all.layouts.emplace_back(own, packed);
+    return std::string(kPackedPrefix) + std::to_string(all.layouts.size() - 1);
 }
 
-/// The two layouts of a packed layout's text, or nothing when it is not one.
+/// The two layouts a packed layout's name stands for, or nothing when it names none.
 std::optional<std::pair<memory::desc, memory::desc>> readPackedLayout(std::string_view text) {
-    const std::size_t colon = text.find(':');
-    if (colon == std::string_view::npos)
+    if (!text.starts_with(kPackedPrefix))
         return std::nullopt;
-    auto own = descOfHex(text.substr(0, colon));
-    auto packed = descOfHex(text.substr(colon + 1));
-    if (!own || !packed || own->get_size() != packed->get_size() ||
-        own->data.ndims != packed->data.ndims)
+    std::size_t index = 0;
+    const std::string_view digits = text.substr(kPackedPrefix.size());
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (error != std::errc() || end != digits.data() + digits.size())
         return std::nullopt;
-    return std::pair{*own, *packed};
+    PackedLayouts& all = packedLayouts();
+    std::lock_guard lock(all.mutex);
+    if (index >= all.layouts.size())
+        return std::nullopt;
+    return all.layouts[index];
 }
 
 /// A stored shape seen through a view's permutation: the dims and strides of the view.
@@ -949,7 +944,7 @@ Result<ViewedProduct> viewedProduct(const KernelSpec& spec) {
         const auto view =
             viewed(spec.inputs[k].shape, matmulViewOf(*spec.node, static_cast<int>(k)));
         if (!view || view->first.size() < 2)
-            return specError(spec, "an operand's view does not match its rank");
+            return specError(spec, "an operand's view is not a permutation of its axes");
         std::tie(dims[k], strides[k]) = *view;
     }
     // The output: the layout written is the result transposed by q, so the result's axis q[j]
@@ -958,7 +953,7 @@ Result<ViewedProduct> viewedProduct(const KernelSpec& spec) {
     Dims out = written, outStrides = contiguousStrides(written);
     if (const auto q = matmulViewOf(*spec.node, 2)) {
         if (!viewed(written, *q))
-            return specError(spec, "the output's view does not match its rank");
+            return specError(spec, "the output's view is not a permutation of its axes");
         for (std::size_t j = 0; j < q->size(); ++j) {
             out[static_cast<std::size_t>((*q)[j])] = written[j];
             outStrides[static_cast<std::size_t>((*q)[j])] = contiguousStrides(written)[j];
@@ -1022,7 +1017,8 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
     if (const std::string layout = packedLayoutOf(*spec.node); !layout.empty()) {
         const auto layouts = readPackedLayout(layout);
         if (!layouts)
-            return specError(spec, "its weights' packed layout is not one this build reads");
+            return specError(spec, "its weights' packed layout '" + layout +
+                                       "' is not one this process made");
         packed = layouts->second;
     }
     auto build = buildMatmul(spec, ctx, packed ? &*packed : nullptr);
@@ -1050,7 +1046,7 @@ std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelCon
         const memory::desc preferred = build.value().pd->weights_desc();
         if (preferred == calls.weights || preferred.get_size() != calls.weights.get_size())
             return {};
-        return hexOf(calls.weights) + ":" + hexOf(preferred);
+        return namePackedLayout(calls.weights, preferred);
     } catch (const dnnl::error&) {
         return {};
     }
@@ -1076,11 +1072,14 @@ bool viewsKeepSpeed(const KernelSpec& spec, CpuKernelContext& ctx) {
     }
 }
 
-std::string packConstant(std::byte* dst, const void* src, const std::string& layout,
-                         CpuKernelContext& ctx) {
+std::string packConstant(std::byte* dst, const void* src, std::int64_t bytes,
+                         const std::string& layout, CpuKernelContext& ctx) {
     const auto layouts = readPackedLayout(layout);
     if (!layouts)
-        return "its packed layout is not one this build reads";
+        return "its packed layout '" + layout + "' is not one this process made";
+    if (static_cast<std::int64_t>(layouts->first.get_size()) != bytes ||
+        layouts->second.get_size() != layouts->first.get_size())
+        return "its packed layout does not hold its " + std::to_string(bytes) + " bytes";
     try {
         memory from(layouts->first, ctx.engine, const_cast<void*>(src));
         memory to(layouts->second, ctx.engine, dst);

@@ -45,10 +45,10 @@ std::string packedLayout(const KernelSpec& spec, std::size_t input,
 /// implementation for dense operands of the same shapes: only then are the views worth taking.
 bool viewsKeepSpeed(const KernelSpec& spec, ::placer::CpuKernelContext& context);
 
-/// Writes a constant's own bytes into `dst` in `layout` (from packedLayout()): empty when done,
-/// else why not.
-std::string packConstant(std::byte* dst, const void* src, const std::string& layout,
-                         ::placer::CpuKernelContext& context);
+/// Writes a constant's own `bytes` into `dst` in `layout` (from packedLayout()): empty when done,
+/// else why not (a layout this process did not make, or of another size).
+std::string packConstant(std::byte* dst, const void* src, std::int64_t bytes,
+                         const std::string& layout, ::placer::CpuKernelContext& context);
 
 /// Convolution and matrix products in any element type, for what oneDNN (float32) does not take.
 Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec);

@@ -189,6 +189,8 @@ private slots:
     void convolutionsFoldTheBatchNormalisationAfterThem();
     void channelShufflesAndSlicesStayChannelsLast();
     void attentionTransposesBecomeStridedViews();
+    void forgedInternalAttributesAreRefused_data();
+    void forgedInternalAttributesAreRefused();
     void layoutChangesCancelTheModelsTransposes();
     void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
@@ -913,6 +915,68 @@ void TestOptimize::attentionTransposesBecomeStridedViews() {
     // Without the devices to ask, nothing is viewed.
     const Optimised plain = optimiseAndCompare(o.graph, vcpus(1), {true}, {}, false);
     QCOMPARE(countOp(plain.result.graph, "Transpose"), 4);
+}
+
+void TestOptimize::forgedInternalAttributesAreRefused_data() {
+    // Attributes only the passes set, as a model could still bring them in: each is refused
+    // with a clear error when the kernel or the constant is loaded, never decoded or trusted.
+    QTest::addColumn<QString>("node");
+    QTest::addColumn<QString>("attr");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("a packed layout on the product") << "m"
+                                                    << "placer.packed"
+                                                    << "onednn-packed:999"
+                                                    << "is not one this process made";
+    QTest::newRow("a packed layout on the weights") << "w"
+                                                    << "placer.packed"
+                                                    << "0123abcd:ef"
+                                                    << "is not one this process made";
+    QTest::newRow("a view of the wrong rank") << "m"
+                                              << "placer.view_a"
+                                              << "5,5,5"
+                                              << "view is not a permutation of its axes";
+    QTest::newRow("a view that is no permutation") << "m"
+                                                   << "placer.view_b"
+                                                   << "0,0"
+                                                   << "view is not a permutation of its axes";
+    QTest::newRow("an unknown post-op") << "m"
+                                        << "placer.post_ops"
+                                        << "frobnicate"
+                                        << "unknown post-op";
+}
+
+void TestOptimize::forgedInternalAttributesAreRefused() {
+    QFETCH(QString, node);
+    QFETCH(QString, attr);
+    QFETCH(QString, value);
+    QFETCH(QString, message);
+    ModelBuilder b({4, 16});
+    b.weight("w", {16, 8});
+    b.node("MatMul", {"x", "w"}, "m");
+    Graph graph = b.load("m", {4, 8});
+    Node& target = graph.node(*graph.find(node.toStdString()));
+    if (attr.startsWith("placer.view")) {
+        std::vector<std::int64_t> perm;
+        for (const QString& part : value.split(','))
+            perm.push_back(part.toLongLong());
+        target.attrs.set(attr.toStdString(), perm);
+    } else {
+        target.attrs.set(attr.toStdString(), value.toStdString());
+    }
+    const DeviceSet devices = vcpus(1);
+    const Plan plan = planDevices(graph, devices, PlanOptions{});
+    DeviceRegistry registry;
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(devices, {}, registry, &warnings);
+    QVERIFY(mapping);
+    auto program = lowerToBytecode(graph, devices, plan);
+    QVERIFY(program);
+    auto executor =
+        Executor::load(graph, devices, program.take(), mapping.take(), graph.onnxOpset());
+    QVERIFY(!executor);
+    QVERIFY2(QString::fromStdString(executor.error().message).contains(message),
+             executor.error().message.c_str());
 }
 
 void TestOptimize::layoutChangesCancelTheModelsTransposes() {

@@ -25,7 +25,8 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              input format (default: from the file name, then the content)
   --input-shape NAME=D1,D2,...
                              fix the shape of an ONNX graph input with symbolic dimensions
-                             (repeatable; without it they are planned as 1, with a warning)
+                             (repeatable; without it they are planned as 1, with a warning);
+                             NAME[K] gives element K of a sequence input NAME
   --devices LIST             virtual devices, NAME:KIND[:mem=SIZE][:ordinal=N],...
                              KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB
                              (default: cpu:cpu,gpu:cuda, or the devices a JSON graph names).

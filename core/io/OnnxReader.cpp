@@ -2,6 +2,7 @@
 #include "io/OnnxReader.h"
 
 #include "io/OnnxPayloads.h"
+#include "io/OnnxSequences.h"
 #include "io/OnnxWriter.h"
 
 #include "ir/ConstantFolding.h"
@@ -197,6 +198,8 @@ public:
             return *error;
         if (auto error = readDeviceSet())
             return *error;
+        if (auto error = lowerSequences())
+            return *error;
         if (auto error = applyInputShapes())
             return *error;
         if (auto error = bindShapeInputs())
@@ -373,6 +376,15 @@ private:
 
     /// The user's shapes for graph inputs (--input-shape) replace the declared ones, which they
     /// must agree with where those are fixed.
+    /// Sequences and optionals become the tensors they hold (io/OnnxSequences.h).
+    Failure lowerSequences() {
+        SequenceLoweringInputs inputs{&m_options.inputShapes, &m_options.sequenceInputs,
+                                      &m_options.shapeInputValues};
+        if (auto error = placer::lowerSequences(&m_model, inputs, m_warnings))
+            return fail(*error);
+        return std::nullopt;
+    }
+
     Failure applyInputShapes() {
         std::set<std::string> initializers;
         for (const onnx::TensorProto& tensor : m_model.graph().initializer())

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "io/MappedFile.h"
+#include "io/OnnxSequences.h"
 #include "io/SourceError.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
@@ -44,6 +45,10 @@ struct OnnxReadOptions {
     /// pads): the plan is made for these values, as TensorRT builds for given shape tensors. A
     /// value given for an input that sets no shape is ignored here (it is run-time data).
     std::map<std::string, HostTensor> shapeInputValues;
+    /// Sequence and optional inputs: how many elements each holds. Element k of sequence S is
+    /// the tensor input "S[k]", whose shape inputShapes gives; an input not listed here takes
+    /// its length from those names (io/OnnxSequences.h).
+    std::map<std::string, OnnxSequenceInput> sequenceInputs;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
     bool foldConstants = true;
     /// The mapped file the model's bytes are (MappedFile::bytes()): large initializers then

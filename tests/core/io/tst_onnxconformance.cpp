@@ -21,6 +21,7 @@
 #include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
 
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <QtTest>
@@ -60,6 +61,76 @@ void asDeclaredBFloat16(const onnx::TypeProto& declared, HostTensor* tensor) {
         tensor->type.dtype = DType::BFloat16;
 }
 
+/// A test data file: a tensor, a sequence's elements, or an optional's value (none or one).
+struct HeldData {
+    enum Kind { Tensor, Sequence, OptionalTensor, OptionalSequence } kind = Tensor;
+    bool present = true;
+    std::vector<HostTensor> tensors;
+};
+
+Result<HostTensor> readTestTensor(const onnx::TensorProto& proto, const onnx::TypeProto& declared,
+                                  const fs::path& file) {
+    auto tensor = readOnnxTensor(proto.SerializeAsString(), file.string());
+    if (tensor)
+        asDeclaredBFloat16(declared, &tensor.value());
+    return tensor;
+}
+
+Result<HeldData> readTestData(const fs::path& file, const onnx::TypeProto& declared) {
+    const std::string bytes = readFile(file);
+    HeldData held;
+    if (declared.has_tensor_type()) {
+        auto tensor = readOnnxTensor(bytes, file.string());
+        if (!tensor)
+            return tensor.error();
+        asDeclaredBFloat16(declared, &tensor.value());
+        held.tensors.push_back(tensor.take());
+        return held;
+    }
+    auto readSequence = [&](const onnx::SequenceProto& sequence,
+                            const onnx::TypeProto& type) -> std::optional<SourceError> {
+        const onnx::TypeProto element =
+            type.has_sequence_type() ? type.sequence_type().elem_type() : onnx::TypeProto();
+        for (const onnx::TensorProto& proto : sequence.tensor_values()) {
+            auto tensor = readTestTensor(proto, element, file);
+            if (!tensor)
+                return tensor.error();
+            held.tensors.push_back(tensor.take());
+        }
+        if (sequence.sequence_values_size() > 0 || sequence.optional_values_size() > 0 ||
+            sequence.map_values_size() > 0)
+            return SourceError{file.string(), 0, 0, "a sequence of non-tensors"};
+        return std::nullopt;
+    };
+    if (declared.has_sequence_type()) {
+        onnx::SequenceProto sequence;
+        if (!sequence.ParseFromString(bytes))
+            return SourceError{file.string(), 0, 0, "not a SequenceProto"};
+        held.kind = HeldData::Sequence;
+        if (auto error = readSequence(sequence, declared))
+            return *error;
+        return held;
+    }
+    if (!declared.has_optional_type())
+        return SourceError{file.string(), 0, 0, "a value of a type the harness cannot read"};
+    onnx::OptionalProto optional;
+    if (!optional.ParseFromString(bytes))
+        return SourceError{file.string(), 0, 0, "not an OptionalProto"};
+    const onnx::TypeProto& inner = declared.optional_type().elem_type();
+    held.kind = inner.has_sequence_type() ? HeldData::OptionalSequence : HeldData::OptionalTensor;
+    held.present = optional.has_tensor_value() || optional.has_sequence_value();
+    if (optional.has_tensor_value()) {
+        auto tensor = readTestTensor(optional.tensor_value(), inner, file);
+        if (!tensor)
+            return tensor.error();
+        held.tensors.push_back(tensor.take());
+    } else if (optional.has_sequence_value()) {
+        if (auto error = readSequence(optional.sequence_value(), inner))
+            return *error;
+    }
+    return held;
+}
+
 std::string oneLine(std::string text) {
     std::replace(text.begin(), text.end(), '\n', ' ');
     // Case-specific names would make every reason unique: keep the sentence after the location.
@@ -91,6 +162,7 @@ Outcome runCase(const fs::path& dir, DeviceRegistry& registry) {
     }
     const fs::path data = dir / "test_data_set_0";
     OnnxReadOptions options;
+    std::vector<std::string> givenNames;
     std::vector<HostTensor> inputs;
     for (std::size_t k = 0; k < inputNames.size(); ++k) {
         const fs::path file = data / ("input_" + std::to_string(k) + ".pb");
@@ -98,38 +170,39 @@ Outcome runCase(const fs::path& dir, DeviceRegistry& registry) {
             outcome.reason = "data: input " + std::to_string(k) + " is missing";
             return outcome;
         }
-        const auto& type = model.graph().input(static_cast<int>(k)).type();
-        if (!type.has_tensor_type()) {
-            outcome.reason =
-                "load: input '" + inputNames[k] + "' is a sequence or optional, " + "not a tensor";
+        const std::string& name = inputNames[k];
+        auto held = readTestData(file, model.graph().input(static_cast<int>(k)).type());
+        if (!held) {
+            outcome.reason = "data: " + oneLine(held.error().message);
             return outcome;
         }
-        auto tensor = readOnnxTensor(readFile(file), file.string());
-        if (!tensor) {
-            outcome.reason = "data: " + oneLine(tensor.error().message);
-            return outcome;
+        // A sequence's elements are inputs "S[0]", "S[1]", ...; an optional's value keeps its
+        // name (OnnxReadOptions::sequenceInputs).
+        const HeldData& given = held.value();
+        if (given.kind != HeldData::Tensor)
+            options.sequenceInputs[name] = {given.present, static_cast<int>(given.tensors.size())};
+        for (std::size_t e = 0; e < given.tensors.size(); ++e) {
+            const std::string element =
+                given.kind == HeldData::Sequence || given.kind == HeldData::OptionalSequence
+                    ? sequenceElementName(name, static_cast<int>(e))
+                    : name;
+            options.inputShapes[element] = given.tensors[e].type.shape;
+            // As TensorRT's shape tensors: inputs that set shapes are planned for their values.
+            options.shapeInputValues[element] = given.tensors[e];
+            givenNames.push_back(element);
+            inputs.push_back(given.tensors[e]);
         }
-        asDeclaredBFloat16(type, &tensor.value());
-        options.inputShapes[inputNames[k]] = tensor.value().type.shape;
-        // As TensorRT's shape tensors: inputs that set shapes are planned for their values.
-        options.shapeInputValues[inputNames[k]] = tensor.value();
-        inputs.push_back(tensor.take());
     }
     std::vector<HostTensor> expected;
     for (int k = 0; k < model.graph().output_size(); ++k) {
-        if (!model.graph().output(k).type().has_tensor_type()) {
-            outcome.reason = "load: output '" + model.graph().output(k).name() +
-                             "' is a sequence or optional, not a tensor";
-            return outcome;
-        }
         const fs::path file = data / ("output_" + std::to_string(k) + ".pb");
-        auto tensor = readOnnxTensor(readFile(file), file.string());
-        if (!tensor) {
-            outcome.reason = "data: " + oneLine(tensor.error().message);
+        auto held = readTestData(file, model.graph().output(k).type());
+        if (!held) {
+            outcome.reason = "data: " + oneLine(held.error().message);
             return outcome;
         }
-        asDeclaredBFloat16(model.graph().output(k).type(), &tensor.value());
-        expected.push_back(tensor.take());
+        for (HostTensor& tensor : held.value().tensors)
+            expected.push_back(std::move(tensor));
     }
 
     DeviceSet devices;
@@ -181,12 +254,12 @@ Outcome runCase(const fs::path& dir, DeviceRegistry& registry) {
         std::vector<HostTensor> ordered;
         for (NodeId id : executor.value()->program().inputs) {
             const std::string& name = g.node(id).name;
-            const auto at = std::find(inputNames.begin(), inputNames.end(), name);
-            if (at == inputNames.end()) {
+            const auto at = std::find(givenNames.begin(), givenNames.end(), name);
+            if (at == givenNames.end()) {
                 outcome.reason = stage + "run: no data for input '" + name + "'";
                 return outcome;
             }
-            ordered.push_back(inputs[static_cast<std::size_t>(at - inputNames.begin())]);
+            ordered.push_back(inputs[static_cast<std::size_t>(at - givenNames.begin())]);
         }
         auto result = executor.value()->run(ordered, RunOptions{0, 1});
         if (!result) {

@@ -29,6 +29,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -92,6 +93,9 @@ private slots:
     void controlFlowBodiesMustKeepTheirShapes();
     void nestedBodiesReadTheOutermostGraph();
     void aDeviceRunsControlFlowOnlyWithKernelsForItsBody();
+    void sequencesBecomeTheTensorsTheyHold();
+    void sequenceInputsAreGivenByTheirElements();
+    void sequencesTheLoadCannotFixAreRefused();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -1328,6 +1332,267 @@ void TestOnnxReader::dataDependentOutputsAreBoundedAndFilledAtRun() {
                  refused.error().message.find("NonZero node 'nz' finds only at run time") !=
                      std::string::npos,
              refused.error().message.c_str());
+}
+
+namespace {
+
+/// A sequence of float tensors, as a graph input or output type (`dims` empty: no shape).
+void setSequenceType(onnx::ValueInfoProto* info, const std::string& name,
+                     const std::vector<std::int64_t>& dims) {
+    info->set_name(name);
+    auto* tensor =
+        info->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+    tensor->set_elem_type(kFloat);
+    auto* shape = tensor->mutable_shape();
+    for (std::int64_t d : dims)
+        shape->add_dim()->set_dim_value(d);
+}
+
+/// What an exporter writes for a Python list of tensors: x [4, 3] split into its rows
+/// (SplitToSequence), a row of ones inserted at position 1, a Loop over SequenceLength that
+/// sums the rows (SequenceAt) and scans each doubled, the rows stacked (ConcatFromSequence with
+/// a new axis), and the rows of x as a sequence output.
+onnx::ModelProto listOfTensorsModel() {
+    onnx::ModelProto model = emptyModel("list");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {4, 3});
+    setInt(addNode(g, "SplitToSequence", {"x"}, {"rows"}), "keepdims", 0);
+    onnx::TensorProto* ones = addInitializer(g, "ones", {3});
+    for (int k = 0; k < 3; ++k)
+        ones->add_float_data(1.0f);
+    onnx::TensorProto* zeros = addInitializer(g, "zeros", {3});
+    for (int k = 0; k < 3; ++k)
+        zeros->add_float_data(0.0f);
+    addInt64s(model, "one", {1}, true);
+    addNode(g, "SequenceInsert", {"rows", "ones", "one"}, {"list"});
+    addNode(g, "SequenceLength", {"list"}, {"count"});
+    onnx::NodeProto* loop = addNode(g, "Loop", {"count", "", "zeros"}, {"sum", "doubled"});
+    onnx::GraphProto* body = addBody(loop, "body");
+    setType(body->add_input(), "i", kInt64, std::vector<std::int64_t>{});
+    setType(body->add_input(), "c", kBool, std::vector<std::int64_t>{});
+    setType(body->add_input(), "acc", kFloat);
+    addNode(body, "Identity", {"c"}, {"c_out"});
+    addNode(body, "SequenceAt", {"list", "i"}, {"row"});
+    addNode(body, "Add", {"acc", "row"}, {"acc_out"});
+    addNode(body, "Add", {"row", "row"}, {"twice"});
+    setType(body->add_output(), "c_out", kBool);
+    setType(body->add_output(), "acc_out", kFloat);
+    setType(body->add_output(), "twice", kFloat);
+    onnx::NodeProto* stack = addNode(g, "ConcatFromSequence", {"list"}, {"stacked"});
+    setInt(stack, "axis", 0);
+    setInt(stack, "new_axis", 1);
+    addValue(g->mutable_output(), "sum", {3});
+    addValue(g->mutable_output(), "doubled", {5, 3});
+    addValue(g->mutable_output(), "stacked", {5, 3});
+    setSequenceType(g->add_output(), "rows", {3});
+    return model;
+}
+
+HostTensor floatTensor(const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
+    HostTensor tensor{TensorType{shape, DType::Float32},
+                      std::vector<std::byte>(values.size() * sizeof(float))};
+    std::memcpy(tensor.data.data(), values.data(), tensor.data.size());
+    return tensor;
+}
+
+} // namespace
+
+void TestOnnxReader::sequencesBecomeTheTensorsTheyHold() {
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph = readOnnx(bytesOf(listOfTensorsModel()), "list.onnx", &devices, true, &warnings,
+                          OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    QCOMPARE(warnings, std::vector<std::string>{});
+    const Graph& g = graph.value();
+    // The Loop is unrolled over the list's five elements; no sequence operator is left.
+    const auto counts = opCounts(g);
+    for (const char* op : {"Loop", "SplitToSequence", "SequenceInsert", "SequenceAt",
+                           "SequenceLength", "ConcatFromSequence"})
+        QVERIFY2(!counts.count(op), op);
+    std::vector<std::string> outputs;
+    for (const auto& output : g.outputs())
+        outputs.push_back(output.name);
+    QCOMPARE(outputs, (std::vector<std::string>{"sum", "doubled", "stacked", "rows[0]", "rows[1]",
+                                                "rows[2]", "rows[3]"}));
+    QCOMPARE(g.type(g.outputs()[2].value).toShortString(), std::string("5x3 float32"));
+    QCOMPARE(g.type(g.outputs()[3].value).toShortString(), std::string("3 float32"));
+
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(g); // the executor keeps its graph
+    auto executor = loadOnVCpu(single, registry);
+    QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+    std::vector<float> x(12);
+    for (int k = 0; k < 12; ++k)
+        x[static_cast<std::size_t>(k)] = static_cast<float>(k);
+    auto result = executor.value()->run({floatTensor({4, 3}, x)}, RunOptions{0, 1});
+    QVERIFY2(result, result ? "" : result.error().message.c_str());
+    const auto& out = result.value().outputs;
+    // The list: row 0, ones, rows 1 to 3.
+    QCOMPARE(floatsOf(out[0]), (std::vector<float>{19, 23, 27}));
+    QCOMPARE(floatsOf(out[1]),
+             (std::vector<float>{0, 2, 4, 2, 2, 2, 6, 8, 10, 12, 14, 16, 18, 20, 22}));
+    QCOMPARE(floatsOf(out[2]), (std::vector<float>{0, 1, 2, 1, 1, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+    for (int row = 0; row < 4; ++row)
+        QCOMPARE(floatsOf(out[static_cast<std::size_t>(3 + row)]),
+                 (std::vector<float>{3.0f * row, 3.0f * row + 1, 3.0f * row + 2}));
+}
+
+void TestOnnxReader::sequenceInputsAreGivenByTheirElements() {
+    // y = ConcatFromSequence(SequenceErase(s)) along axis 0, for a sequence input s of rows of
+    // any length, and an optional input o: OptionalHasElement says whether it was given.
+    onnx::ModelProto model = emptyModel("given");
+    model.mutable_opset_import(0)->set_version(15);
+    onnx::GraphProto* g = model.mutable_graph();
+    onnx::ValueInfoProto* s = g->add_input();
+    setSequenceType(s, "s", {});
+    s->mutable_type()
+        ->mutable_sequence_type()
+        ->mutable_elem_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim()
+        ->set_dim_param("n");
+    onnx::ValueInfoProto* o = g->add_input();
+    o->set_name("o");
+    o->mutable_type()
+        ->mutable_optional_type()
+        ->mutable_elem_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(kFloat);
+    o->mutable_type()
+        ->mutable_optional_type()
+        ->mutable_elem_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim()
+        ->set_dim_value(2);
+    addNode(g, "SequenceErase", {"s"}, {"front"});
+    setInt(addNode(g, "ConcatFromSequence", {"front"}, {"y"}), "axis", 0);
+    addNode(g, "OptionalHasElement", {"o"}, {"has"});
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    setShape(y, {"m"});
+    setType(g->add_output(), "has", kBool, std::vector<std::int64_t>{});
+
+    // As --input-shape gives them: "s[0]", "s[1]", "s[2]" make a sequence of three.
+    for (const bool withOptional : {false, true}) {
+        OnnxReadOptions options;
+        options.inputShapes = {{"s[0]", {2}}, {"s[1]", {3}}, {"s[2]", {4}}};
+        if (withOptional)
+            options.inputShapes["o"] = {2};
+        DeviceSet devices = defaultDeviceSet();
+        std::vector<std::string> warnings;
+        auto graph = readOnnx(bytesOf(model), "given.onnx", &devices, true, &warnings, options);
+        QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+        const Graph& loaded = graph.value();
+        // The last element is erased: y joins the first two.
+        QCOMPARE(loaded.type(loaded.outputs()[0].value).toShortString(), std::string("5 float32"));
+        std::vector<std::string> parameters;
+        for (const Node& node : loaded.nodes())
+            if (node.isParameter())
+                parameters.push_back(node.name);
+        std::sort(parameters.begin(), parameters.end());
+        QCOMPARE(parameters, withOptional ? (std::vector<std::string>{"o", "s[0]", "s[1]", "s[2]"})
+                                          : (std::vector<std::string>{"s[0]", "s[1]", "s[2]"}));
+        // An optional nobody gave is planned empty, and says so.
+        QCOMPARE(warnings.size(), withOptional ? std::size_t{0} : std::size_t{1});
+        if (!withOptional)
+            QVERIFY2(warnings[0].find("optional input 'o'") != std::string::npos,
+                     warnings[0].c_str());
+        DeviceRegistry registry;
+        const SingleDevicePlan single = singleDevicePlan(loaded);
+        auto executor = loadOnVCpu(single, registry);
+        QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+        std::vector<HostTensor> inputs;
+        for (NodeId id : executor.value()->program().inputs) {
+            const std::string& name = loaded.node(id).name;
+            if (name == "o") {
+                inputs.push_back(floatTensor({2}, {7, 7}));
+            } else {
+                // Element k is k+2 long and holds k.
+                const int k = name[2] - '0';
+                inputs.push_back(
+                    floatTensor({k + 2}, std::vector<float>(static_cast<std::size_t>(k + 2),
+                                                            static_cast<float>(k))));
+            }
+        }
+        auto result = executor.value()->run(inputs, RunOptions{0, 1});
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        QCOMPARE(floatsOf(result.value().outputs[0]), (std::vector<float>{0, 0, 1, 1, 1}));
+        const auto& has = result.value().outputs[1];
+        QCOMPARE(std::to_integer<int>(has.data.at(0)), withOptional ? 1 : 0);
+    }
+
+    // Nothing given: the sequence is planned with one element, with a warning naming the option
+    // that gives more; here erasing it leaves nothing to concatenate, a load error.
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto refused =
+        readOnnx(bytesOf(model), "given.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("ConcatFromSequence node 'y': the sequence is empty") !=
+                 std::string::npos,
+             refused.error().message.c_str());
+    QVERIFY(!warnings.empty());
+    QVERIFY2(warnings[0].find("sequence input 's' is planned with one element (give "
+                              "--input-shape s[0]=") != std::string::npos,
+             warnings[0].c_str());
+}
+
+void TestOnnxReader::sequencesTheLoadCannotFixAreRefused() {
+    // A position that comes from a run-time input, one out of range, an empty optional read:
+    // each is a load error naming the node and saying what would fix it.
+    struct Case {
+        const char* what;
+        std::function<void(onnx::ModelProto&)> build;
+        const char* expected;
+    };
+    const std::vector<Case> cases{
+        {"run-time position",
+         [](onnx::ModelProto& m) {
+             setType(m.mutable_graph()->add_input(), "p", kInt64, std::vector<std::int64_t>{});
+             addNode(m.mutable_graph(), "SequenceAt", {"rows", "p"}, {"y"});
+         },
+         "SequenceAt node 'y': the position 'p' must be known at load"},
+        {"position out of range",
+         [](onnx::ModelProto& m) {
+             addInt64s(m, "p", {7}, true);
+             addNode(m.mutable_graph(), "SequenceAt", {"rows", "p"}, {"y"});
+         },
+         "SequenceAt node 'y': position 7 is outside the sequence of 4 elements"},
+        {"an empty optional read",
+         [](onnx::ModelProto& m) {
+             m.mutable_opset_import(0)->set_version(15);
+             onnx::NodeProto* none = addNode(m.mutable_graph(), "Optional", {}, {"none"});
+             onnx::AttributeProto* type = none->add_attribute();
+             type->set_name("type");
+             type->set_type(onnx::AttributeProto::TYPE_PROTO);
+             type->mutable_tp()->mutable_tensor_type()->set_elem_type(kFloat);
+             addNode(m.mutable_graph(), "OptionalGetElement", {"none"}, {"y"});
+         },
+         "OptionalGetElement node 'y': the optional 'none' holds no value"},
+        {"a sequence read by a tensor operator",
+         [](onnx::ModelProto& m) { addNode(m.mutable_graph(), "Relu", {"rows"}, {"y"}); },
+         "Relu node 'y' reads 'rows', a sequence or optional"},
+    };
+    for (const Case& c : cases) {
+        onnx::ModelProto model = emptyModel("bad");
+        addValue(model.mutable_graph()->mutable_input(), "x", {4, 3});
+        setInt(addNode(model.mutable_graph(), "SplitToSequence", {"x"}, {"rows"}), "keepdims", 0);
+        c.build(model);
+        onnx::ValueInfoProto* y = model.mutable_graph()->add_output();
+        y->set_name("y");
+        setShape(y, {"m"});
+        DeviceSet devices = defaultDeviceSet();
+        std::vector<std::string> warnings;
+        auto refused =
+            readOnnx(bytesOf(model), "bad.onnx", &devices, true, &warnings, OnnxReadOptions{});
+        QVERIFY2(!refused, c.what);
+        QVERIFY2(refused.error().message.find(c.expected) != std::string::npos,
+                 (std::string(c.what) + ": " + refused.error().message).c_str());
+        QCOMPARE(refused.error().file, std::string("bad.onnx"));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

@@ -112,37 +112,6 @@ bool neverFolded(const std::string& op) {
     return kOps.count(op) > 0 || dataDependentOutputs(op);
 }
 
-/// The inputs of an op that set output shapes (a Reshape's shape, a Slice's bounds): values
-/// given for graph inputs in these positions bind them (OnnxReadOptions::shapeInputValues).
-bool setsShapes(const std::string& op, int input) {
-    static const std::map<std::string, std::set<int>> kInputs{{"Reshape", {1}},
-                                                              {"Expand", {1}},
-                                                              {"Tile", {1}},
-                                                              {"Slice", {1, 2, 3, 4}},
-                                                              {"Pad", {1, 3}},
-                                                              {"Squeeze", {1}},
-                                                              {"Unsqueeze", {1}},
-                                                              {"ReduceSum", {1}},
-                                                              {"Range", {0, 1, 2}},
-                                                              {"OneHot", {1}},
-                                                              {"TopK", {1}},
-                                                              {"Resize", {1, 2, 3}},
-                                                              {"Upsample", {1}},
-                                                              {"Split", {1}},
-                                                              {"ConstantOfShape", {0}},
-                                                              {"CenterCropPad", {1}},
-                                                              {"Col2Im", {1, 2}},
-                                                              {"DFT", {1}},
-                                                              {"HannWindow", {0}},
-                                                              {"HammingWindow", {0}},
-                                                              {"BlackmanWindow", {0}},
-                                                              {"MelWeightMatrix", {0, 1, 2}},
-                                                              {"STFT", {1, 3}},
-                                                              {"Loop", {0}}};
-    const auto it = kInputs.find(op);
-    return it != kInputs.end() && it->second.count(input) > 0;
-}
-
 class OnnxReader {
 public:
     OnnxReader(const std::string& file, DeviceSet* devices, bool devicesGiven,
@@ -705,7 +674,7 @@ private:
         std::set<std::string> shapeValues;
         for (const onnx::NodeProto& node : g.node()) {
             for (int k = 0; k < node.input_size(); ++k) {
-                if (standardDomain(node) && setsShapes(node.op_type(), k))
+                if (standardDomain(node) && onnxInputSetsShapes(node.op_type(), k))
                     shapeValues.insert(node.input(k));
             }
         }
@@ -1939,6 +1908,37 @@ private:
 };
 
 } // namespace
+
+/// The inputs of an op that set output shapes (a Reshape's shape, a Slice's bounds): values
+/// given for graph inputs in these positions bind them (OnnxReadOptions::shapeInputValues).
+bool onnxInputSetsShapes(const std::string& op, int input) {
+    static const std::map<std::string, std::set<int>> kInputs{{"Reshape", {1}},
+                                                              {"Expand", {1}},
+                                                              {"Tile", {1}},
+                                                              {"Slice", {1, 2, 3, 4}},
+                                                              {"Pad", {1, 3}},
+                                                              {"Squeeze", {1}},
+                                                              {"Unsqueeze", {1}},
+                                                              {"ReduceSum", {1}},
+                                                              {"Range", {0, 1, 2}},
+                                                              {"OneHot", {1}},
+                                                              {"TopK", {1}},
+                                                              {"Resize", {1, 2, 3}},
+                                                              {"Upsample", {1}},
+                                                              {"Split", {1}},
+                                                              {"ConstantOfShape", {0}},
+                                                              {"CenterCropPad", {1}},
+                                                              {"Col2Im", {1, 2}},
+                                                              {"DFT", {1}},
+                                                              {"HannWindow", {0}},
+                                                              {"HammingWindow", {0}},
+                                                              {"BlackmanWindow", {0}},
+                                                              {"MelWeightMatrix", {0, 1, 2}},
+                                                              {"STFT", {1, 3}},
+                                                              {"Loop", {0}}};
+    const auto it = kInputs.find(op);
+    return it != kInputs.end() && it->second.count(input) > 0;
+}
 
 bool looksLikeOnnx(std::string_view bytes) {
     // A serialized ModelProto starts with a field tag: ir_version (0x08) in every exporter we

@@ -1,6 +1,8 @@
 // Sequences and optionals lowered to tensors at load (see OnnxSequences.h).
 #include "io/OnnxSequences.h"
 
+#include "io/OnnxReader.h"
+
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -240,6 +242,43 @@ std::string describe(const NodeProto& node) {
                                   ? (node.output_size() > 0 ? node.output(0) : std::string())
                                   : node.name();
     return node.op_type() + " node '" + name + "'";
+}
+
+/// True if, in a Loop's body, the iteration number or a carried value reaches an input that sets
+/// a shape (a Slice's bounds, a Reshape's shape): the body's shapes may then change from one
+/// iteration to the next, which a body run as one op cannot have.
+bool shapesFollowIteration(const GraphProto& body) {
+    std::set<std::string> varying;
+    for (int k = 0; k < body.input_size(); ++k) {
+        if (k != 1) // the condition decides whether to go on, not a shape
+            varying.insert(body.input(k).name());
+    }
+    for (const NodeProto& node : body.node()) {
+        if (node.op_type() == "Shape" || node.op_type() == "Size")
+            continue; // they read only a shape
+        bool reads = false;
+        for (int k = 0; k < node.input_size(); ++k) {
+            if (!varying.count(node.input(k)))
+                continue;
+            if (standardDomain(node) && onnxInputSetsShapes(node.op_type(), k))
+                return true;
+            reads = true;
+        }
+        if (reads)
+            varying.insert(node.output().begin(), node.output().end());
+    }
+    return false;
+}
+
+bool hasLoopToUnroll(const GraphProto& graph) {
+    for (const NodeProto& node : graph.node()) {
+        if (!standardDomain(node) || node.op_type() != "Loop")
+            continue;
+        for (const auto& attr : node.attribute())
+            if (attr.name() == "body" && attr.has_g() && shapesFollowIteration(attr.g()))
+                return true;
+    }
+    return false;
 }
 
 class Lowering {
@@ -678,8 +717,8 @@ private:
     std::string notKnown(const NodeProto& node, const std::string& what,
                          const std::string& name) const {
         return describe(node) + ": " + what + " '" + name + "' must be known at load (a " +
-               "constant, or a value given for the input it comes from), since sequences are " +
-               "planned for a length fixed at load";
+               "constant, or a value given for the input it comes from): the plan is made for " +
+               "the lengths and shapes that follow from it";
     }
 
     // --- the rewriting ---------------------------------------------------------------------
@@ -713,10 +752,24 @@ private:
         return std::nullopt;
     }
 
+    /// A Loop whose body's shapes follow the iteration is unrolled where its trip count is known
+    /// at load; otherwise it is left to be read as one op (and refused there if it cannot be).
+    bool unrollsForShapes(const NodeProto& node) const {
+        const GraphProto* loopBody = body(node, "body");
+        if (!loopBody || node.input_size() < 2 || node.input(0).empty() ||
+            !shapesFollowIteration(*loopBody))
+            return false;
+        const auto trips = knownScalar(node.input(0));
+        return trips && *trips > 0 && *trips <= kMaxUnrolled &&
+               (node.input(1).empty() || knownScalar(node.input(1)));
+    }
+
     bool needsLowering(const NodeProto& node) const {
         if (!standardDomain(node))
             return false;
         if (sequenceOps().count(node.op_type()))
+            return true;
+        if (node.op_type() == "Loop" && unrollsForShapes(node))
             return true;
         for (int k = 0; k < node.input_size(); ++k)
             if (heldInput(node, k))
@@ -1256,7 +1309,7 @@ bool usesSequences(const GraphProto& graph) {
 std::optional<std::string> lowerSequences(onnx::ModelProto* model,
                                           const SequenceLoweringInputs& inputs,
                                           std::vector<std::string>* warnings) {
-    if (!model->has_graph() || !usesSequences(model->graph()))
+    if (!model->has_graph() || (!usesSequences(model->graph()) && !hasLoopToUnroll(model->graph())))
         return std::nullopt;
     // The rewriting trusts each node's arity and attributes: ONNX's checker comes first.
     try {

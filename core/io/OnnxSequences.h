@@ -10,6 +10,10 @@
 // known at load; a Loop that carries a sequence, or reads one, is unrolled for its trip count;
 // SequenceMap runs its body once per element. A graph output that is a sequence becomes one
 // output per element, "S[0]", "S[1]", ...
+//
+// The same pass unrolls a Loop whose iteration number (or a carried value) reaches an input that
+// sets a shape, when its trip count is known at load: such a body's shapes may change from one
+// iteration to the next, which a body run as one op cannot have.
 #pragma once
 
 #include "runtime/HostTensor.h"
@@ -51,7 +55,8 @@ std::string sequenceElementName(const std::string& name, int k);
 /// True if the graph (or a body in it) has a sequence or optional value or operator.
 bool usesSequences(const onnx::GraphProto& graph);
 
-/// Rewrites `model` so that no value in its main graph is a sequence or an optional. Returns the
+/// Rewrites `model` so that no value in its main graph is a sequence or an optional, and unrolls
+/// the Loops described above. Returns the
 /// reason when that cannot be done, naming the node (a position or condition not known at load,
 /// a position out of range, an empty optional read). Lengths defaulted for inputs nobody gave
 /// are reported in *warnings. A model with no sequence is left as it is.

@@ -96,6 +96,7 @@ private slots:
     void sequencesBecomeTheTensorsTheyHold();
     void sequenceInputsAreGivenByTheirElements();
     void sequencesTheLoadCannotFixAreRefused();
+    void loopsWhoseShapesFollowTheIterationAreUnrolled();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -1593,6 +1594,98 @@ void TestOnnxReader::sequencesTheLoadCannotFixAreRefused() {
                  (std::string(c.what) + ": " + refused.error().message).c_str());
         QCOMPARE(refused.error().file, std::string("bad.onnx"));
     }
+}
+
+namespace {
+
+/// y = y0 + x[0] + ... + x[n-1], scanning each partial sum, where the body slices x[i:i+1]: its
+/// Slice bounds follow the iteration number. The trip count is the constant 3, or the graph
+/// input "n".
+onnx::ModelProto slicingLoopModel(bool tripsAsInput) {
+    onnx::ModelProto model = emptyModel("slicing");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "y0", {1});
+    if (tripsAsInput)
+        setType(g->add_input(), "n", kInt64, std::vector<std::int64_t>{});
+    else
+        addInt64s(model, "n", {3}, true);
+    onnx::TensorProto* x = addInitializer(g, "x", {5});
+    for (float v : {1.0f, 2.0f, 4.0f, 8.0f, 16.0f})
+        x->add_float_data(v);
+    addInt64s(model, "one", {1}, true);
+    addInt64s(model, "zero_axis", {0});
+    onnx::NodeProto* loop = addNode(g, "Loop", {"n", "", "y0"}, {"y", "partial"});
+    onnx::GraphProto* body = addBody(loop, "body");
+    setType(body->add_input(), "i", kInt64, std::vector<std::int64_t>{});
+    setType(body->add_input(), "c", kBool, std::vector<std::int64_t>{});
+    setType(body->add_input(), "y_in", kFloat, std::vector<std::int64_t>{1});
+    addNode(body, "Identity", {"c"}, {"c_out"});
+    addNode(body, "Add", {"i", "one"}, {"end"});
+    addNode(body, "Unsqueeze", {"i", "zero_axis"}, {"start1"});
+    addNode(body, "Unsqueeze", {"end", "zero_axis"}, {"end1"});
+    addNode(body, "Slice", {"x", "start1", "end1"}, {"piece"});
+    addNode(body, "Add", {"y_in", "piece"}, {"y_out"});
+    addNode(body, "Identity", {"y_out"}, {"scan"});
+    setType(body->add_output(), "c_out", kBool);
+    setType(body->add_output(), "y_out", kFloat);
+    setType(body->add_output(), "scan", kFloat);
+    addValue(g->mutable_output(), "y", {1});
+    onnx::ValueInfoProto* partial = g->add_output();
+    partial->set_name("partial");
+    setShape(partial, {"steps", 1});
+    return model;
+}
+
+} // namespace
+
+void TestOnnxReader::loopsWhoseShapesFollowTheIterationAreUnrolled() {
+    // ONNX cannot type x[i:i+1] inside the body; with the trip count known at load the Loop is
+    // unrolled, and each copy's bounds fold.
+    installConstantFolding();
+    const auto uninstall = qScopeGuard([] { setConstantEvaluator(nullptr); });
+    for (const bool tripsAsInput : {false, true}) {
+        OnnxReadOptions options;
+        if (tripsAsInput) {
+            HostTensor n{TensorType{{}, DType::Int64}, std::vector<std::byte>(8)};
+            const std::int64_t three = 3;
+            std::memcpy(n.data.data(), &three, 8);
+            options.shapeInputValues["n"] = n;
+        }
+        DeviceSet devices = defaultDeviceSet();
+        std::vector<std::string> warnings;
+        auto graph = readOnnx(bytesOf(slicingLoopModel(tripsAsInput)), "slicing.onnx", &devices,
+                              true, &warnings, options);
+        QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+        const Graph& g = graph.value();
+        QVERIFY2(!opCounts(g).count("Loop"), tripsAsInput ? "trips given" : "trips constant");
+        std::string said = tripsAsInput ? "given:" : "constant:";
+        for (const std::string& w : warnings)
+            said += " " + w;
+        QVERIFY2(g.type(g.outputs()[1].value).toShortString() == "3x1 float32", said.c_str());
+        DeviceRegistry registry;
+        const SingleDevicePlan single = singleDevicePlan(g);
+        auto executor = loadOnVCpu(single, registry);
+        QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+        std::vector<HostTensor> inputs;
+        for (NodeId id : executor.value()->program().inputs) {
+            if (g.node(id).name == "y0")
+                inputs.push_back(floatTensor({1}, {100}));
+            else
+                inputs.push_back(options.shapeInputValues.at("n"));
+        }
+        auto result = executor.value()->run(inputs, RunOptions{0, 1});
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        QCOMPARE(floatsOf(result.value().outputs[0]), std::vector<float>{107});
+        QCOMPARE(floatsOf(result.value().outputs[1]), (std::vector<float>{101, 103, 107}));
+    }
+    // A trip count only known at run time: the body cannot be typed, as before.
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto refused = readOnnx(bytesOf(slicingLoopModel(true)), "slicing.onnx", &devices, true,
+                            &warnings, OnnxReadOptions{});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("cannot fix the shape of 'piece'") != std::string::npos,
+             refused.error().message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

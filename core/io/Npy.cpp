@@ -1,8 +1,14 @@
 #include "io/Npy.h"
 
+#include "ir/StringPool.h"
+
+#include <algorithm>
+
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <optional>
+#include <string>
 
 namespace placer {
 
@@ -19,6 +25,68 @@ constexpr NpyType kTypes[] = {
     {"<i8", DType::Int64},   {"|u1", DType::UInt8},   {"|b1", DType::Bool},
     {"<u2", DType::UInt16},  {"<u4", DType::UInt32},  {"<u8", DType::UInt64},
 };
+
+/// numpy's fixed-width strings: '<U n' (UTF-32, n code points) or '|S n' (n bytes), NUL-padded.
+struct NpyStrings {
+    bool unicode = false;
+    std::size_t width = 0; ///< characters per element
+};
+
+std::optional<NpyStrings> stringDescr(const std::string& descr) {
+    if (descr.size() < 3 ||
+        !((descr[0] == '<' && descr[1] == 'U') || (descr[0] == '|' && descr[1] == 'S') ||
+          (descr[0] == '|' && descr[1] == 'U')))
+        return std::nullopt;
+    std::size_t width = 0;
+    const auto [end, ec] = std::from_chars(descr.data() + 2, descr.data() + descr.size(), width);
+    if (ec != std::errc() || end != descr.data() + descr.size() || width > (1u << 20))
+        return std::nullopt;
+    return NpyStrings{descr[1] == 'U', width};
+}
+
+void appendUtf8(std::string* out, char32_t c) {
+    if (c < 0x80) {
+        *out += static_cast<char>(c);
+    } else if (c < 0x800) {
+        *out += static_cast<char>(0xC0 | (c >> 6));
+        *out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        *out += static_cast<char>(0xE0 | (c >> 12));
+        *out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        *out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+        *out += static_cast<char>(0xF0 | (c >> 18));
+        *out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+        *out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        *out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+}
+
+/// UTF-8 to code points; a byte that starts no valid sequence stands for itself.
+std::u32string decodeUtf8(std::string_view text) {
+    std::u32string out;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        const int length = b < 0x80         ? 1
+                           : (b >> 5) == 6  ? 2
+                           : (b >> 4) == 14 ? 3
+                           : (b >> 3) == 30 ? 4
+                                            : 0;
+        bool valid = length > 0 && i + static_cast<std::size_t>(length) <= text.size();
+        char32_t c = length == 1   ? b
+                     : length == 2 ? (b & 0x1F)
+                     : length == 3 ? (b & 0x0F)
+                                   : (b & 0x07);
+        for (int k = 1; valid && k < length; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
+            valid = (next >> 6) == 2;
+            c = (c << 6) | (next & 0x3F);
+        }
+        out += valid ? c : static_cast<char32_t>(b);
+        i += valid ? static_cast<std::size_t>(length) : 1;
+    }
+    return out;
+}
 
 /// A tiny reader for the header's Python dict literal.
 class HeaderParser {
@@ -161,6 +229,44 @@ Result<HostTensor> parseNpy(std::string_view bytes, const std::string& fileName)
         return status.error();
     if (fortran)
         return fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
+    if (const auto strings = stringDescr(descr)) {
+        // Strings become handles into the string pool, NUL padding dropped.
+        HostTensor tensor;
+        tensor.type = TensorType{shape, DType::String};
+        const std::int64_t count = tensor.type.elementCount();
+        const std::size_t unit = strings->unicode ? 4 : 1;
+        const std::size_t dataStart = offset + headerLength;
+        if (count < 0 ||
+            static_cast<std::size_t>(count) * strings->width * unit != bytes.size() - dataStart)
+            return fail("the data is " + std::to_string(bytes.size() - dataStart) + " bytes but " +
+                        std::to_string(count) + " strings of " + descr + " need " +
+                        std::to_string(count * static_cast<std::int64_t>(strings->width * unit)));
+        tensor.data.resize(static_cast<std::size_t>(count) * sizeof(StringHandle));
+        for (std::int64_t i = 0; i < count; ++i) {
+            const char* at =
+                bytes.data() + dataStart + static_cast<std::size_t>(i) * strings->width * unit;
+            std::string text;
+            for (std::size_t c = 0; c < strings->width; ++c) {
+                char32_t code = 0;
+                if (strings->unicode) {
+                    for (int b = 3; b >= 0; --b)
+                        code = (code << 8) |
+                               static_cast<unsigned char>(at[c * 4 + static_cast<std::size_t>(b)]);
+                } else {
+                    code = static_cast<unsigned char>(at[c]);
+                }
+                if (code == 0)
+                    break;
+                if (strings->unicode)
+                    appendUtf8(&text, code);
+                else
+                    text += static_cast<char>(code);
+            }
+            const StringHandle handle = internString(text);
+            std::memcpy(tensor.data.data() + i * sizeof(handle), &handle, sizeof(handle));
+        }
+        return tensor;
+    }
     const NpyType* type = nullptr;
     for (const NpyType& candidate : kTypes) {
         if (descr == candidate.descr)
@@ -174,7 +280,7 @@ Result<HostTensor> parseNpy(std::string_view bytes, const std::string& fileName)
         type = &kTypes[3];
     if (!type)
         return fail("element type '" + descr +
-                    "' is not supported (float16/32/64, int8/16/32/64, uint8, bool)");
+                    "' is not supported (float16/32/64, int8/16/32/64, uint8, bool, str)");
     HostTensor tensor;
     tensor.type = TensorType{shape, type->dtype};
     const std::int64_t expected = tensor.type.bytes();
@@ -198,7 +304,21 @@ Result<HostTensor> readNpy(const std::string& path) {
 }
 
 Result<std::string> formatNpy(const HostTensor& tensor) {
-    const char* descr = nullptr;
+    // Strings as numpy's '<U n', n the longest string's length in code points.
+    std::vector<std::u32string> strings;
+    std::string stringDescr;
+    if (tensor.type.dtype == DType::String) {
+        std::size_t width = 1;
+        for (std::size_t at = 0; at + sizeof(StringHandle) <= tensor.data.size();
+             at += sizeof(StringHandle)) {
+            StringHandle handle = 0;
+            std::memcpy(&handle, tensor.data.data() + at, sizeof(handle));
+            strings.push_back(decodeUtf8(stringOf(handle)));
+            width = std::max(width, strings.back().size());
+        }
+        stringDescr = "<U" + std::to_string(width);
+    }
+    const char* descr = stringDescr.empty() ? nullptr : stringDescr.c_str();
     for (const NpyType& type : kTypes) {
         if (type.dtype == tensor.type.dtype)
             descr = type.descr;
@@ -224,6 +344,17 @@ Result<std::string> formatNpy(const HostTensor& tensor) {
     out += static_cast<char>(header.size() & 0xff);
     out += static_cast<char>((header.size() >> 8) & 0xff);
     out += header;
+    if (!strings.empty()) {
+        const std::size_t width = static_cast<std::size_t>(std::stoul(stringDescr.substr(2)));
+        for (const std::u32string& text : strings) {
+            for (std::size_t c = 0; c < width; ++c) {
+                const char32_t code = c < text.size() ? text[c] : 0;
+                for (int b = 0; b < 4; ++b)
+                    out += static_cast<char>((code >> (8 * b)) & 0xFF);
+            }
+        }
+        return out;
+    }
     out.append(reinterpret_cast<const char*>(tensor.data.data()), tensor.data.size());
     return out;
 }

@@ -9,6 +9,7 @@
 #include "ir/ControlFlow.h"
 #include "ir/OpRegistry.h"
 #include "ir/Scalar.h"
+#include "ir/StringPool.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/function.h>
@@ -82,6 +83,8 @@ std::optional<DType> dtypeFromOnnx(int elemType) {
         return DType::UInt32;
     case onnx::TensorProto_DataType_UINT64:
         return DType::UInt64;
+    case onnx::TensorProto_DataType_STRING:
+        return DType::String;
     default:
         return std::nullopt;
     }
@@ -711,8 +714,8 @@ private:
             tensor->set_data_type(onnxElementType(value.type.dtype));
             for (std::int64_t d : value.type.shape)
                 tensor->add_dims(d);
-            tensor->set_raw_data(reinterpret_cast<const char*>(value.data.data()),
-                                 value.data.size());
+            setOnnxTensorData(tensor, value.type.dtype,
+                              reinterpret_cast<const char*>(value.data.data()), value.data.size());
             m_boundInputs.insert(input.name());
         }
         return std::nullopt;
@@ -905,7 +908,9 @@ private:
                         onnxElementType(outputTypes[static_cast<std::size_t>(k)].dtype));
                     for (std::int64_t d : outputTypes[static_cast<std::size_t>(k)].shape)
                         tensor.add_dims(d);
-                    tensor.set_raw_data(results[static_cast<std::size_t>(k)].release());
+                    const std::string bytes = results[static_cast<std::size_t>(k)].release();
+                    setOnnxTensorData(&tensor, outputTypes[static_cast<std::size_t>(k)].dtype,
+                                      bytes.data(), bytes.size());
                     produced.emplace(node.output(k), std::move(tensor));
                 }
                 removed[static_cast<std::size_t>(index)] = true;
@@ -1281,6 +1286,9 @@ private:
                 return mismatch(outside->size() / std::max(1, dtypeSize(dtype)));
             return *outside; // another view of the same bytes
         }
+        if (tensor.has_raw_data() && dtype == DType::String)
+            return fail("tensor '" + tensor.name() + "' is of strings but stores raw data; ONNX " +
+                        "stores strings in string_data");
         if (tensor.has_raw_data()) {
             if (tensor.raw_data().size() != bytes)
                 return mismatch(tensor.raw_data().size() / std::max(1, dtypeSize(dtype)));
@@ -1330,6 +1338,9 @@ private:
                              [](std::uint64_t v) { return static_cast<std::uint32_t>(v); });
         case DType::UInt64:
             return copyTyped(tensor.uint64_data(), [](std::uint64_t v) { return v; });
+        case DType::String:
+            return copyTyped(tensor.string_data(),
+                             [](const std::string& v) { return internString(v); });
         }
         return out;
     }
@@ -1380,12 +1391,10 @@ private:
             if (auto value = attrValue(attr)) {
                 node->attrs.set(attr.name(), std::move(*value));
             } else if (attr.type() == onnx::AttributeProto_AttributeType_STRINGS) {
-                // A list of strings (an LSTM's activations): joined by commas, and marked so
-                // that a writer writes a list again.
-                std::string joined;
-                for (const std::string& item : attr.strings())
-                    joined += (joined.empty() ? "" : ",") + item;
-                node->attrs.set(attr.name(), joined);
+                // A list of strings (an LSTM's activations): joined (joinStringList), and
+                // marked so that a writer writes a list again.
+                node->attrs.set(attr.name(),
+                                joinStringList({attr.strings().begin(), attr.strings().end()}));
                 node->attrs.set(attr.name() + ".strings", true);
             } else if (const auto scalar =
                            attr.type() == onnx::AttributeProto_AttributeType_TENSOR &&
@@ -1733,6 +1742,11 @@ private:
                 else
                     outputs[k].shape = {slices};
             }
+        } else if (op == "StringNormalizer" && !outputs.empty()) {
+            // Stop words leave at most every string ([C] or [1, C]); none left is one "".
+            outputs[0].shape = input.shape;
+            if (elements == 0 && !outputs[0].shape.empty())
+                outputs[0].shape.back() = 1;
         } else if (op == "NonMaxSuppression" && node->inputs.size() >= 2 && !outputs.empty()) {
             const TensorType scores = m_graph.type(node->inputs[1]);
             // Every (batch, class) pair selects at most every box.

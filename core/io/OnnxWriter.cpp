@@ -1,9 +1,13 @@
 // ONNX writer.
 #include "io/OnnxWriter.h"
 
+#include "ir/StringPool.h"
+
 #include "ir/Scalar.h"
 
 #include <onnx/onnx_pb.h>
+
+#include <cstring>
 
 #include <map>
 #include <set>
@@ -38,8 +42,22 @@ int onnxElementType(DType dtype) {
         return onnx::TensorProto_DataType_UINT32;
     case DType::UInt64:
         return onnx::TensorProto_DataType_UINT64;
+    case DType::String:
+        return onnx::TensorProto_DataType_STRING;
     }
     return onnx::TensorProto_DataType_UNDEFINED;
+}
+
+void setOnnxTensorData(onnx::TensorProto* tensor, DType dtype, const char* data, std::size_t size) {
+    if (dtype != DType::String) {
+        tensor->set_raw_data(data, size);
+        return;
+    }
+    for (std::size_t at = 0; at + sizeof(StringHandle) <= size; at += sizeof(StringHandle)) {
+        StringHandle handle = 0;
+        std::memcpy(&handle, data + at, sizeof(handle));
+        tensor->add_string_data(std::string(stringOf(handle)));
+    }
 }
 
 void setOnnxType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
@@ -102,17 +120,10 @@ void setAttribute(onnx::NodeProto* node, const std::string& name, const AttrValu
     onnx::AttributeProto* attr = node->add_attribute();
     attr->set_name(name);
     if (attrs.getBool(name + ".strings", false).value_or(false)) {
-        // A list of strings (an LSTM's activations), kept joined by commas.
+        // A list of strings (an LSTM's activations), kept joined (joinStringList).
         attr->set_type(onnx::AttributeProto_AttributeType_STRINGS);
-        const std::string joined = attrs.getString(name, "").value_or("");
-        std::size_t start = 0;
-        while (start <= joined.size() && !joined.empty()) {
-            const std::size_t comma = joined.find(',', start);
-            attr->add_strings(joined.substr(start, comma - start));
-            if (comma == std::string::npos)
-                break;
-            start = comma + 1;
-        }
+        for (const std::string& item : splitStringList(attrs.getString(name, "").value_or("")))
+            attr->add_strings(item);
         return;
     }
     if (const auto dtypeName = attrs.getString(name + ".dtype", "");
@@ -242,7 +253,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
             tensor->set_data_type(onnxElementType(type.dtype));
             for (std::int64_t d : type.shape)
                 tensor->add_dims(d);
-            tensor->set_raw_data(node.data->data(), node.data->size());
+            setOnnxTensorData(tensor, type.dtype, node.data->data(), node.data->size());
             continue;
         }
         onnx::NodeProto* proto = g->add_node();

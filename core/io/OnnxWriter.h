@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <cstddef>
+
 namespace onnx {
+class TensorProto;
 class ValueInfoProto;
 } // namespace onnx
 
@@ -36,5 +39,9 @@ int onnxElementType(DType dtype);
 /// Names an ONNX value and gives it `type` (element type and static shape), replacing any type
 /// it had.
 void setOnnxType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type);
+
+/// Sets a tensor's elements from their bytes as `dtype` lays them out: raw data, or for strings
+/// (handles into ir/StringPool.h) the strings themselves, as ONNX stores them.
+void setOnnxTensorData(onnx::TensorProto* tensor, DType dtype, const char* data, std::size_t size);
 
 } // namespace placer

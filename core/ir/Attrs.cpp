@@ -134,4 +134,34 @@ std::string formatAttrRelay(const AttrValue& value) {
     return std::visit(Visitor{}, value);
 }
 
+std::string joinStringList(const std::vector<std::string>& items) {
+    std::string joined;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        if (k > 0)
+            joined += ',';
+        for (char c : items[k]) {
+            if (c == ',' || c == '\\')
+                joined += '\\';
+            joined += c;
+        }
+    }
+    return joined;
+}
+
+std::vector<std::string> splitStringList(std::string_view joined) {
+    std::vector<std::string> items;
+    if (joined.empty())
+        return items;
+    items.emplace_back();
+    for (std::size_t i = 0; i < joined.size(); ++i) {
+        if (joined[i] == '\\' && i + 1 < joined.size())
+            items.back() += joined[++i];
+        else if (joined[i] == ',')
+            items.emplace_back();
+        else
+            items.back() += joined[i];
+    }
+    return items;
+}
+
 } // namespace placer

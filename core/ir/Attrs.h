@@ -43,6 +43,12 @@ private:
     std::vector<std::pair<std::string, AttrValue>> m_entries;
 };
 
+/// A list of strings as one string attribute (an LSTM's activations, StringNormalizer's stop
+/// words): joined by commas, with "," and "\\" inside an item escaped by a backslash.
+std::string joinStringList(const std::vector<std::string>& items);
+/// The list joinStringList made (an empty string: no item).
+std::vector<std::string> splitStringList(std::string_view joined);
+
 /// Formats an attribute value the way Relay text spells it: 1, 1.5f, "NCHW", [1, 1], True, None.
 std::string formatAttrRelay(const AttrValue& value);
 

@@ -25,6 +25,7 @@ constexpr std::array<DTypeInfo, kDTypeCount> kInfo{{
     {DType::UInt16, "uint16", 2},
     {DType::UInt32, "uint32", 4},
     {DType::UInt64, "uint64", 8},
+    {DType::String, "string", 8},
 }};
 } // namespace
 

@@ -21,11 +21,14 @@ enum class DType : std::uint8_t {
     UInt16,
     UInt32,
     UInt64,
+    /// A string, held as a handle into the process's string pool (ir/StringPool.h): tensors of
+    /// strings move like tensors of 8-byte integers, and only string kernels read them.
+    String,
 };
 
-inline constexpr int kDTypeCount = 13;
+inline constexpr int kDTypeCount = 14;
 
-/// Bytes per element (Bool is stored as one byte).
+/// Bytes per element (Bool is stored as one byte, a String as an 8-byte handle).
 int dtypeSize(DType t);
 /// The Relay spelling: "float32", "int64", "bool", ...
 std::string_view dtypeName(DType t);
@@ -38,7 +41,9 @@ using DTypeMask = std::uint32_t;
 constexpr DTypeMask dtypeBit(DType t) {
     return DTypeMask{1} << static_cast<int>(t);
 }
-inline constexpr DTypeMask kAllDTypes = (DTypeMask{1} << kDTypeCount) - 1;
+/// Every numeric type (all but String, which only kernels that name it take).
+inline constexpr DTypeMask kAllDTypes = dtypeBit(DType::String) - 1;
+inline constexpr DTypeMask kStringDType = dtypeBit(DType::String);
 inline constexpr DTypeMask kFloatDTypes = dtypeBit(DType::Float32) | dtypeBit(DType::Float16) |
                                           dtypeBit(DType::BFloat16) | dtypeBit(DType::Float64);
 inline constexpr DTypeMask kIntDTypes = dtypeBit(DType::Int8) | dtypeBit(DType::Int16) |

@@ -1,6 +1,7 @@
 // The dataflow graph.
 #include "ir/Graph.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -74,6 +75,12 @@ int Graph::foldedNodes() const {
 namespace placer {
 
 DType kernelDType(const Graph& graph, const Node& node) {
+    // A node that reads or writes strings runs where string kernels are.
+    const auto isString = [](const TensorType& type) { return type.dtype == DType::String; };
+    if (std::any_of(node.outputs.begin(), node.outputs.end(), isString) ||
+        std::any_of(node.inputs.begin(), node.inputs.end(),
+                    [&](ValueRef v) { return isString(graph.type(v)); }))
+        return DType::String;
     if (!node.inputs.empty())
         return graph.type(node.inputs[0]).dtype;
     return node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;

@@ -165,6 +165,7 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"Compress", F::Selection},
         {"Unique", F::Selection},
         {"NonMaxSuppression", F::Selection},
+        {"StringNormalizer", F::Selection},
         {"DFT", F::Dft},
         {"STFT", F::Stft},
         {"MelWeightMatrix", F::MelWeightMatrix},

@@ -7,15 +7,19 @@ namespace placer {
 
 KernelCapability kernelCapability(KernelFamily family) {
     constexpr DTypeMask float32 = dtypeBit(DType::Float32);
+    // Strings (handles into the host's string pool) are moved by the CPU's data movement and
+    // read by its Cast and StringNormalizer; a GPU has no string kernel.
+    constexpr DTypeMask withStrings = kAllDTypes | kStringDType;
     switch (family) {
     case KernelFamily::None:
         return {};
     // Shape computations read a tensor's type, which lives on the host.
     case KernelFamily::Shape:
-        return {kAllDTypes, 0};
+        return {withStrings, 0};
     // Outputs whose extent the data decides: computed on the host (a GPU stages the tensors).
+    // StringNormalizer is one: its stop words leave as many strings as the data has.
     case KernelFamily::Selection:
-        return {kAllDTypes, kAllDTypes};
+        return {withStrings, kAllDTypes};
     // cuDNN and cuBLAS in float32; the CPU has oneDNN for float32 and plain loops for the rest.
     case KernelFamily::Conv:
     case KernelFamily::Matmul:
@@ -28,23 +32,25 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::LayerNorm:
     case KernelFamily::Softmax:
         return {float32, float32};
-    // Data movement moves bytes; element-wise math and reductions compute in float32 for
-    // float32 and in double for every other type (runtime/ElementFunctors.h), on both backends.
+    // Data movement moves bytes, strings' handles included.
     case KernelFamily::Copy:
-    case KernelFamily::Fill:
     case KernelFamily::Cast:
-    case KernelFamily::Unary:
-    case KernelFamily::Binary:
-    case KernelFamily::Where:
-    case KernelFamily::Reduce:
     case KernelFamily::Transpose:
     case KernelFamily::Concat:
     case KernelFamily::Split:
     case KernelFamily::Slice:
     case KernelFamily::Gather:
-    case KernelFamily::Pad:
     case KernelFamily::Expand:
     case KernelFamily::Tile:
+        return {withStrings, kAllDTypes};
+    // Element-wise math and reductions compute in float32 for float32 and in double for every
+    // other type (runtime/ElementFunctors.h), on both backends.
+    case KernelFamily::Fill:
+    case KernelFamily::Unary:
+    case KernelFamily::Binary:
+    case KernelFamily::Where:
+    case KernelFamily::Reduce:
+    case KernelFamily::Pad:
     case KernelFamily::Range:
         return {kAllDTypes, kAllDTypes};
     // The indexing and layout functors (runtime/IndexingFunctors.h), the same code on both.

@@ -73,7 +73,7 @@ struct OpDef {
     /// Element types a device kind can run this op in (all of them for the executor's roles and
     /// for control flow, whose bodies decide).
     DTypeMask kernelDTypes(DeviceKind kind) const {
-        return role != OpRole::Compute || hasBodies ? kAllDTypes
+        return role != OpRole::Compute || hasBodies ? kAllDTypes | kStringDType
                                                     : kernelCapability(kernel.family).of(kind);
     }
     bool hasKernel(DeviceKind kind, DType dtype) const {

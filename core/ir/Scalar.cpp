@@ -47,6 +47,7 @@ std::string encodeScalar(DType dtype, double value) {
         return bytesOf(static_cast<std::uint64_t>(value));
     case DType::Float16:
     case DType::BFloat16:
+    case DType::String: // a number is not a string
         break;
     }
     return {};
@@ -79,6 +80,7 @@ std::optional<double> decodeScalar(DType dtype, std::string_view data) {
         return valueOf<std::uint64_t>(data);
     case DType::Float16:
     case DType::BFloat16:
+    case DType::String:
         break;
     }
     return std::nullopt;

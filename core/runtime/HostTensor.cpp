@@ -1,5 +1,5 @@
 #include "runtime/HostTensor.h"
-
+#include "ir/StringPool.h"
 #include "runtime/KernelSupport.h"
 
 #include <cstring>
@@ -56,6 +56,11 @@ HostTensor randomTensor(const TensorType& type, std::uint64_t seed) {
             break;
         case DType::UInt64:
             put(i, static_cast<std::uint64_t>(small(rng)));
+            break;
+        case DType::String: // short words: "a" to "zz"
+            put(i, internString(std::string(1, static_cast<char>('a' + rng() % 26)) +
+                                (rng() % 2 ? std::string(1, static_cast<char>('a' + rng() % 26))
+                                           : std::string())));
             break;
         }
     }

@@ -90,6 +90,7 @@ template <typename F> bool visitNumeric(DType dtype, F&& f) {
     case DType::UInt16: // the shared functors, which convert out-of-range values safely
     case DType::UInt32:
     case DType::UInt64:
+    case DType::String: // no arithmetic on strings
         return false;
     }
     return false;

@@ -1,5 +1,6 @@
 #include "runtime/ReferenceRun.h"
 
+#include "ir/StringPool.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
 #include "runtime/KernelSupport.h"
@@ -68,6 +69,20 @@ ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
             return check;
         }
         const std::int64_t n = a.type.elementCount();
+        if (a.type.dtype == DType::String) { // interned: equal strings have equal handles
+            for (std::int64_t i = 0; i < n && check.ok; ++i) {
+                StringHandle x = 0, y = 0;
+                std::memcpy(&x, a.data.data() + i * 8, 8);
+                std::memcpy(&y, b.data.data() + i * 8, 8);
+                if (x != y) {
+                    check.ok = false;
+                    check.mismatch = "output " + std::to_string(o) + " element " +
+                                     std::to_string(i) + ": \"" + std::string(stringOf(x)) +
+                                     "\" vs the reference's \"" + std::string(stringOf(y)) + "\"";
+                }
+            }
+            continue;
+        }
         for (std::int64_t i = 0; i < n; ++i) {
             const double x = loadAsDouble(a.data.data(), a.type.dtype, i);
             const double y = loadAsDouble(b.data.data(), b.type.dtype, i);

@@ -1,6 +1,7 @@
 // The host computations of NonZero, Compress, Unique and NonMaxSuppression (runtime/Selection.h).
 #include "runtime/Selection.h"
 
+#include "ir/StringPool.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/OpGeometry.h"
 
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <set>
 
 namespace placer {
 
@@ -282,8 +284,67 @@ Plan nonMaxSuppression(const KernelSpec& spec) {
 
 } // namespace
 
+/// StringNormalizer: drops the stop words from [C] or [1, C] strings (matched with or without
+/// case), then changes case (ASCII letters; other bytes, UTF-8 included, are kept as they are).
+/// With every string dropped, the result is one empty string.
+Plan stringNormalizer(const KernelSpec& spec) {
+    const TensorType x = spec.inputs[0];
+    if (x.dtype != DType::String || x.rank() < 1 || x.rank() > 2 ||
+        (x.rank() == 2 && x.shape[0] != 1))
+        return specError(spec, "the input must be strings of shape [C] or [1, C]");
+    const Attrs& attrs = spec.node->attrs;
+    const std::string action = attrs.getString("case_change_action", "NONE").value_or("NONE");
+    if (action != "NONE" && action != "LOWER" && action != "UPPER")
+        return specError(spec,
+                         "case_change_action must be LOWER, UPPER or NONE, not '" + action + "'");
+    const bool caseSensitive = attrs.getInt("is_case_sensitive", 0).value_or(0) != 0;
+    auto lowered = [](std::string text) {
+        for (char& c : text)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return text;
+    };
+    std::set<std::string> stopwords;
+    for (const std::string& word : splitStringList(attrs.getString("stopwords", "").value_or("")))
+        stopwords.insert(caseSensitive ? word : lowered(word));
+    const std::int64_t count = x.elementCount();
+    const bool matrix = x.rank() == 2;
+    return selection(
+        "string_normalizer", {true}, [=](const std::byte* const* in, std::byte* const* out) {
+            std::int64_t kept = 0;
+            for (std::int64_t i = 0; i < count; ++i) {
+                StringHandle handle = 0;
+                std::memcpy(&handle, in[0] + i * 8, 8);
+                std::string text(stringOf(handle));
+                if (stopwords.count(caseSensitive ? text : lowered(text)))
+                    continue;
+                for (char& c : text) {
+                    const auto u = static_cast<unsigned char>(c);
+                    if (action == "LOWER")
+                        c = static_cast<char>(std::tolower(u));
+                    else if (action == "UPPER")
+                        c = static_cast<char>(std::toupper(u));
+                }
+                const StringHandle result = action == "NONE" ? handle : internString(text);
+                std::memcpy(out[0] + kept * 8, &result, 8);
+                ++kept;
+            }
+            if (kept == 0) {
+                const StringHandle empty = internString("");
+                std::memcpy(out[0], &empty, 8);
+                kept = 1;
+            }
+            return matrix ? Shapes{{1, kept}} : Shapes{{kept}};
+        });
+}
+
 Result<Selection> planSelection(const KernelSpec& spec) {
     const std::string& op = spec.node->op->name;
+    if (op == "StringNormalizer")
+        return stringNormalizer(spec);
+    const bool strings = std::any_of(spec.inputs.begin(), spec.inputs.end(),
+                                     [](const TensorType& t) { return t.dtype == DType::String; });
+    if (strings && op != "Compress")
+        return specError(spec, op + " of strings is not supported");
     if (op == "NonZero")
         return nonZero(spec);
     if (op == "Compress")

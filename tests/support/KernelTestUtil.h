@@ -103,6 +103,13 @@ inline std::vector<Tensor> runOp(const std::string& op, Attrs attrs,
     for (Tensor& t : results)
         out.push_back(t.bytes.data());
     kernel.value()->run(in.data(), out.data());
+    // An output whose extent the data decides holds what the kernel filled (a dense prefix).
+    if (const auto* shapes = kernel.value()->ranShapes()) {
+        for (std::size_t o = 0; o < results.size() && o < shapes->size(); ++o) {
+            results[o].type.shape = (*shapes)[o];
+            results[o].bytes.resize(static_cast<std::size_t>(results[o].type.bytes()));
+        }
+    }
     return results;
 }
 

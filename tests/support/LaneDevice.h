@@ -170,6 +170,11 @@ private:
             });
         }
         std::string implementation() const override { return "lane:" + m_kernel->implementation(); }
+        // What the lane's run filled, read after the device is synchronised.
+        bool boundsOutput(std::size_t k) const override { return m_kernel->boundsOutput(k); }
+        const std::vector<std::vector<std::int64_t>>* ranShapes() const override {
+            return m_kernel->ranShapes();
+        }
 
     private:
         LaneDevice* m_device;

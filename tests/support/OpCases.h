@@ -6,6 +6,7 @@
 #include "KernelTestUtil.h"
 
 #include "ir/OpRegistry.h"
+#include "ir/StringPool.h"
 #include "runtime/ControlFlow.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceMapping.h"
@@ -99,6 +100,15 @@ public:
             while (noZero && x == 0);
         }
         return make(type.shape, dtype, v);
+    }
+    /// Strings drawn from `words`, as handles into the string pool.
+    Tensor strings(Dims dims, const std::vector<std::string>& words) {
+        const TensorType type{std::move(dims), DType::String};
+        std::vector<StringHandle> v(static_cast<std::size_t>(type.elementCount()));
+        for (auto& x : v)
+            x = internString(
+                words[static_cast<std::size_t>(pick(0, static_cast<int>(words.size()) - 1))]);
+        return make(type.shape, DType::String, v);
     }
     Tensor bools(Dims dims) {
         const TensorType type{std::move(dims), DType::Bool};
@@ -324,6 +334,24 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              0});
         add({"Cast float32 to float16", "Cast", {}, {f}, {}, {{s, DType::Float16}}, 0, 0});
         add({"Cast float32 to bool", "Cast", {}, {f}, {}, {{s, DType::Bool}}, 0, 0});
+        // Strings: the shortest text that reads back as the same float, and back.
+        add({"Cast float32 to string", "Cast", {}, {f}, {}, {{s, DType::String}}, 0, 0});
+        add({"Cast string to float32",
+             "Cast",
+             {},
+             {r.strings(s, {"0.5", "-3", "1e-3", "+INF", "-inf", "NaN", "12.25", " 7 "})},
+             {},
+             {{s, DType::Float32}},
+             0,
+             0});
+        add({"Cast string to int64",
+             "Cast",
+             {},
+             {r.strings(s, {"0", "-42", "9007199254740993", "x", "3"})},
+             {},
+             {{s, DType::Int64}},
+             0,
+             0});
         const Tensor i = r.ints<std::int64_t>(s, DType::Int64, -100000, 100000);
         add({"cast int64 to float32",
              "cast",
@@ -1580,6 +1608,24 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              {{{static_cast<std::int64_t>(s.size()), count}, DType::Int64}},
              0,
              0});
+        {
+            // Stop words (with or without case) dropped, then case changed; none left is "".
+            const std::int64_t c = r.pick(1, 6);
+            const Tensor words = r.strings(r.coin() ? Dims{c} : Dims{1, c},
+                                           {"monday", "Monday", "tuesday", "Straße", "x", ""});
+            const char* actions[] = {"NONE", "LOWER", "UPPER"};
+            add({"StringNormalizer",
+                 "StringNormalizer",
+                 attrs({{"case_change_action", std::string(actions[r.pick(0, 2)])},
+                        {"is_case_sensitive", std::int64_t{r.coin()}},
+                        {"stopwords", joinStringList({"monday", "x"})},
+                        {"stopwords.strings", true}}),
+                 {words},
+                 {},
+                 {words.type},
+                 0,
+                 0});
+        }
         add({"Compress",
              "Compress",
              attrs({{"axis", std::int64_t{0}}}),
@@ -1815,6 +1861,13 @@ inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std:
             }
         });
         device.synchronize();
+    }
+    // An output whose extent the data decides holds what the kernel filled (a dense prefix).
+    if (const auto* shapes = kernel.value()->ranShapes()) {
+        for (std::size_t o = 0; o < results.size() && o < shapes->size(); ++o) {
+            results[o].type.shape = (*shapes)[o];
+            results[o].data.resize(static_cast<std::size_t>(results[o].type.bytes()));
+        }
     }
     kernel.value().reset(); // before its workspace's device memory goes
     release();

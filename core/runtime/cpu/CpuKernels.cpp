@@ -3,6 +3,7 @@
 #include "runtime/cpu/CpuKernels.h"
 
 #include "ir/Scalar.h"
+#include "ir/StringPool.h"
 #include "runtime/IndexingPlan.h"
 #include "runtime/KernelTable.h"
 #include "runtime/OpGeometry.h"
@@ -13,8 +14,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <unordered_map>
 
@@ -23,6 +27,79 @@ namespace placer {
 namespace cpu {
 
 namespace {
+
+/// Element i as ONNX casts a number to a string: the shortest text that reads back as the same
+/// value of its type ("0.1", not "0.100000001"), "NaN", "INF" and "-INF"; integers exactly.
+std::string numberToString(const std::byte* data, DType dtype, std::int64_t i) {
+    char text[64];
+    std::to_chars_result written{};
+    switch (dtype) {
+    case DType::Int64: {
+        std::int64_t v = 0;
+        std::memcpy(&v, data + i * 8, 8);
+        written = std::to_chars(text, text + sizeof(text), v);
+        break;
+    }
+    case DType::UInt64: {
+        std::uint64_t v = 0;
+        std::memcpy(&v, data + i * 8, 8);
+        written = std::to_chars(text, text + sizeof(text), v);
+        break;
+    }
+    case DType::Float32:
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float64: {
+        const double v = loadAsDouble(data, dtype, i);
+        if (std::isnan(v))
+            return "NaN";
+        if (std::isinf(v))
+            return v > 0 ? "INF" : "-INF";
+        written = dtype == DType::Float64
+                      ? std::to_chars(text, text + sizeof(text), v)
+                      : std::to_chars(text, text + sizeof(text), static_cast<float>(v));
+        break;
+    }
+    default:
+        written = std::to_chars(text, text + sizeof(text),
+                                static_cast<std::int64_t>(loadAsDouble(data, dtype, i)));
+        break;
+    }
+    return std::string(text, written.ptr);
+}
+
+/// A string as ONNX casts it to a number: decimal or scientific text, "NaN", "INF", "-INF" (any
+/// case, "+" allowed). Text that is no number gives NaN, or 0 for an integer type.
+double stringToNumber(std::string_view text, DType to) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool negative = !lower.empty() && lower[0] == '-';
+    const std::string_view body =
+        std::string_view(lower).substr(!lower.empty() && (lower[0] == '-' || lower[0] == '+'));
+    const bool floating = isFloatingPoint(to);
+    if (body == "nan")
+        return floating ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    if (body == "inf" || body == "infinity")
+        return floating ? (negative ? -1.0 : 1.0) * std::numeric_limits<double>::infinity() : 0.0;
+    if (!floating) {
+        std::int64_t v = 0;
+        const auto read =
+            std::from_chars(lower.data() + (lower[0] == '+'), lower.data() + lower.size(), v);
+        if (read.ec == std::errc() && read.ptr == lower.data() + lower.size())
+            return static_cast<double>(v);
+    }
+    const std::string number(lower);
+    char* end = nullptr;
+    const double v = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size())
+        return floating ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    return floating || std::isfinite(v) ? v : 0.0;
+}
 
 using Body = FunctionKernel::Body;
 
@@ -448,6 +525,25 @@ Result<std::unique_ptr<Kernel>> castKernel(const KernelSpec& spec) {
     const std::int64_t n = spec.outputs[0].elementCount();
     if (from == to)
         return copyKernel(spec);
+    if (to == DType::String) {
+        return makeKernel(
+            "plain:cast to string", [=](const std::byte* const* in, std::byte* const* out) {
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const StringHandle handle = internString(numberToString(in[0], from, i));
+                    std::memcpy(out[0] + i * sizeof(handle), &handle, sizeof(handle));
+                }
+            });
+    }
+    if (from == DType::String) {
+        return makeKernel(
+            "plain:cast from string", [=](const std::byte* const* in, std::byte* const* out) {
+                for (std::int64_t i = 0; i < n; ++i) {
+                    StringHandle handle = 0;
+                    std::memcpy(&handle, in[0] + i * sizeof(handle), sizeof(handle));
+                    storeFromDouble(out[0], to, i, stringToNumber(stringOf(handle), to));
+                }
+            });
+    }
     return makeKernel("plain:cast", [=](const std::byte* const* in, std::byte* const* out) {
         for (std::int64_t i = 0; i < n; ++i)
             storeFromDouble(out[0], to, i, loadAsDouble(in[0], from, i));

@@ -1,5 +1,6 @@
 // .npy reading and writing: every element type round-trips; bad files give clear errors.
 #include "io/Npy.h"
+#include "ir/StringPool.h"
 
 #include <QtTest>
 
@@ -64,6 +65,43 @@ private slots:
             readNpy(std::string(PLACER_SOURCE_DIR) + "/resources/models/tiny_resnet.expected.npy");
         QVERIFY(reference.ok());
         QCOMPARE(reference.value().type.toShortString(), std::string("1x10 float32"));
+    }
+
+    void stringsAreNumPyUnicode() {
+        // Strings are written as numpy writes str arrays ('<U n', UTF-32), and read back, with
+        // bytes arrays ('|S n') too.
+        const std::vector<std::string> words{"", "Straße", "a,b", "\xF0\x9F\x99\x82"};
+        HostTensor tensor{TensorType{{2, 2}, DType::String}, std::vector<std::byte>(32)};
+        for (std::size_t k = 0; k < words.size(); ++k) {
+            const StringHandle handle = internString(words[k]);
+            std::memcpy(tensor.data.data() + k * 8, &handle, 8);
+        }
+        auto bytes = formatNpy(tensor);
+        QVERIFY(bytes.ok());
+        QVERIFY(bytes.value().find("'descr': '<U6'") != std::string::npos);
+        auto back = parseNpy(bytes.value(), "s.npy");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+        QCOMPARE(back.value().type.toShortString(), std::string("2x2 string"));
+        QVERIFY(back.value().data == tensor.data); // the same interned strings
+
+        std::string header = "{'descr': '|S3', 'fortran_order': False, 'shape': (2,), }";
+        header.append(128 - 10 - header.size() - 1, ' ');
+        header += '\n';
+        std::string file = std::string("\x93NUMPY\x01\x00", 8);
+        file += static_cast<char>(header.size());
+        file += '\0';
+        file += header;
+        file += std::string("ab\0xyz", 6);
+        auto ascii = parseNpy(file, "b.npy");
+        QVERIFY2(ascii.ok(), ascii.ok() ? "" : ascii.error().message.c_str());
+        StringHandle first = 0, second = 0;
+        std::memcpy(&first, ascii.value().data.data(), 8);
+        std::memcpy(&second, ascii.value().data.data() + 8, 8);
+        QCOMPARE(std::string(stringOf(first)), std::string("ab"));
+        QCOMPARE(std::string(stringOf(second)), std::string("xyz"));
+        // A size that does not match is an error, not a read past the end.
+        file.pop_back();
+        QVERIFY(!parseNpy(file, "short.npy").ok());
     }
 
     void badFiles_data() {

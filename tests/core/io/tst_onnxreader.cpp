@@ -6,6 +6,7 @@
 #include "io/ModelLoader.h"
 #include "io/OnnxReader.h"
 #include "io/OnnxWriter.h"
+#include "ir/StringPool.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -27,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -97,6 +99,7 @@ private slots:
     void sequenceInputsAreGivenByTheirElements();
     void sequencesTheLoadCannotFixAreRefused();
     void loopsWhoseShapesFollowTheIterationAreUnrolled();
+    void stringTensorsRunOnTheCpu();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -1686,6 +1689,67 @@ void TestOnnxReader::loopsWhoseShapesFollowTheIterationAreUnrolled() {
     QVERIFY(!refused);
     QVERIFY2(refused.error().message.find("cannot fix the shape of 'piece'") != std::string::npos,
              refused.error().message.c_str());
+}
+
+void TestOnnxReader::stringTensorsRunOnTheCpu() {
+    // y = Concat(["b", "a,c"], Cast(x to string), Cast(2.5 to string) folded at load); then
+    // z = Cast(y to float): strings as constants, inputs, folded values and outputs, also after
+    // --emit onnx writes them back.
+    installConstantFolding();
+    const auto uninstall = qScopeGuard([] { setConstantEvaluator(nullptr); });
+    onnx::ModelProto model = emptyModel("strings");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {2});
+    onnx::TensorProto* words = g->add_initializer();
+    words->set_name("words");
+    words->set_data_type(onnx::TensorProto::STRING);
+    words->add_dims(2);
+    words->add_string_data("b");
+    words->add_string_data("a,c");
+    onnx::TensorProto* half = addInitializer(g, "half", {1});
+    half->add_float_data(2.5f);
+    setInt(addNode(g, "Cast", {"x"}, {"xs"}), "to", onnx::TensorProto::STRING);
+    setInt(addNode(g, "Cast", {"half"}, {"hs"}), "to", onnx::TensorProto::STRING);
+    setInt(addNode(g, "Concat", {"words", "xs", "hs"}, {"y"}), "axis", 0);
+    setInt(addNode(g, "Cast", {"y"}, {"z"}), "to", onnx::TensorProto::FLOAT);
+    addValue(g->mutable_output(), "y", {5}, onnx::TensorProto::STRING);
+    addValue(g->mutable_output(), "z", {5});
+
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph =
+        readOnnx(bytesOf(model), "strings.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    QVERIFY(graph.value().node(*graph.value().find("hs")).isConstant()); // folded at load
+    auto written = writeOnnx(graph.value(), devices, {});
+    QVERIFY2(written, written ? "" : written.error().message.c_str());
+    auto again =
+        readOnnx(written.value(), "again.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY2(again, again ? "" : again.error().toString().c_str());
+    for (const Graph* loaded : {&graph.value(), &again.value()}) {
+        const Graph& gr = *loaded;
+        QCOMPARE(QString::fromStdString(gr.type(gr.outputs()[0].value).toShortString()),
+                 QString("5 string"));
+        DeviceRegistry registry;
+        const SingleDevicePlan single = singleDevicePlan(gr);
+        auto executor = loadOnVCpu(single, registry);
+        QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+        auto result = executor.value()->run({floatTensor({2}, {0.1f, -3e20f})}, RunOptions{0, 1});
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        const HostTensor& y = result.value().outputs[0];
+        std::vector<std::string> texts;
+        for (std::size_t k = 0; k < 5; ++k) {
+            StringHandle handle = 0;
+            std::memcpy(&handle, y.data.data() + k * 8, 8);
+            texts.emplace_back(stringOf(handle));
+        }
+        QCOMPARE(texts, (std::vector<std::string>{"b", "a,c", "0.1", "-3e+20", "2.5"}));
+        const std::vector<float> z = floatsOf(result.value().outputs[1]);
+        QVERIFY(std::isnan(z[0]) && std::isnan(z[1])); // "b" and "a,c" are no numbers
+        QCOMPARE(z[2], 0.1f);
+        QCOMPARE(z[3], -3e20f);
+        QCOMPARE(z[4], 2.5f);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

@@ -8,6 +8,7 @@
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "io/RunReport.h"
+#include "ir/StringPool.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -1115,6 +1116,22 @@ private slots:
                          c = randomTensor(type, 2);
         QVERIFY(a.data == b.data); // seeded
         QVERIFY(a.data != c.data);
+        if (type.dtype == DType::String) {
+            // Short words of one or two lower-case letters, many of them different.
+            std::set<std::string> words;
+            for (std::int64_t i = 0; i < type.elementCount(); ++i) {
+                StringHandle handle = 0;
+                std::memcpy(&handle, a.data.data() + i * 8, 8);
+                const std::string word(stringOf(handle));
+                QVERIFY2(!word.empty() && word.size() <= 2 &&
+                             std::all_of(word.begin(), word.end(),
+                                         [](char ch) { return ch >= 'a' && ch <= 'z'; }),
+                         word.c_str());
+                words.insert(word);
+            }
+            QVERIFY2(words.size() >= 100, qPrintable(QString::number(words.size())));
+            return;
+        }
         std::set<double> values;
         for (std::int64_t i = 0; i < type.elementCount(); ++i) {
             const double v = placer::loadAsDouble(a.data.data(), type.dtype, i);

@@ -18,7 +18,7 @@ using namespace placer;
 namespace {
 
 const char* const kSplit = R"(#[version = "0.0.5"]
-def @main(%a: Tensor[(4, 8), float32], %b: Tensor[(4, 8), float32]) {
+def @main(%a: Tensor[(256, 1024), float32], %b: Tensor[(256, 1024), float32]) {
   %0 = add(%a, %b);
   %1 = on_device(%0, virtual_device=meta[VirtualDevice][0]);
   %2 = nn.relu(%b);

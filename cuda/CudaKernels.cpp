@@ -908,6 +908,8 @@ const KernelTable<CudaDevice>& table() {
 Result<std::unique_ptr<Kernel>> makeCudaKernel(const KernelSpec& spec, CudaDevice& device) {
     if (spec.node->op->hostOnly)
         return specError(spec, "a shape computation, which runs on the host");
+    if (auto problem = geometry::checkBroadcast(spec))
+        return specError(spec, *problem);
     if (runsAsSharedFunctors(spec))
         return indexingKernel(spec, device);
     const auto* factory = table().find(*spec.node->op);

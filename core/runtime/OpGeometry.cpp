@@ -425,6 +425,29 @@ Dims binaryOperandShape(const KernelSpec& spec, std::size_t i) {
     return shape;
 }
 
+Problem checkBroadcast(const KernelSpec& spec) {
+    const KernelFamily family = spec.node->op->kernel.family;
+    if (spec.outputs.empty() || (family != KernelFamily::Binary && family != KernelFamily::Where &&
+                                 family != KernelFamily::Expand && family != KernelFamily::Mean))
+        return std::nullopt;
+    const Dims& out = spec.outputs[0].shape;
+    const std::size_t operands = family == KernelFamily::Expand ? 1 : spec.inputs.size();
+    for (std::size_t i = 0; i < operands && i < spec.inputs.size(); ++i) {
+        const Dims shape =
+            family == KernelFamily::Binary ? binaryOperandShape(spec, i) : spec.inputs[i].shape;
+        bool fits = shape.size() <= out.size();
+        for (std::size_t d = 0; fits && d < shape.size(); ++d) {
+            const std::int64_t o = out[out.size() - shape.size() + d];
+            fits = shape[d] == o || shape[d] == 1;
+        }
+        if (!fits)
+            return "input " + std::to_string(i) + " (" +
+                   TensorType{shape, spec.inputs[i].dtype}.toShortString() +
+                   ") does not broadcast to the output (" + spec.outputs[0].toShortString() + ")";
+    }
+    return std::nullopt;
+}
+
 Problem readTransposePerm(const KernelSpec& spec, Dims* perm) {
     const int rank = spec.inputs[0].rank();
     perm->clear();

@@ -103,6 +103,10 @@ double fillValue(const KernelSpec& spec);
 /// Input `i` of a Binary-family op as broadcasting sees it: its own shape, except nn.bias_add's
 /// bias, which is laid along `axis` of the data.
 Dims binaryOperandShape(const KernelSpec& spec, std::size_t i);
+/// For the broadcasting families (Binary, Where, Expand, Mean): an operand that does not
+/// broadcast to the output (numpy rules), which those kernels would index past its end. Shapes
+/// come from the model and may disagree where its types do.
+Problem checkBroadcast(const KernelSpec& spec);
 
 /// Transpose as a strided view: the input strides (in elements) of each output dimension.
 /// A transpose's permutation, every axis made non-negative.

@@ -1083,6 +1083,8 @@ constexpr double kParallelElements = 1 << 17;
 namespace {
 
 Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelContext& context) {
+    if (auto problem = geometry::checkBroadcast(spec))
+        return cpu::specError(spec, *problem);
     if (spec.node->op->kernel.family == KernelFamily::Recurrent) {
         try {
             if (auto kernel = cpu::makeRecurrent(spec, context))

@@ -100,6 +100,7 @@ private slots:
     void sequencesTheLoadCannotFixAreRefused();
     void loopsWhoseShapesFollowTheIterationAreUnrolled();
     void stringTensorsRunOnTheCpu();
+    void anOutputShapeThatDoesNotBroadcastIsRefused();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -1750,6 +1751,31 @@ void TestOnnxReader::stringTensorsRunOnTheCpu() {
         QCOMPARE(z[3], -3e20f);
         QCOMPARE(z[4], 2.5f);
     }
+}
+
+void TestOnnxReader::anOutputShapeThatDoesNotBroadcastIsRefused() {
+    // Expand(x: 2x2, [4]) cannot be typed by ONNX; the model declares y as [n], planned as 1. The
+    // kernel would read x past its end: loading the run refuses it with the shapes instead.
+    onnx::ModelProto model = emptyModel("expand");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {2, 2});
+    addInt64s(model, "shape", {4});
+    addNode(g, "Expand", {"x", "shape"}, {"y"});
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    setShape(y, {"n"});
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph =
+        readOnnx(bytesOf(model), "expand.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(graph.value());
+    auto executor = loadOnVCpu(single, registry);
+    QVERIFY(!executor);
+    QVERIFY2(executor.error().message.find("input 0 (2x2 float32) does not broadcast to the "
+                                           "output (1 float32)") != std::string::npos,
+             executor.error().message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

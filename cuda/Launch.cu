@@ -129,5 +129,6 @@ template void launchElements(const TfIdf&, i64, cudaStream_t);
 template void launchElements(const Optimizer&, i64, cudaStream_t);
 template void launchElements(const Dropout&, i64, cudaStream_t);
 template void launchElements(const BatchNormTraining&, i64, cudaStream_t);
+template void launchElements(const Random&, i64, cudaStream_t);
 
 } // namespace placer::cuda

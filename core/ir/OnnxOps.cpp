@@ -174,6 +174,12 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"Adagrad", F::Optimizer},
         {"Momentum", F::Optimizer},
         {"Adam", F::Optimizer},
+        {"RandomUniform", F::Random},
+        {"RandomNormal", F::Random},
+        {"RandomUniformLike", F::Random},
+        {"RandomNormalLike", F::Random},
+        {"Bernoulli", F::Random},
+        {"Multinomial", F::Random},
     };
     for (const auto& [name, kernel] : ops)
         op(name, kernel);

@@ -85,6 +85,7 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::MelWeightMatrix:
     case KernelFamily::TfIdf:
     case KernelFamily::Optimizer:
+    case KernelFamily::Random:
         return {kAllDTypes, kAllDTypes};
     }
     return {};

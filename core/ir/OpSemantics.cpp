@@ -69,6 +69,8 @@ const char* kernelFamilyName(KernelFamily family) {
         return "tfidf";
     case KernelFamily::Optimizer:
         return "optimizer";
+    case KernelFamily::Random:
+        return "random";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

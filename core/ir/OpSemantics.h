@@ -72,12 +72,13 @@ enum class KernelFamily : std::uint8_t {
     MelWeightMatrix,
     TfIdf,     ///< TfIdfVectorizer
     Optimizer, ///< ai.onnx.preview.training's Adagrad, Momentum and Adam
+    Random,    ///< RandomUniform/Normal(Like), Bernoulli, Multinomial: seeded, reproducible
 };
-inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Optimizer) + 1;
+inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Random) + 1;
 
 /// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
-    return family >= KernelFamily::GatherElements && family <= KernelFamily::Optimizer;
+    return family >= KernelFamily::GatherElements && family <= KernelFamily::Random;
 }
 
 enum class UnaryFn : std::uint8_t {

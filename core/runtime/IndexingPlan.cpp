@@ -1146,6 +1146,40 @@ Plan optimizer(const KernelSpec& spec) {
 
 // ---- ops of other families that run as shared functors in some forms -------------------------
 
+Plan randomDraws(const KernelSpec& spec) {
+    const std::string& name = spec.node->op->name;
+    Random op;
+    op.elem = elemOf(spec.outputs[0].dtype);
+    op.seed = static_cast<std::uint64_t>(static_cast<std::int64_t>(floatAttr(spec, "seed", 0)));
+    if (name == "RandomUniform" || name == "RandomUniformLike") {
+        op.kind = Random::Uniform;
+        op.a = floatAttr(spec, "low", 0);
+        op.b = floatAttr(spec, "high", 1);
+    } else if (name == "RandomNormal" || name == "RandomNormalLike") {
+        op.kind = Random::Normal;
+        op.a = floatAttr(spec, "mean", 0);
+        op.b = floatAttr(spec, "scale", 1);
+    } else if (name == "Bernoulli") {
+        if (spec.inputs.empty() || spec.inputs[0].shape != spec.outputs[0].shape)
+            return planError(spec, "the output must have the probabilities' shape");
+        op.kind = Random::Bernoulli;
+        op.inElem = elemOf(spec.inputs[0].dtype);
+    } else if (name == "Multinomial") {
+        const Dims& in = shapeOf(spec, 0);
+        const Dims& out = spec.outputs[0].shape;
+        if (in.size() != 2 || out.size() != 2 || out[0] != in[0] || in[1] < 1)
+            return planError(spec, "expected logits [batch, classes] and an output [batch, "
+                                   "sample_size]");
+        op.kind = Random::Multinomial;
+        op.inElem = elemOf(spec.inputs[0].dtype);
+        op.classes = in[1];
+        op.samples = std::max<std::int64_t>(out[1], 1);
+    } else {
+        return planError(spec, "not a random operator");
+    }
+    return std::vector{elements(op, spec.outputs[0].elementCount())};
+}
+
 Plan dropout(const KernelSpec& spec) {
     Dropout op;
     op.elem = elemOf(spec.outputs[0].dtype);
@@ -1250,6 +1284,8 @@ Plan planIndexing(const KernelSpec& spec) {
         return tfIdf(spec);
     case KernelFamily::Optimizer:
         return optimizer(spec);
+    case KernelFamily::Random:
+        return randomDraws(spec);
     case KernelFamily::GatherElements:
         return gatherElements(spec);
     case KernelFamily::ScatterElements:

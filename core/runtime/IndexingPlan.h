@@ -22,7 +22,7 @@ using IndexingFunctor = std::variant<
     functors::ZeroOutput, functors::MaxUnpool, functors::Det, functors::QuantizedMatmul,
     functors::QuantizedConv, functors::RoiAlign, functors::PoolAny, functors::Dft, functors::Stft,
     functors::MelWeightMatrix, functors::TfIdf, functors::Optimizer, functors::Dropout,
-    functors::BatchNormTraining>;
+    functors::BatchNormTraining, functors::Random>;
 
 struct IndexingStep {
     IndexingFunctor op;

@@ -19,6 +19,52 @@ PLACER_HD inline double uniformAt(std::uint64_t seed, i64 i) {
     return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/// The random operators, drawn from uniformAt keyed by the node's `seed` attribute (0 when the
+/// model gives none, so a run is reproducible): RandomUniform(Like) in [low, high),
+/// RandomNormal(Like) by Box-Muller from two draws, Bernoulli 1 where a draw is below the
+/// input's probability, and Multinomial one class per (batch, sample) from the softmax of the
+/// input's row, by walking its cumulative sum.
+struct Random {
+    enum Kind : int { Uniform, Normal, Bernoulli, Multinomial };
+    Io io;
+    Kind kind = Uniform;
+    Elem elem = Elem::F32;   ///< the output's
+    Elem inElem = Elem::F32; ///< Bernoulli's probabilities, Multinomial's logits
+    double a = 0, b = 1;     ///< low and high, or mean and scale
+    std::uint64_t seed = 0;
+    i64 classes = 1, samples = 1;
+    PLACER_HD void operator()(i64 i) const {
+        double value = 0;
+        if (kind == Uniform) {
+            value = a + (b - a) * uniformAt(seed, i);
+        } else if (kind == Normal) {
+            const double u1 = 1.0 - uniformAt(seed, 2 * i); // in (0, 1]
+            const double u2 = uniformAt(seed, 2 * i + 1);
+            value = a + b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+        } else if (kind == Bernoulli) {
+            value = uniformAt(seed, i) < loadAny(io.in[0], inElem, i) ? 1.0 : 0.0;
+        } else {
+            const i64 row = (i / samples) * classes;
+            double top = loadAny(io.in[0], inElem, row);
+            for (i64 c = 1; c < classes; ++c)
+                top = fmax(top, loadAny(io.in[0], inElem, row + c));
+            double total = 0;
+            for (i64 c = 0; c < classes; ++c)
+                total += exp(loadAny(io.in[0], inElem, row + c) - top);
+            double left = uniformAt(seed, i) * total;
+            value = static_cast<double>(classes - 1);
+            for (i64 c = 0; c < classes; ++c) {
+                left -= exp(loadAny(io.in[0], inElem, row + c) - top);
+                if (left < 0) {
+                    value = static_cast<double>(c);
+                    break;
+                }
+            }
+        }
+        storeAny(io.out[0], elem, i, value);
+    }
+};
+
 /// Dropout with its ratio and training_mode read at run time: in training mode an element is
 /// kept when its uniform draw is at least the ratio, and scaled by 1 / (1 - ratio); otherwise
 /// (and for a ratio of 0) y = x and the mask is all true.

@@ -1595,6 +1595,61 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              1e-5});
     }
 
+    // ---- random operators: seeded draws, the same on every backend -----------------------------
+    {
+        const Dims s = r.shape(1, 3, 1, 6);
+        const double seed = static_cast<double>(r.pick(0, 1000));
+        add({"RandomUniform",
+             "RandomUniform",
+             attrs({{"low", -2.0}, {"high", 3.0}, {"seed", seed}}),
+             {},
+             {},
+             {{s, DType::Float32}},
+             1e-6,
+             1e-6});
+        add({"RandomNormal",
+             "RandomNormal",
+             attrs({{"mean", 1.0}, {"scale", 0.5}, {"seed", seed}}),
+             {},
+             {},
+             {{s, DType::Float64}},
+             1e-9,
+             1e-9});
+        add({"RandomUniformLike",
+             "RandomUniformLike",
+             attrs({{"seed", seed}}),
+             {r.floats(s)},
+             {},
+             {{s, DType::Float32}},
+             1e-6,
+             1e-6});
+        add({"RandomNormalLike",
+             "RandomNormalLike",
+             {},
+             {r.floats(s)},
+             {},
+             {{s, DType::Float32}},
+             1e-5,
+             1e-5});
+        add({"Bernoulli",
+             "Bernoulli",
+             attrs({{"seed", seed}}),
+             {r.floats(s, 0, 1)},
+             {},
+             {{s, DType::Float32}},
+             0,
+             0});
+        const std::int64_t batch = r.pick(1, 3), classes = r.pick(1, 5), samples = r.pick(1, 6);
+        add({"Multinomial",
+             "Multinomial",
+             attrs({{"sample_size", samples}, {"seed", seed}}),
+             {r.floats({batch, classes}, -2, 2)},
+             {},
+             {{{batch, samples}, DType::Int32}},
+             0,
+             0});
+    }
+
     // ---- outputs whose extent the data decides: the inputs make them fill their bound, so that
     // the whole planned storage is compared -----------------------------------------------------
     {

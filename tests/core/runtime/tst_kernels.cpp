@@ -1323,6 +1323,74 @@ private slots:
 
     // Training-mode Dropout: a ratio of the elements dropped, the rest scaled by 1 / (1 - ratio),
     // the mask telling which, and the same draws for the same seed (different for another).
+    // The random operators: seeded (the same seed, the same draws; another seed, others), with
+    // the distributions they name.
+    void randomOperatorsAreSeededAndDistributed() {
+        const std::int64_t n = 20000;
+        auto draw = [&](const std::string& op, Attrs attrs, std::vector<test::Tensor> inputs,
+                        TensorType out) {
+            std::string error;
+            auto result = test::runOp(op, attrs, inputs, {out}, &error);
+            if (result.empty())
+                qFatal("%s", error.c_str());
+            return result[0];
+        };
+        auto stats = [&](const test::Tensor& t) {
+            double sum = 0, squares = 0, low = 1e300, high = -1e300;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const double v = t.type.dtype == DType::Float64 ? t.at<double>(i) : t.f(i);
+                sum += v;
+                squares += v * v;
+                low = std::min(low, v);
+                high = std::max(high, v);
+            }
+            const double mean = sum / n;
+            return std::array<double, 4>{mean, std::sqrt(squares / n - mean * mean), low, high};
+        };
+        Attrs uniform;
+        uniform.set("low", -2.0);
+        uniform.set("high", 4.0);
+        uniform.set("seed", 3.0);
+        const auto u = draw("RandomUniform", uniform, {}, {{n}, DType::Float32});
+        const auto su = stats(u);
+        QVERIFY2(std::abs(su[0] - 1.0) < 0.05 && su[2] >= -2.0 && su[3] < 4.0,
+                 qPrintable(QString("mean %1, range %2..%3").arg(su[0]).arg(su[2]).arg(su[3])));
+        QCOMPARE(draw("RandomUniform", uniform, {}, {{n}, DType::Float32}).bytes, u.bytes);
+        uniform.set("seed", 4.0);
+        QVERIFY(draw("RandomUniform", uniform, {}, {{n}, DType::Float32}).bytes != u.bytes);
+
+        Attrs normal;
+        normal.set("mean", 5.0);
+        normal.set("scale", 2.0);
+        const auto g = draw("RandomNormalLike", normal,
+                            {test::make({n}, DType::Float32, std::vector<float>(n, 0.0f))},
+                            {{n}, DType::Float64});
+        const auto sg = stats(g);
+        QVERIFY2(std::abs(sg[0] - 5.0) < 0.05 && std::abs(sg[1] - 2.0) < 0.05,
+                 qPrintable(QString("mean %1, deviation %2").arg(sg[0]).arg(sg[1])));
+
+        const auto b =
+            draw("Bernoulli", {}, {test::make({n}, DType::Float32, std::vector<float>(n, 0.3f))},
+                 {{n}, DType::Float32});
+        QVERIFY2(std::abs(stats(b)[0] - 0.3) < 0.02, qPrintable(QString::number(stats(b)[0])));
+
+        // Logits log(1), log(3): class 1 three times as often as class 0.
+        Attrs multinomial;
+        multinomial.set("sample_size", n);
+        const auto m =
+            draw("Multinomial", multinomial,
+                 {test::make({1, 2}, DType::Float32, std::vector<float>{0.0f, std::log(3.0f)})},
+                 {{1, n}, DType::Int64});
+        std::int64_t ones = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t c = m.at<std::int64_t>(i);
+            QVERIFY(c == 0 || c == 1);
+            ones += c;
+        }
+        QVERIFY2(std::abs(static_cast<double>(ones) / n - 0.75) < 0.02,
+                 qPrintable(QString::number(static_cast<double>(ones) / n)));
+    }
+
     void trainingDropoutIsSeeded() {
         const std::int64_t n = 4000;
         const test::Tensor x = test::make({n}, DType::Float32, std::vector<float>(n, 1.0f));

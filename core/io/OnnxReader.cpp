@@ -210,6 +210,9 @@ public:
         return std::move(m_graph);
     }
 
+    /// The Loop (by first output) whose body could not be typed, when that failed the read.
+    const std::string& shapeVaryingLoop() const { return m_shapeVaryingLoop; }
+
 private:
     using Failure = std::optional<SourceError>;
 
@@ -351,7 +354,7 @@ private:
     /// Sequences and optionals become the tensors they hold (io/OnnxSequences.h).
     Failure lowerSequences() {
         SequenceLoweringInputs inputs{&m_options.inputShapes, &m_options.sequenceInputs,
-                                      &m_options.shapeInputValues};
+                                      &m_options.shapeInputValues, &m_options.unrollLoops};
         if (auto error = placer::lowerSequences(&m_model, inputs, m_warnings))
             return fail(*error);
         return std::nullopt;
@@ -1812,8 +1815,13 @@ private:
         if (dataDependent(proto))
             boundDataDependentOutputs(proto, &node);
         if (node.op->hasBodies) {
-            if (auto error = readBodies(proto, &node))
+            if (auto error = readBodies(proto, &node)) {
+                // A Loop whose body's shapes change may be unrolled where its trip count is
+                // known: readOnnx reads the model again asking for that.
+                if (!m_body && proto.op_type() == "Loop" && proto.output_size() > 0)
+                    m_shapeVaryingLoop = proto.output(0);
                 return error;
+            }
             if (auto error = refineInferredTypes(proto, node))
                 return error;
         }
@@ -1919,6 +1927,7 @@ private:
     std::set<std::string> m_boundInputs;
     int m_folded = 0;
     bool m_body = false; ///< reading the body of a control-flow node (readBody)
+    std::string m_shapeVaryingLoop;
 };
 
 } // namespace
@@ -1971,7 +1980,21 @@ Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, Devi
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
                        bool devicesGiven, std::vector<std::string>* warnings,
                        const OnnxReadOptions& options) {
-    return OnnxReader(fileName, devices, devicesGiven, warnings, options).read(bytes);
+    // A Loop whose body's shapes change cannot run as one op; read again with it unrolled (which
+    // works where its trip count is known at load), until no new Loop asks for it.
+    OnnxReadOptions current = options;
+    const std::size_t warned = warnings->size();
+    const DeviceSet givenDevices = *devices;
+    for (;;) {
+        OnnxReader reader(fileName, devices, devicesGiven, warnings, current);
+        auto graph = reader.read(bytes);
+        const std::string loop = reader.shapeVaryingLoop();
+        if (graph || loop.empty() || current.unrollLoops.count(loop))
+            return graph;
+        current.unrollLoops.insert(loop);
+        warnings->resize(warned);
+        *devices = givenDevices;
+    }
 }
 
 std::vector<SymbolicInput> onnxSymbolicInputs(std::string_view bytes) {

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,10 @@ struct OnnxReadOptions {
     /// the tensor input "S[k]", whose shape inputShapes gives; an input not listed here takes
     /// its length from those names (io/OnnxSequences.h).
     std::map<std::string, OnnxSequenceInput> sequenceInputs;
+    /// Loops of the main graph, by their first output, to unroll where their trip count is known
+    /// at load. The reader adds a Loop whose body's shapes change from one iteration to the next
+    /// (a carried value that grows) and reads the model again.
+    std::set<std::string> unrollLoops;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
     bool foldConstants = true;
     /// The mapped file the model's bytes are (MappedFile::bytes()): large initializers then

@@ -756,8 +756,10 @@ private:
     /// at load; otherwise it is left to be read as one op (and refused there if it cannot be).
     bool unrollsForShapes(const NodeProto& node) const {
         const GraphProto* loopBody = body(node, "body");
+        const bool asked = m_inputs.unrollLoops && node.output_size() > 0 &&
+                           m_inputs.unrollLoops->count(node.output(0));
         if (!loopBody || node.input_size() < 2 || node.input(0).empty() ||
-            !shapesFollowIteration(*loopBody))
+            !(asked || shapesFollowIteration(*loopBody)))
             return false;
         const auto trips = knownScalar(node.input(0));
         return trips && *trips > 0 && *trips <= kMaxUnrolled &&
@@ -986,6 +988,13 @@ private:
         const GraphProto* loopBody = body(node, "body");
         if (!loopBody || node.input_size() < 2)
             return describe(node) + " has no body or too few inputs";
+        bool forSequences = usesSequences(*loopBody);
+        for (int k = 2; k < node.input_size(); ++k)
+            forSequences = forSequences || heldInput(node, k);
+        std::set<std::string> free;
+        freeNames(*loopBody, &free);
+        for (const std::string& name : free)
+            forSequences = forSequences || m_held.count(name) > 0;
         std::optional<std::int64_t> trips;
         if (!node.input(0).empty()) {
             trips = knownScalar(node.input(0));
@@ -1007,7 +1016,8 @@ private:
         std::vector<std::string> current(node.input().begin() + 2, node.input().end());
         std::vector<std::vector<std::string>> pieces(static_cast<std::size_t>(scans));
         const std::string prefix = prefixOf(node);
-        for (std::int64_t i = 0; condition && (!trips || i < *trips); ++i) {
+        std::int64_t iterations = 0;
+        for (std::int64_t i = 0; condition && (!trips || i < *trips); ++i, ++iterations) {
             if (i >= kMaxUnrolled)
                 return describe(node) + " carries a sequence, so it is unrolled at load; it " +
                        "would run more than " + std::to_string(kMaxUnrolled) + " iterations";
@@ -1029,6 +1039,11 @@ private:
                 pieces[static_cast<std::size_t>(s)].push_back(
                     outputs[static_cast<std::size_t>(1 + carried + s)]);
         }
+        if (!forSequences)
+            m_warnings->push_back(describe(node) + " is unrolled at load for its " +
+                                  std::to_string(iterations) +
+                                  " iterations: its body's shapes change from one iteration to "
+                                  "the next, which a Loop run as one op cannot have");
         for (int j = 0; j < carried && j < node.output_size(); ++j)
             bind(node.output(j), current[static_cast<std::size_t>(j)]);
         for (int s = 0; s < scans && carried + s < node.output_size(); ++s) {
@@ -1309,7 +1324,9 @@ bool usesSequences(const GraphProto& graph) {
 std::optional<std::string> lowerSequences(onnx::ModelProto* model,
                                           const SequenceLoweringInputs& inputs,
                                           std::vector<std::string>* warnings) {
-    if (!model->has_graph() || (!usesSequences(model->graph()) && !hasLoopToUnroll(model->graph())))
+    const bool asked = inputs.unrollLoops && !inputs.unrollLoops->empty();
+    if (!model->has_graph() ||
+        (!usesSequences(model->graph()) && !hasLoopToUnroll(model->graph()) && !asked))
         return std::nullopt;
     // The rewriting trusts each node's arity and attributes: ONNX's checker comes first.
     try {

@@ -20,6 +20,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct SequenceLoweringInputs {
     const std::map<std::string, OnnxSequenceInput>* sequences = nullptr;
     /// Values given for inputs: positions, conditions and trip counts may come from them.
     const std::map<std::string, HostTensor>* values = nullptr;
+    /// Loops (by first output) to unroll where their trip count is known, whatever their body.
+    const std::set<std::string>* unrollLoops = nullptr;
 };
 
 /// The tensor input or output that holds element `k` of sequence `name`: "name[k]".

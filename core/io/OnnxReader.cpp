@@ -2013,12 +2013,21 @@ std::vector<SymbolicInput> onnxSymbolicInputs(std::string_view bytes) {
     for (const onnx::TensorProto& tensor : model.graph().initializer())
         initializers.insert(tensor.name());
     for (const onnx::ValueInfoProto& input : model.graph().input()) {
-        if (initializers.count(input.name()) || !input.type().has_tensor_type() ||
-            !input.type().tensor_type().has_shape())
+        // A sequence's first element ("S[0]") and an optional's value are fixed the same way.
+        const onnx::TypeProto* type = &input.type();
+        std::string name = input.name();
+        if (type->has_optional_type())
+            type = &type->optional_type().elem_type();
+        if (type->has_sequence_type()) {
+            type = &type->sequence_type().elem_type();
+            name = sequenceElementName(name, 0);
+        }
+        if (initializers.count(input.name()) || !type->has_tensor_type() ||
+            !type->tensor_type().has_shape())
             continue;
-        SymbolicInput symbolic{input.name(), {}};
+        SymbolicInput symbolic{name, {}};
         bool open = false;
-        for (const auto& dim : input.type().tensor_type().shape().dim()) {
+        for (const auto& dim : type->tensor_type().shape().dim()) {
             if (dim.has_dim_value()) {
                 symbolic.dims.push_back(std::to_string(dim.dim_value()));
             } else {

@@ -1509,6 +1509,12 @@ void TestOnnxReader::sequenceInputsAreGivenByTheirElements() {
     setShape(y, {"m"});
     setType(g->add_output(), "has", kBool, std::vector<std::int64_t>{});
 
+    // The open dialog offers the first element's open dimensions (the optional's are fixed).
+    const std::vector<SymbolicInput> symbolic = onnxSymbolicInputs(bytesOf(model));
+    QCOMPARE(symbolic.size(), std::size_t{1});
+    QCOMPARE(symbolic[0].name, std::string("s[0]"));
+    QCOMPARE(symbolic[0].dims, std::vector<std::string>{"n"});
+
     // As --input-shape gives them: "s[0]", "s[1]", "s[2]" make a sequence of three.
     for (const bool withOptional : {false, true}) {
         OnnxReadOptions options;

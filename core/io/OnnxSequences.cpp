@@ -190,25 +190,31 @@ void freeNames(const GraphProto& graph, std::set<std::string>* names) {
     }
 }
 
+void renameFree(GraphProto* graph, std::map<std::string, std::string> renamed);
+
+/// Renames what a node reads: its inputs, and the outer values its bodies read.
+void renameReads(NodeProto* node, const std::map<std::string, std::string>& renamed) {
+    for (std::string& input : *node->mutable_input()) {
+        const auto it = renamed.find(input);
+        if (it != renamed.end())
+            input = it->second;
+    }
+    for (auto& attr : *node->mutable_attribute()) {
+        if (attr.has_g())
+            renameFree(attr.mutable_g(), renamed);
+        for (GraphProto& g : *attr.mutable_graphs())
+            renameFree(&g, renamed);
+    }
+}
+
 /// Renames the outer values a body reads (`renamed` maps old outer names to new ones).
 void renameFree(GraphProto* graph, std::map<std::string, std::string> renamed) {
     for (const std::string& name : definedIn(*graph))
         renamed.erase(name);
     if (renamed.empty())
         return;
-    for (NodeProto& node : *graph->mutable_node()) {
-        for (std::string& input : *node.mutable_input()) {
-            const auto it = renamed.find(input);
-            if (it != renamed.end())
-                input = it->second;
-        }
-        for (auto& attr : *node.mutable_attribute()) {
-            if (attr.has_g())
-                renameFree(attr.mutable_g(), renamed);
-            for (GraphProto& g : *attr.mutable_graphs())
-                renameFree(&g, renamed);
-        }
-    }
+    for (NodeProto& node : *graph->mutable_node())
+        renameReads(&node, renamed);
     for (auto& output : *graph->mutable_output()) {
         const auto it = renamed.find(output.name());
         if (it != renamed.end())
@@ -923,17 +929,7 @@ private:
         }
         for (const NodeProto& original : body.node()) {
             NodeProto node = original;
-            for (std::string& input : *node.mutable_input()) {
-                const auto it = renamed.find(input);
-                if (it != renamed.end())
-                    input = it->second;
-            }
-            for (auto& attr : *node.mutable_attribute()) {
-                if (attr.has_g())
-                    renameFree(attr.mutable_g(), renamed);
-                for (GraphProto& g : *attr.mutable_graphs())
-                    renameFree(&g, renamed);
-            }
+            renameReads(&node, renamed);
             for (std::string& output : *node.mutable_output()) {
                 if (output.empty())
                     continue;

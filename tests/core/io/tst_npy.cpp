@@ -8,6 +8,22 @@
 
 using namespace placer;
 
+namespace {
+
+/// A .npy file (format 1.0) as numpy.save writes it: the header dict padded to 128 bytes.
+std::string npyFile(const std::string& dict, const std::string& data) {
+    std::string header = dict;
+    header.append(128 - 10 - header.size() - 1, ' ');
+    header += '\n';
+    std::string file = std::string("\x93NUMPY\x01\x00", 8);
+    file += static_cast<char>(header.size());
+    file += '\0';
+    file += header;
+    return file + data;
+}
+
+} // namespace
+
 class TestNpy : public QObject {
     Q_OBJECT
 
@@ -45,15 +61,10 @@ private slots:
 
     void readsNumPyFiles() {
         // What numpy.save writes for np.arange(3, dtype='<i4') (format 1.0).
-        std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
-        header.append(128 - 10 - header.size() - 1, ' ');
-        header += '\n';
-        std::string file = std::string("\x93NUMPY\x01\x00", 8);
-        file += static_cast<char>(header.size());
-        file += '\0';
-        file += header;
         const std::int32_t values[] = {0, 1, 2};
-        file.append(reinterpret_cast<const char*>(values), sizeof values);
+        const std::string file =
+            npyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+                    std::string(reinterpret_cast<const char*>(values), sizeof values));
         auto tensor = parseNpy(file, "arange.npy");
         QVERIFY2(tensor.ok(), tensor.ok() ? "" : tensor.error().message.c_str());
         QCOMPARE(tensor.value().type.toShortString(), std::string("3 int32"));
@@ -84,14 +95,8 @@ private slots:
         QCOMPARE(back.value().type.toShortString(), std::string("2x2 string"));
         QVERIFY(back.value().data == tensor.data); // the same interned strings
 
-        std::string header = "{'descr': '|S3', 'fortran_order': False, 'shape': (2,), }";
-        header.append(128 - 10 - header.size() - 1, ' ');
-        header += '\n';
-        std::string file = std::string("\x93NUMPY\x01\x00", 8);
-        file += static_cast<char>(header.size());
-        file += '\0';
-        file += header;
-        file += std::string("ab\0xyz", 6);
+        std::string file = npyFile("{'descr': '|S3', 'fortran_order': False, 'shape': (2,), }",
+                                   std::string("ab\0xyz", 6));
         auto ascii = parseNpy(file, "b.npy");
         QVERIFY2(ascii.ok(), ascii.ok() ? "" : ascii.error().message.c_str());
         StringHandle first = 0, second = 0;

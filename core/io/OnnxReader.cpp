@@ -1061,15 +1061,23 @@ private:
     }
 
     Failure inferShapes() {
-        try {
-            onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
-                                                /*data_prop=*/true);
-            onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
-                                               options);
-        } catch (const onnx::InferenceError& error) {
-            return fail("ONNX shape inference failed: " + firstLine(error.what()));
-        } catch (const onnx::checker::ValidationError& error) {
-            return fail("ONNX shape inference failed: " + firstLine(error.what()));
+        // Data propagation (shape arithmetic through Concat, Slice, Gather) first. ONNX 1.12's
+        // propagation refuses some valid graphs (a Concat of an empty 1-d constant: "axis must
+        // be in [-rank, rank-1]"); those are inferred again without it, and the folding at
+        // load computes what it would have.
+        for (const bool propagate : {true, false}) {
+            try {
+                onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
+                                                    /*data_prop=*/propagate);
+                onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
+                                                   options);
+                return std::nullopt;
+            } catch (const onnx::InferenceError& error) {
+                if (!propagate)
+                    return fail("ONNX shape inference failed: " + firstLine(error.what()));
+            } catch (const onnx::checker::ValidationError& error) {
+                return fail("ONNX shape inference failed: " + firstLine(error.what()));
+            }
         }
         return std::nullopt;
     }

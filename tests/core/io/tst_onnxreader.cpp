@@ -101,6 +101,7 @@ private slots:
     void loopsWhoseShapesFollowTheIterationAreUnrolled();
     void stringTensorsRunOnTheCpu();
     void anOutputShapeThatDoesNotBroadcastIsRefused();
+    void anEmptyShapePrefixStillInfers();
 };
 
 void TestOnnxReader::committedModels_data() {
@@ -1811,6 +1812,31 @@ void TestOnnxReader::anOutputShapeThatDoesNotBroadcastIsRefused() {
     QVERIFY2(executor.error().message.find("input 0 (2x2 float32) does not broadcast to the "
                                            "output (1 float32)") != std::string::npos,
              executor.error().message.c_str());
+}
+
+void TestOnnxReader::anEmptyShapePrefixStillInfers() {
+    // y = Reshape(x, Concat([], Shape(x))): what ONNX's LayerNormalization function writes for a
+    // negative axis. ONNX 1.12's data propagation refuses the Concat of an empty constant; the
+    // reader infers again without it and folds the shape itself.
+    onnx::ModelProto model = emptyModel("prefix");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {2, 3});
+    addInt64s(model, "none", {});
+    addNode(g, "Shape", {"x"}, {"shape"});
+    setInt(addNode(g, "Concat", {"none", "shape"}, {"target"}), "axis", 0);
+    addNode(g, "Reshape", {"x", "target"}, {"y"});
+    addValue(g->mutable_output(), "y", {2, 3});
+    installConstantFolding();
+    const auto uninstall = qScopeGuard([] { setConstantEvaluator(nullptr); });
+    DeviceSet devices = defaultDeviceSet();
+    std::vector<std::string> warnings;
+    auto graph =
+        readOnnx(bytesOf(model), "prefix.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    const Graph& loaded = graph.value();
+    QCOMPARE(QString::fromStdString(loaded.type(loaded.outputs()[0].value).toShortString()),
+             QString("2x3 float32"));
+    QVERIFY(loaded.node(loaded.node(*loaded.find("y")).inputs[1].node).isConstant());
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

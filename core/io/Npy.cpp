@@ -34,12 +34,11 @@ struct NpyStrings {
 
 std::optional<NpyStrings> stringDescr(const std::string& descr) {
     if (descr.size() < 3 ||
-        !((descr[0] == '<' && descr[1] == 'U') || (descr[0] == '|' && descr[1] == 'S') ||
-          (descr[0] == '|' && descr[1] == 'U')))
+        !((descr[0] == '<' && descr[1] == 'U') || (descr[0] == '|' && descr[1] == 'S')))
         return std::nullopt;
     std::size_t width = 0;
     const auto [end, ec] = std::from_chars(descr.data() + 2, descr.data() + descr.size(), width);
-    if (ec != std::errc() || end != descr.data() + descr.size() || width > (1u << 20))
+    if (ec != std::errc() || end != descr.data() + descr.size() || width == 0 || width > (1u << 20))
         return std::nullopt;
     return NpyStrings{descr[1] == 'U', width};
 }
@@ -234,17 +233,17 @@ Result<HostTensor> parseNpy(std::string_view bytes, const std::string& fileName)
         HostTensor tensor;
         tensor.type = TensorType{shape, DType::String};
         const std::int64_t count = tensor.type.elementCount();
-        const std::size_t unit = strings->unicode ? 4 : 1;
+        const std::size_t each = strings->width * (strings->unicode ? 4 : 1);
         const std::size_t dataStart = offset + headerLength;
-        if (count < 0 ||
-            static_cast<std::size_t>(count) * strings->width * unit != bytes.size() - dataStart)
-            return fail("the data is " + std::to_string(bytes.size() - dataStart) + " bytes but " +
-                        std::to_string(count) + " strings of " + descr + " need " +
-                        std::to_string(count * static_cast<std::int64_t>(strings->width * unit)));
+        const std::size_t stored = bytes.size() - dataStart;
+        // Checked by division: a header's shape may claim more strings than any file holds.
+        if (count < 0 || stored % each != 0 || static_cast<std::size_t>(count) != stored / each)
+            return fail("the data is " + std::to_string(stored) + " bytes, not " +
+                        std::to_string(count) + " strings of " + std::to_string(each) +
+                        " bytes ('" + descr + "')");
         tensor.data.resize(static_cast<std::size_t>(count) * sizeof(StringHandle));
         for (std::int64_t i = 0; i < count; ++i) {
-            const char* at =
-                bytes.data() + dataStart + static_cast<std::size_t>(i) * strings->width * unit;
+            const char* at = bytes.data() + dataStart + static_cast<std::size_t>(i) * each;
             std::string text;
             for (std::size_t c = 0; c < strings->width; ++c) {
                 char32_t code = 0;
@@ -307,8 +306,8 @@ Result<std::string> formatNpy(const HostTensor& tensor) {
     // Strings as numpy's '<U n', n the longest string's length in code points.
     std::vector<std::u32string> strings;
     std::string stringDescr;
+    std::size_t width = 1;
     if (tensor.type.dtype == DType::String) {
-        std::size_t width = 1;
         for (std::size_t at = 0; at + sizeof(StringHandle) <= tensor.data.size();
              at += sizeof(StringHandle)) {
             StringHandle handle = 0;
@@ -345,7 +344,6 @@ Result<std::string> formatNpy(const HostTensor& tensor) {
     out += static_cast<char>((header.size() >> 8) & 0xff);
     out += header;
     if (!strings.empty()) {
-        const std::size_t width = static_cast<std::size_t>(std::stoul(stringDescr.substr(2)));
         for (const std::u32string& text : strings) {
             for (std::size_t c = 0; c < width; ++c) {
                 const char32_t code = c < text.size() ? text[c] : 0;

@@ -2,6 +2,7 @@
 #include "io/OnnxReader.h"
 
 #include "io/OnnxPayloads.h"
+#include "io/OnnxProto.h"
 #include "io/OnnxSequences.h"
 #include "io/OnnxWriter.h"
 
@@ -88,10 +89,6 @@ std::optional<DType> dtypeFromOnnx(int elemType) {
     default:
         return std::nullopt;
     }
-}
-
-bool standardDomain(const onnx::NodeProto& node) {
-    return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
 /// Ops whose result is not a function of their inputs: never folded.
@@ -567,7 +564,7 @@ private:
 
     /// Whether the engine has a kernel for a standard op (by its ONNX name).
     static bool engineRuns(const onnx::NodeProto& node) {
-        if (!standardDomain(node))
+        if (!onnxStandardDomain(node))
             return false;
         const OpDef* op = OpRegistry::global().find(node.op_type());
         return op && op->dialect == OpDialect::Onnx && op->hasAnyKernel();
@@ -588,7 +585,7 @@ private:
             bool changed = false;
             int counter = 0;
             for (onnx::NodeProto& node : nodes) {
-                if (!standardDomain(node) || node.op_type() == "Constant" || engineRuns(node)) {
+                if (!onnxStandardDomain(node) || node.op_type() == "Constant" || engineRuns(node)) {
                     *g.add_node() = std::move(node);
                     continue;
                 }
@@ -680,7 +677,7 @@ private:
         std::set<std::string> shapeValues;
         for (const onnx::NodeProto& node : g.node()) {
             for (int k = 0; k < node.input_size(); ++k) {
-                if (standardDomain(node) && onnxInputSetsShapes(node.op_type(), k))
+                if (onnxStandardDomain(node) && onnxInputSetsShapes(node.op_type(), k))
                     shapeValues.insert(node.input(k));
             }
         }
@@ -795,7 +792,7 @@ private:
             bool foldedThisRound = false;
             for (int index = 0; index < g.node_size(); ++index) {
                 const onnx::NodeProto& node = g.node(index);
-                if (!standardDomain(node) || node.output_size() == 0)
+                if (!onnxStandardDomain(node) || node.output_size() == 0)
                     continue;
                 // A graph output that is also a graph input or computed constant stays a node.
                 if (node.op_type() == "Constant") {
@@ -1207,7 +1204,7 @@ private:
         for (int i = 0; i < n; ++i) {
             // A body's reads of this graph's values are inputs of its node too.
             std::vector<std::string> inputs(g.node(i).input().begin(), g.node(i).input().end());
-            for (std::string& outer : outerNames(g.node(i)))
+            for (std::string& outer : onnxOuterNames(g.node(i)))
                 inputs.push_back(std::move(outer));
             for (const std::string& input : inputs) {
                 if (input.empty() || m_graphInputs.count(input))
@@ -1425,45 +1422,6 @@ private:
         }
     }
 
-    /// The values a node's bodies read from the graphs around it, in order of first use.
-    static std::vector<std::string> outerNames(const onnx::NodeProto& node) {
-        std::vector<std::string> names;
-        std::set<std::string> seen;
-        for (const onnx::AttributeProto& attr : node.attribute()) {
-            if (attr.has_g())
-                collectOuterNames(attr.g(), {}, &names, &seen);
-            for (const onnx::GraphProto& graph : attr.graphs())
-                collectOuterNames(graph, {}, &names, &seen);
-        }
-        return names;
-    }
-
-    static void collectOuterNames(const onnx::GraphProto& graph, std::set<std::string> defined,
-                                  std::vector<std::string>* names, std::set<std::string>* seen) {
-        for (const onnx::ValueInfoProto& input : graph.input())
-            defined.insert(input.name());
-        for (const onnx::TensorProto& tensor : graph.initializer())
-            defined.insert(tensor.name());
-        for (const onnx::NodeProto& node : graph.node()) {
-            for (const std::string& input : node.input()) {
-                if (!input.empty() && !defined.count(input) && seen->insert(input).second)
-                    names->push_back(input);
-            }
-            for (const onnx::AttributeProto& attr : node.attribute()) {
-                if (attr.has_g())
-                    collectOuterNames(attr.g(), defined, names, seen);
-                for (const onnx::GraphProto& nested : attr.graphs())
-                    collectOuterNames(nested, defined, names, seen);
-            }
-            for (const std::string& output : node.output())
-                defined.insert(output);
-        }
-        for (const onnx::ValueInfoProto& output : graph.output()) {
-            if (!defined.count(output.name()) && seen->insert(output.name()).second)
-                names->push_back(output.name()); // a body that returns an outer value
-        }
-    }
-
     /// The inputs a control-flow node gives each of its bodies (before the outer values).
     Result<std::vector<TensorType>> formalBodyInputs(const onnx::NodeProto& proto,
                                                      const Node& node) const {
@@ -1504,7 +1462,7 @@ private:
         auto failNode = [&](const std::string& message) {
             return fail(op + " node '" + node->name + "': " + message);
         };
-        const std::vector<std::string> outer = outerNames(proto);
+        const std::vector<std::string> outer = onnxOuterNames(proto);
         std::vector<TensorType> outerTypes;
         for (const std::string& value : outer) {
             const auto it = m_values.find(value);
@@ -1715,7 +1673,7 @@ private:
     }
 
     static bool dataDependent(const onnx::NodeProto& proto) {
-        return standardDomain(proto) && dataDependentOutputs(proto.op_type());
+        return onnxStandardDomain(proto) && dataDependentOutputs(proto.op_type());
     }
 
     /// NonZero, Compress, Unique and NonMaxSuppression: how many elements they select depends
@@ -1939,37 +1897,6 @@ private:
 };
 
 } // namespace
-
-/// The inputs of an op that set output shapes (a Reshape's shape, a Slice's bounds): values
-/// given for graph inputs in these positions bind them (OnnxReadOptions::shapeInputValues).
-bool onnxInputSetsShapes(const std::string& op, int input) {
-    static const std::map<std::string, std::set<int>> kInputs{{"Reshape", {1}},
-                                                              {"Expand", {1}},
-                                                              {"Tile", {1}},
-                                                              {"Slice", {1, 2, 3, 4}},
-                                                              {"Pad", {1, 3}},
-                                                              {"Squeeze", {1}},
-                                                              {"Unsqueeze", {1}},
-                                                              {"ReduceSum", {1}},
-                                                              {"Range", {0, 1, 2}},
-                                                              {"OneHot", {1}},
-                                                              {"TopK", {1}},
-                                                              {"Resize", {1, 2, 3}},
-                                                              {"Upsample", {1}},
-                                                              {"Split", {1}},
-                                                              {"ConstantOfShape", {0}},
-                                                              {"CenterCropPad", {1}},
-                                                              {"Col2Im", {1, 2}},
-                                                              {"DFT", {1}},
-                                                              {"HannWindow", {0}},
-                                                              {"HammingWindow", {0}},
-                                                              {"BlackmanWindow", {0}},
-                                                              {"MelWeightMatrix", {0, 1, 2}},
-                                                              {"STFT", {1, 3}},
-                                                              {"Loop", {0}}};
-    const auto it = kInputs.find(op);
-    return it != kInputs.end() && it->second.count(input) > 0;
-}
 
 bool looksLikeOnnx(std::string_view bytes) {
     // A serialized ModelProto starts with a field tag: ir_version (0x08) in every exporter we

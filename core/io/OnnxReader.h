@@ -77,11 +77,6 @@ std::vector<SymbolicInput> onnxSymbolicInputs(std::string_view bytes);
 /// A serialized onnx.TensorProto (the backend tests' input_0.pb) as a host tensor.
 Result<HostTensor> readOnnxTensor(std::string_view bytes, const std::string& fileName);
 
-/// True if input `input` of the standard ONNX operator `op` sets the shape of its outputs (a
-/// Reshape's shape, a Slice's bounds): values given for graph inputs there bind them
-/// (OnnxReadOptions::shapeInputValues).
-bool onnxInputSetsShapes(const std::string& op, int input);
-
 /// True if `bytes` look like a serialized ONNX model rather than text.
 bool looksLikeOnnx(std::string_view bytes);
 

@@ -1,7 +1,9 @@
 // Sequences and optionals lowered to tensors at load (see OnnxSequences.h).
 #include "io/OnnxSequences.h"
 
+#include "io/OnnxProto.h"
 #include "io/OnnxReader.h"
+#include "ir/Scalar.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -9,9 +11,9 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <set>
+#include <string_view>
 
 namespace placer {
 
@@ -23,6 +25,9 @@ using onnx::NodeProto;
 /// A Loop is unrolled at most this many times: beyond it, a sequence built step by step is no
 /// longer something to plan statically.
 constexpr std::int64_t kMaxUnrolled = 4096;
+/// Unrolling stops with an error beyond this many nodes in the main graph: loops inside loops
+/// multiply.
+constexpr std::size_t kMaxLoweredNodes = 1000000;
 /// Known values are small integers: positions, conditions, trip counts.
 constexpr std::int64_t kMaxKnownElements = 4096;
 
@@ -32,10 +37,6 @@ const std::set<std::string>& sequenceOps() {
         "SequenceAt",        "SequenceLength", "SplitToSequence",    "ConcatFromSequence",
         "SequenceMap",       "Optional",       "OptionalHasElement", "OptionalGetElement"};
     return kOps;
-}
-
-bool standardDomain(const NodeProto& node) {
-    return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
 bool notTensor(const onnx::TypeProto& type) {
@@ -49,110 +50,42 @@ struct Known {
     int type = onnx::TensorProto::INT64; ///< its ONNX element type
 };
 
+std::optional<Known> knownFromHost(const HostTensor& tensor) {
+    static const std::map<DType, int> kTypes{
+        {DType::Int64, onnx::TensorProto::INT64}, {DType::Int32, onnx::TensorProto::INT32},
+        {DType::Int16, onnx::TensorProto::INT16}, {DType::Int8, onnx::TensorProto::INT8},
+        {DType::UInt8, onnx::TensorProto::UINT8}, {DType::Bool, onnx::TensorProto::BOOL}};
+    const auto type = kTypes.find(tensor.type.dtype);
+    const std::int64_t count = tensor.type.elementCount();
+    const int size = dtypeSize(tensor.type.dtype);
+    if (type == kTypes.end() || count > kMaxKnownElements ||
+        tensor.data.size() != static_cast<std::size_t>(count * size))
+        return std::nullopt;
+    Known known{{}, tensor.type.shape, type->second};
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto value = decodeScalar(
+            tensor.type.dtype,
+            std::string_view(reinterpret_cast<const char*>(tensor.data.data()) + i * size,
+                             static_cast<std::size_t>(size)));
+        if (!value)
+            return std::nullopt;
+        known.values.push_back(static_cast<std::int64_t>(*value));
+    }
+    return known;
+}
+
+/// A small integer constant, read as the reader reads any tensor (readOnnxTensor).
 std::optional<Known> knownFromProto(const onnx::TensorProto& tensor) {
-    Known known{{}, {tensor.dims().begin(), tensor.dims().end()}, tensor.data_type()};
     std::int64_t count = 1;
-    for (std::int64_t d : known.dims) {
+    for (std::int64_t d : tensor.dims()) {
         if (d < 0 || d > kMaxKnownElements)
             return std::nullopt;
         count *= d;
     }
     if (count > kMaxKnownElements || tensor.data_location() == onnx::TensorProto::EXTERNAL)
         return std::nullopt;
-    const std::string& raw = tensor.raw_data();
-    auto fromRaw = [&](auto sample) -> bool {
-        using T = decltype(sample);
-        if (raw.size() != static_cast<std::size_t>(count) * sizeof(T))
-            return false;
-        for (std::int64_t i = 0; i < count; ++i) {
-            T value;
-            std::memcpy(&value, raw.data() + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-            known.values.push_back(static_cast<std::int64_t>(value));
-        }
-        return true;
-    };
-    switch (tensor.data_type()) {
-    case onnx::TensorProto::INT64:
-        if (tensor.has_raw_data())
-            return fromRaw(std::int64_t{}) ? std::optional(known) : std::nullopt;
-        known.values.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-        break;
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::BOOL: {
-        if (tensor.has_raw_data()) {
-            bool ok = false;
-            switch (tensor.data_type()) {
-            case onnx::TensorProto::INT32:
-                ok = fromRaw(std::int32_t{});
-                break;
-            case onnx::TensorProto::INT16:
-                ok = fromRaw(std::int16_t{});
-                break;
-            case onnx::TensorProto::INT8:
-                ok = fromRaw(std::int8_t{});
-                break;
-            default:
-                ok = fromRaw(std::uint8_t{});
-                break;
-            }
-            return ok ? std::optional(known) : std::nullopt;
-        }
-        known.values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-        break;
-    }
-    default:
-        return std::nullopt;
-    }
-    if (static_cast<std::int64_t>(known.values.size()) != count)
-        return std::nullopt;
-    return known;
-}
-
-std::optional<Known> knownFromHost(const HostTensor& tensor) {
-    const std::int64_t count = tensor.type.elementCount();
-    if (count > kMaxKnownElements ||
-        tensor.data.size() != static_cast<std::size_t>(count * dtypeSize(tensor.type.dtype)))
-        return std::nullopt;
-    static const std::map<DType, int> kTypes{
-        {DType::Int64, onnx::TensorProto::INT64}, {DType::Int32, onnx::TensorProto::INT32},
-        {DType::Int16, onnx::TensorProto::INT16}, {DType::Int8, onnx::TensorProto::INT8},
-        {DType::UInt8, onnx::TensorProto::UINT8}, {DType::Bool, onnx::TensorProto::BOOL}};
-    const auto type = kTypes.find(tensor.type.dtype);
-    if (type == kTypes.end())
-        return std::nullopt;
-    Known known{{}, tensor.type.shape, type->second};
-    for (std::int64_t i = 0; i < count; ++i) {
-        const std::byte* at = tensor.data.data() + i * dtypeSize(tensor.type.dtype);
-        auto read = [&](auto sample) {
-            decltype(sample) value;
-            std::memcpy(&value, at, sizeof(value));
-            known.values.push_back(static_cast<std::int64_t>(value));
-        };
-        switch (tensor.type.dtype) {
-        case DType::Int64:
-            read(std::int64_t{});
-            break;
-        case DType::Int32:
-            read(std::int32_t{});
-            break;
-        case DType::Int16:
-            read(std::int16_t{});
-            break;
-        case DType::Int8:
-            read(std::int8_t{});
-            break;
-        case DType::UInt8:
-        case DType::Bool:
-            read(std::uint8_t{});
-            break;
-        default:
-            return std::nullopt;
-        }
-    }
-    return known;
+    auto host = readOnnxTensor(tensor.SerializeAsString(), tensor.name());
+    return host ? knownFromHost(host.value()) : std::nullopt;
 }
 
 /// The names a graph defines: its inputs, initializers and node outputs.
@@ -166,28 +99,6 @@ std::set<std::string> definedIn(const GraphProto& graph) {
         for (const std::string& output : node.output())
             defined.insert(output);
     return defined;
-}
-
-/// The outer values a graph reads (at any depth of bodies), in no particular order.
-void freeNames(const GraphProto& graph, std::set<std::string>* names) {
-    const std::set<std::string> defined = definedIn(graph);
-    std::set<std::string> inner;
-    for (const NodeProto& node : graph.node()) {
-        for (const std::string& input : node.input())
-            inner.insert(input);
-        for (const auto& attr : node.attribute()) {
-            if (attr.has_g())
-                freeNames(attr.g(), &inner);
-            for (const GraphProto& g : attr.graphs())
-                freeNames(g, &inner);
-        }
-    }
-    for (const auto& output : graph.output())
-        inner.insert(output.name());
-    for (const std::string& name : inner) {
-        if (!name.empty() && !defined.count(name))
-            names->insert(name);
-    }
 }
 
 void renameFree(GraphProto* graph, std::map<std::string, std::string> renamed);
@@ -235,6 +146,12 @@ std::int64_t intAttribute(const NodeProto& node, const std::string& name, std::i
     return attr ? attr->i() : fallback;
 }
 
+/// Integer arithmetic as int64 tensors do it, wrapping around (a model's values may overflow).
+template <typename Op> std::int64_t wrapped(std::int64_t a, std::int64_t b, Op op) {
+    return static_cast<std::int64_t>(
+        op(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b)));
+}
+
 /// A sequence or optional value: the tensors it holds.
 struct Held {
     bool optional = false;
@@ -266,7 +183,7 @@ bool shapesFollowIteration(const GraphProto& body) {
         for (int k = 0; k < node.input_size(); ++k) {
             if (!varying.count(node.input(k)))
                 continue;
-            if (standardDomain(node) && onnxInputSetsShapes(node.op_type(), k))
+            if (onnxStandardDomain(node) && onnxInputSetsShapes(node.op_type(), k))
                 return true;
             reads = true;
         }
@@ -278,7 +195,7 @@ bool shapesFollowIteration(const GraphProto& body) {
 
 bool hasLoopToUnroll(const GraphProto& graph) {
     for (const NodeProto& node : graph.node()) {
-        if (!standardDomain(node) || node.op_type() != "Loop")
+        if (!onnxStandardDomain(node) || node.op_type() != "Loop")
             continue;
         for (const auto& attr : node.attribute())
             if (attr.name() == "body" && attr.has_g() && shapesFollowIteration(attr.g()))
@@ -368,19 +285,24 @@ private:
         return it == m_inputs.sequences->end() ? nullptr : &it->second;
     }
 
+    /// A value given for the input `name` (a position, a trip count) is known at load.
+    void learnGivenValue(const std::string& name) {
+        if (!m_inputs.values)
+            return;
+        const auto value = m_inputs.values->find(name);
+        if (value == m_inputs.values->end())
+            return;
+        if (auto known = knownFromHost(value->second))
+            m_known[name] = *known;
+    }
+
     void addTensorInput(const std::string& name, const onnx::TypeProto& elementType,
                         std::vector<onnx::ValueInfoProto>* inputs) {
         onnx::ValueInfoProto input;
         input.set_name(name);
         *input.mutable_type() = elementType;
         m_names.insert(name);
-        if (m_inputs.values) {
-            const auto value = m_inputs.values->find(name);
-            if (value != m_inputs.values->end()) {
-                if (auto known = knownFromHost(value->second))
-                    m_known[name] = *known;
-            }
-        }
+        learnGivenValue(name);
         inputs->push_back(std::move(input));
     }
 
@@ -391,13 +313,8 @@ private:
             const std::string& name = input.name();
             const onnx::TypeProto& type = input.type();
             if (!notTensor(type)) {
-                if (m_inputs.values) {
-                    const auto value = m_inputs.values->find(name);
-                    if (value != m_inputs.values->end() && !m_known.count(name)) {
-                        if (auto known = knownFromHost(value->second))
-                            m_known[name] = *known;
-                    }
-                }
+                if (!m_known.count(name)) // an initializer's value wins
+                    learnGivenValue(name);
                 inputs.push_back(input);
                 continue;
             }
@@ -624,7 +541,7 @@ private:
 
     /// Integer arithmetic on values known at load, enough for positions and conditions.
     void evaluate(const NodeProto& node) {
-        if (!standardDomain(node) || node.output_size() < 1)
+        if (!onnxStandardDomain(node) || node.output_size() < 1)
             return;
         const std::string& op = node.op_type();
         if (op == "Constant") {
@@ -666,7 +583,7 @@ private:
                 v = !v;
         } else if (op == "Neg") {
             for (auto& v : result.values)
-                v = -v;
+                v = wrapped(0, v, std::minus<>());
         } else if (op == "Unsqueeze" || op == "Reshape" || op == "Flatten") {
             result.dims = {static_cast<std::int64_t>(result.values.size())};
         } else if (op == "Squeeze") {
@@ -677,9 +594,9 @@ private:
         } else if (in.size() == 2) {
             static const std::map<std::string,
                                   std::function<std::int64_t(std::int64_t, std::int64_t)>>
-                kBinary{{"Add", [](auto a, auto b) { return a + b; }},
-                        {"Sub", [](auto a, auto b) { return a - b; }},
-                        {"Mul", [](auto a, auto b) { return a * b; }},
+                kBinary{{"Add", [](auto a, auto b) { return wrapped(a, b, std::plus<>()); }},
+                        {"Sub", [](auto a, auto b) { return wrapped(a, b, std::minus<>()); }},
+                        {"Mul", [](auto a, auto b) { return wrapped(a, b, std::multiplies<>()); }},
                         {"Equal", [](auto a, auto b) { return a == b; }},
                         {"Less", [](auto a, auto b) { return a < b; }},
                         {"LessOrEqual", [](auto a, auto b) { return a <= b; }},
@@ -772,26 +689,25 @@ private:
                (node.input(1).empty() || knownScalar(node.input(1)));
     }
 
-    bool needsLowering(const NodeProto& node) const {
-        if (!standardDomain(node))
-            return false;
-        if (sequenceOps().count(node.op_type()))
-            return true;
-        if (node.op_type() == "Loop" && unrollsForShapes(node))
-            return true;
+    /// Whether a node reads a sequence or optional: as an input, from its bodies' outer
+    /// values, or within its bodies.
+    bool readsSequences(const NodeProto& node) const {
         for (int k = 0; k < node.input_size(); ++k)
             if (heldInput(node, k))
                 return true;
-        std::set<std::string> free;
-        for (const auto& attr : node.attribute()) {
-            if (attr.has_g()) {
-                if (usesSequences(attr.g()))
-                    return true;
-                freeNames(attr.g(), &free);
-            }
-        }
-        return std::any_of(free.begin(), free.end(),
+        for (const auto& attr : node.attribute())
+            if (attr.has_g() && usesSequences(attr.g()))
+                return true;
+        const std::vector<std::string> outer = onnxOuterNames(node);
+        return std::any_of(outer.begin(), outer.end(),
                            [&](const std::string& name) { return m_held.count(name) > 0; });
+    }
+
+    bool needsLowering(const NodeProto& node) const {
+        if (!onnxStandardDomain(node))
+            return false;
+        return sequenceOps().count(node.op_type()) || readsSequences(node) ||
+               (node.op_type() == "Loop" && unrollsForShapes(node));
     }
 
     Failure lowerNode(const NodeProto& node) {
@@ -984,13 +900,7 @@ private:
         const GraphProto* loopBody = body(node, "body");
         if (!loopBody || node.input_size() < 2)
             return describe(node) + " has no body or too few inputs";
-        bool forSequences = usesSequences(*loopBody);
-        for (int k = 2; k < node.input_size(); ++k)
-            forSequences = forSequences || heldInput(node, k);
-        std::set<std::string> free;
-        freeNames(*loopBody, &free);
-        for (const std::string& name : free)
-            forSequences = forSequences || m_held.count(name) > 0;
+        const bool forSequences = readsSequences(node);
         std::optional<std::int64_t> trips;
         if (!node.input(0).empty()) {
             trips = knownScalar(node.input(0));
@@ -1015,8 +925,11 @@ private:
         std::int64_t iterations = 0;
         for (std::int64_t i = 0; condition && (!trips || i < *trips); ++i, ++iterations) {
             if (i >= kMaxUnrolled)
-                return describe(node) + " carries a sequence, so it is unrolled at load; it " +
-                       "would run more than " + std::to_string(kMaxUnrolled) + " iterations";
+                return describe(node) + " is unrolled at load, and would run more than " +
+                       std::to_string(kMaxUnrolled) + " iterations";
+            if (m_out.size() > kMaxLoweredNodes)
+                return describe(node) + " is unrolled at load, and would make more than " +
+                       std::to_string(kMaxLoweredNodes) + " nodes";
             const std::string step = prefix + "iteration" + std::to_string(i) + "/";
             std::vector<std::string> bound;
             bound.push_back(emitConstant(fresh(step + "i"), {i}, {}));
@@ -1050,22 +963,10 @@ private:
             if (parts.empty())
                 return describe(node) + " runs no iteration, so its scan output '" + output +
                        "' has no element to take its shape from";
-            NodeProto concat;
-            concat.set_op_type("Concat");
-            concat.set_name(output);
-            auto* axis = concat.add_attribute();
-            axis->set_name("axis");
-            axis->set_type(onnx::AttributeProto::INT);
-            axis->set_i(0);
-            for (const std::string& part : parts) {
-                if (m_held.count(part))
-                    return describe(node) + ": scan output '" + output + "' is a sequence";
-                const std::string row = fresh(part + "_row");
-                emitAxisOp("Unsqueeze", part, row, 0);
-                concat.add_input(row);
-            }
-            concat.add_output(output);
-            emit(std::move(concat));
+            if (std::any_of(parts.begin(), parts.end(),
+                            [&](const std::string& part) { return m_held.count(part) > 0; }))
+                return describe(node) + ": scan output '" + output + "' is a sequence";
+            emitConcat(parts, 0, true, output);
         }
         return std::nullopt;
     }
@@ -1080,6 +981,9 @@ private:
         const std::size_t n = first->elements.size();
         std::vector<std::vector<std::string>> results(static_cast<std::size_t>(node.output_size()));
         for (std::size_t i = 0; i < n; ++i) {
+            if (m_out.size() > kMaxLoweredNodes)
+                return describe(node) + " runs its body once per element, and would make more " +
+                       "than " + std::to_string(kMaxLoweredNodes) + " nodes";
             std::vector<std::string> bound;
             for (int k = 0; k < node.input_size(); ++k) {
                 const Held* held = heldInput(node, k);
@@ -1257,27 +1161,33 @@ private:
             return error;
         if (sequence->elements.empty())
             return describe(node) + ": the sequence is empty, so the result has no shape";
-        const std::int64_t axis = intAttribute(node, "axis", 0);
-        const bool newAxis = intAttribute(node, "new_axis", 0) != 0;
+        emitConcat(sequence->elements, intAttribute(node, "axis", 0),
+                   intAttribute(node, "new_axis", 0) != 0, node.output(0));
+        return std::nullopt;
+    }
+
+    /// Concat of `parts` along `axis` into `output`; with `newAxis`, each part first gains that
+    /// axis (an Unsqueeze), so the parts are stacked.
+    void emitConcat(const std::vector<std::string>& parts, std::int64_t axis, bool newAxis,
+                    const std::string& output) {
         NodeProto concat;
         concat.set_op_type("Concat");
-        concat.set_name(node.name().empty() ? node.output(0) : node.name());
+        concat.set_name(output);
         auto* attr = concat.add_attribute();
         attr->set_name("axis");
         attr->set_type(onnx::AttributeProto::INT);
         attr->set_i(axis);
-        for (const std::string& element : sequence->elements) {
+        for (const std::string& part : parts) {
             if (!newAxis) {
-                concat.add_input(element);
+                concat.add_input(part);
                 continue;
             }
-            const std::string expanded = fresh(element + "_expanded");
-            emitAxisOp("Unsqueeze", element, expanded, axis);
+            const std::string expanded = fresh(part + "_expanded");
+            emitAxisOp("Unsqueeze", part, expanded, axis);
             concat.add_input(expanded);
         }
-        concat.add_output(node.output(0));
+        concat.add_output(output);
         emit(std::move(concat));
-        return std::nullopt;
     }
 
     onnx::ModelProto& m_model;
@@ -1304,7 +1214,7 @@ bool usesSequences(const GraphProto& graph) {
         }
     }
     for (const NodeProto& node : graph.node()) {
-        if (standardDomain(node) && sequenceOps().count(node.op_type()))
+        if (onnxStandardDomain(node) && sequenceOps().count(node.op_type()))
             return true;
         for (const auto& attr : node.attribute()) {
             if (attr.has_g() && usesSequences(attr.g()))

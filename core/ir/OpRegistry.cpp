@@ -32,7 +32,7 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::LayerNorm:
     case KernelFamily::Softmax:
         return {float32, float32};
-    // Data movement moves bytes, strings' handles included.
+    // Data movement moves bytes, strings' handles included; Cast also converts to and from text.
     case KernelFamily::Copy:
     case KernelFamily::Cast:
     case KernelFamily::Transpose:

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -69,8 +70,9 @@ std::string numberToString(const std::byte* data, DType dtype, std::int64_t i) {
 }
 
 /// A string as ONNX casts it to a number: decimal or scientific text, "NaN", "INF", "-INF" (any
-/// case, "+" allowed). Text that is no number gives NaN, or 0 for an integer type.
-double stringToNumber(std::string_view text, DType to) {
+/// case, a "+" allowed, spaces around ignored); text that is no number is NaN, which an integer
+/// type stores as 0 (storeFromDouble).
+double stringToNumber(std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
         text.remove_prefix(1);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
@@ -78,27 +80,31 @@ double stringToNumber(std::string_view text, DType to) {
     std::string lower(text);
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool negative = !lower.empty() && lower[0] == '-';
-    const std::string_view body =
-        std::string_view(lower).substr(!lower.empty() && (lower[0] == '-' || lower[0] == '+'));
-    const bool floating = isFloatingPoint(to);
-    if (body == "nan")
-        return floating ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    const bool hasSign = !lower.empty() && (lower[0] == '-' || lower[0] == '+');
+    const std::string_view body = std::string_view(lower).substr(hasSign ? 1 : 0);
+    const double sign = !lower.empty() && lower[0] == '-' ? -1.0 : 1.0;
     if (body == "inf" || body == "infinity")
-        return floating ? (negative ? -1.0 : 1.0) * std::numeric_limits<double>::infinity() : 0.0;
-    if (!floating) {
-        std::int64_t v = 0;
-        const auto read =
-            std::from_chars(lower.data() + (lower[0] == '+'), lower.data() + lower.size(), v);
-        if (read.ec == std::errc() && read.ptr == lower.data() + lower.size())
-            return static_cast<double>(v);
-    }
-    const std::string number(lower);
+        return sign * std::numeric_limits<double>::infinity();
     char* end = nullptr;
-    const double v = std::strtod(number.c_str(), &end);
-    if (number.empty() || end != number.c_str() + number.size())
-        return floating ? std::numeric_limits<double>::quiet_NaN() : 0.0;
-    return floating || std::isfinite(v) ? v : 0.0;
+    const double v = std::strtod(lower.c_str(), &end);
+    if (lower.empty() || body == "nan" || end != lower.c_str() + lower.size())
+        return std::numeric_limits<double>::quiet_NaN();
+    return v;
+}
+
+/// A string that is a whole decimal number, exactly (a double would round past 2^53).
+template <typename T> std::optional<T> stringToInteger(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
+    T value{};
+    const auto read = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || read.ec != std::errc() || read.ptr != text.data() + text.size())
+        return std::nullopt;
+    return value;
 }
 
 using Body = FunctionKernel::Body;
@@ -535,14 +541,26 @@ Result<std::unique_ptr<Kernel>> castKernel(const KernelSpec& spec) {
             });
     }
     if (from == DType::String) {
-        return makeKernel(
-            "plain:cast from string", [=](const std::byte* const* in, std::byte* const* out) {
-                for (std::int64_t i = 0; i < n; ++i) {
-                    StringHandle handle = 0;
-                    std::memcpy(&handle, in[0] + i * sizeof(handle), sizeof(handle));
-                    storeFromDouble(out[0], to, i, stringToNumber(stringOf(handle), to));
-                }
-            });
+        return makeKernel("plain:cast from string",
+                          [=](const std::byte* const* in, std::byte* const* out) {
+                              for (std::int64_t i = 0; i < n; ++i) {
+                                  StringHandle handle = 0;
+                                  std::memcpy(&handle, in[0] + i * sizeof(handle), sizeof(handle));
+                                  const std::string_view text = stringOf(handle);
+                                  if (to == DType::Int64) {
+                                      if (const auto exact = stringToInteger<std::int64_t>(text)) {
+                                          std::memcpy(out[0] + i * 8, &*exact, 8);
+                                          continue;
+                                      }
+                                  } else if (to == DType::UInt64) {
+                                      if (const auto exact = stringToInteger<std::uint64_t>(text)) {
+                                          std::memcpy(out[0] + i * 8, &*exact, 8);
+                                          continue;
+                                      }
+                                  }
+                                  storeFromDouble(out[0], to, i, stringToNumber(text));
+                              }
+                          });
     }
     return makeKernel("plain:cast", [=](const std::byte* const* in, std::byte* const* out) {
         for (std::int64_t i = 0; i < n; ++i)

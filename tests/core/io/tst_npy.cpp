@@ -107,6 +107,15 @@ private slots:
         // A size that does not match is an error, not a read past the end.
         file.pop_back();
         QVERIFY(!parseNpy(file, "short.npy").ok());
+        // So is a shape that claims more strings than the file holds, before any allocation.
+        auto huge = parseNpy(npyFile("{'descr': '|S3', 'fortran_order': False, 'shape': "
+                                     "(1000000000000,), }",
+                                     std::string("ab\0xyz", 6)),
+                             "huge.npy");
+        QVERIFY(!huge.ok());
+        QVERIFY2(huge.error().message.find("not 1000000000000 strings of 3 bytes") !=
+                     std::string::npos,
+                 huge.error().message.c_str());
     }
 
     void badFiles_data() {

@@ -1616,6 +1616,25 @@ void TestOnnxReader::sequencesTheLoadCannotFixAreRefused() {
         {"a sequence read by a tensor operator",
          [](onnx::ModelProto& m) { addNode(m.mutable_graph(), "Relu", {"rows"}, {"y"}); },
          "Relu node 'y' reads 'rows', a sequence or optional"},
+        {"a Loop too long to unroll",
+         [](onnx::ModelProto& m) {
+             // Inserts row 0 into the list on each of 5000 steps.
+             addInt64s(m, "steps", {5000}, true);
+             addInt64s(m, "zero", {0}, true);
+             onnx::NodeProto* loop =
+                 addNode(m.mutable_graph(), "Loop", {"steps", "", "rows"}, {"grown"});
+             onnx::GraphProto* body = addBody(loop, "body");
+             setType(body->add_input(), "i", kInt64, std::vector<std::int64_t>{});
+             setType(body->add_input(), "c", kBool, std::vector<std::int64_t>{});
+             setSequenceType(body->add_input(), "list", {});
+             addNode(body, "Identity", {"c"}, {"c_out"});
+             addNode(body, "SequenceAt", {"list", "zero"}, {"first"});
+             addNode(body, "SequenceInsert", {"list", "first"}, {"list_out"});
+             setType(body->add_output(), "c_out", kBool);
+             setSequenceType(body->add_output(), "list_out", {});
+             setInt(addNode(m.mutable_graph(), "ConcatFromSequence", {"grown"}, {"y"}), "axis", 0);
+         },
+         "Loop node 'grown' is unrolled at load, and would run more than 4096 iterations"},
     };
     for (const Case& c : cases) {
         onnx::ModelProto model = emptyModel("bad");

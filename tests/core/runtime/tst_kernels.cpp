@@ -2,6 +2,7 @@
 // odd sizes, padding, strides, groups and dilation.
 #include "CapabilityCheck.h"
 #include "KernelTestUtil.h"
+#include "ir/StringPool.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/cpu/VectorMath.h"
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -1325,6 +1327,117 @@ private slots:
     // the mask telling which, and the same draws for the same seed (different for another).
     // The random operators: seeded (the same seed, the same draws; another seed, others), with
     // the distributions they name.
+    // A string is a handle: every kernel the CPU claims moves strings with (Identity, Reshape,
+    // Transpose, Gather, Slice, Split, Tile, Expand, Concat, Compress) must move them exactly as
+    // it moves int64s of the same bytes, on a tensor whose every handle differs.
+    void dataMovementCarriesStrings() {
+        const Dims s{2, 3, 4};
+        std::vector<std::int64_t> handles(24);
+        for (std::size_t k = 0; k < handles.size(); ++k)
+            handles[k] = static_cast<std::int64_t>(internString("word" + std::to_string(k)));
+        const Tensor asInts = make(s, DType::Int64, handles);
+        Tensor asStrings = asInts;
+        asStrings.type.dtype = DType::String;
+        auto ints = [](Dims dims, std::vector<std::int64_t> values) {
+            return make(std::move(dims), DType::Int64, values);
+        };
+        auto attrsOf = [](std::initializer_list<std::pair<std::string, AttrValue>> entries) {
+            Attrs a;
+            for (const auto& [name, value] : entries)
+                a.set(name, value);
+            return a;
+        };
+        struct Case {
+            const char* op;
+            Attrs attrs;
+            std::vector<Tensor> rest; ///< the inputs after the data
+            std::vector<Dims> outputs;
+        };
+        const std::vector<Case> cases{
+            {"Identity", {}, {}, {s}},
+            {"Reshape", {}, {ints({2}, {6, 4})}, {{6, 4}}},
+            {"Transpose", attrsOf({{"perm", std::vector<std::int64_t>{2, 0, 1}}}), {}, {{4, 2, 3}}},
+            {"Gather", attrsOf({{"axis", std::int64_t{1}}}), {ints({2}, {2, 0})}, {{2, 2, 4}}},
+            {"Slice", {}, {ints({1}, {1}), ints({1}, {3}), ints({1}, {2})}, {{2, 3, 2}}},
+            {"Split",
+             attrsOf({{"axis", std::int64_t{2}}}),
+             {ints({2}, {1, 3})},
+             {{2, 3, 1}, {2, 3, 3}}},
+            {"Tile", {}, {ints({3}, {1, 2, 1})}, {{2, 6, 4}}},
+            {"Expand", {}, {ints({4}, {2, 2, 3, 4})}, {{2, 2, 3, 4}}},
+            {"Concat", attrsOf({{"axis", std::int64_t{0}}}), {}, {{4, 3, 4}}},
+            {"Compress",
+             attrsOf({{"axis", std::int64_t{1}}}),
+             {make({3}, DType::Bool, std::vector<std::uint8_t>{1, 0, 1})},
+             {s}},
+        };
+        for (const Case& c : cases) {
+            auto run = [&](const Tensor& data) {
+                std::vector<Tensor> inputs{data};
+                if (std::string(c.op) == "Concat")
+                    inputs.push_back(data);
+                inputs.insert(inputs.end(), c.rest.begin(), c.rest.end());
+                std::vector<TensorType> outputs;
+                for (const Dims& dims : c.outputs)
+                    outputs.push_back({dims, data.type.dtype});
+                std::vector<bool> constant(inputs.size(), true);
+                constant[0] = false;
+                std::string error;
+                auto out = runOp(c.op, c.attrs, inputs, outputs, &error, constant);
+                if (out.empty())
+                    qFatal("%s of %s: %s", c.op, std::string(dtypeName(data.type.dtype)).c_str(),
+                           error.c_str());
+                return out;
+            };
+            const auto expected = run(asInts);
+            const auto actual = run(asStrings);
+            QCOMPARE(actual.size(), expected.size());
+            for (std::size_t k = 0; k < actual.size(); ++k) {
+                QVERIFY2(actual[k].type.dtype == DType::String, c.op);
+                QCOMPARE(actual[k].type.shape, expected[k].type.shape);
+                QVERIFY2(actual[k].bytes == expected[k].bytes, c.op);
+            }
+        }
+    }
+
+    // Cast between numbers and text, as ONNX writes and reads them.
+    void castsBetweenNumbersAndText() {
+        auto strings = [](const std::vector<std::string>& words) {
+            std::vector<StringHandle> handles;
+            for (const std::string& w : words)
+                handles.push_back(internString(w));
+            return make({static_cast<std::int64_t>(words.size())}, DType::String, handles);
+        };
+        auto texts = [](const Tensor& t) {
+            std::vector<std::string> out;
+            for (std::int64_t i = 0; i < t.type.elementCount(); ++i)
+                out.emplace_back(stringOf(t.at<StringHandle>(i)));
+            return out;
+        };
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        const Tensor floats =
+            make({5}, DType::Float32, std::vector<float>{0.1f, 1e-7f, -2.5f, nan, -inf});
+        const auto written = runOp("Cast", {}, {floats}, {{{5}, DType::String}});
+        QCOMPARE(texts(written[0]),
+                 (std::vector<std::string>{"0.1", "1e-07", "-2.5", "NaN", "-INF"}));
+        const Tensor big = make({1}, DType::Int64, std::vector<std::int64_t>{INT64_MAX});
+        QCOMPARE(texts(runOp("Cast", {}, {big}, {{{1}, DType::String}})[0]),
+                 std::vector<std::string>{"9223372036854775807"});
+
+        const Tensor words = strings({"9007199254740993", " +7 ", "x", "-INF", "1e3"});
+        const auto asInts = runOp("Cast", {}, {words}, {{{5}, DType::Int64}})[0];
+        QCOMPARE(asInts.at<std::int64_t>(0), std::int64_t{9007199254740993}); // exactly
+        QCOMPARE(asInts.at<std::int64_t>(1), std::int64_t{7});
+        QCOMPARE(asInts.at<std::int64_t>(2), std::int64_t{0}); // no number
+        QCOMPARE(asInts.at<std::int64_t>(4), std::int64_t{1000});
+        const auto asFloats = runOp("Cast", {}, {words}, {{{5}, DType::Float32}})[0];
+        QCOMPARE(asFloats.f(1), 7.0f);
+        QVERIFY(std::isnan(asFloats.f(2)));
+        QCOMPARE(asFloats.f(3), -inf);
+        QCOMPARE(asFloats.f(4), 1000.0f);
+    }
+
     void randomOperatorsAreSeededAndDistributed() {
         const std::int64_t n = 20000;
         auto draw = [&](const std::string& op, Attrs attrs, std::vector<test::Tensor> inputs,

@@ -1,0 +1,25 @@
+// Small questions about ONNX protobuf graphs that the reader and the sequence lowering both ask.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace onnx {
+class NodeProto;
+} // namespace onnx
+
+namespace placer {
+
+/// True if the node is of ONNX's default domain ("" or "ai.onnx").
+bool onnxStandardDomain(const onnx::NodeProto& node);
+
+/// True if input `input` of the standard ONNX operator `op` sets the shape of its outputs (a
+/// Reshape's shape, a Slice's bounds): values given for graph inputs there bind them
+/// (OnnxReadOptions::shapeInputValues).
+bool onnxInputSetsShapes(const std::string& op, int input);
+
+/// The values a node's bodies (its graph attributes, at any depth) read from the graphs around
+/// it, in order of first use.
+std::vector<std::string> onnxOuterNames(const onnx::NodeProto& node);
+
+} // namespace placer

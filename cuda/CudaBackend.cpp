@@ -42,7 +42,7 @@ const Probe& probe() {
             cudaDeviceProp props{};
             PhysicalDeviceInfo info;
             info.name = "cuda:" + std::to_string(i);
-            info.kind = PhysicalKind::Cuda;
+            info.kind = DeviceKind::Cuda;
             if (cudaGetDeviceProperties(&props, i) != cudaSuccess) {
                 cudaGetLastError();
                 info.available = false;
@@ -82,12 +82,12 @@ int ordinalOf(std::string_view spec) {
 
 class CudaBackend final : public DeviceBackend {
 public:
-    PhysicalKind kind() const override { return PhysicalKind::Cuda; }
+    DeviceKind kind() const override { return DeviceKind::Cuda; }
 
     std::vector<PhysicalDeviceInfo> list() override {
         const Probe& p = probe();
         if (p.devices.empty())
-            return {{"cuda", PhysicalKind::Cuda, false,
+            return {{"cuda", DeviceKind::Cuda, false,
                      p.reason + "; cuda devices run on virtual CPUs"}};
         return p.devices;
     }

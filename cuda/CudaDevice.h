@@ -35,7 +35,7 @@ public:
     ~CudaDevice() override;
 
     const std::string& name() const override { return m_name; }
-    PhysicalKind kind() const override { return PhysicalKind::Cuda; }
+    DeviceKind kind() const override { return DeviceKind::Cuda; }
     std::string description() const override { return m_description; }
     int ordinal() const { return m_ordinal; }
 

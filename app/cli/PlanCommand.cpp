@@ -2,10 +2,10 @@
 #include "cli/PlacerCli.h"
 #include "cli/PlanSetup.h"
 
-#include "io/DotWriter.h"
+#include "report/DotWriter.h"
 #include "io/JsonGraph.h"
 #include "io/OnnxWriter.h"
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "plan/PlannedGraph.h"
 

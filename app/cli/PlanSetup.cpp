@@ -217,7 +217,7 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
 
 CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
                        const std::vector<std::pair<std::string, std::string>>& maps) {
-    static const bool hasCuda = DeviceRegistry().hasKind(PhysicalKind::Cuda);
+    static const bool hasCuda = DeviceRegistry().hasKind(DeviceKind::Cuda);
     CostModel model = CostModel::assumed(
         devices, static_cast<int>(std::thread::hardware_concurrency()), maps, hasCuda);
     // Runs fuse post-ops and written-out layer norms (runtime/Optimize.h): predict them so.

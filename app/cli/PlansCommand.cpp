@@ -3,7 +3,7 @@
 #include "cli/PlanSetup.h"
 
 #include "io/Json.h"
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "plan/PlannedGraph.h"
 #include "store/PlanStore.h"

@@ -5,7 +5,7 @@
 
 #include "io/Json.h"
 #include "io/Npy.h"
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Calibrate.h"
 #include "runtime/DeviceMapping.h"
@@ -16,6 +16,7 @@
 #include "runtime/Schedule.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
+#include "runtime/RandomTensor.h"
 
 #include <algorithm>
 #include <charconv>
@@ -517,7 +518,7 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::
         for (const PhysicalDeviceInfo& info : list) {
             Json entry = Json::object();
             entry.set("name", info.name);
-            entry.set("kind", std::string(physicalKindName(info.kind)));
+            entry.set("kind", std::string(deviceKindName(info.kind)));
             entry.set("available", info.available);
             entry.set("description", info.description);
             devices.push(std::move(entry));

@@ -1,9 +1,9 @@
 #include "gui/Exports.h"
 
 #include "io/JsonGraph.h"
-#include "io/ModelExplorerData.h"
+#include "report/ModelExplorerData.h"
 #include "io/OnnxWriter.h"
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "plan/PlannedGraph.h"
 #include "views/PlacementDocument.h"

@@ -14,7 +14,7 @@
 #include "gui/SplitDialog.h"
 #include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 #include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
 #include "views/ConflictsPanel.h"

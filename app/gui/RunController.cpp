@@ -5,6 +5,7 @@
 #include "runtime/Bytecode.h"
 #include "runtime/MemoryCheck.h"
 #include "runtime/Optimize.h"
+#include "runtime/RandomTensor.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 

@@ -3,7 +3,7 @@
 // reference check. The outcome comes back through a queued signal.
 #pragma once
 
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 #include "plan/Plan.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"

@@ -1,7 +1,7 @@
 // A small JSON document model: parsing with line/column positions and deterministic writing.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 
 #include <cstdint>
 #include <map>

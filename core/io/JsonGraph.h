@@ -2,7 +2,7 @@
 #pragma once
 
 #include "io/Json.h"
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 

@@ -1,4 +1,5 @@
 #include "io/MappedFile.h"
+#include "io/TextFile.h"
 
 #include <cerrno>
 #include <cstring>

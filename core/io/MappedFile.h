@@ -3,7 +3,7 @@
 // memory only for what is read.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/TensorData.h"
 
 #include <cstddef>

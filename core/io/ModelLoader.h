@@ -1,7 +1,7 @@
 // Loading a model file in any supported format, with the device set it is planned for.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 

@@ -1,5 +1,6 @@
 #include "io/Npy.h"
 
+#include "io/TextFile.h"
 #include "ir/StringPool.h"
 
 #include <algorithm>

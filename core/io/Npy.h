@@ -2,8 +2,8 @@
 // outputs.
 #pragma once
 
-#include "io/SourceError.h"
-#include "runtime/Executor.h"
+#include "ir/Result.h"
+#include "ir/HostTensor.h"
 
 #include <string>
 

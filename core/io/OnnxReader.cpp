@@ -131,13 +131,8 @@ public:
         auto data = tensorData(tensor, *dtype, count);
         if (!data)
             return data.error();
-        HostTensor host;
-        host.type = TensorType{{tensor.dims().begin(), tensor.dims().end()}, *dtype};
-        const TensorData& bytes = data.value();
-        host.data.resize(bytes.size());
-        if (!bytes.empty())
-            std::memcpy(host.data.data(), bytes.data(), bytes.size());
-        return host;
+        return HostTensor{TensorType{{tensor.dims().begin(), tensor.dims().end()}, *dtype},
+                          data.take()};
     }
 
     Result<Graph> read(std::string_view bytes) {
@@ -715,7 +710,7 @@ private:
             for (std::int64_t d : value.type.shape)
                 tensor->add_dims(d);
             setOnnxTensorData(tensor, value.type.dtype,
-                              reinterpret_cast<const char*>(value.data.data()), value.data.size());
+                              value.data.data(), value.data.size());
             m_boundInputs.insert(input.name());
         }
         return std::nullopt;

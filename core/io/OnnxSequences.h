@@ -16,7 +16,7 @@
 // iteration to the next, which a body run as one op cannot have.
 #pragma once
 
-#include "runtime/HostTensor.h"
+#include "ir/HostTensor.h"
 
 #include <map>
 #include <optional>

@@ -1,7 +1,7 @@
 // Writes a planned graph back to ONNX, so a plan travels with the model.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 

@@ -1,7 +1,7 @@
 // Tokens of Relay text (the #[version = "0.0.5"] subset), with their line and column.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
 // Reads Relay text (the #[version = "0.0.5"] subset) into a Graph.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 

@@ -1,7 +1,7 @@
 // A position in source text that knows its line and column, shared by the text scanners.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 
 #include <string>
 #include <string_view>

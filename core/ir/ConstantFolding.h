@@ -5,7 +5,7 @@
 // targets) needs no kernels and folds only shapes.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/Graph.h"
 
 #include <cstdint>

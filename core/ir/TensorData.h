@@ -62,6 +62,9 @@ public:
         materialize();
         return m_owned.data();
     }
+    /// The same as std::byte, for device memory copies.
+    const std::byte* raw() const { return reinterpret_cast<const std::byte*>(data()); }
+    std::byte* raw() { return reinterpret_cast<std::byte*>(data()); }
     std::size_t size() const { return isView() ? m_viewSize : m_owned.size(); }
     bool empty() const { return size() == 0; }
     const char* begin() const { return data(); }

@@ -2,7 +2,7 @@
 // their (virtual) device. A register holds one tensor instance: a value on one device.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 #include "plan/Plan.h"

@@ -1,10 +1,12 @@
+// Measuring this machine's devices for the cost model (runtime/Calibrate.h): small programs
+// built as graphs, planned, lowered and timed through the executor that runs user plans.
 #include "runtime/Calibrate.h"
 
-#include "io/RelayReader.h"
+#include "ir/HostTensor.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
-#include "runtime/HostTensor.h"
+#include "runtime/RandomTensor.h"
 
 #include <unistd.h>
 
@@ -14,36 +16,83 @@ namespace placer {
 
 namespace {
 
-DeviceKind virtualKind(const Device& device) {
-    switch (device.kind()) {
-    case PhysicalKind::Cpu:
-        return DeviceKind::Cpu;
-    case PhysicalKind::VCpu:
-        return DeviceKind::VCpu;
-    case PhysicalKind::Cuda:
-        return DeviceKind::Cuda;
-    }
-    return DeviceKind::Cpu;
-}
-
 struct Timing {
     double instruction = 0;     ///< median time of the first instruction of the opcode asked for
     double latency = 0;         ///< median latency of the whole run
     double allInstructions = 0; ///< the medians of every instruction of that opcode, summed
 };
 
-/// Runs `relay` with its ops pinned as `pins` says (op index -> device), each virtual device i
+/// A calibration program: float32 parameters and Relay ops, each added with its output type.
+class Probe {
+public:
+    ValueRef parameter(std::vector<std::int64_t> shape) {
+        Node node;
+        node.name = "p" + std::to_string(m_graph.size());
+        node.op = &OpRegistry::global().parameter();
+        node.outputs = {TensorType{std::move(shape), DType::Float32}};
+        return ValueRef{m_graph.addNode(std::move(node)), 0};
+    }
+    /// `op` of `inputs`; its output type from the op's shape function.
+    ValueRef op(const char* name, std::vector<ValueRef> inputs) {
+        Node node;
+        node.name = "%" + std::to_string(m_graph.size());
+        node.op = OpRegistry::global().find(name);
+        std::vector<TensorType> types;
+        for (const ValueRef input : inputs)
+            types.push_back(m_graph.type(input));
+        node.outputs = node.op->inferShape(types, node.attrs).outputs;
+        node.inputs = std::move(inputs);
+        return ValueRef{m_graph.addNode(std::move(node)), 0};
+    }
+    /// The graph, returning `result`.
+    Graph finish(ValueRef result) {
+        m_graph.addOutput(GraphOutput{result, DeviceId(), {}});
+        m_graph.name = "calibration";
+        return std::move(m_graph);
+    }
+
+private:
+    Graph m_graph;
+};
+
+Graph vectorOf(const char* op, std::int64_t elements) {
+    Probe probe;
+    const ValueRef a = probe.parameter({elements});
+    const ValueRef b = probe.parameter({elements});
+    return probe.finish(probe.op(op, {a, b}));
+}
+
+Graph matrixProduct(std::int64_t n) {
+    Probe probe;
+    const ValueRef a = probe.parameter({n, n});
+    const ValueRef b = probe.parameter({n, n});
+    return probe.finish(probe.op("nn.dense", {a, b}));
+}
+
+/// A chain of `length` tiny ops, each reading the one before.
+Graph chain(int length) {
+    Probe probe;
+    ValueRef value = probe.parameter({1});
+    for (int k = 0; k < length; ++k)
+        value = probe.op("negative", {value});
+    return probe.finish(value);
+}
+
+/// negative then relu: a copy between them when they run on two devices.
+Graph copyBetween(std::int64_t elements) {
+    Probe probe;
+    const ValueRef a = probe.parameter({elements});
+    return probe.finish(probe.op("nn.relu", {probe.op("negative", {a})}));
+}
+
+/// Runs `graph` with its ops pinned as `pins` says (op index -> device), each virtual device i
 /// on `mapping[i]`, and returns the median times of its instructions of `opcode`.
-Result<Timing> timeInstructions(const std::string& relay, const std::vector<Device*>& mapping,
+Result<Timing> timeInstructions(Graph graph, const std::vector<Device*>& mapping,
                                 const std::vector<int>& pins, Opcode opcode, int iterations) {
     DeviceSet devices;
     for (std::size_t d = 0; d < mapping.size(); ++d)
-        devices.add(VirtualDevice{"d" + std::to_string(d), virtualKind(*mapping[d])});
+        devices.add(VirtualDevice{"d" + std::to_string(d), mapping[d]->kind()});
     devices.chooseDefaults();
-    auto read = readRelay(relay, devices, "calibration");
-    if (!read)
-        return read.error();
-    Graph graph = read.take();
     std::size_t op = 0;
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         Node& node = graph.node(NodeId(i));
@@ -88,25 +137,12 @@ Result<Timing> timeInstructions(const std::string& relay, const std::vector<Devi
     return timing;
 }
 
-Result<double> timeInstruction(const std::string& relay, const std::vector<Device*>& mapping,
+Result<double> timeInstruction(Graph graph, const std::vector<Device*>& mapping,
                                const std::vector<int>& pins, Opcode opcode, int iterations) {
-    auto timing = timeInstructions(relay, mapping, pins, opcode, iterations);
+    auto timing = timeInstructions(std::move(graph), mapping, pins, opcode, iterations);
     if (!timing)
         return timing.error();
     return timing.value().instruction;
-}
-
-std::string tensor(std::int64_t elements) {
-    return "Tensor[(" + std::to_string(elements) + "), float32]";
-}
-
-/// A chain of `length` tiny ops, each reading the one before.
-std::string chain(int length) {
-    std::string text = "#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(1) + ") {\n";
-    for (int k = 0; k < length; ++k)
-        text += "  %" + std::to_string(k) + " = negative(" +
-                (k == 0 ? std::string("%a") : "%" + std::to_string(k - 1)) + ");\n";
-    return text + "  %" + std::to_string(length - 1) + "\n}";
 }
 
 /// Tiny runs are cheap and their overheads noisy: many iterations.
@@ -123,7 +159,7 @@ std::vector<Device*> devicesToCalibrate(DeviceRegistry& registry) {
     devices.push_back(registry.freshVCpu());
     devices.push_back(registry.freshVCpu());
     for (const PhysicalDeviceInfo& info : registry.list()) {
-        if (info.kind != PhysicalKind::Cuda || !info.available)
+        if (info.kind != DeviceKind::Cuda || !info.available)
             continue;
         if (auto cuda = registry.get(info.name))
             devices.push_back(cuda.value());
@@ -162,30 +198,25 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
                                      e.message);
     };
     for (Device* device : devices) {
-        const bool gpu = device->kind() == PhysicalKind::Cuda;
+        const bool gpu = device->kind() == DeviceKind::Cuda;
         DeviceProfile profile = assumedProfile(device->name(), gpu);
         // A product large enough to be bound by arithmetic: 2n^3 operations.
         const std::int64_t n = options.quick ? 64 : gpu ? 4096 : 512;
         step("matrix product on " + device->name());
-        const std::string shape =
-            "Tensor[(" + std::to_string(n) + ", " + std::to_string(n) + "), float32]";
-        auto product = timeInstruction("#[version = \"0.0.5\"]\ndef @main(%a: " + shape +
-                                           ", %b: " + shape + ") { nn.dense(%a, %b) }",
-                                       {device}, {0}, Opcode::Invoke, options.iterations);
+        auto product = timeInstruction(matrixProduct(n), {device}, {0}, Opcode::Invoke,
+                                       options.iterations);
         if (!product)
             return failed(*device, "matrix product", product.error());
         step("launch cost on " + device->name());
-        auto launch = timeInstruction("#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(1) +
-                                          ", %b: " + tensor(1) + ") { add(%a, %b) }",
-                                      {device}, {0}, Opcode::Invoke, options.iterations);
+        auto launch = timeInstruction(vectorOf("add", 1), {device}, {0}, Opcode::Invoke,
+                                      options.iterations);
         if (!launch)
             return failed(*device, "launch cost", launch.error());
         // Three streams of this many floats, far beyond the caches.
         const std::int64_t elements = options.quick ? 1 << 16 : gpu ? 1 << 26 : 1 << 22;
         step("memory bandwidth on " + device->name());
-        auto stream = timeInstruction("#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(elements) +
-                                          ", %b: " + tensor(elements) + ") { add(%a, %b) }",
-                                      {device}, {0}, Opcode::Invoke, options.iterations);
+        auto stream = timeInstruction(vectorOf("add", elements), {device}, {0}, Opcode::Invoke,
+                                      options.iterations);
         if (!stream)
             return failed(*device, "memory bandwidth", stream.error());
         // The executor's own time per op (dispatch, dependencies, bookkeeping) and per run
@@ -219,7 +250,7 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
         for (Device* to : devices) {
             if (from == to)
                 continue;
-            const bool gpu = from->kind() == PhysicalKind::Cuda || to->kind() == PhysicalKind::Cuda;
+            const bool gpu = from->kind() == DeviceKind::Cuda || to->kind() == DeviceKind::Cuda;
             const std::int64_t elements = options.quick ? 1 << 16 : gpu ? 1 << 24 : 1 << 22;
             // Latency: what a crossing adds to a chain of tiny ops, the copy and the hand-over
             // to the other device's worker together (a chain alternating between the two,
@@ -240,11 +271,8 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
                 std::max(0.0, (crossing.value().latency - staying.value().latency) / (kHops - 1));
             // Bandwidth: a large copy's own time, beyond that.
             step("copy " + from->name() + " -> " + to->name() + " (bandwidth)");
-            auto copy =
-                timeInstruction("#[version = \"0.0.5\"]\ndef @main(%a: " + tensor(elements) +
-                                    ") {\n  %0 = negative(%a);\n"
-                                    "  nn.relu(%0)\n}",
-                                {from, to}, {0, 1}, Opcode::DeviceCopy, options.iterations);
+            auto copy = timeInstruction(copyBetween(elements), {from, to}, {0, 1},
+                                        Opcode::DeviceCopy, options.iterations);
             if (!copy)
                 return failed(*from, "copy to " + to->name(), copy.error());
             const double large = copy.value() + small;

@@ -15,18 +15,6 @@ const auto kProcessStart = std::chrono::steady_clock::now();
 
 } // namespace
 
-std::string_view physicalKindName(PhysicalKind kind) {
-    switch (kind) {
-    case PhysicalKind::Cpu:
-        return "cpu";
-    case PhysicalKind::VCpu:
-        return "vcpu";
-    case PhysicalKind::Cuda:
-        return "cuda";
-    }
-    return "?";
-}
-
 double hostClockMicros() {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
                                                      kProcessStart)

@@ -2,7 +2,8 @@
 // a machine has is the registry's business (runtime/DeviceRegistry.h).
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
+#include "ir/DeviceSet.h"
 #include "runtime/Kernel.h"
 
 #include <cstddef>
@@ -15,13 +16,6 @@
 
 namespace placer {
 
-enum class PhysicalKind : std::uint8_t {
-    Cpu,  ///< the host: "cpu"
-    VCpu, ///< a virtual CPU context: "vcpu1", "vcpu2", ...
-    Cuda, ///< an NVIDIA GPU: "cuda:0"
-};
-
-std::string_view physicalKindName(PhysicalKind kind);
 
 /// What an instruction asks of its device, for devices that run kinds of work on different lanes.
 enum class WorkKind : std::uint8_t {
@@ -51,7 +45,9 @@ public:
 
     /// The physical name: "cpu", "vcpu2", "cuda:0".
     virtual const std::string& name() const = 0;
-    virtual PhysicalKind kind() const = 0;
+    /// What kind of device it is: the host cpu, a virtual CPU context, or a CUDA GPU (the kinds
+    /// virtual devices have, ir/DeviceSet.h).
+    virtual DeviceKind kind() const = 0;
     /// One line for `placer devices`: "virtual CPU context, 1 worker thread, own arena".
     virtual std::string description() const = 0;
 

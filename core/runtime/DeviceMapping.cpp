@@ -36,7 +36,7 @@ Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
             physical = registry.freshVCpu();
             break;
         case DeviceKind::Cuda: {
-            if (registry.hasKind(PhysicalKind::Cuda)) {
+            if (registry.hasKind(DeviceKind::Cuda)) {
                 auto cuda = registry.get("cuda:" + std::to_string(device.ordinal));
                 if (!cuda)
                     return SourceError{"", 0, 0, device.name + ": " + cuda.error().message};

@@ -2,7 +2,7 @@
 // the defaults by device kind. Plans stay valid across machines because this happens at run time.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "runtime/DeviceRegistry.h"
 

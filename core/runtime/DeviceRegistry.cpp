@@ -35,7 +35,7 @@ bool hasPrefix(std::string_view spec, std::string_view prefix) {
     return next == ':' || (next >= '0' && next <= '9');
 }
 
-constexpr PhysicalKind kKinds[] = {PhysicalKind::Cpu, PhysicalKind::VCpu, PhysicalKind::Cuda};
+constexpr DeviceKind kKinds[] = {DeviceKind::Cpu, DeviceKind::VCpu, DeviceKind::Cuda};
 
 } // namespace
 
@@ -75,11 +75,11 @@ Result<Device*> DeviceRegistry::get(std::string_view spec) {
     std::lock_guard lock(m_impl->mutex);
     DeviceBackend* backend = m_impl->backendFor(spec);
     if (!backend) {
-        for (PhysicalKind kind : kKinds) {
-            if (hasPrefix(spec, physicalKindName(kind)))
-                return deviceError("no " + std::string(physicalKindName(kind)) +
+        for (DeviceKind kind : kKinds) {
+            if (hasPrefix(spec, deviceKindName(kind)))
+                return deviceError("no " + std::string(deviceKindName(kind)) +
                                    " device: this build of placer has no " +
-                                   std::string(physicalKindName(kind)) + " backend");
+                                   std::string(deviceKindName(kind)) + " backend");
         }
         std::string names;
         for (const auto& known : m_impl->backends)
@@ -95,7 +95,7 @@ Result<Device*> DeviceRegistry::get(std::string_view spec) {
     auto device = backend->create(spec);
     if (!device)
         return device.error();
-    if (backend->kind() == PhysicalKind::VCpu) {
+    if (backend->kind() == DeviceKind::VCpu) {
         const int number = std::atoi(name.value().c_str() + backend->prefix().size());
         m_impl->nextVCpu = std::max(m_impl->nextVCpu, number + 1);
     }
@@ -115,7 +115,7 @@ Device* DeviceRegistry::freshVCpu() {
     return get(name).value();
 }
 
-bool DeviceRegistry::hasKind(PhysicalKind kind) {
+bool DeviceRegistry::hasKind(DeviceKind kind) {
     for (auto& backend : m_impl->backends) {
         if (backend->kind() != kind)
             continue;
@@ -133,11 +133,11 @@ std::vector<PhysicalDeviceInfo> DeviceRegistry::list() {
         for (PhysicalDeviceInfo& info : backend->list())
             result.push_back(std::move(info));
     }
-    for (PhysicalKind kind : kKinds) {
+    for (DeviceKind kind : kKinds) {
         const bool provided = std::any_of(m_impl->backends.begin(), m_impl->backends.end(),
                                           [&](const auto& b) { return b->kind() == kind; });
         if (!provided) {
-            const std::string name(physicalKindName(kind));
+            const std::string name(deviceKindName(kind));
             result.push_back({name, kind, false,
                               "absent: this build has no " + name + " backend; " + name +
                                   " devices run on virtual CPUs"});

@@ -5,7 +5,7 @@
 // providers and PyTorch's device hooks do. Nothing in core names a backend it does not own.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "runtime/Device.h"
 
 #include <functional>
@@ -19,7 +19,7 @@ namespace placer {
 /// What `placer devices` lists: a device this machine has, or a kind it lacks and why.
 struct PhysicalDeviceInfo {
     std::string name;
-    PhysicalKind kind = PhysicalKind::Cpu;
+    DeviceKind kind = DeviceKind::Cpu;
     bool available = true;
     std::string description; ///< what it is, or why it is absent
 };
@@ -28,7 +28,7 @@ struct PhysicalDeviceInfo {
 class DeviceBackend {
 public:
     virtual ~DeviceBackend() = default;
-    virtual PhysicalKind kind() const = 0;
+    virtual DeviceKind kind() const = 0;
     /// The prefix of the names of its devices; the registry sends it every spec that is the
     /// prefix alone or the prefix followed by a digit or ':' ("cuda", "cuda:0", "vcpu3:threads=2").
     virtual std::string_view prefix() const = 0;
@@ -63,7 +63,7 @@ public:
     /// A virtual CPU no one has asked for yet.
     Device* freshVCpu();
     /// Whether a backend of `kind` has at least one usable device.
-    bool hasKind(PhysicalKind kind);
+    bool hasKind(DeviceKind kind);
     /// Every backend's devices (or the reason it has none), and a line for each kind of device
     /// that no backend of this build provides.
     std::vector<PhysicalDeviceInfo> list();

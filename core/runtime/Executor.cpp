@@ -848,7 +848,7 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     for (std::int32_t r : ret.args) {
         // A data-dependent result fills a prefix of its planned storage.
         const TensorType type = impl.typeAtRun(r);
-        HostTensor out{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))};
+        HostTensor out = HostTensor::zeros(type);
         Device* owner = impl.regOwner[static_cast<std::size_t>(r)];
         const std::byte* src = impl.regData[static_cast<std::size_t>(r)];
         if (owner && src && !out.data.empty()) {

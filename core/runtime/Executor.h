@@ -3,10 +3,10 @@
 // devices only where data or storage crosses between them.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Device.h"
-#include "runtime/HostTensor.h"
+#include "ir/HostTensor.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // constants (uploaded once, so a kernel may cache a transformed copy of them).
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/Graph.h"
 
 #include <cstddef>

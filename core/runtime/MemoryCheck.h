@@ -4,7 +4,7 @@
 // an allocation failure half-way through loading (or, on the host, in std::bad_alloc).
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Device.h"

@@ -1635,8 +1635,8 @@ Result<OptimizedGraph> optimizeForDevices(const Graph& graph, const DeviceSet& d
                                           const OptimizeOptions& optimize) {
     std::vector<bool> channelsLast(static_cast<std::size_t>(devices.size()), false);
     for (std::size_t d = 0; d < channelsLast.size() && d < mapping.size(); ++d) {
-        channelsLast[d] = mapping[d] && (mapping[d]->kind() == PhysicalKind::Cpu ||
-                                         mapping[d]->kind() == PhysicalKind::VCpu);
+        channelsLast[d] = mapping[d] && (mapping[d]->kind() == DeviceKind::Cpu ||
+                                         mapping[d]->kind() == DeviceKind::VCpu);
     }
     return optimizeGraph(graph, devices, plan, options, channelsLast, optimize, mapping);
 }

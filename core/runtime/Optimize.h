@@ -37,7 +37,7 @@
 //    reader carry the layout (packedLayoutOf); memory is unchanged.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 #include "plan/Plan.h"

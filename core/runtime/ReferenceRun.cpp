@@ -40,7 +40,7 @@ Result<std::vector<HostTensor>> runReference(const Graph& graph,
     auto program = lowerToBytecode(single.graph, single.devices, single.plan);
     if (!program)
         return program.error();
-    CpuDevice device("reference", PhysicalKind::Cpu, 1);
+    CpuDevice device("reference", DeviceKind::Cpu, 1);
     auto executor = Executor::load(single.graph, single.devices, program.take(), {&device}, opset);
     if (!executor)
         return executor.error();
@@ -84,8 +84,8 @@ ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
             continue;
         }
         for (std::int64_t i = 0; i < n; ++i) {
-            const double x = loadAsDouble(a.data.data(), a.type.dtype, i);
-            const double y = loadAsDouble(b.data.data(), b.type.dtype, i);
+            const double x = loadAsDouble(a.data.raw(), a.type.dtype, i);
+            const double y = loadAsDouble(b.data.raw(), b.type.dtype, i);
             if ((std::isnan(x) && std::isnan(y)) || x == y) // equal infinities match too
                 continue;
             const double diff = std::fabs(x - y);

@@ -2,7 +2,7 @@
 
 #include "io/Json.h"
 #include "io/JsonGraph.h"
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
 

@@ -3,7 +3,7 @@
 // both record the same mapping and machine and compare runs alike.
 #pragma once
 
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 #include "store/PlanStore.h"
 
 #include <optional>

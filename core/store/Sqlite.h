@@ -2,7 +2,7 @@
 // parameters, and transactions that roll back unless committed. Errors are values.
 #pragma once
 
-#include "io/SourceError.h"
+#include "ir/Result.h"
 
 #include <cstdint>
 #include <memory>

@@ -10,7 +10,7 @@
 #include "gui/SplitDialog.h"
 #include "gui/WorkspaceController.h"
 #include "io/Json.h"
-#include "io/ModelExplorerData.h"
+#include "report/ModelExplorerData.h"
 #include "io/ModelLoader.h"
 #include "views/LayoutController.h"
 

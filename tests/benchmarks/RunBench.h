@@ -8,6 +8,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Optimize.h"
 #include "runtime/ReferenceRun.h"
+#include "runtime/RandomTensor.h"
 
 #include <cstdio>
 #include <cstdlib>

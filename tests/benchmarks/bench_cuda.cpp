@@ -43,10 +43,10 @@ namespace {
 /// Why cuda:0 cannot be used here, or empty.
 std::string whyNoGpu(DeviceRegistry& registry) {
     for (const PhysicalDeviceInfo& info : registry.list()) {
-        if (info.kind == PhysicalKind::Cuda && !info.available)
+        if (info.kind == DeviceKind::Cuda && !info.available)
             return info.description;
     }
-    return registry.hasKind(PhysicalKind::Cuda) ? std::string() : "no CUDA device";
+    return registry.hasKind(DeviceKind::Cuda) ? std::string() : "no CUDA device";
 }
 
 using bench::load;

@@ -14,7 +14,8 @@
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
-#include "runtime/HostTensor.h"
+#include "ir/HostTensor.h"
+#include "runtime/RandomTensor.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>

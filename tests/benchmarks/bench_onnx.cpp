@@ -9,7 +9,7 @@
 //   bench_onnx            the full run
 //   bench_onnx --quick    smaller models (what CTest runs)
 #include "io/ModelLoader.h"
-#include "io/SourceError.h"
+#include "io/TextFile.h"
 #include "runtime/ConstantEvaluation.h"
 
 #include "OnnxModels.h"

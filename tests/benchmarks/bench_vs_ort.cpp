@@ -114,7 +114,7 @@ PeerResult runOrt(const std::string& modules, const std::string& model, int thre
 }
 
 double asDouble(const HostTensor& t, std::size_t i) {
-    const std::byte* p = t.data.data();
+    const std::byte* p = t.data.raw();
     switch (t.type.dtype) {
     case DType::Float32: {
         float v;

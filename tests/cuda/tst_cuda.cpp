@@ -16,6 +16,7 @@
 #include "cuda/CudaBackend.h"
 #include "cuda/CudaKernels.h"
 #include "cuda/LazyLibraries.h"
+#include "runtime/RandomTensor.h"
 
 #include <cublas_v2.h>
 #include <cudnn.h>
@@ -35,7 +36,7 @@ const std::string kModels = std::string(PLACER_SOURCE_DIR) + "/resources/models/
 /// Why there is no usable GPU here, or empty when cuda:0 can be used.
 QString whyNoGpu(DeviceRegistry& registry) {
     for (const PhysicalDeviceInfo& info : registry.list()) {
-        if (info.kind == PhysicalKind::Cuda && !info.available)
+        if (info.kind == DeviceKind::Cuda && !info.available)
             return QString::fromStdString(info.description);
     }
     return {};
@@ -117,7 +118,7 @@ private slots:
         if (why.isEmpty())
             QSKIP("this machine has a usable GPU");
         QVERIFY2(why.startsWith("absent") || why.contains("unusable"), qPrintable(why));
-        QVERIFY(!registry.hasKind(PhysicalKind::Cuda));
+        QVERIFY(!registry.hasKind(DeviceKind::Cuda));
         auto device = registry.get("cuda:0");
         QVERIFY(!device.ok());
         // From the CUDA backend ("no CUDA device: ...") or, in a build without one, from the
@@ -130,7 +131,7 @@ private slots:
         std::vector<std::string> warnings;
         auto mapping = mapDevices(devices, {}, registry, &warnings);
         QVERIFY(mapping.ok());
-        QCOMPARE(mapping.value()[1]->kind(), PhysicalKind::VCpu);
+        QCOMPARE(mapping.value()[1]->kind(), DeviceKind::VCpu);
         QVERIFY(!warnings.empty());
     }
 

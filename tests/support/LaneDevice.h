@@ -23,11 +23,11 @@ namespace placer::test {
 class LaneDevice final : public Device {
 public:
     explicit LaneDevice(std::string name)
-        : m_name(std::move(name)), m_inner(m_name + "-kernels", PhysicalKind::VCpu, 1) {}
+        : m_name(std::move(name)), m_inner(m_name + "-kernels", DeviceKind::VCpu, 1) {}
     ~LaneDevice() override { synchronize(); }
 
     const std::string& name() const override { return m_name; }
-    PhysicalKind kind() const override { return PhysicalKind::VCpu; }
+    DeviceKind kind() const override { return DeviceKind::VCpu; }
     std::string description() const override { return "asynchronous test device"; }
 
     Result<std::byte*> allocate(std::int64_t bytes) override { return m_inner.allocate(bytes); }

@@ -40,7 +40,7 @@ struct OpCase {
 };
 
 inline HostTensor toHost(const Tensor& t) {
-    return HostTensor{t.type, t.bytes};
+    return HostTensor{t.type, TensorData(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size())};
 }
 
 namespace detail {
@@ -1885,7 +1885,7 @@ inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std:
     std::vector<HostTensor> results;
     for (const TensorType& type : c.outputs)
         results.push_back(
-            HostTensor{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))});
+            HostTensor{type, TensorData(static_cast<std::size_t>(type.bytes()), '\0')});
     std::string failure;
     device.enqueue([&] {
         try {

@@ -1,7 +1,7 @@
 // Comparing two runs' float outputs, for tests and benchmarks that run one graph two ways.
 #pragma once
 
-#include "runtime/HostTensor.h"
+#include "ir/HostTensor.h"
 
 #include <algorithm>
 #include <cmath>

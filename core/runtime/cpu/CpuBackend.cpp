@@ -27,7 +27,7 @@ struct CpuSpec {
     std::int64_t arena = 0;
 };
 
-Result<CpuSpec> parseSpec(std::string_view spec, PhysicalKind kind) {
+Result<CpuSpec> parseSpec(std::string_view spec, DeviceKind kind) {
     CpuSpec parsed;
     const std::size_t colon = spec.find(':');
     parsed.name = std::string(spec.substr(0, colon));
@@ -41,7 +41,7 @@ Result<CpuSpec> parseSpec(std::string_view spec, PhysicalKind kind) {
             if (!parsePositive(option.substr(8), &parsed.threads) || parsed.threads > 256)
                 return deviceError("physical device '" + spelled +
                                    "': threads takes a whole number from 1 to 256");
-        } else if (option.starts_with("mem=") && kind == PhysicalKind::VCpu) {
+        } else if (option.starts_with("mem=") && kind == DeviceKind::VCpu) {
             const auto bytes = parseByteSize(option.substr(4));
             if (!bytes || *bytes <= 0)
                 return deviceError("physical device '" + spelled +
@@ -55,9 +55,9 @@ Result<CpuSpec> parseSpec(std::string_view spec, PhysicalKind kind) {
                                "': options are threads=N and, for a vcpu, mem=SIZE");
         }
     }
-    if (kind == PhysicalKind::Cpu && parsed.name != "cpu")
+    if (kind == DeviceKind::Cpu && parsed.name != "cpu")
         return deviceError("physical device '" + spelled + "': the host CPU is called cpu");
-    if (kind == PhysicalKind::VCpu) {
+    if (kind == DeviceKind::VCpu) {
         int number = 0;
         if (!parsePositive(std::string_view(parsed.name).substr(4), &number))
             return deviceError("physical device '" + spelled +
@@ -68,19 +68,19 @@ Result<CpuSpec> parseSpec(std::string_view spec, PhysicalKind kind) {
 
 class CpuBackend final : public DeviceBackend {
 public:
-    explicit CpuBackend(PhysicalKind kind) : m_kind(kind) {}
+    explicit CpuBackend(DeviceKind kind) : m_kind(kind) {}
 
-    PhysicalKind kind() const override { return m_kind; }
+    DeviceKind kind() const override { return m_kind; }
     std::string_view prefix() const override {
-        return m_kind == PhysicalKind::Cpu ? "cpu" : "vcpu";
+        return m_kind == DeviceKind::Cpu ? "cpu" : "vcpu";
     }
 
     std::vector<PhysicalDeviceInfo> list() override {
-        if (m_kind == PhysicalKind::Cpu)
-            return {{"cpu", PhysicalKind::Cpu, true,
+        if (m_kind == DeviceKind::Cpu)
+            return {{"cpu", DeviceKind::Cpu, true,
                      "the host CPU (" + std::to_string(std::thread::hardware_concurrency()) +
                          " cores); kernels use 1 thread unless cpu:threads=N"}};
-        return {{"vcpuN", PhysicalKind::VCpu, true,
+        return {{"vcpuN", DeviceKind::VCpu, true,
                  "virtual CPU contexts, created on demand (vcpu1, vcpu2, ...), each with its "
                  "own worker thread and memory arena; vcpuN:threads=M for more threads, "
                  "vcpuN:mem=SIZE to bound its arena"}};
@@ -103,17 +103,17 @@ public:
     }
 
 private:
-    PhysicalKind m_kind;
+    DeviceKind m_kind;
 };
 
 } // namespace
 
 std::unique_ptr<DeviceBackend> makeHostCpuBackend() {
-    return std::make_unique<CpuBackend>(PhysicalKind::Cpu);
+    return std::make_unique<CpuBackend>(DeviceKind::Cpu);
 }
 
 std::unique_ptr<DeviceBackend> makeVirtualCpuBackend() {
-    return std::make_unique<CpuBackend>(PhysicalKind::VCpu);
+    return std::make_unique<CpuBackend>(DeviceKind::VCpu);
 }
 
 } // namespace placer

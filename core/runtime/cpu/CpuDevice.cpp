@@ -64,7 +64,7 @@ struct CpuDevice::Arena {
     std::int64_t peak = 0;
 };
 
-CpuDevice::CpuDevice(std::string name, PhysicalKind kind, int threads, std::int64_t arenaCapacity)
+CpuDevice::CpuDevice(std::string name, DeviceKind kind, int threads, std::int64_t arenaCapacity)
     : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arenaCapacity(arenaCapacity),
       m_arena(std::make_unique<Arena>()), m_kernelContext(std::make_unique<CpuKernelContext>()),
       m_worker(std::make_unique<WorkQueue>([threads] {
@@ -84,7 +84,7 @@ CpuDevice::~CpuDevice() {
 std::string CpuDevice::description() const {
     const std::string threads =
         std::to_string(m_threads) + (m_threads == 1 ? " worker thread" : " worker threads");
-    if (m_kind == PhysicalKind::Cpu)
+    if (m_kind == DeviceKind::Cpu)
         return "the host CPU, " + threads + ", " +
                std::to_string(std::thread::hardware_concurrency()) + " cores on this machine";
     std::string arena = "own memory arena";

@@ -17,12 +17,12 @@ class CpuDevice final : public Device {
 public:
     /// `name` is "cpu" for the host or "vcpuN"; `threads` is what its kernels may use;
     /// `arenaCapacity` bounds its memory (0: only the host's memory bounds it).
-    CpuDevice(std::string name, PhysicalKind kind, int threads, std::int64_t arenaCapacity = 0);
+    CpuDevice(std::string name, DeviceKind kind, int threads, std::int64_t arenaCapacity = 0);
     ~CpuDevice() override;
 
     const std::string& name() const override { return m_name; }
-    PhysicalKind kind() const override { return m_kind; }
-    bool bindsHostConstants() const override { return m_kind == PhysicalKind::Cpu; }
+    DeviceKind kind() const override { return m_kind; }
+    bool bindsHostConstants() const override { return m_kind == DeviceKind::Cpu; }
     std::string description() const override;
     int threads() const { return m_threads; }
 
@@ -53,7 +53,7 @@ public:
 private:
     struct Arena;
     std::string m_name;
-    PhysicalKind m_kind;
+    DeviceKind m_kind;
     int m_threads;
     std::int64_t m_arenaCapacity;
     std::unique_ptr<Arena> m_arena;

@@ -1,6 +1,7 @@
 // .npy reading and writing: every element type round-trips; bad files give clear errors.
 #include "io/Npy.h"
 #include "ir/StringPool.h"
+#include "runtime/RandomTensor.h"
 
 #include <QtTest>
 
@@ -82,7 +83,7 @@ private slots:
         // Strings are written as numpy writes str arrays ('<U n', UTF-32), and read back, with
         // bytes arrays ('|S n') too.
         const std::vector<std::string> words{"", "Straße", "a,b", "\xF0\x9F\x99\x82"};
-        HostTensor tensor{TensorType{{2, 2}, DType::String}, std::vector<std::byte>(32)};
+        HostTensor tensor{TensorType{{2, 2}, DType::String}, TensorData(32, '\0')};
         for (std::size_t k = 0; k < words.size(); ++k) {
             const StringHandle handle = internString(words[k]);
             std::memcpy(tensor.data.data() + k * 8, &handle, 8);

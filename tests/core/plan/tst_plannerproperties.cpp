@@ -6,7 +6,7 @@
 // computes.
 #include "PlanTestUtil.h"
 
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
@@ -15,6 +15,7 @@
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
 #include "runtime/Optimize.h"
+#include "runtime/RandomTensor.h"
 
 #include <QTest>
 
@@ -167,7 +168,7 @@ std::vector<std::vector<std::byte>> runOutputs(const Graph& graph, const DeviceS
         qFatal("run: %s", result.error().message.c_str());
     std::vector<std::vector<std::byte>> outputs;
     for (const HostTensor& output : result.value().outputs)
-        outputs.push_back(output.data);
+        outputs.emplace_back(output.data.raw(), output.data.raw() + output.data.size());
     return outputs;
 }
 

@@ -2,7 +2,7 @@
 // conflicts for those it may not, the sharded graph, and that it computes what the unsplit graph
 // computes.
 #include "io/ModelLoader.h"
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
@@ -14,6 +14,7 @@
 
 #include "OnnxModelBuilder.h"
 #include "PlanTestUtil.h"
+#include "runtime/RandomTensor.h"
 
 #include <QtTest>
 

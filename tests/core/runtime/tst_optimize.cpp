@@ -2,7 +2,7 @@
 // CPU devices. Each test checks what the pass did to the graph and that the rewritten graph
 // computes what the user's graph computes.
 #include "io/ModelLoader.h"
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 #include "ir/OpRegistry.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
@@ -13,6 +13,7 @@
 #include "runtime/Optimize.h"
 
 #include "OnnxModelBuilder.h"
+#include "runtime/RandomTensor.h"
 
 #include <QtTest>
 

@@ -7,7 +7,7 @@
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 #include "ir/StringPool.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
@@ -19,6 +19,7 @@
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 #include "runtime/WorkQueue.h"
+#include "runtime/RandomTensor.h"
 
 #include <QtTest>
 
@@ -338,8 +339,8 @@ private slots:
         QCOMPARE(out.type, expected.value().type);
         double largest = 0, difference = 0;
         for (std::int64_t i = 0; i < out.type.elementCount(); ++i) {
-            const double want = loadAsDouble(expected.value().data.data(), out.type.dtype, i);
-            const double got = loadAsDouble(out.data.data(), out.type.dtype, i);
+            const double want = loadAsDouble(expected.value().data.raw(), out.type.dtype, i);
+            const double got = loadAsDouble(out.data.raw(), out.type.dtype, i);
             largest = std::max(largest, std::abs(want));
             difference = std::max(difference, std::abs(got - want));
         }
@@ -946,7 +947,7 @@ private slots:
         auto mapping = mapDevices(set, {}, registry, &warnings);
         QVERIFY(mapping.ok());
         QCOMPARE(mapping.value()[0]->name(), std::string("cpu"));
-        QCOMPARE(mapping.value()[1]->kind(), PhysicalKind::VCpu); // no CUDA here
+        QCOMPARE(mapping.value()[1]->kind(), DeviceKind::VCpu); // no CUDA here
         QCOMPARE(warnings.size(), std::size_t{1});
         QVERIFY(warnings[0].find("no CUDA device") != std::string::npos);
         QVERIFY(mapping.value()[2] != mapping.value()[3]); // a fresh vcpu each
@@ -973,7 +974,7 @@ private slots:
         // `placer devices` lists the kinds and says why CUDA is absent.
         const auto list = registry.list();
         QVERIFY(std::any_of(list.begin(), list.end(), [](const PhysicalDeviceInfo& info) {
-            return info.kind == PhysicalKind::Cuda && !info.available && !info.description.empty();
+            return info.kind == DeviceKind::Cuda && !info.available && !info.description.empty();
         }));
     }
 
@@ -1134,7 +1135,7 @@ private slots:
         }
         std::set<double> values;
         for (std::int64_t i = 0; i < type.elementCount(); ++i) {
-            const double v = placer::loadAsDouble(a.data.data(), type.dtype, i);
+            const double v = placer::loadAsDouble(a.data.raw(), type.dtype, i);
             QVERIFY2(v >= -1.0 && v <= 4.0, qPrintable(QString::number(v)));
             values.insert(v);
         }

@@ -11,6 +11,7 @@
 #include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
+#include "runtime/RandomTensor.h"
 
 #include <QCoreApplication>
 #include <QProcess>

@@ -1,5 +1,5 @@
 // DOT writer.
-#include "io/DotWriter.h"
+#include "report/DotWriter.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// Errors a user can cause with an input file: a location and a plain sentence, returned as values.
+// Reading a whole text file, with an error that names the file when it cannot be read.
 #pragma once
 
 #include "ir/Result.h"

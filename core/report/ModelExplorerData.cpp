@@ -1,4 +1,4 @@
-#include "io/ModelExplorerData.h"
+#include "report/ModelExplorerData.h"
 
 namespace placer {
 

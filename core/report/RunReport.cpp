@@ -1,4 +1,4 @@
-#include "io/RunReport.h"
+#include "report/RunReport.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,8 @@
-#include "runtime/HostTensor.h"
+// Seeded random run inputs (runtime/RandomTensor.h).
+
 #include "ir/StringPool.h"
 #include "runtime/KernelSupport.h"
+#include "runtime/RandomTensor.h"
 
 #include <cstring>
 #include <random>
@@ -8,7 +10,7 @@
 namespace placer {
 
 HostTensor randomTensor(const TensorType& type, std::uint64_t seed) {
-    HostTensor tensor{type, std::vector<std::byte>(static_cast<std::size_t>(type.bytes()))};
+    HostTensor tensor = HostTensor::zeros(type);
     std::mt19937_64 rng(seed);
     const std::int64_t n = type.elementCount();
     auto put = [&](std::int64_t i, auto v) {

@@ -1,5 +1,5 @@
 // Plan reports.
-#include "io/PlanReport.h"
+#include "report/PlanReport.h"
 
 #include "plan/Split.h"
 

@@ -1,5 +1,5 @@
-// Source errors and file reading.
-#include "io/SourceError.h"
+// Reading whole files into memory (io/TextFile.h).
+#include "io/TextFile.h"
 
 #include <cerrno>
 #include <cstring>

@@ -54,7 +54,7 @@ public:
     void setNodeTimes(const std::vector<double>& millisPerNode);
     void setCopyTimes(const std::vector<double>& millisPerCopy);
     /// Per node: the node whose fused kernel computed it in the last run, or an invalid id
-    /// (runtime/Optimize.h). Empty clears the marks.
+    /// (passes/PassManager.h). Empty clears the marks.
     void setFusion(const std::vector<NodeId>& fusedInto);
 
 public slots:

@@ -41,7 +41,7 @@ public:
     void setTiming(double millis, double heat);
     /// The time shown, in ms; negative when none is.
     double timingMillis() const { return m_millis; }
-    /// A run computed this node inside another's fused kernel (runtime/Optimize.h): the head's
+    /// A run computed this node inside another's fused kernel (passes/PassManager.h): the head's
     /// name, shown where the time would be; or, on a head, how many nodes it took in. Empty and
     /// 0 clear it.
     void setFusion(const QString& fusedInto, int members);

@@ -6,7 +6,8 @@
 #include "plan/Split.h"
 #include "runtime/Calibrate.h"
 #include "runtime/DeviceRegistry.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
+#include "passes/PostOpFusion.h"
 #include "store/PlanStore.h"
 
 #include <algorithm>
@@ -220,7 +221,7 @@ CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
     static const bool hasCuda = DeviceRegistry().hasKind(DeviceKind::Cuda);
     CostModel model = CostModel::assumed(
         devices, static_cast<int>(std::thread::hardware_concurrency()), maps, hasCuda);
-    // Runs fuse post-ops and written-out layer norms (runtime/Optimize.h): predict them so.
+    // Runs fuse post-ops and written-out layer norms (passes/PassManager.h): predict them so.
     model.setFusion(fusedGroups);
     if (!workspace)
         return model;

@@ -11,7 +11,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/MemoryCheck.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 #include "store/PlanStore.h"

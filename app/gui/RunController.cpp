@@ -4,7 +4,7 @@
 
 #include "runtime/Bytecode.h"
 #include "runtime/MemoryCheck.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 #include "runtime/RandomTensor.h"
 
 #include <QtConcurrent/QtConcurrentRun>

@@ -23,7 +23,7 @@ namespace placer::gui {
 /// it runs), the loaded executor (for kernel names and the program), and the measurements.
 struct RunOutcome {
     /// The graph that ran: the user's, optimised for its devices after placement
-    /// (runtime/Optimize.h), and its plan.
+    /// (passes/PassManager.h), and its plan.
     std::unique_ptr<Graph> graph;
     DeviceSet devices;
     Plan plan;

@@ -3,6 +3,7 @@
 
 #include "ir/Attrs.h"
 #include "ir/Ids.h"
+#include "ir/KernelHints.h"
 #include "ir/OpRegistry.h"
 #include "ir/TensorData.h"
 #include "ir/TensorType.h"
@@ -70,6 +71,9 @@ struct Node {
     DeviceId copySource;
     DeviceId copyDestination;
     bool insertedCopy = false;
+
+    /// What the optimisations after placement tell this node's kernel (empty in a user's graph).
+    KernelHints hints;
 
     /// constant only: the raw little-endian data, or null for shape-only graphs.
     std::shared_ptr<const TensorData> data;

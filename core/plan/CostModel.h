@@ -107,7 +107,7 @@ public:
     };
     /// The time of `node` on `device`: a measurement when there is one, else the roofline.
     NodeCost nodeCost(const Graph& graph, NodeId node, DeviceId device) const;
-    /// The time of a fused group (runtime/Optimize.h): `head`'s kernel computing `members` too,
+    /// The time of a fused group (passes/PassManager.h): `head`'s kernel computing `members` too,
     /// one op for the executor. A measurement of the group when there is one (groupKey), else
     /// the head's time and its members' kernels back to back.
     NodeCost groupCost(const Graph& graph, NodeId head, const std::vector<NodeId>& members,
@@ -115,7 +115,7 @@ public:
 
     /// Which nodes the executor fuses into another when each node i runs on devices[i], the
     /// passes applying on the devices `cpu` marks: per node, the head of its group, or an
-    /// invalid id (runtime/Optimize.h, fusedGroups). The planner lies below the runtime, so
+    /// invalid id (passes/PostOpFusion.h, fusedGroups). The planner lies below the runtime, so
     /// whoever makes the model hands it over; without it nothing is predicted fused.
     using Fusion = std::function<std::vector<NodeId>(
         const Graph& graph, const std::vector<DeviceId>& devices, const std::vector<bool>& cpu)>;

@@ -70,7 +70,7 @@ struct PlanOptions {
     /// (constant, device), by name: copied to the device on every run rather than replicated
     /// there, whatever `constants` says. Auto mode decides such copies itself where a device's
     /// memory cannot keep a constant; the optimised graph is planned with them
-    /// (runtime/Optimize.h).
+    /// (passes/PassManager.h).
     std::vector<std::pair<std::string, std::string>> copiedConstants;
     bool operator==(const PlanOptions&) const = default;
 };

@@ -701,7 +701,7 @@ private:
         }
         problem.capacity = budget;
         // A 4-D value that leaves a CPU device leaves its channels-last layout: the runtime
-        // transposes it on the way out and again on the way in (runtime/Optimize.h), two passes
+        // transposes it on the way out and again on the way in (passes/PassManager.h), two passes
         // over its bytes at about a third of the device's memory bandwidth each.
         double layoutMicrosPerByte = 0;
         int cpuDevices = 0;

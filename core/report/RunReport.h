@@ -20,13 +20,13 @@ struct RunReportInput {
     RunOptions options;
     std::optional<ReferenceCheck> reference; ///< absent when no reference run was made
     std::vector<std::string> outputFiles;    ///< per output, empty when not saved
-    /// What the optimisations after placement did (runtime/Optimize.h), one sentence each.
+    /// What the optimisations after placement did (passes/PassManager.h), one sentence each.
     std::vector<std::string> optimizations;
     /// The process's peak resident memory when the report is made (processPeakResidentBytes),
     /// or 0 when not measured.
     std::int64_t hostPeakBytes = 0;
     /// When the plan split regions (plan/Split.h): the regions, and per node of `graph` its
-    /// region and shard (runtime/Optimize.h OptimizedGraph::region and ::shard).
+    /// region and shard (passes/PassManager.h OptimizedGraph::region and ::shard).
     const std::vector<SplitRegion>* splits = nullptr;
     std::vector<std::int32_t> nodeRegion, nodeShard;
 };
@@ -49,7 +49,7 @@ struct MedianTimes {
 MedianTimes medianTimes(const Program& program, const RunResult& result, std::size_t nodeCount,
                         std::size_t copyCount);
 
-/// The times of a run of an optimised graph (`graph` planned by `plan`, runtime/Optimize.h) per
+/// The times of a run of an optimised graph (`graph` planned by `plan`, passes/PassManager.h) per
 /// node and per copy of the user's graph and plan, what the canvas shows. `origin[i]` is the
 /// user's node that node i computes; an inserted node (a layout change) has none, and its time
 /// goes to the user's node whose value it changes.

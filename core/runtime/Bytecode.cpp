@@ -328,7 +328,7 @@ private:
 } // namespace
 
 Result<Program> lowerToBytecode(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
-    // A plan that splits runs its sharded graph (runtime/Optimize.h unoptimized() gives it).
+    // A plan that splits runs its sharded graph (passes/PassManager.h unoptimized() gives it).
     if (plan.sharded)
         return SourceError::sentence("the plan splits regions across devices: lower the "
                                      "sharded graph it holds, not the user's graph");

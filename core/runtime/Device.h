@@ -90,7 +90,7 @@ public:
     /// A kernel for one node on this device, or why there is none.
     virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;
 
-    /// Weight packing (runtime/Optimize.h): the layout the kernel for `spec` wants its constant
+    /// Weight packing (passes/WeightPacking.h): the layout the kernel for `spec` wants its constant
     /// input `input` in, when that differs from the input's own and takes the same bytes, as
     /// text that kernel and loadPacked() read back; empty when it has none.
     virtual std::string packedLayout(const KernelSpec& spec, std::size_t input) {
@@ -98,7 +98,7 @@ public:
         (void)input;
         return {};
     }
-    /// Transpose elimination (runtime/Optimize.h): whether the kernel for `spec`, a matrix
+    /// Transpose elimination (passes/TransposeElimination.h): whether the kernel for `spec`, a matrix
     /// product with strided views (matmulViewOf), runs as fast as with dense operands.
     virtual bool takesViews(const KernelSpec& spec) {
         (void)spec;

@@ -14,7 +14,6 @@
 #include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
-#include "runtime/Optimize.h"
 #include "runtime/Schedule.h"
 
 #include <algorithm>
@@ -207,7 +206,7 @@ struct Executor::Impl {
             const Node& node = graph->node(instr.node);
             if (s < 0 || users[static_cast<std::size_t>(s)] != 1 || !node.data ||
                 static_cast<std::int64_t>(node.data->size()) < instr.bytes ||
-                !packedLayoutOf(node).empty())
+                !node.hints.packedLayout.empty())
                 continue; // a packed constant is written in its layout, not used where it lies
             const auto address = reinterpret_cast<std::uintptr_t>(node.data->data());
             const auto align = static_cast<std::uintptr_t>(dtypeSize(reg(instr.dst).type.dtype));
@@ -284,7 +283,7 @@ struct Executor::Impl {
                 if (const std::string why = node.data->changedOnDisk(); !why.empty())
                     return fail("constant '" + node.name + "': " + why);
                 if (reinterpret_cast<const char*>(dst) != node.data->data()) {
-                    const std::string layout = packedLayoutOf(node);
+                    const std::string& layout = node.hints.packedLayout;
                     const std::string error =
                         layout.empty()
                             ? copyInAndWait(*device, dst, node.data->data(), instr.bytes)

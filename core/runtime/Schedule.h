@@ -78,7 +78,7 @@ Schedule buildSchedule(const ScheduleInput& input);
 /// bookkeeping. Only the ratios matter (priorities).
 std::vector<double> estimateCosts(const Program& program, const Graph& graph);
 
-/// Per node of an optimised graph (runtime/Optimize.h, `origin[j]` the user's node that node
+/// Per node of an optimised graph (passes/PassManager.h, `origin[j]` the user's node that node
 /// j computes): the kernel time the user's plan predicts for it, or -1 where it predicts none
 /// (a node a pass inserted, or no prediction). What Program::nodeMicros takes, so that the
 /// executor orders work by the plan's cost model.

@@ -6,7 +6,7 @@
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/RandomTensor.h"
 
@@ -42,7 +42,7 @@ inline std::int64_t plannedBytes(const Plan& plan) {
 
 /// Plans, lowers and loads onto `mapping` (by default, what mapDevices picks for `maps`), with
 /// seeded random inputs. With `optimize`, the graph is optimised for its devices after placement
-/// first (runtime/Optimize.h), as `placer run` does; `l.graph` and `l.plan` are then the
+/// first (passes/PassManager.h), as `placer run` does; `l.graph` and `l.plan` are then the
 /// optimised ones.
 inline void load(Loaded& l, const std::vector<DeviceMapRequest>& maps = {},
                  std::vector<Device*> mapping = {}, const PlanOptions& options = {},

@@ -26,7 +26,7 @@
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 

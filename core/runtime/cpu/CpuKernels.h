@@ -39,12 +39,12 @@ private:
 /// A kernel for `spec` on a CPU context, or a sentence saying why there is none.
 Result<std::unique_ptr<Kernel>> makeCpuKernel(const KernelSpec& spec, CpuKernelContext& context);
 
-/// Weight packing (runtime/Optimize.h): the layout the kernel for `spec` would want its constant
+/// Weight packing (passes/WeightPacking.h): the layout the kernel for `spec` would want its constant
 /// input `input` in, when that differs from its own and takes the same bytes (a matrix
 /// product's one weight matrix, in oneDNN's blocked layout); empty otherwise.
 std::string packedLayoutFor(const KernelSpec& spec, std::size_t input, CpuKernelContext& context);
 
-/// Transpose elimination (runtime/Optimize.h): whether the kernel for a matrix product with
+/// Transpose elimination (passes/TransposeElimination.h): whether the kernel for a matrix product with
 /// strided views runs as fast as with dense operands (oneDNN keeps its implementation).
 bool viewsKeepSpeedFor(const KernelSpec& spec, CpuKernelContext& context);
 

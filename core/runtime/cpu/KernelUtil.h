@@ -33,7 +33,7 @@ Result<std::unique_ptr<Kernel>> makeLayerNorm(const KernelSpec& spec,
                                               ::placer::CpuKernelContext& ctx);
 Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec,
                                             ::placer::CpuKernelContext& ctx);
-/// Weight packing (runtime/Optimize.h): for a node this context would run, the layout its
+/// Weight packing (passes/WeightPacking.h): for a node this context would run, the layout its
 /// kernel wants constant input `input` in, when that differs from the input's own and takes the
 /// same bytes, as text the kernel and packConstant() read back; empty otherwise. A matrix
 /// product's one weight matrix has such a layout: oneDNN's blocked one, which it would
@@ -41,7 +41,7 @@ Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec,
 std::string packedLayout(const KernelSpec& spec, std::size_t input,
                          ::placer::CpuKernelContext& context);
 
-/// Whether a matrix product with strided views (runtime/Optimize.h matmulViewOf) runs oneDNN's
+/// Whether a matrix product with strided views (KernelHints::views) runs oneDNN's
 /// implementation for dense operands of the same shapes: only then are the views worth taking.
 bool viewsKeepSpeed(const KernelSpec& spec, ::placer::CpuKernelContext& context);
 

@@ -18,7 +18,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 #include "runtime/ReferenceRun.h"
 
 #include <onnx/onnx-data_pb.h>

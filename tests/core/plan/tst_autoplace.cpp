@@ -355,7 +355,7 @@ private slots:
 
     void fusedGroupsArePredictedAsOneOp() {
         // conv_k then relu_k, on one vcpu. The executor fuses each relu into its convolution
-        // (runtime/Optimize.h); here a stand-in Fusion says so.
+        // (passes/PassManager.h); here a stand-in Fusion says so.
         const LoadedModel model = load(convChain(2, R"({"name": "v0", "kind": "vcpu"})"));
         const Graph& graph = model.graph;
         const NodeId conv0 = node(graph, "conv0"), relu0 = node(graph, "relu0");

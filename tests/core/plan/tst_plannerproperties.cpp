@@ -14,7 +14,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 #include "runtime/RandomTensor.h"
 
 #include <QTest>

@@ -10,7 +10,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
 
 #include "OnnxModelBuilder.h"
 #include "PlanTestUtil.h"

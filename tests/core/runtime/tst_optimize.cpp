@@ -1,4 +1,4 @@
-// The optimisations after placement (runtime/Optimize.h): channels-last and post-op fusion on
+// The optimisations after placement (passes/PassManager.h): channels-last and post-op fusion on
 // CPU devices. Each test checks what the pass did to the graph and that the rewritten graph
 // computes what the user's graph computes.
 #include "io/ModelLoader.h"
@@ -10,7 +10,8 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
-#include "runtime/Optimize.h"
+#include "passes/PassManager.h"
+#include "passes/PostOpFusion.h"
 
 #include "OnnxModelBuilder.h"
 #include "runtime/RandomTensor.h"
@@ -78,7 +79,7 @@ int countOp(const Graph& graph, const std::string& op) {
 int countChannelsLast(const Graph& graph) {
     int n = 0;
     for (const Node& node : graph.nodes())
-        n += isChannelsLast(node) ? 1 : 0;
+        n += node.hints.channelsLast ? 1 : 0;
     return n;
 }
 
@@ -192,6 +193,7 @@ private slots:
     void attentionTransposesBecomeStridedViews();
     void forgedInternalAttributesAreRefused_data();
     void forgedInternalAttributesAreRefused();
+    void attributesNamedLikeHintsAreInert();
     void layoutChangesCancelTheModelsTransposes();
     void transposesOfTransposesCompose();
     void packedWeightsAreWrittenAtLoad_data();
@@ -217,7 +219,7 @@ void TestOptimize::committedModelsComputeTheSame() {
     // Every convolution runs channels-last; only the chain's ends change layout.
     int converted = 0;
     for (const Node& node : o.result.graph.nodes())
-        converted += node.op->name == "Conv" && isChannelsLast(node) ? 1 : 0;
+        converted += node.op->name == "Conv" && node.hints.channelsLast ? 1 : 0;
     QCOMPARE(converted, convolutions);
     QVERIFY2(o.result.insertedNodes <= maxLayoutChanges,
              qPrintable(QString::number(o.result.insertedNodes)));
@@ -246,7 +248,7 @@ void TestOptimize::committedModelsComputeTheSame() {
     QCOMPARE(countOp(both.result.graph, "Conv"), convolutions);
     for (std::uint32_t i = 0; i < both.result.graph.size(); ++i) {
         const Node& node = both.result.graph.nodes()[i];
-        if (postOpsOf(node).empty())
+        if (node.hints.postOps.empty())
             continue;
         QVERIFY2(node.name.starts_with(both.graph.node(both.result.origin[i]).name + "+"),
                  node.name.c_str());
@@ -308,7 +310,7 @@ void TestOptimize::layoutNeverCrossesADevice() {
     // On v2, r1 is made channels-last again, once, for c2 and the residual add.
     const Node& c2 = o.result.graph.node(*o.result.graph.find("c2"));
     const Node& add = o.result.graph.node(*o.result.graph.find("y"));
-    QVERIFY(isChannelsLast(c2));
+    QVERIFY(c2.hints.channelsLast);
     QCOMPARE(o.result.graph.node(c2.inputs[0].node).name, std::string("r1/to_nhwc"));
     QCOMPARE(add.inputs[1], c2.inputs[0]);
     QCOMPARE(o.result.plan.devices[c2.inputs[0].node.index], DeviceId(1));
@@ -420,14 +422,15 @@ void TestOptimize::convolutionsTakeTheirElementwiseOpsAsPostOps() {
             qFatal("no node %s", name);
         return o.result.graph.node(*id);
     };
-    QCOMPARE(postOpsOf(fused("c1+r1")), std::string("relu:0"));
+    QCOMPARE(describePostOps(fused("c1+r1").hints.postOps), std::string("relu"));
     const Node& c2 = fused("c2+a2+r2");
-    QCOMPARE(postOpsOf(c2), std::string("add;relu:0"));
+    QCOMPARE(describePostOps(c2.hints.postOps), std::string("add;relu"));
     // The residual operand is an extra input after the convolution's own three.
     QCOMPARE(c2.inputs.size(), std::size_t{4});
     QCOMPARE(c2.inputs[3], (ValueRef{*o.result.graph.find("c1+r1"), 0}));
-    QCOMPARE(postOpsOf(fused("c3+s3+m3")), std::string("swish:1"));
-    QVERIFY2(postOpsOf(fused("c4+y")).starts_with("clip:"), postOpsOf(fused("c4+y")).c_str());
+    QCOMPARE(describePostOps(fused("c3+s3+m3").hints.postOps), std::string("swish"));
+    QVERIFY2(describePostOps(fused("c4+y").hints.postOps).starts_with("clip("),
+             describePostOps(fused("c4+y").hints.postOps).c_str());
     QCOMPARE(countOp(o.result.graph, "Relu") + countOp(o.result.graph, "Add") +
                  countOp(o.result.graph, "Sigmoid") + countOp(o.result.graph, "Mul") +
                  countOp(o.result.graph, "Clip"),
@@ -467,7 +470,7 @@ void TestOptimize::fusionStopsAtPinsDevicesAndSharedValues() {
         graph.node(*graph.find(name)).pin = Pin{PinKind::Plain, DeviceId(1), "test"};
     const Optimised o = optimiseAndCompare(std::move(graph), vcpus(2), {true, true}, {});
     for (const Node& node : o.result.graph.nodes())
-        QVERIFY2(postOpsOf(node).empty(), node.name.c_str());
+        QVERIFY2(node.hints.postOps.empty(), node.name.c_str());
     for (const NodeId head : o.result.fusedInto)
         QVERIFY(!head.valid());
 }
@@ -601,12 +604,12 @@ void TestOptimize::matrixProductsTakeABiasAndTheirChain() {
         return o.result.graph.node(*id);
     };
     const Node& m1 = fused("m1+a1+g_s+g_e+g_p+g_m+g_y");
-    QCOMPARE(postOpsOf(m1), std::string("bias;gelu_erf"));
+    QCOMPARE(describePostOps(m1.hints.postOps), std::string("bias;gelu"));
     QCOMPARE(m1.inputs.size(), std::size_t{3}); // x, w1, then the bias
     QCOMPARE(o.result.graph.node(m1.inputs[2].node).name, std::string("b1"));
-    QCOMPARE(postOpsOf(fused("m2+a2+r2")), std::string("bias;add"));
+    QCOMPARE(describePostOps(fused("m2+a2+r2").hints.postOps), std::string("bias;add"));
     // Gemm's bias is its own: the chain starts with its activation.
-    QCOMPARE(postOpsOf(fused("m3+r3+y")), std::string("relu:0;add"));
+    QCOMPARE(describePostOps(fused("m3+r3+y").hints.postOps), std::string("relu;add"));
     QCOMPARE(countOp(o.result.graph, "Erf") + countOp(o.result.graph, "Add") +
                  countOp(o.result.graph, "Relu") + countOp(o.result.graph, "Div"),
              0);
@@ -635,9 +638,9 @@ void TestOptimize::matrixProductFusionStopsWhereItMust() {
     const Optimised o = optimiseAndCompare(b.load("y", {2, 5, 16}), vcpus(1), {true}, {});
     const auto m1 = o.result.graph.find("m1+a1");
     QVERIFY(m1.has_value());
-    QCOMPARE(postOpsOf(o.result.graph.node(*m1)), std::string("add"));
+    QCOMPARE(describePostOps(o.result.graph.node(*m1).hints.postOps), std::string("add"));
     QVERIFY(o.result.graph.find("a2").has_value());
-    QVERIFY(postOpsOf(o.result.graph.node(*o.result.graph.find("m2"))).empty());
+    QVERIFY(o.result.graph.node(*o.result.graph.find("m2")).hints.postOps.empty());
     QVERIFY(o.result.graph.find("y").has_value());
     QVERIFY(!o.result.fusedInto[o.graph.find("y")->index].valid());
 }
@@ -667,7 +670,8 @@ void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
                                                {.channelsLast = channelsLast, .fusion = true});
         const auto fused = o.result.graph.find("n1+r1");
         QVERIFY(fused.has_value());
-        QCOMPARE(postOpsOf(o.result.graph.node(*fused)), std::string("relu:0"));
+        QCOMPARE(describePostOps(o.result.graph.node(*fused).hints.postOps),
+                 std::string("relu"));
         QCOMPARE(o.result.fusedInto[o.graph.find("r1")->index], *o.graph.find("n1"));
         QVERIFY(o.result.graph.find("n2").has_value());
         QVERIFY(o.result.graph.find("y").has_value());
@@ -831,9 +835,10 @@ void TestOptimize::convolutionsFoldTheBatchNormalisationAfterThem() {
         const Graph& g = o.result.graph;
         const auto c1 = g.find("c1+n1+r1");
         QVERIFY(c1.has_value());
-        QVERIFY2(postOpsOf(g.node(*c1)).starts_with("bn:") &&
-                     postOpsOf(g.node(*c1)).ends_with(":3;relu:0"),
-                 postOpsOf(g.node(*c1)).c_str());
+        QVERIFY2(describePostOps(g.node(*c1).hints.postOps).starts_with("batch_norm(") &&
+                     describePostOps(g.node(*c1).hints.postOps)
+                         .ends_with(", scaled, shifted);relu"),
+                 describePostOps(g.node(*c1).hints.postOps).c_str());
         QCOMPARE(g.node(*c1).inputs.size(), std::size_t{7}); // x, w, b, then the four
         QVERIFY(g.find("c2+n2").has_value());
         QVERIFY(g.find("c3").has_value());
@@ -904,12 +909,12 @@ void TestOptimize::attentionTransposesBecomeStridedViews() {
         QSKIP("oneDNN runs these products more slowly with strided operands on this machine: "
               "the transposes stay");
     const Node& scores = g.node(*g.find("scores"));
-    QCOMPARE(matmulViewOf(scores, 0).value(), (std::vector<std::int64_t>{0, 2, 1, 3}));
-    QCOMPARE(matmulViewOf(scores, 1).value(), (std::vector<std::int64_t>{0, 2, 3, 1}));
+    QCOMPARE(scores.hints.views[0], (std::vector<std::int64_t>{0, 2, 1, 3}));
+    QCOMPARE(scores.hints.views[1], (std::vector<std::int64_t>{0, 2, 3, 1}));
     QCOMPARE(g.node(scores.inputs[0].node).name, std::string("q4"));
     QVERIFY(!g.find("qt").has_value() && !g.find("kt").has_value());
     const Node& out = g.node(*g.find("o"));
-    QCOMPARE(matmulViewOf(out, 2).value(), (std::vector<std::int64_t>{0, 2, 1, 3}));
+    QCOMPARE(out.hints.views[2], (std::vector<std::int64_t>{0, 2, 1, 3}));
     QCOMPARE(out.outputs[0].shape, (std::vector<std::int64_t>{2, 16, 4, 16}));
     QVERIFY(!g.find("ot").has_value());
     QCOMPARE(countOp(g, "Transpose"), 0);
@@ -919,37 +924,34 @@ void TestOptimize::attentionTransposesBecomeStridedViews() {
 }
 
 void TestOptimize::forgedInternalAttributesAreRefused_data() {
-    // Attributes only the passes set, as a model could still bring them in: each is refused
-    // with a clear error when the kernel or the constant is loaded, never decoded or trusted.
+    // Kernel hints only the passes set (ir/KernelHints.h), as a bug in a pass could still leave
+    // them: each is refused with a clear error when the kernel or the constant is loaded, never
+    // decoded or trusted.
     QTest::addColumn<QString>("node");
-    QTest::addColumn<QString>("attr");
+    QTest::addColumn<QString>("hint");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("message");
     QTest::newRow("a packed layout on the product") << "m"
-                                                    << "placer.packed"
+                                                    << "packed"
                                                     << "onednn-packed:999"
                                                     << "is not one this process made";
     QTest::newRow("a packed layout on the weights") << "w"
-                                                    << "placer.packed"
+                                                    << "packed"
                                                     << "0123abcd:ef"
                                                     << "is not one this process made";
     QTest::newRow("a view of the wrong rank") << "m"
-                                              << "placer.view_a"
+                                              << "view_a"
                                               << "5,5,5"
                                               << "view is not a permutation of its axes";
     QTest::newRow("a view that is no permutation") << "m"
-                                                   << "placer.view_b"
+                                                   << "view_b"
                                                    << "0,0"
                                                    << "view is not a permutation of its axes";
-    QTest::newRow("an unknown post-op") << "m"
-                                        << "placer.post_ops"
-                                        << "frobnicate"
-                                        << "unknown post-op";
 }
 
 void TestOptimize::forgedInternalAttributesAreRefused() {
     QFETCH(QString, node);
-    QFETCH(QString, attr);
+    QFETCH(QString, hint);
     QFETCH(QString, value);
     QFETCH(QString, message);
     ModelBuilder b({4, 16});
@@ -957,13 +959,13 @@ void TestOptimize::forgedInternalAttributesAreRefused() {
     b.node("MatMul", {"x", "w"}, "m");
     Graph graph = b.load("m", {4, 8});
     Node& target = graph.node(*graph.find(node.toStdString()));
-    if (attr.startsWith("placer.view")) {
+    if (hint.startsWith("view")) {
         std::vector<std::int64_t> perm;
         for (const QString& part : value.split(','))
             perm.push_back(part.toLongLong());
-        target.attrs.set(attr.toStdString(), perm);
+        target.hints.views[hint == "view_a" ? 0 : 1] = perm;
     } else {
-        target.attrs.set(attr.toStdString(), value.toStdString());
+        target.hints.packedLayout = value.toStdString();
     }
     const DeviceSet devices = vcpus(1);
     const Plan plan = planDevices(graph, devices, PlanOptions{});
@@ -978,6 +980,26 @@ void TestOptimize::forgedInternalAttributesAreRefused() {
     QVERIFY(!executor);
     QVERIFY2(QString::fromStdString(executor.error().message).contains(message),
              executor.error().message.c_str());
+}
+
+void TestOptimize::attributesNamedLikeHintsAreInert() {
+    // A model may carry any attribute, the old internal names included: the kernels read the
+    // passes' hints from typed fields a model file cannot set, so such attributes change
+    // nothing.
+    ModelBuilder b({4, 16});
+    b.weight("w", {16, 8});
+    b.node("MatMul", {"x", "w"}, "m");
+    b.node("Relu", {"m"}, "y");
+    Graph graph = b.load("y", {4, 8});
+    // As a reader that keeps every attribute (the JSON graph's) would give them.
+    Attrs& attrs = graph.node(*graph.find("m")).attrs;
+    attrs.set("placer.post_ops", std::string("frobnicate"));
+    attrs.set("placer.packed", std::string("onednn-packed:999"));
+    attrs.set("placer.view_a", std::vector<std::int64_t>{5, 5, 5});
+    for (const Node& node : graph.nodes())
+        QVERIFY2(node.hints.empty(), node.name.c_str());
+    const Optimised o = optimiseAndCompare(graph, vcpus(1), {true}, OptimizeOptions{}, true);
+    QVERIFY(o.result.graph.find("m+y"));
 }
 
 void TestOptimize::layoutChangesCancelTheModelsTransposes() {
@@ -1059,20 +1081,20 @@ void TestOptimize::packedWeightsAreWrittenAtLoad() {
     const Optimised o = optimiseAndCompare(std::move(graph), devices, {true},
                                            {.channelsLast = true, .fusion = true}, true);
     const Graph& g = o.result.graph;
-    QVERIFY(packedLayoutOf(g.node(*g.find("w2"))).empty());
-    QVERIFY(packedLayoutOf(g.node(*g.find("y"))).empty());
+    QVERIFY(g.node(*g.find("w2")).hints.packedLayout.empty());
+    QVERIFY(g.node(*g.find("y")).hints.packedLayout.empty());
     // Whether oneDNN prefers a blocked layout for these weights depends on the machine's ISA.
-    const std::string layout = packedLayoutOf(g.node(*g.find("w1")));
+    const std::string layout = g.node(*g.find("w1")).hints.packedLayout;
     if (layout.empty())
         QSKIP("oneDNN reads these weights in their own layout on this machine: nothing to pack");
-    QCOMPARE(packedLayoutOf(g.node(*g.find("m1"))), layout);
+    QCOMPARE(g.node(*g.find("m1")).hints.packedLayout, layout);
     QCOMPARE(o.result.plan.memory.devices.size(), o.plan.memory.devices.size());
     QCOMPARE(o.result.plan.memory.devices[0].peakBytes, o.plan.memory.devices[0].peakBytes);
     QVERIFY2(hasNote(o, "weight packing on v1: 1 matrix products", true), notesOf(o).c_str());
     // Without the devices to ask, nothing is packed.
     const Optimised plain = optimiseAndCompare(o.graph, devices, {true}, {}, false);
     for (const Node& node : plain.result.graph.nodes())
-        QVERIFY(packedLayoutOf(node).empty());
+        QVERIFY(node.hints.packedLayout.empty());
 }
 
 #include "tst_optimize.moc"

@@ -1,6 +1,7 @@
 // `placer calibrate`: measures this machine's devices for the cost model and keeps the result in
 // the workspace.
 #include "cli/PlacerCli.h"
+#include "cli/PlanSetup.h"
 
 #include "runtime/Calibrate.h"
 #include "runtime/DeviceRegistry.h"
@@ -85,8 +86,9 @@ int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std
     }
     CalibrationOptions options;
     options.quick = quick;
+    Session session(SessionOptions{db});
     auto calibration =
-        calibrateThisMachine(options, [&](int done, int total, const std::string& step) {
+        session.calibrate(options, [&](int done, int total, const std::string& step) {
             // A bar redrawn in place on a terminal; a line per step elsewhere (a log).
             constexpr int kWidth = 30;
             const int filled = total > 0 ? done * kWidth / total : kWidth;
@@ -99,16 +101,7 @@ int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std
                 err << "\n";
         });
     if (!calibration) {
-        err << "\nplacer calibrate: error: " << calibration.error().message << "\n";
-        return UserError;
-    }
-    auto opened = store::PlanStore::open(db);
-    if (!opened) {
-        err << "placer calibrate: error: " << opened.error().toString() << "\n";
-        return UserError;
-    }
-    if (Status saved = opened.value()->saveCalibration(calibration.value()); !saved.ok()) {
-        err << "placer calibrate: error: " << saved.error().toString() << "\n";
+        err << "\nplacer calibrate: error: " << calibration.error().toString() << "\n";
         return UserError;
     }
     if (json) {

@@ -93,8 +93,9 @@ int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::
     const std::string help = formatHelp(kPlanHelp);
     if (const auto exit = parseCommandLine("plan", help.c_str(), args, &parsed, own, out, err))
         return *exit;
+    Session session(sessionOptions(parsed));
     PlannedModel planned;
-    if (const auto exit = loadAndPlan("plan", parsed, in, err, &planned))
+    if (const auto exit = loadAndPlan("plan", parsed, session, in, err, &planned))
         return *exit;
     auto rendered =
         render(emit, planned.options, planned.model.graph, planned.model.devices, planned.plan);

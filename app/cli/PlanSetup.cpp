@@ -1,24 +1,15 @@
-// Plan options, loading and planning shared by `placer plan`, `compile` and `run`.
+// Plan options on the command line, and loading and planning through the session, shared by
+// `placer plan`, `compile`, `run` and `plans save`.
 #include "cli/PlanSetup.h"
 
 #include "cli/PlacerCli.h"
-#include "plan/Planner.h"
-#include "plan/Split.h"
-#include "runtime/Calibrate.h"
-#include "runtime/DeviceRegistry.h"
-#include "passes/PassManager.h"
-#include "passes/PostOpFusion.h"
-#include "store/PlanStore.h"
+#include "session/PlanOptionText.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <ostream>
 #include <sstream>
-#include <thread>
 
 namespace placer::cli {
 
@@ -60,43 +51,13 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              at load time (default), or copied on every run
 )";
 
+
 namespace {
 
 std::string readAll(std::istream& in) {
     std::ostringstream buffer;
     buffer << in.rdbuf();
     return buffer.str();
-}
-
-/// The device set from --devices, --default and --host; std::nullopt when --devices is absent.
-std::optional<DeviceSet> explicitDevices(const PlanArguments& args, std::string* error) {
-    if (!args.devices)
-        return std::nullopt;
-    auto set = DeviceSet::parse(*args.devices);
-    if (!set) {
-        *error = set.error().message;
-        return std::nullopt;
-    }
-    return set.take();
-}
-
-bool chooseRoles(const PlanArguments& args, DeviceSet& devices, std::string* error) {
-    for (const auto& [option, name] :
-         {std::pair{"--default", args.defaultDevice}, std::pair{"--host", args.hostDevice}}) {
-        if (!name)
-            continue;
-        const auto id = devices.find(*name);
-        if (!id) {
-            *error = std::string(option) + " " + *name +
-                     ": unknown device (devices: " + devices.namesList() + ")";
-            return false;
-        }
-        if (std::string_view(option) == "--default")
-            devices.setDefaultDevice(*id);
-        else
-            devices.setHostDevice(*id);
-    }
-    return true;
 }
 
 } // namespace
@@ -107,59 +68,6 @@ std::string formatHelp(const char* text) {
     if (at != std::string::npos)
         help.replace(at, 2, kPlanOptionsHelp);
     return help;
-}
-
-std::optional<std::string> takePlanOption(const std::string& name, const std::string& value,
-                                          PlanArguments* parsed) {
-    if (name == "--format") {
-        const auto format = parseGraphFormat(value);
-        if (!format)
-            return "--format must be relay, json, onnx or auto, not '" + value + "'";
-        parsed->format = *format;
-    } else if (name == "--input-shape") {
-        auto shape = parseInputShape(value);
-        if (!shape)
-            return "--input-shape " + shape.error().message;
-        parsed->inputShapes[shape.value().first] = shape.value().second;
-    } else if (name == "--devices") {
-        parsed->devices = value;
-    } else if (name == "--default") {
-        parsed->defaultDevice = value;
-    } else if (name == "--host") {
-        parsed->hostDevice = value;
-    } else if (name == "--pin" || name == "--pin-fixed") {
-        auto split = splitAssignment(value);
-        if (!split)
-            return name + " " + split.error().message;
-        parsed->pins.push_back({split.value().lhs, split.value().rhs, name == "--pin-fixed"});
-    } else if (name == "--split") {
-        auto request = parseSplitRequest(value);
-        if (!request)
-            return request.error().message;
-        parsed->options.splits.push_back(request.take());
-    } else if (name == "--rule") {
-        auto split = splitAssignment(value);
-        if (!split)
-            return "--rule " + split.error().message;
-        parsed->options.rules.push_back({split.value().lhs, split.value().rhs});
-    } else if (name == "--fallback") {
-        parsed->options.fallbackDevice = value;
-    } else if (name == "--mode") {
-        const auto mode = parsePlanMode(value);
-        if (!mode)
-            return "--mode must be demand, unify or auto, not '" + value + "'";
-        parsed->options.mode = *mode;
-    } else if (name == "--db") {
-        parsed->db = value;
-    } else if (name == "--constants") {
-        if (value != "replicate" && value != "copy")
-            return "--constants must be replicate or copy, not '" + value + "'";
-        parsed->options.constants =
-            value == "replicate" ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
-    } else {
-        return "unknown option '" + name + "'";
-    }
-    return std::nullopt;
 }
 
 std::optional<int> parseCommandLine(const std::string& command, const char* help,
@@ -176,9 +84,6 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
     auto contains = [](const std::vector<std::string>& names, const std::string& name) {
         return std::find(names.begin(), names.end(), name) != names.end();
     };
-    static const std::vector<std::string> kPlanWithValue = {
-        "--format", "--input-shape", "--devices", "--default",   "--host", "--pin",  "--pin-fixed",
-        "--rule",   "--fallback",    "--mode",    "--constants", "--db",   "--split"};
     while (list.next(&arg)) {
         const std::string name = list.optionName(arg);
         std::string value, error;
@@ -187,7 +92,7 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
             return Ok;
         }
         if (name == "--exact") {
-            parsed->options.exact = true;
+            parsed->request.options.exact = true;
             continue;
         }
         if (contains(own.flags, name)) {
@@ -196,138 +101,54 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
             continue;
         }
         if (name.size() > 1 && name[0] == '-') {
-            const bool planOption = contains(kPlanWithValue, name);
+            const std::string bare = name.starts_with("--") ? name.substr(2) : name;
+            const bool planOption =
+                name.starts_with("--") && (contains(planOptionNames(), bare) || bare == "db");
             if (!planOption && !contains(own.withValue, name))
                 return usage("unknown option '" + name + "'");
             if (!list.value(name, &value, &error))
                 return usage(error);
-            auto problem =
-                planOption ? takePlanOption(name, value, parsed) : own.handle(name, value);
+            std::optional<std::string> problem;
+            if (name == "--db")
+                parsed->db = value;
+            else if (planOption)
+                problem = takePlanOption(bare, value, &parsed->source, &parsed->request);
+            else
+                problem = own.handle(name, value);
             if (problem)
                 return usage(*problem);
             continue;
         }
-        if (!parsed->model.empty())
-            return usage("more than one model given ('" + parsed->model + "' and '" + arg + "')");
-        parsed->model = arg;
+        if (!parsed->source.path.empty())
+            return usage("more than one model given ('" + parsed->source.path + "' and '" + arg +
+                         "')");
+        parsed->source.path = arg;
     }
-    if (parsed->model.empty())
+    if (parsed->source.path.empty())
         return usage("no model given");
     return std::nullopt;
 }
 
-CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
-                       const std::vector<std::pair<std::string, std::string>>& maps) {
-    static const bool hasCuda = DeviceRegistry().hasKind(DeviceKind::Cuda);
-    CostModel model = CostModel::assumed(
-        devices, static_cast<int>(std::thread::hardware_concurrency()), maps, hasCuda);
-    // Runs fuse post-ops and written-out layer norms (passes/PassManager.h): predict them so.
-    model.setFusion(fusedGroups);
-    if (!workspace)
-        return model;
-    const std::string machine = machineName();
-    if (auto calibration = workspace->loadCalibration(machine); calibration && calibration.value())
-        model.apply(*calibration.value());
-    if (auto costs = workspace->loadCosts(machine)) {
-        for (const store::MeasuredCost& cost : costs.value())
-            model.recordMeasured(cost.key, cost.physical, cost.micros);
-    }
-    return model;
-}
-
-CostModel machineCosts(const DeviceSet& devices, const std::string& db,
-                       const std::vector<std::pair<std::string, std::string>>& maps) {
-    if (!std::filesystem::exists(db))
-        return machineCosts(devices, static_cast<store::PlanStore*>(nullptr), maps);
-    auto opened = store::PlanStore::open(db);
-    return machineCosts(devices, opened ? opened.value().get() : nullptr, maps);
-}
-
-namespace {
-
-/// Auto placement on a machine the workspace `db` has no calibration of would place by assumed
-/// rates (a CPU core at 100 GFLOP/s, 20 GB/s), far from most machines: calibrate it first, as
-/// `placer calibrate` would (about a second), and keep the result. Returns what to tell the
-/// user, if anything.
-std::optional<std::string> calibrateIfMissing(const std::string& db) {
-    auto opened = store::PlanStore::open(db);
-    if (!opened)
-        return "cannot open the workspace to calibrate this machine (" + opened.error().toString() +
-               "): auto placement uses assumed rates";
-    if (auto known = opened.value()->loadCalibration(machineName()); !known || known.value())
-        return std::nullopt;
-    const auto start = std::chrono::steady_clock::now();
-    auto calibration = calibrateThisMachine(CalibrationOptions{});
-    if (!calibration)
-        return "calibrating this machine failed (" + calibration.error().message +
-               "): auto placement uses assumed rates";
-    if (Status saved = opened.value()->saveCalibration(calibration.value()); !saved.ok())
-        return "cannot keep this machine's calibration (" + saved.error().toString() +
-               "): auto placement uses assumed rates";
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char took[32];
-    std::snprintf(took, sizeof took, "%.1f s", seconds);
-    return "this machine had no calibration: measured it now (" + std::string(took) + ", kept in " +
-           db + "); 'placer calibrate' measures it again";
-}
-
-} // namespace
-
-std::optional<std::string> loadPlanned(const PlanArguments& args,
-                                       const std::optional<std::string>& text,
-                                       std::vector<std::string>* warnings, PlannedModel* planned) {
-    std::string error;
-    std::optional<DeviceSet> devices = explicitDevices(args, &error);
-    if (args.devices && !devices)
-        return "--devices: " + error;
-    if (devices && !chooseRoles(args, *devices, &error))
-        return error;
-    auto loaded = text ? loadModelText(*text, args.model, args.format, devices, args.inputShapes)
-                       : loadModelFile(args.model, args.format, devices, args.inputShapes);
-    if (!loaded)
-        return loaded.error().toString();
-    planned->model = loaded.take();
-    LoadedModel& model = planned->model;
-    warnings->insert(warnings->end(), model.warnings.begin(), model.warnings.end());
-    if (!devices && !chooseRoles(args, model.devices, &error))
-        return error;
-    if (const Status pinned = applyPinRequests(model.graph, model.devices, args.pins); !pinned.ok())
-        return pinned.error().message;
-    if (const Status valid = validateRules(model.graph, model.devices, args.options, warnings);
-        !valid.ok())
-        return valid.error().message;
-    PlanOptions options = args.options;
-    if (options.mode == PlanMode::Auto && !options.costs) {
-        const std::string db = args.db.empty() ? store::PlanStore::defaultPath() : args.db;
-        if (auto note = calibrateIfMissing(db))
-            warnings->push_back(*note);
-        CostModel costs = machineCosts(model.devices, db, args.maps);
-        if (!args.fusion)
-            costs.setFusion({});
-        options.costs = std::make_shared<const CostModel>(std::move(costs));
-    }
-    planned->plan = planDevices(model.graph, model.devices, options);
-    planned->options = options;
-    return std::nullopt;
+SessionOptions sessionOptions(const PlanArguments& args) {
+    return SessionOptions{args.db};
 }
 
 std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
-                               std::istream& in, std::ostream& err, PlannedModel* planned) {
-    std::vector<std::string> warnings;
-    std::optional<std::string> text;
-    PlanArguments named = args;
-    if (args.model == "-") {
-        text = readAll(in);
-        named.model = "<stdin>";
+                               Session& session, std::istream& in, std::ostream& err,
+                               PlannedModel* planned) {
+    ModelSource source = args.source;
+    if (source.path == "-") {
+        source.text = readAll(in);
+        source.path = "<stdin>";
     }
-    const auto error = loadPlanned(named, text, &warnings, planned);
-    for (const std::string& warning : warnings)
-        err << "placer " << command << ": warning: " << warning << "\n";
-    if (error) {
-        err << "placer " << command << ": error: " << *error << "\n";
+    auto opened = session.open(source, args.request);
+    if (!opened) {
+        err << "placer " << command << ": error: " << opened.error().toString() << "\n";
         return UserError;
     }
+    *planned = opened.take();
+    for (const std::string& warning : planned->warnings)
+        err << "placer " << command << ": warning: " << warning << "\n";
     return std::nullopt;
 }
 

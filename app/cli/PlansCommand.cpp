@@ -96,8 +96,10 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
             return *exit;
         if (name.empty())
             return usage(err, "save needs --name NAME");
+        parsed.db = db;
+        Session session(sessionOptions(parsed));
         PlannedModel planned;
-        if (const auto exit = loadAndPlan("plans save", parsed, in, err, &planned))
+        if (const auto exit = loadAndPlan("plans save", parsed, session, in, err, &planned))
             return *exit;
         auto opened = openStore();
         if (!opened)

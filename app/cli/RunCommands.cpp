@@ -6,17 +6,8 @@
 #include "io/Json.h"
 #include "io/Npy.h"
 #include "report/RunReport.h"
-#include "runtime/Bytecode.h"
-#include "runtime/Calibrate.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
-#include "runtime/MemoryCheck.h"
-#include "passes/PassManager.h"
-#include "runtime/ReferenceRun.h"
-#include "runtime/Schedule.h"
+#include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
-#include "store/RunRecords.h"
-#include "runtime/RandomTensor.h"
 
 #include <algorithm>
 #include <charconv>
@@ -34,11 +25,16 @@ namespace {
 
 constexpr const char* kCompileHelp = R"(usage: placer compile MODEL [OPTIONS]
 
-Plans MODEL and lowers the plan to bytecode for the runtime's register VM: storages from the
-memory plan, tensors, kernel invocations and device copies, each naming its device.
+Plans MODEL and lowers what a run of it executes to bytecode for the runtime's register VM:
+storages from the memory plan, tensors, kernel invocations and device copies, each naming its
+device. That is the graph optimised for the physical devices its virtual devices map to (as
+placer run maps them), or with --no-optimize the plan's own graph.
 
 options:
-%s  --emit bytecode            what to write (bytecode is the only kind so far)
+%s  --map VDEV=PHYS            as for placer run: the physical devices the program is
+                             optimised for (repeatable)
+  --no-optimize              the plan's own graph, without the optimisations after placement
+  --emit bytecode            what to write (bytecode is the only kind so far)
   -o, --output FILE          write to FILE instead of standard output
   -h, --help                 show this help
 
@@ -115,79 +111,27 @@ std::string outputFileName(const std::string& dir, const std::string& name, std:
     return (std::filesystem::path(dir) / (safe + ".npy")).string();
 }
 
-/// Keeps the medians of the nodes that ran in the workspace's cost table.
-std::optional<std::string> recordNodeCosts(const std::string& db, const PlannedModel& planned,
-                                           const OptimizedGraph& ran,
-                                           const std::vector<Device*>& mapping,
-                                           const MedianTimes& times, std::string* said) {
-    std::vector<std::string> physical;
-    for (const Device* device : mapping)
-        physical.push_back(device->name());
-    const std::vector<store::MeasuredCost> costs =
-        store::measuredCosts(planned.model.graph, planned.plan, ran.fusedInto, physical, times);
-    if (costs.empty())
-        return std::nullopt;
-    auto opened = store::PlanStore::open(db);
-    if (!opened)
-        return opened.error().toString();
-    if (Status status = opened.value()->recordCosts(machineName(), costs); !status.ok())
-        return status.error().toString();
-    *said = "cost table: " + std::to_string(costs.size()) + " node times kept in " + db;
-    return std::nullopt;
-}
-
-/// Records a run in the workspace against plan `name`: saved first when there is none of that
-/// name; refused when the stored plan places nodes differently from the plan that ran.
-std::optional<std::string> recordRun(const std::string& db, const std::string& name,
-                                     const PlannedModel& planned, const PlanOptions& options,
-                                     const RunReportInput& report,
-                                     const std::optional<PredictionCheck>& prediction,
-                                     std::ostream& err) {
-    auto opened = store::PlanStore::open(db);
-    if (!opened)
-        return opened.error().toString();
-    store::PlanStore& plans = *opened.value();
-    const Graph& graph = planned.model.graph;
-    const DeviceSet& devices = planned.model.devices;
-    auto stored = plans.loadPlan(name);
-    if (!stored) {
-        if (Status status = plans.savePlan(name, "", graph, devices, options, planned.plan);
-            !status.ok())
-            return status.error().toString();
-        err << "placer run: saved the plan as '" << name << "' in " << db << "\n";
-    } else {
-        const auto& saved = stored.value().savedDevices;
-        bool same = saved.size() == graph.size();
-        for (std::size_t i = 0; same && i < graph.size(); ++i)
-            same = planned.plan.devices[i].valid() &&
-                   saved[i] == devices[planned.plan.devices[i]].name;
-        // A split runs its nodes on every shard's device: the splits must agree too.
-        same = same && stored.value().options.splits == options.splits;
-        if (!same)
-            return "plan '" + name + "' in " + db +
-                   " places nodes differently from the plan that ran; give another --plan NAME";
-    }
-    store::RunRecord run = store::runRecord(report);
-    if (prediction)
-        store::attachPrediction(&run, *prediction);
-    if (Status status = plans.saveRun(name, run); !status.ok())
-        return status.error().toString();
-    err << "placer run: recorded the run of '" << name << "' in " << db << "\n";
-    return std::nullopt;
-}
-
 } // namespace
 
 int runCompileCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                       std::ostream& err) {
     std::string output;
+    CompileRequest request;
     CommandOptions own;
-    own.withValue = {"--emit", "-o", "--output"};
+    own.withValue = {"--emit", "-o", "--output", "--map"};
+    own.flags = {"--no-optimize"};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         if (name == "--emit") {
             if (value != "bytecode")
                 return "--emit must be bytecode, not '" + value + "'";
+        } else if (name == "--no-optimize") {
+            request.optimize = false;
+        } else if (name == "--map") {
+            auto split = splitAssignment(value, SplitAt::FirstEquals);
+            if (!split)
+                return "--map " + split.error().message;
+            request.maps.push_back({split.value().lhs, split.value().rhs});
         } else {
             output = value;
         }
@@ -197,47 +141,45 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
     const std::string help = formatHelp(kCompileHelp);
     if (const auto exit = parseCommandLine("compile", help.c_str(), args, &parsed, own, out, err))
         return *exit;
+    parsed.request.maps = request.maps;
+    parsed.request.optimize = request.optimize;
+    Session session(sessionOptions(parsed));
     PlannedModel planned;
-    if (const auto exit = loadAndPlan("compile", parsed, in, err, &planned))
+    if (const auto exit = loadAndPlan("compile", parsed, session, in, err, &planned))
         return *exit;
-    // What runs: the user's graph, or the sharded graph when the plan splits.
-    const OptimizedGraph lowered = unoptimized(planned.model.graph, planned.plan);
-    auto program = lowerToBytecode(lowered.graph, planned.model.devices, lowered.plan);
-    if (!program) {
-        err << "placer compile: error: " << program.error().message << "\n";
+    auto compiled = session.compile(planned, request);
+    if (!compiled) {
+        err << "placer compile: error: " << compiled.error().message << "\n";
         return UserError;
     }
+    for (const std::string& warning : compiled.value().warnings)
+        err << "placer compile: warning: " << warning << "\n";
+    const CompiledPlan& program = compiled.value();
     return writeOutput("compile",
-                       printBytecode(program.value(), lowered.graph, planned.model.devices), output,
-                       out, err);
+                       printBytecode(program.program, program.ran.graph, planned.model.devices),
+                       output, out, err);
 }
 
 int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                   std::ostream& err) {
-    std::vector<DeviceMapRequest> maps;
+    RunRequest request;
     std::vector<std::pair<std::string, std::string>> inputFiles;
-    RunOptions options;
-    int seed = 1;
-    std::string saveDir, traceFile, csvFile, output;
-    bool json = false, reference = true;
-    double atol = 1e-4, rtol = 1e-3;
+    std::string saveDir, traceFile, csvFile, output, planName;
+    bool json = false, record = true, saveRun = false;
     CommandOptions own;
     own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
                      "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
                      "--plan"};
     own.flags = {"--json", "--no-reference", "--save-run", "--no-optimize", "--no-record"};
-    bool record = true;
-    bool optimize = true;
-    bool saveRun = false;
-    std::string planName;
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
+        int number = 0;
         if (name == "--json") {
             json = true;
         } else if (name == "--no-reference") {
-            reference = false;
+            request.reference = false;
         } else if (name == "--no-optimize") {
-            optimize = false;
+            request.optimize = false;
         } else if (name == "--save-run") {
             saveRun = true;
         } else if (name == "--plan") {
@@ -248,23 +190,24 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             auto split = splitAssignment(value, SplitAt::FirstEquals);
             if (!split)
                 return "--map " + split.error().message;
-            maps.push_back({split.value().lhs, split.value().rhs});
+            request.maps.push_back({split.value().lhs, split.value().rhs});
         } else if (name == "--input") {
             auto split = splitAssignment(value, SplitAt::FirstEquals);
             if (!split)
                 return "--input " + split.error().message;
             inputFiles.emplace_back(split.value().lhs, split.value().rhs);
         } else if (name == "--iterations") {
-            if (!parseInt(value, 1, &options.iterations))
+            if (!parseInt(value, 1, &request.iterations))
                 return "--iterations must be a whole number of at least 1, not '" + value + "'";
         } else if (name == "--warmup") {
-            if (!parseInt(value, 0, &options.warmup))
+            if (!parseInt(value, 0, &request.warmup))
                 return "--warmup must be a whole number of at least 0, not '" + value + "'";
         } else if (name == "--seed") {
-            if (!parseInt(value, 0, &seed))
+            if (!parseInt(value, 0, &number))
                 return "--seed must be a non-negative whole number, not '" + value + "'";
+            request.seed = static_cast<std::uint64_t>(number);
         } else if (name == "--atol" || name == "--rtol") {
-            if (!parseDouble(value, name == "--atol" ? &atol : &rtol))
+            if (!parseDouble(value, name == "--atol" ? &request.atol : &request.rtol))
                 return name + " must be a non-negative number, not '" + value + "'";
         } else if (name == "--save-outputs") {
             saveDir = value;
@@ -281,141 +224,51 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     const std::string help = formatHelp(kRunHelp);
     if (const auto exit = parseCommandLine("run", help.c_str(), args, &parsed, own, out, err))
         return *exit;
-    for (const DeviceMapRequest& map : maps)
-        parsed.maps.emplace_back(map.device, map.physical);
-    parsed.fusion = optimize;
+    // Auto mode costs the devices this run maps to, fused as it will run.
+    parsed.request.maps = request.maps;
+    parsed.request.optimize = request.optimize;
     auto fail = [&](const std::string& message) {
         err << "placer run: error: " << message << "\n";
         return UserError;
     };
-    PlannedModel planned;
-    if (const auto exit = loadAndPlan("run", parsed, in, err, &planned))
-        return *exit;
-    const DeviceSet& devices = planned.model.devices;
-    for (const Conflict& conflict : planned.plan.conflicts) {
-        if (conflict.kind == ConflictKind::Unsupported)
-            return fail("the plan cannot run: " + conflict.message);
-        err << "placer run: warning: conflict: " << conflict.message << "\n";
-    }
-    DeviceRegistry registry;
-    std::vector<std::string> warnings;
-    auto mapping = mapDevices(devices, maps, registry, &warnings);
-    if (!mapping)
-        return fail(mapping.error().message);
-    for (const std::string& warning : warnings)
-        err << "placer run: warning: " << warning << "\n";
-    // The graph that runs: the user's, optimised for each device after placement.
-    OptimizeOptions optimizeOptions;
-    optimizeOptions.channelsLast = optimize;
-    optimizeOptions.fusion = optimize;
-    optimizeOptions.transposes = optimize;
-    optimizeOptions.packWeights = optimize;
-    auto optimized = optimizeForDevices(planned.model.graph, devices, planned.plan, planned.options,
-                                        mapping.value(), optimizeOptions);
-    if (!optimized) {
-        err << "placer run: warning: running the graph unoptimised: " << optimized.error().message
-            << "\n";
-        optimized = unoptimized(planned.model.graph, planned.plan);
-    }
-    const Graph& graph = optimized.value().graph;
-    auto program = lowerToBytecode(graph, devices, optimized.value().plan);
-    if (!program)
-        return fail(program.error().message);
-    // The executor orders each device's ready work by the plan's predicted times, where the
-    // plan has them, so that the schedule it runs is the one the plan predicted.
-    program.value().nodeMicros =
-        predictedNodeMicros(planned.plan, optimized.value().origin, graph.size());
-
-    // Inputs: files where given, seeded random data elsewhere.
-    const std::vector<NodeId> inputNodes = program.value().inputs;
-    std::vector<HostTensor> inputs(inputNodes.size());
-    std::vector<bool> given(inputNodes.size(), false);
     for (const auto& [name, file] : inputFiles) {
-        const auto node = graph.find(name);
-        std::size_t index = inputNodes.size();
-        for (std::size_t i = 0; node && i < inputNodes.size(); ++i) {
-            if (inputNodes[i] == *node)
-                index = i;
-        }
-        if (index == inputNodes.size()) {
-            std::string names;
-            for (NodeId id : inputNodes)
-                names += (names.empty() ? "" : ", ") + graph.node(id).name;
-            return fail("--input " + name +
-                        ": the model has no input of that name (inputs: " + names + ")");
-        }
         auto tensor = readNpy(file);
         if (!tensor)
             return fail("--input " + name + ": " + tensor.error().toString());
-        const TensorType& want = graph.node(inputNodes[index]).outputs[0];
-        if (tensor.value().type != want)
-            return fail("--input " + name + ": " + file + " holds " +
-                        tensor.value().type.toShortString() + " but the input is " +
-                        want.toShortString());
-        inputs[index] = tensor.take();
-        given[index] = true;
+        request.inputs.emplace_back(name, tensor.take());
     }
+    Session session(sessionOptions(parsed));
+    auto planned = std::make_shared<PlannedModel>();
+    if (const auto exit = loadAndPlan("run", parsed, session, in, err, planned.get()))
+        return *exit;
+    auto ran = session.run(planned, request);
+    if (!ran)
+        return fail(ran.error().message);
+    RunOutcome& outcome = *ran.value();
+    for (const std::string& warning : outcome.warnings)
+        err << "placer run: warning: " << warning << "\n";
 
-    const int opset = graph.onnxOpset();
-    // A plan too large for its devices is refused before any input is made.
-    if (Status fits = checkMemoryFits(program.value(), devices, mapping.value(),
-                                      hostInputOutputBytes(program.value()));
-        !fits.ok())
-        return fail(fits.error().message);
-    for (std::size_t i = 0; i < inputNodes.size(); ++i) {
-        if (!given[i])
-            inputs[i] = randomTensor(graph.node(inputNodes[i]).outputs[0],
-                                     static_cast<std::uint64_t>(seed) * 1000003u + i);
-    }
-    // The reference runs first, and is gone before the run loads: the two never hold memory
-    // at once. It runs the user's graph unoptimised, so it checks the optimisations too.
-    std::optional<std::vector<HostTensor>> expected;
-    if (reference) {
-        auto outputs = runReference(planned.model.graph, inputs, opset);
-        if (!outputs)
-            return fail("reference run: " + outputs.error().message);
-        expected = outputs.take();
-    }
-    auto executor = Executor::load(graph, devices, program.take(), mapping.value(), opset);
-    if (!executor)
-        return fail(executor.error().message);
-    auto result = executor.value()->run(inputs, options);
-    if (!result)
-        return fail(result.error().message);
-
-    RunReportInput report;
-    report.graph = &graph;
-    report.devices = &devices;
-    report.executor = executor.value().get();
-    report.result = &result.value();
-    report.options = options;
-    report.optimizations = optimized.value().notes;
-    report.splits = &planned.plan.splits;
-    report.nodeRegion = optimized.value().region;
-    report.nodeShard = optimized.value().shard;
-    report.hostPeakBytes = processPeakResidentBytes();
-    if (expected)
-        report.reference = compareOutputs(result.value().outputs, *expected, atol, rtol);
+    const Graph& graph = outcome.graph();
     if (!saveDir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(saveDir, ec);
         if (ec)
             return fail("--save-outputs " + saveDir + ": " + ec.message());
-        for (std::size_t o = 0; o < result.value().outputs.size(); ++o) {
+        outcome.outputFiles.resize(outcome.result.outputs.size());
+        for (std::size_t o = 0; o < outcome.result.outputs.size(); ++o) {
             const GraphOutput& graphOutput = graph.outputs()[o];
             const std::string name =
                 graphOutput.name.empty() ? graph.valueName(graphOutput.value) : graphOutput.name;
             const std::string file = outputFileName(saveDir, name, o);
-            if (Status status = writeNpy(file, result.value().outputs[o]); !status.ok())
+            if (Status status = writeNpy(file, outcome.result.outputs[o]); !status.ok())
                 return fail(status.error().toString());
-            report.outputFiles.resize(result.value().outputs.size());
-            report.outputFiles[o] = file;
+            outcome.outputFiles[o] = file;
         }
     }
     for (const auto& [option, file, text] :
          {std::tuple{"--trace", traceFile,
-                     traceFile.empty() ? "" : chromeTrace(report).dump(-1) + "\n"},
-          std::tuple{"--csv", csvFile, csvFile.empty() ? "" : runTimingsCsv(report)}}) {
+                     traceFile.empty() ? "" : chromeTrace(outcome).dump(-1) + "\n"},
+          std::tuple{"--csv", csvFile, csvFile.empty() ? "" : runTimingsCsv(outcome)}}) {
         if (file.empty())
             continue;
         std::ofstream stream(file, std::ios::binary | std::ios::trunc);
@@ -424,31 +277,26 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         if (!stream)
             return fail(std::string(option) + ": cannot write '" + file + "'");
     }
-    // The user's nodes' medians: they flow back into the workspace's cost table, and are set
-    // against the plan's prediction when it has one.
-    const OptimizedGraph& ran = optimized.value();
-    const MedianTimes userTimes =
-        userMedianTimes(medianTimes(executor.value()->program(), result.value(), graph.size(),
-                                    ran.plan.copies.size()),
-                        graph, ran.plan, ran.origin, planned.model.graph.size(), planned.plan);
-    const std::string workspace = parsed.db.empty() ? store::PlanStore::defaultPath() : parsed.db;
+    // The user's nodes' medians flow back into the workspace's cost table.
     std::string recorded;
     if (record) {
-        if (auto error =
-                recordNodeCosts(workspace, planned, ran, mapping.value(), userTimes, &recorded))
-            err << "placer run: warning: the node times were not kept: " << *error << "\n";
+        auto kept = session.recordCosts(outcome);
+        if (!kept)
+            err << "placer run: warning: the node times were not kept: "
+                << kept.error().toString() << "\n";
+        else if (kept.value() > 0)
+            recorded = "cost table: " + std::to_string(kept.value()) + " node times kept in " +
+                       session.workspacePath();
     }
-    std::optional<PredictionCheck> predicted;
-    if (planned.plan.prediction)
-        predicted = checkPrediction(planned.model.graph, planned.plan, result.value(), userTimes);
+    const std::optional<PredictionCheck> predicted = checkPrediction(outcome);
     std::string text;
     if (json) {
-        Json document = runReportJson(report);
+        Json document = runReportJson(outcome);
         if (predicted)
             document.set("prediction", predicted->toJson());
         text = document.dump() + "\n";
     } else {
-        text = runSummary(report);
+        text = runSummary(outcome);
         if (predicted)
             text += predicted->summary();
         if (!recorded.empty())
@@ -458,13 +306,19 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     if (written != Ok)
         return written;
     if (saveRun) {
-        if (auto error = recordRun(workspace, planName.empty() ? graph.name : planName, planned,
-                                   planned.options, report, predicted, err))
-            return fail(*error);
+        const std::string name = planName.empty() ? planned->model.graph.name : planName;
+        bool saved = false;
+        if (Status status = session.recordRun(outcome, name, &saved); !status.ok())
+            return fail(status.error().toString());
+        if (saved)
+            err << "placer run: saved the plan as '" << name << "' in " << session.workspacePath()
+                << "\n";
+        err << "placer run: recorded the run of '" << name << "' in " << session.workspacePath()
+            << "\n";
     }
-    if (report.reference && !report.reference->ok)
+    if (outcome.reference && !outcome.reference->ok)
         return fail("the outputs differ from the single-device reference: " +
-                    report.reference->mismatch);
+                    outcome.reference->mismatch);
     return Ok;
 }
 

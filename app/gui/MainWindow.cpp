@@ -3,7 +3,6 @@
 // menus and the tool bar. What the parts do lives in them; this file wires them together.
 #include "gui/MainWindow.h"
 
-#include "cli/PlanSetup.h"
 #include "gui/DeviceDialog.h"
 #include "gui/Exports.h"
 #include "gui/LanguageMenu.h"
@@ -15,6 +14,7 @@
 #include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
 #include "report/RunReport.h"
+#include "session/Session.h"
 #include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
 #include "views/ConflictsPanel.h"
@@ -58,7 +58,8 @@ namespace placer::gui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_document(new views::PlacementDocument(this)),
       m_scene(new views::GraphScene(m_document, this)), m_view(new views::GraphView(m_scene, this)),
-      m_undo(new QUndoStack(this)), m_run(new RunController(this)),
+      m_undo(new QUndoStack(this)), m_session(std::make_unique<Session>()),
+      m_run(new RunController(m_session.get(), this)),
       m_layout(new views::LayoutController(m_document, m_scene, m_view, this)),
       m_opener(new ModelOpener(m_document, this)),
       m_finder(std::make_unique<views::NodeFinder>(m_document, m_scene, m_view)) {
@@ -148,7 +149,7 @@ MainWindow::MainWindow(QWidget* parent)
                           .toString());
     // Plans predict their schedule from this machine's calibration and measured op times.
     m_document->setCostSource([this](const DeviceSet& devices) {
-        return std::make_shared<const CostModel>(cli::machineCosts(devices, m_workspace->store()));
+        return std::make_shared<const CostModel>(machineCosts(devices, m_workspace->store()));
     });
 }
 
@@ -430,7 +431,7 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     if (outcome->userGraph->size() == m_document->graph().size()) {
         m_scene->setNodeTimes(times.nodeMillis);
         m_scene->setCopyTimes(times.copyMillis);
-        m_scene->setFusion(outcome->fusedInto);
+        m_scene->setFusion(outcome->ran.fusedInto);
     }
     // The run's lanes, and under them the schedule the plan predicted.
     views::TimelineData timeline = runTimeline(*outcome, *m_document);
@@ -533,7 +534,7 @@ void MainWindow::editDevices() {
 
 std::vector<double> MainWindow::lastNodeMillis() const {
     const auto outcome = m_run->outcome();
-    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled ||
+    if (!outcome || !outcome->executor || outcome->cancelled() ||
         outcome->userGraph->size() != m_document->graph().size())
         return {};
     return userMedianTimes(*outcome).nodeMillis;

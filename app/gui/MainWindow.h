@@ -28,6 +28,11 @@ class RulesPanel;
 class TimelineWidget;
 } // namespace placer::views
 
+namespace placer {
+struct RunOutcome;
+class Session;
+}
+
 namespace placer::gui {
 
 class ModelOpener;
@@ -35,7 +40,6 @@ class PlanBrowser;
 class RunController;
 class RunPanel;
 class WorkspaceController;
-struct RunOutcome;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -120,6 +124,8 @@ private:
     views::GraphScene* m_scene;
     views::GraphView* m_view;
     QUndoStack* m_undo;
+    /// The pipeline every run goes through, with this window's physical devices.
+    std::unique_ptr<Session> m_session;
     RunController* m_run;
     views::LayoutController* m_layout;
     ModelOpener* m_opener;

@@ -1,13 +1,9 @@
-// Runs the current plan in a worker thread: lowering, loading onto virtual CPUs (or mapped
-// devices), warm-up, measured iterations with progress and cancel, and the single-device
-// reference check. The outcome comes back through a queued signal.
+// Runs the current plan through the session (core/session) in a worker thread, with progress
+// and cancel; the outcome, or why there is none, comes back through a queued signal.
 #pragma once
 
-#include "report/RunReport.h"
-#include "plan/Plan.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
+#include "report/RunOutcome.h"
+#include "session/Session.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -15,60 +11,29 @@
 
 #include <atomic>
 #include <memory>
-#include <optional>
 
 namespace placer::gui {
-
-/// What a finished run leaves: its own copy of the graph and plan (the document may change while
-/// it runs), the loaded executor (for kernel names and the program), and the measurements.
-struct RunOutcome {
-    /// The graph that ran: the user's, optimised for its devices after placement
-    /// (passes/PassManager.h), and its plan.
-    std::unique_ptr<Graph> graph;
-    DeviceSet devices;
-    Plan plan;
-    /// The user's graph and plan, as the canvas shows them; origin[i] is the user's node that
-    /// node i of `graph` computes (invalid for a node an optimisation inserted).
-    std::unique_ptr<Graph> userGraph;
-    Plan userPlan;
-    std::vector<NodeId> origin;
-    /// Per user node: the user node whose fused kernel computed it, or an invalid id.
-    std::vector<NodeId> fusedInto;
-    /// Per node of `graph`: its split region and shard, or -1 (empty when nothing is split).
-    std::vector<std::int32_t> region, shard;
-    std::vector<std::string> optimizations;
-    PlanOptions planOptions;
-    RunOptions options;
-    std::unique_ptr<Executor> executor;
-    RunResult result;
-    std::optional<ReferenceCheck> reference;
-    std::vector<std::string> physical; ///< per virtual device: where it ran
-    QString error;
-    bool cancelled = false;
-};
-
-/// What the run reports, traces, CSV and run records are made from (an outcome that ran).
-RunReportInput runReportInput(const RunOutcome& outcome);
-
-/// Median times per node and per copy of the user's graph and plan (what the canvas shows). A
-/// node's time includes the layout changes an optimisation inserted after it.
-MedianTimes userMedianTimes(const RunOutcome& outcome);
 
 class RunController : public QObject {
     Q_OBJECT
 
 public:
-    explicit RunController(QObject* parent = nullptr);
+    /// Runs with `session`'s devices; the session outlives the controller.
+    explicit RunController(Session* session, QObject* parent = nullptr);
     ~RunController() override;
 
-    /// Starts a run of a copy of `graph` as `plan` places it. `physical[d]` names the physical
-    /// device of virtual device d ("cpu", "vcpu2"); empty entries get the defaults.
-    void start(const Graph& graph, const DeviceSet& devices, const Plan& plan, RunOptions options,
-               std::vector<std::string> physical, const PlanOptions& planOptions = {});
+    /// Starts a run of a copy of `graph` as `plan` places it (the document may change while it
+    /// runs). `physical[d]` names the physical device of virtual device d ("cpu", "vcpu2"); empty
+    /// entries get the GUI's defaults: cpu-kind devices on the host, every other device on a
+    /// virtual CPU of its own, the same one each run (vcpu<d+1>), so that runs compare.
+    void start(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+               const PlanOptions& planOptions, int warmup, int iterations,
+               std::vector<std::string> physical);
     void cancel();
     bool isRunning() const;
-    /// The last finished run, or null.
+    /// The last finished run (null when it failed or none has finished), and why it failed.
     std::shared_ptr<const RunOutcome> outcome() const { return m_outcome; }
+    const QString& error() const { return m_error; }
 
 signals:
     void progress(int done, int total);
@@ -78,11 +43,13 @@ signals:
     void finished();
 
 private:
-    std::shared_ptr<RunOutcome> work(std::shared_ptr<RunOutcome> outcome);
+    using Finished = std::pair<std::shared_ptr<const RunOutcome>, QString>;
+    Finished work(std::shared_ptr<const PlannedModel> planned, RunRequest request);
 
-    std::unique_ptr<DeviceRegistry> m_registry;
-    QFutureWatcher<std::shared_ptr<RunOutcome>> m_watcher;
+    Session* m_session;
+    QFutureWatcher<Finished> m_watcher;
     std::shared_ptr<const RunOutcome> m_outcome;
+    QString m_error;
     std::atomic<bool> m_cancel{false};
 };
 

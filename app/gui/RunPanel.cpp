@@ -1,5 +1,7 @@
 #include "gui/RunPanel.h"
 
+#include "report/RunReport.h"
+
 #include "views/PlacementDocument.h"
 #include "views/TimelineWidget.h"
 
@@ -95,24 +97,23 @@ void RunPanel::start() {
     m_progress->setValue(0);
     m_summary->setHtml(tr("<i>Running…</i>"));
     m_controller->start(m_document->graph(), m_document->devices(), m_document->plan(),
-                        RunOptions{m_warmup->value(), m_iterations->value()},
-                        m_document->physicalDevices(), m_document->options());
+                        m_document->options(), m_warmup->value(), m_iterations->value(),
+                        m_document->physicalDevices());
 }
 
 void RunPanel::showOutcome() {
     m_runButton->setEnabled(true);
     m_cancel->setEnabled(false);
     const auto outcome = m_controller->outcome();
-    if (!outcome)
-        return;
-    if (outcome->cancelled) {
-        m_summary->setHtml(tr("<i>The run was cancelled.</i>"));
+    if (!outcome) {
+        const QString& error = m_controller->error();
+        m_summary->setHtml(
+            QStringLiteral("<p style='color:#b01010'>%1</p>").arg(error.toHtmlEscaped()));
+        emit problem(tr("The run failed"), error);
         return;
     }
-    if (!outcome->error.isEmpty()) {
-        m_summary->setHtml(
-            QStringLiteral("<p style='color:#b01010'>%1</p>").arg(outcome->error.toHtmlEscaped()));
-        emit problem(tr("The run failed"), outcome->error);
+    if (outcome->cancelled()) {
+        m_summary->setHtml(tr("<i>The run was cancelled.</i>"));
         return;
     }
     m_summary->setHtml(runSummaryHtml(*outcome));
@@ -121,7 +122,7 @@ void RunPanel::showOutcome() {
 
 bool RunPanel::exportTrace(const QString& path) {
     return writeRunFile(path,
-                        [](const RunReportInput& run) { return chromeTrace(run).dump(-1) + "\n"; });
+                        [](const RunOutcome& run) { return chromeTrace(run).dump(-1) + "\n"; });
 }
 
 bool RunPanel::exportTimingsCsv(const QString& path) {
@@ -129,11 +130,11 @@ bool RunPanel::exportTimingsCsv(const QString& path) {
 }
 
 bool RunPanel::writeRunFile(const QString& path,
-                            const std::function<std::string(const RunReportInput&)>& format) {
+                            const std::function<std::string(const RunOutcome&)>& format) {
     const auto outcome = m_controller->outcome();
-    if (!outcome || !outcome->executor || !outcome->error.isEmpty() || outcome->cancelled)
+    if (!outcome || !outcome->executor || outcome->cancelled())
         return false;
-    const std::string text = format(runReportInput(*outcome));
+    const std::string text = format(*outcome);
     QSaveFile file(path);
     return file.open(QIODevice::WriteOnly) &&
            file.write(text.data(), static_cast<qint64>(text.size())) ==
@@ -180,7 +181,7 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
                                 const views::PlacementDocument& document) {
     const Program& program = outcome.executor->program();
     const RunResult& result = outcome.result;
-    const Graph& graph = *outcome.graph;
+    const Graph& graph = outcome.graph();
     // The timeline: a compute lane per physical device, a lane per copy source and for inputs.
     views::TimelineData timeline;
     std::map<std::pair<int, std::string>, int> lanes;
@@ -236,7 +237,6 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
         timeline.bars.push_back(bar);
     }
     // Where a device waited, and for what: hatched, under the work, on its compute lane.
-    const RunReportInput report = runReportInput(outcome);
     std::vector<views::TimelineBar> idle;
     for (const IdleStretch& stretch : result.idle) {
         views::TimelineBar bar;
@@ -244,7 +244,7 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
         bar.lane = laneFor(stretch.stream, "compute", QString());
         bar.start = stretch.start - result.traceOrigin;
         bar.end = stretch.end - result.traceOrigin;
-        const QString reason = QString::fromStdString(idleReason(report, stretch));
+        const QString reason = QString::fromStdString(idleReason(outcome, stretch));
         const QString time = QString::number((stretch.end - stretch.start) / 1000.0, 'f', 3);
         if (stretch.waitedFor >= 0) {
             const Instruction& waited = program.code[static_cast<std::size_t>(stretch.waitedFor)];
@@ -291,9 +291,11 @@ QString runSummaryHtml(const RunOutcome& outcome) {
                 .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
     }
     text += QStringLiteral("</table>");
-    for (const std::string& note : outcome.optimizations)
+    for (const std::string& note : outcome.ran.notes)
         text +=
             RunPanel::tr("<p>Optimised: %1</p>").arg(QString::fromStdString(note).toHtmlEscaped());
+    for (const std::string& warning : outcome.warnings)
+        text += RunPanel::tr("<p>Note: %1</p>").arg(QString::fromStdString(warning).toHtmlEscaped());
     if (outcome.reference) {
         text += outcome.reference->ok
                     ? RunPanel::tr(

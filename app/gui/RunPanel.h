@@ -55,7 +55,7 @@ signals:
 private:
     void showOutcome();
     bool writeRunFile(const QString& path,
-                      const std::function<std::string(const RunReportInput&)>& format);
+                      const std::function<std::string(const RunOutcome&)>& format);
 
     views::PlacementDocument* m_document;
     RunController* m_controller;

@@ -245,22 +245,13 @@ void WorkspaceController::recordRun(const RunOutcome& outcome, bool unsaved) {
     if (!m_store)
         return;
     // Every run's node times go into the cost table, so predictions learn from them.
-    const std::vector<store::MeasuredCost> costs =
-        store::measuredCosts(*outcome.userGraph, outcome.userPlan, outcome.fusedInto,
-                             outcome.physical, userMedianTimes(outcome));
-    if (!costs.empty()) {
-        if (Status status = m_store->recordCosts(machineName(), costs); !status.ok())
-            emit problem(tr("Cannot keep the run's node times"),
-                         QString::fromStdString(status.error().toString()));
-    }
+    if (auto kept = recordCostsIn(*m_store, outcome); !kept)
+        emit problem(tr("Cannot keep the run's node times"),
+                     QString::fromStdString(kept.error().toString()));
     // Runs of a saved, unchanged plan go into the workspace with it, with what it predicted.
     if (m_planName.isEmpty() || unsaved)
         return;
-    store::RunRecord run = store::runRecord(runReportInput(outcome));
-    if (outcome.userPlan.prediction)
-        store::attachPrediction(&run, checkPrediction(*outcome.userGraph, outcome.userPlan,
-                                                      outcome.result, userMedianTimes(outcome)));
-    if (Status status = m_store->saveRun(m_planName.toStdString(), run); !status.ok()) {
+    if (Status status = recordRunIn(*m_store, outcome, m_planName.toStdString()); !status.ok()) {
         emit problem(tr("Cannot record the run"),
                      QString::fromStdString(status.error().toString()));
         return;

@@ -19,10 +19,13 @@ namespace placer::views {
 class PlacementDocument;
 }
 
+namespace placer {
+struct RunOutcome;
+}
+
 namespace placer::gui {
 
 class PlanBrowser;
-struct RunOutcome;
 
 class WorkspaceController : public QObject {
     Q_OBJECT

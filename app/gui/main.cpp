@@ -1,7 +1,6 @@
 // `placement-explorer [MODEL] [--screenshot FILE.png] [--devices ...] [--pin ...] [--rule ...]
 // [--fallback ...] [--mode ...]`: the desktop GUI.
-#include "cli/Backends.h"
-#include "cli/PlanSetup.h"
+#include "Backends.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
 #include "gui/RunController.h"
@@ -12,6 +11,9 @@
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/PlacementDocument.h"
+
+#include "session/PlanOptionText.h"
+#include "session/Session.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -62,7 +64,7 @@ int fail(const QString& message) {
 } // namespace
 
 int main(int argc, char** argv) {
-    cli::registerBuiltBackends();
+    app::registerBuiltBackends();
     if (!hasDisplay()) {
         if (wantsScreenshot(argc, argv) || wantsHelp(argc, argv)) {
             qputenv("QT_QPA_PLATFORM", "offscreen"); // a screenshot needs no screen
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
         QStringLiteral("screenshot"),
         QApplication::translate("main", "Write a PNG of the main window and exit."),
         QStringLiteral("file"));
-    // The plan options are the CLI's (cli/PlanSetup.h parses them for both).
+    // The plan options are placer's, parsed by the session's one parser (session/PlanOptionText.h).
     const std::pair<const char*, const char*> planOptions[] = {
         {"format", QT_TRANSLATE_NOOP("main", "Input format: relay, json, onnx or auto.")},
         {"devices", QT_TRANSLATE_NOOP("main", "Virtual devices, NAME:KIND[:mem=SIZE],...")},
@@ -137,12 +139,13 @@ int main(int argc, char** argv) {
 
     gui::MainWindow window;
     const QStringList positional = parser.positionalArguments();
-    // Plan options with the CLI's parser; the values of each option in the order given.
-    cli::PlanArguments arguments;
+    // Plan options as placer takes them; the values of each option in the order given.
+    ModelSource source;
+    PlanRequest request;
     for (const QCommandLineOption& option : planCommandOptions) {
-        const std::string name = "--" + option.names().front().toStdString();
+        const std::string name = option.names().front().toStdString();
         for (const QString& value : parser.values(option)) {
-            if (auto problem = cli::takePlanOption(name, value.toStdString(), &arguments))
+            if (auto problem = takePlanOption(name, value.toStdString(), &source, &request))
                 return fail(QString::fromStdString(*problem));
         }
     }
@@ -152,25 +155,24 @@ int main(int argc, char** argv) {
         if (!window.opener()->openExample())
             return fail(QStringLiteral("cannot open the bundled example"));
     } else {
-        std::optional<std::string> text;
         if (positional.isEmpty()) { // the bundled example, with the options given
             QFile example(QStringLiteral(":/examples/split_residual_block.relay"));
             if (!example.open(QIODevice::ReadOnly))
                 return fail(QStringLiteral("cannot open the bundled example"));
-            text = example.readAll().toStdString();
-            arguments.model = "split_residual_block.relay";
+            source.text = example.readAll().toStdString();
+            source.path = "split_residual_block.relay";
         } else {
-            arguments.model = positional.front().toStdString();
+            source.path = positional.front().toStdString();
         }
-        cli::PlannedModel planned;
-        std::vector<std::string> warnings;
-        if (auto error = cli::loadPlanned(arguments, text, &warnings, &planned))
-            return fail(QString::fromStdString(*error));
-        for (const std::string& warning : warnings)
+        Session session;
+        auto planned = session.open(source, request);
+        if (!planned)
+            return fail(QString::fromStdString(planned.error().toString()));
+        for (const std::string& warning : planned.value().warnings)
             std::fprintf(stderr, "placement-explorer: warning: %s\n", warning.c_str());
-        window.document()->setModel(std::move(planned.model),
-                                    QString::fromStdString(arguments.model));
-        window.document()->setOptions(arguments.options);
+        window.document()->setModel(std::move(planned.value().model),
+                                    QString::fromStdString(source.path));
+        window.document()->setOptions(request.options);
     }
 
     if (parser.isSet(screenshot)) {

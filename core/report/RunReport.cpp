@@ -1,3 +1,4 @@
+// The run report, its CSV and summary, and the Chrome trace of a run (report/RunReport.h).
 #include "report/RunReport.h"
 
 #include <algorithm>
@@ -123,8 +124,8 @@ MedianTimes medianTimes(const Program& program, const RunResult& result, std::si
     return times;
 }
 
-std::string idleReason(const RunReportInput& input, const IdleStretch& stretch) {
-    const Views v{*input.graph, *input.devices, input.executor->program(), *input.result};
+std::string idleReason(const RunOutcome& input, const IdleStretch& stretch) {
+    const Views v{input.graph(), input.devices, input.executor->program(), input.result};
     return idleReasonIn(v, *input.executor, stretch);
 }
 
@@ -163,13 +164,13 @@ MedianTimes userMedianTimes(const MedianTimes& ran, const Graph& graph, const Pl
     return user;
 }
 
-std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input) {
+std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input) {
     std::vector<SplitRunTimes> times;
-    if (!input.splits || input.nodeRegion.empty())
+    if (input.userPlan.splits.empty() || input.ran.region.empty())
         return times;
     const Program& program = input.executor->program();
-    const RunResult& result = *input.result;
-    for (const SplitRegion& region : *input.splits) {
+    const RunResult& result = input.result;
+    for (const SplitRegion& region : input.userPlan.splits) {
         SplitRunTimes entry;
         entry.name = region.name;
         entry.shardMicros.assign(region.shards.size(), 0);
@@ -177,7 +178,7 @@ std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input) {
     }
     auto regionOf = [&](std::size_t k) -> std::int32_t {
         const NodeId node = program.code[k].node;
-        return node.valid() && node.index < input.nodeRegion.size() ? input.nodeRegion[node.index]
+        return node.valid() && node.index < input.ran.region.size() ? input.ran.region[node.index]
                                                                     : -1;
     };
     // Each shard's kernels: per iteration, summed; then the median iteration.
@@ -185,7 +186,7 @@ std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input) {
         for (std::size_t s = 0; s < times[r].shardMicros.size(); ++s) {
             times[r].shardMicros[s] = medianOfSums(program, result, [&](std::size_t k) {
                 return program.code[k].op == Opcode::Invoke && regionOf(k) == static_cast<int>(r) &&
-                       input.nodeShard[program.code[k].node.index] == static_cast<std::int32_t>(s);
+                       input.ran.shard[program.code[k].node.index] == static_cast<std::int32_t>(s);
             });
         }
     }
@@ -205,9 +206,9 @@ std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input) {
     return times;
 }
 
-Json runReportJson(const RunReportInput& input) {
+Json runReportJson(const RunOutcome& input) {
     const Executor& executor = *input.executor;
-    const Views v{*input.graph, *input.devices, executor.program(), *input.result};
+    const Views v{input.graph(), input.devices, executor.program(), input.result};
     Json report = Json::object();
     const auto& latency = v.result.latencyMicros;
     Json latencyJson = Json::object();
@@ -218,9 +219,9 @@ Json runReportJson(const RunReportInput& input) {
                     ms(latency.empty() ? 0 : *std::max_element(latency.begin(), latency.end())));
     report.set("latency_ms", latencyJson);
     report.set("iterations", static_cast<std::int64_t>(latency.size()));
-    report.set("warmup", input.options.warmup);
+    report.set("warmup", input.warmup);
     Json optimizations = Json::array();
-    for (const std::string& note : input.optimizations)
+    for (const std::string& note : input.ran.notes)
         optimizations.push(Json(note));
     report.set("optimizations", std::move(optimizations));
 
@@ -299,7 +300,7 @@ Json runReportJson(const RunReportInput& input) {
     if (const auto splits = splitRunTimes(input); !splits.empty()) {
         Json list = Json::array();
         for (std::size_t r = 0; r < splits.size(); ++r) {
-            const SplitRegion& region = (*input.splits)[r];
+            const SplitRegion& region = input.userPlan.splits[r];
             Json entry = Json::object();
             entry.set("name", splits[r].name);
             entry.set("span_ms", ms(splits[r].spanMicros));
@@ -347,9 +348,9 @@ Json runReportJson(const RunReportInput& input) {
     return report;
 }
 
-std::string runSummary(const RunReportInput& input) {
+std::string runSummary(const RunOutcome& input) {
     const Executor& executor = *input.executor;
-    const Views v{*input.graph, *input.devices, executor.program(), *input.result};
+    const Views v{input.graph(), input.devices, executor.program(), input.result};
     std::ostringstream out;
     char line[512];
     const auto& latency = v.result.latencyMicros;
@@ -359,9 +360,9 @@ std::string runSummary(const RunReportInput& input) {
         median(latency) / 1000.0,
         latency.empty() ? 0.0 : *std::min_element(latency.begin(), latency.end()) / 1000.0,
         latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()) / 1000.0,
-        latency.size(), input.options.warmup);
+        latency.size(), input.warmup);
     out << line;
-    for (const std::string& note : input.optimizations)
+    for (const std::string& note : input.ran.notes)
         out << "optimised: " << note << "\n";
     out << "devices:\n";
     for (int d = 0; d < v.devices.size(); ++d) {
@@ -431,7 +432,7 @@ std::string runSummary(const RunReportInput& input) {
     if (!splits.empty())
         out << "split regions:\n";
     for (std::size_t r = 0; r < splits.size(); ++r) {
-        const SplitRegion& region = (*input.splits)[r];
+        const SplitRegion& region = input.userPlan.splits[r];
         std::snprintf(line, sizeof line,
                       "  %-8s %9.3f ms from its first split to its last concat (traced run)\n",
                       splits[r].name.c_str(), splits[r].spanMicros / 1000.0);
@@ -469,10 +470,10 @@ std::string runSummary(const RunReportInput& input) {
     return out.str();
 }
 
-std::string runTimingsCsv(const RunReportInput& input) {
+std::string runTimingsCsv(const RunOutcome& input) {
     const Program& program = input.executor->program();
-    const Graph& graph = *input.graph;
-    const DeviceSet& devices = *input.devices;
+    const Graph& graph = input.graph();
+    const DeviceSet& devices = input.devices;
     auto quote = [](const std::string& text) {
         std::string out = "\"";
         for (char c : text)
@@ -482,7 +483,7 @@ std::string runTimingsCsv(const RunReportInput& input) {
     std::string csv = "kind,name,op,device,from,bytes,median_ms\n";
     for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
         const Instruction& instr = program.code[k];
-        const double ms = median(input.result->instrMicros[k]) / 1000.0;
+        const double ms = median(input.result.instrMicros[k]) / 1000.0;
         if (instr.op == Opcode::Invoke) {
             const Node& node = graph.node(instr.node);
             csv += "node," + quote(node.name) + "," + quote(node.op->name) + "," +
@@ -497,9 +498,9 @@ std::string runTimingsCsv(const RunReportInput& input) {
     return csv;
 }
 
-Json chromeTrace(const RunReportInput& input) {
+Json chromeTrace(const RunOutcome& input) {
     const Executor& executor = *input.executor;
-    const Views v{*input.graph, *input.devices, executor.program(), *input.result};
+    const Views v{input.graph(), input.devices, executor.program(), input.result};
     const double origin = v.result.traceOrigin;
     Json events = Json::array();
     auto meta = [&](const char* name, int pid, int tid, Json args) {
@@ -745,6 +746,20 @@ PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const RunR
     }
     check.medianNodeError = median(std::move(errors));
     return check;
+}
+
+MedianTimes userMedianTimes(const RunOutcome& outcome) {
+    const MedianTimes ran = medianTimes(outcome.executor->program(), outcome.result,
+                                        outcome.graph().size(), outcome.plan().copies.size());
+    return userMedianTimes(ran, outcome.graph(), outcome.plan(), outcome.ran.origin,
+                           outcome.userGraph->size(), outcome.userPlan);
+}
+
+std::optional<PredictionCheck> checkPrediction(const RunOutcome& outcome) {
+    if (!outcome.userPlan.prediction || !outcome.executor)
+        return std::nullopt;
+    return checkPrediction(*outcome.userGraph, outcome.userPlan, outcome.result,
+                           userMedianTimes(outcome));
 }
 
 } // namespace placer

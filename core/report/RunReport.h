@@ -2,34 +2,13 @@
 #pragma once
 
 #include "io/Json.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
+#include "report/RunOutcome.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace placer {
-
-struct RunReportInput {
-    const Graph* graph = nullptr;
-    const DeviceSet* devices = nullptr;
-    const Executor* executor = nullptr;
-    const RunResult* result = nullptr;
-    RunOptions options;
-    std::optional<ReferenceCheck> reference; ///< absent when no reference run was made
-    std::vector<std::string> outputFiles;    ///< per output, empty when not saved
-    /// What the optimisations after placement did (passes/PassManager.h), one sentence each.
-    std::vector<std::string> optimizations;
-    /// The process's peak resident memory when the report is made (processPeakResidentBytes),
-    /// or 0 when not measured.
-    std::int64_t hostPeakBytes = 0;
-    /// When the plan split regions (plan/Split.h): the regions, and per node of `graph` its
-    /// region and shard (passes/PassManager.h OptimizedGraph::region and ::shard).
-    const std::vector<SplitRegion>* splits = nullptr;
-    std::vector<std::int32_t> nodeRegion, nodeShard;
-};
 
 /// A split region's times in a run: each shard's kernels (the median iteration's sum), and the
 /// region's span in the traced iteration, from its first kernel or split to its last concat.
@@ -38,7 +17,7 @@ struct SplitRunTimes {
     double spanMicros = 0;
     std::vector<double> shardMicros; ///< per shard
 };
-std::vector<SplitRunTimes> splitRunTimes(const RunReportInput& input);
+std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input);
 
 /// The median time of each node (by NodeId index) and each planned copy (by index into the
 /// plan's copies) over a run's iterations, in ms; -1 where nothing ran.
@@ -77,21 +56,27 @@ struct PredictionCheck {
 PredictionCheck checkPrediction(const Graph& userGraph, const Plan& userPlan,
                                 const RunResult& result, const MedianTimes& times);
 
+/// The median times of a run per node and copy of the user's graph and plan: what the canvas
+/// shows, the cost table keeps and the prediction is checked against.
+MedianTimes userMedianTimes(const RunOutcome& outcome);
+/// The run set against its plan's prediction, when the plan has one.
+std::optional<PredictionCheck> checkPrediction(const RunOutcome& outcome);
+
 /// What an idle stretch of the traced iteration waited for: "%7 (nn.conv2d) on gpu [vcpu1]",
 /// "copy %7@cpu gpu -> cpu", "input %x", or, with nothing to wait for, "nothing: done" (at the
 /// end) and "the run's start".
-std::string idleReason(const RunReportInput& input, const IdleStretch& stretch);
+std::string idleReason(const RunOutcome& input, const IdleStretch& stretch);
 
 /// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
-Json runReportJson(const RunReportInput& input);
+Json runReportJson(const RunOutcome& input);
 /// Every node's and copy's median time as CSV, in program order:
 /// kind,name,op,device,from,bytes,median_ms (text fields quoted).
-std::string runTimingsCsv(const RunReportInput& input);
+std::string runTimingsCsv(const RunOutcome& input);
 /// The same for people: latency, per-device busy time and memory, the slowest nodes, copies.
-std::string runSummary(const RunReportInput& input);
+std::string runSummary(const RunOutcome& input);
 /// Chrome Trace Event JSON of the last iteration: a process per physical device, a compute
 /// thread and a thread per copy source, complete events with node/op/device/shapes, flows from
 /// producer to copy to consumer, and a memory counter per device.
-Json chromeTrace(const RunReportInput& input);
+Json chromeTrace(const RunOutcome& input);
 
 } // namespace placer

@@ -788,7 +788,15 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         result.streams.push_back(std::move(info));
     }
     const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
+    int completed = 0;
     for (int iteration = 0; iteration < total; ++iteration) {
+        if (options.cancelled && options.cancelled()) {
+            result.cancelled = true;
+            break;
+        }
+        if (iteration > 0 && options.progress)
+            options.progress(iteration, total);
+        ++completed;
         const bool measured = iteration >= options.warmup;
         const bool last = iteration == total - 1;
         ++impl.epoch;
@@ -842,9 +850,13 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     }
     for (std::size_t s = 0; s < impl.streams.size(); ++s)
         result.streams[s].peakBytes = impl.streams[s].device->peakBytes();
+    if (options.progress && !result.cancelled)
+        options.progress(total, total);
     // The results, copied out to the host.
     const Instruction& ret = program.code.back();
     for (std::int32_t r : ret.args) {
+        if (completed == 0)
+            break; // cancelled before anything ran
         // A data-dependent result fills a prefix of its planned storage.
         const TensorType type = impl.typeAtRun(r);
         HostTensor out = HostTensor::zeros(type);

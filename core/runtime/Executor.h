@@ -20,6 +20,11 @@ namespace placer {
 struct RunOptions {
     int warmup = 1;
     int iterations = 10;
+    /// Told after each iteration, warm-up included, on the calling thread: how many are done, of
+    /// how many.
+    std::function<void(int done, int total)> progress;
+    /// Asked before each iteration: true stops the run there (RunResult::cancelled).
+    std::function<bool()> cancelled;
 };
 
 /// One timed instruction of the traced iteration.
@@ -66,7 +71,9 @@ struct RunResult {
     std::vector<IdleStretch> idle;    ///< the last iteration, of at least kMinIdleMicros
     double traceOrigin = 0;           ///< start of the last iteration
     double traceEnd = 0;              ///< end of the last iteration
-    std::vector<HostTensor> outputs;
+    std::vector<HostTensor> outputs; ///< of the last iteration; none when none ran
+    /// RunOptions::cancelled stopped the run: the figures are those of the iterations before.
+    bool cancelled = false;
 };
 
 /// Idle stretches shorter than this are the executor's own overhead and are not listed.

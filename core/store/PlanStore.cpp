@@ -323,7 +323,7 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
         if (Status status = transaction.commit(); !status.ok())
             return status.error();
     }
-    return std::unique_ptr<PlanStore>(new PlanStore(std::move(db)));
+    return std::unique_ptr<PlanStore>(new PlanStore(std::move(db), path));
 }
 
 Result<std::int64_t> PlanStore::planId(const std::string& name) {

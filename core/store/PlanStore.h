@@ -80,6 +80,8 @@ public:
     static Result<std::unique_ptr<PlanStore>> open(const std::string& path);
     /// The default workspace: $XDG_DATA_HOME (or ~/.local/share)/placement-explorer/workspace.db.
     static std::string defaultPath();
+    /// The file it was opened from.
+    const std::string& path() const { return m_path; }
 
     /// Saves (or replaces) the plan called `name`, in one transaction.
     Status savePlan(const std::string& name, const std::string& note, const Graph& graph,
@@ -107,12 +109,14 @@ public:
     Database& database() { return *m_db; }
 
 private:
-    explicit PlanStore(std::unique_ptr<Database> db) : m_db(std::move(db)) {}
+    PlanStore(std::unique_ptr<Database> db, std::string path)
+        : m_db(std::move(db)), m_path(std::move(path)) {}
     Result<std::int64_t> planId(const std::string& name);
     /// Renames or copies plan `from` as `to` with `sql` (?1 new name, ?2 time, ?3 plan id), in
     /// one transaction, after checking `from` exists and `to` does not.
     Status underNewName(const std::string& from, const std::string& to, const char* sql);
     std::unique_ptr<Database> m_db;
+    std::string m_path;
 };
 
 } // namespace placer::store

@@ -1,3 +1,4 @@
+// Run records for the workspace, built and compared for every front end (store/RunRecords.h).
 #include "store/RunRecords.h"
 
 #include "io/Json.h"
@@ -11,9 +12,9 @@
 
 namespace placer::store {
 
-RunRecord runRecord(const RunReportInput& run) {
-    const DeviceSet& devices = *run.devices;
-    const RunResult& result = *run.result;
+RunRecord runRecord(const RunOutcome& run) {
+    const DeviceSet& devices = run.devices;
+    const RunResult& result = run.result;
     RunRecord record;
     for (int d = 0; d < devices.size(); ++d) {
         for (const StreamInfo& stream : result.streams) {
@@ -26,7 +27,10 @@ RunRecord runRecord(const RunReportInput& run) {
     record.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
     record.iterations = static_cast<int>(result.latencyMicros.size());
     record.latencyMs = median(result.latencyMicros) / 1000.0;
-    record.report = runReportJson(run).dump(-1);
+    Json report = runReportJson(run);
+    if (const auto prediction = checkPrediction(run))
+        report.set("prediction", prediction->toJson());
+    record.report = report.dump(-1);
     return record;
 }
 
@@ -62,14 +66,6 @@ std::optional<double> predictedMs(const std::string& report) {
 }
 
 } // namespace
-
-void attachPrediction(RunRecord* run, const PredictionCheck& prediction) {
-    auto document = Json::parse(run->report, "run report");
-    if (!document)
-        return;
-    document.value().set("prediction", prediction.toJson());
-    run->report = document.value().dump(-1);
-}
 
 std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
                                         const std::vector<NodeId>& fusedInto,

@@ -15,13 +15,10 @@ namespace placer::store {
 
 /// The record of a finished run: each virtual device with the physical device it ran on
 /// ("cpu=cpu, gpu=vcpu1", from the executor's streams), the machine ("2 cores"), the measured
-/// iterations, the median latency and the JSON run report. `run` must have a graph, devices,
-/// an executor and a result.
-RunRecord runRecord(const RunReportInput& run);
-
-/// Keeps what the plan predicted beside the run's record (its report's "prediction"), for
-/// placer plans diff and the GUI's Compare.
-void attachPrediction(RunRecord* run, const PredictionCheck& prediction);
+/// iterations, the median latency and the JSON run report, with what the plan predicted beside
+/// it (its report's "prediction", for placer plans diff and the GUI's Compare). `run` must have
+/// an executor.
+RunRecord runRecord(const RunOutcome& run);
 
 /// What a run measured, as the cost table keeps it: the median of each of the user's compute
 /// nodes that ran as a kernel of its own or led a fused group (its group's time), keyed by

@@ -1,5 +1,5 @@
 // `placer plan` end to end: reports, emitters, exit codes and messages for bad input.
-#include "cli/Backends.h"
+#include "Backends.h"
 #include "cli/PlacerCli.h"
 
 #include "io/Json.h"
@@ -45,7 +45,7 @@ class TestPlacerCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { cli::registerBuiltBackends(); } // as main() does
+    void initTestCase() { app::registerBuiltBackends(); } // as main() does
     void summaryOfTheSharedInputExample();
     void jsonReportHasTheDocumentedFields();
     void relayEmitReadsBackToTheSamePlan();
@@ -783,14 +783,17 @@ void TestPlacerCli::runErrors_data() {
     QTest::addColumn<QString>("message");
     const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
     QTest::newRow("unknown-input")
-        << QStringList{"run", model, "--input", "x=/tmp/x.npy"} << 1
-        << "--input x: the model has no input of that name (inputs: input)";
+        << QStringList{"run", model, "--input",
+                       "x=" PLACER_SOURCE_DIR "/resources/models/tiny_resnet.input.npy"}
+        << 1
+        << "input x: the model has no input of that name (inputs: input)";
     QTest::newRow("missing-npy") << QStringList{"run", model, "--input", "input=/no/such.npy"} << 1
                                  << "/no/such.npy: cannot open file";
     QTest::newRow("wrong-shape") << QStringList{"run", model, "--input",
                                                 "input=" PLACER_SOURCE_DIR
                                                 "/resources/models/tiny_resnet.expected.npy"}
-                                 << 1 << "holds 1x10 float32 but the input is 1x3x32x32 float32";
+                                 << 1
+                                 << "the data is 1x10 float32 but the input is 1x3x32x32 float32";
     QTest::newRow("unknown-map") << QStringList{"run", kExample, "--map", "tpu=cpu"} << 1
                                  << "--map tpu=cpu: unknown virtual device";
     QTest::newRow("bad-physical") << QStringList{"run", kExample, "--map", "gpu=abacus"} << 1

@@ -37,7 +37,8 @@ private slots:
         views::PlacementDocument document;
         QString error;
         QVERIFY(document.openText(kSplit, QStringLiteral("split.relay"), &error));
-        gui::RunController controller;
+        Session session;
+        gui::RunController controller(&session);
         gui::RunPanel panel(&document, &controller);
         QTemporaryDir dir;
         QVERIFY(!panel.exportTimingsCsv(dir.filePath("before.csv"))); // nothing has run
@@ -49,7 +50,7 @@ private slots:
         QVERIFY(finished.wait(60000));
         QVERIFY(panel.runButton()->isEnabled());
         const auto outcome =
-            finished.front().front().value<std::shared_ptr<const gui::RunOutcome>>();
+            finished.front().front().value<std::shared_ptr<const RunOutcome>>();
         QVERIFY(outcome);
         QCOMPARE(outcome->result.latencyMicros.size(), std::size_t{3});
         const QString summary = panel.summary()->toPlainText();
@@ -92,7 +93,8 @@ private slots:
         views::PlacementDocument document;
         document.setModel(model.take(), QStringLiteral("int.relay"));
         QVERIFY(!document.plan().conflicts.empty());
-        gui::RunController controller;
+        Session session;
+        gui::RunController controller(&session);
         gui::RunPanel panel(&document, &controller);
         QSignalSpy problem(&panel, &gui::RunPanel::problem);
         panel.start();

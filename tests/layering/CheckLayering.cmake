@@ -1,7 +1,9 @@
 # The dependency rules of DESIGN.md §2, checked on the sources themselves (CTest: layering).
 #
 # Between the top-level folders: core/ includes nothing from Qt, views/, app/, python/ or cuda/;
-# views/ nothing from app/, python/ or cuda/; cuda/ nothing from Qt, views/, app/ or python/.
+# views/ nothing from app/, python/ or cuda/; cuda/ nothing from Qt, views/, app/ or python/. The
+# front ends (app/cli, app/gui, python/) are thin layers over core's session and never include
+# each other.
 #
 # Inside core/, its folders are layers, from the bottom:
 #   ir  <-  io  <-  plan  <-  runtime  <-  passes  <-  report  <-  store  <-  session
@@ -17,7 +19,10 @@ cmake_minimum_required(VERSION 3.25)
 set(rules
     "core|#include *[<\"](Q[A-Za-z]*|Qt[A-Za-z]*/.*|views/.*|gui/.*|cli/.*|cuda/.*|python/.*)[>\"]"
     "views|#include *[<\"](gui/.*|cli/.*|cuda/.*|python/.*)[>\"]"
-    "cuda|#include *[<\"](Q[A-Za-z]*|Qt[A-Za-z]*/.*|views/.*|gui/.*|cli/.*|python/.*)[>\"]")
+    "cuda|#include *[<\"](Q[A-Za-z]*|Qt[A-Za-z]*/.*|views/.*|gui/.*|cli/.*|python/.*)[>\"]"
+    "app/cli|#include *[<\"](Q[A-Za-z]*|Qt[A-Za-z]*/.*|views/.*|gui/.*|python/.*)[>\"]"
+    "app/gui|#include *[<\"](cli/.*|python/.*)[>\"]"
+    "python|#include *[<\"](Q[A-Za-z]*|Qt[A-Za-z]*/.*|views/.*|gui/.*|cli/.*)[>\"]")
 set(violations "")
 foreach(rule IN LISTS rules)
     string(FIND "${rule}" "|" bar)

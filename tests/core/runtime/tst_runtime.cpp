@@ -821,12 +821,14 @@ private slots:
         auto inputs = randomInputs(*prepared->executor, prepared->model.graph);
         auto run = prepared->executor->run(inputs, RunOptions{0, 2});
         QVERIFY(run.ok());
-        RunReportInput input;
-        input.graph = &prepared->model.graph;
-        input.devices = &prepared->model.devices;
-        input.executor = prepared->executor.get();
-        input.result = &run.value();
-        input.options = RunOptions{0, 2};
+        RunOutcome input;
+        input.userGraph = std::make_shared<const Graph>(prepared->model.graph);
+        input.userPlan = prepared->plan;
+        input.devices = prepared->model.devices;
+        input.ran = unoptimized(prepared->model.graph, prepared->plan);
+        input.executor = std::move(prepared->executor);
+        input.result = run.take();
+        input.iterations = 2;
         const Json trace = chromeTrace(input);
         auto parsed = Json::parse(trace.dump(), "trace.json");
         QVERIFY(parsed.ok());
@@ -877,7 +879,7 @@ private slots:
         QVERIFY(flowStarts > 0);
         QCOMPARE(flowStarts, flowEnds);
         QVERIFY(counters > 0);
-        QCOMPARE(idle, static_cast<int>(run.value().idle.size()));
+        QCOMPARE(idle, static_cast<int>(input.result.idle.size()));
         const Json report = runReportJson(input);
         for (const char* key : {"latency_ms", "iterations", "devices", "nodes", "copies", "outputs",
                                 "reference_check", "idle"})

@@ -9,6 +9,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
+#include "session/Session.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 #include "runtime/RandomTensor.h"
@@ -194,29 +195,20 @@ private slots:
     // virtual device ran on, the machine, the iterations, the median and the report.
     void runRecordSaysWhatRan() {
         LoadedModel model = example();
-        PlanOptions options;
-        options.rules = {{"nn.conv2d", "gpu"}};
-        options.fallbackDevice = "cpu";
-        const Plan plan = planDevices(model.graph, model.devices, options);
-        auto program = lowerToBytecode(model.graph, model.devices, plan);
-        QVERIFY(program.ok());
-        DeviceRegistry registry;
-        std::vector<std::string> warnings;
-        auto mapping = mapDevices(model.devices, {{"gpu", "vcpu5"}}, registry, &warnings);
-        QVERIFY(mapping.ok());
-        auto executor =
-            Executor::load(model.graph, model.devices, program.take(), mapping.value(), 0);
-        QVERIFY(executor.ok());
-        std::vector<HostTensor> inputs;
-        for (NodeId input : executor.value()->program().inputs)
-            inputs.push_back(randomTensor(model.graph.node(input).outputs[0], 1));
-        auto result = executor.value()->run(inputs, RunOptions{0, 3});
-        QVERIFY(result.ok());
-        RunReportInput report;
-        report.graph = &model.graph;
-        report.devices = &model.devices;
-        report.executor = executor.value().get();
-        report.result = &result.value();
+        auto planned = std::make_shared<PlannedModel>();
+        planned->options.rules = {{"nn.conv2d", "gpu"}};
+        planned->options.fallbackDevice = "cpu";
+        planned->plan = planDevices(model.graph, model.devices, planned->options);
+        planned->model = std::move(model);
+        QTemporaryDir dir;
+        Session session(SessionOptions{dir.filePath("runs.db").toStdString()});
+        RunRequest request;
+        request.maps = {{"gpu", "vcpu5"}};
+        request.warmup = 0;
+        request.iterations = 3;
+        auto ran = session.run(planned, request);
+        QVERIFY2(ran.ok(), ran ? "" : ran.error().message.c_str());
+        const RunOutcome& report = *ran.value();
         const RunRecord record = runRecord(report);
         QCOMPARE(record.mapping, std::string("cpu=cpu, gpu=vcpu5"));
         QCOMPARE(record.machine,

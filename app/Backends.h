@@ -8,7 +8,7 @@
 #include "cuda/CudaBackend.h"
 #endif
 
-namespace placer::cli {
+namespace placer::app {
 
 /// Also makes the CPU kernels the readers' constant evaluator (folding at load).
 inline void registerBuiltBackends() {
@@ -18,4 +18,4 @@ inline void registerBuiltBackends() {
 #endif
 }
 
-} // namespace placer::cli
+} // namespace placer::app

@@ -1,0 +1,189 @@
+// The one pipeline every front end calls, as ONNX Runtime's InferenceSession is for its C, C++,
+// Python and C# faces: load a model in any format, plan it with annotations and options,
+// calibrate the machine, compile and run a plan with progress, per-iteration reports and cancel,
+// and record what ran in the workspace. `placer` (app/cli), `placement-explorer` (app/gui) and
+// the Python module call it; none of them wires these steps itself.
+//
+// Its interface takes and returns values (requests, a PlannedModel, a RunOutcome) and reports
+// every failure a user can cause as a Result with a sentence; it keeps no globals, so several
+// sessions, models and finished runs live side by side. Runs of one session execute one at a
+// time (they share its physical devices and their clocks); loading and planning never wait.
+#pragma once
+
+#include "io/ModelLoader.h"
+#include "ir/HostTensor.h"
+#include "ir/Result.h"
+#include "plan/Annotations.h"
+#include "plan/CostModel.h"
+#include "plan/Plan.h"
+#include "report/RunOutcome.h"
+#include "runtime/Bytecode.h"
+#include "runtime/Calibrate.h"
+#include "runtime/DeviceMapping.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace placer {
+
+class DeviceRegistry;
+
+namespace store {
+class PlanStore;
+}
+
+/// Where a model comes from.
+struct ModelSource {
+    /// The file; with `text`, the name the text is read as (its extension picks the format).
+    std::string path;
+    std::optional<std::string> text;
+    GraphFormat format = GraphFormat::Auto;
+    /// Shapes for inputs whose dimensions the model leaves open, by input name.
+    InputShapes inputShapes;
+};
+
+/// What a model is planned for, and how.
+struct PlanRequest {
+    /// The virtual devices, "NAME:KIND[:mem=SIZE][:ordinal=N],..."; none: the model's own
+    /// (a JSON graph's), else cpu:cpu,gpu:cuda.
+    std::optional<std::string> devices;
+    std::optional<std::string> defaultDevice, hostDevice;
+    std::vector<PinRequest> pins;
+    /// Mode, rules, fallback device, splits, constants, exact solving. Auto mode's costs come
+    /// from the session's workspace when `options.costs` is unset.
+    PlanOptions options;
+    /// The physical devices a run will use (auto mode costs those), and whether it will run
+    /// optimised (auto mode predicts fused groups then).
+    std::vector<DeviceMapRequest> maps;
+    bool optimize = true;
+};
+
+/// A loaded model and its plan.
+struct PlannedModel {
+    LoadedModel model;
+    Plan plan;
+    /// The options the plan was made with: the request's, with auto mode's cost model.
+    PlanOptions options;
+    /// Things the user should hear that are not errors (symbolic dimensions taken as 1, rules
+    /// that match nothing, a calibration made on first use).
+    std::vector<std::string> warnings;
+};
+
+/// What `placer compile` and a run lower: the optimised graph and its program.
+struct CompiledPlan {
+    OptimizedGraph ran;
+    Program program;
+    std::vector<std::string> physical; ///< per virtual device
+    std::vector<std::string> warnings;
+};
+
+struct CompileRequest {
+    std::vector<DeviceMapRequest> maps;
+    /// Run the passes after placement (false: the plan's own graph, `--no-optimize`).
+    bool optimize = true;
+};
+
+/// How a plan runs.
+struct RunRequest {
+    /// Where each virtual device runs; the rest by kind (runtime/DeviceMapping.h).
+    std::vector<DeviceMapRequest> maps;
+    /// Data for graph inputs, by input name; the others get seeded random data.
+    std::vector<std::pair<std::string, HostTensor>> inputs;
+    std::uint64_t seed = 1;
+    int warmup = 1;
+    int iterations = 10;
+    /// Check the outputs against the user's graph run unoptimised on one device.
+    bool reference = true;
+    double atol = 1e-4, rtol = 1e-3;
+    bool optimize = true;
+};
+
+/// What a run tells while it goes; every callback is optional and is called on the thread that
+/// runs.
+struct RunCallbacks {
+    /// Bytes of constants loaded so far, of all (a mapped model's weights are read from disk).
+    std::function<void(std::int64_t done, std::int64_t total)> loading;
+    /// After each iteration, warm-up included: how many are done, of how many.
+    std::function<void(int done, int total)> progress;
+    /// Asked before each step and iteration: true stops the run (RunOutcome::cancelled()).
+    std::function<bool()> cancelled;
+};
+
+struct SessionOptions {
+    /// The workspace file: calibrations, measured node times, saved plans and runs. Empty: the
+    /// user's default one (store::PlanStore::defaultPath()).
+    std::string workspace;
+};
+
+class Session {
+public:
+    explicit Session(SessionOptions options = {});
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    /// The workspace file this session reads costs from and records into.
+    const std::string& workspacePath() const { return m_workspace; }
+    /// The physical devices of this session (runtime/DeviceRegistry.h).
+    DeviceRegistry& registry() { return *m_registry; }
+
+    /// Reads a model in any format.
+    Result<LoadedModel> load(const ModelSource& source, const PlanRequest& request = {}) const;
+    /// Loads and plans: devices and their roles, pins, rules and the options of `request`.
+    Result<PlannedModel> open(const ModelSource& source, const PlanRequest& request);
+    /// Plans a loaded model (pins, rules and options of `request`; its devices are the model's).
+    Result<PlannedModel> plan(LoadedModel model, const PlanRequest& request);
+
+    /// This machine's cost model for `devices`: the workspace's calibration and measured node
+    /// times (none: assumed rates), the physical devices `maps` names, and fused groups as an
+    /// optimised run makes them (`optimize`).
+    CostModel costs(const DeviceSet& devices, const std::vector<DeviceMapRequest>& maps = {},
+                    bool optimize = true) const;
+    /// Measures this machine's devices and keeps the result in the workspace.
+    Result<Calibration> calibrate(const CalibrationOptions& options,
+                                  const CalibrationProgress& progress = {});
+
+    /// The program a run of `planned` executes: the optimised graph (or the plan's own with
+    /// `optimize` off), lowered.
+    Result<CompiledPlan> compile(const PlannedModel& planned, const CompileRequest& request);
+
+    /// Runs `planned`: maps its devices, optimises, lowers, checks memory, makes inputs, runs
+    /// the reference, loads, and runs the iterations. A plan with an unsupported conflict, a
+    /// plan too large for its devices, a wrong input or a kernel failure is an error; a
+    /// cancelled run is an outcome (RunOutcome::cancelled()).
+    Result<std::shared_ptr<RunOutcome>> run(std::shared_ptr<const PlannedModel> planned,
+                                            const RunRequest& request,
+                                            const RunCallbacks& callbacks = {});
+
+    /// Keeps the medians of the user's nodes that `outcome` ran in the workspace's cost table
+    /// (auto mode's predictions learn from them); returns how many, or why not.
+    Result<std::size_t> recordCosts(const RunOutcome& outcome) const;
+    /// Records `outcome` in the workspace against plan `name`, saving the plan first when there
+    /// is none of that name (`saved` tells whether it was). An error when the stored plan places
+    /// nodes differently.
+    Status recordRun(const RunOutcome& outcome, const std::string& name, bool* saved = nullptr) const;
+
+private:
+    std::string m_workspace;
+    /// Shared with every RunOutcome, whose executor runs on its devices.
+    std::shared_ptr<DeviceRegistry> m_registry;
+    std::mutex m_running;
+};
+
+/// Records `outcome` in an open workspace against plan `name`, as Session::recordRun does.
+Status recordRunIn(store::PlanStore& workspace, const RunOutcome& outcome, const std::string& name,
+                   bool* saved = nullptr);
+/// Keeps `outcome`'s node medians in an open workspace's cost table, as Session::recordCosts.
+Result<std::size_t> recordCostsIn(store::PlanStore& workspace, const RunOutcome& outcome);
+/// The cost model of `devices` from an open workspace (none: assumed rates), as
+/// Session::costs.
+CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
+                       const std::vector<DeviceMapRequest>& maps = {}, bool optimize = true);
+
+} // namespace placer

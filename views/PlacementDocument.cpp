@@ -52,7 +52,7 @@ void PlacementDocument::setModel(LoadedModel model, const QString& path) {
 
 void PlacementDocument::setPins(const std::vector<NodeId>& nodes, const std::vector<Pin>& pins) {
     for (std::size_t i = 0; i < nodes.size() && i < pins.size(); ++i)
-        m_model.graph.node(nodes[i]).pin = pins[i];
+        m_model.graph.setPin(nodes[i], pins[i]);
     replan();
     emit planChanged();
 }
@@ -100,6 +100,8 @@ void PlacementDocument::replan() {
     }
     QElapsedTimer timer;
     timer.start();
+    // The old plan's arrays make the new one's (PlanWorkspace::recycle).
+    m_workspace->recycle(std::move(m_plan));
     m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);
     m_lastPlanMillis = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
@@ -140,9 +142,8 @@ void PlacementDocument::restore(const DeviceSnapshot& snapshot) {
     m_colours = snapshot.colours;
     m_physical = snapshot.physical;
     for (std::uint32_t i = 0; i < m_model.graph.size() && i < snapshot.pins.size(); ++i) {
-        Node& node = m_model.graph.node(NodeId(i));
-        node.pin = snapshot.pins[i];
-        node.rejectedPins.clear();
+        m_model.graph.setPin(NodeId(i), snapshot.pins[i]);
+        m_model.graph.setRejectedPins(NodeId(i), {});
     }
     m_options.rules = snapshot.rules;
     m_options.fallbackDevice = snapshot.fallback;

@@ -2,6 +2,7 @@
 #include "ir/Graph.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 
@@ -9,8 +10,14 @@
 
 namespace placer {
 
+std::uint64_t Graph::nextRevision() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
+
 NodeId Graph::addNode(Node node) {
     assert(node.op && "every node has an op");
+    touch();
     const NodeId id(static_cast<std::uint32_t>(m_nodes.size()));
     for ([[maybe_unused]] const ValueRef& input : node.inputs)
         assert(input.node < id && "inputs come before their consumers");
@@ -30,6 +37,7 @@ std::optional<NodeId> Graph::find(std::string_view name) const {
 }
 
 void Graph::addAlias(NodeId id, std::string alias) {
+    touch();
     [[maybe_unused]] const bool inserted = m_byName.emplace(alias, id).second;
     assert(inserted && "aliases are unique");
     m_nodes[id.index].aliases.push_back(std::move(alias));

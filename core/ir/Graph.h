@@ -121,15 +121,35 @@ public:
 
     std::size_t size() const { return m_nodes.size(); }
     const Node& node(NodeId id) const { return m_nodes[id.index]; }
-    Node& node(NodeId id) { return m_nodes[id.index]; }
+    /// A node to change: anything of it may change, so the graph takes a new revision.
+    Node& node(NodeId id) {
+        touch();
+        return m_nodes[id.index];
+    }
+    /// Change where a node is pinned and nothing else: the graph keeps its revision, so the
+    /// planner's index of it stays valid (plan/GraphIndex.h).
+    void setPin(NodeId id, Pin pin) { m_nodes[id.index].pin = std::move(pin); }
+    void setRejectedPins(NodeId id, std::vector<Pin> pins) {
+        m_nodes[id.index].rejectedPins = std::move(pins);
+    }
+    /// Identifies the graph's structure (nodes, inputs, types, roles, copies, outputs): a number
+    /// no other structure in this process has had. Every change but setPin() takes a new one; a
+    /// copy of a graph has its revision.
+    std::uint64_t revision() const { return m_revision; }
     const std::vector<Node>& nodes() const { return m_nodes; }
     const TensorType& type(ValueRef value) const {
         return m_nodes[value.node.index].outputs[value.output];
     }
 
     const std::vector<GraphOutput>& outputs() const { return m_outputs; }
-    void addOutput(GraphOutput output) { m_outputs.push_back(output); }
-    std::vector<GraphOutput>& outputs() { return m_outputs; }
+    void addOutput(GraphOutput output) {
+        touch();
+        m_outputs.push_back(output);
+    }
+    std::vector<GraphOutput>& outputs() {
+        touch();
+        return m_outputs;
+    }
 
     /// The node with this name or alias.
     std::optional<NodeId> find(std::string_view name) const;
@@ -155,8 +175,13 @@ public:
     int foldedNodes() const;
 
 private:
+    /// Takes a new revision.
+    void touch() { m_revision = nextRevision(); }
+    static std::uint64_t nextRevision();
+
     std::vector<Node> m_nodes;
     std::vector<GraphOutput> m_outputs;
+    std::uint64_t m_revision = nextRevision();
     std::unordered_map<std::string, NodeId> m_byName;
     std::vector<std::shared_ptr<const OpDef>> m_ownedOps;
 };

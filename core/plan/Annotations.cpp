@@ -47,9 +47,8 @@ Status applyPinRequests(Graph& graph, const DeviceSet& devices,
         }
     }
     for (auto& [id, pin] : pins) {
-        Node& node = graph.node(id);
-        node.pin = std::move(pin);
-        node.rejectedPins.clear();
+        graph.setPin(id, std::move(pin));
+        graph.setRejectedPins(id, {});
     }
     return {};
 }

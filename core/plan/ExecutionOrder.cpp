@@ -181,7 +181,8 @@ ListSchedule listSchedule(const ListScheduling& problem) {
 }
 
 std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, const Plan& plan,
-                                   int deviceCount) {
+                                   int deviceCount, OrderScratch& scratch,
+                                   std::vector<NodeId> result) {
     const auto n = static_cast<std::uint32_t>(index.size());
     auto deviceOf = [&](std::uint32_t i) {
         const DeviceId d = i < plan.devices.size() ? plan.devices[i] : DeviceId();
@@ -192,7 +193,7 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
     bool oneDevice = true;
     for (std::uint32_t i = 1; i < n && oneDevice; ++i)
         oneDevice = deviceOf(i) == deviceOf(0);
-    std::vector<NodeId> result;
+    result.clear();
     result.reserve(n);
     if (oneDevice) {
         for (std::uint32_t i = 0; i < n; ++i)
@@ -209,40 +210,60 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
         const KernelFamily family = index.op[i]->kernel.family;
         if (family == KernelFamily::Conv || family == KernelFamily::Matmul)
             return estimateNodeMicros(graph, NodeId(i));
-        // What estimateNodeMicros computes, from the sizes the index already has.
-        double bytes = 0, outElems = 0;
+        // What estimateNodeMicros computes, from the sizes the index already has (output
+        // elements at 4 bytes each: only ratios matter).
+        double bytes = 0;
         for (std::uint32_t e = index.inputOffsets[i]; e < index.inputOffsets[i + 1]; ++e)
             bytes += static_cast<double>(
                 index.valueBytes[index.outputBase[index.inputNode[e]] + index.inputOutput[e]]);
-        const auto& outputs = graph.node(NodeId(i)).outputs;
-        for (std::uint32_t k = 0; k < outputs.size(); ++k) {
-            const auto outBytes = static_cast<double>(index.valueBytes[index.outputBase[i] + k]);
-            bytes += outBytes;
-            outElems += outBytes / dtypeSize(outputs[k].dtype);
-        }
-        return kernelMicros(outElems, bytes);
+        double outBytes = 0;
+        for (std::uint32_t v = index.outputBase[i]; v < index.outputBase[i + 1]; ++v)
+            outBytes += static_cast<double>(index.valueBytes[v]);
+        return kernelMicros(outBytes / 4, bytes + outBytes);
     };
-    ListScheduling problem(n, index.consumer.size());
+    // Every node starts as soon as its inputs have arrived (a copy between devices delays them
+    // by its estimated time): one pass in graph order, because a node's inputs come before it.
+    // Work does not wait for its device here, as a dataflow device does not make ready work
+    // wait for work that is not: what decides the order on a device is when its work can start,
+    // and work that waits for another device comes after work that does not.
+    std::vector<double>& start = scratch.start;
+    start.assign(n, 0);
+    std::vector<double>& end = scratch.end;
+    end.assign(n, 0);
+    double latest = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-        problem.resource[i] = deviceOf(i);
-        problem.cost[i] = cheapCost(i);
-        // An edge between devices costs a copy (an explicit device_copy node is its own copy).
-        for (std::uint32_t e = index.consumerOffsets[i]; e < index.consumerOffsets[i + 1]; ++e) {
-            const std::uint32_t c = index.consumer[e];
-            problem.addEdge(
-                c, deviceOf(i) == deviceOf(c) || index.isDeviceCopy(c)
-                       ? 0.0
-                       : estimateCopyMicros(
-                             index.valueBytes[index.outputBase[i] + index.consumedOutput[e]]));
+        const int device = deviceOf(i);
+        double ready = 0;
+        for (std::uint32_t e = index.inputOffsets[i]; e < index.inputOffsets[i + 1]; ++e) {
+            const std::uint32_t p = index.inputNode[e];
+            const bool crosses = deviceOf(p) != device && !index.isDeviceCopy(i);
+            const double arrives =
+                end[p] + (crosses ? estimateCopyMicros(index.valueBytes[index.outputBase[p] +
+                                                                        index.inputOutput[e]])
+                                  : 0.0);
+            ready = std::max(ready, arrives);
         }
-        problem.closeItem();
+        start[i] = ready;
+        end[i] = ready + cheapCost(i);
+        latest = std::max(latest, ready);
     }
-    problem.priority = longestPathToEnd(problem); // graph order is topological
-    const ListSchedule schedule = listSchedule(problem);
-    // The schedule's order is by predicted start already (each step takes the soonest start),
-    // and an item enters it only after its predecessors: a topological order.
-    for (std::uint32_t i : schedule.order)
-        result.push_back(NodeId(i));
+    // The order by start, ties in graph order: a counting sort over n buckets of equal time
+    // (linear). It is topological: a node starts no earlier than its inputs, so it falls in the
+    // same bucket (where graph order puts it after them) or a later one.
+    std::vector<std::uint32_t>& bucketStart = scratch.bucketStart;
+    bucketStart.assign(static_cast<std::size_t>(n) + 1, 0);
+    std::vector<std::uint32_t>& bucketOf = scratch.bucketOf;
+    bucketOf.resize(n);
+    const double scale = latest > 0 ? static_cast<double>(n - 1) / latest : 0.0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        bucketOf[i] = std::min(n - 1, static_cast<std::uint32_t>(start[i] * scale));
+        ++bucketStart[bucketOf[i] + 1];
+    }
+    for (std::size_t b = 1; b < bucketStart.size(); ++b)
+        bucketStart[b] += bucketStart[b - 1];
+    result.assign(n, NodeId());
+    for (std::uint32_t i = 0; i < n; ++i)
+        result[bucketStart[bucketOf[i]]++] = NodeId(i);
     return result;
 }
 

@@ -68,12 +68,21 @@ ListSchedule listSchedule(const ListScheduling& problem);
 /// successors all have higher indices (a topological numbering).
 std::vector<double> longestPathToEnd(const ListScheduling& problem);
 
-/// The nodes in the order list scheduling predicts they start: each device runs one node at a
-/// time, taking among its ready nodes the one with the longest estimated path to the end; a copy
-/// delays its consumers by its estimated time. Ties go to graph order, so the result is
-/// deterministic and a topological order of the graph. A plan on one device keeps the graph's
-/// order (any topological order runs the same there).
+/// The nodes in the order they can start: each as soon as its inputs have arrived (a copy delays
+/// its consumers by its estimated time), as a dataflow device takes whatever work is ready, so
+/// work on different devices interleaves as it will run and work that waits for another device
+/// comes after work that does not. Ties go to graph order, so the result is deterministic and a
+/// topological order of the graph. Linear in the graph (one pass, then a counting sort by start
+/// time): the GUI pays it on every edit. A plan on one device keeps the graph's order (any
+/// topological order runs the same there).
+/// Working arrays executionOrder() keeps between calls (in a PlanWorkspace).
+struct OrderScratch {
+    std::vector<double> start, end;
+    std::vector<std::uint32_t> bucketStart, bucketOf;
+};
+/// `into`: an array to fill (its capacity is reused).
 std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, const Plan& plan,
-                                   int deviceCount);
+                                   int deviceCount, OrderScratch& scratch,
+                                   std::vector<NodeId> into = {});
 
 } // namespace placer

@@ -5,8 +5,22 @@
 
 namespace placer {
 
+void GraphIndex::readPins(const Graph& graph) {
+    const std::vector<Node>& nodes = graph.nodes();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        pinKind[i] = nodes[i].pin.kind;
+        pinDevice[i] = nodes[i].pin.device;
+        hasRejectedPins[i] = nodes[i].rejectedPins.empty() ? 0 : 1;
+    }
+}
+
 void GraphIndex::rebuild(const Graph& graph) {
     const std::size_t n = graph.size();
+    if (m_revision == graph.revision() && role.size() == n) {
+        readPins(graph);
+        return;
+    }
+    m_revision = graph.revision();
     role.resize(n);
     op.resize(n);
     kernelDType.resize(n);
@@ -15,6 +29,7 @@ void GraphIndex::rebuild(const Graph& graph) {
     copySource.resize(n);
     copyDestination.resize(n);
     hasRejectedPins.resize(n);
+    hostOnly.resize(n);
     inputOffsets.resize(n + 1);
     outputBase.resize(n + 1);
     consumerOffsets.assign(n + 1, 0);
@@ -50,6 +65,7 @@ void GraphIndex::rebuild(const Graph& graph) {
         for (const TensorType& type : node.outputs)
             valueBytes.push_back(type.bytes());
         kernelDType[i] = placer::kernelDType(graph, node);
+        hostOnly[i] = node.subgraphs.empty() ? node.op->hostOnly : nodeHostOnly(node);
     }
     inputOffsets[n] = static_cast<std::uint32_t>(inputNode.size());
     outputBase[n] = static_cast<std::uint32_t>(valueBytes.size());

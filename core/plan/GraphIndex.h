@@ -12,7 +12,9 @@ namespace placer {
 struct GraphIndex {
     GraphIndex() = default;
     explicit GraphIndex(const Graph& graph) { rebuild(graph); }
-    /// Refills the view from `graph`, keeping the arrays' capacity from earlier graphs.
+    /// Refills the view from `graph`, keeping the arrays' capacity from earlier graphs. When the
+    /// view was made from this graph's structure (Graph::revision()), only the pins are read
+    /// again: what changes from one edit to the next in the GUI.
     void rebuild(const Graph& graph);
 
     std::size_t size() const { return role.size(); }
@@ -30,6 +32,7 @@ struct GraphIndex {
     std::vector<DeviceId> copySource;      ///< device_copy only
     std::vector<DeviceId> copyDestination; ///< device_copy only
     std::vector<std::uint8_t> hasRejectedPins;
+    std::vector<std::uint8_t> hostOnly; ///< nodeHostOnly (ir/Graph.h)
 
     // Inputs: for node n, inputNode/inputOutput[inputOffsets[n] .. inputOffsets[n+1]).
     std::vector<std::uint32_t> inputOffsets;
@@ -47,7 +50,10 @@ struct GraphIndex {
     std::vector<std::int64_t> valueBytes;
 
 private:
+    void readPins(const Graph& graph);
+
     std::vector<std::uint32_t> m_fill;
+    std::uint64_t m_revision = 0; ///< the structure the view holds (0: none)
 };
 
 } // namespace placer

@@ -25,11 +25,18 @@ public:
     MemoryPlanner(const Graph& graph, PlanWorkspace& workspace, const DeviceSet& devices,
                   const Plan& plan)
         : m_graph(graph), m_index(workspace.index), m_devices(devices), m_plan(plan),
-          m_lastUse(workspace.lastUse), m_releaseHead(workspace.releaseHead),
-          m_releaseNext(workspace.releaseNext), m_releaseStorage(workspace.releaseStorage),
-          m_releaseBytes(workspace.releaseBytes) {}
+          m_order(workspace.order), m_lastUse(workspace.lastUse), m_position(workspace.position),
+          m_copyOffsets(workspace.copyOffsets), m_copyList(workspace.copyList),
+          m_releaseHead(workspace.releaseHead), m_releaseNext(workspace.releaseNext),
+          m_releaseStorage(workspace.releaseStorage), m_releaseBytes(workspace.releaseBytes) {}
 
-    MemoryPlan run() {
+    MemoryPlan run(MemoryPlan spare) {
+        // A recycled plan's arrays, already in memory (PlanWorkspace::recycle).
+        m_result.tensors = std::move(spare.tensors);
+        m_result.tensors.clear();
+        m_result.storages = std::move(spare.storages);
+        m_result.storages.clear();
+        m_result.tensors.reserve(m_index.valueBytes.size());
         const int deviceCount = m_devices.size();
         m_result.devices.resize(deviceCount);
         for (int d = 0; d < deviceCount; ++d)
@@ -40,17 +47,12 @@ public:
         m_releaseNext.clear();
         m_releaseStorage.clear();
         m_releaseBytes.clear();
-        m_result.order = executionOrder(m_graph, m_index, m_plan, deviceCount);
+        m_result.order =
+            executionOrder(m_graph, m_index, m_plan, deviceCount, m_order, std::move(spare.order));
         m_position.assign(m_index.size(), 0);
         for (std::size_t p = 0; p < m_result.order.size(); ++p)
             m_position[m_result.order[p].index] = static_cast<std::int64_t>(p);
-        m_copiesOf.assign(m_index.size(), {});
-        m_copiesBefore.assign(m_index.size(), {});
-        for (std::size_t c = 0; c < m_plan.copies.size(); ++c) {
-            const CopySlot at = copySlot(m_graph, m_plan.copies[c], m_position);
-            (at.before ? m_copiesBefore : m_copiesOf)[at.node.index].push_back(
-                static_cast<std::uint32_t>(c));
-        }
+        fileCopies();
         computeLastUses();
         placeDedicatedTensors();
         placeSharedTensors();
@@ -64,6 +66,33 @@ public:
 
 private:
     std::int64_t nodeStep(std::uint32_t node) const { return 2 * m_position[node]; }
+
+    /// Files each copy under the node it goes with, before it (a constant's, just before its
+    /// first reader) or after it: per node, two lists in one array (counted, then filled).
+    void fileCopies() {
+        const std::size_t n = m_index.size();
+        m_copyOffsets.assign(2 * n + 1, 0);
+        std::vector<std::uint32_t> slotOf(m_plan.copies.size());
+        for (std::size_t c = 0; c < m_plan.copies.size(); ++c) {
+            const CopySlot at = copySlot(m_graph, m_plan.copies[c], m_position);
+            slotOf[c] = 2 * at.node.index + (at.before ? 0 : 1);
+            ++m_copyOffsets[slotOf[c] + 1];
+        }
+        for (std::size_t k = 1; k < m_copyOffsets.size(); ++k)
+            m_copyOffsets[k] += m_copyOffsets[k - 1];
+        m_copyList.resize(m_plan.copies.size());
+        std::vector<std::uint32_t> fill(m_copyOffsets.begin(), m_copyOffsets.end() - 1);
+        for (std::size_t c = 0; c < m_plan.copies.size(); ++c)
+            m_copyList[fill[slotOf[c]]++] = static_cast<std::uint32_t>(c);
+    }
+
+    /// The copies filed before (0) or after (1) node i, as a range of m_copyList.
+    std::pair<const std::uint32_t*, const std::uint32_t*> copiesAt(std::uint32_t i,
+                                                                   int after) const {
+        const std::size_t slot = 2 * static_cast<std::size_t>(i) + static_cast<std::size_t>(after);
+        return {m_copyList.data() + m_copyOffsets[slot],
+                m_copyList.data() + m_copyOffsets[slot + 1]};
+    }
 
     std::uint32_t slot(ValueRef v) const { return m_index.valueSlot(v); }
 
@@ -124,9 +153,9 @@ private:
             const std::uint32_t i = id.index;
             releaseUpTo(nodeStep(i));
             // Copies of constants, just before their first reader.
-            for (const std::uint32_t c : m_copiesBefore[i]) {
-                if (!copies[c].isExplicit)
-                    placeCopy(copies[c], nodeStep(i));
+            for (auto [c, end] = copiesAt(i, 0); c != end; ++c) {
+                if (!copies[*c].isExplicit)
+                    placeCopy(copies[*c], nodeStep(i));
             }
             if (!m_index.isParameter(i) && !m_index.isConstant(i)) {
                 const std::uint32_t outputs = m_index.outputBase[i + 1] - m_index.outputBase[i];
@@ -138,10 +167,10 @@ private:
             }
             // The copies of node i's outputs happen right after it.
             releaseUpTo(nodeStep(i) + 1);
-            for (const std::uint32_t c : m_copiesOf[i]) {
+            for (auto [c, end] = copiesAt(i, 1); c != end; ++c) {
                 // An explicit device_copy node's own output is already a tensor.
-                if (!copies[c].isExplicit)
-                    placeCopy(copies[c], nodeStep(i) + 1);
+                if (!copies[*c].isExplicit)
+                    placeCopy(copies[*c], nodeStep(i) + 1);
             }
         }
     }
@@ -205,10 +234,13 @@ private:
     const Plan& m_plan;
     MemoryPlan m_result;
 
+    OrderScratch& m_order;
     std::vector<std::int64_t>& m_lastUse;
-    std::vector<std::int64_t> m_position;                   ///< per node: its place in the order
-    std::vector<std::vector<std::uint32_t>> m_copiesOf;     ///< per node: the copies after it
-    std::vector<std::vector<std::uint32_t>> m_copiesBefore; ///< per node: the copies before it
+    std::vector<std::int64_t>& m_position; ///< per node: its place in the order
+    /// Per node i: the copies before it in m_copyList[m_copyOffsets[2i] .. [2i+1]), after it in
+    /// [m_copyOffsets[2i+1] .. [2i+2]).
+    std::vector<std::uint32_t>& m_copyOffsets;
+    std::vector<std::uint32_t>& m_copyList;
     /// Free storages per device: size -> storage ids of that size.
     std::vector<std::map<std::int64_t, std::vector<std::int32_t>>> m_free;
     std::vector<std::int64_t> m_live;
@@ -243,7 +275,7 @@ MemoryPlan planMemory(const Graph& graph, const DeviceSet& devices, const Plan& 
 
 MemoryPlan planMemory(const Graph& graph, PlanWorkspace& workspace, const DeviceSet& devices,
                       const Plan& plan) {
-    return MemoryPlanner(graph, workspace, devices, plan).run();
+    return MemoryPlanner(graph, workspace, devices, plan).run(std::move(workspace.spare.memory));
 }
 
 } // namespace placer

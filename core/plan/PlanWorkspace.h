@@ -1,7 +1,9 @@
 // Scratch space the planner reuses from one call to the next.
 #pragma once
 
+#include "plan/ExecutionOrder.h"
 #include "plan/GraphIndex.h"
+#include "plan/Plan.h"
 
 #include <cstdint>
 #include <vector>
@@ -14,6 +16,12 @@ namespace placer {
 /// meaningless between calls.
 struct PlanWorkspace {
     GraphIndex index;
+
+    /// Hands back a plan the caller no longer needs (the one the next plan replaces): the next
+    /// call fills its per-node arrays instead of allocating new ones.
+    void recycle(Plan&& old) { spare = std::move(old); }
+    /// What recycle() handed back; the planner takes its arrays, emptied.
+    Plan spare;
 
     // Planner.cpp
     /// Where a node's own fixed device came from.
@@ -52,7 +60,11 @@ struct PlanWorkspace {
     std::vector<ClassConstraint> classConstraints;
 
     // MemoryPlanner.cpp
+    OrderScratch order;
     std::vector<std::int64_t> lastUse;
+    std::vector<std::int64_t> position;
+    std::vector<std::uint32_t> copyOffsets;
+    std::vector<std::uint32_t> copyList;
     std::vector<std::int32_t> releaseHead;
     std::vector<std::int32_t> releaseNext;
     std::vector<std::int32_t> releaseStorage;

@@ -130,6 +130,9 @@ std::string joinWithAnd(const std::vector<std::string>& names) {
     return out;
 }
 
+/// At most this many values used on several devices get a note of their own.
+constexpr std::size_t kMaxValueNotes = 1000;
+
 /// How much faster than the best single device a split must be predicted before auto mode
 /// takes it.
 constexpr double kSplitMargin = 0.2;
@@ -145,6 +148,9 @@ public:
     Plan run() {
         m_index.rebuild(m_graph);
         const std::size_t n = m_index.size();
+        // The arrays of a plan handed back to the workspace, already in memory.
+        m_plan.devices = std::move(m_workspace.spare.devices);
+        m_plan.reasons = std::move(m_workspace.spare.reasons);
         m_plan.devices.assign(n, DeviceId());
         m_plan.reasons.assign(n, Reason{});
         m_fixed.assign(n, DeviceId());
@@ -329,10 +335,12 @@ private:
     bool canRun(std::uint32_t i, DeviceId device) const {
         if (m_index.role[i] != OpRole::Compute)
             return true;
-        const Node& n = node(i);
-        if (nodeHostOnly(n) && device != m_devices.hostDevice())
+        if (m_index.hostOnly[i] && device != m_devices.hostDevice())
             return false;
-        return nodeRunsOn(n, m_devices[device].kind, m_index.kernelDType[i]);
+        const DeviceKind kind = m_devices[device].kind;
+        if (!m_index.op[i]->hasBodies)
+            return m_index.op[i]->hasKernel(kind, m_index.kernelDType[i]);
+        return nodeRunsOn(node(i), kind, m_index.kernelDType[i]);
     }
 
     /// Where a node goes when the device it would get cannot run it; invalid if no device can.
@@ -1170,6 +1178,8 @@ private:
     // ---- phase 4: copies -------------------------------------------------------------------
 
     void insertCopies() {
+        m_valueNotes = 0;
+        m_unnotedValues = 0;
         const int deviceCount = m_devices.size();
         std::vector<std::vector<NodeId>> consumersOn(deviceCount);
         std::vector<char> outputOn(deviceCount);
@@ -1209,6 +1219,11 @@ private:
                     emitTransfers(ValueRef{NodeId(p), k}, home, consumersOn, outputOn);
             }
         }
+        if (m_unnotedValues > 0)
+            m_plan.notes.push_back(
+                "and " + std::to_string(m_unnotedValues) + " more value" +
+                (m_unnotedValues == 1 ? " is" : "s are") +
+                " used on several devices (the plan's copies and replicas list every one)");
     }
 
     bool isOutputValue(ValueRef value, DeviceId device) const {
@@ -1245,6 +1260,15 @@ private:
             consumersOn[d].clear();
             outputOn[d] = 0;
         }
+        if (!replica.devices.empty())
+            m_plan.replicas.push_back(replica);
+        // One sentence per value used on several devices, up to a limit: past it, a graph with
+        // many crossings gets one summing sentence (the copies and replicas list every one).
+        if (m_valueNotes >= kMaxValueNotes) {
+            ++m_unnotedValues;
+            return;
+        }
+        ++m_valueNotes;
         const std::string name = m_graph.valueName(value);
         const std::string& homeName = m_devices[home].name;
         // A value is used where it is made; a constant where it is read (an offloaded one is
@@ -1266,7 +1290,6 @@ private:
                                    (mixed ? " on " + joinWithAnd(replicaNames) : "") +
                                    ", one instance per device, made at load time (" +
                                    formatBytes(extra) + " extra)");
-            m_plan.replicas.push_back(std::move(replica));
         }
         if (!elsewhereNames.empty()) {
             // Under the replicate policy, a copy means the device's memory cannot keep it.
@@ -1379,6 +1402,8 @@ private:
     std::set<std::pair<std::uint32_t, std::int32_t>> m_streamed;
     /// Those PlanOptions::copiedConstants asks for.
     std::set<std::pair<std::uint32_t, std::int32_t>> m_copiedConstants;
+    /// Values used on several devices described by a note, and those past the limit.
+    std::size_t m_valueNotes = 0, m_unnotedValues = 0;
 };
 
 } // namespace

@@ -205,8 +205,9 @@ private slots:
         QFETCH(int, order);
         const Lowered l = lowered(static_cast<test::BranchOrder>(order));
         const GraphIndex index(l.graph);
-        const std::vector<NodeId> first = executionOrder(l.graph, index, l.plan, 2);
-        QCOMPARE(first, executionOrder(l.graph, index, l.plan, 2));
+        OrderScratch scratch;
+        const std::vector<NodeId> first = executionOrder(l.graph, index, l.plan, 2, scratch);
+        QCOMPARE(first, executionOrder(l.graph, index, l.plan, 2, scratch));
         QCOMPARE(first, l.plan.memory.order);
         QCOMPARE(first.size(), l.graph.size());
         std::vector<std::size_t> position(l.graph.size());

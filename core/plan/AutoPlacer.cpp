@@ -446,6 +446,7 @@ AutoPlacement autoPlace(const PlacementProblem& problem, const AutoPlaceOptions&
     // Starting points.
     std::vector<int> best = heftAssignment(problem);
     SimulatedSchedule bestSchedule = evaluate(best);
+    result.heftAssignment = best;
     result.heftMakespan = bestSchedule.makespan;
     result.bestSingleDevice = std::numeric_limits<double>::infinity();
     std::vector<int> bestSingle;

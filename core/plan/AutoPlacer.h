@@ -149,7 +149,8 @@ struct AutoPlaceOptions {
 struct AutoPlacement {
     std::vector<int> assignment;
     SimulatedSchedule schedule;
-    double heftMakespan = 0;       ///< HEFT's assignment, simulated as the executor runs it
+    std::vector<int> heftAssignment; ///< HEFT's placement, a starting point
+    double heftMakespan = 0;         ///< HEFT's assignment, simulated as the executor runs it
     double bestSingleDevice = 0;   ///< the best single-device placement allowed (inf if none)
     bool keptSingleDevice = false; ///< a split did not promise splitMargin, so none was made
     int evaluations = 0;

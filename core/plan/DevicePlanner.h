@@ -1,0 +1,209 @@
+// The device planner's state and phases (plan/Planner.cpp has the algorithm's description):
+// the class is declared here so that its phases can live in two units, placement by pins, rules
+// and consumers in Planner.cpp and placement by cost with the prediction in AutoMode.cpp. Only
+// those two include it; everything else calls planDevices() (plan/Planner.h).
+#pragma once
+
+#include "plan/AutoPlacer.h"
+#include "plan/CostModel.h"
+#include "plan/GraphIndex.h"
+#include "plan/PlanWorkspace.h"
+#include "plan/Planner.h"
+#include "plan/Split.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+namespace placer {
+
+class DevicePlanner {
+    using FixedSource = PlanWorkspace::FixedSource;
+    using ClassConstraint = PlanWorkspace::ClassConstraint;
+
+public:
+    DevicePlanner(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                  PlanWorkspace& workspace)
+        : m_graph(graph), m_devices(devices), m_options(options), m_workspace(workspace),
+          m_index(workspace.index), m_fixed(workspace.fixed), m_fixedSource(workspace.fixedSource),
+          m_classOf(workspace.classOf), m_classConstraints(workspace.classConstraints) {}
+
+    Plan run();
+
+private:
+    const Node& node(std::uint32_t i) const { return m_graph.nodes()[i]; }
+
+    // ---- options ---------------------------------------------------------------------------
+
+    /// PlanOptions::copiedConstants as (node, device); names that match no constant or device
+    /// are ignored (they come from a plan of the same graph).
+    void resolveCopiedConstants();
+
+    void resolveOptions();
+
+    // ---- split regions (plan/Split.h) ------------------------------------------------------
+
+    void resolveSplits();
+
+    /// Plans the graph that runs: each region once per shard, every other node held where
+    /// this plan put it. Its memory plan, each shard on its own device, is the plan's.
+    void planShards();
+
+    /// The prediction of a split plan is the sharded graph's: a split node starts with its
+    /// first shard and ends with its last, and takes its slowest shard's time.
+    void foldShardPrediction();
+
+    void collectOutputDemands();
+
+    // ---- kernels ---------------------------------------------------------------------------
+
+    bool canRun(std::uint32_t i, DeviceId device) const;
+
+    /// Where a node goes when the device it would get cannot run it; invalid if no device can.
+    DeviceId fallbackTarget(std::uint32_t i) const;
+
+    bool isPinned(std::uint32_t i) const;
+
+    // ---- phase 1: fixed devices ------------------------------------------------------------
+
+    void computeFixedDevices();
+
+    /// The first rule whose glob matches the op, or -1; matched once per distinct op.
+    std::int32_t ruleFor(const OpDef* op);
+
+    void applyRules(std::uint32_t i);
+
+    void replaceUnrunnableFixedDevice(std::uint32_t i);
+
+    void reportRejectedPins(std::uint32_t i);
+
+    void reportPinOnCopy(std::uint32_t i);
+
+    // ---- phase 2: classes (unify) ----------------------------------------------------------
+
+    /// A constant that will be replicated constrains nobody: it is on every device that needs
+    /// it, so its out-edges are soft (a pin only says where its first instance lives).
+    bool isReplicatedConstant(std::uint32_t i) const;
+
+    bool isHardEdge(std::uint32_t producer, std::uint32_t consumer) const;
+
+    void buildClasses();
+
+    // ---- phase 3: assignment ---------------------------------------------------------------
+
+    void assignDevices();
+
+    /// The device most consumers of node i run on; ties to the default, then the lowest index.
+    DeviceId voteByConsumers(std::uint32_t i, Reason* reason);
+
+    void reportUnsupportedOps();
+
+    // ---- phase 3b: auto ---------------------------------------------------------------------
+
+    /// The options' cost model when it was made for this device set, else assumed costs.
+    const CostModel& costs();
+
+    /// The placement problem of the graph: a task per op, explicit copy and pinned input, with
+    /// its time on every device that can run it. `budget`: per device, the bytes it may hold.
+    PlacementProblem buildProblem(const std::vector<std::int64_t>& budget);
+
+    void placeByCost();
+
+    /// One search within `budget` (per device, bytes; < 0: none), from the demand plan; with
+    /// `weightsMayLeave`, the constants the ops read do not count against a limited device.
+    void placeWithin(const std::vector<std::int64_t>& budget, const std::vector<DeviceId>& demand,
+                     const std::vector<Reason>& demandReasons, bool weightsMayLeave);
+
+    /// What follows the placement: unsupported ops, copies and replicas, the memory plan.
+    void finishPlacement(std::size_t conflicts);
+
+    /// Per device: how far its memory plan exceeds its capacity (0 when it fits or has none).
+    std::vector<std::int64_t> overflow() const;
+
+    /// Frees each full device's `excess` by no longer keeping the constants it reads, largest
+    /// first: each is copied to it on every run (PlanOptions::constants stays what it says for
+    /// the others). A constant whose only instance is there moves to the device with the most
+    /// room (ReasonKind::Offloaded). False when there was nothing more to stream.
+    bool streamConstants(const std::vector<std::int64_t>& excess);
+
+    /// Another device than `full` with room for `bytes` more: one without a capacity, else the
+    /// one with the most room left in the memory plan; invalid when none has.
+    DeviceId roomFor(std::int64_t bytes, DeviceId full) const;
+
+    /// The problem as the run will meet it under `assignment`: a group the run fuses (per node,
+    /// `fusedInto`: its head) is one op, its members taking no time of their own and its head
+    /// the group's (`members`: each head's); a constant copied to a device on every run arrives
+    /// there after its copy.
+    PlacementProblem predictionProblem(const std::vector<int>& assignment,
+                                       const std::vector<NodeId>& fusedInto,
+                                       std::map<std::uint32_t, std::vector<NodeId>>* members,
+                                       bool constantCopies = true);
+
+    /// Per task, the device the plan gives it.
+    std::vector<int> currentAssignment() const;
+    /// The makespan of `assignment` (per task) with the fused groups it makes counted, the
+    /// nodes that are no task on `others`' devices; constants copied on every run not counted.
+    double fusedMakespan(const std::vector<int>& assignment, const std::vector<DeviceId>& others);
+
+    /// The makespan predicted for the plan as it stands (auto mode's placement).
+    double predictedMakespan();
+
+    /// The schedule the plan predicts: the executor's policy on the cost model's times.
+    void predict();
+
+    // ---- phase 4: copies -------------------------------------------------------------------
+
+    void insertCopies();
+
+    bool isOutputValue(ValueRef value, DeviceId device) const;
+
+    void emitTransfers(ValueRef value, DeviceId home, std::vector<std::vector<NodeId>>& consumersOn,
+                       std::vector<char>& outputOn);
+
+    void recordExplicitCopy(std::uint32_t copyNode, ValueRef input);
+
+    // ---- phase 5: capacity -----------------------------------------------------------------
+
+    void checkCapacities();
+
+    const Graph& m_graph;
+    const DeviceSet& m_devices;
+    const PlanOptions& m_options;
+    PlanWorkspace& m_workspace;
+    GraphIndex& m_index;
+    Plan m_plan;
+
+    std::vector<DeviceId>& m_fixed;
+    std::vector<FixedSource>& m_fixedSource;
+    std::vector<DeviceId> m_ruleDevices;
+    std::unordered_map<const OpDef*, std::int32_t> m_ruleOfOp;
+    DeviceId m_fallback;
+    std::multimap<std::uint32_t, DeviceId> m_outputDemands;
+
+    std::vector<std::int32_t> m_voteCounts;
+    std::vector<NodeId> m_firstVoter;
+
+    std::vector<std::uint32_t>& m_classOf;
+    std::vector<ClassConstraint>& m_classConstraints;
+
+    SplitAnalysis m_split;
+    bool m_splitting = false;
+
+    // Auto mode and the prediction.
+    std::optional<CostModel> m_assumedCosts;
+    std::vector<std::int32_t> m_taskOf;
+    std::vector<std::uint32_t> m_nodeOfTask;
+    PlacementProblem m_problem;
+    AutoPlacement m_auto;
+    /// (constant, device): read on the device but not kept there, copied in on every run (auto
+    /// mode, when the device's memory cannot keep it; replicas elsewhere as the policy says).
+    std::set<std::pair<std::uint32_t, std::int32_t>> m_streamed;
+    /// Those PlanOptions::copiedConstants asks for.
+    std::set<std::pair<std::uint32_t, std::int32_t>> m_copiedConstants;
+    /// Values used on several devices described by a note, and those past the limit.
+    std::size_t m_valueNotes = 0, m_unnotedValues = 0;
+};
+
+} // namespace placer

@@ -2,6 +2,7 @@
 // placement needs, conflicts, notes, and the memory plan.
 #pragma once
 
+#include "ir/BatchRule.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 
@@ -203,17 +204,6 @@ struct Prediction {
     int evaluations = 0;
     std::string exactStatus;
     std::optional<double> exactOptimumMicros;
-};
-
-/// Where a value of a split region carries the batch: along `axis`, whose extent is
-/// outer x batch x inner with the batch in the middle (a plain batch axis has outer = inner = 1;
-/// a reshape can fold neighbouring axes into it, a transpose move it). axis < 0: the value does
-/// not carry the batch (every shard reads it whole).
-struct BatchAxis {
-    std::int32_t axis = -1;
-    std::int64_t outer = 1, inner = 1;
-    bool batched() const { return axis >= 0; }
-    bool operator==(const BatchAxis&) const = default;
 };
 
 /// One device's part of a split region: its device and its rows [begin, end) of the batch.

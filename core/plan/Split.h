@@ -11,7 +11,7 @@
 // must treat the rows of the batch independently (convolution, pooling, element-wise ops,
 // matrix products whose rows or batch dimensions hold the batch, inference-mode normalisation,
 // softmax or reductions over other axes). The batch is followed through the region
-// (BatchAxis): a transpose moves it to another axis, a reshape may fold neighbouring axes around
+// (BatchAxis, ir/BatchRule.h, which holds each op's rule): a transpose moves it to another axis, a reshape may fold neighbouring axes around
 // it (PyTorch's attention turns [N, S, E] into [S, N*h, d] and [S*N, E] and back), and the
 // values leaving the region are concatenated where they carry it. An op that mixes rows (a
 // reduction or softmax over the batch axis, a reshape that spreads it over several axes,
@@ -26,6 +26,7 @@
 // region and shard they compute.
 #pragma once
 
+#include "ir/BatchRule.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 #include "ir/Result.h"
@@ -57,17 +58,6 @@ struct SplitAnalysis {
 /// graph and the requests.
 SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                             const std::vector<SplitRequest>& requests);
-
-/// How an op treats the batch: where each of its results carries it, or why the op cannot run
-/// on each shard's rows apart (a sentence completing "'conv1' ...": "reduces over the batch
-/// axis").
-struct BatchVerdict {
-    std::optional<std::string> why;
-    std::vector<BatchAxis> outputs;
-};
-/// The verdict for `node` given where each of its inputs carries a batch of `batch` rows.
-BatchVerdict batchRule(const Graph& graph, const Node& node, const std::vector<BatchAxis>& inputs,
-                       std::int64_t batch);
 
 /// The graph that runs `plan`'s split regions once per shard (Plan::sharded), its nodes outside
 /// the regions held where `plan` put them. Its own plan is left to the caller.

@@ -10,6 +10,44 @@ namespace placer {
 
 namespace {
 
+/// Every dtype with its ONNX element type.
+constexpr std::pair<DType, int> kElementTypes[] = {
+    {DType::Float32, onnx::TensorProto_DataType_FLOAT},
+    {DType::Float16, onnx::TensorProto_DataType_FLOAT16},
+    {DType::BFloat16, onnx::TensorProto_DataType_BFLOAT16},
+    {DType::Float64, onnx::TensorProto_DataType_DOUBLE},
+    {DType::Int8, onnx::TensorProto_DataType_INT8},
+    {DType::Int16, onnx::TensorProto_DataType_INT16},
+    {DType::Int32, onnx::TensorProto_DataType_INT32},
+    {DType::Int64, onnx::TensorProto_DataType_INT64},
+    {DType::UInt8, onnx::TensorProto_DataType_UINT8},
+    {DType::Bool, onnx::TensorProto_DataType_BOOL},
+    {DType::UInt16, onnx::TensorProto_DataType_UINT16},
+    {DType::UInt32, onnx::TensorProto_DataType_UINT32},
+    {DType::UInt64, onnx::TensorProto_DataType_UINT64},
+    {DType::String, onnx::TensorProto_DataType_STRING},
+};
+
+} // namespace
+
+int onnxElementType(DType dtype) {
+    for (const auto& [known, element] : kElementTypes) {
+        if (known == dtype)
+            return element;
+    }
+    return onnx::TensorProto_DataType_UNDEFINED;
+}
+
+std::optional<DType> dtypeFromOnnx(int elementType) {
+    for (const auto& [dtype, element] : kElementTypes) {
+        if (element == elementType)
+            return dtype;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
 void collectOuterNames(const onnx::GraphProto& graph, std::set<std::string> defined,
                        std::vector<std::string>* names, std::set<std::string>* seen) {
     for (const onnx::ValueInfoProto& input : graph.input())

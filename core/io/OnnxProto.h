@@ -1,6 +1,9 @@
 // Small questions about ONNX protobuf graphs that the reader and the sequence lowering both ask.
 #pragma once
 
+#include "ir/DType.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +12,11 @@ class NodeProto;
 } // namespace onnx
 
 namespace placer {
+
+/// ONNX's TensorProto element type of a dtype, and the dtype of an element type (nothing for
+/// one the engine has no dtype for): one table read both ways.
+int onnxElementType(DType dtype);
+std::optional<DType> dtypeFromOnnx(int elementType);
 
 /// True if the node is of ONNX's default domain ("" or "ai.onnx").
 bool onnxStandardDomain(const onnx::NodeProto& node);

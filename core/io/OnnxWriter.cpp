@@ -14,40 +14,6 @@
 
 namespace placer {
 
-int onnxElementType(DType dtype) {
-    switch (dtype) {
-    case DType::Float32:
-        return onnx::TensorProto_DataType_FLOAT;
-    case DType::Float16:
-        return onnx::TensorProto_DataType_FLOAT16;
-    case DType::BFloat16:
-        return onnx::TensorProto_DataType_BFLOAT16;
-    case DType::Float64:
-        return onnx::TensorProto_DataType_DOUBLE;
-    case DType::Int8:
-        return onnx::TensorProto_DataType_INT8;
-    case DType::Int16:
-        return onnx::TensorProto_DataType_INT16;
-    case DType::Int32:
-        return onnx::TensorProto_DataType_INT32;
-    case DType::Int64:
-        return onnx::TensorProto_DataType_INT64;
-    case DType::UInt8:
-        return onnx::TensorProto_DataType_UINT8;
-    case DType::Bool:
-        return onnx::TensorProto_DataType_BOOL;
-    case DType::UInt16:
-        return onnx::TensorProto_DataType_UINT16;
-    case DType::UInt32:
-        return onnx::TensorProto_DataType_UINT32;
-    case DType::UInt64:
-        return onnx::TensorProto_DataType_UINT64;
-    case DType::String:
-        return onnx::TensorProto_DataType_STRING;
-    }
-    return onnx::TensorProto_DataType_UNDEFINED;
-}
-
 void setOnnxTensorData(onnx::TensorProto* tensor, DType dtype, const char* data, std::size_t size) {
     if (dtype != DType::String) {
         tensor->set_raw_data(data, size);

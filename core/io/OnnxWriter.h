@@ -1,9 +1,11 @@
 // Writes a planned graph back to ONNX, so a plan travels with the model.
 #pragma once
 
-#include "ir/Result.h"
+#include "io/OnnxProto.h"
+
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
+#include "ir/Result.h"
 
 #include <string>
 #include <vector>
@@ -32,9 +34,6 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
 
 /// The --devices spelling of a device set: "cpu:cpu,gpu:cuda:mem=8589934592".
 std::string deviceSetSpec(const DeviceSet& devices);
-
-/// The onnx.TensorProto element type of a dtype (TensorProto_DataType).
-int onnxElementType(DType dtype);
 
 /// Names an ONNX value and gives it `type` (element type and static shape), replacing any type
 /// it had.

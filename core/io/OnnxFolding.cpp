@@ -187,9 +187,48 @@ std::optional<TensorType> OnnxImporter::staticType(const std::string& value) con
 
 /// Evaluates nodes whose inputs are all known and makes their outputs initializers, then
 /// infers shapes again, until nothing changes. Constant nodes become initializers too.
-OnnxImporter::Failure OnnxImporter::foldConstants() {
+Result<std::vector<TensorData>>
+OnnxImporter::evaluateNode(const onnx::NodeProto& node, const std::vector<std::int64_t>& positions,
+                           const std::vector<TensorType>& inputTypes,
+                           const std::vector<const TensorData*>& inputs,
+                           const std::vector<TensorType>& outputTypes) {
     const ConstantEvaluator& evaluate = constantEvaluator();
-    const int opset = m_graph.onnxOpset();
+    if (!evaluate)
+        return fail("nothing evaluates values at load in this program (no CPU kernels)");
+    const OpDef* op = opFor(node);
+    if (!op->hasKernel(DeviceKind::Cpu))
+        return fail("no CPU kernel evaluates " + node.op_type());
+    Node evaluated;
+    evaluated.name = displayName(node);
+    evaluated.op = op;
+    readAttributes(node, &evaluated);
+    if (!positions.empty() && positions.back() >= static_cast<std::int64_t>(positions.size()))
+        evaluated.attrs.set(kInputPositionsAttr, positions);
+    evaluated.outputs = outputTypes;
+    return evaluate(evaluated, inputTypes, inputs, outputTypes, m_graph.onnxOpset());
+}
+
+Result<std::vector<HostTensor>>
+OnnxImporter::evaluateKnown(const onnx::NodeProto& node, const std::vector<HostTensor>& inputs,
+                            const std::vector<TensorType>& outputTypes) {
+    std::vector<std::int64_t> positions;
+    std::vector<TensorType> types;
+    std::vector<const TensorData*> data;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        positions.push_back(static_cast<std::int64_t>(k));
+        types.push_back(inputs[k].type);
+        data.push_back(&inputs[k].data);
+    }
+    auto outputs = evaluateNode(node, positions, types, data, outputTypes);
+    if (!outputs)
+        return outputs.error();
+    std::vector<HostTensor> results;
+    for (std::size_t k = 0; k < outputTypes.size(); ++k)
+        results.push_back(HostTensor{outputTypes[k], std::move(outputs.value()[k])});
+    return results;
+}
+
+OnnxImporter::Failure OnnxImporter::foldConstants() {
     std::set<std::string> refused; // nodes the evaluator could not run: not tried again
     for (int round = 0; round < 64; ++round) {
         m_types.clear();
@@ -248,7 +287,7 @@ OnnxImporter::Failure OnnxImporter::foldConstants() {
                     continue;
                 results = std::move(*folded);
             } else {
-                if (!evaluate)
+                if (!constantEvaluator())
                     continue;
                 std::vector<TensorType> inputTypes;
                 std::vector<TensorData> inputData;
@@ -297,23 +336,10 @@ OnnxImporter::Failure OnnxImporter::foldConstants() {
                     outputBytes += type.bytes();
                 if (outputBytes > std::max(kFoldFreeBytes, inputBytes))
                     continue;
-                const OpDef* op = opFor(node);
-                if (!op->hasKernel(DeviceKind::Cpu)) {
-                    refused.insert(displayName(node));
-                    continue;
-                }
-                Node evaluated;
-                evaluated.name = displayName(node);
-                evaluated.op = op;
-                readAttributes(node, &evaluated);
-                if (!positions.empty() &&
-                    positions.back() >= static_cast<std::int64_t>(positions.size()))
-                    evaluated.attrs.set(kInputPositionsAttr, positions);
-                evaluated.outputs = outputTypes;
                 std::vector<const TensorData*> pointers;
                 for (const TensorData& data : inputData)
                     pointers.push_back(&data);
-                auto outputs = evaluate(evaluated, inputTypes, pointers, outputTypes, opset);
+                auto outputs = evaluateNode(node, positions, inputTypes, pointers, outputTypes);
                 if (!outputs) {
                     refused.insert(displayName(node));
                     continue;

@@ -180,6 +180,19 @@ private:
 
     /// Evaluates nodes whose inputs are all known and makes their outputs initializers, then
     /// infers shapes again, until nothing changes. Constant nodes become initializers too.
+    /// Evaluates `node` on values known at load with the process's constant evaluator
+    /// (ir/ConstantFolding.h, the CPU kernels): its attributes read as the graph's nodes are;
+    /// `positions`: where each input sits among the node's (ONNX may leave some out). The one
+    /// load-time evaluator, for folding and for the sequence lowering alike.
+    Result<std::vector<TensorData>> evaluateNode(const onnx::NodeProto& node,
+                                                 const std::vector<std::int64_t>& positions,
+                                                 const std::vector<TensorType>& inputTypes,
+                                                 const std::vector<const TensorData*>& inputs,
+                                                 const std::vector<TensorType>& outputTypes);
+    /// evaluateNode() on whole tensors, every input present (io/OnnxSequences.h).
+    Result<std::vector<HostTensor>> evaluateKnown(const onnx::NodeProto& node,
+                                                  const std::vector<HostTensor>& inputs,
+                                                  const std::vector<TensorType>& outputTypes);
     Failure foldConstants();
 
     static void collectNames(const onnx::GraphProto& graph, std::set<std::string>* names);

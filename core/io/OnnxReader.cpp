@@ -190,17 +190,23 @@ Result<DeviceId> OnnxImporter::device(const std::string& name, const std::string
                 "' (devices: " + m_devices.namesList() + ")");
 }
 
-/// The user's shapes for graph inputs (--input-shape) replace the declared ones, which they
-/// must agree with where those are fixed.
-/// Sequences and optionals become the tensors they hold (io/OnnxSequences.h).
+/// Sequences and optionals become the tensors they hold (io/OnnxSequences.h); what they need
+/// known at load (positions, conditions, trip counts) is evaluated as folding evaluates.
 OnnxImporter::Failure OnnxImporter::lowerSequences() {
+    const LoadTimeEvaluator evaluate = [this](const onnx::NodeProto& node,
+                                              const std::vector<HostTensor>& inputs,
+                                              const std::vector<TensorType>& outputTypes) {
+        return evaluateKnown(node, inputs, outputTypes);
+    };
     SequenceLoweringInputs inputs{&m_options.inputShapes, &m_options.sequenceInputs,
-                                  &m_options.shapeInputValues, &m_options.unrollLoops};
+                                  &m_options.shapeInputValues, &m_options.unrollLoops, &evaluate};
     if (auto error = placer::lowerSequences(&m_model, inputs, m_warnings))
         return fail(*error);
     return std::nullopt;
 }
 
+/// The user's shapes for graph inputs (--input-shape) replace the declared ones, which they
+/// must agree with where those are fixed.
 OnnxImporter::Failure OnnxImporter::applyInputShapes() {
     std::set<std::string> initializers;
     for (const onnx::TensorProto& tensor : m_model.graph().initializer())

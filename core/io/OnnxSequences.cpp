@@ -11,6 +11,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <set>
 #include <string_view>
@@ -88,6 +89,62 @@ std::optional<Known> knownFromProto(const onnx::TensorProto& tensor) {
     return host ? knownFromHost(host.value()) : std::nullopt;
 }
 
+/// A known value as a tensor of its element type.
+std::optional<HostTensor> hostFromKnown(const Known& known) {
+    const auto dtype = dtypeFromOnnx(known.type);
+    if (!dtype)
+        return std::nullopt;
+    HostTensor tensor{TensorType{known.dims, *dtype}, TensorData()};
+    if (tensor.type.elementCount() != static_cast<std::int64_t>(known.values.size()))
+        return std::nullopt;
+    // Integers of every width as C++ narrows them (bool: 0 or 1), int64 exactly.
+    const bool boolean = *dtype == DType::Bool;
+    const auto put = [&](auto element) {
+        std::string bytes(known.values.size() * sizeof(element), '\0');
+        for (std::size_t i = 0; i < known.values.size(); ++i) {
+            const std::int64_t value = boolean ? known.values[i] != 0 : known.values[i];
+            element = static_cast<decltype(element)>(value);
+            std::memcpy(bytes.data() + i * sizeof(element), &element, sizeof(element));
+        }
+        tensor.data = TensorData(std::move(bytes));
+    };
+    switch (*dtype) {
+    case DType::Int64:
+        put(std::int64_t{});
+        break;
+    case DType::Int32:
+        put(std::int32_t{});
+        break;
+    case DType::Int16:
+        put(std::int16_t{});
+        break;
+    case DType::Int8:
+        put(std::int8_t{});
+        break;
+    case DType::UInt8:
+    case DType::Bool:
+        put(std::uint8_t{});
+        break;
+    default:
+        return std::nullopt;
+    }
+    return tensor;
+}
+
+/// The shape two shapes broadcast to (numpy's rules), or nothing when they do not.
+std::optional<std::vector<std::int64_t>> broadcastDims(const std::vector<std::int64_t>& a,
+                                                       const std::vector<std::int64_t>& b) {
+    std::vector<std::int64_t> out(std::max(a.size(), b.size()), 1);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        const std::int64_t x = k < a.size() ? a[a.size() - 1 - k] : 1;
+        const std::int64_t y = k < b.size() ? b[b.size() - 1 - k] : 1;
+        if (x != y && x != 1 && y != 1)
+            return std::nullopt;
+        out[out.size() - 1 - k] = x == 1 ? y : x;
+    }
+    return out;
+}
+
 /// The names a graph defines: its inputs, initializers and node outputs.
 std::set<std::string> definedIn(const GraphProto& graph) {
     std::set<std::string> defined;
@@ -144,12 +201,6 @@ const onnx::AttributeProto* attribute(const NodeProto& node, const std::string& 
 std::int64_t intAttribute(const NodeProto& node, const std::string& name, std::int64_t fallback) {
     const auto* attr = attribute(node, name);
     return attr ? attr->i() : fallback;
-}
-
-/// Integer arithmetic as int64 tensors do it, wrapping around (a model's values may overflow).
-template <typename Op> std::int64_t wrapped(std::int64_t a, std::int64_t b, Op op) {
-    return static_cast<std::int64_t>(
-        op(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b)));
 }
 
 /// A sequence or optional value: the tensors it holds.
@@ -567,23 +618,8 @@ private:
         if (in.empty())
             return;
         Known result = *in[0];
+        // Ops that only reshape what they read.
         if (op == "Identity") {
-        } else if (op == "Cast") {
-            static const std::set<int> kIntegral{onnx::TensorProto::INT64, onnx::TensorProto::INT32,
-                                                 onnx::TensorProto::INT16, onnx::TensorProto::INT8,
-                                                 onnx::TensorProto::UINT8, onnx::TensorProto::BOOL};
-            result.type = static_cast<int>(intAttribute(node, "to", 0));
-            if (!kIntegral.count(result.type))
-                return;
-            if (result.type == onnx::TensorProto::BOOL)
-                for (auto& v : result.values)
-                    v = v != 0;
-        } else if (op == "Not") {
-            for (auto& v : result.values)
-                v = !v;
-        } else if (op == "Neg") {
-            for (auto& v : result.values)
-                v = wrapped(0, v, std::minus<>());
         } else if (op == "Unsqueeze" || op == "Reshape" || op == "Flatten") {
             result.dims = {static_cast<std::int64_t>(result.values.size())};
         } else if (op == "Squeeze") {
@@ -591,42 +627,61 @@ private:
                 result.values.size() == 1
                     ? std::vector<std::int64_t>{}
                     : std::vector<std::int64_t>{static_cast<std::int64_t>(result.values.size())};
-        } else if (in.size() == 2) {
-            static const std::map<std::string,
-                                  std::function<std::int64_t(std::int64_t, std::int64_t)>>
-                kBinary{{"Add", [](auto a, auto b) { return wrapped(a, b, std::plus<>()); }},
-                        {"Sub", [](auto a, auto b) { return wrapped(a, b, std::minus<>()); }},
-                        {"Mul", [](auto a, auto b) { return wrapped(a, b, std::multiplies<>()); }},
-                        {"Equal", [](auto a, auto b) { return a == b; }},
-                        {"Less", [](auto a, auto b) { return a < b; }},
-                        {"LessOrEqual", [](auto a, auto b) { return a <= b; }},
-                        {"Greater", [](auto a, auto b) { return a > b; }},
-                        {"GreaterOrEqual", [](auto a, auto b) { return a >= b; }},
-                        {"And", [](auto a, auto b) { return a && b; }},
-                        {"Or", [](auto a, auto b) { return a || b; }},
-                        {"Xor", [](auto a, auto b) { return (a != 0) != (b != 0); }}};
-            const auto f = kBinary.find(op);
-            if (f == kBinary.end())
-                return;
-            if (op != "Add" && op != "Sub" && op != "Mul")
-                result.type = onnx::TensorProto::BOOL;
-            const Known& a = *in[0];
-            const Known& b = *in[1];
-            const std::size_t n = std::max(a.values.size(), b.values.size());
-            if ((a.values.size() != n && a.values.size() != 1) ||
-                (b.values.size() != n && b.values.size() != 1))
-                return;
-            result.dims = a.values.size() >= b.values.size() ? a.dims : b.dims;
-            if (a.dims.size() != b.dims.size() && a.values.size() == b.values.size())
-                result.dims = a.dims.size() > b.dims.size() ? a.dims : b.dims;
-            result.values.resize(n);
-            for (std::size_t i = 0; i < n; ++i)
-                result.values[i] = f->second(a.values[a.values.size() == 1 ? 0 : i],
-                                             b.values[b.values.size() == 1 ? 0 : i]);
+        } else if (auto computed = computeKnown(node, in)) {
+            result = std::move(*computed);
         } else {
             return;
         }
         m_known[node.output(0)] = std::move(result);
+    }
+
+    /// Element-wise integer arithmetic, comparisons and logic on values known at load, and
+    /// Cast between integer types, evaluated by the reader's one load-time evaluator (the CPU
+    /// kernels, as folding at load runs them); nothing when there is none, the op is another,
+    /// or the kernel refuses.
+    std::optional<Known> computeKnown(const NodeProto& node, const std::vector<const Known*>& in) {
+        static const std::set<std::string> kArithmetic{"Add", "Sub", "Mul", "Div",
+                                                       "Mod", "Max", "Min"};
+        static const std::set<std::string> kBoolean{
+            "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"};
+        static const std::set<int> kIntegral{onnx::TensorProto::INT64, onnx::TensorProto::INT32,
+                                             onnx::TensorProto::INT16, onnx::TensorProto::INT8,
+                                             onnx::TensorProto::UINT8, onnx::TensorProto::BOOL};
+        if (!m_inputs.evaluate || !*m_inputs.evaluate)
+            return std::nullopt;
+        const std::string& op = node.op_type();
+        Known shape{{}, in[0]->dims, in[0]->type};
+        if (op == "Cast") {
+            shape.type = static_cast<int>(intAttribute(node, "to", 0));
+            if (!kIntegral.count(shape.type))
+                return std::nullopt;
+        } else if (op == "Not") {
+            shape.type = onnx::TensorProto::BOOL;
+        } else if (op == "Neg" || op == "Abs") {
+        } else if (in.size() == 2 && (kArithmetic.count(op) || kBoolean.count(op))) {
+            auto dims = broadcastDims(in[0]->dims, in[1]->dims);
+            if (!dims)
+                return std::nullopt;
+            shape.dims = std::move(*dims);
+            if (kBoolean.count(op))
+                shape.type = onnx::TensorProto::BOOL;
+        } else {
+            return std::nullopt;
+        }
+        std::vector<HostTensor> inputs;
+        for (const Known* value : in) {
+            auto host = hostFromKnown(*value);
+            if (!host)
+                return std::nullopt;
+            inputs.push_back(std::move(*host));
+        }
+        const auto dtype = dtypeFromOnnx(shape.type);
+        if (!dtype)
+            return std::nullopt;
+        auto outputs = (*m_inputs.evaluate)(node, inputs, {TensorType{shape.dims, *dtype}});
+        if (!outputs || outputs.value().size() != 1)
+            return std::nullopt;
+        return knownFromHost(outputs.value()[0]);
     }
 
     /// A scalar (or one-element) value known at load, or the reason it is not.

@@ -17,7 +17,9 @@
 #pragma once
 
 #include "ir/HostTensor.h"
+#include "ir/Result.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,6 +29,7 @@
 namespace onnx {
 class GraphProto;
 class ModelProto;
+class NodeProto;
 } // namespace onnx
 
 namespace placer {
@@ -39,6 +42,12 @@ struct OnnxSequenceInput {
     int length = 0;
 };
 
+/// Evaluates an ONNX node on values known at load, as folding at load does (the reader's one
+/// evaluator): one tensor per output of the types given, or why not.
+using LoadTimeEvaluator = std::function<Result<std::vector<HostTensor>>(
+    const onnx::NodeProto& node, const std::vector<HostTensor>& inputs,
+    const std::vector<TensorType>& outputTypes)>;
+
 /// What the caller knows of a model's inputs.
 struct SequenceLoweringInputs {
     /// Shapes given for inputs ("S[0]" for a sequence's first element).
@@ -50,6 +59,9 @@ struct SequenceLoweringInputs {
     const std::map<std::string, HostTensor>* values = nullptr;
     /// Loops (by first output) to unroll where their trip count is known, whatever their body.
     const std::set<std::string>* unrollLoops = nullptr;
+    /// What computes positions, conditions and trip counts from values known at load (none:
+    /// only constants and given values are known).
+    const LoadTimeEvaluator* evaluate = nullptr;
 };
 
 /// The tensor input or output that holds element `k` of sequence `name`: "name[k]".

@@ -1,3 +1,4 @@
+// The caching allocator's bookkeeping, which needs no CUDA (cuda/CachingAllocator.h).
 #include "cuda/CachingAllocator.h"
 
 #include <algorithm>

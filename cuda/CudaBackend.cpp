@@ -1,3 +1,4 @@
+// The CUDA backend of the registry: finding the GPUs once, and making their devices.
 #include "cuda/CudaBackend.h"
 
 #include "cuda/CudaDevice.h"

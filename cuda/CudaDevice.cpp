@@ -1,3 +1,4 @@
+// A GPU as a placer Device: memory, streams, events, staging, kernels and timing.
 #include "cuda/CudaDevice.h"
 
 #include "cuda/CudaError.h"

@@ -1,3 +1,4 @@
+// Launching the shared element functors on a CUDA stream, with errors named by kernel.
 #include "cuda/Launch.h"
 
 #include "runtime/SignalFunctors.h"

@@ -1,3 +1,4 @@
+// The Conflicts and notes panel, filled from the plan and clickable to the nodes involved.
 #include "views/ConflictsPanel.h"
 
 #include "views/PlacementDocument.h"

@@ -1,3 +1,4 @@
+// Painting an inserted copy as a badge on its edge, with its time after a run.
 #include "views/CopyBadgeItem.h"
 
 #include <QApplication>

@@ -1,3 +1,4 @@
+// The device palette's chips, and dragging one onto the canvas.
 #include "views/DevicePalette.h"
 
 #include "views/GraphView.h"

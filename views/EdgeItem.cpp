@@ -1,3 +1,4 @@
+// Painting a value's edge: its spline, thickness by size, and tooltip.
 #include "views/EdgeItem.h"
 
 #include <QPainter>

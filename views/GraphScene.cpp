@@ -1,3 +1,4 @@
+// The canvas scene: items from the document and a layout, restyled on every plan.
 #include "views/GraphScene.h"
 
 #include "views/CopyBadgeItem.h"

@@ -1,3 +1,4 @@
+// The canvas view's zoom, pan, fit, selection and drops.
 #include "views/GraphView.h"
 
 #include "views/CopyBadgeItem.h"

@@ -1,3 +1,4 @@
+// Laying graphs out with Graphviz dot behind one lock, every C handle owned.
 #include "views/GraphvizLayout.h"
 
 #include <graphviz/graphviz_version.h>

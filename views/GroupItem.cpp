@@ -1,3 +1,4 @@
+// Painting a collapsed name scope: its device bar, pins and conflicts.
 #include "views/GroupItem.h"
 
 #include <QApplication>

@@ -1,3 +1,4 @@
+// A dismissable one-line hint above a view.
 #include "views/HintBar.h"
 
 #include <QHBoxLayout>

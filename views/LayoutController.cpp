@@ -1,3 +1,4 @@
+// Running layouts in the background, the quick one first, and the collapsed groups.
 #include "views/LayoutController.h"
 
 #include "views/GraphScene.h"

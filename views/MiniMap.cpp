@@ -1,3 +1,4 @@
+// The overview in the canvas's corner, and moving the canvas from it.
 #include "views/MiniMap.h"
 
 #include <QMouseEvent>

@@ -1,3 +1,4 @@
+// The planner-mode chooser of the tool bar.
 #include "views/ModeBox.h"
 
 #include "views/PlacementDocument.h"

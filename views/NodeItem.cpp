@@ -1,3 +1,4 @@
+// Painting an operator: device colour, name, pin marker, conflict outline, run time.
 #include "views/NodeItem.h"
 
 #include <QApplication>

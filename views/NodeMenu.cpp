@@ -1,3 +1,4 @@
+// The canvas's context menu and find.
 #include "views/NodeMenu.h"
 
 #include "io/RelayWriter.h"

@@ -1,3 +1,4 @@
+// The loaded graph and its plan, re-planned on every edit (views/PlacementDocument.h).
 #include "views/PlacementDocument.h"
 
 #include "plan/CostModel.h"

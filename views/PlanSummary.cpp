@@ -1,3 +1,4 @@
+// The status bar's line on the current plan.
 #include "views/PlanSummary.h"
 
 #include "views/PlacementDocument.h"

@@ -1,3 +1,4 @@
+// The Properties panel's text for the selection.
 #include "views/PropertiesPanel.h"
 
 #include "views/PlacementDocument.h"

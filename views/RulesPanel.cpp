@@ -1,3 +1,4 @@
+// The Rules panel's editor of op rules and the fallback device.
 #include "views/RulesPanel.h"
 
 #include "plan/Annotations.h"

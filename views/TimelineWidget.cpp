@@ -1,3 +1,4 @@
+// Painting the run timeline's lanes, bars and idle stretches, with zoom and pan.
 #include "views/TimelineWidget.h"
 
 #include <QHelpEvent>

@@ -1,3 +1,4 @@
+// The device editor's table, its checks, and the snapshot it hands back as one undoable edit.
 #include "gui/DeviceDialog.h"
 
 #include <QColorDialog>

@@ -1,3 +1,4 @@
+// File ▸ Export: the table of export kinds, and writing each from the document and the last run.
 #include "gui/Exports.h"
 
 #include "io/JsonGraph.h"

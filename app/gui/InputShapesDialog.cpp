@@ -1,3 +1,4 @@
+// The dialog that asks for the shapes of an ONNX model's open input dimensions.
 #include "gui/InputShapesDialog.h"
 
 #include <QDialogButtonBox>

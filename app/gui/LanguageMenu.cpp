@@ -1,3 +1,4 @@
+// View ▸ Language: the menu of translations, and keeping the choice for the next start.
 #include "gui/LanguageMenu.h"
 
 #include <QActionGroup>

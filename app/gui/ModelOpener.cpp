@@ -1,3 +1,4 @@
+// Opening graphs in the window: files read in the background, the example, drops and recent files.
 #include "gui/ModelOpener.h"
 
 #include "gui/InputShapesDialog.h"

@@ -1,3 +1,4 @@
+// The Plans panel: the workspace's saved plans in a table, and its actions on them.
 #include "gui/PlanBrowser.h"
 
 #include <QHBoxLayout>

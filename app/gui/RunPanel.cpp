@@ -1,3 +1,4 @@
+// The Run panel, the timeline it fills from a run's outcome, and the summary it shows.
 #include "gui/RunPanel.h"
 
 #include "report/RunReport.h"
@@ -295,7 +296,8 @@ QString runSummaryHtml(const RunOutcome& outcome) {
         text +=
             RunPanel::tr("<p>Optimised: %1</p>").arg(QString::fromStdString(note).toHtmlEscaped());
     for (const std::string& warning : outcome.warnings)
-        text += RunPanel::tr("<p>Note: %1</p>").arg(QString::fromStdString(warning).toHtmlEscaped());
+        text +=
+            RunPanel::tr("<p>Note: %1</p>").arg(QString::fromStdString(warning).toHtmlEscaped());
     if (outcome.reference) {
         text += outcome.reference->ok
                     ? RunPanel::tr(

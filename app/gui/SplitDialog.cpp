@@ -1,3 +1,5 @@
+// The Split Across Devices dialog: devices and shares, with a preview of what the planner makes of
+// them.
 #include "gui/SplitDialog.h"
 
 #include "gui/UndoCommands.h"

@@ -1,3 +1,4 @@
+// The undoable edits of the placement: pins, mode, rules, devices and splits.
 #include "gui/UndoCommands.h"
 
 #include <QCoreApplication>

@@ -1,3 +1,5 @@
+// The GUI's workspace operations: open, save, rename, duplicate, delete and compare plans, record
+// runs.
 #include "gui/WorkspaceController.h"
 
 #include "gui/PlanBrowser.h"

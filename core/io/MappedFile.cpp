@@ -1,3 +1,4 @@
+// Mapping model files read-only into memory, and noticing when a mapped file changes on disk.
 #include "io/MappedFile.h"
 #include "io/TextFile.h"
 

@@ -1,3 +1,4 @@
+// Reading and writing NumPy .npy files for run inputs and outputs (io/Npy.h).
 #include "io/Npy.h"
 
 #include "io/TextFile.h"

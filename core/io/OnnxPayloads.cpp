@@ -1,3 +1,5 @@
+// Finding an ONNX model's large initializer payloads in its serialized bytes, without parsing
+// them.
 #include "io/OnnxPayloads.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// The process's load-time constant evaluator, installed by the runtime (ir/ConstantFolding.h).
 #include "ir/ConstantFolding.h"
 
 #include <mutex>

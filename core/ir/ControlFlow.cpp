@@ -1,3 +1,4 @@
+// Which inputs and outputs of If, Loop and Scan play which part (ir/ControlFlow.h).
 #include "ir/ControlFlow.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Spelling a SourceError for people: file, line, column and sentence (ir/Result.h).
 #include "ir/Result.h"
 
 namespace placer {

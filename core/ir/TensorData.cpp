@@ -1,3 +1,4 @@
+// Tensor bytes: giving a mapped view's pages back to the kernel once a device holds a copy.
 #include "ir/TensorData.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,5 @@
+// Cost-based placement on an abstract problem: HEFT, single devices, local search and GLPK's
+// optimum.
 #include "plan/AutoPlacer.h"
 
 #include "plan/ExecutionOrder.h"

@@ -1,3 +1,4 @@
+// The cost model: roofline and measured node times, copies between devices, fused groups.
 #include "plan/CostModel.h"
 
 #include <algorithm>

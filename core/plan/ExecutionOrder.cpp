@@ -1,3 +1,4 @@
+// The expected execution order the memory plan follows, and the cost estimates behind it.
 #include "plan/ExecutionOrder.h"
 
 #include "plan/CostModel.h"

@@ -1,3 +1,5 @@
+// Node data for Google's Model Explorer: each node's device and run time
+// (report/ModelExplorerData.h).
 #include "report/ModelExplorerData.h"
 
 namespace placer {

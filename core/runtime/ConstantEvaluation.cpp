@@ -1,3 +1,4 @@
+// The CPU kernels as the readers' constant evaluator: a known node run once at load.
 #include "runtime/ConstantEvaluation.h"
 
 #include "runtime/cpu/CpuKernels.h"

@@ -1,3 +1,4 @@
+// What every physical device shares: clocks, and the process's peak resident memory.
 #include "runtime/Device.h"
 
 #include <sys/resource.h>

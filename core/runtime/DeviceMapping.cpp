@@ -1,3 +1,4 @@
+// Mapping a plan's virtual devices onto physical ones: the requests, then defaults by kind.
 #include "runtime/DeviceMapping.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The device registry: the built-in and registered backends, and the devices made from them.
 #include "runtime/DeviceRegistry.h"
 
 #include "runtime/cpu/CpuBackend.h"

@@ -1,3 +1,5 @@
+// Refusing a program too large for its devices before anything is allocated
+// (runtime/MemoryCheck.h).
 #include "runtime/MemoryCheck.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Reading an operator's attributes and shapes once for every backend's kernels
+// (runtime/OpGeometry.h).
 #include "runtime/OpGeometry.h"
 
 #include "runtime/KernelSupport.h"

@@ -1,3 +1,4 @@
+// The single-device reference run and the comparison of a run's outputs with it.
 #include "runtime/ReferenceRun.h"
 
 #include "ir/StringPool.h"

@@ -1,3 +1,4 @@
+// The dependence graph, waits and priorities a run follows, and the schedule they predict.
 #include "runtime/Schedule.h"
 
 #include "plan/ExecutionOrder.h"

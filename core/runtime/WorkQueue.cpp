@@ -1,3 +1,4 @@
+// The worker thread behind every device: tasks in order, hand-overs that spin, then sleep.
 #include "runtime/WorkQueue.h"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// The SQLite workspace: schema and migrations, plans, runs, calibrations and the cost table.
 #include "store/PlanStore.h"
 
 #include "io/Json.h"

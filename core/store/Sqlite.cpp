@@ -1,3 +1,4 @@
+// RAII over SQLite's C API: connections, statements, bindings and transactions.
 #include "store/Sqlite.h"
 
 #include <sqlite3.h>

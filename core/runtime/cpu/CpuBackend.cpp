@@ -1,3 +1,4 @@
+// The built-in CPU backends of the registry: the host cpu and vcpuN contexts, with their options.
 #include "runtime/cpu/CpuBackend.h"
 
 #include "ir/DeviceSet.h"

@@ -1,3 +1,4 @@
+// A CPU device: its worker, arena, kernels, copies and clock (runtime/cpu/CpuDevice.h).
 #include "runtime/cpu/CpuDevice.h"
 
 #include "runtime/WorkQueue.h"

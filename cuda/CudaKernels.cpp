@@ -119,10 +119,9 @@ KernelResult castKernel(const KernelSpec& spec, CudaDevice& device) {
 
 KernelResult concatKernel(const KernelSpec& spec, CudaDevice& device) {
     const Dims& out = spec.outputs[0].shape;
-    const int axis =
-        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(out.size()));
-    if (axis < 0)
-        return specError(spec, "axis out of range");
+    int axis = 0;
+    if (auto problem = geometry::readConcatAxis(spec, &axis))
+        return specError(spec, *problem);
     std::vector<StridedCopy> parts;
     std::vector<std::int64_t> counts;
     const Dims outStrides = contiguousStrides(out);
@@ -151,10 +150,9 @@ KernelResult concatKernel(const KernelSpec& spec, CudaDevice& device) {
 
 KernelResult splitKernel(const KernelSpec& spec, CudaDevice& device) {
     const Dims& in = spec.inputs[0].shape;
-    const int axis =
-        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(in.size()));
-    if (axis < 0)
-        return specError(spec, "axis out of range");
+    int axis = 0;
+    if (auto problem = geometry::readSplitAxis(spec, &axis))
+        return specError(spec, *problem);
     const Dims inStrides = contiguousStrides(in);
     std::vector<StridedCopy> parts;
     std::vector<std::int64_t> counts;
@@ -171,8 +169,6 @@ KernelResult splitKernel(const KernelSpec& spec, CudaDevice& device) {
         parts.push_back(op);
         counts.push_back(output.elementCount());
     }
-    if (offset != in[static_cast<std::size_t>(axis)])
-        return specError(spec, "the outputs do not add up to the input");
     CudaDevice* dev = &device;
     return makeKernel("split", [=](const std::byte* const* inp, std::byte* const* out) mutable {
         for (std::size_t k = 0; k < parts.size(); ++k) {
@@ -184,23 +180,12 @@ KernelResult splitKernel(const KernelSpec& spec, CudaDevice& device) {
 }
 
 KernelResult tileKernel(const KernelSpec& spec, CudaDevice& device) {
-    // Output as (repeat, dim) pairs; the input repeats along each `repeat`.
-    const Dims& in = spec.inputs[0].shape;
-    const Dims& out = spec.outputs[0].shape;
-    if (in.size() != out.size() || 2 * in.size() > static_cast<std::size_t>(kMaxRank))
-        return specError(spec, "unsupported rank");
-    const Dims own = contiguousStrides(in);
     Dims shape, strides;
-    for (std::size_t d = 0; d < in.size(); ++d) {
-        if (in[d] == 0 || out[d] % in[d] != 0)
-            return specError(spec, "the output is not a whole number of tiles");
-        shape.push_back(out[d] / in[d]);
-        strides.push_back(0);
-        shape.push_back(in[d]);
-        strides.push_back(own[d]);
-    }
+    if (auto problem = geometry::readTile(spec, &shape, &strides))
+        return specError(spec, *problem);
     StridedCopy op;
-    toShape(shape, &op.shape);
+    if (!toShape(shape, &op.shape))
+        return specError(spec, "unsupported rank");
     op.elementSize = dtypeSize(spec.outputs[0].dtype);
     op.srcStrides = toStrides(strides);
     op.dstStrides = toStrides(contiguousStrides(shape));
@@ -214,26 +199,18 @@ KernelResult tileKernel(const KernelSpec& spec, CudaDevice& device) {
 }
 
 KernelResult gatherKernel(const KernelSpec& spec, CudaDevice& device) {
-    const Dims& data = spec.inputs[0].shape;
-    const bool relay = spec.node->op->dialect == OpDialect::Relay;
-    const AttrValue* axisAttr = spec.node->attrs.find("axis");
-    const bool flat = relay && (!axisAttr || std::holds_alternative<std::monostate>(*axisAttr));
-    int axis = 0;
-    if (!flat) {
-        axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
-                             static_cast<int>(data.size()));
-        if (axis < 0)
-            return specError(spec, "axis out of range");
-    }
-    Gather op;
-    op.dim = flat ? product(data) : data[static_cast<std::size_t>(axis)];
-    op.inner = flat ? 1 : product(data, static_cast<std::size_t>(axis) + 1);
-    op.count = spec.inputs[1].elementCount();
+    geometry::Gather g;
+    if (auto problem = geometry::readGather(spec, &g))
+        return specError(spec, *problem);
+    functors::Gather op;
+    op.dim = g.dim;
+    op.inner = g.inner;
+    op.count = g.count;
     op.indexElem = elemOf(spec.inputs[1].dtype);
     op.elementSize = dtypeSize(spec.inputs[0].dtype);
-    const std::string mode =
-        relay ? spec.node->attrs.getString("mode", "clip").value_or("clip") : "raise";
-    op.mode = mode == "clip" ? 0 : mode == "wrap" ? 1 : 2;
+    op.mode = g.mode == geometry::Gather::Mode::Clip   ? 0
+              : g.mode == geometry::Gather::Mode::Wrap ? 1
+                                                       : 2;
     if (op.dim == 0)
         return specError(spec, "gathering from an empty axis");
     op.error = device.errorWord();

@@ -291,33 +291,40 @@ PLACER_HD inline i64 stridedOffset(i64 i, const Shape& shape, const Strides& str
 
 // ---- warp combination --------------------------------------------------------------------------
 
-PLACER_HD inline double allReduceSum(double v) {
+/// Combines `v` over the lanes of a warp with `combine` (a butterfly of shuffles): every lane
+/// gets the result. On the host a row has one lane, so `v` is the result.
+template <typename Combine> PLACER_HD inline double allReduce(double v, Combine combine) {
 #if defined(__CUDA_ARCH__)
     for (int offset = 16; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, offset);
+        v = combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+#else
+    (void)combine;
 #endif
     return v;
+}
+struct SumOf {
+    PLACER_HD double operator()(double a, double b) const { return a + b; }
+};
+struct MaxOf {
+    PLACER_HD double operator()(double a, double b) const { return fmax(a, b); }
+};
+struct MinOf {
+    PLACER_HD double operator()(double a, double b) const { return fmin(a, b); }
+};
+struct ProductOf {
+    PLACER_HD double operator()(double a, double b) const { return a * b; }
+};
+PLACER_HD inline double allReduceSum(double v) {
+    return allReduce(v, SumOf{});
 }
 PLACER_HD inline double allReduceMax(double v) {
-#if defined(__CUDA_ARCH__)
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = fmax(v, __shfl_xor_sync(0xffffffffu, v, offset));
-#endif
-    return v;
+    return allReduce(v, MaxOf{});
 }
 PLACER_HD inline double allReduceMin(double v) {
-#if defined(__CUDA_ARCH__)
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = fmin(v, __shfl_xor_sync(0xffffffffu, v, offset));
-#endif
-    return v;
+    return allReduce(v, MinOf{});
 }
 PLACER_HD inline double allReduceProd(double v) {
-#if defined(__CUDA_ARCH__)
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v *= __shfl_xor_sync(0xffffffffu, v, offset);
-#endif
-    return v;
+    return allReduce(v, ProductOf{});
 }
 
 /// A data-dependent failure, written by the first thread that meets one and read by the host

@@ -675,4 +675,71 @@ Dims broadcastShapes(const Dims& a, const Dims& b) {
     return out;
 }
 
+Problem readConcatAxis(const KernelSpec& spec, int* axis) {
+    *axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
+                          static_cast<int>(spec.outputs[0].shape.size()));
+    if (*axis < 0)
+        return std::string("axis out of range");
+    return std::nullopt;
+}
+
+Problem readSplitAxis(const KernelSpec& spec, int* axis) {
+    const Dims& in = spec.inputs[0].shape;
+    *axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
+                          static_cast<int>(in.size()));
+    if (*axis < 0)
+        return std::string("axis out of range");
+    std::int64_t total = 0;
+    for (const TensorType& output : spec.outputs)
+        total += output.shape.size() == in.size() ? output.shape[static_cast<std::size_t>(*axis)]
+                                                  : -1;
+    if (total != in[static_cast<std::size_t>(*axis)])
+        return std::string("the outputs do not add up to the input");
+    return std::nullopt;
+}
+
+Problem readTile(const KernelSpec& spec, Dims* shape, Dims* strides) {
+    const Dims& in = spec.inputs[0].shape;
+    const Dims& out = spec.outputs[0].shape;
+    if (in.size() != out.size())
+        return std::string("the output rank differs from the input's");
+    const Dims own = contiguousStrides(in);
+    shape->clear();
+    strides->clear();
+    for (std::size_t d = 0; d < in.size(); ++d) {
+        if (in[d] == 0 || out[d] % in[d] != 0)
+            return std::string("the output is not a whole number of tiles");
+        shape->push_back(out[d] / in[d]);
+        strides->push_back(0);
+        shape->push_back(in[d]);
+        strides->push_back(own[d]);
+    }
+    return std::nullopt;
+}
+
+Problem readGather(const KernelSpec& spec, Gather* gather) {
+    const Dims& data = spec.inputs[0].shape;
+    const bool relay = spec.node->op->dialect == OpDialect::Relay;
+    const AttrValue* axis = spec.node->attrs.find("axis");
+    gather->flat = relay && (!axis || std::holds_alternative<std::monostate>(*axis));
+    gather->axis = 0;
+    if (!gather->flat) {
+        gather->axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
+                                     static_cast<int>(data.size()));
+        if (gather->axis < 0)
+            return std::string("axis out of range");
+    }
+    const auto at = static_cast<std::size_t>(gather->axis);
+    gather->outer = gather->flat ? 1 : product(data, 0, at);
+    gather->dim = gather->flat ? product(data) : data[at];
+    gather->inner = gather->flat ? 1 : product(data, at + 1);
+    gather->count = spec.inputs[1].elementCount();
+    const std::string mode =
+        relay ? spec.node->attrs.getString("mode", "clip").value_or("clip") : "raise";
+    gather->mode = mode == "clip"   ? Gather::Mode::Clip
+                   : mode == "wrap" ? Gather::Mode::Wrap
+                                    : Gather::Mode::Fail;
+    return std::nullopt;
+}
+
 } // namespace placer::geometry

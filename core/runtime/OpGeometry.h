@@ -76,6 +76,27 @@ struct Softmax {
 };
 Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
 
+/// Concat's and Split's axis, normalised against the rank of the op's concatenated value (the
+/// output of a Concat, the input of a Split); for a Split, its outputs must add up to the input
+/// along it.
+Problem readConcatAxis(const KernelSpec& spec, int* axis);
+Problem readSplitAxis(const KernelSpec& spec, int* axis);
+
+/// Tile as a strided read: the output seen as (repeat, extent) pairs, the input read with
+/// stride 0 along each repeat. `shape` and `strides` (in elements of the input) have twice the
+/// rank.
+Problem readTile(const KernelSpec& spec, Dims* shape, Dims* strides);
+
+/// Gather (ONNX's, and Relay's take): along `axis` of the data, or over all of it flattened
+/// (Relay's take without an axis); `dim` the gathered extent, `inner` the elements after it,
+/// `count` the indices; out-of-range indices clip (Relay's default), wrap, or fail (ONNX).
+struct Gather {
+    bool flat = false;
+    int axis = 0;
+    std::int64_t outer = 1, dim = 0, inner = 1, count = 0;
+    enum class Mode { Clip, Wrap, Fail } mode = Mode::Fail;
+};
+Problem readGather(const KernelSpec& spec, Gather* gather);
 /// An integer list from an input: the constant's values if it is one, else nothing.
 std::optional<Dims> constantInts(const KernelSpec& spec, std::size_t input);
 

@@ -577,10 +577,9 @@ Result<std::unique_ptr<Kernel>> transposeKernel(const KernelSpec& spec) {
 
 Result<std::unique_ptr<Kernel>> concatKernel(const KernelSpec& spec) {
     const Dims& out = spec.outputs[0].shape;
-    const int axis =
-        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(out.size()));
-    if (axis < 0)
-        return specError(spec, "axis out of range");
+    int axis = 0;
+    if (auto problem = geometry::readConcatAxis(spec, &axis))
+        return specError(spec, *problem);
     const std::int64_t outer = product(out, 0, static_cast<std::size_t>(axis));
     const std::int64_t size = dtypeSize(spec.outputs[0].dtype);
     std::vector<std::int64_t> chunk; // bytes per outer index of each input
@@ -600,20 +599,14 @@ Result<std::unique_ptr<Kernel>> concatKernel(const KernelSpec& spec) {
 
 Result<std::unique_ptr<Kernel>> splitKernel(const KernelSpec& spec) {
     const Dims& in = shapeOf(spec, 0);
-    const int axis =
-        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(in.size()));
-    if (axis < 0)
-        return specError(spec, "axis out of range");
+    int axis = 0;
+    if (auto problem = geometry::readSplitAxis(spec, &axis))
+        return specError(spec, *problem);
     const std::int64_t outer = product(in, 0, static_cast<std::size_t>(axis));
     const std::int64_t size = dtypeSize(spec.inputs[0].dtype);
     std::vector<std::int64_t> chunk;
-    std::int64_t total = 0;
-    for (const TensorType& output : spec.outputs) {
+    for (const TensorType& output : spec.outputs)
         chunk.push_back(product(output.shape, static_cast<std::size_t>(axis)) * size);
-        total += chunk.back();
-    }
-    if (total != product(in, static_cast<std::size_t>(axis)) * size)
-        return specError(spec, "the outputs do not add up to the input");
     return makeKernel("plain:split", [=](const std::byte* const* inp, std::byte* const* out) {
         const std::byte* src = inp[0];
         for (std::int64_t o = 0; o < outer; ++o) {
@@ -640,21 +633,9 @@ Result<std::unique_ptr<Kernel>> expandKernel(const KernelSpec& spec) {
 }
 
 Result<std::unique_ptr<Kernel>> tileKernel(const KernelSpec& spec) {
-    // View the output as (repeat, dim) pairs; the input repeats along each `repeat`.
-    const Dims& in = shapeOf(spec, 0);
-    const Dims& out = spec.outputs[0].shape;
-    if (in.size() != out.size())
-        return specError(spec, "the output rank differs from the input's");
-    const Dims own = contiguousStrides(in);
     Dims shape, strides;
-    for (std::size_t d = 0; d < in.size(); ++d) {
-        if (in[d] == 0 || out[d] % in[d] != 0)
-            return specError(spec, "the output is not a whole number of tiles");
-        shape.push_back(out[d] / in[d]);
-        strides.push_back(0);
-        shape.push_back(in[d]);
-        strides.push_back(own[d]);
-    }
+    if (auto problem = geometry::readTile(spec, &shape, &strides))
+        return specError(spec, *problem);
     const int size = dtypeSize(spec.outputs[0].dtype);
     const StridedCopy copy = stridedCopyFor(size);
     return makeKernel("plain:tile", [=](const std::byte* const* inp, std::byte* const* outp) {
@@ -663,27 +644,13 @@ Result<std::unique_ptr<Kernel>> tileKernel(const KernelSpec& spec) {
 }
 
 Result<std::unique_ptr<Kernel>> gatherKernel(const KernelSpec& spec) {
-    const Dims& data = shapeOf(spec, 0);
     const TensorType indices = spec.inputs[1];
-    const bool relay = spec.node->op->dialect == OpDialect::Relay;
-    const AttrValue* axisAttr = spec.node->attrs.find("axis");
-    const bool flat = relay && (!axisAttr || std::holds_alternative<std::monostate>(*axisAttr));
-    int axis = 0;
-    if (!flat) {
-        axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
-                             static_cast<int>(data.size()));
-        if (axis < 0)
-            return specError(spec, "axis out of range");
-    }
-    const std::int64_t outer = flat ? 1 : product(data, 0, static_cast<std::size_t>(axis));
-    const std::int64_t dim = flat ? product(data) : data[static_cast<std::size_t>(axis)];
-    const std::int64_t inner =
-        flat ? 1
-             : product(data, static_cast<std::size_t>(axis) + 1) * dtypeSize(spec.inputs[0].dtype);
-    const std::int64_t innerBytes = flat ? dtypeSize(spec.inputs[0].dtype) : inner;
-    const std::int64_t count = indices.elementCount();
-    const std::string mode =
-        relay ? spec.node->attrs.getString("mode", "clip").value_or("clip") : "raise";
+    geometry::Gather g;
+    if (auto problem = geometry::readGather(spec, &g))
+        return specError(spec, *problem);
+    const std::int64_t outer = g.outer, dim = g.dim, count = g.count;
+    const std::int64_t innerBytes = g.inner * dtypeSize(spec.inputs[0].dtype);
+    const geometry::Gather::Mode mode = g.mode;
     const std::string name = spec.node->name;
     return makeKernel("plain:gather", [=](const std::byte* const* in, std::byte* const* out) {
         std::byte* dst = out[0];
@@ -691,9 +658,9 @@ Result<std::unique_ptr<Kernel>> gatherKernel(const KernelSpec& spec) {
             const std::byte* base = in[0] + o * dim * innerBytes;
             for (std::int64_t i = 0; i < count; ++i) {
                 std::int64_t index = readIndex(in[1], indices.dtype, i);
-                if (mode == "clip") {
+                if (mode == geometry::Gather::Mode::Clip) {
                     index = std::clamp<std::int64_t>(index, 0, dim - 1);
-                } else if (mode == "wrap") {
+                } else if (mode == geometry::Gather::Mode::Wrap) {
                     index = ((index % dim) + dim) % dim;
                 } else {
                     if (index < 0)

@@ -285,29 +285,20 @@ std::unique_ptr<Kernel> makeDnnlTranspose(const KernelSpec& spec, CpuKernelConte
 std::unique_ptr<Kernel> makeDnnlBinary(const KernelSpec& spec, CpuKernelContext& ctx,
                                        BinaryFn function) {
     // oneDNN's algorithm, and whether the operands may be swapped (it broadcasts only its second).
-    std::pair<algorithm, bool> how;
-    switch (function) {
-    case BinaryFn::Add:
-        how = {algorithm::binary_add, true};
-        break;
-    case BinaryFn::Sub:
-        how = {algorithm::binary_sub, false};
-        break;
-    case BinaryFn::Mul:
-        how = {algorithm::binary_mul, true};
-        break;
-    case BinaryFn::Div:
-        how = {algorithm::binary_div, false};
-        break;
-    case BinaryFn::Max:
-        how = {algorithm::binary_max, true};
-        break;
-    case BinaryFn::Min:
-        how = {algorithm::binary_min, true};
-        break;
-    default:
+    struct Binary {
+        BinaryFn function;
+        algorithm algo;
+        bool commutes;
+    };
+    static constexpr Binary kBinary[] = {
+        {BinaryFn::Add, algorithm::binary_add, true}, {BinaryFn::Sub, algorithm::binary_sub, false},
+        {BinaryFn::Mul, algorithm::binary_mul, true}, {BinaryFn::Div, algorithm::binary_div, false},
+        {BinaryFn::Max, algorithm::binary_max, true}, {BinaryFn::Min, algorithm::binary_min, true}};
+    const auto found = std::find_if(std::begin(kBinary), std::end(kBinary),
+                                    [&](const Binary& b) { return b.function == function; });
+    if (found == std::end(kBinary))
         return nullptr;
-    }
+    const std::pair<algorithm, bool> how{found->algo, found->commutes};
     const Dims& out = spec.outputs[0].shape;
     Dims a = geometry::binaryOperandShape(spec, 0), b = geometry::binaryOperandShape(spec, 1);
     int first = 0, second = 1;

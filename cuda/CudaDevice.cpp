@@ -1,6 +1,8 @@
 // A GPU as a placer Device: memory, streams, events, staging, kernels and timing.
 #include "cuda/CudaDevice.h"
 
+#include "runtime/EpochCounter.h"
+
 #include "cuda/CudaError.h"
 #include "cuda/CudaKernels.h"
 #include "cuda/LazyLibraries.h"
@@ -47,26 +49,17 @@ public:
 
     void record(std::uint32_t epoch) override {
         cudaEventRecord(m_event, m_device->currentStream());
-        m_epoch.store(epoch, std::memory_order_release);
-        m_epoch.notify_all();
+        m_epoch.publish(epoch);
     }
     /// Waits until the record was issued for `epoch`, without waiting for the GPU.
-    void waitIssued(std::uint32_t epoch) const {
-        for (;;) {
-            const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-            if (seen != kNever && seen >= epoch)
-                return;
-            m_epoch.wait(seen, std::memory_order_acquire);
-        }
-    }
+    void waitIssued(std::uint32_t epoch) const { m_epoch.waitFor(epoch); }
     void wait(std::uint32_t epoch) const override {
         waitIssued(epoch);
         // A host device waits for the GPU; a fault there is this wait's error too.
         PLACER_CUDA_THROW(cudaEventSynchronize(m_event));
     }
     bool reached(std::uint32_t epoch) const override {
-        const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-        if (seen == kNever || seen < epoch)
+        if (!m_epoch.reached(epoch))
             return false; // not even issued
         return cudaEventQuery(m_event) != cudaErrorNotReady;
     }
@@ -74,10 +67,9 @@ public:
     cudaEvent_t event() const { return m_event; }
 
 private:
-    static constexpr std::uint32_t kNever = UINT32_MAX;
     CudaDevice* m_device;
     cudaEvent_t m_event;
-    std::atomic<std::uint32_t> m_epoch{kNever};
+    EpochCounter m_epoch;
 };
 
 std::string formatGiB(std::size_t bytes) {

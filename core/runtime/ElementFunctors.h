@@ -135,6 +135,32 @@ PLACER_HD inline std::uint16_t floatToBFloat16(float f) {
     return static_cast<std::uint16_t>(bits >> 16);
 }
 
+/// Element i of an integer tensor as T, converted as C++ converts (exact where T holds it); 0 for
+/// a floating-point tensor.
+template <typename T> PLACER_HD inline T loadInteger(const void* p, Elem e, i64 i) {
+    switch (e) {
+    case Elem::I8:
+        return static_cast<T>(loadRaw<std::int8_t>(p, i));
+    case Elem::I16:
+        return static_cast<T>(loadRaw<std::int16_t>(p, i));
+    case Elem::I32:
+        return static_cast<T>(loadRaw<std::int32_t>(p, i));
+    case Elem::I64:
+        return static_cast<T>(loadRaw<std::int64_t>(p, i));
+    case Elem::U8:
+    case Elem::Bool:
+        return static_cast<T>(loadRaw<std::uint8_t>(p, i));
+    case Elem::U16:
+        return static_cast<T>(loadRaw<std::uint16_t>(p, i));
+    case Elem::U32:
+        return static_cast<T>(loadRaw<std::uint32_t>(p, i));
+    case Elem::U64:
+        return static_cast<T>(loadRaw<std::uint64_t>(p, i));
+    default:
+        return T(0);
+    }
+}
+
 /// Element i of a tensor of any type, as double.
 PLACER_HD inline double loadAny(const void* p, Elem e, i64 i) {
     switch (e) {
@@ -146,50 +172,15 @@ PLACER_HD inline double loadAny(const void* p, Elem e, i64 i) {
         return halfToFloat(loadRaw<std::uint16_t>(p, i));
     case Elem::BF16:
         return bitsToFloat(static_cast<std::uint32_t>(loadRaw<std::uint16_t>(p, i)) << 16);
-    case Elem::I8:
-        return loadRaw<std::int8_t>(p, i);
-    case Elem::I16:
-        return loadRaw<std::int16_t>(p, i);
-    case Elem::I32:
-        return loadRaw<std::int32_t>(p, i);
-    case Elem::I64:
-        return static_cast<double>(loadRaw<std::int64_t>(p, i));
-    case Elem::U8:
-    case Elem::Bool:
-        return loadRaw<std::uint8_t>(p, i);
-    case Elem::U16:
-        return loadRaw<std::uint16_t>(p, i);
-    case Elem::U32:
-        return loadRaw<std::uint32_t>(p, i);
-    case Elem::U64:
-        return static_cast<double>(loadRaw<std::uint64_t>(p, i));
+    default:
+        return loadInteger<double>(p, e, i);
     }
     return 0;
 }
 
 /// Element i of an integer tensor, exactly.
 PLACER_HD inline i64 loadIndex(const void* p, Elem e, i64 i) {
-    switch (e) {
-    case Elem::I64:
-        return loadRaw<std::int64_t>(p, i);
-    case Elem::I32:
-        return loadRaw<std::int32_t>(p, i);
-    case Elem::I16:
-        return loadRaw<std::int16_t>(p, i);
-    case Elem::I8:
-        return loadRaw<std::int8_t>(p, i);
-    case Elem::U8:
-    case Elem::Bool:
-        return loadRaw<std::uint8_t>(p, i);
-    case Elem::U16:
-        return loadRaw<std::uint16_t>(p, i);
-    case Elem::U32:
-        return loadRaw<std::uint32_t>(p, i);
-    case Elem::U64:
-        return static_cast<i64>(loadRaw<std::uint64_t>(p, i));
-    default:
-        return 0;
-    }
+    return loadInteger<i64>(p, e, i);
 }
 
 /// v as an integer: truncated toward zero, saturated to int64's range, NaN as 0 (a plain cast of

@@ -328,16 +328,12 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
 }
 
 Result<std::int64_t> PlanStore::planId(const std::string& name) {
-    auto query = m_db->prepare("SELECT id FROM plans WHERE name = ?");
-    if (!query)
-        return query.error();
-    query.value().bind(1, std::string_view(name));
-    auto row = query.value().step();
+    auto row = m_db->firstRow("SELECT id FROM plans WHERE name = ?", name);
     if (!row)
         return row.error();
     if (!row.value())
         return storeError(m_db->path(), "no plan called '" + name + "'");
-    return query.value().integer(0);
+    return row.value()->integer(0);
 }
 
 Status PlanStore::savePlan(const std::string& name, const std::string& note, const Graph& graph,
@@ -365,13 +361,10 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
         .bind(4, std::string_view(body));
     if (Status status = insertGraph.value().run(); !status.ok())
         return status;
-    auto graphQuery = m_db->prepare("SELECT id FROM graphs WHERE hash = ?");
-    if (!graphQuery)
-        return graphQuery.error();
-    graphQuery.value().bind(1, std::string_view(hash));
-    if (auto row = graphQuery.value().step(); !row || !row.value())
+    auto graphRow = m_db->firstRow("SELECT id FROM graphs WHERE hash = ?", hash);
+    if (!graphRow || !graphRow.value())
         return storeError(m_db->path(), "the graph was not stored");
-    const std::int64_t graphId = graphQuery.value().integer(0);
+    const std::int64_t graphId = graphRow.value()->integer(0);
     auto upsert = m_db->prepare(
         "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
         "copied_bytes, conflicts, report, created, updated) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
@@ -399,18 +392,15 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
 }
 
 Result<StoredPlan> PlanStore::loadPlan(const std::string& name) {
-    auto query = m_db->prepare(
+    auto row = m_db->firstRow(
         "SELECT p.note, p.options, p.placement, p.copies, g.body, g.name, g.format FROM plans p "
-        "JOIN graphs g ON g.id = p.graph_id WHERE p.name = ?");
-    if (!query)
-        return query.error();
-    Statement& s = query.value();
-    s.bind(1, std::string_view(name));
-    auto row = s.step();
+        "JOIN graphs g ON g.id = p.graph_id WHERE p.name = ?",
+        name);
     if (!row)
         return row.error();
     if (!row.value())
         return storeError(m_db->path(), "no plan called '" + name + "'");
+    Statement& s = *row.value();
     StoredPlan stored;
     stored.name = name;
     stored.note = s.text(0);
@@ -605,17 +595,14 @@ Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName)
     auto id = planId(planName);
     if (!id)
         return id.error();
-    auto query = m_db->prepare("SELECT mapping, machine, iterations, latency_ms, report FROM runs "
-                               "WHERE plan_id = ? ORDER BY id DESC LIMIT 1");
-    if (!query)
-        return query.error();
-    Statement& s = query.value();
-    s.bind(1, id.value());
-    auto row = s.step();
+    auto row = m_db->firstRow("SELECT mapping, machine, iterations, latency_ms, report FROM runs "
+                              "WHERE plan_id = ? ORDER BY id DESC LIMIT 1",
+                              id.value());
     if (!row)
         return row.error();
     if (!row.value())
         return std::optional<RunRecord>();
+    Statement& s = *row.value();
     RunRecord run;
     run.mapping = s.text(0);
     run.machine = s.text(1);
@@ -681,16 +668,12 @@ Status PlanStore::saveCalibration(const Calibration& calibration) {
 }
 
 Result<std::optional<Calibration>> PlanStore::loadCalibration(const std::string& machine) {
-    auto query = m_db->prepare("SELECT body FROM calibrations WHERE machine = ?");
-    if (!query)
-        return query.error();
-    query.value().bind(1, std::string_view(machine));
-    auto row = query.value().step();
+    auto row = m_db->firstRow("SELECT body FROM calibrations WHERE machine = ?", machine);
     if (!row)
         return row.error();
     if (!row.value())
         return std::optional<Calibration>();
-    auto json = Json::parse(query.value().text(0), "stored calibration");
+    auto json = Json::parse(row.value()->text(0), "stored calibration");
     if (!json)
         return json.error();
     auto calibration = Calibration::fromJson(json.value());

@@ -62,6 +62,32 @@ Result<Statement> Database::prepare(std::string_view sql) {
     return Statement(this, stmt);
 }
 
+namespace {
+
+template <typename Key>
+Result<std::optional<Statement>> firstRowOf(Database& db, std::string_view sql, Key key) {
+    auto query = db.prepare(sql);
+    if (!query)
+        return query.error();
+    query.value().bind(1, key);
+    auto row = query.value().step();
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return std::optional<Statement>();
+    return std::optional<Statement>(query.take());
+}
+
+} // namespace
+
+Result<std::optional<Statement>> Database::firstRow(std::string_view sql, std::string_view key) {
+    return firstRowOf(*this, sql, key);
+}
+
+Result<std::optional<Statement>> Database::firstRow(std::string_view sql, std::int64_t key) {
+    return firstRowOf(*this, sql, key);
+}
+
 std::int64_t Database::lastInsertId() const {
     return sqlite3_last_insert_rowid(m_db);
 }

@@ -28,6 +28,10 @@ public:
     /// Runs SQL without results (several statements allowed); nullopt on success.
     Status exec(std::string_view sql);
     Result<Statement> prepare(std::string_view sql);
+    /// Prepares `sql`, binds `key` to its one parameter and steps to the first row: the statement
+    /// at that row (read its columns), nothing when there is none, or the error.
+    Result<std::optional<Statement>> firstRow(std::string_view sql, std::string_view key);
+    Result<std::optional<Statement>> firstRow(std::string_view sql, std::int64_t key);
     std::int64_t lastInsertId() const;
     const std::string& path() const { return m_path; }
     /// SQLite's message for the last error, with "database is busy" made explicit.

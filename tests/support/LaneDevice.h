@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/Device.h"
+#include "runtime/EpochCounter.h"
 #include "runtime/WorkQueue.h"
 #include "runtime/cpu/CpuDevice.h"
 
@@ -89,27 +90,16 @@ public:
         void record(std::uint32_t epoch) override {
             m_device->issue([this, epoch] {
                 m_time = hostClockMicros();
-                m_epoch.store(epoch, std::memory_order_release);
-                m_epoch.notify_all();
+                m_epoch.publish(epoch);
             });
         }
-        void wait(std::uint32_t epoch) const override {
-            for (;;) {
-                const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-                if (seen != UINT32_MAX && seen >= epoch)
-                    return;
-                m_epoch.wait(seen, std::memory_order_acquire);
-            }
-        }
-        bool reached(std::uint32_t epoch) const override {
-            const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-            return seen != UINT32_MAX && seen >= epoch;
-        }
+        void wait(std::uint32_t epoch) const override { m_epoch.waitFor(epoch); }
+        bool reached(std::uint32_t epoch) const override { return m_epoch.reached(epoch); }
         double timestamp() const override { return m_time; }
 
     private:
         LaneDevice* m_device;
-        std::atomic<std::uint32_t> m_epoch{UINT32_MAX};
+        EpochCounter m_epoch;
         double m_time = 0;
     };
     std::unique_ptr<Event> createEvent() override { return std::make_unique<LaneEvent>(this); }

@@ -1,6 +1,8 @@
 // A CPU device: its worker, arena, kernels, copies and clock (runtime/cpu/CpuDevice.h).
 #include "runtime/cpu/CpuDevice.h"
 
+#include "runtime/EpochCounter.h"
+
 #include "runtime/WorkQueue.h"
 #include "runtime/cpu/CpuKernels.h"
 #include "runtime/cpu/KernelUtil.h"
@@ -25,33 +27,15 @@ class HostEvent final : public Event {
 public:
     void record(std::uint32_t epoch) override {
         m_time = hostClockMicros();
-        m_epoch.store(epoch, std::memory_order_release);
-        m_epoch.notify_all();
+        m_epoch.publish(epoch);
     }
-    void wait(std::uint32_t epoch) const override {
-        // Spin briefly first: cross-device waits are usually short, and waking a sleeping
-        // thread costs tens of microseconds on some machines.
-        for (int spin = 0; spin < 4000; ++spin) {
-            const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-            if (seen != kNever && seen >= epoch)
-                return;
-        }
-        for (;;) {
-            const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-            if (seen != kNever && seen >= epoch)
-                return;
-            m_epoch.wait(seen, std::memory_order_acquire);
-        }
-    }
-    bool reached(std::uint32_t epoch) const override {
-        const std::uint32_t seen = m_epoch.load(std::memory_order_acquire);
-        return seen != kNever && seen >= epoch;
-    }
+    void wait(std::uint32_t epoch) const override { m_epoch.waitFor(epoch, kSpins); }
+    bool reached(std::uint32_t epoch) const override { return m_epoch.reached(epoch); }
     double timestamp() const override { return m_time; }
 
 private:
-    static constexpr std::uint32_t kNever = UINT32_MAX;
-    std::atomic<std::uint32_t> m_epoch{kNever};
+    static constexpr int kSpins = 4000;
+    EpochCounter m_epoch;
     double m_time = 0;
 };
 

@@ -44,13 +44,11 @@ Result<std::unique_ptr<Kernel>> adaptiveAveragePool(const KernelSpec& spec) {
 } // namespace
 
 Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& given, CpuKernelContext& ctx) {
-    if (!allFloat32(given))
-        return needFloat32(given);
-    const bool channelsLast = given.node->hints.channelsLast;
-    auto viewed = geometrySpec(given);
+    auto viewed = float32GeometrySpec(given);
     if (!viewed)
         return viewed.error();
     const KernelSpec spec = viewed.take();
+    const bool channelsLast = given.node->hints.channelsLast;
     Pooling pooling;
     if (auto error = readPooling(spec, &pooling))
         return specError(spec, *error);
@@ -77,13 +75,11 @@ Result<std::unique_ptr<Kernel>> makePooling(const KernelSpec& given, CpuKernelCo
 }
 
 Result<std::unique_ptr<Kernel>> makeBatchNorm(const KernelSpec& given, CpuKernelContext& ctx) {
-    if (!allFloat32(given))
-        return needFloat32(given);
-    const bool channelsLast = given.node->hints.channelsLast;
-    auto viewed = geometrySpec(given);
+    auto viewed = float32GeometrySpec(given);
     if (!viewed)
         return viewed.error();
     const KernelSpec spec = viewed.take();
+    const bool channelsLast = given.node->hints.channelsLast;
     Normalization norm;
     if (auto error = readBatchNorm(spec, &norm))
         return specError(spec, *error);

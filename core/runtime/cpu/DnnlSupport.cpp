@@ -52,6 +52,12 @@ std::optional<Dims> matmulView(const KernelSpec& spec, std::size_t which) {
     return view;
 }
 
+Result<KernelSpec> float32GeometrySpec(const KernelSpec& given) {
+    if (!allFloat32(given))
+        return specError(given, "only float32 is supported on the CPU for this operator");
+    return geometrySpec(given);
+}
+
 dnnl::primitive_attr scratchpadAttr() {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -35,6 +35,8 @@ std::optional<std::string> channelsLastProblem(const KernelSpec& spec);
 /// The spec a node's geometry is read in: a converted node's NCHW view, or why its shapes do
 /// not allow channels-last.
 Result<KernelSpec> geometrySpec(const KernelSpec& given);
+/// geometrySpec() of a node whose kernel takes float32 alone: why not, for other types.
+Result<KernelSpec> float32GeometrySpec(const KernelSpec& given);
 
 /// A matrix product's strided view `which` (0: A, 1: B, 2: its output; KernelHints::views), or
 /// nothing where it has none.

@@ -871,10 +871,8 @@ const KernelTable<CudaDevice>& table() {
         t.add(F::LayerNorm, layerNormKernel);
         t.add(F::Softmax, softmaxKernel);
         t.add(F::Selection, selectionKernel);
-        for (int f = 0; f < kKernelFamilyCount; ++f) {
-            if (isIndexingFamily(static_cast<F>(f)))
-                t.add(static_cast<F>(f), indexingKernel);
-        }
+        for (const F family : indexingFamilies())
+            t.add(family, indexingKernel);
         return t;
     }();
     return kTable;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace placer {
 
@@ -79,6 +80,16 @@ inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Random)
 /// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
     return family >= KernelFamily::GatherElements && family <= KernelFamily::Random;
+}
+/// Every family of the shared indexing functors, in order: what each backend's kernel table
+/// registers its indexing kernel for.
+inline std::vector<KernelFamily> indexingFamilies() {
+    std::vector<KernelFamily> families;
+    for (int f = 0; f < kKernelFamilyCount; ++f) {
+        if (isIndexingFamily(static_cast<KernelFamily>(f)))
+            families.push_back(static_cast<KernelFamily>(f));
+    }
+    return families;
 }
 
 enum class UnaryFn : std::uint8_t {

@@ -625,25 +625,20 @@ Json chromeTrace(const RunOutcome& input) {
     // Flows: producer -> copy, and copy -> each consumer.
     int flowId = 1;
     auto flow = [&](const TimedEvent* from, const TimedEvent* to) {
-        Json start = Json::object();
-        start.set("name", "dataflow");
-        start.set("cat", "dataflow");
-        start.set("ph", "s");
-        start.set("id", flowId);
-        start.set("pid", from->stream + 1);
-        start.set("tid", tidOf[from]);
-        start.set("ts", from->start - origin);
-        events.push(std::move(start));
-        Json finish = Json::object();
-        finish.set("name", "dataflow");
-        finish.set("cat", "dataflow");
-        finish.set("ph", "f");
-        finish.set("bp", "e");
-        finish.set("id", flowId);
-        finish.set("pid", to->stream + 1);
-        finish.set("tid", tidOf[to]);
-        finish.set("ts", to->start - origin);
-        events.push(std::move(finish));
+        // A flow starts at the producer ("s") and binds to the enclosing slice of its end ("f").
+        for (const auto& [event, phase] : {std::pair{from, "s"}, std::pair{to, "f"}}) {
+            Json mark = Json::object();
+            mark.set("name", "dataflow");
+            mark.set("cat", "dataflow");
+            mark.set("ph", phase);
+            if (event == to)
+                mark.set("bp", "e");
+            mark.set("id", flowId);
+            mark.set("pid", event->stream + 1);
+            mark.set("tid", tidOf[event]);
+            mark.set("ts", event->start - origin);
+            events.push(std::move(mark));
+        }
         ++flowId;
     };
     for (const TimedEvent& event : v.result.trace) {

@@ -451,14 +451,8 @@ Result<std::vector<PlanSummary>> PlanStore::listPlans() {
         "r.id DESC LIMIT 1) FROM plans p JOIN graphs g ON g.id = p.graph_id ORDER BY p.name");
     if (!query)
         return query.error();
-    Statement& s = query.value();
     std::vector<PlanSummary> plans;
-    for (;;) {
-        auto row = s.step();
-        if (!row)
-            return row.error();
-        if (!row.value())
-            break;
+    const Status read = query.value().forEachRow([&](const Statement& s) {
         PlanSummary summary;
         summary.name = s.text(0);
         summary.graph = s.text(1);
@@ -471,7 +465,9 @@ Result<std::vector<PlanSummary>> PlanStore::listPlans() {
         summary.updated = s.text(8);
         summary.lastRunMs = s.isNull(9) ? -1 : s.real(9);
         plans.push_back(std::move(summary));
-    }
+    });
+    if (!read.ok())
+        return read.error();
     return plans;
 }
 
@@ -644,15 +640,12 @@ Result<std::vector<MeasuredCost>> PlanStore::loadCosts(const std::string& machin
     Statement& s = query.value();
     s.bind(1, std::string_view(machine));
     std::vector<MeasuredCost> costs;
-    for (;;) {
-        auto row = s.step();
-        if (!row)
-            return row.error();
-        if (!row.value())
-            break;
-        costs.push_back(
-            MeasuredCost{s.text(0), s.text(1), s.real(2), static_cast<int>(s.integer(3))});
-    }
+    const Status read = s.forEachRow([&](const Statement& row) {
+        costs.push_back(MeasuredCost{row.text(0), row.text(1), row.real(2),
+                                     static_cast<int>(row.integer(3))});
+    });
+    if (!read.ok())
+        return read.error();
     return costs;
 }
 

@@ -131,6 +131,17 @@ Statement& Statement::bindNull(int index) {
     return *this;
 }
 
+Status Statement::forEachRow(const std::function<void(const Statement&)>& read) {
+    for (;;) {
+        auto row = step();
+        if (!row)
+            return row.error();
+        if (!row.value())
+            return {};
+        read(*this);
+    }
+}
+
 Result<bool> Statement::step() {
     const int rc = sqlite3_step(m_stmt);
     if (rc == SQLITE_ROW)

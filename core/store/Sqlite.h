@@ -5,6 +5,7 @@
 #include "ir/Result.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,8 @@ public:
 
     /// Advances: true with a row, false when done; an error as a value.
     Result<bool> step();
+    /// Steps through every row, calling `read` at each (it reads the columns).
+    Status forEachRow(const std::function<void(const Statement&)>& read);
     /// Runs to completion (for statements without rows).
     Status run();
     void reset();

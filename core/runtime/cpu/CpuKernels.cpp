@@ -1005,10 +1005,8 @@ const KernelTable<CpuKernelContext>& table() {
         t.add(F::BatchNorm, makeBatchNorm);
         t.add(F::LayerNorm, makeLayerNorm);
         t.add(F::Softmax, makeSoftmax);
-        for (int f = 0; f < kKernelFamilyCount; ++f) {
-            if (isIndexingFamily(static_cast<F>(f)))
-                plain(static_cast<F>(f), indexingKernel);
-        }
+        for (const F family : indexingFamilies())
+            plain(family, indexingKernel);
         return t;
     }();
     return kTable;

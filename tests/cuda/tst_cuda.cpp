@@ -11,12 +11,12 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
+#include "runtime/RandomTensor.h"
 #include "runtime/cpu/CpuKernels.h"
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"
 #include "cuda/CudaKernels.h"
 #include "cuda/LazyLibraries.h"
-#include "runtime/RandomTensor.h"
 
 #include <cublas_v2.h>
 #include <cudnn.h>

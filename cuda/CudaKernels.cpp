@@ -274,16 +274,10 @@ KernelResult rangeKernel(const KernelSpec& spec, CudaDevice& device) {
 // ---- element-wise ------------------------------------------------------------------------------
 
 KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device) {
-    const UnaryFn fn = spec.node->op->kernel.unary();
-    double a = 0, b = 0;
-    if (auto error = readUnaryParameters(spec, &a, &b))
+    Unary unary;
+    if (auto error = readUnary(spec, &unary))
         return specError(spec, *error);
-    const DType dtype = spec.inputs[0].dtype;
-    const DType outType = spec.outputs[0].dtype;
-    const bool predicate = fn == UnaryFn::IsNaN || fn == UnaryFn::IsInf;
-    if (outType != (predicate ? DType::Bool : dtype))
-        return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
-    const auto [aInput, bInput] = clipInputs(spec);
+    const auto [fn, a, b, dtype, outType, predicate, aInput, bInput] = unary;
     const std::int64_t n = spec.outputs[0].elementCount();
     CudaDevice* dev = &device;
     if (dtype == DType::Float32 && !predicate && aInput < 0 && bInput < 0) {

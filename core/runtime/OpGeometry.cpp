@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace placer::geometry {
 
@@ -346,6 +347,19 @@ Problem readUnaryParameters(const KernelSpec& spec, double* a, double* b) {
             loadAsDouble(reinterpret_cast<const std::byte*>(spec.constantData[k]->data()),
                          spec.inputs[k].dtype, 0);
     }
+    return std::nullopt;
+}
+
+Problem readUnary(const KernelSpec& spec, Unary* unary) {
+    unary->fn = spec.node->op->kernel.unary();
+    if (auto error = readUnaryParameters(spec, &unary->a, &unary->b))
+        return error;
+    unary->dtype = spec.inputs[0].dtype;
+    unary->outType = spec.outputs[0].dtype;
+    unary->predicate = unary->fn == UnaryFn::IsNaN || unary->fn == UnaryFn::IsInf;
+    if (unary->outType != (unary->predicate ? DType::Bool : unary->dtype))
+        return "unexpected output type " + std::string(dtypeName(unary->outType));
+    std::tie(unary->aInput, unary->bInput) = clipInputs(spec);
     return std::nullopt;
 }
 

@@ -119,6 +119,18 @@ std::pair<int, int> clipInputs(const KernelSpec& spec);
 /// HardSigmoid's alpha and beta, Clip's bounds (Relay's a_min/a_max; ONNX's min/max attributes
 /// before opset 11 and constant scalar inputs after). *a and *b are 0 for the others.
 Problem readUnaryParameters(const KernelSpec& spec, double* a, double* b);
+/// An element-wise unary op as both backends read it.
+struct Unary {
+    UnaryFn fn{};
+    double a = 0, b = 0; ///< readUnaryParameters
+    DType dtype{}, outType{};
+    bool predicate = false;        ///< IsNaN, IsInf: a Bool output
+    int aInput = -1, bInput = -1;  ///< Clip's bounds read at run time (clipInputs)
+    bool runtimeBounds() const { return aInput >= 0 || bInput >= 0; }
+};
+/// The unary op of `spec`: its function, parameters and types (the output is Bool for a
+/// predicate, else the input's type).
+Problem readUnary(const KernelSpec& spec, Unary* unary);
 /// The value a Fill-family op writes: ones_like 1, zeros_like 0, ConstantOfShape its `value`.
 double fillValue(const KernelSpec& spec);
 /// Input `i` of a Binary-family op as broadcasting sees it: its own shape, except nn.bias_add's

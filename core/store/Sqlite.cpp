@@ -152,13 +152,7 @@ Result<bool> Statement::step() {
 }
 
 Status Statement::run() {
-    for (;;) {
-        auto row = step();
-        if (!row)
-            return row.error();
-        if (!row.value())
-            return {};
-    }
+    return forEachRow([](const Statement&) {});
 }
 
 void Statement::reset() {

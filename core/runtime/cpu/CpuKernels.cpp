@@ -238,17 +238,11 @@ template <typename T> Body unaryBody(UnaryFn fn, std::int64_t n, double alpha, d
 /// oneDNN's eltwise for float32 where it has the function; otherwise a typed loop, or the shared
 /// UnaryAny functor for float16 and bfloat16.
 Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelContext& ctx) {
-    const UnaryFn fn = spec.node->op->kernel.unary();
-    double alpha = 0, beta = 0;
-    if (auto error = geometry::readUnaryParameters(spec, &alpha, &beta))
+    geometry::Unary unary;
+    if (auto error = geometry::readUnary(spec, &unary))
         return specError(spec, *error);
-    const DType dtype = spec.inputs[0].dtype;
-    const DType outType = spec.outputs[0].dtype;
-    const bool predicate = fn == UnaryFn::IsNaN || fn == UnaryFn::IsInf;
-    if (outType != (predicate ? DType::Bool : dtype))
-        return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
-    const auto [aInput, bInput] = geometry::clipInputs(spec);
-    const bool runtimeBounds = aInput >= 0 || bInput >= 0;
+    const auto [fn, alpha, beta, dtype, outType, predicate, aInput, bInput] = unary;
+    const bool runtimeBounds = unary.runtimeBounds();
     if (dtype == DType::Float32 && !runtimeBounds && !predicate) {
         if (auto kernel =
                 makeDnnlEltwise(spec, ctx, fn, static_cast<float>(alpha), static_cast<float>(beta)))

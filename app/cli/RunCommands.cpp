@@ -57,7 +57,10 @@ options:
   --iterations N             measured runs (default 10)
   --warmup K                 runs before measuring (default 1)
   --input NAME=FILE.npy      data for graph input NAME (repeatable); other inputs get seeded
-                             random data: floats in [-1, 1), integers in [0, 4)
+                             random data: floats in [-1, 1), integers in [0, 4). The model is
+                             planned for the data: dimensions it leaves open at the file's
+                             shape, inputs that set shapes (a Slice's bounds) for its values;
+                             bfloat16 data as uint16 bit patterns
   --seed N                   the seed for random inputs (default 1)
   --save-outputs DIR         write every output to DIR/NAME.npy
   --trace FILE.json          write a Chrome trace of the last run (Perfetto, chrome://tracing)
@@ -235,6 +238,9 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         auto tensor = readNpy(file);
         if (!tensor)
             return fail("--input " + name + ": " + tensor.error().toString());
+        // The model is planned for the data: its open dimensions at the file's shape, inputs
+        // that set shapes for the file's values.
+        parsed.source.runInputs[name] = tensor.value();
         request.inputs.emplace_back(name, tensor.take());
     }
     Session session(sessionOptions(parsed));

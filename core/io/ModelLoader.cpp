@@ -106,7 +106,7 @@ namespace {
 Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const MappedFile> file,
                               const std::string& fileName, GraphFormat format,
                               const std::optional<DeviceSet>& devices,
-                              const InputShapes& inputShapes) {
+                              const InputShapes& inputShapes, const RunInputs& runInputs) {
     if (format == GraphFormat::Auto)
         format = detectFormat(text, fileName);
     LoadedModel model;
@@ -118,6 +118,7 @@ Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const Mappe
         model.devices = devices ? *devices : defaultDeviceSet();
         OnnxReadOptions options;
         options.inputShapes = inputShapes;
+        options.runInputs = runInputs;
         options.bytesFile = std::move(file);
         auto graph =
             readOnnx(text, fileName, &model.devices, devices.has_value(), &model.warnings, options);
@@ -155,19 +156,19 @@ Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const Mappe
 
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
                                   GraphFormat format, const std::optional<DeviceSet>& devices,
-                                  const InputShapes& inputShapes) {
-    return loadModel(text, nullptr, fileName, format, devices, inputShapes);
+                                  const InputShapes& inputShapes, const RunInputs& runInputs) {
+    return loadModel(text, nullptr, fileName, format, devices, inputShapes, runInputs);
 }
 
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
                                   const std::optional<DeviceSet>& devices,
-                                  const InputShapes& inputShapes) {
+                                  const InputShapes& inputShapes, const RunInputs& runInputs) {
     // Mapped, not read: an ONNX model's weights stay in the file's pages, read when used.
     auto file = MappedFile::open(path);
     if (!file)
         return file.error();
     const std::string_view bytes = file.value()->bytes();
-    return loadModel(bytes, file.take(), path, format, devices, inputShapes);
+    return loadModel(bytes, file.take(), path, format, devices, inputShapes, runInputs);
 }
 
 } // namespace placer

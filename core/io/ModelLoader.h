@@ -35,15 +35,21 @@ struct LoadedModel {
 ///
 /// `inputShapes` fixes the shapes of graph inputs by name (an ONNX model's symbolic dimensions);
 /// other formats have static shapes and refuse them.
+///
+/// `runInputs` is the data a run will give, by input name: an ONNX model's open inputs are
+/// planned at its shapes, and inputs that set shapes for its values (OnnxReadOptions::runInputs).
 using InputShapes = std::map<std::string, std::vector<std::int64_t>>;
+using RunInputs = std::map<std::string, HostTensor>;
 Result<LoadedModel> loadModelText(std::string_view text, const std::string& fileName,
                                   GraphFormat format, const std::optional<DeviceSet>& devices,
-                                  const InputShapes& inputShapes = {});
+                                  const InputShapes& inputShapes = {},
+                                  const RunInputs& runInputs = {});
 
 /// loadModelText() on the contents of a file, mapped into memory rather than read.
 Result<LoadedModel> loadModelFile(const std::string& path, GraphFormat format,
                                   const std::optional<DeviceSet>& devices,
-                                  const InputShapes& inputShapes = {});
+                                  const InputShapes& inputShapes = {},
+                                  const RunInputs& runInputs = {});
 
 /// "NAME=1,3,224,224" as a name and dimensions (--input-shape).
 Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::string_view text);

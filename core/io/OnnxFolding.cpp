@@ -112,10 +112,8 @@ void OnnxImporter::bindDefaultReferences(const onnx::NodeProto& caller,
     }
 }
 
-/// Graph inputs that set shapes and have a given value become initializers.
+/// Finds the graph inputs whose values set shapes; those with a given value become initializers.
 OnnxImporter::Failure OnnxImporter::bindShapeInputs() {
-    if (m_options.shapeInputValues.empty())
-        return std::nullopt;
     onnx::GraphProto& g = *m_model.mutable_graph();
     std::set<std::string> shapeValues;
     for (const onnx::NodeProto& node : g.node()) {
@@ -147,9 +145,11 @@ OnnxImporter::Failure OnnxImporter::bindShapeInputs() {
     for (const onnx::TensorProto& tensor : g.initializer())
         initializers.insert(tensor.name());
     for (const onnx::ValueInfoProto& input : g.input()) {
+        if (initializers.count(input.name()) || !shapeValues.count(input.name()))
+            continue;
+        m_shapeInputs.insert(input.name());
         const auto given = m_options.shapeInputValues.find(input.name());
-        if (given == m_options.shapeInputValues.end() || initializers.count(input.name()) ||
-            !shapeValues.count(input.name()))
+        if (given == m_options.shapeInputValues.end())
             continue;
         const HostTensor& value = given->second;
         onnx::TensorProto* tensor = g.add_initializer();

@@ -107,6 +107,9 @@ public:
 
     /// The Loop (by first output) whose body could not be typed, when that failed the read.
     const std::string& shapeVaryingLoop() const { return m_shapeVaryingLoop; }
+    /// The graph inputs whose values set shapes, and those of them bound to a given value.
+    const std::set<std::string>& shapeInputs() const { return m_shapeInputs; }
+    const std::set<std::string>& boundInputs() const { return m_boundInputs; }
 
 private:
     using Failure = std::optional<SourceError>;
@@ -308,6 +311,7 @@ private:
     std::set<std::string> m_graphInputs;
     std::vector<int> m_order;
     std::set<std::string> m_boundInputs;
+    std::set<std::string> m_shapeInputs;
     int m_folded = 0;
     bool m_body = false; ///< reading the body of a control-flow node (readBody)
     std::string m_shapeVaryingLoop;

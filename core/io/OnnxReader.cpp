@@ -460,19 +460,59 @@ Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, Devi
     return readOnnx(bytes, fileName, devices, devicesGiven, warnings, OnnxReadOptions{});
 }
 
+namespace {
+
+/// A run's data as the shapes of open inputs and the values of shape-setting ones, where the
+/// options do not give those already.
+void adoptRunInputs(const std::vector<SymbolicInput>& open, OnnxReadOptions* options) {
+    for (const SymbolicInput& input : open) {
+        const auto data = options->runInputs.find(input.name);
+        if (data != options->runInputs.end() && !options->inputShapes.count(input.name) &&
+            shapeFitsDeclared(input.dims, data->second.type.shape))
+            options->inputShapes[input.name] = data->second.type.shape;
+    }
+    for (const auto& [name, data] : options->runInputs)
+        options->shapeInputValues.emplace(name, data);
+}
+
+std::vector<OpenInput> openInputs(const std::vector<SymbolicInput>& open,
+                                  const OnnxImporter& reader, const OnnxReadOptions& options) {
+    std::vector<OpenInput> inputs;
+    for (const SymbolicInput& input : open)
+        inputs.push_back(OpenInput{input.name, input.dims, false, std::nullopt});
+    for (const std::string& name : reader.shapeInputs()) {
+        auto at = std::find_if(inputs.begin(), inputs.end(),
+                               [&](const OpenInput& input) { return input.name == name; });
+        if (at == inputs.end())
+            at = inputs.insert(inputs.end(), OpenInput{name, {}, false, std::nullopt});
+        at->setsShapes = true;
+        if (reader.boundInputs().count(name))
+            at->plannedValue = options.shapeInputValues.at(name);
+    }
+    return inputs;
+}
+
+} // namespace
+
 Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, DeviceSet* devices,
                        bool devicesGiven, std::vector<std::string>* warnings,
                        const OnnxReadOptions& options) {
     // A Loop whose body's shapes change cannot run as one op; read again with it unrolled (which
     // works where its trip count is known at load), until no new Loop asks for it.
     OnnxReadOptions current = options;
+    const std::vector<SymbolicInput> open = onnxSymbolicInputs(bytes);
+    adoptRunInputs(open, &current);
     const std::size_t warned = warnings->size();
     const DeviceSet givenDevices = *devices;
     for (;;) {
         OnnxImporter reader(fileName, devices, devicesGiven, warnings, current);
         auto graph = reader.read(bytes);
         const std::string loop = reader.shapeVaryingLoop();
-        if (graph || loop.empty() || current.unrollLoops.count(loop))
+        if (graph) {
+            graph.value().openInputs = openInputs(open, reader, current);
+            return graph;
+        }
+        if (loop.empty() || current.unrollLoops.count(loop))
             return graph;
         current.unrollLoops.insert(loop);
         warnings->resize(warned);

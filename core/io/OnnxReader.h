@@ -46,6 +46,11 @@ struct OnnxReadOptions {
     /// pads): the plan is made for these values, as TensorRT builds for given shape tensors. A
     /// value given for an input that sets no shape is ignored here (it is run-time data).
     std::map<std::string, HostTensor> shapeInputValues;
+    /// The data a run will give, by input name: an input whose shape the model leaves open is
+    /// planned at the data's shape, and one whose value sets shapes for that value (as
+    /// shapeInputValues). Data for no input, or that disagrees with a fixed dimension, is left
+    /// for the run to refuse.
+    std::map<std::string, HostTensor> runInputs;
     /// Sequence and optional inputs: how many elements each holds. Element k of sequence S is
     /// the tensor input "S[k]", whose shape inputShapes gives; an input not listed here takes
     /// its length from those names (io/OnnxSequences.h).

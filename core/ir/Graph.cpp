@@ -3,12 +3,26 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdlib>
 #include <map>
 
 #include <cassert>
 
 namespace placer {
+
+bool shapeFitsDeclared(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape) {
+    if (dims.size() != shape.size())
+        return false;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+        std::int64_t fixed = 0;
+        const char* end = dims[d].data() + dims[d].size();
+        const auto [at, error] = std::from_chars(dims[d].data(), end, fixed);
+        if (error == std::errc() && at == end && fixed != shape[d])
+            return false;
+    }
+    return true;
+}
 
 std::uint64_t Graph::nextRevision() {
     static std::atomic<std::uint64_t> counter{0};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/Attrs.h"
+#include "ir/HostTensor.h"
 #include "ir/Ids.h"
 #include "ir/KernelHints.h"
 #include "ir/OpRegistry.h"
@@ -111,6 +112,25 @@ struct GraphOutput {
     bool operator==(const GraphOutput&) const = default;
 };
 
+/// A graph input that the model leaves open, and what the reader planned it as: dimensions the
+/// model names ("batch") or leaves unknown were fixed (at the data a run gives, or 1), and an
+/// input whose value sets shapes (a Slice's bounds, a window's size) was planned for a given
+/// value, then a constant. A run whose data differs is planned again for it
+/// (session/Session.h).
+struct OpenInput {
+    std::string name;
+    /// Each dimension as the model declares it ("batch", "?", "3"); empty when all are fixed.
+    std::vector<std::string> declaredDims;
+    bool setsShapes = false;
+    /// The value the plan was made for, when it was planned for one (the input is a constant
+    /// of the graph then).
+    std::optional<HostTensor> plannedValue;
+};
+
+/// Whether `shape` fits dimensions declared as `dims` ("batch", "?", "3"): the same rank, and
+/// equal where a dimension is a number.
+bool shapeFitsDeclared(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape);
+
 class Graph {
 public:
     Graph() = default;
@@ -168,6 +188,9 @@ public:
     std::string sourceFormat; ///< "relay", "json", "onnx"
     /// Facts about the source a writer may need again, in order: ("onnx.opset", "13"), ...
     std::vector<std::pair<std::string, std::string>> properties;
+    /// The inputs whose shapes or values run time may change (an ONNX model's symbolic
+    /// dimensions and shape-setting inputs); empty for a graph of static shapes.
+    std::vector<OpenInput> openInputs;
     /// The model's ONNX opset, or 0 when it did not come from ONNX.
     int onnxOpset() const;
     /// How many nodes the reader evaluated at load and replaced by constants

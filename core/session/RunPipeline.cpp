@@ -55,6 +55,121 @@ Result<CompiledPlan> lowerPlanned(const PlannedModel& planned,
     return compiled;
 }
 
+const OpenInput* openInput(const Graph& graph, const std::string& name) {
+    for (const OpenInput& input : graph.openInputs) {
+        if (input.name == name)
+            return &input;
+    }
+    return nullptr;
+}
+
+bool plannedFor(const Graph& graph, const std::string& name) {
+    const OpenInput* input = openInput(graph, name);
+    return input && input->plannedValue;
+}
+
+bool sameTensor(const HostTensor& a, const HostTensor& b) {
+    const std::string_view x = a.data.bytes(), y = b.data.bytes();
+    return a.type.shape == b.type.shape && x == y &&
+           (a.type.dtype == b.type.dtype ||
+            (a.type.dtype == DType::BFloat16 && b.type.dtype == DType::UInt16));
+}
+
+/// Why `graph`, as planned, cannot run on `data` but the model planned again for it could: an
+/// input the model leaves open given at another shape, or a shape-setting input given another
+/// value. std::nullopt when it can run as planned.
+std::optional<std::string> plannedOtherwise(const Graph& graph,
+                                            const std::vector<std::pair<std::string, HostTensor>>& data) {
+    for (const auto& [name, tensor] : data) {
+        const OpenInput* open = openInput(graph, name);
+        if (!open)
+            continue;
+        if (open->plannedValue) {
+            if (!sameTensor(*open->plannedValue, tensor))
+                return "input " + name + " sets shapes, and the plan was made for another value";
+            continue;
+        }
+        if (open->setsShapes)
+            return "input " + name + " sets shapes, and the plan was made without its value";
+        const auto node = graph.find(name);
+        if (!node)
+            continue;
+        const TensorType& planned = graph.node(*node).outputs[0];
+        if (!open->declaredDims.empty() && planned.shape != tensor.type.shape &&
+            shapeFitsDeclared(open->declaredDims, tensor.type.shape))
+            return "input " + name + " is " + tensor.type.toShortString() +
+                   ", and the plan was made for " + planned.toShortString();
+    }
+    return std::nullopt;
+}
+
+/// What identifies data for the model planned again: every input's shape and type, and the
+/// value of those that set shapes.
+std::string signatureOf(const Graph& graph,
+                        const std::vector<std::pair<std::string, HostTensor>>& data) {
+    std::string signature;
+    for (const auto& [name, tensor] : data) {
+        signature += name + ":" + tensor.type.toShortString();
+        const OpenInput* open = openInput(graph, name);
+        if (open && open->setsShapes)
+            signature += "=" + std::string(tensor.data.bytes());
+        signature += '\n';
+    }
+    return signature;
+}
+
+} // namespace
+
+Result<std::shared_ptr<const PlannedModel>>
+Session::forData(std::shared_ptr<const PlannedModel> planned,
+                 const std::vector<std::pair<std::string, HostTensor>>& data, std::string* note) {
+    const Graph& graph = planned->model.graph;
+    const std::optional<std::string> why = plannedOtherwise(graph, data);
+    if (!why)
+        return planned;
+    if (!planned->source)
+        return SourceError::sentence(*why + "; this plan was not opened from a file, so it "
+                                            "cannot be planned again for the data");
+    const std::string signature = signatureOf(graph, data);
+    for (std::size_t k = 0; k < m_specialised.size(); ++k) {
+        const Specialised& kept = m_specialised[k];
+        if (kept.base.lock() == planned && kept.signature == signature) {
+            *note = "planned for the data's shapes (" + *why + "; planned earlier in this session)";
+            std::rotate(m_specialised.begin(), m_specialised.begin() + static_cast<long>(k),
+                        m_specialised.begin() + static_cast<long>(k) + 1);
+            return m_specialised.front().planned;
+        }
+    }
+    ModelSource source = *planned->source;
+    for (const auto& [name, tensor] : data)
+        source.runInputs[name] = tensor;
+    const PlanRequest& request = planned->request;
+    auto loaded = loadSource(source, planned->model.devices);
+    if (!loaded)
+        return SourceError::sentence("planning again for the data (" + *why +
+                                     "): " + loaded.error().toString());
+    // Where the user moved nodes by hand, the plan for the data moves them too.
+    LoadedModel model = loaded.take();
+    for (const Node& node : graph.nodes()) {
+        if (node.pin.kind == PinKind::None)
+            continue;
+        if (const auto id = model.graph.find(node.name))
+            model.graph.setPin(*id, node.pin);
+    }
+    auto replanned = plan(std::move(model), request);
+    if (!replanned)
+        return replanned.error();
+    replanned.value().source = planned->source;
+    auto result = std::make_shared<const PlannedModel>(replanned.take());
+    m_specialised.insert(m_specialised.begin(), Specialised{planned, signature, result});
+    if (m_specialised.size() > 8)
+        m_specialised.pop_back();
+    *note = "planned for the data's shapes (" + *why + ")";
+    return result;
+}
+
+namespace {
+
 /// The run's inputs in program order: the data given by name, seeded random data for the rest
 /// (step 5). Given data must exist as an input and match its type exactly.
 Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& program,
@@ -63,6 +178,10 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& pr
     std::vector<HostTensor> inputs(inputNodes.size());
     std::vector<bool> given(inputNodes.size(), false);
     for (const auto& [name, tensor] : request.inputs) {
+        // An input the plan was made for the value of is a constant of the graph now
+        // (Session::forData planned it for this value).
+        if (plannedFor(graph, name))
+            continue;
         const auto node = graph.find(name);
         std::size_t index = inputNodes.size();
         for (std::size_t i = 0; node && i < inputNodes.size(); ++i) {
@@ -78,11 +197,27 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& pr
                                          names + ")");
         }
         const TensorType& want = graph.node(inputNodes[index]).outputs[0];
-        if (tensor.type != want)
+        HostTensor data = tensor;
+        // numpy has no bfloat16: such data comes as uint16 bit patterns.
+        if (want.dtype == DType::BFloat16 && data.type.dtype == DType::UInt16)
+            data.type.dtype = DType::BFloat16;
+        if (data.type != want) {
+            const OpenInput* open = openInput(graph, name);
+            if (open && !open->declaredDims.empty()) {
+                std::string declared;
+                for (const std::string& dim : open->declaredDims)
+                    declared += (declared.empty() ? "" : "x") + dim;
+                return SourceError::sentence("input " + name + ": the data is " +
+                                             tensor.type.toShortString() +
+                                             ", which does not fit the input as the model "
+                                             "declares it, " + declared + " " +
+                                             std::string(dtypeName(want.dtype)));
+            }
             return SourceError::sentence("input " + name + ": the data is " +
                                          tensor.type.toShortString() + " but the input is " +
                                          want.toShortString());
-        inputs[index] = tensor;
+        }
+        inputs[index] = std::move(data);
         given[index] = true;
     }
     for (std::size_t i = 0; i < inputNodes.size(); ++i) {
@@ -112,6 +247,11 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
                                                  const RunRequest& request,
                                                  const RunCallbacks& callbacks) {
     std::lock_guard lock(m_running);
+    std::string replannedNote;
+    auto forRun = forData(std::move(planned), request.inputs, &replannedNote);
+    if (!forRun)
+        return forRun.error();
+    planned = forRun.take();
     const DeviceSet& devices = planned->model.devices;
     auto outcome = std::make_shared<RunOutcome>();
     outcome->userGraph = std::shared_ptr<const Graph>(planned, &planned->model.graph);
@@ -121,6 +261,8 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     outcome->physicalDevices = m_registry;
     outcome->warmup = std::max(0, request.warmup);
     outcome->iterations = std::max(1, request.iterations);
+    if (!replannedNote.empty())
+        outcome->warnings.push_back(replannedNote);
     for (const Conflict& conflict : planned->plan.conflicts) {
         if (conflict.kind == ConflictKind::Unsupported)
             return SourceError::sentence("the plan cannot run: " + conflict.message);

@@ -5,6 +5,7 @@
 #include "passes/PostOpFusion.h"
 #include "plan/Planner.h"
 #include "report/RunReport.h"
+#include "runtime/ConstantEvaluation.h"
 #include "runtime/DeviceRegistry.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
@@ -102,7 +103,11 @@ CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
 Session::Session(SessionOptions options)
     : m_workspace(options.workspace.empty() ? store::PlanStore::defaultPath()
                                             : std::move(options.workspace)),
-      m_registry(std::make_shared<DeviceRegistry>()) {}
+      m_registry(std::make_shared<DeviceRegistry>()) {
+    // Models read through a session fold what is known at load with the CPU kernels, whichever
+    // front end made it (the evaluator is the same function for every session).
+    installConstantFolding();
+}
 
 Session::~Session() = default;
 
@@ -115,16 +120,26 @@ Result<LoadedModel> Session::load(const ModelSource& source, const PlanRequest& 
         if (Status roles = chooseRoles(request, *set); !roles.ok())
             return roles.error();
     }
-    return source.text ? loadModelText(*source.text, source.path, source.format, set,
-                                       source.inputShapes)
-                       : loadModelFile(source.path, source.format, set, source.inputShapes);
+    return loadSource(source, set);
+}
+
+Result<LoadedModel> loadSource(const ModelSource& source, const std::optional<DeviceSet>& devices) {
+    return source.text ? loadModelText(*source.text, source.path, source.format, devices,
+                                       source.inputShapes, source.runInputs)
+                       : loadModelFile(source.path, source.format, devices, source.inputShapes,
+                                       source.runInputs);
 }
 
 Result<PlannedModel> Session::open(const ModelSource& source, const PlanRequest& request) {
     auto loaded = load(source, request);
     if (!loaded)
         return loaded.error();
-    return plan(loaded.take(), request);
+    auto planned = plan(loaded.take(), request);
+    if (planned) {
+        planned.value().source = source;
+        planned.value().source->runInputs.clear();
+    }
+    return planned;
 }
 
 Result<PlannedModel> Session::plan(LoadedModel model, const PlanRequest& request) {
@@ -150,6 +165,7 @@ Result<PlannedModel> Session::plan(LoadedModel model, const PlanRequest& request
     planned.plan = planDevices(model.graph, model.devices, options);
     planned.options = std::move(options);
     planned.model = std::move(model);
+    planned.request = request;
     return planned;
 }
 

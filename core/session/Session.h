@@ -46,6 +46,9 @@ struct ModelSource {
     GraphFormat format = GraphFormat::Auto;
     /// Shapes for inputs whose dimensions the model leaves open, by input name.
     InputShapes inputShapes;
+    /// The data a run will give, by input name: the inputs the model leaves open are planned at
+    /// its shapes, and inputs that set shapes for its values (placer run --input).
+    RunInputs runInputs;
 };
 
 /// What a model is planned for, and how.
@@ -73,6 +76,11 @@ struct PlannedModel {
     /// Things the user should hear that are not errors (symbolic dimensions taken as 1, rules
     /// that match nothing, a calibration made on first use).
     std::vector<std::string> warnings;
+    /// Where the model was read from and what it was planned with (Session::open sets both):
+    /// a run whose data has other shapes than the model's open inputs were planned for, or
+    /// other values where inputs set shapes, reads and plans the model again for that data.
+    std::optional<ModelSource> source;
+    PlanRequest request;
 };
 
 /// What `placer compile` and a run lower: the optimised graph and its program.
@@ -170,12 +178,28 @@ public:
     Status recordRun(const RunOutcome& outcome, const std::string& name, bool* saved = nullptr) const;
 
 private:
+    /// `planned`, or the model planned again for `data` where the data has other shapes than
+    /// its open inputs were planned for, or other values where inputs set shapes (then `note`
+    /// says why). Kept per shape signature, so that a plan run at several shapes one after
+    /// another reads and plans the model once per shape.
+    Result<std::shared_ptr<const PlannedModel>>
+    forData(std::shared_ptr<const PlannedModel> planned,
+            const std::vector<std::pair<std::string, HostTensor>>& data, std::string* note);
+
     std::string m_workspace;
     /// Shared with every RunOutcome, whose executor runs on its devices.
     std::shared_ptr<DeviceRegistry> m_registry;
     std::mutex m_running;
+    struct Specialised {
+        std::weak_ptr<const PlannedModel> base;
+        std::string signature;
+        std::shared_ptr<const PlannedModel> planned;
+    };
+    std::vector<Specialised> m_specialised; ///< the latest first, at most a few
 };
 
+/// Reads the model `source` names, against `devices` when given (as loadModelFile does).
+Result<LoadedModel> loadSource(const ModelSource& source, const std::optional<DeviceSet>& devices);
 /// Records `outcome` in an open workspace against plan `name`, as Session::recordRun does.
 Status recordRunIn(store::PlanStore& workspace, const RunOutcome& outcome, const std::string& name,
                    bool* saved = nullptr);

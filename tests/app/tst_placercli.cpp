@@ -3,6 +3,8 @@
 #include "cli/PlacerCli.h"
 
 #include "io/Json.h"
+#include "io/Npy.h"
+#include "runtime/ReferenceRun.h"
 #include "runtime/Calibrate.h"
 #include "store/PlanStore.h"
 
@@ -63,6 +65,7 @@ private slots:
     void compileEmitsBytecode();
     void runReportAndTrace();
     void runWithInputFilesMatchesPyTorch();
+    void runPlansForTheInputFilesShapes();
     void runIsOptimisedUnlessTold();
     void runErrors_data();
     void runErrors();
@@ -725,6 +728,27 @@ void TestPlacerCli::runWithInputFilesMatchesPyTorch() {
     for (int i = 0; i < 10; ++i)
         QVERIFY2(std::fabs(x[i] - y[i]) < 1e-4,
                  qPrintable(QString("%1 vs %2").arg(x[i]).arg(y[i])));
+}
+
+// A model with symbolic batch and seq, run on files of three shapes: each is planned at its
+// file's shape (no "taken as 1"), and matches numpy.
+void TestPlacerCli::runPlansForTheInputFilesShapes() {
+    const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/dyn_encoder");
+    for (const char* shape : {"1x4", "2x16", "3x33"}) {
+        QTemporaryDir dir;
+        const QString stem = base + "." + shape;
+        const Run run = placerRun({"run", base + ".onnx", "--devices", "a:vcpu,b:vcpu", "--input",
+                                   "x=" + stem + ".input.npy", "--save-outputs", dir.path(),
+                                   "--iterations", "1"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        QVERIFY2(!run.err.contains("taken as 1"), qPrintable(run.err));
+        QVERIFY2(run.out.contains("reference check: ok"), qPrintable(run.out));
+        auto saved = readNpy(dir.filePath("y.npy").toStdString());
+        auto expected = readNpy((stem + ".expected.npy").toStdString());
+        QVERIFY(saved && expected);
+        const ReferenceCheck check = compareOutputs({saved.value()}, {expected.value()}, 1e-4, 1e-3);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+    }
 }
 
 void TestPlacerCli::runIsOptimisedUnlessTold() {

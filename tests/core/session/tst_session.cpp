@@ -1,0 +1,170 @@
+// The session's runs on data whose shapes the model leaves open (session/Session.h): one plan
+// run at several shapes in one session, inputs that set shapes given at run time, data that
+// cannot fit the model refused with a sentence, and bfloat16 given as uint16 bit patterns.
+#include "io/Npy.h"
+#include "runtime/ReferenceRun.h"
+#include "session/Session.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+#include <string>
+
+using namespace placer;
+
+namespace {
+
+std::string modelPath(const std::string& name) {
+    return std::string(PLACER_SOURCE_DIR) + "/tests/models/" + name;
+}
+
+HostTensor npy(const std::string& name) {
+    auto tensor = readNpy(modelPath(name));
+    if (!tensor)
+        qFatal("%s", tensor.error().toString().c_str());
+    return tensor.take();
+}
+
+HostTensor int64s(std::vector<std::int64_t> values) {
+    HostTensor tensor = HostTensor::zeros({{static_cast<std::int64_t>(values.size())}, DType::Int64});
+    std::memcpy(tensor.data.data(), values.data(), values.size() * sizeof(std::int64_t));
+    return tensor;
+}
+
+RunRequest oneRun(std::vector<std::pair<std::string, HostTensor>> inputs) {
+    RunRequest request;
+    request.inputs = std::move(inputs);
+    request.warmup = 0;
+    request.iterations = 1;
+    return request;
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+    for (const std::string& line : lines) {
+        if (line.find(text) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<Session> m_session;
+
+private slots:
+    void init() {
+        m_session = std::make_unique<Session>(
+            SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+    }
+
+    /// A model with symbolic batch and seq is opened once, without data, and run at three
+    /// shapes: each run is planned for its data and matches numpy; a shape run again reuses the
+    /// plan made for it.
+    void oneModelRunsAtSeveralShapes() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        QVERIFY(mentions(opened.value().warnings, "taken as 1"));
+        QCOMPARE(opened.value().model.graph.openInputs.size(), std::size_t{1});
+        QCOMPARE(opened.value().model.graph.openInputs[0].declaredDims,
+                 (std::vector<std::string>{"batch", "seq", "16"}));
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        for (const char* shape : {"1x4", "2x16", "3x33", "2x16"}) {
+            const std::string stem = std::string("dyn_encoder.") + shape;
+            auto ran = m_session->run(planned, oneRun({{"x", npy(stem + ".input.npy")}}));
+            QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+            const RunOutcome& outcome = *ran.value();
+            QVERIFY2(mentions(outcome.warnings, "planned for the data's shapes"), shape);
+            QVERIFY(outcome.reference && outcome.reference->ok);
+            const ReferenceCheck check =
+                compareOutputs(outcome.result.outputs, {npy(stem + ".expected.npy")}, 1e-4, 1e-3);
+            QVERIFY2(check.ok, (std::string(shape) + ": " + check.mismatch).c_str());
+        }
+        // The second 2x16 run found the plan the first made.
+        auto again = m_session->run(planned, oneRun({{"x", npy("dyn_encoder.2x16.input.npy")}}));
+        QVERIFY(again);
+        QVERIFY(mentions(again.value()->warnings, "planned earlier in this session"));
+    }
+
+    /// Data planned for at open (placer run --input) runs without planning again.
+    void dataGivenAtOpenIsPlannedFor() {
+        ModelSource source{modelPath("dyn_encoder.onnx")};
+        source.runInputs["x"] = npy("dyn_encoder.3x33.input.npy");
+        auto opened = m_session->open(source, PlanRequest{});
+        QVERIFY(opened);
+        QVERIFY(!mentions(opened.value().warnings, "taken as 1"));
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        auto ran = m_session->run(planned, oneRun({{"x", npy("dyn_encoder.3x33.input.npy")}}));
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        QVERIFY(!mentions(ran.value()->warnings, "planned for the data's shapes"));
+        QVERIFY(compareOutputs(ran.value()->result.outputs, {npy("dyn_encoder.3x33.expected.npy")},
+                               1e-4, 1e-3)
+                    .ok);
+    }
+
+    /// Slice's bounds and Pad's pads are graph inputs: each run is planned for their values.
+    void shapeSettingInputsAtRunTime() {
+        auto opened = m_session->open(ModelSource{modelPath("runtime_slice_pad.onnx")},
+                                      PlanRequest{});
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto& open = opened.value().model.graph.openInputs;
+        int setting = 0;
+        for (const OpenInput& input : open)
+            setting += input.setsShapes ? 1 : 0;
+        QCOMPARE(setting, 3);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const HostTensor x = npy("runtime_slice_pad.x.npy");
+        auto ran = m_session->run(planned, oneRun({{"x", x},
+                                                   {"starts", npy("runtime_slice_pad.starts.npy")},
+                                                   {"ends", npy("runtime_slice_pad.ends.npy")},
+                                                   {"pads", npy("runtime_slice_pad.pads.npy")}}));
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        QVERIFY(compareOutputs(ran.value()->result.outputs, {npy("runtime_slice_pad.expected.npy")},
+                               0, 0)
+                    .ok);
+        // Other bounds: columns 5..9 of x, padded by one row after.
+        auto other = m_session->run(
+            planned, oneRun({{"x", x}, {"starts", int64s({5})}, {"ends", int64s({100})},
+                             {"pads", int64s({0, 0, 1, 0})}}));
+        QVERIFY2(other, other ? "" : other.error().toString().c_str());
+        const HostTensor& y = other.value()->result.outputs.at(0);
+        QCOMPARE(y.type.shape, (std::vector<std::int64_t>{5, 5}));
+        QCOMPARE(y.as<float>()[0], 5.0f);
+        QCOMPARE(y.as<float>()[19], 39.0f);
+        QCOMPARE(y.as<float>()[20], 0.0f);
+    }
+
+    /// Data that disagrees with a dimension the model fixes is refused, naming the input.
+    void dataAgainstAFixedDimensionIsRefused() {
+        auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, PlanRequest{});
+        QVERIFY(opened);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        auto ran = m_session->run(
+            planned, oneRun({{"x", HostTensor::zeros({{2, 3, 8}, DType::Float32})}}));
+        QVERIFY(!ran);
+        QVERIFY2(ran.error().message.find("input x") != std::string::npos,
+                 ran.error().message.c_str());
+    }
+
+    /// A plan that was not opened from a file cannot be planned again for other shapes: the
+    /// run says so instead of failing on a size.
+    void aPlanWithoutSourceSaysWhy() {
+        auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, PlanRequest{});
+        QVERIFY(opened);
+        opened.value().source.reset();
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        auto ran = m_session->run(planned, oneRun({{"x", npy("dyn_encoder.2x16.input.npy")}}));
+        QVERIFY(!ran);
+        QVERIFY2(ran.error().message.find("not opened from a file") != std::string::npos,
+                 ran.error().message.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSession)
+#include "tst_session.moc"

@@ -88,8 +88,8 @@ public:
     std::vector<PhysicalDeviceInfo> list() override {
         const Probe& p = probe();
         if (p.devices.empty())
-            return {{"cuda", DeviceKind::Cuda, false,
-                     p.reason + "; cuda devices run on virtual CPUs"}};
+            return {
+                {"cuda", DeviceKind::Cuda, false, p.reason + "; cuda devices run on virtual CPUs"}};
         return p.devices;
     }
 

@@ -288,8 +288,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     if (record) {
         auto kept = session.recordCosts(outcome);
         if (!kept)
-            err << "placer run: warning: the node times were not kept: "
-                << kept.error().toString() << "\n";
+            err << "placer run: warning: the node times were not kept: " << kept.error().toString()
+                << "\n";
         else if (kept.value() > 0)
             recorded = "cost table: " + std::to_string(kept.value()) + " node times kept in " +
                        session.workspacePath();

@@ -2,11 +2,11 @@
 #include "gui/Exports.h"
 
 #include "io/JsonGraph.h"
-#include "report/ModelExplorerData.h"
 #include "io/OnnxWriter.h"
-#include "report/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "plan/PlannedGraph.h"
+#include "report/ModelExplorerData.h"
+#include "report/PlanReport.h"
 #include "views/PlacementDocument.h"
 
 #include <QCoreApplication>

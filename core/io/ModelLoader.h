@@ -1,9 +1,9 @@
 // Loading a model file in any supported format, with the device set it is planned for.
 #pragma once
 
-#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
+#include "ir/Result.h"
 
 #include <map>
 #include <memory>

@@ -4,10 +4,10 @@
 
 #include "io/MappedFile.h"
 #include "io/OnnxSequences.h"
-#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
 #include "ir/HostTensor.h"
+#include "ir/Result.h"
 
 #include <map>
 #include <memory>

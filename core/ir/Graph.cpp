@@ -11,7 +11,8 @@
 
 namespace placer {
 
-bool shapeFitsDeclared(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape) {
+bool shapeFitsDeclared(const std::vector<std::string>& dims,
+                       const std::vector<std::int64_t>& shape) {
     if (dims.size() != shape.size())
         return false;
     for (std::size_t d = 0; d < dims.size(); ++d) {

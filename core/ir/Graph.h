@@ -129,7 +129,8 @@ struct OpenInput {
 
 /// Whether `shape` fits dimensions declared as `dims` ("batch", "?", "3"): the same rank, and
 /// equal where a dimension is a number.
-bool shapeFitsDeclared(const std::vector<std::string>& dims, const std::vector<std::int64_t>& shape);
+bool shapeFitsDeclared(const std::vector<std::string>& dims,
+                       const std::vector<std::int64_t>& shape);
 
 class Graph {
 public:

@@ -378,11 +378,9 @@ DeviceId DevicePlanner::roomFor(std::int64_t bytes, DeviceId full) const {
     return best;
 }
 
-PlacementProblem
-DevicePlanner::predictionProblem(const std::vector<int>& assignment,
-                                 const std::vector<NodeId>& fusedInto,
-                                 std::map<std::uint32_t, std::vector<NodeId>>* members,
-                                 bool constantCopies) {
+PlacementProblem DevicePlanner::predictionProblem(
+    const std::vector<int>& assignment, const std::vector<NodeId>& fusedInto,
+    std::map<std::uint32_t, std::vector<NodeId>>* members, bool constantCopies) {
     const CostModel& model = costs();
     const std::size_t n = m_index.size();
     PlacementProblem problem = m_problem;

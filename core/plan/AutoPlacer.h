@@ -151,8 +151,8 @@ struct AutoPlacement {
     SimulatedSchedule schedule;
     std::vector<int> heftAssignment; ///< HEFT's placement, a starting point
     double heftMakespan = 0;         ///< HEFT's assignment, simulated as the executor runs it
-    double bestSingleDevice = 0;   ///< the best single-device placement allowed (inf if none)
-    bool keptSingleDevice = false; ///< a split did not promise splitMargin, so none was made
+    double bestSingleDevice = 0;     ///< the best single-device placement allowed (inf if none)
+    bool keptSingleDevice = false;   ///< a split did not promise splitMargin, so none was made
     int evaluations = 0;
     int improvements = 0;
     /// The exact programme's optimum (its own schedule) when it was solved to optimality.

@@ -239,9 +239,10 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
             const std::uint32_t p = index.inputNode[e];
             const bool crosses = deviceOf(p) != device && !index.isDeviceCopy(i);
             const double arrives =
-                end[p] + (crosses ? estimateCopyMicros(index.valueBytes[index.outputBase[p] +
-                                                                        index.inputOutput[e]])
-                                  : 0.0);
+                end[p] + (crosses
+                              ? estimateCopyMicros(
+                                    index.valueBytes[index.outputBase[p] + index.inputOutput[e]])
+                              : 0.0);
             ready = std::max(ready, arrives);
         }
         start[i] = ready;

@@ -11,14 +11,14 @@
 // must treat the rows of the batch independently (convolution, pooling, element-wise ops,
 // matrix products whose rows or batch dimensions hold the batch, inference-mode normalisation,
 // softmax or reductions over other axes). The batch is followed through the region
-// (BatchAxis, ir/BatchRule.h, which holds each op's rule): a transpose moves it to another axis, a reshape may fold neighbouring axes around
-// it (PyTorch's attention turns [N, S, E] into [S, N*h, d] and [S*N, E] and back), and the
-// values leaving the region are concatenated where they carry it. An op that mixes rows (a
-// reduction or softmax over the batch axis, a reshape that spreads it over several axes,
-// BatchNorm in training mode) is a Conflict naming the op and why; the plan splits the region
-// without it (the largest legal sub-region) and the op runs unsplit. So are a pin inside the region
-// onto another device (the pin wins), a node in two regions (the first wins), and a batch smaller
-// than the number of shards (nothing is split).
+// (BatchAxis, ir/BatchRule.h, which holds each op's rule): a transpose moves it to another axis, a
+// reshape may fold neighbouring axes around it (PyTorch's attention turns [N, S, E] into [S, N*h,
+// d] and [S*N, E] and back), and the values leaving the region are concatenated where they carry
+// it. An op that mixes rows (a reduction or softmax over the batch axis, a reshape that spreads it
+// over several axes, BatchNorm in training mode) is a Conflict naming the op and why; the plan
+// splits the region without it (the largest legal sub-region) and the op runs unsplit. So are a pin
+// inside the region onto another device (the pin wins), a node in two regions (the first wins), and
+// a batch smaller than the number of shards (nothing is split).
 //
 // Splits are annotations like pins: the user's graph is never changed. The plan keeps a device
 // per user node (a split node's is its first shard's, ReasonKind::Split), the regions

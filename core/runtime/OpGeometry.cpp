@@ -699,14 +699,14 @@ Problem readConcatAxis(const KernelSpec& spec, int* axis) {
 
 Problem readSplitAxis(const KernelSpec& spec, int* axis) {
     const Dims& in = spec.inputs[0].shape;
-    *axis = normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0),
-                          static_cast<int>(in.size()));
+    *axis =
+        normalizeAxis(spec.node->attrs.getInt("axis", 0).value_or(0), static_cast<int>(in.size()));
     if (*axis < 0)
         return std::string("axis out of range");
     std::int64_t total = 0;
     for (const TensorType& output : spec.outputs)
-        total += output.shape.size() == in.size() ? output.shape[static_cast<std::size_t>(*axis)]
-                                                  : -1;
+        total +=
+            output.shape.size() == in.size() ? output.shape[static_cast<std::size_t>(*axis)] : -1;
     if (total != in[static_cast<std::size_t>(*axis)])
         return std::string("the outputs do not add up to the input");
     return std::nullopt;

@@ -124,8 +124,8 @@ struct Unary {
     UnaryFn fn{};
     double a = 0, b = 0; ///< readUnaryParameters
     DType dtype{}, outType{};
-    bool predicate = false;        ///< IsNaN, IsInf: a Bool output
-    int aInput = -1, bInput = -1;  ///< Clip's bounds read at run time (clipInputs)
+    bool predicate = false;       ///< IsNaN, IsInf: a Bool output
+    int aInput = -1, bInput = -1; ///< Clip's bounds read at run time (clipInputs)
     bool runtimeBounds() const { return aInput >= 0 || bInput >= 0; }
 };
 /// The unary op of `spec`: its function, parameters and types (the output is Bool for a

@@ -29,16 +29,15 @@ bool stopped(const RunCallbacks& callbacks) {
 }
 
 /// The graph that runs and its program, for physical devices `mapping` (steps 2 and 3).
-Result<CompiledPlan> lowerPlanned(const PlannedModel& planned,
-                                  const std::vector<Device*>& mapping, bool optimize) {
+Result<CompiledPlan> lowerPlanned(const PlannedModel& planned, const std::vector<Device*>& mapping,
+                                  bool optimize) {
     const Graph& graph = planned.model.graph;
     const DeviceSet& devices = planned.model.devices;
     CompiledPlan compiled;
     auto optimized = optimizeForDevices(graph, devices, planned.plan, planned.options, mapping,
                                         optimize ? OptimizeOptions{} : OptimizeOptions::none());
     if (!optimized) {
-        compiled.warnings.push_back("running the graph unoptimised: " +
-                                    optimized.error().message);
+        compiled.warnings.push_back("running the graph unoptimised: " + optimized.error().message);
         optimized = unoptimized(graph, planned.plan);
     }
     compiled.ran = optimized.take();
@@ -78,8 +77,8 @@ bool sameTensor(const HostTensor& a, const HostTensor& b) {
 /// Why `graph`, as planned, cannot run on `data` but the model planned again for it could: an
 /// input the model leaves open given at another shape, or a shape-setting input given another
 /// value. std::nullopt when it can run as planned.
-std::optional<std::string> plannedOtherwise(const Graph& graph,
-                                            const std::vector<std::pair<std::string, HostTensor>>& data) {
+std::optional<std::string>
+plannedOtherwise(const Graph& graph, const std::vector<std::pair<std::string, HostTensor>>& data) {
     for (const auto& [name, tensor] : data) {
         const OpenInput* open = openInput(graph, name);
         if (!open)
@@ -171,16 +170,18 @@ Session::forData(std::shared_ptr<const PlannedModel> planned,
 namespace {
 
 /// The run's inputs in program order: the data given by name, seeded random data for the rest
-/// (step 5). Given data must exist as an input and match its type exactly.
-Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& program,
-                                           const RunRequest& request) {
+/// (step 5). Given data must exist as an input and match its type exactly. `graph` is the graph
+/// that runs; `user` the model as read, whose open inputs say what the plan was made for (the
+/// passes and splits build the graph that runs anew).
+Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Graph& user,
+                                           const Program& program, const RunRequest& request) {
     const std::vector<NodeId>& inputNodes = program.inputs;
     std::vector<HostTensor> inputs(inputNodes.size());
     std::vector<bool> given(inputNodes.size(), false);
     for (const auto& [name, tensor] : request.inputs) {
         // An input the plan was made for the value of is a constant of the graph now
         // (Session::forData planned it for this value).
-        if (plannedFor(graph, name))
+        if (plannedFor(user, name))
             continue;
         const auto node = graph.find(name);
         std::size_t index = inputNodes.size();
@@ -192,9 +193,8 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& pr
             std::string names;
             for (NodeId id : inputNodes)
                 names += (names.empty() ? "" : ", ") + graph.node(id).name;
-            return SourceError::sentence("input " + name +
-                                         ": the model has no input of that name (inputs: " +
-                                         names + ")");
+            return SourceError::sentence(
+                "input " + name + ": the model has no input of that name (inputs: " + names + ")");
         }
         const TensorType& want = graph.node(inputNodes[index]).outputs[0];
         HostTensor data = tensor;
@@ -202,7 +202,7 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& pr
         if (want.dtype == DType::BFloat16 && data.type.dtype == DType::UInt16)
             data.type.dtype = DType::BFloat16;
         if (data.type != want) {
-            const OpenInput* open = openInput(graph, name);
+            const OpenInput* open = openInput(user, name);
             if (open && !open->declaredDims.empty()) {
                 std::string declared;
                 for (const std::string& dim : open->declaredDims)
@@ -210,8 +210,8 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& pr
                 return SourceError::sentence("input " + name + ": the data is " +
                                              tensor.type.toShortString() +
                                              ", which does not fit the input as the model "
-                                             "declares it, " + declared + " " +
-                                             std::string(dtypeName(want.dtype)));
+                                             "declares it, " +
+                                             declared + " " + std::string(dtypeName(want.dtype)));
             }
             return SourceError::sentence("input " + name + ": the data is " +
                                          tensor.type.toShortString() + " but the input is " +
@@ -222,8 +222,8 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Program& pr
     }
     for (std::size_t i = 0; i < inputNodes.size(); ++i) {
         if (!given[i])
-            inputs[i] = randomTensor(graph.node(inputNodes[i]).outputs[0],
-                                     request.seed * 1000003u + i);
+            inputs[i] =
+                randomTensor(graph.node(inputNodes[i]).outputs[0], request.seed * 1000003u + i);
     }
     return inputs;
 }
@@ -288,7 +288,7 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
                                       hostInputOutputBytes(lowered.program));
         !fits.ok())
         return fits.error();
-    auto inputs = makeInputs(graph, lowered.program, request);
+    auto inputs = makeInputs(graph, planned->model.graph, lowered.program, request);
     if (!inputs)
         return inputs.error();
     if (stopped(callbacks)) {

@@ -31,15 +31,14 @@ Result<std::optional<DeviceSet>> requestedDevices(const PlanRequest& request) {
 
 /// Sets the default and host devices the request names.
 Status chooseRoles(const PlanRequest& request, DeviceSet& devices) {
-    for (const auto& [option, name] : {std::pair{"--default", request.defaultDevice},
-                                       std::pair{"--host", request.hostDevice}}) {
+    for (const auto& [option, name] :
+         {std::pair{"--default", request.defaultDevice}, std::pair{"--host", request.hostDevice}}) {
         if (!name)
             continue;
         const auto id = devices.find(*name);
         if (!id)
             return SourceError::sentence(std::string(option) + " " + *name +
-                                         ": unknown device (devices: " + devices.namesList() +
-                                         ")");
+                                         ": unknown device (devices: " + devices.namesList() + ")");
         if (std::string_view(option) == "--default")
             devices.setDefaultDevice(*id);
         else
@@ -151,16 +150,16 @@ Result<PlannedModel> Session::plan(LoadedModel model, const PlanRequest& request
     }
     if (Status pinned = applyPinRequests(model.graph, model.devices, request.pins); !pinned.ok())
         return pinned.error();
-    if (Status valid = validateRules(model.graph, model.devices, request.options,
-                                     &planned.warnings);
+    if (Status valid =
+            validateRules(model.graph, model.devices, request.options, &planned.warnings);
         !valid.ok())
         return valid.error();
     PlanOptions options = request.options;
     if (options.mode == PlanMode::Auto && !options.costs) {
         if (auto note = calibrateIfMissing(m_workspace))
             planned.warnings.push_back(*note);
-        options.costs = std::make_shared<const CostModel>(
-            costs(model.devices, request.maps, request.optimize));
+        options.costs =
+            std::make_shared<const CostModel>(costs(model.devices, request.maps, request.optimize));
     }
     planned.plan = planDevices(model.graph, model.devices, options);
     planned.options = std::move(options);
@@ -180,8 +179,8 @@ CostModel Session::costs(const DeviceSet& devices, const std::vector<DeviceMapRe
 Result<Calibration> Session::calibrate(const CalibrationOptions& options,
                                        const CalibrationProgress& progress) {
     std::lock_guard lock(m_running);
-    auto calibration = calibrateDevices(devicesToCalibrate(*m_registry), machineName(), options,
-                                        progress);
+    auto calibration =
+        calibrateDevices(devicesToCalibrate(*m_registry), machineName(), options, progress);
     if (!calibration)
         return calibration.error();
     auto opened = store::PlanStore::open(m_workspace);

@@ -175,7 +175,8 @@ public:
     /// Records `outcome` in the workspace against plan `name`, saving the plan first when there
     /// is none of that name (`saved` tells whether it was). An error when the stored plan places
     /// nodes differently.
-    Status recordRun(const RunOutcome& outcome, const std::string& name, bool* saved = nullptr) const;
+    Status recordRun(const RunOutcome& outcome, const std::string& name,
+                     bool* saved = nullptr) const;
 
 private:
     /// `planned`, or the model planned again for `data` where the data has other shapes than

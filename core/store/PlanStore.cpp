@@ -3,9 +3,9 @@
 
 #include "io/Json.h"
 #include "io/JsonGraph.h"
-#include "report/PlanReport.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
+#include "report/PlanReport.h"
 
 #include <chrono>
 #include <cstdio>
@@ -641,8 +641,8 @@ Result<std::vector<MeasuredCost>> PlanStore::loadCosts(const std::string& machin
     s.bind(1, std::string_view(machine));
     std::vector<MeasuredCost> costs;
     const Status read = s.forEachRow([&](const Statement& row) {
-        costs.push_back(MeasuredCost{row.text(0), row.text(1), row.real(2),
-                                     static_cast<int>(row.integer(3))});
+        costs.push_back(
+            MeasuredCost{row.text(0), row.text(1), row.real(2), static_cast<int>(row.integer(3))});
     });
     if (!read.ok())
         return read.error();

@@ -4,8 +4,8 @@
 
 #include "io/Json.h"
 #include "io/Npy.h"
-#include "runtime/ReferenceRun.h"
 #include "runtime/Calibrate.h"
+#include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
 
 #include <onnx/onnx_pb.h>
@@ -746,7 +746,8 @@ void TestPlacerCli::runPlansForTheInputFilesShapes() {
         auto saved = readNpy(dir.filePath("y.npy").toStdString());
         auto expected = readNpy((stem + ".expected.npy").toStdString());
         QVERIFY(saved && expected);
-        const ReferenceCheck check = compareOutputs({saved.value()}, {expected.value()}, 1e-4, 1e-3);
+        const ReferenceCheck check =
+            compareOutputs({saved.value()}, {expected.value()}, 1e-4, 1e-3);
         QVERIFY2(check.ok, check.mismatch.c_str());
     }
 }
@@ -809,8 +810,7 @@ void TestPlacerCli::runErrors_data() {
     QTest::newRow("unknown-input")
         << QStringList{"run", model, "--input",
                        "x=" PLACER_SOURCE_DIR "/resources/models/tiny_resnet.input.npy"}
-        << 1
-        << "input x: the model has no input of that name (inputs: input)";
+        << 1 << "input x: the model has no input of that name (inputs: input)";
     QTest::newRow("missing-npy") << QStringList{"run", model, "--input", "input=/no/such.npy"} << 1
                                  << "/no/such.npy: cannot open file";
     QTest::newRow("wrong-shape") << QStringList{"run", model, "--input",

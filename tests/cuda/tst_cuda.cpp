@@ -10,8 +10,8 @@
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
 #include "runtime/RandomTensor.h"
+#include "runtime/ReferenceRun.h"
 #include "runtime/cpu/CpuKernels.h"
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"

@@ -72,9 +72,7 @@ public:
     explicit CpuBackend(DeviceKind kind) : m_kind(kind) {}
 
     DeviceKind kind() const override { return m_kind; }
-    std::string_view prefix() const override {
-        return m_kind == DeviceKind::Cpu ? "cpu" : "vcpu";
-    }
+    std::string_view prefix() const override { return m_kind == DeviceKind::Cpu ? "cpu" : "vcpu"; }
 
     std::vector<PhysicalDeviceInfo> list() override {
         if (m_kind == DeviceKind::Cpu)

@@ -211,8 +211,9 @@ std::string PostOpsAfter::append(CpuKernelContext& ctx, const DnnlPostOp& op,
     After after;
     std::string name;
     if (op.binary()) {
-        dnnl::binary::primitive_desc pd(dnnl::binary::desc(algorithm::binary_add, dst, operand, dst),
-                                        scratchpadAttr(), ctx.engine);
+        dnnl::binary::primitive_desc pd(
+            dnnl::binary::desc(algorithm::binary_add, dst, operand, dst), scratchpadAttr(),
+            ctx.engine);
         after.primitive = dnnl::binary(pd);
         after.input = input;
         after.operand = memory(operand, ctx.engine, nullptr);

@@ -18,13 +18,13 @@
 // The data: $PLACER_ONNX_BACKEND_TESTS, else ../shared/onnx-backend-tests/node beside the
 // checkout; the test skips, saying so, when neither exists.
 #include "io/OnnxReader.h"
+#include "passes/PassManager.h"
 #include "plan/Planner.h"
 #include "runtime/Bytecode.h"
 #include "runtime/ConstantEvaluation.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
-#include "passes/PassManager.h"
 #include "runtime/ReferenceRun.h"
 #include "session/Session.h"
 
@@ -290,7 +290,8 @@ Outcome runCase(const fs::path& dir, DeviceRegistry& registry) {
             outcome.reason = stage + "run: " + oneLine(result.error().message);
             return outcome;
         }
-        const ReferenceCheck check = compareOutputs(result.value().outputs, expected.value(), 1e-4, 1e-3);
+        const ReferenceCheck check =
+            compareOutputs(result.value().outputs, expected.value(), 1e-4, 1e-3);
         if (!check.ok) {
             outcome.reason = stage + "wrong: " + oneLine(check.mismatch);
             return outcome;
@@ -412,9 +413,9 @@ void checkSuite(Given given) {
     DeviceRegistry registry;
     const QTemporaryDir workspace;
     Session session(SessionOptions{workspace.filePath("workspace.db").toStdString()});
-    const fs::path listFile = kListFolder / (given == Given::AtLoad
-                                                 ? "onnx_node_failures.txt"
-                                                 : "onnx_node_failures_runtime.txt");
+    const fs::path listFile =
+        kListFolder /
+        (given == Given::AtLoad ? "onnx_node_failures.txt" : "onnx_node_failures_runtime.txt");
     const auto listed = readList(listFile);
     std::map<std::string, std::pair<int, int>> perOp; // op -> passed, total
     std::map<std::string, int> perStage;
@@ -423,8 +424,8 @@ void checkSuite(Given given) {
     int passed = 0, optimised = 0, skipped = 0;
     for (const fs::path& dir : cases) {
         const std::string name = dir.filename().string();
-        const Outcome outcome = given == Given::AtLoad ? runCase(dir, registry)
-                                                       : runCaseAtRunTime(dir, session);
+        const Outcome outcome =
+            given == Given::AtLoad ? runCase(dir, registry) : runCaseAtRunTime(dir, session);
         if (outcome.reason.rfind("skipped:", 0) == 0) {
             ++skipped;
             continue;
@@ -448,8 +449,8 @@ void checkSuite(Given given) {
 
     const std::size_t attempted = cases.size() - static_cast<std::size_t>(skipped);
     std::printf("ONNX backend node tests, inputs %s: %d of %zu cases pass (%.1f %%)\n",
-                given == Given::AtLoad ? "known at load" : "given at run time", passed,
-                attempted, 100.0 * passed / static_cast<double>(attempted));
+                given == Given::AtLoad ? "known at load" : "given at run time", passed, attempted,
+                100.0 * passed / static_cast<double>(attempted));
     if (skipped > 0)
         std::printf("  %d not attempted: their inputs are sequences or optionals\n", skipped);
     if (given == Given::AtLoad)

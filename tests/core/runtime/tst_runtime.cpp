@@ -7,19 +7,19 @@
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
-#include "report/RunReport.h"
 #include "ir/StringPool.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
+#include "report/RunReport.h"
 #include "runtime/Bytecode.h"
 #include "runtime/ConstantEvaluation.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelSupport.h"
+#include "runtime/RandomTensor.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 #include "runtime/WorkQueue.h"
-#include "runtime/RandomTensor.h"
 
 #include <QtTest>
 

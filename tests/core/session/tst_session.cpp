@@ -27,7 +27,8 @@ HostTensor npy(const std::string& name) {
 }
 
 HostTensor int64s(std::vector<std::int64_t> values) {
-    HostTensor tensor = HostTensor::zeros({{static_cast<std::int64_t>(values.size())}, DType::Int64});
+    HostTensor tensor =
+        HostTensor::zeros({{static_cast<std::int64_t>(values.size())}, DType::Int64});
     std::memcpy(tensor.data.data(), values.data(), values.size() * sizeof(std::int64_t));
     return tensor;
 }
@@ -58,8 +59,8 @@ class TestSession : public QObject {
 
 private slots:
     void init() {
-        m_session = std::make_unique<Session>(
-            SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+        m_session =
+            std::make_unique<Session>(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
     }
 
     /// A model with symbolic batch and seq is opened once, without data, and run at three
@@ -110,8 +111,8 @@ private slots:
 
     /// Slice's bounds and Pad's pads are graph inputs: each run is planned for their values.
     void shapeSettingInputsAtRunTime() {
-        auto opened = m_session->open(ModelSource{modelPath("runtime_slice_pad.onnx")},
-                                      PlanRequest{});
+        auto opened =
+            m_session->open(ModelSource{modelPath("runtime_slice_pad.onnx")}, PlanRequest{});
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         const auto& open = opened.value().model.graph.openInputs;
         int setting = 0;
@@ -129,9 +130,10 @@ private slots:
                                0, 0)
                     .ok);
         // Other bounds: columns 5..9 of x, padded by one row after.
-        auto other = m_session->run(
-            planned, oneRun({{"x", x}, {"starts", int64s({5})}, {"ends", int64s({100})},
-                             {"pads", int64s({0, 0, 1, 0})}}));
+        auto other = m_session->run(planned, oneRun({{"x", x},
+                                                     {"starts", int64s({5})},
+                                                     {"ends", int64s({100})},
+                                                     {"pads", int64s({0, 0, 1, 0})}}));
         QVERIFY2(other, other ? "" : other.error().toString().c_str());
         const HostTensor& y = other.value()->result.outputs.at(0);
         QCOMPARE(y.type.shape, (std::vector<std::int64_t>{5, 5}));
@@ -145,8 +147,8 @@ private slots:
         auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, PlanRequest{});
         QVERIFY(opened);
         const auto planned = std::make_shared<const PlannedModel>(opened.take());
-        auto ran = m_session->run(
-            planned, oneRun({{"x", HostTensor::zeros({{2, 3, 8}, DType::Float32})}}));
+        auto ran = m_session->run(planned,
+                                  oneRun({{"x", HostTensor::zeros({{2, 3, 8}, DType::Float32})}}));
         QVERIFY(!ran);
         QVERIFY2(ran.error().message.find("input x") != std::string::npos,
                  ran.error().message.c_str());

@@ -336,13 +336,19 @@ void CudaDevice::finishLane() {
 
 Result<std::unique_ptr<Kernel>> CudaDevice::prepare(const KernelSpec& spec) {
     std::optional<Result<std::unique_ptr<Kernel>>> kernel;
-    enqueue([&] {
+    auto make = [&] {
         try {
             kernel.emplace(makeCudaKernel(spec, *this));
         } catch (const std::exception& e) {
             kernel.emplace(SourceError{"", 0, 0, e.what()});
         }
-    });
+    };
+    // On the worker itself (a kernel prepared at run time, for shapes found then): at once.
+    if (m_worker->onWorker()) {
+        make();
+        return std::move(*kernel);
+    }
+    enqueue(make);
     synchronize();
     return std::move(*kernel);
 }

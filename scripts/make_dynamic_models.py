@@ -6,7 +6,13 @@ references:
   Reshape to (batch*seq, 16) through Shape, Gather and Mul, as exporters write it), run at three
   shapes: dyn_encoder.{1x4,2x16,3x33}.{input,expected}.npy;
 - runtime_slice_pad.onnx: Slice and Pad whose starts, ends and pads are graph inputs:
-  runtime_slice_pad.{x,starts,ends,pads,expected}.npy.
+  runtime_slice_pad.{x,starts,ends,pads,expected}.npy;
+- nonzero_select.onnx: the elements of x[6, 8] over a threshold, found by NonZero and read
+  by GatherND, then reshaped, multiplied and summed (every node after NonZero has a shape
+  known only at run time), at two inputs: nonzero_select.{a,b}.{x,y,rows,total}.npy;
+- nms_topk.onnx: NonMaxSuppression, then the scores of what it kept (Gather), the best
+  min(kept, 5) of them (TopK with k from the data) and their boxes, as a detector's
+  post-processing does: nms_topk.{a,b}.{boxes,scores,top,picked}.npy.
 
 Built with python3-onnx and numpy (no PyTorch).
 
@@ -105,10 +111,126 @@ def slice_pad(folder):
         np.save(stem + name + ".npy", value)
 
 
+def save_model(graph, folder, name, opset=13):
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(folder, name + ".onnx"))
+
+
+def nonzero_select(folder):
+    w = np.array([[1.0, -2.0, 0.5]], np.float32)
+    nodes = [
+        h.make_node("Greater", ["x", "threshold"], ["mask"]),
+        h.make_node("NonZero", ["mask"], ["nz"]),
+        h.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+        h.make_node("GatherND", ["x", "idx"], ["vals"]),
+        h.make_node("Reshape", ["vals", "column"], ["col"]),
+        h.make_node("MatMul", ["col", "w"], ["y"]),
+        h.make_node("Shape", ["vals"], ["rows"]),
+        h.make_node("ReduceSum", ["vals"], ["total"], keepdims=0),
+    ]
+    graph = h.make_graph(
+        nodes, "nonzero_select", [h.make_tensor_value_info("x", T.FLOAT, [6, 8])],
+        [h.make_tensor_value_info("y", T.FLOAT, ["n", 3]),
+         h.make_tensor_value_info("rows", T.INT64, [1]),
+         h.make_tensor_value_info("total", T.FLOAT, [])],
+        [nh.from_array(np.array(0.5, np.float32), "threshold"),
+         nh.from_array(np.array([-1, 1], np.int64), "column"), nh.from_array(w, "w")])
+    save_model(graph, folder, "nonzero_select")
+    rng = np.random.default_rng(5)
+    for tag, scale in [("a", 1.0), ("b", 0.6)]:
+        x = (rng.standard_normal((6, 8)) * scale).astype(np.float32)
+        vals = x[x > 0.5]
+        stem = os.path.join(folder, "nonzero_select.%s." % tag)
+        np.save(stem + "x.npy", x)
+        np.save(stem + "y.npy", (vals.reshape(-1, 1) @ w).astype(np.float32))
+        np.save(stem + "rows.npy", np.array([vals.size], np.int64))
+        np.save(stem + "total.npy", np.array(vals.sum(), np.float32))
+
+
+def nms_reference(boxes, scores, max_out, iou_threshold, score_threshold):
+    """ONNX's NonMaxSuppression for one batch and one class, corners as (y1, x1, y2, x2)."""
+    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
+    kept = []
+
+    def area(b):
+        return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+    for i in order:
+        if len(kept) == max_out:
+            break
+        ok = True
+        for j in kept:
+            a, b = boxes[i], boxes[j]
+            y1, x1 = max(a[0], b[0]), max(a[1], b[1])
+            y2, x2 = min(a[2], b[2]), min(a[3], b[3])
+            inter = max(0.0, y2 - y1) * max(0.0, x2 - x1)
+            union = area(a) + area(b) - inter
+            if union > 0 and inter / union > iou_threshold:
+                ok = False
+                break
+        if ok:
+            kept.append(i)
+    return np.array(kept, np.int64)
+
+
+def nms_topk(folder):
+    count = 24
+    nodes = [
+        h.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "score_min"],
+                    ["selected"]),
+        h.make_node("Gather", ["selected", "two"], ["box_col"], axis=1),
+        h.make_node("Squeeze", ["box_col", "one"], ["box_idx"]),
+        h.make_node("Reshape", ["scores", "flat"], ["all_scores"]),
+        h.make_node("Gather", ["all_scores", "box_idx"], ["kept_scores"], axis=0),
+        h.make_node("Shape", ["kept_scores"], ["kept"]),
+        h.make_node("Min", ["kept", "five"], ["k"]),
+        h.make_node("TopK", ["kept_scores", "k"], ["top", "top_idx"]),
+        h.make_node("Gather", ["box_idx", "top_idx"], ["best"], axis=0),
+        h.make_node("Reshape", ["boxes", "rows4"], ["all_boxes"]),
+        h.make_node("Gather", ["all_boxes", "best"], ["picked"], axis=0),
+    ]
+    graph = h.make_graph(
+        nodes, "nms_topk",
+        [h.make_tensor_value_info("boxes", T.FLOAT, [1, count, 4]),
+         h.make_tensor_value_info("scores", T.FLOAT, [1, 1, count])],
+        [h.make_tensor_value_info("top", T.FLOAT, ["k"]),
+         h.make_tensor_value_info("picked", T.FLOAT, ["k", 4])],
+        [nh.from_array(np.array([20], np.int64), "max_out"),
+         nh.from_array(np.array([0.4], np.float32), "iou"),
+         nh.from_array(np.array([0.3], np.float32), "score_min"),
+         nh.from_array(np.array([2], np.int64), "two"),
+         nh.from_array(np.array([1], np.int64), "one"),
+         nh.from_array(np.array([-1], np.int64), "flat"),
+         nh.from_array(np.array([5], np.int64), "five"),
+         nh.from_array(np.array([-1, 4], np.int64), "rows4")])
+    save_model(graph, folder, "nms_topk")
+    rng = np.random.default_rng(9)
+    for tag, cut in [("a", 0.3), ("b", 0.9)]:
+        corner = rng.uniform(0, 10, (count, 2)).astype(np.float32)
+        size = rng.uniform(1, 4, (count, 2)).astype(np.float32)
+        boxes = np.concatenate([corner, corner + size], axis=1)
+        # Distinct scores, so that the order is the same in every implementation.
+        scores = (rng.permutation(count) / count + 0.01).astype(np.float32)
+        if tag == "b":
+            scores = np.where(scores > cut, scores, 0.0).astype(np.float32)
+        kept = nms_reference(boxes, scores, 20, 0.4, 0.3)
+        kept_scores = scores[kept]
+        order = np.argsort(-kept_scores, kind="stable")[:min(kept.size, 5)]
+        stem = os.path.join(folder, "nms_topk.%s." % tag)
+        np.save(stem + "boxes.npy", boxes.reshape(1, count, 4))
+        np.save(stem + "scores.npy", scores.reshape(1, 1, count))
+        np.save(stem + "top.npy", kept_scores[order])
+        np.save(stem + "picked.npy", boxes[kept[order]])
+
+
 def main(folder):
     os.makedirs(folder, exist_ok=True)
     encoder(folder)
     slice_pad(folder)
+    nonzero_select(folder)
+    nms_topk(folder)
 
 
 if __name__ == "__main__":

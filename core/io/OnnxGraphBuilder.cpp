@@ -1,6 +1,7 @@
 // Building the graph (io/OnnxImporter.h): nodes in topological order, constants, attributes,
 // device copies, pins, and data-dependent outputs planned at their bound.
 #include "io/OnnxImporter.h"
+#include "io/OnnxRunShapes.h"
 
 namespace placer {
 
@@ -177,51 +178,11 @@ bool OnnxImporter::dataDependent(const onnx::NodeProto& proto) {
     return onnxStandardDomain(proto) && dataDependentOutputs(proto.op_type());
 }
 
-/// NonZero, Compress, Unique and NonMaxSuppression: how many elements they select depends
-/// on the data, so their outputs are planned at the most they can hold (the storage a run
-/// needs at worst) and the kernel reports what it filled.
 void OnnxImporter::boundDataDependentOutputs(const onnx::NodeProto& proto, Node* node) {
-    const std::string& op = proto.op_type();
-    if (node->inputs.empty())
-        return;
-    const TensorType input = m_graph.type(node->inputs[0]);
-    const std::int64_t elements = input.elementCount();
-    const auto axisOf = [&](int rank) -> std::optional<std::size_t> {
-        const auto axis = node->attrs.getInt("axis", 0);
-        if (!node->attrs.has("axis") || !axis)
-            return std::nullopt;
-        const std::int64_t a = *axis < 0 ? *axis + rank : *axis;
-        if (a < 0 || a >= rank)
-            return std::nullopt;
-        return static_cast<std::size_t>(a);
-    };
-    auto& outputs = node->outputs;
-    if (op == "NonZero" && !outputs.empty()) {
-        outputs[0].shape = {input.rank(), elements};
-    } else if (op == "Compress" && !outputs.empty()) {
-        const auto axis = axisOf(input.rank());
-        outputs[0].shape = input.shape;
-        if (!axis)
-            outputs[0].shape = {elements};
-    } else if (op == "Unique") {
-        const auto axis = axisOf(input.rank());
-        const std::int64_t slices = axis ? input.shape[*axis] : elements;
-        for (std::size_t k = 0; k < outputs.size(); ++k) {
-            if (k == 0)
-                outputs[k].shape = axis ? input.shape : std::vector<std::int64_t>{elements};
-            else
-                outputs[k].shape = {slices};
-        }
-    } else if (op == "StringNormalizer" && !outputs.empty()) {
-        // Stop words leave at most every string ([C] or [1, C]); none left is one "".
-        outputs[0].shape = input.shape;
-        if (elements == 0 && !outputs[0].shape.empty())
-            outputs[0].shape.back() = 1;
-    } else if (op == "NonMaxSuppression" && node->inputs.size() >= 2 && !outputs.empty()) {
-        const TensorType scores = m_graph.type(node->inputs[1]);
-        // Every (batch, class) pair selects at most every box.
-        outputs[0].shape = {scores.elementCount(), 3};
-    }
+    std::vector<TensorType> inputs;
+    for (const ValueRef& input : node->inputs)
+        inputs.push_back(m_graph.type(input));
+    boundSelectionOutputs(proto.op_type(), node->attrs, inputs, &node->outputs);
 }
 
 const OpDef* OnnxImporter::opFor(const onnx::NodeProto& proto) {
@@ -273,10 +234,20 @@ OnnxImporter::Failure OnnxImporter::addNode(const onnx::NodeProto& proto) {
             node.outputs.push_back(TensorType{{0}, DType::Float32});
             continue;
         }
-        auto type = typeOf(proto.output(k), name, !dataDependent(proto) && !node.op->hasBodies);
+        const bool atRun =
+            !dataDependent(proto) && !node.op->hasBodies && shapeFoundAtRun(proto.output(k));
+        auto type =
+            typeOf(proto.output(k), name, !dataDependent(proto) && !node.op->hasBodies && !atRun);
         if (!type)
             return type.error();
         node.outputs.push_back(type.take());
+        if (atRun) {
+            node.runTimeShapes.resize(static_cast<std::size_t>(last + 1), false);
+            node.runTimeShapes[static_cast<std::size_t>(k)] = true;
+            warnOnce("some shapes are known only at run time (after a data-dependent operator, "
+                     "or set by values the model computes): they are planned at a stand-in and "
+                     "found when the model runs");
+        }
     }
     if (dataDependent(proto))
         boundDataDependentOutputs(proto, &node);

@@ -180,6 +180,9 @@ private:
 
     /// The static type of a value after shape inference, if every dimension is known.
     std::optional<TensorType> staticType(const std::string& value) const;
+    /// Whether ONNX's inference left a dimension of `value` unknown that no graph input's
+    /// symbol names: a shape the model finds only when it runs.
+    bool shapeFoundAtRun(const std::string& value) const;
 
     /// Evaluates nodes whose inputs are all known and makes their outputs initializers, then
     /// infers shapes again, until nothing changes. Constant nodes become initializers too.

@@ -400,6 +400,32 @@ void OnnxImporter::collectTypes() {
     }
 }
 
+bool OnnxImporter::shapeFoundAtRun(const std::string& value) const {
+    if (m_body)
+        return false; // a body's values keep one shape (readBodies checks)
+    const auto it = m_types.find(value);
+    if (it == m_types.end() || !it->second->has_elem_type())
+        return false;
+    if (!it->second->has_shape())
+        return true; // not even its rank is known before it runs
+    std::set<std::string> inputSymbols;
+    for (const onnx::ValueInfoProto& input : m_model.graph().input()) {
+        if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
+            continue;
+        for (const auto& dim : input.type().tensor_type().shape().dim()) {
+            if (dim.has_dim_param())
+                inputSymbols.insert(dim.dim_param());
+        }
+    }
+    for (const auto& dim : it->second->shape().dim()) {
+        if (dim.has_dim_value())
+            continue;
+        if (!dim.has_dim_param() || !inputSymbols.count(dim.dim_param()))
+            return true;
+    }
+    return false;
+}
+
 /// The static type of a value; symbolic or unknown dimensions become 1 with a warning.
 Result<TensorType> OnnxImporter::typeOf(const std::string& value, const std::string& node,
                                         bool warnUnknown) {

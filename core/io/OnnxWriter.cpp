@@ -139,6 +139,11 @@ void setAttribute(onnx::NodeProto* node, const std::string& name, const AttrValu
 
 } // namespace
 
+void setOnnxAttributes(onnx::NodeProto* node, const Attrs& attrs) {
+    for (const auto& [key, value] : attrs.entries())
+        setAttribute(node, key, value, attrs);
+}
+
 std::string deviceSetSpec(const DeviceSet& devices) {
     std::string spec;
     for (const VirtualDevice& d : devices.devices()) {
@@ -261,8 +266,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         } else {
             proto->set_op_type(op);
         }
-        for (const auto& [key, value] : node.attrs.entries())
-            setAttribute(proto, key, value, node.attrs);
+        setOnnxAttributes(proto, node.attrs);
         // Bodies as read, reading the outer values under the names written here.
         for (const Subgraph& subgraph : node.subgraphs) {
             onnx::AttributeProto* attr = proto->add_attribute();

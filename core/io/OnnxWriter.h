@@ -13,6 +13,7 @@
 #include <cstddef>
 
 namespace onnx {
+class NodeProto;
 class TensorProto;
 class ValueInfoProto;
 } // namespace onnx
@@ -38,6 +39,10 @@ std::string deviceSetSpec(const DeviceSet& devices);
 /// Names an ONNX value and gives it `type` (element type and static shape), replacing any type
 /// it had.
 void setOnnxType(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type);
+
+/// Writes a node's attributes as ONNX attributes (the reader's spellings of string lists and
+/// one-element tensors undone; what no ONNX attribute holds left out).
+void setOnnxAttributes(onnx::NodeProto* node, const Attrs& attrs);
 
 /// Sets a tensor's elements from their bytes as `dtype` lays them out: raw data, or for strings
 /// (handles into ir/StringPool.h) the strings themselves, as ONNX stores them.

@@ -9,6 +9,7 @@
 #include "ir/TensorData.h"
 #include "ir/TensorType.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -78,6 +79,15 @@ struct Node {
 
     /// constant only: the raw little-endian data, or null for shape-only graphs.
     std::shared_ptr<const TensorData> data;
+
+    /// Per output (empty: none): its shape is known only at run time, because it follows a
+    /// data-dependent shape (NonZero's) or a value the model computes (a Reshape's shape). Its
+    /// type is a stand-in; the executor asks the op's shape function when the node runs.
+    std::vector<bool> runTimeShapes;
+    bool runTimeShape(std::size_t k) const { return k < runTimeShapes.size() && runTimeShapes[k]; }
+    bool anyRunTimeShape() const {
+        return std::find(runTimeShapes.begin(), runTimeShapes.end(), true) != runTimeShapes.end();
+    }
 
     /// Control flow only (OpDef::hasBodies): the bodies, and how many of the inputs, at the end,
     /// are values the bodies read from this graph.

@@ -11,8 +11,8 @@
 namespace placer {
 
 /// A kernel for `spec` on `device`: the device's own for an ordinary op, or a control-flow
-/// kernel for a node with bodies (whose body nodes get theirs the same way). Called off the
-/// device's worker, as Device::prepare is.
+/// kernel for a node with bodies (whose body nodes get theirs the same way). Called from any
+/// thread, the device's worker included, as Device::prepare is.
 Result<std::unique_ptr<Kernel>> prepareKernelOn(Device& device, const KernelSpec& spec);
 
 } // namespace placer

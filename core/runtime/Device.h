@@ -87,7 +87,8 @@ public:
     }
     virtual void unpinHost(std::byte* data) { (void)data; }
 
-    /// A kernel for one node on this device, or why there is none.
+    /// A kernel for one node on this device, or why there is none. Made on the device's worker;
+    /// called from any thread, that worker included (a kernel prepared at run time).
     virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;
 
     /// Weight packing (passes/WeightPacking.h): the layout the kernel for `spec` wants its constant

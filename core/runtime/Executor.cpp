@@ -14,6 +14,7 @@
 #include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
+#include "runtime/RunTimeShapes.h"
 #include "runtime/Schedule.h"
 
 #include <algorithm>
@@ -70,10 +71,28 @@ struct Executor::Impl {
     std::int64_t constantBytes = 0, constantsLoaded = 0;
     std::vector<std::byte*> regData;
     std::vector<Device*> regOwner;
-    /// Per register: the Invoke whose kernel finds its extent at run time (copies included), or
-    /// -1; and that extent at the last run.
-    std::vector<int> dataDependent;
+    /// Per register: whether its shape is found at run time (a kernel finds its extent, or a
+    /// shape function runs before its producer does, copies included); and that shape at the
+    /// last run.
+    std::vector<bool> shapeAtRun;
     std::vector<std::optional<std::vector<std::int64_t>>> ranShape;
+    /// Per register: the memory it was bound to at load (its planned storage).
+    std::vector<std::byte*> plannedData;
+    /// Per register whose shape is found at run time and outgrows its planned storage: memory
+    /// from its device's arena, kept across runs and grown when a run needs more.
+    struct RunBuffer {
+        std::byte* data = nullptr;
+        std::int64_t capacity = 0;
+        Device* device = nullptr;
+    };
+    std::vector<RunBuffer> runBuffers;
+    /// Per virtual device: the bytes of its planned storages, and of its run buffers now, which
+    /// together must stay within its capacity (mem=).
+    std::vector<std::int64_t> plannedBytes;
+    std::unique_ptr<std::atomic<std::int64_t>[]> runBytes;
+    /// Per Invoke prepared at run time (its inputs' shapes or its outputs' are found then): its
+    /// kernels by signature; null for those prepared at load.
+    std::vector<std::unique_ptr<RunTimeKernelCache>> runTimeKernels;
     std::vector<std::vector<const std::byte*>> argPointers; ///< per Invoke, reused
     std::vector<std::vector<std::byte*>> resultPointers;
 
@@ -92,6 +111,10 @@ struct Executor::Impl {
             stream.device->synchronize();
         for (const auto& [device, data] : pinned)
             device->unpinHost(data);
+        for (const RunBuffer& buffer : runBuffers) {
+            if (buffer.data)
+                buffer.device->free(buffer.data);
+        }
         for (std::size_t s = 0; s < storages.size(); ++s) {
             if (storages[s] && !borrowed[s])
                 storageOwner[s]->free(storages[s]);
@@ -167,14 +190,8 @@ struct Executor::Impl {
             if (program.code[k].op == Opcode::AllocTensor)
                 bind(program.code[k]);
         }
-        for (std::size_t k = program.runStart; k < n; ++k) {
-            const Instruction& instr = program.code[k];
-            if (instr.op != Opcode::Invoke)
-                continue;
-            if (auto error = prepareKernel(k))
-                return error;
-        }
-        if (auto error = checkDataDependentValues())
+        plannedData = regData;
+        if (auto error = prepareKernels())
             return error;
         for (std::size_t k = program.runStart; k < n; ++k) {
             if (streamOf[k] >= 0)
@@ -314,42 +331,172 @@ struct Executor::Impl {
         }
     }
 
-    /// Marks the registers whose extent a kernel finds at run time (and their copies); no
-    /// kernel may read one, since kernels are prepared for fixed shapes.
-    std::optional<SourceError> checkDataDependentValues() {
-        dataDependent.assign(program.registers.size(), -1);
+    /// Prepares the kernel of every Invoke whose shapes are known at load, and marks the
+    /// registers whose shapes are found at run time: the outputs of a kernel that finds its
+    /// extent (NonZero), the outputs the model sizes from values it computes, and their copies.
+    /// An Invoke reading such a register, or writing one that no kernel bounds, is prepared at
+    /// run time instead (runtime/RunTimeShapes.h).
+    std::optional<SourceError> prepareKernels() {
+        const std::size_t n = program.code.size();
+        shapeAtRun.assign(program.registers.size(), false);
         ranShape.assign(program.registers.size(), std::nullopt);
-        for (std::size_t k = 0; k < program.code.size(); ++k) {
+        runBuffers.assign(program.registers.size(), RunBuffer{});
+        plannedBytes.assign(static_cast<std::size_t>(devices->size()), 0);
+        runBytes = std::make_unique<std::atomic<std::int64_t>[]>(plannedBytes.size());
+        for (const Instruction& instr : program.code) {
+            if (instr.op == Opcode::AllocStorage)
+                plannedBytes[instr.device.index] += instr.bytes;
+        }
+        runTimeKernels.resize(n);
+        for (std::size_t k = program.runStart; k < n; ++k) {
             const Instruction& instr = program.code[k];
-            if (instr.op == Opcode::DeviceCopy &&
-                dataDependent[static_cast<std::size_t>(instr.src)] >= 0) {
-                dataDependent[static_cast<std::size_t>(instr.dst)] =
-                    dataDependent[static_cast<std::size_t>(instr.src)];
+            if (instr.op == Opcode::DeviceCopy) {
+                if (shapeAtRun[static_cast<std::size_t>(instr.src)])
+                    shapeAtRun[static_cast<std::size_t>(instr.dst)] = true;
                 continue;
             }
-            if (instr.op != Opcode::Invoke || !kernels[k])
+            if (instr.op != Opcode::Invoke)
                 continue;
-            for (std::int32_t r : instr.args) {
-                const int producer = dataDependent[static_cast<std::size_t>(r)];
-                if (producer < 0)
-                    continue;
-                const Node& node = graph->node(instr.node);
-                const Node& source =
-                    graph->node(program.code[static_cast<std::size_t>(producer)].node);
+            const Node& node = graph->node(instr.node);
+            bool atRun = node.anyRunTimeShape();
+            for (std::int32_t r : instr.args)
+                atRun = atRun || shapeAtRun[static_cast<std::size_t>(r)];
+            if (!atRun) {
+                if (auto error = prepareKernel(k))
+                    return error;
+                for (std::size_t i = 0; i < instr.results.size(); ++i) {
+                    if (kernels[k]->boundsOutput(i))
+                        shapeAtRun[static_cast<std::size_t>(instr.results[i])] = true;
+                }
+                continue;
+            }
+            if (node.op->hasBodies)
                 return SourceError{"", 0, 0,
-                                   node.op->name + " node '" + node.name + "' reads " +
-                                       reg(r).name + ", whose length " + source.op->name +
-                                       " node '" + source.name +
-                                       "' finds only at run time; operators after a "
-                                       "data-dependent shape are not supported yet (make it a "
-                                       "graph output)"};
-            }
+                                   node.op->name + " node '" + node.name +
+                                       "' reads a value whose shape is found only at run time; "
+                                       "control flow over such values cannot run yet"};
+            const bool selects = node.op->kernel.family == KernelFamily::Selection;
             for (std::size_t i = 0; i < instr.results.size(); ++i) {
-                if (kernels[k]->boundsOutput(i))
-                    dataDependent[static_cast<std::size_t>(instr.results[i])] = static_cast<int>(k);
+                if (selects || node.runTimeShape(i))
+                    shapeAtRun[static_cast<std::size_t>(instr.results[i])] = true;
             }
+            runTimeKernels[k] = std::make_unique<RunTimeKernelCache>();
+            argPointers[k].resize(instr.args.size());
+            resultPointers[k].resize(instr.results.size());
         }
         return std::nullopt;
+    }
+
+    /// Memory for register r, whose shape at this run is `type`, on `device`: its planned
+    /// storage where that holds it, else a buffer of its own. Throws when the device cannot
+    /// give it, naming the tensor, its size and the device.
+    std::byte* memoryAtRun(std::int32_t r, const TensorType& type, Device* device) {
+        const auto index = static_cast<std::size_t>(r);
+        const std::int64_t bytes = type.bytes();
+        regOwner[index] = device;
+        if (bytes <= reg(r).type.bytes())
+            return regData[index] = plannedData[index];
+        RunBuffer& buffer = runBuffers[index];
+        if (buffer.data && buffer.device == device && buffer.capacity >= bytes)
+            return regData[index] = buffer.data;
+        releaseRunBuffer(r);
+        const DeviceId v = reg(r).device;
+        std::atomic<std::int64_t>& used = runBytes[v.index];
+        const std::string what = "tensor " + reg(r).name + " is " + type.toShortString() + " (" +
+                                 formatBytes(bytes) + ") at this run, a size found only then, and ";
+        if (const auto capacity = (*devices)[v].memoryCapacity;
+            capacity && plannedBytes[v.index] + used.load() + bytes > *capacity)
+            throw KernelError(
+                what + "virtual device " + (*devices)[v].name + " (mem=" + formatBytes(*capacity) +
+                ") cannot hold it beside its planned " + formatBytes(plannedBytes[v.index]) +
+                " and the " + formatBytes(used.load()) + " other such tensors hold");
+        Result<std::byte*> data = device->allocate(bytes);
+        if (!data)
+            throw KernelError(what + device->name() + " cannot hold it: " + data.error().message);
+        used += bytes;
+        buffer = RunBuffer{data.value(), bytes, device};
+        return regData[index] = buffer.data;
+    }
+
+    /// Gives register r's run buffer back to its device once r is dead.
+    void releaseRunBuffer(std::int32_t r) {
+        RunBuffer& buffer = runBuffers[static_cast<std::size_t>(r)];
+        if (!buffer.data)
+            return;
+        buffer.device->free(buffer.data);
+        runBytes[reg(r).device.index] -= buffer.capacity;
+        buffer = RunBuffer{};
+    }
+
+    /// The bytes of register r (of type `type`, on `device`) on the host, from the device's
+    /// worker: a shape-setting value a shape function reads.
+    std::shared_ptr<const TensorData> hostValue(std::int32_t r, const TensorType& type,
+                                                Device* device) {
+        std::string bytes(static_cast<std::size_t>(type.bytes()), '\0');
+        const std::byte* src = regData[static_cast<std::size_t>(r)];
+        if (!bytes.empty() && src) {
+            if (device->hostAccessible()) {
+                std::memcpy(bytes.data(), src, bytes.size());
+            } else {
+                device->copyOut(bytes.data(), src, static_cast<std::int64_t>(bytes.size()));
+                device->finishLane();
+            }
+        }
+        return std::make_shared<const TensorData>(std::move(bytes));
+    }
+
+    /// An Invoke prepared at run time: its inputs' shapes as they are now, the values of the
+    /// inputs that set shapes read on the host, the kernel for that signature, and its outputs
+    /// placed where they fit.
+    void invokeAtRunTime(std::size_t k, Device* device, const std::string& offender) {
+        const Instruction& instr = program.code[k];
+        const Node& node = graph->node(instr.node);
+        if (device->timesAsynchronously()) {
+            // Shapes and values are read on the host: what this reads must be done, not issued.
+            for (std::uint32_t p : schedule.waits[k])
+                events[static_cast<std::size_t>(eventOf[p])]->wait(epoch);
+            device->finishLane();
+        }
+        std::vector<TensorType> types;
+        std::vector<std::shared_ptr<const TensorData>> values(instr.args.size());
+        std::vector<const TensorData*> constants(instr.args.size(), nullptr);
+        for (std::size_t i = 0; i < instr.args.size(); ++i) {
+            const std::int32_t r = instr.args[i];
+            checkOwner(r, device, offender);
+            types.push_back(typeAtRun(r));
+            if (reg(r).constant)
+                constants[i] = graph->node(reg(r).value.node).data.get();
+            else if (inputSetsShapes(node, i))
+                values[i] = hostValue(r, types.back(), device);
+        }
+        auto found = runTimeKernels[k]->find(*device, node, types, values, constants, onnxOpset);
+        if (!found)
+            throw KernelError(found.error().message);
+        const RunTimeKernel& entry = *found.value();
+        auto& args = argPointers[k];
+        auto& results = resultPointers[k];
+        for (std::size_t i = 0; i < instr.args.size(); ++i)
+            args[i] = regData[static_cast<std::size_t>(instr.args[i])];
+        for (std::size_t i = 0; i < instr.results.size(); ++i) {
+            const std::int32_t r = instr.results[i];
+            const TensorType& type = entry.outputs[i];
+            if (shapeAtRun[static_cast<std::size_t>(r)]) {
+                results[i] = memoryAtRun(r, type, device);
+                ranShape[static_cast<std::size_t>(r)] = type.shape;
+                continue;
+            }
+            if (type != reg(r).type)
+                throw KernelError(offender + ": output " + std::to_string(i) + " is " +
+                                  type.toShortString() + " at run time, but the model declares " +
+                                  reg(r).type.toShortString());
+            checkOwner(r, device, offender);
+            results[i] = regData[static_cast<std::size_t>(r)];
+        }
+        entry.kernel->run(args.data(), results.data());
+        if (const auto* shapes = entry.kernel->ranShapes()) {
+            for (std::size_t i = 0; i < instr.results.size() && i < shapes->size(); ++i)
+                ranShape[static_cast<std::size_t>(instr.results[i])] = (*shapes)[i];
+        }
     }
 
     /// Register r's shape at the last run: what its kernel found, or the planned one.
@@ -523,6 +670,10 @@ struct Executor::Impl {
         }
         case Opcode::Free:
             stream.live -= instr.bytes;
+            // A host device has run every reader by now; a GPU's readers may still be queued,
+            // so its buffers wait for the next run or the end.
+            if (!device->timesAsynchronously())
+                releaseRunBuffer(instr.dst);
             break;
         case Opcode::LoadInput: {
             const HostTensor& input = (*inputs)[static_cast<std::size_t>(instr.index)];
@@ -534,6 +685,10 @@ struct Executor::Impl {
         case Opcode::Invoke: {
             const Node& node = graph->node(instr.node);
             const std::string offender = node.op->name + " '" + node.name + "'";
+            if (runTimeKernels[k]) {
+                invokeAtRunTime(k, device, offender);
+                break;
+            }
             auto& args = argPointers[k];
             auto& results = resultPointers[k];
             for (std::size_t i = 0; i < instr.args.size(); ++i) {
@@ -555,13 +710,19 @@ struct Executor::Impl {
             Device* source = mapping[instr.srcDevice.index];
             const std::string offender = "the copy to " + reg(instr.dst).name;
             checkOwner(instr.src, source, offender + " (reading from " + source->name() + ")");
-            checkOwner(instr.dst, device, offender);
-            if (instr.bytes > 0)
-                device->copyPeer(regData[static_cast<std::size_t>(instr.dst)], *source,
-                                 regData[static_cast<std::size_t>(instr.src)], instr.bytes);
-            if (dataDependent[static_cast<std::size_t>(instr.src)] >= 0)
+            std::int64_t bytes = instr.bytes;
+            if (shapeAtRun[static_cast<std::size_t>(instr.src)]) {
+                // As much as the source holds at this run, into memory that holds it.
+                const TensorType type = typeAtRun(instr.src);
+                bytes = type.bytes();
+                memoryAtRun(instr.dst, type, device);
                 ranShape[static_cast<std::size_t>(instr.dst)] =
                     ranShape[static_cast<std::size_t>(instr.src)];
+            }
+            checkOwner(instr.dst, device, offender);
+            if (bytes > 0)
+                device->copyPeer(regData[static_cast<std::size_t>(instr.dst)], *source,
+                                 regData[static_cast<std::size_t>(instr.src)], bytes);
             break;
         }
         default:

@@ -152,8 +152,11 @@ namespace {
 /// What `task` returns, run on `device`'s worker and waited for. Kernels are made there: oneDNN
 /// fixes a primitive's thread count when it is created, from the creating thread's OpenMP
 /// setting, which only the worker has set to the context's (and the layouts and kernels oneDNN
-/// picks may depend on it).
-template <typename Task> auto onWorker(Device& device, Task task) {
+/// picks may depend on it). On the worker itself (a kernel prepared at run time, for shapes
+/// found then) the task runs at once.
+template <typename Task> auto onWorker(const WorkQueue& worker, Device& device, Task task) {
+    if (worker.onWorker())
+        return task();
     std::optional<decltype(task())> result;
     device.enqueue([&] { result.emplace(task()); });
     device.synchronize();
@@ -163,20 +166,21 @@ template <typename Task> auto onWorker(Device& device, Task task) {
 } // namespace
 
 Result<std::unique_ptr<Kernel>> CpuDevice::prepare(const KernelSpec& spec) {
-    return onWorker(*this, [&] { return makeCpuKernel(spec, *m_kernelContext); });
+    return onWorker(*m_worker, *this, [&] { return makeCpuKernel(spec, *m_kernelContext); });
 }
 
 std::string CpuDevice::packedLayout(const KernelSpec& spec, std::size_t input) {
-    return onWorker(*this, [&] { return packedLayoutFor(spec, input, *m_kernelContext); });
+    return onWorker(*m_worker, *this,
+                    [&] { return packedLayoutFor(spec, input, *m_kernelContext); });
 }
 
 bool CpuDevice::takesViews(const KernelSpec& spec) {
-    return onWorker(*this, [&] { return viewsKeepSpeedFor(spec, *m_kernelContext); });
+    return onWorker(*m_worker, *this, [&] { return viewsKeepSpeedFor(spec, *m_kernelContext); });
 }
 
 std::string CpuDevice::loadPacked(std::byte* dst, const void* src, std::int64_t bytes,
                                   const std::string& layout) {
-    return onWorker(*this,
+    return onWorker(*m_worker, *this,
                     [&] { return cpu::packConstant(dst, src, bytes, layout, *m_kernelContext); });
 }
 

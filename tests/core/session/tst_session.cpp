@@ -166,6 +166,117 @@ private slots:
         QVERIFY2(ran.error().message.find("not opened from a file") != std::string::npos,
                  ran.error().message.c_str());
     }
+
+    /// Shapes a kernel finds at run time: NonZero's elements read by GatherND, reshaped and
+    /// multiplied; NonMaxSuppression's boxes, the best k of them with k from the data (TopK),
+    /// and their boxes gathered. The data-dependent op runs on one vcpu and what follows it on
+    /// another, so its result crosses devices at the length it had; every output matches numpy.
+    void dataDependentShapesRunAcrossDevices_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("data");
+        QTest::addColumn<QStringList>("inputs");
+        QTest::addColumn<QStringList>("outputs");
+        QTest::addColumn<QString>("selector");
+        const QStringList nonzeroIn{"x"}, nonzeroOut{"y", "rows", "total"};
+        const QStringList nmsIn{"boxes", "scores"}, nmsOut{"top", "picked"};
+        QTest::newRow("nonzero-gathernd-reshape-matmul")
+            << "nonzero_select"
+            << "a" << nonzeroIn << nonzeroOut << "NonZero";
+        QTest::newRow("nonzero-other-count") << "nonzero_select"
+                                             << "b" << nonzeroIn << nonzeroOut << "NonZero";
+        QTest::newRow("nms-topk-k-from-data") << "nms_topk"
+                                              << "a" << nmsIn << nmsOut << "NonMaxSuppression";
+        QTest::newRow("nms-fewer-than-k") << "nms_topk"
+                                          << "b" << nmsIn << nmsOut << "NonMaxSuppression";
+    }
+    void dataDependentShapesRunAcrossDevices() {
+        QFETCH(QString, model);
+        QFETCH(QString, data);
+        QFETCH(QStringList, inputs);
+        QFETCH(QStringList, outputs);
+        QFETCH(QString, selector);
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules = {OpRule{selector.toStdString(), "a"}};
+        request.options.fallbackDevice = "b";
+        auto opened =
+            m_session->open(ModelSource{modelPath(model.toStdString() + ".onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        QVERIFY(mentions(opened.value().warnings, "known only at run time"));
+        QVERIFY(!opened.value().plan.copies.empty());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const std::string stem = model.toStdString() + "." + data.toStdString() + ".";
+        RunRequest run;
+        for (const QString& input : inputs)
+            run.inputs.emplace_back(input.toStdString(), npy(stem + input.toStdString() + ".npy"));
+        run.warmup = 1;
+        run.iterations = 2;
+        auto ran = m_session->run(planned, run);
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        const RunOutcome& outcome = *ran.value();
+        QVERIFY(outcome.reference && outcome.reference->ok);
+        QCOMPARE(outcome.result.outputs.size(), static_cast<std::size_t>(outputs.size()));
+        for (int k = 0; k < outputs.size(); ++k) {
+            const HostTensor expected = npy(stem + outputs[k].toStdString() + ".npy");
+            const HostTensor& actual = outcome.result.outputs[static_cast<std::size_t>(k)];
+            QCOMPARE(actual.type.shape, expected.type.shape);
+            const ReferenceCheck check = compareOutputs({actual}, {expected}, 1e-5, 1e-5);
+            QVERIFY2(check.ok, (outputs[k].toStdString() + ": " + check.mismatch).c_str());
+        }
+    }
+
+    /// One opened plan runs on data that selects different counts, one run after another.
+    void dataDependentLengthsChangeBetweenRuns() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules = {OpRule{"NonZero", "a"}};
+        request.options.fallbackDevice = "b";
+        auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
+        QVERIFY(opened);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        for (const char* data : {"a", "b", "a"}) {
+            const std::string stem = std::string("nonzero_select.") + data + ".";
+            auto ran = m_session->run(planned, oneRun({{"x", npy(stem + "x.npy")}}));
+            QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+            const ReferenceCheck check = compareOutputs(
+                ran.value()->result.outputs,
+                {npy(stem + "y.npy"), npy(stem + "rows.npy"), npy(stem + "total.npy")}, 1e-5, 1e-5);
+            QVERIFY2(check.ok, (std::string(data) + ": " + check.mismatch).c_str());
+        }
+        // Nothing over the threshold: every length is zero, and the sum is 0.
+        auto none =
+            m_session->run(planned, oneRun({{"x", HostTensor::zeros({{6, 8}, DType::Float32})}}));
+        QVERIFY2(none, none ? "" : none.error().toString().c_str());
+        QCOMPARE(none.value()->result.outputs.at(0).type.shape, (std::vector<std::int64_t>{0, 3}));
+        QCOMPARE(none.value()->result.outputs.at(1).as<std::int64_t>()[0], std::int64_t{0});
+        QCOMPARE(none.value()->result.outputs.at(2).as<float>()[0], 0.0f);
+    }
+
+    /// A device whose capacity holds the plan but not what a data-dependent length turns out
+    /// to need: the run fails at that allocation, naming the tensor, its size and the device,
+    /// and the same plan still runs on data that fits.
+    void aRunTimeAllocationThatDoesNotFitSaysWhere() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu:mem=1536B";
+        request.options.rules = {OpRule{"NonZero", "a"}};
+        request.options.fallbackDevice = "b";
+        auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        QVERIFY(opened.value().plan.conflicts.empty());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        HostTensor ones = HostTensor::zeros({{6, 8}, DType::Float32});
+        float* values = ones.as<float>();
+        std::fill(values, values + 48, 1.0f);
+        auto ran = m_session->run(planned, oneRun({{"x", ones}}));
+        QVERIFY(!ran);
+        const std::string& message = ran.error().message;
+        QVERIFY2(message.find("at this run") != std::string::npos &&
+                     message.find("virtual device b (mem=") != std::string::npos &&
+                     message.find("48") != std::string::npos,
+                 message.c_str());
+        auto fits = m_session->run(planned, oneRun({{"x", npy("nonzero_select.b.x.npy")}}));
+        QVERIFY2(fits, fits ? "" : fits.error().toString().c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -1,0 +1,143 @@
+// ONNX shape functions at run time (io/OnnxRunShapes.h): one node written as a model of its own,
+// typed by ONNX's shape inference with the types and values its inputs have then.
+#include "io/OnnxRunShapes.h"
+
+#include "io/OnnxImporter.h"
+#include "io/OnnxWriter.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+namespace placer {
+
+void boundSelectionOutputs(const std::string& op, const Attrs& attrs,
+                           const std::vector<TensorType>& inputs,
+                           std::vector<TensorType>* outputs) {
+    if (inputs.empty() || outputs->empty())
+        return;
+    const TensorType& input = inputs[0];
+    const std::int64_t elements = input.elementCount();
+    const auto axisOf = [&](int rank) -> std::optional<std::size_t> {
+        const auto axis = attrs.getInt("axis", 0);
+        if (!attrs.has("axis") || !axis)
+            return std::nullopt;
+        const std::int64_t a = *axis < 0 ? *axis + rank : *axis;
+        if (a < 0 || a >= rank)
+            return std::nullopt;
+        return static_cast<std::size_t>(a);
+    };
+    auto& out = *outputs;
+    if (op == "NonZero") {
+        out[0].shape = {input.rank(), elements};
+    } else if (op == "Compress") {
+        const auto axis = axisOf(input.rank());
+        out[0].shape = input.shape;
+        if (!axis)
+            out[0].shape = {elements};
+    } else if (op == "Unique") {
+        const auto axis = axisOf(input.rank());
+        const std::int64_t slices = axis ? input.shape[*axis] : elements;
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            if (k == 0)
+                out[k].shape = axis ? input.shape : std::vector<std::int64_t>{elements};
+            else
+                out[k].shape = {slices};
+        }
+    } else if (op == "StringNormalizer") {
+        // Stop words leave at most every string ([C] or [1, C]); none left is one "".
+        out[0].shape = input.shape;
+        if (elements == 0 && !out[0].shape.empty())
+            out[0].shape.back() = 1;
+    } else if (op == "NonMaxSuppression" && inputs.size() >= 2) {
+        // Every (batch, class) pair selects at most every box.
+        out[0].shape = {inputs[1].elementCount(), 3};
+    }
+}
+
+Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
+                                                 const std::vector<TensorType>& inputs,
+                                                 const std::vector<const TensorData*>& values,
+                                                 int opset) {
+    auto fail = [&](std::string why) {
+        return SourceError{"", 0, 0,
+                           node.op->name + " node '" + node.name + "': " + std::move(why)};
+    };
+    if (node.op->hasBodies)
+        return fail("control flow whose inputs' shapes are known only at run time is not "
+                    "supported yet");
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    auto* set = model.add_opset_import();
+    set->set_domain("");
+    set->set_version(opset > 0 ? opset : 13);
+    onnx::GraphProto* graph = model.mutable_graph();
+    onnx::NodeProto* proto = graph->add_node();
+    proto->set_op_type(node.op->name);
+    const auto positions = node.attrs.getInts(kInputPositionsAttr, {});
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        if (positions && k < positions->size()) {
+            while (proto->input_size() < (*positions)[k])
+                proto->add_input(std::string());
+        }
+        const std::string name = "in" + std::to_string(k);
+        proto->add_input(name);
+        setOnnxType(graph->add_input(), name, inputs[k]);
+        if (k < values.size() && values[k]) {
+            onnx::TensorProto* tensor = graph->add_initializer();
+            tensor->set_name(name);
+            tensor->set_data_type(onnxElementType(inputs[k].dtype));
+            for (std::int64_t d : inputs[k].shape)
+                tensor->add_dims(d);
+            setOnnxTensorData(tensor, inputs[k].dtype, values[k]->data(), values[k]->size());
+        }
+    }
+    for (std::size_t k = 0; k < node.outputs.size(); ++k)
+        proto->add_output("out" + std::to_string(k));
+    setOnnxAttributes(proto, node.attrs);
+    try {
+        onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1,
+                                            /*data_prop=*/true);
+        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& error) {
+        std::string text = error.what();
+        if (const std::size_t end = text.find('\n'); end != std::string::npos)
+            text.resize(end);
+        return fail("ONNX shape inference at run time failed: " + text);
+    }
+    std::vector<TensorType> outputs(node.outputs.size());
+    std::vector<bool> known(node.outputs.size(), false);
+    for (const onnx::ValueInfoProto& info : graph->value_info()) {
+        if (info.name().rfind("out", 0) != 0)
+            continue;
+        const std::size_t k = std::stoul(info.name().substr(3));
+        if (k >= outputs.size() || !info.type().has_tensor_type())
+            continue;
+        const auto& tensor = info.type().tensor_type();
+        const auto dtype = dtypeFromOnnx(tensor.elem_type());
+        outputs[k].dtype = dtype ? *dtype : node.outputs[k].dtype;
+        if (!tensor.has_shape())
+            continue;
+        bool complete = true;
+        for (const auto& dim : tensor.shape().dim()) {
+            complete = complete && dim.has_dim_value();
+            outputs[k].shape.push_back(dim.has_dim_value() ? dim.dim_value() : 0);
+        }
+        known[k] = complete;
+    }
+    if (dataDependentOutputs(node.op->name)) {
+        boundSelectionOutputs(node.op->name, node.attrs, inputs, &outputs);
+        return outputs;
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        if (!known[k])
+            return fail("ONNX shape inference cannot find the shape of output " +
+                        std::to_string(k) + " from inputs of " +
+                        (inputs.empty()
+                             ? std::string("no type")
+                             : inputs[0].toShortString() + (inputs.size() > 1 ? ", ..." : "")));
+    }
+    return outputs;
+}
+
+} // namespace placer

@@ -1,0 +1,129 @@
+// Shape functions and kernels at run time (runtime/RunTimeShapes.h): a signature of the inputs'
+// types and shape-setting values, the op's shape function, and a kernel prepared for its answer.
+#include "runtime/RunTimeShapes.h"
+
+#include "io/OnnxProto.h"
+#include "io/OnnxRunShapes.h"
+#include "runtime/ControlFlow.h"
+
+namespace placer {
+
+namespace {
+
+/// The ONNX position of the node's input `input` (optional inputs left out shift the rest).
+int onnxPosition(const Node& node, std::size_t input) {
+    const auto positions = node.attrs.getInts(kInputPositionsAttr, {});
+    if (positions && input < positions->size())
+        return static_cast<int>((*positions)[input]);
+    return static_cast<int>(input);
+}
+
+/// A key naming the inputs' types and the shape-setting values exactly.
+std::string signatureOf(const std::vector<TensorType>& inputs,
+                        const std::vector<std::shared_ptr<const TensorData>>& values) {
+    std::string key;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        key += inputs[i].toShortString();
+        if (i < values.size() && values[i]) {
+            key += '=';
+            key.append(values[i]->data(), values[i]->size());
+        }
+        key += ';';
+    }
+    return key;
+}
+
+/// An op whose every output is empty at this run (NonZero found nothing): there is nothing to
+/// write, and libraries such as oneDNN refuse or fault on empty operands.
+class EmptyOutputs final : public Kernel {
+public:
+    void run(const std::byte* const*, std::byte* const*) override {}
+    std::string implementation() const override { return "none:empty-outputs"; }
+};
+
+bool allEmpty(const std::vector<TensorType>& types) {
+    for (const TensorType& type : types) {
+        if (type.elementCount() != 0)
+            return false;
+    }
+    return !types.empty();
+}
+
+} // namespace
+
+bool inputSetsShapes(const Node& node, std::size_t input) {
+    return node.op->dialect == OpDialect::Onnx &&
+           onnxInputSetsShapes(node.op->name, onnxPosition(node, input));
+}
+
+Result<std::vector<TensorType>> runTimeTypes(const Node& node,
+                                             const std::vector<TensorType>& inputs,
+                                             const std::vector<const TensorData*>& values,
+                                             int onnxOpset) {
+    if (node.op->inferShape) {
+        ShapeResult shapes = node.op->inferShape(inputs, node.attrs);
+        if (!shapes.error.empty())
+            return SourceError{"", 0, 0,
+                               node.op->name + " node '" + node.name +
+                                   "': at run time: " + shapes.error};
+        return std::move(shapes.outputs);
+    }
+    return onnxRunTimeTypes(node, inputs, values, onnxOpset);
+}
+
+Result<const RunTimeKernel*>
+RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<TensorType>& inputs,
+                         const std::vector<std::shared_ptr<const TensorData>>& values,
+                         const std::vector<const TensorData*>& constants, int onnxOpset) {
+    std::string key = signatureOf(inputs, values);
+    if (const auto found = m_kernels.find(key); found != m_kernels.end())
+        return &found->second;
+    // What the shape function reads: every shape-setting input's value, a constant's included.
+    std::vector<const TensorData*> given(inputs.size(), nullptr);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (i < values.size() && values[i])
+            given[i] = values[i].get();
+        else if (i < constants.size() && inputSetsShapes(node, i))
+            given[i] = constants[i];
+    }
+    auto outputs = runTimeTypes(node, inputs, given, onnxOpset);
+    if (!outputs)
+        return outputs.error();
+    if (outputs.value().size() != node.outputs.size())
+        return SourceError{"", 0, 0,
+                           node.op->name + " node '" + node.name + "': its shape function gave " +
+                               std::to_string(outputs.value().size()) + " outputs, not " +
+                               std::to_string(node.outputs.size())};
+    KernelSpec spec;
+    spec.node = &node;
+    spec.onnxOpset = onnxOpset;
+    spec.inputs = inputs;
+    spec.outputs = outputs.value();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const TensorData* data =
+            given[i] ? given[i] : (i < constants.size() ? constants[i] : nullptr);
+        // A shape-setting value is fixed for this signature: the kernel may read it once.
+        spec.constantInputs.push_back(data != nullptr);
+        spec.constantData.push_back(data);
+    }
+    auto kernel = allEmpty(spec.outputs) && node.subgraphs.empty()
+                      ? Result<std::unique_ptr<Kernel>>(std::make_unique<EmptyOutputs>())
+                      : prepareKernelOn(device, spec);
+    if (!kernel) {
+        std::string types;
+        for (const TensorType& input : inputs)
+            types += (types.empty() ? "" : ", ") + input.toShortString();
+        return SourceError{"", 0, 0,
+                           node.op->name + " node '" + node.name + "': at run time, for inputs " +
+                               types + ": " + kernel.error().message};
+    }
+    RunTimeKernel entry;
+    entry.outputs = outputs.take();
+    entry.kernel = kernel.take();
+    entry.values = values;
+    const auto [at, inserted] = m_kernels.emplace(std::move(key), std::move(entry));
+    (void)inserted;
+    return &at->second;
+}
+
+} // namespace placer

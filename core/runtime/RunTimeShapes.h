@@ -1,0 +1,64 @@
+// Kernels for shapes found while a program runs (TVM's Relay VM way: a shape function on the
+// host, then the allocation, then the kernel). An Invoke whose inputs have shapes known only at
+// run time (after NonZero, NonMaxSuppression, Unique, Compress), or whose outputs the model sizes
+// from values it computes (a Reshape's shape, a TopK's k), cannot be prepared at load. At run time
+// the executor asks this cache for it with the shapes its inputs have then and the values of its
+// shape-setting inputs: the cache runs the op's shape function, prepares a kernel for exactly
+// those types on the device's worker, and keeps both for the next run with the same signature.
+#pragma once
+
+#include "ir/Graph.h"
+#include "ir/Result.h"
+#include "runtime/Device.h"
+#include "runtime/Kernel.h"
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+/// Whether input `input` of `node` sets the shape of its outputs, so that a kernel prepared at
+/// run time must be given its value (a Reshape's shape, a Slice's bounds, a TopK's k).
+bool inputSetsShapes(const Node& node, std::size_t input);
+
+/// The output types of `node` for inputs of `inputs`' types, `values[i]` being input i's bytes
+/// where it sets shapes (null elsewhere): the op's own shape function for Relay ops, ONNX's for
+/// ONNX ops. A data-dependent output (NonZero's) comes at the most it can hold. An error says why
+/// a shape cannot be found.
+Result<std::vector<TensorType>> runTimeTypes(const Node& node,
+                                             const std::vector<TensorType>& inputs,
+                                             const std::vector<const TensorData*>& values,
+                                             int onnxOpset);
+
+/// What one Invoke needs at run time for one signature (its inputs' types and shape-setting
+/// values): its outputs' types and a kernel prepared for them.
+struct RunTimeKernel {
+    std::vector<TensorType> outputs;
+    std::unique_ptr<Kernel> kernel;
+    /// The shape-setting values the kernel was prepared with (it may point at them).
+    std::vector<std::shared_ptr<const TensorData>> values;
+};
+
+/// The kernels of one Invoke at run time, by signature. Used from the device's worker only.
+class RunTimeKernelCache {
+public:
+    /// The kernel for `node` on `device` for inputs of `inputs`' types; `values[i]` holds input
+    /// i's bytes where it sets shapes (null elsewhere), and `constants[i]` a constant input's
+    /// bytes (null elsewhere). Prepared on first use of the signature. An error (no shape
+    /// function answer, no kernel) names the node.
+    Result<const RunTimeKernel*> find(Device& device, const Node& node,
+                                      const std::vector<TensorType>& inputs,
+                                      const std::vector<std::shared_ptr<const TensorData>>& values,
+                                      const std::vector<const TensorData*>& constants,
+                                      int onnxOpset);
+    /// How many signatures were prepared.
+    std::size_t size() const { return m_kernels.size(); }
+
+private:
+    std::map<std::string, RunTimeKernel> m_kernels;
+};
+
+} // namespace placer

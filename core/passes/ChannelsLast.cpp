@@ -246,7 +246,7 @@ private:
     void rewrite(NodeId id) {
         const Node& node = m_in.node(id);
         const DeviceId device = deviceOf(id);
-        const bool enabled = m_context.enabledOn(device);
+        const bool enabled = m_context.enabledOn(device) && !shapesFoundAtRun(m_in, node);
         NodeLayout layout = enabled ? layoutOf(m_in, node) : NodeLayout{};
         if (enabled && node.op->name == "Conv")
             m_statistics.add(kPass, device, "convolutions");

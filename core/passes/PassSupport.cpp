@@ -52,6 +52,18 @@ std::vector<std::vector<bool>> graphOutputs(const Graph& graph) {
     return outputs;
 }
 
+bool shapesFoundAtRun(const Graph& graph, const Node& node) {
+    if (node.anyRunTimeShape())
+        return true;
+    for (const ValueRef& input : node.inputs) {
+        const Node& producer = graph.node(input.node);
+        if (producer.runTimeShape(input.output) ||
+            producer.op->kernel.family == KernelFamily::Selection)
+            return true;
+    }
+    return false;
+}
+
 bool isBinary(const Node& node, BinaryFn fn) {
     return node.op->kernel.family == KernelFamily::Binary && node.inputs.size() == 2 &&
            node.op->kernel.binary() == fn && node.outputs.size() == 1;

@@ -25,6 +25,12 @@ std::vector<std::vector<std::vector<NodeId>>> readersOf(const Graph& graph);
 /// Per node and output: whether it is a graph output.
 std::vector<std::vector<bool>> graphOutputs(const Graph& graph);
 
+/// Whether a kernel for `node` is prepared at run time, for shapes found then: it reads a value
+/// whose extent a kernel finds (NonZero's) or whose shape the model computes, or writes one. Its
+/// planned types are stand-ins, so no pass rewrites it for them (a layout, a view, packed
+/// weights or a fused operand would be chosen for sizes it never runs at).
+bool shapesFoundAtRun(const Graph& graph, const Node& node);
+
 /// Whether `node` is the binary `fn` of two inputs, with one output.
 bool isBinary(const Node& node, BinaryFn fn);
 

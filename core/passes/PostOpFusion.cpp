@@ -391,7 +391,7 @@ private:
 
     bool enabledOn(NodeId id) const {
         const DeviceId device = m_device[id.index];
-        return device.valid() && static_cast<std::size_t>(device.index) < m_enabled.size() &&
+        return !shapesFoundAtRun(m_in, m_in.node(id)) && device.valid() && static_cast<std::size_t>(device.index) < m_enabled.size() &&
                m_enabled[static_cast<std::size_t>(device.index)];
     }
 

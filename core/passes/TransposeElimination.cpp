@@ -117,7 +117,7 @@ public:
                 node.inputs.size() != 2 || node.outputs.size() != 1 ||
                 node.outputs[0].dtype != DType::Float32 || node.outputs[0].rank() < 2 ||
                 userPinned(id) || !m_context.enabledOn(device) || !node.hints.postOps.empty() ||
-                node.hints.hasViews())
+                node.hints.hasViews() || shapesFoundAtRun(m_in, node))
                 continue;
             MatmulViews views;
             bool any = false;
@@ -219,7 +219,7 @@ private:
         if (node.op->kernel.family != KernelFamily::Transpose || node.inputs.size() != 1 ||
             node.outputs.size() != 1 || !node.subgraphs.empty())
             return std::nullopt;
-        if (!m_context.enabledOn(node.pin.device))
+        if (!m_context.enabledOn(node.pin.device) || shapesFoundAtRun(m_in, node))
             return std::nullopt;
         KernelSpec spec;
         spec.node = &node;

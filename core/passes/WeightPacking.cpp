@@ -34,7 +34,8 @@ bool WeightPacking::run(PassState& state, const PassContext& context,
         const DeviceId device = node.pin.device;
         Device* physical = context.physicalOf(device);
         if (node.op->kernel.family != KernelFamily::Matmul || node.inputs.size() < 2 ||
-            node.hints.hasViews() || !context.enabledOn(device) || !physical)
+            node.hints.hasViews() || !context.enabledOn(device) || !physical ||
+            passes::shapesFoundAtRun(graph, node))
             continue;
         const ValueRef weights = node.inputs[1];
         const Node& constant = graph.node(weights.node);

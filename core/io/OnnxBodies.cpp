@@ -88,7 +88,7 @@ OnnxImporter::Failure OnnxImporter::readBodies(const onnx::NodeProto& proto, Nod
             }
         }
         OnnxImporter reader(m_file, &m_devices, true, m_warnings, m_options);
-        auto body = reader.readBody(std::move(model), m_graph.properties);
+        auto body = reader.readBody(std::move(model), m_graph.properties, op == "If");
         if (!body)
             return failNode("in its " + attr.name() + ": " + body.error().message);
         node->subgraphs.push_back(
@@ -106,7 +106,8 @@ OnnxImporter::Failure OnnxImporter::refineInferredTypes(const onnx::NodeProto& p
     bool refined = false;
     for (int k = 0; k < proto.output_size() && k < static_cast<int>(node.outputs.size()); ++k) {
         const std::string& name = proto.output(k);
-        if (name.empty() || staticType(name))
+        // A shape found at run time has only a stand-in here, which is no fact to tell.
+        if (name.empty() || staticType(name) || node.runTimeShape(static_cast<std::size_t>(k)))
             continue;
         onnx::ValueInfoProto* info = nullptr;
         for (auto* list : {g.mutable_output(), g.mutable_value_info()}) {
@@ -161,11 +162,23 @@ OnnxImporter::Failure OnnxImporter::typeBodyOutputs(const onnx::NodeProto& proto
         }
         for (std::size_t k = 0; k < outputs; ++k) {
             const TensorType then = bodyOutput(0, k), otherwise = bodyOutput(1, k);
-            if (then != otherwise)
+            if (then.dtype != otherwise.dtype)
                 return failNode("output " + std::to_string(k) + " is " + then.toShortString() +
                                 " in then_branch and " + otherwise.toShortString() +
-                                " in else_branch; both branches must give one type");
+                                " in else_branch; both branches must give one element type");
             node->outputs[k] = then;
+            // Branches of other shapes, or a shape found as a branch runs: the output's shape
+            // is the taken branch's, found at run time.
+            const bool atRun =
+                then != otherwise ||
+                placer::shapeFoundAtRun(*node->subgraphs[0].graph,
+                                        node->subgraphs[0].graph->outputs()[k].value) ||
+                placer::shapeFoundAtRun(*node->subgraphs[1].graph,
+                                        node->subgraphs[1].graph->outputs()[k].value);
+            if (atRun) {
+                node->runTimeShapes.resize(outputs, false);
+                node->runTimeShapes[k] = true;
+            }
         }
         return std::nullopt;
     }

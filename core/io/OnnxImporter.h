@@ -101,9 +101,12 @@ public:
 
     /// Reads the body of an If, Loop or Scan: `model` holds it as its graph, every input typed
     /// (its formal inputs, then the outer values it reads). Its parameters are those inputs, in
-    /// order, and its outputs the body's outputs. Every value in it must have a static shape.
+    /// order, and its outputs the body's outputs. Every value in a Loop's or Scan's body must
+    /// have one static shape; an If's branch runs once a run, so a value in it may have a shape
+    /// found only at run time (`shapesAtRun`), as in the main graph.
     Result<Graph> readBody(onnx::ModelProto model,
-                           const std::vector<std::pair<std::string, std::string>>& properties);
+                           const std::vector<std::pair<std::string, std::string>>& properties,
+                           bool shapesAtRun);
 
     /// The Loop (by first output) whose body could not be typed, when that failed the read.
     const std::string& shapeVaryingLoop() const { return m_shapeVaryingLoop; }
@@ -316,7 +319,8 @@ private:
     std::set<std::string> m_boundInputs;
     std::set<std::string> m_shapeInputs;
     int m_folded = 0;
-    bool m_body = false; ///< reading the body of a control-flow node (readBody)
+    bool m_body = false;            ///< reading the body of a control-flow node (readBody)
+    bool m_bodyShapesAtRun = false; ///< an If's branch: its shapes may be found at run time
     std::string m_shapeVaryingLoop;
 };
 

@@ -58,12 +58,14 @@ Result<Graph> OnnxImporter::read(std::string_view bytes) {
 
 /// Reads the body of an If, Loop or Scan: `model` holds it as its graph, every input typed
 /// (its formal inputs, then the outer values it reads). Its parameters are those inputs, in
-/// order, and its outputs the body's outputs. Every value in it must have a static shape.
+/// order, and its outputs the body's outputs.
 Result<Graph>
 OnnxImporter::readBody(onnx::ModelProto model,
-                       const std::vector<std::pair<std::string, std::string>>& properties) {
+                       const std::vector<std::pair<std::string, std::string>>& properties,
+                       bool shapesAtRun) {
     m_model = std::move(model);
     m_body = true;
+    m_bodyShapesAtRun = shapesAtRun;
     for (const auto& property : properties) {
         if (property.first == "onnx.opset" || property.first == "onnx.ir_version")
             m_graph.properties.push_back(property);
@@ -401,8 +403,10 @@ void OnnxImporter::collectTypes() {
 }
 
 bool OnnxImporter::shapeFoundAtRun(const std::string& value) const {
-    if (m_body)
-        return false; // a body's values keep one shape (readBodies checks)
+    if (m_body && !m_bodyShapesAtRun)
+        return false; // a Loop's or Scan's body keeps one shape (readBodies checks)
+    if (m_body && staticType(value))
+        return false;
     const auto it = m_types.find(value);
     if (it == m_types.end() || !it->second->has_elem_type())
         return false;

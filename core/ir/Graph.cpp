@@ -166,4 +166,26 @@ std::vector<std::string> describeBodies(const Node& node) {
     return lines;
 }
 
+bool shapeFoundAtRun(const Graph& graph, ValueRef value) {
+    const Node& node = graph.node(value.node);
+    if (node.runTimeShape(value.output) || node.op->kernel.family == KernelFamily::Selection)
+        return true;
+    for (const Subgraph& body : node.subgraphs) {
+        if (findsShapesAtRun(*body.graph))
+            return true;
+    }
+    return false;
+}
+
+bool findsShapesAtRun(const Graph& graph) {
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.node(NodeId(i));
+        for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
+            if (shapeFoundAtRun(graph, ValueRef{NodeId(i), k}))
+                return true;
+        }
+    }
+    return false;
+}
+
 } // namespace placer

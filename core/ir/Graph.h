@@ -220,4 +220,14 @@ private:
     std::vector<std::shared_ptr<const OpDef>> m_ownedOps;
 };
 
+/// Whether value `value`'s shape is found only at run time: its producer marks it so
+/// (Node::runTimeShapes), or is an op that finds its extent from the data (the Selection
+/// family: NonZero, NonMaxSuppression, Unique, Compress), or is control flow whose bodies hold
+/// such shapes. Its planned type is a stand-in.
+bool shapeFoundAtRun(const Graph& graph, ValueRef value);
+
+/// Whether any value of `graph`, or of its nodes' bodies at any depth, has a shape found only
+/// at run time.
+bool findsShapesAtRun(const Graph& graph);
+
 } // namespace placer

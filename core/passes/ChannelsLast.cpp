@@ -117,7 +117,6 @@ NodeLayout layoutOf(const Graph& graph, const Node& node) {
     return layout;
 }
 
-
 class NhwcRewrite {
 public:
     NhwcRewrite(const Graph& graph, const PassContext& context)
@@ -415,9 +414,9 @@ std::vector<std::string> ChannelsLast::describe(const PassStatistics& statistics
         sentences.push_back("channels-last (NHWC) on " + devices[device].name + ": " +
                             count("converted") + " of " + count("convolutions") +
                             " convolutions, " + count("layout changes") + " layout changes" +
-                            (shuffles > 0 ? ", " + std::to_string(shuffles) +
-                                                " channel shuffles in NHWC"
-                                          : std::string()));
+                            (shuffles > 0
+                                 ? ", " + std::to_string(shuffles) + " channel shuffles in NHWC"
+                                 : std::string()));
     }
     return sentences;
 }

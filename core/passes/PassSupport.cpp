@@ -56,9 +56,7 @@ bool shapesFoundAtRun(const Graph& graph, const Node& node) {
     if (node.anyRunTimeShape())
         return true;
     for (const ValueRef& input : node.inputs) {
-        const Node& producer = graph.node(input.node);
-        if (producer.runTimeShape(input.output) ||
-            producer.op->kernel.family == KernelFamily::Selection)
+        if (placer::shapeFoundAtRun(graph, input))
             return true;
     }
     return false;

@@ -201,11 +201,11 @@ public:
 private:
     struct Group {
         NodeId head;
-        std::vector<NodeId> members;      ///< in graph order, the chain after the head
-        std::vector<PostOp> postOps;      ///< what each step applies
-        std::vector<ValueRef> operands;   ///< the residual Adds' other operands
-        bool layerNorm = false;           ///< a layer normalisation: operands are gamma, beta
-        bool gelu = false;                ///< a GELU written out: one op on the head's input
+        std::vector<NodeId> members;    ///< in graph order, the chain after the head
+        std::vector<PostOp> postOps;    ///< what each step applies
+        std::vector<ValueRef> operands; ///< the residual Adds' other operands
+        bool layerNorm = false;         ///< a layer normalisation: operands are gamma, beta
+        bool gelu = false;              ///< a GELU written out: one op on the head's input
         bool absorbed = false; ///< a GELU a matrix product took as a post-op: not a group now
         double epsilon = 0;
     };
@@ -391,7 +391,8 @@ private:
 
     bool enabledOn(NodeId id) const {
         const DeviceId device = m_device[id.index];
-        return !shapesFoundAtRun(m_in, m_in.node(id)) && device.valid() && static_cast<std::size_t>(device.index) < m_enabled.size() &&
+        return !shapesFoundAtRun(m_in, m_in.node(id)) && device.valid() &&
+               static_cast<std::size_t>(device.index) < m_enabled.size() &&
                m_enabled[static_cast<std::size_t>(device.index)];
     }
 

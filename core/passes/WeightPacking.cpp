@@ -40,8 +40,7 @@ bool WeightPacking::run(PassState& state, const PassContext& context,
         const ValueRef weights = node.inputs[1];
         const Node& constant = graph.node(weights.node);
         if (!constant.isConstant() || !constant.data || constant.pin.kind != PinKind::None ||
-            readers[weights.node.index] != 1 || copied(weights.node) ||
-            node.inputs[0] == weights)
+            readers[weights.node.index] != 1 || copied(weights.node) || node.inputs[0] == weights)
             continue;
         const std::string layout = physical->packedLayout(passes::specOf(graph, node), 1);
         if (layout.empty())

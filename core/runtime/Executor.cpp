@@ -14,6 +14,7 @@
 #include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
+#include "runtime/RunTimeBodies.h"
 #include "runtime/RunTimeShapes.h"
 #include "runtime/Schedule.h"
 
@@ -93,6 +94,8 @@ struct Executor::Impl {
     /// Per Invoke prepared at run time (its inputs' shapes or its outputs' are found then): its
     /// kernels by signature; null for those prepared at load.
     std::vector<std::unique_ptr<RunTimeKernelCache>> runTimeKernels;
+    /// Per If or Loop run with shapes found at run time: its bodies' kernels and constants.
+    std::vector<std::unique_ptr<RunTimeControlFlow>> runTimeBodies;
     std::vector<std::vector<const std::byte*>> argPointers; ///< per Invoke, reused
     std::vector<std::vector<std::byte*>> resultPointers;
 
@@ -348,6 +351,7 @@ struct Executor::Impl {
                 plannedBytes[instr.device.index] += instr.bytes;
         }
         runTimeKernels.resize(n);
+        runTimeBodies.resize(n);
         for (std::size_t k = program.runStart; k < n; ++k) {
             const Instruction& instr = program.code[k];
             if (instr.op == Opcode::DeviceCopy) {
@@ -361,6 +365,8 @@ struct Executor::Impl {
             bool atRun = node.anyRunTimeShape();
             for (std::int32_t r : instr.args)
                 atRun = atRun || shapeAtRun[static_cast<std::size_t>(r)];
+            for (const Subgraph& body : node.subgraphs)
+                atRun = atRun || findsShapesAtRun(*body.graph);
             if (!atRun) {
                 if (auto error = prepareKernel(k))
                     return error;
@@ -370,19 +376,22 @@ struct Executor::Impl {
                 }
                 continue;
             }
-            if (node.op->hasBodies)
-                return SourceError{"", 0, 0,
-                                   node.op->name + " node '" + node.name +
-                                       "' reads a value whose shape is found only at run time; "
-                                       "control flow over such values cannot run yet"};
+            argPointers[k].resize(instr.args.size());
+            resultPointers[k].resize(instr.results.size());
+            if (node.op->hasBodies) {
+                // Its bodies run node by node at run time: every result's shape is theirs.
+                for (std::int32_t r : instr.results)
+                    shapeAtRun[static_cast<std::size_t>(r)] = true;
+                runTimeBodies[k] =
+                    std::make_unique<RunTimeControlFlow>(*mapping[instr.device.index], onnxOpset);
+                continue;
+            }
             const bool selects = node.op->kernel.family == KernelFamily::Selection;
             for (std::size_t i = 0; i < instr.results.size(); ++i) {
                 if (selects || node.runTimeShape(i))
                     shapeAtRun[static_cast<std::size_t>(instr.results[i])] = true;
             }
             runTimeKernels[k] = std::make_unique<RunTimeKernelCache>();
-            argPointers[k].resize(instr.args.size());
-            resultPointers[k].resize(instr.results.size());
         }
         return std::nullopt;
     }
@@ -443,6 +452,35 @@ struct Executor::Impl {
             }
         }
         return std::make_shared<const TensorData>(std::move(bytes));
+    }
+
+    /// An If or Loop whose bodies run node by node (runtime/RunTimeBodies.h): its results are
+    /// copied into the memory their registers get for the shapes they have.
+    void controlFlowAtRunTime(std::size_t k, Device* device, const std::string& offender) {
+        const Instruction& instr = program.code[k];
+        const Node& node = graph->node(instr.node);
+        if (device->timesAsynchronously()) {
+            for (std::uint32_t p : schedule.waits[k])
+                events[static_cast<std::size_t>(eventOf[p])]->wait(epoch);
+        }
+        std::vector<DeviceTensor> inputs;
+        for (std::int32_t r : instr.args) {
+            checkOwner(r, device, offender);
+            inputs.push_back(DeviceTensor{typeAtRun(r), regData[static_cast<std::size_t>(r)]});
+        }
+        DeviceBuffers memory(*device);
+        const std::vector<DeviceTensor> results = runTimeBodies[k]->run(node, inputs, memory);
+        if (results.size() != instr.results.size())
+            throw KernelError(offender + " gave " + std::to_string(results.size()) +
+                              " results, not " + std::to_string(instr.results.size()));
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const std::int32_t r = instr.results[i];
+            std::byte* data = memoryAtRun(r, results[i].type, device);
+            ranShape[static_cast<std::size_t>(r)] = results[i].type.shape;
+            if (results[i].type.bytes() > 0)
+                device->copyPeer(data, *device, results[i].data, results[i].type.bytes());
+        }
+        device->finishLane(); // the body's memory goes when this returns
     }
 
     /// An Invoke prepared at run time: its inputs' shapes as they are now, the values of the
@@ -687,6 +725,10 @@ struct Executor::Impl {
             const std::string offender = node.op->name + " '" + node.name + "'";
             if (runTimeKernels[k]) {
                 invokeAtRunTime(k, device, offender);
+                break;
+            }
+            if (runTimeBodies[k]) {
+                controlFlowAtRunTime(k, device, offender);
                 break;
             }
             auto& args = argPointers[k];

@@ -235,8 +235,9 @@ Plan nonMaxSuppression(const KernelSpec& spec) {
                            ? fallback
                            : loadAsDouble(in[input], types[static_cast<std::size_t>(input)], 0);
             };
-            // Absent, the limit is 0: nothing is selected.
-            const auto limit = static_cast<std::int64_t>(scalar(maxInput, 0));
+            // Absent, the limit is 0: nothing is selected. Exporters write "no limit" as
+            // int64's largest value, which a plain cast from double would turn negative.
+            const std::int64_t limit = functors::toInteger(scalar(maxInput, 0));
             const double iou = scalar(iouInput, 0);
             const bool thresholded = scoreInput >= 0;
             const double minScore = scalar(scoreInput, 0);

@@ -12,7 +12,13 @@ references:
   known only at run time), at two inputs: nonzero_select.{a,b}.{x,y,rows,total}.npy;
 - nms_topk.onnx: NonMaxSuppression, then the scores of what it kept (Gather), the best
   min(kept, 5) of them (TopK with k from the data) and their boxes, as a detector's
-  post-processing does: nms_topk.{a,b}.{boxes,scores,top,picked}.npy.
+  post-processing does: nms_topk.{a,b}.{boxes,scores,top,picked}.npy;
+- if_on_data.onnx: an If on sum(x) > 0 whose branches give results of other lengths: the
+  elements of x over 0, doubled (NonZero and GatherND inside the branch), or the 3 largest of
+  -x; then their sum and the result with a 1 appended: if_on_data.{a,b}.{x,y,total,longer}.npy;
+- loop_grows.onnx: a Loop whose trip count n is a graph input and whose carried value grows by
+  one element an iteration (v = concat(v, [i])), with the sum of v per iteration as a scan
+  output: loop_grows.{a,b}.{n,x,v,sums}.npy.
 
 Built with python3-onnx and numpy (no PyTorch).
 
@@ -225,12 +231,94 @@ def nms_topk(folder):
         np.save(stem + "picked.npy", boxes[kept[order]])
 
 
+def if_on_data(folder):
+    then_nodes = [
+        h.make_node("Greater", ["x", "zero"], ["mask"]),
+        h.make_node("NonZero", ["mask"], ["nz"]),
+        h.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+        h.make_node("GatherND", ["x", "idx"], ["vals"]),
+        h.make_node("Mul", ["vals", "two"], ["then_y"]),
+    ]
+    then_branch = h.make_graph(then_nodes, "then", [],
+                               [h.make_tensor_value_info("then_y", T.FLOAT, None)])
+    else_nodes = [
+        h.make_node("Neg", ["x"], ["negated"]),
+        h.make_node("TopK", ["negated", "three"], ["else_y", "else_idx"]),
+    ]
+    else_branch = h.make_graph(else_nodes, "else", [],
+                               [h.make_tensor_value_info("else_y", T.FLOAT, None)])
+    nodes = [
+        h.make_node("ReduceSum", ["x"], ["sum"], keepdims=0),
+        h.make_node("Greater", ["sum", "zero"], ["positive"]),
+        h.make_node("If", ["positive"], ["y"], then_branch=then_branch, else_branch=else_branch),
+        h.make_node("ReduceSum", ["y"], ["total"], keepdims=0),
+        h.make_node("Concat", ["y", "one"], ["longer"], axis=0),
+    ]
+    graph = h.make_graph(
+        nodes, "if_on_data", [h.make_tensor_value_info("x", T.FLOAT, [8])],
+        [h.make_tensor_value_info("y", T.FLOAT, ["n"]),
+         h.make_tensor_value_info("total", T.FLOAT, []),
+         h.make_tensor_value_info("longer", T.FLOAT, ["m"])],
+        [nh.from_array(np.array(0.0, np.float32), "zero"),
+         nh.from_array(np.array(2.0, np.float32), "two"),
+         nh.from_array(np.array([3], np.int64), "three"),
+         nh.from_array(np.array([1.0], np.float32), "one")])
+    save_model(graph, folder, "if_on_data")
+    rng = np.random.default_rng(11)
+    for tag, shift in [("a", 0.8), ("b", -0.8)]:
+        x = (rng.standard_normal(8) + shift).astype(np.float32)
+        y = x[x > 0] * 2 if x.sum() > 0 else np.sort(-x)[::-1][:3]
+        y = y.astype(np.float32)
+        stem = os.path.join(folder, "if_on_data.%s." % tag)
+        np.save(stem + "x.npy", x)
+        np.save(stem + "y.npy", y)
+        np.save(stem + "total.npy", np.array(y.sum(), np.float32))
+        np.save(stem + "longer.npy", np.concatenate([y, [1.0]]).astype(np.float32))
+
+
+def loop_grows(folder):
+    body = h.make_graph(
+        [h.make_node("Cast", ["i"], ["i_float"], to=T.FLOAT),
+         h.make_node("Unsqueeze", ["i_float", "axis0"], ["i_row"]),
+         h.make_node("Concat", ["v_in", "i_row"], ["v_out"], axis=0),
+         h.make_node("Identity", ["cond_in"], ["cond_out"]),
+         h.make_node("ReduceSum", ["v_in"], ["sum"], keepdims=0)],
+        "body",
+        [h.make_tensor_value_info("i", T.INT64, []),
+         h.make_tensor_value_info("cond_in", T.BOOL, []),
+         h.make_tensor_value_info("v_in", T.FLOAT, None)],
+        [h.make_tensor_value_info("cond_out", T.BOOL, []),
+         h.make_tensor_value_info("v_out", T.FLOAT, None),
+         h.make_tensor_value_info("sum", T.FLOAT, [])],
+        [nh.from_array(np.array([0], np.int64), "axis0")])
+    graph = h.make_graph(
+        [h.make_node("Loop", ["n", "", "x"], ["v", "sums"], body=body)], "loop_grows",
+        [h.make_tensor_value_info("n", T.INT64, []),
+         h.make_tensor_value_info("x", T.FLOAT, [2])],
+        [h.make_tensor_value_info("v", T.FLOAT, ["length"]),
+         h.make_tensor_value_info("sums", T.FLOAT, ["n"])])
+    save_model(graph, folder, "loop_grows")
+    for tag, n in [("a", 3), ("b", 6)]:
+        x = np.array([0.5, -1.5], np.float32) * (1 if tag == "a" else 2)
+        v, sums = x.copy(), []
+        for i in range(n):
+            sums.append(v.sum())
+            v = np.concatenate([v, [float(i)]]).astype(np.float32)
+        stem = os.path.join(folder, "loop_grows.%s." % tag)
+        np.save(stem + "n.npy", np.array(n, np.int64))
+        np.save(stem + "x.npy", x)
+        np.save(stem + "v.npy", v)
+        np.save(stem + "sums.npy", np.array(sums, np.float32))
+
+
 def main(folder):
     os.makedirs(folder, exist_ok=True)
     encoder(folder)
     slice_pad(folder)
     nonzero_select(folder)
     nms_topk(folder)
+    if_on_data(folder)
+    loop_grows(folder)
 
 
 if __name__ == "__main__":

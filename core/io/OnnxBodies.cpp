@@ -57,6 +57,11 @@ OnnxImporter::Failure OnnxImporter::readBodies(const onnx::NodeProto& proto, Nod
     auto formal = formalBodyInputs(proto, *node);
     if (!formal)
         return formal.error();
+    // An If's branch runs once a run, and a Loop whose carried values change shape runs node by
+    // node: their values' shapes may be found at run time.
+    const bool runTimeLoop = op == "Loop" && !m_body && proto.output_size() > 0 &&
+                             m_options.runTimeLoops.count(proto.output(0)) > 0;
+    const bool shapesAtRun = op == "If" || runTimeLoop;
     for (const onnx::AttributeProto& attr : proto.attribute()) {
         if (!attr.has_g())
             continue;
@@ -70,9 +75,17 @@ OnnxImporter::Failure OnnxImporter::readBodies(const onnx::NodeProto& proto, Nod
         *model.mutable_opset_import() = m_model.opset_import();
         onnx::GraphProto& g = *model.mutable_graph();
         g = source;
-        for (int k = 0; k < g.input_size(); ++k)
+        for (int k = 0; k < g.input_size(); ++k) {
             setOnnxType(g.mutable_input(k), g.input(k).name(),
                         formal.value()[static_cast<std::size_t>(k)]);
+            if (runTimeLoop && k >= 2) // a carried value: its rank, and no size
+                for (auto& dim : *g.mutable_input(k)
+                                      ->mutable_type()
+                                      ->mutable_tensor_type()
+                                      ->mutable_shape()
+                                      ->mutable_dim())
+                    dim.set_dim_param("carried_" + std::to_string(k));
+        }
         for (std::size_t c = 0; c < outer.size(); ++c) {
             setOnnxType(g.add_input(), outer[c], outerTypes[c]);
             // An outer constant's value, so that shape inference and folding see it.
@@ -88,7 +101,7 @@ OnnxImporter::Failure OnnxImporter::readBodies(const onnx::NodeProto& proto, Nod
             }
         }
         OnnxImporter reader(m_file, &m_devices, true, m_warnings, m_options);
-        auto body = reader.readBody(std::move(model), m_graph.properties, op == "If");
+        auto body = reader.readBody(std::move(model), m_graph.properties, shapesAtRun);
         if (!body)
             return failNode("in its " + attr.name() + ": " + body.error().message);
         node->subgraphs.push_back(
@@ -188,6 +201,20 @@ OnnxImporter::Failure OnnxImporter::typeBodyOutputs(const onnx::NodeProto& proto
         const LoopLayout layout = loopLayout(*node, node->inputs.size());
         if (auto error = expectOutputs(0, 1 + layout.carried + layout.scanOutputs))
             return error;
+        if (m_options.runTimeLoops.count(proto.output(0)) > 0 && !m_body) {
+            // Every output's shape is found as the loop runs: stand-ins here, a row per scan.
+            for (std::size_t k = 0; k < outputs; ++k) {
+                TensorType type = k < layout.carried ? formal[2 + k] : bodyOutput(0, 1 + k);
+                if (k >= layout.carried)
+                    type.shape.insert(type.shape.begin(), 1);
+                node->outputs[k] = type;
+            }
+            node->runTimeShapes.assign(outputs, true);
+            warnOnce("Loop node '" + node->name + "': its carried values change shape from one " +
+                     "iteration to the next and its trip count is known only at run time, so " +
+                     "it runs node by node with shapes found then");
+            return std::nullopt;
+        }
         for (std::size_t k = 0; k < layout.carried; ++k) {
             const TensorType out = bodyOutput(0, 1 + k);
             if (out != formal[2 + k])

@@ -15,13 +15,17 @@ OnnxImporter::Failure OnnxImporter::buildGraph() {
         // initializers only let shape inference and folding see the values).
         if (initializers.count(input.name()) && !m_body)
             continue;
-        auto type = typeOf(input.name(), input.name());
+        // A run-time body's input (a carried value that changes shape) has a stand-in type.
+        const bool atRun = m_body && m_bodyShapesAtRun && !staticType(input.name());
+        auto type = typeOf(input.name(), input.name(), !atRun);
         if (!type)
             return type.error();
         Node node;
         node.name = uniqueNodeName(input.name());
         node.op = &OpRegistry::global().parameter();
         node.outputs = {type.take()};
+        if (atRun)
+            node.runTimeShapes = {true};
         define(input.name(), m_graph.addNode(std::move(node)), 0);
     }
     for (const onnx::TensorProto& tensor : g.initializer()) {

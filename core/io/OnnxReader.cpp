@@ -542,9 +542,15 @@ Result<Graph> readOnnx(std::string_view bytes, const std::string& fileName, Devi
             graph.value().openInputs = openInputs(open, reader, current);
             return graph;
         }
-        if (loop.empty() || current.unrollLoops.count(loop))
+        if (loop.empty() || current.runTimeLoops.count(loop))
             return graph;
-        current.unrollLoops.insert(loop);
+        if (current.unrollLoops.count(loop)) {
+            // Its trip count is not known at load: its shapes are found as it runs.
+            current.unrollLoops.erase(loop);
+            current.runTimeLoops.insert(loop);
+        } else {
+            current.unrollLoops.insert(loop);
+        }
         warnings->resize(warned);
         *devices = givenDevices;
     }

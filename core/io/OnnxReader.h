@@ -59,6 +59,11 @@ struct OnnxReadOptions {
     /// at load. The reader adds a Loop whose body's shapes change from one iteration to the next
     /// (a carried value that grows) and reads the model again.
     std::set<std::string> unrollLoops;
+    /// Loops of the main graph, by their first output, whose bodies' shapes change and whose
+    /// trip count is not known at load: read with their carried values' shapes found at run
+    /// time, and run node by node (runtime/RunTimeBodies.h). The reader adds them after an
+    /// unrolling that could not be done.
+    std::set<std::string> runTimeLoops;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
     bool foldConstants = true;
     /// The mapped file the model's bytes are (MappedFile::bytes()): large initializers then

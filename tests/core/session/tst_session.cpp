@@ -1,6 +1,7 @@
 // The session's runs on data whose shapes the model leaves open (session/Session.h): one plan
 // run at several shapes in one session, inputs that set shapes given at run time, data that
 // cannot fit the model refused with a sentence, and bfloat16 given as uint16 bit patterns.
+#include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "runtime/ReferenceRun.h"
 #include "session/Session.h"
@@ -250,6 +251,74 @@ private slots:
         QCOMPARE(none.value()->result.outputs.at(0).type.shape, (std::vector<std::int64_t>{0, 3}));
         QCOMPARE(none.value()->result.outputs.at(1).as<std::int64_t>()[0], std::int64_t{0});
         QCOMPARE(none.value()->result.outputs.at(2).as<float>()[0], 0.0f);
+    }
+
+    /// An If on a condition the data computes, whose branches give results of other lengths
+    /// (one finds its elements with NonZero): it runs on one vcpu, what reads its result on
+    /// another, and the branch the data chooses gives the result numpy does.
+    void ifOnDataRunsTheBranchTheDataChooses_data() {
+        QTest::addColumn<QString>("data");
+        QTest::newRow("then-branch-nonzero") << "a";
+        QTest::newRow("else-branch-topk") << "b";
+    }
+    void ifOnDataRunsTheBranchTheDataChooses() {
+        QFETCH(QString, data);
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules = {OpRule{"If", "a"}};
+        request.options.fallbackDevice = "b";
+        auto opened = m_session->open(ModelSource{modelPath("if_on_data.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        QVERIFY(!opened.value().plan.copies.empty());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const std::string stem = "if_on_data." + data.toStdString() + ".";
+        RunRequest run = oneRun({{"x", npy(stem + "x.npy")}});
+        run.warmup = 1;
+        auto ran = m_session->run(planned, run);
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        QVERIFY(ran.value()->reference && ran.value()->reference->ok);
+        const auto& outputs = ran.value()->result.outputs;
+        QCOMPARE(outputs.at(0).type.shape, npy(stem + "y.npy").type.shape);
+        const ReferenceCheck check = compareOutputs(
+            outputs, {npy(stem + "y.npy"), npy(stem + "total.npy"), npy(stem + "longer.npy")}, 1e-5,
+            1e-5);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    /// A Loop whose carried value grows an element an iteration, with its trip count a graph
+    /// input: opened without data it runs node by node, for whatever trip count a run brings;
+    /// given the count at open, it is unrolled for it. Both agree with numpy.
+    void aLoopWhoseCarriedValueGrows_data() {
+        QTest::addColumn<QString>("data");
+        QTest::newRow("three-iterations") << "a";
+        QTest::newRow("six-iterations") << "b";
+    }
+    void aLoopWhoseCarriedValueGrows() {
+        QFETCH(QString, data);
+        const std::string stem = "loop_grows." + data.toStdString() + ".";
+        const HostTensor n = npy(stem + "n.npy"), x = npy(stem + "x.npy");
+        const std::vector<HostTensor> expected{npy(stem + "v.npy"), npy(stem + "sums.npy")};
+
+        auto loaded = loadModelFile(modelPath("loop_grows.onnx"), GraphFormat::Auto, std::nullopt);
+        QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+        QVERIFY(mentions(loaded.value().warnings, "runs node by node"));
+        const Graph& graph = loaded.value().graph;
+        auto outputs = runReference(graph, {n, x}, graph.onnxOpset());
+        QVERIFY2(outputs, outputs ? "" : outputs.error().toString().c_str());
+        const ReferenceCheck atRun = compareOutputs(outputs.value(), expected, 1e-6, 1e-6);
+        QVERIFY2(atRun.ok, atRun.mismatch.c_str());
+
+        ModelSource source{modelPath("loop_grows.onnx")};
+        source.runInputs["n"] = n;
+        auto opened = m_session->open(source, PlanRequest{});
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        QVERIFY(mentions(opened.value().warnings, "unrolled"));
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        auto ran = m_session->run(planned, oneRun({{"n", n}, {"x", x}}));
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        const ReferenceCheck unrolled =
+            compareOutputs(ran.value()->result.outputs, expected, 1e-6, 1e-6);
+        QVERIFY2(unrolled.ok, unrolled.mismatch.c_str());
     }
 
     /// A device whose capacity holds the plan but not what a data-dependent length turns out

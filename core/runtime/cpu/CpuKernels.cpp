@@ -1074,6 +1074,10 @@ Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelC
         if (auto kernel = cpu::makeResize(spec))
             return Result<std::unique_ptr<Kernel>>(std::move(kernel));
     }
+    if (spec.node->op->kernel.family == KernelFamily::TopK) {
+        if (auto kernel = cpu::makeTopK(spec))
+            return Result<std::unique_ptr<Kernel>>(std::move(kernel));
+    }
     if (runsAsSharedFunctors(spec))
         return cpu::indexingKernel(spec);
     const auto* factory = cpu::table().find(*spec.node->op);

@@ -71,6 +71,9 @@ std::unique_ptr<Kernel> makeRecurrent(const KernelSpec& spec, ::placer::CpuKerne
 /// Resize in float32 where only the last two dimensions change, separable with vector rows;
 /// null for the rest (the shared functor runs them).
 std::unique_ptr<Kernel> makeResize(const KernelSpec& spec);
+/// TopK in float32, float64, int64 or int32 by partial selection, O(n + k log k) a line; null
+/// for other types (the shared functor runs them).
+std::unique_ptr<Kernel> makeTopK(const KernelSpec& spec);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                           ReduceFn function, const Dims& keptShape);
 

@@ -188,30 +188,60 @@ Plan unique(const KernelSpec& spec) {
         });
 }
 
-/// Whether two boxes overlap by more than `threshold` (intersection over union), as ONNX
-/// Runtime decides it: boxes of no area never suppress.
-bool suppresses(const double* a, const double* b, bool centers, double threshold) {
-    double ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
-    if (centers) {
-        ax0 = a[0] - a[2] / 2, ax1 = a[0] + a[2] / 2, ay0 = a[1] - a[3] / 2, ay1 = a[1] + a[3] / 2;
-        bx0 = b[0] - b[2] / 2, bx1 = b[0] + b[2] / 2, by0 = b[1] - b[3] / 2, by1 = b[1] + b[3] / 2;
-    } else {
-        ay0 = std::min(a[0], a[2]), ay1 = std::max(a[0], a[2]);
-        ax0 = std::min(a[1], a[3]), ax1 = std::max(a[1], a[3]);
-        by0 = std::min(b[0], b[2]), by1 = std::max(b[0], b[2]);
-        bx0 = std::min(b[1], b[3]), bx1 = std::max(b[1], b[3]);
+/// Boxes as their corners (y0 <= y1, x0 <= x1) and areas, made once a batch so that the greedy
+/// selection's inner loop only compares numbers.
+struct Corners {
+    std::vector<double> y0, x0, y1, x1, area;
+
+    void assign(const std::vector<double>& box, bool centers) {
+        const std::size_t n = box.size() / 4;
+        for (auto* v : {&y0, &x0, &y1, &x1, &area})
+            v->resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const double* b = &box[i * 4];
+            if (centers) {
+                x0[i] = b[0] - b[2] / 2, x1[i] = b[0] + b[2] / 2;
+                y0[i] = b[1] - b[3] / 2, y1[i] = b[1] + b[3] / 2;
+            } else {
+                y0[i] = std::min(b[0], b[2]), y1[i] = std::max(b[0], b[2]);
+                x0[i] = std::min(b[1], b[3]), x1[i] = std::max(b[1], b[3]);
+            }
+            area[i] = (x1[i] - x0[i]) * (y1[i] - y0[i]);
+        }
     }
-    const double ix0 = std::max(ax0, bx0), ix1 = std::min(ax1, bx1);
-    const double iy0 = std::max(ay0, by0), iy1 = std::min(ay1, by1);
-    if (ix1 <= ix0 || iy1 <= iy0)
+};
+
+/// The boxes kept so far for one (batch, class), their corners side by side.
+struct Kept {
+    std::vector<double> y0, x0, y1, x1, area;
+    std::size_t size() const { return area.size(); }
+    void clear() {
+        for (auto* v : {&y0, &x0, &y1, &x1, &area})
+            v->clear();
+    }
+    void add(const Corners& c, std::size_t i) {
+        y0.push_back(c.y0[i]), x0.push_back(c.x0[i]), y1.push_back(c.y1[i]);
+        x1.push_back(c.x1[i]), area.push_back(c.area[i]);
+    }
+    /// Whether a kept box overlaps box i by more than `threshold` (intersection over union), as
+    /// ONNX Runtime decides it: boxes of no area never suppress.
+    bool suppress(const Corners& c, std::size_t i, double threshold) const {
+        const double by0 = c.y0[i], bx0 = c.x0[i], by1 = c.y1[i], bx1 = c.x1[i], bArea = c.area[i];
+        if (bArea <= 0)
+            return false;
+        for (std::size_t k = 0; k < area.size(); ++k) {
+            const double ix0 = std::max(x0[k], bx0), ix1 = std::min(x1[k], bx1);
+            const double iy0 = std::max(y0[k], by0), iy1 = std::min(y1[k], by1);
+            if (ix1 <= ix0 || iy1 <= iy0 || area[k] <= 0)
+                continue;
+            const double intersection = (ix1 - ix0) * (iy1 - iy0);
+            const double united = area[k] + bArea - intersection;
+            if (united > 0 && intersection / united > threshold)
+                return true;
+        }
         return false;
-    const double intersection = (ix1 - ix0) * (iy1 - iy0);
-    const double areaA = (ax1 - ax0) * (ay1 - ay0), areaB = (bx1 - bx0) * (by1 - by0);
-    if (areaA <= 0 || areaB <= 0)
-        return false;
-    const double united = areaA + areaB - intersection;
-    return united > 0 && intersection / united > threshold;
-}
+    }
+};
 
 Plan nonMaxSuppression(const KernelSpec& spec) {
     if (spec.inputs.size() < 2)
@@ -243,10 +273,13 @@ Plan nonMaxSuppression(const KernelSpec& spec) {
             const double minScore = scalar(scoreInput, 0);
             std::int64_t selected = 0;
             std::vector<double> box(static_cast<std::size_t>(count * 4));
+            Corners corners;
+            Kept kept;
             for (std::int64_t b = 0; b < batches; ++b) {
                 for (std::int64_t i = 0; i < count * 4; ++i)
                     box[static_cast<std::size_t>(i)] =
                         loadAsDouble(in[0], boxes.dtype, b * count * 4 + i);
+                corners.assign(box, centers);
                 for (std::int64_t c = 0; c < classes; ++c) {
                     std::vector<std::pair<double, std::int64_t>> candidates;
                     for (std::int64_t i = 0; i < count; ++i) {
@@ -259,19 +292,13 @@ Plan nonMaxSuppression(const KernelSpec& spec) {
                     std::stable_sort(
                         candidates.begin(), candidates.end(),
                         [](const auto& x, const auto& y) { return x.first > y.first; });
-                    std::vector<std::int64_t> kept;
+                    kept.clear();
                     for (const auto& [s, i] : candidates) {
                         if (static_cast<std::int64_t>(kept.size()) >= limit)
                             break;
-                        const bool overlaps =
-                            std::any_of(kept.begin(), kept.end(), [&](std::int64_t k) {
-                                return suppresses(&box[static_cast<std::size_t>(k * 4)],
-                                                  &box[static_cast<std::size_t>(i * 4)], centers,
-                                                  iou);
-                            });
-                        if (overlaps)
+                        if (kept.suppress(corners, static_cast<std::size_t>(i), iou))
                             continue;
-                        kept.push_back(i);
+                        kept.add(corners, static_cast<std::size_t>(i));
                         storeIndex(out[0], selected * 3, b);
                         storeIndex(out[0], selected * 3 + 1, c);
                         storeIndex(out[0], selected * 3 + 2, i);

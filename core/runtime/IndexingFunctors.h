@@ -101,19 +101,32 @@ struct ScatterElements {
     i64 axisDim = 1;
     i64 count = 0;
     int reduction = 0;
+    int elementSize = 4;
     PLACER_HD void operator()(i64 i) const {
         if (i != 0)
             return;
+        // The updates' coordinates advance as an odometer; `base` is the output offset of all
+        // but the axis, which the index replaces.
+        i64 c[kMaxRank] = {};
+        i64 base = 0;
         for (i64 j = 0; j < count; ++j) {
-            i64 c[kMaxRank];
-            coordinates(j, shape, c);
-            c[axis] = wrapIndex(loadIndex(io.in[1], indexElem, j), axisDim);
-            i64 offset = 0;
-            for (int d = 0; d < shape.rank; ++d)
-                offset += c[d] * outStrides.s[d];
-            storeAny(io.out[0], elem, offset,
-                     scatterCombine(reduction, loadAny(io.out[0], elem, offset),
-                                    loadAny(io.in[2], elem, j)));
+            const i64 offset =
+                base + wrapIndex(loadIndex(io.in[1], indexElem, j), axisDim) * outStrides.s[axis];
+            if (reduction == 0)
+                copyElement(io.out[0], offset, io.in[2], j, elementSize);
+            else
+                storeAny(io.out[0], elem, offset,
+                         scatterCombine(reduction, loadAny(io.out[0], elem, offset),
+                                        loadAny(io.in[2], elem, j)));
+            for (int d = shape.rank - 1; d >= 0; --d) {
+                const i64 stride = d == axis ? 0 : outStrides.s[d];
+                if (++c[d] < shape.dims[d]) {
+                    base += stride;
+                    break;
+                }
+                base -= (shape.dims[d] - 1) * stride;
+                c[d] = 0;
+            }
         }
     }
 };

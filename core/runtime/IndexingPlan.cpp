@@ -48,6 +48,7 @@ Plan scatterElements(const KernelSpec& spec) {
     op.outStrides = toFunctorStrides(contiguousStrides(data));
     op.axisDim = data[static_cast<std::size_t>(op.axis)];
     op.count = spec.inputs[1].elementCount();
+    op.elementSize = dtypeSize(spec.outputs[0].dtype);
     return std::vector{elements(copy, spec.outputs[0].elementCount()), elements(op, 1)};
 }
 

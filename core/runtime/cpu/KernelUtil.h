@@ -74,6 +74,9 @@ std::unique_ptr<Kernel> makeResize(const KernelSpec& spec);
 /// TopK in float32, float64, int64 or int32 by partial selection, O(n + k log k) a line; null
 /// for other types (the shared functor runs them).
 std::unique_ptr<Kernel> makeTopK(const KernelSpec& spec);
+/// RoiAlign in float32 with each region's sampling taps shared by its channels; null for other
+/// types (the shared functor runs them).
+std::unique_ptr<Kernel> makeRoiAlign(const KernelSpec& spec);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                           ReduceFn function, const Dims& keptShape);
 

@@ -1078,6 +1078,10 @@ Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelC
         if (auto kernel = cpu::makeTopK(spec))
             return Result<std::unique_ptr<Kernel>>(std::move(kernel));
     }
+    if (spec.node->op->name == "ConvTranspose") {
+        if (auto kernel = cpu::makeDnnlDeconvolution(spec, context))
+            return Result<std::unique_ptr<Kernel>>(std::move(kernel));
+    }
     if (spec.node->op->name == "RoiAlign") {
         if (auto kernel = cpu::makeRoiAlign(spec))
             return Result<std::unique_ptr<Kernel>>(std::move(kernel));

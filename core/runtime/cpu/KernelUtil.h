@@ -77,6 +77,10 @@ std::unique_ptr<Kernel> makeTopK(const KernelSpec& spec);
 /// RoiAlign in float32 with each region's sampling taps shared by its channels; null for other
 /// types (the shared functor runs them).
 std::unique_ptr<Kernel> makeRoiAlign(const KernelSpec& spec);
+/// ConvTranspose in float32 without groups as oneDNN's deconvolution; null where oneDNN has no
+/// fast implementation or the padding is past what it takes (the shared functor runs those).
+std::unique_ptr<Kernel> makeDnnlDeconvolution(const KernelSpec& spec,
+                                              ::placer::CpuKernelContext& ctx);
 std::unique_ptr<Kernel> makeDnnlReduction(const KernelSpec& spec, ::placer::CpuKernelContext& ctx,
                                           ReduceFn function, const Dims& keptShape);
 

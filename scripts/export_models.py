@@ -15,6 +15,23 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        NAME.expected.npy (tens to hundreds of MiB); generated on
                                        demand, never committed
   scripts/export_models.py checked DIR only the models tst_runtime checks
+  scripts/export_models.py detectors DIR
+                                       torchvision's detectors with random weights and score
+                                       thresholds at 0 (so that they return detections):
+                                       ssdlite (SSDlite320-MobileNetV3, 320x320), fasterrcnn
+                                       (Faster R-CNN MobileNetV3-Large-320-FPN, 320x320),
+                                       retinanet (RetinaNet-ResNet50-FPN, 400x400) and maskrcnn
+                                       (Mask R-CNN-ResNet50-FPN, 400x400), at opset 13, each with
+                                       NAME.input.npy and PyTorch's outputs NAME.OUTPUT.npy; the
+                                       models bench_vs_ort compares with ONNX Runtime when
+                                       $PLACER_ONNX_MODELS names DIR (tens to 170 MiB each)
+  scripts/export_models.py tiny-detector DIR
+                                       a Faster R-CNN with a two-layer backbone on 64x64 images
+                                       (114 KiB: its RPN's NMS in an If, TopK on data, RoiAlign
+                                       over the regions kept), committed as
+                                       tests/models/tiny_detector.onnx with its input and
+                                       PyTorch's outputs (tiny_detector.{images,boxes,labels,
+                                       scores}.npy)
   scripts/export_models.py large DIR [GB]
                                        a transformer encoder (nn.TransformerEncoderLayer repeated,
                                        width 1024, or 2048 from 3 GB) with about GB gigabytes of
@@ -352,8 +369,67 @@ def large(folder):
           f"{os.path.getsize(path + '.data') / 1e9:.2f} GB of weights in {name}.onnx.data")
 
 
+def detectors(folder):
+    """Detection models whose shapes are found at run time: NonMaxSuppression, TopK on data,
+    If and Loop over detections, RoiAlign over the regions kept."""
+    det = torchvision.models.detection
+    models = {
+        "ssdlite": (lambda: det.ssdlite320_mobilenet_v3_large(
+            weights=None, weights_backbone=None, score_thresh=0.0), 320),
+        "fasterrcnn": (lambda: det.fasterrcnn_mobilenet_v3_large_320_fpn(
+            weights=None, weights_backbone=None, box_score_thresh=0.0), 320),
+        "retinanet": (lambda: det.retinanet_resnet50_fpn(
+            weights=None, weights_backbone=None, score_thresh=0.0), 400),
+        "maskrcnn": (lambda: det.maskrcnn_resnet50_fpn(
+            weights=None, weights_backbone=None, box_score_thresh=0.0), 400),
+    }
+    for name, (make, size) in models.items():
+        torch.manual_seed(0)
+        model = make().eval()
+        x = torch.rand(1, 3, size, size)
+        path = os.path.join(folder, name + ".onnx")
+        torch.onnx.export(model, (x,), path, opset_version=OPSET, input_names=["images"])
+        np.save(os.path.join(folder, name + ".input.npy"), x.numpy())
+        with torch.no_grad():
+            outputs = model(x)[0]
+        for key, value in outputs.items():
+            np.save(os.path.join(folder, "%s.%s.npy" % (name, key)), value.numpy())
+        print(path, {key: tuple(value.shape) for key, value in outputs.items()})
+
+
+def tiny_detector(folder):
+    """A detector small enough to commit, with every dynamic part of the real ones."""
+    from torchvision.models.detection import FasterRCNN
+    from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+    from torchvision.models.detection.rpn import AnchorGenerator
+    from torchvision.ops import MultiScaleRoIAlign
+    torch.manual_seed(0)
+    backbone = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.ReLU(), nn.Conv2d(8, 8, 3, 2, 1),
+                             nn.ReLU())
+    backbone.out_channels = 8
+    anchors = AnchorGenerator(sizes=((8, 16, 32),), aspect_ratios=((0.5, 1.0, 2.0),))
+    pool = MultiScaleRoIAlign(featmap_names=["0"], output_size=4, sampling_ratio=2)
+    model = FasterRCNN(backbone, num_classes=3, rpn_anchor_generator=anchors, box_roi_pool=pool,
+                       min_size=64, max_size=64, box_score_thresh=0.0, representation_size=16,
+                       rpn_pre_nms_top_n_test=200, rpn_post_nms_top_n_test=50,
+                       box_detections_per_img=20)
+    model.roi_heads.box_head = TwoMLPHead(8 * 4 * 4, 16)
+    model.roi_heads.box_predictor = FastRCNNPredictor(16, 3)
+    model.eval()
+    x = torch.rand(1, 3, 64, 64)
+    torch.onnx.export(model, (x,), os.path.join(folder, "tiny_detector.onnx"),
+                      opset_version=OPSET, input_names=["images"])
+    with torch.no_grad():
+        outputs = model(x)[0]
+    np.save(os.path.join(folder, "tiny_detector.images.npy"), x.numpy())
+    for key, value in outputs.items():
+        np.save(os.path.join(folder, "tiny_detector.%s.npy" % key), value.numpy())
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("small", "full", "checked", "large"):
+    modes = {"small": small, "full": full, "checked": checked, "large": large,
+             "detectors": detectors, "tiny-detector": tiny_detector}
+    if len(sys.argv) < 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     os.makedirs(sys.argv[2], exist_ok=True)
-    {"small": small, "full": full, "checked": checked, "large": large}[sys.argv[1]](sys.argv[2])
+    modes[sys.argv[1]](sys.argv[2])

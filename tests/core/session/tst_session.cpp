@@ -321,6 +321,38 @@ private slots:
         QVERIFY2(unrolled.ok, unrolled.mismatch.c_str());
     }
 
+    /// A detector as torchvision exports it (tiny_detector: a Faster R-CNN whose region
+    /// proposals go through NonMaxSuppression inside an If, TopK with k from the data, and
+    /// RoiAlign over the regions kept) opens without being told any shape, plans with its
+    /// proposals' control flow and pooling on one vcpu and the rest on another, and gives
+    /// PyTorch's detections.
+    void aDetectorRunsAcrossDevices() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules = {OpRule{"If", "a"}, OpRule{"RoiAlign", "a"}};
+        request.options.fallbackDevice = "b";
+        auto opened = m_session->open(ModelSource{modelPath("tiny_detector.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        QVERIFY(opened.value().plan.conflicts.empty());
+        QVERIFY(opened.value().plan.copies.size() > 4);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        RunRequest run = oneRun({{"images", npy("tiny_detector.images.npy")}});
+        run.warmup = 1;
+        run.iterations = 2;
+        auto ran = m_session->run(planned, run);
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        QVERIFY(ran.value()->reference && ran.value()->reference->ok);
+        const std::vector<HostTensor> expected{npy("tiny_detector.boxes.npy"),
+                                               npy("tiny_detector.labels.npy"),
+                                               npy("tiny_detector.scores.npy")};
+        const auto& outputs = ran.value()->result.outputs;
+        QCOMPARE(outputs.size(), expected.size());
+        for (std::size_t k = 0; k < expected.size(); ++k)
+            QCOMPARE(outputs[k].type.shape, expected[k].type.shape);
+        const ReferenceCheck check = compareOutputs(outputs, expected, 1e-4, 1e-5);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
     /// A device whose capacity holds the plan but not what a data-dependent length turns out
     /// to need: the run fails at that allocation, naming the tensor, its size and the device,
     /// and the same plan still runs on data that fits.

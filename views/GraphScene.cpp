@@ -291,8 +291,9 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         m_unitItems[i] = item;
         item->setPos(centers[i]);
         QString tip = op + QStringLiteral(" ") + name;
-        for (const TensorType& output : node.outputs)
-            tip += QStringLiteral("\n→ ") + QString::fromStdString(output.toShortString());
+        for (std::uint32_t k = 0; k < node.outputs.size(); ++k)
+            tip += QStringLiteral("\n→ ") +
+                   QString::fromStdString(describeValueType(graph, ValueRef{m_drawn[i], k}));
         if (!node.subgraphs.empty()) {
             // Control flow is one op on one device: its bodies are drawn collapsed.
             item->setCollapsedBody(static_cast<int>(bodyNodeCount(node)));
@@ -308,8 +309,7 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         const auto& [value, consumer] = m_edgeValues[e];
         const TensorType& type = graph.type(value);
         const QString tip =
-            QString::fromStdString(graph.valueName(value) + ": " + type.toShortString() + " (" +
-                                   formatBytes(type.bytes()) + ")");
+            QString::fromStdString(graph.valueName(value) + ": " + describeValueType(graph, value));
         auto* edge = new EdgeItem(value, consumer, paths[e], type.bytes(), tip);
         addItem(edge);
         m_edges.push_back(edge);
@@ -408,8 +408,9 @@ void GraphScene::refreshPlan() {
         if (copy.isExplicit)
             continue;
         const QString text =
-            QString::fromStdString(devices[copy.from].name + " → " + devices[copy.to].name + ", " +
-                                   formatBytes(copy.bytes));
+            QString::fromStdString(devices[copy.from].name + " → " + devices[copy.to].name + ", ") +
+            (copy.sizeAtRun ? tr("size at run time")
+                            : QString::fromStdString(formatBytes(copy.bytes)));
         auto place = [&](NodeId consumer, QPointF at) {
             auto* badge = new CopyBadgeItem(static_cast<int>(c), consumer, text,
                                             m_document->deviceColor(copy.from),

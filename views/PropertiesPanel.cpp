@@ -83,12 +83,11 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
     }
     text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Inputs:"));
     for (const ValueRef input : node.inputs)
-        text += html(graph.valueName(input) + "  " + graph.type(input).toShortString()) +
+        text += html(graph.valueName(input) + "  " + describeValueType(graph, input)) +
                 QStringLiteral("<br>");
     text += QStringLiteral("</p><p><b>%1</b><br>").arg(tr("Outputs:"));
-    for (const TensorType& output : node.outputs)
-        text += html(output.toShortString() + "  (" + formatBytes(output.bytes()) + ")") +
-                QStringLiteral("<br>");
+    for (std::uint32_t k = 0; k < node.outputs.size(); ++k)
+        text += html(describeValueType(graph, ValueRef{id, k})) + QStringLiteral("<br>");
     text += QStringLiteral("</p>");
     if (!node.subgraphs.empty()) {
         text += QStringLiteral("<p><b>%1</b><br>")

@@ -188,4 +188,12 @@ bool findsShapesAtRun(const Graph& graph) {
     return false;
 }
 
+std::string describeValueType(const Graph& graph, ValueRef value) {
+    const TensorType& type = graph.type(value);
+    if (shapeFoundAtRun(graph, value))
+        return std::string(dtypeName(type.dtype)) + ", rank " + std::to_string(type.rank()) +
+               ", shape known at run time";
+    return type.toShortString() + " (" + formatBytes(type.bytes()) + ")";
+}
+
 } // namespace placer

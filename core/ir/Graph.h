@@ -230,4 +230,8 @@ bool shapeFoundAtRun(const Graph& graph, ValueRef value);
 /// at run time.
 bool findsShapesAtRun(const Graph& graph);
 
+/// A value's type for people: "1x3x64x64 float32 (48.0 KiB)", or "float32, rank 2, shape known
+/// at run time" where its planned shape is a stand-in.
+std::string describeValueType(const Graph& graph, ValueRef value);
+
 } // namespace placer

@@ -2,6 +2,7 @@
 #include "plan/CostModel.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 namespace placer {
@@ -318,19 +319,44 @@ double CostModel::copyMicros(std::int64_t bytes, DeviceId from, DeviceId to) con
     return l.latencyMicros + static_cast<double>(bytes) / l.bytesPerMicro;
 }
 
+namespace {
+
+/// FNV-1a of `text`: a body's identity in a cost key, the same in every process.
+std::uint64_t fingerprint(const std::string& text) {
+    std::uint64_t hash = 14695981039346656037ull;
+    for (const char c : text) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+} // namespace
+
 std::string CostModel::nodeKey(const Graph& graph, NodeId id) {
     const Node& node = graph.node(id);
     std::string key = node.op->name + "(";
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
         const TensorType& type = graph.type(node.inputs[k]);
         key += (k ? "," : "") + std::string(dtypeName(type.dtype)) + "[";
-        for (std::size_t i = 0; i < type.shape.size(); ++i)
-            key += (i ? "x" : "") + std::to_string(type.shape[i]);
+        // A shape found at run time has a stand-in here, the same in every model: no size.
+        if (shapeFoundAtRun(graph, node.inputs[k]))
+            key += "?";
+        else
+            for (std::size_t i = 0; i < type.shape.size(); ++i)
+                key += (i ? "x" : "") + std::to_string(type.shape[i]);
         key += "]";
     }
     key += ")";
     for (const auto& [name, value] : node.attrs.entries())
         key += " " + name + "=" + formatAttrRelay(value);
+    // Control flow costs what its bodies do: two Ifs alike outside are not alike.
+    for (const Subgraph& body : node.subgraphs) {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx",
+                      static_cast<unsigned long long>(body.source ? fingerprint(*body.source) : 0));
+        key += " " + body.attribute + "=" + hex;
+    }
     return key;
 }
 

@@ -120,6 +120,9 @@ struct CopyPlan {
     bool toOutput = false;         ///< a graph result is required on `to`
     bool isExplicit = false;       ///< an explicit device_copy in the input
     NodeId copyNode;               ///< the explicit device_copy node, if any
+    /// The value's size is found only at run time (ir/Graph.h shapeFoundAtRun): `bytes` is its
+    /// planned stand-in's, and a run moves what the value then holds.
+    bool sizeAtRun = false;
 };
 
 struct Replica {

@@ -674,6 +674,7 @@ void DevicePlanner::emitTransfers(ValueRef value, DeviceId home,
                                   std::vector<char>& outputOn) {
     const std::int64_t bytes = m_index.valueBytes[m_index.valueSlot(value)];
     const bool replicate = isReplicatedConstant(value.node.index);
+    const bool sizeAtRun = shapeFoundAtRun(m_graph, value);
     Replica replica{value, home, {}};
     std::vector<std::string> elsewhereNames, replicaNames;
     for (int d = 0; d < m_devices.size(); ++d) {
@@ -689,6 +690,7 @@ void DevicePlanner::emitTransfers(ValueRef value, DeviceId home,
             copy.from = home;
             copy.to = DeviceId(d);
             copy.bytes = bytes;
+            copy.sizeAtRun = sizeAtRun;
             copy.consumers = std::move(consumersOn[d]);
             copy.toOutput = outputOn[d] != 0;
             m_plan.copies.push_back(std::move(copy));
@@ -734,7 +736,8 @@ void DevicePlanner::emitTransfers(ValueRef value, DeviceId home,
             ", copied to " + joinWithAnd(elsewhereNames) +
             (replicate ? " on every run (" + joinWithAnd(elsewhereNames) + " cannot also keep it)"
                        : "") +
-            ", " + formatBytes(bytes) + " each");
+            (sizeAtRun ? ", each of a size known at run time"
+                       : ", " + formatBytes(bytes) + " each"));
     }
 }
 

@@ -298,6 +298,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("from", devices[copy.from].name);
         entry.set("to", devices[copy.to].name);
         entry.set("bytes", copy.bytes);
+        if (copy.sizeAtRun)
+            entry.set("size_at_run_time", true); // bytes is the planned stand-in's
         entry.set("consumers", nameList(graph, copy.consumers));
         if (copy.toOutput)
             entry.set("result", true);
@@ -493,11 +495,13 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
             std::string readers = joinNames(graph, copy.consumers);
             if (copy.toOutput)
                 readers += std::string(readers.empty() ? "" : ", ") + "the result";
-            out += "  " + graph.valueName(copy.value) + "  " + devices[copy.from].name + " -> " +
-                   devices[copy.to].name + "  " + formatBytes(copy.bytes) +
-                   (readers.empty() ? "" : "  for " + readers) +
-                   (copy.isExplicit ? "  (explicit " + graph.node(copy.copyNode).name + ")" : "") +
-                   "\n";
+            out +=
+                "  " + graph.valueName(copy.value) + "  " + devices[copy.from].name + " -> " +
+                devices[copy.to].name + "  " +
+                (copy.sizeAtRun ? std::string("size known at run time") : formatBytes(copy.bytes)) +
+                (readers.empty() ? "" : "  for " + readers) +
+                (copy.isExplicit ? "  (explicit " + graph.node(copy.copyNode).name + ")" : "") +
+                "\n";
         }
     }
     if (!plan.replicas.empty()) {

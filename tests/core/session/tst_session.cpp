@@ -335,6 +335,13 @@ private slots:
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         QVERIFY(opened.value().plan.conflicts.empty());
         QVERIFY(opened.value().plan.copies.size() > 4);
+        // What crosses devices at a size found only at run time says so, not its stand-in's.
+        const auto& copies = opened.value().plan.copies;
+        QVERIFY(std::any_of(copies.begin(), copies.end(),
+                            [](const CopyPlan& copy) { return copy.sizeAtRun; }));
+        QVERIFY(std::any_of(copies.begin(), copies.end(),
+                            [](const CopyPlan& copy) { return !copy.sizeAtRun; }));
+        QVERIFY(mentions(opened.value().plan.notes, "each of a size known at run time"));
         const auto planned = std::make_shared<const PlannedModel>(opened.take());
         RunRequest run = oneRun({{"images", npy("tiny_detector.images.npy")}});
         run.warmup = 1;

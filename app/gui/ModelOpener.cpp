@@ -1,7 +1,6 @@
 // Opening graphs in the window: files read in the background, the example, drops and recent files.
 #include "gui/ModelOpener.h"
 
-#include "gui/InputShapesDialog.h"
 #include "io/MappedFile.h"
 #include "io/OnnxReader.h"
 #include "views/PlacementDocument.h"
@@ -59,20 +58,7 @@ void ModelOpener::choose(QWidget* parent) {
                                      tr("Graphs (*.relay *.txt *.onnx *.json);;All files (*)"));
     if (path.isEmpty())
         return;
-    InputShapes shapes;
-    if (path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
-        // Mapped, not read: only the graph's bytes are looked at, never the weights.
-        auto file = MappedFile::open(path.toStdString());
-        const auto inputs =
-            file ? onnxSymbolicInputs(file.value()->bytes()) : std::vector<SymbolicInput>{};
-        if (!inputs.empty()) {
-            auto given = InputShapesDialog::ask(parent, QFileInfo(path).fileName(), inputs);
-            if (!given)
-                return;
-            shapes = *given;
-        }
-    }
-    open(path, shapes);
+    open(path);
 }
 
 void ModelOpener::finishBackground() {

@@ -29,8 +29,9 @@ public:
     /// Opens a model file; a bad file reports `failed` and leaves the current graph open. Files
     /// larger than the background threshold are read on a worker thread (true means started).
     bool open(const QString& path, const InputShapes& inputShapes = {});
-    /// Asks for a graph file (a dialog over `parent`) and opens it; for an ONNX model with
-    /// symbolic input dimensions, asks for the input shapes too (InputShapesDialog).
+    /// Asks for a graph file (a dialog over `parent`) and opens it. Nothing else is asked: what
+    /// the model leaves open is planned at a stand-in, and a run brings the shapes (the Run
+    /// panel's inputs).
     void choose(QWidget* parent);
     /// Opens the bundled example (pins, inferred devices, copies and a note).
     bool openExample();

@@ -2,6 +2,8 @@
 // session on a worker thread, its callbacks turned into queued signals.
 #include "gui/RunController.h"
 
+#include "io/OnnxWriter.h"
+
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace placer::gui {
@@ -29,7 +31,7 @@ void RunController::cancel() {
 
 void RunController::start(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                           const PlanOptions& planOptions, int warmup, int iterations,
-                          std::vector<std::string> physical) {
+                          std::vector<std::string> physical, Data data) {
     if (isRunning())
         return;
     m_cancel = false;
@@ -38,7 +40,12 @@ void RunController::start(const Graph& graph, const DeviceSet& devices, const Pl
     planned->model.devices = devices;
     planned->plan = plan;
     planned->options = planOptions;
+    // Planned again for other data: on these devices and with these options.
+    planned->source = std::move(data.source);
+    planned->request.devices = deviceSetSpec(devices);
+    planned->request.options = planOptions;
     RunRequest request;
+    request.inputs = std::move(data.inputs);
     request.warmup = warmup;
     request.iterations = iterations;
     physical.resize(static_cast<std::size_t>(devices.size()));
@@ -49,8 +56,8 @@ void RunController::start(const Graph& graph, const DeviceSet& devices, const Pl
                                                                 : "vcpu" + std::to_string(d + 1);
         request.maps.push_back({devices[DeviceId(d)].name, name});
     }
-    m_watcher.setFuture(QtConcurrent::run(
-        [this, planned, request] { return work(planned, std::move(request)); }));
+    m_watcher.setFuture(
+        QtConcurrent::run([this, planned, request] { return work(planned, std::move(request)); }));
 }
 
 RunController::Finished RunController::work(std::shared_ptr<const PlannedModel> planned,

@@ -1,18 +1,24 @@
 // The Run panel, the timeline it fills from a run's outcome, and the summary it shows.
 #include "gui/RunPanel.h"
 
+#include "io/ModelLoader.h"
+#include "io/Npy.h"
 #include "report/RunReport.h"
+#include "runtime/RandomTensor.h"
 
 #include "views/PlacementDocument.h"
 #include "views/TimelineWidget.h"
 
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -23,11 +29,39 @@ namespace placer::gui {
 
 RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller, QWidget* parent)
     : QWidget(parent), m_document(document), m_controller(controller),
-      m_iterations(new QSpinBox(this)), m_warmup(new QSpinBox(this)),
-      m_runButton(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_progress(new QProgressBar(this)), m_summary(new QTextBrowser(this)) {
+      m_inputs(new QTableWidget(0, 2, this)), m_iterations(new QSpinBox(this)),
+      m_warmup(new QSpinBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
+      m_summary(new QTextBrowser(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    m_inputs->setObjectName(QStringLiteral("inputs"));
+    m_inputs->setHorizontalHeaderLabels({tr("Input"), tr("Data")});
+    m_inputs->horizontalHeader()->setStretchLastSection(true);
+    m_inputs->verticalHeader()->hide();
+    m_inputs->setToolTip(tr("Data for each input: a .npy file, a shape such as 2,16,64 for "
+                            "random data at that shape, or nothing for random data at the "
+                            "planned shape. Other shapes are planned for when the run starts."));
+    m_inputs->setMaximumHeight(58);
+    m_inputs->verticalHeader()->setDefaultSectionSize(20);
+    auto* inputRow = new QHBoxLayout;
+    inputRow->addWidget(m_inputs, 1);
+    auto* file = new QPushButton(tr(".npy…"), this);
+    file->setObjectName(QStringLiteral("loadInput"));
+    file->setToolTip(tr("Choose a .npy file for the selected input"));
+    inputRow->addWidget(file, 0, Qt::AlignTop);
+    layout->addLayout(inputRow);
+    connect(file, &QPushButton::clicked, this, [this] {
+        const int row = m_inputs->currentRow();
+        if (row < 0)
+            return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Data for an input"), QString(),
+                                                          tr("NumPy arrays (*.npy)"));
+        if (!path.isEmpty())
+            m_inputs->item(row, 1)->setText(path);
+    });
+    connect(m_document, &views::PlacementDocument::modelReset, this, &RunPanel::fillInputs);
+    fillInputs();
     auto* form = new QFormLayout;
     m_iterations->setObjectName(QStringLiteral("iterations"));
     m_iterations->setRange(1, 10000);
@@ -49,6 +83,7 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     m_summary->setHtml(tr("<i>Runs execute the plan on virtual CPUs (cpu devices on the "
                           "host): per-node times overlay the graph, the timeline shows each "
                           "device.</i>"));
+    m_summary->setMinimumHeight(32); // it scrolls: the inputs above need the room more
     layout->addWidget(m_summary, 1);
     auto* exports = new QHBoxLayout;
     auto* trace = new QPushButton(tr("Export trace…"), this);
@@ -92,6 +127,12 @@ void RunPanel::start() {
             return;
         }
     }
+    RunController::Data data;
+    if (!readInputs(&data.inputs))
+        return;
+    const QString& path = m_document->path();
+    if (!path.isEmpty() && QFileInfo::exists(path))
+        data.source = ModelSource{path.toStdString()};
     m_runButton->setEnabled(false);
     m_cancel->setEnabled(true);
     m_progress->setRange(0, m_iterations->value() + m_warmup->value());
@@ -99,7 +140,68 @@ void RunPanel::start() {
     m_summary->setHtml(tr("<i>Running…</i>"));
     m_controller->start(m_document->graph(), m_document->devices(), m_document->plan(),
                         m_document->options(), m_warmup->value(), m_iterations->value(),
-                        m_document->physicalDevices());
+                        m_document->physicalDevices(), std::move(data));
+}
+
+void RunPanel::fillInputs() {
+    std::map<QString, QString> kept;
+    for (int row = 0; row < m_inputs->rowCount(); ++row)
+        kept[m_inputs->item(row, 0)->text()] = m_inputs->item(row, 1)->text();
+    m_inputs->setRowCount(0);
+    const Graph& graph = m_document->graph();
+    for (const Node& node : graph.nodes()) {
+        if (!node.isParameter())
+            continue;
+        const int row = m_inputs->rowCount();
+        m_inputs->insertRow(row);
+        const QString name = QString::fromStdString(node.name);
+        auto* label = new QTableWidgetItem(name);
+        label->setFlags(label->flags() & ~Qt::ItemIsEditable);
+        label->setToolTip(tr("Planned as %1")
+                              .arg(QString::fromStdString(node.outputs.empty()
+                                                              ? std::string()
+                                                              : node.outputs[0].toShortString())));
+        m_inputs->setItem(row, 0, label);
+        const auto old = kept.find(name);
+        m_inputs->setItem(row, 1,
+                          new QTableWidgetItem(old == kept.end() ? QString() : old->second));
+    }
+    m_inputs->resizeColumnToContents(0);
+}
+
+bool RunPanel::readInputs(std::vector<std::pair<std::string, HostTensor>>* data) {
+    const Graph& graph = m_document->graph();
+    for (int row = 0; row < m_inputs->rowCount(); ++row) {
+        const std::string name = m_inputs->item(row, 0)->text().toStdString();
+        const QString text = m_inputs->item(row, 1)->text().trimmed();
+        const auto id = graph.find(name);
+        if (text.isEmpty() || !id)
+            continue;
+        if (text.endsWith(QStringLiteral(".npy"), Qt::CaseInsensitive)) {
+            auto tensor = readNpy(text.toStdString());
+            if (!tensor) {
+                emit problem(tr("Cannot run"),
+                             tr("Input %1: %2")
+                                 .arg(QString::fromStdString(name),
+                                      QString::fromStdString(tensor.error().toString())));
+                return false;
+            }
+            data->emplace_back(name, tensor.take());
+            continue;
+        }
+        QString shape = text;
+        shape.replace(QLatin1Char('x'), QLatin1Char(',')).remove(QLatin1Char(' '));
+        auto parsed = parseInputShape(name + "=" + shape.toStdString());
+        if (!parsed) {
+            emit problem(tr("Cannot run"),
+                         tr("Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64")
+                             .arg(QString::fromStdString(name), text));
+            return false;
+        }
+        const TensorType type{parsed.value().second, graph.node(*id).outputs[0].dtype};
+        data->emplace_back(name, randomTensor(type, static_cast<std::uint64_t>(row) + 1));
+    }
+    return true;
 }
 
 void RunPanel::showOutcome() {

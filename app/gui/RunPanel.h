@@ -1,4 +1,6 @@
-// The Run panel: iterations and warm-up, Run and Cancel, progress, the summary of the last run
+// The Run panel: the data each graph input gets (a .npy file, random data at a shape the user
+// types, or random data at the planned shape), iterations and warm-up, Run and Cancel, progress,
+// the summary of the last run
 // (latency, busy time and memory per device, the reference check) and its exports (Chrome trace,
 // CSV). It starts runs of the document's plan on a RunController and says when one finished;
 // what a run means for the canvas and the workspace is its owner's business.
@@ -15,6 +17,7 @@
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTableWidget;
 class QTextBrowser;
 
 namespace placer::views {
@@ -31,6 +34,10 @@ public:
     RunPanel(views::PlacementDocument* document, RunController* controller,
              QWidget* parent = nullptr);
 
+    /// One row per graph input: its name, and what it gets. The data cell takes a .npy file's
+    /// path, or a shape ("2,16,64" or "2x16x64") for seeded random data at that shape; empty,
+    /// random data at the planned shape. Other shapes than planned are planned for at the run.
+    QTableWidget* inputs() const { return m_inputs; }
     QSpinBox* iterations() const { return m_iterations; }
     QSpinBox* warmup() const { return m_warmup; }
     QPushButton* runButton() const { return m_runButton; }
@@ -54,11 +61,17 @@ signals:
 
 private:
     void showOutcome();
+    /// One row per input of the document's graph, keeping what rows of the same name held.
+    void fillInputs();
+    /// The data the rows ask for; false (and `problem` emitted, naming the input) when a file
+    /// cannot be read or a shape cannot be parsed.
+    bool readInputs(std::vector<std::pair<std::string, HostTensor>>* data);
     bool writeRunFile(const QString& path,
                       const std::function<std::string(const RunOutcome&)>& format);
 
     views::PlacementDocument* m_document;
     RunController* m_controller;
+    QTableWidget* m_inputs;
     QSpinBox* m_iterations;
     QSpinBox* m_warmup;
     QPushButton* m_runButton;

@@ -1,7 +1,6 @@
 // The GUI driven like a user: open files, drag a device chip onto nodes, undo and redo, find,
 // conflicts, a bad file, the screenshot; offscreen.
 #include "gui/DeviceDialog.h"
-#include "gui/InputShapesDialog.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
 #include "gui/PlanBrowser.h"
@@ -10,8 +9,8 @@
 #include "gui/SplitDialog.h"
 #include "gui/WorkspaceController.h"
 #include "io/Json.h"
-#include "report/ModelExplorerData.h"
 #include "io/ModelLoader.h"
+#include "report/ModelExplorerData.h"
 #include "views/LayoutController.h"
 
 #include "plan/CostModel.h"
@@ -174,35 +173,6 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
-    // The Open dialog's question for an ONNX model with symbolic input dimensions: a field per
-    // input, prefilled with what is planned without one, refusing what is not a shape.
-    void inputShapesDialogFixesSymbolicInputs() {
-        gui::InputShapesDialog dialog(QStringLiteral("vit.onnx"),
-                                      {SymbolicInput{"pixels", {"batch", "3", "224", "224"}},
-                                       SymbolicInput{"mask", {"batch", "seq"}}});
-        dialog.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
-        auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
-        QCOMPARE(dialog.field(0)->text(), QStringLiteral("1,3,224,224"));
-        QCOMPARE(dialog.field(1)->text(), QStringLiteral("1,1"));
-        QVERIFY(ok->isEnabled());
-        dialog.field(1)->clear();
-        QTest::keyClicks(dialog.field(1), QStringLiteral("8,x"));
-        QVERIFY(!ok->isEnabled());
-        QVERIFY(!dialog.shapes());
-        QTest::keyClick(dialog.field(1), Qt::Key_Backspace);
-        QTest::keyClicks(dialog.field(1), QStringLiteral("128"));
-        QVERIFY(ok->isEnabled());
-        dialog.field(0)->selectAll();
-        QTest::keyClicks(dialog.field(0), QStringLiteral("8,3,224,224"));
-        const auto shapes = dialog.shapes();
-        QVERIFY(shapes);
-        QCOMPARE(shapes->at("pixels"), (std::vector<std::int64_t>{8, 3, 224, 224}));
-        QCOMPARE(shapes->at("mask"), (std::vector<std::int64_t>{8, 128}));
-        QTest::mouseClick(ok, Qt::LeftButton);
-        QCOMPARE(dialog.result(), int(QDialog::Accepted));
-    }
-
     void initTestCase() {
         // Workspaces and settings of these tests stay in a folder of their own.
         qputenv("XDG_DATA_HOME", m_home.path().toUtf8());

@@ -1,14 +1,19 @@
 // The Run panel on its own: a run of the document's plan from its button, the summary it shows,
-// the timeline of the outcome, exports only after a run, and a refused run said as a problem.
+// the timeline of the outcome, exports only after a run, a refused run said as a problem, and
+// one opened model run at the shapes its inputs' data have.
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
 #include "io/ModelLoader.h"
+#include "io/Npy.h"
+#include "runtime/ReferenceRun.h"
 #include "views/PlacementDocument.h"
 #include "views/TimelineWidget.h"
 
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
@@ -49,8 +54,7 @@ private slots:
         QVERIFY(!panel.runButton()->isEnabled());
         QVERIFY(finished.wait(60000));
         QVERIFY(panel.runButton()->isEnabled());
-        const auto outcome =
-            finished.front().front().value<std::shared_ptr<const RunOutcome>>();
+        const auto outcome = finished.front().front().value<std::shared_ptr<const RunOutcome>>();
         QVERIFY(outcome);
         QCOMPARE(outcome->result.latencyMicros.size(), std::size_t{3});
         const QString summary = panel.summary()->toPlainText();
@@ -79,6 +83,58 @@ private slots:
         QVERIFY(panel.exportTrace(dir.filePath("trace.json")));
         QVERIFY(panel.exportTimingsCsv(dir.filePath("times.csv")));
         QVERIFY(!panel.exportTimingsCsv(dir.filePath("no/such/folder/times.csv")));
+    }
+
+    /// A model whose batch and sequence the file leaves open opens without a question; its
+    /// input row takes a shape typed in the table (random data at that shape) or a .npy file,
+    /// and each run is planned for the data it brings, one after another, matching numpy.
+    void runsOneModelAtTheShapesOfItsData() {
+        const QString models = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/");
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY2(document.open(models + "dyn_encoder.onnx", &error), qPrintable(error));
+        Session session;
+        gui::RunController controller(&session);
+        gui::RunPanel panel(&document, &controller);
+        panel.iterations()->setValue(1);
+        panel.warmup()->setValue(0);
+        QTableWidget* inputs = panel.inputs();
+        QCOMPARE(inputs->rowCount(), 1);
+        QCOMPARE(inputs->item(0, 0)->text(), QStringLiteral("x"));
+        // A shape typed into the data cell: random data at 2x16x16.
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        inputs->setCurrentCell(0, 1);
+        inputs->editItem(inputs->item(0, 1));
+        auto* editor = inputs->viewport()->findChild<QLineEdit*>();
+        QVERIFY(editor);
+        QTest::keyClicks(editor, QStringLiteral("2x16x16"));
+        QCOMPARE(editor->text(), QStringLiteral("2x16x16"));
+        QTest::keyClick(editor, Qt::Key_Return);
+        QTRY_COMPARE(inputs->item(0, 1)->text(), QStringLiteral("2x16x16"));
+        QSignalSpy finished(&panel, &gui::RunPanel::finished);
+        QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        auto outcome = finished.back().front().value<std::shared_ptr<const RunOutcome>>();
+        QCOMPARE(outcome->result.outputs.at(0).type.shape, (std::vector<std::int64_t>{2, 16, 16}));
+        QVERIFY(outcome->reference && outcome->reference->ok);
+        // A file: the run is planned for 3x33 and gives numpy's result.
+        inputs->item(0, 1)->setText(models + "dyn_encoder.3x33.input.npy");
+        QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        outcome = finished.back().front().value<std::shared_ptr<const RunOutcome>>();
+        auto expected = readNpy((models + "dyn_encoder.3x33.expected.npy").toStdString());
+        QVERIFY(expected);
+        const ReferenceCheck check =
+            compareOutputs(outcome->result.outputs, {expected.value()}, 1e-4, 1e-3);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+        // Neither a file nor a shape: the run is refused, naming the input.
+        QSignalSpy problem(&panel, &gui::RunPanel::problem);
+        inputs->item(0, 1)->setText(QStringLiteral("two by three"));
+        panel.start();
+        QCOMPARE(problem.size(), 1);
+        QVERIFY(problem.front().at(1).toString().contains(QStringLiteral("Input x")));
+        QVERIFY(!controller.isRunning());
     }
 
     void anUnrunnablePlanIsAProblem() {

@@ -87,7 +87,12 @@ OnnxImporter::Failure OnnxImporter::readBodies(const onnx::NodeProto& proto, Nod
                     dim.set_dim_param("carried_" + std::to_string(k));
         }
         for (std::size_t c = 0; c < outer.size(); ++c) {
-            setOnnxType(g.add_input(), outer[c], outerTypes[c]);
+            onnx::ValueInfoProto* input = g.add_input();
+            setOnnxType(input, outer[c], outerTypes[c]);
+            // A value whose shape is found at run time has a stand-in, not even of its rank:
+            // the body is told its element type alone.
+            if (placer::shapeFoundAtRun(m_graph, node->inputs[node->ownInputs() + c]))
+                input->mutable_type()->mutable_tensor_type()->clear_shape();
             // An outer constant's value, so that shape inference and folding see it.
             const Node& producer = m_graph.node(node->inputs[node->ownInputs() + c].node);
             if (producer.isConstant() && producer.data &&

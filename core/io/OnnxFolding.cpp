@@ -458,7 +458,8 @@ OnnxImporter::foldShape(const onnx::NodeProto& node, const std::vector<TensorTyp
     if (static_cast<std::int64_t>(values.size()) != outputs[0].elementCount())
         return std::nullopt;
     TensorData data(values.size() * sizeof(std::int64_t), '\0');
-    std::memcpy(data.data(), values.data(), data.size());
+    if (!values.empty()) // a scalar's shape is empty, and memcpy takes no null pointer
+        std::memcpy(data.data(), values.data(), data.size());
     return std::vector<TensorData>{std::move(data)};
 }
 

@@ -532,6 +532,8 @@ struct Executor::Impl {
         }
         entry.kernel->run(args.data(), results.data());
         if (const auto* shapes = entry.kernel->ranShapes()) {
+            if (device->timesAsynchronously())
+                device->finishLane();
             for (std::size_t i = 0; i < instr.results.size() && i < shapes->size(); ++i)
                 ranShape[static_cast<std::size_t>(instr.results[i])] = (*shapes)[i];
         }
@@ -743,6 +745,10 @@ struct Executor::Impl {
             }
             kernels[k]->run(args.data(), results.data());
             if (const auto* shapes = kernels[k]->ranShapes()) {
+                // What a kernel found is known once it ran: on a device with lanes, after its
+                // lane's work is done.
+                if (device->timesAsynchronously())
+                    device->finishLane();
                 for (std::size_t i = 0; i < instr.results.size() && i < shapes->size(); ++i)
                     ranShape[static_cast<std::size_t>(instr.results[i])] = (*shapes)[i];
             }

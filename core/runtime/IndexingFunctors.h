@@ -1126,6 +1126,14 @@ struct RoiAlign {
     i64 samplingRatio = 0;
     double spatialScale = 1;
     bool halfPixel = true, isMax = false;
+    /// One sampling point from its four weighted taps: their largest in max mode, else their sum.
+    PLACER_HD double sample(double v1, double v2, double v3, double v4) const {
+        if (!isMax)
+            return v1 + v2 + v3 + v4;
+        double m = v1 > v2 ? v1 : v2;
+        m = m > v3 ? m : v3;
+        return m > v4 ? m : v4;
+    }
     PLACER_HD void operator()(i64 i) const {
         const i64 pw = i % outWidth, ph = (i / outWidth) % outHeight,
                   c = (i / (outWidth * outHeight)) % channels,
@@ -1181,13 +1189,7 @@ struct RoiAlign {
                         ly * hx * loadAny(io.in[0], elem, plane + yHigh * width + xLow);
                     const double v4 =
                         ly * lx * loadAny(io.in[0], elem, plane + yHigh * width + xHigh);
-                    if (isMax) {
-                        double m = v1 > v2 ? v1 : v2;
-                        m = m > v3 ? m : v3;
-                        value = m > v4 ? m : v4;
-                    } else {
-                        value = v1 + v2 + v3 + v4;
-                    }
+                    value = sample(v1, v2, v3, v4);
                 }
                 sum += value;
                 best = !any || value > best ? value : best;

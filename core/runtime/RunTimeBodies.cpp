@@ -224,6 +224,7 @@ std::vector<DeviceTensor> RunTimeControlFlow::runBody(const Graph& body,
     for (const GraphOutput& output : body.outputs())
         outputs.push_back(copyOf(values[output.value.node.index].at(output.value.output), results,
                                  where + ", output"));
+    m_device.finishLane(); // the body's memory goes when this returns
     return outputs;
 }
 
@@ -269,6 +270,7 @@ std::vector<DeviceTensor> RunTimeControlFlow::runNode(const Graph& body, const N
     }
     entry.kernel->run(args.data(), results.data());
     if (const auto* shapes = entry.kernel->ranShapes()) {
+        m_device.finishLane(); // on a device with lanes, the kernel has run only then
         for (std::size_t k = 0; k < outputs.size() && k < shapes->size(); ++k)
             outputs[k].type.shape = (*shapes)[k];
     }

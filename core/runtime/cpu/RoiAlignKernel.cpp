@@ -45,13 +45,7 @@ public:
                             const double v2 = tap->w[1] * plane[tap->at[1]];
                             const double v3 = tap->w[2] * plane[tap->at[2]];
                             const double v4 = tap->w[3] * plane[tap->at[3]];
-                            if (op.isMax) {
-                                double m = v1 > v2 ? v1 : v2;
-                                m = m > v3 ? m : v3;
-                                value = m > v4 ? m : v4;
-                            } else {
-                                value = v1 + v2 + v3 + v4;
-                            }
+                            value = op.sample(v1, v2, v3, v4);
                         }
                         sum += value;
                         best = s == 0 || value > best ? value : best;

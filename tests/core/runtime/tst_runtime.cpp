@@ -35,6 +35,8 @@ using namespace placer;
 namespace {
 
 const std::string kModels = std::string(PLACER_SOURCE_DIR) + "/resources/models/";
+/// Models whose shapes are found at run time (scripts/make_dynamic_models.py, the tiny detector).
+const std::string kDynamicModels = std::string(PLACER_SOURCE_DIR) + "/tests/models/";
 
 struct Prepared {
     LoadedModel model;
@@ -486,12 +488,20 @@ private slots:
             for (int seed = 1; seed <= 3; ++seed)
                 QTest::newRow(qPrintable(QString("%1 seed %2").arg(model).arg(seed)))
                     << model << seed;
+        // Shapes found at run time: data-dependent lengths crossing devices, an If on data,
+        // a detector's proposals, pooling and heads.
+        for (const char* model : {"nonzero_select", "nms_topk", "if_on_data", "tiny_detector"})
+            for (int seed = 1; seed <= 3; ++seed)
+                QTest::newRow(qPrintable(QString("%1 seed %2").arg(model).arg(seed)))
+                    << QString("dynamic/") + model << seed;
     }
     void tinyModelsWithRandomPinsMatchOneDevice() {
         QFETCH(QString, model);
         QFETCH(int, seed);
-        LoadedModel loaded =
-            loadModel(kModels + model.toStdString() + ".onnx", "v1:vcpu,v2:vcpu,v3:vcpu,v4:vcpu");
+        const std::string path = model.startsWith("dynamic/")
+                                     ? kDynamicModels + model.mid(8).toStdString() + ".onnx"
+                                     : kModels + model.toStdString() + ".onnx";
+        LoadedModel loaded = loadModel(path, "v1:vcpu,v2:vcpu,v3:vcpu,v4:vcpu");
         std::mt19937 rng(static_cast<unsigned>(seed));
         for (std::uint32_t i = 0; i < loaded.graph.size(); ++i) {
             Node& node = loaded.graph.node(NodeId(i));
@@ -506,6 +516,39 @@ private slots:
         auto result = prepared->executor->run(inputs, RunOptions{0, 3});
         QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
         const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-5, 1e-5);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    /// Shapes found at run time on devices whose work runs in lanes behind their worker (as on a
+    /// GPU): the shape functions read what earlier lanes wrote only once it is done, and the
+    /// results match one device.
+    void runTimeShapesOnAsynchronousLanes_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* model : {"nonzero_select", "nms_topk", "if_on_data", "tiny_detector"})
+            QTest::newRow(model) << model;
+    }
+    void runTimeShapesOnAsynchronousLanes() {
+        QFETCH(QString, model);
+        LoadedModel loaded =
+            loadModel(kDynamicModels + model.toStdString() + ".onnx", "v0:vcpu,v1:vcpu,v2:vcpu");
+        pinAtRandom(loaded.graph, 3, [](std::mt19937& rng) {
+            return rng() % 2 == 0 ? DeviceId(static_cast<std::uint32_t>(rng() % 3)) : DeviceId();
+        });
+        const Plan plan = planDevices(loaded.graph, loaded.devices, PlanOptions{});
+        QVERIFY(!plan.copies.empty());
+        auto program = lowerToBytecode(loaded.graph, loaded.devices, plan);
+        QVERIFY(program.ok());
+        DeviceRegistry registry;
+        test::LaneDevice laneA("laneA"), laneB("laneB");
+        std::vector<Device*> mapping{&laneA, &laneB, registry.freshVCpu()};
+        auto executor = Executor::load(loaded.graph, loaded.devices, program.take(), mapping,
+                                       loaded.graph.onnxOpset());
+        QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
+        auto inputs = randomInputs(*executor.value(), loaded.graph);
+        const auto expected = reference(loaded.graph, inputs);
+        auto result = executor.value()->run(inputs, RunOptions{1, 3});
+        QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+        const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-6, 1e-6);
         QVERIFY2(check.ok, check.mismatch.c_str());
     }
 

@@ -9,7 +9,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 
 using namespace placer;
@@ -358,6 +360,49 @@ private slots:
             QCOMPARE(outputs[k].type.shape, expected[k].type.shape);
         const ReferenceCheck check = compareOutputs(outputs, expected, 1e-4, 1e-5);
         QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    /// Lengths the data decides, from none to every element, on one opened plan across two
+    /// vcpus: 24 random inputs whose share over the threshold sweeps 0..1, each result checked
+    /// against the selection computed here (y = x[x > 0.5] * w, its length, its sum).
+    void dataDependentLengthsOverManyInputs() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules = {OpRule{"NonZero", "a"}, OpRule{"MatMul", "a"}};
+        request.options.fallbackDevice = "b";
+        auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
+        QVERIFY(opened);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const float w[3] = {1.0f, -2.0f, 0.5f};
+        std::mt19937 rng(17);
+        for (int trial = 0; trial < 24; ++trial) {
+            // The shift moves the share of elements over 0.5 from none to all.
+            const float shift = -3.0f + 7.0f * static_cast<float>(trial) / 23.0f;
+            std::normal_distribution<float> normal(shift, 1.0f);
+            HostTensor x = HostTensor::zeros({{6, 8}, DType::Float32});
+            std::vector<float> selected;
+            for (int i = 0; i < 48; ++i) {
+                x.as<float>()[i] = normal(rng);
+                if (x.as<float>()[i] > 0.5f)
+                    selected.push_back(x.as<float>()[i]);
+            }
+            RunRequest run = oneRun({{"x", x}});
+            run.reference = false; // checked against the selection computed here
+            auto ran = m_session->run(planned, run);
+            QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+            const auto& outputs = ran.value()->result.outputs;
+            const auto n = static_cast<std::int64_t>(selected.size());
+            QCOMPARE(outputs.at(0).type.shape, (std::vector<std::int64_t>{n, 3}));
+            QCOMPARE(outputs.at(1).as<std::int64_t>()[0], n);
+            double sum = 0;
+            for (std::int64_t i = 0; i < n; ++i) {
+                sum += selected[static_cast<std::size_t>(i)];
+                for (int j = 0; j < 3; ++j)
+                    QCOMPARE(outputs.at(0).as<float>()[i * 3 + j],
+                             selected[static_cast<std::size_t>(i)] * w[j]);
+            }
+            QVERIFY(std::abs(outputs.at(2).as<float>()[0] - sum) <= 1e-4 * (1 + std::abs(sum)));
+        }
     }
 
     /// A device whose capacity holds the plan but not what a data-dependent length turns out

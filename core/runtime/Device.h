@@ -2,8 +2,8 @@
 // a machine has is the registry's business (runtime/DeviceRegistry.h).
 #pragma once
 
-#include "ir/Result.h"
 #include "ir/DeviceSet.h"
+#include "ir/Result.h"
 #include "runtime/Kernel.h"
 
 #include <cstddef>
@@ -15,7 +15,6 @@
 #include <vector>
 
 namespace placer {
-
 
 /// What an instruction asks of its device, for devices that run kinds of work on different lanes.
 enum class WorkKind : std::uint8_t {
@@ -99,8 +98,8 @@ public:
         (void)input;
         return {};
     }
-    /// Transpose elimination (passes/TransposeElimination.h): whether the kernel for `spec`, a matrix
-    /// product with strided views (matmulViewOf), runs as fast as with dense operands.
+    /// Transpose elimination (passes/TransposeElimination.h): whether the kernel for `spec`, a
+    /// matrix product with strided views (matmulViewOf), runs as fast as with dense operands.
     virtual bool takesViews(const KernelSpec& spec) {
         (void)spec;
         return false;

@@ -330,76 +330,6 @@ Result<std::unique_ptr<Kernel>> makeConvolution(const KernelSpec& fused, CpuKern
 
 namespace placer::cpu {
 
-namespace {
-
-/// A transposed convolution as oneDNN's deconvolution, in its preferred layouts with the
-/// model's plain ones reordered on the way in and out; constant weights reordered once.
-class DeconvKernel final : public Kernel {
-public:
-    DeconvKernel(CpuKernelContext& ctx, const dnnl::deconvolution_forward::primitive_desc& pd,
-                 const memory::desc& userSrc, const memory::desc& userWeights,
-                 const memory::desc& userDst, bool hasBias, bool constantWeights)
-        : m_ctx(ctx), m_deconv(pd), m_hasBias(hasBias), m_constantWeights(constantWeights),
-          m_implementation(implName("deconvolution", pd)) {
-        m_userSrc = memory(userSrc, ctx.engine, nullptr);
-        m_userWeights = memory(userWeights, ctx.engine, nullptr);
-        m_userDst = memory(userDst, ctx.engine, nullptr);
-        m_src = pd.src_desc() == userSrc ? memory() : memory(pd.src_desc(), ctx.engine);
-        m_weights =
-            pd.weights_desc() == userWeights ? memory() : memory(pd.weights_desc(), ctx.engine);
-        m_dst = pd.dst_desc() == userDst ? memory() : memory(pd.dst_desc(), ctx.engine);
-        if (hasBias)
-            m_bias = memory(pd.bias_desc(), ctx.engine, nullptr);
-        if (pd.scratchpad_desc().get_size() > 0)
-            m_scratchpad = memory(pd.scratchpad_desc(), ctx.engine);
-    }
-
-    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
-        dnnl::stream& s = m_ctx.stream;
-        m_userSrc.set_data_handle(const_cast<std::byte*>(inputs[0]));
-        m_userWeights.set_data_handle(const_cast<std::byte*>(inputs[1]));
-        m_userDst.set_data_handle(outputs[0]);
-        memory src = m_userSrc, weights = m_userWeights, dst = m_userDst;
-        if (m_src) {
-            dnnl::reorder(m_userSrc, m_src).execute(s, m_userSrc, m_src);
-            src = m_src;
-        }
-        if (m_weights) {
-            if (!m_constantWeights || m_reorderedFrom != inputs[1]) {
-                dnnl::reorder(m_userWeights, m_weights).execute(s, m_userWeights, m_weights);
-                m_reorderedFrom = inputs[1];
-            }
-            weights = m_weights;
-        }
-        if (m_dst)
-            dst = m_dst;
-        std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-        if (m_hasBias) {
-            m_bias.set_data_handle(const_cast<std::byte*>(inputs[2]));
-            args[DNNL_ARG_BIAS] = m_bias;
-        }
-        if (m_scratchpad)
-            args[DNNL_ARG_SCRATCHPAD] = m_scratchpad;
-        m_deconv.execute(s, args);
-        if (m_dst)
-            dnnl::reorder(m_dst, m_userDst).execute(s, m_dst, m_userDst);
-        s.wait();
-    }
-
-    std::string implementation() const override { return m_implementation; }
-
-private:
-    CpuKernelContext& m_ctx;
-    dnnl::deconvolution_forward m_deconv;
-    bool m_hasBias, m_constantWeights;
-    std::string m_implementation;
-    memory m_userSrc, m_userWeights, m_userDst, m_src, m_weights, m_dst, m_bias, m_scratchpad;
-    const void* m_reorderedFrom = nullptr;
-};
-
-} // namespace
-
 std::unique_ptr<Kernel> makeDnnlDeconvolution(const KernelSpec& spec, CpuKernelContext& ctx) {
     if (!allFloat32(spec) || spec.inputs.size() < 2 || spec.outputs.size() != 1 ||
         spec.inputs[0].rank() < 3 || spec.inputs[0].rank() > 5 ||
@@ -432,22 +362,24 @@ std::unique_ptr<Kernel> makeDnnlDeconvolution(const KernelSpec& spec, CpuKernelC
     Dims weightStrides = contiguousStrides(w); // ONNX's order: in, out, kernel...
     std::swap(weightStrides[0], weightStrides[1]);
     const memory::desc userWeights(weightDims, dt::f32, weightStrides);
-    const memory::desc userSrc = plainDesc(in), userDst = plainDesc(out);
-    auto any = [](const Dims& dims) {
-        return memory::desc(dims, dt::f32, memory::format_tag::any);
-    };
+    const memory::desc src = plainDesc(in), dst = plainDesc(out);
     const bool hasBias = spec.inputs.size() > 2;
     const memory::desc bias = hasBias ? plainDesc({out[1]}) : memory::desc();
     try {
-        dnnl::deconvolution_forward::desc desc(
-            dnnl::prop_kind::forward_inference, algorithm::deconvolution_direct, any(in),
-            any(weightDims), bias, any(out), strides, dilations, padL, padR);
+        // The model's own layouts: oneDNN's deconvolution runs them with its jit kernels.
+        dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                               algorithm::deconvolution_direct, src, userWeights,
+                                               bias, dst, strides, dilations, padL, padR);
         dnnl::deconvolution_forward::primitive_desc pd(desc, scratchpadAttr(), ctx.engine);
         if (isReference(pd))
             return nullptr;
-        const bool constantWeights = spec.constantInputs.size() > 1 && spec.constantInputs[1];
-        return std::make_unique<DeconvKernel>(ctx, pd, userSrc, userWeights, userDst, hasBias,
-                                              constantWeights);
+        auto kernel = dnnlKernel<dnnl::deconvolution_forward>("deconvolution", ctx, pd);
+        kernel->bind(DNNL_ARG_SRC, 0, src);
+        kernel->bind(DNNL_ARG_WEIGHTS, 1, userWeights);
+        if (hasBias)
+            kernel->bind(DNNL_ARG_BIAS, 2, bias);
+        kernel->bind(DNNL_ARG_DST, -1, dst);
+        return kernel;
     } catch (const dnnl::error&) {
         return nullptr;
     }

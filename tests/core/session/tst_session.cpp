@@ -44,6 +44,16 @@ RunRequest oneRun(std::vector<std::pair<std::string, HostTensor>> inputs) {
     return request;
 }
 
+/// Two vcpus, a and b: the ops the rules name on a, every other op on b (the fallback).
+PlanRequest onTwoVcpus(std::vector<std::string> onA, const std::string& devices = "a:vcpu,b:vcpu") {
+    PlanRequest request;
+    request.devices = devices;
+    for (std::string& op : onA)
+        request.options.rules.push_back(OpRule{std::move(op), "a"});
+    request.options.fallbackDevice = "b";
+    return request;
+}
+
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {
     for (const std::string& line : lines) {
         if (line.find(text) != std::string::npos)
@@ -198,10 +208,7 @@ private slots:
         QFETCH(QStringList, inputs);
         QFETCH(QStringList, outputs);
         QFETCH(QString, selector);
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.options.rules = {OpRule{selector.toStdString(), "a"}};
-        request.options.fallbackDevice = "b";
+        const PlanRequest request = onTwoVcpus({selector.toStdString()});
         auto opened =
             m_session->open(ModelSource{modelPath(model.toStdString() + ".onnx")}, request);
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
@@ -230,10 +237,7 @@ private slots:
 
     /// One opened plan runs on data that selects different counts, one run after another.
     void dataDependentLengthsChangeBetweenRuns() {
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.options.rules = {OpRule{"NonZero", "a"}};
-        request.options.fallbackDevice = "b";
+        const PlanRequest request = onTwoVcpus({"NonZero"});
         auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
         QVERIFY(opened);
         const auto planned = std::make_shared<const PlannedModel>(opened.take());
@@ -265,10 +269,7 @@ private slots:
     }
     void ifOnDataRunsTheBranchTheDataChooses() {
         QFETCH(QString, data);
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.options.rules = {OpRule{"If", "a"}};
-        request.options.fallbackDevice = "b";
+        const PlanRequest request = onTwoVcpus({"If"});
         auto opened = m_session->open(ModelSource{modelPath("if_on_data.onnx")}, request);
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         QVERIFY(!opened.value().plan.copies.empty());
@@ -329,10 +330,7 @@ private slots:
     /// proposals' control flow and pooling on one vcpu and the rest on another, and gives
     /// PyTorch's detections.
     void aDetectorRunsAcrossDevices() {
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.options.rules = {OpRule{"If", "a"}, OpRule{"RoiAlign", "a"}};
-        request.options.fallbackDevice = "b";
+        const PlanRequest request = onTwoVcpus({"If", "RoiAlign"});
         auto opened = m_session->open(ModelSource{modelPath("tiny_detector.onnx")}, request);
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         QVERIFY(opened.value().plan.conflicts.empty());
@@ -366,10 +364,7 @@ private slots:
     /// vcpus: 24 random inputs whose share over the threshold sweeps 0..1, each result checked
     /// against the selection computed here (y = x[x > 0.5] * w, its length, its sum).
     void dataDependentLengthsOverManyInputs() {
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.options.rules = {OpRule{"NonZero", "a"}, OpRule{"MatMul", "a"}};
-        request.options.fallbackDevice = "b";
+        const PlanRequest request = onTwoVcpus({"NonZero", "MatMul"});
         auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
         QVERIFY(opened);
         const auto planned = std::make_shared<const PlannedModel>(opened.take());
@@ -409,10 +404,7 @@ private slots:
     /// to need: the run fails at that allocation, naming the tensor, its size and the device,
     /// and the same plan still runs on data that fits.
     void aRunTimeAllocationThatDoesNotFitSaysWhere() {
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu:mem=1536B";
-        request.options.rules = {OpRule{"NonZero", "a"}};
-        request.options.fallbackDevice = "b";
+        const PlanRequest request = onTwoVcpus({"NonZero"}, "a:vcpu,b:vcpu:mem=1536B");
         auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         QVERIFY(opened.value().plan.conflicts.empty());

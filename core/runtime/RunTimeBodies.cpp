@@ -5,6 +5,7 @@
 
 #include "ir/ControlFlow.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -57,6 +58,15 @@ std::byte* DeviceBuffers::allocate(const TensorType& type, const std::string& wh
                           " cannot hold it: " + data.error().message);
     m_owned.push_back(data.value());
     return data.value();
+}
+
+bool DeviceBuffers::handOver(std::byte* data, DeviceBuffers& to) {
+    const auto at = std::find(m_owned.begin(), m_owned.end(), data);
+    if (!data || at == m_owned.end() || to.m_device != m_device)
+        return false;
+    m_owned.erase(at);
+    to.m_owned.push_back(data);
+    return true;
 }
 
 RunTimeControlFlow::RunTimeControlFlow(Device& device, int onnxOpset)
@@ -147,8 +157,11 @@ std::vector<DeviceTensor> RunTimeControlFlow::runLoop(const Node& node,
             throw KernelError(where + ": its body gives " + std::to_string(outputs.size()) +
                               " outputs, not " +
                               std::to_string(1 + layout.carried + layout.scanOutputs));
-        for (std::size_t j = 0; j < layout.scanOutputs; ++j)
-            slices[j].push_back(copyOf(outputs[1 + layout.carried + j], scanned, where));
+        for (std::size_t j = 0; j < layout.scanOutputs; ++j) {
+            const DeviceTensor& slice = outputs[1 + layout.carried + j];
+            slices[j].push_back(next.handOver(slice.data, scanned) ? slice
+                                                                   : copyOf(slice, scanned, where));
+        }
         condition = readScalar(outputs[0], where + "'s condition") != 0;
         carried.assign(outputs.begin() + 1,
                        outputs.begin() + 1 + static_cast<std::ptrdiff_t>(layout.carried));
@@ -220,10 +233,15 @@ std::vector<DeviceTensor> RunTimeControlFlow::runBody(const Graph& body,
     if (bound != parameters.size())
         throw KernelError(where + " takes " + std::to_string(bound) + " inputs, not the " +
                           std::to_string(parameters.size()) + " it is given");
+    // A result the body computed leaves with its memory; one it was given, or gives twice, is
+    // copied (a Loop's carried values, ten megabytes a mask, must not be copied every step).
     std::vector<DeviceTensor> outputs;
-    for (const GraphOutput& output : body.outputs())
-        outputs.push_back(copyOf(values[output.value.node.index].at(output.value.output), results,
-                                 where + ", output"));
+    for (const GraphOutput& output : body.outputs()) {
+        const DeviceTensor& value = values[output.value.node.index].at(output.value.output);
+        outputs.push_back(scratch.handOver(value.data, results)
+                              ? value
+                              : copyOf(value, results, where + ", output"));
+    }
     m_device.finishLane(); // the body's memory goes when this returns
     return outputs;
 }

@@ -37,6 +37,9 @@ public:
     /// Memory for a tensor of `type`; throws KernelError naming `what` when the device cannot
     /// give it.
     std::byte* allocate(const TensorType& type, const std::string& what);
+    /// Hands `data`, which these buffers own, to `to` (a body's result leaving it without a
+    /// copy); false when these buffers do not own it.
+    bool handOver(std::byte* data, DeviceBuffers& to);
 
 private:
     void release();

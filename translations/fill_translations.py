@@ -409,6 +409,23 @@ T = {
     " (roofline estimate)": (" (Roofline-Schätzung)", "（Roofline 估计）"),
     "Bodies (collapsed; they run on this node's device):": (
         "Rümpfe (eingeklappt; sie laufen auf dem Gerät dieses Knotens):", "主体（已折叠；在此节点的设备上运行）："),
+    # The Run panel's inputs: data a run brings, planned for when it starts.
+    "Input": ("Eingabe", "输入"),
+    "Data": ("Daten", "数据"),
+    "Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.": (
+        "Daten für jede Eingabe: eine .npy-Datei, eine Form wie 2,16,64 für Zufallsdaten dieser Form oder nichts für Zufallsdaten in der geplanten Form. Andere Formen werden beim Start des Laufs eingeplant.",
+        "每个输入的数据：一个 .npy 文件、一个形状（如 2,16,64，生成该形状的随机数据），或留空（按规划形状生成随机数据）。其他形状会在运行开始时重新规划。"),
+    ".npy…": (".npy…", ".npy…"),
+    "Choose a .npy file for the selected input": (
+        "Eine .npy-Datei für die ausgewählte Eingabe wählen", "为所选输入选择 .npy 文件"),
+    "Data for an input": ("Daten für eine Eingabe", "输入数据"),
+    "NumPy arrays (*.npy)": ("NumPy-Arrays (*.npy)", "NumPy 数组 (*.npy)"),
+    "Planned as %1": ("Geplant als %1", "规划为 %1"),
+    "Input %1: %2": ("Eingabe %1: %2", "输入 %1：%2"),
+    "Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64": (
+        "Eingabe %1: „%2“ ist weder eine .npy-Datei noch eine Form wie 2,16,64",
+        "输入 %1：“%2”既不是 .npy 文件，也不是 2,16,64 这样的形状"),
+    "size at run time": ("Größe zur Laufzeit", "运行时大小"),
 }
 
 

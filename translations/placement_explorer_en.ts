@@ -3,110 +3,110 @@
 <context>
     <name>Exports</name>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="35" />
+        <location filename="../app/gui/Exports.cpp" line="36" />
         <source>Cannot write %1: %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="54" />
-        <location filename="../app/gui/Exports.cpp" line="69" />
-        <location filename="../app/gui/Exports.cpp" line="74" />
+        <location filename="../app/gui/Exports.cpp" line="55" />
+        <location filename="../app/gui/Exports.cpp" line="70" />
+        <location filename="../app/gui/Exports.cpp" line="75" />
         <source>Cannot write %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="101" />
+        <location filename="../app/gui/Exports.cpp" line="102" />
         <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="116" />
+        <location filename="../app/gui/Exports.cpp" line="117" />
         <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="126" />
+        <location filename="../app/gui/Exports.cpp" line="127" />
         <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="159" />
+        <location filename="../app/gui/Exports.cpp" line="160" />
         <source>Unknown export '%1'.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="167" />
+        <location filename="../app/gui/Exports.cpp" line="168" />
         <source>Image (PNG)…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="167" />
+        <location filename="../app/gui/Exports.cpp" line="168" />
         <source>PNG image (*.png)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="169" />
         <source>Vector image (SVG)…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="170" />
         <source>SVG image (*.svg)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="171" />
         <source>Relay text with placement…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="171" />
+        <location filename="../app/gui/Exports.cpp" line="172" />
         <source>Relay text (*.relay)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="172" />
+        <location filename="../app/gui/Exports.cpp" line="173" />
         <source>JSON graph…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="172" />
+        <location filename="../app/gui/Exports.cpp" line="173" />
         <source>JSON graph (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="174" />
         <source>Plan report (JSON)…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="174" />
+        <location filename="../app/gui/Exports.cpp" line="175" />
         <source>Plan report (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="175" />
+        <location filename="../app/gui/Exports.cpp" line="176" />
         <source>Model Explorer overlay: devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="176" />
-        <location filename="../app/gui/Exports.cpp" line="178" />
+        <location filename="../app/gui/Exports.cpp" line="177" />
+        <location filename="../app/gui/Exports.cpp" line="179" />
         <source>Model Explorer node data (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="177" />
+        <location filename="../app/gui/Exports.cpp" line="178" />
         <source>Model Explorer overlay: run times…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="180" />
+        <location filename="../app/gui/Exports.cpp" line="181" />
         <source>Netron: ONNX model annotated with placement and times…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="181" />
+        <location filename="../app/gui/Exports.cpp" line="182" />
         <source>ONNX model (*.onnx)</source>
         <translation type="unfinished" />
     </message>
@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="545" />
+        <location filename="../views/GraphScene.cpp" line="544" />
         <source>split ⇉ %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="549" />
-        <location filename="../views/GraphScene.cpp" line="556" />
+        <location filename="../views/GraphScene.cpp" line="548" />
+        <location filename="../views/GraphScene.cpp" line="555" />
         <source>concat ⇇</source>
         <translation type="unfinished" />
     </message>
@@ -128,17 +128,17 @@
 <context>
     <name>LanguageMenu</name>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="14" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="15" />
         <source>&amp;Language</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="18" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="19" />
         <source>System Default</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="30" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="31" />
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation type="unfinished" />
     </message>
@@ -146,12 +146,12 @@
 <context>
     <name>NodeItem</name>
     <message numerus="yes">
-        <location filename="../views/NodeItem.cpp" line="193" />
+        <location filename="../views/NodeItem.cpp" line="194" />
         <source> (fused, %n more)</source>
         <translation><numerusform> (fused, %n more)</numerusform><numerusform> (fused, %n more)</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeItem.cpp" line="204" />
+        <location filename="../views/NodeItem.cpp" line="205" />
         <source>fused into %1</source>
         <translation type="unfinished" />
     </message>
@@ -159,37 +159,37 @@
 <context>
     <name>NodeMenu</name>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="39" />
+        <location filename="../views/NodeMenu.cpp" line="40" />
         <source>Pin to</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="44" />
+        <location filename="../views/NodeMenu.cpp" line="45" />
         <source>Clear Pin</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="51" />
+        <location filename="../views/NodeMenu.cpp" line="52" />
         <source>Split Across Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="56" />
+        <location filename="../views/NodeMenu.cpp" line="57" />
         <source>Remove Split</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="63" />
+        <location filename="../views/NodeMenu.cpp" line="64" />
         <source>Expand %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="68" />
+        <location filename="../views/NodeMenu.cpp" line="69" />
         <source>Collapse</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="74" />
+        <location filename="../views/NodeMenu.cpp" line="75" />
         <source>Fit Selection</source>
         <translation type="unfinished" />
     </message>
@@ -197,37 +197,37 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="31" />
+        <location filename="../views/PlanSummary.cpp" line="32" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="33" />
+        <location filename="../views/PlanSummary.cpp" line="34" />
         <source>%n region(s) split</source>
         <translation><numerusform>%n region split</numerusform><numerusform>%n regions split</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="37" />
+        <location filename="../views/PlanSummary.cpp" line="38" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="40" />
+        <location filename="../views/PlanSummary.cpp" line="41" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="42" />
+        <location filename="../views/PlanSummary.cpp" line="43" />
         <source>predicted latency: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="47" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="50" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -235,22 +235,22 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../views/CopyBadgeItem.cpp" line="25" />
+        <location filename="../views/CopyBadgeItem.cpp" line="26" />
         <source>device copy %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="15" />
+        <location filename="../views/GroupItem.cpp" line="16" />
         <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
         <translation><numerusform>%1: %n node, collapsed (double-click or the context menu expands it)</numerusform><numerusform>%1: %n nodes, collapsed (double-click or the context menu expands it)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="80" />
+        <location filename="../views/GroupItem.cpp" line="81" />
         <source>%n node(s)</source>
         <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="82" />
+        <location filename="../views/GroupItem.cpp" line="83" />
         <source>%n pin(s)</source>
         <translation><numerusform>%n pin</numerusform><numerusform>%n pins</numerusform></translation>
     </message>
@@ -258,42 +258,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <location filename="../app/gui/RunPanel.cpp" line="301" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="212" />
+        <location filename="../app/gui/RunPanel.cpp" line="316" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="220" />
+        <location filename="../app/gui/RunPanel.cpp" line="324" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="227" />
+        <location filename="../app/gui/RunPanel.cpp" line="331" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="231" />
+        <location filename="../app/gui/RunPanel.cpp" line="335" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="233" />
+        <location filename="../app/gui/RunPanel.cpp" line="337" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="251" />
+        <location filename="../app/gui/RunPanel.cpp" line="354" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="257" />
+        <location filename="../app/gui/RunPanel.cpp" line="360" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -301,82 +301,82 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="96" />
+        <location filename="../app/gui/main.cpp" line="98" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="102" />
+        <location filename="../app/gui/main.cpp" line="104" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="106" />
+        <location filename="../app/gui/main.cpp" line="108" />
         <source>Write a PNG of the main window and exit.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="110" />
+        <location filename="../app/gui/main.cpp" line="112" />
         <source>Input format: relay, json, onnx or auto.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="111" />
+        <location filename="../app/gui/main.cpp" line="113" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="112" />
+        <location filename="../app/gui/main.cpp" line="114" />
         <source>Where unconstrained work goes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="113" />
+        <location filename="../app/gui/main.cpp" line="115" />
         <source>Where host-only ops run.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="114" />
+        <location filename="../app/gui/main.cpp" line="116" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="115" />
+        <location filename="../app/gui/main.cpp" line="117" />
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="116" />
+        <location filename="../app/gui/main.cpp" line="118" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117" />
+        <location filename="../app/gui/main.cpp" line="119" />
         <source>Fallback device for ops no rule covers.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="119" />
+        <location filename="../app/gui/main.cpp" line="121" />
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="120" />
+        <location filename="../app/gui/main.cpp" line="122" />
         <source>Planner mode: demand, unify or auto.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="122" />
+        <location filename="../app/gui/main.cpp" line="124" />
         <source>Constants on several devices: replicate or copy.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="131" />
+        <location filename="../app/gui/main.cpp" line="133" />
         <source>Run the plan on virtual CPUs before the screenshot.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="134" />
+        <location filename="../app/gui/main.cpp" line="136" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished" />
     </message>
@@ -384,513 +384,480 @@
 <context>
     <name>placer::gui::DeviceDialog</name>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="25" />
-        <location filename="../app/gui/DeviceDialog.cpp" line="206" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="26" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="207" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="28" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="29" />
         <source>Virtual devices are what plans name; each runs on a physical device when the plan runs (cpu, vcpuN, cuda:N).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
         <source>Name</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
         <source>Kind</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
         <source>Memory capacity</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
         <source>Runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="33" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
         <source>Colour</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="38" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="39" />
         <source>Add</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="39" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="40" />
         <source>Remove</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="47" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="48" />
         <source>Default device (unconstrained work):</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="48" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="49" />
         <source>Host device (host-only ops):</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="100" />
-        <location filename="../app/gui/DeviceDialog.cpp" line="189" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="101" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="190" />
         <source>(automatic)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="111" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="112" />
         <source>double-click</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="164" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="165" />
         <source>row %1: a device needs a name without spaces, ':', ',' or '='</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="168" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="169" />
         <source>two devices are called '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="178" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="179" />
         <source>'%1': memory capacity '%2' is not a size such as 8GiB or 512MB</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="193" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="194" />
         <source>a plan needs at least one device</source>
-        <translation type="unfinished" />
-    </message>
-</context>
-<context>
-    <name>placer::gui::InputShapesDialog</name>
-    <message>
-        <location filename="../app/gui/InputShapesDialog.cpp" line="15" />
-        <source>Input shapes for %1</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/InputShapesDialog.cpp" line="19" />
-        <source>These inputs have symbolic dimensions. Give the shapes to plan for; symbolic dimensions left at 1 are planned as 1.</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/InputShapesDialog.cpp" line="35" />
-        <source>Declared: [%1]</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/InputShapesDialog.cpp" line="37" />
-        <source>%1 [%2]</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/InputShapesDialog.cpp" line="48" />
-        <source>Open</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/InputShapesDialog.cpp" line="77" />
-        <source>%1 has %2 dimensions</source>
         <translation type="unfinished" />
     </message>
 </context>
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="65" />
+        <location filename="../app/gui/MainWindow.cpp" line="66" />
         <source>Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="73" />
+        <location filename="../app/gui/MainWindow.cpp" line="74" />
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="107" />
+        <location filename="../app/gui/MainWindow.cpp" line="108" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167" />
+        <location filename="../app/gui/MainWindow.cpp" line="168" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="177" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="181" />
+        <location filename="../app/gui/MainWindow.cpp" line="182" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="185" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="186" />
+        <location filename="../app/gui/MainWindow.cpp" line="187" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188" />
+        <location filename="../app/gui/MainWindow.cpp" line="189" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="194" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="388" />
+        <location filename="../app/gui/MainWindow.cpp" line="389" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="207" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
+        <location filename="../app/gui/MainWindow.cpp" line="216" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="221" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="231" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="243" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>Remove Split of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="267" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="271" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="272" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="277" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277" />
+        <location filename="../app/gui/MainWindow.cpp" line="278" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="281" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="293" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302" />
+        <location filename="../app/gui/MainWindow.cpp" line="303" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="314" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="344" />
+        <location filename="../app/gui/MainWindow.cpp" line="345" />
         <source>Select the ops to split first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="463" />
+        <location filename="../app/gui/MainWindow.cpp" line="464" />
         <source>Calibrate this machine?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="464" />
+        <location filename="../app/gui/MainWindow.cpp" line="465" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="477" />
-        <location filename="../app/gui/MainWindow.cpp" line="510" />
-        <location filename="../app/gui/MainWindow.cpp" line="514" />
+        <location filename="../app/gui/MainWindow.cpp" line="478" />
+        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="512" />
         <source>Calibrate</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="477" />
+        <location filename="../app/gui/MainWindow.cpp" line="478" />
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="480" />
+        <location filename="../app/gui/MainWindow.cpp" line="481" />
         <source>Measuring this machine's devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="510" />
+        <location filename="../app/gui/MainWindow.cpp" line="508" />
         <source>Calibration failed: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520" />
+        <location filename="../app/gui/MainWindow.cpp" line="518" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="101" />
+        <location filename="../app/gui/MainWindow.cpp" line="102" />
         <source>loading</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="103" />
+        <location filename="../app/gui/MainWindow.cpp" line="104" />
         <source>Reading %1…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="98" />
-        <location filename="../app/gui/MainWindow.cpp" line="199" />
+        <location filename="../app/gui/MainWindow.cpp" line="99" />
+        <location filename="../app/gui/MainWindow.cpp" line="200" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="171" />
+        <location filename="../app/gui/UndoCommands.cpp" line="170" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372" />
+        <location filename="../app/gui/MainWindow.cpp" line="373" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="391" />
+        <location filename="../app/gui/MainWindow.cpp" line="392" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398" />
+        <location filename="../app/gui/MainWindow.cpp" line="399" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="399" />
+        <location filename="../app/gui/MainWindow.cpp" line="400" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="444" />
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="451" />
+        <location filename="../app/gui/MainWindow.cpp" line="452" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="203" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="31" />
+        <location filename="../app/gui/UndoCommands.cpp" line="32" />
         <source>Planner mode: demand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="33" />
+        <location filename="../app/gui/UndoCommands.cpp" line="34" />
         <source>Planner mode: unify</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="34" />
+        <location filename="../app/gui/UndoCommands.cpp" line="35" />
         <source>Auto-place</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="50" />
+        <location filename="../app/gui/UndoCommands.cpp" line="51" />
         <source>Change rules</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="132" />
+        <location filename="../app/gui/UndoCommands.cpp" line="131" />
         <source>Split %n op(s) across %1</source>
         <translation><numerusform>Split %n op across %1</numerusform><numerusform>Split %n ops across %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="145" />
+        <location filename="../app/gui/UndoCommands.cpp" line="144" />
         <source>Remove split</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="151" />
+        <location filename="../app/gui/UndoCommands.cpp" line="150" />
         <source>Edit devices</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="173" />
+        <location filename="../app/gui/UndoCommands.cpp" line="172" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="191" />
+        <location filename="../app/gui/UndoCommands.cpp" line="190" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
     </message>
@@ -899,7 +866,7 @@
     <name>placer::gui::ModelOpener</name>
     <message>
         <location filename="../app/gui/ModelOpener.cpp" line="48" />
-        <location filename="../app/gui/ModelOpener.cpp" line="81" />
+        <location filename="../app/gui/ModelOpener.cpp" line="68" />
         <source>Cannot open %1</source>
         <translation type="unfinished" />
     </message>
@@ -914,7 +881,7 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="95" />
+        <location filename="../app/gui/ModelOpener.cpp" line="82" />
         <source>Cannot open the example</source>
         <translation type="unfinished" />
     </message>
@@ -922,72 +889,72 @@
 <context>
     <name>placer::gui::PlanBrowser</name>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
         <source>Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
         <source>Graph</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="17" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
         <source>Copies</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
         <source>Copied</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
         <source>Last run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
         <source>Updated</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="28" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
         <source>Open</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
         <source>Rename…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
         <source>Duplicate…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
         <source>Delete…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="33" />
         <source>Compare</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="43" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="44" />
         <source>Select two plans to compare them.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="47" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="48" />
         <source>Select one plan.</source>
         <translation type="unfinished" />
     </message>
@@ -995,154 +962,211 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="24" />
+        <location filename="../app/gui/RunPanel.cpp" line="33" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="24" />
+        <location filename="../app/gui/RunPanel.cpp" line="34" />
         <source>Cancel</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="35" />
-        <source>Iterations:</source>
+        <location filename="../app/gui/RunPanel.cpp" line="39" />
+        <source>Input</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
-        <source>Warm-up:</source>
+        <location filename="../app/gui/RunPanel.cpp" line="39" />
+        <source>Data</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="46" />
-        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="49" />
+        <source>.npy…</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="51" />
-        <source>Export trace…</source>
+        <source>Choose a .npy file for the selected input</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52" />
-        <source>Export CSV…</source>
+        <location filename="../app/gui/RunPanel.cpp" line="58" />
+        <source>Data for an input</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="59" />
+        <source>NumPy arrays (*.npy)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="72" />
+        <source>Iterations:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="73" />
+        <source>Warm-up:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="89" />
+        <source>Export trace…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <source>Export CSV…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="97" />
         <source>Export trace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="60" />
+        <location filename="../app/gui/RunPanel.cpp" line="98" />
         <source>Chrome trace (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62" />
-        <location filename="../app/gui/RunPanel.cpp" line="68" />
+        <location filename="../app/gui/RunPanel.cpp" line="100" />
+        <location filename="../app/gui/RunPanel.cpp" line="106" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62" />
-        <location filename="../app/gui/RunPanel.cpp" line="68" />
+        <location filename="../app/gui/RunPanel.cpp" line="100" />
+        <location filename="../app/gui/RunPanel.cpp" line="106" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="66" />
+        <location filename="../app/gui/RunPanel.cpp" line="104" />
         <source>Export timings</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="66" />
+        <location filename="../app/gui/RunPanel.cpp" line="104" />
         <source>CSV (*.csv)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="71" />
+        <location filename="../app/gui/RunPanel.cpp" line="109" />
         <source>loading weights %p%</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="76" />
+        <location filename="../app/gui/RunPanel.cpp" line="114" />
         <source>%p%</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="88" />
+        <location filename="../app/gui/RunPanel.cpp" line="126" />
+        <location filename="../app/gui/RunPanel.cpp" line="183" />
+        <location filename="../app/gui/RunPanel.cpp" line="196" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="96" />
+        <location filename="../app/gui/RunPanel.cpp" line="140" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="109" />
+        <location filename="../app/gui/RunPanel.cpp" line="160" />
+        <source>Planned as %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <source>Input %1: %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="219" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="115" />
+        <location filename="../app/gui/RunPanel.cpp" line="215" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="156" />
+        <location filename="../app/gui/RunPanel.cpp" line="260" />
         <source>%1 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="169" />
+        <location filename="../app/gui/RunPanel.cpp" line="273" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="173" />
+        <location filename="../app/gui/RunPanel.cpp" line="277" />
         <source> (from earlier runs)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="269" />
+        <location filename="../app/gui/RunPanel.cpp" line="372" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="280" />
+        <location filename="../app/gui/RunPanel.cpp" line="383" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="280" />
+        <location filename="../app/gui/RunPanel.cpp" line="383" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="280" />
+        <location filename="../app/gui/RunPanel.cpp" line="383" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="281" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="296" />
+        <location filename="../app/gui/RunPanel.cpp" line="399" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="299" />
+        <location filename="../app/gui/RunPanel.cpp" line="402" />
+        <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="405" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="302" />
+        <location filename="../app/gui/RunPanel.cpp" line="408" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
@@ -1150,52 +1174,52 @@
 <context>
     <name>placer::gui::SplitDialog</name>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="19" />
+        <location filename="../app/gui/SplitDialog.cpp" line="21" />
         <source>Split Across Devices</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="25" />
+        <location filename="../app/gui/SplitDialog.cpp" line="27" />
         <source>Run the %n selected op(s) once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</source>
         <translation><numerusform>Run the %n selected op once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform><numerusform>Run the %n selected ops once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="31" />
+        <location filename="../app/gui/SplitDialog.cpp" line="33" />
         <source>Device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="32" />
+        <location filename="../app/gui/SplitDialog.cpp" line="34" />
         <source>Share</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="45" />
+        <location filename="../app/gui/SplitDialog.cpp" line="47" />
         <source>Relative share of the batch's rows</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="63" />
+        <location filename="../app/gui/SplitDialog.cpp" line="65" />
         <source>Split</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="92" />
+        <location filename="../app/gui/SplitDialog.cpp" line="94" />
         <source>Choose two devices or more.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="110" />
+        <location filename="../app/gui/SplitDialog.cpp" line="112" />
         <source>%1: rows %2–%3</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="114" />
+        <location filename="../app/gui/SplitDialog.cpp" line="117" />
         <source>Batch of %1 across %n op(s): %2.</source>
         <translation><numerusform>Batch of %1 across %n op: %2.</numerusform><numerusform>Batch of %1 across %n ops: %2.</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="121" />
+        <location filename="../app/gui/SplitDialog.cpp" line="123" />
         <source>%n conflict(s); the first: %1</source>
         <translation><numerusform>%n conflict; the first: %1</numerusform><numerusform>%n conflicts; the first: %1</numerusform></translation>
     </message>
@@ -1203,189 +1227,189 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="27" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="27" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="35" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="36" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="38" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="41" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="42" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="48" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="50" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="67" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="69" />
         <source>Workspace: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="73" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="81" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="83" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="74" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="76" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="98" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="108" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="108" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="119" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="121" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="124" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="137" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="147" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="161" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="163" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="174" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="195" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="202" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="204" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="209" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
         <source> ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="209" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
         <source>none</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="213" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="219" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="226" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="235" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="237" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="238" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="242" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="253" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="251" />
         <source>Cannot keep the run's node times</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="264" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="257" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
@@ -1393,12 +1417,12 @@
 <context>
     <name>placer::views::ConflictsPanel</name>
     <message>
-        <location filename="../views/ConflictsPanel.cpp" line="32" />
+        <location filename="../views/ConflictsPanel.cpp" line="33" />
         <source>No conflicts.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/ConflictsPanel.cpp" line="35" />
+        <location filename="../views/ConflictsPanel.cpp" line="36" />
         <source>Note: %1</source>
         <translation type="unfinished" />
     </message>
@@ -1406,7 +1430,7 @@
 <context>
     <name>placer::views::DeviceChip</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="30" />
+        <location filename="../views/DevicePalette.cpp" line="31" />
         <source>Drag onto a node, or onto a selected node to place the whole selection, to run it on %1</source>
         <translation type="unfinished" />
     </message>
@@ -1414,17 +1438,17 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="108" />
+        <location filename="../views/DevicePalette.cpp" line="109" />
         <source>default</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="110" />
+        <location filename="../views/DevicePalette.cpp" line="111" />
         <source>host</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="129" />
+        <location filename="../views/DevicePalette.cpp" line="128" />
         <source>%n node(s)</source>
         <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
     </message>
@@ -1432,15 +1456,20 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="298" />
+        <location filename="../views/GraphScene.cpp" line="300" />
         <source>Runs as one op on its device; body collapsed:</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/GraphScene.cpp" line="412" />
+        <source>size at run time</source>
         <translation type="unfinished" />
     </message>
 </context>
 <context>
     <name>placer::views::HintBar</name>
     <message>
-        <location filename="../views/HintBar.cpp" line="22" />
+        <location filename="../views/HintBar.cpp" line="23" />
         <source>Hide this hint</source>
         <translation type="unfinished" />
     </message>
@@ -1448,32 +1477,32 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="17" />
+        <location filename="../views/LayoutController.cpp" line="18" />
         <source>Cancel layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="20" />
+        <location filename="../views/LayoutController.cpp" line="21" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="48" />
+        <location filename="../views/LayoutController.cpp" line="49" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="85" />
+        <location filename="../views/LayoutController.cpp" line="86" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="88" />
+        <location filename="../views/LayoutController.cpp" line="89" />
         <source>Laid out in %1 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="100" />
+        <location filename="../views/LayoutController.cpp" line="101" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
@@ -1481,22 +1510,22 @@
 <context>
     <name>placer::views::ModeBox</name>
     <message>
-        <location filename="../views/ModeBox.cpp" line="9" />
+        <location filename="../views/ModeBox.cpp" line="10" />
         <source>demand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="10" />
+        <location filename="../views/ModeBox.cpp" line="11" />
         <source>unify (TVM)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="11" />
+        <location filename="../views/ModeBox.cpp" line="12" />
         <source>auto-place</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="12" />
+        <location filename="../views/ModeBox.cpp" line="13" />
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM; auto-place: unpinned ops go where the cost model predicts the shortest latency, pins and rules kept</source>
         <translation type="unfinished" />
     </message>
@@ -1504,22 +1533,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="175" />
+        <location filename="../views/PlacementDocument.cpp" line="177" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="184" />
+        <location filename="../views/PlacementDocument.cpp" line="186" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="194" />
+        <location filename="../views/PlacementDocument.cpp" line="196" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="201" />
+        <location filename="../views/PlacementDocument.cpp" line="203" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
@@ -1527,12 +1556,12 @@
 <context>
     <name>placer::views::PropertiesPanel</name>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="25" />
+        <location filename="../views/PropertiesPanel.cpp" line="26" />
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PropertiesPanel.cpp" line="27" />
+        <location filename="../views/PropertiesPanel.cpp" line="28" />
         <source>%n node(s) selected.</source>
         <translation><numerusform>%n node selected.</numerusform><numerusform>%n nodes selected.</numerusform></translation>
     </message>
@@ -1607,12 +1636,12 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="95" />
+        <location filename="../views/PropertiesPanel.cpp" line="94" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="102" />
+        <location filename="../views/PropertiesPanel.cpp" line="101" />
         <source>Attributes:</source>
         <translation type="unfinished" />
     </message>
@@ -1620,32 +1649,32 @@
 <context>
     <name>placer::views::RulesPanel</name>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="20" />
+        <location filename="../views/RulesPanel.cpp" line="21" />
         <source>Apply rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="24" />
+        <location filename="../views/RulesPanel.cpp" line="25" />
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="28" />
+        <location filename="../views/RulesPanel.cpp" line="29" />
         <source>Fallback device:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="65" />
+        <location filename="../views/RulesPanel.cpp" line="66" />
         <source>(none)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="83" />
+        <location filename="../views/RulesPanel.cpp" line="84" />
         <source>'%1' is not of the form OP=DEVICE</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="90" />
+        <location filename="../views/RulesPanel.cpp" line="91" />
         <source>'%1' names unknown device '%2'</source>
         <translation type="unfinished" />
     </message>
@@ -1653,7 +1682,7 @@
 <context>
     <name>placer::views::TimelineWidget</name>
     <message>
-        <location filename="../views/TimelineWidget.cpp" line="100" />
+        <location filename="../views/TimelineWidget.cpp" line="101" />
         <source>Run the plan (Run ▸ Run) to see when each device works.</source>
         <translation type="unfinished" />
     </message>

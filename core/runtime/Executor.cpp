@@ -965,6 +965,10 @@ int Executor::streamOf(std::size_t instruction) const {
 }
 
 std::string Executor::implementation(std::size_t instruction) const {
+    if (const auto& atRun = m_impl->runTimeKernels[instruction])
+        return atRun->implementation();
+    if (m_impl->runTimeBodies[instruction])
+        return "run-time:control flow, node by node";
     const auto& kernel = m_impl->kernels[instruction];
     return kernel ? kernel->implementation() : std::string();
 }

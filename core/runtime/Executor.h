@@ -3,10 +3,10 @@
 // devices only where data or storage crosses between them.
 #pragma once
 
+#include "ir/HostTensor.h"
 #include "ir/Result.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Device.h"
-#include "ir/HostTensor.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -71,7 +71,7 @@ struct RunResult {
     std::vector<IdleStretch> idle;    ///< the last iteration, of at least kMinIdleMicros
     double traceOrigin = 0;           ///< start of the last iteration
     double traceEnd = 0;              ///< end of the last iteration
-    std::vector<HostTensor> outputs; ///< of the last iteration; none when none ran
+    std::vector<HostTensor> outputs;  ///< of the last iteration; none when none ran
     /// RunOptions::cancelled stopped the run: the figures are those of the iterations before.
     bool cancelled = false;
 };
@@ -104,7 +104,8 @@ public:
     const Program& program() const;
     /// The physical stream that runs instruction `k` (-1 for bookkeeping-free instructions).
     int streamOf(std::size_t instruction) const;
-    /// The kernel implementation chosen for an Invoke ("onednn:convolution:jit:avx2").
+    /// The kernel implementation chosen for an Invoke ("onednn:convolution:jit:avx2"); for one
+    /// prepared at run time, the last run's, as "run-time:plain:gather".
     std::string implementation(std::size_t instruction) const;
     /// The dependence graph and priorities the runs follow (runtime/Schedule.h).
     const Schedule& schedule() const;

@@ -77,7 +77,7 @@ RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<Ten
                          const std::vector<const TensorData*>& constants, int onnxOpset) {
     std::string key = signatureOf(inputs, values);
     if (const auto found = m_kernels.find(key); found != m_kernels.end())
-        return &found->second;
+        return m_last = &found->second;
     // What the shape function reads: every shape-setting input's value, a constant's included.
     std::vector<const TensorData*> given(inputs.size(), nullptr);
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -123,7 +123,7 @@ RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<Ten
     entry.values = values;
     const auto [at, inserted] = m_kernels.emplace(std::move(key), std::move(entry));
     (void)inserted;
-    return &at->second;
+    return m_last = &at->second;
 }
 
 } // namespace placer

@@ -56,9 +56,15 @@ public:
                                       int onnxOpset);
     /// How many signatures were prepared.
     std::size_t size() const { return m_kernels.size(); }
+    /// The implementation of the kernel found last ("run-time:onednn:matmul:..."), or empty
+    /// before the first run.
+    std::string implementation() const {
+        return m_last ? "run-time:" + m_last->kernel->implementation() : std::string();
+    }
 
 private:
     std::map<std::string, RunTimeKernel> m_kernels;
+    const RunTimeKernel* m_last = nullptr;
 };
 
 } // namespace placer

@@ -358,6 +358,16 @@ private slots:
             QCOMPARE(outputs[k].type.shape, expected[k].type.shape);
         const ReferenceCheck check = compareOutputs(outputs, expected, 1e-4, 1e-5);
         QVERIFY2(check.ok, check.mismatch.c_str());
+        // Reports name what ran where kernels were prepared at run time too.
+        const Executor& executor = *ran.value()->executor;
+        int atRun = 0, bodies = 0;
+        for (std::size_t k = 0; k < executor.program().code.size(); ++k) {
+            const std::string implementation = executor.implementation(k);
+            atRun += implementation.rfind("run-time:plain:", 0) == 0 ? 1 : 0;
+            bodies += implementation == "run-time:control flow, node by node" ? 1 : 0;
+        }
+        QVERIFY(atRun > 0);
+        QVERIFY(bodies > 0);
     }
 
     /// Lengths the data decides, from none to every element, on one opened plan across two

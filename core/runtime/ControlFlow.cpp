@@ -195,23 +195,7 @@ public:
 protected:
     /// Element 0 of a device tensor, read on the host, as an integer (bools: 0 or 1).
     std::int64_t readScalar(const std::byte* data, DType dtype) {
-        m_device.finishLane();
-        std::int64_t value = 0;
-        if (dtype == DType::Bool || dtype == DType::UInt8) {
-            std::uint8_t byte = 0;
-            m_device.copyOut(&byte, data, 1);
-            value = byte;
-        } else if (dtype == DType::Int64) {
-            m_device.copyOut(&value, data, sizeof value);
-        } else if (dtype == DType::Int32) {
-            std::int32_t v = 0;
-            m_device.copyOut(&v, data, sizeof v);
-            value = v;
-        } else {
-            throw KernelError(m_node.op->name + " '" + m_node.name + "' cannot read a " +
-                              std::string(dtypeName(dtype)) + " as a condition or count");
-        }
-        return value;
+        return readDeviceScalar(m_device, data, dtype, m_node.op->name + " '" + m_node.name + "'");
     }
     void copy(std::byte* dst, const std::byte* src, std::int64_t bytes) {
         if (bytes > 0 && dst != src)
@@ -552,6 +536,28 @@ Result<std::unique_ptr<Kernel>> makeKernel(Device& device, const KernelSpec& spe
 }
 
 } // namespace
+
+std::int64_t readDeviceScalar(Device& device, const std::byte* data, DType dtype,
+                              const std::string& what) {
+    device.finishLane();
+    std::int64_t value = 0;
+    if (dtype == DType::Bool || dtype == DType::UInt8) {
+        std::uint8_t byte = 0;
+        device.copyOut(&byte, data, 1);
+        value = byte;
+    } else if (dtype == DType::Int64) {
+        device.copyOut(&value, data, sizeof value);
+    } else if (dtype == DType::Int32) {
+        std::int32_t v = 0;
+        device.copyOut(&v, data, sizeof v);
+        value = v;
+    } else {
+        throw KernelError(what + " cannot read a " + std::string(dtypeName(dtype)) +
+                          " as a condition or count");
+    }
+    device.finishLane();
+    return value;
+}
 
 Result<std::unique_ptr<Kernel>> prepareKernelOn(Device& device, const KernelSpec& spec) {
     const Node& node = *spec.node;

@@ -6,7 +6,9 @@
 #include "runtime/Device.h"
 #include "runtime/Kernel.h"
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 namespace placer {
 
@@ -14,5 +16,11 @@ namespace placer {
 /// kernel for a node with bodies (whose body nodes get theirs the same way). Called from any
 /// thread, the device's worker included, as Device::prepare is.
 Result<std::unique_ptr<Kernel>> prepareKernelOn(Device& device, const KernelSpec& spec);
+
+/// Element 0 of a tensor in `device`'s memory, read on the host from its worker, as an integer
+/// (bools: 0 or 1): an If's condition, a Loop's trip count. Throws KernelError naming `what`
+/// for an element type that is no condition or count.
+std::int64_t readDeviceScalar(Device& device, const std::byte* data, DType dtype,
+                              const std::string& what);
 
 } // namespace placer

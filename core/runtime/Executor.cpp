@@ -437,23 +437,6 @@ struct Executor::Impl {
         buffer = RunBuffer{};
     }
 
-    /// The bytes of register r (of type `type`, on `device`) on the host, from the device's
-    /// worker: a shape-setting value a shape function reads.
-    std::shared_ptr<const TensorData> hostValue(std::int32_t r, const TensorType& type,
-                                                Device* device) {
-        std::string bytes(static_cast<std::size_t>(type.bytes()), '\0');
-        const std::byte* src = regData[static_cast<std::size_t>(r)];
-        if (!bytes.empty() && src) {
-            if (device->hostAccessible()) {
-                std::memcpy(bytes.data(), src, bytes.size());
-            } else {
-                device->copyOut(bytes.data(), src, static_cast<std::int64_t>(bytes.size()));
-                device->finishLane();
-            }
-        }
-        return std::make_shared<const TensorData>(std::move(bytes));
-    }
-
     /// An If or Loop whose bodies run node by node (runtime/RunTimeBodies.h): its results are
     /// copied into the memory their registers get for the shapes they have.
     void controlFlowAtRunTime(std::size_t k, Device* device, const std::string& offender) {
@@ -505,7 +488,8 @@ struct Executor::Impl {
             if (reg(r).constant)
                 constants[i] = graph->node(reg(r).value.node).data.get();
             else if (inputSetsShapes(node, i))
-                values[i] = hostValue(r, types.back(), device);
+                values[i] =
+                    readToHost(*device, regData[static_cast<std::size_t>(r)], types.back().bytes());
         }
         auto found = runTimeKernels[k]->find(*device, node, types, values, constants, onnxOpset);
         if (!found)

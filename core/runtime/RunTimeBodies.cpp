@@ -4,6 +4,7 @@
 #include "runtime/RunTimeBodies.h"
 
 #include "ir/ControlFlow.h"
+#include "runtime/ControlFlow.h"
 
 #include <algorithm>
 #include <cstring>
@@ -258,14 +259,7 @@ std::vector<DeviceTensor> RunTimeControlFlow::runNode(const Graph& body, const N
         if (producer.isConstant()) {
             constants[i] = producer.data.get();
         } else if (inputSetsShapes(node, i)) {
-            std::string bytes(static_cast<std::size_t>(inputs[i].type.bytes()), '\0');
-            if (!bytes.empty()) {
-                m_device.finishLane();
-                m_device.copyOut(bytes.data(), inputs[i].data,
-                                 static_cast<std::int64_t>(bytes.size()));
-                m_device.finishLane();
-            }
-            values[i] = std::make_shared<const TensorData>(std::move(bytes));
+            values[i] = readToHost(m_device, inputs[i].data, inputs[i].type.bytes());
         }
     }
     std::unique_ptr<RunTimeKernelCache>& cache = m_kernels[&node];
@@ -315,27 +309,9 @@ std::byte* RunTimeControlFlow::constantOnDevice(const Node& node) {
 }
 
 std::int64_t RunTimeControlFlow::readScalar(const DeviceTensor& tensor, const std::string& what) {
-    const DType dtype = tensor.type.dtype;
     if (tensor.type.elementCount() < 1 || !tensor.data)
         throw KernelError(what + " is empty (" + tensor.type.toShortString() + ")");
-    m_device.finishLane();
-    std::int64_t value = 0;
-    if (dtype == DType::Bool || dtype == DType::UInt8) {
-        std::uint8_t byte = 0;
-        m_device.copyOut(&byte, tensor.data, 1);
-        value = byte;
-    } else if (dtype == DType::Int64) {
-        m_device.copyOut(&value, tensor.data, sizeof value);
-    } else if (dtype == DType::Int32) {
-        std::int32_t v = 0;
-        m_device.copyOut(&v, tensor.data, sizeof v);
-        value = v;
-    } else {
-        throw KernelError(what + " is " + std::string(dtypeName(dtype)) +
-                          ", which is no condition or count");
-    }
-    m_device.finishLane();
-    return value;
+    return readDeviceScalar(m_device, tensor.data, tensor.type.dtype, what);
 }
 
 DeviceTensor RunTimeControlFlow::copyOf(const DeviceTensor& tensor, DeviceBuffers& memory,

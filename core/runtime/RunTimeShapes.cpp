@@ -6,6 +6,9 @@
 #include "io/OnnxRunShapes.h"
 #include "runtime/ControlFlow.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace placer {
 
 namespace {
@@ -50,6 +53,21 @@ bool allEmpty(const std::vector<TensorType>& types) {
 }
 
 } // namespace
+
+std::shared_ptr<const TensorData> readToHost(Device& device, const std::byte* data,
+                                             std::int64_t bytes) {
+    std::string copy(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 0)), '\0');
+    if (!copy.empty() && data) {
+        if (device.hostAccessible()) {
+            std::memcpy(copy.data(), data, copy.size());
+        } else {
+            device.finishLane();
+            device.copyOut(copy.data(), data, bytes);
+            device.finishLane();
+        }
+    }
+    return std::make_shared<const TensorData>(std::move(copy));
+}
 
 bool inputSetsShapes(const Node& node, std::size_t input) {
     return node.op->dialect == OpDialect::Onnx &&

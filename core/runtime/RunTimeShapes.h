@@ -33,6 +33,12 @@ Result<std::vector<TensorType>> runTimeTypes(const Node& node,
                                              const std::vector<const TensorData*>& values,
                                              int onnxOpset);
 
+/// The `bytes` bytes at `data` in `device`'s memory, on the host: a shape-setting value a shape
+/// function reads. From the device's worker, after what wrote them was issued (a device with
+/// lanes is waited for).
+std::shared_ptr<const TensorData> readToHost(Device& device, const std::byte* data,
+                                             std::int64_t bytes);
+
 /// What one Invoke needs at run time for one signature (its inputs' types and shape-setting
 /// values): its outputs' types and a kernel prepared for them.
 struct RunTimeKernel {

@@ -770,8 +770,8 @@ struct Pool : PoolWindow {
                 }
             }
         }
-        if (isMax)
-            y[i] = static_cast<float>(best);
+        if (isMax) // a window wholly in the padding: the lowest float, as oneDNN and TVM give
+            y[i] = count ? static_cast<float>(best) : -3.4028234663852886e38f;
         else
             y[i] = static_cast<float>(
                 sum / static_cast<double>(includePadding && !adaptive ? windowSize : count));

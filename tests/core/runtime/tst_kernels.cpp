@@ -3,6 +3,7 @@
 #include "CapabilityCheck.h"
 #include "KernelTestUtil.h"
 #include "ir/StringPool.h"
+#include "runtime/ElementFunctors.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/cpu/VectorMath.h"
 
@@ -432,6 +433,71 @@ private slots:
         compareFloats(floats(runOp("Softmax", attrs({{"axis", std::int64_t{1}}}), {x}, {x.type},
                                    nullptr, {}, 11)[0]),
                       reference(3, 20, 1, false), 1e-5, "Softmax opset 11");
+    }
+
+    // The CPU's logarithms are as exact as CUDA's (the GPU check found oneDNN's 3e-6 off): log
+    // near 1 to a few ulps relative, log_softmax to a few ulps of its values.
+    void logarithmsAreExactToAFewUlps() {
+        std::vector<float> values;
+        for (int i = -2000; i <= 2000; ++i)
+            values.push_back(1.0f + static_cast<float>(i) * 1e-6f);
+        for (int i = 1; i <= 200; ++i)
+            values.push_back(static_cast<float>(i) * 0.05f);
+        const std::int64_t n = static_cast<std::int64_t>(values.size());
+        Tensor x = make({n}, DType::Float32, values);
+        const std::vector<float> logs = floats(runOp("log", {}, {x}, {x.type})[0]);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const double exact = std::log(static_cast<double>(values[i]));
+            const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(exact), 1e-30)) - 23);
+            if (std::fabs(logs[i] - exact) > 2 * ulp + 1e-30)
+                QFAIL(qPrintable(QString("log(%1) is %2, exactly %3")
+                                     .arg(values[i], 0, 'g', 9)
+                                     .arg(logs[i], 0, 'g', 9)
+                                     .arg(exact, 0, 'g', 9)));
+        }
+        std::mt19937 rng(9);
+        Tensor y = randomFloats({64, 33}, rng);
+        const std::vector<float> got = floats(runOp("nn.log_softmax", {}, {y}, {y.type})[0]);
+        for (std::int64_t r = 0; r < 64; ++r) {
+            double best = -INFINITY, sum = 0;
+            for (std::int64_t c = 0; c < 33; ++c)
+                best = std::max<double>(best, y.f(r * 33 + c));
+            for (std::int64_t c = 0; c < 33; ++c)
+                sum += std::exp(y.f(r * 33 + c) - best);
+            for (std::int64_t c = 0; c < 33; ++c) {
+                const double exact = y.f(r * 33 + c) - best - std::log(sum);
+                QVERIFY2(std::fabs(got[static_cast<std::size_t>(r * 33 + c)] - exact) <
+                             4 * std::ldexp(1.0, std::ilogb(std::fabs(exact) + 1e-3) - 23),
+                         qPrintable(QString("log_softmax row %1 column %2").arg(r).arg(c)));
+            }
+        }
+    }
+
+    // A max-pool window wholly in the padding gives the lowest float (oneDNN, TVM), on the
+    // element functor (the GPU's) as on the oneDNN kernel.
+    void maxPoolWindowInThePadding() {
+        functors::Pool pool;
+        const std::vector<float> input(4, 1.0f);
+        float out = 0;
+        pool.x = input.data();
+        pool.y = &out;
+        pool.isMax = true;
+        pool.spatial = 2;
+        pool.in[0] = pool.in[1] = 2;
+        pool.out[0] = pool.out[1] = 1;
+        pool.kernel[0] = pool.kernel[1] = 1;
+        pool.stride[0] = pool.stride[1] = 1;
+        pool.dilation[0] = pool.dilation[1] = 1;
+        pool.padL[0] = pool.padL[1] = 1; // the one output's window is the padded corner
+        pool(0);
+        QCOMPARE(out, std::numeric_limits<float>::lowest());
+        Tensor x = make({1, 1, 2, 2}, DType::Float32, input);
+        const auto viaKernel = runOp("nn.max_pool2d",
+                                     attrs({{"pool_size", Dims{1, 1}},
+                                            {"strides", Dims{3, 3}},
+                                            {"padding", Dims{1, 1, 1, 1}}}),
+                                     {x}, {{{1, 1, 2, 2}, DType::Float32}});
+        QCOMPARE(floats(viaKernel[0])[0], std::numeric_limits<float>::lowest());
     }
 
     void unary_data() {

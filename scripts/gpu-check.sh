@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# The checks that need an NVIDIA GPU, in two steps that may run on different machines:
+# The checks that need an NVIDIA GPU, in steps that may run on different machines:
 #
 #   scripts/gpu-check.sh build   configures and builds placer, the tests and the benchmarks
 #                                without the GUI in build-gpu/ (needs the CUDA toolkit; run
 #                                scripts/setup.sh first for the other packages)
-#   scripts/gpu-check.sh run     on the GPU machine, from the same checkout with build-gpu/:
-#                                `placer devices`, the CUDA tests (every CUDA kernel against the
-#                                CPU's on random shapes, the tiny models on cuda:0 alone and split
-#                                with the host), the same under compute-sanitizer where it is
-#                                installed, and the CUDA benchmark (ResNet-50 when
-#                                $PLACER_ONNX_MODELS holds resnet50.onnx and
+#   scripts/gpu-check.sh bundle DIR
+#                                copies what the run step needs from build-gpu/ into DIR (the
+#                                programs, and every shared library they need that is not the C
+#                                and C++ runtime or the GPU driver), for a GPU machine without
+#                                Debian's packages: run it there as
+#                                PLACER_GPU_BUNDLE=DIR scripts/gpu-check.sh run
+#   scripts/gpu-check.sh run     on the GPU machine, from the same checkout with build-gpu/ (or a
+#                                bundle): `placer devices`, the CUDA tests (every CUDA kernel
+#                                against the CPU's on random shapes, the tiny models on cuda:0
+#                                alone and split with the host), the models of resources/models
+#                                and tests/models through `placer run` on cuda:0 alone, split
+#                                with the host and split over two virtual devices on one GPU
+#                                (each checked against a CPU reference), the CUDA tests under
+#                                compute-sanitizer where it is installed, and the CUDA benchmark
+#                                (ResNet-50 when $PLACER_ONNX_MODELS holds resnet50.onnx and
 #                                resnet50_batch32.onnx)
 #
-# Without a step it does both. The run step exits non-zero when a test fails, when
-# compute-sanitizer reports an error, or when there is no usable GPU.
-set -euo pipefail
+# The run step's parts can be chosen with PLACER_GPU_PARTS, a list of tests, models, sanitizer
+# and bench (default: all four). Without a step it builds and runs. The run step exits non-zero
+# when a test or a model run fails, when compute-sanitizer reports an error, or when there is no
+# usable GPU.
+set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PLACER_GPU_BUILD_DIR:-$root/build-gpu}
 step=${1:-all}
 
 build_step() {
+    set -e
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DPLACER_BUILD_GUI=OFF -DPLACER_BUILD_CUDA=ON
     if ! grep -q 'placer_cuda' "$build/build.ninja"; then
@@ -30,11 +42,119 @@ build_step() {
     cmake --build "$build" -j"${PLACER_JOBS:-2}" --target placer tst_cuda tst_cudaops bench_cuda
 }
 
+programs=(app/placer tests/tst_cuda tests/tst_cudaops tests/benchmarks/bench_cuda)
+
+bundle_step() {
+    local dir=${1:?usage: scripts/gpu-check.sh bundle DIR}
+    set -e
+    mkdir -p "$dir/lib"
+    local program
+    for program in "${programs[@]}"; do
+        mkdir -p "$dir/$(dirname "$program")"
+        objcopy --strip-debug "$build/$program" "$dir/$program"
+    done
+    # Every library the programs need but the C/C++ runtime and the driver, which the GPU
+    # machine has in versions that match it.
+    for program in "${programs[@]}"; do ldd "$build/$program"; done |
+        awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+        grep -Ev '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|ld-linux[^/]*|libcuda)\.so' |
+        while read -r library; do
+            objcopy --strip-debug "$library" "$dir/lib/$(basename "$library")"
+        done
+    du -sh "$dir"
+}
+
+failures=()
+fail() {
+    failures+=("$1")
+    echo "gpu-check: FAILED: $1" >&2
+}
+
+# placer run of one model, checked against the single-device reference run.
+run_model() {
+    local label=$1
+    shift
+    echo "gpu-check: placer run $*"
+    if ! timeout "${PLACER_GPU_MODEL_TIMEOUT:-120}" "$placer" run "$@" --iterations 3; then
+        fail "$label"
+    fi
+}
+
+models_part() {
+    local python=${PLACER_PYTHON:-python3} model base file rest set value
+    # Element-wise ops on the second device, so that the plans copy both ways.
+    local rules=(--rule 'Add=ALT' --rule 'Relu=ALT' --rule 'Mul=ALT' --rule 'Concat=ALT'
+        --rule 'NonZero=ALT' --rule 'Transpose=ALT')
+    for model in "$root"/resources/models/*.onnx "$root"/tests/models/*.onnx; do
+        base=${model%.onnx}
+        # The data beside the model: BASE.input.npy (its first input), BASE.VALUE.npy, and sets of
+        # inputs BASE.SET.VALUE.npy, one run each (the set "-" is the files without one). Files
+        # that name no graph input are outputs.
+        local graphInputs
+        graphInputs=" $("$python" -c "import onnx,sys; print(' '.join(i.name for i in onnx.load(sys.argv[1]).graph.input))" "$model") "
+        declare -A inputs=()
+        for file in "$base".*.npy; do
+            [ -f "$file" ] || continue
+            rest=${file#"$base".}
+            rest=${rest%.npy}
+            if [ "$rest" = input ]; then
+                set=- value=$(echo $graphInputs | cut -d' ' -f1)
+            elif [[ $rest == *.* ]]; then
+                set=${rest%%.*} value=${rest#*.}
+                [ "$value" = input ] && value=$(echo $graphInputs | cut -d' ' -f1)
+            else
+                set=- value=$rest
+            fi
+            [[ $graphInputs == *" $value "* ]] || continue
+            inputs[$set]+=" --input $value=$file"
+        done
+        [ ${#inputs[@]} -gt 0 ] || inputs[-]=""
+        for set in "${!inputs[@]}"; do
+            local name args
+            name=$(basename "$base")
+            [ "$set" = - ] || name+=" ($set)"
+            read -ra args <<<"${inputs[$set]}"
+            run_model "$name on cuda:0" "$model" "${args[@]}" --devices gpu:cuda,cpu:cpu \
+                --default gpu
+            run_model "$name split cpu/cuda:0" "$model" "${args[@]}" --devices gpu:cuda,cpu:cpu \
+                --default gpu "${rules[@]//ALT/cpu}"
+            run_model "$name on two virtual devices of cuda:0" "$model" "${args[@]}" \
+                --devices a:cuda,b:cuda,cpu:cpu --map a=cuda:0 --map b=cuda:0 --default a "${rules[@]//ALT/b}"
+        done
+        unset inputs
+    done
+}
+
+sanitizer_part() {
+    local sanitizer tool test
+    sanitizer=$(command -v compute-sanitizer || true)
+    if [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+        sanitizer=/usr/local/cuda/bin/compute-sanitizer
+    fi
+    if [ -z "$sanitizer" ]; then
+        echo "gpu-check: compute-sanitizer is not installed; skipping the sanitizer runs"
+        return
+    fi
+    for tool in ${PLACER_GPU_SANITIZERS:-memcheck racecheck synccheck}; do
+        for test in tst_cuda; do # tst_cudaops checks tables and calls no CUDA
+            echo "gpu-check: $test under compute-sanitizer --tool $tool"
+            timeout "${PLACER_GPU_SANITIZER_TIMEOUT:-900}" "$sanitizer" --tool "$tool" \
+                --error-exitcode 1 --print-limit 20 "$tests/$test" ||
+                fail "$test under compute-sanitizer --tool $tool"
+        done
+    done
+}
+
 run_step() {
-    local placer=$build/app/placer tests=$build/tests
+    local bin=${PLACER_GPU_BUNDLE:-$build}
+    placer=$bin/app/placer
+    tests=$bin/tests
     if [ ! -x "$placer" ] || [ ! -x "$tests/tst_cuda" ]; then
-        echo "gpu-check: no build in $build; run 'scripts/gpu-check.sh build' first" >&2
+        echo "gpu-check: no build in $bin; run 'scripts/gpu-check.sh build' first" >&2
         exit 1
+    fi
+    if [ -n "${PLACER_GPU_BUNDLE-}" ]; then
+        export LD_LIBRARY_PATH=$PLACER_GPU_BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     fi
     export QT_QPA_PLATFORM=offscreen
     "$placer" devices
@@ -42,30 +162,31 @@ run_step() {
         echo "gpu-check: cuda:0 is not usable here (see above)" >&2
         exit 1
     fi
-    "$tests/tst_cudaops"
-    "$tests/tst_cuda"
-    local sanitizer
-    sanitizer=$(command -v compute-sanitizer || true)
-    if [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-        sanitizer=/usr/local/cuda/bin/compute-sanitizer
+    local parts=" ${PLACER_GPU_PARTS:-tests models sanitizer bench} "
+    if [[ $parts == *" tests "* ]]; then
+        timeout 600 "$tests/tst_cudaops" || fail tst_cudaops
+        timeout 600 "$tests/tst_cuda" || fail tst_cuda
     fi
-    if [ -n "$sanitizer" ]; then
-        for tool in memcheck racecheck synccheck; do
-            echo "gpu-check: tst_cuda under compute-sanitizer --tool $tool"
-            "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 "$tests/tst_cuda"
-        done
-    else
-        echo "gpu-check: compute-sanitizer is not installed; skipping the sanitizer runs"
+    [[ $parts == *" models "* ]] && models_part
+    [[ $parts == *" sanitizer "* ]] && sanitizer_part
+    if [[ $parts == *" bench "* ]]; then
+        timeout 900 "$tests/benchmarks/bench_cuda" || fail bench_cuda
     fi
-    "$tests/benchmarks/bench_cuda"
+    if [ ${#failures[@]} -gt 0 ]; then
+        printf 'gpu-check: %d failed:\n' ${#failures[@]} >&2
+        printf '  %s\n' "${failures[@]}" >&2
+        exit 1
+    fi
+    echo "gpu-check: everything passed"
 }
 
 case $step in
 build) build_step ;;
+bundle) bundle_step "${2-}" ;;
 run) run_step ;;
 all) build_step && run_step ;;
 *)
-    echo "usage: scripts/gpu-check.sh [build|run]" >&2
+    echo "usage: scripts/gpu-check.sh [build|bundle DIR|run]" >&2
     exit 2
     ;;
 esac

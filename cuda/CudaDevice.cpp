@@ -8,6 +8,7 @@
 #include "cuda/LazyLibraries.h"
 #include "runtime/WorkQueue.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -41,27 +42,46 @@ bool isPinned(const void* pointer) {
 }
 
 /// A point in one of the GPU's streams. The host side counts runs (so a host device can wait
-/// for it, and another GPU knows it was issued); the GPU side is a CUDA event.
+/// for it, and another GPU knows it was issued); the GPU side is a CUDA event. Host threads
+/// that wait on it select its GPU first (as PyTorch's device guard does): an event belongs to
+/// its device's context, and a thread's current device may be another, or unusable.
 class CudaEvent final : public Event {
 public:
     CudaEvent(CudaDevice* device, cudaEvent_t event) : m_device(device), m_event(event) {}
-    ~CudaEvent() override { cudaEventDestroy(m_event); }
+    ~CudaEvent() override {
+        cudaSetDevice(m_device->ordinal());
+        cudaEventDestroy(m_event);
+    }
 
     void record(std::uint32_t epoch) override {
-        cudaEventRecord(m_event, m_device->currentStream());
+        const cudaStream_t stream = m_device->currentStream();
+        const cudaError_t status = cudaEventRecord(m_event, stream);
+        if (status != cudaSuccess) {
+            cudaGetLastError();
+            // A consumer would wait on the previous record and race with this run's work: the
+            // work is finished before the record is published, and the run fails.
+            cudaStreamSynchronize(stream);
+            cudaGetLastError();
+            m_device->noteAsyncError(failure("cudaEventRecord", status, __FILE__, __LINE__));
+        }
         m_epoch.publish(epoch);
     }
     /// Waits until the record was issued for `epoch`, without waiting for the GPU.
     void waitIssued(std::uint32_t epoch) const { m_epoch.waitFor(epoch); }
     void wait(std::uint32_t epoch) const override {
         waitIssued(epoch);
+        cudaSetDevice(m_device->ordinal());
         // A host device waits for the GPU; a fault there is this wait's error too.
         PLACER_CUDA_THROW(cudaEventSynchronize(m_event));
     }
     bool reached(std::uint32_t epoch) const override {
         if (!m_epoch.reached(epoch))
             return false; // not even issued
-        return cudaEventQuery(m_event) != cudaErrorNotReady;
+        cudaSetDevice(m_device->ordinal());
+        const cudaError_t status = cudaEventQuery(m_event);
+        if (status != cudaSuccess)
+            cudaGetLastError(); // not ready, or a fault the device's synchronisation reports
+        return status != cudaErrorNotReady;
     }
     double timestamp() const override { return hostClockMicros(); }
     cudaEvent_t event() const { return m_event; }
@@ -97,6 +117,14 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal) {
 
 std::optional<SourceError> CudaDevice::init() {
     const int ordinal = m_ordinal;
+    // Since CUDA 12 selecting a device creates its context, which can fail (an exclusive or
+    // prohibited compute mode, MIG, no memory): then nothing may run here, least of all on the
+    // device the thread had before.
+    if (const cudaError_t status = cudaSetDevice(ordinal); status != cudaSuccess) {
+        cudaGetLastError();
+        return SourceError::sentence("cannot use this GPU: cudaSetDevice(" +
+                                     std::to_string(ordinal) + ") failed: " + describe(status));
+    }
     m_allocator = std::make_unique<CachingAllocator>(
         [ordinal](std::int64_t bytes, std::string* error) -> void* {
             void* block = nullptr;
@@ -129,37 +157,94 @@ std::optional<SourceError> CudaDevice::init() {
     for (cudaStream_t& stream : m_streams)
         PLACER_CUDA_RETURN(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     PLACER_CUDA_RETURN(cudaStreamCreateWithFlags(&m_outStream, cudaStreamNonBlocking));
-    // cuBLAS and cuDNN are opened now, by their first call (cuda/LazyLibraries.h).
-    if (cublasCreate(&m_cublas) != CUBLAS_STATUS_SUCCESS ||
-        cudnnCreate(&m_cudnn) != CUDNN_STATUS_SUCCESS) {
-        if (const std::string why = lazyLibraryError(); !why.empty())
-            return SourceError::sentence(m_name + ": cannot load cuBLAS or cuDNN: " + why);
+    // cuBLAS and cuDNN are opened now, by their first call (cuda/LazyLibraries.h), and checked
+    // against the versions this build was compiled for. Without cuBLAS the GPU runs nothing
+    // useful; without cuDNN it runs everything but convolutions and softmax, which say why.
+    if (const cublasStatus_t status = cublasCreate(&m_cublas); status != CUBLAS_STATUS_SUCCESS) {
+        m_cublas = nullptr;
+        const std::string why = cublasLibraryProblem();
+        return SourceError::sentence("cannot load cuBLAS: " +
+                                     (why.empty() ? describe(status) : why));
     }
-    PLACER_CUDA_RETURN(m_cublas ? CUBLAS_STATUS_SUCCESS : cublasCreate(&m_cublas));
+    if (const std::string why = cublasLibraryProblem(); !why.empty())
+        return SourceError::sentence("cannot use cuBLAS: " + why);
     PLACER_CUDA_RETURN(cublasSetStream(m_cublas, m_streams[0]));
-    PLACER_CUDA_RETURN(m_cudnn ? CUDNN_STATUS_SUCCESS : cudnnCreate(&m_cudnn));
-    PLACER_CUDA_RETURN(cudnnSetStream(m_cudnn, m_streams[0]));
+    if (const cudnnStatus_t status = cudnnCreate(&m_cudnn); status != CUDNN_STATUS_SUCCESS) {
+        m_cudnn = nullptr;
+        const std::string why = cudnnLibraryProblem();
+        m_cudnnMissing = why.empty() ? describe(status) : why;
+    } else if (std::string why = cudnnLibraryProblem(); !why.empty()) {
+        cudnnDestroy(m_cudnn);
+        m_cudnn = nullptr;
+        m_cudnnMissing = std::move(why);
+    } else {
+        PLACER_CUDA_RETURN(cudnnSetStream(m_cudnn, m_streams[0]));
+    }
+    if (!m_cudnnMissing.empty())
+        m_description += "; no cuDNN, so no convolutions or softmax here (" + m_cudnnMissing + ")";
+    m_algorithmKey = std::string(props.name) + "/sm_" + std::to_string(props.major) +
+                     std::to_string(props.minor) + "/cudnn" + std::to_string(cudnnGetVersion());
+    std::replace(m_algorithmKey.begin(), m_algorithmKey.end(), ' ', '_');
+    // cuBLAS's workspace from the caching allocator, so that cuBLAS never allocates on its own
+    // beside the cache (which would keep what it needs); 32 MiB, as NVIDIA advises for Hopper.
+    {
+        std::string why;
+        void* workspace = m_allocator->allocate(kCublasWorkspaceBytes, &why);
+        if (!workspace)
+            return SourceError::sentence("cannot allocate cuBLAS's workspace: " + why);
+        m_cublasWorkspace = workspace;
+        PLACER_CUDA_RETURN(cublasSetWorkspace(m_cublas, workspace, kCublasWorkspaceBytes));
+    }
     m_staging.resize(kStagingBuffers);
+    // Blocking-sync events: a host thread waiting for a staging buffer or the timing origin
+    // sleeps rather than spins on a core the CPU devices of a mixed plan need.
     for (Staging& staging : m_staging) {
         PLACER_CUDA_RETURN(cudaHostAlloc(&staging.host, kStagingBytes, cudaHostAllocDefault));
-        PLACER_CUDA_RETURN(cudaEventCreateWithFlags(&staging.done, cudaEventDisableTiming));
+        PLACER_CUDA_RETURN(cudaEventCreateWithFlags(&staging.done, cudaEventDisableTiming |
+                                                                       cudaEventBlockingSync));
     }
     PLACER_CUDA_RETURN(cudaHostAlloc(&m_outStaging.host, kStagingBytes, cudaHostAllocDefault));
-    PLACER_CUDA_RETURN(cudaEventCreate(&m_origin));
+    PLACER_CUDA_RETURN(cudaEventCreateWithFlags(&m_origin, cudaEventBlockingSync));
     PLACER_CUDA_RETURN(cudaMalloc(reinterpret_cast<void**>(&m_errorWord), 4 * sizeof(long long)));
-    PLACER_CUDA_RETURN(cudaMemset(m_errorWord, 0, 4 * sizeof(long long)));
-    // Peer access to the other GPUs, where the machine has it.
-    int count = 0;
-    cudaGetDeviceCount(&count);
-    for (int other = 0; other < count; ++other) {
-        int can = 0;
-        if (other != ordinal && cudaDeviceCanAccessPeer(&can, ordinal, other) == cudaSuccess &&
-            can) {
-            if (cudaDeviceEnablePeerAccess(other, 0) != cudaSuccess)
-                cudaGetLastError(); // already enabled
-        }
-    }
+    PLACER_CUDA_RETURN(cudaMemsetAsync(m_errorWord, 0, 4 * sizeof(long long), m_streams[0]));
+    PLACER_CUDA_RETURN(cudaStreamSynchronize(m_streams[0]));
+    // Peer access is enabled per pair when a copy first needs it (enablePeerAccess): enabling
+    // it to every GPU would create a context, some 0.3-0.5 GB, on GPUs the plan never uses.
     return std::nullopt;
+}
+
+void CudaDevice::enablePeerAccess(int other) {
+    std::lock_guard lock(m_peerMutex);
+    if (std::find(m_peers.begin(), m_peers.end(), other) != m_peers.end())
+        return;
+    m_peers.push_back(other);
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, m_ordinal, other) != cudaSuccess || !can) {
+        cudaGetLastError(); // copies go through the host, which cudaMemcpyPeerAsync does itself
+        return;
+    }
+    if (cudaDeviceEnablePeerAccess(other, 0) != cudaSuccess)
+        cudaGetLastError(); // already enabled
+}
+
+Result<std::byte*> CudaDevice::convWorkspace(std::int64_t bytes) {
+    if (bytes <= m_workspaceBytes)
+        return m_workspace;
+    auto block = allocate(bytes);
+    if (!block)
+        return block.error();
+    // Kernels issued earlier may still read the smaller one: it lives as long as the device.
+    if (m_workspace)
+        m_retiredWorkspaces.push_back(m_workspace);
+    m_workspace = block.value();
+    m_workspaceBytes = bytes;
+    return m_workspace;
+}
+
+void CudaDevice::noteAsyncError(const std::string& what) {
+    std::lock_guard lock(m_asyncMutex);
+    if (m_asyncError.empty())
+        m_asyncError = m_name + ": " + what;
 }
 
 CudaDevice::~CudaDevice() {
@@ -177,6 +262,12 @@ CudaDevice::~CudaDevice() {
             cudaEventDestroy(m_origin);
         if (m_errorWord)
             cudaFree(m_errorWord);
+        for (std::byte* block : m_retiredWorkspaces)
+            m_allocator->free(block);
+        if (m_workspace)
+            m_allocator->free(m_workspace);
+        if (m_cublasWorkspace)
+            m_allocator->free(m_cublasWorkspace);
         if (m_cudnn)
             cudnnDestroy(m_cudnn);
         if (m_cublas)
@@ -315,12 +406,14 @@ void CudaDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src,
         return;
     }
     if (auto* gpu = dynamic_cast<CudaDevice*>(&source)) {
-        if (gpu->ordinal() == m_ordinal)
+        if (gpu->ordinal() == m_ordinal) {
             PLACER_CUDA_THROW(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes),
                                               cudaMemcpyDeviceToDevice, stream));
-        else
-            PLACER_CUDA_THROW(cudaMemcpyPeerAsync(dst, m_ordinal, src, gpu->ordinal(),
-                                                  static_cast<std::size_t>(bytes), stream));
+            return;
+        }
+        enablePeerAccess(gpu->ordinal());
+        PLACER_CUDA_THROW(cudaMemcpyPeerAsync(dst, m_ordinal, src, gpu->ordinal(),
+                                              static_cast<std::size_t>(bytes), stream));
         return;
     }
     // Another kind of device memory: through the host.
@@ -359,6 +452,7 @@ void CudaDevice::enqueue(std::function<void()> task) {
 
 void CudaDevice::synchronize() {
     m_worker->drain();
+    cudaSetDevice(m_ordinal); // from any thread
     for (cudaStream_t stream : m_streams) {
         if (!stream)
             continue;
@@ -396,27 +490,49 @@ void CudaDevice::waitFor(const Event& event, std::uint32_t epoch) {
 
 void CudaDevice::resetMarks() {
     m_nextMark = 0;
-    cudaEventRecord(m_origin, m_streams[0]);
-    cudaEventSynchronize(m_origin);
-    m_originHost = hostClockMicros();
+    // The origin: a record on the idle compute stream, between the host's stamps before the
+    // record and after it completed; the midpoint, so that GPU times are not biased late
+    // against the CPUs' by the synchronisation's wake-up.
+    const double before = hostClockMicros();
+    const cudaError_t status = cudaEventRecord(m_origin, m_streams[0]);
+    if (status != cudaSuccess || cudaEventSynchronize(m_origin) != cudaSuccess) {
+        cudaGetLastError();
+        noteAsyncError(failure("cudaEventRecord", status, __FILE__, __LINE__) +
+                       " (the timing origin)");
+    }
+    m_originHost = (before + hostClockMicros()) / 2;
 }
 
 int CudaDevice::mark() {
     if (m_nextMark == m_marks.size()) {
         cudaEvent_t event = nullptr;
-        cudaEventCreate(&event);
+        if (const cudaError_t status = cudaEventCreate(&event); status != cudaSuccess) {
+            cudaGetLastError();
+            noteAsyncError(failure("cudaEventCreate", status, __FILE__, __LINE__));
+        }
         m_marks.push_back(event);
     }
-    cudaEventRecord(m_marks[m_nextMark], currentStream());
+    if (const cudaError_t status = cudaEventRecord(m_marks[m_nextMark], currentStream());
+        status != cudaSuccess) {
+        cudaGetLastError();
+        noteAsyncError(failure("cudaEventRecord", status, __FILE__, __LINE__) + " (a timing mark)");
+    }
     return static_cast<int>(m_nextMark++);
 }
 
 double CudaDevice::markTime(int marker) const {
     float ms = 0;
-    if (marker < 0 || static_cast<std::size_t>(marker) >= m_nextMark ||
-        cudaEventElapsedTime(&ms, m_origin, m_marks[static_cast<std::size_t>(marker)]) !=
-            cudaSuccess)
+    if (marker < 0 || static_cast<std::size_t>(marker) >= m_nextMark)
         return m_originHost;
+    const cudaError_t status =
+        cudaEventElapsedTime(&ms, m_origin, m_marks[static_cast<std::size_t>(marker)]);
+    if (status != cudaSuccess) {
+        // A time that is not there is an error of the run, not a zero.
+        cudaGetLastError();
+        const_cast<CudaDevice*>(this)->noteAsyncError(
+            failure("cudaEventElapsedTime", status, __FILE__, __LINE__));
+        return m_originHost;
+    }
     return m_originHost + static_cast<double>(ms) * 1000.0;
 }
 
@@ -428,23 +544,33 @@ long long CudaDevice::registerErrorSource(std::string name) {
 
 std::string CudaDevice::takeAsyncError() {
     // A failed launch or copy surfaces at the next synchronisation.
+    std::string failure;
     {
         std::lock_guard lock(m_asyncMutex);
-        if (!m_asyncError.empty())
-            return std::exchange(m_asyncError, std::string());
+        failure = std::exchange(m_asyncError, std::string());
     }
     cudaSetDevice(m_ordinal);
-    const cudaError_t sticky = cudaGetLastError();
-    if (sticky != cudaSuccess)
-        return m_name + ": " + describe(sticky);
+    // This thread's last error is no one's now: whatever failed was reported where it failed.
+    cudaGetLastError();
     if (!m_checkErrors)
-        return {};
+        return failure;
+    // The kernels' error word, read and cleared in the compute stream's order (the kernels that
+    // set it ran there), whatever else failed: a stale word would fail a later, clean run.
     long long word[4] = {};
-    if (cudaMemcpy(word, m_errorWord, sizeof word, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return m_name + ": could not read the kernels' error word";
+    const cudaStream_t stream = m_streams[0];
+    if (cudaMemcpyAsync(word, m_errorWord, sizeof word, cudaMemcpyDeviceToHost, stream) !=
+            cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess) {
+        cudaGetLastError();
+        return failure.empty() ? m_name + ": could not read the kernels' error word" : failure;
+    }
     if (word[0] == 0)
-        return {};
-    cudaMemset(m_errorWord, 0, sizeof word);
+        return failure;
+    if (cudaMemsetAsync(m_errorWord, 0, sizeof word, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
+        cudaGetLastError();
+    if (!failure.empty())
+        return failure;
     const std::string source =
         word[1] >= 0 && static_cast<std::size_t>(word[1]) < m_errorSources.size()
             ? m_errorSources[static_cast<std::size_t>(word[1])]

@@ -78,7 +78,24 @@ public:
     cudaStream_t computeStream() const { return m_streams[0]; }
     cudaStream_t currentStream() const { return m_streams[m_lane]; }
     cublasHandle_t cublas() const { return m_cublas; }
+    /// Null where cuDNN could not be loaded: the kernels that need it say so (cudnnMissing()).
     cudnnHandle_t cudnn() const { return m_cudnn; }
+    /// What a measured algorithm choice is valid for: the GPU, its architecture and cuDNN's
+    /// version ("NVIDIA_H200/sm_90/cudnn91300").
+    const std::string& algorithmKey() const { return m_algorithmKey; }
+    /// Why this device has no cuDNN, or empty.
+    const std::string& cudnnMissing() const { return m_cudnnMissing; }
+    /// Device memory for convolution workspaces, shared by every convolution of this device
+    /// (they run one after another on the compute stream), grown to the largest need; a smaller
+    /// block it replaces is freed when the device is. Counted in bytesInUse.
+    Result<std::byte*> convWorkspace(std::int64_t bytes);
+    std::int64_t convWorkspaceBytes() const { return m_workspaceBytes; }
+    std::byte* convWorkspacePointer() const { return m_workspace; }
+    /// The caching allocator, for what must give its cached blocks back before a library
+    /// allocates on its own (cuDNN's algorithm search).
+    CachingAllocator& allocator() { return *m_allocator; }
+    /// Keeps a failure found outside a kernel (a failed event record) for takeAsyncError.
+    void noteAsyncError(const std::string& what);
     /// The device word kernels report data-dependent failures in, and the id that names a
     /// kernel in it ("gather '%3'").
     long long* errorWord() const { return m_errorWord; }
@@ -89,6 +106,8 @@ public:
 private:
     explicit CudaDevice(int ordinal);
     std::optional<SourceError> init();
+    /// Peer access to GPU `other`, enabled the first time a copy needs it.
+    void enablePeerAccess(int other);
     /// Host memory to device memory on `stream` through the pinned staging buffers.
     void stagedCopyIn(std::byte* dst, const void* src, std::int64_t bytes, cudaStream_t stream);
 
@@ -119,9 +138,17 @@ private:
     long long* m_errorWord = nullptr;
     std::vector<std::string> m_errorSources;
     bool m_checkErrors = false;
-    std::mutex m_asyncMutex;
+    mutable std::mutex m_asyncMutex;
     std::string m_asyncError; ///< the first failure a synchronisation saw
     std::map<std::string, ConvAlgorithm> m_convAlgorithms;
+    std::string m_cudnnMissing;
+    std::string m_algorithmKey;
+    void* m_cublasWorkspace = nullptr;
+    std::byte* m_workspace = nullptr;
+    std::int64_t m_workspaceBytes = 0;
+    std::vector<std::byte*> m_retiredWorkspaces; ///< smaller ones, perhaps still in use
+    std::vector<int> m_peers;                    ///< GPUs peer access was enabled to
+    std::mutex m_peerMutex;
     std::unique_ptr<WorkQueue> m_worker; ///< last: stops first
 };
 
@@ -131,5 +158,7 @@ inline constexpr int kStagingBuffers = 4;
 /// Host storages smaller than this are not pinned: staging costs them little, and pinning works
 /// on whole pages that small allocations share.
 inline constexpr std::int64_t kPinMinBytes = 1 << 20;
+/// cuBLAS's workspace (cublasSetWorkspace), from the caching allocator.
+inline constexpr std::int64_t kCublasWorkspaceBytes = 32 << 20;
 
 } // namespace placer::cuda

@@ -1,6 +1,7 @@
 // CUDA, cuBLAS and cuDNN failures as values: the call, its error and where it was made. Kernels
 // throw them as KernelError (the executor turns that into the run's error); load-time code
-// returns them as SourceError. Nothing here aborts.
+// returns them as SourceError. Either clears the thread's last CUDA error, so that a later
+// call's check does not report this one as its own. Nothing here aborts.
 #pragma once
 
 #include "runtime/Kernel.h"
@@ -48,16 +49,20 @@ std::string failure(const char* call, Status status, const char* file, int line)
 #define PLACER_CUDA_THROW(call)                                                                    \
     do {                                                                                           \
         const auto placerStatus_ = (call);                                                         \
-        if (::placer::cuda::failed(placerStatus_))                                                 \
+        if (::placer::cuda::failed(placerStatus_)) {                                               \
+            cudaGetLastError(); /* reported here: not the next call's error */                     \
             throw ::placer::KernelError(                                                           \
                 ::placer::cuda::failure(#call, placerStatus_, __FILE__, __LINE__));                \
+        }                                                                                          \
     } while (0)
 
 /// Returns a SourceError from the enclosing function when `call` fails (load time).
 #define PLACER_CUDA_RETURN(call)                                                                   \
     do {                                                                                           \
         const auto placerStatus_ = (call);                                                         \
-        if (::placer::cuda::failed(placerStatus_))                                                 \
+        if (::placer::cuda::failed(placerStatus_)) {                                               \
+            cudaGetLastError(); /* reported here: not the next call's error */                     \
             return ::placer::SourceError{                                                          \
                 "", 0, 0, ::placer::cuda::failure(#call, placerStatus_, __FILE__, __LINE__)};      \
+        }                                                                                          \
     } while (0)

@@ -3,6 +3,7 @@
 // the table from operator name to kernel factory that makeCudaKernel() dispatches on.
 #include "cuda/CudaKernels.h"
 
+#include "cuda/CudaChecks.h"
 #include "cuda/CudaDevice.h"
 #include "cuda/CudaError.h"
 #include "cuda/Launch.h"
@@ -285,7 +286,7 @@ KernelResult unaryKernel(const KernelSpec& spec, CudaDevice& device) {
         return makeKernel("unary", [=](const std::byte* const* in, std::byte* const* out) mutable {
             op.x = reinterpret_cast<const float*>(in[0]);
             op.y = reinterpret_cast<float*>(out[0]);
-            launchElements(op, n, dev->computeStream());
+            launchUnaryContiguous(op, n, dev->computeStream());
         });
     }
     UnaryAny op{nullptr, nullptr, elemOf(dtype), fn, a, b, elemOf(outType)};
@@ -337,6 +338,19 @@ KernelResult binaryKernel(const KernelSpec& spec, CudaDevice& device) {
         });
     }
     if (in == DType::Float32 && outType == DType::Float32) {
+        // Two operands that are each the whole output, a row it repeats or a scalar: the
+        // contiguous kernel, with no index arithmetic (a residual Add, a bias row).
+        std::int64_t periods[2] = {0, 0};
+        for (std::size_t i = 0; i < 2 && spec.inputs.size() == 2; ++i)
+            periods[i] = contiguousPeriod(binaryOperandShape(spec, i), out);
+        if (periods[0] > 0 && periods[1] > 0) {
+            return makeKernel("binary:contiguous", [=](const std::byte* const* inp,
+                                                       std::byte* const* outp) {
+                launchBinaryContiguous(fn, {reinterpret_cast<const float*>(inp[0]), periods[0]},
+                                       {reinterpret_cast<const float*>(inp[1]), periods[1]},
+                                       reinterpret_cast<float*>(outp[0]), n, dev->computeStream());
+            });
+        }
         return makeKernel("binary", [=](const std::byte* const* inp, std::byte* const* outp) {
             auto* y = reinterpret_cast<float*>(outp[0]);
             BinaryF32 op{reinterpret_cast<const float*>(inp[0]),
@@ -502,22 +516,45 @@ using TensorDesc = Descriptor<cudnnTensorDescriptor_t, cudnnDestroyTensorDescrip
 using FilterDesc = Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
 using ConvDesc = Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
 
-Result<std::shared_ptr<TensorDesc>> tensorDesc(std::vector<int> dims) {
-    while (dims.size() < 4)
-        dims.push_back(1);
+/// A cuDNN tensor of `extents` (padded to rank 4), dense; its extents and strides are ints, so
+/// a tensor whose extents or strides an int cannot hold is refused, not wrapped.
+Result<std::shared_ptr<TensorDesc>> tensorDesc(Dims extents) {
+    while (extents.size() < 4)
+        extents.push_back(1);
+    Dims strides(extents.size(), 1);
+    for (std::size_t i = extents.size() - 1; i-- > 0;)
+        strides[i] = strides[i + 1] * extents[i + 1];
+    if (auto overflow = intOverflow(extents, "an extent", "cuDNN"))
+        return SourceError::sentence(*overflow);
+    if (auto overflow = intOverflow(strides, "a stride", "cuDNN"))
+        return SourceError::sentence(*overflow);
+    const std::vector<int> dims(extents.begin(), extents.end());
+    const std::vector<int> intStrides(strides.begin(), strides.end());
     auto desc = std::make_shared<TensorDesc>();
     PLACER_CUDA_RETURN(cudnnCreateTensorDescriptor(&desc->handle));
-    std::vector<int> strides(dims.size(), 1);
-    for (std::size_t i = dims.size() - 1; i-- > 0;)
-        strides[i] = strides[i + 1] * dims[i + 1];
     PLACER_CUDA_RETURN(cudnnSetTensorNdDescriptor(desc->handle, CUDNN_DATA_FLOAT,
                                                   static_cast<int>(dims.size()), dims.data(),
-                                                  strides.data()));
+                                                  intStrides.data()));
     return desc;
 }
 
 std::vector<int> intDims(const Dims& dims) {
     return std::vector<int>(dims.begin(), dims.end());
+}
+
+/// A kernel that does nothing: an op whose output is empty (cuDNN refuses empty descriptors).
+KernelResult emptyKernel(const char* name) {
+    return makeKernel(name, [](const std::byte* const*, std::byte* const*) {});
+}
+
+/// The fixed workspace budget of a convolution's algorithm: the same on every machine, so that
+/// the choice, and with it the output's bits, does not depend on what else holds memory.
+constexpr std::int64_t kConvWorkspaceBudget = 256 << 20;
+
+/// The convolution algorithms measured on this machine (cuda/CudaChecks.h), in the user's cache.
+AlgorithmCache& algorithmCache() {
+    static AlgorithmCache cache(cacheFilePath("cudnn-convolutions.txt"));
+    return cache;
 }
 
 KernelResult softmaxKernel(const KernelSpec& spec, CudaDevice& device) {
@@ -526,8 +563,12 @@ KernelResult softmaxKernel(const KernelSpec& spec, CudaDevice& device) {
     Softmax softmax;
     if (auto error = readSoftmax(spec, &softmax))
         return specError(spec, *error);
-    auto desc = tensorDesc({static_cast<int>(softmax.outer), static_cast<int>(softmax.channels),
-                            static_cast<int>(softmax.inner), 1});
+    if (!device.cudnn())
+        return specError(spec,
+                         "needs cuDNN, which this GPU does not have: " + device.cudnnMissing());
+    if (softmax.outer * softmax.channels * softmax.inner == 0)
+        return emptyKernel("cudnn:softmax");
+    auto desc = tensorDesc({softmax.outer, softmax.channels, softmax.inner, 1});
     if (!desc)
         return specError(spec, desc.error().message);
     const auto algorithm = softmax.log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE;
@@ -547,9 +588,18 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
     Convolution conv;
     if (auto error = readConvolution(spec, &conv))
         return specError(spec, *error);
+    if (!device.cudnn())
+        return specError(spec,
+                         "needs cuDNN, which this GPU does not have: " + device.cudnnMissing());
     Dims in = spec.inputs[0].shape;
     Dims w = spec.inputs[1].shape;
     Dims out = spec.outputs[0].shape;
+    if (product(out) == 0)
+        return emptyKernel("cudnn:convolution");
+    if (product(in) == 0 || product(w) == 0)
+        return specError(spec, "an empty input or filter for a non-empty output");
+    if (auto overflow = intOverflow(w, "the filter's extent", "cuDNN"))
+        return specError(spec, *overflow);
     const std::size_t spatial = in.size() - 2;
     Window window = conv.window;
     // cuDNN pads symmetrically: uneven padding pads the input into a workspace first.
@@ -574,8 +624,8 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
         for (Dims* list : {&window.padL, &window.strides, &window.dilation})
             list->insert(list->begin(), list == &window.padL ? 0 : 1);
     }
-    auto src = tensorDesc(intDims(padded));
-    auto dst = tensorDesc(intDims(out));
+    auto src = tensorDesc(padded);
+    auto dst = tensorDesc(out);
     if (!src || !dst)
         return specError(spec, (!src ? src.error() : dst.error()).message);
     auto filter = std::make_shared<FilterDesc>();
@@ -606,51 +656,65 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
     auto& cache = device.convAlgorithms();
     auto found = cache.find(key);
     if (found == cache.end()) {
-        int returned = 0;
-        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-        PLACER_CUDA_RETURN(cudnnFindConvolutionForwardAlgorithm(
-            device.cudnn(), src.value()->handle, filter->handle, convDesc->handle,
-            dst.value()->handle, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+        // The fastest algorithm within the fixed workspace budget, measured once per machine
+        // and kept in the algorithm cache, so that every later process (and every run) takes
+        // the same one, and the outputs' bits with it.
+        const std::string machineKey = device.algorithmKey() + "/" + key;
         ConvAlgorithm best;
         bool any = false;
-        for (int i = 0; i < returned && !any; ++i) {
-            if (perf[i].status == CUDNN_STATUS_SUCCESS) {
-                best = {perf[i].algo, perf[i].memory};
+        if (const auto known = algorithmCache().find(machineKey);
+            known && known->workspace <= kConvWorkspaceBudget) {
+            best = {static_cast<cudnnConvolutionFwdAlgo_t>(known->algorithm),
+                    static_cast<std::size_t>(known->workspace)};
+            any = true;
+        } else {
+            // The search allocates its own trial buffers: the cached blocks go back first.
+            device.allocator().releaseCached();
+            int returned = 0;
+            cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+            PLACER_CUDA_RETURN(cudnnFindConvolutionForwardAlgorithm(
+                device.cudnn(), src.value()->handle, filter->handle, convDesc->handle,
+                dst.value()->handle, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+            for (int i = 0; i < returned && !any; ++i) { // fastest first
+                const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
+                if (p.status != CUDNN_STATUS_SUCCESS || p.mathType == CUDNN_TENSOR_OP_MATH ||
+                    p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
+                    static_cast<std::int64_t>(p.memory) > kConvWorkspaceBudget)
+                    continue;
+                best = {p.algo, p.memory};
                 any = true;
             }
+            if (!any)
+                return specError(spec, "cuDNN has no algorithm for this convolution within a " +
+                                           formatBytes(kConvWorkspaceBudget) + " workspace");
+            algorithmCache().remember(machineKey, {static_cast<int>(best.algorithm),
+                                                   static_cast<std::int64_t>(best.workspace)});
         }
-        if (!any)
-            return specError(spec, "cuDNN has no algorithm for this convolution");
         found = cache.emplace(key, best).first;
     }
     const ConvAlgorithm algorithm = found->second;
-    // Workspace and padded input from the device's allocator, once.
-    std::byte* workspace = nullptr;
+    // The workspace is the device's, shared by its convolutions (grown here, read at launch);
+    // the padded input is this node's, from the device's allocator, once.
     if (algorithm.workspace > 0) {
-        auto block = device.allocate(static_cast<std::int64_t>(algorithm.workspace));
+        auto block = device.convWorkspace(static_cast<std::int64_t>(algorithm.workspace));
         if (!block)
-            return specError(spec, block.error().message);
-        workspace = block.value();
+            return specError(spec, "the convolution's workspace: " + block.error().message);
     }
     std::byte* paddedInput = nullptr;
     if (uneven) {
         auto block = device.allocate(product(padded) * 4);
-        if (!block) {
-            device.free(workspace);
+        if (!block)
             return specError(spec, block.error().message);
-        }
         paddedInput = block.value();
     }
-    std::shared_ptr<void> memory(nullptr, [dev = &device, workspace, paddedInput](void*) {
-        dev->free(workspace);
-        dev->free(paddedInput);
-    });
+    std::shared_ptr<void> memory(nullptr,
+                                 [dev = &device, paddedInput](void*) { dev->free(paddedInput); });
     const bool hasBias = conv.hasBias;
     std::shared_ptr<TensorDesc> biasDesc;
     if (hasBias) {
         std::vector<int> dims(out.size(), 1);
         dims[1] = static_cast<int>(out[1]);
-        auto bias = tensorDesc(dims);
+        auto bias = tensorDesc(Dims(dims.begin(), dims.end()));
         if (!bias)
             return specError(spec, bias.error().message);
         biasDesc = bias.take();
@@ -670,10 +734,10 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
                 input = paddedInput;
             }
             const float one = 1, zero = 0;
-            PLACER_CUDA_THROW(
-                cudnnConvolutionForward(dev->cudnn(), &one, srcDesc->handle, input, filter->handle,
-                                        in[1], convDesc->handle, algorithm.algorithm, workspace,
-                                        algorithm.workspace, &zero, dstDesc->handle, outp[0]));
+            PLACER_CUDA_THROW(cudnnConvolutionForward(
+                dev->cudnn(), &one, srcDesc->handle, input, filter->handle, in[1], convDesc->handle,
+                algorithm.algorithm, dev->convWorkspacePointer(), algorithm.workspace, &zero,
+                dstDesc->handle, outp[0]));
             if (hasBias)
                 PLACER_CUDA_THROW(cudnnAddTensor(dev->cudnn(), &one, biasDesc->handle, in[2], &one,
                                                  dstDesc->handle, outp[0]));
@@ -689,6 +753,8 @@ KernelResult matmulKernel(const KernelSpec& spec, CudaDevice& device) {
     const MatrixOperand& ma = mp.a;
     const MatrixOperand& mb = mp.b;
     const std::int64_t m = mp.m, n = mp.n, k = mp.k;
+    if (auto overflow = intOverflow({m, n, k, mp.batches}, "a matrix product's extent", "cuBLAS"))
+        return specError(spec, *overflow);
     // Row-major C = A x B is column-major C^T = B^T x A^T.
     const cublasOperation_t opA = ma.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t opB = mb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;

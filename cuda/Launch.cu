@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace placer::cuda {
 
@@ -32,12 +33,18 @@ __global__ void probeKernel() {}
 constexpr int kThreads = 256;
 constexpr i64 kMaxBlocks = 65535;
 
+/// Clears the thread's last error before a launch: whatever failed earlier was reported where
+/// it failed (cuda/CudaError.h), and must not be taken for this launch's failure.
+void clearStale() {
+    cudaGetLastError();
+}
+
+/// The launch's own failure, naming the kernel (its functor's type).
 void check(const char* what) {
     const cudaError_t error = cudaGetLastError();
     if (error != cudaSuccess)
-        throw std::runtime_error(
-            std::string("launching ") + what + " failed: " + cudaGetErrorName(error) + " (" +
-            cudaGetErrorString(error) + ") at " + __FILE__ + ":" + std::to_string(__LINE__));
+        throw std::runtime_error(std::string("launching ") + what + " failed: " +
+                          cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")");
 }
 
 } // namespace
@@ -46,6 +53,7 @@ template <typename Op> void launchElements(const Op& op, i64 n, cudaStream_t str
     if (n <= 0)
         return;
     const i64 blocks = std::min<i64>((n + kThreads - 1) / kThreads, kMaxBlocks);
+    clearStale();
     elementKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(op, n);
     check(__PRETTY_FUNCTION__);
 }
@@ -55,8 +63,141 @@ template <typename Op> void launchRows(const Op& op, i64 rows, cudaStream_t stre
         return;
     const i64 warps = kThreads / 32;
     const i64 blocks = std::min<i64>((rows + warps - 1) / warps, kMaxBlocks);
+    clearStale();
     rowKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(op, rows);
     check(__PRETTY_FUNCTION__);
+}
+
+namespace {
+
+/// The binary function, compiled in (F) or chosen at run time (the generic instance).
+template <int F> struct Binary {
+    BinaryFn fn;
+    __device__ float operator()(float x, float y) const {
+        return applyBinary<float>(F < 0 ? fn : static_cast<BinaryFn>(F), x, y);
+    }
+};
+template <int F> struct UnaryOp {
+    UnaryFn fn;
+    float a, b;
+    __device__ float operator()(float x) const {
+        return applyUnary<float>(F < 0 ? fn : static_cast<UnaryFn>(F), x, a, b);
+    }
+};
+
+__device__ inline float at(const ContiguousOperand& o, i64 i, i64 n) {
+    return o.period == 1 ? o.data[0] : o.data[o.period == n ? i : i % o.period];
+}
+__device__ inline float4 at4(const ContiguousOperand& o, i64 chunk, i64 n) {
+    if (o.period == 1) {
+        const float v = o.data[0];
+        return make_float4(v, v, v, v);
+    }
+    return reinterpret_cast<const float4*>(o.data)[o.period == n ? chunk : chunk % (o.period / 4)];
+}
+
+template <typename Op>
+__global__ void binaryContiguous(Op op, ContiguousOperand a, ContiguousOperand b, float* out,
+                                 i64 n) {
+    const i64 stride = static_cast<i64>(blockDim.x) * gridDim.x;
+    for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = op(at(a, i, n), at(b, i, n));
+}
+
+template <typename Op>
+__global__ void binaryContiguous4(Op op, ContiguousOperand a, ContiguousOperand b, float* out,
+                                  i64 n) {
+    const i64 chunks = n / 4;
+    const i64 stride = static_cast<i64>(blockDim.x) * gridDim.x;
+    for (i64 c = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks;
+         c += stride) {
+        const float4 x = at4(a, c, n), y = at4(b, c, n);
+        reinterpret_cast<float4*>(out)[c] =
+            make_float4(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
+    }
+}
+
+template <typename Op> __global__ void unaryContiguous(Op op, const float* x, float* y, i64 n) {
+    const i64 stride = static_cast<i64>(blockDim.x) * gridDim.x;
+    for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = op(x[i]);
+}
+
+template <typename Op> __global__ void unaryContiguous4(Op op, const float* x, float* y, i64 n) {
+    const i64 chunks = n / 4;
+    const i64 stride = static_cast<i64>(blockDim.x) * gridDim.x;
+    for (i64 c = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks;
+         c += stride) {
+        const float4 v = reinterpret_cast<const float4*>(x)[c];
+        reinterpret_cast<float4*>(y)[c] = make_float4(op(v.x), op(v.y), op(v.z), op(v.w));
+    }
+}
+
+bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+/// Four elements a thread: whole float4s, and every operand's period a multiple of four.
+bool byFours(ContiguousOperand a, ContiguousOperand b, const float* out, i64 n) {
+    const auto fits = [n](ContiguousOperand o) {
+        return o.period == 1 || (aligned16(o.data) && (o.period == n || o.period % 4 == 0));
+    };
+    return n % 4 == 0 && aligned16(out) && fits(a) && fits(b);
+}
+
+unsigned blocksFor(i64 threads) {
+    return static_cast<unsigned>(std::min<i64>((threads + kThreads - 1) / kThreads, kMaxBlocks));
+}
+
+template <typename Op>
+void launchBinary(Op op, ContiguousOperand a, ContiguousOperand b, float* out, i64 n,
+                  cudaStream_t stream) {
+    clearStale();
+    if (byFours(a, b, out, n))
+        binaryContiguous4<<<blocksFor(n / 4), kThreads, 0, stream>>>(op, a, b, out, n);
+    else
+        binaryContiguous<<<blocksFor(n), kThreads, 0, stream>>>(op, a, b, out, n);
+    check(__PRETTY_FUNCTION__);
+}
+
+template <typename Op> void launchUnary(Op op, const float* x, float* y, i64 n, cudaStream_t s) {
+    clearStale();
+    if (n % 4 == 0 && aligned16(x) && aligned16(y))
+        unaryContiguous4<<<blocksFor(n / 4), kThreads, 0, s>>>(op, x, y, n);
+    else
+        unaryContiguous<<<blocksFor(n), kThreads, 0, s>>>(op, x, y, n);
+    check(__PRETTY_FUNCTION__);
+}
+
+} // namespace
+
+void launchBinaryContiguous(BinaryFn fn, ContiguousOperand a, ContiguousOperand b, float* out,
+                            i64 n, cudaStream_t stream) {
+    if (n <= 0)
+        return;
+    switch (fn) {
+    case BinaryFn::Add:
+        return launchBinary(Binary<static_cast<int>(BinaryFn::Add)>{fn}, a, b, out, n, stream);
+    case BinaryFn::Sub:
+        return launchBinary(Binary<static_cast<int>(BinaryFn::Sub)>{fn}, a, b, out, n, stream);
+    case BinaryFn::Mul:
+        return launchBinary(Binary<static_cast<int>(BinaryFn::Mul)>{fn}, a, b, out, n, stream);
+    case BinaryFn::Div:
+        return launchBinary(Binary<static_cast<int>(BinaryFn::Div)>{fn}, a, b, out, n, stream);
+    case BinaryFn::Max:
+        return launchBinary(Binary<static_cast<int>(BinaryFn::Max)>{fn}, a, b, out, n, stream);
+    default:
+        return launchBinary(Binary<-1>{fn}, a, b, out, n, stream);
+    }
+}
+
+void launchUnaryContiguous(const UnaryF32& op, i64 n, cudaStream_t stream) {
+    if (n <= 0)
+        return;
+    if (op.fn == UnaryFn::Relu)
+        return launchUnary(UnaryOp<static_cast<int>(UnaryFn::Relu)>{op.fn, op.a, op.b}, op.x, op.y,
+                           n, stream);
+    launchUnary(UnaryOp<-1>{op.fn, op.a, op.b}, op.x, op.y, n, stream);
 }
 
 bool kernelsRunOn(int ordinal, std::string* why) {

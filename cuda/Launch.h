@@ -20,6 +20,22 @@ template <typename Op> void launchElements(const Op& op, i64 n, cudaStream_t str
 /// One warp per row.
 template <typename Op> void launchRows(const Op& op, i64 rows, cudaStream_t stream);
 
+/// A float32 operand of a contiguous element-wise kernel: its data repeats every `period`
+/// elements of the output (the output's count: the whole tensor; a row's: a bias row broadcast
+/// over the leading axes; 1: a scalar).
+struct ContiguousOperand {
+    const float* data = nullptr;
+    i64 period = 1;
+};
+/// out[i] = fn(a[i % a.period], b[i % b.period]) over n elements, four a thread where the
+/// pointers and periods allow; Add, Sub, Mul, Div and Max with the function compiled in. The
+/// result equals BinaryF32's, element for element.
+void launchBinaryContiguous(BinaryFn fn, ContiguousOperand a, ContiguousOperand b, float* out,
+                            i64 n, cudaStream_t stream);
+/// y[i] = fn(x[i]) (UnaryF32's arithmetic), four a thread where the pointers allow; Relu with the
+/// function compiled in.
+void launchUnaryContiguous(const UnaryF32& op, i64 n, cudaStream_t stream);
+
 /// Whether this build has kernels the device can run (a build without its architecture cannot
 /// launch anything there); *why says why not.
 bool kernelsRunOn(int ordinal, std::string* why);

@@ -6,12 +6,15 @@
 // "not initialised" status, and the device that asked reports why (lazyLibraryError()).
 #include "cuda/LazyLibraries.h"
 
+#include "cuda/CudaChecks.h"
+
 #include <cublas_v2.h>
 #include <cudnn.h>
 #include <dlfcn.h>
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace placer::cuda {
 namespace {
@@ -22,6 +25,8 @@ struct Library {
     std::once_flag once;
     void* handle = nullptr;
     std::string error;
+    std::mutex mutex;
+    std::vector<std::string> missing; ///< functions this build calls that the library lacks
 };
 
 #define PLACER_STRINGIFY_(x) #x
@@ -49,7 +54,27 @@ void* symbol(Library& library, const char* name) {
     });
     if (!library.handle)
         return nullptr;
-    return ::dlsym(library.handle, name);
+    void* function = ::dlsym(library.handle, name);
+    if (!function) {
+        std::lock_guard lock(library.mutex);
+        library.missing.emplace_back(name);
+    }
+    return function;
+}
+
+/// Why `library` cannot be used so far: it did not open, or lacks functions that were asked for.
+std::string openProblem(Library& library) {
+    symbol(library, "placer_open_only"); // opens it, once
+    if (!library.handle)
+        return library.error;
+    std::lock_guard lock(library.mutex);
+    std::string out;
+    for (const std::string& name : library.missing) {
+        if (name == "placer_open_only")
+            continue;
+        out += (out.empty() ? std::string(library.soname) + " has no " : ", ") + name;
+    }
+    return out;
 }
 
 template <typename Fn> Fn lookup(Library& library, const char* name) {
@@ -57,6 +82,35 @@ template <typename Fn> Fn lookup(Library& library, const char* name) {
 }
 
 } // namespace
+
+std::string cublasLibraryProblem() {
+    if (std::string why = openProblem(cublasLibrary()); !why.empty())
+        return why;
+    int major = 0, minor = 0;
+    if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
+        cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS)
+        return "cannot read the version of " + std::string(cublasLibrary().soname);
+    return libraryVersionProblem("cuBLAS", major, minor, CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR);
+}
+
+std::string cudnnLibraryProblem() {
+    if (std::string why = openProblem(cudnnLibrary()); !why.empty())
+        return why;
+    // cudnnGetVersion is MAJOR * 10000 + MINOR * 100 + PATCH from cuDNN 9 on.
+    const std::size_t version = cudnnGetVersion();
+    const int major = static_cast<int>(version / 10000),
+              minor = static_cast<int>(version / 100 % 100);
+    if (std::string why = libraryVersionProblem("cuDNN", major, minor, CUDNN_MAJOR, CUDNN_MINOR);
+        !why.empty())
+        return why;
+    // cuDNN built for another CUDA major version loads that version's libraries.
+    const int cudart = static_cast<int>(cudnnGetCudartVersion());
+    if (cudart / 1000 != CUDART_VERSION / 1000)
+        return "cuDNN " + std::to_string(major) + "." + std::to_string(minor) +
+               " was built for CUDA " + std::to_string(cudart / 1000) + ", this build for CUDA " +
+               std::to_string(CUDART_VERSION / 1000);
+    return {};
+}
 
 std::string lazyLibraryError() {
     std::string out;
@@ -91,6 +145,10 @@ PLACER_FORWARD(cublasLibrary, CUBLAS_STATUS_NOT_INITIALIZED, cublasDestroy, (cub
                (handle))
 PLACER_FORWARD(cublasLibrary, "cuBLAS is not available", cublasGetStatusString,
                (cublasStatus_t status), (status))
+PLACER_FORWARD(cublasLibrary, CUBLAS_STATUS_NOT_INITIALIZED, cublasGetProperty,
+               (libraryPropertyType type, int* value), (type, value))
+PLACER_FORWARD(cublasLibrary, CUBLAS_STATUS_NOT_INITIALIZED, cublasSetWorkspace,
+               (cublasHandle_t handle, void* workspace, size_t bytes), (handle, workspace, bytes))
 PLACER_FORWARD(cublasLibrary, CUBLAS_STATUS_NOT_INITIALIZED, cublasSetStream,
                (cublasHandle_t handle, cudaStream_t stream), (handle, stream))
 PLACER_FORWARD(cublasLibrary, CUBLAS_STATUS_NOT_INITIALIZED, cublasSgemm,
@@ -110,6 +168,8 @@ PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnCreate, (cudnnHa
                (handle))
 PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnDestroy, (cudnnHandle_t handle),
                (handle))
+PLACER_FORWARD(cudnnLibrary, 0, cudnnGetVersion, (), ())
+PLACER_FORWARD(cudnnLibrary, 0, cudnnGetCudartVersion, (), ())
 PLACER_FORWARD(cudnnLibrary, "cuDNN is not available", cudnnGetErrorString, (cudnnStatus_t status),
                (status))
 PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnSetStream,

@@ -1012,10 +1012,11 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             stream.device->synchronize();
         const double end = hostClockMicros();
         for (Impl::Stream& stream : impl.streams) {
+            // Times first: a device whose timing failed says so in its asynchronous error.
+            impl.finishStream(stream);
             std::string asyncError = stream.device->takeAsyncError();
             if (!asyncError.empty())
                 impl.fail(std::move(asyncError));
-            impl.finishStream(stream);
         }
         if (impl.aborted.load()) {
             impl.aborted.store(false);

@@ -3,12 +3,14 @@
 // bookkeeping. The GPU itself is exercised by tst_cuda where one is present.
 #include "KernelTestUtil.h"
 #include "cuda/CachingAllocator.h"
+#include "cuda/CudaChecks.h"
 #include "runtime/ElementFunctors.h"
 #include "runtime/KernelSupport.h"
 
 #include <QtTest>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
@@ -140,6 +142,99 @@ private slots:
             gpu::runOnHost(kernel, static_cast<std::int64_t>(z.size()));
             compare(z, floats(expected[0]), 1e-6);
         }
+    }
+
+    // Which operands the contiguous element-wise kernels take (cuda/CudaChecks.h), and that
+    // indexing them by period reads what the broadcasting functor reads.
+    void contiguousOperandsRepeatByPeriod() {
+        using placer::cuda::contiguousPeriod;
+        QCOMPARE(contiguousPeriod({2, 3, 4}, {2, 3, 4}), std::int64_t{24});
+        QCOMPARE(contiguousPeriod({768}, {128, 768}), std::int64_t{768});
+        QCOMPARE(contiguousPeriod({1, 1, 768}, {4, 128, 768}), std::int64_t{768});
+        QCOMPARE(contiguousPeriod({3, 4}, {2, 3, 4}), std::int64_t{12});
+        QCOMPARE(contiguousPeriod({}, {2, 3}), std::int64_t{1});
+        QCOMPARE(contiguousPeriod({1, 1}, {2, 3}), std::int64_t{1});
+        QCOMPARE(contiguousPeriod({64, 1, 1}, {8, 64, 7, 7}), std::int64_t{0}); // a channel bias
+        QCOMPARE(contiguousPeriod({128, 1}, {128, 768}), std::int64_t{0});
+        QCOMPARE(contiguousPeriod({2, 2, 3}, {2, 3}), std::int64_t{0});
+        QCOMPARE(contiguousPeriod({2, 1, 4}, {2, 3, 4}), std::int64_t{0});
+        std::mt19937 rng(4);
+        for (int trial = 0; trial < 40; ++trial) {
+            const Dims out = randomShape(rng, 1 + trial % 4);
+            Dims b(out.begin() + static_cast<std::ptrdiff_t>(rng() % out.size()), out.end());
+            if (trial % 5 == 0)
+                b = {1};
+            const std::int64_t period = contiguousPeriod(b, out);
+            QVERIFY(period > 0);
+            Tensor x = randomFloats(out, rng), y = randomFloats(b, rng);
+            const auto* xs = reinterpret_cast<const float*>(x.bytes.data());
+            const auto* ys = reinterpret_cast<const float*>(y.bytes.data());
+            std::vector<float> z(static_cast<std::size_t>(placer::product(out)));
+            gpu::BinaryF32 kernel{xs,
+                                  ys,
+                                  z.data(),
+                                  BinaryFn::Sub,
+                                  shapeOf(out),
+                                  stridesOf(placer::broadcastStrides(out, out)),
+                                  stridesOf(placer::broadcastStrides(b, out))};
+            gpu::runOnHost(kernel, static_cast<std::int64_t>(z.size()));
+            for (std::size_t i = 0; i < z.size(); ++i)
+                QCOMPARE(z[i], xs[i] - ys[static_cast<std::int64_t>(i) % period]);
+        }
+    }
+
+    // Sizes cuBLAS and cuDNN take as int are refused past INT_MAX, naming the size; library
+    // versions are checked by major version.
+    void intSizesAndLibraryVersions() {
+        using placer::cuda::intOverflow;
+        QVERIFY(!intOverflow({1, 2147483647, 0}, "an extent", "cuDNN"));
+        const auto overflow =
+            intOverflow({64, 3000000000LL}, "a matrix product's extent", "cuBLAS");
+        QVERIFY(overflow);
+        QCOMPARE(QString::fromStdString(*overflow),
+                 QString("a matrix product's extent 3000000000 is more than an int holds (cuBLAS "
+                         "takes int)"));
+        QVERIFY(placer::cuda::libraryVersionProblem("cuDNN", 9, 3, 9, 1).empty());
+        QCOMPARE(QString::fromStdString(placer::cuda::libraryVersionProblem("cuDNN", 8, 9, 9, 1)),
+                 QString("this build needs cuDNN 9.x (it was compiled against 9.1), and the "
+                         "library found is 8.9"));
+    }
+
+    // Measured algorithm choices persist across processes: a later cache on the same file
+    // gives the first choice for a key, skips lines that do not parse, and a cache that cannot
+    // write still answers from memory.
+    void algorithmChoicesPersist() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("sub/cudnn-convolutions.txt").toStdString();
+        {
+            placer::cuda::AlgorithmCache cache(path);
+            QVERIFY(!cache.find("gpu/1,3,8,8;"));
+            cache.remember("gpu/1,3,8,8;", {6, 4096});
+            cache.remember("gpu/1,3,8,8;", {1, 0}); // a second measurement does not replace it
+            cache.remember("gpu/2,3,8,8;", {0, 0});
+            QCOMPARE(cache.find("gpu/1,3,8,8;")->algorithm, 6);
+        }
+        {
+            std::ofstream append(path, std::ios::app);
+            append << "gpu/1,3,8,8; 2 0\n"  // another process's later line: the first wins
+                   << "cut short 3\n"       // a line a crash cut: skipped
+                   << "gpu/9; 1 -5\n"       // a negative workspace: skipped
+                   << "gpu/3,3,8,8; 7 128"; // no newline at the end: still read
+        }
+        placer::cuda::AlgorithmCache later(path);
+        QCOMPARE(later.find("gpu/1,3,8,8;")->algorithm, 6);
+        QCOMPARE(later.find("gpu/1,3,8,8;")->workspace, std::int64_t{4096});
+        QCOMPARE(later.find("gpu/2,3,8,8;")->algorithm, 0);
+        QCOMPARE(later.find("gpu/3,3,8,8;")->workspace, std::int64_t{128});
+        QVERIFY(!later.find("cut"));
+        QVERIFY(!later.find("gpu/9;"));
+        placer::cuda::AlgorithmCache unwritable("/proc/placer-cannot-write-here/cache.txt");
+        unwritable.remember("k", {3, 0});
+        QCOMPARE(unwritable.find("k")->algorithm, 3);
+        placer::cuda::AlgorithmCache memoryOnly("");
+        memoryOnly.remember("k", {4, 0});
+        QCOMPARE(memoryOnly.find("k")->algorithm, 4);
     }
 
     void comparisonsWriteBooleans() {

@@ -61,8 +61,9 @@ T = {
     "Op rule OP=DEVICE (repeatable).": ("Operatorregel OP=GERÄT (wiederholbar).", "算子规则 OP=DEVICE（可重复）。"),
     "Fallback device for ops no rule covers.": ("Ausweichgerät für Operatoren ohne Regel.", "没有规则覆盖的算子的后备设备。"),
     "Planner mode: demand or unify.": ("Planermodus: demand oder unify.", "规划模式：demand 或 unify。"),
-    "Run the plan on virtual CPUs before the screenshot.": (
-        "Den Plan vor dem Bildschirmfoto auf virtuellen CPUs ausführen.", "截图前先在虚拟 CPU 上运行计划。"),
+    "Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.": (
+        "Den Plan vor dem Bildschirmfoto ausführen: cuda-Geräte auf ihrer GPU, wo dieser Rechner sie hat, die übrigen auf dem Host und virtuellen CPUs.",
+        "截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。"),
     "Placement Explorer": ("Placement Explorer", "Placement Explorer"),
     "laying out": ("Layout läuft", "正在布局"),
     "Cancel layout": ("Layout abbrechen", "取消布局"),
@@ -392,6 +393,7 @@ T = {
     "%1 predicted": ("%1 vorhergesagt", "%1 预测"),
     "%1 (%2) on %3: %4 predicted%5": ("%1 (%2) auf %3: %4 vorhergesagt%5", "%1（%2）在 %3 上：预测 %4%5"),
     " (from earlier runs)": (" (aus früheren Läufen)", "（来自之前的运行）"),
+    "<p>Note: %1</p>": ("<p>Hinweis: %1</p>", "<p>注意：%1</p>"),
     "<p>Optimised: %1</p>": ("<p>Optimiert: %1</p>", "<p>已优化：%1</p>"),
     " ms": (" ms", " ms"),
     "none": ("keine", "无"),

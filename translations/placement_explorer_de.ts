@@ -372,11 +372,11 @@
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="133" />
-        <source>Run the plan on virtual CPUs before the screenshot.</source>
-        <translation>Den Plan vor dem Bildschirmfoto auf virtuellen CPUs ausführen.</translation>
+        <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
+        <translation>Den Plan vor dem Bildschirmfoto ausführen: cuda-Geräte auf ihrer GPU, wo dieser Rechner sie hat, die übrigen auf dem Host und virtuellen CPUs.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136" />
+        <location filename="../app/gui/main.cpp" line="138" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>Die obersten Namensbereiche zu Gruppen zuklappen.</translation>
     </message>
@@ -1158,7 +1158,7 @@
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="402" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="405" />

@@ -372,11 +372,11 @@
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="133" />
-        <source>Run the plan on virtual CPUs before the screenshot.</source>
+        <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136" />
+        <location filename="../app/gui/main.cpp" line="138" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished" />
     </message>

@@ -372,11 +372,11 @@
     </message>
     <message>
         <location filename="../app/gui/main.cpp" line="133" />
-        <source>Run the plan on virtual CPUs before the screenshot.</source>
-        <translation>截图前先在虚拟 CPU 上运行计划。</translation>
+        <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
+        <translation>截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136" />
+        <location filename="../app/gui/main.cpp" line="138" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -1158,7 +1158,7 @@
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="402" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="405" />

@@ -3,6 +3,7 @@
 #include "gui/RunController.h"
 
 #include "io/OnnxWriter.h"
+#include "runtime/DeviceRegistry.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -24,6 +25,18 @@ RunController::~RunController() {
 bool RunController::isRunning() const {
     return m_watcher.isRunning();
 }
+
+namespace {
+
+/// Whether this machine has the physical device `name` and can use it (asked once per process).
+bool usablePhysicalDevice(const std::string& name) {
+    static const std::vector<PhysicalDeviceInfo> devices = DeviceRegistry().list();
+    return std::any_of(devices.begin(), devices.end(), [&](const PhysicalDeviceInfo& info) {
+        return info.name == name && info.available;
+    });
+}
+
+} // namespace
 
 void RunController::cancel() {
     m_cancel = true;
@@ -51,10 +64,16 @@ void RunController::start(const Graph& graph, const DeviceSet& devices, const Pl
     physical.resize(static_cast<std::size_t>(devices.size()));
     for (int d = 0; d < devices.size(); ++d) {
         std::string name = physical[static_cast<std::size_t>(d)];
+        const VirtualDevice& device = devices[DeviceId(d)];
+        // Unchosen: a cuda device on its GPU where this machine has it (as placer run maps it),
+        // else each device on its own vcpu, the same one every run.
+        const std::string gpu = "cuda:" + std::to_string(device.ordinal);
         if (name.empty())
-            name = devices[DeviceId(d)].kind == DeviceKind::Cpu ? "cpu"
-                                                                : "vcpu" + std::to_string(d + 1);
-        request.maps.push_back({devices[DeviceId(d)].name, name});
+            name = device.kind == DeviceKind::Cpu ? "cpu"
+                   : device.kind == DeviceKind::Cuda && usablePhysicalDevice(gpu)
+                       ? gpu
+                       : "vcpu" + std::to_string(d + 1);
+        request.maps.push_back({device.name, name});
     }
     m_watcher.setFuture(
         QtConcurrent::run([this, planned, request] { return work(planned, std::move(request)); }));

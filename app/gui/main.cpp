@@ -130,7 +130,9 @@ int main(int argc, char** argv) {
     parser.addOptions(planCommandOptions);
     const QCommandLineOption runFirst(
         QStringLiteral("run"),
-        QApplication::translate("main", "Run the plan on virtual CPUs before the screenshot."));
+        QApplication::translate(
+            "main", "Run the plan before the screenshot: cuda devices on their GPU where this "
+                    "machine has it, the others on the host and virtual CPUs."));
     const QCommandLineOption collapse(
         QStringLiteral("collapse"),
         QApplication::translate("main", "Collapse the top-level name scopes into groups."));

@@ -48,14 +48,32 @@ bundle_step() {
     local dir=${1:?usage: scripts/gpu-check.sh bundle DIR}
     set -e
     mkdir -p "$dir/lib"
-    local program
+    local program needs=()
     for program in "${programs[@]}"; do
         mkdir -p "$dir/$(dirname "$program")"
         objcopy --strip-debug "$build/$program" "$dir/$program"
+        needs+=("$build/$program")
     done
+    # The GUI, where this build has it (PLACER_BUILD_GUI=ON), for a screenshot after a run on the
+    # GPU: Qt's offscreen platform, Graphviz's plugins and a font. Run it with
+    # QT_PLUGIN_PATH=DIR/plugins GVBINDIR=DIR/graphviz and FONTCONFIG_FILE=DIR/fonts/fonts.conf
+    # (made by the run step).
+    if [ -x "$build/app/placement-explorer" ]; then
+        local qtPlugins gvPlugins
+        qtPlugins=$(qtpaths6 --query QT_INSTALL_PLUGINS 2>/dev/null ||
+            echo /usr/lib/x86_64-linux-gnu/qt6/plugins)
+        gvPlugins=$(dirname "$(ldconfig -p | awk '/libgvc\.so\./ { print $NF; exit }')")/graphviz
+        objcopy --strip-debug "$build/app/placement-explorer" "$dir/app/placement-explorer"
+        mkdir -p "$dir/plugins/platforms" "$dir/graphviz" "$dir/fonts"
+        cp "$qtPlugins/platforms/libqoffscreen.so" "$dir/plugins/platforms/"
+        cp -L "$gvPlugins"/config6a "$gvPlugins"/libgvplugin_{core,dot_layout}.so.6 "$dir/graphviz/"
+        cp /usr/share/fonts/truetype/dejavu/DejaVuSans{,-Bold}.ttf "$dir/fonts/"
+        needs+=("$build/app/placement-explorer" "$dir/plugins/platforms/libqoffscreen.so"
+            "$dir"/graphviz/*.so.6)
+    fi
     # Every library the programs need but the C/C++ runtime and the driver, which the GPU
     # machine has in versions that match it.
-    for program in "${programs[@]}"; do ldd "$build/$program"; done |
+    for program in "${needs[@]}"; do ldd "$program"; done |
         awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
         grep -Ev '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|ld-linux[^/]*|libcuda)\.so' |
         while read -r library; do
@@ -155,6 +173,12 @@ run_step() {
     fi
     if [ -n "${PLACER_GPU_BUNDLE-}" ]; then
         export LD_LIBRARY_PATH=$PLACER_GPU_BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        if [ -d "$PLACER_GPU_BUNDLE/fonts" ]; then
+            export QT_PLUGIN_PATH=$PLACER_GPU_BUNDLE/plugins GVBINDIR=$PLACER_GPU_BUNDLE/graphviz
+            export FONTCONFIG_FILE=$PLACER_GPU_BUNDLE/fonts/fonts.conf
+            printf '<?xml version="1.0"?>\n<fontconfig><dir>%s</dir><cachedir>%s</cachedir></fontconfig>\n' \
+                "$PLACER_GPU_BUNDLE/fonts" "${TMPDIR:-/tmp}/placer-fontconfig" >"$FONTCONFIG_FILE"
+        fi
     fi
     export QT_QPA_PLATFORM=offscreen
     "$placer" devices

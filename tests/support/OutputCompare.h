@@ -1,7 +1,11 @@
-// Comparing two runs' float outputs, for tests and benchmarks that run one graph two ways.
+// Comparing two runs' outputs, for tests and benchmarks that run one graph two ways. Every dtype
+// is read as its own type (runtime's loadAsDouble); NaN matches only NaN and an infinity only the
+// same infinity, anything else there is an infinite difference; integers, booleans and strings
+// must match exactly.
 #pragma once
 
 #include "ir/HostTensor.h"
+#include "runtime/KernelSupport.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,19 +20,35 @@ inline std::vector<float> floatsOf(const HostTensor& tensor) {
     return values;
 }
 
-/// The largest difference between two runs' float outputs, relative to the largest value.
+/// The largest difference between two runs' outputs, relative to the largest finite value of
+/// `b`; INFINITY where they differ in count, type, a NaN, an infinity, an integer, a boolean or
+/// a string.
 inline double relativeDifference(const std::vector<HostTensor>& a,
                                  const std::vector<HostTensor>& b) {
     if (a.size() != b.size())
         return INFINITY;
     double diff = 0, scale = 1e-30;
     for (std::size_t k = 0; k < a.size(); ++k) {
-        if (a[k].type != b[k].type)
+        if (a[k].type != b[k].type || a[k].data.size() != b[k].data.size())
             return INFINITY;
-        const auto x = floatsOf(a[k]), y = floatsOf(b[k]);
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            diff = std::max(diff, static_cast<double>(std::abs(x[i] - y[i])));
-            scale = std::max(scale, static_cast<double>(std::abs(y[i])));
+        const DType dtype = a[k].type.dtype;
+        const std::int64_t n = a[k].type.elementCount();
+        if (dtype == DType::String) { // interned: equal strings have equal handles
+            if (std::memcmp(a[k].data.data(), b[k].data.data(), a[k].data.size()) != 0)
+                return INFINITY;
+            continue;
+        }
+        const bool exact = !isFloatingPoint(dtype);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double x = loadAsDouble(a[k].data.raw(), dtype, i);
+            const double y = loadAsDouble(b[k].data.raw(), dtype, i);
+            if (std::isfinite(y))
+                scale = std::max(scale, std::fabs(y));
+            if ((std::isnan(x) && std::isnan(y)) || x == y)
+                continue;
+            if (exact || !std::isfinite(x) || !std::isfinite(y))
+                return INFINITY;
+            diff = std::max(diff, std::fabs(x - y));
         }
     }
     return diff / scale;

@@ -168,6 +168,46 @@ std::string notesOf(const Optimised& o) {
 class TestOptimize : public QObject {
     Q_OBJECT
 private slots:
+    // The comparison every optimisation test relies on fails on a NaN, an infinity, an integer
+    // or a boolean that differs, and reads each dtype as itself.
+    void outputComparisonCatchesWhatDiffers() {
+        auto tensor = [](DType dtype, std::vector<double> values) {
+            HostTensor t = HostTensor::zeros(
+                TensorType{{static_cast<std::int64_t>(values.size())}, dtype});
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                if (dtype == DType::Float32)
+                    t.as<float>()[i] = static_cast<float>(values[i]);
+                else if (dtype == DType::Float64)
+                    t.as<double>()[i] = values[i];
+                else if (dtype == DType::Int64)
+                    t.as<std::int64_t>()[i] = static_cast<std::int64_t>(values[i]);
+                else
+                    t.as<bool>()[i] = values[i] != 0;
+            }
+            return std::vector<HostTensor>{t};
+        };
+        const double nan = std::nan(""), inf = INFINITY;
+        QCOMPARE(relativeDifference(tensor(DType::Float32, {1, nan, inf}),
+                                    tensor(DType::Float32, {1, nan, inf})),
+                 0.0);
+        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {1, nan}),
+                                              tensor(DType::Float32, {1, 2}))));
+        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {1, 2}),
+                                              tensor(DType::Float32, {1, nan}))));
+        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {inf}),
+                                              tensor(DType::Float32, {-inf}))));
+        QVERIFY(std::isinf(relativeDifference(tensor(DType::Int64, {1000000, 7}),
+                                              tensor(DType::Int64, {1000000, 8}))));
+        QVERIFY(std::isinf(
+            relativeDifference(tensor(DType::Bool, {1, 0}), tensor(DType::Bool, {1, 1}))));
+        // float64 read as float64, not as pairs of floats.
+        const double d = relativeDifference(tensor(DType::Float64, {1.0, 2.0}),
+                                            tensor(DType::Float64, {1.0, 2.0 + 2e-6}));
+        QVERIFY2(d > 5e-7 && d < 2e-6, qPrintable(QString::number(d)));
+        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {1}),
+                                              tensor(DType::Float64, {1}))));
+    }
+
     void initTestCase() { installConstantFolding(); }
     void committedModelsComputeTheSame_data();
     void committedModelsComputeTheSame();

@@ -7,6 +7,7 @@
 //
 //   bench_gui            the full run
 //   bench_gui --quick    small graphs only (what CTest runs)
+#include "BenchFailures.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
 #include "gui/RunPanel.h"
@@ -115,6 +116,7 @@ void measure(const QString& label, const QString& path) {
     heartbeat.start(5);
     if (!window.openFile(path)) {
         std::printf("%-28s cannot open\n", qPrintable(label));
+        bench::wrong(label.toStdString() + ": cannot open " + path.toStdString());
         return;
     }
     double firstPaint = -1;
@@ -126,6 +128,7 @@ void measure(const QString& label, const QString& path) {
     heartbeat.start(5);
     if (!laidOut.wait(600000)) {
         std::printf("%-28s layout did not finish in 10 minutes\n", qPrintable(label));
+        bench::wrong(label.toStdString() + ": the layout did not finish in 10 minutes");
         return;
     }
     heartbeat.stop();
@@ -192,5 +195,5 @@ int main(int argc, char** argv) {
         if (QFile::exists(resnet))
             measure(QStringLiteral("ResNet-50 (ONNX)"), resnet);
     }
-    return 0;
+    return bench::exitCode();
 }

@@ -8,6 +8,7 @@
 //
 //   bench_onnx            the full run
 //   bench_onnx --quick    smaller models (what CTest runs)
+#include "BenchFailures.h"
 #include "io/ModelLoader.h"
 #include "io/TextFile.h"
 #include "runtime/ConstantEvaluation.h"
@@ -125,6 +126,7 @@ void measure(const std::string& label, const std::string& path) {
         const double t = seconds(start);
         if (!model) {
             std::printf("%-28s error: %s\n", label.c_str(), model.error().toString().c_str());
+            bench::wrong(label + ": " + model.error().toString());
             return;
         }
         nodes = model.value().graph.size();
@@ -172,5 +174,5 @@ int main(int argc, char** argv) {
                 measure(entry.path().filename().string(), entry.path().string());
         }
     }
-    return 0;
+    return bench::exitCode();
 }

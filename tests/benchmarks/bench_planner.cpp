@@ -5,6 +5,7 @@
 //
 //   bench_planner            the full run (takes a minute)
 //   bench_planner --quick    10^3 and 10^4 only (what CTest runs)
+#include "BenchFailures.h"
 #include "cli/PlacerCli.h"
 #include "io/RelayReader.h"
 #include "plan/Planner.h"
@@ -197,8 +198,13 @@ int main(int argc, char** argv) {
         if (n > 200000)
             continue;
         const std::string text = relayChain(n);
-        const double seconds =
-            bestSeconds(3, [&] { (void)readRelay(text, devices, "bench.relay"); });
+        bool read = true;
+        const double seconds = bestSeconds(3, [&] {
+            auto graph = readRelay(text, devices, "bench.relay");
+            read = read && graph.ok();
+            if (!graph)
+                bench::wrong("relay-chain " + std::to_string(n) + ": " + graph.error().toString());
+        });
         std::printf("%-12s %10zu %12.4f %10.1f\n", "relay-chain", n, seconds,
                     seconds * 1e9 / static_cast<double>(n));
     }
@@ -215,10 +221,13 @@ int main(int argc, char** argv) {
         const double seconds = bestSeconds(3, [&] {
             std::istringstream in;
             std::ostringstream out, err;
-            cli::runPlacer({"plan", path, "--emit", emit}, in, out, err);
+            if (const int status = cli::runPlacer({"plan", path, "--emit", emit}, in, out, err);
+                status != 0)
+                bench::wrong(std::string("placer plan --emit ") + emit + " exited " +
+                             std::to_string(status) + ": " + err.str());
         });
         std::printf("  --emit %-8s %8.3f s\n", emit, seconds);
     }
     std::remove(path.c_str());
-    return 0;
+    return bench::exitCode();
 }

@@ -15,18 +15,19 @@
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
+#include "BenchFailures.h"
 #include "OutputCompare.h"
 #include "RunBench.h"
 #include "TwoBranchGraph.h"
 
 #include "io/ModelLoader.h"
+#include "passes/PassManager.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
-#include "passes/PassManager.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 
@@ -98,6 +99,7 @@ void resnetVsPyTorch(bool quick) {
         auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
         if (!model) {
             std::printf("%-10s %s\n", name, model.error().toString().c_str());
+            bench::wrong(std::string(name) + ": " + model.error().toString());
             continue;
         }
         Loaded l;
@@ -247,6 +249,7 @@ void googlenetSplit(bool quick) {
         auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
         if (!model) {
             std::printf("googlenet  %s\n", model.error().toString().c_str());
+            bench::wrong("googlenet: " + model.error().toString());
             return;
         }
         l->graph = std::move(model.value().graph);
@@ -256,6 +259,7 @@ void googlenetSplit(bool quick) {
         two.graph, two.devices, {{"*/branch2/*", "v2", false}, {"*/branch3/*", "v2", false}});
     if (!pinned.ok()) {
         std::printf("googlenet  %s\n", pinned.error().message.c_str());
+        bench::wrong("googlenet: " + pinned.error().message);
         return;
     }
     load(one);
@@ -407,6 +411,7 @@ void batchSplit(bool quick) {
             auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
             if (!model) {
                 std::printf("batch split: %s\n", model.error().toString().c_str());
+                bench::wrong("batch split: " + model.error().toString());
                 return;
             }
             l->graph = std::move(model.value().graph);
@@ -433,6 +438,8 @@ void batchSplit(bool quick) {
                 "speedup %.2fx (goal >= 1.8x); outputs differ by %.1e of their largest (%s)\n",
                 resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
                 median(a) / median(b), difference, difference < 1e-4 ? "match" : "MISMATCH");
+    if (!(difference < 1e-4))
+        bench::wrong("batch split: the split run's outputs differ from the unsplit run's");
 }
 
 } // namespace
@@ -446,5 +453,5 @@ int main(int argc, char** argv) {
     batchSplit(quick);
     copyBandwidth(quick);
     executorOverhead(quick);
-    return 0;
+    return bench::exitCode();
 }

@@ -3,6 +3,7 @@
 //
 //   bench_store            the full run
 //   bench_store --quick    500 nodes, 500 plans (what CTest runs)
+#include "BenchFailures.h"
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
 #include "store/PlanStore.h"
@@ -81,17 +82,25 @@ int main(int argc, char** argv) {
         t = Clock::now();
         auto stored = store.value()->loadPlan("big");
         load.push_back(millisSince(t));
+        if (!stored) {
+            bench::wrong("loading the plan saved: " + stored.error().toString());
+            return bench::exitCode();
+        }
         t = Clock::now();
         const PlanCheck result = PlanStore::check(stored.value());
         check.push_back(millisSince(t));
         if (!result.differences.empty())
-            std::fprintf(stderr, "the reloaded plan differs: %s\n", result.differences[0].c_str());
+            bench::wrong("the reloaded plan differs: " + result.differences[0]);
     }
     std::printf("%d-node plan: save %.1f ms, load %.1f ms (goal 50 ms each), re-plan and compare "
                 "%.1f ms\n",
                 nodes, median(save), median(load), median(check));
     // Many small plans (the example graph), then list them.
     auto small = loadModelText(chain(20), "small.relay", GraphFormat::Relay, std::nullopt);
+    if (!small) {
+        bench::wrong(small.error().toString());
+        return bench::exitCode();
+    }
     const Plan smallPlan = planDevices(small.value().graph, small.value().devices, {});
     const auto fill = Clock::now();
     for (int i = 0; i < plans; ++i) {
@@ -110,10 +119,17 @@ int main(int argc, char** argv) {
         const auto t = Clock::now();
         auto all = store.value()->listPlans();
         list.push_back(millisSince(t));
+        if (!all) {
+            bench::wrong("listing the plans: " + all.error().toString());
+            return bench::exitCode();
+        }
         count = all.value().size();
     }
+    if (count != static_cast<std::size_t>(plans) + 1)
+        bench::wrong("the workspace lists " + std::to_string(count) + " plans, not the " +
+                     std::to_string(plans + 1) + " saved");
     std::printf("listing %zu plans: %.1f ms (goal 100 ms); saving them took %.2f ms each\n", count,
                 median(list), perSave);
     std::filesystem::remove_all(dir);
-    return 0;
+    return bench::exitCode();
 }

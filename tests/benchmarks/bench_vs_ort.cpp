@@ -22,6 +22,7 @@
 // point $PLACER_ORT_NODE_MODULES at that node_modules folder (default: ./node_modules, then
 // ../node_modules of the source tree). Without node or the package every model is skipped with a
 // reason.
+#include "BenchFailures.h"
 #include "OrtPeer.h"
 #include "RunBench.h"
 
@@ -216,6 +217,7 @@ void benchModel(const Options& options, const std::string& modules, const fs::pa
     auto model = loadModelFile(path.string(), GraphFormat::Onnx, std::nullopt, shapes);
     if (!model) {
         std::printf("%-22s load error: %s\n", name.c_str(), model.error().toString().c_str());
+        bench::wrong(name + ": " + model.error().toString());
         return;
     }
     const fs::path dir = fs::temp_directory_path() / ("placer-bench-ort-" + name);
@@ -238,6 +240,7 @@ void benchModel(const Options& options, const std::string& modules, const fs::pa
                                     l.inputs[i]);
                 !s.ok()) {
                 std::printf("%-22s %s\n", name.c_str(), s.error().toString().c_str());
+                bench::wrong(name + ": " + s.error().toString());
                 return;
             }
         }
@@ -263,6 +266,8 @@ void benchModel(const Options& options, const std::string& modules, const fs::pa
                 char buffer[64];
                 std::snprintf(buffer, sizeof buffer, "outputs agree to %.1e", relative);
                 note = why.empty() ? buffer : "outputs differ: " + why;
+                if (!why.empty())
+                    bench::wrong(name + ": outputs differ from ONNX Runtime's: " + why);
             }
         }
         if (row.ort > 0)
@@ -370,5 +375,5 @@ int main(int argc, char** argv) {
         std::printf("planned memory of the optimised graph over the user's graph: at most %.2fx "
                     "(%s, goal <= 1.0)\n",
                     most->memory, most->model.c_str());
-    return 0;
+    return bench::exitCode();
 }

@@ -44,10 +44,19 @@ Result<std::vector<TensorData>> evaluateOnCpu(const Node& node,
         out[k].resize(bytes / sizeof(std::max_align_t) + 1);
         outPointers.push_back(reinterpret_cast<std::byte*>(out[k].data()));
     }
+    // A kernel's data-dependent failure (an index out of range) is the model's error; anything
+    // else it throws is a bug, and is not dressed up as one.
     try {
         kernel.value()->run(inPointers.data(), outPointers.data());
-    } catch (const std::exception& error) {
+    } catch (const KernelError& error) {
         return SourceError{"", 0, 0, error.what()};
+    } catch (const dnnl::error& error) { // oneDNN failing to run (its memory, its limits)
+        return SourceError::sentence(std::string("oneDNN failed folding a constant: ") +
+                                     error.what());
+    } catch (const std::bad_alloc&) {
+        return SourceError::sentence(
+            "out of memory folding a constant of " +
+            std::to_string(outputTypes.empty() ? 0 : outputTypes[0].bytes()) + " bytes");
     }
     std::vector<TensorData> results;
     for (std::size_t k = 0; k < outputTypes.size(); ++k)

@@ -28,10 +28,10 @@ public:
     std::string_view bytes() const { return {m_data, m_size}; }
     /// Whether the bytes are mapped pages rather than a copy in memory.
     bool mapped() const override { return m_mapped; }
-    /// Why the mapped bytes can no longer be read: the file at the same path and inode has
-    /// another size or modification time (rewritten in place; reading a page past its new end
-    /// would kill the process). A file replaced by another (a new inode) leaves the mapping as it
-    /// was, and is fine.
+    /// Why the mapped bytes can no longer be read: a read past the file's new end faulted (the
+    /// pages from there on read as zeros since, instead of killing the process), or the file at
+    /// the same path and inode has another size or modification time (rewritten in place). A
+    /// file replaced by another (a new inode) leaves the mapping as it was, and is fine.
     std::string changedOnDisk() const override;
 
 private:
@@ -43,6 +43,7 @@ private:
     std::string m_copy;
     std::string m_path;
     struct stat m_stat {};
+    int m_guard = -1; ///< its entry in the SIGBUS handler's table (MappedFile.cpp), or -1
 };
 
 } // namespace placer

@@ -56,6 +56,8 @@ public:
     void releasePages() const;
     /// Why a view of a mapped file can no longer be read (MappedPages::changedOnDisk), or empty.
     std::string changedOnDisk() const { return m_file ? m_file->changedOnDisk() : std::string(); }
+    /// The mapped file a view reads, or null.
+    const MappedPages* mappedFile() const { return m_file; }
     const char* data() const { return isView() ? m_view : m_owned.data(); }
     /// Writable bytes: a view is copied into owned bytes first.
     char* data() {

@@ -68,6 +68,9 @@ struct Executor::Impl {
     std::vector<std::byte*> storages;
     std::vector<Device*> storageOwner;
     std::vector<const char*> borrowed; ///< per storage: the constant bytes it points at, or null
+    /// The mapped files whose pages the runs read in place (borrowed constants): checked after
+    /// every run, since a file cut short or rewritten under a run gives it wrong bytes.
+    std::vector<const MappedPages*> readInPlace;
     const LoadProgress* progress = nullptr; ///< during load() only
     std::int64_t constantBytes = 0, constantsLoaded = 0;
     std::vector<std::byte*> regData;
@@ -230,8 +233,13 @@ struct Executor::Impl {
                 continue; // a packed constant is written in its layout, not used where it lies
             const auto address = reinterpret_cast<std::uintptr_t>(node.data->data());
             const auto align = static_cast<std::uintptr_t>(dtypeSize(reg(instr.dst).type.dtype));
-            if (align > 0 && address % align == 0)
+            if (align > 0 && address % align == 0) {
                 borrowed[static_cast<std::size_t>(s)] = node.data->data();
+                const MappedPages* file = node.data->mappedFile();
+                if (file &&
+                    std::find(readInPlace.begin(), readInPlace.end(), file) == readInPlace.end())
+                    readInPlace.push_back(file);
+            }
         }
     }
 
@@ -310,6 +318,9 @@ struct Executor::Impl {
                             : device->loadPacked(dst, node.data->data(), instr.bytes, layout);
                     if (!error.empty())
                         return fail("uploading constant '" + node.name + "': " + error);
+                    // Cut short while it was copied: the copy holds zeros past the new end.
+                    if (const std::string why = node.data->changedOnDisk(); !why.empty())
+                        return fail("constant '" + node.name + "': " + why);
                     // The device has its copy: the file's pages can go (read again if needed).
                     node.data->releasePages();
                 }
@@ -1017,6 +1028,13 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             std::string asyncError = stream.device->takeAsyncError();
             if (!asyncError.empty())
                 impl.fail(std::move(asyncError));
+        }
+        // Weights read in place from a file that was cut short (the pages past its end read as
+        // zeros, io/MappedFile.h) or rewritten during the run: the run's results are not the
+        // model's.
+        for (const MappedPages* file : impl.readInPlace) {
+            if (std::string why = file->changedOnDisk(); !why.empty())
+                impl.fail("the run read weights in place: " + why);
         }
         if (impl.aborted.load()) {
             impl.aborted.store(false);

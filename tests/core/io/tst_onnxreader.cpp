@@ -83,6 +83,7 @@ private slots:
     void externalDataBesideTheModel();
     void weightsStayInTheFile();
     void theHostReadsConstantsWhereTheyLie();
+    void aWeightsFileCutShortUnderARunFailsIt();
     void externalDataBeyondTwoGigabytes();
     void badInput_data();
     void badInput();
@@ -1906,6 +1907,58 @@ void TestOnnxReader::anEmptyShapePrefixStillInfers() {
     QCOMPARE(QString::fromStdString(loaded.type(loaded.outputs()[0].value).toShortString()),
              QString("2x3 float32"));
     QVERIFY(loaded.node(loaded.node(*loaded.find("y")).inputs[1].node).isConstant());
+}
+
+/// A weights file cut short while runs read it in place (another program truncating it) fails
+/// the run that read past its new end, naming the file, instead of killing the process with
+/// SIGBUS; later runs fail the same way, and a device that would copy the weights refuses to load.
+void TestOnnxReader::aWeightsFileCutShortUnderARunFailsIt() {
+    onnx::ModelProto model = emptyModel("cut");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "x", {4, 512});
+    addValue(g->mutable_output(), "y", {4, 512});
+    const std::vector<float> values(512 * 512, 0.25f);
+    onnx::TensorProto* w = addInitializer(model, "w", {512, 512});
+    w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+    auto* location = w->add_external_data();
+    location->set_key("location");
+    location->set_value("w.bin");
+    addNode(model, "MatMul", {"x", "w"}, {"y"});
+    QTemporaryDir dir;
+    QVERIFY(
+        writeFile(dir.filePath("w.bin"),
+                  std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)));
+    QVERIFY(writeFile(dir.filePath("cut.onnx"), bytesOf(model)));
+    auto loaded = load(dir.filePath("cut.onnx"));
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    const std::vector<HostTensor> inputs{randomTensor(TensorType{{4, 512}, DType::Float32}, 3)};
+    DeviceRegistry registry;
+    const SingleDevicePlan single = singleDevicePlan(graph);
+    auto program = lowerToBytecode(single.graph, single.devices, single.plan);
+    QVERIFY(program);
+    auto executor = Executor::load(single.graph, single.devices, program.take(),
+                                   {registry.get("cpu").value()}, graph.onnxOpset());
+    QVERIFY2(executor, executor ? "" : executor.error().message.c_str());
+    auto first = executor.value()->run(inputs, RunOptions{0, 1});
+    QVERIFY2(first, first ? "" : first.error().message.c_str());
+    // Cut to one page: the product reads the pages past it.
+    QVERIFY(QFile::resize(dir.filePath("w.bin"), 4096));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto cut = executor.value()->run(inputs, RunOptions{0, 1});
+        QVERIFY(!cut);
+        QVERIFY2(cut.error().message.find("w.bin' was cut short while it was read") !=
+                     std::string::npos,
+                 cut.error().message.c_str());
+    }
+    // A virtual CPU copies the weights at load: refused now, naming the file.
+    auto program2 = lowerToBytecode(single.graph, single.devices, single.plan);
+    QVERIFY(program2);
+    auto copying = Executor::load(single.graph, single.devices, program2.take(),
+                                  {registry.freshVCpu()}, graph.onnxOpset());
+    QVERIFY(!copying);
+    QVERIFY2(copying.error().message.find("w.bin'") != std::string::npos,
+             copying.error().message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

@@ -241,7 +241,13 @@ Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelCon
     geometry::Unary unary;
     if (auto error = geometry::readUnary(spec, &unary))
         return specError(spec, *error);
-    const auto [fn, alpha, beta, dtype, outType, predicate, aInput, bInput] = unary;
+    // Plain variables, not a structured binding: lambdas below capture them (clang before 16
+    // refuses to capture bindings, and the fuzz build is clang).
+    const UnaryFn fn = unary.fn;
+    const double alpha = unary.a, beta = unary.b;
+    const DType dtype = unary.dtype, outType = unary.outType;
+    const bool predicate = unary.predicate;
+    const int aInput = unary.aInput, bInput = unary.bInput;
     const bool runtimeBounds = unary.runtimeBounds();
     if (dtype == DType::Float32 && !runtimeBounds && !predicate) {
         if (auto kernel =

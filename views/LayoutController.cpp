@@ -3,6 +3,7 @@
 
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/LayeredLayout.h"
 #include "views/NodeItem.h"
 #include "views/PlacementDocument.h"
 
@@ -42,21 +43,27 @@ void LayoutController::start() {
     m_progress->show();
     m_cancel->show();
     m_runningGeneration = m_generation;
-    if (request.nodeSizes.size() > kQuickLayoutNodes) {
-        // A large graph: show a simple ranked layout at once, replaced by dot's when it is done.
+    if (request.nodeSizes.size() > kQuickLayoutNodes && request.nodeSizes.size() <= kLayeredNodes) {
+        // A large graph for dot: show a simple ranked layout at once, replaced by dot's.
         m_scene->applySimpleLayout();
         m_view->fitAll();
         emit message(tr("Showing a quick layout while Graphviz lays out %n node(s)…", nullptr,
                         static_cast<int>(request.nodeSizes.size())),
                      0);
     }
-    m_watcher.setFuture(QtConcurrent::run([request] { return cachedLayout(request); }));
+    m_watcher.setFuture(QtConcurrent::run([request] { return layoutFor(request); }));
+}
+
+LayoutResult LayoutController::layoutFor(const LayoutRequest& request) {
+    if (request.nodeSizes.size() > kLayeredNodes)
+        return layeredLayout(request);
+    return cachedLayout(request);
 }
 
 void LayoutController::layoutNow() {
     m_watcher.waitForFinished();
     ++m_generation;
-    m_scene->applyLayout(cachedLayout(m_scene->layoutRequest()));
+    m_scene->applyLayout(layoutFor(m_scene->layoutRequest()));
     m_progress->hide();
     m_cancel->hide();
     m_view->fitAll();

@@ -1,6 +1,8 @@
-// Laying the canvas out: Graphviz in the background, a quick ranked layout first for large
-// graphs, cancelling, and the groups (collapsed name scopes) the layout draws. Owns the progress
-// bar and the Cancel button the window puts in its status bar.
+// Laying the canvas out in the background: Graphviz's dot up to kLayeredNodes drawn nodes (a
+// quick ranked layout shown first above kQuickLayoutNodes), the layered layout above (dot takes
+// 25 s at 5,000 nodes and runs out of memory at 50,000; views/LayeredLayout.h); cancelling, and
+// the groups (collapsed name scopes) the layout draws. Owns the progress bar and the Cancel
+// button the window puts in its status bar.
 #pragma once
 
 #include "views/GraphvizLayout.h"
@@ -50,8 +52,12 @@ public:
     void collapse(const std::string& scope);
     void expand(const std::string& scope);
 
-    /// Graphs with more drawn nodes than this get a quick layout first.
+    /// Graphs with more drawn nodes than this get a quick layout first (while dot runs).
     static constexpr std::size_t kQuickLayoutNodes = 800;
+    /// Graphs with more drawn nodes than this are laid out by the layered layout, not dot.
+    static constexpr std::size_t kLayeredNodes = 2000;
+    /// The layout the canvas gets for `request`: dot's (through its cache) or the layered one.
+    static LayoutResult layoutFor(const LayoutRequest& request);
 
 signals:
     /// A layout finished (or was cancelled) and the canvas shows the graph.

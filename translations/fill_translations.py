@@ -82,9 +82,9 @@ T = {
     "Warm-up:": ("Aufwärmen:", "预热："),
     "Run": ("Ausführen", "运行"),
     "Cancel": ("Abbrechen", "取消"),
-    "<i>Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.</i>": (
-        "<i>Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.</i>",
-        "<i>运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。</i>"),
+    "<i>Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.</i>": (
+        "<i>Läufe führen den Plan aus: cpu-Geräte auf dem Host, cuda-Geräte auf ihrer GPU, wo dieser Rechner eine hat, die übrigen auf virtuellen CPUs. Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.</i>",
+        "<i>运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。</i>"),
     "Export trace…": ("Trace exportieren…", "导出跟踪…"),
     "Export CSV…": ("CSV exportieren…", "导出 CSV…"),
     "Export trace": ("Trace exportieren", "导出跟踪"),

@@ -258,42 +258,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="301" />
+        <location filename="../app/gui/RunPanel.cpp" line="302" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="316" />
+        <location filename="../app/gui/RunPanel.cpp" line="317" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="324" />
+        <location filename="../app/gui/RunPanel.cpp" line="325" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="331" />
+        <location filename="../app/gui/RunPanel.cpp" line="332" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="335" />
+        <location filename="../app/gui/RunPanel.cpp" line="336" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="337" />
+        <location filename="../app/gui/RunPanel.cpp" line="338" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="354" />
+        <location filename="../app/gui/RunPanel.cpp" line="355" />
         <source>waiting for %1</source>
         <translation>wartet auf %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="360" />
+        <location filename="../app/gui/RunPanel.cpp" line="361" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>%1 ms untätig, wartet auf %2</translation>
     </message>
@@ -1017,156 +1017,156 @@
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
-        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
-        <translation>&lt;i&gt;Läufe führen den Plan auf virtuellen CPUs aus (cpu-Geräte auf dem Host): Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89" />
+        <location filename="../app/gui/RunPanel.cpp" line="90" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <location filename="../app/gui/RunPanel.cpp" line="91" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="97" />
+        <location filename="../app/gui/RunPanel.cpp" line="98" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="98" />
+        <location filename="../app/gui/RunPanel.cpp" line="99" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="100" />
-        <location filename="../app/gui/RunPanel.cpp" line="106" />
+        <location filename="../app/gui/RunPanel.cpp" line="101" />
+        <location filename="../app/gui/RunPanel.cpp" line="107" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="100" />
-        <location filename="../app/gui/RunPanel.cpp" line="106" />
+        <location filename="../app/gui/RunPanel.cpp" line="101" />
+        <location filename="../app/gui/RunPanel.cpp" line="107" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="105" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="105" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="109" />
+        <location filename="../app/gui/RunPanel.cpp" line="110" />
         <source>loading weights %p%</source>
         <translation>Gewichte werden geladen %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="114" />
+        <location filename="../app/gui/RunPanel.cpp" line="115" />
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126" />
-        <location filename="../app/gui/RunPanel.cpp" line="183" />
-        <location filename="../app/gui/RunPanel.cpp" line="196" />
+        <location filename="../app/gui/RunPanel.cpp" line="127" />
+        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <location filename="../app/gui/RunPanel.cpp" line="197" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="140" />
+        <location filename="../app/gui/RunPanel.cpp" line="141" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="160" />
+        <location filename="../app/gui/RunPanel.cpp" line="161" />
         <source>Planned as %1</source>
         <translation>Geplant als %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <location filename="../app/gui/RunPanel.cpp" line="185" />
         <source>Input %1: %2</source>
         <translation>Eingabe %1: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <location filename="../app/gui/RunPanel.cpp" line="198" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>Eingabe %1: „%2“ ist weder eine .npy-Datei noch eine Form wie 2,16,64</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="219" />
+        <location filename="../app/gui/RunPanel.cpp" line="220" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="215" />
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="260" />
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Läufe führen den Plan aus: cpu-Geräte auf dem Host, cuda-Geräte auf ihrer GPU, wo dieser Rechner eine hat, die übrigen auf virtuellen CPUs. Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="261" />
         <source>%1 predicted</source>
         <translation>%1 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="273" />
+        <location filename="../app/gui/RunPanel.cpp" line="274" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1 (%2) auf %3: %4 vorhergesagt%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="277" />
+        <location filename="../app/gui/RunPanel.cpp" line="278" />
         <source> (from earlier runs)</source>
         <translation> (aus früheren Läufen)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="372" />
+        <location filename="../app/gui/RunPanel.cpp" line="373" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="385" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="399" />
+        <location filename="../app/gui/RunPanel.cpp" line="400" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Optimiert: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="402" />
+        <location filename="../app/gui/RunPanel.cpp" line="403" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405" />
+        <location filename="../app/gui/RunPanel.cpp" line="406" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="408" />
+        <location filename="../app/gui/RunPanel.cpp" line="409" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
@@ -1478,32 +1478,32 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="18" />
+        <location filename="../views/LayoutController.cpp" line="19" />
         <source>Cancel layout</source>
         <translation>Layout abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="21" />
+        <location filename="../views/LayoutController.cpp" line="22" />
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="49" />
+        <location filename="../views/LayoutController.cpp" line="50" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="86" />
+        <location filename="../views/LayoutController.cpp" line="93" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="89" />
+        <location filename="../views/LayoutController.cpp" line="96" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="101" />
+        <location filename="../views/LayoutController.cpp" line="108" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>

@@ -258,42 +258,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="301" />
+        <location filename="../app/gui/RunPanel.cpp" line="302" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="316" />
+        <location filename="../app/gui/RunPanel.cpp" line="317" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="324" />
+        <location filename="../app/gui/RunPanel.cpp" line="325" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="331" />
+        <location filename="../app/gui/RunPanel.cpp" line="332" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="335" />
+        <location filename="../app/gui/RunPanel.cpp" line="336" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="337" />
+        <location filename="../app/gui/RunPanel.cpp" line="338" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="354" />
+        <location filename="../app/gui/RunPanel.cpp" line="355" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="360" />
+        <location filename="../app/gui/RunPanel.cpp" line="361" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -1017,156 +1017,156 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
-        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89" />
+        <location filename="../app/gui/RunPanel.cpp" line="90" />
         <source>Export trace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <location filename="../app/gui/RunPanel.cpp" line="91" />
         <source>Export CSV…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="97" />
+        <location filename="../app/gui/RunPanel.cpp" line="98" />
         <source>Export trace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="98" />
+        <location filename="../app/gui/RunPanel.cpp" line="99" />
         <source>Chrome trace (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="100" />
-        <location filename="../app/gui/RunPanel.cpp" line="106" />
+        <location filename="../app/gui/RunPanel.cpp" line="101" />
+        <location filename="../app/gui/RunPanel.cpp" line="107" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="100" />
-        <location filename="../app/gui/RunPanel.cpp" line="106" />
+        <location filename="../app/gui/RunPanel.cpp" line="101" />
+        <location filename="../app/gui/RunPanel.cpp" line="107" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="105" />
         <source>Export timings</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="105" />
         <source>CSV (*.csv)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="109" />
+        <location filename="../app/gui/RunPanel.cpp" line="110" />
         <source>loading weights %p%</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="114" />
+        <location filename="../app/gui/RunPanel.cpp" line="115" />
         <source>%p%</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126" />
-        <location filename="../app/gui/RunPanel.cpp" line="183" />
-        <location filename="../app/gui/RunPanel.cpp" line="196" />
+        <location filename="../app/gui/RunPanel.cpp" line="127" />
+        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <location filename="../app/gui/RunPanel.cpp" line="197" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="140" />
+        <location filename="../app/gui/RunPanel.cpp" line="141" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="160" />
+        <location filename="../app/gui/RunPanel.cpp" line="161" />
         <source>Planned as %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <location filename="../app/gui/RunPanel.cpp" line="185" />
         <source>Input %1: %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <location filename="../app/gui/RunPanel.cpp" line="198" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="219" />
+        <location filename="../app/gui/RunPanel.cpp" line="220" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="215" />
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="260" />
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="261" />
         <source>%1 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="273" />
+        <location filename="../app/gui/RunPanel.cpp" line="274" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="277" />
+        <location filename="../app/gui/RunPanel.cpp" line="278" />
         <source> (from earlier runs)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="372" />
+        <location filename="../app/gui/RunPanel.cpp" line="373" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="385" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="399" />
+        <location filename="../app/gui/RunPanel.cpp" line="400" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="402" />
+        <location filename="../app/gui/RunPanel.cpp" line="403" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405" />
+        <location filename="../app/gui/RunPanel.cpp" line="406" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="408" />
+        <location filename="../app/gui/RunPanel.cpp" line="409" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
@@ -1477,32 +1477,32 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="18" />
+        <location filename="../views/LayoutController.cpp" line="19" />
         <source>Cancel layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="21" />
+        <location filename="../views/LayoutController.cpp" line="22" />
         <source>laying out</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="49" />
+        <location filename="../views/LayoutController.cpp" line="50" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="86" />
+        <location filename="../views/LayoutController.cpp" line="93" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="89" />
+        <location filename="../views/LayoutController.cpp" line="96" />
         <source>Laid out in %1 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="101" />
+        <location filename="../views/LayoutController.cpp" line="108" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>

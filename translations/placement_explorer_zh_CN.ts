@@ -258,42 +258,42 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="301" />
+        <location filename="../app/gui/RunPanel.cpp" line="302" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="316" />
+        <location filename="../app/gui/RunPanel.cpp" line="317" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="324" />
+        <location filename="../app/gui/RunPanel.cpp" line="325" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="331" />
+        <location filename="../app/gui/RunPanel.cpp" line="332" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="335" />
+        <location filename="../app/gui/RunPanel.cpp" line="336" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="337" />
+        <location filename="../app/gui/RunPanel.cpp" line="338" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="354" />
+        <location filename="../app/gui/RunPanel.cpp" line="355" />
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="360" />
+        <location filename="../app/gui/RunPanel.cpp" line="361" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -1017,156 +1017,156 @@
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
-        <source>&lt;i&gt;Runs execute the plan on virtual CPUs (cpu devices on the host): per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
-        <translation>&lt;i&gt;运行会在虚拟 CPU 上执行计划（cpu 设备在主机上）：每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89" />
+        <location filename="../app/gui/RunPanel.cpp" line="90" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <location filename="../app/gui/RunPanel.cpp" line="91" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="97" />
+        <location filename="../app/gui/RunPanel.cpp" line="98" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="98" />
+        <location filename="../app/gui/RunPanel.cpp" line="99" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="100" />
-        <location filename="../app/gui/RunPanel.cpp" line="106" />
+        <location filename="../app/gui/RunPanel.cpp" line="101" />
+        <location filename="../app/gui/RunPanel.cpp" line="107" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="100" />
-        <location filename="../app/gui/RunPanel.cpp" line="106" />
+        <location filename="../app/gui/RunPanel.cpp" line="101" />
+        <location filename="../app/gui/RunPanel.cpp" line="107" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="105" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="104" />
+        <location filename="../app/gui/RunPanel.cpp" line="105" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="109" />
+        <location filename="../app/gui/RunPanel.cpp" line="110" />
         <source>loading weights %p%</source>
         <translation>正在加载权重 %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="114" />
+        <location filename="../app/gui/RunPanel.cpp" line="115" />
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126" />
-        <location filename="../app/gui/RunPanel.cpp" line="183" />
-        <location filename="../app/gui/RunPanel.cpp" line="196" />
+        <location filename="../app/gui/RunPanel.cpp" line="127" />
+        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <location filename="../app/gui/RunPanel.cpp" line="197" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="140" />
+        <location filename="../app/gui/RunPanel.cpp" line="141" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="160" />
+        <location filename="../app/gui/RunPanel.cpp" line="161" />
         <source>Planned as %1</source>
         <translation>规划为 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="184" />
+        <location filename="../app/gui/RunPanel.cpp" line="185" />
         <source>Input %1: %2</source>
         <translation>输入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <location filename="../app/gui/RunPanel.cpp" line="198" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>输入 %1：“%2”既不是 .npy 文件，也不是 2,16,64 这样的形状</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="219" />
+        <location filename="../app/gui/RunPanel.cpp" line="220" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="215" />
+        <location filename="../app/gui/RunPanel.cpp" line="216" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="260" />
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="261" />
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="273" />
+        <location filename="../app/gui/RunPanel.cpp" line="274" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="277" />
+        <location filename="../app/gui/RunPanel.cpp" line="278" />
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="372" />
+        <location filename="../app/gui/RunPanel.cpp" line="373" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="384" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="385" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="399" />
+        <location filename="../app/gui/RunPanel.cpp" line="400" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="402" />
+        <location filename="../app/gui/RunPanel.cpp" line="403" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405" />
+        <location filename="../app/gui/RunPanel.cpp" line="406" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="408" />
+        <location filename="../app/gui/RunPanel.cpp" line="409" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
@@ -1478,32 +1478,32 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="18" />
+        <location filename="../views/LayoutController.cpp" line="19" />
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="21" />
+        <location filename="../views/LayoutController.cpp" line="22" />
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="49" />
+        <location filename="../views/LayoutController.cpp" line="50" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="86" />
+        <location filename="../views/LayoutController.cpp" line="93" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="89" />
+        <location filename="../views/LayoutController.cpp" line="96" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="101" />
+        <location filename="../views/LayoutController.cpp" line="108" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>

@@ -80,8 +80,9 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     layout->addLayout(buttons);
     m_progress->setValue(0);
     layout->addWidget(m_progress);
-    m_summary->setHtml(tr("<i>Runs execute the plan on virtual CPUs (cpu devices on the "
-                          "host): per-node times overlay the graph, the timeline shows each "
+    m_summary->setHtml(tr("<i>Runs execute the plan: cpu devices on the host, cuda devices on "
+                          "their GPU where this machine has one, the others on virtual CPUs. "
+                          "Per-node times overlay the graph, the timeline shows each "
                           "device.</i>"));
     m_summary->setMinimumHeight(32); // it scrolls: the inputs above need the room more
     layout->addWidget(m_summary, 1);

@@ -393,6 +393,13 @@ T = {
     "%1 predicted": ("%1 vorhergesagt", "%1 预测"),
     "%1 (%2) on %3: %4 predicted%5": ("%1 (%2) auf %3: %4 vorhergesagt%5", "%1（%2）在 %3 上：预测 %4%5"),
     " (from earlier runs)": (" (aus früheren Läufen)", "（来自之前的运行）"),
+    "&Pin Selection To": ("Auswahl &anheften an", "将所选固定到(&P)"),
+    "Device %1": ("Gerät %1", "设备 %1"),
+    "Device %1 (none)": ("Gerät %1 (keines)", "设备 %1（无）"),
+    "There is no device %1: the palette has %n device(s)": (
+        ("Es gibt kein Gerät %1: die Palette hat %n Gerät", "Es gibt kein Gerät %1: die Palette hat %n Geräte"),
+        ("没有设备 %1：调色板中有 %n 个设备",)),
+    "Select the nodes to pin first": ("Zuerst die anzuheftenden Knoten auswählen", "请先选择要固定的节点"),
     "<p>Note: %1</p>": ("<p>Hinweis: %1</p>", "<p>注意：%1</p>"),
     "<p>Optimised: %1</p>": ("<p>Optimiert: %1</p>", "<p>已优化：%1</p>"),
     " ms": (" ms", " ms"),

@@ -524,7 +524,7 @@
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389" />
+        <location filename="../app/gui/MainWindow.cpp" line="426" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -679,74 +679,99 @@
         <translation>Diese Maschine &amp;kalibrieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <source>&amp;Pin Selection To</source>
+        <translation>Auswahl &amp;anheften an</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <source>Device %1</source>
+        <translation>Gerät %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <source>Device %1 (none)</source>
+        <translation>Gerät %1 (keines)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="314" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="334" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="358" />
+        <source>There is no device %1: the palette has %n device(s)</source>
+        <translation><numerusform>Es gibt kein Gerät %1: die Palette hat %n Gerät</numerusform><numerusform>Es gibt kein Gerät %1: die Palette hat %n Geräte</numerusform></translation>
+    </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <source>Select the nodes to pin first</source>
+        <translation>Zuerst die anzuheftenden Knoten auswählen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="382" />
         <source>Select the ops to split first</source>
         <translation>Zuerst die aufzuteilenden Operatoren auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="464" />
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
         <source>Calibrate this machine?</source>
         <translation>Diese Maschine kalibrieren?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465" />
+        <location filename="../app/gui/MainWindow.cpp" line="502" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="478" />
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
-        <location filename="../app/gui/MainWindow.cpp" line="512" />
+        <location filename="../app/gui/MainWindow.cpp" line="515" />
+        <location filename="../app/gui/MainWindow.cpp" line="545" />
+        <location filename="../app/gui/MainWindow.cpp" line="549" />
         <source>Calibrate</source>
         <translation>Kalibrieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="478" />
+        <location filename="../app/gui/MainWindow.cpp" line="515" />
         <source>No workspace is open to keep it in.</source>
         <translation>Kein Arbeitsbereich ist geöffnet, um es zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="481" />
+        <location filename="../app/gui/MainWindow.cpp" line="518" />
         <source>Measuring this machine's devices…</source>
         <translation>Die Geräte dieser Maschine werden vermessen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="545" />
         <source>Calibration failed: %1</source>
         <translation>Kalibrierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="518" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
     </message>
@@ -777,7 +802,7 @@
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="373" />
+        <location filename="../app/gui/MainWindow.cpp" line="410" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
@@ -792,27 +817,27 @@
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="392" />
+        <location filename="../app/gui/MainWindow.cpp" line="429" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="399" />
+        <location filename="../app/gui/MainWindow.cpp" line="436" />
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="400" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="482" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="452" />
+        <location filename="../app/gui/MainWindow.cpp" line="489" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>

@@ -524,7 +524,7 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389" />
+        <location filename="../app/gui/MainWindow.cpp" line="426" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
@@ -684,74 +684,99 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293" />
-        <source>&amp;Run</source>
-        <translation type="unfinished" />
-    </message>
-    <message>
         <location filename="../app/gui/MainWindow.cpp" line="294" />
-        <source>&amp;Run the Plan</source>
+        <source>&amp;Pin Selection To</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="296" />
-        <source>&amp;Cancel the Run</source>
+        <source>Device %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
-        <source>Main</source>
+        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <source>Device %1 (none)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
-        <source>Planner: </source>
+        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="314" />
-        <source>Find node, op or attribute (Ctrl+F)</source>
+        <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <source>&amp;Cancel the Run</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <source>Main</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <source>Planner: </source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <source>Find node, op or attribute (Ctrl+F)</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="358" />
+        <source>There is no device %1: the palette has %n device(s)</source>
+        <translation><numerusform>There is no device %1: the palette has %n device</numerusform><numerusform>There is no device %1: the palette has %n devices</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <source>Select the nodes to pin first</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="382" />
         <source>Select the ops to split first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="464" />
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
         <source>Calibrate this machine?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465" />
+        <location filename="../app/gui/MainWindow.cpp" line="502" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="478" />
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
-        <location filename="../app/gui/MainWindow.cpp" line="512" />
+        <location filename="../app/gui/MainWindow.cpp" line="515" />
+        <location filename="../app/gui/MainWindow.cpp" line="545" />
+        <location filename="../app/gui/MainWindow.cpp" line="549" />
         <source>Calibrate</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="478" />
+        <location filename="../app/gui/MainWindow.cpp" line="515" />
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="481" />
+        <location filename="../app/gui/MainWindow.cpp" line="518" />
         <source>Measuring this machine's devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="545" />
         <source>Calibration failed: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="518" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished" />
     </message>
@@ -777,7 +802,7 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="373" />
+        <location filename="../app/gui/MainWindow.cpp" line="410" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -787,27 +812,27 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="392" />
+        <location filename="../app/gui/MainWindow.cpp" line="429" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="399" />
+        <location filename="../app/gui/MainWindow.cpp" line="436" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="400" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="482" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="452" />
+        <location filename="../app/gui/MainWindow.cpp" line="489" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>

@@ -14,8 +14,8 @@
 #include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
 #include "report/RunReport.h"
-#include "session/Session.h"
 #include "runtime/DeviceRegistry.h"
+#include "session/Session.h"
 #include "store/PlanStore.h"
 #include "views/ConflictsPanel.h"
 #include "views/DevicePalette.h"
@@ -289,6 +289,26 @@ void MainWindow::createActions() {
         ->setShortcut(Qt::CTRL | Qt::Key_D);
     devicesMenu->addAction(tr("&Calibrate This Machine…"), this, [this] { calibrate(); })
         ->setObjectName(QStringLiteral("calibrate"));
+    // Alt+1 … Alt+9: the selection pinned to the palette's first … ninth device, one undo step
+    // as a drop is (for the keyboard, screen readers and scripted tests).
+    QMenu* pinMenu = devicesMenu->addMenu(tr("&Pin Selection To"));
+    for (int i = 0; i < 9; ++i) {
+        QAction* action = pinMenu->addAction(tr("Device %1").arg(i + 1));
+        action->setObjectName(QStringLiteral("pinToDevice%1").arg(i + 1));
+        action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+        connect(action, &QAction::triggered, this, [this, i] { pinSelectionToDevice(i); });
+    }
+    connect(pinMenu, &QMenu::aboutToShow, this, [this, pinMenu] {
+        const DeviceSet& devices = m_document->devices();
+        const QList<QAction*> actions = pinMenu->actions();
+        for (int i = 0; i < actions.size(); ++i) {
+            const bool exists = i < devices.size();
+            actions[i]->setEnabled(exists);
+            actions[i]->setText(exists ? QStringLiteral("&%1  %2").arg(i + 1).arg(
+                                             QString::fromStdString(devices[DeviceId(i)].name))
+                                       : tr("Device %1 (none)").arg(i + 1));
+        }
+    });
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     QAction* runAction = runMenu->addAction(tr("&Run the Plan"), m_runPanel, &RunPanel::start);
@@ -329,6 +349,23 @@ void MainWindow::showError(const QString& title, const QString& message) {
     box->setObjectName(QStringLiteral("errorDialog"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::pinSelectionToDevice(int index) {
+    const DeviceSet& devices = m_document->devices();
+    if (index < 0 || index >= devices.size()) {
+        statusBar()->showMessage(
+            tr("There is no device %1: the palette has %n device(s)", nullptr, devices.size())
+                .arg(index + 1),
+            4000);
+        return;
+    }
+    const std::vector<NodeId> nodes = m_scene->selectedNodes();
+    if (nodes.empty()) {
+        statusBar()->showMessage(tr("Select the nodes to pin first"), 4000);
+        return;
+    }
+    pinNodes(QString::fromStdString(devices[DeviceId(index)].name), nodes);
 }
 
 void MainWindow::pinNodes(const QString& device, const std::vector<NodeId>& nodes) {

@@ -31,7 +31,7 @@ class TimelineWidget;
 namespace placer {
 struct RunOutcome;
 class Session;
-}
+} // namespace placer
 
 namespace placer::gui {
 
@@ -89,6 +89,9 @@ public:
     /// What calibrate() measures with (tests ask for small sizes).
     void setCalibrationOptions(const CalibrationOptions& options) { m_calibration = options; }
     /// Pins `nodes` to `device` as one undoable step.
+    /// Pins the selected nodes to the palette's device `index` (0-based; Alt+1 is 0), one undo
+    /// step; says why not in the status bar when there is no such device or no selection.
+    void pinSelectionToDevice(int index);
     void pinNodes(const QString& device, const std::vector<NodeId>& nodes);
     /// Edit ▸ Split Across Devices: asks for the devices and shares (SplitDialog) and splits the
     /// selection's ops across them as one undoable step; false when nothing was split.

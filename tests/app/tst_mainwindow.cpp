@@ -322,6 +322,35 @@ private slots:
         QCOMPARE(placement(*window.document()), before);
     }
 
+    // Alt+1 … Alt+9 pin the selection to the palette's devices, one undo step each, as a drop;
+    // a device the palette lacks, or no selection, changes nothing.
+    void keyboardPinsTheSelection() {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        openAndWait(window, kExamples + "residual_block.relay");
+        const DeviceSet& devices = window.document()->devices();
+        QVERIFY(devices.size() >= 2);
+        const auto before = placement(*window.document());
+        QTest::keyClick(&window, Qt::Key_2, Qt::AltModifier); // nothing selected
+        QCOMPARE(window.undoStack()->count(), 0);
+        for (const char* name : {"%4", "%5"})
+            window.scene()->nodeItem(nodeNamed(window, name))->setSelected(true);
+        QTest::keyClick(&window, Qt::Key_2, Qt::AltModifier);
+        for (const char* name : {"%4", "%5"})
+            QCOMPARE(window.document()->pin(nodeNamed(window, name)).device, DeviceId(1));
+        QCOMPARE(window.undoStack()->count(), 1);
+        QTest::keyClick(&window, Qt::Key_1, Qt::AltModifier);
+        for (const char* name : {"%4", "%5"})
+            QCOMPARE(window.document()->pin(nodeNamed(window, name)).device, DeviceId(0));
+        QCOMPARE(window.undoStack()->count(), 2);
+        QTest::keyClick(&window, Qt::Key_9, Qt::AltModifier); // no ninth device
+        QCOMPARE(window.undoStack()->count(), 2);
+        window.undoStack()->undo();
+        window.undoStack()->undo();
+        QCOMPARE(placement(*window.document()), before);
+    }
+
     void dragSelectedNodesOntoAChip() {
         gui::MainWindow window;
         window.show();

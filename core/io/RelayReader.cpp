@@ -33,7 +33,10 @@ struct ParsedAttr {
     int line = 0, column = 0;
 };
 
-constexpr int kMaxExpressionDepth = 500;
+// Expressions nested deeper than this are refused (each level takes three parser frames: 200
+// levels fit a 8 MiB stack even with AddressSanitizer's frames; printed Relay binds each call
+// to a %name, so real models nest a few levels).
+constexpr int kMaxExpressionDepth = 200;
 
 class RelayParser {
 public:

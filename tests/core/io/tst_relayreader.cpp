@@ -224,7 +224,7 @@ void TestRelayReader::errors_data() {
     QTest::newRow("deep-nesting") << QString("def @main(%x: Tensor[(2), float32]) { ") +
                                          QString("negative(").repeated(600) + "%x" +
                                          QString(")").repeated(600) + " }"
-                                  << "nested more than 500 levels deep" << 1 << 4548;
+                                  << "nested more than 200 levels deep" << 1 << 1848;
 }
 
 void TestRelayReader::errors() {

@@ -707,6 +707,14 @@ std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>&
     std::vector<NodeId> fusedInto(graph.size());
     if (devices.size() != graph.size())
         return fusedInto;
+    // Nothing on a device that fuses: nothing to find (a GPU-only plan of a large graph would
+    // otherwise pay for the readers of every value on every re-plan).
+    const bool anyFusing = std::any_of(devices.begin(), devices.end(), [&](DeviceId d) {
+        return d.valid() && static_cast<std::size_t>(d.index) < cpuDevices.size() &&
+               cpuDevices[static_cast<std::size_t>(d.index)];
+    });
+    if (!anyFusing)
+        return fusedInto;
     std::vector<NodeId> self(graph.size());
     for (std::uint32_t i = 0; i < graph.size(); ++i)
         self[i] = NodeId(i);

@@ -174,7 +174,7 @@ bool TimelineWidget::event(QEvent* event) {
         const int bar = barAt(help->pos());
         if (bar >= 0)
             QToolTip::showText(help->globalPos(),
-                               m_data.bars[static_cast<std::size_t>(bar)].tooltip, this);
+                               m_data.tooltipOf(m_data.bars[static_cast<std::size_t>(bar)]), this);
         else
             QToolTip::hideText();
         return true;

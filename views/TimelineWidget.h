@@ -8,6 +8,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 namespace placer::views {
@@ -18,14 +19,21 @@ struct TimelineBar {
     double end = 0;
     QColor colour;
     QString label;     ///< drawn when the bar is wide enough
-    QString tooltip;   ///< shown on hover
+    QString tooltip;   ///< shown on hover; empty: TimelineData::describe(key)
     bool idle = false; ///< a stretch in which the device waited: drawn hatched, under the work
+    int key = -1;      ///< what describe() is asked about (a node), for bars without a tooltip
 };
 
 struct TimelineData {
     std::vector<QString> lanes;
     std::vector<TimelineBar> bars;
     double duration = 0; ///< microseconds
+    /// The tooltip of a bar that has none, made when it is shown (tens of thousands of bars need
+    /// not format theirs on every re-plan).
+    std::function<QString(int key)> describe;
+    QString tooltipOf(const TimelineBar& bar) const {
+        return !bar.tooltip.isEmpty() || !describe || bar.key < 0 ? bar.tooltip : describe(bar.key);
+    }
 };
 
 class TimelineWidget : public QWidget {

@@ -270,15 +270,27 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
         bar.end = p.end[i];
         bar.colour = document.deviceColor(device).lighter(112);
         bar.label = QString::fromStdString(node.name);
-        bar.tooltip =
-            RunPanel::tr("%1 (%2) on %3: %4 predicted%5")
-                .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
-                     QString::fromStdString(devices[device].name),
-                     QString::fromStdString(formatMillis(p.micros[i])),
-                     p.measured[i] ? RunPanel::tr(" (from earlier runs)") : QString());
+        bar.key = static_cast<int>(i); // its tooltip is made on hover (describe below)
         into->bars.push_back(bar);
     }
     into->duration = std::max(into->duration, p.makespanMicros);
+    // The hovered bar's sentence, from the document when it is shown: the timeline is made
+    // again on every re-plan, so the document's plan then is this one.
+    const views::PlacementDocument* source = &document;
+    into->describe = [source, sharded](int key) {
+        const Plan& now = sharded ? *source->plan().sharded->plan : source->plan();
+        const Graph& nodes = sharded ? source->plan().sharded->graph : source->graph();
+        const auto k = static_cast<std::size_t>(key);
+        if (!now.prediction || k >= nodes.size() || k >= now.prediction->micros.size() ||
+            k >= now.devices.size() || !now.devices[k].valid())
+            return QString();
+        const Node& node = nodes.nodes()[k];
+        return RunPanel::tr("%1 (%2) on %3: %4 predicted%5")
+            .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
+                 QString::fromStdString(source->devices()[now.devices[k]].name),
+                 QString::fromStdString(formatMillis(now.prediction->micros[k])),
+                 now.prediction->measured[k] ? RunPanel::tr(" (from earlier runs)") : QString());
+    };
 }
 
 views::TimelineData runTimeline(const RunOutcome& outcome,

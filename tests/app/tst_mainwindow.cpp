@@ -346,6 +346,15 @@ private slots:
         QCOMPARE(window.undoStack()->count(), 2);
         QTest::keyClick(&window, Qt::Key_9, Qt::AltModifier); // no ninth device
         QCOMPARE(window.undoStack()->count(), 2);
+        // The predicted timeline's bars say what they are when hovered (made then, not at every
+        // re-plan): the node, its op, its device and its time.
+        const views::TimelineData& predicted = window.timeline()->data();
+        const auto bar = std::find_if(predicted.bars.begin(), predicted.bars.end(),
+                                      [](const views::TimelineBar& b) { return b.key >= 0; });
+        QVERIFY(bar != predicted.bars.end());
+        const QString tip = predicted.tooltipOf(*bar);
+        QVERIFY2(tip.contains(QStringLiteral(" predicted")) && tip.contains(bar->label),
+                 qPrintable(tip));
         window.undoStack()->undo();
         window.undoStack()->undo();
         QCOMPARE(placement(*window.document()), before);

@@ -125,8 +125,8 @@ std::int64_t pairCrossings(const Layered& g, const std::vector<int>& nu,
     std::int64_t count = 0;
     for (int a : nu)
         for (int b : nv)
-            count += g.position[static_cast<std::size_t>(a)] >
-                     g.position[static_cast<std::size_t>(b)];
+            count +=
+                g.position[static_cast<std::size_t>(a)] > g.position[static_cast<std::size_t>(b)];
     return count;
 }
 
@@ -145,10 +145,10 @@ void transpose(Layered& g, int passes) {
                 if (g.up[u].size() + g.down[u].size() > kMaxDegree ||
                     g.up[v].size() + g.down[v].size() > kMaxDegree)
                     continue;
-                const std::int64_t now = pairCrossings(g, g.up[u], g.up[v]) +
-                                         pairCrossings(g, g.down[u], g.down[v]);
-                const std::int64_t swapped = pairCrossings(g, g.up[v], g.up[u]) +
-                                             pairCrossings(g, g.down[v], g.down[u]);
+                const std::int64_t now =
+                    pairCrossings(g, g.up[u], g.up[v]) + pairCrossings(g, g.down[u], g.down[v]);
+                const std::int64_t swapped =
+                    pairCrossings(g, g.up[v], g.up[u]) + pairCrossings(g, g.down[v], g.down[u]);
                 if (swapped < now) {
                     std::swap(layer[i], layer[i + 1]);
                     g.position[u] = static_cast<int>(i + 1);
@@ -255,14 +255,23 @@ LayoutResult layeredLayout(const LayoutRequest& request, const LayeredOptions& o
 
     // 2. Ranks: longest path in topological order (Kahn's, in node order), then each source
     //    moved down to just above its nearest consumer (weights and inputs beside their use).
+    // An edge as laid out: its ends pointing down (a reversed edge swapped), or false for a
+    // self loop or an end outside the request.
+    auto downward = [&](std::size_t e, int* from, int* to) {
+        *from = request.edges[e].first;
+        *to = request.edges[e].second;
+        if (*from < 0 || *to < 0 || static_cast<std::size_t>(*from) >= n ||
+            static_cast<std::size_t>(*to) >= n || *from == *to)
+            return false;
+        if (g.reversed[e])
+            std::swap(*from, *to);
+        return true;
+    };
     std::vector<std::vector<int>> succ(n), pred(n);
     for (std::size_t e = 0; e < edgeCount; ++e) {
-        auto [from, to] = request.edges[e];
-        if (from < 0 || to < 0 || static_cast<std::size_t>(from) >= n ||
-            static_cast<std::size_t>(to) >= n || from == to)
+        int from = 0, to = 0;
+        if (!downward(e, &from, &to))
             continue;
-        if (g.reversed[e])
-            std::swap(from, to);
         succ[static_cast<std::size_t>(from)].push_back(to);
         pred[static_cast<std::size_t>(to)].push_back(from);
     }
@@ -315,12 +324,9 @@ LayoutResult layeredLayout(const LayoutRequest& request, const LayeredOptions& o
         return static_cast<int>(g.rank.size() - 1);
     };
     for (std::size_t e = 0; e < edgeCount; ++e) {
-        auto [from, to] = request.edges[e];
-        if (from < 0 || to < 0 || static_cast<std::size_t>(from) >= n ||
-            static_cast<std::size_t>(to) >= n || from == to)
+        int from = 0, to = 0;
+        if (!downward(e, &from, &to))
             continue;
-        if (g.reversed[e])
-            std::swap(from, to);
         std::vector<int>& chain = g.chains[e];
         chain.push_back(from);
         int previous = from;

@@ -460,25 +460,32 @@ void TestOnnxReader::weightsStayInTheFile() {
 /// The host CPU's device runs on a mapped model's constants where they lie (nothing allocated
 /// for them); a virtual CPU copies them into its arena; the reference reads them in place too;
 /// all three agree.
-void TestOnnxReader::theHostReadsConstantsWhereTheyLie() {
-    onnx::ModelProto model = emptyModel("inplace");
+/// y = x (4x512) times w (512x512), w's `values` in DIR/w.bin as ONNX external data, the model
+/// in DIR/NAME.onnx; whether both were written.
+static bool writeMatMulWithExternalWeights(const QTemporaryDir& dir, const std::string& name,
+                                           const std::vector<float>& values) {
+    onnx::ModelProto model = emptyModel(name);
     onnx::GraphProto* g = model.mutable_graph();
     addValue(g->mutable_input(), "x", {4, 512});
     addValue(g->mutable_output(), "y", {4, 512});
-    std::vector<float> values(512 * 512);
-    for (std::size_t i = 0; i < values.size(); ++i)
-        values[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 8.0f;
     onnx::TensorProto* w = addInitializer(model, "w", {512, 512});
     w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
     auto* location = w->add_external_data();
     location->set_key("location");
     location->set_value("w.bin");
     addNode(model, "MatMul", {"x", "w"}, {"y"});
+    return writeFile(
+               dir.filePath("w.bin"),
+               std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)) &&
+           writeFile(dir.filePath(QString::fromStdString(name) + ".onnx"), bytesOf(model));
+}
+
+void TestOnnxReader::theHostReadsConstantsWhereTheyLie() {
+    std::vector<float> values(512 * 512);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 8.0f;
     QTemporaryDir dir;
-    QVERIFY(
-        writeFile(dir.filePath("w.bin"),
-                  std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)));
-    QVERIFY(writeFile(dir.filePath("inplace.onnx"), bytesOf(model)));
+    QVERIFY(writeMatMulWithExternalWeights(dir, "inplace", values));
     auto loaded = load(dir.filePath("inplace.onnx"));
     QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
     const Graph& graph = loaded.value().graph;
@@ -1913,22 +1920,8 @@ void TestOnnxReader::anEmptyShapePrefixStillInfers() {
 /// the run that read past its new end, naming the file, instead of killing the process with
 /// SIGBUS; later runs fail the same way, and a device that would copy the weights refuses to load.
 void TestOnnxReader::aWeightsFileCutShortUnderARunFailsIt() {
-    onnx::ModelProto model = emptyModel("cut");
-    onnx::GraphProto* g = model.mutable_graph();
-    addValue(g->mutable_input(), "x", {4, 512});
-    addValue(g->mutable_output(), "y", {4, 512});
-    const std::vector<float> values(512 * 512, 0.25f);
-    onnx::TensorProto* w = addInitializer(model, "w", {512, 512});
-    w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
-    auto* location = w->add_external_data();
-    location->set_key("location");
-    location->set_value("w.bin");
-    addNode(model, "MatMul", {"x", "w"}, {"y"});
     QTemporaryDir dir;
-    QVERIFY(
-        writeFile(dir.filePath("w.bin"),
-                  std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4)));
-    QVERIFY(writeFile(dir.filePath("cut.onnx"), bytesOf(model)));
+    QVERIFY(writeMatMulWithExternalWeights(dir, "cut", std::vector<float>(512 * 512, 0.25f)));
     auto loaded = load(dir.filePath("cut.onnx"));
     QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
     const Graph& graph = loaded.value().graph;

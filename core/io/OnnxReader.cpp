@@ -4,6 +4,10 @@
 
 #include "io/OnnxImporter.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 namespace placer {
 
 Result<Graph> OnnxImporter::read(std::string_view bytes) {
@@ -134,6 +138,50 @@ OnnxImporter::Failure OnnxImporter::checkOpset() {
     return std::nullopt;
 }
 
+namespace {
+
+/// The first name `graph` reads that neither it (an input, an initializer, an earlier node's
+/// output) nor the scopes around it (`outer`) define, as a sentence; empty when there is none.
+/// Subgraphs (If's and Loop's bodies) are checked with this graph's names in scope.
+std::string firstUndefinedName(const onnx::GraphProto& graph, std::set<std::string> outer) {
+    std::set<std::string>& defined = outer;
+    defined.insert("");
+    for (const auto& input : graph.input())
+        defined.insert(input.name());
+    for (const auto& initializer : graph.initializer())
+        defined.insert(initializer.name());
+    for (const onnx::NodeProto& node : graph.node()) {
+        for (const std::string& input : node.input()) {
+            if (!defined.count(input))
+                return "node '" + (node.name().empty() ? node.op_type() : node.name()) +
+                       "' reads '" + input + "', which no earlier node, input or initializer " +
+                       "defines";
+        }
+        for (const onnx::AttributeProto& attribute : node.attribute()) {
+            std::vector<const onnx::GraphProto*> bodies;
+            if (attribute.has_g())
+                bodies.push_back(&attribute.g());
+            for (const auto& g : attribute.graphs())
+                bodies.push_back(&g);
+            for (const onnx::GraphProto* body : bodies) {
+                if (std::string why = firstUndefinedName(*body, defined); !why.empty())
+                    return "in a body of node '" +
+                           (node.name().empty() ? node.op_type() : node.name()) + "': " + why;
+            }
+        }
+        for (const std::string& output : node.output())
+            defined.insert(output);
+    }
+    for (const auto& output : graph.output()) {
+        if (!defined.count(output.name()))
+            return "graph output '" + output.name() + "' is produced by no node, input or " +
+                   "initializer";
+    }
+    return {};
+}
+
+} // namespace
+
 /// ONNX's version converter brings an old model to kUpgradeOpset; what it cannot convert is
 /// refused with its reason.
 OnnxImporter::Failure OnnxImporter::upgradeOpset(int opset) {
@@ -144,6 +192,11 @@ OnnxImporter::Failure OnnxImporter::upgradeOpset(int opset) {
                         "', which ONNX's version converter cannot convert; re-export it "
                         "with opset 11 or newer");
     }
+    // ONNX's converter imports the graph into its IR, which follows every name it reads without
+    // a check: a graph output (or a node input) that nothing defines crashes it, and ONNX 1.12's
+    // checker lets graph outputs through. So every name must be defined first.
+    if (const std::string undefined = firstUndefinedName(m_model.graph(), {}); !undefined.empty())
+        return fail(undefined);
     try {
         onnx::checker::check_model(m_model);
         onnx::ModelProto converted =

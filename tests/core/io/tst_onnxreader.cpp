@@ -84,6 +84,7 @@ private slots:
     void weightsStayInTheFile();
     void theHostReadsConstantsWhereTheyLie();
     void aWeightsFileCutShortUnderARunFailsIt();
+    void oldOpsetModelsWithUndefinedNamesAreRefused();
     void externalDataBeyondTwoGigabytes();
     void badInput_data();
     void badInput();
@@ -1952,6 +1953,35 @@ void TestOnnxReader::aWeightsFileCutShortUnderARunFailsIt() {
     QVERIFY(!copying);
     QVERIFY2(copying.error().message.find("w.bin'") != std::string::npos,
              copying.error().message.c_str());
+}
+
+/// A model of an old opset goes through ONNX's version converter, whose import follows every name
+/// without a check and crashed on a graph output nothing produces (the fuzzer found it): such
+/// names are refused first, in the main graph and in bodies.
+void TestOnnxReader::oldOpsetModelsWithUndefinedNamesAreRefused() {
+    auto readAtOpset10 = [](onnx::ModelProto model) {
+        model.mutable_opset_import(0)->set_version(10);
+        DeviceSet devices = defaultDeviceSet();
+        std::vector<std::string> warnings;
+        return readOnnx(bytesOf(model), "old.onnx", &devices, true, &warnings, OnnxReadOptions{});
+    };
+    onnx::ModelProto output = reluModel();
+    addValue(output.mutable_graph()->mutable_output(), "nowhere", {2, 3});
+    auto refused = readAtOpset10(output);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("graph output 'nowhere' is produced by no node") !=
+                 std::string::npos,
+             refused.error().message.c_str());
+    onnx::ModelProto input = reluModel();
+    addNode(input, "Relu", {"missing"}, {"z"});
+    auto unread = readAtOpset10(input);
+    QVERIFY(!unread);
+    QVERIFY2(unread.error().message.find("reads 'missing', which no earlier node") !=
+                 std::string::npos,
+             unread.error().message.c_str());
+    // A well-formed model of opset 10 still converts.
+    auto converted = readAtOpset10(reluModel());
+    QVERIFY2(converted, converted ? "" : converted.error().toString().c_str());
 }
 
 QTEST_APPLESS_MAIN(TestOnnxReader)

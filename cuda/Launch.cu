@@ -44,7 +44,7 @@ void check(const char* what) {
     const cudaError_t error = cudaGetLastError();
     if (error != cudaSuccess)
         throw std::runtime_error(std::string("launching ") + what + " failed: " +
-                          cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")");
+                                 cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")");
 }
 
 } // namespace
@@ -109,8 +109,7 @@ __global__ void binaryContiguous4(Op op, ContiguousOperand a, ContiguousOperand 
                                   i64 n) {
     const i64 chunks = n / 4;
     const i64 stride = static_cast<i64>(blockDim.x) * gridDim.x;
-    for (i64 c = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks;
-         c += stride) {
+    for (i64 c = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks; c += stride) {
         const float4 x = at4(a, c, n), y = at4(b, c, n);
         reinterpret_cast<float4*>(out)[c] =
             make_float4(op(x.x, y.x), op(x.y, y.y), op(x.z, y.z), op(x.w, y.w));
@@ -126,8 +125,7 @@ template <typename Op> __global__ void unaryContiguous(Op op, const float* x, fl
 template <typename Op> __global__ void unaryContiguous4(Op op, const float* x, float* y, i64 n) {
     const i64 chunks = n / 4;
     const i64 stride = static_cast<i64>(blockDim.x) * gridDim.x;
-    for (i64 c = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks;
-         c += stride) {
+    for (i64 c = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; c < chunks; c += stride) {
         const float4 v = reinterpret_cast<const float4*>(x)[c];
         reinterpret_cast<float4*>(y)[c] = make_float4(op(v.x), op(v.y), op(v.z), op(v.w));
     }

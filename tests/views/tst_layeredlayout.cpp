@@ -226,7 +226,8 @@ private slots:
     }
     void againstDotOnASmallGraph() {
         QFETCH(int, kind);
-        const LayoutRequest request = kind == 0 ? transformerShaped(12, 3) : randomLayered(300, 12, 5);
+        const LayoutRequest request =
+            kind == 0 ? transformerShaped(12, 3) : randomLayered(300, 12, 5);
         QVERIFY(request.nodeSizes.size() <= LayoutController::kLayeredNodes);
         const LayoutResult dot = computeLayout(request);
         QVERIFY2(dot.error.isEmpty(), qPrintable(dot.error));

@@ -2,16 +2,16 @@
 // CPU devices. Each test checks what the pass did to the graph and that the rewritten graph
 // computes what the user's graph computes.
 #include "io/ModelLoader.h"
-#include "report/RunReport.h"
 #include "ir/OpRegistry.h"
+#include "passes/PassManager.h"
+#include "passes/PostOpFusion.h"
 #include "plan/Planner.h"
+#include "report/RunReport.h"
 #include "runtime/Bytecode.h"
 #include "runtime/ConstantEvaluation.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/Executor.h"
-#include "passes/PassManager.h"
-#include "passes/PostOpFusion.h"
 
 #include "OnnxModelBuilder.h"
 #include "runtime/RandomTensor.h"
@@ -172,8 +172,8 @@ private slots:
     // or a boolean that differs, and reads each dtype as itself.
     void outputComparisonCatchesWhatDiffers() {
         auto tensor = [](DType dtype, std::vector<double> values) {
-            HostTensor t = HostTensor::zeros(
-                TensorType{{static_cast<std::int64_t>(values.size())}, dtype});
+            HostTensor t =
+                HostTensor::zeros(TensorType{{static_cast<std::int64_t>(values.size())}, dtype});
             for (std::size_t i = 0; i < values.size(); ++i) {
                 if (dtype == DType::Float32)
                     t.as<float>()[i] = static_cast<float>(values[i]);
@@ -190,12 +190,12 @@ private slots:
         QCOMPARE(relativeDifference(tensor(DType::Float32, {1, nan, inf}),
                                     tensor(DType::Float32, {1, nan, inf})),
                  0.0);
-        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {1, nan}),
-                                              tensor(DType::Float32, {1, 2}))));
-        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {1, 2}),
-                                              tensor(DType::Float32, {1, nan}))));
-        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {inf}),
-                                              tensor(DType::Float32, {-inf}))));
+        QVERIFY(std::isinf(
+            relativeDifference(tensor(DType::Float32, {1, nan}), tensor(DType::Float32, {1, 2}))));
+        QVERIFY(std::isinf(
+            relativeDifference(tensor(DType::Float32, {1, 2}), tensor(DType::Float32, {1, nan}))));
+        QVERIFY(std::isinf(
+            relativeDifference(tensor(DType::Float32, {inf}), tensor(DType::Float32, {-inf}))));
         QVERIFY(std::isinf(relativeDifference(tensor(DType::Int64, {1000000, 7}),
                                               tensor(DType::Int64, {1000000, 8}))));
         QVERIFY(std::isinf(
@@ -204,8 +204,8 @@ private slots:
         const double d = relativeDifference(tensor(DType::Float64, {1.0, 2.0}),
                                             tensor(DType::Float64, {1.0, 2.0 + 2e-6}));
         QVERIFY2(d > 5e-7 && d < 2e-6, qPrintable(QString::number(d)));
-        QVERIFY(std::isinf(relativeDifference(tensor(DType::Float32, {1}),
-                                              tensor(DType::Float64, {1}))));
+        QVERIFY(std::isinf(
+            relativeDifference(tensor(DType::Float32, {1}), tensor(DType::Float64, {1}))));
     }
 
     void initTestCase() { installConstantFolding(); }
@@ -710,8 +710,7 @@ void TestOptimize::batchNormalisationTakesTheReluAfterIt() {
                                                {.channelsLast = channelsLast, .fusion = true});
         const auto fused = o.result.graph.find("n1+r1");
         QVERIFY(fused.has_value());
-        QCOMPARE(describePostOps(o.result.graph.node(*fused).hints.postOps),
-                 std::string("relu"));
+        QCOMPARE(describePostOps(o.result.graph.node(*fused).hints.postOps), std::string("relu"));
         QCOMPARE(o.result.fusedInto[o.graph.find("r1")->index], *o.graph.find("n1"));
         QVERIFY(o.result.graph.find("n2").has_value());
         QVERIFY(o.result.graph.find("y").has_value());
@@ -875,10 +874,10 @@ void TestOptimize::convolutionsFoldTheBatchNormalisationAfterThem() {
         const Graph& g = o.result.graph;
         const auto c1 = g.find("c1+n1+r1");
         QVERIFY(c1.has_value());
-        QVERIFY2(describePostOps(g.node(*c1).hints.postOps).starts_with("batch_norm(") &&
-                     describePostOps(g.node(*c1).hints.postOps)
-                         .ends_with(", scaled, shifted);relu"),
-                 describePostOps(g.node(*c1).hints.postOps).c_str());
+        QVERIFY2(
+            describePostOps(g.node(*c1).hints.postOps).starts_with("batch_norm(") &&
+                describePostOps(g.node(*c1).hints.postOps).ends_with(", scaled, shifted);relu"),
+            describePostOps(g.node(*c1).hints.postOps).c_str());
         QCOMPARE(g.node(*c1).inputs.size(), std::size_t{7}); // x, w, b, then the four
         QVERIFY(g.find("c2+n2").has_value());
         QVERIFY(g.find("c3").has_value());

@@ -1,7 +1,10 @@
 // The Relay text reader: the supported subset, and clear located errors for everything else.
 #include "io/RelayReader.h"
+#include "ir/Scalar.h"
 
 #include <QTest>
+
+#include <cmath>
 
 using namespace placer;
 
@@ -33,6 +36,7 @@ class TestRelayReader : public QObject {
 
 private slots:
     void sharedInputProgram();
+    void integerLiteralsPastTheirTypeSaturate();
     void onDeviceBecomesAPinNotANode();
     void olderSpellings();
     void parameterAndResultDevices();
@@ -252,6 +256,31 @@ void TestRelayReader::truncatedInputNeverCrashes() {
             QVERIFY(!graph.error().message.empty());
         }
     }
+}
+
+// A literal past its integer type's range is held at the range's end, not cast (undefined
+// behaviour the fuzzer found through encodeScalar); NaN becomes 0, booleans are 0 or 1.
+void TestRelayReader::integerLiteralsPastTheirTypeSaturate() {
+    auto graph = read(QStringLiteral("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), int32]) "
+                                     "{ add(%x, 1555980000000000000i32) }"));
+    QVERIFY2(graph, graph ? "" : graph.error().toString().c_str());
+    bool found = false;
+    for (const Node& node : graph.value().nodes()) {
+        if (!node.isConstant() || !node.data)
+            continue;
+        const auto value = decodeScalar(DType::Int32, std::string_view(node.data->data(), 4));
+        QVERIFY(value);
+        QCOMPARE(*value, 2147483647.0);
+        found = true;
+    }
+    QVERIFY(found);
+    QCOMPARE(*decodeScalar(DType::Int8, encodeScalar(DType::Int8, -1e300)), -128.0);
+    QCOMPARE(*decodeScalar(DType::UInt16, encodeScalar(DType::UInt16, -5.0)), 0.0);
+    QCOMPARE(*decodeScalar(DType::Int64, encodeScalar(DType::Int64, 1e19)), 9223372036854775807.0);
+    QCOMPARE(*decodeScalar(DType::UInt64, encodeScalar(DType::UInt64, std::nan(""))), 0.0);
+    QCOMPARE(*decodeScalar(DType::Int32, encodeScalar(DType::Int32, -7.9)), -7.0);
+    QCOMPARE(*decodeScalar(DType::Bool, encodeScalar(DType::Bool, 0.25)), 1.0);
+    QCOMPARE(*decodeScalar(DType::Bool, encodeScalar(DType::Bool, 0.0)), 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestRelayReader)

@@ -21,8 +21,9 @@
 #                                (ResNet-50 when $PLACER_ONNX_MODELS holds resnet50.onnx and
 #                                resnet50_batch32.onnx)
 #
-# The run step's parts can be chosen with PLACER_GPU_PARTS, a list of tests, models, sanitizer
-# and bench (default: all four). Without a step it builds and runs. The run step exits non-zero
+# The run step's parts can be chosen with PLACER_GPU_PARTS, a list of tests, models, table,
+# sanitizer and bench (default: all but table, which exports a dozen full-size models with
+# PyTorch and compares each on cuda:0 with PyTorch eager on the same GPU). Without a step it builds and runs. The run step exits non-zero
 # when a test or a model run fails, when compute-sanitizer reports an error, or when there is no
 # usable GPU.
 set -uo pipefail
@@ -143,6 +144,40 @@ models_part() {
     done
 }
 
+# Every full-size model on cuda:0 against PyTorch eager timed on the same GPU, as a Markdown table
+# (scripts/gpu_models_table.py exports and times them; needs python3 with CUDA PyTorch), then
+# the same model run twice in two processes, whose outputs must be bitwise identical (the
+# convolution algorithms come from the cache the first process filled).
+table_part() {
+    local dir=${PLACER_ONNX_MODELS:-${TMPDIR:-/tmp}/placer-gpu-models} name torchms out ms
+    mkdir -p "$dir"
+    "${PLACER_PYTHON:-python3}" "$root/scripts/gpu_models_table.py" "$dir" || {
+        fail "exporting and timing the models in PyTorch"
+        return
+    }
+    echo "| model | cuda:0 (ms) | PyTorch eager (ms) | ratio | reference check |"
+    echo "| --- | --- | --- | --- | --- |"
+    while read -r name torchms; do
+        out=$(timeout 120 "$placer" run "$dir/$name.onnx" --devices gpu:cuda,cpu:cpu --default gpu \
+            --iterations 30 --warmup 3 2>&1)
+        ms=$(echo "$out" | sed -n 's/^latency: \([0-9.]*\) ms median.*/\1/p')
+        echo "$out" | grep -q '^reference check: ok' || fail "$name on cuda:0: $(echo "$out" | tail -1)"
+        echo "| $name | $ms | $torchms | $(awk -v a="$ms" -v b="$torchms" 'BEGIN { if (b > 0 && a > 0) printf "%.2f", a / b }') | $(echo "$out" | grep -m1 -E '^reference check|error' | cut -c1-80) |"
+    done <"$dir/torch_ms.txt"
+    local first second
+    first=$(mktemp -d) second=$(mktemp -d)
+    for out in "$first" "$second"; do
+        "$placer" run "$dir/resnet50.onnx" --devices gpu:cuda,cpu:cpu --default gpu --iterations 1 \
+            --no-reference --save-outputs "$out" >/dev/null 2>&1 || fail "resnet50 --save-outputs"
+    done
+    if cmp -s "$first/output.npy" "$second/output.npy"; then
+        echo "gpu-check: two processes' ResNet-50 outputs on cuda:0 are bitwise identical"
+    else
+        fail "two processes' ResNet-50 outputs on cuda:0 differ"
+    fi
+    rm -rf "$first" "$second"
+}
+
 sanitizer_part() {
     local sanitizer tool test
     sanitizer=$(command -v compute-sanitizer || true)
@@ -192,6 +227,7 @@ run_step() {
         timeout 600 "$tests/tst_cuda" || fail tst_cuda
     fi
     [[ $parts == *" models "* ]] && models_part
+    [[ $parts == *" table "* ]] && table_part
     [[ $parts == *" sanitizer "* ]] && sanitizer_part
     if [[ $parts == *" bench "* ]]; then
         timeout 900 "$tests/benchmarks/bench_cuda" || fail bench_cuda

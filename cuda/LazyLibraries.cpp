@@ -42,7 +42,8 @@ Library& cudnnLibrary() {
     return library;
 }
 
-void* symbol(Library& library, const char* name) {
+/// Opens `library` once (by soname, else where the build found it); whether it is open.
+bool open(Library& library) {
     std::call_once(library.once, [&] {
         library.handle = ::dlopen(library.soname, RTLD_NOW | RTLD_LOCAL);
         if (!library.handle) {
@@ -52,7 +53,11 @@ void* symbol(Library& library, const char* name) {
                 library.error = first;
         }
     });
-    if (!library.handle)
+    return library.handle != nullptr;
+}
+
+void* symbol(Library& library, const char* name) {
+    if (!open(library))
         return nullptr;
     void* function = ::dlsym(library.handle, name);
     if (!function) {
@@ -64,16 +69,12 @@ void* symbol(Library& library, const char* name) {
 
 /// Why `library` cannot be used so far: it did not open, or lacks functions that were asked for.
 std::string openProblem(Library& library) {
-    symbol(library, "placer_open_only"); // opens it, once
-    if (!library.handle)
+    if (!open(library))
         return library.error;
     std::lock_guard lock(library.mutex);
     std::string out;
-    for (const std::string& name : library.missing) {
-        if (name == "placer_open_only")
-            continue;
+    for (const std::string& name : library.missing)
         out += (out.empty() ? std::string(library.soname) + " has no " : ", ") + name;
-    }
     return out;
 }
 

@@ -17,6 +17,8 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
           # The fuzz and sanitizer builds: clang with its sanitizer runtimes and OpenMP.
           clang libclang-rt-14-dev libomp-14-dev
+          # The Python module: pybind11 against Debian's Python with numpy, tested with pytest.
+          python3-dev python3-numpy pybind11-dev python3-pytest
           # Fonts, so that screenshots and offscreen GUI tests render text.
           fonts-dejavu-core)
 

@@ -15,7 +15,8 @@
 #      read-only when the host has a CUDA toolkit, so that the CUDA backend is still compiled;
 #   4. inside the root, as root with a clean environment and no display: ./scripts/run.sh (which
 #      writes its screenshot, copied out to build-fresh/placement-explorer.png here), then
-#      ./scripts/test.sh;
+#      ./scripts/test.sh; then ./scripts/package-check.sh, which builds the .deb (cpack), installs
+#      it with apt and runs placer, placement-explorer and `import placer` from the package;
 #   5. unmounts everything on exit, failure included, and removes the root unless --keep.
 #
 # It needs root (mounts and chroot); .ci/run calls it, and CI runs as root. Exit status: that of
@@ -35,7 +36,7 @@ while (($# > 0)); do
         shift
         ;;
     -h | --help)
-        sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -194,3 +195,7 @@ fi
 log "./scripts/test.sh (after $(elapsed))"
 inside ./scripts/test.sh
 log "both commands passed in a fresh Debian 12 root"
+# The Debian package of that build, installed into the root and run from there.
+log "./scripts/package-check.sh (after $(elapsed))"
+inside ./scripts/package-check.sh
+log "the package installs and runs in the fresh root"

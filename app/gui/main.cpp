@@ -19,6 +19,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QEventLoop>
+#include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
@@ -88,11 +89,30 @@ int main(int argc, char** argv) {
     const QLocale locale = chosen.isEmpty() ? QLocale() : QLocale(chosen);
     // Languages without a translation (and the C locale) get English, whose file spells out
     // plurals ("2 copies" for "%n copy(ies)").
+    // The installed translations (PREFIX/share/placement-explorer/translations) first, so that
+    // one can be updated without rebuilding; then those built into the program.
     QTranslator translator;
-    if (translator.load(locale, QStringLiteral("placement_explorer"), QStringLiteral("_"),
-                        QStringLiteral(":/i18n")) ||
+    const QString installed = QCoreApplication::applicationDirPath() +
+                              QStringLiteral("/../share/placement-explorer/translations");
+    bool translated = false;
+    for (const QString& folder : {installed, QStringLiteral(":/i18n")}) {
+        if (translator.load(locale, QStringLiteral("placement_explorer"), QStringLiteral("_"),
+                            folder)) {
+            translated = true;
+            break;
+        }
+    }
+    if (translated ||
         translator.load(QStringLiteral("placement_explorer_en"), QStringLiteral(":/i18n")))
         QApplication::installTranslator(&translator);
+    // Qt's own dialogs (file dialogs, message boxes) in the same language, where Qt has it.
+    QTranslator qtTranslator;
+    if (qtTranslator.load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
+                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(&qtTranslator);
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/placement-explorer.svg")));
+    // The desktop entry (resources/desktop), for the window's icon and grouping under Wayland.
+    QGuiApplication::setDesktopFileName(QStringLiteral("placement-explorer"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(

@@ -330,3 +330,14 @@ def test_import_is_quick_and_documented():
     assert placer.load.__doc__ and placer.Plan.run.__doc__ and placer.Model.plan.__doc__
     stub = pathlib.Path(placer.__file__).with_name("__init__.pyi")
     assert stub.exists() and "def run(" in stub.read_text()
+
+
+def test_to_dataframe(resnet):
+    pandas = pytest.importorskip("pandas", reason="Run.to_dataframe needs pandas (python3-pandas)")
+    run = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b").run(
+        iterations=2, record=False)
+    frame = run.to_dataframe()
+    assert isinstance(frame, pandas.DataFrame)
+    assert set(frame["kind"]) == {"node", "copy"}
+    assert len(frame) == len(run.nodes) + len(run.copies)
+    assert frame["median_ms"].notna().all()

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""What the Python module costs over the CLI: the same plan run by `placer run` and by
+`plan.run` from Python, rounds alternating in order, on the same machine in the same run.
+
+For each model it reports the median latency each way and their ratio (goal: Python within 5 %),
+and how far the per-node medians differ (median over nodes of |python - cli| / cli). Then the
+time of `import placer` in a fresh interpreter against `import numpy` (goal: at most 0.3 s).
+Exits non-zero when a run fails or gives other outputs than the reference.
+
+  PYTHONPATH=build/python /usr/bin/python3 tests/benchmarks/bench_python.py \\
+      --placer build/app/placer [--quick] [--rounds N] [--iterations K] [MODEL.onnx ...]
+
+Without models it takes resources/models/*.onnx and, where $PLACER_ONNX_MODELS names a folder
+(scripts/export_models.py checked DIR), resnet50_batch8.onnx and transformer_encoder.onnx there.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def cli_run(placer, model, devices, iterations, workspace):
+    """The same plan through `placer run`: the same devices and rules."""
+    done = subprocess.run(
+        [placer, "run", str(model), "--devices", devices, "--rule", "Conv=a", "--rule", "MatMul=a",
+         "--rule", "Gemm=a", "--fallback", "b", "--iterations", str(iterations), "--json",
+         "--no-reference", "--no-record", "--db", workspace],
+        capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"bench_python: placer run {model} failed: {done.stderr.strip()}")
+    report = json.loads(done.stdout)
+    return report["latency_ms"]["median"], {n["name"]: n["median_ms"] for n in report["nodes"]}
+
+
+def python_run(plan, iterations):
+    run = plan.run(iterations=iterations, reference=False, record=False)
+    return run.latency_ms, {n["name"]: n["median_ms"] for n in run.nodes}
+
+
+def import_time(statement, repeats):
+    times = []
+    for _ in range(repeats):
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-c", statement], check=True,
+                       env=dict(os.environ))
+        times.append(time.monotonic() - started)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--placer", default=str(ROOT / "build" / "app" / "placer"))
+    parser.add_argument("--quick", action="store_true", help="one small model, two rounds")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("models", nargs="*")
+    args = parser.parse_args()
+
+    import placer
+
+    models = [pathlib.Path(m) for m in args.models]
+    if not models:
+        models = sorted((ROOT / "resources" / "models").glob("*.onnx"))
+        extra = os.environ.get("PLACER_ONNX_MODELS")
+        if extra:
+            models += [pathlib.Path(extra) / f for f in ("resnet50_batch8.onnx",
+                                                        "transformer_encoder.onnx")
+                       if (pathlib.Path(extra) / f).exists()]
+    if args.quick:
+        models, args.rounds, args.iterations = models[:1], 2, 3
+
+    workspace = tempfile.mkdtemp(prefix="bench_python.")
+    db = os.path.join(workspace, "workspace.db")
+    devices = "a:vcpu,b:vcpu"
+    print(f"{'model':<24} {'cli ms':>10} {'python ms':>10} {'ratio':>7} {'node diff':>10}")
+    ratios = []
+    for model in models:
+        loaded = placer.load(model, workspace=db)
+        # Two devices, the convolutions and matrix products on the first.
+        plan = loaded.plan(devices=devices, rules={"Conv": "a", "MatMul": "a", "Gemm": "a"},
+                           fallback="b")
+        cli_latency, py_latency = [], []
+        cli_nodes, py_nodes = {}, {}
+        python_run(plan, 1)  # the first run loads weights and prepares kernels
+        for round_ in range(args.rounds):
+            order = ("cli", "python") if round_ % 2 == 0 else ("python", "cli")
+            for way in order:
+                if way == "cli":
+                    latency, nodes = cli_run(args.placer, model, devices, args.iterations, db)
+                    cli_latency.append(latency)
+                    for k, v in nodes.items():
+                        cli_nodes.setdefault(k, []).append(v)
+                else:
+                    latency, nodes = python_run(plan, args.iterations)
+                    py_latency.append(latency)
+                    for k, v in nodes.items():
+                        py_nodes.setdefault(k, []).append(v)
+        c, p = statistics.median(cli_latency), statistics.median(py_latency)
+        if set(cli_nodes) != set(py_nodes):
+            sys.exit(f"bench_python: {model.name}: the CLI and Python ran different nodes")
+        differences = [abs(statistics.median(py_nodes[k]) - statistics.median(v)) /
+                       statistics.median(v)
+                       for k, v in cli_nodes.items() if statistics.median(v) >= 0.005]
+        node_diff = statistics.median(differences) if differences else 0.0
+        ratios.append(p / c)
+        print(f"{model.stem:<24} {c:>10.3f} {p:>10.3f} {p / c:>7.3f} {node_diff:>9.1%}")
+    if len(ratios) > 1:
+        print(f"geometric mean of python / cli: {statistics.geometric_mean(ratios):.3f}")
+
+    # A run with the reference check, so that a wrong result fails the benchmark.
+    check = placer.load(models[0], workspace=db).plan(devices=devices).run(iterations=1,
+                                                                          record=False)
+    if not check.reference_check["ok"]:
+        sys.exit("bench_python: the outputs differ from the reference")
+
+    repeats = 3 if args.quick else 7
+    numpy_s = import_time("import numpy", repeats)
+    placer_s = import_time("import placer", repeats)
+    print(f"import placer: {placer_s:.3f} s (import numpy alone: {numpy_s:.3f} s; "
+          f"placer's own share {placer_s - numpy_s:+.3f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the man pages placer.1 and placement-explorer.1 from the programs' own --help texts,
+"""Writes the man pages placer.1 and placement-explorer.1 (and their .gz) from the programs' own --help texts,
 so that the pages say exactly what the programs do: the build runs it (app/CMakeLists.txt) and
 `cmake --install` installs the pages.
 
 usage: make_manpages.py PLACER GUI OUTDIR VERSION
 """
 
+import gzip
 import os
 import re
 import subprocess
@@ -121,6 +122,11 @@ def main():
     for name, text in pages.items():
         with open(os.path.join(outdir, name), "w", encoding="utf-8") as out:
             out.write(text)
+        # Compressed as Debian installs man pages, without a time stamp (reproducible).
+        with open(os.path.join(outdir, name + ".gz"), "wb") as raw:
+            with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw,
+                               mtime=0) as out:
+                out.write(text.encode("utf-8"))
 
 
 if __name__ == "__main__":

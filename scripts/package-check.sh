@@ -50,7 +50,7 @@ for path in ./usr/bin/placer ./usr/bin/placement-explorer \
     ./usr/share/icons/hicolor/48x48/apps/placement-explorer.png \
     ./usr/share/icons/hicolor/256x256/apps/placement-explorer.png \
     ./usr/share/mime/packages/placement-explorer.xml \
-    ./usr/share/man/man1/placer.1 ./usr/share/man/man1/placement-explorer.1 \
+    ./usr/share/man/man1/placer.1.gz ./usr/share/man/man1/placement-explorer.1.gz \
     ./usr/share/bash-completion/completions/placer \
     ./usr/share/placement-explorer/translations/placement_explorer_de.qm \
     ./usr/share/placement-explorer/models/tiny_resnet.onnx; do

@@ -8,11 +8,11 @@ if(NOT result EQUAL 0)
     message(FATAL_ERROR "cmake --install failed: ${result}")
 endif()
 
-set(expected bin/placer share/man/man1/placer.1 share/bash-completion/completions/placer
+set(expected bin/placer share/man/man1/placer.1.gz share/bash-completion/completions/placer
              share/placement-explorer/models/tiny_resnet.onnx
              share/placement-explorer/examples/residual_block.relay)
 if(GUI)
-    list(APPEND expected bin/placement-explorer share/man/man1/placement-explorer.1
+    list(APPEND expected bin/placement-explorer share/man/man1/placement-explorer.1.gz
          share/applications/placement-explorer.desktop
          share/mime/packages/placement-explorer.xml
          share/icons/hicolor/scalable/apps/placement-explorer.svg

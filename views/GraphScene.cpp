@@ -455,7 +455,8 @@ void GraphScene::drawSplits() {
     const Plan& plan = m_document->plan();
     const DeviceSet& devices = m_document->devices();
     for (const SplitRegion& region : plan.splits) {
-        if (region.nodes.empty())
+        // Micro-batches cover the graph, each on the ops' own devices: nothing to frame.
+        if (region.nodes.empty() || region.microBatched)
             continue;
         std::vector<bool> member(graph.size(), false);
         for (NodeId node : region.nodes)

@@ -49,6 +49,10 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              its node times there, and its --save-run records there
   --constants replicate|copy constants used on several devices: one instance per device made
                              at load time (default), or copied on every run
+  --micro-batches M          pipeline the plan: the batch is cut on axis 0 into M micro-batches
+                             that flow through the devices as the ops are placed, each device
+                             working on one micro-batch while the next works on the one before
+                             (ops that mix the batch's rows run once, on the whole batch)
 )";
 
 

@@ -141,7 +141,9 @@ int main(int argc, char** argv) {
          QT_TRANSLATE_NOOP("main", "Split NODES=DEV[:SHARE],... on the batch (repeatable).")},
         {"mode", QT_TRANSLATE_NOOP("main", "Planner mode: demand, unify or auto.")},
         {"constants",
-         QT_TRANSLATE_NOOP("main", "Constants on several devices: replicate or copy.")}};
+         QT_TRANSLATE_NOOP("main", "Constants on several devices: replicate or copy.")},
+        {"micro-batches",
+         QT_TRANSLATE_NOOP("main", "Pipeline the plan in M micro-batches of the batch.")}};
     QList<QCommandLineOption> planCommandOptions;
     for (const auto& [name, description] : planOptions)
         planCommandOptions.append(QCommandLineOption(QString::fromLatin1(name),

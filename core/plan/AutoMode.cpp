@@ -385,6 +385,13 @@ PlacementProblem DevicePlanner::predictionProblem(
     const std::size_t n = m_index.size();
     PlacementProblem problem = m_problem;
     *members = CostModel::membersByHead(fusedInto);
+    // A pipelined graph's micro-batches, which the executor runs in order.
+    if (std::any_of(m_graph.nodes().begin(), m_graph.nodes().end(),
+                    [](const Node& node) { return node.microBatch >= 0; })) {
+        problem.wave.assign(problem.tasks(), -1);
+        for (std::size_t t = 0; t < problem.tasks() && t < m_nodeOfTask.size(); ++t)
+            problem.wave[t] = m_graph.nodes()[m_nodeOfTask[t]].microBatch;
+    }
     for (const auto& [head, group] : *members) {
         for (const NodeId member : group) {
             if (member.index < n && m_taskOf[member.index] >= 0)

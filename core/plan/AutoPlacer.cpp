@@ -230,6 +230,22 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
         list.closeItem();
     }
     list.priority = upwardRanks(problem, a);
+    if (problem.wave.size() == n) {
+        // A micro-batch's wave dominates the path; a task of none takes its inputs' latest.
+        std::vector<std::int32_t> wave(n, -1), inherited(n, 0);
+        std::int32_t last = 0;
+        double total = 1;
+        for (std::size_t t = 0; t < n; ++t) {
+            wave[t] = problem.wave[t] >= 0 ? problem.wave[t] : inherited[t];
+            last = std::max(last, wave[t]);
+            total += list.cost[t];
+            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
+                inherited[problem.edgeTarget[e]] =
+                    std::max(inherited[problem.edgeTarget[e]], wave[t]);
+        }
+        for (std::size_t t = 0; t < n; ++t)
+            list.priority[t] += static_cast<double>(last - wave[t]) * total;
+    }
     if (problem.release.size() == n)
         list.release = problem.release;
     ListSchedule scheduled = listSchedule(list);

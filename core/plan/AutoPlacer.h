@@ -64,6 +64,10 @@ struct PlacementProblem {
     /// Per device: the fixed time of a run that gives it work (waking its worker, starting and
     /// finishing), paid once per run; empty: none. A run's makespan includes the largest.
     std::vector<double> runMicros;
+    /// Per task of a pipelined graph: its micro-batch (Node::microBatch), -1 for none; empty
+    /// when the graph is not pipelined. Earlier micro-batches go first, as the executor runs
+    /// them (runtime/Schedule.h).
+    std::vector<std::int32_t> wave;
 
     /// Memory, when any device has a capacity: per task, the bytes of its outputs and the
     /// constants it reads (each constant counted once per device that reads it).

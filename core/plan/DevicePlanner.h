@@ -50,6 +50,9 @@ private:
     /// Plans the graph that runs: each region once per shard, every other node held where
     /// this plan put it. Its memory plan, each shard on its own device, is the plan's.
     void planShards();
+    /// PlanOptions::microBatches: the graph cut into micro-batches (Plan::splits, Plan::sharded)
+    /// once every node has its device.
+    void resolveMicroBatches();
 
     /// The prediction of a split plan is the sharded graph's: a split node starts with its
     /// first shard and ends with its last, and takes its slowest shard's time.

@@ -190,13 +190,17 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
         return d.valid() && static_cast<int>(d.index) < deviceCount ? static_cast<int>(d.index)
                                                                     : deviceCount;
     };
-    // On one device every topological order runs alike: keep the graph's.
+    // On one device every topological order runs alike: keep the graph's. A pipelined graph
+    // (--micro-batches) is in micro-batch order already, which is the order its devices work in
+    // (runtime/Schedule.h); by start times alone every micro-batch would seem to start at once.
     bool oneDevice = true;
     for (std::uint32_t i = 1; i < n && oneDevice; ++i)
         oneDevice = deviceOf(i) == deviceOf(0);
+    const bool pipelined = std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                                       [](const Node& node) { return node.microBatch >= 0; });
     result.clear();
     result.reserve(n);
-    if (oneDevice) {
+    if (oneDevice || pipelined) {
         for (std::uint32_t i = 0; i < n; ++i)
             result.push_back(NodeId(i));
         return result;

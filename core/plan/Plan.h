@@ -52,6 +52,10 @@ struct SplitShare {
 struct SplitRequest {
     std::string nodePattern;
     std::vector<SplitShare> shards;
+    /// The planner's own request for --micro-batches (never the user's): each shard is a
+    /// micro-batch that runs every node on the device the plan gave it, so shards name no device
+    /// and pins stay where they are.
+    bool microBatches = false;
     bool operator==(const SplitRequest&) const = default;
 };
 
@@ -68,6 +72,10 @@ struct PlanOptions {
     std::shared_ptr<const CostModel> costs;
     /// Auto: also solve the exact programme (GLPK) on graphs small enough for it.
     bool exact = false;
+    /// Pipelining (--micro-batches M): the batch is cut on axis 0 into M micro-batches that flow
+    /// through the devices as the plan places the ops, each device a stage working on one
+    /// micro-batch while the next device works on the one before. 1: no pipelining.
+    std::int32_t microBatches = 1;
     /// (constant, device), by name: copied to the device on every run rather than replicated
     /// there, whatever `constants` says. Auto mode decides such copies itself where a device's
     /// memory cannot keep a constant; the optimised graph is planned with them
@@ -219,7 +227,10 @@ struct Shard {
 
 /// A region of the graph sharded across devices on the batch axis (plan/Split.h).
 struct SplitRegion {
-    std::int32_t request = -1; ///< index into PlanOptions::splits
+    std::int32_t request = -1; ///< index into PlanOptions::splits; -1 for micro-batches
+    /// The micro-batches of a pipelined plan (PlanOptions::microBatches): every shard runs each
+    /// node on the node's own device, and Shard::device is not used.
+    bool microBatched = false;
     std::string name;          ///< "split1": what its shards' node names carry
     std::vector<NodeId> nodes; ///< the user's nodes it runs once per shard, in graph order
     /// Per node of `nodes`, per output: where it carries the batch.

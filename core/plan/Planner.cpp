@@ -160,6 +160,7 @@ Plan DevicePlanner::run() {
             checkCapacities();
         }
     }
+    resolveMicroBatches();
     if (m_splitting)
         planShards();
     if (m_options.costs || m_options.mode == PlanMode::Auto)
@@ -219,6 +220,35 @@ void DevicePlanner::resolveSplits() {
         m_plan.conflicts.push_back(std::move(conflict));
     m_splitting = std::any_of(m_split.regionOf.begin(), m_split.regionOf.end(),
                               [](std::int32_t r) { return r >= 0; });
+}
+
+void DevicePlanner::resolveMicroBatches() {
+    const std::int32_t count = m_options.microBatches;
+    if (count <= 1)
+        return;
+    const std::string spelled = "--micro-batches " + std::to_string(count);
+    if (m_splitting) {
+        m_plan.conflicts.push_back(Conflict{
+            ConflictKind::Split,
+            {},
+            {spelled},
+            spelled + " together with --split is not supported: the plan is not pipelined",
+            "pipeline the plan, or split regions of it across devices, not both"});
+        return;
+    }
+    // The whole graph, cut on the batch; ops that mix the rows of the batch run once, unsplit.
+    SplitRequest request;
+    request.nodePattern = "*";
+    request.microBatches = true;
+    request.shards.assign(static_cast<std::size_t>(count), SplitShare{});
+    SplitAnalysis analysis = analyzeSplits(m_graph, m_devices, {request});
+    for (Conflict& conflict : analysis.conflicts)
+        m_plan.conflicts.push_back(std::move(conflict));
+    if (analysis.regions.empty() || analysis.regions.front().nodes.empty() ||
+        analysis.regions.front().shards.empty())
+        return;
+    m_plan.splits = std::move(analysis.regions);
+    m_splitting = true;
 }
 
 void DevicePlanner::planShards() {

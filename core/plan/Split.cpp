@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <queue>
 #include <numeric>
 #include <set>
 #include <unordered_map>
@@ -130,9 +131,13 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
     for (std::size_t r = 0; r < requests.size(); ++r) {
         const SplitRequest& request = requests[r];
         SplitRegion region;
-        region.request = static_cast<std::int32_t>(r);
-        region.name = "split" + std::to_string(r + 1);
-        const std::string spelled = "--split '" + formatSplitRequest(request) + "'";
+        const bool microBatches = request.microBatches;
+        region.request = microBatches ? -1 : static_cast<std::int32_t>(r);
+        region.microBatched = microBatches;
+        region.name = microBatches ? "mb" : "split" + std::to_string(r + 1);
+        const std::string spelled =
+            microBatches ? "--micro-batches " + std::to_string(request.shards.size())
+                         : "--split '" + formatSplitRequest(request) + "'";
         auto conflict = [&](std::vector<NodeId> nodes, std::string message,
                             std::string suggestion) {
             analysis.conflicts.push_back(Conflict{ConflictKind::Split,
@@ -145,6 +150,12 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         bool devicesKnown = true;
         std::vector<std::int64_t> shares;
         for (const SplitShare& share : request.shards) {
+            if (microBatches) {
+                // Each micro-batch runs every node where the plan put it.
+                region.shards.push_back(Shard{DeviceId(), 1, 0, 0});
+                shares.push_back(1);
+                continue;
+            }
             const auto device = devices.find(share.device);
             if (!device) {
                 conflict({},
@@ -162,7 +173,7 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                                [&](const Shard& s) { return s.device == device; });
         };
         if (!devicesKnown || region.shards.size() < 2) {
-            if (devicesKnown)
+            if (devicesKnown && !microBatches)
                 conflict({}, spelled + " names fewer than two devices; nothing is split",
                          "name two devices or more");
             region.shards.clear();
@@ -197,6 +208,8 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             matchedAny = true;
             if (analysis.regionOf[i] >= 0) {
                 overlapping.push_back(NodeId(i));
+            } else if (microBatches) {
+                candidates.push_back(i); // it stays on its device, whatever pins it there
             } else if (node.pin.active() && !isRegionDevice(node.pin.device)) {
                 pinnedAway.push_back(NodeId(i));
             } else if (nodeHostOnly(node)) {
@@ -282,8 +295,10 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                      spelled + ": the batch of " + std::to_string(region.batch) +
                          " is smaller than its " + std::to_string(shardCount) +
                          " shards; nothing is split",
-                     "split across at most " + std::to_string(region.batch) +
-                         " devices, or run a larger batch");
+                     microBatches ? "use at most " + std::to_string(region.batch) +
+                                        " micro-batches, or run a larger batch"
+                                  : "split across at most " + std::to_string(region.batch) +
+                                        " devices, or run a larger batch");
             splittable = false;
         }
         std::vector<std::int64_t> rows;
@@ -496,10 +511,69 @@ public:
             copy.value = whole(output.value);
             out.graph.addOutput(copy);
         }
+        const bool pipelined =
+            std::any_of(m_plan.splits.begin(), m_plan.splits.end(),
+                        [](const SplitRegion& region) { return region.microBatched; });
+        if (pipelined)
+            inMicroBatchOrder();
         return std::move(m_out);
     }
 
 private:
+    /// Puts the graph in micro-batch order: the first micro-batch's nodes, then the second's,
+    /// each node as early as its inputs allow (a node of no micro-batch takes the latest of its
+    /// inputs'). The memory plan follows this order, so storages are reused the way the devices
+    /// work through the micro-batches, and never make one micro-batch wait for a later one.
+    void inMicroBatchOrder() {
+        const Graph& graph = m_out.graph;
+        const std::size_t n = graph.size();
+        std::vector<std::int32_t> key(n, 0);
+        std::vector<std::uint32_t> waiting(n, 0);
+        std::vector<std::vector<std::uint32_t>> consumers(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const Node& node = graph.nodes()[i];
+            std::int32_t k = node.microBatch;
+            for (ValueRef input : node.inputs) {
+                if (node.microBatch < 0)
+                    k = std::max(k, key[input.node.index]);
+                consumers[input.node.index].push_back(i);
+                ++waiting[i];
+            }
+            key[i] = std::max(k, 0);
+        }
+        using Entry = std::pair<std::int32_t, std::uint32_t>; // (micro-batch, old index)
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (waiting[i] == 0)
+                ready.emplace(key[i], i);
+        }
+        ShardedGraph out;
+        out.graph.name = graph.name;
+        out.graph.sourceFormat = graph.sourceFormat;
+        out.graph.properties = graph.properties;
+        std::vector<NodeId> moved(n);
+        while (!ready.empty()) {
+            const std::uint32_t i = ready.top().second;
+            ready.pop();
+            Node node = graph.nodes()[i];
+            for (ValueRef& input : node.inputs)
+                input.node = moved[input.node.index];
+            moved[i] = out.graph.addNode(std::move(node));
+            out.origin.push_back(m_out.origin[i]);
+            out.region.push_back(m_out.region[i]);
+            out.shard.push_back(m_out.shard[i]);
+            for (std::uint32_t c : consumers[i]) {
+                if (--waiting[c] == 0)
+                    ready.emplace(key[c], c);
+            }
+        }
+        for (GraphOutput output : graph.outputs()) {
+            output.value.node = moved[output.value.node.index];
+            out.graph.addOutput(output);
+        }
+        m_out = std::move(out);
+    }
+
     const SplitRegion& regionOf(std::uint32_t node) const {
         return m_plan.splits[static_cast<std::size_t>(m_regionOf[node])];
     }
@@ -632,8 +706,9 @@ private:
                 split.outputs.push_back(part);
             }
             // It runs where the value is, so that each device receives only its rows.
-            const DeviceId at = fromRegion ? regionOf(value.node.index).shards[0].device
-                                           : m_plan.devices[value.node.index];
+            const DeviceId at = fromRegion && !regionOf(value.node.index).microBatched
+                                    ? regionOf(value.node.index).shards[0].device
+                                    : m_plan.devices[value.node.index];
             if (at.valid())
                 split.pin = holdAt(at, "--split " + region.name);
             const ValueRef made = add(std::move(split), NodeId(), r, -1);
@@ -700,7 +775,14 @@ private:
             copy.name = freshName(node.name + suffix);
             copy.aliases.clear();
             copy.rejectedPins.clear();
-            copy.pin = holdAt(shard.device, "--split " + region.name);
+            if (region.microBatched) {
+                // The node's own device, for every micro-batch.
+                copy.microBatch = static_cast<std::int32_t>(s);
+                if (m_plan.devices[i].valid())
+                    copy.pin = holdAt(m_plan.devices[i], "--micro-batches");
+            } else {
+                copy.pin = holdAt(shard.device, "--split " + region.name);
+            }
             for (ValueRef& input : copy.inputs)
                 input = shardInput(input, r, s);
             const std::vector<BatchAxis>& axes = *m_axes.at(i);

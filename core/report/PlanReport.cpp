@@ -57,7 +57,8 @@ namespace {
 std::string shardDevices(const DeviceSet& devices, const SplitRegion& region) {
     std::string text;
     for (const Shard& shard : region.shards)
-        text += (text.empty() ? "" : "+") + devices[shard.device].name;
+        text += (text.empty() ? "" : "+") +
+                (shard.device.valid() ? devices[shard.device].name : std::string("its device"));
     return text;
 }
 
@@ -123,9 +124,11 @@ Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions&
         entry.set("batch", region.batch);
         entry.set("nodes", nameList(graph, region.nodes));
         Json shards = Json::array();
+        if (region.microBatched)
+            entry.set("micro_batches", static_cast<std::int64_t>(region.shards.size()));
         for (const Shard& shard : region.shards) {
             Json s = Json::object();
-            s.set("device", devices[shard.device].name);
+            s.set("device", shard.device.valid() ? Json(devices[shard.device].name) : Json());
             s.set("share", shard.share);
             s.set("begin", shard.begin);
             s.set("end", shard.end);
@@ -191,11 +194,17 @@ std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Pl
             out += "  nothing split (see the conflicts)\n";
             continue;
         }
+        if (region.microBatched)
+            out += "  --micro-batches " + std::to_string(region.shards.size()) +
+                   ", each op on its own device";
         out += "  " + std::to_string(region.nodes.size()) + " ops, batch " +
-               std::to_string(region.batch) + "\n    shards:";
+               std::to_string(region.batch) +
+               (region.microBatched ? "\n    micro-batches:" : "\n    shards:");
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
-            out += (s ? ", " : " ") + devices[shard.device].name + " rows " +
+            out += (s ? ", " : " ") +
+                   (shard.device.valid() ? devices[shard.device].name : std::to_string(s)) +
+                   " rows " +
                    std::to_string(shard.begin) + "-" + std::to_string(shard.end - 1) + " (" +
                    std::to_string(shard.rows()) + ")";
         }

@@ -307,7 +307,11 @@ Json runReportJson(const RunOutcome& input) {
             Json shards = Json::array();
             for (std::size_t s = 0; s < region.shards.size(); ++s) {
                 Json shard = Json::object();
-                shard.set("device", v.devices[region.shards[s].device].name);
+                shard.set("device", region.shards[s].device.valid()
+                                        ? Json(v.devices[region.shards[s].device].name)
+                                        : Json());
+                if (region.microBatched)
+                    shard.set("micro_batch", static_cast<std::int64_t>(s));
                 shard.set("begin", region.shards[s].begin);
                 shard.set("end", region.shards[s].end);
                 shard.set("kernels_ms", ms(splits[r].shardMicros[s]));
@@ -439,10 +443,19 @@ std::string runSummary(const RunOutcome& input) {
         out << line;
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
-            std::snprintf(line, sizeof line,
-                          "    shard %zu on %-8s rows %lld-%lld  %9.3f ms of kernels\n", s,
-                          v.devices[shard.device].name.c_str(), static_cast<long long>(shard.begin),
-                          static_cast<long long>(shard.end - 1), splits[r].shardMicros[s] / 1000.0);
+            if (region.microBatched)
+                std::snprintf(line, sizeof line,
+                              "    micro-batch %zu rows %lld-%lld  %9.3f ms of kernels\n", s,
+                              static_cast<long long>(shard.begin),
+                              static_cast<long long>(shard.end - 1),
+                              splits[r].shardMicros[s] / 1000.0);
+            else
+                std::snprintf(line, sizeof line,
+                              "    shard %zu on %-8s rows %lld-%lld  %9.3f ms of kernels\n", s,
+                              v.devices[shard.device].name.c_str(),
+                              static_cast<long long>(shard.begin),
+                              static_cast<long long>(shard.end - 1),
+                              splits[r].shardMicros[s] / 1000.0);
             out << line;
         }
     }

@@ -577,6 +577,17 @@ struct Executor::Impl {
         for (const Stream& stream : streams)
             input.asynchronous.push_back(stream.device->timesAsynchronously());
         input.cost = estimateCosts(program, *graph);
+        // A pipelined program (--micro-batches): each instruction's micro-batch.
+        const bool pipelined = std::any_of(graph->nodes().begin(), graph->nodes().end(),
+                                           [](const Node& node) { return node.microBatch >= 0; });
+        if (pipelined) {
+            input.wave.assign(program.code.size(), -1);
+            for (std::size_t k = 0; k < program.code.size(); ++k) {
+                const NodeId node = program.code[k].node;
+                if (node.valid() && node.index < graph->size())
+                    input.wave[k] = graph->node(node).microBatch;
+            }
+        }
         return input;
     }
 

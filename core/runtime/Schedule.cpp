@@ -164,6 +164,26 @@ Schedule buildSchedule(const ScheduleInput& input) {
         problem.closeItem();
     }
     schedule.priority = longestPathToEnd(problem);
+    if (input.wave.size() == n) {
+        // Micro-batches: the wave dominates the path. Waves follow dependencies, which point to
+        // earlier instructions.
+        std::vector<std::int32_t> wave(n, 0);
+        std::int32_t last = 0;
+        double total = 1;
+        for (std::size_t k = 0; k < n; ++k) {
+            std::int32_t w = input.wave[k];
+            if (w < 0) {
+                w = 0;
+                for (std::uint32_t dep : schedule.deps[k])
+                    w = std::max(w, wave[dep]);
+            }
+            wave[k] = w;
+            last = std::max(last, w);
+            total += k < input.cost.size() ? input.cost[k] : 0.0;
+        }
+        for (std::size_t k = 0; k < n; ++k)
+            schedule.priority[k] += static_cast<double>(last - wave[k]) * total;
+    }
     return schedule;
 }
 

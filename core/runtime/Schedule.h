@@ -48,6 +48,9 @@ struct ScheduleInput {
     std::vector<bool> asynchronous;
     /// Per instruction: its estimated time in microseconds (estimateCosts gives one).
     std::vector<double> cost;
+    /// Per instruction, in a pipelined program: the micro-batch it works on (Node::microBatch),
+    /// -1 where it has none; empty when the program is not pipelined.
+    std::vector<std::int32_t> wave;
 };
 
 struct Schedule {
@@ -59,7 +62,10 @@ struct Schedule {
     std::vector<std::vector<std::uint32_t>> waits;
     std::vector<bool> records;
     /// Per instruction: the longest estimated path from its start to the end of the program;
-    /// among ready instructions the longest goes first.
+    /// among ready instructions the longest goes first. In a pipelined program an earlier
+    /// micro-batch goes before a later one whatever their paths (an instruction without one
+    /// takes the latest of its dependencies'), so that each device works through the
+    /// micro-batches in order and hands each on as soon as it can: GPipe's schedule.
     std::vector<double> priority;
     /// The instructions of the run section that a stream runs, in program order.
     std::vector<std::vector<std::uint32_t>> streamInstructions;

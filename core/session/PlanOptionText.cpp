@@ -3,12 +3,15 @@
 
 #include "plan/Split.h"
 
+#include <charconv>
+
 namespace placer {
 
 const std::vector<std::string>& planOptionNames() {
     static const std::vector<std::string> kNames = {
         "format", "input-shape", "devices",  "default", "host",      "pin",
-        "pin-fixed", "rule",     "fallback", "split",   "mode",      "constants"};
+        "pin-fixed", "rule",     "fallback", "split",   "mode",      "constants",
+        "micro-batches"};
     return kNames;
 }
 
@@ -58,6 +61,12 @@ std::optional<std::string> takePlanOption(std::string_view name, const std::stri
         if (value != "replicate" && value != "copy")
             return "--constants must be replicate or copy, not '" + value + "'";
         options.constants = value == "replicate" ? ConstantPolicy::Replicate : ConstantPolicy::Copy;
+    } else if (name == "micro-batches") {
+        int count = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+        if (ec != std::errc() || end != value.data() + value.size() || count < 1 || count > 4096)
+            return "--micro-batches must be a whole number from 1 to 4096, not '" + value + "'";
+        options.microBatches = count;
     } else {
         return "unknown option '" + option + "'";
     }

@@ -7,6 +7,7 @@
 #include "plan/Planner.h"
 #include "report/PlanReport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -122,6 +123,8 @@ Json optionsJson(const PlanOptions& options) {
     }
     json.set("rules", std::move(rules));
     json.set("fallback", options.fallbackDevice);
+    if (options.microBatches > 1)
+        json.set("micro_batches", std::int64_t{options.microBatches});
     if (!options.splits.empty()) {
         Json splits = Json::array();
         for (const SplitRequest& request : options.splits) {
@@ -159,6 +162,8 @@ PlanOptions optionsFrom(const Json& json) {
     options.constants =
         text("constants") == "copy" ? ConstantPolicy::Copy : ConstantPolicy::Replicate;
     options.fallbackDevice = text("fallback");
+    if (const Json* micro = json.find("micro_batches"); micro && micro->isNumber())
+        options.microBatches = static_cast<std::int32_t>(std::clamp<double>(micro->asDouble(), 1, 1 << 16));
     if (const Json* rules = json.find("rules"); rules && rules->isArray()) {
         for (const Json& rule : rules->items()) {
             const Json* op = rule.find("op");

@@ -228,12 +228,12 @@ void DevicePlanner::resolveMicroBatches() {
         return;
     const std::string spelled = "--micro-batches " + std::to_string(count);
     if (m_splitting) {
-        m_plan.conflicts.push_back(Conflict{
-            ConflictKind::Split,
-            {},
-            {spelled},
-            spelled + " together with --split is not supported: the plan is not pipelined",
-            "pipeline the plan, or split regions of it across devices, not both"});
+        m_plan.conflicts.push_back(
+            Conflict{ConflictKind::Split,
+                     {},
+                     {spelled},
+                     spelled + " together with --split is not supported: the plan is not pipelined",
+                     "pipeline the plan, or split regions of it across devices, not both"});
         return;
     }
     // The whole graph, cut on the batch; ops that mix the rows of the batch run once, unsplit.

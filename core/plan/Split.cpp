@@ -12,8 +12,8 @@
 #include <charconv>
 #include <cstring>
 #include <map>
-#include <queue>
 #include <numeric>
+#include <queue>
 #include <set>
 #include <unordered_map>
 
@@ -135,9 +135,9 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         region.request = microBatches ? -1 : static_cast<std::int32_t>(r);
         region.microBatched = microBatches;
         region.name = microBatches ? "mb" : "split" + std::to_string(r + 1);
-        const std::string spelled =
-            microBatches ? "--micro-batches " + std::to_string(request.shards.size())
-                         : "--split '" + formatSplitRequest(request) + "'";
+        const std::string spelled = microBatches
+                                        ? "--micro-batches " + std::to_string(request.shards.size())
+                                        : "--split '" + formatSplitRequest(request) + "'";
         auto conflict = [&](std::vector<NodeId> nodes, std::string message,
                             std::string suggestion) {
             analysis.conflicts.push_back(Conflict{ConflictKind::Split,

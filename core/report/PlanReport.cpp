@@ -204,9 +204,8 @@ std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Pl
             const Shard& shard = region.shards[s];
             out += (s ? ", " : " ") +
                    (shard.device.valid() ? devices[shard.device].name : std::to_string(s)) +
-                   " rows " +
-                   std::to_string(shard.begin) + "-" + std::to_string(shard.end - 1) + " (" +
-                   std::to_string(shard.rows()) + ")";
+                   " rows " + std::to_string(shard.begin) + "-" + std::to_string(shard.end - 1) +
+                   " (" + std::to_string(shard.rows()) + ")";
         }
         out += "\n";
         const SplitBorder border = splitBorder(graph, devices, plan, r);

@@ -444,18 +444,16 @@ std::string runSummary(const RunOutcome& input) {
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
             if (region.microBatched)
-                std::snprintf(line, sizeof line,
-                              "    micro-batch %zu rows %lld-%lld  %9.3f ms of kernels\n", s,
-                              static_cast<long long>(shard.begin),
-                              static_cast<long long>(shard.end - 1),
-                              splits[r].shardMicros[s] / 1000.0);
+                std::snprintf(
+                    line, sizeof line, "    micro-batch %zu rows %lld-%lld  %9.3f ms of kernels\n",
+                    s, static_cast<long long>(shard.begin), static_cast<long long>(shard.end - 1),
+                    splits[r].shardMicros[s] / 1000.0);
             else
-                std::snprintf(line, sizeof line,
-                              "    shard %zu on %-8s rows %lld-%lld  %9.3f ms of kernels\n", s,
-                              v.devices[shard.device].name.c_str(),
-                              static_cast<long long>(shard.begin),
-                              static_cast<long long>(shard.end - 1),
-                              splits[r].shardMicros[s] / 1000.0);
+                std::snprintf(
+                    line, sizeof line,
+                    "    shard %zu on %-8s rows %lld-%lld  %9.3f ms of kernels\n", s,
+                    v.devices[shard.device].name.c_str(), static_cast<long long>(shard.begin),
+                    static_cast<long long>(shard.end - 1), splits[r].shardMicros[s] / 1000.0);
             out << line;
         }
     }

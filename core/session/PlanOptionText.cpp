@@ -9,9 +9,8 @@ namespace placer {
 
 const std::vector<std::string>& planOptionNames() {
     static const std::vector<std::string> kNames = {
-        "format", "input-shape", "devices",  "default", "host",      "pin",
-        "pin-fixed", "rule",     "fallback", "split",   "mode",      "constants",
-        "micro-batches"};
+        "format", "input-shape", "devices", "default", "host",      "pin",          "pin-fixed",
+        "rule",   "fallback",    "split",   "mode",    "constants", "micro-batches"};
     return kNames;
 }
 

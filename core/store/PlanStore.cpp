@@ -163,7 +163,8 @@ PlanOptions optionsFrom(const Json& json) {
         text("constants") == "copy" ? ConstantPolicy::Copy : ConstantPolicy::Replicate;
     options.fallbackDevice = text("fallback");
     if (const Json* micro = json.find("micro_batches"); micro && micro->isNumber())
-        options.microBatches = static_cast<std::int32_t>(std::clamp<double>(micro->asDouble(), 1, 1 << 16));
+        options.microBatches =
+            static_cast<std::int32_t>(std::clamp<double>(micro->asDouble(), 1, 1 << 16));
     if (const Json* rules = json.find("rules"); rules && rules->isArray()) {
         for (const Json& rule : rules->items()) {
             const Json* op = rule.find("op");

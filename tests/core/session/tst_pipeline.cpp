@@ -1,0 +1,304 @@
+// Pipelined plans (PlanOptions::microBatches, placer run --micro-batches): the batch cut into
+// micro-batches that flow through the devices as the plan places the ops. They compute what the
+// unpipelined plan computes, bit for bit (CNNs and a transformer, uneven micro-batches, three
+// stages), each device works through the micro-batches in order while the next device works on
+// the one before, memory is planned for them, and what cannot be pipelined is said.
+#include "io/Npy.h"
+#include "runtime/ReferenceRun.h"
+#include "session/PlanOptionText.h"
+#include "session/Session.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace placer;
+
+namespace {
+
+std::string sourcePath(const std::string& relative) {
+    return std::string(PLACER_SOURCE_DIR) + "/" + relative;
+}
+
+/// The bundled residual block (resources/examples) at batch `batch`.
+ModelSource residualBlock(int batch) {
+    std::ifstream in(sourcePath("resources/examples/residual_block.relay"));
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string relay = text.str();
+    const std::string from = "(1, 3, 32, 32)";
+    relay.replace(relay.find(from), from.size(), "(" + std::to_string(batch) + ", 3, 32, 32)");
+    ModelSource source;
+    source.path = "residual_block.relay";
+    source.text = relay;
+    return source;
+}
+
+PlanRequest request(const std::vector<std::pair<std::string, std::string>>& options) {
+    ModelSource ignored;
+    PlanRequest out;
+    for (const auto& [name, value] : options) {
+        if (auto problem = takePlanOption(name, value, &ignored, &out))
+            qFatal("%s", problem->c_str());
+    }
+    return out;
+}
+
+RunRequest runs(std::vector<std::pair<std::string, HostTensor>> inputs = {}) {
+    RunRequest out;
+    out.inputs = std::move(inputs);
+    out.warmup = 0;
+    out.iterations = 2;
+    return out;
+}
+
+bool sameBits(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        if (a[k].type != b[k].type || a[k].data.size() != b[k].data.size() ||
+            std::memcmp(a[k].data.data(), b[k].data.data(), a[k].data.size()) != 0)
+            return false;
+    }
+    return true;
+}
+
+/// Per device (virtual), per micro-batch: the first start and last end of its kernels in the
+/// traced iteration.
+std::map<std::pair<int, int>, std::pair<double, double>> spans(const RunOutcome& outcome) {
+    std::map<std::pair<int, int>, std::pair<double, double>> out;
+    const Program& program = outcome.executor->program();
+    for (const TimedEvent& event : outcome.result.trace) {
+        const Instruction& instr = program.code[event.instruction];
+        if (instr.op != Opcode::Invoke || !instr.node.valid())
+            continue;
+        const int wave = outcome.graph().node(instr.node).microBatch;
+        if (wave < 0)
+            continue;
+        const auto key = std::pair(static_cast<int>(instr.device.index), wave);
+        auto [at, added] = out.emplace(key, std::pair(event.start, event.end));
+        if (!added) {
+            at->second.first = std::min(at->second.first, event.start);
+            at->second.second = std::max(at->second.second, event.end);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+class TestPipeline : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<Session> m_session;
+
+    std::shared_ptr<const PlannedModel> open(const ModelSource& source, const PlanRequest& plan) {
+        auto opened = m_session->open(source, plan);
+        if (!opened)
+            qFatal("%s", opened.error().toString().c_str());
+        return std::make_shared<const PlannedModel>(opened.take());
+    }
+
+    std::shared_ptr<RunOutcome> run(std::shared_ptr<const PlannedModel> planned,
+                                    RunRequest request = runs()) {
+        auto ran = m_session->run(std::move(planned), request);
+        if (!ran)
+            qFatal("%s", ran.error().toString().c_str());
+        return ran.take();
+    }
+
+private slots:
+    void init() {
+        m_session =
+            std::make_unique<Session>(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+    }
+
+    void pipelinedRunsMatchUnpipelinedBitForBit_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("microBatches");
+        QTest::addColumn<QString>("devices");
+        QTest::addColumn<QStringList>("pins");
+        const QStringList twoStages = {"%7=b",  "%8=b",  "%9=b",  "%10=b",
+                                       "%11=b", "%12=b", "%13=b", "nn.softmax=b"};
+        QTest::newRow("cnn, two stages, 3 of 6") << 6 << 3 << "a:vcpu,b:vcpu" << twoStages;
+        QTest::newRow("cnn, two stages, 4 of 7 (uneven)") << 7 << 4 << "a:vcpu,b:vcpu" << twoStages;
+        QTest::newRow("cnn, three stages, 5 of 5")
+            << 5 << 5 << "a:vcpu,b:vcpu,c:vcpu"
+            << QStringList{"%4=b",  "%5=b",  "%6=b",  "%7=b",  "%8=c",        "%9=c",
+                           "%10=c", "%11=c", "%12=c", "%13=c", "nn.softmax=c"};
+    }
+
+    void pipelinedRunsMatchUnpipelinedBitForBit() {
+        QFETCH(int, batch);
+        QFETCH(int, microBatches);
+        QFETCH(QString, devices);
+        QFETCH(QStringList, pins);
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", devices.toStdString()}, {"rule", "*=a"}};
+        for (const QString& pin : pins)
+            options.emplace_back("pin", pin.toStdString());
+        const auto plain = open(residualBlock(batch), request(options));
+        options.emplace_back("micro-batches", std::to_string(microBatches));
+        const auto piped = open(residualBlock(batch), request(options));
+        QCOMPARE(piped->plan.splits.size(), std::size_t{1});
+        const SplitRegion& region = piped->plan.splits.front();
+        QVERIFY(region.microBatched);
+        QCOMPARE(static_cast<int>(region.shards.size()), microBatches);
+        QCOMPARE(region.shards.back().end, std::int64_t{batch});
+        // Every node keeps the device the plan gave it, on every device named.
+        QCOMPARE(piped->plan.devices, plain->plan.devices);
+        for (int d = 0; d < plain->model.devices.size(); ++d)
+            QVERIFY(
+                std::count(plain->plan.devices.begin(), plain->plan.devices.end(), DeviceId(d)));
+        const auto expected = run(plain);
+        const auto got = run(piped);
+        QVERIFY(got->reference && got->reference->ok);
+        QVERIFY2(sameBits(got->result.outputs, expected->result.outputs),
+                 "the pipelined outputs differ from the unpipelined ones");
+    }
+
+    /// A transformer encoder with open batch and sequence, run at batch 7 in 3 micro-batches
+    /// (3, 2 and 2 rows): bit for bit what the unpipelined plan gives.
+    void aTransformerInUnevenMicroBatches() {
+        auto x = readNpy(sourcePath("tests/models/dyn_encoder.3x33.input.npy"));
+        QVERIFY(x);
+        // Seven rows of the committed input's first row, with a sequence of 33.
+        HostTensor seven = HostTensor::zeros({{7, 33, 16}, DType::Float32});
+        const std::size_t row = 33 * 16 * sizeof(float);
+        for (int r = 0; r < 7; ++r)
+            std::memcpy(seven.data.data() + r * row, x.value().data.data() + (r % 3) * row, row);
+        ModelSource source;
+        source.path = sourcePath("tests/models/dyn_encoder.onnx");
+        source.runInputs["x"] = seven;
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", "a:vcpu,b:vcpu"}, {"rule", "MatMul=a"}, {"fallback", "b"}};
+        const auto plain = open(source, request(options));
+        options.emplace_back("micro-batches", "3");
+        const auto piped = open(source, request(options));
+        QCOMPARE(piped->plan.splits.size(), std::size_t{1});
+        std::vector<std::int64_t> rows;
+        for (const Shard& shard : piped->plan.splits.front().shards)
+            rows.push_back(shard.rows());
+        QCOMPARE(rows, (std::vector<std::int64_t>{3, 2, 2}));
+        const auto expected = run(plain, runs({{"x", seven}}));
+        const auto got = run(piped, runs({{"x", seven}}));
+        QVERIFY(got->reference && got->reference->ok);
+        QVERIFY(sameBits(got->result.outputs, expected->result.outputs));
+    }
+
+    /// Each device works through the micro-batches in order, and the second device works on
+    /// one while the first works on the next: the stages overlap.
+    void theStagesOverlap() {
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"micro-batches", "4"}};
+        for (const char* pin :
+             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
+            options.emplace_back("pin", pin);
+        const auto outcome = run(open(residualBlock(32), request(options)));
+        const auto bySpan = spans(*outcome);
+        for (int device : {0, 1}) {
+            for (int wave = 0; wave < 4; ++wave)
+                QVERIFY2(bySpan.count({device, wave}), "a micro-batch ran nothing on a device");
+            for (int wave = 1; wave < 4; ++wave)
+                QVERIFY2(bySpan.at({device, wave - 1}).first <= bySpan.at({device, wave}).first,
+                         "a device took a later micro-batch before an earlier one");
+        }
+        // The second device starts the first micro-batch before the first device is done with
+        // the last.
+        QVERIFY2(bySpan.at({1, 0}).first < bySpan.at({0, 3}).second,
+                 "the second stage did not run while the first worked on later micro-batches");
+    }
+
+    /// The prediction schedules the micro-batches as the executor runs them: the stages
+    /// overlap, so a balanced two-stage plan is predicted faster pipelined than not.
+    void thePredictionIsOfThePipeline() {
+        std::vector<std::pair<std::string, std::string>> options = {{"devices", "a:vcpu,b:vcpu"},
+                                                                    {"rule", "*=a"}};
+        for (const char* pin : {"%4=b", "%5=b", "%6=b", "%7=b", "%8=b", "%9=b", "%10=b", "%11=b",
+                                "%12=b", "%13=b", "nn.softmax=b"})
+            options.emplace_back("pin", pin);
+        PlanRequest plain = request(options);
+        const auto unpriced = open(residualBlock(32), plain);
+        plain.options.costs =
+            std::make_shared<const CostModel>(m_session->costs(unpriced->model.devices));
+        PlanRequest piped = plain;
+        piped.options.microBatches = 8;
+        const auto before = open(residualBlock(32), plain);
+        const auto after = open(residualBlock(32), piped);
+        QVERIFY(before->plan.prediction && after->plan.prediction);
+        const Prediction& p = *after->plan.prediction;
+        const Prediction& q = *before->plan.prediction;
+        QVERIFY2(p.makespanMicros < q.makespanMicros,
+                 qPrintable(QStringLiteral("pipelined %1 us, not %2")
+                                .arg(p.makespanMicros)
+                                .arg(q.makespanMicros)));
+        // The busy time is the same work, and the latency less than its sum.
+        const double busy = p.deviceBusyMicros[0] + p.deviceBusyMicros[1];
+        QVERIFY(p.deviceBusyMicros[0] > 0 && p.deviceBusyMicros[1] > 0);
+        QVERIFY(p.makespanMicros < busy);
+    }
+
+    /// The memory plan holds the micro-batches the devices work on, not the whole batch at each
+    /// step: less than the unpipelined plan needs, and a capacity between the two now fits.
+    void memoryIsPlannedForTheMicroBatches() {
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"pin", "%12=b"}};
+        const auto plain = open(residualBlock(16), request(options));
+        options.emplace_back("micro-batches", "8");
+        const auto piped = open(residualBlock(16), request(options));
+        const std::int64_t before = plain->plan.memory.devices[0].peakBytes;
+        const std::int64_t after = piped->plan.memory.devices[0].peakBytes;
+        QVERIFY2(after < before / 2,
+                 qPrintable(QStringLiteral("%1 then %2").arg(before).arg(after)));
+        // A capacity the whole batch overflows and the micro-batches fit.
+        const std::int64_t capacity = (before + after) / 2;
+        std::vector<std::pair<std::string, std::string>> limited = options;
+        limited[0].second = "a:vcpu:mem=" + std::to_string(capacity) + ",b:vcpu";
+        const auto fits = open(residualBlock(16), request(limited));
+        for (const Conflict& conflict : fits->plan.conflicts)
+            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+        const auto outcome = run(fits);
+        QVERIFY(outcome->reference && outcome->reference->ok);
+        limited.pop_back(); // without micro-batches it does not fit
+        const auto overflows = open(residualBlock(16), request(limited));
+        QVERIFY(
+            std::any_of(overflows->plan.conflicts.begin(), overflows->plan.conflicts.end(),
+                        [](const Conflict& c) { return c.kind == ConflictKind::MemoryCapacity; }));
+    }
+
+    void whatCannotBePipelinedIsSaid() {
+        // More micro-batches than rows.
+        const auto small =
+            open(residualBlock(2), request({{"devices", "a:vcpu,b:vcpu"}, {"micro-batches", "3"}}));
+        QVERIFY(small->plan.splits.empty() || small->plan.splits.front().nodes.empty() ||
+                small->plan.splits.front().shards.empty());
+        QVERIFY(std::any_of(small->plan.conflicts.begin(), small->plan.conflicts.end(),
+                            [](const Conflict& c) {
+                                return c.message.find("--micro-batches 3") != std::string::npos &&
+                                       c.suggestion.find("micro-batches") != std::string::npos;
+                            }));
+        // Together with --split.
+        const auto both = open(
+            residualBlock(4),
+            request({{"devices", "a:vcpu,b:vcpu"}, {"split", "*=a,b"}, {"micro-batches", "2"}}));
+        QVERIFY(std::any_of(both->plan.conflicts.begin(), both->plan.conflicts.end(),
+                            [](const Conflict& c) {
+                                return c.message.find("together with --split") != std::string::npos;
+                            }));
+        // A malformed count.
+        ModelSource source;
+        PlanRequest plan;
+        for (const char* bad : {"0", "-2", "x", "5000"}) {
+            const auto problem = takePlanOption("micro-batches", bad, &source, &plan);
+            QVERIFY(problem && problem->find("--micro-batches must be") != std::string::npos);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPipeline)
+#include "tst_pipeline.moc"

@@ -243,6 +243,7 @@ class Model:
         mapping: Optional[Mapping[str, str]] = None,
         optimize: bool = True,
         inputs: Optional[Mapping[str, Any]] = None,
+        micro_batches: Optional[int] = None,
     ) -> "Plan":
         """Plans where every node runs, as ``placer plan`` does.
 
@@ -257,6 +258,9 @@ class Model:
         constants: "replicate" (default) or "copy".
         mapping: virtual -> physical device for auto mode's costs, as for :meth:`Plan.run`.
         inputs: the data a run will give, so that open dimensions are planned at its shapes.
+        micro_batches: pipeline the plan: the batch is cut into this many micro-batches that
+            flow through the devices, each device working on one while the next works on the
+            one before (``placer run --micro-batches``).
         """
         options = list(self._options)
         if devices is not None:
@@ -269,6 +273,10 @@ class Model:
         options += [("pin-fixed", p) for p in _assignments("fixed_pins", fixed_pins)]
         options += [("rule", r) for r in _assignments("rules", rules)]
         options += [("split", s) for s in _assignments("split", split)]
+        if micro_batches is not None:
+            if isinstance(micro_batches, bool) or not isinstance(micro_batches, int):
+                raise TypeError("micro_batches must be an int")
+            options.append(("micro-batches", str(micro_batches)))
         workspace = workspace if workspace is not None else self._workspace
         handle = _session(workspace).plan(self.path, options, _maps(mapping), bool(optimize),
                                           _inputs(inputs))

@@ -49,6 +49,7 @@ class Model:
         mapping: Optional[Mapping[str, str]] = ...,
         optimize: bool = ...,
         inputs: Optional[Mapping[str, Any]] = ...,
+        micro_batches: Optional[int] = ...,
     ) -> Plan: ...
 
 class Plan:

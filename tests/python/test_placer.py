@@ -100,6 +100,23 @@ def test_auto_mode_and_split(resnet, workspace):
                                rtol=1e-3, atol=1e-4)
 
 
+def test_micro_batches(workspace):
+    model = placer.load(MODELS / "tiny_encoder_batch4.onnx", workspace=workspace)
+    name = model.inputs[0]["name"]
+    x = np.load(MODELS / "tiny_encoder_batch4.input.npy")
+    plain = model.plan(devices="a:vcpu,b:vcpu", rules={"MatMul": "a"}, fallback="b")
+    piped = model.plan(devices="a:vcpu,b:vcpu", rules={"MatMul": "a"}, fallback="b",
+                       micro_batches=2)
+    assert [n["device"] for n in piped.nodes] == [n["device"] for n in plain.nodes]
+    assert any(s.get("micro_batches") == 2 for s in piped.report.get("splits", []))
+    a = plain.run(inputs={name: x}, iterations=1, record=False).outputs
+    b = piped.run(inputs={name: x}, iterations=1, record=False).outputs
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    with pytest.raises(placer.PlacerError, match="--micro-batches must be"):
+        model.plan(micro_batches=0)
+
+
 def test_exports(resnet, tmp_path):
     plan = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
     path = tmp_path / "planned.onnx"

@@ -17,6 +17,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTextBrowser>
@@ -30,9 +31,9 @@ namespace placer::gui {
 RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller, QWidget* parent)
     : QWidget(parent), m_document(document), m_controller(controller),
       m_inputs(new QTableWidget(0, 2, this)), m_iterations(new QSpinBox(this)),
-      m_warmup(new QSpinBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
-      m_summary(new QTextBrowser(this)) {
+      m_warmup(new QSpinBox(this)), m_microBatches(new QSpinBox(this)),
+      m_runButton(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)), m_summary(new QTextBrowser(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     m_inputs->setObjectName(QStringLiteral("inputs"));
@@ -71,6 +72,30 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     m_warmup->setValue(1);
     form->addRow(tr("Iterations:"), m_iterations);
     form->addRow(tr("Warm-up:"), m_warmup);
+    m_microBatches->setObjectName(QStringLiteral("microBatches"));
+    m_microBatches->setRange(1, 256);
+    m_microBatches->setValue(std::max(1, m_document->options().microBatches));
+    m_microBatches->setSpecialValueText(tr("1 (not pipelined)"));
+    m_microBatches->setToolTip(
+        tr("Pipeline the plan: the batch is cut into this many micro-batches that flow through "
+           "the devices, each device working on one while the next works on the one before. "
+           "The plan and its predicted timeline follow at once."));
+    form->addRow(tr("Micro-batches:"), m_microBatches);
+    connect(m_microBatches, &QSpinBox::valueChanged, this, [this](int count) {
+        if (m_document->options().microBatches == count)
+            return;
+        PlanOptions options = m_document->options();
+        options.microBatches = count;
+        m_document->setOptions(std::move(options));
+    });
+    // A plan opened or planned elsewhere with other micro-batches.
+    connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
+        const int count = std::max(1, m_document->options().microBatches);
+        if (m_microBatches->value() != count) {
+            const QSignalBlocker block(m_microBatches);
+            m_microBatches->setValue(count);
+        }
+    });
     layout->addLayout(form);
     auto* buttons = new QHBoxLayout;
     m_runButton->setObjectName(QStringLiteral("run"));
@@ -330,6 +355,13 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
                     .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name),
                          QString::fromStdString(outcome.devices[instr.device].name),
                          QString::fromStdString(physical), time);
+            if (node.microBatch >= 0) {
+                // A pipeline's micro-batches: numbered, neighbours told apart by shade.
+                bar.label = RunPanel::tr("µb%1 %2").arg(node.microBatch).arg(bar.label);
+                bar.tooltip += RunPanel::tr(", micro-batch %1").arg(node.microBatch);
+                if (node.microBatch % 2 == 1)
+                    bar.colour = bar.colour.lighter(135);
+            }
         } else if (instr.op == Opcode::DeviceCopy) {
             const std::string from = outcome.devices[instr.srcDevice].name;
             bar.lane =

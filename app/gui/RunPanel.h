@@ -40,6 +40,9 @@ public:
     QTableWidget* inputs() const { return m_inputs; }
     QSpinBox* iterations() const { return m_iterations; }
     QSpinBox* warmup() const { return m_warmup; }
+    /// The plan's micro-batches (PlanOptions::microBatches): changing it re-plans at once, so
+    /// the predicted timeline shows the pipeline before any run.
+    QSpinBox* microBatches() const { return m_microBatches; }
     QPushButton* runButton() const { return m_runButton; }
     QTextBrowser* summary() const { return m_summary; }
 
@@ -74,6 +77,7 @@ private:
     QTableWidget* m_inputs;
     QSpinBox* m_iterations;
     QSpinBox* m_warmup;
+    QSpinBox* m_microBatches;
     QPushButton* m_runButton;
     QPushButton* m_cancel;
     QProgressBar* m_progress;

@@ -10,8 +10,10 @@
 //  4. Homogeneous splitting: ResNet-50 at batch 8 (resnet50_batch8.onnx in $PLACER_ONNX_MODELS;
 //     with --quick, a small CNN at batch 8), --split '*=v1,v2' on two vcpus vs the whole model
 //     on one vcpu, both optimised as placer run does, with the outputs compared.
-//  5. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
-//  6. Executor overhead per instruction on a chain of 10,000 tiny ops.
+//  5. Pipelining: the same model in two stages by hand on two vcpus, in 8 micro-batches
+//     (--micro-batches 8) and without, vs the whole model on one vcpu, outputs bit for bit.
+//  6. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
+//  7. Executor overhead per instruction on a chain of 10,000 tiny ops.
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
@@ -442,6 +444,77 @@ void batchSplit(bool quick) {
         bench::wrong("batch split: the split run's outputs differ from the unsplit run's");
 }
 
+/// Pipelining: the whole batch on one vcpu against the model in two stages by hand (ResNet-50's
+/// layer3, layer4 and head on the second vcpu; the small CNN's second half) run as 8
+/// micro-batches (--micro-batches 8), and the same stages without micro-batches; all optimised
+/// as placer run does, the outputs compared bit for bit.
+void batchPipeline(bool quick) {
+    const char* dir = std::getenv("PLACER_ONNX_MODELS");
+    const std::string path = dir ? std::string(dir) + "/resnet50_batch8.onnx" : "";
+    const bool resnet = !quick && dir && std::filesystem::exists(path);
+    Loaded one, staged, piped;
+    for (Loaded* l : {&one, &staged, &piped}) {
+        if (resnet) {
+            auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
+            if (!model) {
+                bench::wrong("pipeline: " + model.error().toString());
+                return;
+            }
+            l->graph = std::move(model.value().graph);
+        } else {
+            l->graph = smallBatchedCnn();
+        }
+        l->devices = vcpus(2);
+    }
+    // The second stage: ResNet-50's layer3, layer4 and head; the small CNN's later half.
+    const auto secondStage = [&](const std::string& name) {
+        if (resnet)
+            return name.starts_with("/layer3") || name.starts_with("/layer4") ||
+                   name.starts_with("/avgpool") || name.starts_with("/Flatten") ||
+                   name.starts_with("/fc");
+        return name >= "%conv2" || name.starts_with("%pool") || name.starts_with("%flat") ||
+               name.starts_with("%fc");
+    };
+    PlanOptions stages;
+    stages.rules.push_back(OpRule{"*", "v1"});
+    for (Loaded* l : {&staged, &piped}) {
+        for (std::uint32_t i = 0; i < l->graph.size(); ++i) {
+            const Node& node = l->graph.node(NodeId(i));
+            if (node.role() == OpRole::Compute && secondStage(node.name))
+                l->graph.setPin(NodeId(i), Pin{PinKind::Plain, DeviceId(1), "bench"});
+        }
+    }
+    PlanOptions pipelined = stages;
+    pipelined.microBatches = 8;
+    load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
+    load(staged, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, stages, OptimizeOptions{});
+    load(piped, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, pipelined, OptimizeOptions{});
+    const int iterations = quick ? 3 : 5;
+    std::vector<double> a, b, c;
+    bool same = true;
+    for (int round = 0; round < 3; ++round) {
+        const RunResult ra = run(one, 1, iterations);
+        const RunResult rb = run(staged, 1, iterations);
+        const RunResult rc = run(piped, 1, iterations);
+        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
+        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
+        c.insert(c.end(), rc.latencyMicros.begin(), rc.latencyMicros.end());
+        same = same && rc.outputs.size() == rb.outputs.size();
+        for (std::size_t k = 0; same && k < rc.outputs.size(); ++k)
+            same = rc.outputs[k].data.size() == rb.outputs[k].data.size() &&
+                   std::memcmp(rc.outputs[k].data.data(), rb.outputs[k].data.data(),
+                               rc.outputs[k].data.size()) == 0;
+    }
+    std::printf("%s batch 8: one vcpu %.2f ms; two stages on two vcpus %.2f ms (%.2fx), the "
+                "same stages in 8 micro-batches %.2f ms: speedup %.2fx over one vcpu (goal >= "
+                "1.5x); outputs %s\n",
+                resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
+                median(a) / median(b), median(c) / 1000.0, median(a) / median(c),
+                same ? "bit for bit the same" : "DIFFER");
+    if (!same)
+        bench::wrong("pipeline: the pipelined outputs differ from the unpipelined ones");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -451,6 +524,7 @@ int main(int argc, char** argv) {
     inceptionSplit(quick);
     googlenetSplit(quick);
     batchSplit(quick);
+    batchPipeline(quick);
     copyBandwidth(quick);
     executorOverhead(quick);
     return bench::exitCode();

@@ -11,6 +11,20 @@ import xml.etree.ElementTree as ET
 
 # source text -> (German, Simplified Chinese). Plural forms: a tuple of forms per language.
 T = {
+    # Pipelines (--micro-batches).
+    "pipelined in %n micro-batch(es)": (
+        ("in %n Mikro-Batch gepipelinet", "in %n Mikro-Batches gepipelinet"),
+        ("以 %n 个微批次流水线执行",)),
+    "Micro-batches:": ("Mikro-Batches:", "微批次："),
+    "1 (not pipelined)": ("1 (ohne Pipeline)", "1（不使用流水线）"),
+    "Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.": (
+        "Den Plan als Pipeline ausführen: der Batch wird in so viele Mikro-Batches geteilt, die durch die Geräte fließen; jedes Gerät arbeitet an einem, während das nächste am vorigen arbeitet. Plan und vorhergesagte Zeitleiste folgen sofort.",
+        "以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。"),
+    "µb%1 %2": ("µB%1 %2", "微批%1 %2"),
+    ", micro-batch %1": (", Mikro-Batch %1", "，微批次 %1"),
+    "Pipeline the plan in M micro-batches of the batch.": (
+        "Den Plan in M Mikro-Batches des Batches als Pipeline ausführen.",
+        "将批次切分为 M 个微批次，以流水线执行计划。"),
     # Splitting a region across devices on the batch axis.
     "split ⇉ %1": ("Aufteilung ⇉ %1", "拆分 ⇉ %1"),
     "concat ⇇": ("Verkettung ⇇", "拼接 ⇇"),

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="544" />
+        <location filename="../views/GraphScene.cpp" line="545" />
         <source>split ⇉ %1</source>
         <translation>Aufteilung ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="548" />
-        <location filename="../views/GraphScene.cpp" line="555" />
+        <location filename="../views/GraphScene.cpp" line="549" />
+        <location filename="../views/GraphScene.cpp" line="556" />
         <source>concat ⇇</source>
         <translation>Verkettung ⇇</translation>
     </message>
@@ -197,37 +197,42 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="32" />
+        <location filename="../views/PlanSummary.cpp" line="38" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="34" />
+        <location filename="../views/PlanSummary.cpp" line="40" />
         <source>%n region(s) split</source>
         <translation><numerusform>%n Bereich aufgeteilt</numerusform><numerusform>%n Bereiche aufgeteilt</numerusform></translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="44" />
+        <source>pipelined in %n micro-batch(es)</source>
+        <translation><numerusform>in %n Mikro-Batch gepipelinet</numerusform><numerusform>in %n Mikro-Batches gepipelinet</numerusform></translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="38" />
+        <location filename="../views/PlanSummary.cpp" line="49" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="41" />
+        <location filename="../views/PlanSummary.cpp" line="52" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="43" />
+        <location filename="../views/PlanSummary.cpp" line="54" />
         <source>predicted latency: %1</source>
         <translation>vorhergesagte Latenz: %1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="59" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="62" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n Knoten beim Laden gefaltet</numerusform><numerusform>%n Knoten beim Laden gefaltet</numerusform></translation>
     </message>
@@ -258,42 +263,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="302" />
+        <location filename="../app/gui/RunPanel.cpp" line="344" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="317" />
+        <location filename="../app/gui/RunPanel.cpp" line="359" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="325" />
+        <location filename="../app/gui/RunPanel.cpp" line="365" />
+        <source>µb%1 %2</source>
+        <translation>µB%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="366" />
+        <source>, micro-batch %1</source>
+        <translation>, Mikro-Batch %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="374" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="332" />
+        <location filename="../app/gui/RunPanel.cpp" line="381" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="336" />
+        <location filename="../app/gui/RunPanel.cpp" line="385" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <location filename="../app/gui/RunPanel.cpp" line="387" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355" />
+        <location filename="../app/gui/RunPanel.cpp" line="404" />
         <source>waiting for %1</source>
         <translation>wartet auf %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="361" />
+        <location filename="../app/gui/RunPanel.cpp" line="410" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>%1 ms untätig, wartet auf %2</translation>
     </message>
@@ -301,82 +316,87 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="98" />
+        <location filename="../app/gui/main.cpp" line="118" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>Entscheiden, wo jeder Operator eines Datenflussgraphen auf einer Maschine mit mehreren Geräten läuft.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="104" />
+        <location filename="../app/gui/main.cpp" line="124" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Ein Relay-, ONNX- oder JSON-Graph (Standard: das mitgelieferte Beispiel).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="108" />
+        <location filename="../app/gui/main.cpp" line="128" />
         <source>Write a PNG of the main window and exit.</source>
         <translation>Ein PNG des Hauptfensters schreiben und beenden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="112" />
+        <location filename="../app/gui/main.cpp" line="132" />
         <source>Input format: relay, json, onnx or auto.</source>
         <translation>Eingabeformat: relay, json, onnx oder auto.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="113" />
+        <location filename="../app/gui/main.cpp" line="133" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>Virtuelle Geräte, NAME:ART[:mem=GRÖSSE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="114" />
+        <location filename="../app/gui/main.cpp" line="134" />
         <source>Where unconstrained work goes.</source>
         <translation>Wohin nicht festgelegte Arbeit geht.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="115" />
+        <location filename="../app/gui/main.cpp" line="135" />
         <source>Where host-only ops run.</source>
         <translation>Wo Operatoren laufen, die nur auf dem Host laufen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="116" />
+        <location filename="../app/gui/main.cpp" line="136" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>KNOTEN=GERÄT festlegen (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117" />
+        <location filename="../app/gui/main.cpp" line="137" />
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation>KNOTEN=GERÄT festlegen, samt Ergebnis (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
+        <location filename="../app/gui/main.cpp" line="138" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>Operatorregel OP=GERÄT (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="119" />
+        <location filename="../app/gui/main.cpp" line="139" />
         <source>Fallback device for ops no rule covers.</source>
         <translation>Ausweichgerät für Operatoren ohne Regel.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="121" />
+        <location filename="../app/gui/main.cpp" line="141" />
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation>KNOTEN=GERÄT[:ANTEIL],... auf dem Batch aufteilen (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="122" />
+        <location filename="../app/gui/main.cpp" line="142" />
         <source>Planner mode: demand, unify or auto.</source>
         <translation>Planermodus: demand, unify oder auto.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124" />
+        <location filename="../app/gui/main.cpp" line="144" />
         <source>Constants on several devices: replicate or copy.</source>
         <translation>Konstanten auf mehreren Geräten: replicate oder copy.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133" />
+        <location filename="../app/gui/main.cpp" line="146" />
+        <source>Pipeline the plan in M micro-batches of the batch.</source>
+        <translation>Den Plan in M Mikro-Batches des Batches als Pipeline ausführen.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="155" />
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>Den Plan vor dem Bildschirmfoto ausführen: cuda-Geräte auf ihrer GPU, wo dieser Rechner sie hat, die übrigen auf dem Host und virtuellen CPUs.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138" />
+        <location filename="../app/gui/main.cpp" line="160" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>Die obersten Namensbereiche zu Gruppen zuklappen.</translation>
     </message>
@@ -987,211 +1007,226 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="33" />
+        <location filename="../app/gui/RunPanel.cpp" line="36" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="34" />
+        <location filename="../app/gui/RunPanel.cpp" line="36" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="39" />
+        <location filename="../app/gui/RunPanel.cpp" line="41" />
         <source>Input</source>
         <translation>Eingabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="39" />
+        <location filename="../app/gui/RunPanel.cpp" line="41" />
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <location filename="../app/gui/RunPanel.cpp" line="44" />
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>Daten für jede Eingabe: eine .npy-Datei, eine Form wie 2,16,64 für Zufallsdaten dieser Form oder nichts für Zufallsdaten in der geplanten Form. Andere Formen werden beim Start des Laufs eingeplant.</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="49" />
+        <location filename="../app/gui/RunPanel.cpp" line="51" />
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="51" />
+        <location filename="../app/gui/RunPanel.cpp" line="53" />
         <source>Choose a .npy file for the selected input</source>
         <translation>Eine .npy-Datei für die ausgewählte Eingabe wählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="58" />
+        <location filename="../app/gui/RunPanel.cpp" line="60" />
         <source>Data for an input</source>
         <translation>Daten für eine Eingabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="59" />
+        <location filename="../app/gui/RunPanel.cpp" line="61" />
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy-Arrays (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="72" />
+        <location filename="../app/gui/RunPanel.cpp" line="79" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="73" />
+        <location filename="../app/gui/RunPanel.cpp" line="77" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>1 (not pipelined)</source>
+        <translation>1 (ohne Pipeline)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="85" />
+        <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
+        <translation>Den Plan als Pipeline ausführen: der Batch wird in so viele Mikro-Batches geteilt, die durch die Geräte fließen; jedes Gerät arbeitet an einem, während das nächste am vorigen arbeitet. Plan und vorhergesagte Zeitleiste folgen sofort.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="88" />
+        <source>Micro-batches:</source>
+        <translation>Mikro-Batches:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="120" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="91" />
+        <location filename="../app/gui/RunPanel.cpp" line="121" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="98" />
+        <location filename="../app/gui/RunPanel.cpp" line="128" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="99" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="101" />
-        <location filename="../app/gui/RunPanel.cpp" line="107" />
+        <location filename="../app/gui/RunPanel.cpp" line="131" />
+        <location filename="../app/gui/RunPanel.cpp" line="137" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="101" />
-        <location filename="../app/gui/RunPanel.cpp" line="107" />
+        <location filename="../app/gui/RunPanel.cpp" line="131" />
+        <location filename="../app/gui/RunPanel.cpp" line="137" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="105" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="105" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="110" />
+        <location filename="../app/gui/RunPanel.cpp" line="140" />
         <source>loading weights %p%</source>
         <translation>Gewichte werden geladen %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="115" />
+        <location filename="../app/gui/RunPanel.cpp" line="145" />
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127" />
-        <location filename="../app/gui/RunPanel.cpp" line="184" />
-        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <location filename="../app/gui/RunPanel.cpp" line="157" />
+        <location filename="../app/gui/RunPanel.cpp" line="214" />
+        <location filename="../app/gui/RunPanel.cpp" line="227" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="141" />
+        <location filename="../app/gui/RunPanel.cpp" line="171" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="161" />
+        <location filename="../app/gui/RunPanel.cpp" line="191" />
         <source>Planned as %1</source>
         <translation>Geplant als %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="185" />
+        <location filename="../app/gui/RunPanel.cpp" line="215" />
         <source>Input %1: %2</source>
         <translation>Eingabe %1: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="198" />
+        <location filename="../app/gui/RunPanel.cpp" line="228" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>Eingabe %1: „%2“ ist weder eine .npy-Datei noch eine Form wie 2,16,64</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="220" />
+        <location filename="../app/gui/RunPanel.cpp" line="250" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="246" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <location filename="../app/gui/RunPanel.cpp" line="113" />
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan aus: cpu-Geräte auf dem Host, cuda-Geräte auf ihrer GPU, wo dieser Rechner eine hat, die übrigen auf virtuellen CPUs. Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="261" />
+        <location filename="../app/gui/RunPanel.cpp" line="291" />
         <source>%1 predicted</source>
         <translation>%1 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="274" />
+        <location filename="../app/gui/RunPanel.cpp" line="318" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1 (%2) auf %3: %4 vorhergesagt%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="322" />
         <source> (from earlier runs)</source>
         <translation> (aus früheren Läufen)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="373" />
+        <location filename="../app/gui/RunPanel.cpp" line="422" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="433" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="433" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="433" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="385" />
+        <location filename="../app/gui/RunPanel.cpp" line="434" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="400" />
+        <location filename="../app/gui/RunPanel.cpp" line="449" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Optimiert: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="403" />
+        <location filename="../app/gui/RunPanel.cpp" line="452" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="406" />
+        <location filename="../app/gui/RunPanel.cpp" line="455" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="409" />
+        <location filename="../app/gui/RunPanel.cpp" line="458" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="544" />
+        <location filename="../views/GraphScene.cpp" line="545" />
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="548" />
-        <location filename="../views/GraphScene.cpp" line="555" />
+        <location filename="../views/GraphScene.cpp" line="549" />
+        <location filename="../views/GraphScene.cpp" line="556" />
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -197,37 +197,42 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="32" />
+        <location filename="../views/PlanSummary.cpp" line="38" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="34" />
+        <location filename="../views/PlanSummary.cpp" line="40" />
         <source>%n region(s) split</source>
         <translation><numerusform>拆分了 %n 个区域</numerusform></translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="44" />
+        <source>pipelined in %n micro-batch(es)</source>
+        <translation><numerusform>以 %n 个微批次流水线执行</numerusform></translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="38" />
+        <location filename="../views/PlanSummary.cpp" line="49" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="41" />
+        <location filename="../views/PlanSummary.cpp" line="52" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="43" />
+        <location filename="../views/PlanSummary.cpp" line="54" />
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="59" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="62" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
     </message>
@@ -258,42 +263,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="302" />
+        <location filename="../app/gui/RunPanel.cpp" line="344" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="317" />
+        <location filename="../app/gui/RunPanel.cpp" line="359" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="325" />
+        <location filename="../app/gui/RunPanel.cpp" line="365" />
+        <source>µb%1 %2</source>
+        <translation>微批%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="366" />
+        <source>, micro-batch %1</source>
+        <translation>，微批次 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="374" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="332" />
+        <location filename="../app/gui/RunPanel.cpp" line="381" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="336" />
+        <location filename="../app/gui/RunPanel.cpp" line="385" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <location filename="../app/gui/RunPanel.cpp" line="387" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355" />
+        <location filename="../app/gui/RunPanel.cpp" line="404" />
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="361" />
+        <location filename="../app/gui/RunPanel.cpp" line="410" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -301,82 +316,87 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="98" />
+        <location filename="../app/gui/main.cpp" line="118" />
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>决定数据流图中每个算子在多设备机器上的运行位置。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="104" />
+        <location filename="../app/gui/main.cpp" line="124" />
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Relay、ONNX 或 JSON 图（默认：自带示例）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="108" />
+        <location filename="../app/gui/main.cpp" line="128" />
         <source>Write a PNG of the main window and exit.</source>
         <translation>将主窗口保存为 PNG 后退出。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="112" />
+        <location filename="../app/gui/main.cpp" line="132" />
         <source>Input format: relay, json, onnx or auto.</source>
         <translation>输入格式：relay、json、onnx 或 auto。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="113" />
+        <location filename="../app/gui/main.cpp" line="133" />
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>虚拟设备，NAME:KIND[:mem=SIZE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="114" />
+        <location filename="../app/gui/main.cpp" line="134" />
         <source>Where unconstrained work goes.</source>
         <translation>未受约束的工作去往的设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="115" />
+        <location filename="../app/gui/main.cpp" line="135" />
         <source>Where host-only ops run.</source>
         <translation>仅限主机的算子运行的设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="116" />
+        <location filename="../app/gui/main.cpp" line="136" />
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>固定 NODE=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117" />
+        <location filename="../app/gui/main.cpp" line="137" />
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation>固定 NODE=DEVICE，包括其结果（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
+        <location filename="../app/gui/main.cpp" line="138" />
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>算子规则 OP=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="119" />
+        <location filename="../app/gui/main.cpp" line="139" />
         <source>Fallback device for ops no rule covers.</source>
         <translation>没有规则覆盖的算子的后备设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="121" />
+        <location filename="../app/gui/main.cpp" line="141" />
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation>按批次拆分 NODES=DEV[:SHARE],...（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="122" />
+        <location filename="../app/gui/main.cpp" line="142" />
         <source>Planner mode: demand, unify or auto.</source>
         <translation>规划模式：demand、unify 或 auto。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124" />
+        <location filename="../app/gui/main.cpp" line="144" />
         <source>Constants on several devices: replicate or copy.</source>
         <translation>多个设备上的常量：replicate 或 copy。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133" />
+        <location filename="../app/gui/main.cpp" line="146" />
+        <source>Pipeline the plan in M micro-batches of the batch.</source>
+        <translation>将批次切分为 M 个微批次，以流水线执行计划。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="155" />
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138" />
+        <location filename="../app/gui/main.cpp" line="160" />
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -987,211 +1007,226 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="33" />
+        <location filename="../app/gui/RunPanel.cpp" line="36" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="34" />
+        <location filename="../app/gui/RunPanel.cpp" line="36" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="39" />
+        <location filename="../app/gui/RunPanel.cpp" line="41" />
         <source>Input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="39" />
+        <location filename="../app/gui/RunPanel.cpp" line="41" />
         <source>Data</source>
         <translation>数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <location filename="../app/gui/RunPanel.cpp" line="44" />
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>每个输入的数据：一个 .npy 文件、一个形状（如 2,16,64，生成该形状的随机数据），或留空（按规划形状生成随机数据）。其他形状会在运行开始时重新规划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="49" />
+        <location filename="../app/gui/RunPanel.cpp" line="51" />
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="51" />
+        <location filename="../app/gui/RunPanel.cpp" line="53" />
         <source>Choose a .npy file for the selected input</source>
         <translation>为所选输入选择 .npy 文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="58" />
+        <location filename="../app/gui/RunPanel.cpp" line="60" />
         <source>Data for an input</source>
         <translation>输入数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="59" />
+        <location filename="../app/gui/RunPanel.cpp" line="61" />
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy 数组 (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="72" />
+        <location filename="../app/gui/RunPanel.cpp" line="79" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="73" />
+        <location filename="../app/gui/RunPanel.cpp" line="77" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="90" />
+        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <source>1 (not pipelined)</source>
+        <translation>1（不使用流水线）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="85" />
+        <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
+        <translation>以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="88" />
+        <source>Micro-batches:</source>
+        <translation>微批次：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="120" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="91" />
+        <location filename="../app/gui/RunPanel.cpp" line="121" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="98" />
+        <location filename="../app/gui/RunPanel.cpp" line="128" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="99" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="101" />
-        <location filename="../app/gui/RunPanel.cpp" line="107" />
+        <location filename="../app/gui/RunPanel.cpp" line="131" />
+        <location filename="../app/gui/RunPanel.cpp" line="137" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="101" />
-        <location filename="../app/gui/RunPanel.cpp" line="107" />
+        <location filename="../app/gui/RunPanel.cpp" line="131" />
+        <location filename="../app/gui/RunPanel.cpp" line="137" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="105" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="105" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="110" />
+        <location filename="../app/gui/RunPanel.cpp" line="140" />
         <source>loading weights %p%</source>
         <translation>正在加载权重 %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="115" />
+        <location filename="../app/gui/RunPanel.cpp" line="145" />
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127" />
-        <location filename="../app/gui/RunPanel.cpp" line="184" />
-        <location filename="../app/gui/RunPanel.cpp" line="197" />
+        <location filename="../app/gui/RunPanel.cpp" line="157" />
+        <location filename="../app/gui/RunPanel.cpp" line="214" />
+        <location filename="../app/gui/RunPanel.cpp" line="227" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="141" />
+        <location filename="../app/gui/RunPanel.cpp" line="171" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="161" />
+        <location filename="../app/gui/RunPanel.cpp" line="191" />
         <source>Planned as %1</source>
         <translation>规划为 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="185" />
+        <location filename="../app/gui/RunPanel.cpp" line="215" />
         <source>Input %1: %2</source>
         <translation>输入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="198" />
+        <location filename="../app/gui/RunPanel.cpp" line="228" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>输入 %1：“%2”既不是 .npy 文件，也不是 2,16,64 这样的形状</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="220" />
+        <location filename="../app/gui/RunPanel.cpp" line="250" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="216" />
+        <location filename="../app/gui/RunPanel.cpp" line="246" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <location filename="../app/gui/RunPanel.cpp" line="113" />
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="261" />
+        <location filename="../app/gui/RunPanel.cpp" line="291" />
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="274" />
+        <location filename="../app/gui/RunPanel.cpp" line="318" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="278" />
+        <location filename="../app/gui/RunPanel.cpp" line="322" />
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="373" />
+        <location filename="../app/gui/RunPanel.cpp" line="422" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="433" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="433" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="384" />
+        <location filename="../app/gui/RunPanel.cpp" line="433" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="385" />
+        <location filename="../app/gui/RunPanel.cpp" line="434" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="400" />
+        <location filename="../app/gui/RunPanel.cpp" line="449" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="403" />
+        <location filename="../app/gui/RunPanel.cpp" line="452" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="406" />
+        <location filename="../app/gui/RunPanel.cpp" line="455" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="409" />
+        <location filename="../app/gui/RunPanel.cpp" line="458" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>

@@ -16,9 +16,15 @@ QString planSummary(const PlacementDocument& document) {
     int copies = 0;
     for (const CopyPlan& copy : running.copies)
         copies += copy.isExplicit ? 0 : 1;
-    int regions = 0;
-    for (const SplitRegion& region : plan.splits)
-        regions += region.nodes.empty() ? 0 : 1;
+    int regions = 0, microBatches = 0;
+    for (const SplitRegion& region : plan.splits) {
+        if (region.nodes.empty())
+            continue;
+        if (region.microBatched)
+            microBatches = static_cast<int>(region.shards.size());
+        else
+            ++regions;
+    }
     QStringList memory;
     for (const DeviceMemory& device : plan.memory.devices) {
         QString entry = QString::fromStdString(devices[device.device].name + " " +
@@ -34,6 +40,10 @@ QString planSummary(const PlacementDocument& document) {
            (regions > 0 ? separator + QCoreApplication::translate(
                                           "PlanSummary", "%n region(s) split", nullptr, regions)
                         : QString()) +
+           (microBatches > 0 ? separator + QCoreApplication::translate(
+                                               "PlanSummary", "pipelined in %n micro-batch(es)",
+                                               nullptr, microBatches)
+                             : QString()) +
            separator +
            QCoreApplication::translate("PlanSummary", "peak memory: %1")
                .arg(memory.join(QStringLiteral(", "))) +

@@ -14,6 +14,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
@@ -70,8 +71,12 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     m_warmup->setObjectName(QStringLiteral("warmup"));
     m_warmup->setRange(0, 1000);
     m_warmup->setValue(1);
-    form->addRow(tr("Iterations:"), m_iterations);
-    form->addRow(tr("Warm-up:"), m_warmup);
+    // Iterations and warm-up share a row, so that the panel stays as short as it was.
+    auto* counts = new QHBoxLayout;
+    counts->addWidget(m_iterations, 1);
+    counts->addWidget(new QLabel(tr("Warm-up:"), this));
+    counts->addWidget(m_warmup, 1);
+    form->addRow(tr("Iterations:"), counts);
     m_microBatches->setObjectName(QStringLiteral("microBatches"));
     m_microBatches->setRange(1, 256);
     m_microBatches->setValue(std::max(1, m_document->options().microBatches));

@@ -33,6 +33,7 @@ __all__ = [
     "Workspace",
     "load",
     "calibrate",
+    "devices",
     "default_workspace",
 ]
 __version__ = "0.1.0"
@@ -179,6 +180,13 @@ def calibrate(quick: bool = False, iterations: int = 5, workspace: Optional[Path
     """Measures this machine's devices (the host CPU, virtual CPUs, every CUDA GPU) and keeps the
     calibration in the workspace, where auto placement reads it. Returns what was measured."""
     return _session(workspace).calibrate(bool(quick), int(iterations))
+
+
+def devices(workspace: Optional[PathLike] = None) -> List[dict]:
+    """The physical devices this machine has for a run's ``mapping`` (``placer devices``): the
+    host cpu, virtual CPU contexts (vcpuN, made on demand) and CUDA GPUs, each with whether it is
+    available and what it is (or why it is absent)."""
+    return _placer.devices(_session(workspace))
 
 
 class Model:
@@ -375,6 +383,14 @@ class Plan:
     def to_dot(self) -> str:
         """Graphviz DOT text of the planned graph, nodes coloured by device."""
         return self._handle.dot()
+
+    def bytecode(self, mapping: Optional[Mapping[str, str]] = None, optimize: bool = True) -> str:
+        """What a run of the plan executes, as ``placer compile`` prints it: the graph optimised
+        for the physical devices ``mapping`` names (or the plan's own with ``optimize=False``)
+        lowered to the runtime's register bytecode."""
+        if mapping is None:
+            mapping = self._mapping
+        return self._handle.bytecode(_session(self._workspace), _maps(mapping), bool(optimize))
 
     def svg(self) -> str:
         """The planned graph drawn by Graphviz as SVG, nodes coloured by device."""

@@ -13,6 +13,7 @@
 #include "report/DotWriter.h"
 #include "report/PlanReport.h"
 #include "report/RunReport.h"
+#include "runtime/DeviceRegistry.h"
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
@@ -592,6 +593,19 @@ PYBIND11_MODULE(_placer, m) {
                  return writeDot(applyPlan(p.model.graph, p.model.devices, p.plan), p.model.devices,
                                  conflictedNodeNames(p.model.graph, p.plan));
              })
+        .def("bytecode",
+             [](const PlanHandle& h, Session& session,
+                const std::vector<std::pair<std::string, std::string>>& maps, bool optimize) {
+                 CompileRequest request;
+                 request.maps = takeMaps(maps);
+                 request.optimize = optimize;
+                 Result<CompiledPlan> compiled = [&] {
+                     py::gil_scoped_release release;
+                     return session.compile(*h.planned, request);
+                 }();
+                 const CompiledPlan plan = take(std::move(compiled));
+                 return printBytecode(plan.program, plan.ran.graph, h.planned->model.devices);
+             })
         .def("svg", [](const PlanHandle& h) {
             const PlannedModel& p = *h.planned;
             const std::string dot =
@@ -617,6 +631,18 @@ PYBIND11_MODULE(_placer, m) {
         .def("trace", [](const RunHandle& h) { return chromeTrace(*h.outcome).dump(-1); })
         .def("csv", [](const RunHandle& h) { return runTimingsCsv(*h.outcome); });
 
+    m.def("devices", [](Session& session) {
+        py::list out;
+        for (const PhysicalDeviceInfo& info : session.registry().list()) {
+            py::dict entry;
+            entry["name"] = info.name;
+            entry["kind"] = std::string(deviceKindName(info.kind));
+            entry["available"] = info.available;
+            entry["description"] = info.description;
+            out.append(entry);
+        }
+        return out;
+    });
     m.def("write_text", &writeText);
     m.def("default_workspace", &store::PlanStore::defaultPath);
     m.def("plan_option_names", &planOptionNames);

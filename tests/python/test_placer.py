@@ -132,6 +132,15 @@ def test_exports(resnet, tmp_path):
         plan.to_relay()
 
 
+def test_devices_and_bytecode(resnet):
+    names = [d["name"] for d in placer.devices()]
+    assert "cpu" in names and all("description" in d for d in placer.devices())
+    plan = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
+    code = plan.bytecode()
+    assert "invoke" in code.lower() and "copy" in code.lower()
+    assert plan.bytecode(optimize=False) != code
+
+
 def test_repr_svg_colours_nodes_by_device(resnet):
     plan = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
     svg = plan._repr_svg_()

@@ -40,6 +40,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -397,24 +399,25 @@ Graph smallBatchedCnn() {
     return graph;
 }
 
-/// The whole batch on one vcpu against --split '*=v1,v2' on two, both optimised for their
-/// devices as placer run does.
-void batchSplit(bool quick) {
+/// ResNet-50 at batch 8 from $PLACER_ONNX_MODELS (unless `quick`), else the small CNN, into
+/// each of `into` on two vcpus; whether it is ResNet-50, or nothing when it cannot be read.
+std::optional<bool> loadBatchModel(bool quick, const char* what,
+                                   std::initializer_list<Loaded*> into) {
     const char* dir = std::getenv("PLACER_ONNX_MODELS");
     const std::string path = dir ? std::string(dir) + "/resnet50_batch8.onnx" : "";
     const bool resnet = !quick && dir && std::filesystem::exists(path);
     if (!quick && !resnet)
-        std::printf("resnet50 batch 8 skipped: set PLACER_ONNX_MODELS to a folder with "
+        std::printf("%s: resnet50 batch 8 skipped: set PLACER_ONNX_MODELS to a folder with "
                     "resnet50_batch8.onnx (scripts/export_models.py full DIR); a small CNN "
-                    "instead\n");
-    Loaded one, two;
-    for (Loaded* l : {&one, &two}) {
+                    "instead\n",
+                    what);
+    for (Loaded* l : into) {
         if (resnet) {
             auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
             if (!model) {
-                std::printf("batch split: %s\n", model.error().toString().c_str());
-                bench::wrong("batch split: " + model.error().toString());
-                return;
+                std::printf("%s: %s\n", what, model.error().toString().c_str());
+                bench::wrong(std::string(what) + ": " + model.error().toString());
+                return std::nullopt;
             }
             l->graph = std::move(model.value().graph);
         } else {
@@ -422,6 +425,17 @@ void batchSplit(bool quick) {
         }
         l->devices = vcpus(2);
     }
+    return resnet;
+}
+
+/// The whole batch on one vcpu against --split '*=v1,v2' on two, both optimised for their
+/// devices as placer run does.
+void batchSplit(bool quick) {
+    Loaded one, two;
+    const std::optional<bool> loaded = loadBatchModel(quick, "batch split", {&one, &two});
+    if (!loaded)
+        return;
+    const bool resnet = *loaded;
     PlanOptions split;
     split.splits.push_back(parseSplitRequest("*=v1,v2").take());
     load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
@@ -449,23 +463,11 @@ void batchSplit(bool quick) {
 /// micro-batches (--micro-batches 8), and the same stages without micro-batches; all optimised
 /// as placer run does, the outputs compared bit for bit.
 void batchPipeline(bool quick) {
-    const char* dir = std::getenv("PLACER_ONNX_MODELS");
-    const std::string path = dir ? std::string(dir) + "/resnet50_batch8.onnx" : "";
-    const bool resnet = !quick && dir && std::filesystem::exists(path);
     Loaded one, staged, piped;
-    for (Loaded* l : {&one, &staged, &piped}) {
-        if (resnet) {
-            auto model = loadModelFile(path, GraphFormat::Onnx, std::nullopt);
-            if (!model) {
-                bench::wrong("pipeline: " + model.error().toString());
-                return;
-            }
-            l->graph = std::move(model.value().graph);
-        } else {
-            l->graph = smallBatchedCnn();
-        }
-        l->devices = vcpus(2);
-    }
+    const std::optional<bool> loaded = loadBatchModel(quick, "pipeline", {&one, &staged, &piped});
+    if (!loaded)
+        return;
+    const bool resnet = *loaded;
     // The second stage: ResNet-50's layer3, layer4 and head; the small CNN's later half.
     const auto secondStage = [&](const std::string& name) {
         if (resnet)

@@ -616,8 +616,22 @@ class Workspace:
         return plan
 
     def diff(self, a: str, b: str) -> dict:
-        """Nodes whose device differs, copies added and removed, bytes moved."""
-        return _placer.workspace_diff(self.path, _text("a", a), _text("b", b))
+        """Nodes whose device differs, copies added and removed, bytes moved, and the last runs
+        of both, as ``placer plans diff`` gives them: their latencies and the ten nodes whose
+        median time changed most."""
+        out = _placer.workspace_diff(self.path, _text("a", a), _text("b", b))
+        runs = [self.show(name)["last_run"] for name in (a, b)]
+        out["latency_ms"] = [None if run is None else run["latency_ms"] for run in runs]
+        out["node_time_changes"] = []
+        if runs[0] is not None and runs[1] is not None:
+            times = [{n["name"]: n["median_ms"] for n in run["report"]["nodes"]} for run in runs]
+            common = [name for name in times[0] if name in times[1]]
+            common.sort(key=lambda name: abs(times[1][name] - times[0][name]), reverse=True)
+            out["node_time_changes"] = [
+                {"name": name, "a_ms": times[0][name], "b_ms": times[1][name]}
+                for name in common[:10]
+            ]
+        return out
 
     def delete(self, name: str) -> None:
         _placer.workspace_delete(self.path, _text("name", name))

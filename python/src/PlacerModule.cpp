@@ -717,6 +717,9 @@ PYBIND11_MODULE(_placer, m) {
                 return session.load(*source, request);
             }();
             model = take(std::move(loaded));
+            // The saved roles: the device spelling does not carry them.
+            model.devices.setDefaultDevice(stored.model.devices.defaultDevice());
+            model.devices.setHostDevice(stored.model.devices.hostDevice());
             const auto notSaved = [&](const std::string& why) {
                 fail("'" + *modelPath + "' is not the model plan '" + name +
                      "' was saved from: " + why);

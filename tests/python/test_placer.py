@@ -337,6 +337,14 @@ def test_workspace_saves_lists_shows_loads_and_diffs(resnet, workspace):
         ws.load("by-rule", model=MODELS / "tiny_inception.onnx")
     diff = ws.diff("on-one", "by-rule")
     assert "/fc/Gemm: a -> b" in diff["moved_nodes"] and diff["copies_added"]
+    assert diff["latency_ms"] == [None, None] and diff["node_time_changes"] == []
+    # With a run of each, the diff compares them.
+    runnable.run(iterations=2, record=False).save("by-rule")
+    ws.load("on-one", model=MODELS / "tiny_resnet.onnx").run(iterations=2, record=False).save(
+        "on-one")
+    diff = ws.diff("on-one", "by-rule")
+    assert all(latency > 0 for latency in diff["latency_ms"])
+    assert diff["node_time_changes"] and "a_ms" in diff["node_time_changes"][0]
     ws.rename("on-one", "single")
     ws.delete("by-rule")
     assert [p["name"] for p in ws.plans()] == ["single"]

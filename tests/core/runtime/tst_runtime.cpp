@@ -8,6 +8,7 @@
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "ir/StringPool.h"
+#include "passes/PassManager.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
 #include "report/RunReport.h"
@@ -589,6 +590,58 @@ private slots:
         QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
         const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-6, 1e-6);
         QVERIFY2(check.ok, check.mismatch.c_str());
+    }
+
+    /// A pipelined plan (--micro-batches) on devices whose work runs in lanes behind their
+    /// worker (as on a GPU): the micro-batches cross between the lanes with events, and the
+    /// outputs are bit for bit those of the unpipelined plan on the same devices.
+    void pipelinedPlansOnAsynchronousLanes_data() {
+        QTest::addColumn<int>("microBatches");
+        for (int m : {2, 3, 4})
+            QTest::newRow(qPrintable(QString("%1 micro-batches").arg(m))) << m;
+    }
+    void pipelinedPlansOnAsynchronousLanes() {
+        QFETCH(int, microBatches);
+        const auto runOnLanes = [](const LoadedModel& loaded, const PlanOptions& options,
+                                   std::vector<HostTensor>* outputs, int* waves) {
+            const Plan plan = planDevices(loaded.graph, loaded.devices, options);
+            const OptimizedGraph ran = unoptimized(loaded.graph, plan);
+            *waves = 0;
+            for (const Node& node : ran.graph.nodes())
+                *waves = std::max(*waves, node.microBatch + 1);
+            auto program = lowerToBytecode(ran.graph, loaded.devices, ran.plan);
+            QVERIFY(program.ok());
+            test::LaneDevice laneA("laneA"), laneB("laneB");
+            auto executor = Executor::load(ran.graph, loaded.devices, program.take(),
+                                           {&laneA, &laneB}, loaded.graph.onnxOpset());
+            QVERIFY2(executor.ok(), executor.ok() ? "" : executor.error().message.c_str());
+            // The same seeded inputs for both plans: their graph inputs are the user's.
+            std::vector<HostTensor> inputs;
+            for (const NodeId input : executor.value()->program().inputs)
+                inputs.push_back(randomTensor(ran.graph.node(input).outputs[0], 7));
+            auto result = executor.value()->run(inputs, RunOptions{1, 3});
+            QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+            *outputs = result.value().outputs;
+        };
+        LoadedModel loaded =
+            loadModel(std::string(PLACER_SOURCE_DIR) + "/resources/models/tiny_encoder_batch4.onnx",
+                      "v0:vcpu,v1:vcpu");
+        PlanOptions options;
+        options.rules.push_back(OpRule{"MatMul", "v0"});
+        options.fallbackDevice = "v1";
+        std::vector<HostTensor> expected, got;
+        int waves = 0;
+        runOnLanes(loaded, options, &expected, &waves);
+        QCOMPARE(waves, 0);
+        options.microBatches = microBatches;
+        runOnLanes(loaded, options, &got, &waves);
+        QCOMPARE(waves, microBatches);
+        QCOMPARE(got.size(), expected.size());
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            QCOMPARE(got[k].type, expected[k].type);
+            QVERIFY2(got[k].data.bytes() == expected[k].data.bytes(),
+                     "the pipelined outputs differ from the unpipelined ones");
+        }
     }
 
     // Devices whose work runs in lanes behind their worker (as on a GPU): the executor must order

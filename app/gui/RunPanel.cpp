@@ -300,6 +300,12 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
         bar.end = p.end[i];
         bar.colour = document.deviceColor(device).lighter(112);
         bar.label = QString::fromStdString(node.name);
+        if (node.microBatch >= 0) {
+            // The predicted pipeline, numbered and shaded as the measured one is.
+            bar.label = RunPanel::tr("µb%1 %2").arg(node.microBatch).arg(bar.label);
+            if (node.microBatch % 2 == 1)
+                bar.colour = bar.colour.lighter(135);
+        }
         bar.key = static_cast<int>(i); // its tooltip is made on hover (describe below)
         into->bars.push_back(bar);
     }

@@ -55,7 +55,6 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              (ops that mix the batch's rows run once, on the whole batch)
 )";
 
-
 namespace {
 
 std::string readAll(std::istream& in) {

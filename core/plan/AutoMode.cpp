@@ -3,6 +3,7 @@
 // moving work, and the schedule a plan predicts from its cost model, which a run is later
 // checked against.
 #include "plan/DevicePlanner.h"
+#include "plan/ExecutionOrder.h"
 
 #include "plan/MemoryPlanner.h"
 
@@ -386,8 +387,7 @@ PlacementProblem DevicePlanner::predictionProblem(
     PlacementProblem problem = m_problem;
     *members = CostModel::membersByHead(fusedInto);
     // A pipelined graph's micro-batches, which the executor runs in order.
-    if (std::any_of(m_graph.nodes().begin(), m_graph.nodes().end(),
-                    [](const Node& node) { return node.microBatch >= 0; })) {
+    if (runsInMicroBatches(m_graph)) {
         problem.wave.assign(problem.tasks(), -1);
         for (std::size_t t = 0; t < problem.tasks() && t < m_nodeOfTask.size(); ++t)
             problem.wave[t] = m_graph.nodes()[m_nodeOfTask[t]].microBatch;

@@ -181,6 +181,11 @@ ListSchedule listSchedule(const ListScheduling& problem) {
     return result;
 }
 
+bool runsInMicroBatches(const Graph& graph) {
+    return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                       [](const Node& node) { return node.microBatch >= 0; });
+}
+
 std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, const Plan& plan,
                                    int deviceCount, OrderScratch& scratch,
                                    std::vector<NodeId> result) {
@@ -196,8 +201,7 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
     bool oneDevice = true;
     for (std::uint32_t i = 1; i < n && oneDevice; ++i)
         oneDevice = deviceOf(i) == deviceOf(0);
-    const bool pipelined = std::any_of(graph.nodes().begin(), graph.nodes().end(),
-                                       [](const Node& node) { return node.microBatch >= 0; });
+    const bool pipelined = runsInMicroBatches(graph);
     result.clear();
     result.reserve(n);
     if (oneDevice || pipelined) {

@@ -15,6 +15,11 @@ namespace placer {
 
 struct GraphIndex;
 
+/// Whether `graph` is a pipelined plan's graph (--micro-batches): some node computes a
+/// micro-batch (Node::microBatch). Its order is then the micro-batches' order, which the
+/// execution order, the executor's priority and the prediction follow.
+bool runsInMicroBatches(const Graph& graph);
+
 /// Estimated microseconds for a node's kernel on a device of roughly one CPU core's speed:
 /// multiply-adds for convolutions and matrix products, bytes moved for the rest; 0 for
 /// parameters, constants and device copies. Only ratios matter.

@@ -710,7 +710,8 @@ private:
                                     ? regionOf(value.node.index).shards[0].device
                                     : m_plan.devices[value.node.index];
             if (at.valid())
-                split.pin = holdAt(at, "--split " + region.name);
+                split.pin = holdAt(at, region.microBatched ? std::string("--micro-batches")
+                                                           : "--split " + region.name);
             const ValueRef made = add(std::move(split), NodeId(), r, -1);
             std::vector<ValueRef> parts;
             for (std::uint32_t k = 0; k < region.shards.size(); ++k)

@@ -11,6 +11,7 @@
 // was recorded with this run's epoch.
 #include "runtime/Executor.h"
 
+#include "plan/ExecutionOrder.h"
 #include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
@@ -578,9 +579,7 @@ struct Executor::Impl {
             input.asynchronous.push_back(stream.device->timesAsynchronously());
         input.cost = estimateCosts(program, *graph);
         // A pipelined program (--micro-batches): each instruction's micro-batch.
-        const bool pipelined = std::any_of(graph->nodes().begin(), graph->nodes().end(),
-                                           [](const Node& node) { return node.microBatch >= 0; });
-        if (pipelined) {
+        if (runsInMicroBatches(*graph)) {
             input.wave.assign(program.code.size(), -1);
             for (std::size_t k = 0; k < program.code.size(); ++k) {
                 const NodeId node = program.code[k].node;

@@ -115,6 +115,10 @@ def test_micro_batches(workspace):
         np.testing.assert_array_equal(a[key], b[key])
     with pytest.raises(placer.PlacerError, match="--micro-batches must be"):
         model.plan(micro_batches=0)
+    # A saved plan keeps its micro-batches.
+    piped.save("piped")
+    again = placer.Workspace(workspace).load("piped", model=MODELS / "tiny_encoder_batch4.onnx")
+    assert any(s.get("micro_batches") == 2 for s in again.report.get("splits", []))
 
 
 def test_exports(resnet, tmp_path):

@@ -871,9 +871,31 @@ KernelResult indexingKernel(const KernelSpec& spec, CudaDevice& device) {
         return specError(spec, plan.error().message);
     const std::size_t inputs = spec.inputs.size(), outputs = spec.outputs.size();
     CudaDevice* dev = &device;
+    std::vector<IndexingStep> steps = plan.take();
+    // Each step's scratch comes from the device's allocator, once, so the memory check and the
+    // report count it (per-thread local memory would be reserved by the driver, counted nowhere).
+    std::vector<std::byte*> blocks;
+    for (IndexingStep& step : steps) {
+        if (step.scratchBytes <= 0)
+            continue;
+        auto block = device.allocate(step.scratchBytes);
+        if (!block) {
+            for (std::byte* b : blocks)
+                device.free(b);
+            return specError(spec, "its scratch memory (" + std::to_string(step.scratchBytes) +
+                                       " bytes): " + block.error().message);
+        }
+        blocks.push_back(block.value());
+        bindScratch(step.op, block.value());
+    }
+    std::shared_ptr<void> scratch(nullptr, [dev, blocks](void*) {
+        for (std::byte* b : blocks)
+            dev->free(b);
+    });
     return makeKernel(kernelFamilyName(spec.node->op->kernel.family),
-                      [steps = plan.take(), inputs, outputs, dev](const std::byte* const* in,
-                                                                  std::byte* const* out) mutable {
+                      [steps = std::move(steps), scratch, inputs, outputs,
+                       dev](const std::byte* const* in, std::byte* const* out) mutable {
+                          (void)scratch;
                           for (IndexingStep& step : steps) {
                               bindIndexing(step.op, in, inputs, out, outputs);
                               std::visit(

@@ -800,11 +800,24 @@ struct Activation {
     }
 };
 
-/// RNN, GRU and LSTM: one thread per (direction, batch entry) runs the sequence step by step,
-/// its state in registers and local memory (hidden sizes up to kMaxHidden).
+/// One thread's vector in a step's scratch memory (IndexingStep::scratchBytes): its element k
+/// lies at base[k * stride], the threads' vectors interleaved so that a warp's threads touch
+/// neighbouring words. An empty vector (no base) stands for "absent".
+template <typename T> struct ScratchVector {
+    T* base = nullptr;
+    i64 stride = 1;
+    PLACER_HD T& operator[](i64 k) const { return base[k * stride]; }
+    PLACER_HD explicit operator bool() const { return base != nullptr; }
+};
+
+/// RNN, GRU and LSTM: one thread per (direction, batch entry) runs the sequence step by step.
+/// Its state (h, c and their next values, GRU's reset gate) lives in the step's scratch memory,
+/// not in per-thread local memory, which a GPU's driver would reserve for every thread it can
+/// hold (kStateVectors * hidden floats per thread, about 1.4 GB on an H100 at hidden 256).
 struct Recurrent {
-    static constexpr int kMaxHidden = 256;
+    static constexpr int kStateVectors = 5;
     Io io;
+    float* scratch = nullptr; ///< kStateVectors * hidden floats per (direction, batch entry)
     Elem elem = Elem::F32, lengthElem = Elem::I32;
     int kind = 0; ///< 0 RNN, 1 GRU, 2 LSTM
     i64 steps = 1, batch = 1, inputSize = 1, hidden = 1;
@@ -835,9 +848,20 @@ struct Recurrent {
     PLACER_HD double clipped(double v) const {
         return clip > 0 ? (v < -clip ? -clip : (v > clip ? clip : v)) : v;
     }
+    /// The scratch memory a step over every (direction, batch entry) needs.
+    std::int64_t scratchBytes() const {
+        return static_cast<std::int64_t>(sizeof(float)) * kStateVectors * hidden * directions *
+               batch;
+    }
+    /// State vector `v` of thread `line`.
+    PLACER_HD ScratchVector<float> state(int v, i64 line) const {
+        const i64 lines = directions * batch;
+        return {scratch + v * hidden * lines + line, lines};
+    }
     /// W x + R h + Wb + Rb for row `row` of gate `gate` (h from `state`, or r .* h for GRU).
-    PLACER_HD double gateInput(int d, i64 t, i64 b, int gates, int gate, i64 j, const float* state,
-                               const float* scale, bool withRecurrent) const {
+    PLACER_HD double gateInput(int d, i64 t, i64 b, int gates, int gate, i64 j,
+                               ScratchVector<float> state, ScratchVector<float> scale,
+                               bool withRecurrent) const {
         const i64 row = gate * hidden + j;
         double acc = 0;
         for (i64 k = 0; k < inputSize; ++k)
@@ -853,7 +877,8 @@ struct Recurrent {
         }
         return acc;
     }
-    PLACER_HD double recurrentOnly(int d, int gates, int gate, i64 j, const float* state) const {
+    PLACER_HD double recurrentOnly(int d, int gates, int gate, i64 j,
+                                   ScratchVector<float> state) const {
         const i64 row = gate * hidden + j;
         double acc = 0;
         for (i64 k = 0; k < hidden; ++k)
@@ -869,7 +894,8 @@ struct Recurrent {
         const bool backwards = directions == 2 ? d == 1 : reverse;
         const int gates = kind == 2 ? 4 : (kind == 1 ? 3 : 1);
         const Activation* a = act + d * (kind == 2 ? 3 : (kind == 1 ? 2 : 1));
-        float h[kMaxHidden], c[kMaxHidden], hn[kMaxHidden], cn[kMaxHidden], r[kMaxHidden];
+        const ScratchVector<float> h = state(0, line), c = state(1, line), hn = state(2, line),
+                                   cn = state(3, line), r = state(4, line), none{};
         for (i64 j = 0; j < hidden; ++j) {
             h[j] = initialH >= 0
                        ? static_cast<float>(loadAny(io.in[initialH], elem, stateOffset(d, b) + j))
@@ -888,18 +914,17 @@ struct Recurrent {
             if (kind == 1) {
                 for (i64 j = 0; j < hidden; ++j)
                     r[j] = static_cast<float>(
-                        a[0](clipped(gateInput(d, t, b, gates, 1, j, h, nullptr, true))));
+                        a[0](clipped(gateInput(d, t, b, gates, 1, j, h, none, true))));
             }
             for (i64 j = 0; j < hidden; ++j) {
                 if (kind == 0) {
                     hn[j] = static_cast<float>(
-                        a[0](clipped(gateInput(d, t, b, gates, 0, j, h, nullptr, true))));
+                        a[0](clipped(gateInput(d, t, b, gates, 0, j, h, none, true))));
                 } else if (kind == 1) {
-                    const double z =
-                        a[0](clipped(gateInput(d, t, b, gates, 0, j, h, nullptr, true)));
+                    const double z = a[0](clipped(gateInput(d, t, b, gates, 0, j, h, none, true)));
                     double candidate;
                     if (linearBeforeReset)
-                        candidate = gateInput(d, t, b, gates, 2, j, h, nullptr, false) +
+                        candidate = gateInput(d, t, b, gates, 2, j, h, none, false) +
                                     r[j] * recurrentOnly(d, gates, 2, j, h);
                     else
                         candidate = gateInput(d, t, b, gates, 2, j, h, r, true);
@@ -912,18 +937,16 @@ struct Recurrent {
                         po = loadAny(io.in[peepholes], elem, d * 3 * hidden + hidden + j);
                         pf = loadAny(io.in[peepholes], elem, d * 3 * hidden + 2 * hidden + j);
                     }
-                    const double i = a[0](
-                        clipped(gateInput(d, t, b, gates, 0, j, h, nullptr, true) + pi * c[j]));
+                    const double i =
+                        a[0](clipped(gateInput(d, t, b, gates, 0, j, h, none, true) + pi * c[j]));
                     const double f =
-                        inputForget
-                            ? 1 - i
-                            : a[0](clipped(gateInput(d, t, b, gates, 2, j, h, nullptr, true) +
-                                           pf * c[j]));
-                    const double g =
-                        a[1](clipped(gateInput(d, t, b, gates, 3, j, h, nullptr, true)));
+                        inputForget ? 1 - i
+                                    : a[0](clipped(gateInput(d, t, b, gates, 2, j, h, none, true) +
+                                                   pf * c[j]));
+                    const double g = a[1](clipped(gateInput(d, t, b, gates, 3, j, h, none, true)));
                     const double cell = f * c[j] + i * g;
-                    const double o = a[0](
-                        clipped(gateInput(d, t, b, gates, 1, j, h, nullptr, true) + po * cell));
+                    const double o =
+                        a[0](clipped(gateInput(d, t, b, gates, 1, j, h, none, true) + po * cell));
                     cn[j] = static_cast<float>(cell);
                     hn[j] = static_cast<float>(o * a[2](cell));
                 }
@@ -974,15 +997,19 @@ struct MaxUnpool {
     }
 };
 
-/// Det of each n x n matrix (n up to kMaxSize): Gaussian elimination with partial pivoting in
-/// double, one thread per matrix.
+/// Det of each n x n matrix: Gaussian elimination with partial pivoting in double, one thread
+/// per matrix, each matrix's copy in the step's scratch memory (interleaved by matrix).
 struct Det {
-    static constexpr int kMaxSize = 16;
     Io io;
+    double* scratch = nullptr; ///< n * n doubles per matrix
     Elem elem = Elem::F32;
     i64 n = 1;
+    i64 matrices = 1;
+    std::int64_t scratchBytes() const {
+        return static_cast<std::int64_t>(sizeof(double)) * n * n * matrices;
+    }
     PLACER_HD void operator()(i64 m) const {
-        double a[kMaxSize * kMaxSize];
+        const ScratchVector<double> a{scratch + m, matrices};
         for (i64 k = 0; k < n * n; ++k)
             a[k] = loadAny(io.in[0], elem, m * n * n + k);
         double det = 1;

@@ -696,10 +696,9 @@ Plan recurrent(const KernelSpec& spec) {
     if (!read)
         return read.error();
     const Recurrent& op = read.value();
-    if (op.hidden > Recurrent::kMaxHidden)
-        return planError(spec, "hidden sizes from 1 to " + std::to_string(Recurrent::kMaxHidden) +
-                                   " are supported");
-    return std::vector{elements(op, op.directions * op.batch)};
+    IndexingStep step = elements(op, op.directions * op.batch);
+    step.scratchBytes = op.scratchBytes();
+    return std::vector{step};
 }
 
 Plan maxUnpool(const KernelSpec& spec) {
@@ -724,9 +723,10 @@ Plan det(const KernelSpec& spec) {
     Det op;
     op.elem = elemOf(spec.outputs[0].dtype);
     op.n = in.back();
-    if (op.n > Det::kMaxSize)
-        return planError(spec, "matrices up to 16 x 16 are supported");
-    return std::vector{elements(op, spec.outputs[0].elementCount())};
+    op.matrices = spec.outputs[0].elementCount();
+    IndexingStep step = elements(op, op.matrices);
+    step.scratchBytes = op.scratchBytes();
+    return std::vector{step};
 }
 
 /// A quantization parameter at ONNX input `position`, per index when it has `count` values.
@@ -940,6 +940,18 @@ void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size
                 functor.io.in[k] = inputs[k];
             for (std::size_t k = 0; k < outputCount && k < Io::kMaxOutputs; ++k)
                 functor.io.out[k] = outputs[k];
+        },
+        op);
+}
+
+void bindScratch(IndexingFunctor& op, std::byte* scratch) {
+    std::visit(
+        [&](auto& functor) {
+            using Op = std::decay_t<decltype(functor)>;
+            if constexpr (std::is_same_v<Op, Recurrent>)
+                functor.scratch = reinterpret_cast<float*>(scratch);
+            else if constexpr (std::is_same_v<Op, Det>)
+                functor.scratch = reinterpret_cast<double*>(scratch);
         },
         op);
 }

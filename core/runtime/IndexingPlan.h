@@ -28,6 +28,10 @@ struct IndexingStep {
     IndexingFunctor op;
     std::int64_t count = 0; ///< elements, or rows for row functors
     bool rows = false;      ///< a row functor (one warp per row on a GPU)
+    /// Device memory the functor keeps its per-thread state in (Recurrent, Det), which the
+    /// backend allocates with the kernel, counted as the device's memory, and binds with
+    /// bindScratch; 0 for the rest.
+    std::int64_t scratchBytes = 0;
 };
 
 /// Whether the backends run this op with the shared functors below: the indexing families, and
@@ -50,5 +54,9 @@ Result<functors::Resize> readResize(const KernelSpec& spec);
 /// Points a step's functor at this run's tensors.
 void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size_t inputCount,
                   std::byte* const* outputs, std::size_t outputCount);
+
+/// Points a step's functor at its scratch memory (IndexingStep::scratchBytes, aligned for
+/// double); a functor without scratch ignores it.
+void bindScratch(IndexingFunctor& op, std::byte* scratch);
 
 } // namespace placer

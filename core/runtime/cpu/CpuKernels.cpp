@@ -926,10 +926,17 @@ Result<std::unique_ptr<Kernel>> indexingKernel(const KernelSpec& spec) {
     if (!plan)
         return specError(spec, plan.error().message);
     const std::size_t inputs = spec.inputs.size(), outputs = spec.outputs.size();
+    std::vector<IndexingStep> steps = plan.take();
+    // Each step's scratch (state a GPU thread would keep), as doubles for alignment.
+    std::vector<std::vector<double>> scratch;
+    for (IndexingStep& step : steps) {
+        scratch.emplace_back(static_cast<std::size_t>((step.scratchBytes + 7) / 8));
+        bindScratch(step.op, reinterpret_cast<std::byte*>(scratch.back().data()));
+    }
     return makeKernel(
         std::string("plain:") + kernelFamilyName(spec.node->op->kernel.family),
-        [steps = plan.take(), inputs, outputs](const std::byte* const* in,
-                                               std::byte* const* out) mutable {
+        [steps = std::move(steps), scratch = std::move(scratch), inputs,
+         outputs](const std::byte* const* in, std::byte* const* out) mutable {
             for (IndexingStep& step : steps) {
                 bindIndexing(step.op, in, inputs, out, outputs);
                 std::visit(

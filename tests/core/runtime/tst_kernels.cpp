@@ -1330,6 +1330,110 @@ private slots:
         compareFloats(floats(y[0]), expected, 2e-5, "Y");
         compareFloats(floats(y[1]), std::vector<float>(expected.end() - hidden, expected.end()),
                       2e-5, "Y_h");
+
+        // The shared functor (float64) keeps its state in scratch memory, so it has no limit of
+        // its own either: the same recurrence at 300 units, two batch entries, both directions
+        // (four threads whose state vectors interleave in the scratch).
+        std::vector<double> xs(2 * 2 * input), ws(2 * hidden * input), rs(2 * hidden * hidden);
+        for (std::size_t i = 0; i < xs.size(); ++i)
+            xs[i] = x.f(static_cast<std::int64_t>(i % (2 * input)));
+        for (std::int64_t d = 0; d < 2; ++d) {
+            for (std::int64_t i = 0; i < hidden * input; ++i)
+                ws[d * hidden * input + i] = w.f(i) * (d ? -1.0 : 1.0);
+            for (std::int64_t i = 0; i < hidden * hidden; ++i)
+                rs[d * hidden * hidden + i] = r.f(i);
+        }
+        // X [2 steps, 2 batch, input]: batch entry b at step t is x's step (t + b) % 2.
+        for (std::int64_t t = 0; t < 2; ++t)
+            for (std::int64_t b = 0; b < 2; ++b)
+                for (std::int64_t k = 0; k < input; ++k)
+                    xs[(t * 2 + b) * input + k] = x.f(((t + b) % 2) * input + k);
+        const auto y64 = runOp(
+            "RNN", attrs({{"hidden_size", hidden}, {"direction", std::string("bidirectional")}}),
+            {make({2, 2, input}, DType::Float64, xs), make({2, hidden, input}, DType::Float64, ws),
+             make({2, hidden, hidden}, DType::Float64, rs)},
+            {{{2, 2, 2, hidden}, DType::Float64}}, nullptr, {false, true, true}, 14,
+            &implementation);
+        QCOMPARE(y64.size(), std::size_t{1});
+        QVERIFY2(!QString::fromStdString(implementation).contains("vector:recurrent"),
+                 implementation.c_str());
+        for (std::int64_t d = 0; d < 2; ++d)
+            for (std::int64_t b = 0; b < 2; ++b) {
+                std::vector<double> state(hidden, 0.0), stepped(hidden);
+                for (std::int64_t s = 0; s < 2; ++s) {
+                    const std::int64_t t = d == 1 ? 1 - s : s;
+                    for (std::int64_t j = 0; j < hidden; ++j) {
+                        double acc = 0;
+                        for (std::int64_t k = 0; k < input; ++k)
+                            acc += xs[(t * 2 + b) * input + k] * ws[(d * hidden + j) * input + k];
+                        for (std::int64_t k = 0; k < hidden; ++k)
+                            acc += state[k] * rs[(d * hidden + j) * hidden + k];
+                        stepped[j] = std::tanh(acc);
+                    }
+                    state = stepped;
+                    for (std::int64_t j = 0; j < hidden; ++j) {
+                        const double got = y64[0].at<double>(((t * 2 + d) * 2 + b) * hidden + j);
+                        if (std::fabs(got - state[j]) > 1e-5) // the state is float32
+                            QFAIL(qPrintable(QString("Y[%1,%2,%3,%4] = %5, expected %6")
+                                                 .arg(t)
+                                                 .arg(d)
+                                                 .arg(b)
+                                                 .arg(j)
+                                                 .arg(got)
+                                                 .arg(state[j])));
+                    }
+                }
+            }
+    }
+
+    // Det runs one thread per matrix with the matrix in scratch memory: any size. Three 20 x 20
+    // matrices L U (unit lower times upper, so the determinant is U's diagonal's product), with
+    // rows swapped in the second (the sign flips) and a zero row in the third.
+    void determinantsOfLargeMatrices() {
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<double> value(-1.0, 1.0), diagonal(0.5, 1.5);
+        const std::int64_t n = 20, count = 3;
+        std::vector<double> data;
+        std::vector<double> expected;
+        for (std::int64_t m = 0; m < count; ++m) {
+            std::vector<double> l(n * n, 0.0), u(n * n, 0.0), a(n * n, 0.0);
+            double det = 1;
+            for (std::int64_t i = 0; i < n; ++i) {
+                l[i * n + i] = 1;
+                for (std::int64_t j = 0; j < i; ++j)
+                    l[i * n + j] = value(rng) * 0.5;
+                u[i * n + i] = diagonal(rng) * (i % 3 == 0 ? -1 : 1);
+                det *= u[i * n + i];
+                for (std::int64_t j = i + 1; j < n; ++j)
+                    u[i * n + j] = value(rng);
+            }
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                    for (std::int64_t k = 0; k < n; ++k)
+                        a[i * n + j] += l[i * n + k] * u[k * n + j];
+            if (m == 1) {
+                for (std::int64_t j = 0; j < n; ++j)
+                    std::swap(a[2 * n + j], a[7 * n + j]);
+                det = -det;
+            }
+            if (m == 2) {
+                for (std::int64_t j = 0; j < n; ++j)
+                    a[5 * n + j] = 0;
+                det = 0;
+            }
+            data.insert(data.end(), a.begin(), a.end());
+            expected.push_back(det);
+        }
+        const auto out = runOp("Det", {}, {make({count, n, n}, DType::Float64, data)},
+                               {{{count}, DType::Float64}});
+        QCOMPARE(out.size(), std::size_t{1});
+        for (std::int64_t m = 0; m < count; ++m)
+            QVERIFY2(std::fabs(out[0].at<double>(m) - expected[static_cast<std::size_t>(m)]) <=
+                         1e-9 * std::max(1.0, std::fabs(expected[static_cast<std::size_t>(m)])),
+                     qPrintable(QString("det %1: %2, expected %3")
+                                    .arg(m)
+                                    .arg(out[0].at<double>(m))
+                                    .arg(expected[static_cast<std::size_t>(m)])));
     }
 
     // Resize in float32 (the CPU's separable kernel when only the last two dimensions change)

@@ -6,8 +6,10 @@
 #include "plan/ExecutionOrder.h"
 
 #include "plan/MemoryPlanner.h"
+#include "plan/PipelineStages.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -246,6 +248,10 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
     m_plan.devices = demand;
     m_plan.reasons = demandReasons;
     PlacementProblem problem = buildProblem(budget);
+    // Pipeline stages hold every constant they read (pipelineStages).
+    std::optional<PlacementProblem> withWeights;
+    if (m_options.microBatches > 1)
+        withWeights = problem;
     if (weightsMayLeave)
         std::fill(problem.weightBytes.begin(), problem.weightBytes.end(), 0);
     AutoPlaceOptions options;
@@ -269,11 +275,18 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
     options.seeds.push_back(std::move(seed));
     m_auto = autoPlace(problem, options);
     m_problem = std::move(problem);
-    // The search costs ops one by one; a run fuses post-ops on CPU devices, which changes what
-    // each placement costs. Where HEFT's placement is predicted shorter with its fused groups
-    // counted, it is the better one.
-    if (m_auto.heftAssignment != m_auto.assignment &&
-        fusedMakespan(m_auto.heftAssignment, demand) < fusedMakespan(m_auto.assignment, demand)) {
+    m_stagesNote.clear();
+    if (m_options.microBatches > 1) {
+        // Pipelined: contiguous stages by the stage model (plan/PipelineStages.h), within the
+        // devices' memory with every constant kept, unless the search's own placement is
+        // predicted faster pipelined.
+        pipelineStages(*withWeights, m_auto.assignment);
+    } else if (m_auto.heftAssignment != m_auto.assignment &&
+               fusedMakespan(m_auto.heftAssignment, demand) <
+                   fusedMakespan(m_auto.assignment, demand)) {
+        // The search costs ops one by one; a run fuses post-ops on CPU devices, which changes
+        // what each placement costs. Where HEFT's placement is predicted shorter with its fused
+        // groups counted, it is the better one.
         m_auto.assignment = m_auto.heftAssignment;
         m_auto.schedule = simulate(m_problem, m_auto.assignment);
     }
@@ -294,10 +307,51 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
     }
 }
 
+void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vector<int>& searched) {
+    const int m = m_options.microBatches;
+    const auto chosen = choosePipelineStages(kept, m);
+    const double searchedLatency = pipelinedLatency(kept, searched, m);
+    if (!chosen || searchedLatency < chosen->latencyMicros) {
+        m_stagesNote = "auto mode kept its own placement for " + std::to_string(m) +
+                       " micro-batches" +
+                       (chosen ? "" : ": no contiguous stages fit the devices' memory");
+        return;
+    }
+    m_auto.assignment = chosen->assignment;
+    m_auto.schedule = simulate(m_problem, m_auto.assignment);
+    // "pipeline stages for 8 micro-batches: a runs conv1 .. layer2 (12.1 ms a micro-batch), ..."
+    const auto nodeName = [&](std::size_t task) { return node(m_nodeOfTask[task]).name; };
+    std::string note = "pipeline stages for " + std::to_string(m) + " micro-batches" +
+                       (chosen->exact ? ""
+                                      : " (cut at " + std::to_string(chosen->positions) +
+                                            " evenly spaced positions)") +
+                       ":";
+    for (std::size_t k = 0; k < chosen->stages.size(); ++k) {
+        const PipelineStage& stage = chosen->stages[k];
+        std::size_t first = stage.begin, last = stage.end;
+        while (first < stage.end && kept.instant[first])
+            ++first;
+        while (last > first && kept.instant[last - 1])
+            --last;
+        char time[64];
+        std::snprintf(time, sizeof time, "%.2f ms a micro-batch", stage.computeMicros / 1000);
+        note += std::string(k ? "," : "") + " " + m_devices[DeviceId(stage.device)].name +
+                " runs " +
+                (first < last ? nodeName(first) + " .. " + nodeName(last - 1) : "nothing") + " (" +
+                time + ")";
+    }
+    char latency[96];
+    std::snprintf(latency, sizeof latency, "; predicted %.2f ms for the batch",
+                  chosen->latencyMicros / 1000);
+    m_stagesNote = note + latency;
+}
+
 void DevicePlanner::finishPlacement(std::size_t conflicts) {
     m_plan.copies.clear();
     m_plan.replicas.clear();
     m_plan.notes.clear();
+    if (!m_stagesNote.empty())
+        m_plan.notes.push_back(m_stagesNote);
     m_plan.conflicts.resize(conflicts);
     reportUnsupportedOps();
     insertCopies();

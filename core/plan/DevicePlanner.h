@@ -119,6 +119,12 @@ private:
     void placeWithin(const std::vector<std::int64_t>& budget, const std::vector<DeviceId>& demand,
                      const std::vector<Reason>& demandReasons, bool weightsMayLeave);
 
+    /// PlanOptions::microBatches in auto mode: contiguous stages over the devices by the stage
+    /// model (plan/PipelineStages.h) on `kept` (the problem with every constant kept on the
+    /// devices that read it), unless the search's placement (`searched`) is predicted faster
+    /// pipelined; says which in m_stagesNote.
+    void pipelineStages(const PlacementProblem& kept, const std::vector<int>& searched);
+
     /// What follows the placement: unsupported ops, copies and replicas, the memory plan.
     void finishPlacement(std::size_t conflicts);
 
@@ -205,6 +211,8 @@ private:
     std::set<std::pair<std::uint32_t, std::int32_t>> m_streamed;
     /// Those PlanOptions::copiedConstants asks for.
     std::set<std::pair<std::uint32_t, std::int32_t>> m_copiedConstants;
+    /// The note of pipelineStages(), kept among the plan's notes.
+    std::string m_stagesNote;
     /// Values used on several devices described by a note, and those past the limit.
     std::size_t m_valueNotes = 0, m_unnotedValues = 0;
 };

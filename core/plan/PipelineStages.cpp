@@ -31,6 +31,12 @@ std::int64_t bytesPerMicroBatch(std::int64_t bytes, int microBatches) {
     return (bytes + microBatches - 1) / microBatches;
 }
 
+int resourceOf(const PlacementProblem& problem, int device) {
+    return static_cast<std::size_t>(device) < problem.resourceOf.size()
+               ? problem.resourceOf[static_cast<std::size_t>(device)]
+               : device;
+}
+
 } // namespace
 
 double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>& a,
@@ -53,6 +59,7 @@ double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>&
     if (stages.empty())
         return problem.runOverhead(a);
     stages.back().end = problem.tasks();
+    // Devices that share a resource (vcpus beyond the cores) share its busy time.
     std::vector<double> busy(static_cast<std::size_t>(problem.devices), 0.0);
     double sum = 0;
     for (PipelineStage& stage : stages) {
@@ -72,7 +79,7 @@ double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>&
             stage.copyInMicros +=
                 problem.copyMicros(a[source], stage.device, bytesPerMicroBatch(bytes, m));
         sum += stage.computeMicros + stage.copyInMicros;
-        busy[static_cast<std::size_t>(stage.device)] += stage.computeMicros;
+        busy[static_cast<std::size_t>(resourceOf(problem, stage.device))] += stage.computeMicros;
     }
     if (out)
         *out = stages;
@@ -335,6 +342,13 @@ std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& probl
                 const auto fromState = static_cast<std::uint32_t>(stateOf(mask, last, a));
                 for (int d = 0; d < devices; ++d) {
                     if (anyOrder ? (mask >> d) & 1 : d <= last)
+                        continue;
+                    // One stage per resource: devices sharing one would take turns.
+                    bool shared = false;
+                    for (int u = 0; u < devices && anyOrder; ++u)
+                        shared = shared || ((mask >> u) & 1 &&
+                                            resourceOf(problem, u) == resourceOf(problem, d));
+                    if (shared)
                         continue;
                     const std::size_t next = anyOrder ? mask | (std::size_t{1} << d) : 0;
                     for (std::size_t b = a + 1; b < positions; ++b) {

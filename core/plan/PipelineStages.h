@@ -9,8 +9,9 @@
 //
 //     latency = sum_k (c_k + x_k) + (M - 1) max_d busy_d + the run's fixed overhead
 //
-// where busy_d sums the stages on device d (one each for chosen stages). Copies are delays, not
-// work of a device, as in simulate().
+// where busy_d sums the stages on resource d (problem.resourceOf: devices that share one take
+// turns; chosen stages use one resource each). Copies are delays, not work of a device, as in
+// simulate().
 //
 // The choice is dynamic programming over cut positions, as PipeDream's planner and Alpa's stage
 // slicing do: states (devices used, last device, position), each keeping the Pareto front of
@@ -40,7 +41,7 @@ struct PipelineStages {
     std::vector<PipelineStage> stages;
     double latencyMicros = 0; ///< the stage model's latency of the whole batch
     /// Every cut position was considered and no Pareto front was cut short: the optimum of the
-    /// stage model over contiguous stages on distinct devices.
+    /// stage model over contiguous stages on distinct resources.
     bool exact = true;
     std::size_t positions = 0; ///< candidate cut positions considered (tasks + 1 when exact)
 };
@@ -63,7 +64,7 @@ struct PipelineStageOptions {
     std::size_t frontLimit = 48;
 };
 
-/// The contiguous stages on distinct devices that minimise the stage model's latency within
+/// The contiguous stages on distinct resources that minimise the stage model's latency within
 /// the devices' capacities (problem.capacity; < 0 unlimited), honouring fixed tasks and tasks a
 /// device cannot run; nullopt when no such stages exist.
 std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& problem,

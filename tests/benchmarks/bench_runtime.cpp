@@ -11,12 +11,15 @@
 //     with --quick, a small CNN at batch 8), --split '*=v1,v2' on two vcpus vs the whole model
 //     on one vcpu, both optimised as placer run does, with the outputs compared.
 //  5. Pipelining: the same model in two stages by hand on two vcpus, in 8 micro-batches
-//     (--micro-batches 8) and without, vs the whole model on one vcpu, outputs bit for bit.
+//     (--micro-batches 8) and without, vs the whole model on one vcpu, outputs bit for bit;
+//     and in the stages --mode auto chooses for 8 micro-batches.
 //  6. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
 //  7. Executor overhead per instruction on a chain of 10,000 tiny ops.
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
+//   bench_runtime pipeline   only the benchmarks named (pytorch, two-branch, inception,
+//                            googlenet, split, pipeline, copy, overhead)
 #include "BenchFailures.h"
 #include "OutputCompare.h"
 #include "RunBench.h"
@@ -24,7 +27,9 @@
 
 #include "io/ModelLoader.h"
 #include "passes/PassManager.h"
+#include "passes/PostOpFusion.h"
 #include "plan/Annotations.h"
+#include "plan/CostModel.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
 #include "runtime/Bytecode.h"
@@ -33,6 +38,7 @@
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +50,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 
 using namespace placer;
 
@@ -463,8 +470,9 @@ void batchSplit(bool quick) {
 /// micro-batches (--micro-batches 8), and the same stages without micro-batches; all optimised
 /// as placer run does, the outputs compared bit for bit.
 void batchPipeline(bool quick) {
-    Loaded one, staged, piped;
-    const std::optional<bool> loaded = loadBatchModel(quick, "pipeline", {&one, &staged, &piped});
+    Loaded one, staged, piped, chosen;
+    const std::optional<bool> loaded =
+        loadBatchModel(quick, "pipeline", {&one, &staged, &piped, &chosen});
     if (!loaded)
         return;
     const bool resnet = *loaded;
@@ -491,21 +499,41 @@ void batchPipeline(bool quick) {
     load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
     load(staged, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, stages, OptimizeOptions{});
     load(piped, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, pipelined, OptimizeOptions{});
+    // The stages chosen by auto mode (plan/PipelineStages.h) on the assumed costs.
+    // Costs as placer run makes them before calibration: the vcpus on their own cores, post-ops
+    // fused (core/session machineCosts).
+    PlanOptions automatic;
+    automatic.mode = PlanMode::Auto;
+    automatic.microBatches = 8;
+    CostModel model =
+        CostModel::assumed(chosen.devices, static_cast<int>(std::thread::hardware_concurrency()),
+                           {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, false);
+    model.setFusion(fusedGroups);
+    automatic.costs = std::make_shared<const CostModel>(std::move(model));
+    const Plan planned = planDevices(chosen.graph, chosen.devices, automatic);
+    for (const std::string& note : planned.notes)
+        if (note.starts_with("pipeline stages") || note.starts_with("auto mode kept"))
+            std::printf("pipeline: %s\n", note.c_str());
+    load(chosen, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, automatic, OptimizeOptions{});
     const int iterations = quick ? 3 : 5;
-    std::vector<double> a, b, c;
+    std::vector<double> a, b, c, d;
     bool same = true;
+    double difference = 0;
     for (int round = 0; round < 3; ++round) {
         const RunResult ra = run(one, 1, iterations);
         const RunResult rb = run(staged, 1, iterations);
         const RunResult rc = run(piped, 1, iterations);
+        const RunResult rd = run(chosen, 1, iterations);
         a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
         b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
         c.insert(c.end(), rc.latencyMicros.begin(), rc.latencyMicros.end());
+        d.insert(d.end(), rd.latencyMicros.begin(), rd.latencyMicros.end());
         same = same && rc.outputs.size() == rb.outputs.size();
         for (std::size_t k = 0; same && k < rc.outputs.size(); ++k)
             same = rc.outputs[k].data.size() == rb.outputs[k].data.size() &&
                    std::memcmp(rc.outputs[k].data.data(), rb.outputs[k].data.data(),
                                rc.outputs[k].data.size()) == 0;
+        difference = std::max(difference, test::relativeDifference(rd.outputs, ra.outputs));
     }
     std::printf("%s batch 8: one vcpu %.2f ms; two stages on two vcpus %.2f ms (%.2fx), the "
                 "same stages in 8 micro-batches %.2f ms: speedup %.2fx over one vcpu (goal >= "
@@ -513,21 +541,40 @@ void batchPipeline(bool quick) {
                 resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
                 median(a) / median(b), median(c) / 1000.0, median(a) / median(c),
                 same ? "bit for bit the same" : "DIFFER");
+    std::printf("%s batch 8: stages chosen by --mode auto --micro-batches 8: %.2f ms, predicted "
+                "%.2f ms: speedup %.2fx over one vcpu (goal >= 1.7x); outputs differ from one "
+                "vcpu's by %.1e of their largest (%s)\n",
+                resnet ? "resnet50" : "small CNN", median(d) / 1000.0,
+                planned.prediction ? planned.prediction->makespanMicros / 1000 : 0.0,
+                median(a) / median(d), difference, difference < 1e-4 ? "match" : "MISMATCH");
     if (!same)
         bench::wrong("pipeline: the pipelined outputs differ from the unpipelined ones");
+    if (!(difference < 1e-4))
+        bench::wrong("pipeline: the automatic stages' outputs differ from one vcpu's");
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    resnetVsPyTorch(quick);
-    twoBranchSplit(quick);
-    inceptionSplit(quick);
-    googlenetSplit(quick);
-    batchSplit(quick);
-    batchPipeline(quick);
-    copyBandwidth(quick);
-    executorOverhead(quick);
+    // bench_runtime [--quick] [NAME...]: every benchmark, or those named (split, pipeline, ...).
+    bool quick = false;
+    std::vector<std::string> only;
+    for (int k = 1; k < argc; ++k) {
+        if (std::string(argv[k]) == "--quick")
+            quick = true;
+        else
+            only.emplace_back(argv[k]);
+    }
+    const auto wanted = [&](const char* name) {
+        return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+    };
+    const std::pair<const char*, void (*)(bool)> benchmarks[] = {
+        {"pytorch", resnetVsPyTorch},  {"two-branch", twoBranchSplit},
+        {"inception", inceptionSplit}, {"googlenet", googlenetSplit},
+        {"split", batchSplit},         {"pipeline", batchPipeline},
+        {"copy", copyBandwidth},       {"overhead", executorOverhead}};
+    for (const auto& [name, benchmark] : benchmarks)
+        if (wanted(name))
+            benchmark(quick);
     return bench::exitCode();
 }

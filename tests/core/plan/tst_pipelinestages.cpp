@@ -19,6 +19,7 @@ struct Shape {
     bool fixed = false;    ///< some tasks are pinned
     bool capacity = false; ///< devices have memory capacities
     bool pinnedInput = false;
+    bool sharedResource = false; ///< the first two devices share one resource
 };
 
 PlacementProblem randomProblem(std::mt19937& rng, const Shape& shape) {
@@ -29,7 +30,7 @@ PlacementProblem randomProblem(std::mt19937& rng, const Shape& shape) {
     PlacementProblem p;
     p.devices = shape.devices;
     for (int d = 0; d < shape.devices; ++d)
-        p.resourceOf.push_back(d);
+        p.resourceOf.push_back(shape.sharedResource && d == 1 ? 0 : d);
     p.setLinks(uniform(0, 20), uniform(0.5, 8));
     const int first = shape.pinnedInput ? 1 : 0;
     const int total = shape.tasks + first;
@@ -74,14 +75,14 @@ PlacementProblem randomProblem(std::mt19937& rng, const Shape& shape) {
     return p;
 }
 
-/// Whether `a` is contiguous stages on distinct devices that the problem allows; the stages'
+/// Whether `a` is contiguous stages on distinct resources that the problem allows; the stages'
 /// memory within capacities.
 bool valid(const PlacementProblem& p, const std::vector<int>& a, int microBatches) {
     std::vector<PipelineStage> stages;
     pipelinedLatency(p, a, microBatches, &stages);
     std::vector<char> used(static_cast<std::size_t>(p.devices), 0);
     for (const PipelineStage& stage : stages) {
-        if (used[static_cast<std::size_t>(stage.device)]++)
+        if (used[static_cast<std::size_t>(p.resourceOf[static_cast<std::size_t>(stage.device)])]++)
             return false;
         const std::int64_t capacity =
             p.capacity.empty() ? -1 : p.capacity[static_cast<std::size_t>(stage.device)];
@@ -160,8 +161,8 @@ private slots:
     }
 
     // Random chains and DAGs of 3 to 8 tasks on 2 or 3 devices, with barred and pinned tasks,
-    // pinned inputs and memory capacities: the dynamic programme's latency equals the exact
-    // optimum found by trying every assignment, and its stages are valid.
+    // pinned inputs, memory capacities and two devices on one resource: the dynamic programme's
+    // latency equals the exact optimum found by trying every assignment, and its stages are valid.
     void equalsTheBruteForceOptimum_data() {
         QTest::addColumn<int>("seed");
         for (int seed = 1; seed <= 300; ++seed)
@@ -180,6 +181,7 @@ private slots:
         shape.fixed = seed % 5 == 0;
         shape.capacity = seed % 7 < 3;
         shape.pinnedInput = seed % 11 < 4;
+        shape.sharedResource = shape.devices == 3 && seed % 8 == 0;
         const PlacementProblem p = randomProblem(rng, shape);
         QVERIFY2(!p.check(), p.check() ? p.check()->c_str() : "");
         const int microBatches = 1 + static_cast<int>(rng() % 8);

@@ -38,6 +38,26 @@ ModelSource residualBlock(int batch) {
     return source;
 }
 
+/// Six dense layers of 256 x 256 at batch 8: 1.5 MB of weights, 8 KB activations.
+ModelSource denseStack() {
+    std::string relay = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(8, 256), float32]";
+    for (int k = 0; k < 6; ++k)
+        relay += ", %w" + std::to_string(k) + ": Tensor[(256, 256), float32]";
+    relay += ") {\n";
+    std::string previous = "%x";
+    for (int k = 0; k < 6; ++k) {
+        relay += "  %d" + std::to_string(k) + " = nn.dense(" + previous + ", %w" +
+                 std::to_string(k) + ", units=256);\n";
+        previous = "%r" + std::to_string(k);
+        relay += "  " + previous + " = nn.relu(%d" + std::to_string(k) + ");\n";
+    }
+    relay += "  " + previous + "\n}\n";
+    ModelSource source;
+    source.path = "dense_stack.relay";
+    source.text = relay;
+    return source;
+}
+
 PlanRequest request(const std::vector<std::pair<std::string, std::string>>& options) {
     ModelSource ignored;
     PlanRequest out;
@@ -269,6 +289,77 @@ private slots:
         QVERIFY(
             std::any_of(overflows->plan.conflicts.begin(), overflows->plan.conflicts.end(),
                         [](const Conflict& c) { return c.kind == ConflictKind::MemoryCapacity; }));
+    }
+
+    /// Auto mode with micro-batches chooses contiguous stages (plan/PipelineStages.h): each
+    /// device runs one range of the ops in graph order, both devices are used, the plan says
+    /// so, the pipeline is predicted faster than the best single device, and the run computes
+    /// what one device computes, bit for bit.
+    void autoModeChoosesContiguousStages() {
+        const auto single = open(residualBlock(32), request({{"devices", "a:vcpu,b:vcpu"}}));
+        const auto chosen =
+            open(residualBlock(32),
+                 request({{"devices", "a:vcpu,b:vcpu"}, {"mode", "auto"}, {"micro-batches", "8"}}));
+        const Plan& plan = chosen->plan;
+        QVERIFY2(std::any_of(plan.notes.begin(), plan.notes.end(),
+                             [](const std::string& note) {
+                                 return note.starts_with("pipeline stages for 8 micro-batches:");
+                             }),
+                 plan.notes.empty() ? "no notes" : plan.notes.front().c_str());
+        // Per device, its compute nodes: one contiguous range of the graph's order.
+        const Graph& graph = chosen->model.graph;
+        std::vector<int> order; // the device of each compute node, in order
+        for (std::uint32_t i = 0; i < graph.size(); ++i)
+            if (graph.node(NodeId(i)).role() == OpRole::Compute)
+                order.push_back(plan.devices[i].index);
+        QVERIFY(std::count(order.begin(), order.end(), 0) > 0);
+        QVERIFY(std::count(order.begin(), order.end(), 1) > 0);
+        int changes = 0;
+        for (std::size_t k = 1; k < order.size(); ++k)
+            changes += order[k] != order[k - 1];
+        QCOMPARE(changes, 1);
+        QVERIFY(plan.prediction);
+        QVERIFY2(plan.prediction->makespanMicros < plan.prediction->singleDeviceMicros,
+                 qPrintable(QStringLiteral("pipelined %1 us, one device %2 us")
+                                .arg(plan.prediction->makespanMicros)
+                                .arg(plan.prediction->singleDeviceMicros)));
+        const auto expected = run(single);
+        const auto got = run(chosen);
+        QVERIFY(got->reference && got->reference->ok);
+        QVERIFY2(sameBits(got->result.outputs, expected->result.outputs),
+                 "the pipelined outputs differ from one device's");
+    }
+
+    /// A model whose constants do not fit one device's mem= is cut into stages that fit: no
+    /// capacity conflict, both devices hold a part of the weights, and it runs.
+    void autoStagesFitTheDevicesMemory() {
+        const auto single = open(denseStack(), request({{"devices", "a:vcpu"}}));
+        const std::int64_t whole = single->plan.memory.devices[0].peakBytes;
+        const std::int64_t capacity = whole * 3 / 4;
+        const std::string limit = ":mem=" + std::to_string(capacity);
+        const auto chosen =
+            open(denseStack(), request({{"devices", "a:vcpu" + limit + ",b:vcpu" + limit},
+                                        {"mode", "auto"},
+                                        {"micro-batches", "4"}}));
+        for (const Conflict& conflict : chosen->plan.conflicts)
+            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+        for (const DeviceMemory& memory : chosen->plan.memory.devices)
+            QVERIFY2(memory.peakBytes <= capacity,
+                     qPrintable(QStringLiteral("%1 bytes on a device of %2")
+                                    .arg(memory.peakBytes)
+                                    .arg(capacity)));
+        const auto got = run(chosen);
+        QVERIFY(got->reference && got->reference->ok);
+        // One such device alone does not hold it, micro-batches or not.
+        const auto alone = open(
+            denseStack(),
+            request({{"devices", "a:vcpu" + limit}, {"mode", "auto"}, {"micro-batches", "4"}}));
+        QVERIFY2(
+            std::any_of(alone->plan.conflicts.begin(), alone->plan.conflicts.end(),
+                        [](const Conflict& c) { return c.kind == ConflictKind::MemoryCapacity; }),
+            qPrintable(QStringLiteral("%1 bytes fit in %2")
+                           .arg(alone->plan.memory.devices[0].peakBytes)
+                           .arg(capacity)));
     }
 
     void whatCannotBePipelinedIsSaid() {

@@ -52,7 +52,9 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
   --micro-batches M          pipeline the plan: the batch is cut on axis 0 into M micro-batches
                              that flow through the devices as the ops are placed, each device
                              working on one micro-batch while the next works on the one before
-                             (ops that mix the batch's rows run once, on the whole batch)
+                             (ops that mix the batch's rows run once, on the whole batch);
+                             with --mode auto, the ops are cut into contiguous stages, one per
+                             device, chosen to finish the pipeline soonest
 )";
 
 namespace {

@@ -121,6 +121,18 @@ def test_micro_batches(workspace):
     assert any(s.get("micro_batches") == 2 for s in again.report.get("splits", []))
 
 
+def test_automatic_pipeline_stages(resnet):
+    """mode="auto" with micro_batches chooses contiguous stages and names them in a note."""
+    plan = resnet.plan(devices="a:vcpu,b:vcpu", mode="auto", micro_batches=4)
+    notes = [n for n in plan.notes if n.startswith("pipeline stages for 4 micro-batches")]
+    assert notes, plan.notes
+    compute = [n["device"] for n in plan.nodes if n["op"] not in ("parameter", "constant")]
+    changes = sum(1 for x, y in zip(compute, compute[1:]) if x != y)
+    assert set(compute) == {"a", "b"} and changes == 1, compute
+    run = plan.run(iterations=1, record=False)
+    assert run.reference_check["ok"]
+
+
 def test_exports(resnet, tmp_path):
     plan = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
     path = tmp_path / "planned.onnx"

@@ -537,9 +537,7 @@ double CudaDevice::markTime(int marker) const {
 }
 
 long long CudaDevice::registerErrorSource(std::string name) {
-    m_checkErrors = true;
-    m_errorSources.push_back(std::move(name));
-    return static_cast<long long>(m_errorSources.size() - 1);
+    return m_errorWordProtocol.registerSource(std::move(name));
 }
 
 std::string CudaDevice::takeAsyncError() {
@@ -552,31 +550,26 @@ std::string CudaDevice::takeAsyncError() {
     cudaSetDevice(m_ordinal);
     // This thread's last error is no one's now: whatever failed was reported where it failed.
     cudaGetLastError();
-    if (!m_checkErrors)
-        return failure;
     // The kernels' error word, read and cleared in the compute stream's order (the kernels that
-    // set it ran there), whatever else failed: a stale word would fail a later, clean run.
-    long long word[4] = {};
+    // set it ran there).
     const cudaStream_t stream = m_streams[0];
-    if (cudaMemcpyAsync(word, m_errorWord, sizeof word, cudaMemcpyDeviceToHost, stream) !=
-            cudaSuccess ||
-        cudaStreamSynchronize(stream) != cudaSuccess) {
+    KernelErrorWord::Access access;
+    access.read = [&](long long* word) {
+        if (cudaMemcpyAsync(word, m_errorWord, 4 * sizeof(long long), cudaMemcpyDeviceToHost,
+                            stream) == cudaSuccess &&
+            cudaStreamSynchronize(stream) == cudaSuccess)
+            return true;
         cudaGetLastError();
-        return failure.empty() ? m_name + ": could not read the kernels' error word" : failure;
-    }
-    if (word[0] == 0)
-        return failure;
-    if (cudaMemsetAsync(m_errorWord, 0, sizeof word, stream) != cudaSuccess ||
-        cudaStreamSynchronize(stream) != cudaSuccess)
+        return false;
+    };
+    access.clear = [&] {
+        if (cudaMemsetAsync(m_errorWord, 0, 4 * sizeof(long long), stream) == cudaSuccess &&
+            cudaStreamSynchronize(stream) == cudaSuccess)
+            return true;
         cudaGetLastError();
-    if (!failure.empty())
-        return failure;
-    const std::string source =
-        word[1] >= 0 && static_cast<std::size_t>(word[1]) < m_errorSources.size()
-            ? m_errorSources[static_cast<std::size_t>(word[1])]
-            : std::string("a kernel");
-    return "index " + std::to_string(word[2]) + " is out of range for an axis of length " +
-           std::to_string(word[3]) + " in " + source + " (on " + m_name + ")";
+        return false;
+    };
+    return m_errorWordProtocol.take(std::move(failure), m_name, access);
 }
 
 } // namespace placer::cuda

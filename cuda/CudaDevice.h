@@ -5,6 +5,7 @@
 
 #include "cuda/CachingAllocator.h"
 #include "runtime/Device.h"
+#include "runtime/KernelErrorWord.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -136,8 +137,7 @@ private:
     double m_originHost = 0;
 
     long long* m_errorWord = nullptr;
-    std::vector<std::string> m_errorSources;
-    bool m_checkErrors = false;
+    KernelErrorWord m_errorWordProtocol; ///< the kernels that may set m_errorWord
     mutable std::mutex m_asyncMutex;
     std::string m_asyncError; ///< the first failure a synchronisation saw
     std::map<std::string, ConvAlgorithm> m_convAlgorithms;

@@ -5,6 +5,7 @@
 
 #include "runtime/Device.h"
 #include "runtime/EpochCounter.h"
+#include "runtime/KernelErrorWord.h"
 #include "runtime/WorkQueue.h"
 #include "runtime/cpu/CpuDevice.h"
 
@@ -126,16 +127,49 @@ public:
     }
     double markTime(int marker) const override { return m_marks[static_cast<std::size_t>(marker)]; }
     std::string takeAsyncError() override {
-        std::lock_guard lock(m_errorMutex);
         std::string error;
-        std::swap(error, m_error);
-        return error;
+        {
+            std::lock_guard lock(m_errorMutex);
+            std::swap(error, m_error);
+        }
+        // The kernels' error word, as a GPU's: read and cleared in the compute lane's order.
+        KernelErrorWord::Access access;
+        access.read = [this](long long* word) {
+            if (failErrorWordRead)
+                return false;
+            m_lanes[0].enqueue(
+                [this, word] { std::memcpy(word, m_errorWord, sizeof m_errorWord); });
+            m_lanes[0].drain();
+            return true;
+        };
+        access.clear = [this] {
+            m_lanes[0].enqueue([this] { std::memset(m_errorWord, 0, sizeof m_errorWord); });
+            m_lanes[0].drain();
+            return true;
+        };
+        return m_errorWordProtocol.take(std::move(error), m_name, access);
+    }
+
+    /// The word kernels report data-dependent failures in (runtime/KernelErrorWord.h), in host
+    /// memory written from the compute lane, as a GPU's is in device memory.
+    long long* errorWord() { return m_errorWord; }
+    long long registerErrorSource(std::string name) {
+        return m_errorWordProtocol.registerSource(std::move(name));
+    }
+    /// Queues `work` on the compute lane, as a kernel launch (for tests of the lane protocol).
+    void launch(std::function<void()> work) { m_lanes[0].enqueue(std::move(work)); }
+    /// A failure found outside the kernels (a failed copy), as takeAsyncError reports it.
+    void noteAsyncError(std::string error) {
+        std::lock_guard lock(m_errorMutex);
+        if (m_error.empty())
+            m_error = std::move(error);
     }
 
     std::atomic<int> waitsIssued{0};
     std::map<std::byte*, std::int64_t> pinned; ///< host memory pinned now, and its size
     /// Faults to inject, as a GPU's failed copy or event wait would throw.
-    std::atomic<bool> failCopyIn{false}, failCopyOut{false}, failWait{false};
+    std::atomic<bool> failCopyIn{false}, failCopyOut{false}, failWait{false},
+        failErrorWordRead{false};
 
 private:
     class LaneKernel final : public Kernel {
@@ -191,6 +225,8 @@ private:
     std::deque<double> m_marks;
     std::mutex m_errorMutex;
     std::string m_error;
+    long long m_errorWord[4] = {};
+    KernelErrorWord m_errorWordProtocol;
     WorkQueue m_worker; ///< last: stops first
 };
 

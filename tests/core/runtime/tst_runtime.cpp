@@ -285,6 +285,54 @@ class TestRuntime : public QObject {
     Q_OBJECT
 
 private slots:
+    // The kernels' error word on a device with lanes (runtime/KernelErrorWord.h), as the CUDA
+    // backend reads it: a Gather with an index out of range, queued behind 30 ms of other work on
+    // the compute lane, is reported by the synchronisation right after (the word is read in the
+    // lane's order); the word is cleared, so the next clean run reports nothing; a failure found
+    // elsewhere is the run's error, and the word is still cleared; an unreadable word says so.
+    void kernelErrorWordOnLanes() {
+        test::LaneDevice lane("lane");
+        const long long id = lane.registerErrorSource("'gather'");
+        const std::vector<float> data{1, 2, 3, 4};
+        std::vector<float> out(2);
+        auto gather = [&](std::vector<std::int64_t> indices) {
+            auto shared = std::make_shared<std::vector<std::int64_t>>(std::move(indices));
+            functors::Gather op;
+            op.data = data.data();
+            op.indices = shared->data();
+            op.dst = out.data();
+            op.dim = 4;
+            op.count = 2;
+            op.mode = 2; // raise, as ONNX's Gather
+            op.error = lane.errorWord();
+            op.kernelId = id;
+            lane.launch([op, shared] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                functors::runOnHost(op, 2);
+            });
+        };
+        gather({1, 9});
+        const std::string first = lane.takeAsyncError();
+        QCOMPARE(QString::fromStdString(first),
+                 QStringLiteral("index 9 is out of range for an axis of length 4 in 'gather' (on "
+                                "lane)"));
+        gather({1, 3});
+        QCOMPARE(QString::fromStdString(lane.takeAsyncError()), QString());
+        QCOMPARE(out, (std::vector<float>{2, 4}));
+        // Both: the other failure wins, and the word does not outlive the run.
+        gather({-7, 0});
+        lane.noteAsyncError("lane: a copy failed");
+        QCOMPARE(QString::fromStdString(lane.takeAsyncError()),
+                 QStringLiteral("lane: a copy failed"));
+        QCOMPARE(QString::fromStdString(lane.takeAsyncError()), QString());
+        // A word that cannot be read is an error of its own.
+        lane.failErrorWordRead = true;
+        QVERIFY(lane.takeAsyncError().find("could not read the kernels' error word") !=
+                std::string::npos);
+        lane.failErrorWordRead = false;
+        QCOMPARE(QString::fromStdString(lane.takeAsyncError()), QString());
+    }
+
     void tinyModelsMatchPyTorch_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("devices");

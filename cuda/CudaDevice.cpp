@@ -241,6 +241,16 @@ Result<std::byte*> CudaDevice::convWorkspace(std::int64_t bytes) {
     return m_workspace;
 }
 
+std::int64_t CudaDevice::kernelMemoryBytes(const std::vector<KernelSpec>& specs) const {
+    std::int64_t bytes = Device::kernelMemoryBytes(specs);
+    const bool convolutions = std::any_of(specs.begin(), specs.end(), [](const KernelSpec& spec) {
+        return spec.node && spec.node->op && spec.node->op->kernel.family == KernelFamily::Conv;
+    });
+    if (convolutions && m_workspaceBytes < kConvWorkspaceBudget)
+        bytes += kConvWorkspaceBudget;
+    return bytes;
+}
+
 void CudaDevice::noteAsyncError(const std::string& what) {
     std::lock_guard lock(m_asyncMutex);
     if (m_asyncError.empty())

@@ -90,6 +90,12 @@ public:
     /// (they run one after another on the compute stream), grown to the largest need; a smaller
     /// block it replaces is freed when the device is. Counted in bytesInUse.
     Result<std::byte*> convWorkspace(std::int64_t bytes);
+    /// The fixed workspace budget of a convolution's algorithm: the same on every machine, so
+    /// that the choice, and with it the output's bits, does not depend on what else holds memory.
+    static constexpr std::int64_t kConvWorkspaceBudget = std::int64_t{256} << 20;
+    /// The shared functors' scratch, and room for the convolution workspace to grow to its
+    /// budget when `specs` hold a convolution (the old one stays while earlier work may read it).
+    std::int64_t kernelMemoryBytes(const std::vector<KernelSpec>& specs) const override;
     std::int64_t convWorkspaceBytes() const { return m_workspaceBytes; }
     std::byte* convWorkspacePointer() const { return m_workspace; }
     /// The caching allocator, for what must give its cached blocks back before a library

@@ -547,10 +547,6 @@ KernelResult emptyKernel(const char* name) {
     return makeKernel(name, [](const std::byte* const*, std::byte* const*) {});
 }
 
-/// The fixed workspace budget of a convolution's algorithm: the same on every machine, so that
-/// the choice, and with it the output's bits, does not depend on what else holds memory.
-constexpr std::int64_t kConvWorkspaceBudget = 256 << 20;
-
 /// The convolution algorithms measured on this machine (cuda/CudaChecks.h), in the user's cache.
 AlgorithmCache& algorithmCache() {
     static AlgorithmCache cache(cacheFilePath("cudnn-convolutions.txt"));
@@ -663,7 +659,7 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
         ConvAlgorithm best;
         bool any = false;
         if (const auto known = algorithmCache().find(machineKey);
-            known && known->workspace <= kConvWorkspaceBudget) {
+            known && known->workspace <= CudaDevice::kConvWorkspaceBudget) {
             best = {static_cast<cudnnConvolutionFwdAlgo_t>(known->algorithm),
                     static_cast<std::size_t>(known->workspace)};
             any = true;
@@ -679,14 +675,15 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
                 const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
                 if (p.status != CUDNN_STATUS_SUCCESS || p.mathType == CUDNN_TENSOR_OP_MATH ||
                     p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
-                    static_cast<std::int64_t>(p.memory) > kConvWorkspaceBudget)
+                    static_cast<std::int64_t>(p.memory) > CudaDevice::kConvWorkspaceBudget)
                     continue;
                 best = {p.algo, p.memory};
                 any = true;
             }
             if (!any)
                 return specError(spec, "cuDNN has no algorithm for this convolution within a " +
-                                           formatBytes(kConvWorkspaceBudget) + " workspace");
+                                           formatBytes(CudaDevice::kConvWorkspaceBudget) +
+                                           " workspace");
             algorithmCache().remember(machineKey, {static_cast<int>(best.algorithm),
                                                    static_cast<std::int64_t>(best.workspace)});
         }

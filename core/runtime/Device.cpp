@@ -1,5 +1,6 @@
 // What every physical device shares: clocks, and the process's peak resident memory.
 #include "runtime/Device.h"
+#include "runtime/IndexingPlan.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -59,6 +60,13 @@ std::int64_t processPeakResidentBytes() {
     if (::getrusage(RUSAGE_SELF, &usage) != 0)
         return 0;
     return static_cast<std::int64_t>(usage.ru_maxrss) * 1024; // Linux reports kilobytes
+}
+
+std::int64_t Device::kernelMemoryBytes(const std::vector<KernelSpec>& specs) const {
+    std::int64_t bytes = 0;
+    for (const KernelSpec& spec : specs)
+        bytes += indexingScratchBytes(spec);
+    return bytes;
 }
 
 } // namespace placer

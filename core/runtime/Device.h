@@ -90,6 +90,11 @@ public:
     /// called from any thread, that worker included (a kernel prepared at run time).
     virtual Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) = 0;
 
+    /// The memory this device's kernels for `specs` take besides the program's storages, as
+    /// the check before a run counts it (runtime/MemoryCheck.h): by default the scratch of the
+    /// shared functors (IndexingStep::scratchBytes); a GPU adds its convolution workspace.
+    virtual std::int64_t kernelMemoryBytes(const std::vector<KernelSpec>& specs) const;
+
     /// Weight packing (passes/WeightPacking.h): the layout the kernel for `spec` wants its constant
     /// input `input` in, when that differs from the input's own and takes the same bytes, as
     /// text that kernel and loadPacked() read back; empty when it has none.

@@ -947,7 +947,7 @@ Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const Devic
     impl.progress = &progress;
     // Nothing is allocated before the whole program is known to fit, host copies included.
     if (Status status = checkMemoryFits(impl.program, devices, impl.mapping,
-                                        hostInputOutputBytes(impl.program));
+                                        hostInputOutputBytes(impl.program), &graph, onnxOpset);
         !status.ok())
         return status.error();
     auto error = impl.loadAll();

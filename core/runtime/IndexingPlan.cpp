@@ -944,6 +944,18 @@ void bindIndexing(IndexingFunctor& op, const std::byte* const* inputs, std::size
         op);
 }
 
+std::int64_t indexingScratchBytes(const KernelSpec& spec) {
+    if (!spec.node || !spec.node->op || !runsAsSharedFunctors(spec))
+        return 0;
+    const auto plan = planIndexing(spec);
+    if (!plan)
+        return 0;
+    std::int64_t bytes = 0;
+    for (const IndexingStep& step : plan.value())
+        bytes += step.scratchBytes;
+    return bytes;
+}
+
 void bindScratch(IndexingFunctor& op, std::byte* scratch) {
     std::visit(
         [&](auto& functor) {

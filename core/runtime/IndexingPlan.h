@@ -39,6 +39,10 @@ struct IndexingStep {
 /// BatchNormalization, pooling of other types than float32, MaxPool with indices).
 bool runsAsSharedFunctors(const KernelSpec& spec);
 
+/// The scratch memory the shared functors take for `spec` (the sum of its steps'
+/// IndexingStep::scratchBytes); 0 for ops that do not run as shared functors.
+std::int64_t indexingScratchBytes(const KernelSpec& spec);
+
 /// The steps that compute `spec`'s op, or why it cannot be computed (a sentence the backend puts
 /// after its "no kernel for" prefix).
 Result<std::vector<IndexingStep>> planIndexing(const KernelSpec& spec);

@@ -28,6 +28,7 @@ struct DeviceNeed {
     int storages = 0;
     std::int32_t largest = -1; ///< storage id
     std::int64_t largestBytes = 0;
+    std::int64_t kernelBytes = 0; ///< what its kernels take besides (in total)
 };
 
 } // namespace
@@ -49,7 +50,8 @@ std::int64_t hostInputOutputBytes(const Program& program) {
 }
 
 Status checkMemoryFits(const Program& program, const DeviceSet& devices,
-                       const std::vector<Device*>& mapping, std::int64_t hostBytesBesides) {
+                       const std::vector<Device*>& mapping, std::int64_t hostBytesBesides,
+                       const Graph* graph, int onnxOpset) {
     // The first tensor bound to each storage names it in messages.
     std::vector<std::string> tenant;
     for (const Instruction& instr : program.code) {
@@ -95,6 +97,55 @@ Status checkMemoryFits(const Program& program, const DeviceSet& devices,
         }
     }
 
+    // What the kernels take besides the storages, per physical device: their specs as the
+    // executor will prepare them.
+    if (graph) {
+        std::vector<std::pair<Device*, std::vector<KernelSpec>>> specs;
+        for (const Instruction& instr : program.code) {
+            if (instr.op != Opcode::Invoke || !instr.node.valid() ||
+                instr.node.index >= graph->size() || !instr.device.valid() ||
+                static_cast<std::size_t>(instr.device.index) >= mapping.size() ||
+                !mapping[static_cast<std::size_t>(instr.device.index)])
+                continue;
+            Device* device = mapping[static_cast<std::size_t>(instr.device.index)];
+            auto it = std::find_if(specs.begin(), specs.end(),
+                                   [&](const auto& entry) { return entry.first == device; });
+            if (it == specs.end()) {
+                specs.emplace_back(device, std::vector<KernelSpec>{});
+                it = specs.end() - 1;
+            }
+            const Node& node = graph->node(instr.node);
+            KernelSpec spec;
+            spec.node = &node;
+            spec.onnxOpset = onnxOpset;
+            for (std::int32_t r : instr.args) {
+                if (r < 0 || static_cast<std::size_t>(r) >= program.registers.size())
+                    continue;
+                const Register& input = program.registers[static_cast<std::size_t>(r)];
+                spec.inputs.push_back(input.type);
+                spec.constantInputs.push_back(input.constant);
+                spec.constantData.push_back(input.constant && input.value.node.valid()
+                                                ? graph->node(input.value.node).data.get()
+                                                : nullptr);
+            }
+            spec.outputs = node.outputs;
+            it->second.push_back(std::move(spec));
+        }
+        for (auto& [device, list] : specs) {
+            const std::int64_t bytes = device->kernelMemoryBytes(list);
+            if (bytes <= 0)
+                continue;
+            auto it = std::find_if(needs.begin(), needs.end(),
+                                   [&](const DeviceNeed& need) { return need.device == device; });
+            if (it == needs.end()) {
+                needs.push_back({device, {}, 0, 0, -1, 0});
+                it = needs.end() - 1;
+            }
+            it->kernelBytes = bytes;
+            it->total = saturatingAdd(it->total, bytes);
+        }
+    }
+
     std::int64_t hostTotal = hostBytesBesides;
     std::string hostParts;
     for (const DeviceNeed& need : needs) {
@@ -104,11 +155,21 @@ Status checkMemoryFits(const Program& program, const DeviceSet& devices,
         if (need.largestBytes > room)
             return memoryError(describe(need.largest, need.largestBytes) + " does not fit on " +
                                where + ", which can allocate " + formatBytes(room));
-        if (need.total > room)
+        if (need.total > room) {
+            const std::string kernels = need.kernelBytes > 0
+                                            ? " and " + formatBytes(need.kernelBytes) +
+                                                  " for its kernels (workspaces and scratch)"
+                                            : std::string();
+            if (need.largest < 0)
+                return memoryError("the plan needs " + formatBytes(need.total) + " on " + where +
+                                   " for its kernels (workspaces and scratch), but it can "
+                                   "allocate " +
+                                   formatBytes(room));
             return memoryError("the plan needs " + formatBytes(need.total) + " on " + where +
-                               " in " + std::to_string(need.storages) + " storages, the largest " +
-                               describe(need.largest, need.largestBytes) +
+                               " in " + std::to_string(need.storages) + " storages" + kernels +
+                               ", the largest " + describe(need.largest, need.largestBytes) +
                                ", but it can allocate " + formatBytes(room));
+        }
         if (need.device->hostAccessible()) {
             hostTotal = saturatingAdd(hostTotal, need.total);
             hostParts += need.device->name() + " " + formatBytes(need.total) + ", ";

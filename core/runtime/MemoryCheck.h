@@ -4,8 +4,9 @@
 // an allocation failure half-way through loading (or, on the host, in std::bad_alloc).
 #pragma once
 
-#include "ir/Result.h"
 #include "ir/DeviceSet.h"
+#include "ir/Graph.h"
+#include "ir/Result.h"
 #include "runtime/Bytecode.h"
 #include "runtime/Device.h"
 
@@ -19,9 +20,12 @@ namespace placer {
 /// device), each against Device::allocatableBytes(), and that everything held in host memory
 /// (the storages of host-accessible devices, plus `hostBytesBesides`: the inputs and outputs a
 /// caller keeps on the host) fits the host's available memory. The first thing that does not fit
-/// is returned as an error; nothing is allocated either way.
+/// is returned as an error; nothing is allocated either way. With `graph` (the one `program`
+/// was lowered from), what each device's kernels take besides the storages counts too
+/// (Device::kernelMemoryBytes: a GPU's convolution workspace, the shared functors' scratch).
 Status checkMemoryFits(const Program& program, const DeviceSet& devices,
-                       const std::vector<Device*>& mapping, std::int64_t hostBytesBesides);
+                       const std::vector<Device*>& mapping, std::int64_t hostBytesBesides,
+                       const Graph* graph = nullptr, int onnxOpset = 0);
 
 /// The host memory a caller needs besides the program's storages: one host copy of every input
 /// and of every result.

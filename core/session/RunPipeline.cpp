@@ -285,7 +285,7 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
 
     // A plan too large for its devices is refused before any input is made.
     if (Status fits = checkMemoryFits(lowered.program, devices, mapping.value(),
-                                      hostInputOutputBytes(lowered.program));
+                                      hostInputOutputBytes(lowered.program), &graph, opset);
         !fits.ok())
         return fits.error();
     auto inputs = makeInputs(graph, planned->model.graph, lowered.program, request);

@@ -15,6 +15,7 @@
 #include "runtime/cpu/CpuKernels.h"
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"
+#include "cuda/CudaDevice.h"
 #include "cuda/CudaKernels.h"
 #include "cuda/LazyLibraries.h"
 
@@ -301,6 +302,35 @@ private slots:
             before - after < (std::int64_t{64} << 20),
             qPrintable(
                 QString("the GPU's allocatable memory fell by %1 MB").arg((before - after) >> 20)));
+    }
+
+    // The check before a run counts a convolution's workspace budget on a GPU whose workspace
+    // has not grown to it (cuda/CudaDevice.h kernelMemoryBytes), and nothing for other ops.
+    void convolutionWorkspaceCountsInTheCheck() {
+#if PLACER_HAVE_CUDA
+        DeviceRegistry registry;
+        const QString why = whyNoGpu(registry);
+        if (!why.isEmpty())
+            QSKIP(qPrintable("no GPU: " + why));
+        auto* gpu = dynamic_cast<cuda::CudaDevice*>(registry.get("cuda:0").value());
+        QVERIFY(gpu);
+        Node conv, relu;
+        conv.name = "conv";
+        conv.op = OpRegistry::global().find("Conv");
+        relu.name = "relu";
+        relu.op = OpRegistry::global().find("Relu");
+        KernelSpec a, b;
+        a.node = &conv;
+        b.node = &relu;
+        QCOMPARE(gpu->kernelMemoryBytes({b}), std::int64_t{0});
+        const std::int64_t expected =
+            gpu->convWorkspaceBytes() < cuda::CudaDevice::kConvWorkspaceBudget
+                ? cuda::CudaDevice::kConvWorkspaceBudget
+                : 0;
+        QCOMPARE(gpu->kernelMemoryBytes({a, b}), expected);
+#else
+        QSKIP("built without CUDA");
+#endif
     }
 
     void tinyModelsOnGpuMatchCpu_data() {

@@ -7,6 +7,7 @@
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
+#include "ir/OpRegistry.h"
 #include "ir/StringPool.h"
 #include "passes/PassManager.h"
 #include "plan/Annotations.h"
@@ -1288,6 +1289,45 @@ private slots:
         QVERIFY2(fits.ok(), fits.ok() ? "" : fits.error().message.c_str());
         auto run = fits.value()->run({randomTensor({{4, 4}, DType::Float32}, 1)}, RunOptions{0, 1});
         QVERIFY(run.ok());
+    }
+
+    // The check counts what kernels take besides the storages (Device::kernelMemoryBytes): Det
+    // of 6,000 16 x 16 matrices keeps each matrix in double in scratch, 11.7 MiB beside 5.9 MiB
+    // of storages, so a device with 16 MiB refuses it before allocating, naming the kernels' part;
+    // with 32 MiB it runs, and the scratch is gone with the executor.
+    void kernelMemoryCountsInTheCheck() {
+        const DeviceSet set = test::devices("v:vcpu");
+        Graph graph;
+        Node x;
+        x.name = "x";
+        x.op = &OpRegistry::global().parameter();
+        x.outputs = {{{6000, 16, 16}, DType::Float32}};
+        const NodeId input = graph.addNode(std::move(x));
+        Node det;
+        det.name = "det";
+        det.op = OpRegistry::global().find("Det");
+        det.inputs = {ValueRef{input, 0}};
+        det.outputs = {{{6000}, DType::Float32}};
+        graph.addOutput(GraphOutput{{graph.addNode(std::move(det)), 0}, {}, {}});
+        const Plan plan = planDevices(graph, set, PlanOptions{});
+        auto program = lowerToBytecode(graph, set, plan);
+        QVERIFY(program.ok());
+        test::LaneDevice lane("lane");
+        lane.memory = 16 << 20;
+        Program copy = program.value();
+        auto refused = Executor::load(graph, set, std::move(copy), {&lane}, 13);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find(
+                     "the plan needs 17.6 MiB on lane (virtual device v) in 2 storages and "
+                     "11.7 MiB for its kernels") != std::string::npos,
+                 refused.error().message.c_str());
+        QCOMPARE(lane.bytesInUse(), std::int64_t{0});
+        lane.memory = 32 << 20;
+        auto fits = Executor::load(graph, set, program.take(), {&lane}, 13);
+        QVERIFY2(fits.ok(), fits.ok() ? "" : fits.error().message.c_str());
+        QVERIFY(lane.bytesInUse() > 0);
+        fits.value().reset();
+        QCOMPARE(lane.bytesInUse(), std::int64_t{0});
     }
 
     void vcpuArenaOption() {

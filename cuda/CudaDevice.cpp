@@ -513,6 +513,18 @@ void CudaDevice::resetMarks() {
     m_originHost = (before + hostClockMicros()) / 2;
 }
 
+void CudaDevice::reserveMarks(int count) {
+    cudaSetDevice(m_ordinal);
+    while (m_marks.size() < static_cast<std::size_t>(std::max(0, count))) {
+        cudaEvent_t event = nullptr;
+        if (cudaEventCreate(&event) != cudaSuccess) {
+            cudaGetLastError();
+            return; // mark() tries again, and a failure there is the run's error
+        }
+        m_marks.push_back(event);
+    }
+}
+
 int CudaDevice::mark() {
     if (m_nextMark == m_marks.size()) {
         cudaEvent_t event = nullptr;

@@ -70,6 +70,7 @@ public:
     void setLane(int lane) override { m_lane = lane; }
     void waitFor(const Event& event, std::uint32_t epoch) override;
     bool timesAsynchronously() const override { return true; }
+    void reserveMarks(int count) override;
     void resetMarks() override;
     int mark() override;
     double markTime(int marker) const override;

@@ -152,6 +152,9 @@ public:
     virtual bool timesAsynchronously() const { return false; }
     /// Starts a run's markers: earlier marker ids become invalid.
     virtual void resetMarks() {}
+    /// Makes `count` marks ready before the first timed run, so that none is created inside one
+    /// (a GPU's events); a device that times synchronously ignores it.
+    virtual void reserveMarks(int count) { (void)count; }
     /// Records a marker in the current lane; its time is known after synchronize().
     virtual int mark() { return -1; }
     /// A marker's time in microseconds on the host clock (hostClockMicros), after synchronize().

@@ -204,6 +204,19 @@ struct Executor::Impl {
             if (streamOf[k] >= 0)
                 streams[static_cast<std::size_t>(streamOf[k])].instructions.push_back(k);
         }
+        // Asynchronous devices make their timing marks now, not inside the first timed run: two
+        // per timed instruction, one per allocation or free when tracing (runStream).
+        for (Stream& stream : streams) {
+            if (!stream.device->timesAsynchronously())
+                continue;
+            int marks = 0;
+            for (std::size_t k : stream.instructions)
+                marks +=
+                    program.code[k].op == Opcode::AllocTensor || program.code[k].op == Opcode::Free
+                        ? 1
+                        : 2;
+            stream.device->reserveMarks(marks);
+        }
         buildRunSchedule();
         pinCopiedStorages();
         return std::nullopt;

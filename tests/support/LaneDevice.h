@@ -119,6 +119,10 @@ public:
     }
     bool timesAsynchronously() const override { return true; }
     void resetMarks() override { m_marks.clear(); }
+    /// Records what the executor asks for; marksUsed() says what a run then took.
+    void reserveMarks(int count) override { reservedMarks = count; }
+    std::size_t marksUsed() const { return m_marks.size(); }
+    int reservedMarks = 0;
     int mark() override {
         m_marks.push_back(0);
         double* slot = &m_marks.back();

@@ -763,6 +763,13 @@ private slots:
         QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
         const ReferenceCheck check = compareOutputs(result.value().outputs, expected, 1e-5, 1e-5);
         QVERIFY2(check.ok, check.mismatch.c_str());
+        // The timing marks a run takes (its last iteration traced, allocations included) were
+        // made ready at load, as a GPU's events are.
+        QVERIFY(gpu.marksUsed() > 0);
+        QVERIFY2(gpu.marksUsed() <= static_cast<std::size_t>(gpu.reservedMarks),
+                 qPrintable(QStringLiteral("%1 marks used, %2 reserved")
+                                .arg(gpu.marksUsed())
+                                .arg(gpu.reservedMarks)));
         QVERIFY(executor.value()
                     ->implementation(std::find_if(executor.value()->program().code.begin(),
                                                   executor.value()->program().code.end(),

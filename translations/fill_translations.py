@@ -22,6 +22,13 @@ T = {
         "以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。"),
     "µb%1 %2": ("µB%1 %2", "微批%1 %2"),
     ", micro-batch %1": (", Mikro-Batch %1", "，微批次 %1"),
+    "Pipeline in %1 micro-batches": ("Pipeline in %1 Mikro-Batches", "以 %1 个微批次流水线执行"),
+    "Stop pipelining": ("Pipeline beenden", "停止流水线执行"),
+    "%1: %2 idle %3 predicted": ("%1: %2 untätig, %3 vorhergesagt", "%1：%2 空闲 %3（预测）"),
+    "waiting": ("wartet", "等待"),
+    "bubble (fill)": ("Blase (Füllen)", "气泡（填充）"),
+    "bubble": ("Blase", "气泡"),
+    "bubble (drain)": ("Blase (Leeren)", "气泡（排空）"),
     "Pipeline the plan in M micro-batches of the batch.": (
         "Den Plan in M Mikro-Batches des Batches als Pipeline ausführen.",
         "将批次切分为 M 个微批次，以流水线执行计划。"),

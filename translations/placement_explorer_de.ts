@@ -207,32 +207,32 @@
         <translation><numerusform>%n Bereich aufgeteilt</numerusform><numerusform>%n Bereiche aufgeteilt</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="44" />
+        <location filename="../views/PlanSummary.cpp" line="43" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>in %n Mikro-Batch gepipelinet</numerusform><numerusform>in %n Mikro-Batches gepipelinet</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="49" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="52" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="54" />
+        <location filename="../views/PlanSummary.cpp" line="53" />
         <source>predicted latency: %1</source>
         <translation>vorhergesagte Latenz: %1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="59" />
+        <location filename="../views/PlanSummary.cpp" line="58" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="62" />
+        <location filename="../views/PlanSummary.cpp" line="61" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n Knoten beim Laden gefaltet</numerusform><numerusform>%n Knoten beim Laden gefaltet</numerusform></translation>
     </message>
@@ -263,52 +263,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="344" />
+        <location filename="../app/gui/RunPanel.cpp" line="393" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="359" />
+        <location filename="../app/gui/RunPanel.cpp" line="408" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="365" />
+        <location filename="../app/gui/RunPanel.cpp" line="414" />
         <source>µb%1 %2</source>
         <translation>µB%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="366" />
+        <location filename="../app/gui/RunPanel.cpp" line="415" />
         <source>, micro-batch %1</source>
         <translation>, Mikro-Batch %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="374" />
+        <location filename="../app/gui/RunPanel.cpp" line="423" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="381" />
+        <location filename="../app/gui/RunPanel.cpp" line="430" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="385" />
+        <location filename="../app/gui/RunPanel.cpp" line="434" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="387" />
+        <location filename="../app/gui/RunPanel.cpp" line="436" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="404" />
+        <location filename="../app/gui/RunPanel.cpp" line="453" />
         <source>waiting for %1</source>
         <translation>wartet auf %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="410" />
+        <location filename="../app/gui/RunPanel.cpp" line="459" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>%1 ms untätig, wartet auf %2</translation>
     </message>
@@ -539,259 +539,259 @@
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194" />
+        <location filename="../app/gui/MainWindow.cpp" line="196" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426" />
+        <location filename="../app/gui/MainWindow.cpp" line="428" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="209" />
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>&amp;Split Across Devices…</source>
         <translation>Auf Geräte &amp;aufteilen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Remove Split of Selection</source>
         <translation>Aufteilung der Auswahl entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="262" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>&amp;Calibrate This Machine…</source>
         <translation>Diese Maschine &amp;kalibrieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Pin Selection To</source>
         <translation>Auswahl &amp;anheften an</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>Device %1</source>
         <translation>Gerät %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
         <source>Device %1 (none)</source>
         <translation>Gerät %1 (keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <location filename="../app/gui/MainWindow.cpp" line="336" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="358" />
+        <location filename="../app/gui/MainWindow.cpp" line="360" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>Es gibt kein Gerät %1: die Palette hat %n Gerät</numerusform><numerusform>Es gibt kein Gerät %1: die Palette hat %n Geräte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>Select the nodes to pin first</source>
         <translation>Zuerst die anzuheftenden Knoten auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="382" />
+        <location filename="../app/gui/MainWindow.cpp" line="384" />
         <source>Select the ops to split first</source>
         <translation>Zuerst die aufzuteilenden Operatoren auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="503" />
         <source>Calibrate this machine?</source>
         <translation>Diese Maschine kalibrieren?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="502" />
+        <location filename="../app/gui/MainWindow.cpp" line="504" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="515" />
-        <location filename="../app/gui/MainWindow.cpp" line="545" />
-        <location filename="../app/gui/MainWindow.cpp" line="549" />
+        <location filename="../app/gui/MainWindow.cpp" line="517" />
+        <location filename="../app/gui/MainWindow.cpp" line="547" />
+        <location filename="../app/gui/MainWindow.cpp" line="551" />
         <source>Calibrate</source>
         <translation>Kalibrieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="515" />
+        <location filename="../app/gui/MainWindow.cpp" line="517" />
         <source>No workspace is open to keep it in.</source>
         <translation>Kein Arbeitsbereich ist geöffnet, um es zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="518" />
+        <location filename="../app/gui/MainWindow.cpp" line="520" />
         <source>Measuring this machine's devices…</source>
         <translation>Die Geräte dieser Maschine werden vermessen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545" />
+        <location filename="../app/gui/MainWindow.cpp" line="547" />
         <source>Calibration failed: %1</source>
         <translation>Kalibrierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="557" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
     </message>
@@ -807,22 +807,22 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Saved plan '%1'</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="170" />
+        <location filename="../app/gui/UndoCommands.cpp" line="199" />
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="410" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
@@ -832,32 +832,32 @@
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="429" />
+        <location filename="../app/gui/MainWindow.cpp" line="431" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="436" />
+        <location filename="../app/gui/MainWindow.cpp" line="438" />
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="437" />
+        <location filename="../app/gui/MainWindow.cpp" line="439" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="482" />
+        <location filename="../app/gui/MainWindow.cpp" line="484" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="489" />
+        <location filename="../app/gui/MainWindow.cpp" line="491" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
@@ -877,32 +877,42 @@
         <translation>Automatisch platzieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="51" />
+        <location filename="../app/gui/UndoCommands.cpp" line="49" />
+        <source>Pipeline in %1 micro-batches</source>
+        <translation>Pipeline in %1 Mikro-Batches</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="52" />
+        <source>Stop pipelining</source>
+        <translation>Pipeline beenden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="80" />
         <source>Change rules</source>
         <translation>Regeln ändern</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="131" />
+        <location filename="../app/gui/UndoCommands.cpp" line="160" />
         <source>Split %n op(s) across %1</source>
         <translation><numerusform>%n Operator auf %1 aufteilen</numerusform><numerusform>%n Operatoren auf %1 aufteilen</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="144" />
+        <location filename="../app/gui/UndoCommands.cpp" line="173" />
         <source>Remove split</source>
         <translation>Aufteilung entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="150" />
+        <location filename="../app/gui/UndoCommands.cpp" line="179" />
         <source>Edit devices</source>
         <translation>Geräte bearbeiten</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="172" />
+        <location filename="../app/gui/UndoCommands.cpp" line="201" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>%n Knoten auf %1 festlegen</numerusform><numerusform>%n Knoten auf %1 festlegen</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="190" />
+        <location filename="../app/gui/UndoCommands.cpp" line="219" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>%n Festlegung entfernen</numerusform><numerusform>%n Festlegungen entfernen</numerusform></translation>
     </message>
@@ -1007,226 +1017,256 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="41" />
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
         <source>Input</source>
         <translation>Eingabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="41" />
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="44" />
+        <location filename="../app/gui/RunPanel.cpp" line="45" />
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>Daten für jede Eingabe: eine .npy-Datei, eine Form wie 2,16,64 für Zufallsdaten dieser Form oder nichts für Zufallsdaten in der geplanten Form. Andere Formen werden beim Start des Laufs eingeplant.</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="51" />
+        <location filename="../app/gui/RunPanel.cpp" line="52" />
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="53" />
+        <location filename="../app/gui/RunPanel.cpp" line="54" />
         <source>Choose a .npy file for the selected input</source>
         <translation>Eine .npy-Datei für die ausgewählte Eingabe wählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="60" />
+        <location filename="../app/gui/RunPanel.cpp" line="61" />
         <source>Data for an input</source>
         <translation>Daten für eine Eingabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <location filename="../app/gui/RunPanel.cpp" line="62" />
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy-Arrays (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="79" />
+        <location filename="../app/gui/RunPanel.cpp" line="80" />
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="77" />
+        <location filename="../app/gui/RunPanel.cpp" line="78" />
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <location filename="../app/gui/RunPanel.cpp" line="84" />
         <source>1 (not pipelined)</source>
         <translation>1 (ohne Pipeline)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="85" />
+        <location filename="../app/gui/RunPanel.cpp" line="86" />
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation>Den Plan als Pipeline ausführen: der Batch wird in so viele Mikro-Batches geteilt, die durch die Geräte fließen; jedes Gerät arbeitet an einem, während das nächste am vorigen arbeitet. Plan und vorhergesagte Zeitleiste folgen sofort.</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="88" />
+        <location filename="../app/gui/RunPanel.cpp" line="89" />
         <source>Micro-batches:</source>
         <translation>Mikro-Batches:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="120" />
+        <location filename="../app/gui/RunPanel.cpp" line="118" />
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="121" />
+        <location filename="../app/gui/RunPanel.cpp" line="119" />
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="128" />
+        <location filename="../app/gui/RunPanel.cpp" line="126" />
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="127" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="131" />
-        <location filename="../app/gui/RunPanel.cpp" line="137" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="131" />
-        <location filename="../app/gui/RunPanel.cpp" line="137" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="133" />
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="133" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="140" />
+        <location filename="../app/gui/RunPanel.cpp" line="138" />
         <source>loading weights %p%</source>
         <translation>Gewichte werden geladen %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="145" />
+        <location filename="../app/gui/RunPanel.cpp" line="143" />
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="157" />
-        <location filename="../app/gui/RunPanel.cpp" line="214" />
-        <location filename="../app/gui/RunPanel.cpp" line="227" />
+        <location filename="../app/gui/RunPanel.cpp" line="155" />
+        <location filename="../app/gui/RunPanel.cpp" line="212" />
+        <location filename="../app/gui/RunPanel.cpp" line="225" />
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <location filename="../app/gui/RunPanel.cpp" line="169" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="191" />
+        <location filename="../app/gui/RunPanel.cpp" line="189" />
         <source>Planned as %1</source>
         <translation>Geplant als %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="215" />
+        <location filename="../app/gui/RunPanel.cpp" line="213" />
         <source>Input %1: %2</source>
         <translation>Eingabe %1: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="228" />
+        <location filename="../app/gui/RunPanel.cpp" line="226" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>Eingabe %1: „%2“ ist weder eine .npy-Datei noch eine Form wie 2,16,64</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="250" />
+        <location filename="../app/gui/RunPanel.cpp" line="248" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="246" />
+        <location filename="../app/gui/RunPanel.cpp" line="244" />
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="113" />
+        <location filename="../app/gui/RunPanel.cpp" line="111" />
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan aus: cpu-Geräte auf dem Host, cuda-Geräte auf ihrer GPU, wo dieser Rechner eine hat, die übrigen auf virtuellen CPUs. Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="291" />
+        <location filename="../app/gui/RunPanel.cpp" line="290" />
         <source>%1 predicted</source>
         <translation>%1 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="318" />
+        <location filename="../app/gui/RunPanel.cpp" line="304" />
+        <source>µb%1 %2</source>
+        <translation>µB%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <source>%1: %2 idle %3 predicted</source>
+        <translation>%1: %2 untätig, %3 vorhergesagt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="346" />
+        <source>waiting</source>
+        <translation>wartet</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="347" />
+        <source>bubble (fill)</source>
+        <translation>Blase (Füllen)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <source>bubble</source>
+        <translation>Blase</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="352" />
+        <source>bubble (drain)</source>
+        <translation>Blase (Leeren)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="367" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1 (%2) auf %3: %4 vorhergesagt%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="322" />
+        <location filename="../app/gui/RunPanel.cpp" line="371" />
         <source> (from earlier runs)</source>
         <translation> (aus früheren Läufen)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="422" />
+        <location filename="../app/gui/RunPanel.cpp" line="471" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="434" />
+        <location filename="../app/gui/RunPanel.cpp" line="483" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="449" />
+        <location filename="../app/gui/RunPanel.cpp" line="498" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Optimiert: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="452" />
+        <location filename="../app/gui/RunPanel.cpp" line="501" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="455" />
+        <location filename="../app/gui/RunPanel.cpp" line="504" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="458" />
+        <location filename="../app/gui/RunPanel.cpp" line="507" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>

@@ -207,32 +207,32 @@
         <translation><numerusform>%n region split</numerusform><numerusform>%n regions split</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="44" />
+        <location filename="../views/PlanSummary.cpp" line="43" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>pipelined in %n micro-batch</numerusform><numerusform>pipelined in %n micro-batches</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="49" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="52" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="54" />
+        <location filename="../views/PlanSummary.cpp" line="53" />
         <source>predicted latency: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="59" />
+        <location filename="../views/PlanSummary.cpp" line="58" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="62" />
+        <location filename="../views/PlanSummary.cpp" line="61" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -263,52 +263,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="344" />
+        <location filename="../app/gui/RunPanel.cpp" line="393" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="359" />
+        <location filename="../app/gui/RunPanel.cpp" line="408" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="365" />
+        <location filename="../app/gui/RunPanel.cpp" line="414" />
         <source>µb%1 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="366" />
+        <location filename="../app/gui/RunPanel.cpp" line="415" />
         <source>, micro-batch %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="374" />
+        <location filename="../app/gui/RunPanel.cpp" line="423" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="381" />
+        <location filename="../app/gui/RunPanel.cpp" line="430" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="385" />
+        <location filename="../app/gui/RunPanel.cpp" line="434" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="387" />
+        <location filename="../app/gui/RunPanel.cpp" line="436" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="404" />
+        <location filename="../app/gui/RunPanel.cpp" line="453" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="410" />
+        <location filename="../app/gui/RunPanel.cpp" line="459" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -539,264 +539,264 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194" />
+        <location filename="../app/gui/MainWindow.cpp" line="196" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426" />
+        <location filename="../app/gui/MainWindow.cpp" line="428" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="209" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Remove Split of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="262" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Pin Selection To</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>Device %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
         <source>Device %1 (none)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <location filename="../app/gui/MainWindow.cpp" line="336" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="358" />
+        <location filename="../app/gui/MainWindow.cpp" line="360" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>There is no device %1: the palette has %n device</numerusform><numerusform>There is no device %1: the palette has %n devices</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>Select the nodes to pin first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="382" />
+        <location filename="../app/gui/MainWindow.cpp" line="384" />
         <source>Select the ops to split first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="503" />
         <source>Calibrate this machine?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="502" />
+        <location filename="../app/gui/MainWindow.cpp" line="504" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="515" />
-        <location filename="../app/gui/MainWindow.cpp" line="545" />
-        <location filename="../app/gui/MainWindow.cpp" line="549" />
+        <location filename="../app/gui/MainWindow.cpp" line="517" />
+        <location filename="../app/gui/MainWindow.cpp" line="547" />
+        <location filename="../app/gui/MainWindow.cpp" line="551" />
         <source>Calibrate</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="515" />
+        <location filename="../app/gui/MainWindow.cpp" line="517" />
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="518" />
+        <location filename="../app/gui/MainWindow.cpp" line="520" />
         <source>Measuring this machine's devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545" />
+        <location filename="../app/gui/MainWindow.cpp" line="547" />
         <source>Calibration failed: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="557" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished" />
     </message>
@@ -812,17 +812,17 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="170" />
+        <location filename="../app/gui/UndoCommands.cpp" line="199" />
         <source>Pin %1 to %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="410" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -832,32 +832,32 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="429" />
+        <location filename="../app/gui/MainWindow.cpp" line="431" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="436" />
+        <location filename="../app/gui/MainWindow.cpp" line="438" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="437" />
+        <location filename="../app/gui/MainWindow.cpp" line="439" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="482" />
+        <location filename="../app/gui/MainWindow.cpp" line="484" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="489" />
+        <location filename="../app/gui/MainWindow.cpp" line="491" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -877,32 +877,42 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="51" />
+        <location filename="../app/gui/UndoCommands.cpp" line="49" />
+        <source>Pipeline in %1 micro-batches</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="52" />
+        <source>Stop pipelining</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="80" />
         <source>Change rules</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="131" />
+        <location filename="../app/gui/UndoCommands.cpp" line="160" />
         <source>Split %n op(s) across %1</source>
         <translation><numerusform>Split %n op across %1</numerusform><numerusform>Split %n ops across %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="144" />
+        <location filename="../app/gui/UndoCommands.cpp" line="173" />
         <source>Remove split</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="150" />
+        <location filename="../app/gui/UndoCommands.cpp" line="179" />
         <source>Edit devices</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="172" />
+        <location filename="../app/gui/UndoCommands.cpp" line="201" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="190" />
+        <location filename="../app/gui/UndoCommands.cpp" line="219" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
     </message>
@@ -1007,226 +1017,256 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
         <source>Cancel</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="41" />
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
         <source>Input</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="41" />
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
         <source>Data</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="44" />
+        <location filename="../app/gui/RunPanel.cpp" line="45" />
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="51" />
+        <location filename="../app/gui/RunPanel.cpp" line="52" />
         <source>.npy…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="53" />
+        <location filename="../app/gui/RunPanel.cpp" line="54" />
         <source>Choose a .npy file for the selected input</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="60" />
+        <location filename="../app/gui/RunPanel.cpp" line="61" />
         <source>Data for an input</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <location filename="../app/gui/RunPanel.cpp" line="62" />
         <source>NumPy arrays (*.npy)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="79" />
+        <location filename="../app/gui/RunPanel.cpp" line="80" />
         <source>Iterations:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="77" />
+        <location filename="../app/gui/RunPanel.cpp" line="78" />
         <source>Warm-up:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <location filename="../app/gui/RunPanel.cpp" line="84" />
         <source>1 (not pipelined)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="85" />
+        <location filename="../app/gui/RunPanel.cpp" line="86" />
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="88" />
+        <location filename="../app/gui/RunPanel.cpp" line="89" />
         <source>Micro-batches:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="120" />
+        <location filename="../app/gui/RunPanel.cpp" line="118" />
         <source>Export trace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="121" />
+        <location filename="../app/gui/RunPanel.cpp" line="119" />
         <source>Export CSV…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="128" />
+        <location filename="../app/gui/RunPanel.cpp" line="126" />
         <source>Export trace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="127" />
         <source>Chrome trace (*.json)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="131" />
-        <location filename="../app/gui/RunPanel.cpp" line="137" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="131" />
-        <location filename="../app/gui/RunPanel.cpp" line="137" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="133" />
         <source>Export timings</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="133" />
         <source>CSV (*.csv)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="140" />
+        <location filename="../app/gui/RunPanel.cpp" line="138" />
         <source>loading weights %p%</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="145" />
+        <location filename="../app/gui/RunPanel.cpp" line="143" />
         <source>%p%</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="157" />
-        <location filename="../app/gui/RunPanel.cpp" line="214" />
-        <location filename="../app/gui/RunPanel.cpp" line="227" />
+        <location filename="../app/gui/RunPanel.cpp" line="155" />
+        <location filename="../app/gui/RunPanel.cpp" line="212" />
+        <location filename="../app/gui/RunPanel.cpp" line="225" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <location filename="../app/gui/RunPanel.cpp" line="169" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="191" />
+        <location filename="../app/gui/RunPanel.cpp" line="189" />
         <source>Planned as %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="215" />
+        <location filename="../app/gui/RunPanel.cpp" line="213" />
         <source>Input %1: %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="228" />
+        <location filename="../app/gui/RunPanel.cpp" line="226" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="250" />
+        <location filename="../app/gui/RunPanel.cpp" line="248" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="246" />
+        <location filename="../app/gui/RunPanel.cpp" line="244" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="113" />
+        <location filename="../app/gui/RunPanel.cpp" line="111" />
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="291" />
+        <location filename="../app/gui/RunPanel.cpp" line="290" />
         <source>%1 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="318" />
+        <location filename="../app/gui/RunPanel.cpp" line="304" />
+        <source>µb%1 %2</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <source>%1: %2 idle %3 predicted</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="346" />
+        <source>waiting</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="347" />
+        <source>bubble (fill)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <source>bubble</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="352" />
+        <source>bubble (drain)</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="367" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="322" />
+        <location filename="../app/gui/RunPanel.cpp" line="371" />
         <source> (from earlier runs)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="422" />
+        <location filename="../app/gui/RunPanel.cpp" line="471" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="434" />
+        <location filename="../app/gui/RunPanel.cpp" line="483" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="449" />
+        <location filename="../app/gui/RunPanel.cpp" line="498" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="452" />
+        <location filename="../app/gui/RunPanel.cpp" line="501" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="455" />
+        <location filename="../app/gui/RunPanel.cpp" line="504" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="458" />
+        <location filename="../app/gui/RunPanel.cpp" line="507" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>

@@ -207,32 +207,32 @@
         <translation><numerusform>拆分了 %n 个区域</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="44" />
+        <location filename="../views/PlanSummary.cpp" line="43" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>以 %n 个微批次流水线执行</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="49" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="52" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="54" />
+        <location filename="../views/PlanSummary.cpp" line="53" />
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="59" />
+        <location filename="../views/PlanSummary.cpp" line="58" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="62" />
+        <location filename="../views/PlanSummary.cpp" line="61" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
     </message>
@@ -263,52 +263,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="344" />
+        <location filename="../app/gui/RunPanel.cpp" line="393" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="359" />
+        <location filename="../app/gui/RunPanel.cpp" line="408" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="365" />
+        <location filename="../app/gui/RunPanel.cpp" line="414" />
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="366" />
+        <location filename="../app/gui/RunPanel.cpp" line="415" />
         <source>, micro-batch %1</source>
         <translation>，微批次 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="374" />
+        <location filename="../app/gui/RunPanel.cpp" line="423" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="381" />
+        <location filename="../app/gui/RunPanel.cpp" line="430" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="385" />
+        <location filename="../app/gui/RunPanel.cpp" line="434" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="387" />
+        <location filename="../app/gui/RunPanel.cpp" line="436" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="404" />
+        <location filename="../app/gui/RunPanel.cpp" line="453" />
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="410" />
+        <location filename="../app/gui/RunPanel.cpp" line="459" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -539,259 +539,259 @@
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194" />
+        <location filename="../app/gui/MainWindow.cpp" line="196" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426" />
+        <location filename="../app/gui/MainWindow.cpp" line="428" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207" />
+        <location filename="../app/gui/MainWindow.cpp" line="209" />
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="218" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
+        <location filename="../app/gui/MainWindow.cpp" line="222" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="225" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="226" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="230" />
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231" />
+        <location filename="../app/gui/MainWindow.cpp" line="233" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243" />
+        <location filename="../app/gui/MainWindow.cpp" line="245" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="248" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="250" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="255" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="258" />
         <source>&amp;Split Across Devices…</source>
         <translation>跨设备拆分(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="260" />
         <source>Remove Split of Selection</source>
         <translation>移除所选内容的拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="262" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="270" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271" />
+        <location filename="../app/gui/MainWindow.cpp" line="273" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281" />
+        <location filename="../app/gui/MainWindow.cpp" line="283" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="292" />
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Pin Selection To</source>
         <translation>将所选固定到(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309" />
+        <location filename="../app/gui/MainWindow.cpp" line="311" />
         <source>Device %1 (none)</source>
         <translation>设备 %1（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313" />
+        <location filename="../app/gui/MainWindow.cpp" line="315" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314" />
+        <location filename="../app/gui/MainWindow.cpp" line="316" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="318" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="320" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="323" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <location filename="../app/gui/MainWindow.cpp" line="336" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="358" />
+        <location filename="../app/gui/MainWindow.cpp" line="360" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="365" />
+        <location filename="../app/gui/MainWindow.cpp" line="367" />
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="382" />
+        <location filename="../app/gui/MainWindow.cpp" line="384" />
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="503" />
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="502" />
+        <location filename="../app/gui/MainWindow.cpp" line="504" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="515" />
-        <location filename="../app/gui/MainWindow.cpp" line="545" />
-        <location filename="../app/gui/MainWindow.cpp" line="549" />
+        <location filename="../app/gui/MainWindow.cpp" line="517" />
+        <location filename="../app/gui/MainWindow.cpp" line="547" />
+        <location filename="../app/gui/MainWindow.cpp" line="551" />
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="515" />
+        <location filename="../app/gui/MainWindow.cpp" line="517" />
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="518" />
+        <location filename="../app/gui/MainWindow.cpp" line="520" />
         <source>Measuring this machine's devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545" />
+        <location filename="../app/gui/MainWindow.cpp" line="547" />
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="557" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
@@ -807,22 +807,22 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="200" />
+        <location filename="../app/gui/MainWindow.cpp" line="202" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>Saved plan '%1'</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="170" />
+        <location filename="../app/gui/UndoCommands.cpp" line="199" />
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="410" />
+        <location filename="../app/gui/MainWindow.cpp" line="412" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
@@ -832,32 +832,32 @@
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="429" />
+        <location filename="../app/gui/MainWindow.cpp" line="431" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="436" />
+        <location filename="../app/gui/MainWindow.cpp" line="438" />
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="437" />
+        <location filename="../app/gui/MainWindow.cpp" line="439" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="482" />
+        <location filename="../app/gui/MainWindow.cpp" line="484" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="489" />
+        <location filename="../app/gui/MainWindow.cpp" line="491" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
@@ -877,32 +877,42 @@
         <translation>自动放置</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="51" />
+        <location filename="../app/gui/UndoCommands.cpp" line="49" />
+        <source>Pipeline in %1 micro-batches</source>
+        <translation>以 %1 个微批次流水线执行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="52" />
+        <source>Stop pipelining</source>
+        <translation>停止流水线执行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="80" />
         <source>Change rules</source>
         <translation>更改规则</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="131" />
+        <location filename="../app/gui/UndoCommands.cpp" line="160" />
         <source>Split %n op(s) across %1</source>
         <translation><numerusform>将 %n 个算子拆分到 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="144" />
+        <location filename="../app/gui/UndoCommands.cpp" line="173" />
         <source>Remove split</source>
         <translation>移除拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="150" />
+        <location filename="../app/gui/UndoCommands.cpp" line="179" />
         <source>Edit devices</source>
         <translation>编辑设备</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="172" />
+        <location filename="../app/gui/UndoCommands.cpp" line="201" />
         <source>Pin %n node(s) to %1</source>
         <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="190" />
+        <location filename="../app/gui/UndoCommands.cpp" line="219" />
         <source>Clear %n pin(s)</source>
         <translation><numerusform>清除 %n 个固定</numerusform></translation>
     </message>
@@ -1007,226 +1017,256 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="36" />
+        <location filename="../app/gui/RunPanel.cpp" line="37" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="41" />
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
         <source>Input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="41" />
+        <location filename="../app/gui/RunPanel.cpp" line="42" />
         <source>Data</source>
         <translation>数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="44" />
+        <location filename="../app/gui/RunPanel.cpp" line="45" />
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>每个输入的数据：一个 .npy 文件、一个形状（如 2,16,64，生成该形状的随机数据），或留空（按规划形状生成随机数据）。其他形状会在运行开始时重新规划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="51" />
+        <location filename="../app/gui/RunPanel.cpp" line="52" />
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="53" />
+        <location filename="../app/gui/RunPanel.cpp" line="54" />
         <source>Choose a .npy file for the selected input</source>
         <translation>为所选输入选择 .npy 文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="60" />
+        <location filename="../app/gui/RunPanel.cpp" line="61" />
         <source>Data for an input</source>
         <translation>输入数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <location filename="../app/gui/RunPanel.cpp" line="62" />
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy 数组 (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="79" />
+        <location filename="../app/gui/RunPanel.cpp" line="80" />
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="77" />
+        <location filename="../app/gui/RunPanel.cpp" line="78" />
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="83" />
+        <location filename="../app/gui/RunPanel.cpp" line="84" />
         <source>1 (not pipelined)</source>
         <translation>1（不使用流水线）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="85" />
+        <location filename="../app/gui/RunPanel.cpp" line="86" />
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation>以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="88" />
+        <location filename="../app/gui/RunPanel.cpp" line="89" />
         <source>Micro-batches:</source>
         <translation>微批次：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="120" />
+        <location filename="../app/gui/RunPanel.cpp" line="118" />
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="121" />
+        <location filename="../app/gui/RunPanel.cpp" line="119" />
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="128" />
+        <location filename="../app/gui/RunPanel.cpp" line="126" />
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="127" />
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="131" />
-        <location filename="../app/gui/RunPanel.cpp" line="137" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="131" />
-        <location filename="../app/gui/RunPanel.cpp" line="137" />
+        <location filename="../app/gui/RunPanel.cpp" line="129" />
+        <location filename="../app/gui/RunPanel.cpp" line="135" />
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="133" />
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="133" />
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="140" />
+        <location filename="../app/gui/RunPanel.cpp" line="138" />
         <source>loading weights %p%</source>
         <translation>正在加载权重 %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="145" />
+        <location filename="../app/gui/RunPanel.cpp" line="143" />
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="157" />
-        <location filename="../app/gui/RunPanel.cpp" line="214" />
-        <location filename="../app/gui/RunPanel.cpp" line="227" />
+        <location filename="../app/gui/RunPanel.cpp" line="155" />
+        <location filename="../app/gui/RunPanel.cpp" line="212" />
+        <location filename="../app/gui/RunPanel.cpp" line="225" />
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="171" />
+        <location filename="../app/gui/RunPanel.cpp" line="169" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="191" />
+        <location filename="../app/gui/RunPanel.cpp" line="189" />
         <source>Planned as %1</source>
         <translation>规划为 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="215" />
+        <location filename="../app/gui/RunPanel.cpp" line="213" />
         <source>Input %1: %2</source>
         <translation>输入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="228" />
+        <location filename="../app/gui/RunPanel.cpp" line="226" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>输入 %1：“%2”既不是 .npy 文件，也不是 2,16,64 这样的形状</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="250" />
+        <location filename="../app/gui/RunPanel.cpp" line="248" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="246" />
+        <location filename="../app/gui/RunPanel.cpp" line="244" />
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="113" />
+        <location filename="../app/gui/RunPanel.cpp" line="111" />
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="291" />
+        <location filename="../app/gui/RunPanel.cpp" line="290" />
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="318" />
+        <location filename="../app/gui/RunPanel.cpp" line="304" />
+        <source>µb%1 %2</source>
+        <translation>微批%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <source>%1: %2 idle %3 predicted</source>
+        <translation>%1：%2 空闲 %3（预测）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="346" />
+        <source>waiting</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="347" />
+        <source>bubble (fill)</source>
+        <translation>气泡（填充）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <source>bubble</source>
+        <translation>气泡</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="352" />
+        <source>bubble (drain)</source>
+        <translation>气泡（排空）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="367" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="322" />
+        <location filename="../app/gui/RunPanel.cpp" line="371" />
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="422" />
+        <location filename="../app/gui/RunPanel.cpp" line="471" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="433" />
+        <location filename="../app/gui/RunPanel.cpp" line="482" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="434" />
+        <location filename="../app/gui/RunPanel.cpp" line="483" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="449" />
+        <location filename="../app/gui/RunPanel.cpp" line="498" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="452" />
+        <location filename="../app/gui/RunPanel.cpp" line="501" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="455" />
+        <location filename="../app/gui/RunPanel.cpp" line="504" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="458" />
+        <location filename="../app/gui/RunPanel.cpp" line="507" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>

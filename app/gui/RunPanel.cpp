@@ -3,6 +3,7 @@
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
+#include "plan/ExecutionOrder.h"
 #include "report/RunReport.h"
 #include "runtime/RandomTensor.h"
 
@@ -87,11 +88,8 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
            "The plan and its predicted timeline follow at once."));
     form->addRow(tr("Micro-batches:"), m_microBatches);
     connect(m_microBatches, &QSpinBox::valueChanged, this, [this](int count) {
-        if (m_document->options().microBatches == count)
-            return;
-        PlanOptions options = m_document->options();
-        options.microBatches = count;
-        m_document->setOptions(std::move(options));
+        if (std::max(1, m_document->options().microBatches) != count)
+            emit microBatchesChosen(count); // an undo step (MainWindow)
     });
     // A plan opened or planned elsewhere with other micro-batches.
     connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
@@ -286,6 +284,7 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
     const Graph& graph = sharded ? document.plan().sharded->graph : document.graph();
     const DeviceSet& devices = document.devices();
     const int first = static_cast<int>(into->lanes.size());
+    const std::size_t firstBar = into->bars.size();
     for (int d = 0; d < devices.size(); ++d)
         into->lanes.push_back(
             RunPanel::tr("%1 predicted").arg(QString::fromStdString(devices[DeviceId(d)].name)));
@@ -310,6 +309,50 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
         into->bars.push_back(bar);
     }
     into->duration = std::max(into->duration, p.makespanMicros);
+    // Where a device is predicted to wait: hatched under its work. In a pipeline these are its
+    // bubbles, before the first micro-batch reaches it (fill), between micro-batches and after
+    // its last (drain).
+    const bool pipelined = runsInMicroBatches(graph);
+    std::vector<std::vector<std::pair<double, double>>> busy(
+        static_cast<std::size_t>(devices.size()));
+    for (std::size_t b = firstBar; b < into->bars.size(); ++b)
+        busy[static_cast<std::size_t>(into->bars[b].lane - first)].emplace_back(into->bars[b].start,
+                                                                                into->bars[b].end);
+    std::vector<views::TimelineBar> waits;
+    const double shortest = p.makespanMicros * 0.005; // gaps under 0.5 % are not drawn
+    for (std::size_t d = 0; d < busy.size(); ++d) {
+        auto& spans = busy[d];
+        if (spans.empty())
+            continue;
+        std::sort(spans.begin(), spans.end());
+        double reached = 0;
+        const auto addWait = [&](double start, double end, const QString& kind) {
+            if (end - start < std::max(shortest, 1.0))
+                return;
+            views::TimelineBar bar;
+            bar.idle = true;
+            bar.lane = first + static_cast<int>(d);
+            bar.start = start;
+            bar.end = end;
+            bar.label = kind;
+            bar.tooltip = RunPanel::tr("%1: %2 idle %3 predicted")
+                              .arg(kind, QString::fromStdString(devices[DeviceId(int(d))].name),
+                                   QString::fromStdString(formatMillis(end - start)));
+            waits.push_back(bar);
+        };
+        for (std::size_t k = 0; k < spans.size(); ++k) {
+            if (spans[k].first > reached)
+                addWait(reached, spans[k].first,
+                        !pipelined ? RunPanel::tr("waiting")
+                        : k == 0   ? RunPanel::tr("bubble (fill)")
+                                   : RunPanel::tr("bubble"));
+            reached = std::max(reached, spans[k].second);
+        }
+        if (pipelined)
+            addWait(reached, p.makespanMicros, RunPanel::tr("bubble (drain)"));
+    }
+    into->bars.insert(into->bars.begin() + static_cast<std::ptrdiff_t>(firstBar), waits.begin(),
+                      waits.end());
     // The hovered bar's sentence, from the document when it is shown: the timeline is made
     // again on every re-plan, so the document's plan then is this one.
     const views::PlacementDocument* source = &document;

@@ -61,6 +61,8 @@ signals:
     void finished(std::shared_ptr<const RunOutcome> outcome);
     /// Something the user should see in a dialog: a refused or failed run, a failed export.
     void problem(const QString& title, const QString& message);
+    /// The user set the Micro-batches box to `count`: the window re-plans, one undo step.
+    void microBatchesChosen(int count);
 
 private:
     void showOutcome();

@@ -43,6 +43,35 @@ void SetModeCommand::redo() {
     m_document->setMode(m_after);
 }
 
+SetMicroBatchesCommand::SetMicroBatchesCommand(views::PlacementDocument* document, int count)
+    : m_document(document), m_before(std::max(1, document->options().microBatches)),
+      m_after(count) {
+    setText(count > 1 ? QCoreApplication::translate("placer::gui::MainWindow",
+                                                    "Pipeline in %1 micro-batches")
+                            .arg(count)
+                      : QCoreApplication::translate("placer::gui::MainWindow", "Stop pipelining"));
+}
+
+void SetMicroBatchesCommand::undo() {
+    PlanOptions options = m_document->options();
+    options.microBatches = m_before;
+    m_document->setOptions(std::move(options));
+}
+
+void SetMicroBatchesCommand::redo() {
+    PlanOptions options = m_document->options();
+    options.microBatches = m_after;
+    m_document->setOptions(std::move(options));
+}
+
+bool SetMicroBatchesCommand::mergeWith(const QUndoCommand* other) {
+    if (other->id() != id())
+        return false;
+    m_after = static_cast<const SetMicroBatchesCommand*>(other)->m_after;
+    setText(other->text());
+    return true;
+}
+
 SetRulesCommand::SetRulesCommand(views::PlacementDocument* document, std::vector<OpRule> rules,
                                  std::string fallback)
     : m_document(document), m_beforeRules(document->options().rules),

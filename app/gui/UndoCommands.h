@@ -37,6 +37,21 @@ private:
     PlanMode m_after;
 };
 
+/// The plan's micro-batches (PlanOptions::microBatches); steps of one spin box in a row merge.
+class SetMicroBatchesCommand : public QUndoCommand {
+public:
+    SetMicroBatchesCommand(views::PlacementDocument* document, int count);
+    void undo() override;
+    void redo() override;
+    int id() const override { return 4001; }
+    bool mergeWith(const QUndoCommand* other) override;
+
+private:
+    views::PlacementDocument* m_document;
+    int m_before;
+    int m_after;
+};
+
 class SetRulesCommand : public QUndoCommand {
 public:
     SetRulesCommand(views::PlacementDocument* document, std::vector<OpRule> rules,

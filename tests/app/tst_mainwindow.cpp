@@ -11,6 +11,8 @@
 #include "io/Json.h"
 #include "io/ModelLoader.h"
 #include "report/ModelExplorerData.h"
+#include "session/PlanOptionText.h"
+#include "session/Session.h"
 #include "views/LayoutController.h"
 
 #include "plan/CostModel.h"
@@ -358,6 +360,75 @@ private slots:
         window.undoStack()->undo();
         window.undoStack()->undo();
         QCOMPARE(placement(*window.document()), before);
+    }
+
+    // A pipeline in the window: the Run panel's Micro-batches box, typed into, re-plans at once
+    // (one undo step); the predicted timeline numbers each micro-batch's bars and shows the
+    // second device's bubbles, hatched and named; a run shows the measured micro-batches above
+    // the prediction and matches the reference.
+    void pipelinesInTheRunPanelAndTimeline() {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ModelSource source;
+        source.path = (kModels + "tiny_encoder_batch4.onnx").toStdString();
+        PlanRequest request;
+        for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+                 {"devices", "a:vcpu,b:vcpu"}, {"rule", "MatMul=a"}, {"fallback", "b"}})
+            QVERIFY(!takePlanOption(name, value, &source, &request));
+        Session session;
+        auto planned = session.open(source, request);
+        QVERIFY2(planned.ok(), planned.ok() ? "" : planned.error().toString().c_str());
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        window.document()->setModel(std::move(planned.value().model),
+                                    QString::fromStdString(source.path));
+        window.document()->setOptions(request.options);
+        QVERIFY(laidOut.wait(20000));
+        QVERIFY(window.document()->plan().splits.empty());
+
+        auto* box = window.findChild<QSpinBox*>(QStringLiteral("microBatches"));
+        QVERIFY(box);
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, QStringLiteral("4"));
+        QTest::keyClick(box, Qt::Key_Enter);
+        QTRY_COMPARE(window.document()->options().microBatches, 4);
+        QCOMPARE(window.undoStack()->count(), 1);
+        const Plan& plan = window.document()->plan();
+        QVERIFY(!plan.splits.empty() && plan.splits.front().microBatched);
+        bool status = false;
+        for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+            status = status || label->text().contains(QStringLiteral("pipelined in 4"));
+        QVERIFY(status);
+
+        const views::TimelineData& predicted = window.timeline()->data();
+        const auto count = [](const views::TimelineData& data, const QString& prefix, bool idle) {
+            return std::count_if(data.bars.begin(), data.bars.end(), [&](const auto& bar) {
+                return bar.idle == idle && bar.label.startsWith(prefix);
+            });
+        };
+        for (int wave = 0; wave < 4; ++wave)
+            QVERIFY2(count(predicted, QStringLiteral("µb%1 ").arg(wave), false) > 0,
+                     qPrintable(QStringLiteral("no predicted bar of micro-batch %1").arg(wave)));
+        QVERIFY(count(predicted, QStringLiteral("bubble"), true) > 0);
+        const auto fill =
+            std::find_if(predicted.bars.begin(), predicted.bars.end(),
+                         [](const auto& bar) { return bar.idle && bar.label == "bubble (fill)"; });
+        QVERIFY(fill != predicted.bars.end());
+        QVERIFY(predicted.tooltipOf(*fill).contains(QStringLiteral("predicted")));
+
+        const auto outcome = runAndWait(window);
+        QVERIFY(outcome);
+        QVERIFY(outcome->reference && outcome->reference->ok);
+        const views::TimelineData& measured = window.timeline()->data();
+        QVERIFY(count(measured, QStringLiteral("µb3 "), false) > 0);
+        // The measured lanes first, the predicted ones under them.
+        QVERIFY(measured.lanes.back().endsWith(QStringLiteral("predicted")));
+        QVERIFY(!measured.lanes.front().endsWith(QStringLiteral("predicted")));
+
+        window.undoStack()->undo();
+        QCOMPARE(window.document()->options().microBatches, 1);
+        QCOMPARE(box->value(), 1);
     }
 
     void dragSelectedNodesOntoAChip() {

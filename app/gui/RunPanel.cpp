@@ -303,7 +303,7 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
             // The predicted pipeline, numbered and shaded as the measured one is.
             bar.label = RunPanel::tr("µb%1 %2").arg(node.microBatch).arg(bar.label);
             if (node.microBatch % 2 == 1)
-                bar.colour = bar.colour.lighter(135);
+                bar.colour = bar.colour.darker(125);
         }
         bar.key = static_cast<int>(i); // its tooltip is made on hover (describe below)
         into->bars.push_back(bar);
@@ -414,7 +414,7 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
                 bar.label = RunPanel::tr("µb%1 %2").arg(node.microBatch).arg(bar.label);
                 bar.tooltip += RunPanel::tr(", micro-batch %1").arg(node.microBatch);
                 if (node.microBatch % 2 == 1)
-                    bar.colour = bar.colour.lighter(135);
+                    bar.colour = bar.colour.darker(125);
             }
         } else if (instr.op == Opcode::DeviceCopy) {
             const std::string from = outcome.devices[instr.srcDevice].name;

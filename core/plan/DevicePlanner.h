@@ -55,7 +55,8 @@ private:
     void resolveMicroBatches();
 
     /// The prediction of a split plan is the sharded graph's: a split node starts with its
-    /// first shard and ends with its last, and takes its slowest shard's time.
+    /// first shard and ends with its last, and its time is its shards' together (its work, as a
+    /// run's node times sum the shards').
     void foldShardPrediction();
 
     void collectOutputDemands();

@@ -317,7 +317,7 @@ void DevicePlanner::foldShardPrediction() {
         }
         p.start[i] = std::min(p.start[i], inner->start[j]);
         p.end[i] = std::max(p.end[i], inner->end[j]);
-        p.micros[i] = std::max(p.micros[i], inner->micros[j]);
+        p.micros[i] += inner->micros[j]; // its work, as a run sums its shards' times
         p.copyInMicros[i] = std::max(p.copyInMicros[i], inner->copyInMicros[j]);
     }
 }

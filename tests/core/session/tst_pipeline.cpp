@@ -257,6 +257,27 @@ private slots:
                  qPrintable(QStringLiteral("pipelined %1 us, not %2")
                                 .arg(p.makespanMicros)
                                 .arg(q.makespanMicros)));
+        // A node's predicted time is its micro-batches' together, as a run's node times sum
+        // them: what the run's check of the prediction compares.
+        const ShardedGraph& sharded = *after->plan.sharded;
+        const Prediction& inner = *sharded.plan->prediction;
+        int compared = 0;
+        for (std::uint32_t i = 0; i < after->model.graph.size(); ++i) {
+            if (after->model.graph.node(NodeId(i)).role() != OpRole::Compute)
+                continue;
+            double sum = 0;
+            int shards = 0;
+            for (std::size_t j = 0; j < sharded.origin.size(); ++j)
+                if (sharded.origin[j] == NodeId(i)) {
+                    sum += inner.micros[j];
+                    ++shards;
+                }
+            if (shards < 2)
+                continue;
+            QVERIFY(std::abs(p.micros[i] - sum) <= 1e-6 * sum);
+            ++compared;
+        }
+        QVERIFY(compared > 0);
         // The busy time is the same work, and the latency less than its sum.
         const double busy = p.deviceBusyMicros[0] + p.deviceBusyMicros[1];
         QVERIFY(p.deviceBusyMicros[0] > 0 && p.deviceBusyMicros[1] > 0);

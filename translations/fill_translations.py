@@ -22,6 +22,25 @@ T = {
         "以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。"),
     "µb%1 %2": ("µB%1 %2", "微批%1 %2"),
     ", micro-batch %1": (", Mikro-Batch %1", "，微批次 %1"),
+    # Drafts (autosave and recovery).
+    "Restored the unsaved changes": ("Die ungesicherten Änderungen wurden wiederhergestellt", "已恢复未保存的更改"),
+    "Cannot keep a draft of the unsaved changes": (
+        "Kein Entwurf der ungesicherten Änderungen möglich", "无法保存未保存更改的草稿"),
+    "Cannot drop the draft of the unsaved changes": (
+        "Der Entwurf der ungesicherten Änderungen lässt sich nicht verwerfen", "无法删除未保存更改的草稿"),
+    "the unsaved plan of %1": ("den ungesicherten Plan von %1", "%1 的未保存计划"),
+    "Unsaved changes": ("Ungesicherte Änderungen", "未保存的更改"),
+    "Restore the unsaved changes to %1 from %2?": (
+        "Die ungesicherten Änderungen an %1 von %2 wiederherstellen?", "恢复 %2 时对 %1 所做的未保存更改？"),
+    "Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).": (
+        ("Placement Explorer wurde nicht sauber beendet; diese Änderungen wurden als Entwurf im Arbeitsbereich aufbewahrt (%1 auf %2, %n Kopie).",
+         "Placement Explorer wurde nicht sauber beendet; diese Änderungen wurden als Entwurf im Arbeitsbereich aufbewahrt (%1 auf %2, %n Kopien)."),
+        ("Placement Explorer 未正常关闭；这些更改已作为草稿保存在工作区中（%1 位于 %2，%n 次复制）。",)),
+    "Restore": ("Wiederherstellen", "恢复"),
+    "Discard": ("Verwerfen", "放弃"),
+    "Cannot discard the draft": ("Der Entwurf lässt sich nicht verwerfen", "无法放弃草稿"),
+    "Cannot restore the draft": ("Der Entwurf lässt sich nicht wiederherstellen", "无法恢复草稿"),
+    "Cannot take over the draft": ("Der Entwurf lässt sich nicht übernehmen", "无法接管草稿"),
     "Pipeline in %1 micro-batches": ("Pipeline in %1 Mikro-Batches", "以 %1 个微批次流水线执行"),
     "Stop pipelining": ("Pipeline beenden", "停止流水线执行"),
     "%1: %2 idle %3 predicted": ("%1: %2 untätig, %3 vorhergesagt", "%1：%2 空闲 %3（预测）"),

@@ -544,254 +544,259 @@
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428" />
+        <location filename="../app/gui/MainWindow.cpp" line="434" />
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
+        <location filename="../app/gui/MainWindow.cpp" line="215" />
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <source>Restored the unsaved changes</source>
+        <translation>Die ungesicherten Änderungen wurden wiederhergestellt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="231" />
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="261" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Split Across Devices…</source>
         <translation>Auf Geräte &amp;aufteilen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Remove Split of Selection</source>
         <translation>Aufteilung der Auswahl entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>&amp;Calibrate This Machine…</source>
         <translation>Diese Maschine &amp;kalibrieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>&amp;Pin Selection To</source>
         <translation>Auswahl &amp;anheften an</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>Device %1</source>
         <translation>Gerät %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>Device %1 (none)</source>
         <translation>Gerät %1 (keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="324" />
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
+        <location filename="../app/gui/MainWindow.cpp" line="326" />
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
+        <location filename="../app/gui/MainWindow.cpp" line="331" />
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336" />
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>Es gibt kein Gerät %1: die Palette hat %n Gerät</numerusform><numerusform>Es gibt kein Gerät %1: die Palette hat %n Geräte</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="373" />
         <source>Select the nodes to pin first</source>
         <translation>Zuerst die anzuheftenden Knoten auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="384" />
+        <location filename="../app/gui/MainWindow.cpp" line="390" />
         <source>Select the ops to split first</source>
         <translation>Zuerst die aufzuteilenden Operatoren auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503" />
+        <location filename="../app/gui/MainWindow.cpp" line="511" />
         <source>Calibrate this machine?</source>
         <translation>Diese Maschine kalibrieren?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504" />
+        <location filename="../app/gui/MainWindow.cpp" line="512" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517" />
-        <location filename="../app/gui/MainWindow.cpp" line="547" />
-        <location filename="../app/gui/MainWindow.cpp" line="551" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="559" />
         <source>Calibrate</source>
         <translation>Kalibrieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
         <source>No workspace is open to keep it in.</source>
         <translation>Kein Arbeitsbereich ist geöffnet, um es zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520" />
+        <location filename="../app/gui/MainWindow.cpp" line="528" />
         <source>Measuring this machine's devices…</source>
         <translation>Die Geräte dieser Maschine werden vermessen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="547" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
         <source>Calibration failed: %1</source>
         <translation>Kalibrierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="557" />
+        <location filename="../app/gui/MainWindow.cpp" line="565" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
     </message>
@@ -808,11 +813,12 @@
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
         <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Saved plan '%1'</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
@@ -822,7 +828,7 @@
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="418" />
         <source>No node matches '%1'</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
@@ -832,32 +838,32 @@
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="431" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="438" />
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="439" />
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="484" />
+        <location filename="../app/gui/MainWindow.cpp" line="492" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="491" />
+        <location filename="../app/gui/MainWindow.cpp" line="499" />
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
@@ -1327,190 +1333,245 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>Rename plan</source>
         <translation>Plan umbenennen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>New name:</source>
         <translation>Neuer Name:</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="52" />
         <source>Duplicate plan</source>
         <translation>Plan duplizieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="52" />
         <source>Name of the copy:</source>
         <translation>Name der Kopie:</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="38" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="53" />
         <source> copy</source>
         <translation> Kopie</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
         <source>Delete plan</source>
         <translation>Plan löschen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="59" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>Den Plan „%1“ und seine Läufe löschen?</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="50" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="65" />
         <source>Compare plans</source>
         <translation>Pläne vergleichen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="69" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="88" />
+        <source>Cannot keep a draft of the unsaved changes</source>
+        <translation>Kein Entwurf der ungesicherten Änderungen möglich</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
+        <source>Cannot drop the draft of the unsaved changes</source>
+        <translation>Der Entwurf der ungesicherten Änderungen lässt sich nicht verwerfen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
+        <source>the unsaved plan of %1</source>
+        <translation>den ungesicherten Plan von %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="118" />
+        <source>Unsaved changes</source>
+        <translation>Ungesicherte Änderungen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="119" />
+        <source>Restore the unsaved changes to %1 from %2?</source>
+        <translation>Die ungesicherten Änderungen an %1 von %2 wiederherstellen?</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/WorkspaceController.cpp" line="124" />
+        <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
+        <translation><numerusform>Placement Explorer wurde nicht sauber beendet; diese Änderungen wurden als Entwurf im Arbeitsbereich aufbewahrt (%1 auf %2, %n Kopie).</numerusform><numerusform>Placement Explorer wurde nicht sauber beendet; diese Änderungen wurden als Entwurf im Arbeitsbereich aufbewahrt (%1 auf %2, %n Kopien).</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="128" />
+        <source>Restore</source>
+        <translation>Wiederherstellen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="129" />
+        <source>Discard</source>
+        <translation>Verwerfen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
+        <source>Cannot discard the draft</source>
+        <translation>Der Entwurf lässt sich nicht verwerfen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="140" />
+        <source>Cannot restore the draft</source>
+        <translation>Der Entwurf lässt sich nicht wiederherstellen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="152" />
+        <source>Cannot take over the draft</source>
+        <translation>Der Entwurf lässt sich nicht übernehmen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="173" />
         <source>Workspace: %1</source>
         <translation>Arbeitsbereich: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="83" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="181" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="189" />
         <source>Cannot save the plan</source>
         <translation>Der Plan kann nicht gespeichert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="76" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>Kein Arbeitsbereich ist geöffnet (Datei ▸ Arbeitsbereich öffnen).</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>Save plan</source>
         <translation>Plan speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>Plan name:</source>
         <translation>Planname:</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>Workspace</source>
         <translation>Arbeitsbereich</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>Arbeitsbereiche (*.db);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="121" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
         <source>Cannot open the plan</source>
         <translation>Der Plan kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
         <source>plan %1</source>
         <translation>Plan %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="243" />
         <source>The planner answers differently now</source>
         <translation>Der Planer antwortet jetzt anders</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="137" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="244" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>Seit „%1“ gespeichert wurde, hat sich die Antwort des Planers geändert:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="147" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
         <source>Cannot rename the plan</source>
         <translation>Der Plan kann nicht umbenannt werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="163" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="270" />
         <source>Cannot duplicate the plan</source>
         <translation>Der Plan kann nicht dupliziert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="283" />
         <source>Cannot delete the plan</source>
         <translation>Der Plan kann nicht gelöscht werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="300" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="301" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="195" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>Kopien: %1 hinzu, %2 entfallen; kopierte Bytes %3 → %4.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="204" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="311" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;Letzte Läufe: %1 ms → %2 ms (%3 auf %4, %5 auf %6)&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source> ms</source>
         <translation> ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="213" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="320" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation>&lt;p&gt;Vorhergesagt: %1 → %2; gemessen: %3 ms → %4 ms&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="219" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="326" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;Größte Änderungen der Knotenzeiten&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="335" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Beide Pläne ausführen, um ihre Latenz zu vergleichen.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="237" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="344" />
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="347" />
         <source>Moved</source>
         <translation>Verschoben</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="348" />
         <source>Copies added</source>
         <translation>Neue Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="242" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="349" />
         <source>Copies removed</source>
         <translation>Entfallene Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="251" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="358" />
         <source>Cannot keep the run's node times</source>
         <translation>Die Knotenzeiten des Laufs können nicht gespeichert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="257" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="364" />
         <source>Cannot record the run</source>
         <translation>Der Lauf kann nicht aufgezeichnet werden</translation>
     </message>

@@ -544,259 +544,264 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428" />
+        <location filename="../app/gui/MainWindow.cpp" line="434" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
+        <location filename="../app/gui/MainWindow.cpp" line="215" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <source>Restored the unsaved changes</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="231" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="261" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Remove Split of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>&amp;Pin Selection To</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>Device %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>Device %1 (none)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="324" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
+        <location filename="../app/gui/MainWindow.cpp" line="326" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
+        <location filename="../app/gui/MainWindow.cpp" line="331" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336" />
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>There is no device %1: the palette has %n device</numerusform><numerusform>There is no device %1: the palette has %n devices</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="373" />
         <source>Select the nodes to pin first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="384" />
+        <location filename="../app/gui/MainWindow.cpp" line="390" />
         <source>Select the ops to split first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503" />
+        <location filename="../app/gui/MainWindow.cpp" line="511" />
         <source>Calibrate this machine?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504" />
+        <location filename="../app/gui/MainWindow.cpp" line="512" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517" />
-        <location filename="../app/gui/MainWindow.cpp" line="547" />
-        <location filename="../app/gui/MainWindow.cpp" line="551" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="559" />
         <source>Calibrate</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520" />
+        <location filename="../app/gui/MainWindow.cpp" line="528" />
         <source>Measuring this machine's devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="547" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
         <source>Calibration failed: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="557" />
+        <location filename="../app/gui/MainWindow.cpp" line="565" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished" />
     </message>
@@ -813,6 +818,7 @@
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
         <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
@@ -822,7 +828,7 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="418" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -832,32 +838,32 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="431" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="438" />
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="439" />
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="484" />
+        <location filename="../app/gui/MainWindow.cpp" line="492" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="491" />
+        <location filename="../app/gui/MainWindow.cpp" line="499" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -1327,189 +1333,244 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>Rename plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="52" />
         <source>Duplicate plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="52" />
         <source>Name of the copy:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="38" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="53" />
         <source> copy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
         <source>Delete plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="59" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="50" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="65" />
         <source>Compare plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="69" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="88" />
+        <source>Cannot keep a draft of the unsaved changes</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
+        <source>Cannot drop the draft of the unsaved changes</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
+        <source>the unsaved plan of %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="118" />
+        <source>Unsaved changes</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="119" />
+        <source>Restore the unsaved changes to %1 from %2?</source>
+        <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/WorkspaceController.cpp" line="124" />
+        <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
+        <translation><numerusform>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</numerusform><numerusform>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="128" />
+        <source>Restore</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="129" />
+        <source>Discard</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
+        <source>Cannot discard the draft</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="140" />
+        <source>Cannot restore the draft</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="152" />
+        <source>Cannot take over the draft</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="173" />
         <source>Workspace: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="83" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="181" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="189" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="76" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="121" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="243" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="137" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="244" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="147" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="163" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="270" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="283" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="300" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="301" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="195" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="204" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="311" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source> ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source>none</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="213" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="320" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="219" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="326" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="335" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="237" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="344" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="347" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="348" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="242" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="349" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="251" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="358" />
         <source>Cannot keep the run's node times</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="257" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="364" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>

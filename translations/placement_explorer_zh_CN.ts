@@ -544,254 +544,259 @@
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428" />
+        <location filename="../app/gui/MainWindow.cpp" line="434" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209" />
+        <location filename="../app/gui/MainWindow.cpp" line="215" />
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218" />
+        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <source>Restored the unsaved changes</source>
+        <translation>已恢复未保存的更改</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="224" />
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222" />
+        <location filename="../app/gui/MainWindow.cpp" line="228" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="229" />
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225" />
+        <location filename="../app/gui/MainWindow.cpp" line="231" />
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="234" />
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="238" />
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245" />
+        <location filename="../app/gui/MainWindow.cpp" line="251" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="253" />
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248" />
+        <location filename="../app/gui/MainWindow.cpp" line="254" />
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250" />
+        <location filename="../app/gui/MainWindow.cpp" line="256" />
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255" />
+        <location filename="../app/gui/MainWindow.cpp" line="261" />
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Split Across Devices…</source>
         <translation>跨设备拆分(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260" />
+        <location filename="../app/gui/MainWindow.cpp" line="266" />
         <source>Remove Split of Selection</source>
         <translation>移除所选内容的拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <location filename="../app/gui/MainWindow.cpp" line="268" />
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="273" />
+        <location filename="../app/gui/MainWindow.cpp" line="279" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="280" />
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="285" />
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="286" />
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283" />
+        <location filename="../app/gui/MainWindow.cpp" line="289" />
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="291" />
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="295" />
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="296" />
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292" />
+        <location filename="../app/gui/MainWindow.cpp" line="298" />
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="302" />
         <source>&amp;Pin Selection To</source>
         <translation>将所选固定到(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311" />
+        <location filename="../app/gui/MainWindow.cpp" line="317" />
         <source>Device %1 (none)</source>
         <translation>设备 %1（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="315" />
+        <location filename="../app/gui/MainWindow.cpp" line="321" />
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316" />
+        <location filename="../app/gui/MainWindow.cpp" line="322" />
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318" />
+        <location filename="../app/gui/MainWindow.cpp" line="324" />
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320" />
+        <location filename="../app/gui/MainWindow.cpp" line="326" />
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
+        <location filename="../app/gui/MainWindow.cpp" line="331" />
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336" />
+        <location filename="../app/gui/MainWindow.cpp" line="342" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="360" />
+        <location filename="../app/gui/MainWindow.cpp" line="366" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367" />
+        <location filename="../app/gui/MainWindow.cpp" line="373" />
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="384" />
+        <location filename="../app/gui/MainWindow.cpp" line="390" />
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503" />
+        <location filename="../app/gui/MainWindow.cpp" line="511" />
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504" />
+        <location filename="../app/gui/MainWindow.cpp" line="512" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517" />
-        <location filename="../app/gui/MainWindow.cpp" line="547" />
-        <location filename="../app/gui/MainWindow.cpp" line="551" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="559" />
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517" />
+        <location filename="../app/gui/MainWindow.cpp" line="525" />
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520" />
+        <location filename="../app/gui/MainWindow.cpp" line="528" />
         <source>Measuring this machine's devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="547" />
+        <location filename="../app/gui/MainWindow.cpp" line="555" />
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="557" />
+        <location filename="../app/gui/MainWindow.cpp" line="565" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
@@ -808,11 +813,12 @@
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
         <location filename="../app/gui/MainWindow.cpp" line="202" />
+        <location filename="../app/gui/MainWindow.cpp" line="206" />
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="212" />
         <source>Saved plan '%1'</source>
         <translation>已保存计划“%1”</translation>
     </message>
@@ -822,7 +828,7 @@
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="412" />
+        <location filename="../app/gui/MainWindow.cpp" line="418" />
         <source>No node matches '%1'</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
@@ -832,32 +838,32 @@
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="431" />
+        <location filename="../app/gui/MainWindow.cpp" line="437" />
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="438" />
+        <location filename="../app/gui/MainWindow.cpp" line="444" />
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="439" />
+        <location filename="../app/gui/MainWindow.cpp" line="445" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="484" />
+        <location filename="../app/gui/MainWindow.cpp" line="492" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="491" />
+        <location filename="../app/gui/MainWindow.cpp" line="499" />
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
@@ -1327,190 +1333,245 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>Rename plan</source>
         <translation>重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="29" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="52" />
         <source>Duplicate plan</source>
         <translation>复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="37" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="52" />
         <source>Name of the copy:</source>
         <translation>副本名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="38" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="53" />
         <source> copy</source>
         <translation> 副本</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="43" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
         <source>Delete plan</source>
         <translation>删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="44" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="59" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>删除计划“%1”及其运行记录？</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="50" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="65" />
         <source>Compare plans</source>
         <translation>比较计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="69" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="88" />
+        <source>Cannot keep a draft of the unsaved changes</source>
+        <translation>无法保存未保存更改的草稿</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="97" />
+        <source>Cannot drop the draft of the unsaved changes</source>
+        <translation>无法删除未保存更改的草稿</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
+        <source>the unsaved plan of %1</source>
+        <translation>%1 的未保存计划</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="118" />
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="119" />
+        <source>Restore the unsaved changes to %1 from %2?</source>
+        <translation>恢复 %2 时对 %1 所做的未保存更改？</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/WorkspaceController.cpp" line="124" />
+        <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
+        <translation><numerusform>Placement Explorer 未正常关闭；这些更改已作为草稿保存在工作区中（%1 位于 %2，%n 次复制）。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="128" />
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="129" />
+        <source>Discard</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="134" />
+        <source>Cannot discard the draft</source>
+        <translation>无法放弃草稿</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="140" />
+        <source>Cannot restore the draft</source>
+        <translation>无法恢复草稿</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="152" />
+        <source>Cannot take over the draft</source>
+        <translation>无法接管草稿</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="173" />
         <source>Workspace: %1</source>
         <translation>工作区：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="75" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="83" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="181" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="189" />
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="76" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="100" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="207" />
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="110" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="217" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="121" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="243" />
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="137" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="244" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="147" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="163" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="270" />
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="283" />
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="300" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="194" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="301" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="195" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="204" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="311" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source> ms</source>
         <translation> ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="211" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="213" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="320" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation>&lt;p&gt;预测：%1 → %2；实测：%3 ms → %4 ms&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="219" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="326" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="228" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="335" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="237" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="344" />
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="240" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="347" />
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="348" />
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="242" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="349" />
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="251" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="358" />
         <source>Cannot keep the run's node times</source>
         <translation>无法保存本次运行的节点时间</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="257" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="364" />
         <source>Cannot record the run</source>
         <translation>无法记录此次运行</translation>
     </message>

@@ -3,9 +3,9 @@
 #include "cli/PlanSetup.h"
 
 #include "io/Json.h"
-#include "report/PlanReport.h"
 #include "io/RelayWriter.h"
 #include "plan/PlannedGraph.h"
+#include "report/PlanReport.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 
@@ -25,9 +25,12 @@ $XDG_DATA_HOME/placement-explorer/workspace.db (~/.local/share/... without XDG_D
 commands:
   save MODEL --name NAME [--note TEXT] [plan options]
                        plan MODEL and save the plan (replacing one of that name)
-  list [--json]        the saved plans: graph, devices, copies, last run latency
+  list [--json]        the saved plans: graph, devices, copies, last run latency; then the
+                       drafts (draft-N): unsaved edits a window keeps, marked "abandoned"
+                       when that window's process is gone (the GUI offers those back)
   show NAME [--emit summary|json|relay]
-                       re-plan a saved plan; says what differs if the planner's answer changed
+                       re-plan a saved plan or a draft (draft-N); says what differs if the
+                       planner's answer changed
   diff A B [--json]    nodes whose device differs, copies added and removed, bytes moved,
                        and the last runs of both: latency and the nodes whose time changed most
   rename OLD NEW       rename a plan
@@ -144,11 +147,15 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         auto list = plans.listPlans();
         if (!list)
             return fail(err, list.error().toString());
+        auto drafts = plans.listDrafts();
+        if (!drafts)
+            return fail(err, drafts.error().toString());
         if (json) {
             Json array = Json::array();
             for (const store::PlanSummary& p : list.value()) {
                 Json entry = Json::object();
                 entry.set("name", p.name);
+                entry.set("draft", false);
                 entry.set("graph", p.graph);
                 entry.set("devices", p.devices);
                 entry.set("copies", p.copies);
@@ -158,6 +165,21 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
                 entry.set("created", p.created);
                 entry.set("updated", p.updated);
                 entry.set("last_run_ms", p.lastRunMs < 0 ? Json(nullptr) : Json(p.lastRunMs));
+                array.push(std::move(entry));
+            }
+            for (const store::DraftSummary& d : drafts.value()) {
+                Json entry = Json::object();
+                entry.set("name", "draft-" + std::to_string(d.id));
+                entry.set("draft", true);
+                entry.set("plan", d.plan);
+                entry.set("source", d.source);
+                entry.set("graph", d.graph);
+                entry.set("devices", d.devices);
+                entry.set("copies", d.copies);
+                entry.set("copied_bytes", d.copiedBytes);
+                entry.set("conflicts", d.conflicts);
+                entry.set("updated", d.updated);
+                entry.set("abandoned", d.abandoned);
                 array.push(std::move(entry));
             }
             out << array.dump() << "\n";
@@ -175,6 +197,13 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
                 out << "  " << p.note;
             out << "\n";
         }
+        for (const store::DraftSummary& d : drafts.value()) {
+            out << "draft-" << d.id << "  [draft of " << d.title() << ", "
+                << (d.abandoned ? "abandoned: its window closed uncleanly" : "open in a window")
+                << "] (" << d.graph << " on " << d.devices << ": " << d.copies << " copies, "
+                << humanBytes(d.copiedBytes) << ", " << d.conflicts << " conflicts, updated "
+                << d.updated << ")\n";
+        }
         return Ok;
     }
     if (command == "show") {
@@ -182,12 +211,29 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
             return *bad;
         if (emit != "summary" && emit != "json" && emit != "relay")
             return usage(err, "--emit must be summary, json or relay, not '" + emit + "'");
-        auto stored = plans.loadPlan(positional[0]);
+        // A draft (draft-N) or a saved plan.
+        Result<store::StoredPlan> stored = store::StoredPlan{};
+        const std::string& name = positional[0];
+        if (name.starts_with("draft-") && name.size() > 6 &&
+            name.find_first_not_of("0123456789", 6) == std::string::npos) {
+            auto draft = plans.loadDraft(std::stoll(name.substr(6)));
+            if (!draft)
+                return fail(err, draft.error().toString());
+            if (emit == "summary")
+                out << "draft of " << draft.value().summary.title() << " ("
+                    << (draft.value().summary.abandoned ? "abandoned" : "open in a window")
+                    << ", updated " << draft.value().summary.updated << ")\n";
+            stored = std::move(draft.value().plan);
+        } else {
+            stored = plans.loadPlan(name);
+        }
         if (!stored)
             return fail(err, stored.error().toString());
         const store::PlanCheck check = store::PlanStore::check(stored.value());
-        for (const std::string& difference : check.differences)
-            err << "placer plans: the planner now answers differently: " << difference << "\n";
+        // A draft keeps no answer of its own to differ from.
+        if (!stored.value().savedDevices.empty())
+            for (const std::string& difference : check.differences)
+                err << "placer plans: the planner now answers differently: " << difference << "\n";
         const Graph& graph = stored.value().model.graph;
         const DeviceSet& devices = stored.value().model.devices;
         if (emit == "json") {

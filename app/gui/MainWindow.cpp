@@ -201,6 +201,12 @@ void MainWindow::createDocks() {
         setWindowModified(false);
         setWindowTitle(tr("%1[*] — Placement Explorer").arg(name));
     });
+    connect(m_workspace, &WorkspaceController::draftRestored, this, [this](const QString& name) {
+        setWindowModified(true);
+        setWindowTitle(tr("%1[*] — Placement Explorer")
+                           .arg(name.isEmpty() ? QFileInfo(m_document->path()).fileName() : name));
+        statusBar()->showMessage(tr("Restored the unsaved changes"), 4000);
+    });
     connect(m_workspace, &WorkspaceController::planSaved, this, [this](const QString& name) {
         setWindowModified(false);
         statusBar()->showMessage(tr("Saved plan '%1'").arg(name), 4000);
@@ -443,6 +449,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
             return;
         }
     }
+    // Saved or discarded: a clean exit leaves no draft.
+    m_workspace->discardDraft();
     QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
     QMainWindow::closeEvent(event);
 }

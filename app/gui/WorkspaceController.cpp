@@ -9,19 +9,34 @@
 #include "store/RunRecords.h"
 #include "views/PlacementDocument.h"
 
+#include <QDateTime>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStringList>
+#include <QTimer>
 #include <QUndoStack>
+
+#include <algorithm>
 
 namespace placer::gui {
 
 WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUndoStack* undo,
                                          PlanBrowser* browser, QObject* parent)
-    : QObject(parent), m_document(document), m_undo(undo), m_browser(browser) {
+    : QObject(parent), m_document(document), m_undo(undo), m_browser(browser),
+      m_draftTimer(new QTimer(this)) {
+    // Each window of the process keeps a draft of its own.
+    static int windows = 0;
+    m_owner = QString::fromStdString(store::draftOwner(++windows));
+    // Every edit (and undo, redo, save) journals the document shortly after.
+    m_draftTimer->setSingleShot(true);
+    m_draftTimer->setInterval(250);
+    connect(m_draftTimer, &QTimer::timeout, this, &WorkspaceController::writeDraftNow);
+    connect(m_undo, &QUndoStack::indexChanged, m_draftTimer, qOverload<>(&QTimer::start));
+    connect(m_undo, &QUndoStack::cleanChanged, m_draftTimer, qOverload<>(&QTimer::start));
     // The browser's buttons: open at once; ask for a name, or for confirmation, first.
     connect(m_browser, &PlanBrowser::openRequested, this, &WorkspaceController::openPlan);
     connect(m_browser, &PlanBrowser::renameRequested, this, [this](const QString& name) {
@@ -58,7 +73,96 @@ WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUn
 
 WorkspaceController::~WorkspaceController() = default;
 
+void WorkspaceController::writeDraftNow() {
+    m_draftTimer->stop();
+    if (!m_store)
+        return;
+    if (m_undo->isClean()) {
+        discardDraft();
+        return;
+    }
+    const Status saved = m_store->saveDraft(
+        m_owner.toStdString(), m_planName.toStdString(), m_document->path().toStdString(),
+        m_document->graph(), m_document->devices(), m_document->options(), m_document->plan());
+    if (!saved.ok())
+        emit problem(tr("Cannot keep a draft of the unsaved changes"),
+                     QString::fromStdString(saved.error().toString()));
+}
+
+void WorkspaceController::discardDraft() {
+    m_draftTimer->stop();
+    if (!m_store)
+        return;
+    if (Status status = m_store->deleteDraft(m_owner.toStdString()); !status.ok())
+        emit problem(tr("Cannot drop the draft of the unsaved changes"),
+                     QString::fromStdString(status.error().toString()));
+}
+
+bool WorkspaceController::offerAbandonedDrafts() {
+    if (!m_store)
+        return false;
+    auto drafts = m_store->listDrafts();
+    if (!drafts)
+        return false;
+    std::vector<store::DraftSummary> abandoned;
+    for (const store::DraftSummary& d : drafts.value())
+        if (d.abandoned)
+            abandoned.push_back(d);
+    std::reverse(abandoned.begin(), abandoned.end()); // newest first
+    for (const store::DraftSummary& d : abandoned) {
+        const QDateTime when =
+            QDateTime::fromString(QString::fromStdString(d.updated), Qt::ISODate).toLocalTime();
+        const QString what = d.plan.empty()
+                                 ? tr("the unsaved plan of %1").arg(QString::fromStdString(d.graph))
+                                 : QString::fromStdString(d.plan);
+        QMessageBox box(QMessageBox::Question, tr("Unsaved changes"),
+                        tr("Restore the unsaved changes to %1 from %2?")
+                            .arg(what, when.toString(QStringLiteral("HH:mm"))),
+                        QMessageBox::NoButton, m_browser->window());
+        box.setObjectName(QStringLiteral("offerDraft"));
+        box.setInformativeText(
+            tr("Placement Explorer did not close cleanly; these changes were "
+               "kept as a draft in the workspace (%1 on %2, %n cop(ies)).",
+               nullptr, static_cast<int>(d.copies))
+                .arg(QString::fromStdString(d.graph), QString::fromStdString(d.devices)));
+        QPushButton* restore = box.addButton(tr("Restore"), QMessageBox::AcceptRole);
+        box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+        box.setDefaultButton(restore);
+        box.exec();
+        if (box.clickedButton() != restore) {
+            if (Status status = m_store->deleteDraft(d.id); !status.ok())
+                emit problem(tr("Cannot discard the draft"),
+                             QString::fromStdString(status.error().toString()));
+            continue;
+        }
+        auto draft = m_store->loadDraft(d.id);
+        if (!draft) {
+            emit problem(tr("Cannot restore the draft"),
+                         QString::fromStdString(draft.error().toString()));
+            continue;
+        }
+        const PlanOptions options = draft.value().plan.options;
+        m_document->setModel(std::move(draft.value().plan.model), QString::fromStdString(d.source));
+        m_document->setOptions(options);
+        m_planName = QString::fromStdString(d.plan);
+        m_undo->clear();
+        m_undo->resetClean(); // the restored edits are not saved
+        // The draft is this window's now.
+        if (Status status = m_store->deleteDraft(d.id); !status.ok())
+            emit problem(tr("Cannot take over the draft"),
+                         QString::fromStdString(status.error().toString()));
+        writeDraftNow();
+        if (!d.plan.empty())
+            m_browser->select(m_planName);
+        emit draftRestored(m_planName);
+        return true;
+    }
+    return false;
+}
+
 bool WorkspaceController::open(const QString& path) {
+    // The draft follows the window into the workspace it opens.
+    discardDraft();
     auto opened = store::PlanStore::open(path.toStdString());
     if (!opened) {
         m_store.reset();
@@ -67,6 +171,8 @@ bool WorkspaceController::open(const QString& path) {
     }
     m_store = opened.take();
     m_browser->setStore(m_store.get(), tr("Workspace: %1").arg(path));
+    if (!m_undo->isClean())
+        m_draftTimer->start();
     return true;
 }
 
@@ -85,6 +191,7 @@ bool WorkspaceController::save(const QString& name) {
     }
     m_planName = name;
     m_undo->setClean();
+    discardDraft(); // the saved plan is what the window shows
     m_browser->refresh();
     m_browser->select(name);
     emit planSaved(name);

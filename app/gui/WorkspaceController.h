@@ -9,6 +9,7 @@
 
 #include <memory>
 
+class QTimer;
 class QUndoStack;
 
 namespace placer::store {
@@ -61,11 +62,26 @@ public:
     /// Records a run of the current plan when it is saved and unchanged (`unsaved` false).
     void recordRun(const RunOutcome& outcome, bool unsaved);
 
+    /// Autosave: the window's unsaved edits are journaled as its draft in the workspace
+    /// (store::PlanStore::saveDraft) shortly after each change, and the draft is dropped when
+    /// the document matches what is saved again. This window's draft owner.
+    const QString& draftOwner() const { return m_owner; }
+    /// Writes or drops the draft now (the timer does it after each change).
+    void writeDraftNow();
+    /// Drops this window's draft: after saving, or when the user discards the changes.
+    void discardDraft();
+    /// Offers back the drafts of windows that did not close cleanly ("Restore the unsaved
+    /// changes to resnet50 from 14:32?"), newest first, until one is restored; those declined
+    /// are deleted. True when one was restored.
+    bool offerAbandonedDrafts();
+
 signals:
     void problem(const QString& title, const QString& message);
     /// A saved plan is now the document's (after openPlan) or was just saved (after save).
     void planOpened(const QString& name);
     void planSaved(const QString& name);
+    /// An abandoned draft is the document's now (of the saved plan `name`, or "" for none).
+    void draftRestored(const QString& name);
 
 private:
     views::PlacementDocument* m_document;
@@ -73,6 +89,8 @@ private:
     PlanBrowser* m_browser;
     std::unique_ptr<store::PlanStore> m_store;
     QString m_planName;
+    QString m_owner;
+    QTimer* m_draftTimer;
 };
 
 } // namespace placer::gui

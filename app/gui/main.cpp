@@ -231,5 +231,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     window.show();
+    // After an unclean exit, the unsaved edits kept as drafts are offered back.
+    QTimer::singleShot(0, &window, [&window] { window.workspace()->offerAbandonedDrafts(); });
     return app.exec();
 }

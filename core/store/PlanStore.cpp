@@ -16,6 +16,9 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
+
+#include <unistd.h>
 
 namespace placer::store {
 
@@ -73,6 +76,22 @@ CREATE TABLE calibrations(
     machine TEXT PRIMARY KEY,
     created TEXT NOT NULL,
     body TEXT NOT NULL);
+)sql";
+
+// Version 4 added drafts: the edit state of a window's plan, journaled as it changes.
+constexpr const char* kMigrateV3ToV4 = R"sql(
+CREATE TABLE drafts(
+    id INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL UNIQUE,
+    plan TEXT NOT NULL,
+    source TEXT NOT NULL,
+    graph_id INTEGER NOT NULL REFERENCES graphs(id),
+    devices TEXT NOT NULL,
+    options TEXT NOT NULL,
+    copy_count INTEGER NOT NULL,
+    copied_bytes INTEGER NOT NULL,
+    conflicts INTEGER NOT NULL,
+    updated TEXT NOT NULL);
 )sql";
 
 std::string now() {
@@ -324,6 +343,10 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
             if (Status status = db->exec(kMigrateV2ToV3); !status.ok())
                 return status.error();
         }
+        if (version < 4) {
+            if (Status status = db->exec(kMigrateV3ToV4); !status.ok())
+                return status.error();
+        }
         if (Status status = db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
             !status.ok())
             return status.error();
@@ -347,7 +370,6 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
     if (name.empty())
         return storeError(m_db->path(), "a plan needs a name");
     const std::string body = writeJsonGraph(graph, devices).dump(-1);
-    const std::string hash = contentHash(body);
     std::vector<std::string> placement;
     for (DeviceId device : plan.devices)
         placement.push_back(device.valid() ? devices[device].name : std::string());
@@ -357,20 +379,10 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
     Transaction transaction(*m_db);
     if (!transaction.begun().ok())
         return transaction.begun();
-    auto insertGraph = m_db->prepare("INSERT INTO graphs(hash, name, format, body) VALUES(?, ?, ?, "
-                                     "?) ON CONFLICT(hash) DO NOTHING");
-    if (!insertGraph)
-        return insertGraph.error();
-    insertGraph.value().bind(1, std::string_view(hash)).bind(2, std::string_view(graph.name));
-    insertGraph.value()
-        .bind(3, std::string_view(graph.sourceFormat))
-        .bind(4, std::string_view(body));
-    if (Status status = insertGraph.value().run(); !status.ok())
-        return status;
-    auto graphRow = m_db->firstRow("SELECT id FROM graphs WHERE hash = ?", hash);
-    if (!graphRow || !graphRow.value())
-        return storeError(m_db->path(), "the graph was not stored");
-    const std::int64_t graphId = graphRow.value()->integer(0);
+    auto stored = storeGraph(graph, body);
+    if (!stored)
+        return stored.error();
+    const std::int64_t graphId = stored.value();
     auto upsert = m_db->prepare(
         "INSERT INTO plans(name, graph_id, devices, options, note, placement, copies, copy_count, "
         "copied_bytes, conflicts, report, created, updated) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
@@ -395,6 +407,31 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
     if (Status status = s.run(); !status.ok())
         return status;
     return transaction.commit();
+}
+
+Result<std::int64_t> PlanStore::storeGraph(const Graph& graph, const std::string& body) {
+    const std::string hash = contentHash(body);
+    auto insertGraph = m_db->prepare("INSERT INTO graphs(hash, name, format, body) VALUES(?, ?, ?, "
+                                     "?) ON CONFLICT(hash) DO NOTHING");
+    if (!insertGraph)
+        return insertGraph.error();
+    insertGraph.value().bind(1, std::string_view(hash)).bind(2, std::string_view(graph.name));
+    insertGraph.value()
+        .bind(3, std::string_view(graph.sourceFormat))
+        .bind(4, std::string_view(body));
+    if (Status status = insertGraph.value().run(); !status.ok())
+        return status.error();
+    auto graphRow = m_db->firstRow("SELECT id FROM graphs WHERE hash = ?", hash);
+    if (!graphRow)
+        return graphRow.error();
+    if (!graphRow.value())
+        return storeError(m_db->path(), "the graph was not stored");
+    return graphRow.value()->integer(0);
+}
+
+Status PlanStore::dropUnusedGraphs() {
+    return m_db->exec("DELETE FROM graphs WHERE id NOT IN (SELECT graph_id FROM plans) AND id NOT "
+                      "IN (SELECT graph_id FROM drafts)");
 }
 
 Result<StoredPlan> PlanStore::loadPlan(const std::string& name) {
@@ -491,9 +528,7 @@ Status PlanStore::deletePlan(const std::string& name) {
     if (Status status = remove.value().run(); !status.ok())
         return status;
     // Graphs no plan uses any more go too.
-    if (Status status =
-            m_db->exec("DELETE FROM graphs WHERE id NOT IN (SELECT graph_id FROM plans)");
-        !status.ok())
+    if (Status status = dropUnusedGraphs(); !status.ok())
         return status;
     return transaction.commit();
 }
@@ -679,6 +714,183 @@ Result<std::optional<Calibration>> PlanStore::loadCalibration(const std::string&
     if (!calibration)
         return calibration.error();
     return std::optional<Calibration>(calibration.take());
+}
+
+// ---- drafts (autosave) -------------------------------------------------------------------------
+
+namespace {
+
+/// This process's start time in clock ticks since boot (/proc/PID/stat, field 22), or "".
+std::string processStart(long pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos)
+        return {};
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    for (int k = 3; k <= 22 && fields >> field; ++k) {
+        if (k == 22)
+            return field;
+    }
+    return {};
+}
+
+std::string hostName() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0)
+        return "localhost";
+    return name;
+}
+
+} // namespace
+
+std::string DraftSummary::title() const {
+    return plan.empty() ? "(unsaved) " + graph : plan;
+}
+
+std::string draftOwner(int window) {
+    const long pid = static_cast<long>(getpid());
+    return hostName() + " " + std::to_string(pid) + " " + processStart(pid) + " " +
+           std::to_string(window);
+}
+
+bool draftOwnerRunning(const std::string& owner) {
+    std::istringstream fields(owner);
+    std::string host, start;
+    long pid = 0;
+    if (!(fields >> host >> pid >> start))
+        return false;
+    if (host != hostName())
+        return true; // another host's window: not ours to judge
+    return processStart(pid) == start;
+}
+
+Status PlanStore::saveDraft(const std::string& owner, const std::string& planName,
+                            const std::string& source, const Graph& graph, const DeviceSet& devices,
+                            const PlanOptions& options, const Plan& plan) {
+    const std::string body = writeJsonGraph(graph, devices).dump(-1);
+    Transaction transaction(*m_db);
+    if (!transaction.begun().ok())
+        return transaction.begun();
+    auto stored = storeGraph(graph, body);
+    if (!stored)
+        return stored.error();
+    auto upsert = m_db->prepare(
+        "INSERT INTO drafts(owner, plan, source, graph_id, devices, options, copy_count, "
+        "copied_bytes, conflicts, updated) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON "
+        "CONFLICT(owner) DO UPDATE SET plan = excluded.plan, source = excluded.source, graph_id = "
+        "excluded.graph_id, devices = excluded.devices, options = excluded.options, copy_count = "
+        "excluded.copy_count, copied_bytes = excluded.copied_bytes, conflicts = "
+        "excluded.conflicts, updated = excluded.updated");
+    if (!upsert)
+        return upsert.error();
+    Statement& st = upsert.value();
+    st.bind(1, std::string_view(owner))
+        .bind(2, std::string_view(planName))
+        .bind(3, std::string_view(source))
+        .bind(4, stored.value());
+    st.bind(5, std::string_view(devices.namesList()))
+        .bind(6, std::string_view(optionsJson(options).dump(-1)));
+    st.bind(7, static_cast<std::int64_t>(plan.copies.size())).bind(8, plan.copiedBytes());
+    st.bind(9, static_cast<std::int64_t>(plan.conflicts.size()));
+    const std::string time = now();
+    st.bind(10, std::string_view(time));
+    if (Status status = st.run(); !status.ok())
+        return status;
+    // The draft's earlier graph, when no plan or other draft has it.
+    if (Status status = dropUnusedGraphs(); !status.ok())
+        return status;
+    return transaction.commit();
+}
+
+Result<std::vector<DraftSummary>> PlanStore::listDrafts() {
+    auto query = m_db->prepare(
+        "SELECT d.id, d.owner, d.plan, d.source, g.name, d.devices, d.copy_count, "
+        "d.copied_bytes, d.conflicts, d.updated FROM drafts d JOIN graphs g ON g.id = d.graph_id "
+        "ORDER BY d.updated, d.id");
+    if (!query)
+        return query.error();
+    std::vector<DraftSummary> drafts;
+    const Status read = query.value().forEachRow([&](const Statement& st) {
+        DraftSummary d;
+        d.id = st.integer(0);
+        d.owner = st.text(1);
+        d.plan = st.text(2);
+        d.source = st.text(3);
+        d.graph = st.text(4);
+        d.devices = st.text(5);
+        d.copies = st.integer(6);
+        d.copiedBytes = st.integer(7);
+        d.conflicts = st.integer(8);
+        d.updated = st.text(9);
+        d.abandoned = !draftOwnerRunning(d.owner);
+        drafts.push_back(std::move(d));
+    });
+    if (!read.ok())
+        return read.error();
+    return drafts;
+}
+
+Result<StoredDraft> PlanStore::loadDraft(std::int64_t id) {
+    auto drafts = listDrafts();
+    if (!drafts)
+        return drafts.error();
+    StoredDraft draft;
+    bool found = false;
+    for (DraftSummary& d : drafts.value()) {
+        if (d.id == id) {
+            draft.summary = std::move(d);
+            found = true;
+        }
+    }
+    if (!found)
+        return storeError(m_db->path(), "no draft " + std::to_string(id));
+    auto row = m_db->firstRow("SELECT d.options, g.body, g.name, g.format FROM drafts d JOIN "
+                              "graphs g ON g.id = d.graph_id WHERE d.id = ?",
+                              id);
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return storeError(m_db->path(), "no draft " + std::to_string(id));
+    Statement& st = *row.value();
+    const std::string what = "draft " + std::to_string(id);
+    auto options = Json::parse(st.text(0), what + " options");
+    if (!options)
+        return options.error();
+    draft.plan.name = draft.summary.plan;
+    draft.plan.options = optionsFrom(options.value());
+    auto model = loadModelText(st.text(1), what, GraphFormat::Json, std::nullopt);
+    if (!model)
+        return model.error();
+    draft.plan.model = model.take();
+    draft.plan.model.graph.name = st.text(2);
+    draft.plan.model.graph.sourceFormat = st.text(3);
+    return draft;
+}
+
+Status PlanStore::deleteDraft(const std::string& owner) {
+    Transaction transaction(*m_db);
+    if (!transaction.begun().ok())
+        return transaction.begun();
+    auto remove = m_db->prepare("DELETE FROM drafts WHERE owner = ?");
+    if (!remove)
+        return remove.error();
+    remove.value().bind(1, std::string_view(owner));
+    if (Status status = remove.value().run(); !status.ok())
+        return status;
+    if (Status status = dropUnusedGraphs(); !status.ok())
+        return status;
+    return transaction.commit();
+}
+
+Status PlanStore::deleteDraft(std::int64_t id) {
+    auto row = m_db->firstRow("SELECT owner FROM drafts WHERE id = ?", id);
+    if (!row)
+        return row.error();
+    if (!row.value())
+        return storeError(m_db->path(), "no draft " + std::to_string(id));
+    return deleteDraft(row.value()->text(0));
 }
 
 } // namespace placer::store

@@ -16,7 +16,7 @@
 
 namespace placer::store {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct PlanSummary {
     std::string name;
@@ -73,6 +73,38 @@ struct MeasuredCost {
     int runs = 1; ///< how many runs it stands for
 };
 
+/// An unsaved edit state of a plan, kept while a window edits it (autosave): what the window
+/// shows, journaled on every edit, apart from the saved plans until the user saves.
+struct DraftSummary {
+    std::int64_t id = 0;
+    std::string owner;  ///< the window that keeps it (draftOwner)
+    std::string plan;   ///< the saved plan it edits, or "" for one never saved
+    std::string source; ///< the model the window opened ("plan NAME" for a saved plan)
+    std::string graph;  ///< the graph's display name
+    std::string devices;
+    std::int64_t copies = 0;
+    std::int64_t copiedBytes = 0;
+    std::int64_t conflicts = 0;
+    std::string updated;
+    /// Its window's process is gone (an unclean exit): the draft is offered back at the next
+    /// start. Otherwise a window still edits it.
+    bool abandoned = false;
+    /// "resnet50" for a draft of a saved plan, "(unsaved) tiny_resnet" for one never saved.
+    std::string title() const;
+};
+
+struct StoredDraft {
+    DraftSummary summary;
+    StoredPlan plan; ///< the graph with its pins, the devices and the options, as edited
+};
+
+/// The owner of a window's draft: this process (host, pid and start time) and the window's
+/// number in it, so that two windows keep separate drafts.
+std::string draftOwner(int window);
+/// Whether the process `owner` names still runs here (its pid with the same start time); false
+/// for another host's process only when it is this host's pid that is gone.
+bool draftOwnerRunning(const std::string& owner);
+
 class PlanStore {
 public:
     /// Opens or creates the workspace file. Refuses (file untouched) a newer schema, a file that
@@ -106,12 +138,27 @@ public:
     Status saveCalibration(const Calibration& calibration);
     Result<std::optional<Calibration>> loadCalibration(const std::string& machine);
 
+    /// Drafts (autosave): replaces `owner`'s draft with this edit state, in one transaction.
+    Status saveDraft(const std::string& owner, const std::string& planName,
+                     const std::string& source, const Graph& graph, const DeviceSet& devices,
+                     const PlanOptions& options, const Plan& plan);
+    /// Every draft, oldest first, each marked abandoned or not.
+    Result<std::vector<DraftSummary>> listDrafts();
+    Result<StoredDraft> loadDraft(std::int64_t id);
+    /// Deletes `owner`'s draft (none is fine).
+    Status deleteDraft(const std::string& owner);
+    Status deleteDraft(std::int64_t id);
+
     Database& database() { return *m_db; }
 
 private:
     PlanStore(std::unique_ptr<Database> db, std::string path)
         : m_db(std::move(db)), m_path(std::move(path)) {}
     Result<std::int64_t> planId(const std::string& name);
+    /// Stores a graph's body once (by content hash); its row id.
+    Result<std::int64_t> storeGraph(const Graph& graph, const std::string& body);
+    /// Deletes the graphs no plan or draft uses.
+    Status dropUnusedGraphs();
     /// Renames or copies plan `from` as `to` with `sql` (?1 new name, ?2 time, ?3 plan id), in
     /// one transaction, after checking `from` exists and `to` does not.
     Status underNewName(const std::string& from, const std::string& to, const char* sql);

@@ -3,6 +3,8 @@
 #include "cli/PlacerCli.h"
 
 #include "io/Json.h"
+#include "plan/Planner.h"
+#include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "runtime/Calibrate.h"
 #include "runtime/ReferenceRun.h"
@@ -867,6 +869,37 @@ void TestPlacerCli::plansInAWorkspace() {
     QCOMPARE(list.value().items().size(), std::size_t{2});
     QCOMPARE(list.value().items()[1]["note"].asString(), std::string("convs only"));
     QVERIFY(list.value().items()[1]["copies"].asInt() > 0);
+    // A draft (a window's unsaved edits) is listed as such and shown like a plan.
+    {
+        auto store = store::PlanStore::open(db.toStdString());
+        QVERIFY(store.ok());
+        auto loaded = loadModelFile(model.toStdString(), GraphFormat::Auto, std::nullopt);
+        QVERIFY(loaded.ok());
+        PlanOptions edited;
+        edited.rules = {{"nn.dense", "cpu"}};
+        const Plan plan = planDevices(loaded.value().graph, loaded.value().devices, edited);
+        QVERIFY(store.value()
+                    ->saveDraft(store::draftOwner(1), "split", model.toStdString(),
+                                loaded.value().graph, loaded.value().devices, edited, plan)
+                    .ok());
+    }
+    run = placerRun({"plans", "list", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("draft-1  [draft of split, open in a window]"), qPrintable(run.out));
+    run = placerRun({"plans", "list", "--json", "--db", db});
+    auto withDraft = Json::parse(run.out.toStdString(), "stdout");
+    QVERIFY(withDraft.ok());
+    QCOMPARE(withDraft.value().items().size(), std::size_t{3});
+    QVERIFY(withDraft.value().items()[2]["draft"].asBool());
+    QCOMPARE(withDraft.value().items()[2]["plan"].asString(), std::string("split"));
+    run = placerRun({"plans", "show", "draft-1", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.startsWith("draft of split (open in a window") &&
+                 run.out.contains("nn.dense=cpu"),
+             qPrintable(run.out));
+    run = placerRun({"plans", "show", "draft-9", "--db", db});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains("no draft 9"), qPrintable(run.err));
     run = placerRun({"plans", "show", "split", "--emit", "json", "--db", db});
     QCOMPARE(run.code, 0);
     QVERIFY(run.err.isEmpty()); // the planner's answer has not changed

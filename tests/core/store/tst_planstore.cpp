@@ -5,6 +5,7 @@
 #include "io/ModelLoader.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
+#include "plan/Split.h"
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
@@ -141,6 +142,86 @@ private slots:
         QVERIFY(list.ok());
         QCOMPARE(list.value().size(), std::size_t{1});
         QCOMPARE(list.value()[0].note, std::string("second"));
+    }
+
+    // Drafts (autosave): a window's edit state journaled apart from the saved plans. It
+    // reloads to the same plan (pins, devices, options with micro-batches and splits), each
+    // owner keeps one, a draft whose process is gone is abandoned, the saved plan is untouched,
+    // and deleting drafts and plans leaves no graph behind.
+    void draftsKeepUnsavedEdits() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("ws.db").toStdString();
+        auto store = openOrDie(path);
+        QVERIFY(saveExample(*store, "mine").ok());
+        LoadedModel model = example();
+        QVERIFY(applyPinRequests(model.graph, model.devices, {{"%4", "cpu", false}}).ok());
+        PlanOptions options;
+        options.rules = {{"nn.dense", "cpu"}};
+        options.mode = PlanMode::Auto;
+        options.splits.push_back(parseSplitRequest("%9=cpu,gpu").take());
+        const Plan plan = planDevices(model.graph, model.devices, options);
+        const std::string mine = draftOwner(1), other = draftOwner(2);
+        QVERIFY(mine != other);
+        QVERIFY(draftOwnerRunning(mine));
+        QVERIFY(store->saveDraft(mine, "mine", kExample, model.graph, model.devices, options, plan)
+                    .ok());
+        // A second edit replaces the first; another window keeps its own.
+        options.microBatches = 4;
+        QVERIFY(store->saveDraft(mine, "mine", kExample, model.graph, model.devices, options, plan)
+                    .ok());
+        QVERIFY(store->saveDraft(other, "", kExample, model.graph, model.devices, {}, plan).ok());
+        // A draft of a process that is gone (no pid is that large): abandoned.
+        std::string dead = mine;
+        dead.replace(dead.find(' ') + 1, dead.find(' ', dead.find(' ') + 1) - dead.find(' ') - 1,
+                     "999999999");
+        QVERIFY(!draftOwnerRunning(dead));
+        QVERIFY(store->saveDraft(dead, "mine", kExample, model.graph, model.devices, options, plan)
+                    .ok());
+        store.reset();
+
+        auto reopened = openOrDie(path);
+        auto drafts = reopened->listDrafts();
+        QVERIFY(drafts.ok());
+        QCOMPARE(drafts.value().size(), std::size_t{3});
+        int abandoned = 0;
+        std::int64_t deadId = -1, mineId = -1;
+        for (const DraftSummary& d : drafts.value()) {
+            abandoned += d.abandoned;
+            if (d.owner == dead)
+                deadId = d.id;
+            if (d.owner == mine)
+                mineId = d.id;
+        }
+        QCOMPARE(abandoned, 1);
+        auto draft = reopened->loadDraft(deadId);
+        QVERIFY2(draft.ok(), draft.ok() ? "" : draft.error().message.c_str());
+        QCOMPARE(draft.value().summary.plan, std::string("mine"));
+        QCOMPARE(draft.value().summary.source, kExample);
+        QVERIFY(draft.value().summary.abandoned);
+        QVERIFY(draft.value().plan.options == options);
+        const Graph& restored = draft.value().plan.model.graph;
+        QCOMPARE(restored.node(*restored.find("%4")).pin.kind, PinKind::Plain);
+        const Plan again = planDevices(restored, draft.value().plan.model.devices,
+                                       draft.value().plan.options);
+        const Plan expected = planDevices(model.graph, model.devices, options);
+        QCOMPARE(again.devices, expected.devices);
+        QCOMPARE(again.copies.size(), expected.copies.size());
+        // The saved plan is untouched.
+        auto saved = reopened->loadPlan("mine");
+        QVERIFY(saved.ok());
+        QVERIFY(saved.value().options == PlanOptions{});
+        // Deleting: by owner, by id; a missing one is fine by owner, an error by id.
+        QVERIFY(reopened->deleteDraft(mine).ok());
+        QVERIFY(reopened->deleteDraft(mine).ok());
+        QVERIFY(!reopened->deleteDraft(mineId).ok());
+        QVERIFY(reopened->deleteDraft(deadId).ok());
+        QVERIFY(reopened->deleteDraft(other).ok());
+        QVERIFY(reopened->deletePlan("mine").ok());
+        auto graphs = reopened->database().firstRow("SELECT count(*) FROM graphs WHERE id > ?",
+                                                    std::int64_t{-1});
+        QVERIFY(graphs.ok() && graphs.value());
+        QCOMPARE(graphs.value()->integer(0), std::int64_t{0});
+        QCOMPARE(integrity(path), std::string("ok"));
     }
 
     void aChangedPlannerAnswerIsReported() {

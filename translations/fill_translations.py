@@ -41,6 +41,17 @@ T = {
     "Cannot discard the draft": ("Der Entwurf lässt sich nicht verwerfen", "无法放弃草稿"),
     "Cannot restore the draft": ("Der Entwurf lässt sich nicht wiederherstellen", "无法恢复草稿"),
     "Cannot take over the draft": ("Der Entwurf lässt sich nicht übernehmen", "无法接管草稿"),
+    "Workspace: %1 (read-only; unsaved changes kept in %2)": (
+        "Arbeitsbereich: %1 (schreibgeschützt; ungesicherte Änderungen in %2)",
+        "工作区：%1（只读；未保存的更改保存在 %2）"),
+    "nowhere": ("nirgends", "无处"),
+    "The workspace is read-only": ("Der Arbeitsbereich ist schreibgeschützt", "工作区为只读"),
+    "%1 cannot be written: its plans can be opened, but saving them fails. Unsaved changes are kept as drafts in the temporary workspace %2; open another workspace (File ▸ Open Workspace) to save.": (
+        "%1 kann nicht geschrieben werden: seine Pläne lassen sich öffnen, aber nicht speichern. Ungesicherte Änderungen werden als Entwürfe im temporären Arbeitsbereich %2 aufbewahrt; zum Speichern einen anderen Arbeitsbereich öffnen (Datei ▸ Arbeitsbereich öffnen).",
+        "%1 无法写入：其中的计划可以打开，但无法保存。未保存的更改作为草稿保存在临时工作区 %2 中；要保存，请打开另一个工作区（文件 ▸ 打开工作区）。"),
+    "%1 cannot be written, and no temporary workspace could be made for drafts (%2): unsaved changes are not kept.": (
+        "%1 kann nicht geschrieben werden, und für Entwürfe ließ sich kein temporärer Arbeitsbereich anlegen (%2): ungesicherte Änderungen werden nicht aufbewahrt.",
+        "%1 无法写入，且无法为草稿创建临时工作区（%2）：未保存的更改不会被保留。"),
     "Pipeline in %1 micro-batches": ("Pipeline in %1 Mikro-Batches", "以 %1 个微批次流水线执行"),
     "Stop pipelining": ("Pipeline beenden", "停止流水线执行"),
     "%1: %2 idle %3 predicted": ("%1: %2 untätig, %3 vorhergesagt", "%1：%2 空闲 %3（预测）"),

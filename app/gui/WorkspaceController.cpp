@@ -10,6 +10,7 @@
 #include "views/PlacementDocument.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -21,6 +22,8 @@
 #include <QUndoStack>
 
 #include <algorithm>
+
+#include <unistd.h>
 
 namespace placer::gui {
 
@@ -73,15 +76,19 @@ WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUn
 
 WorkspaceController::~WorkspaceController() = default;
 
+QString WorkspaceController::draftWorkspace() const {
+    return m_draftStore ? QString::fromStdString(m_draftStore->path()) : QString();
+}
+
 void WorkspaceController::writeDraftNow() {
     m_draftTimer->stop();
-    if (!m_store)
+    if (!draftStore())
         return;
     if (m_undo->isClean()) {
         discardDraft();
         return;
     }
-    const Status saved = m_store->saveDraft(
+    const Status saved = draftStore()->saveDraft(
         m_owner.toStdString(), m_planName.toStdString(), m_document->path().toStdString(),
         m_document->graph(), m_document->devices(), m_document->options(), m_document->plan());
     if (!saved.ok())
@@ -91,17 +98,17 @@ void WorkspaceController::writeDraftNow() {
 
 void WorkspaceController::discardDraft() {
     m_draftTimer->stop();
-    if (!m_store)
+    if (!draftStore())
         return;
-    if (Status status = m_store->deleteDraft(m_owner.toStdString()); !status.ok())
+    if (Status status = draftStore()->deleteDraft(m_owner.toStdString()); !status.ok())
         emit problem(tr("Cannot drop the draft of the unsaved changes"),
                      QString::fromStdString(status.error().toString()));
 }
 
 bool WorkspaceController::offerAbandonedDrafts() {
-    if (!m_store)
+    if (!draftStore())
         return false;
-    auto drafts = m_store->listDrafts();
+    auto drafts = draftStore()->listDrafts();
     if (!drafts)
         return false;
     std::vector<store::DraftSummary> abandoned;
@@ -130,12 +137,12 @@ bool WorkspaceController::offerAbandonedDrafts() {
         box.setDefaultButton(restore);
         box.exec();
         if (box.clickedButton() != restore) {
-            if (Status status = m_store->deleteDraft(d.id); !status.ok())
+            if (Status status = draftStore()->deleteDraft(d.id); !status.ok())
                 emit problem(tr("Cannot discard the draft"),
                              QString::fromStdString(status.error().toString()));
             continue;
         }
-        auto draft = m_store->loadDraft(d.id);
+        auto draft = draftStore()->loadDraft(d.id);
         if (!draft) {
             emit problem(tr("Cannot restore the draft"),
                          QString::fromStdString(draft.error().toString()));
@@ -148,7 +155,7 @@ bool WorkspaceController::offerAbandonedDrafts() {
         m_undo->clear();
         m_undo->resetClean(); // the restored edits are not saved
         // The draft is this window's now.
-        if (Status status = m_store->deleteDraft(d.id); !status.ok())
+        if (Status status = draftStore()->deleteDraft(d.id); !status.ok())
             emit problem(tr("Cannot take over the draft"),
                          QString::fromStdString(status.error().toString()));
         writeDraftNow();
@@ -170,7 +177,32 @@ bool WorkspaceController::open(const QString& path) {
         return false;
     }
     m_store = opened.take();
-    m_browser->setStore(m_store.get(), tr("Workspace: %1").arg(path));
+    m_draftStore.reset();
+    if (m_store->readOnly()) {
+        // Drafts need a workspace that can be written: a temporary one of this user's, so that
+        // the next start finds them while this one stays read-only.
+        const QString folder =
+            QDir::temp().filePath(QStringLiteral("placement-explorer-%1").arg(::getuid()));
+        const QString drafts = QDir(folder).filePath(QStringLiteral("drafts.db"));
+        auto temporary = store::PlanStore::open(drafts.toStdString());
+        if (temporary)
+            m_draftStore = temporary.take();
+        m_browser->setStore(m_store.get(),
+                            tr("Workspace: %1 (read-only; unsaved changes kept in %2)")
+                                .arg(path, m_draftStore ? drafts : tr("nowhere")));
+        emit problem(tr("The workspace is read-only"),
+                     m_draftStore
+                         ? tr("%1 cannot be written: its plans can be opened, but saving them "
+                              "fails. Unsaved changes are kept as drafts in the temporary "
+                              "workspace %2; open another workspace (File ▸ Open Workspace) to "
+                              "save.")
+                               .arg(path, drafts)
+                         : tr("%1 cannot be written, and no temporary workspace could be made "
+                              "for drafts (%2): unsaved changes are not kept.")
+                               .arg(path, QString::fromStdString(temporary.error().message)));
+    } else {
+        m_browser->setStore(m_store.get(), tr("Workspace: %1").arg(path));
+    }
     if (!m_undo->isClean())
         m_draftTimer->start();
     return true;

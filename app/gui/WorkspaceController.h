@@ -36,8 +36,12 @@ public:
                         QObject* parent = nullptr);
     ~WorkspaceController() override;
 
-    /// Opens (or creates) a workspace file; false (the browser says why) when it cannot.
+    /// Opens (or creates) a workspace file; false (the browser says why) when it cannot. A
+    /// workspace that cannot be written opens for reading (its plans list and open; saving
+    /// fails saying so), and the window's drafts go to a temporary workspace, which it names.
     bool open(const QString& path);
+    /// That temporary workspace's file, while the workspace is read-only; else empty.
+    QString draftWorkspace() const;
     store::PlanStore* store() const { return m_store.get(); }
     /// The saved plan the document shows ("" when none).
     const QString& planName() const { return m_planName; }
@@ -87,7 +91,13 @@ private:
     views::PlacementDocument* m_document;
     QUndoStack* m_undo;
     PlanBrowser* m_browser;
+    /// Where drafts go: the workspace, or a temporary one while the workspace is read-only.
+    store::PlanStore* draftStore() const {
+        return m_draftStore ? m_draftStore.get() : m_store.get();
+    }
+
     std::unique_ptr<store::PlanStore> m_store;
+    std::unique_ptr<store::PlanStore> m_draftStore; ///< set while m_store is read-only
     QString m_planName;
     QString m_owner;
     QTimer* m_draftTimer;

@@ -292,6 +292,20 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
         std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     }
     auto opened = Database::open(path);
+    bool readOnly = false;
+    if (!opened && header.exists && header.sqlite && header.userVersion > 0 &&
+        ::access(path.c_str(), R_OK) == 0) {
+        // A workspace that cannot be written (read-only file system, folder or file): read it
+        // as it is, when it needs no migration.
+        if (header.userVersion < static_cast<std::uint32_t>(kSchemaVersion))
+            return storeError(path, "the workspace cannot be written (" + opened.error().message +
+                                        ") and is of an older schema that would need migrating");
+        auto again = Database::open(path, false, true);
+        if (again) {
+            opened = std::move(again);
+            readOnly = true;
+        }
+    }
     if (!opened)
         return opened.error();
     std::unique_ptr<Database> db = opened.take();
@@ -353,7 +367,7 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
         if (Status status = transaction.commit(); !status.ok())
             return status.error();
     }
-    return std::unique_ptr<PlanStore>(new PlanStore(std::move(db), path));
+    return std::unique_ptr<PlanStore>(new PlanStore(std::move(db), path, readOnly));
 }
 
 Result<std::int64_t> PlanStore::planId(const std::string& name) {

@@ -114,6 +114,9 @@ public:
     static std::string defaultPath();
     /// The file it was opened from.
     const std::string& path() const { return m_path; }
+    /// Opened for reading only: the file, its folder or its file system cannot be written
+    /// (plans list, show and open; every save fails saying so).
+    bool readOnly() const { return m_readOnly; }
 
     /// Saves (or replaces) the plan called `name`, in one transaction.
     Status savePlan(const std::string& name, const std::string& note, const Graph& graph,
@@ -152,8 +155,8 @@ public:
     Database& database() { return *m_db; }
 
 private:
-    PlanStore(std::unique_ptr<Database> db, std::string path)
-        : m_db(std::move(db)), m_path(std::move(path)) {}
+    PlanStore(std::unique_ptr<Database> db, std::string path, bool readOnly = false)
+        : m_db(std::move(db)), m_path(std::move(path)), m_readOnly(readOnly) {}
     Result<std::int64_t> planId(const std::string& name);
     /// Stores a graph's body once (by content hash); its row id.
     Result<std::int64_t> storeGraph(const Graph& graph, const std::string& body);
@@ -164,6 +167,7 @@ private:
     Status underNewName(const std::string& from, const std::string& to, const char* sql);
     std::unique_ptr<Database> m_db;
     std::string m_path;
+    bool m_readOnly = false;
 };
 
 } // namespace placer::store

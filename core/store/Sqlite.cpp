@@ -3,13 +3,32 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
+#include <string_view>
+
 namespace placer::store {
 
-Result<std::unique_ptr<Database>> Database::open(const std::string& path, bool create) {
+Result<std::unique_ptr<Database>> Database::open(const std::string& path, bool create,
+                                                  bool readOnly) {
     sqlite3* db = nullptr;
-    const int flags =
-        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
+    std::string name = path;
+    if (readOnly) {
+        // file:PATH?immutable=1: no journal, no -shm, nothing written beside the file.
+        flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX;
+        name = "file:";
+        for (const char c : path) {
+            if (c == '?' || c == '#' || c == '%') {
+                char escaped[4];
+                std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+                name += escaped;
+            } else {
+                name += c;
+            }
+        }
+        name += "?immutable=1";
+    }
+    const int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
     if (rc != SQLITE_OK) {
         const std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
         sqlite3_close(db);
@@ -20,6 +39,8 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path, bool c
     // A file that is not SQLite fails here, on the first read of its header.
     for (const char* pragma :
          {"PRAGMA foreign_keys = ON", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"}) {
+        if (readOnly && std::string_view(pragma) != "PRAGMA foreign_keys = ON")
+            continue;
         if (Status status = database->exec(pragma); !status.ok())
             return SourceError{path, 0, 0, status.error().message};
     }
@@ -38,6 +59,11 @@ std::string Database::lastError() const {
         return "the file is not a Placement Explorer database (not SQLite)";
     if (code == SQLITE_CORRUPT)
         return "the database file is damaged (truncated or overwritten)";
+    if (code == SQLITE_FULL)
+        return "the disk is full: nothing was saved, and what was saved before is intact; free "
+               "some space and save again";
+    if (code == SQLITE_READONLY)
+        return "the workspace is read-only (its file, folder or file system cannot be written)";
     return sqlite3_errmsg(m_db);
 }
 

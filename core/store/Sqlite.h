@@ -21,7 +21,10 @@ class Statement;
 class Database {
 public:
     /// Opens (or creates) the file with WAL journaling, foreign keys on and a busy timeout.
-    static Result<std::unique_ptr<Database>> open(const std::string& path, bool create = true);
+    /// `readOnly`: opens an existing file that cannot be written (a read-only file system or
+    /// folder) as immutable, for reading only; every write then fails as read-only.
+    static Result<std::unique_ptr<Database>> open(const std::string& path, bool create = true,
+                                                  bool readOnly = false);
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;

@@ -12,6 +12,7 @@
 #include "views/NodeItem.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -239,6 +240,80 @@ private slots:
         // Nothing more to offer.
         QVERIFY(!answering(QStringLiteral("Discard"),
                            [&] { restored = window.workspace()->offerAbandonedDrafts(); }));
+    }
+
+    // A workspace on a read-only file system: the window says so and keeps working. Its plans
+    // list and open; the edits' draft goes to a temporary workspace the message names; saving
+    // fails with a sentence that says why; the workspace itself is unchanged.
+    void aReadOnlyWorkspaceKeepsDraftsElsewhere() {
+        QTemporaryDir dir;
+        const QString mountPoint = dir.filePath(QStringLiteral("ro"));
+        QVERIFY(QDir().mkpath(mountPoint));
+        QProcess mount;
+        mount.start(QStringLiteral("mount"),
+                    {QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"),
+                     QStringLiteral("size=4m"), QStringLiteral("tmpfs"), mountPoint});
+        if (!mount.waitForFinished() || mount.exitCode() != 0)
+            QSKIP("cannot mount a tmpfs here (needs root and permission to mount): " +
+                  mount.readAllStandardError().trimmed());
+        struct Unmount {
+            QString at;
+            ~Unmount() { QProcess::execute(QStringLiteral("umount"), {at}); }
+        } unmount{mountPoint};
+        const QString db = mountPoint + QStringLiteral("/ws.db");
+        {
+            auto store = store::PlanStore::open(db.toStdString());
+            QVERIFY(store.ok());
+            auto loaded = loadModelFile(kExample.toStdString(), GraphFormat::Auto, std::nullopt);
+            QVERIFY(loaded.ok());
+            QVERIFY(store.value()
+                        ->savePlan("kept", "", loaded.value().graph, loaded.value().devices, {},
+                                   planDevices(loaded.value().graph, loaded.value().devices, {}))
+                        .ok());
+        }
+        QVERIFY(QProcess::execute(
+                    QStringLiteral("mount"),
+                    {QStringLiteral("-o"), QStringLiteral("remount,ro"), mountPoint}) == 0);
+        const QByteArray oldTmp = qgetenv("TMPDIR");
+        qputenv("TMPDIR", dir.path().toUtf8());
+
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(window.workspace()->open(db));
+        QVERIFY(window.workspace()->store()->readOnly());
+        const QString drafts = window.workspace()->draftWorkspace();
+        QVERIFY2(drafts.startsWith(dir.path()), qPrintable(drafts));
+        auto* said = window.findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+        QVERIFY(said);
+        QVERIFY2(said->text().contains(QStringLiteral("cannot be written")) &&
+                     said->text().contains(drafts),
+                 qPrintable(said->text()));
+        said->accept();
+        QVERIFY(window.workspace()->openPlan(QStringLiteral("kept")));
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        clickNode(window, "%4", false);
+        QTest::keyClick(&window, Qt::Key_2, Qt::AltModifier);
+        QCOMPARE(window.undoStack()->count(), 1);
+        window.workspace()->writeDraftNow();
+        QCOMPARE(draftsIn(drafts).size(), std::size_t{1});
+        QCOMPARE(draftsIn(drafts).front().plan, std::string("kept"));
+        // Saving fails, saying why; the workspace keeps its one plan.
+        QVERIFY(!window.workspace()->save(QStringLiteral("kept")));
+        QTRY_VERIFY(window.findChild<QMessageBox*>(QStringLiteral("errorDialog")));
+        const QString why = window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->text();
+        QVERIFY2(why.contains(QStringLiteral("read-only")), qPrintable(why));
+        window.findChild<QMessageBox*>(QStringLiteral("errorDialog"))->accept();
+        auto list = window.workspace()->store()->listPlans();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), std::size_t{1});
+        window.workspace()->discardDraft();
+        QVERIFY(draftsIn(drafts).empty());
+        window.workspace()->open(dir.filePath(QStringLiteral("elsewhere.db"))); // lets go of it
+        if (oldTmp.isEmpty())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", oldTmp);
     }
 };
 

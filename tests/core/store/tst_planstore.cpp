@@ -16,6 +16,7 @@
 #include "store/RunRecords.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -222,6 +223,58 @@ private slots:
         QVERIFY(graphs.ok() && graphs.value());
         QCOMPARE(graphs.value()->integer(0), std::int64_t{0});
         QCOMPARE(integrity(path), std::string("ok"));
+    }
+
+    // A full disk: a 1 MiB file system (tmpfs, where this test may mount one) fills up while
+    // plans are saved; the save that does not fit fails with a sentence that says so and names
+    // the workspace, and every plan saved before it reloads intact.
+    void aFullDiskFailsTheSaveAndKeepsTheRest() {
+        QTemporaryDir dir;
+        const QString mountPoint = dir.filePath("small");
+        QVERIFY(QDir().mkpath(mountPoint));
+        QProcess mount;
+        mount.start("mount", {"-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint});
+        if (!mount.waitForFinished() || mount.exitCode() != 0)
+            QSKIP("cannot mount a small tmpfs here (needs root and permission to mount): " +
+                  mount.readAllStandardError().trimmed());
+        struct Unmount {
+            QString at;
+            ~Unmount() { QProcess::execute("umount", {at}); }
+        } unmount{mountPoint};
+        const std::string path = (mountPoint + "/ws.db").toStdString();
+        auto store = openOrDie(path);
+        std::vector<std::string> saved;
+        std::string failure;
+        LoadedModel model = example();
+        for (int i = 0; i < 2000 && failure.empty(); ++i) {
+            const std::string name = "plan-" + std::to_string(i);
+            PlanOptions options;
+            options.rules = {{"nn.conv2d", i % 2 ? "cpu" : "gpu"}};
+            // A note of 8 KiB each, so that the disk fills within a few hundred saves.
+            const Status status =
+                store->savePlan(name, std::string(8192, static_cast<char>('a' + i % 26)),
+                                model.graph, model.devices, options,
+                                planDevices(model.graph, model.devices, options));
+            if (status.ok())
+                saved.push_back(name);
+            else
+                failure = status.error().toString();
+        }
+        QVERIFY2(!failure.empty(), "the disk never filled");
+        QVERIFY2(failure.find("the disk is full") != std::string::npos, failure.c_str());
+        QVERIFY2(failure.find(path) != std::string::npos, failure.c_str());
+        QVERIFY(saved.size() > 5);
+        store.reset();
+        auto reopened = PlanStore::open(path);
+        QVERIFY2(reopened.ok(), reopened.ok() ? "" : reopened.error().message.c_str());
+        auto list = reopened.value()->listPlans();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), saved.size());
+        for (const std::string& name : {saved.front(), saved.back()})
+            QVERIFY(reopened.value()->loadPlan(name).ok());
+        reopened.value().reset();
+        QCOMPARE(integrity(path), std::string("ok"));
+        qInfo("%zu plans saved before the disk was full: %s", saved.size(), failure.c_str());
     }
 
     void aChangedPlannerAnswerIsReported() {

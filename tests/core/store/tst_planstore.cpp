@@ -1,5 +1,6 @@
 // The plan store: saved plans reopen to the identical plan; renames, copies, deletes and diffs;
-// hostile names; files that are not ours, newer, truncated or older; crash safety under SIGKILL
+// hostile names; files that are not ours, newer, truncated or older; a full disk; drafts; crash
+// safety under 100 SIGKILLs amid saves of plans, runs and drafts
 // and two writers at once (this executable doubles as the writing child process).
 #include "io/JsonGraph.h"
 #include "io/ModelLoader.h"
@@ -98,6 +99,34 @@ int childSave(const std::string& db, const std::string& prefix, int count) {
         }
         std::printf("saved %s\n", name.c_str());
         std::fflush(stdout);
+        // A run of it, and a window's draft, as the GUI records them after a run and an edit.
+        RunRecord run;
+        run.mapping = "cpu=cpu, gpu=vcpu1";
+        run.machine = "child";
+        run.iterations = i + 1;
+        run.latencyMs = 1.5 * (i + 1);
+        run.report = "{}";
+        for (int attempt = 0;; ++attempt) {
+            const Status status = store.value()->saveRun(name, run);
+            if (status.ok())
+                break;
+            if (status.error().message.find("busy") == std::string::npos || attempt > 50) {
+                std::printf("failed run %s: %s\n", name.c_str(), status.error().message.c_str());
+                return 1;
+            }
+        }
+        std::printf("ran %s %d\n", name.c_str(), run.iterations);
+        std::fflush(stdout);
+        for (int attempt = 0;; ++attempt) {
+            const Status status = store.value()->saveDraft(
+                prefix + " 1 1 1", name, kExample, model.graph, model.devices, options, plan);
+            if (status.ok())
+                break;
+            if (status.error().message.find("busy") == std::string::npos || attempt > 50) {
+                std::printf("failed draft %s: %s\n", name.c_str(), status.error().message.c_str());
+                return 1;
+            }
+        }
     }
     return 0;
 }
@@ -202,8 +231,8 @@ private slots:
         QVERIFY(draft.value().plan.options == options);
         const Graph& restored = draft.value().plan.model.graph;
         QCOMPARE(restored.node(*restored.find("%4")).pin.kind, PinKind::Plain);
-        const Plan again = planDevices(restored, draft.value().plan.model.devices,
-                                       draft.value().plan.options);
+        const Plan again =
+            planDevices(restored, draft.value().plan.model.devices, draft.value().plan.options);
         const Plan expected = planDevices(model.graph, model.devices, options);
         QCOMPARE(again.devices, expected.devices);
         QCOMPARE(again.copies.size(), expected.copies.size());
@@ -251,10 +280,9 @@ private slots:
             PlanOptions options;
             options.rules = {{"nn.conv2d", i % 2 ? "cpu" : "gpu"}};
             // A note of 8 KiB each, so that the disk fills within a few hundred saves.
-            const Status status =
-                store->savePlan(name, std::string(8192, static_cast<char>('a' + i % 26)),
-                                model.graph, model.devices, options,
-                                planDevices(model.graph, model.devices, options));
+            const Status status = store->savePlan(
+                name, std::string(8192, static_cast<char>('a' + i % 26)), model.graph,
+                model.devices, options, planDevices(model.graph, model.devices, options));
             if (status.ok())
                 saved.push_back(name);
             else
@@ -543,6 +571,7 @@ private slots:
         openOrDie(path); // created before the children race to do it
         std::mt19937 rng(3);
         std::vector<std::string> saved;
+        std::vector<std::pair<std::string, int>> ran; // (plan, iterations) recorded
         for (int round = 0; round < 100; ++round) {
             QProcess child;
             child.start(QCoreApplication::applicationFilePath(),
@@ -560,6 +589,10 @@ private slots:
             for (const QByteArray& line : child.readAllStandardOutput().split('\n')) {
                 if (line.startsWith("saved "))
                     saved.push_back(line.mid(6).toStdString());
+                if (line.startsWith("ran ")) {
+                    const QList<QByteArray> words = line.split(' ');
+                    ran.emplace_back(words[1].toStdString(), words[2].toInt());
+                }
             }
         }
         QCOMPARE(integrity(path), std::string("ok"));
@@ -572,7 +605,20 @@ private slots:
             QCOMPARE(plan.value().model.graph.size(), example().graph.size());
             QVERIFY(PlanStore::check(plan.value()).differences.empty());
         }
-        qInfo("%zu plans reported saved before the kills, all intact", saved.size());
+        // Every run reported recorded is there, and every draft left behind loads.
+        QVERIFY(!ran.empty());
+        for (const auto& [name, iterations] : ran) {
+            auto last = store->lastRun(name);
+            QVERIFY2(last.ok() && last.value(), name.c_str());
+            QCOMPARE(last.value()->iterations, iterations);
+        }
+        auto drafts = store->listDrafts();
+        QVERIFY(drafts.ok());
+        for (const DraftSummary& draft : drafts.value())
+            QVERIFY2(store->loadDraft(draft.id).ok(), draft.owner.c_str());
+        qInfo("%zu plans and %zu runs reported saved before the kills, all intact; %zu drafts "
+              "left, all loading",
+              saved.size(), ran.size(), drafts.value().size());
     }
 
     void twoWritersAtOnce() {

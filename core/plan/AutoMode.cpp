@@ -50,6 +50,8 @@ PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& bu
     for (int d = 0; d < deviceCount; ++d) {
         problem.resourceOf.push_back(model.resourceOf(DeviceId(d)));
         problem.runMicros.push_back(model.physical(DeviceId(d)).runMicros);
+        problem.taskOverheadMicros.push_back(model.physical(DeviceId(d)).launchMicros +
+                                             model.physical(DeviceId(d)).dispatchMicros);
     }
     problem.linkLatency.resize(static_cast<std::size_t>(deviceCount * deviceCount));
     problem.linkBytesPerMicro.resize(problem.linkLatency.size());

@@ -64,6 +64,9 @@ struct PlacementProblem {
     /// Per device: the fixed time of a run that gives it work (waking its worker, starting and
     /// finishing), paid once per run; empty: none. A run's makespan includes the largest.
     std::vector<double> runMicros;
+    /// Per device: the fixed time of any one task on it (kernel launch and the executor's
+    /// dispatch), which cutting the task's rows into micro-batches does not shrink; empty: none.
+    std::vector<double> taskOverheadMicros;
     /// Per task of a pipelined graph: its micro-batch (Node::microBatch), -1 for none; empty
     /// when the graph is not pipelined. Earlier micro-batches go first, as the executor runs
     /// them (runtime/Schedule.h).

@@ -27,6 +27,16 @@ double perMicroBatch(double micros, int microBatches) {
     return micros / static_cast<double>(microBatches);
 }
 
+/// Task t's time on device d for one micro-batch: its fixed overhead, and its share of the rest.
+double taskPerMicroBatch(const PlacementProblem& problem, std::size_t t, int d, int microBatches) {
+    const double cost = problem.taskCost(t, d);
+    const double overhead =
+        static_cast<std::size_t>(d) < problem.taskOverheadMicros.size()
+            ? std::min(cost, problem.taskOverheadMicros[static_cast<std::size_t>(d)])
+            : 0.0;
+    return overhead + perMicroBatch(cost - overhead, microBatches);
+}
+
 std::int64_t bytesPerMicroBatch(std::int64_t bytes, int microBatches) {
     return (bytes + microBatches - 1) / microBatches;
 }
@@ -67,7 +77,7 @@ double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>&
         for (std::size_t t = stage.begin; t < stage.end; ++t) {
             if (problem.instant[t])
                 continue;
-            stage.computeMicros += perMicroBatch(problem.taskCost(t, stage.device), m);
+            stage.computeMicros += taskPerMicroBatch(problem, t, stage.device, m);
             for (const auto& [source, bytes] : in[t]) {
                 if (a[source] == stage.device)
                     continue;
@@ -150,8 +160,7 @@ std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& probl
         for (std::size_t t = 0; t < n; ++t) {
             const bool free = problem.instant[t] != 0;
             const bool allowed = free || problem.allowed(t, d);
-            cost[t + 1] =
-                cost[t] + (free || !allowed ? 0.0 : perMicroBatch(problem.taskCost(t, d), m));
+            cost[t + 1] = cost[t] + (free || !allowed ? 0.0 : taskPerMicroBatch(problem, t, d, m));
             barred[t + 1] = barred[t] + (allowed ? 0 : 1);
         }
     }

@@ -2,7 +2,8 @@
 // PlacementProblem, in its topological order, cut into contiguous stages, each on its own device,
 // so that M micro-batches flowing through them finish soonest.
 //
-// The stage model (GPipe's, with copies): a micro-batch costs each task 1/M of its time; stage k
+// The stage model (GPipe's, with copies): a micro-batch costs each task its fixed overhead
+// (problem.taskOverheadMicros: launch and dispatch) and 1/M of the rest of its time; stage k
 // computes for c_k and receives its inputs from earlier stages in x_k (one copy per value, its
 // bytes / M over the link). The first micro-batch passes every stage, and each later one leaves
 // the slowest device's work behind it:

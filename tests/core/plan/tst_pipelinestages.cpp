@@ -32,6 +32,10 @@ PlacementProblem randomProblem(std::mt19937& rng, const Shape& shape) {
     for (int d = 0; d < shape.devices; ++d)
         p.resourceOf.push_back(shape.sharedResource && d == 1 ? 0 : d);
     p.setLinks(uniform(0, 20), uniform(0.5, 8));
+    // Fixed time per task on each device, now and then.
+    if (pick(0, 1) == 1)
+        for (int d = 0; d < shape.devices; ++d)
+            p.taskOverheadMicros.push_back(uniform(0, 30));
     const int first = shape.pinnedInput ? 1 : 0;
     const int total = shape.tasks + first;
     std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> edges(
@@ -158,6 +162,12 @@ private slots:
         const auto alone = choosePipelineStages(p, 1);
         QVERIFY(alone);
         QCOMPARE(alone->latencyMicros, 400.0);
+        // A fixed 10 µs a task (launch, dispatch) is paid by every micro-batch: 10 + 90 / 4 a
+        // task, 65 µs a stage, 5 x 65 for the batch; on one device 4 x 130.
+        p.taskOverheadMicros = {10, 10};
+        QCOMPARE(pipelinedLatency(p, {0, 0, 1, 1}, 4), 325.0);
+        QCOMPARE(pipelinedLatency(p, {0, 0, 0, 0}, 4), 520.0);
+        QCOMPARE(choosePipelineStages(p, 4)->latencyMicros, 325.0);
     }
 
     // Random chains and DAGs of 3 to 8 tasks on 2 or 3 devices, with barred and pinned tasks,

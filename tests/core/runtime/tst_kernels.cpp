@@ -9,6 +9,8 @@
 
 #include <QtTest>
 
+#include <tuple>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -1441,7 +1443,7 @@ private slots:
     // modes, cubic's exclude_outside and tf_crop_and_resize's extrapolation, up and down.
     void separableResize_data() {
         QTest::addColumn<int>("seed");
-        for (int seed = 1; seed <= 40; ++seed)
+        for (int seed = 1; seed <= 160; ++seed)
             QTest::newRow(qPrintable(QString("random %1").arg(seed))) << seed;
     }
     void separableResize() {
@@ -1477,8 +1479,12 @@ private slots:
                                 nullptr, {false, true, true}, 13, &implementation);
         QCOMPARE(fast.size(), std::size_t{1});
         // tf_half_pixel_for_nn shifts every coordinate by half a pixel, so outside nearest mode
-        // even the unresized dimensions interpolate: the functor's case.
-        const bool shifted = transform == "tf_half_pixel_for_nn" && mode != "nearest";
+        // even the unresized dimensions interpolate, and nearest rounding up moves them by one
+        // where they hold more than one coordinate: the functor's case.
+        const std::string rounding = a.getString("nearest_mode", "").value_or("");
+        const bool roundsUp = rounding == "ceil" || rounding == "round_prefer_ceil";
+        const bool shifted = transform == "tf_half_pixel_for_nn" &&
+                             (mode != "nearest" || (roundsUp && (in[0] > 1 || in[1] > 1)));
         QCOMPARE(implementation == "vector:resize", !channelsChange && !shifted);
         const std::vector<float> values = floats(x);
         const auto reference =
@@ -1491,6 +1497,70 @@ private slots:
         for (std::int64_t i = 0; i < reference[0].type.elementCount(); ++i)
             expected.push_back(static_cast<float>(reference[0].at<double>(i)));
         compareFloats(floats(fast[0]), expected, 1e-5, "Resize");
+
+        // An oracle of its own for nearest and linear in the usual coordinate modes: ONNX's
+        // definition written out per axis (the two resized axes are separable), in double.
+        const std::string& nearestMode = rounding;
+        const bool simple =
+            !channelsChange && !shifted && mode != "cubic" && transform != "tf_crop_and_resize";
+        if (!simple)
+            return;
+        // Per output coordinate of an axis: (lower index, upper index, weight of the upper).
+        auto taps = [&](std::int64_t inSize, std::int64_t outSize) {
+            std::vector<std::tuple<std::int64_t, std::int64_t, double>> result;
+            const double scale = static_cast<double>(outSize) / static_cast<double>(inSize);
+            for (std::int64_t o = 0; o < outSize; ++o) {
+                double x = 0;
+                if (transform == "align_corners")
+                    x = outSize == 1 ? 0.0 : o * static_cast<double>(inSize - 1) / (outSize - 1);
+                else if (transform == "asymmetric")
+                    x = o / scale;
+                else if (transform == "pytorch_half_pixel")
+                    x = outSize == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
+                else if (transform == "tf_half_pixel_for_nn")
+                    x = (o + 0.5) / scale;
+                else
+                    x = (o + 0.5) / scale - 0.5;
+                const auto clamp = [&](double v) {
+                    return static_cast<std::int64_t>(std::min<double>(
+                        std::max<double>(v, 0.0), static_cast<double>(inSize - 1)));
+                };
+                if (mode == "nearest") {
+                    const double down = std::floor(x), ratio = x - down;
+                    double at = down;
+                    if (nearestMode == "floor")
+                        at = down;
+                    else if (nearestMode == "ceil")
+                        at = std::ceil(x);
+                    else if (nearestMode == "round_prefer_ceil")
+                        at = ratio >= 0.5 ? down + 1 : down;
+                    else // round_prefer_floor
+                        at = ratio > 0.5 ? down + 1 : down;
+                    result.emplace_back(clamp(at), clamp(at), 0.0);
+                } else {
+                    const double c =
+                        std::min<double>(std::max<double>(x, 0.0), static_cast<double>(inSize - 1));
+                    const auto lo = static_cast<std::int64_t>(std::floor(c));
+                    result.emplace_back(lo, std::min(lo + 1, inSize - 1), c - std::floor(c));
+                }
+            }
+            return result;
+        };
+        const auto rows = taps(in[2], out[2]), cols = taps(in[3], out[3]);
+        std::vector<float> oracle;
+        for (std::int64_t n = 0; n < out[0]; ++n)
+            for (std::int64_t ch = 0; ch < out[1]; ++ch)
+                for (const auto& [r0, r1, wr] : rows)
+                    for (const auto& [c0, c1, wc] : cols) {
+                        const auto at = [&](std::int64_t r, std::int64_t c) {
+                            return static_cast<double>(values[static_cast<std::size_t>(
+                                ((n * in[1] + ch) * in[2] + r) * in[3] + c)]);
+                        };
+                        oracle.push_back(static_cast<float>(
+                            (1 - wr) * ((1 - wc) * at(r0, c0) + wc * at(r0, c1)) +
+                            wr * ((1 - wc) * at(r1, c0) + wc * at(r1, c1))));
+                    }
+        compareFloats(floats(fast[0]), oracle, 1e-5, "Resize against ONNX's definition");
     }
 
     // Training-mode Dropout: a ratio of the elements dropped, the rest scaled by 1 / (1 - ratio),

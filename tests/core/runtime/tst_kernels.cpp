@@ -1293,6 +1293,132 @@ private slots:
                 expected.push_back(static_cast<float>(reference[k].at<double>(i)));
             compareFloats(floats(fast[k]), expected, 2e-5, k == 0 ? "Y" : k == 1 ? "Y_h" : "Y_c");
         }
+
+        // An oracle of its own where the activations are the defaults: ONNX's equations for
+        // RNN, GRU and LSTM written out here in double (gates i, o, f, c for LSTM; z, r, h for
+        // GRU), with directions, layouts, clip, sequence lengths, initial states, peepholes,
+        // input_forget and linear_before_reset.
+        if (a.has("activations"))
+            return;
+        const double clip = a.getFloat("clip", 0).value_or(0);
+        const bool linearBeforeReset = a.getInt("linear_before_reset", 0).value_or(0) != 0;
+        const bool inputForget = a.getInt("input_forget", 0).value_or(0) != 0;
+        auto inputAt = [&](int position) -> const Tensor* {
+            for (std::size_t k = 0; k < positions.size(); ++k)
+                if (positions[k] == position)
+                    return &in[k];
+            return nullptr;
+        };
+        const Tensor *bias = inputAt(3), *lengths = inputAt(4), *h0 = inputAt(5), *c0 = inputAt(6),
+                     *peep = inputAt(7);
+        auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+        auto clipped = [&](double v) { return clip > 0 ? std::clamp(v, -clip, clip) : v; };
+        auto xAt = [&](std::int64_t t, std::int64_t b, std::int64_t k) {
+            return static_cast<double>(
+                in[0].f(((batchFirst ? b * steps + t : t * batch + b) * input) + k));
+        };
+        auto stateAt = [&](std::int64_t d, std::int64_t b) {
+            return (batchFirst ? b * dirs + d : d * batch + b) * hidden;
+        };
+        std::vector<double> yRef(static_cast<std::size_t>(steps * dirs * batch * hidden), 0.0);
+        std::vector<double> hRef(static_cast<std::size_t>(dirs * batch * hidden)),
+            cRef(hRef.size());
+        for (std::int64_t d = 0; d < dirs; ++d) {
+            const bool backwards = direction == 1 || (direction == 2 && d == 1);
+            // W x + Wb (and R h + Rb separately), for gate row `row` of direction d.
+            auto wx = [&](std::int64_t t, std::int64_t b, std::int64_t row) {
+                double acc = bias ? bias->f(d * 2 * gates * hidden + row) : 0.0;
+                for (std::int64_t k = 0; k < input; ++k)
+                    acc += xAt(t, b, k) * in[1].f((d * gates * hidden + row) * input + k);
+                return acc;
+            };
+            auto rh = [&](const std::vector<double>& h, std::int64_t row) {
+                double acc = bias ? bias->f(d * 2 * gates * hidden + gates * hidden + row) : 0.0;
+                for (std::int64_t k = 0; k < hidden; ++k)
+                    acc += h[static_cast<std::size_t>(k)] *
+                           in[2].f((d * gates * hidden + row) * hidden + k);
+                return acc;
+            };
+            for (std::int64_t b = 0; b < batch; ++b) {
+                std::vector<double> h(static_cast<std::size_t>(hidden), 0.0), c = h;
+                for (std::int64_t j = 0; j < hidden; ++j) {
+                    if (h0)
+                        h[static_cast<std::size_t>(j)] = h0->f(stateAt(d, b) + j);
+                    if (c0)
+                        c[static_cast<std::size_t>(j)] = c0->f(stateAt(d, b) + j);
+                }
+                std::int64_t length = steps;
+                if (lengths)
+                    length =
+                        std::clamp<std::int64_t>(lengths->template at<std::int32_t>(b), 0, steps);
+                for (std::int64_t s = 0; s < length; ++s) {
+                    const std::int64_t t = backwards ? length - 1 - s : s;
+                    std::vector<double> next(h.size()), nextC(c.size());
+                    for (std::int64_t j = 0; j < hidden; ++j) {
+                        const auto J = static_cast<std::size_t>(j);
+                        if (kind == 0) {
+                            next[J] = std::tanh(clipped(wx(t, b, j) + rh(h, j)));
+                        } else if (kind == 1) { // GRU: gates z, r, h
+                            const double z = sigmoid(clipped(wx(t, b, j) + rh(h, j)));
+                            const double r =
+                                sigmoid(clipped(wx(t, b, hidden + j) + rh(h, hidden + j)));
+                            double candidate;
+                            if (linearBeforeReset) {
+                                candidate = wx(t, b, 2 * hidden + j) + r * rh(h, 2 * hidden + j);
+                            } else {
+                                std::vector<double> rhPrev(h.size());
+                                for (std::int64_t k = 0; k < hidden; ++k) {
+                                    const double rk =
+                                        sigmoid(clipped(wx(t, b, hidden + k) + rh(h, hidden + k)));
+                                    rhPrev[static_cast<std::size_t>(k)] =
+                                        rk * h[static_cast<std::size_t>(k)];
+                                }
+                                candidate = wx(t, b, 2 * hidden + j) + rh(rhPrev, 2 * hidden + j);
+                            }
+                            const double ht = std::tanh(clipped(candidate));
+                            next[J] = (1 - z) * ht + z * h[J];
+                        } else { // LSTM: gates i, o, f, c; peepholes i, o, f
+                            const double pi = peep ? peep->f(d * 3 * hidden + j) : 0.0;
+                            const double po = peep ? peep->f(d * 3 * hidden + hidden + j) : 0.0;
+                            const double pf = peep ? peep->f(d * 3 * hidden + 2 * hidden + j) : 0.0;
+                            const double i = sigmoid(clipped(wx(t, b, j) + rh(h, j) + pi * c[J]));
+                            const double f =
+                                inputForget ? 1 - i
+                                            : sigmoid(clipped(wx(t, b, 2 * hidden + j) +
+                                                              rh(h, 2 * hidden + j) + pf * c[J]));
+                            const double g = std::tanh(
+                                clipped(wx(t, b, 3 * hidden + j) + rh(h, 3 * hidden + j)));
+                            nextC[J] = f * c[J] + i * g;
+                            const double o = sigmoid(
+                                clipped(wx(t, b, hidden + j) + rh(h, hidden + j) + po * nextC[J]));
+                            next[J] = o * std::tanh(nextC[J]);
+                        }
+                    }
+                    h = next;
+                    if (kind == 2)
+                        c = nextC;
+                    for (std::int64_t j = 0; j < hidden; ++j) {
+                        const std::int64_t at = batchFirst
+                                                    ? ((b * steps + t) * dirs + d) * hidden + j
+                                                    : ((t * dirs + d) * batch + b) * hidden + j;
+                        yRef[static_cast<std::size_t>(at)] = h[static_cast<std::size_t>(j)];
+                    }
+                }
+                for (std::int64_t j = 0; j < hidden; ++j) {
+                    hRef[static_cast<std::size_t>(stateAt(d, b) + j)] =
+                        h[static_cast<std::size_t>(j)];
+                    cRef[static_cast<std::size_t>(stateAt(d, b) + j)] =
+                        c[static_cast<std::size_t>(j)];
+                }
+            }
+        }
+        const auto asFloats = [](const std::vector<double>& v) {
+            return std::vector<float>(v.begin(), v.end());
+        };
+        compareFloats(floats(fast[0]), asFloats(yRef), 2e-5, "Y against ONNX's equations");
+        compareFloats(floats(fast[1]), asFloats(hRef), 2e-5, "Y_h against ONNX's equations");
+        if (kind == 2)
+            compareFloats(floats(fast[2]), asFloats(cRef), 2e-5, "Y_c against ONNX's equations");
     }
 
     // Hidden sizes beyond the shared functor's limit run in float32: a two-step RNN with 300

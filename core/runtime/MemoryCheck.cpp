@@ -131,8 +131,9 @@ Status checkMemoryFits(const Program& program, const DeviceSet& devices,
             spec.outputs = node.outputs;
             it->second.push_back(std::move(spec));
         }
-        for (auto& [device, list] : specs) {
-            const std::int64_t bytes = device->kernelMemoryBytes(list);
+        for (auto& entry : specs) {
+            Device* device = entry.first; // not a structured binding: lambdas capture it
+            const std::int64_t bytes = device->kernelMemoryBytes(entry.second);
             if (bytes <= 0)
                 continue;
             auto it = std::find_if(needs.begin(), needs.end(),

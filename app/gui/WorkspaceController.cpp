@@ -4,6 +4,7 @@
 
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
+#include "ir/Graph.h"
 #include "runtime/Calibrate.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
@@ -20,6 +21,7 @@
 #include <QStringList>
 #include <QTimer>
 #include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -37,7 +39,7 @@ WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUn
     // Every edit (and undo, redo, save) journals the document shortly after.
     m_draftTimer->setSingleShot(true);
     m_draftTimer->setInterval(250);
-    connect(m_draftTimer, &QTimer::timeout, this, &WorkspaceController::writeDraftNow);
+    connect(m_draftTimer, &QTimer::timeout, this, [this] { writeDraft(false); });
     connect(m_undo, &QUndoStack::indexChanged, m_draftTimer, qOverload<>(&QTimer::start));
     connect(m_undo, &QUndoStack::cleanChanged, m_draftTimer, qOverload<>(&QTimer::start));
     // The browser's buttons: open at once; ask for a name, or for confirmation, first.
@@ -74,13 +76,25 @@ WorkspaceController::WorkspaceController(views::PlacementDocument* document, QUn
             });
 }
 
-WorkspaceController::~WorkspaceController() = default;
+WorkspaceController::~WorkspaceController() {
+    if (m_draftWrite.isValid())
+        m_draftWrite.waitForFinished();
+}
 
 QString WorkspaceController::draftWorkspace() const {
     return m_draftStore ? QString::fromStdString(m_draftStore->path()) : QString();
 }
 
-void WorkspaceController::writeDraftNow() {
+void WorkspaceController::finishDraftWrite() {
+    if (!m_draftWrite.isValid())
+        return;
+    const QString error = m_draftWrite.result();
+    m_draftWrite = QFuture<QString>();
+    if (!error.isEmpty())
+        emit problem(tr("Cannot keep a draft of the unsaved changes"), error);
+}
+
+void WorkspaceController::writeDraft(bool wait) {
     m_draftTimer->stop();
     if (!draftStore())
         return;
@@ -88,16 +102,43 @@ void WorkspaceController::writeDraftNow() {
         discardDraft();
         return;
     }
-    const Status saved = draftStore()->saveDraft(
-        m_owner.toStdString(), m_planName.toStdString(), m_document->path().toStdString(),
-        m_document->graph(), m_document->devices(), m_document->options(), m_document->plan());
-    if (!saved.ok())
-        emit problem(tr("Cannot keep a draft of the unsaved changes"),
-                     QString::fromStdString(saved.error().toString()));
+    if (m_draftWrite.isValid() && !m_draftWrite.isFinished()) {
+        if (!wait) {
+            m_draftTimer->start(); // the edit is written after the one in flight
+            return;
+        }
+    }
+    finishDraftWrite();
+    const std::string path = draftStore()->path();
+    if (!m_draftWriter || m_draftWriter->path() != path) {
+        auto writer = store::PlanStore::open(path);
+        if (!writer) {
+            emit problem(tr("Cannot keep a draft of the unsaved changes"),
+                         QString::fromStdString(writer.error().toString()));
+            return;
+        }
+        m_draftWriter = std::shared_ptr<store::PlanStore>(writer.take().release());
+    }
+    // A snapshot of what the window shows, written on the worker.
+    const Plan& plan = m_document->plan();
+    m_draftWrite = QtConcurrent::run(
+        [writer = m_draftWriter, owner = m_owner.toStdString(), name = m_planName.toStdString(),
+         source = m_document->path().toStdString(),
+         graph = std::make_shared<const Graph>(m_document->graph()),
+         devices = m_document->devices(), options = m_document->options(),
+         copies = static_cast<std::int64_t>(plan.copies.size()), bytes = plan.copiedBytes(),
+         conflicts = static_cast<std::int64_t>(plan.conflicts.size())] {
+            const Status saved = writer->saveDraft(owner, name, source, *graph, devices, options,
+                                                   copies, bytes, conflicts);
+            return saved.ok() ? QString() : QString::fromStdString(saved.error().toString());
+        });
+    if (wait)
+        finishDraftWrite();
 }
 
 void WorkspaceController::discardDraft() {
     m_draftTimer->stop();
+    finishDraftWrite(); // a late write would bring the draft back
     if (!draftStore())
         return;
     if (Status status = draftStore()->deleteDraft(m_owner.toStdString()); !status.ok())

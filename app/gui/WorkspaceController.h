@@ -4,6 +4,7 @@
 // for its owner to show, and nothing here blocks on a dialog.
 #pragma once
 
+#include <QFuture>
 #include <QObject>
 #include <QString>
 
@@ -70,8 +71,10 @@ public:
     /// (store::PlanStore::saveDraft) shortly after each change, and the draft is dropped when
     /// the document matches what is saved again. This window's draft owner.
     const QString& draftOwner() const { return m_owner; }
-    /// Writes or drops the draft now (the timer does it after each change).
-    void writeDraftNow();
+    /// Writes or drops the draft now, and waits until it is written (the timer does it after
+    /// each change without waiting: a snapshot of the edit state is written on a worker thread
+    /// through a connection of its own, so that large graphs do not stall the window).
+    void writeDraftNow() { writeDraft(true); }
     /// Drops this window's draft: after saving, or when the user discards the changes.
     void discardDraft();
     /// Offers back the drafts of windows that did not close cleanly ("Restore the unsaved
@@ -91,6 +94,10 @@ private:
     views::PlacementDocument* m_document;
     QUndoStack* m_undo;
     PlanBrowser* m_browser;
+    void writeDraft(bool wait);
+    /// Waits for the draft being written on the worker thread, if any.
+    void finishDraftWrite();
+
     /// Where drafts go: the workspace, or a temporary one while the workspace is read-only.
     store::PlanStore* draftStore() const {
         return m_draftStore ? m_draftStore.get() : m_store.get();
@@ -101,6 +108,9 @@ private:
     QString m_planName;
     QString m_owner;
     QTimer* m_draftTimer;
+    /// The worker's connection to draftStore()'s file (opened on the first write there).
+    std::shared_ptr<store::PlanStore> m_draftWriter;
+    QFuture<QString> m_draftWrite; ///< the write in flight: its error, or empty
 };
 
 } // namespace placer::gui

@@ -783,6 +783,15 @@ bool draftOwnerRunning(const std::string& owner) {
 Status PlanStore::saveDraft(const std::string& owner, const std::string& planName,
                             const std::string& source, const Graph& graph, const DeviceSet& devices,
                             const PlanOptions& options, const Plan& plan) {
+    return saveDraft(owner, planName, source, graph, devices, options,
+                     static_cast<std::int64_t>(plan.copies.size()), plan.copiedBytes(),
+                     static_cast<std::int64_t>(plan.conflicts.size()));
+}
+
+Status PlanStore::saveDraft(const std::string& owner, const std::string& planName,
+                            const std::string& source, const Graph& graph, const DeviceSet& devices,
+                            const PlanOptions& options, std::int64_t copies,
+                            std::int64_t copiedBytes, std::int64_t conflicts) {
     const std::string body = writeJsonGraph(graph, devices).dump(-1);
     Transaction transaction(*m_db);
     if (!transaction.begun().ok())
@@ -806,8 +815,8 @@ Status PlanStore::saveDraft(const std::string& owner, const std::string& planNam
         .bind(4, stored.value());
     st.bind(5, std::string_view(devices.namesList()))
         .bind(6, std::string_view(optionsJson(options).dump(-1)));
-    st.bind(7, static_cast<std::int64_t>(plan.copies.size())).bind(8, plan.copiedBytes());
-    st.bind(9, static_cast<std::int64_t>(plan.conflicts.size()));
+    st.bind(7, copies).bind(8, copiedBytes);
+    st.bind(9, conflicts);
     const std::string time = now();
     st.bind(10, std::string_view(time));
     if (Status status = st.run(); !status.ok())

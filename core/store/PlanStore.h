@@ -145,6 +145,12 @@ public:
     Status saveDraft(const std::string& owner, const std::string& planName,
                      const std::string& source, const Graph& graph, const DeviceSet& devices,
                      const PlanOptions& options, const Plan& plan);
+    /// The same with the plan's figures given (copies, bytes copied, conflicts), so that a
+    /// snapshot of the edit state can be written on another thread without the plan.
+    Status saveDraft(const std::string& owner, const std::string& planName,
+                     const std::string& source, const Graph& graph, const DeviceSet& devices,
+                     const PlanOptions& options, std::int64_t copies, std::int64_t copiedBytes,
+                     std::int64_t conflicts);
     /// Every draft, oldest first, each marked abandoned or not.
     Result<std::vector<DraftSummary>> listDrafts();
     Result<StoredDraft> loadDraft(std::int64_t id);

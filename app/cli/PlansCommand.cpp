@@ -151,34 +151,31 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         if (!drafts)
             return fail(err, drafts.error().toString());
         if (json) {
+            // What a plan and a draft share: its name, graph, devices and the planner's figures.
+            const auto entryOf = [](const std::string& name, bool draft, const auto& summary) {
+                Json entry = Json::object();
+                entry.set("name", name);
+                entry.set("draft", draft);
+                entry.set("graph", summary.graph);
+                entry.set("devices", summary.devices);
+                entry.set("copies", summary.copies);
+                entry.set("copied_bytes", summary.copiedBytes);
+                entry.set("conflicts", summary.conflicts);
+                entry.set("updated", summary.updated);
+                return entry;
+            };
             Json array = Json::array();
             for (const store::PlanSummary& p : list.value()) {
-                Json entry = Json::object();
-                entry.set("name", p.name);
-                entry.set("draft", false);
-                entry.set("graph", p.graph);
-                entry.set("devices", p.devices);
-                entry.set("copies", p.copies);
-                entry.set("copied_bytes", p.copiedBytes);
-                entry.set("conflicts", p.conflicts);
+                Json entry = entryOf(p.name, false, p);
                 entry.set("note", p.note);
                 entry.set("created", p.created);
-                entry.set("updated", p.updated);
                 entry.set("last_run_ms", p.lastRunMs < 0 ? Json(nullptr) : Json(p.lastRunMs));
                 array.push(std::move(entry));
             }
             for (const store::DraftSummary& d : drafts.value()) {
-                Json entry = Json::object();
-                entry.set("name", "draft-" + std::to_string(d.id));
-                entry.set("draft", true);
+                Json entry = entryOf("draft-" + std::to_string(d.id), true, d);
                 entry.set("plan", d.plan);
                 entry.set("source", d.source);
-                entry.set("graph", d.graph);
-                entry.set("devices", d.devices);
-                entry.set("copies", d.copies);
-                entry.set("copied_bytes", d.copiedBytes);
-                entry.set("conflicts", d.conflicts);
-                entry.set("updated", d.updated);
                 entry.set("abandoned", d.abandoned);
                 array.push(std::move(entry));
             }

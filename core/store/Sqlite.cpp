@@ -9,7 +9,7 @@
 namespace placer::store {
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path, bool create,
-                                                  bool readOnly) {
+                                                 bool readOnly) {
     sqlite3* db = nullptr;
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
     std::string name = path;

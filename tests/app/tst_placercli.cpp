@@ -3,9 +3,9 @@
 #include "cli/PlacerCli.h"
 
 #include "io/Json.h"
-#include "plan/Planner.h"
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
+#include "plan/Planner.h"
 #include "runtime/Calibrate.h"
 #include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"

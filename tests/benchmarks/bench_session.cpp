@@ -99,8 +99,7 @@ int main(int argc, char** argv) {
             else if (!window.runController()->outcome())
                 bench::wrong("session: the run of " + path.toStdString() + " gave no outcome");
             for (const QString& error : takeErrors(window))
-                bench::wrong("session: running " + path.toStdString() + ": " +
-                             error.toStdString());
+                bench::wrong("session: running " + path.toStdString() + ": " + error.toStdString());
             ++runs;
         }
         // What a user leaves behind between models: the undo history goes with the model.

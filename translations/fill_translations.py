@@ -28,7 +28,8 @@ T = {
         "Kein Entwurf der ungesicherten Änderungen möglich", "无法保存未保存更改的草稿"),
     "Cannot drop the draft of the unsaved changes": (
         "Der Entwurf der ungesicherten Änderungen lässt sich nicht verwerfen", "无法删除未保存更改的草稿"),
-    "the unsaved plan of %1": ("den ungesicherten Plan von %1", "%1 的未保存计划"),
+    "Restore the unsaved plan of %1 from %2?": (
+        "Den ungesicherten Plan von %1 von %2 wiederherstellen?", "恢复 %2 时 %1 的未保存计划？"),
     "Unsaved changes": ("Ungesicherte Änderungen", "未保存的更改"),
     "Restore the unsaved changes to %1 from %2?": (
         "Die ungesicherten Änderungen an %1 von %2 wiederherstellen?", "恢复 %2 时对 %1 所做的未保存更改？"),

@@ -1333,270 +1333,271 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="47" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
         <source>Rename plan</source>
         <translation>Plan umbenennen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="47" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
         <source>New name:</source>
         <translation>Neuer Name:</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="55" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
         <source>Duplicate plan</source>
         <translation>Plan duplizieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="55" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
         <source>Name of the copy:</source>
         <translation>Name der Kopie:</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="56" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
         <source> copy</source>
         <translation> Kopie</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="61" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="63" />
         <source>Delete plan</source>
         <translation>Plan löschen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="62" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="64" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>Den Plan „%1“ und seine Läufe löschen?</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="68" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="70" />
         <source>Compare plans</source>
         <translation>Pläne vergleichen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="95" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="94" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
         <source>Cannot keep a draft of the unsaved changes</source>
         <translation>Kein Entwurf der ungesicherten Änderungen möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="104" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
         <source>Cannot drop the draft of the unsaved changes</source>
         <translation>Der Entwurf der ungesicherten Änderungen lässt sich nicht verwerfen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="123" />
-        <source>the unsaved plan of %1</source>
-        <translation>den ungesicherten Plan von %1</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="125" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="168" />
         <source>Unsaved changes</source>
         <translation>Ungesicherte Änderungen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="166" />
         <source>Restore the unsaved changes to %1 from %2?</source>
         <translation>Die ungesicherten Änderungen an %1 von %2 wiederherstellen?</translation>
     </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="164" />
+        <source>Restore the unsaved plan of %1 from %2?</source>
+        <translation>Den ungesicherten Plan von %1 von %2 wiederherstellen?</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="131" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="172" />
         <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
         <translation><numerusform>Placement Explorer wurde nicht sauber beendet; diese Änderungen wurden als Entwurf im Arbeitsbereich aufbewahrt (%1 auf %2, %n Kopie).</numerusform><numerusform>Placement Explorer wurde nicht sauber beendet; diese Änderungen wurden als Entwurf im Arbeitsbereich aufbewahrt (%1 auf %2, %n Kopien).</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
         <source>Restore</source>
         <translation>Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="177" />
         <source>Discard</source>
         <translation>Verwerfen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="141" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
         <source>Cannot discard the draft</source>
         <translation>Der Entwurf lässt sich nicht verwerfen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="147" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="188" />
         <source>Cannot restore the draft</source>
         <translation>Der Entwurf lässt sich nicht wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="159" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="200" />
         <source>Cannot take over the draft</source>
         <translation>Der Entwurf lässt sich nicht übernehmen</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="232" />
         <source>Workspace: %1 (read-only; unsaved changes kept in %2)</source>
         <translation>Arbeitsbereich: %1 (schreibgeschützt; ungesicherte Änderungen in %2)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
         <source>nowhere</source>
         <translation>nirgends</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="234" />
         <source>The workspace is read-only</source>
         <translation>Der Arbeitsbereich ist schreibgeschützt</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="195" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
         <source>%1 cannot be written: its plans can be opened, but saving them fails. Unsaved changes are kept as drafts in the temporary workspace %2; open another workspace (File ▸ Open Workspace) to save.</source>
         <translation>%1 kann nicht geschrieben werden: seine Pläne lassen sich öffnen, aber nicht speichern. Ungesicherte Änderungen werden als Entwürfe im temporären Arbeitsbereich %2 aufbewahrt; zum Speichern einen anderen Arbeitsbereich öffnen (Datei ▸ Arbeitsbereich öffnen).</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="200" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
         <source>%1 cannot be written, and no temporary workspace could be made for drafts (%2): unsaved changes are not kept.</source>
         <translation>%1 kann nicht geschrieben werden, und für Entwürfe ließ sich kein temporärer Arbeitsbereich anlegen (%2): ungesicherte Änderungen werden nicht aufbewahrt.</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="204" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="245" />
         <source>Workspace: %1</source>
         <translation>Arbeitsbereich: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="213" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="221" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="262" />
         <source>Cannot save the plan</source>
         <translation>Der Plan kann nicht gespeichert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="214" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="255" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>Kein Arbeitsbereich ist geöffnet (Datei ▸ Arbeitsbereich öffnen).</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="280" />
         <source>Save plan</source>
         <translation>Plan speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="280" />
         <source>Plan name:</source>
         <translation>Planname:</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="249" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="290" />
         <source>Workspace</source>
         <translation>Arbeitsbereich</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="249" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="290" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>Arbeitsbereiche (*.db);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="260" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="301" />
         <source>Cannot open the plan</source>
         <translation>Der Plan kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="265" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="306" />
         <source>plan %1</source>
         <translation>Plan %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="275" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="316" />
         <source>The planner answers differently now</source>
         <translation>Der Planer antwortet jetzt anders</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="276" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="317" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>Seit „%1“ gespeichert wurde, hat sich die Antwort des Planers geändert:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="286" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="327" />
         <source>Cannot rename the plan</source>
         <translation>Der Plan kann nicht umbenannt werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="343" />
         <source>Cannot duplicate the plan</source>
         <translation>Der Plan kann nicht dupliziert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="315" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="356" />
         <source>Cannot delete the plan</source>
         <translation>Der Plan kann nicht gelöscht werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="332" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="373" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="333" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="374" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform><numerusform>&lt;p&gt;%n Knoten verschoben; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="334" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="375" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>Kopien: %1 hinzu, %2 entfallen; kopierte Bytes %3 → %4.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="343" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="384" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;Letzte Läufe: %1 ms → %2 ms (%3 auf %4, %5 auf %6)&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="350" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="391" />
         <source> ms</source>
         <translation> ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="350" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="391" />
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="352" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="393" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation>&lt;p&gt;Vorhergesagt: %1 → %2; gemessen: %3 ms → %4 ms&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="358" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="399" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;Größte Änderungen der Knotenzeiten&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="367" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="408" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Beide Pläne ausführen, um ihre Latenz zu vergleichen.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="376" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="417" />
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="379" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="420" />
         <source>Moved</source>
         <translation>Verschoben</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="380" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="421" />
         <source>Copies added</source>
         <translation>Neue Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="381" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="422" />
         <source>Copies removed</source>
         <translation>Entfallene Kopien</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="390" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="431" />
         <source>Cannot keep the run's node times</source>
         <translation>Die Knotenzeiten des Laufs können nicht gespeichert werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="396" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="437" />
         <source>Cannot record the run</source>
         <translation>Der Lauf kann nicht aufgezeichnet werden</translation>
     </message>

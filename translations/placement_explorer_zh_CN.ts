@@ -1333,270 +1333,271 @@
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="47" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
         <source>Rename plan</source>
         <translation>重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="47" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="55" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
         <source>Duplicate plan</source>
         <translation>复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="55" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
         <source>Name of the copy:</source>
         <translation>副本名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="56" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
         <source> copy</source>
         <translation> 副本</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="61" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="63" />
         <source>Delete plan</source>
         <translation>删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="62" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="64" />
         <source>Delete the plan '%1' and its runs?</source>
         <translation>删除计划“%1”及其运行记录？</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="68" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="70" />
         <source>Compare plans</source>
         <translation>比较计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="95" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="94" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
         <source>Cannot keep a draft of the unsaved changes</source>
         <translation>无法保存未保存更改的草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="104" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
         <source>Cannot drop the draft of the unsaved changes</source>
         <translation>无法删除未保存更改的草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="123" />
-        <source>the unsaved plan of %1</source>
-        <translation>%1 的未保存计划</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="125" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="168" />
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="126" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="166" />
         <source>Restore the unsaved changes to %1 from %2?</source>
         <translation>恢复 %2 时对 %1 所做的未保存更改？</translation>
     </message>
+    <message>
+        <location filename="../app/gui/WorkspaceController.cpp" line="164" />
+        <source>Restore the unsaved plan of %1 from %2?</source>
+        <translation>恢复 %2 时 %1 的未保存计划？</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="131" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="172" />
         <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
         <translation><numerusform>Placement Explorer 未正常关闭；这些更改已作为草稿保存在工作区中（%1 位于 %2，%n 次复制）。</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="135" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="136" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="177" />
         <source>Discard</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="141" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
         <source>Cannot discard the draft</source>
         <translation>无法放弃草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="147" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="188" />
         <source>Cannot restore the draft</source>
         <translation>无法恢复草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="159" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="200" />
         <source>Cannot take over the draft</source>
         <translation>无法接管草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="191" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="232" />
         <source>Workspace: %1 (read-only; unsaved changes kept in %2)</source>
         <translation>工作区：%1（只读；未保存的更改保存在 %2）</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="192" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
         <source>nowhere</source>
         <translation>无处</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="193" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="234" />
         <source>The workspace is read-only</source>
         <translation>工作区为只读</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="195" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
         <source>%1 cannot be written: its plans can be opened, but saving them fails. Unsaved changes are kept as drafts in the temporary workspace %2; open another workspace (File ▸ Open Workspace) to save.</source>
         <translation>%1 无法写入：其中的计划可以打开，但无法保存。未保存的更改作为草稿保存在临时工作区 %2 中；要保存，请打开另一个工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="200" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
         <source>%1 cannot be written, and no temporary workspace could be made for drafts (%2): unsaved changes are not kept.</source>
         <translation>%1 无法写入，且无法为草稿创建临时工作区（%2）：未保存的更改不会被保留。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="204" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="245" />
         <source>Workspace: %1</source>
         <translation>工作区：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="213" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="221" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="262" />
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="214" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="255" />
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="280" />
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="239" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="280" />
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="249" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="290" />
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="249" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="290" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="260" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="301" />
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="265" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="306" />
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="275" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="316" />
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="276" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="317" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="286" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="327" />
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="343" />
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="315" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="356" />
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="332" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="373" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="333" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="374" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="334" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="375" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="343" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="384" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="350" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="391" />
         <source> ms</source>
         <translation> ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="350" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="391" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="352" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="393" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation>&lt;p&gt;预测：%1 → %2；实测：%3 ms → %4 ms&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="358" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="399" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="367" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="408" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="376" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="417" />
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="379" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="420" />
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="380" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="421" />
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="381" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="422" />
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="390" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="431" />
         <source>Cannot keep the run's node times</source>
         <translation>无法保存本次运行的节点时间</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="396" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="437" />
         <source>Cannot record the run</source>
         <translation>无法记录此次运行</translation>
     </message>

@@ -160,12 +160,12 @@ bool WorkspaceController::offerAbandonedDrafts() {
     for (const store::DraftSummary& d : abandoned) {
         const QDateTime when =
             QDateTime::fromString(QString::fromStdString(d.updated), Qt::ISODate).toLocalTime();
-        const QString what = d.plan.empty()
-                                 ? tr("the unsaved plan of %1").arg(QString::fromStdString(d.graph))
-                                 : QString::fromStdString(d.plan);
-        QMessageBox box(QMessageBox::Question, tr("Unsaved changes"),
-                        tr("Restore the unsaved changes to %1 from %2?")
-                            .arg(what, when.toString(QStringLiteral("HH:mm"))),
+        const QString at = when.toString(QStringLiteral("HH:mm"));
+        const QString question = d.plan.empty() ? tr("Restore the unsaved plan of %1 from %2?")
+                                                      .arg(QString::fromStdString(d.graph), at)
+                                                : tr("Restore the unsaved changes to %1 from %2?")
+                                                      .arg(QString::fromStdString(d.plan), at);
+        QMessageBox box(QMessageBox::Question, tr("Unsaved changes"), question,
                         QMessageBox::NoButton, m_browser->window());
         box.setObjectName(QStringLiteral("offerDraft"));
         box.setInformativeText(

@@ -132,8 +132,10 @@ std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& probl
     // Cut positions: every task boundary while the work allows, else evenly spaced ones.
     const double perPosition2 =
         static_cast<double>(masks) * devices * devices; // transitions per (position pair)
-    const auto fitting = static_cast<std::size_t>(
-        std::max(2.0, std::floor(std::sqrt(options.work / std::max(1.0, perPosition2)))));
+    // At most 1,024 positions: the tables below hold a few words per pair of positions.
+    const auto fitting = std::min<std::size_t>(
+        1024, static_cast<std::size_t>(std::max(
+                  2.0, std::floor(std::sqrt(options.work / std::max(1.0, perPosition2))))));
     std::vector<std::size_t> position;
     if (n + 1 <= fitting) {
         for (std::size_t p = 0; p <= n; ++p)

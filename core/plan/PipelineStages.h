@@ -18,7 +18,8 @@
 // slicing do: states (devices used, last device, position), each keeping the Pareto front of
 // (sum of stage times and copies, slowest stage) so that the objective, which mixes a sum and a
 // maximum, is exact. Every position between two tasks is a candidate cut while the work allows
-// (PipelineStages::exact); larger graphs are cut at evenly spaced positions. Links are taken as
+// (PipelineStages::exact) and at most 1,024 of them; larger graphs are cut at evenly spaced
+// positions. Links are taken as
 // the one from the previous stage's device: exact where all links are alike, as between vcpus.
 #pragma once
 

@@ -961,6 +961,11 @@ private:
             trips = knownScalar(node.input(0));
             if (!trips)
                 return notKnown(node, "the trip count", node.input(0));
+            // Refused before any iteration: each may copy the sequences it grows.
+            if (*trips > kMaxUnrolled)
+                return describe(node) + " is unrolled at load, and its trip count " +
+                       std::to_string(*trips) + " is more than " + std::to_string(kMaxUnrolled) +
+                       " iterations";
         }
         bool condition = true;
         if (!node.input(1).empty()) {

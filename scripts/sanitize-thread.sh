@@ -14,7 +14,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLACER
     -DPLACER_BUILD_GUI=OFF
 cmake --build "$build" -j2 --target "${suites[@]}"
 export QT_QPA_PLATFORM=offscreen
-export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 exitcode=66"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 exitcode=66 suppressions=$root/tests/sanitizers/tsan.supp"
 for suite in "${suites[@]}"; do
     echo "== $suite under ThreadSanitizer"
     (cd "$build" && "./tests/$suite")

@@ -76,8 +76,8 @@ bool answering(const QString& label, const std::function<void()>& act) {
             return;
         // PLACER_SCREENSHOT_DIR: the box as the user sees it, to look at.
         if (const QByteArray dir = qgetenv("PLACER_SCREENSHOT_DIR"); !dir.isEmpty())
-            box->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/") +
-                             box->objectName() + QStringLiteral(".png"));
+            box->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/") + box->objectName() +
+                             QStringLiteral(".png"));
         for (QAbstractButton* button : box->buttons()) {
             if (button->text().remove(QLatin1Char('&')) == label) {
                 answered = true;

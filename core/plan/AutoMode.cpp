@@ -335,17 +335,12 @@ void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vect
             ++first;
         while (last > first && kept.instant[last - 1])
             --last;
-        char time[64];
-        std::snprintf(time, sizeof time, "%.2f ms a micro-batch", stage.computeMicros / 1000);
         note += std::string(k ? "," : "") + " " + m_devices[DeviceId(stage.device)].name +
                 " runs " +
                 (first < last ? nodeName(first) + " .. " + nodeName(last - 1) : "nothing") + " (" +
-                time + ")";
+                formatMillis(stage.computeMicros) + " a micro-batch)";
     }
-    char latency[96];
-    std::snprintf(latency, sizeof latency, "; predicted %.2f ms for the batch",
-                  chosen->latencyMicros / 1000);
-    m_stagesNote = note + latency;
+    m_stagesNote = note + "; predicted " + formatMillis(chosen->latencyMicros) + " for the batch";
 }
 
 void DevicePlanner::finishPlacement(std::size_t conflicts) {

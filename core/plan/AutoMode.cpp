@@ -9,7 +9,6 @@
 #include "plan/PipelineStages.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <map>
 

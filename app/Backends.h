@@ -4,9 +4,17 @@
 
 #include "runtime/ConstantEvaluation.h"
 
+#include "runtime/Ranks.h"
+
 #if PLACER_HAVE_CUDA
 #include "cuda/CudaBackend.h"
 #endif
+#if PLACER_HAVE_MPI
+#include "mpi/MpiTransport.h"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
 
 namespace placer::app {
 
@@ -16,6 +24,45 @@ inline void registerBuiltBackends() {
 #if PLACER_HAVE_CUDA
     cuda::registerCudaBackend();
 #endif
+}
+
+/// Under mpirun: starts the MPI transport, so that this process is one rank of a run whose
+/// devices span ranks (runtime/Ranks.h), and leaves standard output to rank 0 alone. Alone, it
+/// does nothing.
+inline Status startRanks(int* argc, char*** argv) {
+#if PLACER_HAVE_MPI
+    if (!mpi::launchedByMpirun())
+        return {};
+    auto transport = mpi::MpiTransport::start(argc, argv);
+    if (!transport)
+        return transport.error();
+    if (transport.value()->rank() != 0 && !std::freopen("/dev/null", "w", stdout))
+        return SourceError::sentence("rank " + std::to_string(transport.value()->rank()) +
+                                     " cannot silence its standard output");
+    setRankTransport(transport.take());
+#else
+    (void)argc, (void)argv;
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") && std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE")) > 1)
+        return SourceError::sentence(
+            "mpirun started this placer, but it was built without MPI (install Open MPI's "
+            "libopenmpi-dev and build again)");
+#endif
+    return {};
+}
+
+/// Ends this rank: a failure where other ranks would wait for it ends them all at once (their
+/// mpirun names this rank); otherwise MPI is finalised. Alone, it returns `code`.
+inline int finishRanks(int code) {
+#if PLACER_HAVE_MPI
+    if (auto* transport = dynamic_cast<mpi::MpiTransport*>(rankTransport())) {
+        std::fflush(stdout);
+        std::fflush(stderr);
+        if (code != 0 && transport->size() > 1)
+            transport->abortAll(code);
+        setRankTransport(nullptr);
+    }
+#endif
+    return code;
 }
 
 } // namespace placer::app

@@ -19,6 +19,8 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           clang libclang-rt-14-dev libomp-14-dev
           # The Python module: pybind11 against Debian's Python with numpy, tested with pytest.
           python3-dev python3-numpy pybind11-dev python3-pytest
+          # Open MPI: runs whose devices span ranks (mpirun -np N placer run), and their tests.
+          openmpi-bin libopenmpi-dev
           # cpack -G DEB (scripts/package-check.sh): dpkg-shlibdeps needs file.
           file
           # Fonts, so that screenshots and offscreen GUI tests render text.

@@ -7,6 +7,7 @@
 #include "io/Npy.h"
 #include "report/RunReport.h"
 #include "runtime/DeviceRegistry.h"
+#include "runtime/Ranks.h"
 #include "store/PlanStore.h"
 
 #include <algorithm>
@@ -250,6 +251,9 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     auto ran = session.run(planned, request);
     if (!ran)
         return fail(ran.error().message);
+    // Under mpirun, rank 0 alone reports, writes files and records: it gathered the run.
+    if (localRank() != 0)
+        return Ok;
     RunOutcome& outcome = *ran.value();
     for (const std::string& warning : outcome.warnings)
         err << "placer run: warning: " << warning << "\n";
@@ -328,6 +332,70 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     return Ok;
 }
 
+namespace {
+
+/// `placer devices` under mpirun: every rank's host and devices, named as --map names them
+/// (rank1/vcpu1), written by rank 0.
+int listRanksDevices(const std::vector<PhysicalDeviceInfo>& list, int cores, bool json,
+                     std::ostream& out, std::ostream& err) {
+    Json mine = Json::object();
+    mine.set("rank", localRank());
+    mine.set("host", rankTransport()->hostName(localRank()));
+    mine.set("cores", cores);
+    Json devices = Json::array();
+    for (const PhysicalDeviceInfo& info : list) {
+        Json entry = Json::object();
+        entry.set("name", "rank" + std::to_string(localRank()) + "/" + info.name);
+        entry.set("kind", std::string(deviceKindName(info.kind)));
+        entry.set("available", info.available);
+        entry.set("description", info.description);
+        devices.push(std::move(entry));
+    }
+    mine.set("devices", std::move(devices));
+    auto all = rankTransport()->allGather(mine.dump());
+    if (!all) {
+        err << "placer devices: " << all.error().message << "\n";
+        return UserError;
+    }
+    if (localRank() != 0)
+        return Ok;
+    Json ranks = Json::array();
+    for (const std::string& text : all.value()) {
+        auto parsed = Json::parse(text, "rank list");
+        if (!parsed) {
+            err << "placer devices: a rank's list does not read: " << parsed.error().message
+                << "\n";
+            return UserError;
+        }
+        ranks.push(parsed.take());
+    }
+    if (json) {
+        Json document = Json::object();
+        document.set("ranks", std::move(ranks));
+        out << document.dump() << "\n";
+        return Ok;
+    }
+    static const Json none;
+    auto member = [](const Json& object, std::string_view key) -> const Json& {
+        const Json* found = object.find(key);
+        return found ? *found : none;
+    };
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const Json& rank = ranks.items()[r];
+        out << "rank " << r << " on " << member(rank, "host").asString() << " ("
+            << member(rank, "cores").asInt() << " cores):\n";
+        for (const Json& device : member(rank, "devices").items())
+            out << (member(device, "available").asBool() ? "  " : "- ")
+                << member(device, "name").asString() << ": "
+                << member(device, "description").asString() << "\n";
+    }
+    out << "map a virtual device to another rank's with --map NAME=rankN/DEVICE; without "
+           "rankN/ a device is rank 0's\n";
+    return Ok;
+}
+
+} // namespace
+
 int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
                       std::ostream& err) {
     bool json = false;
@@ -355,6 +423,8 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream&, std::
     DeviceRegistry registry;
     const auto list = registry.list();
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    if (rankCount() > 1)
+        return listRanksDevices(list, cores, json, out, err);
     std::optional<Calibration> calibration;
     if (std::filesystem::exists(db)) {
         if (auto opened = store::PlanStore::open(db)) {

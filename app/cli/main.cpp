@@ -1,11 +1,28 @@
-// Entry point of the `placer` command-line tool.
+// Entry point of the `placer` command-line tool. Under mpirun, each process is one rank of the
+// run (app/Backends.h); rank 0 alone writes to standard output.
 #include "Backends.h"
 #include "cli/PlacerCli.h"
 
+#include "runtime/Ranks.h"
+
 #include <iostream>
+#include <sstream>
 
 int main(int argc, char** argv) {
     placer::app::registerBuiltBackends();
+    if (placer::Status ranks = placer::app::startRanks(&argc, &argv); !ranks.ok()) {
+        std::cerr << "placer: " << ranks.error().message << "\n";
+        return 1;
+    }
     std::vector<std::string> args(argv + 1, argv + argc);
-    return placer::cli::runPlacer(args, std::cin, std::cout, std::cerr);
+    if (placer::localRank() == 0)
+        return placer::app::finishRanks(
+            placer::cli::runPlacer(args, std::cin, std::cout, std::cerr));
+    // Another rank's messages name it, line by line.
+    std::ostringstream err;
+    const int code = placer::cli::runPlacer(args, std::cin, std::cout, err);
+    std::istringstream lines(err.str());
+    for (std::string line; std::getline(lines, line);)
+        std::cerr << placer::describeRank(placer::localRank()) << ": " << line << "\n";
+    return placer::app::finishRanks(code);
 }

@@ -369,6 +369,10 @@ std::string runSummary(const RunOutcome& input) {
     for (const std::string& note : input.ran.notes)
         out << "optimised: " << note << "\n";
     out << "devices:\n";
+    // Columns as wide as the longest physical name ("rank1/cuda:0" under mpirun).
+    int physicalWidth = 8;
+    for (const StreamInfo& stream : v.result.streams)
+        physicalWidth = std::max(physicalWidth, static_cast<int>(stream.physical.size()));
     for (int d = 0; d < v.devices.size(); ++d) {
         const DeviceId id(d);
         std::int64_t peak = 0;
@@ -377,8 +381,8 @@ std::string runSummary(const RunOutcome& input) {
                 stream.virtuals.end())
                 peak = stream.peakBytes;
         }
-        std::snprintf(line, sizeof line, "  %-10s on %-8s busy %9.3f ms   memory %s (planned %s)\n",
-                      v.devices[id].name.c_str(), v.physicalOf(id, executor).c_str(),
+        std::snprintf(line, sizeof line, "  %-10s on %-*s busy %9.3f ms   memory %s (planned %s)\n",
+                      v.devices[id].name.c_str(), physicalWidth, v.physicalOf(id, executor).c_str(),
                       v.busyMicros(id) / 1000.0, formatBytes(peak).c_str(),
                       formatBytes(plannedBytes(v.program, id)).c_str());
         out << line;
@@ -400,8 +404,9 @@ std::string runSummary(const RunOutcome& input) {
         }
         if (total <= 0)
             continue;
-        std::snprintf(line, sizeof line, "  %-10s idle %9.3f ms in the traced run",
-                      v.result.streams[s].physical.c_str(), total / 1000.0);
+        std::snprintf(line, sizeof line, "  %-*s idle %9.3f ms in the traced run",
+                      std::max(10, physicalWidth), v.result.streams[s].physical.c_str(),
+                      total / 1000.0);
         out << line;
         if (longest) {
             std::snprintf(line, sizeof line, "; longest wait %.3f ms, for ",

@@ -49,6 +49,8 @@ public:
     virtual DeviceKind kind() const = 0;
     /// One line for `placer devices`: "virtual CPU context, 1 worker thread, own arena".
     virtual std::string description() const = 0;
+    /// The rank whose device it is when it is another process's (runtime/Ranks.h), else -1.
+    virtual int remoteRank() const { return -1; }
 
     /// Device memory from the device's own arena, or why there is none.
     virtual Result<std::byte*> allocate(std::int64_t bytes) = 0;

@@ -1,6 +1,7 @@
 // The device registry: the built-in and registered backends, and the devices made from them.
 #include "runtime/DeviceRegistry.h"
 
+#include "runtime/Ranks.h"
 #include "runtime/cpu/CpuBackend.h"
 
 #include <algorithm>
@@ -72,7 +73,12 @@ DeviceRegistry::DeviceRegistry() : m_impl(std::make_unique<Impl>()) {
 
 DeviceRegistry::~DeviceRegistry() = default;
 
-Result<Device*> DeviceRegistry::get(std::string_view spec) {
+Result<Device*> DeviceRegistry::get(std::string_view qualified) {
+    auto split = splitRank(qualified);
+    if (!split)
+        return split.error();
+    const int rank = split.value().first;
+    const std::string_view spec = split.value().second;
     std::lock_guard lock(m_impl->mutex);
     DeviceBackend* backend = m_impl->backendFor(spec);
     if (!backend) {
@@ -91,17 +97,27 @@ Result<Device*> DeviceRegistry::get(std::string_view spec) {
     auto name = backend->deviceName(spec);
     if (!name)
         return name.error();
-    if (auto it = m_impl->devices.find(name.value()); it != m_impl->devices.end())
+    // Keys are alike on every rank: rank 0's devices by their name, other ranks' qualified.
+    const std::string qualifiedName = "rank" + std::to_string(rank) + "/" + name.value();
+    const std::string key = rank == 0 ? name.value() : qualifiedName;
+    if (auto it = m_impl->devices.find(key); it != m_impl->devices.end())
         return it->second.get();
-    auto device = backend->create(spec);
-    if (!device)
-        return device.error();
-    if (backend->kind() == DeviceKind::VCpu) {
+    std::unique_ptr<Device> device;
+    if (rank == localRank()) {
+        auto made = backend->create(spec);
+        if (!made)
+            return made.error();
+        device = made.take();
+    } else {
+        device = std::make_unique<RemoteDevice>(rank, qualifiedName, backend->kind());
+    }
+    // Fresh vcpus are rank 0's, numbered alike on every rank.
+    if (backend->kind() == DeviceKind::VCpu && rank == 0) {
         const int number = std::atoi(name.value().c_str() + backend->prefix().size());
         m_impl->nextVCpu = std::max(m_impl->nextVCpu, number + 1);
     }
-    Device* raw = device.value().get();
-    m_impl->devices.emplace(name.take(), device.take());
+    Device* raw = device.get();
+    m_impl->devices.emplace(key, std::move(device));
     return raw;
 }
 

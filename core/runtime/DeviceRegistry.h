@@ -57,8 +57,9 @@ public:
     DeviceRegistry& operator=(const DeviceRegistry&) = delete;
 
     /// The device named by `spec`: "cpu", "cpu:threads=2", "vcpu3", "vcpu1:threads=2:mem=1GiB",
-    /// "cuda:0". The same name always gives the same device (options apply when it is first
-    /// created). An error says why when no backend has it.
+    /// "cuda:0", and another rank's as "rank1/vcpu1" (runtime/Ranks.h: a RemoteDevice unless it
+    /// is this rank's). The same name always gives the same device (options apply when it is
+    /// first created). An error says why when no backend has it.
     Result<Device*> get(std::string_view spec);
     /// A virtual CPU no one has asked for yet.
     Device* freshVCpu();

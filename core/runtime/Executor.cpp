@@ -15,6 +15,7 @@
 #include "runtime/ControlFlow.h"
 #include "runtime/KernelSupport.h"
 #include "runtime/MemoryCheck.h"
+#include "runtime/Ranks.h"
 #include "runtime/RunTimeBodies.h"
 #include "runtime/RunTimeShapes.h"
 #include "runtime/Schedule.h"
@@ -110,6 +111,20 @@ struct Executor::Impl {
     const std::vector<HostTensor>* inputs = nullptr;
     bool tracing = false;
 
+    /// Per instruction, what this rank does with it when the run spans ranks (runtime/Ranks.h):
+    /// its own work, nothing (another rank's), or one side of a copy between ranks.
+    enum class RankRole : std::uint8_t { Local, Remote, Send, Receive };
+    std::vector<RankRole> rankRole;
+    /// Per copy between ranks: its tag (the same on every rank), its transfer at this run, the
+    /// host memory it is staged in when its device's memory is not the host's, and when the
+    /// receive was posted.
+    std::vector<int> tagOf;
+    std::vector<std::shared_ptr<Transfer>> transfers;
+    std::vector<std::vector<std::byte>> staging;
+    std::vector<double> postedAt;
+    /// A receive that waited past rankTimeoutSeconds(), found while a ready set was locked.
+    std::atomic<std::int64_t> overdueReceive{-1};
+
     /// Host storages pinned by the device that copies to or from them: (that device, storage).
     std::vector<std::pair<Device*, std::byte*>> pinned;
 
@@ -166,8 +181,9 @@ struct Executor::Impl {
         storages.assign(storageCount, nullptr);
         storageOwner.assign(storageCount, nullptr);
         findBorrowedConstants();
+        assignRankRoles();
         for (std::size_t k = 0; k < program.runStart; ++k) {
-            if (program.code[k].op == Opcode::LoadConst)
+            if (program.code[k].op == Opcode::LoadConst && rankRole[k] == RankRole::Local)
                 constantBytes += program.code[k].bytes;
         }
         for (std::size_t k = 0; k < n; ++k) {
@@ -181,7 +197,7 @@ struct Executor::Impl {
                 else if (instr.op == Opcode::DeviceCopy || instr.op == Opcode::LoadInput)
                     laneOf[k] = device->laneFor(WorkKind::CopyIn);
             }
-            if (k >= program.runStart)
+            if (k >= program.runStart || rankRole[k] == RankRole::Remote)
                 continue;
             if (auto error = loadInstruction(k, device))
                 return error;
@@ -194,7 +210,7 @@ struct Executor::Impl {
         // every run, and a device whose waits do not block its worker (a GPU waits in its
         // stream) issues work reading registers another device binds.
         for (std::size_t k = program.runStart; k < n; ++k) {
-            if (program.code[k].op == Opcode::AllocTensor)
+            if (program.code[k].op == Opcode::AllocTensor && rankRole[k] == RankRole::Local)
                 bind(program.code[k]);
         }
         plannedData = regData;
@@ -219,6 +235,70 @@ struct Executor::Impl {
         }
         buildRunSchedule();
         pinCopiedStorages();
+        return checkCopiesBetweenRanks();
+    }
+
+    /// The rank whose device runs instructions of virtual device `d`.
+    int rankOf(DeviceId d) const {
+        const int remote = mapping[d.index]->remoteRank();
+        return remote >= 0 ? remote : localRank();
+    }
+
+    /// Which instructions are this rank's, and the copies between ranks, numbered alike on every
+    /// rank (every rank lowers the same program).
+    void assignRankRoles() {
+        const std::size_t n = program.code.size();
+        rankRole.assign(n, RankRole::Local);
+        tagOf.assign(n, -1);
+        transfers.resize(n);
+        staging.resize(n);
+        postedAt.assign(n, 0);
+        int tags = 0;
+        const int me = localRank();
+        for (std::size_t k = 0; k < n; ++k) {
+            const Instruction& instr = program.code[k];
+            if (!instr.device.valid())
+                continue;
+            const int rank = rankOf(instr.device);
+            if (instr.op == Opcode::DeviceCopy) {
+                const int source = rankOf(instr.srcDevice);
+                if (source != rank)
+                    tagOf[k] = tags++;
+                if (source == me && rank != me)
+                    rankRole[k] = RankRole::Send;
+                else if (source != me && rank == me)
+                    rankRole[k] = RankRole::Receive;
+                else if (rank != me)
+                    rankRole[k] = RankRole::Remote;
+                continue;
+            }
+            if (rank != me)
+                rankRole[k] = RankRole::Remote;
+        }
+    }
+
+    /// Copies between ranks move sizes known at load, within the transport's tags.
+    std::optional<SourceError> checkCopiesBetweenRanks() const {
+        RankTransport* transport = rankTransport();
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            if (tagOf[k] < 0)
+                continue;
+            const Instruction& instr = program.code[k];
+            const std::string what = "the copy of " + reg(instr.src).name + " from " +
+                                     mapping[instr.srcDevice.index]->name() + " to " +
+                                     mapping[instr.device.index]->name();
+            if (!transport)
+                return SourceError{"", 0, 0, what + " crosses ranks, but this process runs alone"};
+            if (tagOf[k] > transport->maxTag())
+                return SourceError{"", 0, 0,
+                                   what + " is copy " + std::to_string(tagOf[k]) +
+                                       " between ranks, more than the transport can tag"};
+            if (shapeAtRun[static_cast<std::size_t>(instr.src)])
+                return SourceError{"", 0, 0,
+                                   what + " crosses ranks with a size found only at run time; "
+                                          "copies between ranks need sizes known at load (place "
+                                          "the value's producer and its readers on one rank)"};
+        }
         return std::nullopt;
     }
 
@@ -282,7 +362,7 @@ struct Executor::Impl {
         };
         for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
             const Instruction& instr = program.code[k];
-            if (instr.op != Opcode::DeviceCopy)
+            if (instr.op != Opcode::DeviceCopy || tagOf[k] >= 0 || rankRole[k] != RankRole::Local)
                 continue;
             Device* to = mapping[instr.device.index];
             Device* from = mapping[instr.srcDevice.index];
@@ -392,6 +472,14 @@ struct Executor::Impl {
                 atRun = atRun || shapeAtRun[static_cast<std::size_t>(r)];
             for (const Subgraph& body : node.subgraphs)
                 atRun = atRun || findsShapesAtRun(*body.graph);
+            if (rankRole[k] == RankRole::Remote) {
+                // Another rank's kernel: nothing is prepared here, but what it finds at run time
+                // is marked, so that no such value crosses ranks unnoticed.
+                atRun = atRun || node.op->kernel.family == KernelFamily::Selection;
+                for (std::int32_t r : instr.results)
+                    shapeAtRun[static_cast<std::size_t>(r)] = atRun;
+                continue;
+            }
             if (!atRun) {
                 if (auto error = prepareKernel(k))
                     return error;
@@ -633,8 +721,11 @@ struct Executor::Impl {
         }
     }
 
-    /// Makes `k` ready on its stream, waking that stream's worker if it sleeps.
+    /// Makes `k` ready on its stream, waking that stream's worker if it sleeps. A copy from
+    /// another rank posts its receive now: its memory is free to be written.
     void makeReady(std::uint32_t k) {
+        if (rankRole[k] == RankRole::Receive)
+            postReceive(k);
         ReadySet& set = *readySets[static_cast<std::size_t>(streamOf[k])];
         std::lock_guard lock(set.mutex);
         const auto at = std::upper_bound(
@@ -648,7 +739,12 @@ struct Executor::Impl {
 
     /// Whether `k` can run on a host worker now: every asynchronous producer it waits for is
     /// done. (An asynchronous device waits in its lanes, so anything ready can be issued.)
-    bool runnable(std::uint32_t k, bool asynchronous) const {
+    bool runnable(std::uint32_t k, bool asynchronous) {
+        if (rankRole[k] == RankRole::Receive && transfers[k] && !transfers[k]->done()) {
+            if (hostClockMicros() - postedAt[k] > rankTimeoutSeconds() * 1e6)
+                overdueReceive.store(k, std::memory_order_relaxed);
+            return false;
+        }
         if (asynchronous)
             return true;
         for (std::uint32_t p : schedule.waits[k]) {
@@ -678,8 +774,11 @@ struct Executor::Impl {
                         return k;
                     }
                 }
-                // Everything ready waits for a GPU (or lane) result: poll for it.
+                // Everything ready waits for a GPU (or lane) result, or for another rank's data:
+                // poll for it.
                 lock.unlock();
+                if (const std::int64_t late = overdueReceive.exchange(-1); late >= 0)
+                    fail(receiveOverdue(static_cast<std::size_t>(late)));
                 if (spins > 64)
                     std::this_thread::sleep_for(std::chrono::microseconds(20));
                 continue;
@@ -704,6 +803,69 @@ struct Executor::Impl {
         }
     }
 
+    /// Posts the receive of copy `k` from another rank: into its register where the host can
+    /// write that memory, else into staging memory that execute() copies in.
+    void postReceive(std::size_t k) {
+        const Instruction& instr = program.code[k];
+        transfers[k].reset();
+        postedAt[k] = hostClockMicros();
+        if (instr.bytes <= 0)
+            return;
+        Device* device = mapping[instr.device.index];
+        void* into = regData[static_cast<std::size_t>(instr.dst)];
+        if (!device->hostAccessible()) {
+            staging[k].resize(static_cast<std::size_t>(instr.bytes));
+            into = staging[k].data();
+        }
+        transfers[k] =
+            rankTransport()->receive(rankOf(instr.srcDevice), tagOf[k], into, instr.bytes);
+    }
+
+    std::string describeCopy(std::size_t k) const {
+        const Instruction& instr = program.code[k];
+        return "the copy of " + reg(instr.src).name + " (" + formatBytes(instr.bytes) + ") from " +
+               mapping[instr.srcDevice.index]->name() + " to " +
+               mapping[instr.device.index]->name();
+    }
+
+    std::string receiveOverdue(std::size_t k) const {
+        const int source = rankOf(program.code[k].srcDevice);
+        return describeCopy(k) + ": " + describeRank(source) + " sent nothing for " +
+               formatSeconds(rankTimeoutSeconds()) + " (it stopped, failed or stopped answering)";
+    }
+
+    static std::string formatSeconds(double seconds) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.0f s", seconds);
+        return text;
+    }
+
+    /// The send of copy `k` to another rank, from this rank's source register (staged through
+    /// host memory where the host cannot read the source's); returns once the transport is done
+    /// with the source's memory. Runs on the destination's stream, a worker of its own.
+    void sendToRank(std::size_t k) {
+        const Instruction& instr = program.code[k];
+        if (instr.bytes <= 0)
+            return;
+        Device* source = mapping[instr.srcDevice.index];
+        checkOwner(instr.src, source, describeCopy(k));
+        const std::byte* from = regData[static_cast<std::size_t>(instr.src)];
+        if (!source->hostAccessible()) {
+            staging[k].resize(static_cast<std::size_t>(instr.bytes));
+            source->copyOut(staging[k].data(), from, instr.bytes);
+            from = staging[k].data();
+        }
+        const int peer = rankOf(instr.device);
+        std::shared_ptr<Transfer> transfer =
+            rankTransport()->send(peer, tagOf[k], from, instr.bytes);
+        if (!transfer->wait(rankTimeoutSeconds()))
+            throw KernelError(describeCopy(k) + ": " + describeRank(peer) + " took nothing for " +
+                              formatSeconds(rankTimeoutSeconds()) +
+                              " (it stopped, failed or stopped answering)");
+        if (transfer->failed())
+            throw KernelError(describeCopy(k) + ": " + transfer->error());
+    }
+
     std::string ownerName(std::int32_t r) const {
         Device* owner = regOwner[static_cast<std::size_t>(r)];
         return owner ? owner->name() : std::string("no device (not allocated)");
@@ -720,6 +882,23 @@ struct Executor::Impl {
     void execute(std::size_t k, Stream& stream) {
         const Instruction& instr = program.code[k];
         Device* device = stream.device;
+        switch (rankRole[k]) {
+        case RankRole::Remote:
+            return; // another rank's
+        case RankRole::Send:
+            sendToRank(k);
+            return;
+        case RankRole::Receive:
+            if (transfers[k] && transfers[k]->failed())
+                throw KernelError(describeCopy(k) + ": " + transfers[k]->error());
+            checkOwner(instr.dst, device, describeCopy(k));
+            if (!staging[k].empty())
+                device->copyIn(regData[static_cast<std::size_t>(instr.dst)], staging[k].data(),
+                               instr.bytes);
+            return;
+        case RankRole::Local:
+            break;
+        }
         switch (instr.op) {
         case Opcode::AllocTensor: {
             stream.live += instr.bytes;
@@ -822,8 +1001,11 @@ struct Executor::Impl {
             }
             if (!aborted.load(std::memory_order_relaxed)) {
                 const Opcode op = program.code[k].op;
+                // A copy between ranks is timed by its sender, from the post to the transport's
+                // end; another rank's work by that rank.
                 const bool timed =
-                    op == Opcode::Invoke || op == Opcode::DeviceCopy || op == Opcode::LoadInput;
+                    (rankRole[k] == RankRole::Local || rankRole[k] == RankRole::Send) &&
+                    (op == Opcode::Invoke || op == Opcode::DeviceCopy || op == Opcode::LoadInput);
                 const double start = timed ? stamp() : 0;
                 try {
                     execute(k, stream);
@@ -834,7 +1016,8 @@ struct Executor::Impl {
                     const double end = stamp();
                     stream.timed.push_back(
                         TimedEvent{k, static_cast<int>(s), start, end, std::max(0, lane)});
-                } else if (tracing && (op == Opcode::AllocTensor || op == Opcode::Free)) {
+                } else if (tracing && rankRole[k] == RankRole::Local &&
+                           (op == Opcode::AllocTensor || op == Opcode::Free)) {
                     stream.memory.push_back(
                         MemorySample{static_cast<int>(s), stamp(), stream.live});
                 }
@@ -1014,6 +1197,7 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         stream.device->resetPeak();
         StreamInfo info;
         info.physical = stream.device->name();
+        info.rank = stream.device->remoteRank() >= 0 ? stream.device->remoteRank() : localRank();
         info.virtuals = stream.virtuals;
         info.constantUploads = stream.constantUploads;
         result.streams.push_back(std::move(info));
@@ -1096,6 +1280,13 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     for (std::int32_t r : ret.args) {
         if (completed == 0)
             break; // cancelled before anything ran
+        // Another rank's result comes from that rank (the session gathers it).
+        const int holder = impl.rankOf(impl.reg(r).device);
+        result.outputRanks.push_back(holder);
+        if (holder != localRank()) {
+            result.outputs.push_back(HostTensor{impl.reg(r).type, {}});
+            continue;
+        }
         // A data-dependent result fills a prefix of its planned storage.
         const TensorType type = impl.typeAtRun(r);
         HostTensor out = HostTensor::zeros(type);

@@ -55,6 +55,7 @@ struct IdleStretch {
 
 struct StreamInfo {
     std::string physical;           ///< "vcpu1"
+    int rank = 0;                   ///< the rank whose device it is (runtime/Ranks.h)
     std::vector<DeviceId> virtuals; ///< the virtual devices mapped to it
     std::vector<double> busyMicros; ///< per measured iteration
     std::int64_t peakBytes = 0;     ///< the arena's high-water mark over the runs
@@ -72,6 +73,9 @@ struct RunResult {
     double traceOrigin = 0;           ///< start of the last iteration
     double traceEnd = 0;              ///< end of the last iteration
     std::vector<HostTensor> outputs;  ///< of the last iteration; none when none ran
+    /// Per output: the rank that holds it (runtime/Ranks.h). Another rank's output is left
+    /// without data here, for the session to gather.
+    std::vector<int> outputRanks;
     /// RunOptions::cancelled stopped the run: the figures are those of the iterations before.
     bool cancelled = false;
 };

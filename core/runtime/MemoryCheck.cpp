@@ -80,6 +80,8 @@ Status checkMemoryFits(const Program& program, const DeviceSet& devices,
             return memoryError(describe(instr.storage, instr.bytes) +
                                " is on a virtual device without a physical device");
         Device* device = mapping[v];
+        if (device->remoteRank() >= 0)
+            continue; // its rank checks it
         auto it = std::find_if(needs.begin(), needs.end(),
                                [&](const DeviceNeed& need) { return need.device == device; });
         if (it == needs.end()) {
@@ -108,6 +110,8 @@ Status checkMemoryFits(const Program& program, const DeviceSet& devices,
                 !mapping[static_cast<std::size_t>(instr.device.index)])
                 continue;
             Device* device = mapping[static_cast<std::size_t>(instr.device.index)];
+            if (device->remoteRank() >= 0)
+                continue;
             auto it = std::find_if(specs.begin(), specs.end(),
                                    [&](const auto& entry) { return entry.first == device; });
             if (it == specs.end()) {

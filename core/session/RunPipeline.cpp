@@ -18,6 +18,8 @@
 #include "runtime/DeviceRegistry.h"
 #include "runtime/MemoryCheck.h"
 #include "runtime/RandomTensor.h"
+#include "runtime/RankResults.h"
+#include "runtime/Ranks.h"
 #include "runtime/Schedule.h"
 
 namespace placer {
@@ -288,6 +290,14 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
                                       hostInputOutputBytes(lowered.program), &graph, opset);
         !fits.ok())
         return fits.error();
+    // A run over several ranks: every rank made this same program from the same model, or none
+    // runs it.
+    if (rankCount() > 1) {
+        if (Status agree = checkRanksAgree(graphFingerprint(planned->model.graph),
+                                           fnv1a(printBytecode(lowered.program, graph, devices)));
+            !agree.ok())
+            return agree.error();
+    }
     auto inputs = makeInputs(graph, planned->model.graph, lowered.program, request);
     if (!inputs)
         return inputs.error();
@@ -296,7 +306,8 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         return outcome;
     }
     std::optional<std::vector<HostTensor>> expected;
-    if (request.reference) {
+    // Rank 0 alone checks the outputs (it gathers them).
+    if (request.reference && localRank() == 0) {
         auto outputs = runReference(*outcome->userGraph, inputs.value(), opset);
         if (!outputs)
             return SourceError::sentence("reference run: " + outputs.error().message);
@@ -317,6 +328,8 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     if (!result)
         return result.error();
     outcome->result = result.take();
+    if (Status gathered = gatherRankResults(outcome->result); !gathered.ok())
+        return gathered.error();
     if (expected && !outcome->result.outputs.empty())
         outcome->reference =
             compareOutputs(outcome->result.outputs, *expected, request.atol, request.rtol);

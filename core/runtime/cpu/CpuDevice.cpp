@@ -1,7 +1,7 @@
 // A CPU device: its worker, arena, kernels, copies and clock (runtime/cpu/CpuDevice.h).
 #include "runtime/cpu/CpuDevice.h"
 
-#include "runtime/EpochCounter.h"
+#include "runtime/HostEvent.h"
 
 #include "runtime/WorkQueue.h"
 #include "runtime/cpu/CpuKernels.h"
@@ -19,27 +19,6 @@
 #include <unordered_map>
 
 namespace placer {
-
-namespace {
-
-/// An event on a host-clocked device: an epoch counter the waiter blocks on.
-class HostEvent final : public Event {
-public:
-    void record(std::uint32_t epoch) override {
-        m_time = hostClockMicros();
-        m_epoch.publish(epoch);
-    }
-    void wait(std::uint32_t epoch) const override { m_epoch.waitFor(epoch, kSpins); }
-    bool reached(std::uint32_t epoch) const override { return m_epoch.reached(epoch); }
-    double timestamp() const override { return m_time; }
-
-private:
-    static constexpr int kSpins = 4000;
-    EpochCounter m_epoch;
-    double m_time = 0;
-};
-
-} // namespace
 
 /// The context's memory: 64-byte aligned blocks, counted.
 struct CpuDevice::Arena {

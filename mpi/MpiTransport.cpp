@@ -1,0 +1,340 @@
+// The MPI transport (mpi/MpiTransport.h): a queue of posted transfers and calls, and the
+// communication thread that issues them and tests them to completion.
+#include "mpi/MpiTransport.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace placer::mpi {
+
+namespace {
+
+/// MPI counts are ints: larger messages go as several, in order, under one tag.
+constexpr std::int64_t kChunk = std::int64_t(1) << 30;
+
+std::string mpiError(int code) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+        return "MPI error " + std::to_string(code);
+    return std::string(text, static_cast<std::size_t>(length));
+}
+
+} // namespace
+
+bool launchedByMpirun() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+        if (std::getenv(name))
+            return true;
+    }
+    return false;
+}
+
+struct MpiTransport::Impl {
+    int rank = 0;
+    int size = 1;
+    int maxTag = 32767;
+    std::vector<std::string> hosts;
+
+    /// What the thread is asked to do: a transfer to post, or a call to make (a collective).
+    struct Work {
+        bool sending = false;
+        int peer = 0;
+        int tag = 0;
+        std::byte* data = nullptr;
+        std::int64_t bytes = 0;
+        std::shared_ptr<Transfer> transfer;
+        std::function<void()> call;
+    };
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::deque<Work> queue;
+    bool stopping = false;
+    std::thread thread;
+
+    /// Posted requests, and per request the transfer it belongs to (a transfer is done when
+    /// all its requests are).
+    struct Pending {
+        std::shared_ptr<Transfer> transfer;
+        int requests = 0;
+        bool failed = false;
+        std::string error;
+    };
+    std::vector<MPI_Request> requests;
+    std::vector<std::shared_ptr<Pending>> owners;
+
+    void post(Work work) {
+        {
+            std::lock_guard lock(mutex);
+            queue.push_back(std::move(work));
+        }
+        wake.notify_one();
+    }
+
+    void issue(Work& work) {
+        auto pending = std::make_shared<Pending>();
+        pending->transfer = work.transfer;
+        for (std::int64_t offset = 0; offset < work.bytes; offset += kChunk) {
+            const int count = static_cast<int>(std::min(kChunk, work.bytes - offset));
+            MPI_Request request = MPI_REQUEST_NULL;
+            const int code = work.sending
+                                 ? MPI_Isend(work.data + offset, count, MPI_BYTE, work.peer,
+                                             work.tag, MPI_COMM_WORLD, &request)
+                                 : MPI_Irecv(work.data + offset, count, MPI_BYTE, work.peer,
+                                             work.tag, MPI_COMM_WORLD, &request);
+            if (code != MPI_SUCCESS) {
+                pending->failed = true;
+                pending->error = mpiError(code);
+                break;
+            }
+            requests.push_back(request);
+            owners.push_back(pending);
+            ++pending->requests;
+        }
+        if (pending->requests == 0) {
+            if (pending->failed)
+                work.transfer->fail(pending->error);
+            else
+                work.transfer->finish();
+        }
+    }
+
+    /// Tests the posted requests; true when any finished.
+    bool progress() {
+        if (requests.empty())
+            return false;
+        std::vector<int> finished(requests.size());
+        std::vector<MPI_Status> statuses(requests.size());
+        int count = 0;
+        const int code = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count,
+                                      finished.data(), statuses.data());
+        if (count == MPI_UNDEFINED || count == 0)
+            return false;
+        for (int i = 0; i < count; ++i) {
+            const auto index = static_cast<std::size_t>(finished[static_cast<std::size_t>(i)]);
+            Pending& pending = *owners[index];
+            if (code == MPI_ERR_IN_STATUS &&
+                statuses[static_cast<std::size_t>(i)].MPI_ERROR != MPI_SUCCESS) {
+                pending.failed = true;
+                pending.error = mpiError(statuses[static_cast<std::size_t>(i)].MPI_ERROR);
+            }
+            if (--pending.requests == 0) {
+                if (pending.failed)
+                    pending.transfer->fail(pending.error);
+                else
+                    pending.transfer->finish();
+            }
+            owners[index].reset();
+        }
+        // Finished requests are MPI_REQUEST_NULL now: drop them.
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            if (owners[i]) {
+                requests[kept] = requests[i];
+                owners[kept] = std::move(owners[i]);
+                ++kept;
+            }
+        }
+        requests.resize(kept);
+        owners.resize(kept);
+        return true;
+    }
+
+    void loop() {
+        int idle = 0;
+        for (;;) {
+            std::deque<Work> taken;
+            {
+                std::unique_lock lock(mutex);
+                if (requests.empty())
+                    wake.wait(lock, [&] { return stopping || !queue.empty(); });
+                if (stopping && queue.empty() && requests.empty())
+                    return;
+                taken.swap(queue);
+            }
+            for (Work& work : taken) {
+                if (work.call)
+                    work.call();
+                else
+                    issue(work);
+            }
+            if (progress() || !taken.empty()) {
+                idle = 0;
+                continue;
+            }
+            // Nothing finished: spin a little (a message is often microseconds away), then
+            // sleep in short steps so that a waiting rank leaves the cores to the workers.
+            if (++idle < 64)
+                std::this_thread::yield();
+            else
+                std::this_thread::sleep_for(std::chrono::microseconds(idle < 1024 ? 20 : 100));
+        }
+    }
+
+    /// Runs `call` on the communication thread and waits for it.
+    void call(std::function<void()> call) {
+        std::mutex done;
+        std::condition_variable finished;
+        bool ran = false;
+        Work work;
+        work.call = [&] {
+            call();
+            std::lock_guard lock(done);
+            ran = true;
+            finished.notify_one();
+        };
+        post(std::move(work));
+        std::unique_lock lock(done);
+        finished.wait(lock, [&] { return ran; });
+    }
+};
+
+MpiTransport::MpiTransport() : m_impl(std::make_unique<Impl>()) {}
+
+Result<std::shared_ptr<MpiTransport>> MpiTransport::start(int* argc, char*** argv) {
+    int provided = 0;
+    if (const int code = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+        code != MPI_SUCCESS)
+        return SourceError::sentence("MPI did not start: " + mpiError(code));
+    std::shared_ptr<MpiTransport> transport(new MpiTransport());
+    Impl& impl = *transport->m_impl;
+    if (provided < MPI_THREAD_SERIALIZED)
+        return SourceError::sentence("this MPI offers no thread support beyond " +
+                                     std::to_string(provided) +
+                                     "; placer needs MPI_THREAD_SERIALIZED at least");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &impl.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &impl.size);
+    int* tagUpperBound = nullptr;
+    int found = 0;
+    if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found) == MPI_SUCCESS &&
+        found && tagUpperBound)
+        impl.maxTag = *tagUpperBound;
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(host, &length);
+    impl.thread = std::thread([&impl] { impl.loop(); });
+    auto hosts = transport->allGather(std::string(host, static_cast<std::size_t>(length)));
+    if (!hosts)
+        return hosts.error();
+    impl.hosts = hosts.take();
+    return transport;
+}
+
+MpiTransport::~MpiTransport() {
+    {
+        std::lock_guard lock(m_impl->mutex);
+        m_impl->stopping = true;
+    }
+    m_impl->wake.notify_one();
+    if (m_impl->thread.joinable())
+        m_impl->thread.join();
+    // Requests a failed run left posted are cancelled; finalising waits for the others.
+    for (MPI_Request& request : m_impl->requests) {
+        MPI_Cancel(&request);
+        MPI_Request_free(&request);
+    }
+    MPI_Finalize();
+}
+
+int MpiTransport::rank() const {
+    return m_impl->rank;
+}
+
+int MpiTransport::size() const {
+    return m_impl->size;
+}
+
+const std::string& MpiTransport::hostName(int rank) const {
+    static const std::string unknown = "unknown";
+    return rank >= 0 && static_cast<std::size_t>(rank) < m_impl->hosts.size()
+               ? m_impl->hosts[static_cast<std::size_t>(rank)]
+               : unknown;
+}
+
+std::shared_ptr<Transfer> MpiTransport::send(int peer, int tag, const void* data,
+                                             std::int64_t bytes) {
+    auto transfer = std::make_shared<Transfer>();
+    Impl::Work work;
+    work.sending = true;
+    work.peer = peer;
+    work.tag = tag;
+    work.data = const_cast<std::byte*>(static_cast<const std::byte*>(data));
+    work.bytes = bytes;
+    work.transfer = transfer;
+    m_impl->post(std::move(work));
+    return transfer;
+}
+
+std::shared_ptr<Transfer> MpiTransport::receive(int peer, int tag, void* data, std::int64_t bytes) {
+    auto transfer = std::make_shared<Transfer>();
+    Impl::Work work;
+    work.peer = peer;
+    work.tag = tag;
+    work.data = static_cast<std::byte*>(data);
+    work.bytes = bytes;
+    work.transfer = transfer;
+    m_impl->post(std::move(work));
+    return transfer;
+}
+
+Result<std::vector<std::string>> MpiTransport::allGather(const std::string& mine) {
+    std::vector<std::string> all;
+    std::string error;
+    m_impl->call([&] {
+        const auto size = static_cast<std::size_t>(m_impl->size);
+        long long length = static_cast<long long>(mine.size());
+        std::vector<long long> lengths(size);
+        int code = MPI_Allgather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG,
+                                 MPI_COMM_WORLD);
+        if (code != MPI_SUCCESS) {
+            error = mpiError(code);
+            return;
+        }
+        long long total = 0;
+        std::vector<int> counts(size), offsets(size);
+        for (std::size_t r = 0; r < size; ++r) {
+            offsets[r] = static_cast<int>(total);
+            counts[r] = static_cast<int>(lengths[r]);
+            total += lengths[r];
+        }
+        if (total > INT_MAX) {
+            error = "the ranks' results are " + std::to_string(total) +
+                    " bytes together, more than one MPI gather carries";
+            return;
+        }
+        std::string gathered(static_cast<std::size_t>(total), '\0');
+        code = MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, gathered.data(),
+                              counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+        if (code != MPI_SUCCESS) {
+            error = mpiError(code);
+            return;
+        }
+        for (std::size_t r = 0; r < size; ++r)
+            all.push_back(gathered.substr(static_cast<std::size_t>(offsets[r]),
+                                          static_cast<std::size_t>(counts[r])));
+    });
+    if (!error.empty())
+        return SourceError::sentence("gathering from every rank: " + error);
+    return all;
+}
+
+int MpiTransport::maxTag() const {
+    return m_impl->maxTag;
+}
+
+void MpiTransport::abortAll(int code) {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+}
+
+} // namespace placer::mpi

@@ -277,8 +277,28 @@ struct Executor::Impl {
         }
     }
 
-    /// Copies between ranks move sizes known at load, within the transport's tags.
+    /// Copies between ranks move sizes known at load, within the transport's tags. Whether a
+    /// size may be found only at run time is judged from the graph alone, so that every rank
+    /// judges alike: a kernel that finds its extent, control flow, and what reads them.
     std::optional<SourceError> checkCopiesBetweenRanks() const {
+        std::vector<bool> mayVary(program.registers.size(), false);
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op == Opcode::DeviceCopy) {
+                mayVary[static_cast<std::size_t>(instr.dst)] =
+                    mayVary[static_cast<std::size_t>(instr.src)];
+                continue;
+            }
+            if (instr.op != Opcode::Invoke)
+                continue;
+            const Node& node = graph->node(instr.node);
+            bool varies = node.anyRunTimeShape() || node.op->hasBodies ||
+                          node.op->kernel.family == KernelFamily::Selection;
+            for (std::int32_t r : instr.args)
+                varies = varies || mayVary[static_cast<std::size_t>(r)];
+            for (std::int32_t r : instr.results)
+                mayVary[static_cast<std::size_t>(r)] = varies;
+        }
         RankTransport* transport = rankTransport();
         for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
             if (tagOf[k] < 0)
@@ -293,9 +313,11 @@ struct Executor::Impl {
                 return SourceError{"", 0, 0,
                                    what + " is copy " + std::to_string(tagOf[k]) +
                                        " between ranks, more than the transport can tag"};
-            if (shapeAtRun[static_cast<std::size_t>(instr.src)])
+            if (mayVary[static_cast<std::size_t>(instr.src)])
                 return SourceError{"", 0, 0,
-                                   what + " crosses ranks with a size found only at run time; "
+                                   what + " crosses ranks with a size that may be found only at "
+                                          "run time (control flow's, or a kernel's that finds "
+                                          "its extent); "
                                           "copies between ranks need sizes known at load (place "
                                           "the value's producer and its readers on one rank)"};
         }
@@ -472,14 +494,8 @@ struct Executor::Impl {
                 atRun = atRun || shapeAtRun[static_cast<std::size_t>(r)];
             for (const Subgraph& body : node.subgraphs)
                 atRun = atRun || findsShapesAtRun(*body.graph);
-            if (rankRole[k] == RankRole::Remote) {
-                // Another rank's kernel: nothing is prepared here, but what it finds at run time
-                // is marked, so that no such value crosses ranks unnoticed.
-                atRun = atRun || node.op->kernel.family == KernelFamily::Selection;
-                for (std::int32_t r : instr.results)
-                    shapeAtRun[static_cast<std::size_t>(r)] = atRun;
-                continue;
-            }
+            if (rankRole[k] == RankRole::Remote)
+                continue; // another rank's kernel: prepared there
             if (!atRun) {
                 if (auto error = prepareKernel(k))
                     return error;

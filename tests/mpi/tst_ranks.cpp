@@ -1,0 +1,302 @@
+// Runs whose devices span ranks (runtime/Ranks.h, mpi/MpiTransport.h), under mpirun: CTest starts
+// this suite as two ranks (tests/CMakeLists.txt). Every rank runs every test function in the same
+// order; the ranks agree on a verdict before any check can return early, so a failure on one
+// rank fails both instead of leaving the other waiting.
+#include "PlanTestUtil.h"
+
+#include "io/ModelLoader.h"
+#include "ir/OpRegistry.h"
+#include "mpi/MpiTransport.h"
+#include "plan/Planner.h"
+#include "report/RunReport.h"
+#include "runtime/Bytecode.h"
+#include "runtime/ConstantEvaluation.h"
+#include "runtime/DeviceRegistry.h"
+#include "runtime/Executor.h"
+#include "runtime/RandomTensor.h"
+#include "runtime/RankResults.h"
+#include "runtime/Ranks.h"
+#include "session/Session.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace placer;
+
+namespace {
+
+const std::string kSource = PLACER_SOURCE_DIR;
+
+/// Every rank's (ok, why): the first failure, named by its rank, or empty when all passed.
+std::string agree(bool ok, const std::string& why) {
+    auto all = rankTransport()->allGather(ok ? std::string() : why);
+    if (!all)
+        return "gathering the verdicts: " + all.error().message;
+    for (std::size_t r = 0; r < all.value().size(); ++r) {
+        if (!all.value()[r].empty())
+            return "rank " + std::to_string(r) + ": " + all.value()[r];
+    }
+    return {};
+}
+
+/// A random DAG of element-wise ops over [257] float vectors, nodes pinned to random devices
+/// (as tst_runtime's), so that values cross devices often and far.
+Graph randomGraph(std::mt19937& rng, int devices, int nodes) {
+    Graph graph;
+    const TensorType type{{257}, DType::Float32};
+    const auto& registry = OpRegistry::global();
+    std::vector<ValueRef> values;
+    auto pinned = [&] {
+        return Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % devices)), "test"};
+    };
+    for (int i = 0; i < 3; ++i) {
+        Node p;
+        p.name = "%in" + std::to_string(i);
+        p.op = &registry.parameter();
+        p.outputs = {type};
+        p.pin = pinned();
+        values.push_back({graph.addNode(std::move(p)), 0});
+    }
+    const char* binary[] = {"add", "multiply", "subtract", "maximum"};
+    const char* unary[] = {"tanh", "negative", "sigmoid"};
+    for (int i = 0; i < nodes; ++i) {
+        Node n;
+        n.name = "%" + std::to_string(i);
+        auto pickValue = [&] {
+            const std::size_t span =
+                std::min<std::size_t>(values.size(), rng() % 4 == 0 ? values.size() : 6);
+            return values[values.size() - 1 - rng() % span];
+        };
+        if (rng() % 3 == 0) {
+            n.op = registry.find(unary[rng() % 3]);
+            n.inputs = {pickValue()};
+        } else {
+            n.op = registry.find(binary[rng() % 4]);
+            n.inputs = {pickValue(), pickValue()};
+        }
+        n.outputs = {type};
+        if (rng() % 2 == 0)
+            n.pin = pinned();
+        values.push_back({graph.addNode(std::move(n)), 0});
+    }
+    for (int i = 0; i < 3; ++i)
+        graph.addOutput(
+            GraphOutput{values[values.size() - 1 - static_cast<std::size_t>(i) * 5], {}, {}});
+    return graph;
+}
+
+/// The graph on one vcpu of this rank alone.
+std::vector<HostTensor> oneDevice(const Graph& graph, const std::vector<HostTensor>& inputs) {
+    SingleDevicePlan single = singleDevicePlan(graph);
+    auto program = lowerToBytecode(single.graph, single.devices, single.plan);
+    DeviceRegistry registry;
+    auto vcpu = registry.get("rank" + std::to_string(localRank()) + "/vcpu9");
+    auto executor = Executor::load(single.graph, single.devices, program.take(), {vcpu.value()}, 0);
+    if (!executor)
+        qFatal("reference load failed: %s", executor.error().message.c_str());
+    auto result = executor.value()->run(inputs, RunOptions{0, 1});
+    if (!result)
+        qFatal("reference run failed: %s", result.error().message.c_str());
+    return result.value().outputs;
+}
+
+} // namespace
+
+class TestRanks : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase() {
+        QVERIFY2(rankCount() == 2, "run this suite with mpirun -np 2");
+        installConstantFolding();
+    }
+
+    // Random plans over four devices, two on each rank, run as one: the outputs rank 0 gathers
+    // equal one device's bit for bit, and every instruction was timed by the rank that ran it.
+    void randomPlansMatchOneDevice_data() {
+        QTest::addColumn<int>("seed");
+        for (int seed = 1; seed <= 8; ++seed)
+            QTest::newRow(qPrintable(QString("seed %1").arg(seed))) << seed;
+    }
+    void randomPlansMatchOneDevice() {
+        QFETCH(int, seed);
+        std::mt19937 rng(static_cast<unsigned>(seed));
+        const int count = 4;
+        DeviceSet devices = DeviceSet::parse("v0:vcpu,v1:vcpu,v2:vcpu,v3:vcpu").take();
+        const Graph graph = randomGraph(rng, count, 60 + seed * 10);
+        const Plan plan = planDevices(graph, devices, PlanOptions{});
+        auto program = lowerToBytecode(graph, devices, plan);
+        QVERIFY(program.ok());
+        DeviceRegistry registry;
+        std::vector<Device*> mapping;
+        for (int d = 0; d < count; ++d)
+            mapping.push_back(
+                registry.get("rank" + std::to_string(d % 2) + "/vcpu" + std::to_string(d + 1))
+                    .value());
+        int crossing = 0;
+        for (const Instruction& instr : program.value().code)
+            crossing += instr.op == Opcode::DeviceCopy &&
+                                instr.device.index % 2 != instr.srcDevice.index % 2
+                            ? 1
+                            : 0;
+        QVERIFY2(crossing > 3, "values cross ranks");
+        auto executor = Executor::load(graph, devices, program.take(), mapping, 0);
+        std::string why = executor ? "" : executor.error().message;
+        std::vector<HostTensor> inputs;
+        for (NodeId input : executor ? executor.value()->program().inputs : std::vector<NodeId>{})
+            inputs.push_back(randomTensor(graph.node(input).outputs[0], 7 + input.index));
+        Result<RunResult> result = SourceError::sentence("not run");
+        if (executor)
+            result = executor.value()->run(inputs, RunOptions{1, 4});
+        if (why.empty() && !result)
+            why = result.error().message;
+        if (why.empty()) {
+            if (Status gathered = gatherRankResults(result.value()); !gathered.ok())
+                why = gathered.error().message;
+        }
+        if (why.empty() && localRank() == 0) {
+            const ReferenceCheck check =
+                compareOutputs(result.value().outputs, oneDevice(graph, inputs), 0, 0);
+            if (!check.ok)
+                why = check.mismatch;
+            const Program& ran = executor.value()->program();
+            for (std::size_t k = ran.runStart; k < ran.code.size() && why.empty(); ++k) {
+                const Opcode op = ran.code[k].op;
+                if ((op == Opcode::Invoke || op == Opcode::DeviceCopy) &&
+                    result.value().instrMicros[k].size() != 4)
+                    why = "instruction " + std::to_string(k) + " has " +
+                          std::to_string(result.value().instrMicros[k].size()) +
+                          " times, not one per measured run";
+            }
+            const auto& streams = result.value().streams;
+            for (std::size_t s = 0; s < streams.size() && why.empty(); ++s) {
+                if (streams[s].busyMicros.size() != 4 || streams[s].busyMicros[0] <= 0)
+                    why = "stream " + streams[s].physical + " has no busy times from its rank";
+            }
+        }
+        const std::string verdict = agree(why.empty(), why);
+        QVERIFY2(verdict.empty(), verdict.c_str());
+    }
+
+    // A real model through the session, as placer run does it: its convolutions on rank 0,
+    // everything else on rank 1; rank 0's reference check passes, and the ranks' figures are in
+    // rank 0's report.
+    void aModelThroughTheSession() {
+        Session session(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules.push_back(OpRule{"Conv", "a"});
+        request.options.fallbackDevice = "b";
+        request.maps = {{"b", "rank1/vcpu1"}};
+        auto opened =
+            session.open(ModelSource{kSource + "/resources/models/tiny_inception.onnx"}, request);
+        std::string why = opened ? "" : opened.error().message;
+        std::shared_ptr<RunOutcome> outcome;
+        if (why.empty()) {
+            RunRequest run;
+            run.maps = request.maps;
+            run.warmup = 1;
+            run.iterations = 3;
+            auto ran = session.run(std::make_shared<const PlannedModel>(opened.take()), run);
+            if (ran)
+                outcome = ran.take();
+            else
+                why = ran.error().message;
+        }
+        if (why.empty() && localRank() == 0) {
+            if (!outcome->reference || !outcome->reference->ok)
+                why = "the reference check failed: " +
+                      (outcome->reference ? outcome->reference->mismatch : std::string("none"));
+            const std::string summary = runSummary(*outcome);
+            if (summary.find("rank1/vcpu1") == std::string::npos)
+                why = "the report does not name rank 1's device:\n" + summary;
+        }
+        const std::string verdict = agree(why.empty(), why);
+        QVERIFY2(verdict.empty(), verdict.c_str());
+    }
+
+    // A value whose size only the run finds may not cross ranks: both ranks refuse the load
+    // alike, naming the copy, instead of one waiting for the other.
+    void sizesFoundAtRunStayOnOneRank() {
+        Session session(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.options.rules.push_back(OpRule{"NonZero", "a"});
+        request.options.fallbackDevice = "b";
+        request.maps = {{"b", "rank1/vcpu1"}};
+        auto opened =
+            session.open(ModelSource{kSource + "/tests/models/nonzero_select.onnx"}, request);
+        std::string why = opened ? "" : opened.error().message;
+        if (why.empty()) {
+            RunRequest run;
+            run.maps = request.maps;
+            run.warmup = 0;
+            run.iterations = 1;
+            auto ran = session.run(std::make_shared<const PlannedModel>(opened.take()), run);
+            if (ran)
+                why = "the run crossed ranks with a size found at run time";
+            else if (ran.error().message.find("crosses ranks with a size") == std::string::npos)
+                why = "unexpected error: " + ran.error().message;
+        }
+        const std::string verdict = agree(why.empty(), why);
+        QVERIFY2(verdict.empty(), verdict.c_str());
+    }
+
+    // Ranks that made different plans stop before running, each naming the rank that differs.
+    void ranksThatDifferStop() {
+        Session session(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        // Rank 1 places the pooling elsewhere.
+        request.options.rules.push_back(OpRule{localRank() == 0 ? "Conv" : "MaxPool", "a"});
+        request.options.fallbackDevice = "b";
+        request.maps = {{"b", "rank1/vcpu1"}};
+        auto opened =
+            session.open(ModelSource{kSource + "/resources/models/tiny_resnet.onnx"}, request);
+        std::string why = opened ? "" : opened.error().message;
+        if (why.empty()) {
+            RunRequest run;
+            run.maps = request.maps;
+            run.iterations = 1;
+            auto ran = session.run(std::make_shared<const PlannedModel>(opened.take()), run);
+            if (ran)
+                why = "ranks with different plans ran";
+            else if (ran.error().message.find("rank 1 (host ") == std::string::npos ||
+                     ran.error().message.find("another plan") == std::string::npos)
+                why = "unexpected error: " + ran.error().message;
+        }
+        const std::string verdict = agree(why.empty(), why);
+        QVERIFY2(verdict.empty(), verdict.c_str());
+    }
+
+    // A device of a rank the run does not have is an error naming the ranks there are.
+    void aRankBeyondTheRunIsAnError() {
+        DeviceRegistry registry;
+        auto device = registry.get("rank2/vcpu1");
+        QVERIFY(!device);
+        QVERIFY2(device.error().message.find("this run has 2 ranks") != std::string::npos,
+                 device.error().message.c_str());
+        QVERIFY(!registry.get("rankx/vcpu1"));
+        auto remote = registry.get(localRank() == 0 ? "rank1/vcpu3" : "vcpu3");
+        QVERIFY(remote);
+        QCOMPARE(remote.value()->remoteRank(), 1 - localRank());
+    }
+};
+
+int main(int argc, char** argv) {
+    auto transport = mpi::MpiTransport::start(&argc, &argv);
+    if (!transport) {
+        std::fprintf(stderr, "tst_ranks: %s\n", transport.error().message.c_str());
+        return 1;
+    }
+    setRankTransport(transport.take());
+    TestRanks test;
+    const int failed = QTest::qExec(&test, argc, argv);
+    setRankTransport(nullptr);
+    return failed;
+}
+
+#include "tst_ranks.moc"

@@ -122,6 +122,14 @@ struct Executor::Impl {
     std::vector<std::shared_ptr<Transfer>> transfers;
     std::vector<std::vector<std::byte>> staging;
     std::vector<double> postedAt;
+    /// Per register, judged from the graph alone (alike on every rank): its size may be found
+    /// only at run time. Such a copy between ranks sends its shape first (a header of
+    /// kHeaderWords int64s: the rank, then the dimensions), then its bytes.
+    std::vector<bool> mayVary;
+    static constexpr std::size_t kHeaderWords = 1 + 32;
+    std::vector<std::vector<std::int64_t>> headers;
+    std::vector<std::shared_ptr<Transfer>> headerTransfers;
+    int copyTags = 0; ///< copies between ranks: data tags are 0..n-1, header tags n..2n-1
     /// A receive that waited past rankTimeoutSeconds(), found while a ready set was locked.
     std::atomic<std::int64_t> overdueReceive{-1};
 
@@ -255,6 +263,27 @@ struct Executor::Impl {
         postedAt.assign(n, 0);
         int tags = 0;
         const int me = localRank();
+        headers.resize(n);
+        headerTransfers.resize(n);
+        mayVary.assign(program.registers.size(), false);
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op == Opcode::DeviceCopy) {
+                mayVary[static_cast<std::size_t>(instr.dst)] =
+                    mayVary[static_cast<std::size_t>(instr.src)];
+                continue;
+            }
+            if (instr.op != Opcode::Invoke)
+                continue;
+            const Node& node = graph->node(instr.node);
+            bool varies = node.anyRunTimeShape() || node.op->hasBodies ||
+                          node.op->kernel.family == KernelFamily::Selection;
+            for (std::int32_t r : instr.args)
+                varies = varies || mayVary[static_cast<std::size_t>(r)];
+            for (std::int32_t r : instr.results)
+                mayVary[static_cast<std::size_t>(r)] = varies;
+        }
+
         for (std::size_t k = 0; k < n; ++k) {
             const Instruction& instr = program.code[k];
             if (!instr.device.valid())
@@ -275,30 +304,11 @@ struct Executor::Impl {
             if (rank != me)
                 rankRole[k] = RankRole::Remote;
         }
+        copyTags = tags;
     }
 
-    /// Copies between ranks move sizes known at load, within the transport's tags. Whether a
-    /// size may be found only at run time is judged from the graph alone, so that every rank
-    /// judges alike: a kernel that finds its extent, control flow, and what reads them.
+    /// Copies between ranks stay within the transport's tags.
     std::optional<SourceError> checkCopiesBetweenRanks() const {
-        std::vector<bool> mayVary(program.registers.size(), false);
-        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
-            const Instruction& instr = program.code[k];
-            if (instr.op == Opcode::DeviceCopy) {
-                mayVary[static_cast<std::size_t>(instr.dst)] =
-                    mayVary[static_cast<std::size_t>(instr.src)];
-                continue;
-            }
-            if (instr.op != Opcode::Invoke)
-                continue;
-            const Node& node = graph->node(instr.node);
-            bool varies = node.anyRunTimeShape() || node.op->hasBodies ||
-                          node.op->kernel.family == KernelFamily::Selection;
-            for (std::int32_t r : instr.args)
-                varies = varies || mayVary[static_cast<std::size_t>(r)];
-            for (std::int32_t r : instr.results)
-                mayVary[static_cast<std::size_t>(r)] = varies;
-        }
         RankTransport* transport = rankTransport();
         for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
             if (tagOf[k] < 0)
@@ -309,17 +319,10 @@ struct Executor::Impl {
                                      mapping[instr.device.index]->name();
             if (!transport)
                 return SourceError{"", 0, 0, what + " crosses ranks, but this process runs alone"};
-            if (tagOf[k] > transport->maxTag())
+            if (2 * tagOf[k] + 1 > transport->maxTag())
                 return SourceError{"", 0, 0,
                                    what + " is copy " + std::to_string(tagOf[k]) +
                                        " between ranks, more than the transport can tag"};
-            if (mayVary[static_cast<std::size_t>(instr.src)])
-                return SourceError{"", 0, 0,
-                                   what + " crosses ranks with a size that may be found only at "
-                                          "run time (control flow's, or a kernel's that finds "
-                                          "its extent); "
-                                          "copies between ranks need sizes known at load (place "
-                                          "the value's producer and its readers on one rank)"};
         }
         return std::nullopt;
     }
@@ -482,7 +485,10 @@ struct Executor::Impl {
         for (std::size_t k = program.runStart; k < n; ++k) {
             const Instruction& instr = program.code[k];
             if (instr.op == Opcode::DeviceCopy) {
-                if (shapeAtRun[static_cast<std::size_t>(instr.src)])
+                // What another rank sends at a size found then is as found here.
+                if (shapeAtRun[static_cast<std::size_t>(instr.src)] ||
+                    (rankRole[k] == RankRole::Receive &&
+                     mayVary[static_cast<std::size_t>(instr.src)]))
                     shapeAtRun[static_cast<std::size_t>(instr.dst)] = true;
                 continue;
             }
@@ -756,7 +762,9 @@ struct Executor::Impl {
     /// Whether `k` can run on a host worker now: every asynchronous producer it waits for is
     /// done. (An asynchronous device waits in its lanes, so anything ready can be issued.)
     bool runnable(std::uint32_t k, bool asynchronous) {
-        if (rankRole[k] == RankRole::Receive && transfers[k] && !transfers[k]->done()) {
+        const std::shared_ptr<Transfer>& awaited =
+            headerTransfers[k] ? headerTransfers[k] : transfers[k];
+        if (rankRole[k] == RankRole::Receive && awaited && !awaited->done()) {
             if (hostClockMicros() - postedAt[k] > rankTimeoutSeconds() * 1e6)
                 overdueReceive.store(k, std::memory_order_relaxed);
             return false;
@@ -824,7 +832,16 @@ struct Executor::Impl {
     void postReceive(std::size_t k) {
         const Instruction& instr = program.code[k];
         transfers[k].reset();
+        headerTransfers[k].reset();
         postedAt[k] = hostClockMicros();
+        if (mayVary[static_cast<std::size_t>(instr.src)]) {
+            // Its shape first; the bytes are received once memory for that shape is had.
+            headers[k].assign(kHeaderWords, 0);
+            headerTransfers[k] =
+                rankTransport()->receive(rankOf(instr.srcDevice), copyTags + tagOf[k],
+                                         headers[k].data(), kHeaderWords * sizeof(std::int64_t));
+            return;
+        }
         if (instr.bytes <= 0)
             return;
         Device* device = mapping[instr.device.index];
@@ -861,25 +878,83 @@ struct Executor::Impl {
     /// with the source's memory. Runs on the destination's stream, a worker of its own.
     void sendToRank(std::size_t k) {
         const Instruction& instr = program.code[k];
-        if (instr.bytes <= 0)
-            return;
-        Device* source = mapping[instr.srcDevice.index];
-        checkOwner(instr.src, source, describeCopy(k));
-        const std::byte* from = regData[static_cast<std::size_t>(instr.src)];
-        if (!source->hostAccessible()) {
-            staging[k].resize(static_cast<std::size_t>(instr.bytes));
-            source->copyOut(staging[k].data(), from, instr.bytes);
-            from = staging[k].data();
-        }
         const int peer = rankOf(instr.device);
-        std::shared_ptr<Transfer> transfer =
-            rankTransport()->send(peer, tagOf[k], from, instr.bytes);
-        if (!transfer->wait(rankTimeoutSeconds()))
-            throw KernelError(describeCopy(k) + ": " + describeRank(peer) + " took nothing for " +
-                              formatSeconds(rankTimeoutSeconds()) +
-                              " (it stopped, failed or stopped answering)");
-        if (transfer->failed())
-            throw KernelError(describeCopy(k) + ": " + transfer->error());
+        std::int64_t bytes = instr.bytes;
+        std::shared_ptr<Transfer> header;
+        if (mayVary[static_cast<std::size_t>(instr.src)]) {
+            // The shape it has at this run first, then that many bytes.
+            const TensorType type = shapeAtRun[static_cast<std::size_t>(instr.src)]
+                                        ? typeAtRun(instr.src)
+                                        : reg(instr.src).type;
+            if (type.shape.size() + 1 > kHeaderWords)
+                throw KernelError(describeCopy(k) + ": rank " + std::to_string(type.shape.size()) +
+                                  " is more than a copy between ranks carries");
+            headers[k].assign(kHeaderWords, 0);
+            headers[k][0] = type.rank();
+            std::copy(type.shape.begin(), type.shape.end(), headers[k].begin() + 1);
+            header = rankTransport()->send(peer, copyTags + tagOf[k], headers[k].data(),
+                                           kHeaderWords * sizeof(std::int64_t));
+            bytes = type.bytes();
+        }
+        std::shared_ptr<Transfer> transfer;
+        if (bytes > 0) {
+            Device* source = mapping[instr.srcDevice.index];
+            checkOwner(instr.src, source, describeCopy(k));
+            const std::byte* from = regData[static_cast<std::size_t>(instr.src)];
+            if (!source->hostAccessible()) {
+                staging[k].resize(static_cast<std::size_t>(bytes));
+                source->copyOut(staging[k].data(), from, bytes);
+                from = staging[k].data();
+            }
+            transfer = rankTransport()->send(peer, tagOf[k], from, bytes);
+        }
+        for (const std::shared_ptr<Transfer>& sent : {header, transfer}) {
+            if (!sent)
+                continue;
+            if (!sent->wait(rankTimeoutSeconds()))
+                throw KernelError(describeCopy(k) + ": " + describeRank(peer) +
+                                  " took nothing for " + formatSeconds(rankTimeoutSeconds()) +
+                                  " (it stopped, failed or stopped answering)");
+            if (sent->failed())
+                throw KernelError(describeCopy(k) + ": " + sent->error());
+        }
+    }
+
+    /// The bytes of copy `k` from another rank, whose shape came first (postReceive): memory for
+    /// that shape, then the bytes, waited for here.
+    void receiveFoundSize(std::size_t k, Device* device) {
+        const Instruction& instr = program.code[k];
+        if (headerTransfers[k]->failed())
+            throw KernelError(describeCopy(k) + ": " + headerTransfers[k]->error());
+        const std::vector<std::int64_t>& header = headers[k];
+        const std::int64_t rank = header[0];
+        TensorType type = reg(instr.dst).type;
+        if (rank < 0 || static_cast<std::size_t>(rank) + 1 > kHeaderWords)
+            throw KernelError(describeCopy(k) + ": the sender's shape has rank " +
+                              std::to_string(rank));
+        type.shape.assign(header.begin() + 1, header.begin() + 1 + rank);
+        for (std::int64_t extent : type.shape) {
+            if (extent < 0)
+                throw KernelError(describeCopy(k) + ": the sender's shape has a negative extent");
+        }
+        const std::int64_t bytes = type.bytes();
+        memoryAtRun(instr.dst, type, device);
+        ranShape[static_cast<std::size_t>(instr.dst)] = type.shape;
+        if (bytes <= 0)
+            return;
+        void* into = regData[static_cast<std::size_t>(instr.dst)];
+        if (!device->hostAccessible()) {
+            staging[k].resize(static_cast<std::size_t>(bytes));
+            into = staging[k].data();
+        }
+        const int source = rankOf(instr.srcDevice);
+        transfers[k] = rankTransport()->receive(source, tagOf[k], into, bytes);
+        if (!transfers[k]->wait(rankTimeoutSeconds()))
+            throw KernelError(receiveOverdue(k));
+        if (transfers[k]->failed())
+            throw KernelError(describeCopy(k) + ": " + transfers[k]->error());
+        if (!staging[k].empty())
+            device->copyIn(regData[static_cast<std::size_t>(instr.dst)], staging[k].data(), bytes);
     }
 
     std::string ownerName(std::int32_t r) const {
@@ -905,6 +980,10 @@ struct Executor::Impl {
             sendToRank(k);
             return;
         case RankRole::Receive:
+            if (headerTransfers[k]) {
+                receiveFoundSize(k, device);
+                return;
+            }
             if (transfers[k] && transfers[k]->failed())
                 throw KernelError(describeCopy(k) + ": " + transfers[k]->error());
             checkOwner(instr.dst, device, describeCopy(k));

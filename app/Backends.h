@@ -13,8 +13,11 @@
 #include "mpi/MpiTransport.h"
 #endif
 
+#include <sched.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace placer::app {
 
@@ -40,6 +43,18 @@ inline Status startRanks(int* argc, char*** argv) {
         return SourceError::sentence("rank " + std::to_string(transport.value()->rank()) +
                                      " cannot silence its standard output");
     setRankTransport(transport.take());
+    // mpirun binds each of two or fewer ranks to one core by default: a rank's device workers
+    // and its communication thread then share it, and devices of one rank never run at once.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) == 1 &&
+        cores > 1)
+        std::fprintf(stderr,
+                     "placer: warning: %s may use 1 of this host's %d cores (mpirun binds each "
+                     "rank to a core unless told otherwise): its devices and its messages share "
+                     "it; start mpirun with --bind-to none\n",
+                     describeRank(localRank()).c_str(), cores);
 #else
     (void)argc, (void)argv;
     if (std::getenv("OMPI_COMM_WORLD_SIZE") && std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE")) > 1)

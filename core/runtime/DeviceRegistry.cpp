@@ -109,7 +109,15 @@ Result<Device*> DeviceRegistry::get(std::string_view qualified) {
             return made.error();
         device = made.take();
     } else {
-        device = std::make_unique<RemoteDevice>(rank, qualifiedName, backend->kind());
+        // The same device made here answers what its kernels prefer; a CPU's only (a GPU's
+        // answers are the defaults, and a context on this rank's GPU is not the remote one's).
+        std::unique_ptr<Device> prototype;
+        if (backend->kind() != DeviceKind::Cuda) {
+            if (auto made = backend->create(spec))
+                prototype = made.take();
+        }
+        device = std::make_unique<RemoteDevice>(rank, qualifiedName, backend->kind(),
+                                                std::move(prototype));
     }
     // Fresh vcpus are rank 0's, numbered alike on every rank.
     if (backend->kind() == DeviceKind::VCpu && rank == 0) {

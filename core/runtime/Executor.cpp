@@ -105,6 +105,9 @@ struct Executor::Impl {
     std::vector<std::vector<std::byte*>> resultPointers;
 
     std::uint32_t epoch = 0;
+    /// The run in progress, for the transport's thread: a receive finishing after its run was
+    /// abandoned makes nothing ready in the next.
+    std::atomic<std::uint32_t> runNumber{0};
     std::atomic<bool> aborted{false};
     std::mutex errorMutex;
     std::string error;
@@ -746,8 +749,25 @@ struct Executor::Impl {
     /// Makes `k` ready on its stream, waking that stream's worker if it sleeps. A copy from
     /// another rank posts its receive now: its memory is free to be written.
     void makeReady(std::uint32_t k) {
-        if (rankRole[k] == RankRole::Receive)
+        if (rankRole[k] == RankRole::Receive) {
             postReceive(k);
+            // Ready once its data (or, for a size found at run time, its shape) is here: the
+            // transport's thread says so, and no worker polls for it.
+            const std::shared_ptr<Transfer>& awaited =
+                headerTransfers[k] ? headerTransfers[k] : transfers[k];
+            if (awaited && !awaited->done()) {
+                const std::uint32_t run = runNumber.load();
+                awaited->whenDone([this, k, run] {
+                    if (runNumber.load() == run)
+                        insertReady(k);
+                });
+                return;
+            }
+        }
+        insertReady(k);
+    }
+
+    void insertReady(std::uint32_t k) {
         ReadySet& set = *readySets[static_cast<std::size_t>(streamOf[k])];
         std::lock_guard lock(set.mutex);
         const auto at = std::upper_bound(
@@ -820,11 +840,32 @@ struct Executor::Impl {
                 continue;
             std::unique_lock lock(set.mutex);
             set.sleeping = true;
-            set.wake.wait(lock, [&] { return !set.ready.empty() || aborted.load(); });
+            // Woken by work made ready; a second at most, to see receives overdue.
+            set.wake.wait_for(lock, std::chrono::seconds(1),
+                              [&] { return !set.ready.empty() || aborted.load(); });
             set.sleeping = false;
+            if (set.ready.empty() && !aborted.load()) {
+                lock.unlock();
+                if (const std::int64_t late = overdueReceiveOf(s); late >= 0)
+                    fail(receiveOverdue(static_cast<std::size_t>(late)));
+            }
             spins = 0;
             spinStart = 0;
         }
+    }
+
+    /// A receive of stream `s` waited for past rankTimeoutSeconds(), or -1.
+    std::int64_t overdueReceiveOf(std::size_t s) const {
+        for (std::size_t k : streams[s].instructions) {
+            if (rankRole[k] != RankRole::Receive)
+                continue;
+            const std::shared_ptr<Transfer>& awaited =
+                headerTransfers[k] ? headerTransfers[k] : transfers[k];
+            if (awaited && !awaited->done() &&
+                hostClockMicros() - postedAt[k] > rankTimeoutSeconds() * 1e6)
+                return static_cast<std::int64_t>(k);
+        }
+        return -1;
     }
 
     /// Posts the receive of copy `k` from another rank: into its register where the host can
@@ -1310,6 +1351,7 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         const bool measured = iteration >= options.warmup;
         const bool last = iteration == total - 1;
         ++impl.epoch;
+        impl.runNumber.store(impl.epoch);
         impl.tracing = last;
         for (Impl::Stream& stream : impl.streams) {
             stream.timed.clear();

@@ -34,21 +34,40 @@ bool Transfer::wait(double seconds) const {
     return m_changed.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done(); });
 }
 
+void Transfer::whenDone(std::function<void()> then) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (!done()) {
+            m_then = std::move(then);
+            return;
+        }
+    }
+    then();
+}
+
 void Transfer::finish() {
+    std::function<void()> then;
     {
         std::lock_guard lock(m_mutex);
         m_state.store(kDone, std::memory_order_release);
+        then = std::move(m_then);
     }
     m_changed.notify_all();
+    if (then)
+        then();
 }
 
 void Transfer::fail(std::string why) {
+    std::function<void()> then;
     {
         std::lock_guard lock(m_mutex);
         m_error = std::move(why);
         m_state.store(kFailed, std::memory_order_release);
+        then = std::move(m_then);
     }
     m_changed.notify_all();
+    if (then)
+        then();
 }
 
 void setRankTransport(std::shared_ptr<RankTransport> transport) {
@@ -111,9 +130,10 @@ Result<std::pair<int, std::string>> splitRank(std::string_view spec) {
     return std::pair<int, std::string>{rank, std::string(spec.substr(slash + 1))};
 }
 
-RemoteDevice::RemoteDevice(int rank, std::string name, DeviceKind kind)
-    : m_rank(rank), m_name(std::move(name)), m_kind(kind), m_worker(std::make_unique<WorkQueue>()) {
-}
+RemoteDevice::RemoteDevice(int rank, std::string name, DeviceKind kind,
+                           std::unique_ptr<Device> prototype)
+    : m_rank(rank), m_name(std::move(name)), m_kind(kind), m_prototype(std::move(prototype)),
+      m_worker(std::make_unique<WorkQueue>()) {}
 
 RemoteDevice::~RemoteDevice() = default;
 
@@ -148,6 +168,22 @@ void RemoteDevice::copyPeer(std::byte* dst, Device& source, const std::byte* src
                             std::int64_t bytes) {
     (void)source, (void)src;
     copyIn(dst, nullptr, bytes);
+}
+
+bool RemoteDevice::hostAccessible() const {
+    return m_prototype ? m_prototype->hostAccessible() : m_kind != DeviceKind::Cuda;
+}
+
+bool RemoteDevice::bindsHostConstants() const {
+    return m_prototype && m_prototype->bindsHostConstants();
+}
+
+std::string RemoteDevice::packedLayout(const KernelSpec& spec, std::size_t input) {
+    return m_prototype ? m_prototype->packedLayout(spec, input) : std::string();
+}
+
+bool RemoteDevice::takesViews(const KernelSpec& spec) {
+    return m_prototype && m_prototype->takesViews(spec);
 }
 
 Result<std::unique_ptr<Kernel>> RemoteDevice::prepare(const KernelSpec& spec) {

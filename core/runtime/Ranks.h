@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,6 +32,9 @@ public:
     std::string error() const;
     /// Waits until it is done or `seconds` passed; false on the deadline.
     bool wait(double seconds) const;
+    /// Calls `then` once the transfer is done: at once when it is, else from the transport's
+    /// thread when it finishes or fails (so it must be quick and must not wait).
+    void whenDone(std::function<void()> then);
     /// The transport's side.
     void finish();
     void fail(std::string why);
@@ -41,6 +45,7 @@ private:
     mutable std::mutex m_mutex;
     mutable std::condition_variable m_changed;
     std::string m_error;
+    std::function<void()> m_then;
 };
 
 /// What carries bytes between the ranks of one run. Every call but send() and receive() is
@@ -84,8 +89,10 @@ Result<std::pair<int, std::string>> splitRank(std::string_view spec);
 /// the sends of copies into it, and allocates nothing for it.
 class RemoteDevice final : public Device {
 public:
-    /// `name` is the qualified one ("rank1/vcpu1").
-    RemoteDevice(int rank, std::string name, DeviceKind kind);
+    /// `name` is the qualified one ("rank1/vcpu1"). `prototype`, where this rank's backend can
+    /// make one, is the same device made here: the passes ask it what the device's kernels
+    /// prefer (packed layouts, views), so that every rank optimises the graph alike.
+    RemoteDevice(int rank, std::string name, DeviceKind kind, std::unique_ptr<Device> prototype);
     ~RemoteDevice() override;
 
     int remoteRank() const override { return m_rank; }
@@ -102,6 +109,10 @@ public:
     void copyOut(void* dst, const std::byte* src, std::int64_t bytes) override;
     void copyPeer(std::byte* dst, Device& source, const std::byte* src,
                   std::int64_t bytes) override;
+    bool hostAccessible() const override;
+    bool bindsHostConstants() const override;
+    std::string packedLayout(const KernelSpec& spec, std::size_t input) override;
+    bool takesViews(const KernelSpec& spec) override;
     Result<std::unique_ptr<Kernel>> prepare(const KernelSpec& spec) override;
     void enqueue(std::function<void()> task) override;
     void synchronize() override;
@@ -112,6 +123,7 @@ private:
     int m_rank;
     std::string m_name;
     DeviceKind m_kind;
+    std::unique_ptr<Device> m_prototype;
     std::unique_ptr<class WorkQueue> m_worker;
 };
 

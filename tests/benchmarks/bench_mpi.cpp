@@ -1,0 +1,254 @@
+// Runs whose devices span ranks, against their peers measured in the same run. Start it as two
+// ranks, each free to use every core:
+//   mpirun -np 2 --bind-to none [--oversubscribe] [--allow-run-as-root] bench_mpi [--quick]
+//   [NAME...] copy        a copy between ranks (the executor's copy instruction, and the
+//   transport's
+//               ping-pong) against MPI's own ping-pong on the same transport, 1 to 64 MiB
+//               (goal: at least 90 % of MPI's bandwidth from 1 MiB up)
+//   two-branch  the two-branch graph with one branch per rank, against both branches on one
+//               vcpu (goal: at least 1.8x)
+//   split       ResNet-50 at batch 8 (PLACER_ONNX_MODELS/resnet50_batch8.onnx; with --quick a
+//               small CNN), --split over two ranks against one vcpu, with the reference check
+//               (goal: at least 1.8x)
+#include "RunBench.h"
+#include "TwoBranchGraph.h"
+
+#include "mpi/MpiTransport.h"
+#include "plan/Split.h"
+#include "report/RunReport.h"
+#include "runtime/ConstantEvaluation.h"
+#include "runtime/RankResults.h"
+#include "runtime/Ranks.h"
+#include "session/Session.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace placer;
+
+namespace {
+
+double median(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+double seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+/// Only rank 0 writes.
+template <typename... Args> void say(const char* format, Args... args) {
+    if (localRank() == 0) {
+        std::printf(format, args...);
+        std::fflush(stdout);
+    }
+}
+
+void fail(const std::string& why) {
+    std::fprintf(stderr, "bench_mpi (%s): %s\n", describeRank(localRank()).c_str(), why.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/// MPI's own ping-pong: rank 0 sends, rank 1 sends it back; seconds per one-way message.
+double mpiPingPong(std::vector<char>& buffer, int rounds) {
+    const int count = static_cast<int>(buffer.size());
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = seconds();
+    for (int i = 0; i < rounds; ++i) {
+        if (localRank() == 0) {
+            MPI_Send(buffer.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+            MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buffer.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+        }
+    }
+    return (seconds() - start) / (2.0 * rounds);
+}
+
+/// The same through the transport's communication thread.
+double transportPingPong(std::vector<char>& buffer, int rounds) {
+    RankTransport& transport = *rankTransport();
+    const auto bytes = static_cast<std::int64_t>(buffer.size());
+    if (!transport.allGather(""))
+        fail("barrier");
+    const double start = seconds();
+    for (int i = 0; i < rounds; ++i) {
+        const int peer = 1 - localRank();
+        if (localRank() == 0) {
+            transport.send(peer, 8, buffer.data(), bytes)->wait(60);
+            transport.receive(peer, 8, buffer.data(), bytes)->wait(60);
+        } else {
+            transport.receive(peer, 8, buffer.data(), bytes)->wait(60);
+            transport.send(peer, 8, buffer.data(), bytes)->wait(60);
+        }
+    }
+    return (seconds() - start) / (2.0 * rounds);
+}
+
+/// A graph that copies one [n] float vector from device a (rank 0) to device b (rank 1): the
+/// executor's copy instruction, timed by its sender from the post to the transport's end.
+double executorCopy(std::int64_t bytes, int iterations) {
+    bench::Loaded l;
+    const TensorType type{{bytes / 4}, DType::Float32};
+    const NodeId x = bench::parameter(l.graph, "%x", type);
+    const NodeId onA = bench::op(l.graph, "%a", "negative", {{x, 0}}, type, DeviceId(0));
+    const NodeId onB = bench::op(l.graph, "%b", "negative", {{onA, 0}}, type, DeviceId(1));
+    l.graph.addOutput(GraphOutput{{onB, 0}, DeviceId(1), {}});
+    l.devices = DeviceSet::parse("a:vcpu,b:vcpu").take();
+    bench::load(l, {{"a", "vcpu1"}, {"b", "rank1/vcpu1"}});
+    RunResult result = bench::run(l, 2, iterations);
+    if (Status gathered = gatherRankResults(result); !gathered.ok())
+        fail(gathered.error().message);
+    const Program& program = l.executor->program();
+    for (std::size_t k = 0; k < program.code.size(); ++k) {
+        if (program.code[k].op == Opcode::DeviceCopy && program.code[k].bytes == bytes)
+            return median(result.instrMicros[k]) / 1e6;
+    }
+    fail("no copy between the ranks");
+    return 0;
+}
+
+void copyBench(bool quick) {
+    say("copy between two ranks (one-way time; bandwidth in GB/s)\n");
+    for (std::int64_t mib :
+         quick ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 4, 16, 64}) {
+        const std::int64_t bytes = mib << 20;
+        std::vector<char> buffer(static_cast<std::size_t>(bytes), 1);
+        const int rounds = quick ? 3 : std::max(5, static_cast<int>(256 / mib));
+        std::vector<double> mpi, transport, executor;
+        for (int round = 0; round < 3; ++round) {
+            mpi.push_back(mpiPingPong(buffer, rounds));
+            transport.push_back(transportPingPong(buffer, rounds));
+            executor.push_back(executorCopy(bytes, rounds));
+        }
+        const double gb = static_cast<double>(bytes) / 1e9;
+        say("  %3lld MiB: MPI ping-pong %.2f GB/s, transport %.2f GB/s (%.0f %%), executor's "
+            "copy %.2f GB/s (%.0f %% of MPI; goal >= 90 %%)\n",
+            static_cast<long long>(mib), gb / median(mpi), gb / median(transport),
+            100 * median(mpi) / median(transport), gb / median(executor),
+            100 * median(mpi) / median(executor));
+    }
+}
+
+void twoBranchBench(bool quick) {
+    const std::int64_t channels = quick ? 8 : 64, size = quick ? 16 : 56;
+    const int iterations = quick ? 3 : 10;
+    bench::Loaded one, two;
+    for (bench::Loaded* l : {&one, &two}) {
+        l->graph = test::twoBranchGraph(channels, size, 3, test::BranchOrder::Interleaved, true);
+        l->devices = DeviceSet::parse("v1:vcpu,v2:vcpu").take();
+    }
+    bench::load(one, {{"v1", "vcpu1"}, {"v2", "vcpu1"}});
+    bench::load(two, {{"v1", "vcpu1"}, {"v2", "rank1/vcpu1"}});
+    std::vector<double> a, b;
+    for (int round = 0; round < 3; ++round) {
+        RunResult ra = bench::run(one, 1, iterations);
+        RunResult rb = bench::run(two, 1, iterations);
+        if (!gatherRankResults(ra).ok() || !gatherRankResults(rb).ok())
+            fail("gathering the results");
+        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
+        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
+    }
+    say("two branches of 3 conv3x3+relu %lldx%lldx%lld: both on one vcpu %.2f ms, one branch "
+        "per rank %.2f ms: speedup %.2fx (goal >= 1.8x)\n",
+        static_cast<long long>(channels), static_cast<long long>(size),
+        static_cast<long long>(size), median(a) / 1000.0, median(b) / 1000.0,
+        median(a) / median(b));
+}
+
+void splitBench(bool quick) {
+    const char* folder = std::getenv("PLACER_ONNX_MODELS");
+    std::string model = folder ? std::string(folder) + "/resnet50_batch8.onnx" : "";
+    if (quick || model.empty() || !std::filesystem::exists(model))
+        model = std::string(PLACER_SOURCE_DIR) + "/resources/models/tiny_encoder_batch4.onnx";
+    const std::filesystem::path workspace =
+        std::filesystem::temp_directory_path() /
+        ("placer-bench-mpi-" + std::to_string(localRank()) + ".db");
+    Session session(SessionOptions{workspace.string()});
+    auto runWith = [&](const std::string& devices, const std::string& split,
+                       std::vector<DeviceMapRequest> maps, bool reference) {
+        PlanRequest request;
+        request.devices = devices;
+        request.maps = maps;
+        if (!split.empty()) {
+            auto parsed = parseSplitRequest(split);
+            if (!parsed)
+                fail(parsed.error().message);
+            request.options.splits.push_back(parsed.take());
+        }
+        auto opened = session.open(ModelSource{model}, request);
+        if (!opened)
+            fail(opened.error().message);
+        RunRequest run;
+        run.maps = maps;
+        run.warmup = 1;
+        run.iterations = quick ? 2 : 5;
+        run.reference = reference;
+        auto ran = session.run(std::make_shared<const PlannedModel>(opened.take()), run);
+        if (!ran)
+            fail(ran.error().message);
+        if (reference && localRank() == 0 &&
+            (!ran.value()->reference || !ran.value()->reference->ok))
+            fail("the split over two ranks differs from the reference");
+        return ran.take();
+    };
+    std::vector<double> one, two;
+    for (int round = 0; round < 2; ++round) {
+        auto single = runWith("a:vcpu", "", {{"a", "vcpu1"}}, false);
+        auto split =
+            runWith("a:vcpu,b:vcpu", "*=a,b", {{"a", "vcpu1"}, {"b", "rank1/vcpu1"}}, round == 0);
+        one.push_back(median(single->result.latencyMicros));
+        two.push_back(median(split->result.latencyMicros));
+    }
+    std::filesystem::remove(workspace);
+    say("%s --split over two ranks: one vcpu %.1f ms, two ranks %.1f ms: speedup %.2fx (goal >= "
+        "1.8x), reference check ok\n",
+        std::filesystem::path(model).filename().c_str(), median(one) / 1000.0, median(two) / 1000.0,
+        median(one) / median(two));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    installConstantFolding();
+    auto transport = mpi::MpiTransport::start(&argc, &argv);
+    if (!transport) {
+        std::fprintf(stderr, "bench_mpi: %s\n", transport.error().message.c_str());
+        return 1;
+    }
+    setRankTransport(transport.take());
+    if (rankCount() != 2) {
+        say("bench_mpi: start it as two ranks (mpirun -np 2 bench_mpi)\n");
+        setRankTransport(nullptr);
+        return 1;
+    }
+    bool quick = false;
+    std::vector<std::string> only;
+    for (int k = 1; k < argc; ++k) {
+        const std::string arg = argv[k];
+        if (arg == "--quick")
+            quick = true;
+        else
+            only.push_back(arg);
+    }
+    const std::pair<const char*, void (*)(bool)> benches[] = {
+        {"copy", copyBench}, {"two-branch", twoBranchBench}, {"split", splitBench}};
+    for (const auto& [name, bench] : benches) {
+        if (only.empty() || std::find(only.begin(), only.end(), name) != only.end())
+            bench(quick);
+    }
+    setRankTransport(nullptr);
+    return 0;
+}

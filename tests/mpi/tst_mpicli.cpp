@@ -1,0 +1,256 @@
+// `placer` under mpirun, as a user starts it: the listing of every rank's devices, a split over
+// two ranks with its report, trace and outputs written by rank 0 alone, ranks that differ, and
+// ranks that die or stop answering mid-run (every test has a deadline; nothing is left behind).
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <fstream>
+#include <sys/types.h>
+
+namespace {
+
+const QString kPlacer = PLACER_BINARY;
+const QString kMpirun = PLACER_MPIRUN;
+const QString kModels = QStringLiteral(PLACER_SOURCE_DIR) + "/resources/models/";
+
+QStringList mpirunArguments() {
+    return {"--oversubscribe", "--bind-to", "none", "--timeout", "120"};
+}
+
+struct Ran {
+    int code = -1;
+    QString out, err;
+    qint64 millis = 0;
+};
+
+Ran run(const QStringList& arguments, const QStringList& environment = {}) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    for (const QString& entry : environment)
+        env.insert(entry.section('=', 0, 0), entry.section('=', 1));
+    process.setProcessEnvironment(env);
+    QElapsedTimer timer;
+    timer.start();
+    process.start(kMpirun, mpirunArguments() + arguments);
+    process.waitForFinished(150000);
+    Ran ran;
+    ran.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    ran.out = QString::fromUtf8(process.readAllStandardOutput());
+    ran.err = QString::fromUtf8(process.readAllStandardError());
+    ran.millis = timer.elapsed();
+    return ran;
+}
+
+/// The pids of processes whose command line holds `marker`.
+QList<pid_t> processesWith(const QString& marker) {
+    QList<pid_t> pids;
+    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool number = false;
+        const pid_t pid = entry.toInt(&number);
+        if (!number)
+            continue;
+        QFile cmdline("/proc/" + entry + "/cmdline");
+        if (!cmdline.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray text = cmdline.readAll();
+        // placer itself (its first word), not mpirun, whose command line holds the same.
+        const QByteArray program = text.left(text.indexOf('\0'));
+        if (program.endsWith("/placer") && text.contains(marker.toUtf8()))
+            pids.append(pid);
+    }
+    return pids;
+}
+
+} // namespace
+
+class TestMpiCli : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    QString db(const QString& name) const { return m_dir.filePath(name + ".db"); }
+
+    /// A long run over two ranks, rank 1's command line marked so that it can be found; once it
+    /// runs, `act` is done to it. Returns how the job ended.
+    Ran longRunWithRankOne(const QString& marker, int signal, const QStringList& environment) {
+        const QStringList common = {"run",           kModels + "tiny_resnet.onnx",
+                                    "--devices",     "a:vcpu,b:vcpu",
+                                    "--map",         "b=rank1/vcpu1",
+                                    "--rule",        "Conv=a",
+                                    "--fallback",    "b",
+                                    "--iterations",  "1000000",
+                                    "--no-reference"};
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        for (const QString& entry : environment)
+            env.insert(entry.section('=', 0, 0), entry.section('=', 1));
+        process.setProcessEnvironment(env);
+        QStringList arguments = mpirunArguments();
+        arguments << "-np"
+                  << "1" << kPlacer;
+        arguments += common;
+        arguments << "--db" << db("rank0") << ":"
+                  << "-np"
+                  << "1" << kPlacer;
+        arguments += common;
+        arguments << "--db" << db(marker);
+        process.start(kMpirun, arguments);
+        // Rank 1 is found once it runs; it is running iterations a second later.
+        QList<pid_t> rankOne;
+        QElapsedTimer waiting;
+        waiting.start();
+        while (rankOne.isEmpty() && waiting.elapsed() < 30000) {
+            QTest::qWait(100);
+            rankOne = processesWith(marker);
+        }
+        Ran ran;
+        if (rankOne.isEmpty()) {
+            process.kill();
+            process.waitForFinished();
+            ran.err = "rank 1 never started";
+            return ran;
+        }
+        QTest::qWait(2000);
+        QElapsedTimer timer;
+        timer.start();
+        ::kill(rankOne.first(), signal);
+        process.waitForFinished(60000);
+        ran.millis = timer.elapsed();
+        ran.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        ran.out = QString::fromUtf8(process.readAllStandardOutput());
+        ran.err = QString::fromUtf8(process.readAllStandardError());
+        if (signal == SIGSTOP) // let it go, to be ended with the job
+            for (pid_t pid : processesWith(marker))
+                ::kill(pid, SIGKILL);
+        return ran;
+    }
+
+private slots:
+    void devicesOfEveryRank() {
+        const Ran ran = run({"-np", "2", kPlacer, "devices"});
+        QVERIFY2(ran.code == 0, qPrintable(ran.err));
+        QVERIFY2(ran.out.contains("rank 0 on ") && ran.out.contains("rank 1 on "),
+                 qPrintable(ran.out));
+        QVERIFY(ran.out.contains("rank1/vcpuN"));
+        const Ran json = run({"-np", "2", kPlacer, "devices", "--json"});
+        QVERIFY2(json.code == 0, qPrintable(json.err));
+        const QJsonArray ranks = QJsonDocument::fromJson(json.out.toUtf8())["ranks"].toArray();
+        QCOMPARE(ranks.size(), 2);
+        QCOMPARE(ranks[1]["rank"].toInt(), 1);
+        QVERIFY(!ranks[1]["host"].toString().isEmpty());
+    }
+
+    // A batch split over two ranks: one report, on rank 0's standard output, whose reference
+    // check passed; one trace with each rank's device; outputs written once.
+    void aSplitOverTwoRanks() {
+        const QString trace = m_dir.filePath("split.trace.json");
+        const QString outputs = m_dir.filePath("outputs");
+        const Ran ran = run({"-np",
+                             "2",
+                             kPlacer,
+                             "run",
+                             kModels + "tiny_encoder_batch4.onnx",
+                             "--devices",
+                             "a:vcpu,b:vcpu",
+                             "--map",
+                             "b=rank1/vcpu1",
+                             "--split",
+                             "*=a,b",
+                             "--iterations",
+                             "3",
+                             "--json",
+                             "--trace",
+                             trace,
+                             "--save-outputs",
+                             outputs,
+                             "--db",
+                             db("split")});
+        QVERIFY2(ran.code == 0, qPrintable(ran.err));
+        const QJsonDocument report = QJsonDocument::fromJson(ran.out.toUtf8());
+        QVERIFY2(report.isObject(), qPrintable("one JSON report, not: " + ran.out.left(400)));
+        QVERIFY2(report["reference_check"]["ok"].toBool(), qPrintable(ran.out.left(2000)));
+        QVERIFY2(ran.out.contains("rank1/vcpu1"), "the report names rank 1's device");
+        QFile traceFile(trace);
+        QVERIFY(traceFile.open(QIODevice::ReadOnly));
+        const QByteArray traceText = traceFile.readAll();
+        QVERIFY(traceText.contains("rank1/vcpu1"));
+        QVERIFY(traceText.contains("vcpu1"));
+        QCOMPARE(QDir(outputs).entryList(QDir::Files).size(), 1);
+    }
+
+    void ranksThatDifferStop() {
+        QStringList arguments = {"-np",
+                                 "1",
+                                 kPlacer,
+                                 "run",
+                                 kModels + "tiny_resnet.onnx",
+                                 "--devices",
+                                 "a:vcpu,b:vcpu",
+                                 "--map",
+                                 "b=rank1/vcpu1",
+                                 "--rule",
+                                 "Conv=a",
+                                 "--fallback",
+                                 "b",
+                                 "--db",
+                                 db("differ0"),
+                                 ":",
+                                 "-np",
+                                 "1",
+                                 kPlacer,
+                                 "run",
+                                 kModels + "tiny_mobilenet.onnx",
+                                 "--devices",
+                                 "a:vcpu,b:vcpu",
+                                 "--map",
+                                 "b=rank1/vcpu1",
+                                 "--rule",
+                                 "Conv=a",
+                                 "--fallback",
+                                 "b",
+                                 "--db",
+                                 db("differ1")};
+        const Ran ran = run(arguments);
+        QVERIFY(ran.code != 0);
+        QVERIFY2(ran.err.contains("rank 1 (host ") && ran.err.contains("differs from rank 0") &&
+                     ran.err.contains("another model"),
+                 qPrintable(ran.err));
+    }
+
+    // A rank killed mid-run ends the job within 30 s, naming the rank; nothing is left behind.
+    void aKilledRankEndsTheRun() {
+        const Ran ran = longRunWithRankOne("killed-rank", SIGKILL, {});
+        QVERIFY2(ran.code != 0, qPrintable(ran.err));
+        QVERIFY2(ran.millis < 30000, qPrintable(QString::number(ran.millis)));
+        QVERIFY2(ran.err.contains("rank 1"), qPrintable(ran.err));
+        QVERIFY(processesWith("killed-rank").isEmpty());
+    }
+
+    // A rank that stops answering (stopped, not dead) ends the run at the deadline: rank 0 says
+    // which rank it waited for.
+    void aRankThatStopsAnsweringEndsTheRun() {
+        const Ran ran = longRunWithRankOne("stopped-rank", SIGSTOP, {"PLACER_RANK_TIMEOUT_S=3"});
+        QVERIFY2(ran.code != 0, qPrintable(ran.err));
+        QVERIFY2(ran.millis < 30000, qPrintable(QString::number(ran.millis)));
+        QVERIFY2(ran.err.contains("rank 1 (host ") && (ran.err.contains("sent nothing for 3 s") ||
+                                                       ran.err.contains("took nothing for 3 s")),
+                 qPrintable(ran.err));
+        QTest::qWait(500);
+        QVERIFY(processesWith("stopped-rank").isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMpiCli)
+#include "tst_mpicli.moc"

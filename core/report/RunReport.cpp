@@ -1,6 +1,8 @@
 // The run report, its CSV and summary, and the Chrome trace of a run (report/RunReport.h).
 #include "report/RunReport.h"
 
+#include "runtime/Ranks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,6 +64,38 @@ struct Views {
                 return stream.physical;
         }
         return "";
+    }
+    /// The rank whose physical device runs virtual device `device` (runtime/Ranks.h).
+    int rankOf(DeviceId device) const {
+        for (const StreamInfo& stream : result.streams) {
+            if (std::find(stream.virtuals.begin(), stream.virtuals.end(), device) !=
+                stream.virtuals.end())
+                return stream.rank;
+        }
+        return 0;
+    }
+    /// Copies between ranks, per link (source rank, destination rank): how many, their bytes
+    /// and their median time (each timed by its sender).
+    struct Link {
+        int copies = 0;
+        std::int64_t bytes = 0;
+        double micros = 0;
+    };
+    std::map<std::pair<int, int>, Link> links() const {
+        std::map<std::pair<int, int>, Link> links;
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op != Opcode::DeviceCopy)
+                continue;
+            const int from = rankOf(instr.srcDevice), to = rankOf(instr.device);
+            if (from == to)
+                continue;
+            Link& link = links[{from, to}];
+            ++link.copies;
+            link.bytes += instr.bytes;
+            link.micros += medianMicros(k);
+        }
+        return links;
     }
     /// Per virtual device: the median over iterations of its instructions' summed time.
     double busyMicros(DeviceId device) const {
@@ -323,6 +357,21 @@ Json runReportJson(const RunOutcome& input) {
         report.set("splits", std::move(list));
     }
     report.set("copies", std::move(copies));
+    if (const auto links = v.links(); !links.empty()) {
+        Json list = Json::array();
+        for (const auto& [ranks, link] : links) {
+            Json entry = Json::object();
+            entry.set("from_rank", ranks.first);
+            entry.set("from_host", rankTransport() ? rankTransport()->hostName(ranks.first) : "");
+            entry.set("to_rank", ranks.second);
+            entry.set("to_host", rankTransport() ? rankTransport()->hostName(ranks.second) : "");
+            entry.set("copies", link.copies);
+            entry.set("bytes", link.bytes);
+            entry.set("ms", ms(link.micros));
+            list.push(std::move(entry));
+        }
+        report.set("links_between_ranks", std::move(list));
+    }
 
     Json outputs = Json::array();
     for (std::size_t o = 0; o < v.result.outputs.size(); ++o) {
@@ -437,6 +486,14 @@ std::string runSummary(const RunOutcome& input) {
     std::snprintf(line, sizeof line, "copies: %d, %s, %.3f ms in total\n", copyCount,
                   formatBytes(copyBytes).c_str(), copyMicros / 1000.0);
     out << line;
+    for (const auto& [ranks, link] : v.links()) {
+        const double seconds = link.micros / 1e6;
+        std::snprintf(line, sizeof line, ": %d cop%s, %s, %.3f ms (%.2f GB/s)\n", link.copies,
+                      link.copies == 1 ? "y" : "ies", formatBytes(link.bytes).c_str(),
+                      link.micros / 1000.0,
+                      seconds > 0 ? static_cast<double>(link.bytes) / seconds / 1e9 : 0.0);
+        out << "  " << describeRank(ranks.first) << " -> " << describeRank(ranks.second) << line;
+    }
     const std::vector<SplitRunTimes> splits = splitRunTimes(input);
     if (!splits.empty())
         out << "split regions:\n";

@@ -3,6 +3,7 @@
 
 #include "io/Json.h"
 #include "runtime/DeviceMapping.h"
+#include "runtime/Ranks.h"
 #include "runtime/ReferenceRun.h"
 
 #include <algorithm>
@@ -25,6 +26,12 @@ RunRecord runRecord(const RunOutcome& run) {
         }
     }
     record.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
+    // A run over several ranks names each rank's host.
+    if (RankTransport* transport = rankTransport(); transport && transport->size() > 1) {
+        record.machine += ", " + std::to_string(transport->size()) + " ranks:";
+        for (int r = 0; r < transport->size(); ++r)
+            record.machine += " rank" + std::to_string(r) + "@" + transport->hostName(r);
+    }
     record.iterations = static_cast<int>(result.latencyMicros.size());
     record.latencyMs = median(result.latencyMicros) / 1000.0;
     Json report = runReportJson(run);

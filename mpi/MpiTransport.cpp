@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <functional>
@@ -215,6 +216,32 @@ struct MpiTransport::Impl {
         }
     }
 
+    /// Waits, on the thread, for a non-blocking collective, driving the transfers meanwhile: why
+    /// it failed, or why it waits no longer (rankTimeoutSeconds()), or empty once done.
+    std::string finishCollective(MPI_Request& request) {
+        const double deadline = now() + rankTimeoutSeconds();
+        for (int spins = 0;; ++spins) {
+            int done = 0;
+            if (const int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE); code != MPI_SUCCESS)
+                return mpiError(code);
+            if (done)
+                return {};
+            progress();
+            if (now() > deadline) {
+                // A collective cannot be cancelled: the request is left to the run's end.
+                request = MPI_REQUEST_NULL;
+                char seconds[32];
+                std::snprintf(seconds, sizeof seconds, "%.0f s", rankTimeoutSeconds());
+                return std::string("not every rank answered within ") + seconds +
+                       " (a rank stopped, failed or stopped answering)";
+            }
+            if (spins < 256)
+                std::this_thread::yield();
+            else
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+    }
+
     /// Runs `call` on the communication thread and waits for it.
     void call(std::function<void()> call) {
         std::mutex done;
@@ -334,12 +361,12 @@ Result<std::vector<std::string>> MpiTransport::allGather(const std::string& mine
         const auto size = static_cast<std::size_t>(m_impl->size);
         long long length = static_cast<long long>(mine.size());
         std::vector<long long> lengths(size);
-        int code = MPI_Allgather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG,
-                                 MPI_COMM_WORLD);
-        if (code != MPI_SUCCESS) {
-            error = mpiError(code);
+        MPI_Request request = MPI_REQUEST_NULL;
+        int code = MPI_Iallgather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG,
+                                  MPI_COMM_WORLD, &request);
+        error = code != MPI_SUCCESS ? mpiError(code) : m_impl->finishCollective(request);
+        if (!error.empty())
             return;
-        }
         long long total = 0;
         std::vector<int> counts(size), offsets(size);
         for (std::size_t r = 0; r < size; ++r) {
@@ -353,12 +380,12 @@ Result<std::vector<std::string>> MpiTransport::allGather(const std::string& mine
             return;
         }
         std::string gathered(static_cast<std::size_t>(total), '\0');
-        code = MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, gathered.data(),
-                              counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
-        if (code != MPI_SUCCESS) {
-            error = mpiError(code);
+        code =
+            MPI_Iallgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, gathered.data(),
+                            counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD, &request);
+        error = code != MPI_SUCCESS ? mpiError(code) : m_impl->finishCollective(request);
+        if (!error.empty())
             return;
-        }
         for (std::size_t r = 0; r < size; ++r)
             all.push_back(gathered.substr(static_cast<std::size_t>(offsets[r]),
                                           static_cast<std::size_t>(counts[r])));

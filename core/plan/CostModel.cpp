@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 namespace placer {
@@ -178,6 +179,21 @@ Result<Calibration> Calibration::fromJson(const Json& json) {
     return calibration;
 }
 
+namespace {
+
+/// "rank1/vcpu2" -> (1, "vcpu2"); a name without a rank is rank 0's (runtime/Ranks.h).
+std::pair<int, std::string> rankAndName(const std::string& physical) {
+    const std::size_t slash = physical.find('/');
+    if (physical.rfind("rank", 0) != 0 || slash == std::string::npos)
+        return {0, physical};
+    return {std::atoi(physical.c_str() + 4), physical.substr(slash + 1)};
+}
+
+/// A link between ranks nobody measured: a network's latency and bandwidth.
+constexpr LinkProfile kAssumedRankLink{30, 1e3, false};
+
+} // namespace
+
 CostModel CostModel::assumed(const DeviceSet& devices, int cores, const MapRequests& requests,
                              bool hasGpu) {
     CostModel model;
@@ -187,10 +203,13 @@ CostModel CostModel::assumed(const DeviceSet& devices, int cores, const MapReque
         const VirtualDevice& device = devices[DeviceId(d)];
         std::string physical;
         for (const auto& [name, target] : requests) {
-            // "vcpu3:threads=2" is vcpu3; "cuda" is cuda:0.
-            if (name == device.name)
-                physical =
-                    target.rfind("cuda", 0) == 0 ? target : target.substr(0, target.find(':'));
+            // "vcpu3:threads=2" is vcpu3; "cuda" is cuda:0; "rank1/vcpu3" keeps its rank.
+            if (name != device.name)
+                continue;
+            const std::size_t slash = target.rfind("rank", 0) == 0 ? target.find('/') : target.npos;
+            const std::string rank = slash == target.npos ? "" : target.substr(0, slash + 1);
+            const std::string bare = slash == target.npos ? target : target.substr(slash + 1);
+            physical = rank + (bare.rfind("cuda", 0) == 0 ? bare : bare.substr(0, bare.find(':')));
         }
         if (physical.empty()) {
             if (device.kind == DeviceKind::Cpu)
@@ -200,9 +219,10 @@ CostModel CostModel::assumed(const DeviceSet& devices, int cores, const MapReque
             else
                 physical = "vcpu" + std::to_string(++vcpus);
         }
-        if (physical == "cuda")
-            physical = "cuda:0";
-        model.mapDevice(d, assumedProfile(physical, physical.rfind("cuda", 0) == 0));
+        if (rankAndName(physical).second == "cuda")
+            physical += ":0";
+        model.mapDevice(
+            d, assumedProfile(physical, rankAndName(physical).second.rfind("cuda", 0) == 0));
     }
     return model;
 }
@@ -247,7 +267,18 @@ double CostModel::cpuShare() const {
         if (!m_physical[static_cast<std::size_t>(p)].gpu)
             cpu.insert(p);
     }
-    const auto count = static_cast<int>(cpu.size());
+    // CPUs share their host's cores: the most crowded host sets the share.
+    std::map<std::string, int> perHost;
+    for (int p : cpu) {
+        const int rank = rankAndName(m_physical[static_cast<std::size_t>(p)].name).first;
+        const std::string host = rank < static_cast<int>(m_rankHosts.size())
+                                     ? m_rankHosts[static_cast<std::size_t>(rank)]
+                                     : "rank" + std::to_string(rank);
+        ++perHost[host];
+    }
+    int count = 0;
+    for (const auto& [host, devices] : perHost)
+        count = std::max(count, devices);
     return count > m_cores ? static_cast<double>(m_cores) / count : 1.0;
 }
 
@@ -257,6 +288,13 @@ LinkProfile CostModel::link(DeviceId from, DeviceId to) const {
     const auto found = m_links.find({a.name, b.name});
     if (found != m_links.end())
         return found->second;
+    // Between ranks: the link measured between them, else a network's.
+    const int fromRank = rankAndName(a.name).first, toRank = rankAndName(b.name).first;
+    if (fromRank != toRank) {
+        const auto measured =
+            m_links.find({"rank" + std::to_string(fromRank), "rank" + std::to_string(toRank)});
+        return measured != m_links.end() ? measured->second : kAssumedRankLink;
+    }
     // A link measured between vcpus (or a vcpu and another device) stands for every vcpu.
     const std::string fromClass = costClass(a.name), toClass = costClass(b.name);
     for (const auto& [pair, link] : m_links) {
@@ -384,7 +422,7 @@ void CostModel::recordMeasured(const std::string& key, const std::string& physic
 
 std::string CostModel::costClass(const std::string& physical) {
     // Every vcpu is a worker on the host's cores: one measurement stands for all of them.
-    if (physical.rfind("vcpu", 0) == 0)
+    if (rankAndName(physical).second.rfind("vcpu", 0) == 0)
         return "vcpu";
     return physical;
 }

@@ -90,6 +90,11 @@ public:
     /// Takes the measured profiles and links of `calibration` for the physical devices it has.
     void apply(const Calibration& calibration);
     void setCores(int cores) { m_cores = cores; }
+    /// Under mpirun: the host of each rank, so that CPUs of ranks on one host share its cores
+    /// and those of ranks on other hosts do not. Physical names of other ranks' devices are
+    /// qualified ("rank1/vcpu1"); a copy between ranks costs the link `placer calibrate`
+    /// measured between them ("rank0" -> "rank1"), else an assumed network link.
+    void setRankHosts(std::vector<std::string> hosts) { m_rankHosts = std::move(hosts); }
     int cores() const { return m_cores; }
 
     int deviceCount() const { return static_cast<int>(m_physicalOf.size()); }
@@ -137,7 +142,8 @@ public:
     /// The groups of a fusedGroups() answer: each head's members, in graph order.
     static std::map<std::uint32_t, std::vector<NodeId>>
     membersByHead(const std::vector<NodeId>& fusedInto);
-    /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN.
+    /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN, on
+    /// any rank ("rank1/vcpu2" too); another rank's device otherwise by its own name.
     static std::string costClass(const std::string& physical);
     /// Records the median time of a node with this key on a physical device.
     void recordMeasured(const std::string& key, const std::string& physical, double micros);
@@ -154,6 +160,7 @@ private:
     std::map<std::pair<std::string, std::string>, LinkProfile> m_links;
     std::map<std::string, double> m_measured; ///< "key@physical" -> µs
     int m_cores = 0;
+    std::vector<std::string> m_rankHosts;
     Fusion m_fusion;
     /// How much of a core each CPU resource gets when there are more of them than cores.
     double cpuShare() const;

@@ -2,9 +2,9 @@
 // their (virtual) device. A register holds one tensor instance: a value on one device.
 #pragma once
 
-#include "ir/Result.h"
 #include "ir/DeviceSet.h"
 #include "ir/Graph.h"
+#include "ir/Result.h"
 #include "plan/Plan.h"
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include "runtime/Bytecode.h"
 #include "runtime/Executor.h"
 #include "runtime/RandomTensor.h"
+#include "runtime/Ranks.h"
 
 #include <unistd.h>
 
@@ -203,13 +204,13 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
         // A product large enough to be bound by arithmetic: 2n^3 operations.
         const std::int64_t n = options.quick ? 64 : gpu ? 4096 : 512;
         step("matrix product on " + device->name());
-        auto product = timeInstruction(matrixProduct(n), {device}, {0}, Opcode::Invoke,
-                                       options.iterations);
+        auto product =
+            timeInstruction(matrixProduct(n), {device}, {0}, Opcode::Invoke, options.iterations);
         if (!product)
             return failed(*device, "matrix product", product.error());
         step("launch cost on " + device->name());
-        auto launch = timeInstruction(vectorOf("add", 1), {device}, {0}, Opcode::Invoke,
-                                      options.iterations);
+        auto launch =
+            timeInstruction(vectorOf("add", 1), {device}, {0}, Opcode::Invoke, options.iterations);
         if (!launch)
             return failed(*device, "launch cost", launch.error());
         // Three streams of this many floats, far beyond the caches.
@@ -287,6 +288,61 @@ Result<Calibration> calibrateDevices(const std::vector<Device*>& devices,
     if (progress)
         progress(total, total, "done");
     return calibration;
+}
+
+Result<std::map<std::pair<std::string, std::string>, LinkProfile>>
+measureRankLinks(const CalibrationOptions& options) {
+    std::map<std::pair<std::string, std::string>, LinkProfile> links;
+    RankTransport* transport = rankTransport();
+    if (!transport || transport->size() < 2)
+        return links;
+    const int me = transport->rank();
+    const std::int64_t large = options.quick ? (1 << 20) : (16 << 20);
+    const int latencyRounds = options.quick ? 20 : 200, bandwidthRounds = options.quick ? 2 : 8;
+    std::vector<char> buffer(static_cast<std::size_t>(large), 1);
+    constexpr int kTag = 1 << 20; // clear of the run's copies, which are measured apart
+    // Seconds per one-way message between `a` and `b` (a ping-pong; others wait).
+    auto pingPong = [&](int a, int b, std::int64_t bytes, int rounds) -> Result<double> {
+        if (auto barrier = transport->allGather(std::string()); !barrier)
+            return barrier.error();
+        const double start = hostClockMicros();
+        for (int i = 0; i < rounds && (me == a || me == b); ++i) {
+            const int peer = me == a ? b : a;
+            for (bool sending : {me == a, me != a}) {
+                auto transfer = sending ? transport->send(peer, kTag, buffer.data(), bytes)
+                                        : transport->receive(peer, kTag, buffer.data(), bytes);
+                if (!transfer->wait(rankTimeoutSeconds()) || transfer->failed())
+                    return SourceError::sentence(
+                        "measuring the link to " + describeRank(peer) + ": " +
+                        (transfer->failed() ? transfer->error() : std::string("no answer")));
+            }
+        }
+        const double micros = (hostClockMicros() - start) / (2.0 * rounds);
+        // Every rank learns the pair's figure from `a`.
+        auto all = transport->allGather(me == a ? std::to_string(micros) : std::string());
+        if (!all)
+            return all.error();
+        return std::stod(all.value()[static_cast<std::size_t>(a)]);
+    };
+    for (int a = 0; a < transport->size(); ++a) {
+        for (int b = 0; b < transport->size(); ++b) {
+            if (a == b)
+                continue;
+            auto latency = pingPong(a, b, 8, latencyRounds);
+            if (!latency)
+                return latency.error();
+            auto bulk = pingPong(a, b, large, bandwidthRounds);
+            if (!bulk)
+                return bulk.error();
+            LinkProfile link;
+            link.latencyMicros = latency.value();
+            link.bytesPerMicro =
+                static_cast<double>(large) / std::max(1e-3, bulk.value() - latency.value());
+            link.calibrated = true;
+            links[{"rank" + std::to_string(a), "rank" + std::to_string(b)}] = link;
+        }
+    }
+    return links;
 }
 
 } // namespace placer

@@ -15,6 +15,7 @@
 #include "runtime/DeviceRegistry.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct CalibrationOptions {
 /// What `placer calibrate` measures: the host cpu, two vcpus (for the copy between vcpus), and
 /// every CUDA GPU `registry` has.
 std::vector<Device*> devicesToCalibrate(DeviceRegistry& registry);
+
+/// Under mpirun (runtime/Ranks.h), collectively: per ordered pair of ranks, the latency of a
+/// message (a ping-pong of 8 bytes) and the bandwidth of a large one, through the transport that
+/// runs carry their copies with. Keyed ("rank0", "rank1"); empty when the process runs alone.
+Result<std::map<std::pair<std::string, std::string>, LinkProfile>>
+measureRankLinks(const CalibrationOptions& options);
 
 /// Measures `devices` (and every ordered pair of them) and returns the calibration of
 /// `machine`. A measurement that fails stops it with the device and the reason.

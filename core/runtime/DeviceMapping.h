@@ -2,8 +2,8 @@
 // the defaults by device kind. Plans stay valid across machines because this happens at run time.
 #pragma once
 
-#include "ir/Result.h"
 #include "ir/DeviceSet.h"
+#include "ir/Result.h"
 #include "runtime/DeviceRegistry.h"
 
 #include <string>

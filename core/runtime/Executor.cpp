@@ -1340,8 +1340,19 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     }
     const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
     int completed = 0;
+    RankTransport* ranks = options.acrossRanks ? rankTransport() : nullptr;
     for (int iteration = 0; iteration < total; ++iteration) {
-        if (options.cancelled && options.cancelled()) {
+        bool cancelled = options.cancelled && options.cancelled();
+        if (ranks && ranks->size() > 1) {
+            // The ranks start together (so that a copy between them measures the copy, not one
+            // rank waiting for the other's previous iteration) and stop together.
+            auto all = ranks->allGather(cancelled ? "cancel" : "");
+            if (!all)
+                return all.error();
+            for (const std::string& said : all.value())
+                cancelled = cancelled || !said.empty();
+        }
+        if (cancelled) {
             result.cancelled = true;
             break;
         }

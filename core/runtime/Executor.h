@@ -25,6 +25,10 @@ struct RunOptions {
     std::function<void(int done, int total)> progress;
     /// Asked before each iteration: true stops the run there (RunResult::cancelled).
     std::function<bool()> cancelled;
+    /// Every rank runs this program (runtime/Ranks.h): the ranks start each iteration together,
+    /// and a cancel on any rank stops every rank there. Off for a run of one rank's own (a
+    /// reference), which must not wait for the others.
+    bool acrossRanks = false;
 };
 
 /// One timed instruction of the traced iteration.

@@ -2,8 +2,8 @@
 // constants (uploaded once, so a kernel may cache a transformed copy of them).
 #pragma once
 
-#include "ir/Result.h"
 #include "ir/Graph.h"
+#include "ir/Result.h"
 
 #include <cstddef>
 #include <stdexcept>

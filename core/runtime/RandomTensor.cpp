@@ -1,8 +1,8 @@
 // Seeded random run inputs (runtime/RandomTensor.h).
 
+#include "runtime/RandomTensor.h"
 #include "ir/StringPool.h"
 #include "runtime/KernelSupport.h"
-#include "runtime/RandomTensor.h"
 
 #include <cstring>
 #include <random>

@@ -323,7 +323,7 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         return executor.error();
     outcome->executor = executor.take();
     RunOptions options{outcome->warmup, outcome->iterations, callbacks.progress,
-                       callbacks.cancelled};
+                       callbacks.cancelled, rankCount() > 1};
     auto result = outcome->executor->run(inputs.value(), options);
     if (!result)
         return result.error();

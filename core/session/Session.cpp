@@ -7,6 +7,7 @@
 #include "report/RunReport.h"
 #include "runtime/ConstantEvaluation.h"
 #include "runtime/DeviceRegistry.h"
+#include "runtime/Ranks.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 
@@ -83,6 +84,12 @@ CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
         mapped.emplace_back(map.device, map.physical);
     CostModel model = CostModel::assumed(
         devices, static_cast<int>(std::thread::hardware_concurrency()), mapped, hasCuda);
+    if (RankTransport* transport = rankTransport()) {
+        std::vector<std::string> hosts;
+        for (int r = 0; r < transport->size(); ++r)
+            hosts.push_back(transport->hostName(r));
+        model.setRankHosts(std::move(hosts));
+    }
     // Optimised runs fuse post-ops and written-out layer norms (passes/PostOpFusion.h): predict
     // them so.
     if (optimize)
@@ -179,10 +186,21 @@ CostModel Session::costs(const DeviceSet& devices, const std::vector<DeviceMapRe
 Result<Calibration> Session::calibrate(const CalibrationOptions& options,
                                        const CalibrationProgress& progress) {
     std::lock_guard lock(m_running);
-    auto calibration =
-        calibrateDevices(devicesToCalibrate(*m_registry), machineName(), options, progress);
+    // Under mpirun, rank 0 measures its devices and every rank the links between ranks; rank 0
+    // keeps the result.
+    Result<Calibration> calibration =
+        localRank() == 0
+            ? calibrateDevices(devicesToCalibrate(*m_registry), machineName(), options, progress)
+            : Result<Calibration>(Calibration{machineName(), {}, {}});
     if (!calibration)
         return calibration.error();
+    auto links = measureRankLinks(options);
+    if (!links)
+        return links.error();
+    for (const auto& [pair, link] : links.value())
+        calibration.value().links[pair] = link;
+    if (localRank() != 0)
+        return calibration;
     auto opened = store::PlanStore::open(m_workspace);
     if (!opened)
         return opened.error();

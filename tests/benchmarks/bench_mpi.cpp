@@ -60,6 +60,14 @@ void fail(const std::string& why) {
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/// A run of every rank together (RunOptions::acrossRanks).
+RunResult acrossRanks(bench::Loaded& l, int warmup, int iterations) {
+    auto result = l.executor->run(l.inputs, RunOptions{warmup, iterations, {}, {}, true});
+    if (!result)
+        fail(result.error().message);
+    return result.take();
+}
+
 /// MPI's own ping-pong: rank 0 sends, rank 1 sends it back; seconds per one-way message.
 double mpiPingPong(std::vector<char>& buffer, int rounds) {
     const int count = static_cast<int>(buffer.size());
@@ -108,7 +116,7 @@ double executorCopy(std::int64_t bytes, int iterations) {
     l.graph.addOutput(GraphOutput{{onB, 0}, DeviceId(1), {}});
     l.devices = DeviceSet::parse("a:vcpu,b:vcpu").take();
     bench::load(l, {{"a", "vcpu1"}, {"b", "rank1/vcpu1"}});
-    RunResult result = bench::run(l, 2, iterations);
+    RunResult result = acrossRanks(l, 2, iterations);
     if (Status gathered = gatherRankResults(result); !gathered.ok())
         fail(gathered.error().message);
     const Program& program = l.executor->program();
@@ -154,8 +162,8 @@ void twoBranchBench(bool quick) {
     bench::load(two, {{"v1", "vcpu1"}, {"v2", "rank1/vcpu1"}});
     std::vector<double> a, b;
     for (int round = 0; round < 3; ++round) {
-        RunResult ra = bench::run(one, 1, iterations);
-        RunResult rb = bench::run(two, 1, iterations);
+        RunResult ra = acrossRanks(one, 1, iterations);
+        RunResult rb = acrossRanks(two, 1, iterations);
         if (!gatherRankResults(ra).ok() || !gatherRankResults(rb).ok())
             fail("gathering the results");
         a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());

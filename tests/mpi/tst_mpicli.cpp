@@ -152,6 +152,21 @@ private slots:
         QVERIFY(!ranks[1]["host"].toString().isEmpty());
     }
 
+    // placer calibrate under mpirun measures every ordered pair of ranks, and rank 0 keeps them
+    // in its workspace for auto mode's copies between ranks.
+    void calibrateMeasuresTheLinksBetweenRanks() {
+        const Ran ran = run({"-np", "2", kPlacer, "calibrate", "--quick", "--db", db("links")});
+        QVERIFY2(ran.code == 0, qPrintable(ran.err));
+        QVERIFY2(ran.out.contains("rank0 -> rank1: ") && ran.out.contains("rank1 -> rank0: "),
+                 qPrintable(ran.out));
+        QVERIFY(ran.out.count("calibration of ") == 1);
+        const Ran automatic = run({"-np", "2", kPlacer, "run", kModels + "tiny_inception.onnx",
+                                   "--devices", "a:vcpu,b:vcpu", "--map", "b=rank1/vcpu1", "--mode",
+                                   "auto", "--iterations", "2", "--db", db("links")});
+        QVERIFY2(automatic.code == 0, qPrintable(automatic.err));
+        QVERIFY2(automatic.out.contains("reference check: ok"), qPrintable(automatic.out));
+    }
+
     // A batch split over two ranks: one report, on rank 0's standard output, whose reference
     // check passed; one trace with each rank's device; outputs written once.
     void aSplitOverTwoRanks() {

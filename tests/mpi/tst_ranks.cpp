@@ -151,7 +151,7 @@ private slots:
             inputs.push_back(randomTensor(graph.node(input).outputs[0], 7 + input.index));
         Result<RunResult> result = SourceError::sentence("not run");
         if (executor)
-            result = executor.value()->run(inputs, RunOptions{1, 4});
+            result = executor.value()->run(inputs, RunOptions{1, 4, {}, {}, true});
         if (why.empty() && !result)
             why = result.error().message;
         if (why.empty()) {
@@ -309,6 +309,34 @@ private slots:
                      ran.error().message.find("another plan") == std::string::npos)
                 why = "unexpected error: " + ran.error().message;
         }
+        const std::string verdict = agree(why.empty(), why);
+        QVERIFY2(verdict.empty(), verdict.c_str());
+    }
+
+    // A cancel on one rank stops every rank before the same iteration.
+    void aCancelOnOneRankStopsEvery() {
+        DeviceSet devices = DeviceSet::parse("v0:vcpu,v1:vcpu").take();
+        std::mt19937 rng(3);
+        const Graph graph = randomGraph(rng, 2, 40);
+        const Plan plan = planDevices(graph, devices, PlanOptions{});
+        auto program = lowerToBytecode(graph, devices, plan);
+        QVERIFY(program.ok());
+        DeviceRegistry registry;
+        auto executor = Executor::load(
+            graph, devices, program.take(),
+            {registry.get("rank0/vcpu1").value(), registry.get("rank1/vcpu2").value()}, 0);
+        QVERIFY(executor);
+        std::vector<HostTensor> inputs;
+        for (NodeId input : executor.value()->program().inputs)
+            inputs.push_back(randomTensor(graph.node(input).outputs[0], 7 + input.index));
+        int asked = 0;
+        RunOptions options{0, 100, {}, [&] { return localRank() == 0 && ++asked > 3; }, true};
+        auto result = executor.value()->run(inputs, options);
+        std::string why = result ? "" : result.error().message;
+        if (why.empty() && !result.value().cancelled)
+            why = "the run was not cancelled";
+        if (why.empty() && result.value().latencyMicros.size() != 3)
+            why = std::to_string(result.value().latencyMicros.size()) + " iterations ran, not 3";
         const std::string verdict = agree(why.empty(), why);
         QVERIFY2(verdict.empty(), verdict.c_str());
     }

@@ -96,6 +96,34 @@ class TestAutoPlace : public QObject {
     Q_OBJECT
 
 private slots:
+    // Devices of other ranks (runtime/Ranks.h) are named "rank1/vcpu1": a copy between ranks
+    // costs the link measured between them ("rank0" -> "rank1"), else an assumed network link,
+    // never the vcpus' in-process copy; their compute costs as a vcpu's.
+    void copiesBetweenRanksCostTheirLink() {
+        const DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu,c:vcpu").take();
+        CostModel model = CostModel::assumed(
+            devices, 4, {{"b", "rank1/vcpu1:threads=2"}, {"c", "rank1/cuda"}}, true);
+        QCOMPARE(model.physical(DeviceId(1)).name, std::string("rank1/vcpu1"));
+        QCOMPARE(model.physical(DeviceId(2)).name, std::string("rank1/cuda:0"));
+        QVERIFY(model.physical(DeviceId(2)).gpu);
+        QCOMPARE(CostModel::costClass("rank1/vcpu1"), std::string("vcpu"));
+        const std::int64_t bytes = 1 << 20;
+        const double assumedLink = model.copyMicros(bytes, DeviceId(0), DeviceId(1));
+        QVERIFY2(std::abs(assumedLink - (30 + bytes / 1e3)) < 1e-6,
+                 qPrintable(QString::number(assumedLink)));
+        Calibration calibration;
+        calibration.links[{"rank0", "rank1"}] = LinkProfile{10, 5e3, true};
+        calibration.links[{"vcpu1", "vcpu2"}] = LinkProfile{1, 4e4, true};
+        model.apply(calibration);
+        QCOMPARE(model.copyMicros(bytes, DeviceId(0), DeviceId(1)), 10 + bytes / 5e3);
+        // The other way was not measured: assumed.
+        QCOMPARE(model.copyMicros(bytes, DeviceId(1), DeviceId(0)), 30 + bytes / 1e3);
+        // Within one rank, the vcpus' own link.
+        CostModel local = CostModel::assumed(devices, 4, {}, false);
+        local.apply(calibration);
+        QCOMPARE(local.copyMicros(bytes, DeviceId(0), DeviceId(1)), 1 + bytes / 4e4);
+    }
+
     void simulationFollowsTheExecutor() {
         // Two resources: c runs beside a; b waits for a (no copy on one device).
         PlacementProblem apart = smallProblem(false);

@@ -21,6 +21,8 @@ packages=(build-essential cmake ninja-build pkg-config git ca-certificates
           python3-dev python3-numpy pybind11-dev python3-pytest
           # Open MPI: runs whose devices span ranks (mpirun -np N placer run), and their tests.
           openmpi-bin libopenmpi-dev
+          # ip: the test that makes two hosts of network namespaces.
+          iproute2
           # cpack -G DEB (scripts/package-check.sh): dpkg-shlibdeps needs file.
           file
           # Fonts, so that screenshots and offscreen GUI tests render text.

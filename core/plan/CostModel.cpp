@@ -245,7 +245,8 @@ void CostModel::apply(const Calibration& calibration) {
     for (DeviceProfile& profile : m_physical) {
         // A vcpu is a worker on the host's cores, and which vcpuN a run creates is arbitrary:
         // the first vcpu measured stands for all of them, so that they tie.
-        const bool vcpu = costClass(profile.name) == "vcpu";
+        // Another rank's vcpus take this host's calibration where theirs was not measured.
+        const bool vcpu = costClass(rankAndName(profile.name).second) == "vcpu";
         for (const DeviceProfile& measured : calibration.devices) {
             if (measured.name == profile.name || (vcpu && costClass(measured.name) == "vcpu")) {
                 const std::string name = profile.name;
@@ -421,9 +422,11 @@ void CostModel::recordMeasured(const std::string& key, const std::string& physic
 }
 
 std::string CostModel::costClass(const std::string& physical) {
-    // Every vcpu is a worker on the host's cores: one measurement stands for all of them.
-    if (rankAndName(physical).second.rfind("vcpu", 0) == 0)
-        return "vcpu";
+    // Every vcpu is a worker on its host's cores: one measurement stands for all of them. Another
+    // rank's are measured there (another host, maybe), and kept apart: "rank1/vcpu".
+    const auto [rank, name] = rankAndName(physical);
+    if (name.rfind("vcpu", 0) == 0)
+        return rank == 0 ? "vcpu" : "rank" + std::to_string(rank) + "/vcpu";
     return physical;
 }
 

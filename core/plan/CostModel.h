@@ -142,8 +142,8 @@ public:
     /// The groups of a fusedGroups() answer: each head's members, in graph order.
     static std::map<std::uint32_t, std::vector<NodeId>>
     membersByHead(const std::vector<NodeId>& fusedInto);
-    /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN, on
-    /// any rank ("rank1/vcpu2" too); another rank's device otherwise by its own name.
+    /// The name measurements on a physical device are kept under: "vcpu" for every vcpuN, and
+    /// "rank1/vcpu" for every vcpu of rank 1 (measured there); any other by its own name.
     static std::string costClass(const std::string& physical);
     /// Records the median time of a node with this key on a physical device.
     void recordMeasured(const std::string& key, const std::string& physical, double micros);

@@ -384,12 +384,19 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
                               std::size_t deviceWidth) {
     constexpr std::size_t kShown = 8;
     const Prediction& p = *plan.prediction;
-    std::string out = "predicted latency: " + formatMillis(p.makespanMicros);
+    // A plan that splits runs its sharded graph: that graph's schedule, each shard on its device
+    // (a pipeline's micro-batches too).
+    const bool sharded = plan.sharded && plan.sharded->plan->prediction;
+    const Graph& ran = sharded ? plan.sharded->graph : graph;
+    const Plan& ranPlan = sharded ? *plan.sharded->plan : plan;
+    const Prediction& schedule = sharded ? *ranPlan.prediction : p;
+    std::string out = "predicted latency: " + formatMillis(schedule.makespanMicros);
     if (options.mode == PlanMode::Auto) {
         out += " (HEFT's placement: " + formatMillis(p.heftMicros);
         if (std::isfinite(p.singleDeviceMicros))
             out += "; the best single device: " + formatMillis(p.singleDeviceMicros);
-        if (p.keptSingleDevice)
+        // Pipelined, the stages decide (their note says how); the margin is the search's.
+        if (p.keptSingleDevice && options.microBatches <= 1)
             out += "; the unpinned ops stay on one device: no split over CPUs promised 20 % more";
         if (p.exactOptimumMicros)
             out += "; the exact optimum: " + formatMillis(*p.exactOptimumMicros);
@@ -398,11 +405,6 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
         out += ")";
     }
     out += "\npredicted schedule:\n";
-    // A plan that splits runs its sharded graph: that graph's schedule, each shard on its device.
-    const bool sharded = plan.sharded && plan.sharded->plan->prediction;
-    const Graph& ran = sharded ? plan.sharded->graph : graph;
-    const Plan& ranPlan = sharded ? *plan.sharded->plan : plan;
-    const Prediction& schedule = sharded ? *ranPlan.prediction : p;
     for (int d = 0; d < devices.size(); ++d) {
         std::vector<std::uint32_t> ops;
         for (std::uint32_t i = 0; i < ran.size(); ++i) {

@@ -98,7 +98,7 @@ class TestAutoPlace : public QObject {
 private slots:
     // Devices of other ranks (runtime/Ranks.h) are named "rank1/vcpu1": a copy between ranks
     // costs the link measured between them ("rank0" -> "rank1"), else an assumed network link,
-    // never the vcpus' in-process copy; their compute costs as a vcpu's.
+    // never the vcpus' in-process copy; their measured times are kept apart from this rank's.
     void copiesBetweenRanksCostTheirLink() {
         const DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu,c:vcpu").take();
         CostModel model = CostModel::assumed(
@@ -106,7 +106,8 @@ private slots:
         QCOMPARE(model.physical(DeviceId(1)).name, std::string("rank1/vcpu1"));
         QCOMPARE(model.physical(DeviceId(2)).name, std::string("rank1/cuda:0"));
         QVERIFY(model.physical(DeviceId(2)).gpu);
-        QCOMPARE(CostModel::costClass("rank1/vcpu1"), std::string("vcpu"));
+        QCOMPARE(CostModel::costClass("rank1/vcpu1"), std::string("rank1/vcpu"));
+        QCOMPARE(CostModel::costClass("vcpu7"), std::string("vcpu"));
         const std::int64_t bytes = 1 << 20;
         const double assumedLink = model.copyMicros(bytes, DeviceId(0), DeviceId(1));
         QVERIFY2(std::abs(assumedLink - (30 + bytes / 1e3)) < 1e-6,

@@ -18,6 +18,10 @@ skip() {
 [ "$(id -u)" -eq 0 ] || skip "making network namespaces needs root"
 command -v ip >/dev/null || skip "no ip command (iproute2)"
 command -v unshare >/dev/null || skip "no unshare command (util-linux)"
+# ip netns exec makes / a slave mount in a mount namespace of its own: a chroot whose root is no
+# mount point (a CI root) cannot. Tried first, so that nothing is made where it would fail.
+unshare --mount sh -c 'mount --make-rslave /' 2>/dev/null ||
+    skip "this root cannot be made a slave mount (a chroot?), which ip netns exec needs"
 
 tag=pe$$
 ns0=${tag}a ns1=${tag}b

@@ -94,8 +94,10 @@ RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<Ten
                          const std::vector<std::shared_ptr<const TensorData>>& values,
                          const std::vector<const TensorData*>& constants, int onnxOpset) {
     std::string key = signatureOf(inputs, values);
-    if (const auto found = m_kernels.find(key); found != m_kernels.end())
+    if (const auto found = m_kernels.find(key); found != m_kernels.end()) {
+        found->second.lastUse = ++m_uses;
         return m_last = &found->second;
+    }
     // What the shape function reads: every shape-setting input's value, a constant's included.
     std::vector<const TensorData*> given(inputs.size(), nullptr);
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -135,10 +137,26 @@ RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<Ten
                            node.op->name + " node '" + node.name + "': at run time, for inputs " +
                                types + ": " + kernel.error().message};
     }
+    if (m_kernels.size() >= kMaxSignatures) {
+        // The least recently used signature goes (a detector sees a new count of boxes on
+        // almost every image). Its kernel may still be running in the device's lane: that work
+        // is waited for first.
+        auto oldest = m_kernels.begin();
+        for (auto it = m_kernels.begin(); it != m_kernels.end(); ++it) {
+            if (it->second.lastUse < oldest->second.lastUse)
+                oldest = it;
+        }
+        device.finishLane();
+        if (m_last == &oldest->second)
+            m_last = nullptr;
+        m_kernels.erase(oldest);
+        ++m_evicted;
+    }
     RunTimeKernel entry;
     entry.outputs = outputs.take();
     entry.kernel = kernel.take();
     entry.values = values;
+    entry.lastUse = ++m_uses;
     const auto [at, inserted] = m_kernels.emplace(std::move(key), std::move(entry));
     (void)inserted;
     return m_last = &at->second;

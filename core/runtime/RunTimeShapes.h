@@ -46,11 +46,14 @@ struct RunTimeKernel {
     std::unique_ptr<Kernel> kernel;
     /// The shape-setting values the kernel was prepared with (it may point at them).
     std::vector<std::shared_ptr<const TensorData>> values;
+    std::uint64_t lastUse = 0; ///< when it was last found (RunTimeKernelCache's count)
 };
 
-/// The kernels of one Invoke at run time, by signature. Used from the device's worker only.
+/// The kernels of one Invoke at run time, by signature, the kMaxSignatures used last: a long
+/// session over data of ever new shapes keeps a bounded set. Used from the device's worker only.
 class RunTimeKernelCache {
 public:
+    static constexpr std::size_t kMaxSignatures = 64;
     /// The kernel for `node` on `device` for inputs of `inputs`' types; `values[i]` holds input
     /// i's bytes where it sets shapes (null elsewhere), and `constants[i]` a constant input's
     /// bytes (null elsewhere). Prepared on first use of the signature. An error (no shape
@@ -60,8 +63,9 @@ public:
                                       const std::vector<std::shared_ptr<const TensorData>>& values,
                                       const std::vector<const TensorData*>& constants,
                                       int onnxOpset);
-    /// How many signatures were prepared.
+    /// How many signatures are kept, and how many were let go for newer ones.
     std::size_t size() const { return m_kernels.size(); }
+    std::size_t evicted() const { return m_evicted; }
     /// The implementation of the kernel found last ("run-time:onednn:matmul:..."), or empty
     /// before the first run.
     std::string implementation() const {
@@ -71,6 +75,8 @@ public:
 private:
     std::map<std::string, RunTimeKernel> m_kernels;
     const RunTimeKernel* m_last = nullptr;
+    std::uint64_t m_uses = 0;
+    std::size_t m_evicted = 0;
 };
 
 } // namespace placer

@@ -20,6 +20,7 @@
 #include "runtime/KernelSupport.h"
 #include "runtime/RandomTensor.h"
 #include "runtime/ReferenceRun.h"
+#include "runtime/RunTimeShapes.h"
 #include "runtime/Schedule.h"
 #include "runtime/WorkQueue.h"
 
@@ -291,6 +292,50 @@ private slots:
     // the compute lane, is reported by the synchronisation right after (the word is read in the
     // lane's order); the word is cleared, so the next clean run reports nothing; a failure found
     // elsewhere is the run's error, and the word is still cleared; an unreadable word says so.
+    // Kernels prepared at run time are kept per signature, the most recently used 64: data of
+    // ever new shapes (a detector's count of boxes) does not grow them without bound, and a
+    // signature let go is prepared again, right.
+    void runTimeKernelsAreBounded() {
+        DeviceRegistry registry;
+        Device& device = *registry.freshVCpu();
+        Node node;
+        node.name = "sum";
+        node.op = OpRegistry::global().find("add");
+        node.outputs = {TensorType{{1}, DType::Float32}};
+        RunTimeKernelCache cache;
+        auto runAt = [&](std::int64_t n) -> bool {
+            const TensorType type{{n}, DType::Float32};
+            auto found =
+                cache.find(device, node, {type, type}, {nullptr, nullptr}, {nullptr, nullptr}, 0);
+            if (!found || found.value()->outputs.size() != 1 || found.value()->outputs[0] != type)
+                return false;
+            std::vector<float> a(static_cast<std::size_t>(n)), b(a.size()), sum(a.size());
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                a[i] = static_cast<float>(i);
+                b[i] = 0.5f * static_cast<float>(n);
+            }
+            const std::byte* args[] = {reinterpret_cast<const std::byte*>(a.data()),
+                                       reinterpret_cast<const std::byte*>(b.data())};
+            std::byte* results[] = {reinterpret_cast<std::byte*>(sum.data())};
+            found.value()->kernel->run(args, results);
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                if (sum[i] != a[i] + b[i])
+                    return false;
+            }
+            return true;
+        };
+        for (std::int64_t n = 1; n <= 100; ++n)
+            QVERIFY2(runAt(n), qPrintable(QString("at %1 elements").arg(n)));
+        QCOMPARE(cache.size(), RunTimeKernelCache::kMaxSignatures);
+        QCOMPARE(cache.evicted(), std::size_t{100} - RunTimeKernelCache::kMaxSignatures);
+        // The first signatures went; the last ones stay; both run right.
+        const std::size_t before = cache.evicted();
+        QVERIFY(runAt(100));
+        QCOMPARE(cache.evicted(), before);
+        QVERIFY(runAt(1));
+        QCOMPARE(cache.evicted(), before + 1);
+    }
+
     void kernelErrorWordOnLanes() {
         test::LaneDevice lane("lane");
         const long long id = lane.registerErrorSource("'gather'");

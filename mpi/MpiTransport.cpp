@@ -216,6 +216,23 @@ struct MpiTransport::Impl {
         }
     }
 
+    /// A send or a receive: posted here where MPI allows it, tested by the thread.
+    std::shared_ptr<Transfer> transfer(bool sending, int peer, int tag, std::byte* data,
+                                       std::int64_t bytes) {
+        auto transfer = std::make_shared<Transfer>();
+        Work work;
+        work.sending = sending;
+        work.peer = peer;
+        work.tag = tag;
+        work.data = data;
+        work.bytes = bytes;
+        work.transfer = transfer;
+        if (direct)
+            start(work);
+        post(std::move(work));
+        return transfer;
+    }
+
     /// Waits, on the thread, for a non-blocking collective, driving the transfers meanwhile: why
     /// it failed, or why it waits no longer (rankTimeoutSeconds()), or empty once done.
     std::string finishCollective(MPI_Request& request) {
@@ -326,32 +343,12 @@ const std::string& MpiTransport::hostName(int rank) const {
 
 std::shared_ptr<Transfer> MpiTransport::send(int peer, int tag, const void* data,
                                              std::int64_t bytes) {
-    auto transfer = std::make_shared<Transfer>();
-    Impl::Work work;
-    work.sending = true;
-    work.peer = peer;
-    work.tag = tag;
-    work.data = const_cast<std::byte*>(static_cast<const std::byte*>(data));
-    work.bytes = bytes;
-    work.transfer = transfer;
-    if (m_impl->direct)
-        Impl::start(work);
-    m_impl->post(std::move(work));
-    return transfer;
+    return m_impl->transfer(true, peer, tag,
+                            const_cast<std::byte*>(static_cast<const std::byte*>(data)), bytes);
 }
 
 std::shared_ptr<Transfer> MpiTransport::receive(int peer, int tag, void* data, std::int64_t bytes) {
-    auto transfer = std::make_shared<Transfer>();
-    Impl::Work work;
-    work.peer = peer;
-    work.tag = tag;
-    work.data = static_cast<std::byte*>(data);
-    work.bytes = bytes;
-    work.transfer = transfer;
-    if (m_impl->direct)
-        Impl::start(work);
-    m_impl->post(std::move(work));
-    return transfer;
+    return m_impl->transfer(false, peer, tag, static_cast<std::byte*>(data), bytes);
 }
 
 Result<std::vector<std::string>> MpiTransport::allGather(const std::string& mine) {

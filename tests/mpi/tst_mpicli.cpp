@@ -243,37 +243,26 @@ private slots:
     }
 
     void ranksThatDifferStop() {
-        QStringList arguments = {"-np",
-                                 "1",
-                                 kPlacer,
-                                 "run",
-                                 kModels + "tiny_resnet.onnx",
-                                 "--devices",
-                                 "a:vcpu,b:vcpu",
-                                 "--map",
-                                 "b=rank1/vcpu1",
-                                 "--rule",
-                                 "Conv=a",
-                                 "--fallback",
-                                 "b",
-                                 "--db",
-                                 db("differ0"),
-                                 ":",
-                                 "-np",
-                                 "1",
-                                 kPlacer,
-                                 "run",
-                                 kModels + "tiny_mobilenet.onnx",
-                                 "--devices",
-                                 "a:vcpu,b:vcpu",
-                                 "--map",
-                                 "b=rank1/vcpu1",
-                                 "--rule",
-                                 "Conv=a",
-                                 "--fallback",
-                                 "b",
-                                 "--db",
-                                 db("differ1")};
+        // One rank each (mpirun's app contexts, joined by ':'), each reading its own model.
+        auto rank = [&](const QString& model, const QString& workspace) {
+            return QStringList{"-np",
+                               "1",
+                               kPlacer,
+                               "run",
+                               kModels + model,
+                               "--devices",
+                               "a:vcpu,b:vcpu",
+                               "--map",
+                               "b=rank1/vcpu1",
+                               "--rule",
+                               "Conv=a",
+                               "--fallback",
+                               "b",
+                               "--db",
+                               db(workspace)};
+        };
+        const QStringList arguments = rank("tiny_resnet.onnx", "differ0") + QStringList{":"} +
+                                      rank("tiny_mobilenet.onnx", "differ1");
         const Ran ran = run(arguments);
         QVERIFY(ran.code != 0);
         QVERIFY2(ran.err.contains("rank 1 (host ") && ran.err.contains("differs from rank 0") &&

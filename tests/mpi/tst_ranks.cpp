@@ -3,6 +3,7 @@
 // order; the ranks agree on a verdict before any check can return early, so a failure on one
 // rank fails both instead of leaving the other waiting.
 #include "PlanTestUtil.h"
+#include "RandomElementwiseGraph.h"
 
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
@@ -39,52 +40,6 @@ std::string agree(bool ok, const std::string& why) {
             return "rank " + std::to_string(r) + ": " + all.value()[r];
     }
     return {};
-}
-
-/// A random DAG of element-wise ops over [257] float vectors, nodes pinned to random devices
-/// (as tst_runtime's), so that values cross devices often and far.
-Graph randomGraph(std::mt19937& rng, int devices, int nodes) {
-    Graph graph;
-    const TensorType type{{257}, DType::Float32};
-    const auto& registry = OpRegistry::global();
-    std::vector<ValueRef> values;
-    auto pinned = [&] {
-        return Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % devices)), "test"};
-    };
-    for (int i = 0; i < 3; ++i) {
-        Node p;
-        p.name = "%in" + std::to_string(i);
-        p.op = &registry.parameter();
-        p.outputs = {type};
-        p.pin = pinned();
-        values.push_back({graph.addNode(std::move(p)), 0});
-    }
-    const char* binary[] = {"add", "multiply", "subtract", "maximum"};
-    const char* unary[] = {"tanh", "negative", "sigmoid"};
-    for (int i = 0; i < nodes; ++i) {
-        Node n;
-        n.name = "%" + std::to_string(i);
-        auto pickValue = [&] {
-            const std::size_t span =
-                std::min<std::size_t>(values.size(), rng() % 4 == 0 ? values.size() : 6);
-            return values[values.size() - 1 - rng() % span];
-        };
-        if (rng() % 3 == 0) {
-            n.op = registry.find(unary[rng() % 3]);
-            n.inputs = {pickValue()};
-        } else {
-            n.op = registry.find(binary[rng() % 4]);
-            n.inputs = {pickValue(), pickValue()};
-        }
-        n.outputs = {type};
-        if (rng() % 2 == 0)
-            n.pin = pinned();
-        values.push_back({graph.addNode(std::move(n)), 0});
-    }
-    for (int i = 0; i < 3; ++i)
-        graph.addOutput(
-            GraphOutput{values[values.size() - 1 - static_cast<std::size_t>(i) * 5], {}, {}});
-    return graph;
 }
 
 /// The graph on one vcpu of this rank alone.
@@ -127,7 +82,7 @@ private slots:
         std::mt19937 rng(static_cast<unsigned>(seed));
         const int count = 4;
         DeviceSet devices = DeviceSet::parse("v0:vcpu,v1:vcpu,v2:vcpu,v3:vcpu").take();
-        const Graph graph = randomGraph(rng, count, 60 + seed * 10);
+        const Graph graph = test::randomElementwiseGraph(rng, count, 60 + seed * 10);
         const Plan plan = planDevices(graph, devices, PlanOptions{});
         auto program = lowerToBytecode(graph, devices, plan);
         QVERIFY(program.ok());
@@ -317,7 +272,7 @@ private slots:
     void aCancelOnOneRankStopsEvery() {
         DeviceSet devices = DeviceSet::parse("v0:vcpu,v1:vcpu").take();
         std::mt19937 rng(3);
-        const Graph graph = randomGraph(rng, 2, 40);
+        const Graph graph = test::randomElementwiseGraph(rng, 2, 40);
         const Plan plan = planDevices(graph, devices, PlanOptions{});
         auto program = lowerToBytecode(graph, devices, plan);
         QVERIFY(program.ok());

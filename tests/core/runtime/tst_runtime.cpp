@@ -3,6 +3,7 @@
 // tiny models against the outputs PyTorch computed for them.
 #include "LaneDevice.h"
 #include "PlanTestUtil.h"
+#include "RandomElementwiseGraph.h"
 #include "TwoBranchGraph.h"
 
 #include "io/ModelLoader.h"
@@ -113,50 +114,6 @@ std::vector<HostTensor> reference(const Graph& graph, const std::vector<HostTens
     if (!result)
         qFatal("reference run failed: %s", result.error().message.c_str());
     return result.value().outputs;
-}
-
-/// A random DAG of element-wise ops over [n] float vectors, nodes pinned to random devices.
-Graph randomGraph(std::mt19937& rng, int devices, int nodes) {
-    Graph graph;
-    const TensorType type{{257}, DType::Float32};
-    const auto& registry = OpRegistry::global();
-    std::vector<ValueRef> values;
-    for (int i = 0; i < 3; ++i) {
-        Node p;
-        p.name = "%in" + std::to_string(i);
-        p.op = &registry.parameter();
-        p.outputs = {type};
-        p.pin = Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % devices)), "test"};
-        values.push_back({graph.addNode(std::move(p)), 0});
-    }
-    const char* binary[] = {"add", "multiply", "subtract", "maximum"};
-    const char* unary[] = {"tanh", "negative", "sigmoid"};
-    for (int i = 0; i < nodes; ++i) {
-        Node n;
-        n.name = "%" + std::to_string(i);
-        // Inputs mostly recent, sometimes far back (long edges cross devices and live long).
-        auto pickValue = [&] {
-            const std::size_t span =
-                std::min<std::size_t>(values.size(), rng() % 4 == 0 ? values.size() : 6);
-            return values[values.size() - 1 - rng() % span];
-        };
-        if (rng() % 3 == 0) {
-            n.op = registry.find(unary[rng() % 3]);
-            n.inputs = {pickValue()};
-        } else {
-            n.op = registry.find(binary[rng() % 4]);
-            n.inputs = {pickValue(), pickValue()};
-        }
-        n.outputs = {type};
-        if (rng() % 2 == 0)
-            n.pin =
-                Pin{PinKind::Plain, DeviceId(static_cast<std::uint32_t>(rng() % devices)), "test"};
-        values.push_back({graph.addNode(std::move(n)), 0});
-    }
-    for (int i = 0; i < 3; ++i)
-        graph.addOutput(
-            GraphOutput{values[values.size() - 1 - static_cast<std::size_t>(i) * 5], {}, {}});
-    return graph;
 }
 
 /// The same graph with its nodes in a random topological order (inputs still come first).
@@ -509,7 +466,7 @@ private slots:
         for (int d = 0; d < devices; ++d)
             spec += (d ? "," : "") + std::string("v") + std::to_string(d) + ":vcpu";
         model.devices = DeviceSet::parse(spec).take();
-        model.graph = randomGraph(rng, devices, 60 + seed * 10);
+        model.graph = test::randomElementwiseGraph(rng, devices, 60 + seed * 10);
         auto prepared = prepare(std::move(model), PlanOptions{});
         QVERIFY(!prepared->plan.copies.empty());
         const Graph& graph = prepared->model.graph;
@@ -754,7 +711,7 @@ private slots:
         for (int d = 0; d < count; ++d)
             spec += (d ? "," : "") + std::string("v") + std::to_string(d) + ":vcpu";
         model.devices = DeviceSet::parse(spec).take();
-        model.graph = randomGraph(rng, count, 80 + seed * 10);
+        model.graph = test::randomElementwiseGraph(rng, count, 80 + seed * 10);
         const Plan plan = planDevices(model.graph, model.devices, PlanOptions{});
         QVERIFY(!plan.copies.empty());
         auto program = lowerToBytecode(model.graph, model.devices, plan);

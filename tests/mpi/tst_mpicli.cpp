@@ -34,14 +34,20 @@ struct Ran {
     int leftBehind = 0; ///< processes of the job still there once it ended
 };
 
-Ran run(const QStringList& arguments, const QStringList& environment = {}) {
-    QProcess process;
+/// This environment with `environment`'s NAME=VALUE entries, and Open MPI's consent to run as
+/// root (CI's fresh root is).
+QProcessEnvironment mpirunEnvironment(const QStringList& environment) {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
     env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
     for (const QString& entry : environment)
         env.insert(entry.section('=', 0, 0), entry.section('=', 1));
-    process.setProcessEnvironment(env);
+    return env;
+}
+
+Ran run(const QStringList& arguments, const QStringList& environment = {}) {
+    QProcess process;
+    process.setProcessEnvironment(mpirunEnvironment(environment));
     QElapsedTimer timer;
     timer.start();
     process.start(kMpirun, mpirunArguments() + arguments);
@@ -113,12 +119,7 @@ class TestMpiCli : public QObject {
                                     "--iterations",  "1000000",
                                     "--no-reference"};
         QProcess process;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
-        env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-        for (const QString& entry : environment)
-            env.insert(entry.section('=', 0, 0), entry.section('=', 1));
-        process.setProcessEnvironment(env);
+        process.setProcessEnvironment(mpirunEnvironment(environment));
         QStringList arguments = mpirunArguments();
         arguments << "-np"
                   << "1" << kPlacer;

@@ -133,8 +133,6 @@ struct Executor::Impl {
     std::vector<std::vector<std::int64_t>> headers;
     std::vector<std::shared_ptr<Transfer>> headerTransfers;
     int copyTags = 0; ///< copies between ranks: data tags are 0..n-1, header tags n..2n-1
-    /// A receive that waited past rankTimeoutSeconds(), found while a ready set was locked.
-    std::atomic<std::int64_t> overdueReceive{-1};
 
     /// Host storages pinned by the device that copies to or from them: (that device, storage).
     std::vector<std::pair<Device*, std::byte*>> pinned;
@@ -781,14 +779,8 @@ struct Executor::Impl {
 
     /// Whether `k` can run on a host worker now: every asynchronous producer it waits for is
     /// done. (An asynchronous device waits in its lanes, so anything ready can be issued.)
-    bool runnable(std::uint32_t k, bool asynchronous) {
-        const std::shared_ptr<Transfer>& awaited =
-            headerTransfers[k] ? headerTransfers[k] : transfers[k];
-        if (rankRole[k] == RankRole::Receive && awaited && !awaited->done()) {
-            if (hostClockMicros() - postedAt[k] > rankTimeoutSeconds() * 1e6)
-                overdueReceive.store(k, std::memory_order_relaxed);
-            return false;
-        }
+    /// A receive from another rank is made ready only once its data is here (makeReady).
+    bool runnable(std::uint32_t k, bool asynchronous) const {
         if (asynchronous)
             return true;
         for (std::uint32_t p : schedule.waits[k]) {
@@ -818,11 +810,8 @@ struct Executor::Impl {
                         return k;
                     }
                 }
-                // Everything ready waits for a GPU (or lane) result, or for another rank's data:
-                // poll for it.
+                // Everything ready waits for a GPU (or lane) result: poll for it.
                 lock.unlock();
-                if (const std::int64_t late = overdueReceive.exchange(-1); late >= 0)
-                    fail(receiveOverdue(static_cast<std::size_t>(late)));
                 if (spins > 64)
                     std::this_thread::sleep_for(std::chrono::microseconds(20));
                 continue;

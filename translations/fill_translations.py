@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 
 # source text -> (German, Simplified Chinese). Plural forms: a tuple of forms per language.
 T = {
+    # Shapes in the dimensions a model's inputs name.
+    "(sizes at %1)": ("(Größen bei %1)", "（尺寸按 %1）"),
     # Pipelines (--micro-batches).
     "pipelined in %n micro-batch(es)": (
         ("in %n Mikro-Batch gepipelinet", "in %n Mikro-Batches gepipelinet"),

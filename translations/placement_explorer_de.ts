@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="545" />
+        <location filename="../views/GraphScene.cpp" line="546" />
         <source>split ⇉ %1</source>
         <translation>Aufteilung ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="549" />
-        <location filename="../views/GraphScene.cpp" line="556" />
+        <location filename="../views/GraphScene.cpp" line="550" />
+        <location filename="../views/GraphScene.cpp" line="557" />
         <source>concat ⇇</source>
         <translation>Verkettung ⇇</translation>
     </message>
@@ -197,42 +197,47 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="38" />
+        <location filename="../views/PlanSummary.cpp" line="42" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="46" />
+        <source>(sizes at %1)</source>
+        <translation>(Größen bei %1)</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="40" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>%n region(s) split</source>
         <translation><numerusform>%n Bereich aufgeteilt</numerusform><numerusform>%n Bereiche aufgeteilt</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="43" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>in %n Mikro-Batch gepipelinet</numerusform><numerusform>in %n Mikro-Batches gepipelinet</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="56" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="59" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="53" />
+        <location filename="../views/PlanSummary.cpp" line="61" />
         <source>predicted latency: %1</source>
         <translation>vorhergesagte Latenz: %1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="58" />
+        <location filename="../views/PlanSummary.cpp" line="66" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="61" />
+        <location filename="../views/PlanSummary.cpp" line="69" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n Knoten beim Laden gefaltet</numerusform><numerusform>%n Knoten beim Laden gefaltet</numerusform></translation>
     </message>
@@ -1649,7 +1654,7 @@
         <translation>Läuft als ein Operator auf seinem Gerät; Rumpf eingeklappt:</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="412" />
+        <location filename="../views/GraphScene.cpp" line="413" />
         <source>size at run time</source>
         <translation>Größe zur Laufzeit</translation>
     </message>

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="545" />
+        <location filename="../views/GraphScene.cpp" line="546" />
         <source>split ⇉ %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="549" />
-        <location filename="../views/GraphScene.cpp" line="556" />
+        <location filename="../views/GraphScene.cpp" line="550" />
+        <location filename="../views/GraphScene.cpp" line="557" />
         <source>concat ⇇</source>
         <translation type="unfinished" />
     </message>
@@ -197,42 +197,47 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="38" />
+        <location filename="../views/PlanSummary.cpp" line="42" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="46" />
+        <source>(sizes at %1)</source>
+        <translation type="unfinished" />
+    </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="40" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>%n region(s) split</source>
         <translation><numerusform>%n region split</numerusform><numerusform>%n regions split</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="43" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>pipelined in %n micro-batch</numerusform><numerusform>pipelined in %n micro-batches</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="56" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="59" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="53" />
+        <location filename="../views/PlanSummary.cpp" line="61" />
         <source>predicted latency: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="58" />
+        <location filename="../views/PlanSummary.cpp" line="66" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="61" />
+        <location filename="../views/PlanSummary.cpp" line="69" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -1648,7 +1653,7 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="412" />
+        <location filename="../views/GraphScene.cpp" line="413" />
         <source>size at run time</source>
         <translation type="unfinished" />
     </message>

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="545" />
+        <location filename="../views/GraphScene.cpp" line="546" />
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="549" />
-        <location filename="../views/GraphScene.cpp" line="556" />
+        <location filename="../views/GraphScene.cpp" line="550" />
+        <location filename="../views/GraphScene.cpp" line="557" />
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -197,42 +197,47 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="38" />
+        <location filename="../views/PlanSummary.cpp" line="42" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="46" />
+        <source>(sizes at %1)</source>
+        <translation>（尺寸按 %1）</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="40" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>%n region(s) split</source>
         <translation><numerusform>拆分了 %n 个区域</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="43" />
+        <location filename="../views/PlanSummary.cpp" line="51" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>以 %n 个微批次流水线执行</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="56" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="59" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="53" />
+        <location filename="../views/PlanSummary.cpp" line="61" />
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="58" />
+        <location filename="../views/PlanSummary.cpp" line="66" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="61" />
+        <location filename="../views/PlanSummary.cpp" line="69" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
     </message>
@@ -1649,7 +1654,7 @@
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="412" />
+        <location filename="../views/GraphScene.cpp" line="413" />
         <source>size at run time</source>
         <translation>运行时大小</translation>
     </message>

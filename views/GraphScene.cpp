@@ -409,8 +409,9 @@ void GraphScene::refreshPlan() {
             continue;
         const QString text =
             QString::fromStdString(devices[copy.from].name + " → " + devices[copy.to].name + ", ") +
-            (copy.sizeAtRun ? tr("size at run time")
-                            : QString::fromStdString(formatBytes(copy.bytes)));
+            (!copy.symbolicSize.empty() ? QString::fromStdString(copy.symbolicSize)
+             : copy.sizeAtRun           ? tr("size at run time")
+                                        : QString::fromStdString(formatBytes(copy.bytes)));
         auto place = [&](NodeId consumer, QPointF at) {
             auto* badge = new CopyBadgeItem(static_cast<int>(c), consumer, text,
                                             m_document->deviceColor(copy.from),

@@ -33,10 +33,18 @@ QString planSummary(const PlacementDocument& document) {
             entry += QStringLiteral(" / ") + QString::fromStdString(formatBytes(*capacity));
         memory << entry;
     }
+    // Where shapes follow named dimensions, the sizes above are at their planned values.
+    QStringList symbols;
+    for (const auto& [name, value] : document.graph().symbolValues)
+        symbols << QString::fromStdString(name) + QLatin1Char('=') + QString::number(value);
     const int conflicts = static_cast<int>(plan.conflicts.size());
     const QString separator = QStringLiteral("  ·  ");
     return QCoreApplication::translate("PlanSummary", "%n copy(ies), %1 copied", nullptr, copies)
                .arg(QString::fromStdString(formatBytes(running.copiedBytes()))) +
+           (symbols.isEmpty()
+                ? QString()
+                : QLatin1Char(' ') + QCoreApplication::translate("PlanSummary", "(sizes at %1)")
+                                         .arg(symbols.join(QStringLiteral(", ")))) +
            (regions > 0 ? separator + QCoreApplication::translate(
                                           "PlanSummary", "%n region(s) split", nullptr, regions)
                         : QString()) +

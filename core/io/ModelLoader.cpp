@@ -8,6 +8,7 @@
 #include "io/MappedFile.h"
 #include "io/OnnxReader.h"
 #include "io/RelayReader.h"
+#include "io/SymbolicShapes.h"
 
 #include <map>
 
@@ -126,6 +127,21 @@ Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const Mappe
             return graph.error();
         model.graph = graph.take();
         reportUnsupportedOps(model);
+        // Shapes in the dimensions the inputs name: the model read again at other sizes of them.
+        const ShapeProbe probe = [&](const InputShapes& shapes) {
+            OnnxReadOptions at = options;
+            for (const auto& [name, dims] : shapes) {
+                at.inputShapes[name] = dims;
+                at.runInputs.erase(name);
+            }
+            DeviceSet probeDevices = model.devices;
+            std::vector<std::string> ignored;
+            return readOnnx(text, fileName, &probeDevices, true, &ignored, at);
+        };
+        const SymbolicShapeSummary symbolic = annotateSymbolicShapes(model.graph, probe);
+        if (!symbolic.skipped.empty())
+            model.warnings.push_back("shapes are shown at their planned sizes: " +
+                                     symbolic.skipped);
     } else if (format == GraphFormat::Json) {
         auto document = Json::parse(text, fileName);
         if (!document)

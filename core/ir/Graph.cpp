@@ -188,12 +188,50 @@ bool findsShapesAtRun(const Graph& graph) {
     return false;
 }
 
+const SymbolicShape* symbolicShapeOf(const Graph& graph, ValueRef value) {
+    // A copy's output is the value it copies, on another device.
+    for (std::size_t hops = 0; hops <= graph.size(); ++hops) {
+        const Node& node = graph.node(value.node);
+        if (node.isDeviceCopy() && !node.inputs.empty()) {
+            value = node.inputs[0];
+            continue;
+        }
+        if (value.output < node.symbolicShapes.size() &&
+            isSymbolic(node.symbolicShapes[value.output]))
+            return &node.symbolicShapes[value.output];
+        return nullptr;
+    }
+    return nullptr;
+}
+
 std::string describeValueType(const Graph& graph, ValueRef value) {
     const TensorType& type = graph.type(value);
-    if (shapeFoundAtRun(graph, value))
+    const bool atRun = shapeFoundAtRun(graph, value);
+    const SymbolicShape* symbolic = symbolicShapeOf(graph, value);
+    // A shape in the names is a fact even where the planned type is a stand-in (a shape set by
+    // values folded at the stand-in's sizes); one with unknown dimensions is not, there.
+    if (symbolic && (!atRun || symbolicBytesText(*symbolic, type.dtype))) {
+        const std::string shape = type.toShortString();
+        return symbolicShapeText(*symbolic) + " " + std::string(dtypeName(type.dtype)) + " (" +
+               describeValueBytes(graph, value) + ")" +
+               (atRun ? std::string() : ", planned at " + shape.substr(0, shape.find(' ')));
+    }
+    if (atRun)
         return std::string(dtypeName(type.dtype)) + ", rank " + std::to_string(type.rank()) +
                ", shape known at run time";
     return type.toShortString() + " (" + formatBytes(type.bytes()) + ")";
+}
+
+std::string describeValueBytes(const Graph& graph, ValueRef value) {
+    const TensorType& type = graph.type(value);
+    if (const SymbolicShape* symbolic = symbolicShapeOf(graph, value)) {
+        if (auto bytes = symbolicBytesText(*symbolic, type.dtype))
+            return *bytes;
+        return "size known at run time";
+    }
+    if (shapeFoundAtRun(graph, value))
+        return "size known at run time";
+    return formatBytes(type.bytes());
 }
 
 } // namespace placer

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/Attrs.h"
+#include "ir/DimExpr.h"
 #include "ir/HostTensor.h"
 #include "ir/Ids.h"
 #include "ir/KernelHints.h"
@@ -91,6 +92,11 @@ struct Node {
     bool anyRunTimeShape() const {
         return std::find(runTimeShapes.begin(), runTimeShapes.end(), true) != runTimeShapes.end();
     }
+
+    /// Per output (empty: none): its shape in the dimensions the model's inputs name
+    /// ("batch×seq×64"), where some dimension follows them (io/SymbolicShapes.h). Its type is
+    /// the shape at Graph::symbolValues.
+    std::vector<SymbolicShape> symbolicShapes;
 
     /// Control flow only (OpDef::hasBodies): the bodies, and how many of the inputs, at the end,
     /// are values the bodies read from this graph.
@@ -205,6 +211,9 @@ public:
     /// The inputs whose shapes or values run time may change (an ONNX model's symbolic
     /// dimensions and shape-setting inputs); empty for a graph of static shapes.
     std::vector<OpenInput> openInputs;
+    /// The values of the dimensions the inputs name that the types are planned at ("batch" 1,
+    /// "seq" 1 for stand-ins), where nodes carry symbolic shapes.
+    SymbolValues symbolValues;
     /// The model's ONNX opset, or 0 when it did not come from ONNX.
     int onnxOpset() const;
     /// How many nodes the reader evaluated at load and replaced by constants
@@ -233,8 +242,15 @@ bool shapeFoundAtRun(const Graph& graph, ValueRef value);
 /// at run time.
 bool findsShapesAtRun(const Graph& graph);
 
-/// A value's type for people: "1x3x64x64 float32 (48.0 KiB)", or "float32, rank 2, shape known
-/// at run time" where its planned shape is a stand-in.
+/// A value's shape in the dimensions the inputs name, following copies to the value copied;
+/// null where the value's shape follows none of them.
+const SymbolicShape* symbolicShapeOf(const Graph& graph, ValueRef value);
+
+/// A value's type for people: "1x3x64x64 float32 (48.0 KiB)"; "batch×seq×64 float32
+/// (batch×seq×256 B), planned at 1x1x64" where its shape follows named dimensions; or
+/// "float32, rank 2, shape known at run time" where its planned shape is a stand-in.
 std::string describeValueType(const Graph& graph, ValueRef value);
+/// A value's size for people: "48.0 KiB", "batch×seq×256 B", or "size known at run time".
+std::string describeValueBytes(const Graph& graph, ValueRef value);
 
 } // namespace placer

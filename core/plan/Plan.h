@@ -131,6 +131,9 @@ struct CopyPlan {
     /// The value's size is found only at run time (ir/Graph.h shapeFoundAtRun): `bytes` is its
     /// planned stand-in's, and a run moves what the value then holds.
     bool sizeAtRun = false;
+    /// Where the value's shape follows the dimensions the model's inputs name: its size in them
+    /// ("batch×seq×256 B"); `bytes` is then the size at the planned values. Empty otherwise.
+    std::string symbolicSize;
 };
 
 struct Replica {

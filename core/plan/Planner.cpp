@@ -705,6 +705,9 @@ void DevicePlanner::emitTransfers(ValueRef value, DeviceId home,
     const std::int64_t bytes = m_index.valueBytes[m_index.valueSlot(value)];
     const bool replicate = isReplicatedConstant(value.node.index);
     const bool sizeAtRun = shapeFoundAtRun(m_graph, value);
+    const SymbolicShape* symbolic = symbolicShapeOf(m_graph, value);
+    const std::string symbolicSize =
+        symbolic ? symbolicBytesText(*symbolic, m_graph.type(value).dtype).value_or("") : "";
     Replica replica{value, home, {}};
     std::vector<std::string> elsewhereNames, replicaNames;
     for (int d = 0; d < m_devices.size(); ++d) {
@@ -721,6 +724,7 @@ void DevicePlanner::emitTransfers(ValueRef value, DeviceId home,
             copy.to = DeviceId(d);
             copy.bytes = bytes;
             copy.sizeAtRun = sizeAtRun;
+            copy.symbolicSize = symbolicSize;
             copy.consumers = std::move(consumersOn[d]);
             copy.toOutput = outputOn[d] != 0;
             m_plan.copies.push_back(std::move(copy));
@@ -766,8 +770,11 @@ void DevicePlanner::emitTransfers(ValueRef value, DeviceId home,
             ", copied to " + joinWithAnd(elsewhereNames) +
             (replicate ? " on every run (" + joinWithAnd(elsewhereNames) + " cannot also keep it)"
                        : "") +
-            (sizeAtRun ? ", each of a size known at run time"
-                       : ", " + formatBytes(bytes) + " each"));
+            (!symbolicSize.empty()
+                 ? ", " + symbolicSize + " each" +
+                       (sizeAtRun ? std::string() : " (" + formatBytes(bytes) + " as planned)")
+             : sizeAtRun ? ", each of a size known at run time"
+                         : ", " + formatBytes(bytes) + " each"));
     }
 }
 

@@ -308,6 +308,8 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         entry.set("bytes", copy.bytes);
         if (copy.sizeAtRun)
             entry.set("size_at_run_time", true); // bytes is the planned stand-in's
+        if (!copy.symbolicSize.empty())
+            entry.set("symbolic_size", copy.symbolicSize); // bytes is at the planned values
         entry.set("consumers", nameList(graph, copy.consumers));
         if (copy.toOutput)
             entry.set("result", true);
@@ -499,19 +501,26 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
     if (plan.copies.empty()) {
         out += "copies: none\n";
     } else {
+        const bool symbolic =
+            std::any_of(plan.copies.begin(), plan.copies.end(),
+                        [](const CopyPlan& c) { return !c.symbolicSize.empty(); });
+        std::string at;
+        for (const auto& [name, value] : graph.symbolValues)
+            at += (at.empty() ? " at " : ", ") + name + "=" + std::to_string(value);
         out += "copies: " + std::to_string(plan.copies.size()) + ", " +
-               formatBytes(plan.copiedBytes()) + " per run\n";
+               formatBytes(plan.copiedBytes()) + " per run" + (symbolic ? at : "") + "\n";
         for (const CopyPlan& copy : plan.copies) {
             std::string readers = joinNames(graph, copy.consumers);
             if (copy.toOutput)
                 readers += std::string(readers.empty() ? "" : ", ") + "the result";
-            out +=
-                "  " + graph.valueName(copy.value) + "  " + devices[copy.from].name + " -> " +
-                devices[copy.to].name + "  " +
-                (copy.sizeAtRun ? std::string("size known at run time") : formatBytes(copy.bytes)) +
-                (readers.empty() ? "" : "  for " + readers) +
-                (copy.isExplicit ? "  (explicit " + graph.node(copy.copyNode).name + ")" : "") +
-                "\n";
+            out += "  " + graph.valueName(copy.value) + "  " + devices[copy.from].name + " -> " +
+                   devices[copy.to].name + "  " +
+                   (!copy.symbolicSize.empty() ? copy.symbolicSize
+                    : copy.sizeAtRun           ? std::string("size known at run time")
+                                               : formatBytes(copy.bytes)) +
+                   (readers.empty() ? "" : "  for " + readers) +
+                   (copy.isExplicit ? "  (explicit " + graph.node(copy.copyNode).name + ")" : "") +
+                   "\n";
         }
     }
     if (!plan.replicas.empty()) {

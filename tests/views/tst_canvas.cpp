@@ -260,6 +260,40 @@ private slots:
         QTRY_COMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{badge->consumer()});
     }
 
+    void shapesAndCopiesAreShownInTheDimensionsTheModelNames() {
+        Canvas canvas;
+        QString error;
+        QVERIFY2(
+            canvas.document.open(QStringLiteral(PLACER_SOURCE_DIR "/tests/models/dyn_encoder.onnx"),
+                                 &error, DeviceSet::parse("a:vcpu,b:vcpu").value()),
+            qPrintable(error));
+        canvas.document.setRules({OpRule{"Softmax", "b"}}, "a");
+        canvas.layout->layoutNow();
+        // The attention scores go to b and come back: their badges give sizes in batch and seq.
+        QStringList badges;
+        for (const views::CopyBadgeItem* badge : canvas.scene.badges())
+            badges << badge->text();
+        QVERIFY2(badges.contains(QStringLiteral("a → b, batch×seq×seq×4 B")),
+                 qPrintable(badges.join(" | ")));
+        QVERIFY2(badges.contains(QStringLiteral("b → a, batch×seq×seq×4 B")),
+                 qPrintable(badges.join(" | ")));
+        // A click on the softmax shows its types in those names, and the planned stand-in.
+        views::NodeItem* softmax = canvas.scene.nodeItem(canvas.node("p"));
+        QVERIFY(softmax);
+        canvas.view->centerOn(softmax);
+        QTest::mouseClick(canvas.view->viewport(), Qt::LeftButton, {},
+                          canvas.view->mapFromScene(softmax->sceneBoundingRect().center()));
+        QTRY_COMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{canvas.node("p")});
+        views::PropertiesPanel panel(&canvas.document);
+        panel.showNodes(canvas.scene.selectedNodes());
+        const QString text = panel.toPlainText();
+        QVERIFY2(text.contains("batch×seq×seq float32 (batch×seq×seq×4 B), planned at 1x1x1"),
+                 qPrintable(text));
+        // The status line's sizes are at the planned values of the names.
+        const QString line = views::planSummary(canvas.document);
+        QVERIFY2(line.contains("(sizes at batch=1, seq=1)"), qPrintable(line));
+    }
+
     void theStatusLineSummarisesThePlan() {
         views::PlacementDocument document;
         QString error;

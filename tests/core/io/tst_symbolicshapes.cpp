@@ -1,0 +1,324 @@
+// Shapes in named dimensions: the arithmetic of DimExpr, the exact fit and its refusals, and
+// models read with their values' shapes in the names their inputs give.
+#include "OnnxModelBuilder.h"
+
+#include "io/ModelLoader.h"
+#include "io/SymbolicShapes.h"
+#include "ir/DimExpr.h"
+#include "plan/Planner.h"
+#include "report/PlanReport.h"
+#include "runtime/ConstantEvaluation.h"
+
+#include <QTest>
+
+#include <functional>
+#include <random>
+
+using namespace placer;
+using namespace placer::test;
+
+namespace {
+
+std::string sourcePath(const std::string& relative) {
+    return std::string(PLACER_SOURCE_DIR) + "/" + relative;
+}
+
+DimExpr sym(const char* name) {
+    return DimExpr::symbol(name);
+}
+
+DimExpr num(std::int64_t value) {
+    return DimExpr::constant(value);
+}
+
+/// The shape text of the value a node (named by its ONNX output) gives.
+std::string shapeOf(const Graph& graph, const std::string& name) {
+    const auto id = graph.find(name);
+    if (!id)
+        return "no node " + name;
+    const SymbolicShape* shape = symbolicShapeOf(graph, ValueRef{*id, 0});
+    return shape ? symbolicShapeText(*shape) : "static";
+}
+
+/// A model of x[batch, seq, 8] whose values' sizes follow the names by sums, products and
+/// powers, and one (a strided slice) whose size does not follow them by any polynomial.
+std::string arithmeticModel() {
+    onnx::ModelProto model = emptyModel("arith");
+    onnx::GraphProto* g = model.mutable_graph();
+    onnx::ValueInfoProto* x = g->add_input();
+    x->set_name("x");
+    auto* type = x->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    type->mutable_shape()->add_dim()->set_dim_param("batch");
+    type->mutable_shape()->add_dim()->set_dim_param("seq");
+    type->mutable_shape()->add_dim()->set_dim_value(8);
+    auto ints = [&](const std::string& name, const std::vector<std::int64_t>& values) {
+        onnx::TensorProto* t = addInitializer(g, name, {static_cast<std::int64_t>(values.size())});
+        t->set_data_type(onnx::TensorProto_DataType_INT64);
+        for (std::int64_t v : values)
+            t->add_int64_data(v);
+    };
+    ints("pads", {0, 1, 0, 0, 2, 0});
+    ints("starts", {0});
+    ints("ends", {1000});
+    ints("axes", {1});
+    ints("steps", {2});
+    ints("flat", {-1, 8});
+    // seq+3 (Pad), 2*seq (Concat), seq*seq (MatMul of x by its transpose), batch*seq (Reshape),
+    // ceil(seq/2) (Slice with step 2): no polynomial.
+    addOp(g, "Pad", {"x", "pads"}, "padded");
+    setInt(addOp(g, "Concat", {"x", "x"}, "twice"), "axis", 1);
+    setInts(addOp(g, "Transpose", {"x"}, "xt"), "perm", {0, 2, 1});
+    addOp(g, "MatMul", {"x", "xt"}, "scores");
+    addOp(g, "Reshape", {"x", "flat"}, "rows");
+    addOp(g, "Slice", {"x", "starts", "ends", "axes", "steps"}, "every_other");
+    for (const char* out : {"padded", "twice", "scores", "rows", "every_other"}) {
+        onnx::ValueInfoProto* info = g->add_output();
+        info->set_name(out);
+        auto* result = info->mutable_type()->mutable_tensor_type();
+        result->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+        for (int axis = 0; axis < (std::string(out) == "rows" ? 2 : 3); ++axis)
+            result->mutable_shape()->add_dim(); // unknown: inference gives it
+    }
+    return bytesOf(model);
+}
+
+} // namespace
+
+class TestSymbolicShapes : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Shape subgraphs are folded at load, as every front end does (session/Session.h).
+    void initTestCase() { installConstantFolding(); }
+    void arithmetic();
+    void spellings();
+    void fitFindsEveryPolynomialOfDegreeTwo();
+    void fitRefusesWhatNoPolynomialGives();
+    void encoderValuesFollowBatchAndSeq();
+    void sumsProductsAndPowers();
+    void copiesAndTypesAreDescribedInTheNames();
+    void staticModelsAndDataDependentShapesAreLeftAlone();
+    void aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned();
+};
+
+void TestSymbolicShapes::arithmetic() {
+    const DimExpr seq = sym("seq");
+    const DimExpr batch = sym("batch");
+    const auto seqPlusOne = seq.plus(num(1));
+    QVERIFY(seqPlusOne);
+    const auto square = seq.times(*seqPlusOne); // seq*seq + seq
+    QVERIFY(square);
+    QCOMPARE(square->degree(), 2);
+    QCOMPARE(square->evaluate({{"seq", 7}}), std::optional<std::int64_t>(56));
+    const auto half = DimExpr::fromTerms({{{"seq", "seq"}, 1}, {{"seq"}, 1}}, 2);
+    QVERIFY(half);
+    QCOMPARE(half->evaluate({{"seq", 3}}), std::optional<std::int64_t>(6));
+    QCOMPARE(half->toString(), std::string("(seq*seq+seq)/2"));
+    // Common factors cancel: (2*seq)/2 is seq.
+    QCOMPARE(*DimExpr::fromTerms({{{"seq"}, 2}}, 2), seq);
+    // A name without a value, and an inexact division, have no value.
+    QVERIFY(!batch.times(seq)->evaluate({{"seq", 3}}));
+    QVERIFY(!DimExpr::fromTerms({{{"seq"}, 1}}, 2)->evaluate({{"seq", 3}}));
+    QVERIFY(!DimExpr::fromTerms({{{"seq"}, 1}}, 0));
+    // Overflow is refused, not wrapped.
+    const DimExpr huge = num(std::int64_t(1) << 62);
+    QVERIFY(!huge.times(num(4)));
+    QVERIFY(!huge.times(seq)->evaluate({{"seq", 4}}));
+    QVERIFY(num(0).isConstant());
+    QCOMPARE(num(5).constantValue(), std::optional<std::int64_t>(5));
+    QVERIFY(!seq.constantValue());
+    QCOMPARE(batch.times(seq)->symbols(), (std::set<std::string>{"batch", "seq"}));
+}
+
+void TestSymbolicShapes::spellings() {
+    const DimExpr seq = sym("seq");
+    const DimExpr batch = sym("batch");
+    QCOMPARE(batch.times(seq)->toString(), std::string("batch*seq"));
+    QCOMPARE(seq.times(num(2))->toString(), std::string("2*seq"));
+    QCOMPARE(seq.plus(num(-1))->toString(), std::string("seq-1"));
+    QCOMPARE(num(-3).toString(), std::string("-3"));
+    const SymbolicShape shape{batch, batch.times(seq), num(64), std::nullopt};
+    QCOMPARE(symbolicShapeText(shape), std::string("batch×(batch*seq)×64×?"));
+    QVERIFY(!symbolicBytesText(shape, DType::Float32));
+    const SymbolicShape known{batch, seq, num(256)};
+    QCOMPARE(*symbolicBytesText(known, DType::Float32), std::string("batch×seq×1.00 KiB"));
+    QCOMPARE(*symbolicBytesText({seq.times(num(2)).value(), num(16)}, DType::Int64),
+             std::string("(2*seq)×128 B"));
+    QCOMPARE(symbolicShapeText({}), std::string("scalar"));
+    QVERIFY(isSymbolic(known));
+    QVERIFY(!isSymbolic({num(3), num(4)}));
+    QCOMPARE(evaluateShape(known, {{"batch", 2}, {"seq", 5}}),
+             (std::optional<std::vector<std::int64_t>>{{2, 5, 256}}));
+}
+
+void TestSymbolicShapes::fitFindsEveryPolynomialOfDegreeTwo() {
+    // Random polynomials of total degree <= 2 in one to three names, with rational
+    // coefficients, are found exactly from the grid and its checks.
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> coefficient(-3, 3);
+    const std::vector<std::string> names = {"a", "b", "c"};
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t count = 1 + static_cast<std::size_t>(trial % 3);
+        const std::vector<std::string> symbols(names.begin(), names.begin() + count);
+        std::map<DimExpr::Monomial, std::int64_t> terms;
+        terms[{}] = coefficient(rng);
+        for (std::size_t i = 0; i < count; ++i) {
+            terms[{symbols[i]}] = coefficient(rng);
+            for (std::size_t j = i; j < count; ++j)
+                terms[{symbols[i], symbols[j]}] = coefficient(rng);
+        }
+        const std::int64_t divisor = 1 + trial % 2; // halves where the values allow them
+        auto truth = DimExpr::fromTerms(terms, divisor);
+        QVERIFY(truth);
+        const auto points = fitPoints(count, 2, {2, 3, 5}, 2);
+        std::vector<std::int64_t> values;
+        bool integral = true;
+        for (const auto& point : points) {
+            SymbolValues at;
+            for (std::size_t s = 0; s < count; ++s)
+                at[symbols[s]] = point[s];
+            const auto value = truth->evaluate(at);
+            integral = integral && value.has_value();
+            values.push_back(value.value_or(0));
+        }
+        if (!integral)
+            continue; // not a size function: it is not integral at every point
+        const auto fitted = fitDimExpr(symbols, points, values, 2);
+        QVERIFY2(fitted, truth->toString().c_str());
+        QCOMPARE(fitted->toString(), truth->toString());
+    }
+}
+
+void TestSymbolicShapes::fitRefusesWhatNoPolynomialGives() {
+    const std::vector<std::string> one = {"s"};
+    const auto points = fitPoints(1, 2, {2, 3, 5}, 2);
+    QCOMPARE(points.size(), std::size_t(5)); // 3 fix it, 2 check it
+    auto valuesOf = [&](const std::function<std::int64_t(std::int64_t)>& f) {
+        std::vector<std::int64_t> values;
+        for (const auto& point : points)
+            values.push_back(f(point[0]));
+        return values;
+    };
+    // A stride's floor division, a cube, a step, and a power of two: none is of degree 2.
+    QVERIFY(!fitDimExpr(one, points, valuesOf([](std::int64_t s) { return (s + 1) / 2; }), 2));
+    QVERIFY(!fitDimExpr(one, points, valuesOf([](std::int64_t s) { return s * s * s; }), 2));
+    QVERIFY(!fitDimExpr(one, points, valuesOf([](std::int64_t s) { return s > 4 ? 9 : 1; }), 2));
+    QVERIFY(!fitDimExpr(one, points, valuesOf([](std::int64_t s) { return 1 << s; }), 2));
+    // Degree 3 in two names (batch*seq*seq) is refused at degree 2.
+    const auto two = fitPoints(2, 2, {2, 3, 5}, 2);
+    std::vector<std::int64_t> cubic;
+    for (const auto& point : two)
+        cubic.push_back(point[0] * point[1] * point[1]);
+    QVERIFY(!fitDimExpr({"batch", "seq"}, two, cubic, 2));
+    // Too few points fix nothing; mismatched sizes are refused.
+    QVERIFY(!fitDimExpr(one, {{2}, {3}}, {4, 9}, 2));
+    QVERIFY(!fitDimExpr(one, points, {1, 2}, 2));
+    // A constant needs no names.
+    QCOMPARE(fitDimExpr(one, points, std::vector<std::int64_t>(points.size(), 7), 2),
+             std::optional<DimExpr>(num(7)));
+}
+
+void TestSymbolicShapes::encoderValuesFollowBatchAndSeq() {
+    auto loaded =
+        loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    QCOMPARE(graph.symbolValues, (SymbolValues{{"batch", 1}, {"seq", 1}}));
+    QCOMPARE(shapeOf(graph, "x"), std::string("batch×seq×16"));
+    QCOMPARE(shapeOf(graph, "kt"), std::string("batch×16×seq"));
+    QCOMPARE(shapeOf(graph, "s"), std::string("batch×seq×seq"));
+    // The flatten exporters write through Shape, Gather and Mul, folded at load.
+    QCOMPARE(shapeOf(graph, "r2"), std::string("(batch*seq)×16"));
+    QCOMPARE(shapeOf(graph, "o2"), std::string("(batch*seq)×16"));
+    QCOMPARE(shapeOf(graph, "y"), std::string("batch×seq×16"));
+    const ValueRef flat{*graph.find("r2"), 0};
+    QCOMPARE(describeValueType(graph, flat),
+             std::string("(batch*seq)×16 float32 ((batch*seq)×64 B), planned at 1x16"));
+    // Its planned shape is still the stand-in.
+    QCOMPARE(graph.node(*graph.find("s")).outputs[0].shape, (std::vector<std::int64_t>{1, 1, 1}));
+
+    // Read at given sizes, the names keep those values.
+    auto given = loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto,
+                               std::nullopt, {{"x", {2, 7, 16}}});
+    QVERIFY(given);
+    QCOMPARE(given.value().graph.symbolValues, (SymbolValues{{"batch", 2}, {"seq", 7}}));
+    QCOMPARE(shapeOf(given.value().graph, "r2"), std::string("(batch*seq)×16"));
+}
+
+void TestSymbolicShapes::sumsProductsAndPowers() {
+    auto loaded = loadModelText(arithmeticModel(), "arith.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    QCOMPARE(shapeOf(graph, "padded"), std::string("batch×(seq+3)×8"));
+    QCOMPARE(shapeOf(graph, "twice"), std::string("batch×(2*seq)×8"));
+    QCOMPARE(shapeOf(graph, "scores"), std::string("batch×seq×seq"));
+    QCOMPARE(shapeOf(graph, "rows"), std::string("(batch*seq)×8"));
+    // ceil(seq/2) is no polynomial: unknown, not guessed.
+    QCOMPARE(shapeOf(graph, "every_other"), std::string("batch×?×8"));
+    const auto slice = *graph.find("every_other");
+    QCOMPARE(describeValueBytes(graph, ValueRef{slice, 0}), std::string("size known at run time"));
+}
+
+void TestSymbolicShapes::copiesAndTypesAreDescribedInTheNames() {
+    auto loaded = loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto,
+                                DeviceSet::parse("a:vcpu,b:vcpu").value());
+    QVERIFY(loaded);
+    LoadedModel model = loaded.take();
+    const ValueRef scores{*model.graph.find("s"), 0};
+    QCOMPARE(describeValueType(model.graph, scores),
+             std::string("batch×seq×seq float32 (batch×seq×seq×4 B), planned at 1x1x1"));
+    PlanOptions options;
+    options.rules.push_back({"Softmax", "b"});
+    options.fallbackDevice = std::string(1, 'a');
+    const Plan plan = planDevices(model.graph, model.devices, options);
+    bool found = false;
+    for (const CopyPlan& copy : plan.copies) {
+        if (copy.value == scores) {
+            found = true;
+            QCOMPARE(copy.symbolicSize, std::string("batch×seq×seq×4 B"));
+        }
+    }
+    QVERIFY(found);
+    const std::string text = planSummary(model.graph, model.devices, options, plan);
+    QVERIFY2(text.find("batch×seq×seq×4 B") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("at batch=1, seq=1") != std::string::npos, text.c_str());
+}
+
+void TestSymbolicShapes::staticModelsAndDataDependentShapesAreLeftAlone() {
+    auto fixed = loadModelFile(sourcePath("tests/models/runtime_slice_pad.onnx"), GraphFormat::Auto,
+                               std::nullopt);
+    QVERIFY(fixed);
+    QVERIFY(fixed.value().graph.symbolValues.empty());
+    auto selected = loadModelFile(sourcePath("tests/models/nonzero_select.onnx"), GraphFormat::Auto,
+                                  std::nullopt);
+    QVERIFY(selected);
+    const Graph& graph = selected.value().graph;
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.node(NodeId(i));
+        for (std::size_t k = 0; k < node.symbolicShapes.size(); ++k)
+            QVERIFY(!node.runTimeShape(k) || node.symbolicShapes[k].empty());
+    }
+}
+
+void TestSymbolicShapes::aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned() {
+    auto loaded =
+        loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto, std::nullopt);
+    QVERIFY(loaded);
+    Graph graph = loaded.value().graph;
+    int reads = 0;
+    const SymbolicShapeSummary summary =
+        annotateSymbolicShapes(graph, [&](const auto&) -> Result<Graph> {
+            ++reads;
+            return SourceError::sentence("no such size");
+        });
+    QVERIFY(reads > 0);
+    QVERIFY(summary.skipped.find("no such size") != std::string::npos);
+    QCOMPARE(summary.symbolicValues, 0);
+    // What an earlier read found is gone with it: nothing claims a shape it cannot show.
+    QCOMPARE(shapeOf(graph, "s"), std::string("static"));
+    QVERIFY(graph.symbolValues.empty());
+}
+
+QTEST_GUILESS_MAIN(TestSymbolicShapes)
+#include "tst_symbolicshapes.moc"

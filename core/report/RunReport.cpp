@@ -53,6 +53,34 @@ struct Views {
     const Register& reg(std::int32_t r) const {
         return program.registers[static_cast<std::size_t>(r)];
     }
+    /// Register r's type as the last iteration ran it: its planned one, with the shape found
+    /// at run time where it has one.
+    TensorType typeRan(std::int32_t r) const {
+        TensorType type = reg(r).type;
+        if (const auto it = result.ranShapes.find(r); it != result.ranShapes.end())
+            type.shape = it->second.back().shape;
+        return type;
+    }
+    /// The results of kernels whose shapes were found at run time, in program order.
+    struct FoundShape {
+        std::size_t instruction;
+        std::size_t output;
+        const std::vector<RunResult::RanShape>* shapes;
+    };
+    std::vector<FoundShape> foundShapes() const {
+        std::vector<FoundShape> found;
+        for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
+            const Instruction& instr = program.code[k];
+            if (instr.op != Opcode::Invoke)
+                continue;
+            for (std::size_t i = 0; i < instr.results.size(); ++i) {
+                if (const auto it = result.ranShapes.find(instr.results[i]);
+                    it != result.ranShapes.end())
+                    found.push_back(FoundShape{k, i, &it->second});
+            }
+        }
+        return found;
+    }
     std::string physicalOf(DeviceId device, const Executor& executor) const {
         for (std::size_t k = 0; k < program.code.size(); ++k) {
             if (program.code[k].device == device && executor.streamOf(k) >= 0)
@@ -373,6 +401,28 @@ Json runReportJson(const RunOutcome& input) {
         report.set("links_between_ranks", std::move(list));
     }
 
+    if (const auto found = v.foundShapes(); !found.empty()) {
+        Json list = Json::array();
+        for (const Views::FoundShape& f : found) {
+            const Instruction& instr = v.at(f.instruction);
+            Json entry = Json::object();
+            entry.set("node", v.graph.node(instr.node).name);
+            entry.set("output", static_cast<std::int64_t>(f.output));
+            entry.set("device", v.devices[instr.device].name);
+            entry.set("dtype", std::string(dtypeName(v.reg(instr.results[f.output]).type.dtype)));
+            Json shapes = Json::array();
+            for (const RunResult::RanShape& ran : *f.shapes) {
+                Json at = Json::object();
+                at.set("iteration", ran.iteration);
+                at.set("shape", shapeJson(TensorType{ran.shape, DType::Float32}));
+                shapes.push(std::move(at));
+            }
+            entry.set("shapes", std::move(shapes));
+            list.push(std::move(entry));
+        }
+        report.set("shapes_at_run_time", std::move(list));
+    }
+
     Json outputs = Json::array();
     for (std::size_t o = 0; o < v.result.outputs.size(); ++o) {
         const HostTensor& tensor = v.result.outputs[o];
@@ -528,6 +578,33 @@ std::string runSummary(const RunOutcome& input) {
                       node.op->name.c_str(), v.devices[instr.device].name.c_str());
         out << line << node.name << "\n";
     }
+    if (const auto found = v.foundShapes(); !found.empty()) {
+        // What a shape function or a data-dependent kernel found, as the first measured
+        // iteration ran it, then wherever it changed.
+        out << "shapes found at run time (" << found.size() << "):\n";
+        constexpr std::size_t kListed = 20;
+        for (std::size_t i = 0; i < found.size() && i < kListed; ++i) {
+            const Instruction& instr = v.at(found[i].instruction);
+            const Node& node = v.graph.node(instr.node);
+            const DType dtype = v.reg(instr.results[found[i].output]).type.dtype;
+            std::string shapes;
+            for (const RunResult::RanShape& ran : *found[i].shapes) {
+                const std::string text = TensorType{ran.shape, dtype}.toShortString();
+                shapes += shapes.empty()
+                              ? text
+                              : "; " + text.substr(0, text.find(' ')) + " from iteration " +
+                                    std::to_string(ran.iteration + 1);
+            }
+            std::snprintf(line, sizeof line, "  %-20s on %-8s ", node.op->name.c_str(),
+                          v.devices[instr.device].name.c_str());
+            out << line << shapes << "  "
+                << v.graph.valueName(
+                       ValueRef{instr.node, static_cast<std::uint32_t>(found[i].output)})
+                << "\n";
+        }
+        if (found.size() > kListed)
+            out << "  ... and " << found.size() - kListed << " more (in the JSON report)\n";
+    }
     if (input.reference) {
         std::snprintf(line, sizeof line,
                       "reference check: %s (max abs diff %.3g, max rel diff %.3g)%s%s\n",
@@ -662,10 +739,10 @@ Json chromeTrace(const RunOutcome& input) {
             args.set("kernel", executor.implementation(k));
             Json inputs = Json::array();
             for (std::int32_t r : instr.args)
-                inputs.push(shapeJson(v.reg(r).type));
+                inputs.push(shapeJson(v.typeRan(r)));
             Json outputs = Json::array();
             for (std::int32_t r : instr.results)
-                outputs.push(shapeJson(v.reg(r).type));
+                outputs.push(shapeJson(v.typeRan(r)));
             args.set("input_shapes", std::move(inputs));
             args.set("output_shapes", std::move(outputs));
         } else if (instr.op == Opcode::DeviceCopy) {

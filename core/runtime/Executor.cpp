@@ -1388,7 +1388,15 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         }
         if (!measured)
             continue;
+        const int measuredIteration = static_cast<int>(result.latencyMicros.size());
         result.latencyMicros.push_back(end - start);
+        for (std::size_t r = 0; r < impl.ranShape.size(); ++r) {
+            if (!impl.ranShape[r])
+                continue;
+            auto& seen = result.ranShapes[static_cast<std::int32_t>(r)];
+            if (seen.empty() || seen.back().shape != *impl.ranShape[r])
+                seen.push_back(RunResult::RanShape{measuredIteration, *impl.ranShape[r]});
+        }
         for (std::size_t s = 0; s < impl.streams.size(); ++s) {
             Impl::Stream& stream = impl.streams[s];
             result.streams[s].busyMicros.push_back(stream.busy);

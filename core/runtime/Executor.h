@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,15 @@ struct RunResult {
     std::vector<int> outputRanks;
     /// RunOptions::cancelled stopped the run: the figures are those of the iterations before.
     bool cancelled = false;
+    /// A shape found at run time, from the measured iteration `iteration` (0: the first) on.
+    struct RanShape {
+        int iteration = 0;
+        std::vector<std::int64_t> shape;
+        bool operator==(const RanShape&) const = default;
+    };
+    /// Per register whose shape is found at run time (runtime/RunTimeShapes.h): its shape at
+    /// the first measured iteration, then at each one where it changed.
+    std::map<std::int32_t, std::vector<RanShape>> ranShapes;
 };
 
 /// Idle stretches shorter than this are the executor's own overhead and are not listed.

@@ -3,6 +3,7 @@
 // cannot fit the model refused with a sentence, and bfloat16 given as uint16 bit patterns.
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
+#include "report/RunReport.h"
 #include "runtime/ReferenceRun.h"
 #include "session/Session.h"
 
@@ -249,6 +250,36 @@ private slots:
                 ran.value()->result.outputs,
                 {npy(stem + "y.npy"), npy(stem + "rows.npy"), npy(stem + "total.npy")}, 1e-5, 1e-5);
             QVERIFY2(check.ok, (std::string(data) + ": " + check.mismatch).c_str());
+            // The report, its summary and the trace give the shapes this data ran at, not the
+            // planned stand-ins: y holds a row per selected element.
+            const std::int64_t selected = npy(stem + "y.npy").type.shape.at(0);
+            const std::string y = std::to_string(selected) + "x3 float32";
+            const std::string summary = runSummary(*ran.value());
+            QVERIFY2(summary.find("shapes found at run time") != std::string::npos &&
+                         summary.find(y) != std::string::npos,
+                     summary.c_str());
+            const Json report = runReportJson(*ran.value());
+            const Json* found = report.find("shapes_at_run_time");
+            QVERIFY(found && found->isArray());
+            bool reported = false;
+            for (const Json& entry : found->items()) {
+                const Json& first = entry.find("shapes")->items().front();
+                reported = reported || (entry.find("node")->asString() == "y" &&
+                                        first.find("shape")->items().front().asInt() == selected &&
+                                        first.find("iteration")->asInt() == 0);
+            }
+            QVERIFY2(reported, report.dump().c_str());
+            const Json trace = chromeTrace(*ran.value());
+            bool traced = false;
+            for (const Json& event : trace.find("traceEvents")->items()) {
+                const Json* args = event.find("args");
+                const Json* node = args ? args->find("node") : nullptr;
+                if (!node || node->asString() != "y" || !args->find("output_shapes"))
+                    continue;
+                const Json& shape = args->find("output_shapes")->items().front();
+                traced = shape.items().front().asInt() == selected && shape.items()[1].asInt() == 3;
+            }
+            QVERIFY2(traced, trace.dump().c_str());
         }
         // Nothing over the threshold: every length is zero, and the sum is 0.
         auto none =

@@ -5,6 +5,30 @@
 
 namespace placer {
 
+namespace {
+
+/// Whether `value` has the element type and the rank of graph input `input`, and its size
+/// wherever the input fixes one.
+bool fitsDeclaredInput(const onnx::ValueInfoProto& input, const HostTensor& value) {
+    if (!input.type().has_tensor_type())
+        return false;
+    const auto& type = input.type().tensor_type();
+    if (dtypeFromOnnx(type.elem_type()) != value.type.dtype)
+        return false;
+    if (!type.has_shape())
+        return true;
+    if (type.shape().dim_size() != value.type.rank())
+        return false;
+    for (int d = 0; d < type.shape().dim_size(); ++d) {
+        const auto& dim = type.shape().dim(d);
+        if (dim.has_dim_value() && dim.dim_value() != value.type.shape[static_cast<std::size_t>(d)])
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 /// Whether the engine has a kernel for a standard op (by its ONNX name).
 bool OnnxImporter::engineRuns(const onnx::NodeProto& node) {
     if (!onnxStandardDomain(node))
@@ -152,6 +176,10 @@ OnnxImporter::Failure OnnxImporter::bindShapeInputs() {
         if (given == m_options.shapeInputValues.end())
             continue;
         const HostTensor& value = given->second;
+        // A value that does not fit the declared input is no fact to plan with: the run refuses
+        // it with the input's name and both types.
+        if (!fitsDeclaredInput(input, value))
+            continue;
         onnx::TensorProto* tensor = g.add_initializer();
         tensor->set_name(input.name());
         tensor->set_data_type(onnxElementType(value.type.dtype));

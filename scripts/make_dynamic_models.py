@@ -16,6 +16,9 @@ references:
 - if_on_data.onnx: an If on sum(x) > 0 whose branches give results of other lengths: the
   elements of x over 0, doubled (NonZero and GatherND inside the branch), or the 3 largest of
   -x; then their sum and the result with a 1 appended: if_on_data.{a,b}.{x,y,total,longer}.npy;
+- shape_inputs.onnx: Reshape, Expand, Tile, Range, ConstantOfShape and TopK whose shapes come
+  from graph inputs' values (the fuzz target fuzz_run_shapes feeds them hostile ones):
+  shape_inputs.{x,shape,...,reshaped,...}.npy;
 - loop_grows.onnx: a Loop whose trip count n is a graph input and whose carried value grows by
   one element an iteration (v = concat(v, [i])), with the sum of v per iteration as a scan
   output: loop_grows.{a,b}.{n,x,v,sums}.npy.
@@ -311,6 +314,51 @@ def loop_grows(folder):
         np.save(stem + "sums.npy", np.array(sums, np.float32))
 
 
+def shape_inputs(folder):
+    """Every output's shape is set by a graph input's value, read when the model runs."""
+    nodes = [
+        h.make_node("Reshape", ["x", "shape"], ["reshaped"]),
+        h.make_node("Expand", ["x", "expand_to"], ["expanded"]),
+        h.make_node("Tile", ["x", "repeats"], ["tiled"]),
+        h.make_node("Range", ["start", "limit", "delta"], ["ramp"]),
+        h.make_node("ConstantOfShape", ["fill_shape"], ["filled"],
+                    value=nh.from_array(np.array([7], np.int64))),
+        h.make_node("Flatten", ["x"], ["row"], axis=0),
+        h.make_node("TopK", ["row", "k"], ["top", "top_at"]),
+    ]
+    graph = h.make_graph(
+        nodes, "shape_inputs",
+        [h.make_tensor_value_info("x", T.FLOAT, [2, 3]),
+         h.make_tensor_value_info("shape", T.INT64, [2]),
+         h.make_tensor_value_info("expand_to", T.INT64, [3]),
+         h.make_tensor_value_info("repeats", T.INT64, [2]),
+         h.make_tensor_value_info("start", T.INT64, []),
+         h.make_tensor_value_info("limit", T.INT64, []),
+         h.make_tensor_value_info("delta", T.INT64, []),
+         h.make_tensor_value_info("fill_shape", T.INT64, [2]),
+         h.make_tensor_value_info("k", T.INT64, [1])],
+        [h.make_tensor_value_info(name, elem, [None] * rank) for name, elem, rank in [
+            ("reshaped", T.FLOAT, 2), ("expanded", T.FLOAT, 3), ("tiled", T.FLOAT, 2),
+            ("ramp", T.INT64, 1), ("filled", T.INT64, 2), ("top", T.FLOAT, 2),
+            ("top_at", T.INT64, 2)]])
+    save_model(graph, folder, "shape_inputs")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+    inputs = {"x": x, "shape": np.array([3, -1], np.int64),
+              "expand_to": np.array([2, 2, 3], np.int64), "repeats": np.array([2, 1], np.int64),
+              "start": np.array(3, np.int64), "limit": np.array(11, np.int64),
+              "delta": np.array(3, np.int64), "fill_shape": np.array([2, 4], np.int64),
+              "k": np.array([4], np.int64)}
+    row = x.reshape(1, -1)
+    at = np.argsort(-row, axis=1, kind="stable")[:, :4]
+    expected = {"reshaped": x.reshape(3, -1), "expanded": np.broadcast_to(x, (2, 2, 3)),
+                "tiled": np.tile(x, (2, 1)), "ramp": np.arange(3, 11, 3, dtype=np.int64),
+                "filled": np.full((2, 4), 7, np.int64),
+                "top": np.take_along_axis(row, at, 1), "top_at": at.astype(np.int64)}
+    stem = os.path.join(folder, "shape_inputs.")
+    for name, value in list(inputs.items()) + list(expected.items()):
+        np.save(stem + name + ".npy", np.array(value))  # a copy, scalars kept 0-d
+
+
 def main(folder):
     os.makedirs(folder, exist_ok=True)
     encoder(folder)
@@ -319,6 +367,7 @@ def main(folder):
     nms_topk(folder)
     if_on_data(folder)
     loop_grows(folder)
+    shape_inputs(folder)
 
 
 if __name__ == "__main__":

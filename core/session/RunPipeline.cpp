@@ -250,10 +250,26 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
                                                  const RunCallbacks& callbacks) {
     std::lock_guard lock(m_running);
     std::string replannedNote;
+    const std::shared_ptr<const PlannedModel> opened = planned;
     auto forRun = forData(std::move(planned), request.inputs, &replannedNote);
     if (!forRun)
         return forRun.error();
     planned = forRun.take();
+    // Capacities are checked at run start, at the data's sizes: a plan that fitted its devices
+    // as opened but not at these sizes does not run (as a data-dependent tensor that does not
+    // fit fails when it is made). A plan opened over capacity runs with the conflict said.
+    const auto overCapacity = [](const Plan& plan) -> const Conflict* {
+        for (const Conflict& conflict : plan.conflicts) {
+            if (conflict.kind == ConflictKind::MemoryCapacity)
+                return &conflict;
+        }
+        return nullptr;
+    };
+    if (planned != opened && !overCapacity(opened->plan)) {
+        if (const Conflict* conflict = overCapacity(planned->plan))
+            return SourceError::sentence("at the data's sizes (" + replannedNote +
+                                         "), the plan does not fit: " + conflict->message);
+    }
     const DeviceSet& devices = planned->model.devices;
     auto outcome = std::make_shared<RunOutcome>();
     outcome->userGraph = std::shared_ptr<const Graph>(planned, &planned->model.graph);

@@ -156,6 +156,69 @@ private slots:
         QCOMPARE(y.as<float>()[20], 0.0f);
     }
 
+    /// Reshape, Expand, Tile, Range, ConstantOfShape and TopK sized by graph inputs' values
+    /// match numpy; sizes no op can take, and a value of the wrong rank, are refused with the
+    /// input's or the node's name, and the same plan then runs good values again.
+    void everyShapeSettingInputIsReadFromItsValue() {
+        auto opened = m_session->open(ModelSource{modelPath("shape_inputs.onnx")}, PlanRequest{});
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const std::vector<std::string> names = {"x",     "shape", "expand_to",  "repeats", "start",
+                                                "limit", "delta", "fill_shape", "k"};
+        std::vector<std::pair<std::string, HostTensor>> good;
+        for (const std::string& name : names)
+            good.emplace_back(name, npy("shape_inputs." + name + ".npy"));
+        auto expected = [&] {
+            std::vector<HostTensor> out;
+            for (const char* name :
+                 {"reshaped", "expanded", "tiled", "ramp", "filled", "top", "top_at"})
+                out.push_back(npy(std::string("shape_inputs.") + name + ".npy"));
+            return out;
+        };
+        auto ran = m_session->run(planned, oneRun(good));
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        const ReferenceCheck check = compareOutputs(ran.value()->result.outputs, expected(), 0, 0);
+        QVERIFY2(check.ok, check.mismatch.c_str());
+        // An Expand to 2^40 x 2^40 elements, a negative reshape, a scalar given as [1].
+        for (const auto& [name, value] : std::vector<std::pair<std::string, HostTensor>>{
+                 {"expand_to", int64s({std::int64_t(1) << 40, std::int64_t(1) << 40, 3})},
+                 {"shape", int64s({-4, 3})},
+                 {"start", int64s({3})}}) {
+            auto bad = good;
+            for (auto& [input, tensor] : bad) {
+                if (input == name)
+                    tensor = value;
+            }
+            auto refused = m_session->run(planned, oneRun(bad));
+            QVERIFY2(!refused, name.c_str());
+            QVERIFY2(!refused.error().message.empty(), name.c_str());
+        }
+        auto again = m_session->run(planned, oneRun(good));
+        QVERIFY2(again, again ? "" : again.error().toString().c_str());
+        QVERIFY(compareOutputs(again.value()->result.outputs, expected(), 0, 0).ok);
+    }
+
+    /// A plan that fits its device's mem= as opened, but not at the sizes a run's data sets, is
+    /// refused at the run's start with the device, its need and its capacity.
+    void capacitiesAreCheckedAtTheDataSizes() {
+        PlanRequest request;
+        request.devices = "a:vcpu:mem=16MiB";
+        auto opened = m_session->open(ModelSource{modelPath("shape_inputs.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        std::vector<std::pair<std::string, HostTensor>> data;
+        for (const char* name :
+             {"x", "shape", "expand_to", "repeats", "start", "limit", "delta", "fill_shape", "k"})
+            data.emplace_back(name, npy(std::string("shape_inputs.") + name + ".npy"));
+        QVERIFY(m_session->run(planned, oneRun(data)));
+        data[2].second = int64s({std::int64_t(1) << 20, 2, 3}); // 24 MiB of float32
+        auto refused = m_session->run(planned, oneRun(data));
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("'a' needs 24.0 MiB but has 16.0 MiB") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+    }
+
     /// Data that disagrees with a dimension the model fixes is refused, naming the input.
     void dataAgainstAFixedDimensionIsRefused() {
         auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, PlanRequest{});

@@ -1,0 +1,100 @@
+// libFuzzer target: shapes set by data, run. The input's first byte picks a model of
+// tests/models; the rest gives its data: the values of shape_inputs.onnx's shape-setting inputs
+// (a Reshape's shape, an Expand's, a Tile's repeats, a Range's bounds, a ConstantOfShape's shape,
+// a TopK's k), hostile ones included (negative, zero, huge, contradicting), or the elements of
+// nonzero_select.onnx's x, whose count over a threshold sizes everything after its NonZero. The
+// session plans the model for that data and runs it on a virtual device with mem=64MiB: the
+// result is an outcome or a clean error, never a crash, a sanitizer report or an allocation the
+// device cannot hold.
+#include "session/Session.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace {
+
+/// Reads the fuzz input a byte at a time; zeros once it is used up.
+struct Bytes {
+    const std::uint8_t* data;
+    std::size_t size;
+    std::size_t at = 0;
+    std::uint8_t next() { return at < size ? data[at++] : 0; }
+    /// Mostly small sizes, sometimes negative, zero or far too large.
+    std::int64_t size64() {
+        const std::uint8_t kind = next();
+        const auto small = static_cast<std::int64_t>(static_cast<std::int8_t>(next()));
+        switch (kind % 8) {
+        case 0:
+            return std::int64_t(1) << (next() % 63);
+        case 1:
+            return -(std::int64_t(1) << (next() % 63));
+        default:
+            return small;
+        }
+    }
+};
+
+placer::HostTensor int64s(const std::vector<std::int64_t>& shape, Bytes& bytes) {
+    placer::HostTensor tensor = placer::HostTensor::zeros({shape, placer::DType::Int64});
+    auto* values = reinterpret_cast<std::int64_t*>(tensor.data.data());
+    for (std::size_t i = 0; i < tensor.data.size() / sizeof(std::int64_t); ++i)
+        values[i] = bytes.size64();
+    return tensor;
+}
+
+struct Model {
+    std::string name;
+    std::shared_ptr<const placer::PlannedModel> planned;
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace placer;
+    static Session* session = [] {
+        const std::string workspace =
+            (std::filesystem::temp_directory_path() / "fuzz_run_shapes.db").string();
+        return new Session(SessionOptions{workspace});
+    }();
+    // Planned once without data, as a user opens them; every run plans them again for its data.
+    static Model models[2] = {{"shape_inputs", nullptr}, {"nonzero_select", nullptr}};
+    Bytes bytes{data, size};
+    Model& model = models[bytes.next() % 2];
+    if (!model.planned) {
+        PlanRequest request;
+        request.devices = "a:vcpu:mem=64MiB";
+        auto opened = session->open(
+            ModelSource{std::string(PLACER_SOURCE_DIR) + "/tests/models/" + model.name + ".onnx"},
+            request);
+        if (!opened)
+            __builtin_trap(); // the committed model must open
+        model.planned = std::make_shared<const PlannedModel>(opened.take());
+    }
+    RunRequest run;
+    run.warmup = 0;
+    run.iterations = 1;
+    if (model.name == "shape_inputs") {
+        for (const auto& [name, shape] :
+             std::vector<std::pair<std::string, std::vector<std::int64_t>>>{{"shape", {2}},
+                                                                            {"expand_to", {3}},
+                                                                            {"repeats", {2}},
+                                                                            {"start", {}},
+                                                                            {"limit", {}},
+                                                                            {"delta", {}},
+                                                                            {"fill_shape", {2}},
+                                                                            {"k", {1}}})
+            run.inputs.emplace_back(name, int64s(shape, bytes));
+    } else {
+        HostTensor x = HostTensor::zeros({{6, 8}, DType::Float32});
+        auto* values = reinterpret_cast<float*>(x.data.data());
+        for (int i = 0; i < 48; ++i)
+            values[i] = static_cast<float>(static_cast<std::int8_t>(bytes.next())) / 64.0f;
+        run.inputs.emplace_back("x", std::move(x));
+    }
+    (void)session->run(model.planned, run);
+    return 0;
+}

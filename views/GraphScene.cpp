@@ -293,7 +293,8 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         QString tip = op + QStringLiteral(" ") + name;
         for (std::uint32_t k = 0; k < node.outputs.size(); ++k)
             tip += QStringLiteral("\n→ ") +
-                   QString::fromStdString(describeValueType(graph, ValueRef{m_drawn[i], k}));
+                   QString::fromStdString(
+                       describeValueType(graph, ValueRef{m_drawn[i], k}, &m_document->ranSizes()));
         if (!node.subgraphs.empty()) {
             // Control flow is one op on one device: its bodies are drawn collapsed.
             item->setCollapsedBody(static_cast<int>(bodyNodeCount(node)));
@@ -309,7 +310,8 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         const auto& [value, consumer] = m_edgeValues[e];
         const TensorType& type = graph.type(value);
         const QString tip =
-            QString::fromStdString(graph.valueName(value) + ": " + describeValueType(graph, value));
+            QString::fromStdString(graph.valueName(value) + ": " +
+                                   describeValueType(graph, value, &m_document->ranSizes()));
         auto* edge = new EdgeItem(value, consumer, paths[e], type.bytes(), tip);
         addItem(edge);
         m_edges.push_back(edge);

@@ -39,6 +39,7 @@ bool PlacementDocument::openText(const std::string& text, const QString& name, Q
 void PlacementDocument::setModel(LoadedModel model, const QString& path) {
     m_model = std::move(model);
     m_path = path;
+    m_ranSizes = RanSizes{};
     m_warnings.clear();
     for (const std::string& warning : m_model.warnings)
         m_warnings.push_back(QString::fromStdString(warning));

@@ -70,6 +70,10 @@ public:
     /// The costs changed (a run measured its ops): the next plan asks the source again. The
     /// current plan stays as it is, so a run's timings still belong to it.
     void costsChanged() { m_costsStale = true; }
+    /// The sizes the last run of this graph had (shown beside shapes that follow named
+    /// dimensions or are found at run time); a new graph forgets them.
+    void setRanSizes(RanSizes sizes) { m_ranSizes = std::move(sizes); }
+    const RanSizes& ranSizes() const { return m_ranSizes; }
 
     /// The colour of a device on the canvas and in the palette.
     QColor deviceColor(DeviceId device) const;
@@ -100,6 +104,7 @@ signals:
     void devicesChanged();
 
 private:
+    RanSizes m_ranSizes;
     void replan();
 
     LoadedModel m_model;

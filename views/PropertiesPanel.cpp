@@ -83,11 +83,13 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
     }
     text += QStringLiteral("<p><b>%1</b><br>").arg(tr("Inputs:"));
     for (const ValueRef input : node.inputs)
-        text += html(graph.valueName(input) + "  " + describeValueType(graph, input)) +
+        text += html(graph.valueName(input) + "  " +
+                     describeValueType(graph, input, &m_document->ranSizes())) +
                 QStringLiteral("<br>");
     text += QStringLiteral("</p><p><b>%1</b><br>").arg(tr("Outputs:"));
     for (std::uint32_t k = 0; k < node.outputs.size(); ++k)
-        text += html(describeValueType(graph, ValueRef{id, k})) + QStringLiteral("<br>");
+        text += html(describeValueType(graph, ValueRef{id, k}, &m_document->ranSizes())) +
+                QStringLiteral("<br>");
     text += QStringLiteral("</p>");
     if (!node.subgraphs.empty()) {
         text += QStringLiteral("<p><b>%1</b><br>")

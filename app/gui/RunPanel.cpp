@@ -249,6 +249,8 @@ void RunPanel::showOutcome() {
         return;
     }
     m_summary->setHtml(runSummaryHtml(*outcome));
+    // Shapes in named dimensions, and those found at run time, show what this run had.
+    m_document->setRanSizes(ranSizes(*outcome));
     emit finished(outcome);
 }
 

@@ -204,7 +204,30 @@ const SymbolicShape* symbolicShapeOf(const Graph& graph, ValueRef value) {
     return nullptr;
 }
 
-std::string describeValueType(const Graph& graph, ValueRef value) {
+namespace {
+
+/// "; ran as 2x16x64 (8.00 KiB)" where `ran` gives the value's shape in that run, else empty.
+std::string ranAs(const Graph& graph, ValueRef value, const RanSizes& ran) {
+    while (graph.node(value.node).isDeviceCopy() && !graph.node(value.node).inputs.empty())
+        value = graph.node(value.node).inputs[0];
+    std::optional<std::vector<std::int64_t>> shape;
+    const auto found = ran.found.find({graph.node(value.node).name, value.output});
+    if (found != ran.found.end())
+        shape = found->second;
+    else if (const SymbolicShape* symbolic = symbolicShapeOf(graph, value))
+        shape = evaluateShape(*symbolic, ran.symbols);
+    if (!shape)
+        return "";
+    const TensorType type{*shape, graph.type(value).dtype};
+    const std::string text = type.toShortString();
+    return "; ran as " + text.substr(0, text.find(' ')) + " (" + formatBytes(type.bytes()) + ")";
+}
+
+} // namespace
+
+std::string describeValueType(const Graph& graph, ValueRef value, const RanSizes* ran) {
+    if (ran && !ran->empty())
+        return describeValueType(graph, value) + ranAs(graph, value, *ran);
     const TensorType& type = graph.type(value);
     const bool atRun = shapeFoundAtRun(graph, value);
     const SymbolicShape* symbolic = symbolicShapeOf(graph, value);

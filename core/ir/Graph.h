@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -246,10 +247,20 @@ bool findsShapesAtRun(const Graph& graph);
 /// null where the value's shape follows none of them.
 const SymbolicShape* symbolicShapeOf(const Graph& graph, ValueRef value);
 
+/// The sizes a run of a graph had: the values of the dimensions its inputs name, and the shapes
+/// its kernels found at run time, by node name and output.
+struct RanSizes {
+    SymbolValues symbols;
+    std::map<std::pair<std::string, std::uint32_t>, std::vector<std::int64_t>> found;
+    bool empty() const { return symbols.empty() && found.empty(); }
+};
+
 /// A value's type for people: "1x3x64x64 float32 (48.0 KiB)"; "batch×seq×64 float32
 /// (batch×seq×256 B), planned at 1x1x64" where its shape follows named dimensions; or
-/// "float32, rank 2, shape known at run time" where its planned shape is a stand-in.
-std::string describeValueType(const Graph& graph, ValueRef value);
+/// "float32, rank 2, shape known at run time" where its planned shape is a stand-in. With
+/// `ran`, a shape that follows the names or was found at run time adds the shape that ran:
+/// "; ran as 2x16x64 (8.00 KiB)".
+std::string describeValueType(const Graph& graph, ValueRef value, const RanSizes* ran = nullptr);
 /// A value's size for people: "48.0 KiB", "batch×seq×256 B", or "size known at run time".
 std::string describeValueBytes(const Graph& graph, ValueRef value);
 

@@ -268,6 +268,21 @@ std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input) {
     return times;
 }
 
+RanSizes ranSizes(const RunOutcome& input) {
+    RanSizes sizes;
+    if (input.userGraph)
+        sizes.symbols = input.userGraph->symbolValues;
+    if (!input.executor)
+        return sizes;
+    const Views v{input.graph(), input.devices, input.executor->program(), input.result};
+    for (const Views::FoundShape& found : v.foundShapes()) {
+        const Instruction& instr = v.at(found.instruction);
+        sizes.found[{v.graph.node(instr.node).name, static_cast<std::uint32_t>(found.output)}] =
+            found.shapes->back().shape;
+    }
+    return sizes;
+}
+
 Json runReportJson(const RunOutcome& input) {
     const Executor& executor = *input.executor;
     const Views v{input.graph(), input.devices, executor.program(), input.result};

@@ -67,6 +67,10 @@ std::optional<PredictionCheck> checkPrediction(const RunOutcome& outcome);
 /// end) and "the run's start".
 std::string idleReason(const RunOutcome& input, const IdleStretch& stretch);
 
+/// The sizes `input` ran at: the values of the dimensions the model's inputs name, and the
+/// shapes its kernels found (the last iteration's), by node name and output.
+RanSizes ranSizes(const RunOutcome& input);
+
 /// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
 Json runReportJson(const RunOutcome& input);
 /// Every node's and copy's median time as CSV, in program order:

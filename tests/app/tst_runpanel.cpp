@@ -7,6 +7,7 @@
 #include "io/Npy.h"
 #include "runtime/ReferenceRun.h"
 #include "views/PlacementDocument.h"
+#include "views/PropertiesPanel.h"
 #include "views/TimelineWidget.h"
 
 #include <QLineEdit>
@@ -118,6 +119,14 @@ private slots:
         auto outcome = finished.back().front().value<std::shared_ptr<const RunOutcome>>();
         QCOMPARE(outcome->result.outputs.at(0).type.shape, (std::vector<std::int64_t>{2, 16, 16}));
         QVERIFY(outcome->reference && outcome->reference->ok);
+        // Properties give the attention scores in batch and seq, planned at the stand-in, and
+        // as this run had them.
+        views::PropertiesPanel properties(&document);
+        properties.showNodes({*document.graph().find("p")});
+        QVERIFY2(properties.toPlainText().contains(
+                     "batch×seq×seq float32 (batch×seq×seq×4 B), planned at 1x1x1; ran as "
+                     "2x16x16 (2.00 KiB)"),
+                 qPrintable(properties.toPlainText()));
         // A file: the run is planned for 3x33 and gives numpy's result.
         inputs->item(0, 1)->setText(models + "dyn_encoder.3x33.input.npy");
         QTest::mouseClick(panel.runButton(), Qt::LeftButton);

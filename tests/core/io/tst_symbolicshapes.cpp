@@ -99,6 +99,7 @@ private slots:
     void sumsProductsAndPowers();
     void copiesAndTypesAreDescribedInTheNames();
     void staticModelsAndDataDependentShapesAreLeftAlone();
+    void theSizesOfARunAreShownBesideThem();
     void aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned();
 };
 
@@ -299,6 +300,30 @@ void TestSymbolicShapes::staticModelsAndDataDependentShapesAreLeftAlone() {
         for (std::size_t k = 0; k < node.symbolicShapes.size(); ++k)
             QVERIFY(!node.runTimeShape(k) || node.symbolicShapes[k].empty());
     }
+}
+
+void TestSymbolicShapes::theSizesOfARunAreShownBesideThem() {
+    auto encoder =
+        loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto, std::nullopt);
+    QVERIFY(encoder);
+    const Graph& graph = encoder.value().graph;
+    RanSizes ran;
+    ran.symbols = {{"batch", 3}, {"seq", 5}};
+    QCOMPARE(describeValueType(graph, ValueRef{*graph.find("r2"), 0}, &ran),
+             std::string("(batch*seq)×16 float32 ((batch*seq)×64 B), planned at 1x16; ran as "
+                         "15x16 (960 B)"));
+    // A static value has no other size to show.
+    QCOMPARE(describeValueType(graph, ValueRef{*graph.find("wq"), 0}, &ran),
+             std::string("16x16 float32 (1.00 KiB)"));
+    // A length a kernel found: the run's own.
+    auto selected = loadModelFile(sourcePath("tests/models/nonzero_select.onnx"), GraphFormat::Auto,
+                                  std::nullopt);
+    QVERIFY(selected);
+    const Graph& select = selected.value().graph;
+    RanSizes found;
+    found.found[{"y", 0}] = {8, 3};
+    QCOMPARE(describeValueType(select, ValueRef{*select.find("y"), 0}, &found),
+             std::string("float32, rank 2, shape known at run time; ran as 8x3 (96 B)"));
 }
 
 void TestSymbolicShapes::aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned() {

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 T = {
     # Shapes in the dimensions a model's inputs name.
     "(sizes at %1)": ("(Größen bei %1)", "（尺寸按 %1）"),
+    "predicted latency at %2: %1": ("vorhergesagte Latenz bei %2: %1", "按 %2 预测的延迟：%1"),
     # Pipelines (--micro-batches).
     "pipelined in %n micro-batch(es)": (
         ("in %n Mikro-Batch gepipelinet", "in %n Mikro-Batches gepipelinet"),

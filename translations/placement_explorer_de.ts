@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="546" />
+        <location filename="../views/GraphScene.cpp" line="548" />
         <source>split ⇉ %1</source>
         <translation>Aufteilung ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="550" />
-        <location filename="../views/GraphScene.cpp" line="557" />
+        <location filename="../views/GraphScene.cpp" line="552" />
+        <location filename="../views/GraphScene.cpp" line="559" />
         <source>concat ⇇</source>
         <translation>Verkettung ⇇</translation>
     </message>
@@ -197,47 +197,52 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="42" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n Kopie, %1 kopiert</numerusform><numerusform>%n Kopien, %1 kopiert</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="46" />
+        <location filename="../views/PlanSummary.cpp" line="52" />
         <source>(sizes at %1)</source>
         <translation>(Größen bei %1)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="54" />
         <source>%n region(s) split</source>
         <translation><numerusform>%n Bereich aufgeteilt</numerusform><numerusform>%n Bereiche aufgeteilt</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="57" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>in %n Mikro-Batch gepipelinet</numerusform><numerusform>in %n Mikro-Batches gepipelinet</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="56" />
+        <location filename="../views/PlanSummary.cpp" line="62" />
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="59" />
+        <location filename="../views/PlanSummary.cpp" line="65" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n Konflikt</numerusform><numerusform>%n Konflikte</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="61" />
+        <location filename="../views/PlanSummary.cpp" line="68" />
         <source>predicted latency: %1</source>
         <translation>vorhergesagte Latenz: %1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="66" />
+        <location filename="../views/PlanSummary.cpp" line="72" />
+        <source>predicted latency at %2: %1</source>
+        <translation>vorhergesagte Latenz bei %2: %1</translation>
+    </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="76" />
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="69" />
+        <location filename="../views/PlanSummary.cpp" line="79" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n Knoten beim Laden gefaltet</numerusform><numerusform>%n Knoten beim Laden gefaltet</numerusform></translation>
     </message>
@@ -268,52 +273,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="393" />
+        <location filename="../app/gui/RunPanel.cpp" line="395" />
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="408" />
+        <location filename="../app/gui/RunPanel.cpp" line="410" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="414" />
+        <location filename="../app/gui/RunPanel.cpp" line="416" />
         <source>µb%1 %2</source>
         <translation>µB%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="415" />
+        <location filename="../app/gui/RunPanel.cpp" line="417" />
         <source>, micro-batch %1</source>
         <translation>, Mikro-Batch %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="423" />
+        <location filename="../app/gui/RunPanel.cpp" line="425" />
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="430" />
+        <location filename="../app/gui/RunPanel.cpp" line="432" />
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="434" />
+        <location filename="../app/gui/RunPanel.cpp" line="436" />
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="436" />
+        <location filename="../app/gui/RunPanel.cpp" line="438" />
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="453" />
+        <location filename="../app/gui/RunPanel.cpp" line="455" />
         <source>waiting for %1</source>
         <translation>wartet auf %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="459" />
+        <location filename="../app/gui/RunPanel.cpp" line="461" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>%1 ms untätig, wartet auf %2</translation>
     </message>
@@ -1192,92 +1197,92 @@
         <translation>&lt;i&gt;Läufe führen den Plan aus: cpu-Geräte auf dem Host, cuda-Geräte auf ihrer GPU, wo dieser Rechner eine hat, die übrigen auf virtuellen CPUs. Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="290" />
+        <location filename="../app/gui/RunPanel.cpp" line="292" />
         <source>%1 predicted</source>
         <translation>%1 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="304" />
+        <location filename="../app/gui/RunPanel.cpp" line="306" />
         <source>µb%1 %2</source>
         <translation>µB%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <location filename="../app/gui/RunPanel.cpp" line="340" />
         <source>%1: %2 idle %3 predicted</source>
         <translation>%1: %2 untätig, %3 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="346" />
+        <location filename="../app/gui/RunPanel.cpp" line="348" />
         <source>waiting</source>
         <translation>wartet</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="347" />
+        <location filename="../app/gui/RunPanel.cpp" line="349" />
         <source>bubble (fill)</source>
         <translation>Blase (Füllen)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <location filename="../app/gui/RunPanel.cpp" line="350" />
         <source>bubble</source>
         <translation>Blase</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="352" />
+        <location filename="../app/gui/RunPanel.cpp" line="354" />
         <source>bubble (drain)</source>
         <translation>Blase (Leeren)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="367" />
+        <location filename="../app/gui/RunPanel.cpp" line="369" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1 (%2) auf %3: %4 vorhergesagt%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="371" />
+        <location filename="../app/gui/RunPanel.cpp" line="373" />
         <source> (from earlier runs)</source>
         <translation> (aus früheren Läufen)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="471" />
+        <location filename="../app/gui/RunPanel.cpp" line="473" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchläufe&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="483" />
+        <location filename="../app/gui/RunPanel.cpp" line="485" />
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="498" />
+        <location filename="../app/gui/RunPanel.cpp" line="500" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Optimiert: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="501" />
+        <location filename="../app/gui/RunPanel.cpp" line="503" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="504" />
+        <location filename="../app/gui/RunPanel.cpp" line="506" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="507" />
+        <location filename="../app/gui/RunPanel.cpp" line="509" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
@@ -1649,12 +1654,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="300" />
+        <location filename="../views/GraphScene.cpp" line="301" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>Läuft als ein Operator auf seinem Gerät; Rumpf eingeklappt:</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="413" />
+        <location filename="../views/GraphScene.cpp" line="415" />
         <source>size at run time</source>
         <translation>Größe zur Laufzeit</translation>
     </message>
@@ -1726,22 +1731,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="177" />
+        <location filename="../views/PlacementDocument.cpp" line="178" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation>„%1“ kann nicht entfernt werden: device_copy %2 im Modell nennt es</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="186" />
+        <location filename="../views/PlacementDocument.cpp" line="187" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation>„%1“ kann nicht entfernt werden: ein Ergebnis des Modells muss dort liegen</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="196" />
+        <location filename="../views/PlacementDocument.cpp" line="197" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>von device_copy-Knoten genannte Geräte müssen ihren Platz in der Liste behalten</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="203" />
+        <location filename="../views/PlacementDocument.cpp" line="204" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation>Geräte, auf denen Ergebnisse liegen müssen, müssen ihren Platz in der Liste behalten</translation>
     </message>
@@ -1824,17 +1829,17 @@
         <translation>Eingänge:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="88" />
+        <location filename="../views/PropertiesPanel.cpp" line="89" />
         <source>Outputs:</source>
         <translation>Ausgänge:</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="94" />
+        <location filename="../views/PropertiesPanel.cpp" line="96" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation>Rümpfe (eingeklappt; sie laufen auf dem Gerät dieses Knotens):</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="101" />
+        <location filename="../views/PropertiesPanel.cpp" line="103" />
         <source>Attributes:</source>
         <translation>Attribute:</translation>
     </message>

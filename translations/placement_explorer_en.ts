@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="546" />
+        <location filename="../views/GraphScene.cpp" line="548" />
         <source>split ⇉ %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="550" />
-        <location filename="../views/GraphScene.cpp" line="557" />
+        <location filename="../views/GraphScene.cpp" line="552" />
+        <location filename="../views/GraphScene.cpp" line="559" />
         <source>concat ⇇</source>
         <translation type="unfinished" />
     </message>
@@ -197,47 +197,52 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="42" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="46" />
+        <location filename="../views/PlanSummary.cpp" line="52" />
         <source>(sizes at %1)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="54" />
         <source>%n region(s) split</source>
         <translation><numerusform>%n region split</numerusform><numerusform>%n regions split</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="57" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>pipelined in %n micro-batch</numerusform><numerusform>pipelined in %n micro-batches</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="56" />
+        <location filename="../views/PlanSummary.cpp" line="62" />
         <source>peak memory: %1</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="59" />
+        <location filename="../views/PlanSummary.cpp" line="65" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="61" />
+        <location filename="../views/PlanSummary.cpp" line="68" />
         <source>predicted latency: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="66" />
+        <location filename="../views/PlanSummary.cpp" line="72" />
+        <source>predicted latency at %2: %1</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="76" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="69" />
+        <location filename="../views/PlanSummary.cpp" line="79" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -268,52 +273,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="393" />
+        <location filename="../app/gui/RunPanel.cpp" line="395" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="408" />
+        <location filename="../app/gui/RunPanel.cpp" line="410" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="414" />
+        <location filename="../app/gui/RunPanel.cpp" line="416" />
         <source>µb%1 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="415" />
+        <location filename="../app/gui/RunPanel.cpp" line="417" />
         <source>, micro-batch %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="423" />
+        <location filename="../app/gui/RunPanel.cpp" line="425" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="430" />
+        <location filename="../app/gui/RunPanel.cpp" line="432" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="434" />
+        <location filename="../app/gui/RunPanel.cpp" line="436" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="436" />
+        <location filename="../app/gui/RunPanel.cpp" line="438" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="453" />
+        <location filename="../app/gui/RunPanel.cpp" line="455" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="459" />
+        <location filename="../app/gui/RunPanel.cpp" line="461" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -1192,92 +1197,92 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="290" />
+        <location filename="../app/gui/RunPanel.cpp" line="292" />
         <source>%1 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="304" />
+        <location filename="../app/gui/RunPanel.cpp" line="306" />
         <source>µb%1 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <location filename="../app/gui/RunPanel.cpp" line="340" />
         <source>%1: %2 idle %3 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="346" />
+        <location filename="../app/gui/RunPanel.cpp" line="348" />
         <source>waiting</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="347" />
+        <location filename="../app/gui/RunPanel.cpp" line="349" />
         <source>bubble (fill)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <location filename="../app/gui/RunPanel.cpp" line="350" />
         <source>bubble</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="352" />
+        <location filename="../app/gui/RunPanel.cpp" line="354" />
         <source>bubble (drain)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="367" />
+        <location filename="../app/gui/RunPanel.cpp" line="369" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="371" />
+        <location filename="../app/gui/RunPanel.cpp" line="373" />
         <source> (from earlier runs)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="471" />
+        <location filename="../app/gui/RunPanel.cpp" line="473" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="483" />
+        <location filename="../app/gui/RunPanel.cpp" line="485" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="498" />
+        <location filename="../app/gui/RunPanel.cpp" line="500" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="501" />
+        <location filename="../app/gui/RunPanel.cpp" line="503" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="504" />
+        <location filename="../app/gui/RunPanel.cpp" line="506" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="507" />
+        <location filename="../app/gui/RunPanel.cpp" line="509" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
@@ -1648,12 +1653,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="300" />
+        <location filename="../views/GraphScene.cpp" line="301" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="413" />
+        <location filename="../views/GraphScene.cpp" line="415" />
         <source>size at run time</source>
         <translation type="unfinished" />
     </message>
@@ -1725,22 +1730,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="177" />
+        <location filename="../views/PlacementDocument.cpp" line="178" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="186" />
+        <location filename="../views/PlacementDocument.cpp" line="187" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="196" />
+        <location filename="../views/PlacementDocument.cpp" line="197" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="203" />
+        <location filename="../views/PlacementDocument.cpp" line="204" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
@@ -1823,17 +1828,17 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="88" />
+        <location filename="../views/PropertiesPanel.cpp" line="89" />
         <source>Outputs:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="94" />
+        <location filename="../views/PropertiesPanel.cpp" line="96" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="101" />
+        <location filename="../views/PropertiesPanel.cpp" line="103" />
         <source>Attributes:</source>
         <translation type="unfinished" />
     </message>

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="546" />
+        <location filename="../views/GraphScene.cpp" line="548" />
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="550" />
-        <location filename="../views/GraphScene.cpp" line="557" />
+        <location filename="../views/GraphScene.cpp" line="552" />
+        <location filename="../views/GraphScene.cpp" line="559" />
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -197,47 +197,52 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="42" />
+        <location filename="../views/PlanSummary.cpp" line="48" />
         <source>%n copy(ies), %1 copied</source>
         <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="46" />
+        <location filename="../views/PlanSummary.cpp" line="52" />
         <source>(sizes at %1)</source>
         <translation>（尺寸按 %1）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="54" />
         <source>%n region(s) split</source>
         <translation><numerusform>拆分了 %n 个区域</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="51" />
+        <location filename="../views/PlanSummary.cpp" line="57" />
         <source>pipelined in %n micro-batch(es)</source>
         <translation><numerusform>以 %n 个微批次流水线执行</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="56" />
+        <location filename="../views/PlanSummary.cpp" line="62" />
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="59" />
+        <location filename="../views/PlanSummary.cpp" line="65" />
         <source>%n conflict(s)</source>
         <translation><numerusform>%n 个冲突</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="61" />
+        <location filename="../views/PlanSummary.cpp" line="68" />
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="66" />
+        <location filename="../views/PlanSummary.cpp" line="72" />
+        <source>predicted latency at %2: %1</source>
+        <translation>按 %2 预测的延迟：%1</translation>
+    </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="76" />
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="69" />
+        <location filename="../views/PlanSummary.cpp" line="79" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
     </message>
@@ -268,52 +273,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="393" />
+        <location filename="../app/gui/RunPanel.cpp" line="395" />
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="408" />
+        <location filename="../app/gui/RunPanel.cpp" line="410" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="414" />
+        <location filename="../app/gui/RunPanel.cpp" line="416" />
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="415" />
+        <location filename="../app/gui/RunPanel.cpp" line="417" />
         <source>, micro-batch %1</source>
         <translation>，微批次 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="423" />
+        <location filename="../app/gui/RunPanel.cpp" line="425" />
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="430" />
+        <location filename="../app/gui/RunPanel.cpp" line="432" />
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="434" />
+        <location filename="../app/gui/RunPanel.cpp" line="436" />
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="436" />
+        <location filename="../app/gui/RunPanel.cpp" line="438" />
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="453" />
+        <location filename="../app/gui/RunPanel.cpp" line="455" />
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="459" />
+        <location filename="../app/gui/RunPanel.cpp" line="461" />
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -1192,92 +1197,92 @@
         <translation>&lt;i&gt;运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="290" />
+        <location filename="../app/gui/RunPanel.cpp" line="292" />
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="304" />
+        <location filename="../app/gui/RunPanel.cpp" line="306" />
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="338" />
+        <location filename="../app/gui/RunPanel.cpp" line="340" />
         <source>%1: %2 idle %3 predicted</source>
         <translation>%1：%2 空闲 %3（预测）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="346" />
+        <location filename="../app/gui/RunPanel.cpp" line="348" />
         <source>waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="347" />
+        <location filename="../app/gui/RunPanel.cpp" line="349" />
         <source>bubble (fill)</source>
         <translation>气泡（填充）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <location filename="../app/gui/RunPanel.cpp" line="350" />
         <source>bubble</source>
         <translation>气泡</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="352" />
+        <location filename="../app/gui/RunPanel.cpp" line="354" />
         <source>bubble (drain)</source>
         <translation>气泡（排空）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="367" />
+        <location filename="../app/gui/RunPanel.cpp" line="369" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="371" />
+        <location filename="../app/gui/RunPanel.cpp" line="373" />
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="471" />
+        <location filename="../app/gui/RunPanel.cpp" line="473" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="482" />
+        <location filename="../app/gui/RunPanel.cpp" line="484" />
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="483" />
+        <location filename="../app/gui/RunPanel.cpp" line="485" />
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="498" />
+        <location filename="../app/gui/RunPanel.cpp" line="500" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="501" />
+        <location filename="../app/gui/RunPanel.cpp" line="503" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="504" />
+        <location filename="../app/gui/RunPanel.cpp" line="506" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="507" />
+        <location filename="../app/gui/RunPanel.cpp" line="509" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
@@ -1649,12 +1654,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="300" />
+        <location filename="../views/GraphScene.cpp" line="301" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="413" />
+        <location filename="../views/GraphScene.cpp" line="415" />
         <source>size at run time</source>
         <translation>运行时大小</translation>
     </message>
@@ -1726,22 +1731,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="177" />
+        <location filename="../views/PlacementDocument.cpp" line="178" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation>无法删除“%1”：模型中的 device_copy %2 引用了它</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="186" />
+        <location filename="../views/PlacementDocument.cpp" line="187" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation>无法删除“%1”：模型的一个结果必须位于该设备</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="196" />
+        <location filename="../views/PlacementDocument.cpp" line="197" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>被 device_copy 节点引用的设备必须保持其在列表中的位置</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="203" />
+        <location filename="../views/PlacementDocument.cpp" line="204" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation>结果所在的设备必须保持其在列表中的位置</translation>
     </message>
@@ -1824,17 +1829,17 @@
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="88" />
+        <location filename="../views/PropertiesPanel.cpp" line="89" />
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="94" />
+        <location filename="../views/PropertiesPanel.cpp" line="96" />
         <source>Bodies (collapsed; they run on this node's device):</source>
         <translation>主体（已折叠；在此节点的设备上运行）：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="101" />
+        <location filename="../views/PropertiesPanel.cpp" line="103" />
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>

@@ -72,7 +72,13 @@ public:
     void costsChanged() { m_costsStale = true; }
     /// The sizes the last run of this graph had (shown beside shapes that follow named
     /// dimensions or are found at run time); a new graph forgets them.
-    void setRanSizes(RanSizes sizes) { m_ranSizes = std::move(sizes); }
+    /// The next plans cost at the sizes of named dimensions that run had (auto mode places by
+    /// them; the prediction is at them); the current plan stays as it is, as with costsChanged.
+    void setRanSizes(RanSizes sizes) {
+        if (!m_model.graph.symbolValues.empty() && !sizes.symbols.empty())
+            m_options.costAt = sizes.symbols;
+        m_ranSizes = std::move(sizes);
+    }
     const RanSizes& ranSizes() const { return m_ranSizes; }
 
     /// The colour of a device on the canvas and in the palette.

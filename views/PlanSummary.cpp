@@ -37,6 +37,12 @@ QString planSummary(const PlacementDocument& document) {
     QStringList symbols;
     for (const auto& [name, value] : document.graph().symbolValues)
         symbols << QString::fromStdString(name) + QLatin1Char('=') + QString::number(value);
+    // The prediction's sizes, where it is costed at others than the plan's (a run's).
+    QStringList costAt;
+    if (!symbols.isEmpty()) {
+        for (const auto& [name, value] : document.options().costAt)
+            costAt << QString::fromStdString(name) + QLatin1Char('=') + QString::number(value);
+    }
     const int conflicts = static_cast<int>(plan.conflicts.size());
     const QString separator = QStringLiteral("  ·  ");
     return QCoreApplication::translate("PlanSummary", "%n copy(ies), %1 copied", nullptr, copies)
@@ -57,11 +63,16 @@ QString planSummary(const PlacementDocument& document) {
                .arg(memory.join(QStringLiteral(", "))) +
            separator +
            QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
-           (plan.prediction
+           (!plan.prediction ? QString()
+            : costAt.isEmpty()
                 ? separator + QCoreApplication::translate("PlanSummary", "predicted latency: %1")
                                   .arg(QString::fromStdString(
                                       formatMillis(plan.prediction->makespanMicros)))
-                : QString()) +
+                : separator +
+                      QCoreApplication::translate("PlanSummary", "predicted latency at %2: %1")
+                          .arg(
+                              QString::fromStdString(formatMillis(plan.prediction->makespanMicros)),
+                              costAt.join(QStringLiteral(", ")))) +
            separator +
            QCoreApplication::translate("PlanSummary", "planned in %1 ms")
                .arg(document.lastPlanMillis(), 0, 'f', 2) +

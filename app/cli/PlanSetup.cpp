@@ -49,6 +49,9 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              its node times there, and its --save-run records there
   --constants replicate|copy constants used on several devices: one instance per device made
                              at load time (default), or copied on every run
+  --cost-at NAME=SIZE,...    auto mode: cost and predict at these sizes of the dimensions the
+                             model's inputs name (seq=128,batch=8), where the plan is made at
+                             stand-ins for them; --input-shape plans at real sizes instead
   --micro-batches M          pipeline the plan: the batch is cut on axis 0 into M micro-batches
                              that flow through the devices as the ops are placed, each device
                              working on one micro-batch while the next works on the one before

@@ -225,6 +225,21 @@ std::string ranAs(const Graph& graph, ValueRef value, const RanSizes& ran) {
 
 } // namespace
 
+Graph graphAtSizes(const Graph& graph, const SymbolValues& values) {
+    Graph sized = graph;
+    for (std::uint32_t i = 0; i < sized.size(); ++i) {
+        Node& node = sized.node(NodeId(i));
+        for (std::uint32_t k = 0; k < node.outputs.size(); ++k) {
+            const SymbolicShape* symbolic = symbolicShapeOf(graph, ValueRef{NodeId(i), k});
+            if (!symbolic)
+                continue;
+            if (auto shape = evaluateShape(*symbolic, values))
+                node.outputs[k].shape = std::move(*shape);
+        }
+    }
+    return sized;
+}
+
 std::string describeValueType(const Graph& graph, ValueRef value, const RanSizes* ran) {
     if (ran && !ran->empty())
         return describeValueType(graph, value) + ranAs(graph, value, *ran);

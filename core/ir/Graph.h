@@ -247,6 +247,11 @@ bool findsShapesAtRun(const Graph& graph);
 /// null where the value's shape follows none of them.
 const SymbolicShape* symbolicShapeOf(const Graph& graph, ValueRef value);
 
+/// `graph` with every value whose shape follows the named dimensions typed at `values` (where
+/// each of its dimensions has a value there): what costs at those sizes are computed on. Its
+/// folded constants stay the graph's: it is for costing, never for running.
+Graph graphAtSizes(const Graph& graph, const SymbolValues& values);
+
 /// The sizes a run of a graph had: the values of the dimensions its inputs name, and the shapes
 /// its kernels found at run time, by node name and output.
 struct RanSizes {

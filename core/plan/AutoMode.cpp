@@ -93,7 +93,7 @@ PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& bu
             const bool runs = !compute || canRun(i, DeviceId(d));
             cost[static_cast<std::size_t>(d)] =
                 !runs     ? kCannotRun
-                : compute ? model.nodeCost(m_graph, NodeId(i), DeviceId(d)).micros
+                : compute ? model.nodeCost(costGraph(), NodeId(i), DeviceId(d)).micros
                           : 0;
             any = any || (runs && (fixed < 0 || fixed == d));
         }
@@ -116,8 +116,7 @@ PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& bu
             std::int64_t bytes = 0, layoutBytes = 0;
             const std::uint32_t target = consumed[k].first;
             for (; k < consumed.size() && consumed[k].first == target; ++k) {
-                const std::int64_t b =
-                    m_index.valueBytes[m_index.outputBase[i] + consumed[k].second];
+                const std::int64_t b = costBytes(i, consumed[k].second);
                 bytes += b;
                 if (m_graph.nodes()[i].outputs[consumed[k].second].rank() == 4)
                     layoutBytes += b;
@@ -453,7 +452,7 @@ PlacementProblem DevicePlanner::predictionProblem(
         const DeviceId d(assignment[t]);
         problem.cost[t * static_cast<std::size_t>(problem.devices) +
                      static_cast<std::size_t>(d.index)] =
-            model.groupCost(m_graph, NodeId(head), group, d).micros;
+            model.groupCost(costGraph(), NodeId(head), group, d).micros;
     }
     for (const CopyPlan& copy : m_plan.copies) {
         if (!constantCopies || !m_index.isConstant(copy.value.node.index))
@@ -546,8 +545,8 @@ void DevicePlanner::predict() {
         // What the node (with its group, for a head) takes on device `at`.
         const auto costOn = [&](int at) {
             return group == members.end()
-                       ? model.nodeCost(m_graph, NodeId(i), DeviceId(at))
-                       : model.groupCost(m_graph, NodeId(i), group->second, DeviceId(at));
+                       ? model.nodeCost(costGraph(), NodeId(i), DeviceId(at))
+                       : model.groupCost(costGraph(), NodeId(i), group->second, DeviceId(at));
         };
         if (isAbsorbed) {
             p.fusedInto[i] = fusedInto[i];

@@ -34,6 +34,13 @@ public:
 
 private:
     const Node& node(std::uint32_t i) const { return m_graph.nodes()[i]; }
+    /// The graph auto mode costs: typed at PlanOptions::costAt where that is set.
+    const Graph& costGraph() const { return m_sized ? *m_sized : m_graph; }
+    /// Bytes of output `k` of node `i` in costGraph().
+    std::int64_t costBytes(std::uint32_t i, std::uint32_t k) const {
+        return m_sized ? m_sized->nodes()[i].outputs[k].bytes()
+                       : m_index.valueBytes[m_index.outputBase[i] + k];
+    }
 
     // ---- options ---------------------------------------------------------------------------
 
@@ -179,6 +186,9 @@ private:
     void checkCapacities();
 
     const Graph& m_graph;
+    /// m_graph typed at PlanOptions::costAt, where that is set and the graph's shapes follow
+    /// named dimensions.
+    std::optional<Graph> m_sized;
     const DeviceSet& m_devices;
     const PlanOptions& m_options;
     PlanWorkspace& m_workspace;

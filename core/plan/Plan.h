@@ -81,6 +81,10 @@ struct PlanOptions {
     /// memory cannot keep a constant; the optimised graph is planned with them
     /// (passes/PassManager.h).
     std::vector<std::pair<std::string, std::string>> copiedConstants;
+    /// The sizes of the dimensions the model's inputs name to place (auto mode) and predict at
+    /// (a run's, or the user's: --cost-at seq=128), where values' shapes follow them
+    /// (Node::symbolicShapes); empty: the sizes the graph is planned at.
+    SymbolValues costAt;
     bool operator==(const PlanOptions&) const = default;
 };
 

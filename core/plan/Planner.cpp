@@ -130,6 +130,9 @@ constexpr std::size_t kMaxValueNotes = 1000;
 
 Plan DevicePlanner::run() {
     m_index.rebuild(m_graph);
+    if (m_options.costs && !m_options.costAt.empty() && !m_graph.symbolValues.empty() &&
+        m_options.costAt != m_graph.symbolValues)
+        m_sized = graphAtSizes(m_graph, m_options.costAt);
     const std::size_t n = m_index.size();
     // The arrays of a plan handed back to the workspace, already in memory.
     m_plan.devices = std::move(m_workspace.spare.devices);

@@ -392,7 +392,13 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
     const Graph& ran = sharded ? plan.sharded->graph : graph;
     const Plan& ranPlan = sharded ? *plan.sharded->plan : plan;
     const Prediction& schedule = sharded ? *ranPlan.prediction : p;
-    std::string out = "predicted latency: " + formatMillis(schedule.makespanMicros);
+    // Costed at other sizes of the named dimensions than the plan's (--cost-at): say which.
+    std::string at;
+    if (!graph.symbolValues.empty()) {
+        for (const auto& [name, value] : options.costAt)
+            at += (at.empty() ? " at " : ", ") + name + "=" + std::to_string(value);
+    }
+    std::string out = "predicted latency" + at + ": " + formatMillis(schedule.makespanMicros);
     if (options.mode == PlanMode::Auto) {
         out += " (HEFT's placement: " + formatMillis(p.heftMicros);
         if (std::isfinite(p.singleDeviceMicros))

@@ -9,8 +9,8 @@ namespace placer {
 
 const std::vector<std::string>& planOptionNames() {
     static const std::vector<std::string> kNames = {
-        "format", "input-shape", "devices", "default", "host",      "pin",          "pin-fixed",
-        "rule",   "fallback",    "split",   "mode",    "constants", "micro-batches"};
+        "format", "input-shape", "devices", "default", "host",      "pin",           "pin-fixed",
+        "rule",   "fallback",    "split",   "mode",    "constants", "micro-batches", "cost-at"};
     return kNames;
 }
 
@@ -66,6 +66,27 @@ std::optional<std::string> takePlanOption(std::string_view name, const std::stri
         if (ec != std::errc() || end != value.data() + value.size() || count < 1 || count > 4096)
             return "--micro-batches must be a whole number from 1 to 4096, not '" + value + "'";
         options.microBatches = count;
+    } else if (name == "cost-at") {
+        // NAME=SIZE[,NAME=SIZE...]: the named dimensions' sizes auto mode costs at.
+        std::string_view rest = value;
+        while (!rest.empty()) {
+            const std::size_t comma = rest.find(',');
+            const std::string_view item = rest.substr(0, comma);
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            const std::size_t equals = item.find('=');
+            std::int64_t size = 0;
+            const char* first =
+                equals == std::string_view::npos ? nullptr : item.data() + equals + 1;
+            const auto [end, ec] =
+                first ? std::from_chars(first, item.data() + item.size(), size)
+                      : std::from_chars_result{nullptr, std::errc::invalid_argument};
+            if (equals == 0 || !first || ec != std::errc() || end != item.data() + item.size() ||
+                size < 1)
+                return "--cost-at takes NAME=SIZE[,NAME=SIZE...] with sizes of at least 1, as "
+                       "in seq=128,batch=8; '" +
+                       std::string(item) + "' is not one";
+            options.costAt[std::string(item.substr(0, equals))] = size;
+        }
     } else {
         return "unknown option '" + option + "'";
     }

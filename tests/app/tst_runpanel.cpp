@@ -127,6 +127,8 @@ private slots:
                      "batch×seq×seq float32 (batch×seq×seq×4 B), planned at 1x1x1; ran as "
                      "2x16x16 (2.00 KiB)"),
                  qPrintable(properties.toPlainText()));
+        // The next plans cost at the run's sizes.
+        QCOMPARE(document.options().costAt, (SymbolValues{{"batch", 2}, {"seq", 16}}));
         // A file: the run is planned for 3x33 and gives numpy's result.
         inputs->item(0, 1)->setText(models + "dyn_encoder.3x33.input.npy");
         QTest::mouseClick(panel.runButton(), Qt::LeftButton);

@@ -5,6 +5,7 @@
 #include "io/ModelLoader.h"
 #include "io/SymbolicShapes.h"
 #include "ir/DimExpr.h"
+#include "plan/CostModel.h"
 #include "plan/Planner.h"
 #include "report/PlanReport.h"
 #include "runtime/ConstantEvaluation.h"
@@ -100,6 +101,7 @@ private slots:
     void copiesAndTypesAreDescribedInTheNames();
     void staticModelsAndDataDependentShapesAreLeftAlone();
     void theSizesOfARunAreShownBesideThem();
+    void costsAtNamedSizesAreThoseOfAPlanAtThem();
     void aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned();
 };
 
@@ -324,6 +326,33 @@ void TestSymbolicShapes::theSizesOfARunAreShownBesideThem() {
     found.found[{"y", 0}] = {8, 3};
     QCOMPARE(describeValueType(select, ValueRef{*select.find("y"), 0}, &found),
              std::string("float32, rank 2, shape known at run time; ran as 8x3 (96 B)"));
+}
+
+void TestSymbolicShapes::costsAtNamedSizesAreThoseOfAPlanAtThem() {
+    // Placed and predicted at batch=4, seq=64 from the stand-in plan, as if read at those sizes.
+    const DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu").value();
+    auto atStandIns =
+        loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto, devices);
+    auto atSizes = loadModelFile(sourcePath("tests/models/dyn_encoder.onnx"), GraphFormat::Auto,
+                                 devices, {{"x", {4, 64, 16}}});
+    QVERIFY(atStandIns && atSizes);
+    PlanOptions options;
+    options.mode = PlanMode::Auto;
+    options.costs = std::make_shared<const CostModel>(CostModel::assumed(devices, 2));
+    const Plan real = planDevices(atSizes.value().graph, devices, options);
+    const Plan standIn = planDevices(atStandIns.value().graph, devices, options);
+    options.costAt = {{"batch", 4}, {"seq", 64}};
+    const Plan costed = planDevices(atStandIns.value().graph, devices, options);
+    QVERIFY(real.prediction && standIn.prediction && costed.prediction);
+    QVERIFY(standIn.prediction->makespanMicros < real.prediction->makespanMicros);
+    QCOMPARE(costed.prediction->makespanMicros, real.prediction->makespanMicros);
+    QCOMPARE(costed.devices, real.devices);
+    const std::string text = planSummary(atStandIns.value().graph, devices, options, costed);
+    QVERIFY2(text.find("predicted latency at batch=4, seq=64") != std::string::npos, text.c_str());
+    // Sizes for names the model does not have change nothing.
+    options.costAt = {{"tokens", 9}};
+    QCOMPARE(planDevices(atStandIns.value().graph, devices, options).prediction->makespanMicros,
+             standIn.prediction->makespanMicros);
 }
 
 void TestSymbolicShapes::aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned() {

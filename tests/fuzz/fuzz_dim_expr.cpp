@@ -2,6 +2,8 @@
 // polynomials in up to three names, with any coefficients and divisors, and values of the names.
 // Sums, products and values must agree with each other wherever none overflows, an overflow
 // must be refused rather than wrapped, and a fit of a polynomial's own values must give it back.
+#include "FuzzBytes.h"
+
 #include "ir/DimExpr.h"
 
 #include <cstddef>
@@ -12,22 +14,9 @@
 
 namespace {
 
-struct Bytes {
-    const std::uint8_t* data;
-    std::size_t size;
-    std::size_t at = 0;
-    std::uint8_t next() { return at < size ? data[at++] : 0; }
-    std::int64_t coefficient() {
-        const std::uint8_t kind = next();
-        if (kind % 16 == 0) // now and then one near the limits
-            return (kind & 16 ? -1 : 1) * ((std::int64_t(1) << (next() % 63)) - 1);
-        return static_cast<std::int8_t>(next());
-    }
-};
-
 const std::vector<std::string> kNames = {"batch", "seq", "heads"};
 
-placer::DimExpr polynomial(Bytes& bytes) {
+placer::DimExpr polynomial(placer::fuzz::FuzzBytes& bytes) {
     std::map<placer::DimExpr::Monomial, std::int64_t> terms;
     const int count = bytes.next() % 6;
     for (int t = 0; t < count; ++t) {
@@ -35,7 +24,7 @@ placer::DimExpr polynomial(Bytes& bytes) {
         const int degree = bytes.next() % 3;
         for (int d = 0; d < degree; ++d)
             monomial.push_back(kNames[bytes.next() % kNames.size()]);
-        terms[monomial] = bytes.coefficient();
+        terms[monomial] = bytes.smallOrHuge();
     }
     const std::int64_t divisor = 1 + bytes.next() % 4;
     return placer::DimExpr::fromTerms(terms, divisor).value_or(placer::DimExpr::constant(0));
@@ -50,7 +39,7 @@ void check(bool fact) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace placer;
-    Bytes bytes{data, size};
+    fuzz::FuzzBytes bytes{data, size};
     const DimExpr a = polynomial(bytes);
     const DimExpr b = polynomial(bytes);
     SymbolValues values;

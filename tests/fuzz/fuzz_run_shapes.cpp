@@ -6,6 +6,8 @@
 // session plans the model for that data and runs it on a virtual device with mem=64MiB: the
 // result is an outcome or a clean error, never a crash, a sanitizer report or an allocation the
 // device cannot hold.
+#include "FuzzBytes.h"
+
 #include "session/Session.h"
 
 #include <cstddef>
@@ -17,32 +19,11 @@
 
 namespace {
 
-/// Reads the fuzz input a byte at a time; zeros once it is used up.
-struct Bytes {
-    const std::uint8_t* data;
-    std::size_t size;
-    std::size_t at = 0;
-    std::uint8_t next() { return at < size ? data[at++] : 0; }
-    /// Mostly small sizes, sometimes negative, zero or far too large.
-    std::int64_t size64() {
-        const std::uint8_t kind = next();
-        const auto small = static_cast<std::int64_t>(static_cast<std::int8_t>(next()));
-        switch (kind % 8) {
-        case 0:
-            return std::int64_t(1) << (next() % 63);
-        case 1:
-            return -(std::int64_t(1) << (next() % 63));
-        default:
-            return small;
-        }
-    }
-};
-
-placer::HostTensor int64s(const std::vector<std::int64_t>& shape, Bytes& bytes) {
+placer::HostTensor int64s(const std::vector<std::int64_t>& shape, placer::fuzz::FuzzBytes& bytes) {
     placer::HostTensor tensor = placer::HostTensor::zeros({shape, placer::DType::Int64});
     auto* values = reinterpret_cast<std::int64_t*>(tensor.data.data());
     for (std::size_t i = 0; i < tensor.data.size() / sizeof(std::int64_t); ++i)
-        values[i] = bytes.size64();
+        values[i] = bytes.smallOrHuge();
     return tensor;
 }
 
@@ -62,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }();
     // Planned once without data, as a user opens them; every run plans them again for its data.
     static Model models[2] = {{"shape_inputs", nullptr}, {"nonzero_select", nullptr}};
-    Bytes bytes{data, size};
+    fuzz::FuzzBytes bytes{data, size};
     Model& model = models[bytes.next() % 2];
     if (!model.planned) {
         PlanRequest request;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs one reader fuzz target for longer than the test suite does.
-#   scripts/fuzz.sh relay|onnx|json [RUNS]   (default 1000000 executions)
+# Runs one fuzz target for longer than the test suite does: a reader's (relay, onnx, json), the
+# arithmetic of named dimensions (dim_expr), or shapes set by data, run (run_shapes).
+#   scripts/fuzz.sh relay|onnx|json|dim_expr|run_shapes [RUNS]   (default 1000000 executions)
 # Builds build-fuzz/ with clang (libFuzzer, ASan, UBSan) if needed; new inputs that reach new
 # code are kept in build-fuzz/tests/fuzz/corpus_FORMAT, crashes are written to the current folder
 # as crash-* (reproduce with: build-fuzz/tests/fuzz/fuzz_FORMAT_reader crash-...). Add an input
@@ -9,13 +10,17 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-format=${1:?usage: scripts/fuzz.sh relay|onnx|json [RUNS]}
+format=${1:?usage: scripts/fuzz.sh relay|onnx|json|dim_expr|run_shapes [RUNS]}
 runs=${2:-1000000}
-case "$format" in relay|onnx|json) ;; *) echo "unknown format '$format'" >&2; exit 2 ;; esac
+case "$format" in
+relay|onnx|json) target=fuzz_${format}_reader corpus_name=corpus_$format ;;
+dim_expr|run_shapes) target=fuzz_$format corpus_name=corpus_fuzz_$format ;;
+*) echo "unknown target '$format'" >&2; exit 2 ;;
+esac
 
 "$root/scripts/setup.sh"
 "$root/scripts/build-fuzzers.sh"
-corpus=$root/build-fuzz/tests/fuzz/corpus_$format
+corpus=$root/build-fuzz/tests/fuzz/$corpus_name
 mkdir -p "$corpus"
-exec "$root/build-fuzz/tests/fuzz/fuzz_${format}_reader" -runs="$runs" -print_final_stats=1 \
+exec "$root/build-fuzz/tests/fuzz/$target" -runs="$runs" -print_final_stats=1 \
     -rss_limit_mb=4096 -timeout=20 "$corpus" "$root/tests/fuzz/seeds/$format"

@@ -37,7 +37,8 @@ Wide wideGcd(Wide a, Wide b) {
     return a;
 }
 
-/// An exact fraction for the fit's elimination; `valid` turns false on overflow.
+/// An exact fraction for the fit's elimination; one whose arithmetic would overflow is invalid
+/// (and stays so), which ends the fit.
 struct Fraction {
     Wide num = 0;
     Wide den = 1;
@@ -47,7 +48,15 @@ struct Fraction {
         f.reduce();
         return f;
     }
+    static Fraction invalid() {
+        Fraction f;
+        f.num = 1;
+        f.den = 0;
+        return f;
+    }
     void reduce() {
+        if (den == 0)
+            return;
         if (den < 0) {
             num = -num;
             den = -den;
@@ -65,17 +74,33 @@ struct Fraction {
 };
 
 Fraction operator-(const Fraction& a, const Fraction& b) {
+    if (!a.valid() || !b.valid())
+        return Fraction::invalid();
+    // Operands below 2^100 may still make products beyond 128 bits: checked, not wrapped.
     const Wide g = wideGcd(a.den, b.den);
-    return Fraction::of(a.num * (b.den / g) - b.num * (a.den / g), a.den / g * b.den);
+    Wide left = 0, right = 0, den = 0, num = 0;
+    if (__builtin_mul_overflow(a.num, b.den / g, &left) ||
+        __builtin_mul_overflow(b.num, a.den / g, &right) ||
+        __builtin_sub_overflow(left, right, &num) || __builtin_mul_overflow(a.den / g, b.den, &den))
+        return Fraction::invalid();
+    return Fraction::of(num, den);
 }
 
 Fraction operator*(const Fraction& a, const Fraction& b) {
+    if (!a.valid() || !b.valid())
+        return Fraction::invalid();
     const Wide g1 = wideGcd(a.num, b.den) == 0 ? 1 : wideGcd(a.num, b.den);
     const Wide g2 = wideGcd(b.num, a.den) == 0 ? 1 : wideGcd(b.num, a.den);
-    return Fraction::of((a.num / g1) * (b.num / g2), (a.den / g2) * (b.den / g1));
+    Wide num = 0, den = 0;
+    if (__builtin_mul_overflow(a.num / g1, b.num / g2, &num) ||
+        __builtin_mul_overflow(a.den / g2, b.den / g1, &den))
+        return Fraction::invalid();
+    return Fraction::of(num, den);
 }
 
 Fraction operator/(const Fraction& a, const Fraction& b) {
+    if (b.zero())
+        return Fraction::invalid();
     return a * Fraction::of(b.den, b.num);
 }
 
@@ -395,15 +420,15 @@ std::optional<DimExpr> fitDimExpr(const std::vector<std::string>& symbols,
     Wide common = 1;
     for (std::size_t r = 0; r < rank; ++r) {
         const Wide den = rows[r][unknowns].den;
-        common = common / wideGcd(common, den) * den;
-        if (!fitsInt64(common))
+        if (__builtin_mul_overflow(common / wideGcd(common, den), den, &common) ||
+            !fitsInt64(common))
             return std::nullopt;
     }
     std::map<DimExpr::Monomial, std::int64_t> out;
     for (std::size_t r = 0; r < rank; ++r) {
         const Fraction& c = rows[r][unknowns];
-        const Wide scaled = c.num * (common / c.den);
-        if (!fitsInt64(scaled))
+        Wide scaled = 0;
+        if (__builtin_mul_overflow(c.num, common / c.den, &scaled) || !fitsInt64(scaled))
             return std::nullopt;
         DimExpr::Monomial monomial;
         for (std::size_t s : terms[pivotColumn[r]])

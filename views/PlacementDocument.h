@@ -70,10 +70,10 @@ public:
     /// The costs changed (a run measured its ops): the next plan asks the source again. The
     /// current plan stays as it is, so a run's timings still belong to it.
     void costsChanged() { m_costsStale = true; }
-    /// The sizes the last run of this graph had (shown beside shapes that follow named
-    /// dimensions or are found at run time); a new graph forgets them.
-    /// The next plans cost at the sizes of named dimensions that run had (auto mode places by
-    /// them; the prediction is at them); the current plan stays as it is, as with costsChanged.
+    /// The sizes the last run of this graph had, shown beside shapes that follow named
+    /// dimensions or are found at run time; a new graph forgets them. The next plans cost at
+    /// that run's sizes of the named dimensions (auto mode places by them, the prediction is at
+    /// them); the current plan stays as it is, as with costsChanged.
     void setRanSizes(RanSizes sizes) {
         if (!m_model.graph.symbolValues.empty() && !sizes.symbols.empty())
             m_options.costAt = sizes.symbols;
@@ -110,10 +110,10 @@ signals:
     void devicesChanged();
 
 private:
-    RanSizes m_ranSizes;
     void replan();
 
     LoadedModel m_model;
+    RanSizes m_ranSizes;
     QString m_path;
     PlanOptions m_options;
     CostSource m_costSource;

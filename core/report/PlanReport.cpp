@@ -380,6 +380,14 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
 
 namespace {
 
+/// " at batch=1, seq=1": the sizes of named dimensions figures are at; empty for none.
+std::string atSizes(const SymbolValues& values) {
+    std::string at;
+    for (const auto& [name, value] : values)
+        at += (at.empty() ? " at " : ", ") + name + "=" + std::to_string(value);
+    return at;
+}
+
 /// "predicted latency: 1.23 ms", then each device's busy time and its ops in start order.
 std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
                               const PlanOptions& options, const Plan& plan,
@@ -393,11 +401,7 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
     const Plan& ranPlan = sharded ? *plan.sharded->plan : plan;
     const Prediction& schedule = sharded ? *ranPlan.prediction : p;
     // Costed at other sizes of the named dimensions than the plan's (--cost-at): say which.
-    std::string at;
-    if (!graph.symbolValues.empty()) {
-        for (const auto& [name, value] : options.costAt)
-            at += (at.empty() ? " at " : ", ") + name + "=" + std::to_string(value);
-    }
+    const std::string at = graph.symbolValues.empty() ? "" : atSizes(options.costAt);
     std::string out = "predicted latency" + at + ": " + formatMillis(schedule.makespanMicros);
     if (options.mode == PlanMode::Auto) {
         out += " (HEFT's placement: " + formatMillis(p.heftMicros);
@@ -510,9 +514,7 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
         const bool symbolic =
             std::any_of(plan.copies.begin(), plan.copies.end(),
                         [](const CopyPlan& c) { return !c.symbolicSize.empty(); });
-        std::string at;
-        for (const auto& [name, value] : graph.symbolValues)
-            at += (at.empty() ? " at " : ", ") + name + "=" + std::to_string(value);
+        const std::string at = atSizes(graph.symbolValues);
         out += "copies: " + std::to_string(plan.copies.size()) + ", " +
                formatBytes(plan.copiedBytes()) + " per run" + (symbolic ? at : "") + "\n";
         for (const CopyPlan& copy : plan.copies) {

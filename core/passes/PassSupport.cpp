@@ -32,24 +32,29 @@ void hold(Node& node, DeviceId device) {
     node.rejectedPins.clear();
 }
 
-std::vector<std::vector<std::vector<NodeId>>> readersOf(const Graph& graph) {
-    std::vector<std::vector<std::vector<NodeId>>> readers(graph.size());
-    for (std::uint32_t i = 0; i < graph.size(); ++i) {
-        const Node& node = graph.nodes()[i];
-        readers[i].resize(node.outputs.size());
-        for (const ValueRef input : node.inputs)
-            readers[input.node.index][input.output].push_back(NodeId(i));
+ValueReaders::ValueReaders(const Graph& graph) {
+    const std::size_t n = graph.size();
+    m_base.resize(n + 1);
+    std::uint32_t slots = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        m_base[i] = slots;
+        slots += static_cast<std::uint32_t>(graph.nodes()[i].outputs.size());
     }
-    return readers;
-}
-
-std::vector<std::vector<bool>> graphOutputs(const Graph& graph) {
-    std::vector<std::vector<bool>> outputs(graph.size());
-    for (std::uint32_t i = 0; i < graph.size(); ++i)
-        outputs[i].assign(graph.nodes()[i].outputs.size(), false);
+    m_base[n] = slots;
+    m_offsets.assign(slots + 1, 0);
+    for (const Node& node : graph.nodes())
+        for (const ValueRef input : node.inputs)
+            ++m_offsets[m_base[input.node.index] + input.output + 1];
+    for (std::uint32_t k = 0; k < slots; ++k)
+        m_offsets[k + 1] += m_offsets[k];
+    m_readers.resize(m_offsets[slots]);
+    std::vector<std::uint32_t> fill(m_offsets.begin(), m_offsets.end() - 1);
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (const ValueRef input : graph.nodes()[i].inputs)
+            m_readers[fill[m_base[input.node.index] + input.output]++] = NodeId(i);
+    m_output.assign(slots, 0);
     for (const GraphOutput& output : graph.outputs())
-        outputs[output.value.node.index][output.value.output] = true;
-    return outputs;
+        m_output[m_base[output.value.node.index] + output.value.output] = 1;
 }
 
 bool shapesFoundAtRun(const Graph& graph, const Node& node) {

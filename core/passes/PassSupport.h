@@ -5,6 +5,7 @@
 #include "ir/Graph.h"
 #include "runtime/Kernel.h"
 
+#include <span>
 #include <vector>
 
 namespace placer::passes {
@@ -19,11 +20,27 @@ KernelSpec specOf(const Graph& graph, const Node& node);
 /// hold), and pins that lost (Node::rejectedPins) are the user's graph's business, not its.
 void hold(Node& node, DeviceId device);
 
-/// Per node and output: the nodes that read it, in graph order.
-std::vector<std::vector<std::vector<NodeId>>> readersOf(const Graph& graph);
+/// Who reads each value of a graph, and which values are graph outputs: flat arrays, made in
+/// two passes over the inputs (a prediction finds fusion groups on every re-plan of a graph of
+/// tens of thousands of nodes; a vector per value costs more than the search).
+class ValueReaders {
+public:
+    explicit ValueReaders(const Graph& graph);
+    /// The nodes that read `value`, in graph order (once per input that reads it).
+    std::span<const NodeId> of(ValueRef value) const {
+        const std::uint32_t slot = m_base[value.node.index] + value.output;
+        return {m_readers.data() + m_offsets[slot], m_offsets[slot + 1] - m_offsets[slot]};
+    }
+    bool isOutput(ValueRef value) const {
+        return m_output[m_base[value.node.index] + value.output] != 0;
+    }
 
-/// Per node and output: whether it is a graph output.
-std::vector<std::vector<bool>> graphOutputs(const Graph& graph);
+private:
+    std::vector<std::uint32_t> m_base;    ///< per node: its first output's slot
+    std::vector<std::uint32_t> m_offsets; ///< per slot, and one past: into m_readers
+    std::vector<NodeId> m_readers;
+    std::vector<std::uint8_t> m_output; ///< per slot: a graph output
+};
 
 /// Whether a kernel for `node` is prepared at run time, for shapes found then: it reads a value
 /// whose extent a kernel finds (NonZero's) or whose shape the model computes, or writes one. Its

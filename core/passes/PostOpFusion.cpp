@@ -80,7 +80,9 @@ public:
                  const std::vector<NodeId>& carried, const std::vector<DeviceId>& device,
                  const std::vector<bool>& enabled)
         : m_in(graph), m_user(user), m_origin(origin), m_device(device), m_enabled(enabled),
-          m_carried(carried), m_consumers(readersOf(graph)), m_isOutput(graphOutputs(graph)) {}
+          m_carried(carried), m_readers(graph),
+          m_haveGelu(OpRegistry::global().find("Gelu") != nullptr),
+          m_haveLayerNorm(OpRegistry::global().find("LayerNormalization") != nullptr) {}
 
     /// Finds the groups; false when there are none.
     bool find() {
@@ -213,9 +215,8 @@ private:
     /// The one node that reads `value`, when it is not a graph output and may join a group on
     /// `device`; else an invalid id.
     NodeId onlyReader(ValueRef value, DeviceId device) const {
-        const auto& readers = m_consumers[value.node.index][value.output];
-        if (readers.size() != 1 || m_isOutput[value.node.index][value.output] ||
-            !joinable(readers[0], device))
+        const auto& readers = m_readers.of(value);
+        if (readers.size() != 1 || m_readers.isOutput(value) || !joinable(readers[0], device))
             return NodeId();
         return readers[0];
     }
@@ -266,7 +267,7 @@ private:
         const ValueRef x = mean.inputs[0];
         const TensorType& type = m_in.type(x);
         if (type.dtype != DType::Float32 || type.shape.empty() || !meanOverLastAxis(mean, x) ||
-            !OpRegistry::global().find("LayerNormalization"))
+            !m_haveLayerNorm)
             return false;
         const DeviceId device = m_device[first.index];
         const std::int64_t width = type.shape.back();
@@ -278,8 +279,8 @@ private:
             m_in.type(ValueRef{sub, 0}) != type)
             return false;
         // The difference is read twice: squared, and divided.
-        const auto& readers = m_consumers[sub.index][0];
-        if (readers.size() != 2 || m_isOutput[sub.index][0])
+        const auto& readers = m_readers.of(ValueRef{sub, 0});
+        if (readers.size() != 2 || m_readers.isOutput(ValueRef{sub, 0}))
             return false;
         const ValueRef d{sub, 0};
         for (int k = 0; k < 2; ++k) {
@@ -348,10 +349,10 @@ private:
     /// every intermediate value read only inside the pattern, all on one CPU device, unpinned.
     bool matchGelu(NodeId first, Group& group) const {
         const Node& scale = m_in.node(first);
-        if (!enabledOn(first) || userPinned(first) || !OpRegistry::global().find("Gelu"))
-            return false;
         const bool divides = isBinary(scale, BinaryFn::Div);
         if (!divides && !isBinary(scale, BinaryFn::Mul))
+            return false; // first: every node of the graph is asked, most are neither
+        if (!enabledOn(first) || userPinned(first) || !m_haveGelu)
             return false;
         const ValueRef x = scale.inputs[0];
         const TensorType& type = m_in.type(x);
@@ -434,7 +435,7 @@ private:
             n.outputs[0] != c.outputs[0] || c.inputs.size() < 2)
             return std::nullopt;
         for (std::uint32_t k = 1; k < n.outputs.size(); ++k) {
-            if (!m_consumers[norm.index][k].empty() || m_isOutput[norm.index][k])
+            if (!m_readers.of(ValueRef{norm, k}).empty() || m_readers.isOutput(ValueRef{norm, k}))
                 return std::nullopt; // Relay's running mean and variance, read
         }
         // Over the channels, in inference (the attributes read as its kernel reads them).
@@ -480,7 +481,7 @@ private:
 
     /// A GELU written out whose input is `value`, all on `device`: its group's index.
     std::optional<int> geluOf(ValueRef value, DeviceId device) const {
-        const auto& readers = m_consumers[value.node.index][value.output];
+        const auto& readers = m_readers.of(value);
         if (readers.size() != 2)
             return std::nullopt;
         const int g = m_groupOf[readers[0].index];
@@ -502,9 +503,9 @@ private:
 
     /// Adds the next step after `value` (the group's output so far) to the group.
     bool extend(Group& group, ValueRef& value) {
-        if (m_isOutput[value.node.index][value.output])
+        if (m_readers.isOutput(value))
             return false;
-        const auto& readers = m_consumers[value.node.index][value.output];
+        const auto& readers = m_readers.of(value);
         const DeviceId device = m_device[group.head.index];
         const TensorType& type = m_in.type(value);
         if (userPinned(group.head))
@@ -599,7 +600,7 @@ private:
                                        sigmoid.op->kernel.unary() == UnaryFn::Sigmoid &&
                                        sigmoid.outputs.size() == 1 && sigmoid.inputs[0] == value;
                 if (!isSigmoid || !isBinary(mul, BinaryFn::Mul) || mul.outputs[0] != type ||
-                    m_consumers[s.index][0].size() != 1 || m_isOutput[s.index][0])
+                    m_readers.of(ValueRef{s, 0}).size() != 1 || m_readers.isOutput(ValueRef{s, 0}))
                     continue;
                 const bool reads = (mul.inputs[0] == value && mul.inputs[1] == gate) ||
                                    (mul.inputs[1] == value && mul.inputs[0] == gate);
@@ -637,8 +638,9 @@ private:
     const std::vector<DeviceId>& m_device;
     const std::vector<bool>& m_enabled;
     const std::vector<NodeId>& m_carried;
-    std::vector<std::vector<std::vector<NodeId>>> m_consumers;
-    std::vector<std::vector<bool>> m_isOutput;
+    ValueReaders m_readers;
+    bool m_haveGelu; ///< the fused ops these patterns become are registered
+    bool m_haveLayerNorm;
     std::vector<int> m_groupOf;
     std::vector<Group> m_groups;
     Graph m_out;

@@ -9,6 +9,7 @@
 #include "plan/PipelineStages.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -28,6 +29,30 @@ const CostModel& DevicePlanner::costs() {
     if (!m_assumedCosts)
         m_assumedCosts = CostModel::assumed(m_devices);
     return *m_assumedCosts;
+}
+
+CostModel::NodeCost DevicePlanner::nodeCost(std::uint32_t i, int d) {
+    const CostModel& model = costs();
+    PlanWorkspace::NodeCosts& cache = m_workspace.nodeCosts;
+    const std::size_t n = m_index.size();
+    const int devices = m_devices.size();
+    if (cache.revision != costGraph().revision() || cache.model != model.stamp() ||
+        cache.devices != devices || cache.micros.size() != n * static_cast<std::size_t>(devices)) {
+        cache.revision = costGraph().revision();
+        cache.model = model.stamp();
+        cache.devices = devices;
+        cache.micros.assign(n * static_cast<std::size_t>(devices),
+                            std::numeric_limits<double>::quiet_NaN());
+        cache.measured.assign(cache.micros.size(), 0);
+    }
+    const std::size_t k = static_cast<std::size_t>(i) * static_cast<std::size_t>(devices) +
+                          static_cast<std::size_t>(d);
+    if (std::isnan(cache.micros[k])) {
+        const CostModel::NodeCost cost = model.nodeCost(costGraph(), NodeId(i), DeviceId(d));
+        cache.micros[k] = cost.micros;
+        cache.measured[k] = cost.measured ? 1 : 0;
+    }
+    return {cache.micros[k], cache.measured[k] != 0};
 }
 
 PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& budget) {
@@ -91,10 +116,9 @@ PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& bu
         bool any = false;
         for (int d = 0; d < deviceCount; ++d) {
             const bool runs = !compute || canRun(i, DeviceId(d));
-            cost[static_cast<std::size_t>(d)] =
-                !runs     ? kCannotRun
-                : compute ? model.nodeCost(costGraph(), NodeId(i), DeviceId(d)).micros
-                          : 0;
+            cost[static_cast<std::size_t>(d)] = !runs     ? kCannotRun
+                                                : compute ? nodeCost(i, d).micros
+                                                          : 0;
             any = any || (runs && (fixed < 0 || fixed == d));
         }
         if (!any) {
@@ -118,7 +142,7 @@ PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& bu
             for (; k < consumed.size() && consumed[k].first == target; ++k) {
                 const std::int64_t b = costBytes(i, consumed[k].second);
                 bytes += b;
-                if (m_graph.nodes()[i].outputs[consumed[k].second].rank() == 4)
+                if (m_index.valueRank[m_index.outputBase[i] + consumed[k].second] == 4)
                     layoutBytes += b;
             }
             --k;
@@ -521,15 +545,27 @@ void DevicePlanner::predict() {
     p.deviceBusyMicros.assign(static_cast<std::size_t>(m_devices.size()), 0);
     const int deviceCount = m_devices.size();
     // Copies into each task, per device it could take: (source task, bytes).
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> into(assignment.size());
-    for (std::uint32_t t = 0; t < assignment.size(); ++t) {
-        for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
-            into[problem.edgeTarget[e]].emplace_back(t, e);
+    // Flat: for task t, intoEdge/intoSource[intoOffset[t] .. intoOffset[t + 1]).
+    std::vector<std::uint32_t> intoOffset(assignment.size() + 1, 0);
+    for (std::uint32_t e = 0; e < problem.edgeOffset[assignment.size()]; ++e)
+        ++intoOffset[problem.edgeTarget[e] + 1];
+    for (std::size_t t = 0; t < assignment.size(); ++t)
+        intoOffset[t + 1] += intoOffset[t];
+    std::vector<std::uint32_t> intoEdge(intoOffset.back()), intoSource(intoOffset.back());
+    {
+        std::vector<std::uint32_t> fill(intoOffset.begin(), intoOffset.end() - 1);
+        for (std::uint32_t t = 0; t < assignment.size(); ++t) {
+            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e) {
+                const std::uint32_t at = fill[problem.edgeTarget[e]]++;
+                intoEdge[at] = e;
+                intoSource[at] = t;
+            }
+        }
     }
     const auto copyIn = [&](std::size_t t, int d) {
         double total = 0;
-        for (const auto& [source, edge] : into[t])
-            total += problem.edgeMicros(edge, assignment[source], d);
+        for (std::uint32_t k = intoOffset[t]; k < intoOffset[t + 1]; ++k)
+            total += problem.edgeMicros(intoEdge[k], assignment[intoSource[k]], d);
         return total;
     };
     p.fusedInto.assign(n, NodeId());
@@ -545,7 +581,7 @@ void DevicePlanner::predict() {
         // What the node (with its group, for a head) takes on device `at`.
         const auto costOn = [&](int at) {
             return group == members.end()
-                       ? model.nodeCost(costGraph(), NodeId(i), DeviceId(at))
+                       ? nodeCost(i, at)
                        : model.groupCost(costGraph(), NodeId(i), group->second, DeviceId(at));
         };
         if (isAbsorbed) {

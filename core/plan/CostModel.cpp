@@ -2,6 +2,7 @@
 #include "plan/CostModel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -194,6 +195,15 @@ constexpr LinkProfile kAssumedRankLink{30, 1e3, false};
 
 } // namespace
 
+std::uint64_t CostModel::nextStamp() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CostModel::restamp() {
+    m_stamp = nextStamp();
+}
+
 CostModel CostModel::assumed(const DeviceSet& devices, int cores, const MapRequests& requests,
                              bool hasGpu) {
     CostModel model;
@@ -228,6 +238,7 @@ CostModel CostModel::assumed(const DeviceSet& devices, int cores, const MapReque
 }
 
 void CostModel::mapDevice(int device, const DeviceProfile& profile) {
+    restamp();
     if (device >= static_cast<int>(m_physicalOf.size()))
         m_physicalOf.resize(static_cast<std::size_t>(device) + 1, 0);
     const auto found = std::find_if(m_physical.begin(), m_physical.end(),
@@ -242,6 +253,7 @@ void CostModel::mapDevice(int device, const DeviceProfile& profile) {
 }
 
 void CostModel::apply(const Calibration& calibration) {
+    restamp();
     for (DeviceProfile& profile : m_physical) {
         // A vcpu is a worker on the host's cores, and which vcpuN a run creates is arbitrary:
         // the first vcpu measured stands for all of them, so that they tie.
@@ -418,6 +430,7 @@ CostModel::membersByHead(const std::vector<NodeId>& fusedInto) {
 }
 
 void CostModel::recordMeasured(const std::string& key, const std::string& physical, double micros) {
+    restamp();
     m_measured[key + "@" + costClass(physical)] = micros;
 }
 

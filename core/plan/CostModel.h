@@ -89,12 +89,18 @@ public:
     void mapDevice(int device, const DeviceProfile& profile);
     /// Takes the measured profiles and links of `calibration` for the physical devices it has.
     void apply(const Calibration& calibration);
-    void setCores(int cores) { m_cores = cores; }
+    void setCores(int cores) {
+        m_cores = cores;
+        restamp();
+    }
     /// Under mpirun: the host of each rank, so that CPUs of ranks on one host share its cores
     /// and those of ranks on other hosts do not. Physical names of other ranks' devices are
     /// qualified ("rank1/vcpu1"); a copy between ranks costs the link `placer calibrate`
     /// measured between them ("rank0" -> "rank1"), else an assumed network link.
-    void setRankHosts(std::vector<std::string> hosts) { m_rankHosts = std::move(hosts); }
+    void setRankHosts(std::vector<std::string> hosts) {
+        m_rankHosts = std::move(hosts);
+        restamp();
+    }
     int cores() const { return m_cores; }
 
     int deviceCount() const { return static_cast<int>(m_physicalOf.size()); }
@@ -124,7 +130,10 @@ public:
     /// whoever makes the model hands it over; without it nothing is predicted fused.
     using Fusion = std::function<std::vector<NodeId>(
         const Graph& graph, const std::vector<DeviceId>& devices, const std::vector<bool>& cpu)>;
-    void setFusion(Fusion fusion) { m_fusion = std::move(fusion); }
+    void setFusion(Fusion fusion) {
+        m_fusion = std::move(fusion);
+        restamp();
+    }
     /// Fusion's answer for this placement, the CPU devices being those mapped onto a CPU; empty
     /// when the model has no Fusion.
     std::vector<NodeId> fusedGroups(const Graph& graph, const std::vector<DeviceId>& devices) const;
@@ -154,7 +163,16 @@ public:
     Json toJson() const;
     static Result<CostModel> fromJson(const Json& json);
 
+    /// Identifies what the model answers: a number no other model had, taken anew by every
+    /// change (a copy keeps it until it changes). The planner keeps node costs by it from one
+    /// plan to the next (PlanWorkspace::NodeCosts).
+    std::uint64_t stamp() const { return m_stamp; }
+
 private:
+    void restamp();
+
+    std::uint64_t m_stamp = nextStamp();
+    static std::uint64_t nextStamp();
     std::vector<int> m_physicalOf; ///< per virtual device
     std::vector<DeviceProfile> m_physical;
     std::map<std::pair<std::string, std::string>, LinkProfile> m_links;

@@ -36,6 +36,9 @@ private:
     const Node& node(std::uint32_t i) const { return m_graph.nodes()[i]; }
     /// The graph auto mode costs: typed at PlanOptions::costAt where that is set.
     const Graph& costGraph() const { return m_sized ? *m_sized : m_graph; }
+    /// CostModel::nodeCost of node `i` on device `d` in costGraph(), from the workspace's
+    /// NodeCosts where the same graph was costed by the same model (CostModel::stamp) before.
+    CostModel::NodeCost nodeCost(std::uint32_t i, int d);
     /// Bytes of output `k` of node `i` in costGraph().
     std::int64_t costBytes(std::uint32_t i, std::uint32_t k) const {
         return m_sized ? m_sized->nodes()[i].outputs[k].bytes()

@@ -36,6 +36,7 @@ void GraphIndex::rebuild(const Graph& graph) {
     inputNode.clear();
     inputOutput.clear();
     valueBytes.clear();
+    valueRank.clear();
 
     std::size_t edges = 0, values = 0;
     for (const Node& node : graph.nodes()) {
@@ -45,6 +46,7 @@ void GraphIndex::rebuild(const Graph& graph) {
     inputNode.reserve(edges);
     inputOutput.reserve(edges);
     valueBytes.reserve(values);
+    valueRank.reserve(values);
 
     for (std::uint32_t i = 0; i < n; ++i) {
         const Node& node = graph.nodes()[i];
@@ -62,8 +64,10 @@ void GraphIndex::rebuild(const Graph& graph) {
             ++consumerOffsets[input.node.index + 1];
         }
         outputBase[i] = static_cast<std::uint32_t>(valueBytes.size());
-        for (const TensorType& type : node.outputs)
+        for (const TensorType& type : node.outputs) {
             valueBytes.push_back(type.bytes());
+            valueRank.push_back(static_cast<std::uint8_t>(std::min(type.rank(), 255)));
+        }
         kernelDType[i] = placer::kernelDType(graph, node);
         hostOnly[i] = node.subgraphs.empty() ? node.op->hostOnly : nodeHostOnly(node);
     }

@@ -48,6 +48,7 @@ struct GraphIndex {
     // Values: output k of node n is value slot outputBase[n] + k.
     std::vector<std::uint32_t> outputBase;
     std::vector<std::int64_t> valueBytes;
+    std::vector<std::uint8_t> valueRank; ///< 255 for a rank of 255 or more
 
 private:
     void readPins(const Graph& graph);

@@ -382,6 +382,56 @@ private slots:
         QVERIFY2(std::abs(after - before - 1000) < 1e-6, std::to_string(after - before).c_str());
     }
 
+    void nodeCostsAreKeptForTheSameGraphAndModelOnly() {
+        // A workspace planned again and again (the GUI's) keeps each node's cost on each device
+        // (PlanWorkspace::NodeCosts): its predictions must be those of a fresh plan, after a
+        // pin, a changed cost model and a changed graph alike.
+        LoadedModel model = load(
+            convChain(4, R"({"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda"})"));
+        PlanWorkspace workspace;
+        PlanOptions options;
+        options.costs = std::make_shared<const CostModel>(CostModel::assumed(model.devices, 2));
+        // The kept plan's node times, or nothing where it differs from a fresh plan.
+        const auto samePrediction = [&](const char* when) -> std::vector<double> {
+            const Plan kept = planDevices(model.graph, model.devices, options, workspace);
+            const Plan fresh = planDevices(model.graph, model.devices, options);
+            const bool same =
+                kept.prediction && fresh.prediction && kept.devices == fresh.devices &&
+                kept.prediction->micros == fresh.prediction->micros &&
+                kept.prediction->alternativeMicros == fresh.prediction->alternativeMicros &&
+                kept.prediction->makespanMicros == fresh.prediction->makespanMicros;
+            if (!same)
+                qWarning("the kept costs' prediction differs from a fresh plan's %s", when);
+            return same ? kept.prediction->micros : std::vector<double>{};
+        };
+        const std::vector<double> first = samePrediction("first plan");
+        QVERIFY(!first.empty());
+        model.graph.setPin(node(model.graph, "conv1"),
+                           Pin{PinKind::Plain, *model.devices.find("cpu"), "test"});
+        QVERIFY(!samePrediction("after a pin").empty());
+        // Another model: the gpu is a virtual CPU on a machine without one.
+        options.costs =
+            std::make_shared<const CostModel>(CostModel::assumed(model.devices, 2, {}, false));
+        const std::vector<double> noGpu = samePrediction("with another cost model");
+        QVERIFY(!noGpu.empty() && noGpu != first);
+        // The same model changed in place (a calibration applied) answers anew.
+        auto changing = std::make_shared<CostModel>(CostModel::assumed(model.devices, 2));
+        options.costs = changing;
+        const std::vector<double> before = samePrediction("before a calibration");
+        QVERIFY(!before.empty());
+        Calibration calibration;
+        DeviceProfile slow = changing->physical(DeviceId(0));
+        slow.flopsPerMicro /= 10;
+        calibration.devices.push_back(slow);
+        changing->apply(calibration);
+        const std::vector<double> after = samePrediction("after a calibration");
+        QVERIFY(!after.empty() && after != before);
+        // A graph whose types changed (a new revision): its nodes are costed again.
+        model.graph.node(node(model.graph, "conv2")).outputs[0].shape = {1, 64, 112, 112};
+        const std::vector<double> larger = samePrediction("after the graph changed");
+        QVERIFY(!larger.empty() && larger != after);
+    }
+
     void fusedGroupsArePredictedAsOneOp() {
         // conv_k then relu_k, on one vcpu. The executor fuses each relu into its convolution
         // (passes/PassManager.h); here a stand-in Fusion says so.

@@ -429,6 +429,7 @@ T = {
     " (fused, %n more)": ((" (fusioniert, %n weiterer)", " (fusioniert, %n weitere)"), ("（已融合，另有 %n 个）",)),
     "fused into %1": ("in %1 fusioniert", "已融合进 %1"),
     "predicted latency: %1": ("vorhergesagte Latenz: %1", "预测延迟：%1"),
+    "predicting…": ("Vorhersage läuft…", "正在预测…"),
     "&Calibrate This Machine…": ("Diese Maschine &kalibrieren…", "校准本机(&C)…"),
     "Calibrate this machine?": ("Diese Maschine kalibrieren?", "校准本机？"),
     "Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.": (

@@ -114,13 +114,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="548" />
+        <location filename="../views/GraphScene.cpp" line="662" />
         <source>split ⇉ %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="552" />
-        <location filename="../views/GraphScene.cpp" line="559" />
+        <location filename="../views/GraphScene.cpp" line="666" />
+        <location filename="../views/GraphScene.cpp" line="673" />
         <source>concat ⇇</source>
         <translation type="unfinished" />
     </message>
@@ -146,12 +146,12 @@
 <context>
     <name>NodeItem</name>
     <message numerus="yes">
-        <location filename="../views/NodeItem.cpp" line="194" />
+        <location filename="../views/NodeItem.cpp" line="203" />
         <source> (fused, %n more)</source>
         <translation><numerusform> (fused, %n more)</numerusform><numerusform> (fused, %n more)</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/NodeItem.cpp" line="205" />
+        <location filename="../views/NodeItem.cpp" line="214" />
         <source>fused into %1</source>
         <translation type="unfinished" />
     </message>
@@ -227,22 +227,27 @@
         <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="68" />
+        <location filename="../views/PlanSummary.cpp" line="67" />
+        <source>predicting…</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
+        <location filename="../views/PlanSummary.cpp" line="70" />
         <source>predicted latency: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="72" />
+        <location filename="../views/PlanSummary.cpp" line="74" />
         <source>predicted latency at %2: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="76" />
+        <location filename="../views/PlanSummary.cpp" line="79" />
         <source>planned in %1 ms</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="79" />
+        <location filename="../views/PlanSummary.cpp" line="82" />
         <source>%n node(s) folded at load</source>
         <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
     </message>
@@ -273,52 +278,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="395" />
+        <location filename="../app/gui/RunPanel.cpp" line="405" />
         <source>%1 compute</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="410" />
+        <location filename="../app/gui/RunPanel.cpp" line="420" />
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="416" />
+        <location filename="../app/gui/RunPanel.cpp" line="426" />
         <source>µb%1 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="417" />
+        <location filename="../app/gui/RunPanel.cpp" line="427" />
         <source>, micro-batch %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="425" />
+        <location filename="../app/gui/RunPanel.cpp" line="435" />
         <source>copies %1 → %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="432" />
+        <location filename="../app/gui/RunPanel.cpp" line="442" />
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="436" />
+        <location filename="../app/gui/RunPanel.cpp" line="446" />
         <source>inputs → %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="438" />
+        <location filename="../app/gui/RunPanel.cpp" line="448" />
         <source>input %1: %2 ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="455" />
+        <location filename="../app/gui/RunPanel.cpp" line="465" />
         <source>waiting for %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="461" />
+        <location filename="../app/gui/RunPanel.cpp" line="471" />
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished" />
     </message>
@@ -519,299 +524,299 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168" />
+        <location filename="../app/gui/MainWindow.cpp" line="176" />
         <source>Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="177" />
+        <location filename="../app/gui/MainWindow.cpp" line="185" />
         <source>Rules</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="182" />
+        <location filename="../app/gui/MainWindow.cpp" line="190" />
         <source>Conflicts and notes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185" />
+        <location filename="../app/gui/MainWindow.cpp" line="193" />
         <source>Properties</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="187" />
+        <location filename="../app/gui/MainWindow.cpp" line="195" />
         <source>&lt;opened&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="189" />
+        <location filename="../app/gui/MainWindow.cpp" line="197" />
         <source>History</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="196" />
+        <location filename="../app/gui/MainWindow.cpp" line="204" />
         <source>Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="434" />
+        <location filename="../app/gui/MainWindow.cpp" line="443" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215" />
+        <location filename="../app/gui/MainWindow.cpp" line="223" />
         <source>Plans</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208" />
+        <location filename="../app/gui/MainWindow.cpp" line="216" />
         <source>Restored the unsaved changes</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224" />
+        <location filename="../app/gui/MainWindow.cpp" line="232" />
         <source>Timeline</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228" />
+        <location filename="../app/gui/MainWindow.cpp" line="236" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229" />
+        <location filename="../app/gui/MainWindow.cpp" line="237" />
         <source>&amp;Open…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231" />
+        <location filename="../app/gui/MainWindow.cpp" line="239" />
         <source>Open &amp;Recent</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="240" />
         <source>Open the &amp;Example</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234" />
+        <location filename="../app/gui/MainWindow.cpp" line="242" />
         <source>&amp;Save Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="244" />
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238" />
+        <location filename="../app/gui/MainWindow.cpp" line="246" />
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="247" />
         <source>&amp;Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="252" />
         <source>Export</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251" />
+        <location filename="../app/gui/MainWindow.cpp" line="259" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253" />
+        <location filename="../app/gui/MainWindow.cpp" line="261" />
         <source>&amp;Edit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254" />
+        <location filename="../app/gui/MainWindow.cpp" line="262" />
         <source>&amp;Undo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256" />
+        <location filename="../app/gui/MainWindow.cpp" line="264" />
         <source>&amp;Redo</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261" />
+        <location filename="../app/gui/MainWindow.cpp" line="269" />
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="272" />
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266" />
+        <location filename="../app/gui/MainWindow.cpp" line="274" />
         <source>Remove Split of Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268" />
+        <location filename="../app/gui/MainWindow.cpp" line="276" />
         <source>&amp;Find…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="282" />
         <source>Find &amp;Next</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="284" />
         <source>Find &amp;Previous</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279" />
+        <location filename="../app/gui/MainWindow.cpp" line="287" />
         <source>&amp;View</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280" />
+        <location filename="../app/gui/MainWindow.cpp" line="288" />
         <source>&amp;Fit to Window</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="290" />
         <source>Fit &amp;Selection</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285" />
+        <location filename="../app/gui/MainWindow.cpp" line="293" />
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286" />
+        <location filename="../app/gui/MainWindow.cpp" line="294" />
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289" />
+        <location filename="../app/gui/MainWindow.cpp" line="297" />
         <source>Zoom &amp;In</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="291" />
+        <location filename="../app/gui/MainWindow.cpp" line="299" />
         <source>Zoom &amp;Out</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295" />
+        <location filename="../app/gui/MainWindow.cpp" line="303" />
         <source>&amp;Devices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296" />
+        <location filename="../app/gui/MainWindow.cpp" line="304" />
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298" />
+        <location filename="../app/gui/MainWindow.cpp" line="306" />
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302" />
+        <location filename="../app/gui/MainWindow.cpp" line="310" />
         <source>&amp;Pin Selection To</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="312" />
         <source>Device %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317" />
+        <location filename="../app/gui/MainWindow.cpp" line="325" />
         <source>Device %1 (none)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="321" />
+        <location filename="../app/gui/MainWindow.cpp" line="329" />
         <source>&amp;Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="322" />
+        <location filename="../app/gui/MainWindow.cpp" line="330" />
         <source>&amp;Run the Plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="324" />
+        <location filename="../app/gui/MainWindow.cpp" line="332" />
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="326" />
+        <location filename="../app/gui/MainWindow.cpp" line="334" />
         <source>Main</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331" />
+        <location filename="../app/gui/MainWindow.cpp" line="339" />
         <source>Planner: </source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342" />
+        <location filename="../app/gui/MainWindow.cpp" line="350" />
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="366" />
+        <location filename="../app/gui/MainWindow.cpp" line="374" />
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation><numerusform>There is no device %1: the palette has %n device</numerusform><numerusform>There is no device %1: the palette has %n devices</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="373" />
+        <location filename="../app/gui/MainWindow.cpp" line="381" />
         <source>Select the nodes to pin first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="390" />
+        <location filename="../app/gui/MainWindow.cpp" line="398" />
         <source>Select the ops to split first</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="511" />
+        <location filename="../app/gui/MainWindow.cpp" line="520" />
         <source>Calibrate this machine?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="512" />
+        <location filename="../app/gui/MainWindow.cpp" line="521" />
         <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="525" />
-        <location filename="../app/gui/MainWindow.cpp" line="555" />
-        <location filename="../app/gui/MainWindow.cpp" line="559" />
+        <location filename="../app/gui/MainWindow.cpp" line="534" />
+        <location filename="../app/gui/MainWindow.cpp" line="564" />
+        <location filename="../app/gui/MainWindow.cpp" line="568" />
         <source>Calibrate</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="525" />
+        <location filename="../app/gui/MainWindow.cpp" line="534" />
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="528" />
+        <location filename="../app/gui/MainWindow.cpp" line="537" />
         <source>Measuring this machine's devices…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="555" />
+        <location filename="../app/gui/MainWindow.cpp" line="564" />
         <source>Calibration failed: %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="565" />
+        <location filename="../app/gui/MainWindow.cpp" line="574" />
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished" />
     </message>
@@ -827,8 +832,8 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="202" />
-        <location filename="../app/gui/MainWindow.cpp" line="206" />
+        <location filename="../app/gui/MainWindow.cpp" line="210" />
+        <location filename="../app/gui/MainWindow.cpp" line="214" />
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished" />
     </message>
@@ -838,42 +843,42 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="418" />
+        <location filename="../app/gui/MainWindow.cpp" line="426" />
         <source>No node matches '%1'</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="184" />
         <source>Bad rule</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="437" />
+        <location filename="../app/gui/MainWindow.cpp" line="446" />
         <source>Exported %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="444" />
+        <location filename="../app/gui/MainWindow.cpp" line="453" />
         <source>Unsaved plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445" />
+        <location filename="../app/gui/MainWindow.cpp" line="454" />
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="492" />
+        <location filename="../app/gui/MainWindow.cpp" line="501" />
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="499" />
+        <location filename="../app/gui/MainWindow.cpp" line="508" />
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212" />
+        <location filename="../app/gui/MainWindow.cpp" line="220" />
         <source>Saved plan '%1'</source>
         <translation type="unfinished" />
     </message>
@@ -1156,38 +1161,38 @@
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="155" />
-        <location filename="../app/gui/RunPanel.cpp" line="212" />
-        <location filename="../app/gui/RunPanel.cpp" line="225" />
+        <location filename="../app/gui/RunPanel.cpp" line="213" />
+        <location filename="../app/gui/RunPanel.cpp" line="226" />
         <source>Cannot run</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="169" />
+        <location filename="../app/gui/RunPanel.cpp" line="170" />
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="189" />
+        <location filename="../app/gui/RunPanel.cpp" line="190" />
         <source>Planned as %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="213" />
+        <location filename="../app/gui/RunPanel.cpp" line="214" />
         <source>Input %1: %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="226" />
+        <location filename="../app/gui/RunPanel.cpp" line="227" />
         <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="248" />
+        <location filename="../app/gui/RunPanel.cpp" line="249" />
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="244" />
+        <location filename="../app/gui/RunPanel.cpp" line="245" />
         <source>The run failed</source>
         <translation type="unfinished" />
     </message>
@@ -1197,92 +1202,92 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="292" />
+        <location filename="../app/gui/RunPanel.cpp" line="293" />
         <source>%1 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="306" />
+        <location filename="../app/gui/RunPanel.cpp" line="369" />
         <source>µb%1 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="340" />
+        <location filename="../app/gui/RunPanel.cpp" line="341" />
         <source>%1: %2 idle %3 predicted</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="348" />
+        <location filename="../app/gui/RunPanel.cpp" line="349" />
         <source>waiting</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="349" />
+        <location filename="../app/gui/RunPanel.cpp" line="350" />
         <source>bubble (fill)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="350" />
+        <location filename="../app/gui/RunPanel.cpp" line="351" />
         <source>bubble</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="354" />
+        <location filename="../app/gui/RunPanel.cpp" line="355" />
         <source>bubble (drain)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="369" />
+        <location filename="../app/gui/RunPanel.cpp" line="379" />
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="373" />
+        <location filename="../app/gui/RunPanel.cpp" line="383" />
         <source> (from earlier runs)</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="473" />
+        <location filename="../app/gui/RunPanel.cpp" line="483" />
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="484" />
+        <location filename="../app/gui/RunPanel.cpp" line="494" />
         <source>device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="484" />
+        <location filename="../app/gui/RunPanel.cpp" line="494" />
         <source>runs on</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="484" />
+        <location filename="../app/gui/RunPanel.cpp" line="494" />
         <source>busy</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="485" />
+        <location filename="../app/gui/RunPanel.cpp" line="495" />
         <source>memory</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="500" />
+        <location filename="../app/gui/RunPanel.cpp" line="510" />
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="503" />
+        <location filename="../app/gui/RunPanel.cpp" line="513" />
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="506" />
+        <location filename="../app/gui/RunPanel.cpp" line="516" />
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="509" />
+        <location filename="../app/gui/RunPanel.cpp" line="519" />
         <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
@@ -1470,7 +1475,7 @@
     </message>
     <message>
         <location filename="../app/gui/WorkspaceController.cpp" line="254" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="262" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="263" />
         <source>Cannot save the plan</source>
         <translation type="unfinished" />
     </message>
@@ -1480,133 +1485,133 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="280" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="281" />
         <source>Save plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="280" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="281" />
         <source>Plan name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="290" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="291" />
         <source>Workspace</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="290" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="291" />
         <source>Workspaces (*.db);;All files (*)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="301" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
         <source>Cannot open the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="306" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="307" />
         <source>plan %1</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="316" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="317" />
         <source>The planner answers differently now</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="317" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
         <source>Since '%1' was saved, the planner's answer changed:
 %2</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="327" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="328" />
         <source>Cannot rename the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="343" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="344" />
         <source>Cannot duplicate the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="356" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="357" />
         <source>Cannot delete the plan</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="373" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="374" />
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="374" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="375" />
         <source>&lt;p&gt;%n node(s) moved; </source>
         <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="375" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="376" />
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="384" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="385" />
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="391" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="392" />
         <source> ms</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="391" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="392" />
         <source>none</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="393" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="394" />
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="399" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="400" />
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="408" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="409" />
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="417" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="418" />
         <source>… and %1 more</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="420" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="421" />
         <source>Moved</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="421" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="422" />
         <source>Copies added</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="422" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="423" />
         <source>Copies removed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="431" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="432" />
         <source>Cannot keep the run's node times</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="437" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="438" />
         <source>Cannot record the run</source>
         <translation type="unfinished" />
     </message>
@@ -1635,17 +1640,17 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="109" />
+        <location filename="../views/DevicePalette.cpp" line="117" />
         <source>default</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="111" />
+        <location filename="../views/DevicePalette.cpp" line="119" />
         <source>host</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="128" />
+        <location filename="../views/DevicePalette.cpp" line="127" />
         <source>%n node(s)</source>
         <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
     </message>
@@ -1653,12 +1658,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="301" />
+        <location filename="../views/GraphScene.cpp" line="340" />
         <source>Runs as one op on its device; body collapsed:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="415" />
+        <location filename="../views/GraphScene.cpp" line="485" />
         <source>size at run time</source>
         <translation type="unfinished" />
     </message>
@@ -1730,22 +1735,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="178" />
+        <location filename="../views/PlacementDocument.cpp" line="205" />
         <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="187" />
+        <location filename="../views/PlacementDocument.cpp" line="214" />
         <source>'%1' cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="197" />
+        <location filename="../views/PlacementDocument.cpp" line="224" />
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="204" />
+        <location filename="../views/PlacementDocument.cpp" line="231" />
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished" />
     </message>
@@ -1879,7 +1884,7 @@
 <context>
     <name>placer::views::TimelineWidget</name>
     <message>
-        <location filename="../views/TimelineWidget.cpp" line="101" />
+        <location filename="../views/TimelineWidget.cpp" line="102" />
         <source>Run the plan (Run ▸ Run) to see when each device works.</source>
         <translation type="unfinished" />
     </message>

@@ -35,12 +35,17 @@ DeviceChip::DeviceChip(const QString& device, const QColor& colour, const QStrin
     layout->setContentsMargins(8, 4, 8, 4);
     layout->setSpacing(0);
     auto* name = new QLabel(QStringLiteral("<b>%1</b>").arg(device.toHtmlEscaped()), this);
-    auto* info = new QLabel(details, this);
-    QFont small = info->font();
+    m_info = new QLabel(details, this);
+    QFont small = m_info->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
-    info->setFont(small);
+    m_info->setFont(small);
     layout->addWidget(name);
-    layout->addWidget(info);
+    layout->addWidget(m_info);
+}
+
+void DeviceChip::setDetails(const QString& details) {
+    if (m_info->text() != details)
+        m_info->setText(details);
 }
 
 void DeviceChip::dragEnterEvent(QDragEnterEvent* event) {
@@ -89,7 +94,62 @@ DeviceChip* DevicePalette::chip(const QString& device) const {
     return findChild<DeviceChip*>(QStringLiteral("chip-") + device);
 }
 
+std::vector<QString> DevicePalette::details() const {
+    const DeviceSet& devices = m_document->devices();
+    const Plan& plan = m_document->plan();
+    // Nodes per device, in one pass: a split node runs on each of its region's devices.
+    std::vector<int> nodes(static_cast<std::size_t>(devices.size()), 0);
+    for (std::size_t i = 0; i < plan.devices.size(); ++i) {
+        if (const SplitRegion* split = plan.splitOf(NodeId(static_cast<std::uint32_t>(i)))) {
+            for (const Shard& shard : split->shards)
+                if (shard.device.valid() && shard.device.index < devices.size())
+                    ++nodes[static_cast<std::size_t>(shard.device.index)];
+            continue;
+        }
+        if (plan.devices[i].valid() && plan.devices[i].index < devices.size())
+            ++nodes[static_cast<std::size_t>(plan.devices[i].index)];
+    }
+    std::vector<QString> result;
+    for (int d = 0; d < devices.size(); ++d) {
+        const VirtualDevice& device = devices[DeviceId(d)];
+        QStringList roles;
+        if (devices.defaultDevice() == DeviceId(d))
+            roles << tr("default");
+        if (devices.hostDevice() == DeviceId(d))
+            roles << tr("host");
+        std::int64_t peak = 0;
+        if (static_cast<std::size_t>(d) < plan.memory.devices.size())
+            peak = plan.memory.devices[static_cast<std::size_t>(d)].peakBytes;
+        QString text = QString::fromStdString(std::string(deviceKindName(device.kind)));
+        if (!roles.isEmpty())
+            text += QStringLiteral(" · ") + roles.join(QStringLiteral(", "));
+        text += QStringLiteral("\n") +
+                tr("%n node(s)", nullptr, nodes[static_cast<std::size_t>(d)]) +
+                QStringLiteral(" · ") + QString::fromStdString(formatBytes(peak));
+        if (device.memoryCapacity)
+            text +=
+                QStringLiteral(" / ") + QString::fromStdString(formatBytes(*device.memoryCapacity));
+        result.push_back(text);
+    }
+    return result;
+}
+
 void DevicePalette::rebuild() {
+    const DeviceSet& devices = m_document->devices();
+    const std::vector<QString> texts = details();
+    // The same devices in the same colours (a re-plan): only what the chips say changes.
+    bool same = m_chips.size() == static_cast<std::size_t>(devices.size());
+    for (int d = 0; same && d < devices.size(); ++d) {
+        const DeviceChip* chip = m_chips[static_cast<std::size_t>(d)];
+        same = chip->device() == QString::fromStdString(devices[DeviceId(d)].name) &&
+               chip->colour() == m_document->deviceColor(DeviceId(d));
+    }
+    if (same) {
+        for (std::size_t d = 0; d < m_chips.size(); ++d)
+            m_chips[d]->setDetails(texts[d]);
+        return;
+    }
+    m_chips.clear();
     QLayout* layout = this->layout();
     while (QLayoutItem* item = layout->takeAt(0)) {
         // Later: a drop onto the canvas re-plans while the chip's drag is still on the stack.
@@ -100,40 +160,13 @@ void DevicePalette::rebuild() {
         }
         delete item;
     }
-    const DeviceSet& devices = m_document->devices();
-    const Plan& plan = m_document->plan();
     for (int d = 0; d < devices.size(); ++d) {
-        const VirtualDevice& device = devices[DeviceId(d)];
-        QStringList roles;
-        if (devices.defaultDevice() == DeviceId(d))
-            roles << tr("default");
-        if (devices.hostDevice() == DeviceId(d))
-            roles << tr("host");
-        int nodes = 0;
-        for (std::size_t i = 0; i < plan.devices.size(); ++i) {
-            // A split node runs on each of its region's devices.
-            if (const SplitRegion* split = plan.splitOf(NodeId(static_cast<std::uint32_t>(i)))) {
-                for (const Shard& shard : split->shards)
-                    nodes += shard.device == DeviceId(d) ? 1 : 0;
-                continue;
-            }
-            nodes += plan.devices[i] == DeviceId(d) ? 1 : 0;
-        }
-        std::int64_t peak = 0;
-        if (static_cast<std::size_t>(d) < plan.memory.devices.size())
-            peak = plan.memory.devices[static_cast<std::size_t>(d)].peakBytes;
-        QString details = QString::fromStdString(std::string(deviceKindName(device.kind)));
-        if (!roles.isEmpty())
-            details += QStringLiteral(" · ") + roles.join(QStringLiteral(", "));
-        details += QStringLiteral("\n") + tr("%n node(s)", nullptr, nodes) + QStringLiteral(" · ") +
-                   QString::fromStdString(formatBytes(peak));
-        if (device.memoryCapacity)
-            details +=
-                QStringLiteral(" / ") + QString::fromStdString(formatBytes(*device.memoryCapacity));
-        auto* chip = new DeviceChip(QString::fromStdString(device.name),
-                                    m_document->deviceColor(DeviceId(d)), details, this);
+        auto* chip = new DeviceChip(QString::fromStdString(devices[DeviceId(d)].name),
+                                    m_document->deviceColor(DeviceId(d)),
+                                    texts[static_cast<std::size_t>(d)], this);
         connect(chip, &DeviceChip::nodesDropped, this, &DevicePalette::nodesDropped);
         layout->addWidget(chip);
+        m_chips.push_back(chip);
     }
     static_cast<QVBoxLayout*>(layout)->addStretch(1);
 }

@@ -9,6 +9,8 @@
 
 #include <vector>
 
+class QLabel;
+
 namespace placer::views {
 
 /// One device: drag it onto a node (or a selection) to pin there.
@@ -19,6 +21,8 @@ public:
     DeviceChip(const QString& device, const QColor& colour, const QString& details,
                QWidget* parent = nullptr);
     const QString& device() const { return m_device; }
+    QColor colour() const { return palette().color(QPalette::Window); }
+    void setDetails(const QString& details);
 
 signals:
     /// Nodes dragged from the canvas were dropped on this chip.
@@ -32,6 +36,7 @@ protected:
 
 private:
     QString m_device;
+    QLabel* m_info;
     QPoint m_pressAt;
 };
 
@@ -51,7 +56,11 @@ public slots:
     void rebuild();
 
 private:
+    /// Per device: its kind, roles, nodes and memory, as a chip says them.
+    std::vector<QString> details() const;
+
     PlacementDocument* m_document;
+    std::vector<DeviceChip*> m_chips;
 };
 
 } // namespace placer::views

@@ -3,6 +3,7 @@
 
 #include <QPainter>
 #include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
 
 #include <cmath>
 
@@ -32,21 +33,35 @@ QPainterPath EdgeItem::shape() const {
     return stroker.createStroke(path());
 }
 
-void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+void EdgeItem::setRoute(const QPainterPath& path) {
+    setPath(path);
+    m_arrow.clear();
+}
+
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QColor colour = m_highlighted ? QColor(0x10, 0x90, 0xc0) : QColor(0x70, 0x70, 0x70);
+    painter->setBrush(Qt::NoBrush);
+    if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35) {
+        // Zoomed far out (as the nodes draw boxes only): a hairline, no arrow head.
+        painter->setPen(QPen(colour, 0));
+        painter->drawPath(path());
+        return;
+    }
     painter->setPen(
         QPen(colour, m_highlighted ? m_width + 1 : m_width, Qt::SolidLine, Qt::RoundCap));
-    painter->setBrush(Qt::NoBrush);
     painter->drawPath(path());
     // Arrow head at the consumer's end.
-    const QPointF tip = path().pointAtPercent(1.0);
-    const qreal angle = path().angleAtPercent(0.98) * M_PI / 180.0;
-    const qreal size = 6 + m_width;
-    const QPointF back(tip.x() - size * std::cos(angle), tip.y() + size * std::sin(angle));
-    const QPointF side(std::sin(angle) * size / 2.5, std::cos(angle) * size / 2.5);
+    if (m_arrow.isEmpty()) {
+        const QPointF tip = path().pointAtPercent(1.0);
+        const qreal angle = path().angleAtPercent(0.98) * M_PI / 180.0;
+        const qreal size = 6 + m_width;
+        const QPointF back(tip.x() - size * std::cos(angle), tip.y() + size * std::sin(angle));
+        const QPointF side(std::sin(angle) * size / 2.5, std::cos(angle) * size / 2.5);
+        m_arrow = QPolygonF({tip, back + side, back - side});
+    }
     painter->setBrush(colour);
     painter->setPen(Qt::NoPen);
-    painter->drawPolygon(QPolygonF({tip, back + side, back - side}));
+    painter->drawPolygon(m_arrow);
 }
 
 } // namespace placer::views

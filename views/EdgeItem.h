@@ -5,6 +5,7 @@
 #include "ir/Ids.h"
 
 #include <QGraphicsPathItem>
+#include <QPolygonF>
 
 namespace placer::views {
 
@@ -19,6 +20,8 @@ public:
     ValueRef value() const { return m_value; }
     NodeId consumer() const { return m_consumer; }
     void setHighlighted(bool highlighted);
+    /// Moves the edge onto `path` (a new layout).
+    void setRoute(const QPainterPath& path);
     QPainterPath shape() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
@@ -27,6 +30,9 @@ private:
     NodeId m_consumer;
     qreal m_width;
     bool m_highlighted = false;
+    /// The arrow head at the consumer's end, made at the first paint after a route is set
+    /// (finding the curve's angle there measures its length: too slow for every frame).
+    QPolygonF m_arrow;
 };
 
 } // namespace placer::views

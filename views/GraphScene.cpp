@@ -12,6 +12,7 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
+#include <QPainter>
 #include <QPen>
 #include <QSignalBlocker>
 #include <QStringList>
@@ -30,6 +31,19 @@ namespace {
 constexpr int kLongEdgeLevels = 6;
 constexpr std::size_t kSmallGraph = 150;
 
+/// A parent that draws nothing, for the items re-made on every plan (copy badges, split frames):
+/// adding and removing top-level items costs Qt a pass over every top-level item (their sibling
+/// indices), 150,000 of them at 50,000 nodes; a child costs a pass over its siblings only.
+class LayerItem : public QGraphicsItem {
+public:
+    explicit LayerItem(qreal z) {
+        setFlag(ItemHasNoContents);
+        setZValue(z);
+    }
+    QRectF boundingRect() const override { return {}; }
+    void paint(QPainter*, const QStyleOptionGraphicsItem*, QWidget*) override {}
+};
+
 } // namespace
 
 GraphScene::GraphScene(PlacementDocument* document, QObject* parent)
@@ -37,6 +51,16 @@ GraphScene::GraphScene(PlacementDocument* document, QObject* parent)
     connect(document, &PlacementDocument::planChanged, this, &GraphScene::refreshPlan);
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::highlightSelection);
     setBackgroundBrush(QColor(0xfb, 0xfb, 0xfb));
+    makeLayers();
+}
+
+void GraphScene::makeLayers() {
+    // Badges above nodes and edges, split frames under them, their title tabs above everything.
+    m_badgeLayer = new LayerItem(3);
+    m_frameLayer = new LayerItem(0);
+    m_tabLayer = new LayerItem(4);
+    for (QGraphicsItem* layer : {m_badgeLayer, m_frameLayer, m_tabLayer})
+        addItem(layer);
 }
 
 std::vector<std::string> GraphScene::scopesOf(const std::string& name) {
@@ -187,6 +211,9 @@ GraphScene::~GraphScene() {
 
 void GraphScene::clearItems() {
     m_nodeItems.clear();
+    m_unitBoxes.clear();
+    m_unitColours.clear();
+    m_edgesOfValue.clear();
     m_unitItems.clear();
     m_edges.clear();
     m_badges.clear();
@@ -196,6 +223,7 @@ void GraphScene::clearItems() {
         const QSignalBlocker blocker(this);
         clear();
     }
+    makeLayers();
     emit selectionChanged();
 }
 
@@ -228,10 +256,12 @@ void GraphScene::applyLayout(const LayoutResult& layout) {
     }
     if (m_unitItems.size() == m_drawn.size() && m_edges.size() == paths.size()) {
         // The quick layout's items are already there: move them, do not rebuild.
-        for (std::size_t i = 0; i < m_drawn.size(); ++i)
+        for (std::size_t i = 0; i < m_drawn.size(); ++i) {
             m_unitItems[i]->setPos(layout.nodeCenters[i]);
+            m_unitBoxes[i].moveCenter(layout.nodeCenters[i]);
+        }
         for (std::size_t e = 0; e < paths.size(); ++e)
-            m_edges[e]->setPath(paths[e]);
+            m_edges[e]->setRoute(paths[e]);
         setSceneRect(itemsBoundingRect().adjusted(-40, -40, 40, 40));
         refreshPlan();
         return;
@@ -273,6 +303,10 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
     const Graph& graph = m_document->graph();
     m_nodeItems.assign(graph.size(), nullptr);
     m_unitItems.assign(m_drawn.size(), nullptr);
+    m_groupUnits.clear();
+    m_nodeLooks.clear(); // new items: every look is set again
+    m_unitBoxes.assign(m_drawn.size(), QRectF());
+    m_unitColours.assign(m_drawn.size(), QColor(0xc0, 0xc0, 0xc0).rgba());
     for (std::size_t i = 0; i < m_drawn.size(); ++i) {
         if (!m_groupScope[i].empty()) {
             const QString scope = QString::fromStdString(m_groupScope[i]);
@@ -280,8 +314,11 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
             auto* group = new GroupItem(static_cast<int>(i), scope, members,
                                         GroupItem::sizeFor(scope, members));
             group->setPos(centers[i]);
+            m_unitBoxes[i] = QRectF(QPointF(), group->boxSize());
+            m_unitBoxes[i].moveCenter(centers[i]);
             addItem(group);
             m_unitItems[i] = group;
+            m_groupUnits.push_back(i);
             continue;
         }
         const Node& node = graph.node(m_drawn[i]);
@@ -290,6 +327,8 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         auto* item = new NodeItem(m_drawn[i], op, name, NodeItem::sizeFor(op, name));
         m_unitItems[i] = item;
         item->setPos(centers[i]);
+        m_unitBoxes[i] = QRectF(QPointF(), item->boxSize());
+        m_unitBoxes[i].moveCenter(centers[i]);
         QString tip = op + QStringLiteral(" ") + name;
         for (std::uint32_t k = 0; k < node.outputs.size(); ++k)
             tip += QStringLiteral("\n→ ") +
@@ -306,8 +345,10 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
         addItem(item);
         m_nodeItems[m_drawn[i].index] = item;
     }
+    m_edgesOfValue.clear();
     for (std::size_t e = 0; e < m_edgeValues.size(); ++e) {
         const auto& [value, consumer] = m_edgeValues[e];
+        m_edgesOfValue[valueKey(value)].push_back(static_cast<std::uint32_t>(e));
         const TensorType& type = graph.type(value);
         const QString tip =
             QString::fromStdString(graph.valueName(value) + ": " +
@@ -352,6 +393,15 @@ void GraphScene::refreshPlan() {
     std::vector<bool> replicated(graph.size(), false);
     for (const Replica& replica : plan.replicas)
         replicated[replica.value.node.index] = true;
+    // Each node's look as a few bits: a re-plan of a large graph restyles only the nodes whose
+    // look changed, unless the devices' colours did.
+    std::vector<QColor> colours;
+    for (int d = 0; d < m_document->devices().size(); ++d)
+        colours.push_back(m_document->deviceColor(DeviceId(d)));
+    const QColor unplaced = m_document->deviceColor(DeviceId());
+    const bool recolour = colours != m_lastColours;
+    m_lastColours = colours;
+    m_nodeLooks.resize(graph.size(), 0);
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         NodeItem* item = m_nodeItems[i];
         if (!item)
@@ -364,16 +414,32 @@ void GraphScene::refreshPlan() {
         const int pin = node.pin.kind == PinKind::None    ? 0
                         : node.pin.kind == PinKind::Plain ? 1
                                                           : 2;
-        item->setPlacement(m_document->deviceColor(plan.devices[i]), pin, conflicted[i],
-                           readsReplica);
+        const SplitRegion* split = plan.splitOf(NodeId(i));
+        const std::uint64_t look =
+            static_cast<std::uint64_t>(static_cast<std::uint32_t>(plan.devices[i].index + 1)) |
+            std::uint64_t{static_cast<std::uint32_t>(pin)} << 32 |
+            std::uint64_t{conflicted[i]} << 34 | std::uint64_t{readsReplica} << 35 |
+            std::uint64_t{split != nullptr} << 36 | std::uint64_t{1} << 37;
+        const bool hadShards = (m_nodeLooks[i] >> 36) & 1;
+        if (!recolour && look == m_nodeLooks[i] && !split)
+            continue;
+        m_nodeLooks[i] = look;
+        const DeviceId device = plan.devices[i];
+        const QColor& colour = device.valid() && device.index < static_cast<int>(colours.size())
+                                   ? colours[static_cast<std::size_t>(device.index)]
+                                   : unplaced;
+        m_unitColours[static_cast<std::size_t>(m_layoutIndex[i])] = colour.rgba();
+        item->setPlacement(colour, pin, conflicted[i], readsReplica);
+        if (!split && !hadShards)
+            continue;
         std::vector<std::pair<QColor, qint64>> shards;
-        if (const SplitRegion* split = plan.splitOf(NodeId(i))) {
+        if (split) {
             for (const Shard& shard : split->shards)
                 shards.emplace_back(m_document->deviceColor(shard.device), shard.rows());
         }
         item->setShards(std::move(shards));
     }
-    for (std::size_t u = 0; u < m_unitItems.size(); ++u) {
+    for (const std::size_t u : m_groupUnits) {
         auto* group = qgraphicsitem_cast<GroupItem*>(m_unitItems[u]);
         if (!group)
             continue;
@@ -395,14 +461,18 @@ void GraphScene::refreshPlan() {
             conflict = conflict || conflicted[member.index];
         }
         std::vector<std::pair<QColor, int>> shares;
-        for (const auto& [device, count] : counts)
+        int most = -1;
+        for (const auto& [device, count] : counts) {
             shares.emplace_back(m_document->deviceColor(DeviceId(device)), count);
+            if (count > most) { // the overview shows a group in its largest share's colour
+                most = count;
+                m_unitColours[u] = shares.back().first.rgba();
+            }
+        }
         group->setPlacement(std::move(shares), pins, conflict);
     }
-    for (CopyBadgeItem* badge : m_badges) {
-        removeItem(badge);
+    for (CopyBadgeItem* badge : m_badges)
         delete badge;
-    }
     m_badges.clear();
     const DeviceSet& devices = m_document->devices();
     for (std::size_t c = 0; c < plan.copies.size(); ++c) {
@@ -419,16 +489,19 @@ void GraphScene::refreshPlan() {
                                             m_document->deviceColor(copy.from),
                                             m_document->deviceColor(copy.to));
             badge->setPos(at);
-            addItem(badge);
+            badge->setParentItem(m_badgeLayer);
             m_badges.push_back(badge);
         };
         bool placed = false;
+        const auto drawnEdges = m_edgesOfValue.find(valueKey(copy.value));
         for (NodeId consumer : copy.consumers) {
-            for (EdgeItem* edge : m_edges) {
-                if (edge->value() == copy.value &&
-                    m_layoutIndex[edge->consumer().index] == m_layoutIndex[consumer.index]) {
-                    place(consumer, edge->path().pointAtPercent(0.5));
-                    placed = true;
+            if (drawnEdges != m_edgesOfValue.end()) {
+                for (const std::uint32_t e : drawnEdges->second) {
+                    EdgeItem* edge = m_edges[e];
+                    if (m_layoutIndex[edge->consumer().index] == m_layoutIndex[consumer.index]) {
+                        place(consumer, edge->path().pointAtPercent(0.5));
+                        placed = true;
+                    }
                 }
             }
             if (!placed && nodeItem(consumer)) {
@@ -444,14 +517,55 @@ void GraphScene::refreshPlan() {
         }
     }
     drawSplits();
+    emit overviewChanged();
+}
+
+void GraphScene::paintOverview(QImage* image, const QTransform& toImage) const {
+    if (m_unitBoxes.empty() || image->isNull())
+        return;
+    // Edges under the boxes, while they are few enough to be lines rather than a grey wash.
+    constexpr std::size_t kMostEdges = 20000;
+    if (m_edgeValues.size() <= kMostEdges) {
+        std::vector<QLineF> lines;
+        lines.reserve(m_edgeValues.size());
+        for (const auto& [value, consumer] : m_edgeValues) {
+            const int from = m_layoutIndex[value.node.index];
+            const int to = m_layoutIndex[consumer.index];
+            if (from >= 0 && to >= 0)
+                lines.emplace_back(
+                    toImage.map(m_unitBoxes[static_cast<std::size_t>(from)].center()),
+                    toImage.map(m_unitBoxes[static_cast<std::size_t>(to)].center()));
+        }
+        QPainter painter(image);
+        painter.resetTransform(); // lines are in pixels already, whatever the ratio
+        painter.setPen(QPen(QColor(0x90, 0x90, 0x90, 160), 0));
+        painter.drawLines(lines.data(), static_cast<int>(lines.size()));
+    }
+    // Boxes as pixels: at least one each, the device's colour, a darker rim when there is room.
+    const int width = image->width(), height = image->height();
+    auto* bits = reinterpret_cast<QRgb*>(image->bits());
+    const qsizetype stride = image->bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+    for (std::size_t u = 0; u < m_unitBoxes.size(); ++u) {
+        const QRectF at = toImage.mapRect(m_unitBoxes[u]);
+        const int x0 = std::clamp(static_cast<int>(std::floor(at.left())), 0, width - 1);
+        const int y0 = std::clamp(static_cast<int>(std::floor(at.top())), 0, height - 1);
+        const int x1 = std::clamp(static_cast<int>(std::ceil(at.right())) - 1, x0, width - 1);
+        const int y1 = std::clamp(static_cast<int>(std::ceil(at.bottom())) - 1, y0, height - 1);
+        const QRgb fill = m_unitColours[u];
+        const bool rimmed = x1 - x0 >= 3 && y1 - y0 >= 3;
+        const QRgb rim = rimmed ? QColor::fromRgba(fill).darker(160).rgba() : fill;
+        for (int y = y0; y <= y1; ++y) {
+            QRgb* row = bits + static_cast<qsizetype>(y) * stride;
+            for (int x = x0; x <= x1; ++x)
+                row[x] = rimmed && (x == x0 || x == x1 || y == y0 || y == y1) ? rim : fill;
+        }
+    }
 }
 
 void GraphScene::drawSplits() {
     for (auto* items : {&m_splitFrames, &m_splitTabs}) {
-        for (QGraphicsItem* item : *items) {
-            removeItem(item);
+        for (QGraphicsItem* item : *items)
             delete item;
-        }
         items->clear();
     }
     const Graph& graph = m_document->graph();
@@ -523,9 +637,9 @@ void GraphScene::drawSplits() {
             segment->setPen(QPen(QColor(0x40, 0x40, 0x40), 0.8));
             x += width;
         }
-        addItem(tab);
+        tab->setParentItem(m_tabLayer);
         m_splitTabs.push_back(tab);
-        addItem(frame);
+        frame->setParentItem(m_frameLayer);
         m_splitFrames.push_back(frame);
         // The inserted Split on each edge into the region, the Concat on each edge out of it.
         const QColor first = m_document->deviceColor(region.shards.front().device);
@@ -533,7 +647,7 @@ void GraphScene::drawSplits() {
         auto badge = [&](NodeId consumer, const QString& text, QPointF at, QColor a, QColor b) {
             auto* item = new CopyBadgeItem(-1, consumer, text, a, b);
             item->setPos(at);
-            addItem(item);
+            item->setParentItem(m_badgeLayer);
             m_badges.push_back(item);
         };
         std::set<std::pair<std::uint32_t, std::uint32_t>> concatDrawn;
@@ -582,6 +696,9 @@ void GraphScene::highlightSelection() {
 }
 
 void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
+    if (millisPerNode.empty() && !m_timesShown)
+        return; // every re-plan clears the times: nothing to do where none are shown
+    m_timesShown = !millisPerNode.empty();
     double most = 0;
     for (double t : millisPerNode)
         most = std::max(most, t);
@@ -594,6 +711,9 @@ void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
 }
 
 void GraphScene::setFusion(const std::vector<NodeId>& fusedInto) {
+    if (fusedInto.empty() && !m_fusionShown)
+        return;
+    m_fusionShown = !fusedInto.empty();
     std::vector<int> members(m_nodeItems.size(), 0);
     for (const NodeId head : fusedInto)
         if (head.valid() && head.index < members.size())

@@ -7,9 +7,12 @@
 #include "views/PlacementDocument.h"
 
 #include <QGraphicsScene>
+#include <QImage>
+#include <QTransform>
 
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace placer::views {
@@ -57,6 +60,16 @@ public:
     /// (passes/PassManager.h). Empty clears the marks.
     void setFusion(const std::vector<NodeId>& fusedInto);
 
+    /// Paints the overview of the drawn graph into `image` through `toImage` (scene -> image
+    /// pixels): each node or group a box in its device's colour (a group's largest share), the
+    /// edges as lines under them where there are few enough to tell apart. Cheap at any size:
+    /// boxes are written as pixels, not painted as items.
+    void paintOverview(QImage* image, const QTransform& toImage) const;
+
+signals:
+    /// What paintOverview draws changed: a new layout, or a plan that restyled the nodes.
+    void overviewChanged();
+
 public slots:
     /// Restyles nodes (device colour, pins, conflicts) and re-creates the copy badges.
     void refreshPlan();
@@ -65,6 +78,7 @@ public slots:
 
 private:
     void clearItems();
+    void makeLayers();
     void drawSplits();
     void buildItems(const std::vector<QPointF>& centers, const std::vector<QPainterPath>& paths);
 
@@ -75,13 +89,28 @@ private:
     std::vector<int> m_laidOutEdge;     ///< per drawn edge: its index in the layout request, or -1
     std::vector<NodeItem*> m_nodeItems; ///< per node, null when not drawn (or collapsed)
     std::vector<QGraphicsItem*> m_unitItems; ///< per layout unit: a node or a group
+    std::vector<QRectF> m_unitBoxes;         ///< per unit: its box in the scene (the overview's)
+    std::vector<QRgb> m_unitColours;         ///< per unit: its colour in the overview
+    std::vector<std::size_t> m_groupUnits;   ///< the units that are groups
+    std::vector<std::uint64_t> m_nodeLooks;  ///< per node: its look when last restyled (0: none)
+    std::vector<QColor> m_lastColours;       ///< the devices' colours at the last restyle
+    bool m_timesShown = false;               ///< a run's times are on the nodes
+    bool m_fusionShown = false;              ///< a run's fusion marks are on the nodes
     std::vector<std::string> m_groupScope;   ///< per unit: its scope when a group, else empty
     std::vector<std::vector<NodeId>> m_groupMembers; ///< per unit: a group's nodes
     std::set<std::string> m_collapsed;
     std::vector<EdgeItem*> m_edges;
+    /// Per value drawn (valueKey): its edges, indices into m_edges.
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> m_edgesOfValue;
+    static std::uint64_t valueKey(ValueRef value) {
+        return (std::uint64_t{value.node.index} << 32) | value.output;
+    }
     std::vector<CopyBadgeItem*> m_badges;
     std::vector<QGraphicsItem*> m_splitFrames;
     std::vector<QGraphicsItem*> m_splitTabs; ///< per region: its title tab, above the nodes
+    QGraphicsItem* m_badgeLayer = nullptr;   ///< the parent of the copy badges
+    QGraphicsItem* m_frameLayer = nullptr;   ///< the parent of the split frames
+    QGraphicsItem* m_tabLayer = nullptr;     ///< the parent of the split frames' tabs
 };
 
 } // namespace placer::views

@@ -56,7 +56,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 
 void GraphView::scrollContentsBy(int dx, int dy) {
     QGraphicsView::scrollContentsBy(dx, dy);
-    m_miniMap->viewport()->update();
+    m_miniMap->refresh();
 }
 
 void GraphView::zoomIn() {

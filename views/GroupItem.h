@@ -28,6 +28,7 @@ public:
     /// inside the group.
     void setPlacement(std::vector<std::pair<QColor, int>> shares, int pins, bool conflict);
     const std::vector<std::pair<QColor, int>>& shares() const { return m_shares; }
+    QSizeF boxSize() const { return m_size; }
 
     static QSizeF sizeFor(const QString& scope, int members);
 

@@ -74,6 +74,8 @@ void NodeItem::setHighlighted(bool highlighted) {
 }
 
 void NodeItem::setTiming(double millis, double heat) {
+    if (millis == m_millis && heat == m_heat)
+        return; // every re-plan clears the times: nothing to repaint where there were none
     m_millis = millis;
     m_heat = heat;
     update();
@@ -98,6 +100,13 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QColor fill = m_fill;
+    if (lod < 0.35 && m_shards.empty() && m_bodyOps == 0 && !m_conflict && !isSelected() &&
+        !m_highlighted && m_pin == 0 && m_millis < 0) {
+        // Zoomed far out, nothing to mark: a plain box, as a thousand of them are on screen.
+        painter->fillRect(box, QColor(0x40, 0x40, 0x40));
+        painter->fillRect(box.adjusted(1.5, 1.5, -1.5, -1.5), fill);
+        return;
+    }
     if (m_bodyOps > 0) {
         // A collapsed body: a second card behind the node, as a closed folder of ops.
         painter->setPen(QPen(QColor(0x40, 0x40, 0x40), 1));

@@ -30,6 +30,8 @@ public:
     /// The look the plan gives it.
     void setPlacement(QColor fill, int pin, bool conflict, bool readsReplica);
     QColor fill() const { return m_fill; }
+    /// The box, without the room around it for outlines and labels.
+    QSizeF boxSize() const { return m_size; }
     bool isPinned() const { return m_pin != 0; }
     bool isConflicted() const { return m_conflict; }
     void setHighlighted(bool highlighted);

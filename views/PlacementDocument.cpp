@@ -10,7 +10,11 @@
 namespace placer::views {
 
 PlacementDocument::PlacementDocument(QObject* parent)
-    : QObject(parent), m_workspace(std::make_unique<PlanWorkspace>()) {}
+    : QObject(parent), m_workspace(std::make_unique<PlanWorkspace>()),
+      m_predictionTimer(new QTimer(this)) {
+    m_predictionTimer->setSingleShot(true);
+    connect(m_predictionTimer, &QTimer::timeout, this, &PlacementDocument::settlePrediction);
+}
 
 PlacementDocument::~PlacementDocument() = default;
 
@@ -104,8 +108,31 @@ void PlacementDocument::replan() {
     timer.start();
     // The old plan's arrays make the new one's (PlanWorkspace::recycle).
     m_workspace->recycle(std::move(m_plan));
-    m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);
+    m_predictionTimer->stop();
+    m_predictionPending = m_options.costs && m_options.mode != PlanMode::Auto &&
+                          m_model.graph.size() > kDeferredPrediction;
+    if (m_predictionPending) {
+        // Without costs the planner places the same and predicts nothing (settlePrediction).
+        PlanOptions placing = m_options;
+        placing.costs.reset();
+        m_plan = planDevices(m_model.graph, m_model.devices, placing, *m_workspace);
+        m_predictionTimer->start(0);
+    } else {
+        m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);
+    }
     m_lastPlanMillis = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+void PlacementDocument::settlePrediction() {
+    if (!m_predictionPending)
+        return;
+    m_predictionPending = false;
+    m_predictionTimer->stop();
+    // The same plan, with costs: placement is the same (not auto mode), and the prediction,
+    // the sharded plan's included, comes with it.
+    m_workspace->recycle(std::move(m_plan));
+    m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);
+    emit predictionChanged();
 }
 
 QColor PlacementDocument::deviceColor(DeviceId device) const {

@@ -9,6 +9,7 @@
 #include <QColor>
 #include <QObject>
 #include <QString>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -101,6 +102,16 @@ public:
     /// Milliseconds the last re-plan took.
     double lastPlanMillis() const { return m_lastPlanMillis; }
 
+    /// Graphs of more nodes than this are predicted after their plan is shown: an edit
+    /// re-plans and repaints at once, and the prediction (the timeline, the predicted latency,
+    /// each node's predicted time) follows when the window is next idle, once for a burst of
+    /// edits. Auto mode places by the prediction, so it is never deferred.
+    static constexpr std::size_t kDeferredPrediction = 20000;
+    /// Whether the plan shown waits for its prediction (predictionChanged follows).
+    bool predictionPending() const { return m_predictionPending; }
+    /// Makes a pending prediction now: what needs the whole plan (a run, a save) calls this.
+    void settlePrediction();
+
 signals:
     /// A different graph (or device set) is loaded: rebuild the scene, lay out again.
     void modelReset();
@@ -108,6 +119,9 @@ signals:
     void planChanged();
     /// The device set, colours or mappings changed (the plan follows with planChanged).
     void devicesChanged();
+    /// A deferred prediction arrived (kDeferredPrediction): the plan is the same, and now has
+    /// its prediction.
+    void predictionChanged();
 
 private:
     void replan();
@@ -125,6 +139,8 @@ private:
     std::vector<QColor> m_colours;       ///< per device; invalid = the palette's
     std::vector<std::string> m_physical; ///< per device
     double m_lastPlanMillis = 0;
+    bool m_predictionPending = false;
+    QTimer* m_predictionTimer = nullptr;
 };
 
 } // namespace placer::views

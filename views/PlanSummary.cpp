@@ -63,7 +63,9 @@ QString planSummary(const PlacementDocument& document) {
                .arg(memory.join(QStringLiteral(", "))) +
            separator +
            QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
-           (!plan.prediction ? QString()
+           (document.predictionPending()
+                ? separator + QCoreApplication::translate("PlanSummary", "predicting…")
+            : !plan.prediction ? QString()
             : costAt.isEmpty()
                 ? separator + QCoreApplication::translate("PlanSummary", "predicted latency: %1")
                                   .arg(QString::fromStdString(

@@ -18,7 +18,7 @@ struct TimelineBar {
     double start = 0; ///< microseconds from the run's start
     double end = 0;
     QColor colour;
-    QString label;     ///< drawn when the bar is wide enough
+    QString label;     ///< drawn when the bar is wide enough; empty: TimelineData::name(key)
     QString tooltip;   ///< shown on hover; empty: TimelineData::describe(key)
     bool idle = false; ///< a stretch in which the device waited: drawn hatched, under the work
     int key = -1;      ///< what describe() is asked about (a node), for bars without a tooltip
@@ -33,6 +33,11 @@ struct TimelineData {
     std::function<QString(int key)> describe;
     QString tooltipOf(const TimelineBar& bar) const {
         return !bar.tooltip.isEmpty() || !describe || bar.key < 0 ? bar.tooltip : describe(bar.key);
+    }
+    /// The label of a bar that has none, made when it is drawn wide enough to show it.
+    std::function<QString(int key)> name;
+    QString labelOf(const TimelineBar& bar) const {
+        return !bar.label.isEmpty() || !name || bar.key < 0 ? bar.label : name(bar.key);
     }
 };
 

@@ -109,9 +109,12 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->clearMessage();
     });
     connect(m_document, &views::PlacementDocument::modelReset, m_undo, &QUndoStack::clear);
-    connect(m_document, &views::PlacementDocument::planChanged, this, &MainWindow::refreshStatus);
-    connect(m_document, &views::PlacementDocument::planChanged, this,
-            [this] { m_properties->showNodes(m_scene->selectedNodes()); });
+    for (const auto changed :
+         {&views::PlacementDocument::planChanged, &views::PlacementDocument::predictionChanged}) {
+        connect(m_document, changed, this, &MainWindow::refreshStatus);
+        connect(m_document, changed, this,
+                [this] { m_properties->showNodes(m_scene->selectedNodes()); });
+    }
     connect(m_scene, &QGraphicsScene::selectionChanged, this,
             [this] { m_properties->showNodes(m_scene->selectedNodes()); });
     connect(m_view, &views::GraphView::deviceDropped, this, &MainWindow::pinNodes);
@@ -126,14 +129,19 @@ MainWindow::MainWindow(QWidget* parent)
                              [this] { unsplitSelection(); }});
     });
     // Timings belong to the plan that was run: a new plan or graph clears the overlay.
-    connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
-        m_scene->setNodeTimes({});
-        m_scene->setFusion({});
-        // Before a run of this plan: the schedule it predicts.
+    // Before a run of this plan: the schedule it predicts (which a large graph's plan gets when
+    // the window is next idle: PlacementDocument::kDeferredPrediction).
+    const auto showPrediction = [this] {
         views::TimelineData predicted;
         addPredictedTimeline(*m_document, &predicted);
         m_timeline->setData(std::move(predicted));
+    };
+    connect(m_document, &views::PlacementDocument::planChanged, this, [this, showPrediction] {
+        m_scene->setNodeTimes({});
+        m_scene->setFusion({});
+        showPrediction();
     });
+    connect(m_document, &views::PlacementDocument::predictionChanged, this, showPrediction);
     connect(m_undo, &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
     connect(m_document, &views::PlacementDocument::modelReset, this, [this] {
@@ -424,6 +432,7 @@ void MainWindow::refreshStatus() {
 }
 
 bool MainWindow::exportAs(const QString& kind, const QString& path) {
+    m_document->settlePrediction(); // the plan report holds the prediction
     ExportSources sources;
     sources.document = m_document;
     sources.scene = m_scene;

@@ -159,6 +159,7 @@ void RunPanel::start() {
     RunController::Data data;
     if (!readInputs(&data.inputs))
         return;
+    m_document->settlePrediction(); // the run is set against the plan's prediction
     const QString& path = m_document->path();
     if (!path.isEmpty() && QFileInfo::exists(path))
         data.source = ModelSource{path.toStdString()};
@@ -290,6 +291,11 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
     for (int d = 0; d < devices.size(); ++d)
         into->lanes.push_back(
             RunPanel::tr("%1 predicted").arg(QString::fromStdString(devices[DeviceId(d)].name)));
+    std::vector<QColor> colours, shaded;
+    for (int d = 0; d < devices.size(); ++d) {
+        colours.push_back(document.deviceColor(DeviceId(d)).lighter(112));
+        shaded.push_back(colours.back().darker(125));
+    }
     for (std::uint32_t i = 0; i < graph.size() && i < p.micros.size(); ++i) {
         const Node& node = graph.nodes()[i];
         const DeviceId device = plan.devices[i];
@@ -299,15 +305,10 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
         bar.lane = first + device.index;
         bar.start = p.start[i];
         bar.end = p.end[i];
-        bar.colour = document.deviceColor(device).lighter(112);
-        bar.label = QString::fromStdString(node.name);
-        if (node.microBatch >= 0) {
-            // The predicted pipeline, numbered and shaded as the measured one is.
-            bar.label = RunPanel::tr("µb%1 %2").arg(node.microBatch).arg(bar.label);
-            if (node.microBatch % 2 == 1)
-                bar.colour = bar.colour.darker(125);
-        }
-        bar.key = static_cast<int>(i); // its tooltip is made on hover (describe below)
+        // The predicted pipeline's micro-batches are shaded as the measured ones are.
+        bar.colour = node.microBatch % 2 == 1 ? shaded[static_cast<std::size_t>(device.index)]
+                                              : colours[static_cast<std::size_t>(device.index)];
+        bar.key = static_cast<int>(i); // its label and tooltip are made when shown (below)
         into->bars.push_back(bar);
     }
     into->duration = std::max(into->duration, p.makespanMicros);
@@ -358,6 +359,15 @@ void addPredictedTimeline(const views::PlacementDocument& document, views::Timel
     // The hovered bar's sentence, from the document when it is shown: the timeline is made
     // again on every re-plan, so the document's plan then is this one.
     const views::PlacementDocument* source = &document;
+    into->name = [source, sharded](int key) {
+        const Graph& nodes = sharded ? source->plan().sharded->graph : source->graph();
+        if (key < 0 || static_cast<std::size_t>(key) >= nodes.size())
+            return QString();
+        const Node& node = nodes.nodes()[static_cast<std::size_t>(key)];
+        const QString name = QString::fromStdString(node.name);
+        // The predicted pipeline, numbered as the measured one is.
+        return node.microBatch >= 0 ? RunPanel::tr("µb%1 %2").arg(node.microBatch).arg(name) : name;
+    };
     into->describe = [source, sharded](int key) {
         const Plan& now = sharded ? *source->plan().sharded->plan : source->plan();
         const Graph& nodes = sharded ? source->plan().sharded->graph : source->graph();

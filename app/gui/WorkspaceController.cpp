@@ -255,6 +255,7 @@ bool WorkspaceController::save(const QString& name) {
                      tr("No workspace is open (File ▸ Open Workspace)."));
         return false;
     }
+    m_document->settlePrediction(); // a plan is saved whole
     const Status saved =
         m_store->savePlan(name.toStdString(), std::string(), m_document->graph(),
                           m_document->devices(), m_document->options(), m_document->plan());

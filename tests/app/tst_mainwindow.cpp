@@ -355,7 +355,8 @@ private slots:
                                       [](const views::TimelineBar& b) { return b.key >= 0; });
         QVERIFY(bar != predicted.bars.end());
         const QString tip = predicted.tooltipOf(*bar);
-        QVERIFY2(tip.contains(QStringLiteral(" predicted")) && tip.contains(bar->label),
+        QVERIFY2(tip.contains(QStringLiteral(" predicted")) &&
+                     tip.contains(predicted.labelOf(*bar)),
                  qPrintable(tip));
         window.undoStack()->undo();
         window.undoStack()->undo();
@@ -404,7 +405,7 @@ private slots:
         const views::TimelineData& predicted = window.timeline()->data();
         const auto count = [](const views::TimelineData& data, const QString& prefix, bool idle) {
             return std::count_if(data.bars.begin(), data.bars.end(), [&](const auto& bar) {
-                return bar.idle == idle && bar.label.startsWith(prefix);
+                return bar.idle == idle && data.labelOf(bar).startsWith(prefix);
             });
         };
         for (int wave = 0; wave < 4; ++wave)

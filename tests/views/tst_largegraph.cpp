@@ -1,0 +1,180 @@
+// A graph of tens of thousands of nodes on the canvas: its prediction follows its plan when the
+// window is idle, and the minimap shows the whole plan from an image the scene paints.
+#include "plan/CostModel.h"
+#include "plan/Planner.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/LayoutController.h"
+#include "views/MiniMap.h"
+#include "views/PlacementDocument.h"
+#include "views/PlanSummary.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <string>
+
+using namespace placer;
+
+namespace {
+
+/// `layers` name scopes ("/layer7/") of `perLayer` element-wise ops each, in a chain with a
+/// residual add per layer, on a cpu and a gpu (the default): a JSON graph.
+std::string layeredGraph(int layers, int perLayer) {
+    std::string json = R"({"format": "placer-graph", "version": 1,
+      "devices": [{"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda"}],
+      "default": "gpu", "host": "cpu", "nodes": [
+      {"name": "x", "op": "parameter", "outputs": [{"shape": [64, 64], "dtype": "float32"}]})";
+    const char* ops[] = {"nn.relu", "tanh", "sigmoid", "negative"};
+    std::string previous = "x";
+    for (int l = 0; l < layers; ++l) {
+        const std::string scope = "/layer" + std::to_string(l) + "/";
+        const std::string input = previous;
+        for (int k = 0; k + 1 < perLayer; ++k) {
+            const std::string name = scope + "op" + std::to_string(k);
+            json += R"(, {"name": ")" + name + R"(", "op": ")" + ops[k % 4] + R"(", "inputs": [")" +
+                    previous + R"("]})";
+            previous = name;
+        }
+        const std::string add = scope + "add";
+        json += R"(, {"name": ")" + add + R"(", "op": "add", "inputs": [")" + input + R"(", ")" +
+                previous + R"("]})";
+        previous = add;
+    }
+    return json + R"(], "outputs": [")" + previous + R"("]})";
+}
+
+struct Canvas {
+    views::PlacementDocument document;
+    views::GraphScene scene{&document};
+    QWidget window;
+    views::GraphView* view = new views::GraphView(&scene, &window);
+    views::LayoutController* layout = new views::LayoutController(&document, &scene, view, &window);
+
+    Canvas() {
+        window.resize(900, 700);
+        view->resize(900, 700);
+        window.show();
+        document.setCostSource([](const DeviceSet& devices) {
+            return std::make_shared<const CostModel>(CostModel::assumed(devices, 2));
+        });
+    }
+};
+
+/// Whether `image` has a pixel of `colour`.
+bool shows(const QImage& image, const QColor& colour) {
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            if (image.pixelColor(x, y).rgb() == colour.rgb())
+                return true;
+    return false;
+}
+
+} // namespace
+
+class TestLargeGraph : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aLargeGraphIsPredictedWhenIdle() {
+        Canvas canvas;
+        QString error;
+        QVERIFY2(
+            canvas.document.openText(layeredGraph(500, 41), QStringLiteral("large.json"), &error),
+            qPrintable(error));
+        views::PlacementDocument& document = canvas.document;
+        QVERIFY(document.graph().size() > views::PlacementDocument::kDeferredPrediction);
+        // The plan is there at once, its prediction when the window is next idle.
+        QVERIFY(document.predictionPending());
+        QVERIFY(!document.plan().prediction);
+        QVERIFY(views::planSummary(document).contains(QStringLiteral("predicting")));
+        QSignalSpy predicted(&document, &views::PlacementDocument::predictionChanged);
+        QTRY_VERIFY(!document.predictionPending());
+        QCOMPARE(predicted.count(), 1);
+        QVERIFY(document.plan().prediction);
+        QVERIFY(views::planSummary(document).contains(QStringLiteral("predicted latency")));
+        // The same plan, and the prediction a plan made at once with the costs has.
+        PlanOptions options = document.options();
+        const Plan whole = planDevices(document.graph(), document.devices(), options);
+        QVERIFY(whole.prediction);
+        QCOMPARE(document.plan().devices, whole.devices);
+        QCOMPARE(document.plan().copies.size(), whole.copies.size());
+        QCOMPARE(document.plan().prediction->makespanMicros, whole.prediction->makespanMicros);
+        QCOMPARE(document.plan().prediction->micros, whole.prediction->micros);
+        // An edit: placed at once; a burst of edits is predicted once.
+        const NodeId op = *document.graph().find("/layer250/op7");
+        const DeviceId cpu = *document.devices().find("cpu");
+        document.setPins({op}, {Pin{PinKind::Plain, cpu, "test"}});
+        QCOMPARE(document.plan().devices[op.index], cpu);
+        QVERIFY(document.predictionPending());
+        const NodeId next = *document.graph().find("/layer250/op8");
+        document.setPins({next}, {Pin{PinKind::Plain, cpu, "test"}});
+        QTRY_VERIFY(!document.predictionPending());
+        QCOMPARE(predicted.count(), 2);
+        QCOMPARE(document.plan().devices[next.index], cpu);
+        QCOMPARE(document.plan().prediction->micros.size(), document.graph().size());
+        // What needs the whole plan now (a run, a save) has it at once.
+        document.setPins({next}, {Pin{}});
+        QVERIFY(document.predictionPending());
+        document.settlePrediction();
+        QVERIFY(!document.predictionPending());
+        QVERIFY(document.plan().prediction);
+        QCOMPARE(predicted.count(), 3);
+        // Auto mode places by the prediction: never deferred.
+        document.setMode(PlanMode::Auto);
+        QVERIFY(!document.predictionPending());
+        QVERIFY(document.plan().prediction);
+    }
+
+    void aSmallGraphIsPredictedWithItsPlan() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.document.openText(layeredGraph(3, 5), QStringLiteral("small.json"), &error));
+        QVERIFY(!canvas.document.predictionPending());
+        QVERIFY(canvas.document.plan().prediction);
+    }
+
+    void theMinimapShowsThePlanAndMovesTheCanvas() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(
+            canvas.document.openText(layeredGraph(60, 12), QStringLiteral("tall.json"), &error));
+        canvas.layout->layoutNow();
+        views::MiniMap* map = canvas.view->miniMap();
+        QTRY_VERIFY(map->isVisible()); // the tall graph does not fit the canvas
+        QTRY_VERIFY(!map->overview().isNull());
+        const QColor gpu = canvas.document.deviceColor(*canvas.document.devices().find("gpu"));
+        const QColor cpu = canvas.document.deviceColor(*canvas.document.devices().find("cpu"));
+        // Everything runs on the default gpu but the input, which the host holds.
+        QVERIFY(shows(map->overview(), gpu));
+        // Half the graph pinned to the cpu: the overview follows the plan.
+        std::vector<NodeId> nodes;
+        std::vector<Pin> pins;
+        for (std::uint32_t i = 1; i < canvas.document.graph().size() / 2; ++i) {
+            nodes.push_back(NodeId(i));
+            pins.push_back(Pin{PinKind::Plain, *canvas.document.devices().find("cpu"), "test"});
+        }
+        const QImage before = map->overview();
+        canvas.document.setPins(nodes, pins);
+        QTRY_VERIFY(map->overview() != before);
+        QVERIFY(shows(map->overview(), cpu));
+        QVERIFY(shows(map->overview(), gpu));
+        // A click on the map centres the canvas there.
+        const QPoint low(map->width() / 2, map->height() - 10);
+        QTest::mouseClick(map, Qt::LeftButton, {}, low);
+        const QPointF centre = canvas.view->mapToScene(canvas.view->viewport()->rect().center());
+        const QPointF wanted = map->toScene(low);
+        const QRectF visible =
+            canvas.view->mapToScene(canvas.view->viewport()->rect()).boundingRect();
+        QVERIFY2(visible.contains(wanted) && std::abs(centre.y() - wanted.y()) < 60,
+                 qPrintable(QStringLiteral("centre %1,%2 wanted %3,%4")
+                                .arg(centre.x())
+                                .arg(centre.y())
+                                .arg(wanted.x())
+                                .arg(wanted.y())));
+    }
+};
+
+QTEST_MAIN(TestLargeGraph)
+#include "tst_largegraph.moc"

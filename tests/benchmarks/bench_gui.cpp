@@ -1,9 +1,10 @@
 // GUI figures (offscreen): time from opening a graph to the first paint of its layout, the
 // final layout's time (dot's up to 2,000 drawn nodes, the layered layout's above), the latency
 // from a drop (a pin) to the repainted plan (p50/p95 over 40 drops), and the longest the UI
-// thread was blocked while the layout ran in the background. Graphs: the bundled example, a
-// 2,000-node Inception-like graph, 5,000- and 50,000-node transformer-like graphs (generated
-// here as Relay text), and ResNet-50 from $PLACER_ONNX_MODELS when set.
+// thread was blocked while the layout ran in the background, the time from a drop until the
+// event loop has shown its prediction, and the frames of a pan and a zoom step. Graphs: the bundled
+// example, a 2,000-node Inception-like graph, 5,000- and 50,000-node transformer-like graphs
+// (generated here as Relay text), and ResNet-50 from $PLACER_ONNX_MODELS when set.
 //
 //   bench_gui               the full run
 //   bench_gui --quick       small graphs only (what CTest runs)
@@ -21,6 +22,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -145,22 +147,61 @@ void measure(const QString& label, const QString& path) {
             drawn.push_back(NodeId(i));
     }
     std::mt19937 rng(1);
-    std::vector<double> drops, replans;
+    std::vector<double> drops, replans, predicted;
+    const auto millisSince = [](const QElapsedTimer& t) {
+        return static_cast<double>(t.nsecsElapsed()) / 1e6;
+    };
     for (int i = 0; i < 40; ++i) {
         const NodeId node = drawn[rng() % drawn.size()];
         QElapsedTimer t;
         t.start();
         window.pinNodes(i % 2 ? QStringLiteral("cpu") : QStringLiteral("gpu"), {node});
-        replans.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+        replans.push_back(millisSince(t));
         window.view()->viewport()->repaint();
-        drops.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+        drops.push_back(millisSince(t));
+        // Then what the event loop does next: the minimap's repaint, and a large graph's
+        // deferred prediction (PlacementDocument::kDeferredPrediction) with its timeline.
+        while (window.document()->predictionPending())
+            QCoreApplication::processEvents();
+        QCoreApplication::processEvents();
+        predicted.push_back(millisSince(t));
+        if (!window.document()->plan().prediction)
+            bench::wrong(label.toStdString() + ": a drop's plan has no prediction");
+        // The next drop comes when the window is idle (the minimap's overview made again).
+        QElapsedTimer idle;
+        idle.start();
+        while (idle.elapsed() < 60)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    }
+    // Frames: the canvas scrolled by 400 pixels, and zoomed in and out a step, each until the
+    // event loop has painted everything (the view and its minimap).
+    std::vector<double> pans, zooms;
+    QScrollBar* bar = window.view()->verticalScrollBar();
+    for (int i = 0; i < 20; ++i) {
+        QElapsedTimer t;
+        t.start();
+        bar->setValue(bar->value() + (i < 10 ? 400 : -400));
+        QCoreApplication::processEvents();
+        pans.push_back(millisSince(t));
+    }
+    for (int i = 0; i < 20; ++i) {
+        QElapsedTimer t;
+        t.start();
+        if (i % 2)
+            window.view()->zoomIn();
+        else
+            window.view()->zoomOut();
+        QCoreApplication::processEvents();
+        zooms.push_back(millisSince(t));
     }
     std::printf("%-28s %6zu nodes: first paint %6.0f ms, final layout shown at %6.0f ms, "
                 "drop->repaint p50 %4.1f ms p95 %4.1f ms (of which re-plan and refresh p50 "
-                "%4.1f ms), longest UI stall %4lld ms\n",
+                "%4.1f ms), drop->prediction shown p50 %4.1f ms, pan frame p50 %4.1f p95 %4.1f "
+                "ms, zoom frame p50 %4.1f p95 %4.1f ms, longest UI stall %4lld ms\n",
                 qPrintable(label), graph.size(), firstPaint, laidOutAt, percentile(drops, 0.5),
-                percentile(drops, 0.95), percentile(replans, 0.5),
-                static_cast<long long>(worstGap));
+                percentile(drops, 0.95), percentile(replans, 0.5), percentile(predicted, 0.5),
+                percentile(pans, 0.5), percentile(pans, 0.95), percentile(zooms, 0.5),
+                percentile(zooms, 0.95), static_cast<long long>(worstGap));
 }
 
 } // namespace

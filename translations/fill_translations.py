@@ -72,6 +72,7 @@ T = {
     "Split Across Devices…": ("Auf Geräte aufteilen…", "跨设备拆分…"),
     "Remove Split": ("Aufteilung entfernen", "移除拆分"),
     "%n region(s) split": (("%n Bereich aufgeteilt", "%n Bereiche aufgeteilt"), ("拆分了 %n 个区域",)),
+    "%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in": (("%n Namensbereich eingeklappt gezeigt: Doppelklick auf eine Gruppe öffnet sie; Suchen öffnet die Gruppen eines Knotens", "%n Namensbereiche eingeklappt gezeigt: Doppelklick auf eine Gruppe öffnet sie; Suchen öffnet die Gruppen eines Knotens"), ("%n 个名称作用域已折叠显示：双击分组可展开；查找会展开节点所在的分组",)),
     "Split NODES=DEV[:SHARE],... on the batch (repeatable).": (
         "KNOTEN=GERÄT[:ANTEIL],... auf dem Batch aufteilen (wiederholbar).",
         "按批次拆分 NODES=DEV[:SHARE],...（可重复）。"),

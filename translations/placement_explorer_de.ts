@@ -1690,22 +1690,27 @@
         <translation>Layout läuft</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="50" />
+        <location filename="../views/LayoutController.cpp" line="43" />
+        <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
+        <translation><numerusform>%n Namensbereich eingeklappt gezeigt: Doppelklick auf eine Gruppe öffnet sie; Suchen öffnet die Gruppen eines Knotens</numerusform><numerusform>%n Namensbereiche eingeklappt gezeigt: Doppelklick auf eine Gruppe öffnet sie; Suchen öffnet die Gruppen eines Knotens</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/LayoutController.cpp" line="58" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform><numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="93" />
+        <location filename="../views/LayoutController.cpp" line="102" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="96" />
+        <location filename="../views/LayoutController.cpp" line="105" />
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="108" />
+        <location filename="../views/LayoutController.cpp" line="125" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>

@@ -1689,22 +1689,27 @@
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="50" />
+        <location filename="../views/LayoutController.cpp" line="43" />
+        <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
+        <translation><numerusform>%n name scope shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform><numerusform>%n name scopes shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/LayoutController.cpp" line="58" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="93" />
+        <location filename="../views/LayoutController.cpp" line="102" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="96" />
+        <location filename="../views/LayoutController.cpp" line="105" />
         <source>Laid out in %1 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="108" />
+        <location filename="../views/LayoutController.cpp" line="125" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished" />
     </message>

@@ -1690,22 +1690,27 @@
         <translation>正在布局</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="50" />
+        <location filename="../views/LayoutController.cpp" line="43" />
+        <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
+        <translation><numerusform>%n 个名称作用域已折叠显示：双击分组可展开；查找会展开节点所在的分组</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/LayoutController.cpp" line="58" />
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="93" />
+        <location filename="../views/LayoutController.cpp" line="102" />
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="96" />
+        <location filename="../views/LayoutController.cpp" line="105" />
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="108" />
+        <location filename="../views/LayoutController.cpp" line="125" />
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>

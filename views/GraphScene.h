@@ -38,6 +38,11 @@ public:
     void applySimpleLayout();
 
     NodeItem* nodeItem(NodeId node) const;
+    /// Whether `node` is drawn inside a collapsed group (it has no item of its own).
+    bool inCollapsedGroup(NodeId node) const {
+        return node.index < m_layoutIndex.size() && m_layoutIndex[node.index] >= 0 &&
+               !m_groupScope[static_cast<std::size_t>(m_layoutIndex[node.index])].empty();
+    }
     /// The name scopes of a node, outermost first ("/layer1/", "/layer1/layer1.0/", ...).
     static std::vector<std::string> scopesOf(const std::string& name);
     /// Scopes drawn as one collapsed group each (applies at the next layoutRequest()).

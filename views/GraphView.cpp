@@ -108,8 +108,11 @@ void GraphView::fitSelection() {
 
 void GraphView::showNode(NodeId node) {
     NodeItem* item = m_scene->nodeItem(node);
-    if (!item)
+    if (!item) {
+        if (m_scene->inCollapsedGroup(node))
+            emit revealRequested(node); // opened, laid out, then shown
         return;
+    }
     m_scene->clearSelection();
     item->setSelected(true);
     if (zoom() < 0.6)

@@ -45,6 +45,8 @@ signals:
     void deviceDropped(const QString& device, const std::vector<NodeId>& nodes);
     /// A collapsed group was double-clicked.
     void expandRequested(const QString& scope);
+    /// showNode() was asked for a node inside a collapsed group (LayoutController::reveal).
+    void revealRequested(NodeId node);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

@@ -27,6 +27,7 @@ LayoutController::LayoutController(PlacementDocument* document, GraphScene* scen
     connect(m_document, &PlacementDocument::modelReset, this, &LayoutController::start);
     connect(m_view, &GraphView::expandRequested, this,
             [this](const QString& scope) { expand(scope.toStdString()); });
+    connect(m_view, &GraphView::revealRequested, this, &LayoutController::reveal);
 }
 
 LayoutController::~LayoutController() {
@@ -36,7 +37,14 @@ LayoutController::~LayoutController() {
 void LayoutController::start() {
     if (m_path != m_document->path()) { // a new graph: its own groups
         m_path = m_document->path();
-        m_scene->setCollapsed({});
+        m_reveal = NodeId();
+        std::set<std::string> scopes = startingScopes(m_document->graph());
+        if (!scopes.empty())
+            emit message(tr("%n name scope(s) shown collapsed: double-click a group to open it; "
+                            "Find opens the groups a node is in",
+                            nullptr, static_cast<int>(scopes.size())),
+                         10000);
+        m_scene->setCollapsed(std::move(scopes));
     }
     ++m_generation;
     const LayoutRequest request = m_scene->layoutRequest();
@@ -67,6 +75,7 @@ void LayoutController::layoutNow() {
     m_progress->hide();
     m_cancel->hide();
     m_view->fitAll();
+    showRevealed();
     emit finished();
 }
 
@@ -94,7 +103,15 @@ void LayoutController::done() {
                      10000);
     else
         emit message(tr("Laid out in %1 s").arg(result.seconds, 0, 'f', 2), 4000);
+    showRevealed();
     emit finished();
+}
+
+void LayoutController::showRevealed() {
+    const NodeId node = m_reveal;
+    m_reveal = NodeId();
+    if (node.valid() && m_scene->nodeItem(node))
+        m_view->showNode(node);
 }
 
 void LayoutController::cancel() {
@@ -128,6 +145,51 @@ void LayoutController::collapse(const std::string& scope) {
     auto scopes = m_scene->collapsed();
     scopes.insert(scope);
     setCollapsedScopes(std::move(scopes));
+}
+
+void LayoutController::reveal(NodeId node) {
+    if (!node.valid() || node.index >= m_document->graph().size() || m_scene->nodeItem(node))
+        return;
+    auto scopes = m_scene->collapsed();
+    bool opened = false;
+    for (const std::string& scope : GraphScene::scopesOf(m_document->graph().node(node).name))
+        opened = scopes.erase(scope) > 0 || opened;
+    if (!opened)
+        return; // not in a group: not drawn at all (a constant)
+    m_reveal = node;
+    setCollapsedScopes(std::move(scopes));
+}
+
+std::set<std::string> LayoutController::startingScopes(const Graph& graph) {
+    std::size_t drawn = 0;
+    std::size_t deepest = 0;
+    for (const Node& node : graph.nodes()) {
+        if (node.isConstant())
+            continue;
+        ++drawn;
+        deepest = std::max(deepest, GraphScene::scopesOf(node.name).size());
+    }
+    if (drawn <= kCollapseAbove || deepest == 0)
+        return {};
+    std::set<std::string> chosen;
+    for (std::size_t depth = 1; depth <= deepest; ++depth) {
+        // The units at this depth: one per scope that deep, and each node in fewer scopes.
+        std::set<std::string> scopes;
+        std::size_t loose = 0;
+        for (const Node& node : graph.nodes()) {
+            if (node.isConstant())
+                continue;
+            const auto all = GraphScene::scopesOf(node.name);
+            if (all.size() >= depth)
+                scopes.insert(all[depth - 1]);
+            else
+                ++loose;
+        }
+        chosen = std::move(scopes);
+        if (chosen.size() + loose >= kLeastGroups)
+            break;
+    }
+    return chosen;
 }
 
 void LayoutController::expand(const std::string& scope) {

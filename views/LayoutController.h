@@ -5,6 +5,7 @@
 // button the window puts in its status bar.
 #pragma once
 
+#include "ir/Graph.h"
 #include "views/GraphvizLayout.h"
 
 #include <QFutureWatcher>
@@ -51,6 +52,19 @@ public:
     /// Collapses, or expands, one scope.
     void collapse(const std::string& scope);
     void expand(const std::string& scope);
+    /// Opens every collapsed group that holds `node`, lays out again and shows the node
+    /// selected (find, conflicts and "why is this here?" reach nodes inside closed groups).
+    void reveal(NodeId node);
+
+    /// Graphs with more drawn nodes than this open with name scopes collapsed
+    /// (startingScopes), as Model Explorer opens large models.
+    static constexpr std::size_t kCollapseAbove = 3000;
+    /// The scopes a graph of more than kCollapseAbove drawn nodes starts with collapsed: those
+    /// at the shallowest depth that gives at least kLeastGroups units (groups and the nodes
+    /// outside them), so that a model under one outer scope ("/model/") opens one level in.
+    /// Empty for a graph without name scopes, or a smaller one.
+    static std::set<std::string> startingScopes(const Graph& graph);
+    static constexpr std::size_t kLeastGroups = 24;
 
     /// Graphs with more drawn nodes than this get a quick layout first (while dot runs).
     static constexpr std::size_t kQuickLayoutNodes = 800;
@@ -67,6 +81,8 @@ signals:
 
 private:
     void done();
+    /// After a layout: selects and shows the node reveal() asked for.
+    void showRevealed();
 
     PlacementDocument* m_document;
     GraphScene* m_scene;
@@ -76,6 +92,7 @@ private:
     QFutureWatcher<LayoutResult> m_watcher;
     QString m_path;               ///< the graph the current layout (and its groups) belongs to
     int m_generation = 0;         ///< bumped by every new layout and by cancel
+    NodeId m_reveal;              ///< shown when the next layout is done (reveal)
     int m_runningGeneration = -1; ///< the generation the background layout belongs to
 };
 

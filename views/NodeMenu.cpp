@@ -98,7 +98,9 @@ bool NodeFinder::next(const QString& text, bool backwards) {
     for (int step = 1; step <= n; ++step) {
         const int i = ((m_cursor + (backwards ? -step : step)) % n + n) % n;
         const NodeId id(static_cast<std::uint32_t>(i));
-        if (matches(graph.nodes()[static_cast<std::size_t>(i)]) && m_scene->nodeItem(id)) {
+        // Nodes inside collapsed groups too: showing one opens its groups.
+        if (matches(graph.nodes()[static_cast<std::size_t>(i)]) &&
+            (m_scene->nodeItem(id) || m_scene->inCollapsedGroup(id))) {
             m_cursor = i;
             m_view->showNode(id);
             return true;

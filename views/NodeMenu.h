@@ -30,7 +30,8 @@ struct NodeMenuActions {
 void showNodeMenu(GraphView* view, GraphScene* scene, const PlacementDocument& document,
                   LayoutController* layout, const QPoint& position, const NodeMenuActions& actions);
 
-/// Steps through the drawn nodes that match a text (name, op, or NAME=VALUE of an attribute,
+/// Steps through the drawn nodes, those inside collapsed groups included (showing one opens its
+/// groups), that match a text (name, op, or NAME=VALUE of an attribute,
 /// case-insensitive), showing each in the view.
 class NodeFinder {
 public:

@@ -15,7 +15,9 @@
 #include "session/Session.h"
 #include "views/LayoutController.h"
 
+#include "ScopedLayers.h"
 #include "plan/CostModel.h"
+#include "plan/Planner.h"
 #include "runtime/Calibrate.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
@@ -537,6 +539,55 @@ private slots:
         QTest::keyClick(field, Qt::Key_Return);
         QCOMPARE(window.document()->graph().node(window.scene()->selectedNodes().front()).op->name,
                  std::string("nn.softmax"));
+    }
+
+    void aNodeInsideAClosedGroupOfALargeGraphIsFoundAndPinned() {
+        // 20,500 ops in 500 name scopes: the canvas opens with the scopes collapsed.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("large.json"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray::fromStdString(test::scopedLayersJson(500, 41)));
+        }
+        gui::MainWindow window;
+        window.show();
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        QVERIFY(window.openFile(path));
+        QVERIFY(laidOut.wait(120000));
+        QVERIFY(window.document()->graph().size() > 20000);
+        QCOMPARE(window.scene()->collapsed().size(), std::size_t(500));
+        const NodeId node = nodeNamed(window, "/layer317/op12");
+        QVERIFY(!window.scene()->nodeItem(node));
+        // Find, typed into the toolbar's field: the node's group opens and the node is shown.
+        auto* field = window.findChild<QLineEdit*>(QStringLiteral("find"));
+        QVERIFY(field);
+        field->setText(QStringLiteral("layer317/op12"));
+        QTest::keyClick(field, Qt::Key_Return);
+        QVERIFY(laidOut.wait(120000));
+        QTRY_VERIFY(window.scene()->nodeItem(node));
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{node});
+        QVERIFY(!window.scene()->collapsed().count("/layer317/"));
+        // Dropped on the cpu by drag and drop: pinned there, and the plan is the planner's for
+        // that pin, copies between the cpu and the gpu included.
+        const DeviceId cpu = *window.document()->devices().find("cpu");
+        dropDeviceOnNode(window, QStringLiteral("cpu"), node);
+        const Plan& plan = window.document()->plan();
+        QCOMPARE(window.document()->pin(node).device, cpu);
+        QCOMPARE(plan.devices[node.index], cpu);
+        QCOMPARE(window.undoStack()->count(), 1);
+        PlanOptions options = window.document()->options();
+        options.costs.reset();
+        const Plan expected =
+            planDevices(window.document()->graph(), window.document()->devices(), options);
+        QCOMPARE(plan.devices, expected.devices);
+        QCOMPARE(plan.copies.size(), expected.copies.size());
+        QVERIFY(!plan.copies.empty());
+        // Its prediction follows (the graph is large), and the timeline shows it.
+        QTRY_VERIFY(!window.document()->predictionPending());
+        QVERIFY(window.document()->plan().prediction);
+        QVERIFY(window.document()->plan().prediction->micros[node.index] > 0);
+        QVERIFY(!window.timeline()->data().bars.empty());
     }
 
     void modeAndRulesAreUndoable() {

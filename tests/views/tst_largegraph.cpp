@@ -1,11 +1,15 @@
 // A graph of tens of thousands of nodes on the canvas: its prediction follows its plan when the
 // window is idle, and the minimap shows the whole plan from an image the scene paints.
+#include "ScopedLayers.h"
+
+#include "io/ModelLoader.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/LayoutController.h"
 #include "views/MiniMap.h"
+#include "views/NodeItem.h"
 #include "views/PlacementDocument.h"
 #include "views/PlanSummary.h"
 
@@ -18,32 +22,6 @@
 using namespace placer;
 
 namespace {
-
-/// `layers` name scopes ("/layer7/") of `perLayer` element-wise ops each, in a chain with a
-/// residual add per layer, on a cpu and a gpu (the default): a JSON graph.
-std::string layeredGraph(int layers, int perLayer) {
-    std::string json = R"({"format": "placer-graph", "version": 1,
-      "devices": [{"name": "cpu", "kind": "cpu"}, {"name": "gpu", "kind": "cuda"}],
-      "default": "gpu", "host": "cpu", "nodes": [
-      {"name": "x", "op": "parameter", "outputs": [{"shape": [64, 64], "dtype": "float32"}]})";
-    const char* ops[] = {"nn.relu", "tanh", "sigmoid", "negative"};
-    std::string previous = "x";
-    for (int l = 0; l < layers; ++l) {
-        const std::string scope = "/layer" + std::to_string(l) + "/";
-        const std::string input = previous;
-        for (int k = 0; k + 1 < perLayer; ++k) {
-            const std::string name = scope + "op" + std::to_string(k);
-            json += R"(, {"name": ")" + name + R"(", "op": ")" + ops[k % 4] + R"(", "inputs": [")" +
-                    previous + R"("]})";
-            previous = name;
-        }
-        const std::string add = scope + "add";
-        json += R"(, {"name": ")" + add + R"(", "op": "add", "inputs": [")" + input + R"(", ")" +
-                previous + R"("]})";
-        previous = add;
-    }
-    return json + R"(], "outputs": [")" + previous + R"("]})";
-}
 
 struct Canvas {
     views::PlacementDocument document;
@@ -80,9 +58,9 @@ private slots:
     void aLargeGraphIsPredictedWhenIdle() {
         Canvas canvas;
         QString error;
-        QVERIFY2(
-            canvas.document.openText(layeredGraph(500, 41), QStringLiteral("large.json"), &error),
-            qPrintable(error));
+        QVERIFY2(canvas.document.openText(test::scopedLayersJson(500, 41),
+                                          QStringLiteral("large.json"), &error),
+                 qPrintable(error));
         views::PlacementDocument& document = canvas.document;
         QVERIFY(document.graph().size() > views::PlacementDocument::kDeferredPrediction);
         // The plan is there at once, its prediction when the window is next idle.
@@ -130,16 +108,60 @@ private slots:
     void aSmallGraphIsPredictedWithItsPlan() {
         Canvas canvas;
         QString error;
-        QVERIFY(canvas.document.openText(layeredGraph(3, 5), QStringLiteral("small.json"), &error));
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(3, 5), QStringLiteral("small.json"),
+                                         &error));
         QVERIFY(!canvas.document.predictionPending());
         QVERIFY(canvas.document.plan().prediction);
+    }
+
+    void largeGraphsStartWithTheirScopesCollapsed() {
+        const auto scopesOf = [](const std::string& json) {
+            auto loaded = loadModelText(json, "scoped.json", GraphFormat::Json, std::nullopt);
+            if (!loaded)
+                qFatal("%s", loaded.error().message.c_str());
+            return views::LayoutController::startingScopes(loaded.value().graph);
+        };
+        // 100 layers of 41 ops: each layer a group.
+        const auto layers = scopesOf(test::scopedLayersJson(100, 41));
+        QCOMPARE(layers.size(), std::size_t(100));
+        QVERIFY(layers.count("/layer42/"));
+        // All under one outer scope: one level in, not one group of everything.
+        const auto inner = scopesOf(test::scopedLayersJson(100, 41, "/model"));
+        QCOMPARE(inner.size(), std::size_t(100));
+        QVERIFY(inner.count("/model/layer42/"));
+        // Small graphs, and graphs without scopes, open as they are.
+        QVERIFY(scopesOf(test::scopedLayersJson(20, 41)).empty());
+        std::string flat = test::scopedLayersJson(100, 41);
+        for (std::size_t at = flat.find("/layer"); at != std::string::npos;
+             at = flat.find("/layer", at))
+            flat[at] = '_';
+        QVERIFY(scopesOf(flat).empty());
+        // On the canvas: groups, and a node inside one is shown by opening its group.
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(100, 41), QStringLiteral("g.json"),
+                                         &error));
+        QSignalSpy finished(canvas.layout, &views::LayoutController::finished);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.collapsed().size(), std::size_t(100));
+        const NodeId inside = *canvas.document.graph().find("/layer57/op3");
+        QVERIFY(!canvas.scene.nodeItem(inside));
+        QVERIFY(canvas.scene.inCollapsedGroup(inside));
+        canvas.view->showNode(inside);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(canvas.scene.nodeItem(inside));
+        QVERIFY(!canvas.scene.collapsed().count("/layer57/"));
+        QCOMPARE(canvas.scene.collapsed().size(), std::size_t(99));
+        QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{inside});
+        QVERIFY(canvas.view->viewport()->rect().contains(
+            canvas.view->mapFromScene(canvas.scene.nodeItem(inside)->pos())));
     }
 
     void theMinimapShowsThePlanAndMovesTheCanvas() {
         Canvas canvas;
         QString error;
-        QVERIFY(
-            canvas.document.openText(layeredGraph(60, 12), QStringLiteral("tall.json"), &error));
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(60, 12),
+                                         QStringLiteral("tall.json"), &error));
         canvas.layout->layoutNow();
         views::MiniMap* map = canvas.view->miniMap();
         QTRY_VERIFY(map->isVisible()); // the tall graph does not fit the canvas

@@ -1,1897 +1,1967 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
     <name>Exports</name>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="36" />
+        <location filename="../app/gui/Exports.cpp" line="36"/>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="55" />
-        <location filename="../app/gui/Exports.cpp" line="70" />
-        <location filename="../app/gui/Exports.cpp" line="75" />
+        <location filename="../app/gui/Exports.cpp" line="55"/>
+        <location filename="../app/gui/Exports.cpp" line="70"/>
+        <location filename="../app/gui/Exports.cpp" line="75"/>
         <source>Cannot write %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="102" />
+        <location filename="../app/gui/Exports.cpp" line="102"/>
         <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="117" />
-        <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/Exports.cpp" line="117"/>
+        <source>&apos;%1&apos; is not a Relay operator; export a JSON graph instead.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="127" />
+        <location filename="../app/gui/Exports.cpp" line="127"/>
         <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="160" />
-        <source>Unknown export '%1'.</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/Exports.cpp" line="160"/>
+        <source>Unknown export &apos;%1&apos;.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="168"/>
         <source>Image (PNG)…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="168"/>
         <source>PNG image (*.png)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="169"/>
         <source>Vector image (SVG)…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="170"/>
         <source>SVG image (*.svg)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="171" />
+        <location filename="../app/gui/Exports.cpp" line="171"/>
         <source>Relay text with placement…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="172" />
+        <location filename="../app/gui/Exports.cpp" line="172"/>
         <source>Relay text (*.relay)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="173"/>
         <source>JSON graph…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="173"/>
         <source>JSON graph (*.json)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="174" />
+        <location filename="../app/gui/Exports.cpp" line="174"/>
         <source>Plan report (JSON)…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="175" />
+        <location filename="../app/gui/Exports.cpp" line="175"/>
         <source>Plan report (*.json)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="176" />
+        <location filename="../app/gui/Exports.cpp" line="176"/>
         <source>Model Explorer overlay: devices…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="177" />
-        <location filename="../app/gui/Exports.cpp" line="179" />
+        <location filename="../app/gui/Exports.cpp" line="177"/>
+        <location filename="../app/gui/Exports.cpp" line="179"/>
         <source>Model Explorer node data (*.json)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="178" />
+        <location filename="../app/gui/Exports.cpp" line="178"/>
         <source>Model Explorer overlay: run times…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="181" />
+        <location filename="../app/gui/Exports.cpp" line="181"/>
         <source>Netron: ONNX model annotated with placement and times…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="182" />
+        <location filename="../app/gui/Exports.cpp" line="182"/>
         <source>ONNX model (*.onnx)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="662" />
+        <location filename="../views/GraphScene.cpp" line="662"/>
         <source>split ⇉ %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="666" />
-        <location filename="../views/GraphScene.cpp" line="673" />
+        <location filename="../views/GraphScene.cpp" line="666"/>
+        <location filename="../views/GraphScene.cpp" line="673"/>
         <source>concat ⇇</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>LanguageMenu</name>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="15" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="15"/>
         <source>&amp;Language</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="19" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="19"/>
         <source>System Default</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="31" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="31"/>
         <source>The new language applies when Placement Explorer starts again.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>NodeItem</name>
     <message numerus="yes">
-        <location filename="../views/NodeItem.cpp" line="203" />
+        <location filename="../views/NodeItem.cpp" line="203"/>
         <source> (fused, %n more)</source>
-        <translation><numerusform> (fused, %n more)</numerusform><numerusform> (fused, %n more)</numerusform></translation>
+        <translation>
+            <numerusform> (fused, %n more)</numerusform>
+            <numerusform> (fused, %n more)</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/NodeItem.cpp" line="214" />
+        <location filename="../views/NodeItem.cpp" line="214"/>
         <source>fused into %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>NodeMenu</name>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="40" />
+        <location filename="../views/NodeMenu.cpp" line="40"/>
         <source>Pin to</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="45" />
+        <location filename="../views/NodeMenu.cpp" line="45"/>
         <source>Clear Pin</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="52" />
+        <location filename="../views/NodeMenu.cpp" line="52"/>
         <source>Split Across Devices…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="57" />
+        <location filename="../views/NodeMenu.cpp" line="57"/>
         <source>Remove Split</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="64" />
+        <location filename="../views/NodeMenu.cpp" line="64"/>
         <source>Expand %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="69" />
+        <location filename="../views/NodeMenu.cpp" line="69"/>
         <source>Collapse</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="75" />
+        <location filename="../views/NodeMenu.cpp" line="75"/>
         <source>Fit Selection</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="48"/>
         <source>%n copy(ies), %1 copied</source>
-        <translation><numerusform>%n copy, %1 copied</numerusform><numerusform>%n copies, %1 copied</numerusform></translation>
+        <translation>
+            <numerusform>%n copy, %1 copied</numerusform>
+            <numerusform>%n copies, %1 copied</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="52" />
+        <location filename="../views/PlanSummary.cpp" line="52"/>
         <source>(sizes at %1)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="54" />
+        <location filename="../views/PlanSummary.cpp" line="54"/>
         <source>%n region(s) split</source>
-        <translation><numerusform>%n region split</numerusform><numerusform>%n regions split</numerusform></translation>
+        <translation>
+            <numerusform>%n region split</numerusform>
+            <numerusform>%n regions split</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="57" />
+        <location filename="../views/PlanSummary.cpp" line="57"/>
         <source>pipelined in %n micro-batch(es)</source>
-        <translation><numerusform>pipelined in %n micro-batch</numerusform><numerusform>pipelined in %n micro-batches</numerusform></translation>
+        <translation>
+            <numerusform>pipelined in %n micro-batch</numerusform>
+            <numerusform>pipelined in %n micro-batches</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="62" />
+        <location filename="../views/PlanSummary.cpp" line="64"/>
         <source>peak memory: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="65" />
+        <location filename="../views/PlanSummary.cpp" line="67"/>
         <source>%n conflict(s)</source>
-        <translation><numerusform>%n conflict</numerusform><numerusform>%n conflicts</numerusform></translation>
+        <translation>
+            <numerusform>%n conflict</numerusform>
+            <numerusform>%n conflicts</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="67" />
+        <location filename="../views/PlanSummary.cpp" line="69"/>
         <source>predicting…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="70" />
+        <location filename="../views/PlanSummary.cpp" line="72"/>
         <source>predicted latency: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="74" />
+        <location filename="../views/PlanSummary.cpp" line="76"/>
         <source>predicted latency at %2: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="79" />
+        <location filename="../views/PlanSummary.cpp" line="81"/>
         <source>planned in %1 ms</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="82" />
+        <location filename="../views/PlanSummary.cpp" line="84"/>
         <source>%n node(s) folded at load</source>
-        <translation><numerusform>%n node folded at load</numerusform><numerusform>%n nodes folded at load</numerusform></translation>
+        <translation>
+            <numerusform>%n node folded at load</numerusform>
+            <numerusform>%n nodes folded at load</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../views/CopyBadgeItem.cpp" line="26" />
+        <location filename="../views/CopyBadgeItem.cpp" line="26"/>
         <source>device copy %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="16" />
+        <location filename="../views/GroupItem.cpp" line="16"/>
         <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
-        <translation><numerusform>%1: %n node, collapsed (double-click or the context menu expands it)</numerusform><numerusform>%1: %n nodes, collapsed (double-click or the context menu expands it)</numerusform></translation>
+        <translation>
+            <numerusform>%1: %n node, collapsed (double-click or the context menu expands it)</numerusform>
+            <numerusform>%1: %n nodes, collapsed (double-click or the context menu expands it)</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="81" />
+        <location filename="../views/GroupItem.cpp" line="81"/>
         <source>%n node(s)</source>
-        <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
+        <translation>
+            <numerusform>%n node</numerusform>
+            <numerusform>%n nodes</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="83" />
+        <location filename="../views/GroupItem.cpp" line="83"/>
         <source>%n pin(s)</source>
-        <translation><numerusform>%n pin</numerusform><numerusform>%n pins</numerusform></translation>
+        <translation>
+            <numerusform>%n pin</numerusform>
+            <numerusform>%n pins</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405" />
+        <location filename="../app/gui/RunPanel.cpp" line="405"/>
         <source>%1 compute</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="420" />
+        <location filename="../app/gui/RunPanel.cpp" line="420"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="426" />
+        <location filename="../app/gui/RunPanel.cpp" line="426"/>
         <source>µb%1 %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="427" />
+        <location filename="../app/gui/RunPanel.cpp" line="427"/>
         <source>, micro-batch %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="435" />
+        <location filename="../app/gui/RunPanel.cpp" line="435"/>
         <source>copies %1 → %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="442" />
+        <location filename="../app/gui/RunPanel.cpp" line="442"/>
         <source>copy %1, %2: %3 ms</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="446" />
+        <location filename="../app/gui/RunPanel.cpp" line="446"/>
         <source>inputs → %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="448" />
+        <location filename="../app/gui/RunPanel.cpp" line="448"/>
         <source>input %1: %2 ms</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="465" />
+        <location filename="../app/gui/RunPanel.cpp" line="465"/>
         <source>waiting for %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="471" />
+        <location filename="../app/gui/RunPanel.cpp" line="471"/>
         <source>idle %1 ms, waiting for %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
+        <location filename="../app/gui/main.cpp" line="118"/>
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124" />
+        <location filename="../app/gui/main.cpp" line="124"/>
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="128" />
+        <location filename="../app/gui/main.cpp" line="128"/>
         <source>Write a PNG of the main window and exit.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132" />
+        <location filename="../app/gui/main.cpp" line="132"/>
         <source>Input format: relay, json, onnx or auto.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133" />
+        <location filename="../app/gui/main.cpp" line="133"/>
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="134" />
+        <location filename="../app/gui/main.cpp" line="134"/>
         <source>Where unconstrained work goes.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="135" />
+        <location filename="../app/gui/main.cpp" line="135"/>
         <source>Where host-only ops run.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136" />
+        <location filename="../app/gui/main.cpp" line="136"/>
         <source>Pin NODE=DEVICE (repeatable).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="137" />
+        <location filename="../app/gui/main.cpp" line="137"/>
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138" />
+        <location filename="../app/gui/main.cpp" line="138"/>
         <source>Op rule OP=DEVICE (repeatable).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="139" />
+        <location filename="../app/gui/main.cpp" line="139"/>
         <source>Fallback device for ops no rule covers.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="141" />
+        <location filename="../app/gui/main.cpp" line="141"/>
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="142" />
+        <location filename="../app/gui/main.cpp" line="142"/>
         <source>Planner mode: demand, unify or auto.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="144" />
+        <location filename="../app/gui/main.cpp" line="144"/>
         <source>Constants on several devices: replicate or copy.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="146" />
+        <location filename="../app/gui/main.cpp" line="146"/>
         <source>Pipeline the plan in M micro-batches of the batch.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="155" />
+        <location filename="../app/gui/main.cpp" line="155"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="160" />
+        <location filename="../app/gui/main.cpp" line="160"/>
         <source>Collapse the top-level name scopes into groups.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::DeviceDialog</name>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="26" />
-        <location filename="../app/gui/DeviceDialog.cpp" line="207" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="26"/>
+        <location filename="../app/gui/DeviceDialog.cpp" line="207"/>
         <source>Devices</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="29" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="29"/>
         <source>Virtual devices are what plans name; each runs on a physical device when the plan runs (cpu, vcpuN, cuda:N).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Name</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Kind</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Memory capacity</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Runs on</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Colour</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="39" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="39"/>
         <source>Add</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="40" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="40"/>
         <source>Remove</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="48" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="48"/>
         <source>Default device (unconstrained work):</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="49" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="49"/>
         <source>Host device (host-only ops):</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="101" />
-        <location filename="../app/gui/DeviceDialog.cpp" line="190" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="101"/>
+        <location filename="../app/gui/DeviceDialog.cpp" line="190"/>
         <source>(automatic)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="112" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="112"/>
         <source>double-click</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="165" />
-        <source>row %1: a device needs a name without spaces, ':', ',' or '='</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="165"/>
+        <source>row %1: a device needs a name without spaces, &apos;:&apos;, &apos;,&apos; or &apos;=&apos;</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="169" />
-        <source>two devices are called '%1'</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="169"/>
+        <source>two devices are called &apos;%1&apos;</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="179" />
-        <source>'%1': memory capacity '%2' is not a size such as 8GiB or 512MB</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="179"/>
+        <source>&apos;%1&apos;: memory capacity &apos;%2&apos; is not a size such as 8GiB or 512MB</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="194" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="194"/>
         <source>a plan needs at least one device</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66" />
+        <location filename="../app/gui/MainWindow.cpp" line="66"/>
         <source>Placement Explorer</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74" />
-        <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/MainWindow.cpp" line="74"/>
+        <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node&apos;s device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="108" />
+        <location filename="../app/gui/MainWindow.cpp" line="108"/>
         <source>laying out</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="176"/>
         <source>Devices</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185" />
+        <location filename="../app/gui/MainWindow.cpp" line="185"/>
         <source>Rules</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>Conflicts and notes</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="193"/>
         <source>Properties</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195" />
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>&lt;opened&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="197"/>
         <source>History</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="204"/>
         <source>Run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443" />
+        <location filename="../app/gui/MainWindow.cpp" line="443"/>
         <source>Export failed</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>Plans</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>Restored the unsaved changes</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="232"/>
         <source>Timeline</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>&amp;File</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="237"/>
         <source>&amp;Open…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="239"/>
         <source>Open &amp;Recent</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="240"/>
         <source>Open the &amp;Example</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>&amp;Save Plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="244"/>
         <source>Save Plan &amp;As…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Open &amp;Workspace…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="247"/>
         <source>&amp;Export</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Export</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="259"/>
         <source>&amp;Quit</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261" />
+        <location filename="../app/gui/MainWindow.cpp" line="261"/>
         <source>&amp;Edit</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <location filename="../app/gui/MainWindow.cpp" line="262"/>
         <source>&amp;Undo</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="264"/>
         <source>&amp;Redo</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="269"/>
         <source>&amp;Clear Pins of Selection</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="272"/>
         <source>&amp;Split Across Devices…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>Remove Split of Selection</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="276"/>
         <source>&amp;Find…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>Find &amp;Next</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284" />
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Find &amp;Previous</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="287"/>
         <source>&amp;View</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="288"/>
         <source>&amp;Fit to Window</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>Fit &amp;Selection</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293" />
+        <location filename="../app/gui/MainWindow.cpp" line="293"/>
         <source>&amp;Collapse Groups</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="294"/>
         <source>E&amp;xpand All Groups</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297" />
+        <location filename="../app/gui/MainWindow.cpp" line="297"/>
         <source>Zoom &amp;In</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299" />
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>Zoom &amp;Out</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
+        <location filename="../app/gui/MainWindow.cpp" line="303"/>
         <source>&amp;Devices</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="304"/>
         <source>&amp;Edit Devices…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>&amp;Calibrate This Machine…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310" />
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
         <source>&amp;Pin Selection To</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>Device %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
+        <location filename="../app/gui/MainWindow.cpp" line="325"/>
         <source>Device %1 (none)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329" />
+        <location filename="../app/gui/MainWindow.cpp" line="329"/>
         <source>&amp;Run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330" />
+        <location filename="../app/gui/MainWindow.cpp" line="330"/>
         <source>&amp;Run the Plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332" />
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Cancel the Run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>Main</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339" />
+        <location filename="../app/gui/MainWindow.cpp" line="339"/>
         <source>Planner: </source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="350"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="374" />
+        <location filename="../app/gui/MainWindow.cpp" line="374"/>
         <source>There is no device %1: the palette has %n device(s)</source>
-        <translation><numerusform>There is no device %1: the palette has %n device</numerusform><numerusform>There is no device %1: the palette has %n devices</numerusform></translation>
+        <translation>
+            <numerusform>There is no device %1: the palette has %n device</numerusform>
+            <numerusform>There is no device %1: the palette has %n devices</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
+        <location filename="../app/gui/MainWindow.cpp" line="381"/>
         <source>Select the nodes to pin first</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398" />
+        <location filename="../app/gui/MainWindow.cpp" line="398"/>
         <source>Select the ops to split first</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520" />
+        <location filename="../app/gui/MainWindow.cpp" line="520"/>
         <source>Calibrate this machine?</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521" />
-        <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534" />
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
-        <location filename="../app/gui/MainWindow.cpp" line="568" />
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
+        <location filename="../app/gui/MainWindow.cpp" line="564"/>
+        <location filename="../app/gui/MainWindow.cpp" line="568"/>
         <source>Calibrate</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534" />
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
         <source>No workspace is open to keep it in.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="537" />
-        <source>Measuring this machine's devices…</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/MainWindow.cpp" line="537"/>
+        <source>Measuring this machine&apos;s devices…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
+        <location filename="../app/gui/MainWindow.cpp" line="564"/>
         <source>Calibration failed: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="574" />
+        <location filename="../app/gui/MainWindow.cpp" line="574"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102" />
+        <location filename="../app/gui/MainWindow.cpp" line="102"/>
         <source>loading</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="104" />
+        <location filename="../app/gui/MainWindow.cpp" line="104"/>
         <source>Reading %1…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
-        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="99"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>%1[*] — Placement Explorer</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="199" />
+        <location filename="../app/gui/UndoCommands.cpp" line="199"/>
         <source>Pin %1 to %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426" />
-        <source>No node matches '%1'</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/MainWindow.cpp" line="426"/>
+        <source>No node matches &apos;%1&apos;</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="184"/>
         <source>Bad rule</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="446" />
+        <location filename="../app/gui/MainWindow.cpp" line="446"/>
         <source>Exported %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453" />
+        <location filename="../app/gui/MainWindow.cpp" line="453"/>
         <source>Unsaved plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454" />
+        <location filename="../app/gui/MainWindow.cpp" line="454"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="501"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="508"/>
         <source>Run finished: %1 ms median</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
-        <source>Saved plan '%1'</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <source>Saved plan &apos;%1&apos;</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="32" />
+        <location filename="../app/gui/UndoCommands.cpp" line="32"/>
         <source>Planner mode: demand</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="34" />
+        <location filename="../app/gui/UndoCommands.cpp" line="34"/>
         <source>Planner mode: unify</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="35" />
+        <location filename="../app/gui/UndoCommands.cpp" line="35"/>
         <source>Auto-place</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="49" />
+        <location filename="../app/gui/UndoCommands.cpp" line="49"/>
         <source>Pipeline in %1 micro-batches</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="52" />
+        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
         <source>Stop pipelining</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80" />
+        <location filename="../app/gui/UndoCommands.cpp" line="80"/>
         <source>Change rules</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="160" />
+        <location filename="../app/gui/UndoCommands.cpp" line="160"/>
         <source>Split %n op(s) across %1</source>
-        <translation><numerusform>Split %n op across %1</numerusform><numerusform>Split %n ops across %1</numerusform></translation>
+        <translation>
+            <numerusform>Split %n op across %1</numerusform>
+            <numerusform>Split %n ops across %1</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="173" />
+        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
         <source>Remove split</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="179" />
+        <location filename="../app/gui/UndoCommands.cpp" line="179"/>
         <source>Edit devices</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="201" />
+        <location filename="../app/gui/UndoCommands.cpp" line="201"/>
         <source>Pin %n node(s) to %1</source>
-        <translation><numerusform>Pin %n node to %1</numerusform><numerusform>Pin %n nodes to %1</numerusform></translation>
+        <translation>
+            <numerusform>Pin %n node to %1</numerusform>
+            <numerusform>Pin %n nodes to %1</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="219" />
+        <location filename="../app/gui/UndoCommands.cpp" line="219"/>
         <source>Clear %n pin(s)</source>
-        <translation><numerusform>Clear %n pin</numerusform><numerusform>Clear %n pins</numerusform></translation>
+        <translation>
+            <numerusform>Clear %n pin</numerusform>
+            <numerusform>Clear %n pins</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="48" />
-        <location filename="../app/gui/ModelOpener.cpp" line="68" />
+        <location filename="../app/gui/ModelOpener.cpp" line="48"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="68"/>
         <source>Cannot open %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="57" />
+        <location filename="../app/gui/ModelOpener.cpp" line="57"/>
         <source>Open a graph</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="58" />
+        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="82" />
+        <location filename="../app/gui/ModelOpener.cpp" line="82"/>
         <source>Cannot open the example</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::PlanBrowser</name>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Graph</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Devices</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Copies</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19"/>
         <source>Copied</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19"/>
         <source>Last run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19"/>
         <source>Updated</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="29"/>
         <source>Open</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="30"/>
         <source>Rename…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="31"/>
         <source>Duplicate…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="32"/>
         <source>Delete…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="33" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="33"/>
         <source>Compare</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="44" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="44"/>
         <source>Select two plans to compare them.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="48" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="48"/>
         <source>Select one plan.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37" />
+        <location filename="../app/gui/RunPanel.cpp" line="37"/>
         <source>Run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37" />
+        <location filename="../app/gui/RunPanel.cpp" line="37"/>
         <source>Cancel</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <location filename="../app/gui/RunPanel.cpp" line="42"/>
         <source>Input</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <location filename="../app/gui/RunPanel.cpp" line="42"/>
         <source>Data</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="45" />
+        <location filename="../app/gui/RunPanel.cpp" line="45"/>
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52" />
+        <location filename="../app/gui/RunPanel.cpp" line="52"/>
         <source>.npy…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="54" />
+        <location filename="../app/gui/RunPanel.cpp" line="54"/>
         <source>Choose a .npy file for the selected input</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <location filename="../app/gui/RunPanel.cpp" line="61"/>
         <source>Data for an input</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62" />
+        <location filename="../app/gui/RunPanel.cpp" line="62"/>
         <source>NumPy arrays (*.npy)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="80" />
+        <location filename="../app/gui/RunPanel.cpp" line="80"/>
         <source>Iterations:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="78" />
+        <location filename="../app/gui/RunPanel.cpp" line="78"/>
         <source>Warm-up:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="84" />
+        <location filename="../app/gui/RunPanel.cpp" line="84"/>
         <source>1 (not pipelined)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="86" />
+        <location filename="../app/gui/RunPanel.cpp" line="86"/>
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89" />
+        <location filename="../app/gui/RunPanel.cpp" line="89"/>
         <source>Micro-batches:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="118" />
+        <location filename="../app/gui/RunPanel.cpp" line="118"/>
         <source>Export trace…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="119" />
+        <location filename="../app/gui/RunPanel.cpp" line="119"/>
         <source>Export CSV…</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126" />
+        <location filename="../app/gui/RunPanel.cpp" line="126"/>
         <source>Export trace</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127" />
+        <location filename="../app/gui/RunPanel.cpp" line="127"/>
         <source>Chrome trace (*.json)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="129"/>
+        <location filename="../app/gui/RunPanel.cpp" line="135"/>
         <source>Export failed</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="129"/>
+        <location filename="../app/gui/RunPanel.cpp" line="135"/>
         <source>Cannot write %1 (has the plan run?)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133" />
+        <location filename="../app/gui/RunPanel.cpp" line="133"/>
         <source>Export timings</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133" />
+        <location filename="../app/gui/RunPanel.cpp" line="133"/>
         <source>CSV (*.csv)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="138" />
+        <location filename="../app/gui/RunPanel.cpp" line="138"/>
         <source>loading weights %p%</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="143" />
+        <location filename="../app/gui/RunPanel.cpp" line="143"/>
         <source>%p%</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="155" />
-        <location filename="../app/gui/RunPanel.cpp" line="213" />
-        <location filename="../app/gui/RunPanel.cpp" line="226" />
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
+        <location filename="../app/gui/RunPanel.cpp" line="213"/>
+        <location filename="../app/gui/RunPanel.cpp" line="226"/>
         <source>Cannot run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="170" />
+        <location filename="../app/gui/RunPanel.cpp" line="170"/>
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="190" />
+        <location filename="../app/gui/RunPanel.cpp" line="190"/>
         <source>Planned as %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="214" />
+        <location filename="../app/gui/RunPanel.cpp" line="214"/>
         <source>Input %1: %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="227" />
-        <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/RunPanel.cpp" line="227"/>
+        <source>Input %1: &apos;%2&apos; is neither a .npy file nor a shape such as 2,16,64</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249" />
+        <location filename="../app/gui/RunPanel.cpp" line="249"/>
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="245" />
+        <location filename="../app/gui/RunPanel.cpp" line="245"/>
         <source>The run failed</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="111" />
+        <location filename="../app/gui/RunPanel.cpp" line="111"/>
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="293" />
+        <location filename="../app/gui/RunPanel.cpp" line="293"/>
         <source>%1 predicted</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="369" />
+        <location filename="../app/gui/RunPanel.cpp" line="369"/>
         <source>µb%1 %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="341" />
+        <location filename="../app/gui/RunPanel.cpp" line="341"/>
         <source>%1: %2 idle %3 predicted</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="349" />
+        <location filename="../app/gui/RunPanel.cpp" line="349"/>
         <source>waiting</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="350" />
+        <location filename="../app/gui/RunPanel.cpp" line="350"/>
         <source>bubble (fill)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="351" />
+        <location filename="../app/gui/RunPanel.cpp" line="351"/>
         <source>bubble</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355" />
+        <location filename="../app/gui/RunPanel.cpp" line="355"/>
         <source>bubble (drain)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="379" />
+        <location filename="../app/gui/RunPanel.cpp" line="379"/>
         <source>%1 (%2) on %3: %4 predicted%5</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="383"/>
         <source> (from earlier runs)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="483" />
+        <location filename="../app/gui/RunPanel.cpp" line="483"/>
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
-        <translation><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform><numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform></translation>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform>
+            <numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iterations&lt;/p&gt;</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494" />
+        <location filename="../app/gui/RunPanel.cpp" line="494"/>
         <source>device</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494" />
+        <location filename="../app/gui/RunPanel.cpp" line="494"/>
         <source>runs on</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494" />
+        <location filename="../app/gui/RunPanel.cpp" line="494"/>
         <source>busy</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="495" />
+        <location filename="../app/gui/RunPanel.cpp" line="495"/>
         <source>memory</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="510" />
+        <location filename="../app/gui/RunPanel.cpp" line="510"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="513" />
+        <location filename="../app/gui/RunPanel.cpp" line="513"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="516" />
+        <location filename="../app/gui/RunPanel.cpp" line="516"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="519" />
-        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/RunPanel.cpp" line="519"/>
+        <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::SplitDialog</name>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="21" />
+        <location filename="../app/gui/SplitDialog.cpp" line="21"/>
         <source>Split Across Devices</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="27" />
+        <location filename="../app/gui/SplitDialog.cpp" line="27"/>
         <source>Run the %n selected op(s) once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</source>
-        <translation><numerusform>Run the %n selected op once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform><numerusform>Run the %n selected ops once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform></translation>
+        <translation>
+            <numerusform>Run the %n selected op once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform>
+            <numerusform>Run the %n selected ops once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="33" />
+        <location filename="../app/gui/SplitDialog.cpp" line="33"/>
         <source>Device</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="34" />
+        <location filename="../app/gui/SplitDialog.cpp" line="34"/>
         <source>Share</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="47" />
-        <source>Relative share of the batch's rows</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/SplitDialog.cpp" line="47"/>
+        <source>Relative share of the batch&apos;s rows</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="65" />
+        <location filename="../app/gui/SplitDialog.cpp" line="65"/>
         <source>Split</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="94" />
+        <location filename="../app/gui/SplitDialog.cpp" line="94"/>
         <source>Choose two devices or more.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="112" />
+        <location filename="../app/gui/SplitDialog.cpp" line="112"/>
         <source>%1: rows %2–%3</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="117" />
+        <location filename="../app/gui/SplitDialog.cpp" line="117"/>
         <source>Batch of %1 across %n op(s): %2.</source>
-        <translation><numerusform>Batch of %1 across %n op: %2.</numerusform><numerusform>Batch of %1 across %n ops: %2.</numerusform></translation>
+        <translation>
+            <numerusform>Batch of %1 across %n op: %2.</numerusform>
+            <numerusform>Batch of %1 across %n ops: %2.</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="123" />
+        <location filename="../app/gui/SplitDialog.cpp" line="123"/>
         <source>%n conflict(s); the first: %1</source>
-        <translation><numerusform>%n conflict; the first: %1</numerusform><numerusform>%n conflicts; the first: %1</numerusform></translation>
+        <translation>
+            <numerusform>%n conflict; the first: %1</numerusform>
+            <numerusform>%n conflicts; the first: %1</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49"/>
         <source>Rename plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49"/>
         <source>New name:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57"/>
         <source>Duplicate plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57"/>
         <source>Name of the copy:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58"/>
         <source> copy</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="63" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="63"/>
         <source>Delete plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="64" />
-        <source>Delete the plan '%1' and its runs?</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="64"/>
+        <source>Delete the plan &apos;%1&apos; and its runs?</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="70" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="70"/>
         <source>Compare plans</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="94" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="94"/>
+        <location filename="../app/gui/WorkspaceController.cpp" line="116"/>
         <source>Cannot keep a draft of the unsaved changes</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="145"/>
         <source>Cannot drop the draft of the unsaved changes</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="168" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="168"/>
         <source>Unsaved changes</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="166" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="166"/>
         <source>Restore the unsaved changes to %1 from %2?</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="164" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="164"/>
         <source>Restore the unsaved plan of %1 from %2?</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="172" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="172"/>
         <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
-        <translation><numerusform>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</numerusform><numerusform>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</numerusform></translation>
+        <translation>
+            <numerusform>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</numerusform>
+            <numerusform>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="176"/>
         <source>Restore</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="177" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="177"/>
         <source>Discard</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182"/>
         <source>Cannot discard the draft</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="188" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="188"/>
         <source>Cannot restore the draft</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="200" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="200"/>
         <source>Cannot take over the draft</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="232" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="232"/>
         <source>Workspace: %1 (read-only; unsaved changes kept in %2)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233"/>
         <source>nowhere</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="234" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="234"/>
         <source>The workspace is read-only</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="236"/>
         <source>%1 cannot be written: its plans can be opened, but saving them fails. Unsaved changes are kept as drafts in the temporary workspace %2; open another workspace (File ▸ Open Workspace) to save.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="241"/>
         <source>%1 cannot be written, and no temporary workspace could be made for drafts (%2): unsaved changes are not kept.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="245" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="245"/>
         <source>Workspace: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="263" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254"/>
+        <location filename="../app/gui/WorkspaceController.cpp" line="263"/>
         <source>Cannot save the plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="255" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="255"/>
         <source>No workspace is open (File ▸ Open Workspace).</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="281" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="281"/>
         <source>Save plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="281" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="281"/>
         <source>Plan name:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="291" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="291"/>
         <source>Workspace</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="291" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="291"/>
         <source>Workspaces (*.db);;All files (*)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="302"/>
         <source>Cannot open the plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="307" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="307"/>
         <source>plan %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="317" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="317"/>
         <source>The planner answers differently now</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
-        <source>Since '%1' was saved, the planner's answer changed:
+        <location filename="../app/gui/WorkspaceController.cpp" line="318"/>
+        <source>Since &apos;%1&apos; was saved, the planner&apos;s answer changed:
 %2</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="328" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="328"/>
         <source>Cannot rename the plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="344" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="344"/>
         <source>Cannot duplicate the plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="357" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="357"/>
         <source>Cannot delete the plan</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="374" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="374"/>
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="375" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="375"/>
         <source>&lt;p&gt;%n node(s) moved; </source>
-        <translation><numerusform>&lt;p&gt;%n node moved; </numerusform><numerusform>&lt;p&gt;%n nodes moved; </numerusform></translation>
+        <translation>
+            <numerusform>&lt;p&gt;%n node moved; </numerusform>
+            <numerusform>&lt;p&gt;%n nodes moved; </numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="376" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="376"/>
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="385" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="385"/>
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="392" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="392"/>
         <source> ms</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="392" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="392"/>
         <source>none</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="394" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="394"/>
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="400" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="400"/>
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="409" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="409"/>
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="418" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="418"/>
         <source>… and %1 more</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="421" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="421"/>
         <source>Moved</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="422" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="422"/>
         <source>Copies added</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="423" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="423"/>
         <source>Copies removed</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="432" />
-        <source>Cannot keep the run's node times</source>
-        <translation type="unfinished" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="432"/>
+        <source>Cannot keep the run&apos;s node times</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="438" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="438"/>
         <source>Cannot record the run</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::ConflictsPanel</name>
     <message>
-        <location filename="../views/ConflictsPanel.cpp" line="33" />
+        <location filename="../views/ConflictsPanel.cpp" line="33"/>
         <source>No conflicts.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/ConflictsPanel.cpp" line="36" />
+        <location filename="../views/ConflictsPanel.cpp" line="36"/>
         <source>Note: %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::DeviceChip</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="31" />
+        <location filename="../views/DevicePalette.cpp" line="31"/>
         <source>Drag onto a node, or onto a selected node to place the whole selection, to run it on %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="117" />
+        <location filename="../views/DevicePalette.cpp" line="119"/>
         <source>default</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="119" />
+        <location filename="../views/DevicePalette.cpp" line="121"/>
         <source>host</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="127" />
+        <location filename="../views/DevicePalette.cpp" line="129"/>
         <source>%n node(s)</source>
-        <translation><numerusform>%n node</numerusform><numerusform>%n nodes</numerusform></translation>
+        <translation>
+            <numerusform>%n node</numerusform>
+            <numerusform>%n nodes</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="340" />
+        <location filename="../views/GraphScene.cpp" line="340"/>
         <source>Runs as one op on its device; body collapsed:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="485" />
+        <location filename="../views/GraphScene.cpp" line="485"/>
         <source>size at run time</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::HintBar</name>
     <message>
-        <location filename="../views/HintBar.cpp" line="23" />
+        <location filename="../views/HintBar.cpp" line="23"/>
         <source>Hide this hint</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="19" />
+        <location filename="../views/LayoutController.cpp" line="19"/>
         <source>Cancel layout</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="22" />
+        <location filename="../views/LayoutController.cpp" line="22"/>
         <source>laying out</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="43" />
+        <location filename="../views/LayoutController.cpp" line="43"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
-        <translation><numerusform>%n name scope shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform><numerusform>%n name scopes shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform></translation>
+        <translation>
+            <numerusform>%n name scope shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform>
+            <numerusform>%n name scopes shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="58" />
+        <location filename="../views/LayoutController.cpp" line="58"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
-        <translation><numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform><numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform></translation>
+        <translation>
+            <numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform>
+            <numerusform>Showing a quick layout while Graphviz lays out %n nodes…</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="102" />
+        <location filename="../views/LayoutController.cpp" line="102"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="105" />
+        <location filename="../views/LayoutController.cpp" line="105"/>
         <source>Laid out in %1 s</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="125" />
+        <location filename="../views/LayoutController.cpp" line="125"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::ModeBox</name>
     <message>
-        <location filename="../views/ModeBox.cpp" line="10" />
+        <location filename="../views/ModeBox.cpp" line="10"/>
         <source>demand</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="11" />
+        <location filename="../views/ModeBox.cpp" line="11"/>
         <source>unify (TVM)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="12" />
+        <location filename="../views/ModeBox.cpp" line="12"/>
         <source>auto-place</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="13" />
+        <location filename="../views/ModeBox.cpp" line="13"/>
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM; auto-place: unpinned ops go where the cost model predicts the shortest latency, pins and rules kept</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="205" />
-        <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
-        <translation type="unfinished" />
+        <location filename="../views/PlacementDocument.cpp" line="210"/>
+        <source>&apos;%1&apos; cannot be removed: device_copy %2 in the model names it</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="214" />
-        <source>'%1' cannot be removed: a result of the model must be on it</source>
-        <translation type="unfinished" />
+        <location filename="../views/PlacementDocument.cpp" line="219"/>
+        <source>&apos;%1&apos; cannot be removed: a result of the model must be on it</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="224" />
+        <location filename="../views/PlacementDocument.cpp" line="229"/>
         <source>devices named by device_copy nodes must keep their place in the list</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="231" />
+        <location filename="../views/PlacementDocument.cpp" line="236"/>
         <source>devices that results must be on must keep their place in the list</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::PropertiesPanel</name>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="26" />
+        <location filename="../views/PropertiesPanel.cpp" line="26"/>
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PropertiesPanel.cpp" line="28" />
+        <location filename="../views/PropertiesPanel.cpp" line="28"/>
         <source>%n node(s) selected.</source>
-        <translation><numerusform>%n node selected.</numerusform><numerusform>%n nodes selected.</numerusform></translation>
+        <translation>
+            <numerusform>%n node selected.</numerusform>
+            <numerusform>%n nodes selected.</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="46" />
+        <location filename="../views/PropertiesPanel.cpp" line="46"/>
         <source>Devices:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <location filename="../views/PropertiesPanel.cpp" line="47"/>
         <source>Shards:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <location filename="../views/PropertiesPanel.cpp" line="51"/>
         <source>%1: rows %2–%3 of %4</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="60" />
+        <location filename="../views/PropertiesPanel.cpp" line="60"/>
         <source>, predicted %1</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="67" />
+        <location filename="../views/PropertiesPanel.cpp" line="67"/>
         <source>Device:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="67" />
+        <location filename="../views/PropertiesPanel.cpp" line="67"/>
         <source>none</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="70" />
+        <location filename="../views/PropertiesPanel.cpp" line="70"/>
         <source>Why:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="73" />
+        <location filename="../views/PropertiesPanel.cpp" line="73"/>
         <source>Pinned:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="78" />
+        <location filename="../views/PropertiesPanel.cpp" line="78"/>
         <source>Predicted:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="78" />
+        <location filename="../views/PropertiesPanel.cpp" line="78"/>
         <source>from</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="81" />
+        <location filename="../views/PropertiesPanel.cpp" line="81"/>
         <source> (from earlier runs)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="82" />
+        <location filename="../views/PropertiesPanel.cpp" line="82"/>
         <source> (roofline estimate)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="84" />
+        <location filename="../views/PropertiesPanel.cpp" line="84"/>
         <source>Inputs:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="89" />
+        <location filename="../views/PropertiesPanel.cpp" line="89"/>
         <source>Outputs:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="96" />
-        <source>Bodies (collapsed; they run on this node's device):</source>
-        <translation type="unfinished" />
+        <location filename="../views/PropertiesPanel.cpp" line="96"/>
+        <source>Bodies (collapsed; they run on this node&apos;s device):</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="103" />
+        <location filename="../views/PropertiesPanel.cpp" line="103"/>
         <source>Attributes:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::RulesPanel</name>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="21" />
+        <location filename="../views/RulesPanel.cpp" line="21"/>
         <source>Apply rules</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="25" />
+        <location filename="../views/RulesPanel.cpp" line="25"/>
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="29" />
+        <location filename="../views/RulesPanel.cpp" line="29"/>
         <source>Fallback device:</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="66" />
+        <location filename="../views/RulesPanel.cpp" line="64"/>
         <source>(none)</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="84" />
-        <source>'%1' is not of the form OP=DEVICE</source>
-        <translation type="unfinished" />
+        <location filename="../views/RulesPanel.cpp" line="89"/>
+        <source>&apos;%1&apos; is not of the form OP=DEVICE</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="91" />
-        <source>'%1' names unknown device '%2'</source>
-        <translation type="unfinished" />
+        <location filename="../views/RulesPanel.cpp" line="96"/>
+        <source>&apos;%1&apos; names unknown device &apos;%2&apos;</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::views::TimelineWidget</name>
     <message>
-        <location filename="../views/TimelineWidget.cpp" line="102" />
+        <location filename="../views/TimelineWidget.cpp" line="102"/>
         <source>Run the plan (Run ▸ Run) to see when each device works.</source>
-        <translation type="unfinished" />
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

@@ -1,112 +1,113 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>Exports</name>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="36" />
+        <location filename="../app/gui/Exports.cpp" line="36"/>
         <source>Cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="55" />
-        <location filename="../app/gui/Exports.cpp" line="70" />
-        <location filename="../app/gui/Exports.cpp" line="75" />
+        <location filename="../app/gui/Exports.cpp" line="55"/>
+        <location filename="../app/gui/Exports.cpp" line="70"/>
+        <location filename="../app/gui/Exports.cpp" line="75"/>
         <source>Cannot write %1</source>
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="102" />
+        <location filename="../app/gui/Exports.cpp" line="102"/>
         <source>There are no run times to export: run the plan first (Run ▸ Run the Plan).</source>
         <translation>没有可导出的运行时间：请先运行计划（运行 ▸ 运行计划）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="117" />
-        <source>'%1' is not a Relay operator; export a JSON graph instead.</source>
+        <location filename="../app/gui/Exports.cpp" line="117"/>
+        <source>&apos;%1&apos; is not a Relay operator; export a JSON graph instead.</source>
         <translation>“%1”不是 Relay 算子；请改为导出 JSON 图</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="127" />
+        <location filename="../app/gui/Exports.cpp" line="127"/>
         <source>Netron annotations need a model read from ONNX; export a JSON graph or the plan report instead.</source>
         <translation>Netron 注释需要从 ONNX 读取的模型；请改为导出 JSON 图或计划报告。</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="160" />
-        <source>Unknown export '%1'.</source>
+        <location filename="../app/gui/Exports.cpp" line="160"/>
+        <source>Unknown export &apos;%1&apos;.</source>
         <translation>未知的导出类型“%1”。</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="168"/>
         <source>Image (PNG)…</source>
         <translation>图像 (PNG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="168" />
+        <location filename="../app/gui/Exports.cpp" line="168"/>
         <source>PNG image (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="169" />
+        <location filename="../app/gui/Exports.cpp" line="169"/>
         <source>Vector image (SVG)…</source>
         <translation>矢量图 (SVG)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="170" />
+        <location filename="../app/gui/Exports.cpp" line="170"/>
         <source>SVG image (*.svg)</source>
         <translation>SVG 图像 (*.svg)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="171" />
+        <location filename="../app/gui/Exports.cpp" line="171"/>
         <source>Relay text with placement…</source>
         <translation>带放置信息的 Relay 文本…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="172" />
+        <location filename="../app/gui/Exports.cpp" line="172"/>
         <source>Relay text (*.relay)</source>
         <translation>Relay 文本 (*.relay)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="173"/>
         <source>JSON graph…</source>
         <translation>JSON 图…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="173" />
+        <location filename="../app/gui/Exports.cpp" line="173"/>
         <source>JSON graph (*.json)</source>
         <translation>JSON 图 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="174" />
+        <location filename="../app/gui/Exports.cpp" line="174"/>
         <source>Plan report (JSON)…</source>
         <translation>计划报告 (JSON)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="175" />
+        <location filename="../app/gui/Exports.cpp" line="175"/>
         <source>Plan report (*.json)</source>
         <translation>计划报告 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="176" />
+        <location filename="../app/gui/Exports.cpp" line="176"/>
         <source>Model Explorer overlay: devices…</source>
         <translation>Model Explorer 叠加层：设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="177" />
-        <location filename="../app/gui/Exports.cpp" line="179" />
+        <location filename="../app/gui/Exports.cpp" line="177"/>
+        <location filename="../app/gui/Exports.cpp" line="179"/>
         <source>Model Explorer node data (*.json)</source>
         <translation>Model Explorer 节点数据 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="178" />
+        <location filename="../app/gui/Exports.cpp" line="178"/>
         <source>Model Explorer overlay: run times…</source>
         <translation>Model Explorer 叠加层：运行时间…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="181" />
+        <location filename="../app/gui/Exports.cpp" line="181"/>
         <source>Netron: ONNX model annotated with placement and times…</source>
         <translation>Netron：带放置与耗时注释的 ONNX 模型…</translation>
     </message>
     <message>
-        <location filename="../app/gui/Exports.cpp" line="182" />
+        <location filename="../app/gui/Exports.cpp" line="182"/>
         <source>ONNX model (*.onnx)</source>
         <translation>ONNX 模型 (*.onnx)</translation>
     </message>
@@ -114,13 +115,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="662" />
+        <location filename="../views/GraphScene.cpp" line="662"/>
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="666" />
-        <location filename="../views/GraphScene.cpp" line="673" />
+        <location filename="../views/GraphScene.cpp" line="666"/>
+        <location filename="../views/GraphScene.cpp" line="673"/>
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -128,17 +129,17 @@
 <context>
     <name>LanguageMenu</name>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="15" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="15"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="19" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="19"/>
         <source>System Default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../app/gui/LanguageMenu.cpp" line="31" />
+        <location filename="../app/gui/LanguageMenu.cpp" line="31"/>
         <source>The new language applies when Placement Explorer starts again.</source>
         <translation>新语言将在下次启动 Placement Explorer 时生效。</translation>
     </message>
@@ -146,12 +147,14 @@
 <context>
     <name>NodeItem</name>
     <message numerus="yes">
-        <location filename="../views/NodeItem.cpp" line="203" />
+        <location filename="../views/NodeItem.cpp" line="203"/>
         <source> (fused, %n more)</source>
-        <translation><numerusform>（已融合，另有 %n 个）</numerusform></translation>
+        <translation>
+            <numerusform>（已融合，另有 %n 个）</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/NodeItem.cpp" line="214" />
+        <location filename="../views/NodeItem.cpp" line="214"/>
         <source>fused into %1</source>
         <translation>已融合进 %1</translation>
     </message>
@@ -159,37 +162,37 @@
 <context>
     <name>NodeMenu</name>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="40" />
+        <location filename="../views/NodeMenu.cpp" line="40"/>
         <source>Pin to</source>
         <translation>固定到</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="45" />
+        <location filename="../views/NodeMenu.cpp" line="45"/>
         <source>Clear Pin</source>
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="52" />
+        <location filename="../views/NodeMenu.cpp" line="52"/>
         <source>Split Across Devices…</source>
         <translation>跨设备拆分…</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="57" />
+        <location filename="../views/NodeMenu.cpp" line="57"/>
         <source>Remove Split</source>
         <translation>移除拆分</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="64" />
+        <location filename="../views/NodeMenu.cpp" line="64"/>
         <source>Expand %1</source>
         <translation>展开 %1</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="69" />
+        <location filename="../views/NodeMenu.cpp" line="69"/>
         <source>Collapse</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="75" />
+        <location filename="../views/NodeMenu.cpp" line="75"/>
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>
@@ -197,133 +200,149 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48" />
+        <location filename="../views/PlanSummary.cpp" line="48"/>
         <source>%n copy(ies), %1 copied</source>
-        <translation><numerusform>%n 次拷贝，共 %1</numerusform></translation>
+        <translation>
+            <numerusform>%n 次拷贝，共 %1</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="52" />
+        <location filename="../views/PlanSummary.cpp" line="52"/>
         <source>(sizes at %1)</source>
         <translation>（尺寸按 %1）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="54" />
+        <location filename="../views/PlanSummary.cpp" line="54"/>
         <source>%n region(s) split</source>
-        <translation><numerusform>拆分了 %n 个区域</numerusform></translation>
+        <translation>
+            <numerusform>拆分了 %n 个区域</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="57" />
+        <location filename="../views/PlanSummary.cpp" line="57"/>
         <source>pipelined in %n micro-batch(es)</source>
-        <translation><numerusform>以 %n 个微批次流水线执行</numerusform></translation>
+        <translation>
+            <numerusform>以 %n 个微批次流水线执行</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="62" />
+        <location filename="../views/PlanSummary.cpp" line="64"/>
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="65" />
+        <location filename="../views/PlanSummary.cpp" line="67"/>
         <source>%n conflict(s)</source>
-        <translation><numerusform>%n 个冲突</numerusform></translation>
+        <translation>
+            <numerusform>%n 个冲突</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="67" />
+        <location filename="../views/PlanSummary.cpp" line="69"/>
         <source>predicting…</source>
         <translation>正在预测…</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="70" />
+        <location filename="../views/PlanSummary.cpp" line="72"/>
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="74" />
+        <location filename="../views/PlanSummary.cpp" line="76"/>
         <source>predicted latency at %2: %1</source>
         <translation>按 %2 预测的延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="79" />
+        <location filename="../views/PlanSummary.cpp" line="81"/>
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="82" />
+        <location filename="../views/PlanSummary.cpp" line="84"/>
         <source>%n node(s) folded at load</source>
-        <translation><numerusform>加载时折叠了 %n 个节点</numerusform></translation>
+        <translation>
+            <numerusform>加载时折叠了 %n 个节点</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../views/CopyBadgeItem.cpp" line="26" />
+        <location filename="../views/CopyBadgeItem.cpp" line="26"/>
         <source>device copy %1</source>
         <translation>设备拷贝 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="16" />
+        <location filename="../views/GroupItem.cpp" line="16"/>
         <source>%1: %n node(s), collapsed (double-click or the context menu expands it)</source>
-        <translation><numerusform>%1：%n 个节点，已折叠（双击或右键菜单展开）</numerusform></translation>
+        <translation>
+            <numerusform>%1：%n 个节点，已折叠（双击或右键菜单展开）</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="81" />
+        <location filename="../views/GroupItem.cpp" line="81"/>
         <source>%n node(s)</source>
-        <translation><numerusform>%n 个节点</numerusform></translation>
+        <translation>
+            <numerusform>%n 个节点</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="83" />
+        <location filename="../views/GroupItem.cpp" line="83"/>
         <source>%n pin(s)</source>
-        <translation><numerusform>%n 个固定</numerusform></translation>
+        <translation>
+            <numerusform>%n 个固定</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405" />
+        <location filename="../app/gui/RunPanel.cpp" line="405"/>
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="420" />
+        <location filename="../app/gui/RunPanel.cpp" line="420"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="426" />
+        <location filename="../app/gui/RunPanel.cpp" line="426"/>
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="427" />
+        <location filename="../app/gui/RunPanel.cpp" line="427"/>
         <source>, micro-batch %1</source>
         <translation>，微批次 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="435" />
+        <location filename="../app/gui/RunPanel.cpp" line="435"/>
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="442" />
+        <location filename="../app/gui/RunPanel.cpp" line="442"/>
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="446" />
+        <location filename="../app/gui/RunPanel.cpp" line="446"/>
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="448" />
+        <location filename="../app/gui/RunPanel.cpp" line="448"/>
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="465" />
+        <location filename="../app/gui/RunPanel.cpp" line="465"/>
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="471" />
+        <location filename="../app/gui/RunPanel.cpp" line="471"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -331,87 +350,87 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="118" />
+        <location filename="../app/gui/main.cpp" line="118"/>
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>决定数据流图中每个算子在多设备机器上的运行位置。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124" />
+        <location filename="../app/gui/main.cpp" line="124"/>
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Relay、ONNX 或 JSON 图（默认：自带示例）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="128" />
+        <location filename="../app/gui/main.cpp" line="128"/>
         <source>Write a PNG of the main window and exit.</source>
         <translation>将主窗口保存为 PNG 后退出。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132" />
+        <location filename="../app/gui/main.cpp" line="132"/>
         <source>Input format: relay, json, onnx or auto.</source>
         <translation>输入格式：relay、json、onnx 或 auto。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133" />
+        <location filename="../app/gui/main.cpp" line="133"/>
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>虚拟设备，NAME:KIND[:mem=SIZE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="134" />
+        <location filename="../app/gui/main.cpp" line="134"/>
         <source>Where unconstrained work goes.</source>
         <translation>未受约束的工作去往的设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="135" />
+        <location filename="../app/gui/main.cpp" line="135"/>
         <source>Where host-only ops run.</source>
         <translation>仅限主机的算子运行的设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136" />
+        <location filename="../app/gui/main.cpp" line="136"/>
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>固定 NODE=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="137" />
+        <location filename="../app/gui/main.cpp" line="137"/>
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation>固定 NODE=DEVICE，包括其结果（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138" />
+        <location filename="../app/gui/main.cpp" line="138"/>
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>算子规则 OP=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="139" />
+        <location filename="../app/gui/main.cpp" line="139"/>
         <source>Fallback device for ops no rule covers.</source>
         <translation>没有规则覆盖的算子的后备设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="141" />
+        <location filename="../app/gui/main.cpp" line="141"/>
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation>按批次拆分 NODES=DEV[:SHARE],...（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="142" />
+        <location filename="../app/gui/main.cpp" line="142"/>
         <source>Planner mode: demand, unify or auto.</source>
         <translation>规划模式：demand、unify 或 auto。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="144" />
+        <location filename="../app/gui/main.cpp" line="144"/>
         <source>Constants on several devices: replicate or copy.</source>
         <translation>多个设备上的常量：replicate 或 copy。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="146" />
+        <location filename="../app/gui/main.cpp" line="146"/>
         <source>Pipeline the plan in M micro-batches of the batch.</source>
         <translation>将批次切分为 M 个微批次，以流水线执行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="155" />
+        <location filename="../app/gui/main.cpp" line="155"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="160" />
+        <location filename="../app/gui/main.cpp" line="160"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -419,89 +438,89 @@
 <context>
     <name>placer::gui::DeviceDialog</name>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="26" />
-        <location filename="../app/gui/DeviceDialog.cpp" line="207" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="26"/>
+        <location filename="../app/gui/DeviceDialog.cpp" line="207"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="29" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="29"/>
         <source>Virtual devices are what plans name; each runs on a physical device when the plan runs (cpu, vcpuN, cuda:N).</source>
         <translation>计划使用虚拟设备；运行时每个虚拟设备映射到一个物理设备（cpu、vcpuN、cuda:N）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Memory capacity</source>
         <translation>内存容量</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="34" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="34"/>
         <source>Colour</source>
         <translation>颜色</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="39" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="39"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="40" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="40"/>
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="48" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="48"/>
         <source>Default device (unconstrained work):</source>
         <translation>默认设备（无约束的工作）：</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="49" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="49"/>
         <source>Host device (host-only ops):</source>
         <translation>主机设备（仅主机算子）：</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="101" />
-        <location filename="../app/gui/DeviceDialog.cpp" line="190" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="101"/>
+        <location filename="../app/gui/DeviceDialog.cpp" line="190"/>
         <source>(automatic)</source>
         <translation>（自动）</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="112" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="112"/>
         <source>double-click</source>
         <translation>双击</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="165" />
-        <source>row %1: a device needs a name without spaces, ':', ',' or '='</source>
+        <location filename="../app/gui/DeviceDialog.cpp" line="165"/>
+        <source>row %1: a device needs a name without spaces, &apos;:&apos;, &apos;,&apos; or &apos;=&apos;</source>
         <translation>第 %1 行：设备名称不能包含空格、“:”、“,”或“=”</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="169" />
-        <source>two devices are called '%1'</source>
+        <location filename="../app/gui/DeviceDialog.cpp" line="169"/>
+        <source>two devices are called &apos;%1&apos;</source>
         <translation>有两个设备都叫“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="179" />
-        <source>'%1': memory capacity '%2' is not a size such as 8GiB or 512MB</source>
+        <location filename="../app/gui/DeviceDialog.cpp" line="179"/>
+        <source>&apos;%1&apos;: memory capacity &apos;%2&apos; is not a size such as 8GiB or 512MB</source>
         <translation>“%1”：内存容量“%2”不是 8GiB 或 512MB 这样的大小</translation>
     </message>
     <message>
-        <location filename="../app/gui/DeviceDialog.cpp" line="194" />
+        <location filename="../app/gui/DeviceDialog.cpp" line="194"/>
         <source>a plan needs at least one device</source>
         <translation>计划至少需要一个设备</translation>
     </message>
@@ -509,455 +528,463 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66" />
+        <location filename="../app/gui/MainWindow.cpp" line="66"/>
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74" />
-        <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node's device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
+        <location filename="../app/gui/MainWindow.cpp" line="74"/>
+        <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node&apos;s device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;分配工作：&lt;/b&gt;把&lt;i&gt;设备&lt;/i&gt;面板中的设备标签拖到一个节点（或一组选中的节点）上。规划器会立即重新推断其余部分：填充色表示每个节点的设备，圆点标记固定，边上的徽标是计划需要的拷贝，&lt;i&gt;冲突与说明&lt;/i&gt;给出它的决定。Ctrl+Z 撤销。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="108" />
+        <location filename="../app/gui/MainWindow.cpp" line="108"/>
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176" />
+        <location filename="../app/gui/MainWindow.cpp" line="176"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185" />
+        <location filename="../app/gui/MainWindow.cpp" line="185"/>
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190" />
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>Conflicts and notes</source>
         <translation>冲突与说明</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193" />
+        <location filename="../app/gui/MainWindow.cpp" line="193"/>
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195" />
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197" />
+        <location filename="../app/gui/MainWindow.cpp" line="197"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204" />
+        <location filename="../app/gui/MainWindow.cpp" line="204"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443" />
+        <location filename="../app/gui/MainWindow.cpp" line="443"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223" />
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216" />
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>Restored the unsaved changes</source>
         <translation>已恢复未保存的更改</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232" />
+        <location filename="../app/gui/MainWindow.cpp" line="232"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236" />
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237" />
+        <location filename="../app/gui/MainWindow.cpp" line="237"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239" />
+        <location filename="../app/gui/MainWindow.cpp" line="239"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240" />
+        <location filename="../app/gui/MainWindow.cpp" line="240"/>
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242" />
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244" />
+        <location filename="../app/gui/MainWindow.cpp" line="244"/>
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246" />
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247" />
+        <location filename="../app/gui/MainWindow.cpp" line="247"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259" />
+        <location filename="../app/gui/MainWindow.cpp" line="259"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261" />
+        <location filename="../app/gui/MainWindow.cpp" line="261"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262" />
+        <location filename="../app/gui/MainWindow.cpp" line="262"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264" />
+        <location filename="../app/gui/MainWindow.cpp" line="264"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269" />
+        <location filename="../app/gui/MainWindow.cpp" line="269"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272" />
+        <location filename="../app/gui/MainWindow.cpp" line="272"/>
         <source>&amp;Split Across Devices…</source>
         <translation>跨设备拆分(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274" />
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>Remove Split of Selection</source>
         <translation>移除所选内容的拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276" />
+        <location filename="../app/gui/MainWindow.cpp" line="276"/>
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282" />
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284" />
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287" />
+        <location filename="../app/gui/MainWindow.cpp" line="287"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288" />
+        <location filename="../app/gui/MainWindow.cpp" line="288"/>
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290" />
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293" />
+        <location filename="../app/gui/MainWindow.cpp" line="293"/>
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294" />
+        <location filename="../app/gui/MainWindow.cpp" line="294"/>
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297" />
+        <location filename="../app/gui/MainWindow.cpp" line="297"/>
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299" />
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303" />
+        <location filename="../app/gui/MainWindow.cpp" line="303"/>
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304" />
+        <location filename="../app/gui/MainWindow.cpp" line="304"/>
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306" />
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310" />
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
         <source>&amp;Pin Selection To</source>
         <translation>将所选固定到(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312" />
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325" />
+        <location filename="../app/gui/MainWindow.cpp" line="325"/>
         <source>Device %1 (none)</source>
         <translation>设备 %1（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329" />
+        <location filename="../app/gui/MainWindow.cpp" line="329"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330" />
+        <location filename="../app/gui/MainWindow.cpp" line="330"/>
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332" />
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334" />
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339" />
+        <location filename="../app/gui/MainWindow.cpp" line="339"/>
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350" />
+        <location filename="../app/gui/MainWindow.cpp" line="350"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="374" />
+        <location filename="../app/gui/MainWindow.cpp" line="374"/>
         <source>There is no device %1: the palette has %n device(s)</source>
-        <translation><numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform></translation>
+        <translation>
+            <numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381" />
+        <location filename="../app/gui/MainWindow.cpp" line="381"/>
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398" />
+        <location filename="../app/gui/MainWindow.cpp" line="398"/>
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520" />
+        <location filename="../app/gui/MainWindow.cpp" line="520"/>
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521" />
-        <source>Auto placement predicts each op's time from the devices' speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
+        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534" />
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
-        <location filename="../app/gui/MainWindow.cpp" line="568" />
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
+        <location filename="../app/gui/MainWindow.cpp" line="564"/>
+        <location filename="../app/gui/MainWindow.cpp" line="568"/>
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534" />
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="537" />
-        <source>Measuring this machine's devices…</source>
+        <location filename="../app/gui/MainWindow.cpp" line="537"/>
+        <source>Measuring this machine&apos;s devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="564" />
+        <location filename="../app/gui/MainWindow.cpp" line="564"/>
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="574" />
+        <location filename="../app/gui/MainWindow.cpp" line="574"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102" />
+        <location filename="../app/gui/MainWindow.cpp" line="102"/>
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="104" />
+        <location filename="../app/gui/MainWindow.cpp" line="104"/>
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99" />
-        <location filename="../app/gui/MainWindow.cpp" line="210" />
-        <location filename="../app/gui/MainWindow.cpp" line="214" />
+        <location filename="../app/gui/MainWindow.cpp" line="99"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220" />
-        <source>Saved plan '%1'</source>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <source>Saved plan &apos;%1&apos;</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="199" />
+        <location filename="../app/gui/UndoCommands.cpp" line="199"/>
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426" />
-        <source>No node matches '%1'</source>
+        <location filename="../app/gui/MainWindow.cpp" line="426"/>
+        <source>No node matches &apos;%1&apos;</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184" />
+        <location filename="../app/gui/MainWindow.cpp" line="184"/>
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252" />
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="446" />
+        <location filename="../app/gui/MainWindow.cpp" line="446"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453" />
+        <location filename="../app/gui/MainWindow.cpp" line="453"/>
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454" />
+        <location filename="../app/gui/MainWindow.cpp" line="454"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501" />
+        <location filename="../app/gui/MainWindow.cpp" line="501"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508" />
+        <location filename="../app/gui/MainWindow.cpp" line="508"/>
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="32" />
+        <location filename="../app/gui/UndoCommands.cpp" line="32"/>
         <source>Planner mode: demand</source>
         <translation>规划模式：demand</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="34" />
+        <location filename="../app/gui/UndoCommands.cpp" line="34"/>
         <source>Planner mode: unify</source>
         <translation>规划模式：unify</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="35" />
+        <location filename="../app/gui/UndoCommands.cpp" line="35"/>
         <source>Auto-place</source>
         <translation>自动放置</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="49" />
+        <location filename="../app/gui/UndoCommands.cpp" line="49"/>
         <source>Pipeline in %1 micro-batches</source>
         <translation>以 %1 个微批次流水线执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="52" />
+        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
         <source>Stop pipelining</source>
         <translation>停止流水线执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80" />
+        <location filename="../app/gui/UndoCommands.cpp" line="80"/>
         <source>Change rules</source>
         <translation>更改规则</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="160" />
+        <location filename="../app/gui/UndoCommands.cpp" line="160"/>
         <source>Split %n op(s) across %1</source>
-        <translation><numerusform>将 %n 个算子拆分到 %1</numerusform></translation>
+        <translation>
+            <numerusform>将 %n 个算子拆分到 %1</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="173" />
+        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
         <source>Remove split</source>
         <translation>移除拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="179" />
+        <location filename="../app/gui/UndoCommands.cpp" line="179"/>
         <source>Edit devices</source>
         <translation>编辑设备</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="201" />
+        <location filename="../app/gui/UndoCommands.cpp" line="201"/>
         <source>Pin %n node(s) to %1</source>
-        <translation><numerusform>将 %n 个节点固定到 %1</numerusform></translation>
+        <translation>
+            <numerusform>将 %n 个节点固定到 %1</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="219" />
+        <location filename="../app/gui/UndoCommands.cpp" line="219"/>
         <source>Clear %n pin(s)</source>
-        <translation><numerusform>清除 %n 个固定</numerusform></translation>
+        <translation>
+            <numerusform>清除 %n 个固定</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="48" />
-        <location filename="../app/gui/ModelOpener.cpp" line="68" />
+        <location filename="../app/gui/ModelOpener.cpp" line="48"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="68"/>
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="57" />
+        <location filename="../app/gui/ModelOpener.cpp" line="57"/>
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="58" />
+        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="82" />
+        <location filename="../app/gui/ModelOpener.cpp" line="82"/>
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
@@ -965,72 +992,72 @@
 <context>
     <name>placer::gui::PlanBrowser</name>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Plan</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Graph</source>
         <translation>图</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="18" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="18"/>
         <source>Copies</source>
         <translation>拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19"/>
         <source>Copied</source>
         <translation>已拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19"/>
         <source>Last run</source>
         <translation>最近运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="19" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="19"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="29" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="29"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="30" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="30"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="31" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="31"/>
         <source>Duplicate…</source>
         <translation>复制…</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="32" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="32"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="33" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="33"/>
         <source>Compare</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="44" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="44"/>
         <source>Select two plans to compare them.</source>
         <translation>选择两个计划以进行比较。</translation>
     </message>
     <message>
-        <location filename="../app/gui/PlanBrowser.cpp" line="48" />
+        <location filename="../app/gui/PlanBrowser.cpp" line="48"/>
         <source>Select one plan.</source>
         <translation>选择一个计划。</translation>
     </message>
@@ -1038,581 +1065,593 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37" />
+        <location filename="../app/gui/RunPanel.cpp" line="37"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37" />
+        <location filename="../app/gui/RunPanel.cpp" line="37"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <location filename="../app/gui/RunPanel.cpp" line="42"/>
         <source>Input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42" />
+        <location filename="../app/gui/RunPanel.cpp" line="42"/>
         <source>Data</source>
         <translation>数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="45" />
+        <location filename="../app/gui/RunPanel.cpp" line="45"/>
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>每个输入的数据：一个 .npy 文件、一个形状（如 2,16,64，生成该形状的随机数据），或留空（按规划形状生成随机数据）。其他形状会在运行开始时重新规划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52" />
+        <location filename="../app/gui/RunPanel.cpp" line="52"/>
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="54" />
+        <location filename="../app/gui/RunPanel.cpp" line="54"/>
         <source>Choose a .npy file for the selected input</source>
         <translation>为所选输入选择 .npy 文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61" />
+        <location filename="../app/gui/RunPanel.cpp" line="61"/>
         <source>Data for an input</source>
         <translation>输入数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62" />
+        <location filename="../app/gui/RunPanel.cpp" line="62"/>
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy 数组 (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="80" />
+        <location filename="../app/gui/RunPanel.cpp" line="80"/>
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="78" />
+        <location filename="../app/gui/RunPanel.cpp" line="78"/>
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="84" />
+        <location filename="../app/gui/RunPanel.cpp" line="84"/>
         <source>1 (not pipelined)</source>
         <translation>1（不使用流水线）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="86" />
+        <location filename="../app/gui/RunPanel.cpp" line="86"/>
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation>以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89" />
+        <location filename="../app/gui/RunPanel.cpp" line="89"/>
         <source>Micro-batches:</source>
         <translation>微批次：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="118" />
+        <location filename="../app/gui/RunPanel.cpp" line="118"/>
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="119" />
+        <location filename="../app/gui/RunPanel.cpp" line="119"/>
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126" />
+        <location filename="../app/gui/RunPanel.cpp" line="126"/>
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127" />
+        <location filename="../app/gui/RunPanel.cpp" line="127"/>
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="129"/>
+        <location filename="../app/gui/RunPanel.cpp" line="135"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129" />
-        <location filename="../app/gui/RunPanel.cpp" line="135" />
+        <location filename="../app/gui/RunPanel.cpp" line="129"/>
+        <location filename="../app/gui/RunPanel.cpp" line="135"/>
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133" />
+        <location filename="../app/gui/RunPanel.cpp" line="133"/>
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133" />
+        <location filename="../app/gui/RunPanel.cpp" line="133"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="138" />
+        <location filename="../app/gui/RunPanel.cpp" line="138"/>
         <source>loading weights %p%</source>
         <translation>正在加载权重 %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="143" />
+        <location filename="../app/gui/RunPanel.cpp" line="143"/>
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="155" />
-        <location filename="../app/gui/RunPanel.cpp" line="213" />
-        <location filename="../app/gui/RunPanel.cpp" line="226" />
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
+        <location filename="../app/gui/RunPanel.cpp" line="213"/>
+        <location filename="../app/gui/RunPanel.cpp" line="226"/>
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="170" />
+        <location filename="../app/gui/RunPanel.cpp" line="170"/>
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="190" />
+        <location filename="../app/gui/RunPanel.cpp" line="190"/>
         <source>Planned as %1</source>
         <translation>规划为 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="214" />
+        <location filename="../app/gui/RunPanel.cpp" line="214"/>
         <source>Input %1: %2</source>
         <translation>输入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="227" />
-        <source>Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64</source>
+        <location filename="../app/gui/RunPanel.cpp" line="227"/>
+        <source>Input %1: &apos;%2&apos; is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>输入 %1：“%2”既不是 .npy 文件，也不是 2,16,64 这样的形状</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249" />
+        <location filename="../app/gui/RunPanel.cpp" line="249"/>
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="245" />
+        <location filename="../app/gui/RunPanel.cpp" line="245"/>
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="111" />
+        <location filename="../app/gui/RunPanel.cpp" line="111"/>
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="293" />
+        <location filename="../app/gui/RunPanel.cpp" line="293"/>
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="369" />
+        <location filename="../app/gui/RunPanel.cpp" line="369"/>
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="341" />
+        <location filename="../app/gui/RunPanel.cpp" line="341"/>
         <source>%1: %2 idle %3 predicted</source>
         <translation>%1：%2 空闲 %3（预测）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="349" />
+        <location filename="../app/gui/RunPanel.cpp" line="349"/>
         <source>waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="350" />
+        <location filename="../app/gui/RunPanel.cpp" line="350"/>
         <source>bubble (fill)</source>
         <translation>气泡（填充）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="351" />
+        <location filename="../app/gui/RunPanel.cpp" line="351"/>
         <source>bubble</source>
         <translation>气泡</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355" />
+        <location filename="../app/gui/RunPanel.cpp" line="355"/>
         <source>bubble (drain)</source>
         <translation>气泡（排空）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="379" />
+        <location filename="../app/gui/RunPanel.cpp" line="379"/>
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383" />
+        <location filename="../app/gui/RunPanel.cpp" line="383"/>
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="483" />
+        <location filename="../app/gui/RunPanel.cpp" line="483"/>
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
-        <translation><numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform></translation>
+        <translation>
+            <numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494" />
+        <location filename="../app/gui/RunPanel.cpp" line="494"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494" />
+        <location filename="../app/gui/RunPanel.cpp" line="494"/>
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494" />
+        <location filename="../app/gui/RunPanel.cpp" line="494"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="495" />
+        <location filename="../app/gui/RunPanel.cpp" line="495"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="510" />
+        <location filename="../app/gui/RunPanel.cpp" line="510"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="513" />
+        <location filename="../app/gui/RunPanel.cpp" line="513"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="516" />
+        <location filename="../app/gui/RunPanel.cpp" line="516"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="519" />
-        <source>&lt;p style='color:#b01010'&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
-        <translation>&lt;p style='color:#b01010'&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
+        <location filename="../app/gui/RunPanel.cpp" line="519"/>
+        <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
+        <translation>&lt;p style=&apos;color:#b01010&apos;&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
     <name>placer::gui::SplitDialog</name>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="21" />
+        <location filename="../app/gui/SplitDialog.cpp" line="21"/>
         <source>Split Across Devices</source>
         <translation>跨设备拆分</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="27" />
+        <location filename="../app/gui/SplitDialog.cpp" line="27"/>
         <source>Run the %n selected op(s) once per device, each device on its share of the batch. The batch is split where the region starts and concatenated where it ends.</source>
-        <translation><numerusform>将选中的 %n 个算子在每个设备上各运行一次，每个设备处理其所占的批次份额。批次在区域开始处拆分，在结束处拼接。</numerusform></translation>
+        <translation>
+            <numerusform>将选中的 %n 个算子在每个设备上各运行一次，每个设备处理其所占的批次份额。批次在区域开始处拆分，在结束处拼接。</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="33" />
+        <location filename="../app/gui/SplitDialog.cpp" line="33"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="34" />
+        <location filename="../app/gui/SplitDialog.cpp" line="34"/>
         <source>Share</source>
         <translation>份额</translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="47" />
-        <source>Relative share of the batch's rows</source>
+        <location filename="../app/gui/SplitDialog.cpp" line="47"/>
+        <source>Relative share of the batch&apos;s rows</source>
         <translation>批次行数的相对份额</translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="65" />
+        <location filename="../app/gui/SplitDialog.cpp" line="65"/>
         <source>Split</source>
         <translation>拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="94" />
+        <location filename="../app/gui/SplitDialog.cpp" line="94"/>
         <source>Choose two devices or more.</source>
         <translation>请选择两个或更多设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/SplitDialog.cpp" line="112" />
+        <location filename="../app/gui/SplitDialog.cpp" line="112"/>
         <source>%1: rows %2–%3</source>
         <translation>%1：第 %2–%3 行</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="117" />
+        <location filename="../app/gui/SplitDialog.cpp" line="117"/>
         <source>Batch of %1 across %n op(s): %2.</source>
-        <translation><numerusform>%n 个算子上批次为 %1：%2。</numerusform></translation>
+        <translation>
+            <numerusform>%n 个算子上批次为 %1：%2。</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/SplitDialog.cpp" line="123" />
+        <location filename="../app/gui/SplitDialog.cpp" line="123"/>
         <source>%n conflict(s); the first: %1</source>
-        <translation><numerusform>%n 个冲突；第一个：%1</numerusform></translation>
+        <translation>
+            <numerusform>%n 个冲突；第一个：%1</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>placer::gui::WorkspaceController</name>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49"/>
         <source>Rename plan</source>
         <translation>重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="49" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="49"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57"/>
         <source>Duplicate plan</source>
         <translation>复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="57" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="57"/>
         <source>Name of the copy:</source>
         <translation>副本名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="58" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="58"/>
         <source> copy</source>
         <translation> 副本</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="63" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="63"/>
         <source>Delete plan</source>
         <translation>删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="64" />
-        <source>Delete the plan '%1' and its runs?</source>
+        <location filename="../app/gui/WorkspaceController.cpp" line="64"/>
+        <source>Delete the plan &apos;%1&apos; and its runs?</source>
         <translation>删除计划“%1”及其运行记录？</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="70" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="70"/>
         <source>Compare plans</source>
         <translation>比较计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="94" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="116" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="94"/>
+        <location filename="../app/gui/WorkspaceController.cpp" line="116"/>
         <source>Cannot keep a draft of the unsaved changes</source>
         <translation>无法保存未保存更改的草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="145" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="145"/>
         <source>Cannot drop the draft of the unsaved changes</source>
         <translation>无法删除未保存更改的草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="168" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="168"/>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="166" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="166"/>
         <source>Restore the unsaved changes to %1 from %2?</source>
         <translation>恢复 %2 时对 %1 所做的未保存更改？</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="164" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="164"/>
         <source>Restore the unsaved plan of %1 from %2?</source>
         <translation>恢复 %2 时 %1 的未保存计划？</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="172" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="172"/>
         <source>Placement Explorer did not close cleanly; these changes were kept as a draft in the workspace (%1 on %2, %n cop(ies)).</source>
-        <translation><numerusform>Placement Explorer 未正常关闭；这些更改已作为草稿保存在工作区中（%1 位于 %2，%n 次复制）。</numerusform></translation>
+        <translation>
+            <numerusform>Placement Explorer 未正常关闭；这些更改已作为草稿保存在工作区中（%1 位于 %2，%n 次复制）。</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="176" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="176"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="177" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="177"/>
         <source>Discard</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="182" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="182"/>
         <source>Cannot discard the draft</source>
         <translation>无法放弃草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="188" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="188"/>
         <source>Cannot restore the draft</source>
         <translation>无法恢复草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="200" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="200"/>
         <source>Cannot take over the draft</source>
         <translation>无法接管草稿</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="232" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="232"/>
         <source>Workspace: %1 (read-only; unsaved changes kept in %2)</source>
         <translation>工作区：%1（只读；未保存的更改保存在 %2）</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="233" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="233"/>
         <source>nowhere</source>
         <translation>无处</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="234" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="234"/>
         <source>The workspace is read-only</source>
         <translation>工作区为只读</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="236" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="236"/>
         <source>%1 cannot be written: its plans can be opened, but saving them fails. Unsaved changes are kept as drafts in the temporary workspace %2; open another workspace (File ▸ Open Workspace) to save.</source>
         <translation>%1 无法写入：其中的计划可以打开，但无法保存。未保存的更改作为草稿保存在临时工作区 %2 中；要保存，请打开另一个工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="241" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="241"/>
         <source>%1 cannot be written, and no temporary workspace could be made for drafts (%2): unsaved changes are not kept.</source>
         <translation>%1 无法写入，且无法为草稿创建临时工作区（%2）：未保存的更改不会被保留。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="245" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="245"/>
         <source>Workspace: %1</source>
         <translation>工作区：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="254" />
-        <location filename="../app/gui/WorkspaceController.cpp" line="263" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="254"/>
+        <location filename="../app/gui/WorkspaceController.cpp" line="263"/>
         <source>Cannot save the plan</source>
         <translation>无法保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="255" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="255"/>
         <source>No workspace is open (File ▸ Open Workspace).</source>
         <translation>没有打开的工作区（文件 ▸ 打开工作区）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="281" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="281"/>
         <source>Save plan</source>
         <translation>保存计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="281" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="281"/>
         <source>Plan name:</source>
         <translation>计划名称：</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="291" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="291"/>
         <source>Workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="291" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="291"/>
         <source>Workspaces (*.db);;All files (*)</source>
         <translation>工作区 (*.db);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="302" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="302"/>
         <source>Cannot open the plan</source>
         <translation>无法打开计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="307" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="307"/>
         <source>plan %1</source>
         <translation>计划 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="317" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="317"/>
         <source>The planner answers differently now</source>
         <translation>规划器现在给出不同的结果</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="318" />
-        <source>Since '%1' was saved, the planner's answer changed:
+        <location filename="../app/gui/WorkspaceController.cpp" line="318"/>
+        <source>Since &apos;%1&apos; was saved, the planner&apos;s answer changed:
 %2</source>
         <translation>自“%1”保存以来，规划器的结果发生了变化：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="328" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="328"/>
         <source>Cannot rename the plan</source>
         <translation>无法重命名计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="344" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="344"/>
         <source>Cannot duplicate the plan</source>
         <translation>无法复制计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="357" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="357"/>
         <source>Cannot delete the plan</source>
         <translation>无法删除计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="374" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="374"/>
         <source>&lt;h3&gt;%1 → %2&lt;/h3&gt;</source>
         <translation>&lt;h3&gt;%1 → %2&lt;/h3&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/WorkspaceController.cpp" line="375" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="375"/>
         <source>&lt;p&gt;%n node(s) moved; </source>
-        <translation><numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform></translation>
+        <translation>
+            <numerusform>&lt;p&gt;移动了 %n 个节点；</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="376" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="376"/>
         <source>copies: %1 added, %2 removed; bytes copied %3 → %4.&lt;/p&gt;</source>
         <translation>拷贝：新增 %1，移除 %2；拷贝字节 %3 → %4。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="385" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="385"/>
         <source>&lt;p&gt;Last runs: %1 ms → %2 ms (%3 on %4, %5 on %6)&lt;/p&gt;</source>
         <translation>&lt;p&gt;最近运行：%1 毫秒 → %2 毫秒（%3 在 %4，%5 在 %6）&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="392" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="392"/>
         <source> ms</source>
         <translation> ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="392" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="392"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="394" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="394"/>
         <source>&lt;p&gt;Predicted: %1 → %2; measured: %3 ms → %4 ms&lt;/p&gt;</source>
         <translation>&lt;p&gt;预测：%1 → %2；实测：%3 ms → %4 ms&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="400" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="400"/>
         <source>&lt;p&gt;&lt;b&gt;Largest changes in node time&lt;/b&gt;&lt;br&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;节点耗时变化最大的&lt;/b&gt;&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="409" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="409"/>
         <source>&lt;p&gt;Run both plans to compare their latency.&lt;/p&gt;</source>
         <translation>&lt;p&gt;运行两个计划以比较其延迟。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="418" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="418"/>
         <source>… and %1 more</source>
         <translation>……还有 %1 项</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="421" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="421"/>
         <source>Moved</source>
         <translation>已移动</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="422" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="422"/>
         <source>Copies added</source>
         <translation>新增拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="423" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="423"/>
         <source>Copies removed</source>
         <translation>移除的拷贝</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="432" />
-        <source>Cannot keep the run's node times</source>
+        <location filename="../app/gui/WorkspaceController.cpp" line="432"/>
+        <source>Cannot keep the run&apos;s node times</source>
         <translation>无法保存本次运行的节点时间</translation>
     </message>
     <message>
-        <location filename="../app/gui/WorkspaceController.cpp" line="438" />
+        <location filename="../app/gui/WorkspaceController.cpp" line="438"/>
         <source>Cannot record the run</source>
         <translation>无法记录此次运行</translation>
     </message>
@@ -1620,12 +1659,12 @@
 <context>
     <name>placer::views::ConflictsPanel</name>
     <message>
-        <location filename="../views/ConflictsPanel.cpp" line="33" />
+        <location filename="../views/ConflictsPanel.cpp" line="33"/>
         <source>No conflicts.</source>
         <translation>没有冲突。</translation>
     </message>
     <message>
-        <location filename="../views/ConflictsPanel.cpp" line="36" />
+        <location filename="../views/ConflictsPanel.cpp" line="36"/>
         <source>Note: %1</source>
         <translation>说明：%1</translation>
     </message>
@@ -1633,7 +1672,7 @@
 <context>
     <name>placer::views::DeviceChip</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="31" />
+        <location filename="../views/DevicePalette.cpp" line="31"/>
         <source>Drag onto a node, or onto a selected node to place the whole selection, to run it on %1</source>
         <translation>拖到一个节点上（或拖到已选中的节点上以放置整个选区），使其在 %1 上运行</translation>
     </message>
@@ -1641,30 +1680,32 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="117" />
+        <location filename="../views/DevicePalette.cpp" line="119"/>
         <source>default</source>
         <translation>默认</translation>
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="119" />
+        <location filename="../views/DevicePalette.cpp" line="121"/>
         <source>host</source>
         <translation>主机</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="127" />
+        <location filename="../views/DevicePalette.cpp" line="129"/>
         <source>%n node(s)</source>
-        <translation><numerusform>%n 个节点</numerusform></translation>
+        <translation>
+            <numerusform>%n 个节点</numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="340" />
+        <location filename="../views/GraphScene.cpp" line="340"/>
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="485" />
+        <location filename="../views/GraphScene.cpp" line="485"/>
         <source>size at run time</source>
         <translation>运行时大小</translation>
     </message>
@@ -1672,7 +1713,7 @@
 <context>
     <name>placer::views::HintBar</name>
     <message>
-        <location filename="../views/HintBar.cpp" line="23" />
+        <location filename="../views/HintBar.cpp" line="23"/>
         <source>Hide this hint</source>
         <translation>隐藏此提示</translation>
     </message>
@@ -1680,37 +1721,41 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="19" />
+        <location filename="../views/LayoutController.cpp" line="19"/>
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="22" />
+        <location filename="../views/LayoutController.cpp" line="22"/>
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="43" />
+        <location filename="../views/LayoutController.cpp" line="43"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
-        <translation><numerusform>%n 个名称作用域已折叠显示：双击分组可展开；查找会展开节点所在的分组</numerusform></translation>
+        <translation>
+            <numerusform>%n 个名称作用域已折叠显示：双击分组可展开；查找会展开节点所在的分组</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="58" />
+        <location filename="../views/LayoutController.cpp" line="58"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
-        <translation><numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform></translation>
+        <translation>
+            <numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="102" />
+        <location filename="../views/LayoutController.cpp" line="102"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="105" />
+        <location filename="../views/LayoutController.cpp" line="105"/>
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="125" />
+        <location filename="../views/LayoutController.cpp" line="125"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
@@ -1718,22 +1763,22 @@
 <context>
     <name>placer::views::ModeBox</name>
     <message>
-        <location filename="../views/ModeBox.cpp" line="10" />
+        <location filename="../views/ModeBox.cpp" line="10"/>
         <source>demand</source>
         <translation>demand</translation>
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="11" />
+        <location filename="../views/ModeBox.cpp" line="11"/>
         <source>unify (TVM)</source>
         <translation>unify (TVM)</translation>
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="12" />
+        <location filename="../views/ModeBox.cpp" line="12"/>
         <source>auto-place</source>
         <translation>自动放置</translation>
     </message>
     <message>
-        <location filename="../views/ModeBox.cpp" line="13" />
+        <location filename="../views/ModeBox.cpp" line="13"/>
         <source>demand: unpinned nodes go where their consumers are; unify: nodes joined by hard edges share a device, as in TVM; auto-place: unpinned ops go where the cost model predicts the shortest latency, pins and rules kept</source>
         <translation>demand：未固定的节点放在其使用者所在处；unify：由硬边相连的节点共享设备，与 TVM 相同；自动放置：未固定的算子放在代价模型预测延迟最短的设备上，保留固定和规则</translation>
     </message>
@@ -1741,22 +1786,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="205" />
-        <source>'%1' cannot be removed: device_copy %2 in the model names it</source>
+        <location filename="../views/PlacementDocument.cpp" line="210"/>
+        <source>&apos;%1&apos; cannot be removed: device_copy %2 in the model names it</source>
         <translation>无法删除“%1”：模型中的 device_copy %2 引用了它</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="214" />
-        <source>'%1' cannot be removed: a result of the model must be on it</source>
+        <location filename="../views/PlacementDocument.cpp" line="219"/>
+        <source>&apos;%1&apos; cannot be removed: a result of the model must be on it</source>
         <translation>无法删除“%1”：模型的一个结果必须位于该设备</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="224" />
+        <location filename="../views/PlacementDocument.cpp" line="229"/>
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>被 device_copy 节点引用的设备必须保持其在列表中的位置</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="231" />
+        <location filename="../views/PlacementDocument.cpp" line="236"/>
         <source>devices that results must be on must keep their place in the list</source>
         <translation>结果所在的设备必须保持其在列表中的位置</translation>
     </message>
@@ -1764,92 +1809,94 @@
 <context>
     <name>placer::views::PropertiesPanel</name>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="26" />
+        <location filename="../views/PropertiesPanel.cpp" line="26"/>
         <source>&lt;i&gt;Select a node to see its properties and why it runs where it does.&lt;/i&gt;</source>
         <translation>&lt;i&gt;选择一个节点以查看其属性以及它为何在该设备上运行。&lt;/i&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PropertiesPanel.cpp" line="28" />
+        <location filename="../views/PropertiesPanel.cpp" line="28"/>
         <source>%n node(s) selected.</source>
-        <translation><numerusform>已选择 %n 个节点。</numerusform></translation>
+        <translation>
+            <numerusform>已选择 %n 个节点。</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="46" />
+        <location filename="../views/PropertiesPanel.cpp" line="46"/>
         <source>Devices:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="47" />
+        <location filename="../views/PropertiesPanel.cpp" line="47"/>
         <source>Shards:</source>
         <translation>分片：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="51" />
+        <location filename="../views/PropertiesPanel.cpp" line="51"/>
         <source>%1: rows %2–%3 of %4</source>
         <translation>%1：第 %2–%3 行（共 %4 行）</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="60" />
+        <location filename="../views/PropertiesPanel.cpp" line="60"/>
         <source>, predicted %1</source>
         <translation>，预测 %1</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="67" />
+        <location filename="../views/PropertiesPanel.cpp" line="67"/>
         <source>Device:</source>
         <translation>设备：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="67" />
+        <location filename="../views/PropertiesPanel.cpp" line="67"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="70" />
+        <location filename="../views/PropertiesPanel.cpp" line="70"/>
         <source>Why:</source>
         <translation>原因：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="73" />
+        <location filename="../views/PropertiesPanel.cpp" line="73"/>
         <source>Pinned:</source>
         <translation>固定于：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="78" />
+        <location filename="../views/PropertiesPanel.cpp" line="78"/>
         <source>Predicted:</source>
         <translation>预测：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="78" />
+        <location filename="../views/PropertiesPanel.cpp" line="78"/>
         <source>from</source>
         <translation>从</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="81" />
+        <location filename="../views/PropertiesPanel.cpp" line="81"/>
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="82" />
+        <location filename="../views/PropertiesPanel.cpp" line="82"/>
         <source> (roofline estimate)</source>
         <translation>（Roofline 估计）</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="84" />
+        <location filename="../views/PropertiesPanel.cpp" line="84"/>
         <source>Inputs:</source>
         <translation>输入：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="89" />
+        <location filename="../views/PropertiesPanel.cpp" line="89"/>
         <source>Outputs:</source>
         <translation>输出：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="96" />
-        <source>Bodies (collapsed; they run on this node's device):</source>
+        <location filename="../views/PropertiesPanel.cpp" line="96"/>
+        <source>Bodies (collapsed; they run on this node&apos;s device):</source>
         <translation>主体（已折叠；在此节点的设备上运行）：</translation>
     </message>
     <message>
-        <location filename="../views/PropertiesPanel.cpp" line="103" />
+        <location filename="../views/PropertiesPanel.cpp" line="103"/>
         <source>Attributes:</source>
         <translation>属性：</translation>
     </message>
@@ -1857,40 +1904,40 @@
 <context>
     <name>placer::views::RulesPanel</name>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="21" />
+        <location filename="../views/RulesPanel.cpp" line="21"/>
         <source>Apply rules</source>
         <translation>应用规则</translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="25" />
+        <location filename="../views/RulesPanel.cpp" line="25"/>
         <source>Op-name rules, one OP=DEVICE a line (globs, first match wins):</source>
         <translation>按算子名的规则，每行一个 OP=DEVICE（通配符，首个匹配生效）：</translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="29" />
+        <location filename="../views/RulesPanel.cpp" line="29"/>
         <source>Fallback device:</source>
         <translation>后备设备：</translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="66" />
+        <location filename="../views/RulesPanel.cpp" line="64"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="84" />
-        <source>'%1' is not of the form OP=DEVICE</source>
+        <location filename="../views/RulesPanel.cpp" line="89"/>
+        <source>&apos;%1&apos; is not of the form OP=DEVICE</source>
         <translation>“%1”不是 OP=DEVICE 的形式</translation>
     </message>
     <message>
-        <location filename="../views/RulesPanel.cpp" line="91" />
-        <source>'%1' names unknown device '%2'</source>
+        <location filename="../views/RulesPanel.cpp" line="96"/>
+        <source>&apos;%1&apos; names unknown device &apos;%2&apos;</source>
         <translation>“%1”引用了未知设备“%2”</translation>
     </message>
 </context>
 <context>
     <name>placer::views::TimelineWidget</name>
     <message>
-        <location filename="../views/TimelineWidget.cpp" line="102" />
+        <location filename="../views/TimelineWidget.cpp" line="102"/>
         <source>Run the plan (Run ▸ Run) to see when each device works.</source>
         <translation>运行计划（运行 ▸ 运行）以查看每个设备何时工作。</translation>
     </message>

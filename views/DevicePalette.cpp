@@ -87,6 +87,8 @@ DevicePalette::DevicePalette(PlacementDocument* document, QWidget* parent)
     connect(document, &PlacementDocument::modelReset, this, &DevicePalette::rebuild);
     connect(document, &PlacementDocument::devicesChanged, this, &DevicePalette::rebuild);
     connect(document, &PlacementDocument::planChanged, this, &DevicePalette::rebuild);
+    // A large graph's memory plan comes with its deferred prediction.
+    connect(document, &PlacementDocument::predictionChanged, this, &DevicePalette::rebuild);
     rebuild();
 }
 

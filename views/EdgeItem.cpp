@@ -36,6 +36,13 @@ QPainterPath EdgeItem::shape() const {
 void EdgeItem::setRoute(const QPainterPath& path) {
     setPath(path);
     m_arrow.clear();
+    m_midpoint.reset();
+}
+
+QPointF EdgeItem::midpoint() const {
+    if (!m_midpoint)
+        m_midpoint = path().pointAtPercent(0.5); // measures the curve's length: kept
+    return *m_midpoint;
 }
 
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {

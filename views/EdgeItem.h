@@ -7,6 +7,8 @@
 #include <QGraphicsPathItem>
 #include <QPolygonF>
 
+#include <optional>
+
 namespace placer::views {
 
 class EdgeItem : public QGraphicsPathItem {
@@ -22,6 +24,8 @@ public:
     void setHighlighted(bool highlighted);
     /// Moves the edge onto `path` (a new layout).
     void setRoute(const QPainterPath& path);
+    /// The point halfway along the edge, where a copy's badge sits (kept per route).
+    QPointF midpoint() const;
     QPainterPath shape() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
@@ -33,6 +37,7 @@ private:
     /// The arrow head at the consumer's end, made at the first paint after a route is set
     /// (finding the curve's angle there measures its length: too slow for every frame).
     QPolygonF m_arrow;
+    mutable std::optional<QPointF> m_midpoint;
 };
 
 } // namespace placer::views

@@ -499,7 +499,7 @@ void GraphScene::refreshPlan() {
                 for (const std::uint32_t e : drawnEdges->second) {
                     EdgeItem* edge = m_edges[e];
                     if (m_layoutIndex[edge->consumer().index] == m_layoutIndex[consumer.index]) {
-                        place(consumer, edge->path().pointAtPercent(0.5));
+                        place(consumer, edge->midpoint());
                         placed = true;
                     }
                 }

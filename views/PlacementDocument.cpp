@@ -113,8 +113,13 @@ void PlacementDocument::replan() {
                           m_model.graph.size() > kDeferredPrediction;
     if (m_predictionPending) {
         // Without costs the planner places the same and predicts nothing (settlePrediction).
+        // The memory plan follows with the prediction too, unless a device has a capacity the
+        // plan must be checked against now.
         PlanOptions placing = m_options;
         placing.costs.reset();
+        placing.planMemory = false;
+        for (const VirtualDevice& device : m_model.devices.devices())
+            placing.planMemory = placing.planMemory || device.memoryCapacity.has_value();
         m_plan = planDevices(m_model.graph, m_model.devices, placing, *m_workspace);
         m_predictionTimer->start(0);
     } else {

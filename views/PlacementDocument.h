@@ -105,7 +105,8 @@ public:
     /// Graphs of more nodes than this are predicted after their plan is shown: an edit
     /// re-plans and repaints at once, and the prediction (the timeline, the predicted latency,
     /// each node's predicted time) follows when the window is next idle, once for a burst of
-    /// edits. Auto mode places by the prediction, so it is never deferred.
+    /// edits, with the memory plan where no device has a capacity to check. Auto mode places
+    /// by the prediction, so it is never deferred.
     static constexpr std::size_t kDeferredPrediction = 20000;
     /// Whether the plan shown waits for its prediction (predictionChanged follows).
     bool predictionPending() const { return m_predictionPending; }

@@ -58,9 +58,11 @@ QString planSummary(const PlacementDocument& document) {
                                                "PlanSummary", "pipelined in %n micro-batch(es)",
                                                nullptr, microBatches)
                              : QString()) +
-           separator +
-           QCoreApplication::translate("PlanSummary", "peak memory: %1")
-               .arg(memory.join(QStringLiteral(", "))) +
+           // A large graph's memory plan may follow with its prediction.
+           (memory.isEmpty()
+                ? QString()
+                : separator + QCoreApplication::translate("PlanSummary", "peak memory: %1")
+                                  .arg(memory.join(QStringLiteral(", ")))) +
            separator +
            QCoreApplication::translate("PlanSummary", "%n conflict(s)", nullptr, conflicts) +
            (document.predictionPending()

@@ -42,31 +42,36 @@ void RulesPanel::refresh(bool keepTyping) {
     if (keepTyping && m_rules->hasFocus()) // never overwrite what the user is typing
         return;
     const PlanOptions& options = m_document->options();
-    // An example in the graph's own op names: its two most common ops on the default device.
-    std::map<std::string, int> ops;
-    for (const Node& node : m_document->graph().nodes()) {
-        if (node.role() == OpRole::Compute)
-            ++ops[node.op->name];
-    }
-    std::vector<std::pair<int, std::string>> common;
-    for (const auto& [op, count] : ops)
-        common.emplace_back(-count, op);
-    std::sort(common.begin(), common.end());
     const DeviceSet& devices = m_document->devices();
-    QStringList example;
-    for (std::size_t i = 0; i < common.size() && i < 2 && devices.defaultDevice().valid(); ++i)
-        example << QString::fromStdString(common[i].second + "=" +
-                                          devices[devices.defaultDevice()].name);
-    m_rules->setPlaceholderText(example.join(QLatin1Char('\n')));
+    if (!keepTyping) {
+        // A new graph or device set. An example in the graph's own op names: its two most
+        // common ops on the default device (a pass over every node: not on every re-plan).
+        std::map<std::string, int> ops;
+        for (const Node& node : m_document->graph().nodes()) {
+            if (node.role() == OpRole::Compute)
+                ++ops[node.op->name];
+        }
+        std::vector<std::pair<int, std::string>> common;
+        for (const auto& [op, count] : ops)
+            common.emplace_back(-count, op);
+        std::sort(common.begin(), common.end());
+        QStringList example;
+        for (std::size_t i = 0; i < common.size() && i < 2 && devices.defaultDevice().valid(); ++i)
+            example << QString::fromStdString(common[i].second + "=" +
+                                              devices[devices.defaultDevice()].name);
+        m_rules->setPlaceholderText(example.join(QLatin1Char('\n')));
+        m_fallback->clear();
+        m_fallback->addItem(tr("(none)"), QString());
+        for (const VirtualDevice& device : devices.devices())
+            m_fallback->addItem(QString::fromStdString(device.name),
+                                QString::fromStdString(device.name));
+    }
     QStringList lines;
     for (const OpRule& rule : options.rules)
         lines << QString::fromStdString(rule.opPattern + "=" + rule.device);
-    m_rules->setPlainText(lines.join(QLatin1Char('\n')));
-    m_fallback->clear();
-    m_fallback->addItem(tr("(none)"), QString());
-    for (const VirtualDevice& device : devices.devices())
-        m_fallback->addItem(QString::fromStdString(device.name),
-                            QString::fromStdString(device.name));
+    const QString text = lines.join(QLatin1Char('\n'));
+    if (m_rules->toPlainText() != text)
+        m_rules->setPlainText(text);
     m_fallback->setCurrentIndex(
         std::max(0, m_fallback->findData(QString::fromStdString(options.fallbackDevice))));
 }

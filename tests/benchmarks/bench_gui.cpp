@@ -10,6 +10,7 @@
 //   bench_gui --quick       small graphs only (what CTest runs)
 //   bench_gui --keep DIR    also keeps the generated graphs in DIR
 #include "BenchFailures.h"
+#include "ScopedLayers.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
 #include "gui/RunPanel.h"
@@ -141,9 +142,11 @@ void measure(const QString& label, const QString& path) {
         firstPaint = laidOutAt;
     // Drops: pin a random drawn node to the other device, as a drop does, and repaint.
     const Graph& graph = window.document()->graph();
+    // The nodes a drop can pin: drawn, or inside a collapsed group (a drop on a group pins its
+    // members; here one at a time).
     std::vector<NodeId> drawn;
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
-        if (window.scene()->nodeItem(NodeId(i)))
+        if (window.scene()->nodeItem(NodeId(i)) || window.scene()->inCollapsedGroup(NodeId(i)))
             drawn.push_back(NodeId(i));
     }
     std::mt19937 rng(1);
@@ -194,6 +197,26 @@ void measure(const QString& label, const QString& path) {
         QCoreApplication::processEvents();
         zooms.push_back(millisSince(t));
     }
+    // Opening a closed group (as find does): the time until the canvas shows the node in it.
+    double opened = -1;
+    for (const NodeId node : drawn) {
+        if (!window.scene()->inCollapsedGroup(node))
+            continue;
+        QSignalSpy relaid(&window, &gui::MainWindow::layoutFinished);
+        QElapsedTimer t;
+        t.start();
+        window.view()->showNode(node);
+        if (!relaid.wait(600000) || !window.scene()->nodeItem(node)) {
+            bench::wrong(label.toStdString() + ": opening a group did not show its node");
+            break;
+        }
+        window.view()->viewport()->repaint();
+        opened = millisSince(t);
+        break;
+    }
+    if (opened >= 0)
+        std::printf("%-28s a closed group opened and its node shown in %.0f ms\n",
+                    qPrintable(label), opened);
     std::printf("%-28s %6zu nodes: first paint %6.0f ms, final layout shown at %6.0f ms, "
                 "drop->repaint p50 %4.1f ms p95 %4.1f ms (of which re-plan and refresh p50 "
                 "%4.1f ms), drop->prediction shown p50 %4.1f ms, pan frame p50 %4.1f p95 %4.1f "
@@ -244,6 +267,11 @@ int main(int argc, char** argv) {
     if (!quick) // the layered layout (dot runs out of memory here)
         measure(QStringLiteral("transformer-like 50,000 nodes"),
                 write(QStringLiteral("transformer50k.relay"), transformerLike(3570)));
+    // Name scopes: the canvas opens with them collapsed (LayoutController::startingScopes).
+    measure(quick ? QStringLiteral("scoped 4,100 nodes, grouped")
+                  : QStringLiteral("scoped 50,000 nodes, grouped"),
+            write(QStringLiteral("scoped.json"),
+                  test::scopedLayersJson(quick ? 100 : 1220, 41, "/model")));
     if (const char* models = std::getenv("PLACER_ONNX_MODELS"); models && !quick) {
         const QString resnet = QString::fromLocal8Bit(models) + QStringLiteral("/resnet50.onnx");
         if (QFile::exists(resnet))

@@ -66,11 +66,14 @@ private slots:
         // The plan is there at once, its prediction when the window is next idle.
         QVERIFY(document.predictionPending());
         QVERIFY(!document.plan().prediction);
+        QVERIFY(document.plan().memory.devices.empty()); // no capacity to check: it follows
         QVERIFY(views::planSummary(document).contains(QStringLiteral("predicting")));
         QSignalSpy predicted(&document, &views::PlacementDocument::predictionChanged);
         QTRY_VERIFY(!document.predictionPending());
         QCOMPARE(predicted.count(), 1);
         QVERIFY(document.plan().prediction);
+        QVERIFY(!document.plan().memory.devices.empty());
+        QVERIFY(views::planSummary(document).contains(QStringLiteral("peak memory")));
         QVERIFY(views::planSummary(document).contains(QStringLiteral("predicted latency")));
         // The same plan, and the prediction a plan made at once with the costs has.
         PlanOptions options = document.options();
@@ -103,6 +106,24 @@ private slots:
         document.setMode(PlanMode::Auto);
         QVERIFY(!document.predictionPending());
         QVERIFY(document.plan().prediction);
+    }
+
+    void aCapacityIsCheckedAtOnce() {
+        // A device with a memory capacity: the plan is checked against it with every edit,
+        // however large the graph; only the prediction waits.
+        std::string json = test::scopedLayersJson(500, 41);
+        const std::string gpu = R"("kind": "cuda"})";
+        json.replace(json.find(gpu), gpu.size(), R"("kind": "cuda", "memory": 1000})");
+        Canvas canvas;
+        QString error;
+        QVERIFY2(canvas.document.openText(json, QStringLiteral("capacity.json"), &error),
+                 qPrintable(error));
+        QVERIFY(canvas.document.predictionPending());
+        QVERIFY(!canvas.document.plan().memory.devices.empty());
+        const auto capacity = std::find_if(
+            canvas.document.plan().conflicts.begin(), canvas.document.plan().conflicts.end(),
+            [](const Conflict& c) { return c.kind == ConflictKind::MemoryCapacity; });
+        QVERIFY(capacity != canvas.document.plan().conflicts.end());
     }
 
     void aSmallGraphIsPredictedWithItsPlan() {

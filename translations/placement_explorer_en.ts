@@ -287,7 +287,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="81"/>
+        <location filename="../views/GroupItem.cpp" line="88"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n node</numerusform>
@@ -295,7 +295,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="83"/>
+        <location filename="../views/GroupItem.cpp" line="90"/>
         <source>%n pin(s)</source>
         <translation>
             <numerusform>%n pin</numerusform>

@@ -280,14 +280,14 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="81"/>
+        <location filename="../views/GroupItem.cpp" line="88"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n 个节点</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/GroupItem.cpp" line="83"/>
+        <location filename="../views/GroupItem.cpp" line="90"/>
         <source>%n pin(s)</source>
         <translation>
             <numerusform>%n 个固定</numerusform>

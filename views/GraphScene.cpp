@@ -708,6 +708,21 @@ void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
         const double t = i < millisPerNode.size() ? millisPerNode[i] : -1;
         m_nodeItems[i]->setTiming(t, most > 0 && t > 0 ? t / most : 0);
     }
+    // A closed group shows the time of everything inside it.
+    for (const std::size_t u : m_groupUnits) {
+        auto* group = qgraphicsitem_cast<GroupItem*>(m_unitItems[u]);
+        if (!group)
+            continue;
+        double sum = 0;
+        bool timed = false;
+        for (const NodeId member : m_groupMembers[u]) {
+            if (member.index < millisPerNode.size() && millisPerNode[member.index] >= 0) {
+                sum += millisPerNode[member.index];
+                timed = true;
+            }
+        }
+        group->setTiming(timed ? sum : -1);
+    }
 }
 
 void GraphScene::setFusion(const std::vector<NodeId>& fusedInto) {

@@ -41,6 +41,13 @@ void GroupItem::setPlacement(std::vector<std::pair<QColor, int>> shares, int pin
     update();
 }
 
+void GroupItem::setTiming(double millis) {
+    if (millis != m_millis) {
+        m_millis = millis;
+        update();
+    }
+}
+
 void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     // A stacked look: a second outline behind the box says "more inside".
@@ -81,8 +88,12 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     QString detail = QObject::tr("%n node(s)", nullptr, m_members);
     if (m_pins > 0)
         detail += QStringLiteral(", ") + QObject::tr("%n pin(s)", nullptr, m_pins);
-    painter->drawText(QRectF(box.left() + 6, title.bottom(), box.width() - 12, metrics.height()),
-                      Qt::AlignCenter, detail);
+    if (m_millis >= 0) // a run's time for everything inside
+        detail += QStringLiteral(" · ") + QString::number(m_millis, 'f', 2) + QStringLiteral(" ms");
+    const QRectF line(box.left() + 6, title.bottom(), box.width() - 12, metrics.height());
+    painter->drawText(
+        line, Qt::AlignCenter,
+        QFontMetricsF(QApplication::font()).elidedText(detail, Qt::ElideMiddle, line.width()));
 }
 
 } // namespace placer::views

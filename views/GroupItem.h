@@ -29,6 +29,9 @@ public:
     void setPlacement(std::vector<std::pair<QColor, int>> shares, int pins, bool conflict);
     const std::vector<std::pair<QColor, int>>& shares() const { return m_shares; }
     QSizeF boxSize() const { return m_size; }
+    /// A run's time for the nodes inside, summed (ms); negative hides it.
+    void setTiming(double millis);
+    double timingMillis() const { return m_millis; }
 
     static QSizeF sizeFor(const QString& scope, int members);
 
@@ -40,6 +43,7 @@ private:
     std::vector<std::pair<QColor, int>> m_shares;
     int m_pins = 0;
     bool m_conflict = false;
+    double m_millis = -1;
 };
 
 } // namespace placer::views

@@ -171,7 +171,6 @@ std::set<std::string> LayoutController::startingScopes(const Graph& graph) {
     }
     if (drawn <= kCollapseAbove || deepest == 0)
         return {};
-    std::set<std::string> chosen;
     for (std::size_t depth = 1; depth <= deepest; ++depth) {
         // The units at this depth: one per scope that deep, and each node in fewer scopes.
         std::set<std::string> scopes;
@@ -185,11 +184,12 @@ std::set<std::string> LayoutController::startingScopes(const Graph& graph) {
             else
                 ++loose;
         }
-        chosen = std::move(scopes);
-        if (chosen.size() + loose >= kLeastGroups)
-            break;
+        if (scopes.size() + loose >= kLeastGroups)
+            return scopes;
     }
-    return chosen;
+    // No depth gives enough groups (everything in one or a few scopes, no deeper ones): a
+    // handful of boxes would hide the graph, so it opens as it is.
+    return {};
 }
 
 void LayoutController::expand(const std::string& scope) {

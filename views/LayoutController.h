@@ -62,7 +62,8 @@ public:
     /// The scopes a graph of more than kCollapseAbove drawn nodes starts with collapsed: those
     /// at the shallowest depth that gives at least kLeastGroups units (groups and the nodes
     /// outside them), so that a model under one outer scope ("/model/") opens one level in.
-    /// Empty for a graph without name scopes, or a smaller one.
+    /// Empty for a graph without name scopes, or a smaller one, or one whose scopes give fewer
+    /// units at every depth.
     static std::set<std::string> startingScopes(const Graph& graph);
     static constexpr std::size_t kLeastGroups = 24;
 

@@ -7,6 +7,7 @@
 #include "plan/Planner.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/GroupItem.h"
 #include "views/LayoutController.h"
 #include "views/MiniMap.h"
 #include "views/NodeItem.h"
@@ -150,6 +151,15 @@ private slots:
         const auto inner = scopesOf(test::scopedLayersJson(100, 41, "/model"));
         QCOMPARE(inner.size(), std::size_t(100));
         QVERIFY(inner.count("/model/layer42/"));
+        // Everything in one scope, nothing deeper: one box would hide the graph.
+        // "/layer7/op3" -> "/model/layer7_op3".
+        std::string single = test::scopedLayersJson(100, 41);
+        for (std::size_t at = single.find("\"/layer"); at != std::string::npos;
+             at = single.find("\"/layer", at + 1)) {
+            single[single.find('/', at + 2)] = '_';
+            single.replace(at + 1, 1, "/model/");
+        }
+        QVERIFY(scopesOf(single).empty());
         // Small graphs, and graphs without scopes, open as they are.
         QVERIFY(scopesOf(test::scopedLayersJson(20, 41)).empty());
         std::string flat = test::scopedLayersJson(100, 41);
@@ -168,6 +178,17 @@ private slots:
         const NodeId inside = *canvas.document.graph().find("/layer57/op3");
         QVERIFY(!canvas.scene.nodeItem(inside));
         QVERIFY(canvas.scene.inCollapsedGroup(inside));
+        // A run's times: a closed group shows the sum of its nodes' (41 of 0.5 ms here).
+        canvas.scene.setNodeTimes(std::vector<double>(canvas.document.graph().size(), 0.5));
+        int groups = 0;
+        for (QGraphicsItem* item : canvas.scene.items()) {
+            if (auto* group = qgraphicsitem_cast<views::GroupItem*>(item)) {
+                QCOMPARE(group->timingMillis(), 20.5);
+                ++groups;
+            }
+        }
+        QCOMPARE(groups, 100);
+        canvas.scene.setNodeTimes({});
         canvas.view->showNode(inside);
         QVERIFY(finished.wait(60000));
         QVERIFY(canvas.scene.nodeItem(inside));

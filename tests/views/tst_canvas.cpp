@@ -1,6 +1,7 @@
 // The canvas's parts on their own: the layout controller (background and synchronous layouts,
 // collapsing and expanding name scopes, cancelling), the context menu driven through its real
 // popup, find, the planner-mode box, a copy badge's click, and the status line on a plan.
+#include "CanvasFixture.h"
 #include "views/CopyBadgeItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
@@ -38,18 +39,8 @@ const char* const kScoped = R"({"format": "placer-graph", "version": 1,
   ],
   "outputs": ["/b/exp"]})";
 
-struct Canvas {
-    views::PlacementDocument document;
-    views::GraphScene scene{&document};
-    QWidget window;
-    views::GraphView* view = new views::GraphView(&scene, &window);
-    views::LayoutController* layout = new views::LayoutController(&document, &scene, view, &window);
-
-    Canvas() {
-        window.resize(800, 600);
-        view->resize(800, 600);
-        window.show();
-    }
+struct Canvas : test::CanvasFixture {
+    Canvas() : CanvasFixture(QSize(800, 600)) {}
     bool open(const char* text, QString* error) {
         return document.openText(text, QStringLiteral("scoped.json"), error);
     }

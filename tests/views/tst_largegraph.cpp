@@ -1,5 +1,6 @@
 // A graph of tens of thousands of nodes on the canvas: its prediction follows its plan when the
 // window is idle, and the minimap shows the whole plan from an image the scene paints.
+#include "CanvasFixture.h"
 #include "ScopedLayers.h"
 
 #include "io/ModelLoader.h"
@@ -24,17 +25,9 @@ using namespace placer;
 
 namespace {
 
-struct Canvas {
-    views::PlacementDocument document;
-    views::GraphScene scene{&document};
-    QWidget window;
-    views::GraphView* view = new views::GraphView(&scene, &window);
-    views::LayoutController* layout = new views::LayoutController(&document, &scene, view, &window);
-
-    Canvas() {
-        window.resize(900, 700);
-        view->resize(900, 700);
-        window.show();
+/// A canvas whose plans predict with assumed costs.
+struct Canvas : test::CanvasFixture {
+    Canvas() : CanvasFixture(QSize(900, 700)) {
         document.setCostSource([](const DeviceSet& devices) {
             return std::make_shared<const CostModel>(CostModel::assumed(devices, 2));
         });

@@ -119,15 +119,17 @@ std::vector<QString> DevicePalette::details() const {
             roles << tr("default");
         if (devices.hostDevice() == DeviceId(d))
             roles << tr("host");
-        std::int64_t peak = 0;
+        // A large graph's memory plan may follow with its prediction: "…" until it does.
+        QString peak = QStringLiteral("…");
         if (static_cast<std::size_t>(d) < plan.memory.devices.size())
-            peak = plan.memory.devices[static_cast<std::size_t>(d)].peakBytes;
+            peak = QString::fromStdString(
+                formatBytes(plan.memory.devices[static_cast<std::size_t>(d)].peakBytes));
         QString text = QString::fromStdString(std::string(deviceKindName(device.kind)));
         if (!roles.isEmpty())
             text += QStringLiteral(" · ") + roles.join(QStringLiteral(", "));
         text += QStringLiteral("\n") +
                 tr("%n node(s)", nullptr, nodes[static_cast<std::size_t>(d)]) +
-                QStringLiteral(" · ") + QString::fromStdString(formatBytes(peak));
+                QStringLiteral(" · ") + peak;
         if (device.memoryCapacity)
             text +=
                 QStringLiteral(" / ") + QString::fromStdString(formatBytes(*device.memoryCapacity));

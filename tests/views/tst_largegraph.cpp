@@ -6,6 +6,7 @@
 #include "io/ModelLoader.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
+#include "views/DevicePalette.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
@@ -16,6 +17,7 @@
 #include "views/PlanSummary.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -62,12 +64,22 @@ private slots:
         QVERIFY(!document.plan().prediction);
         QVERIFY(document.plan().memory.devices.empty()); // no capacity to check: it follows
         QVERIFY(views::planSummary(document).contains(QStringLiteral("predicting")));
+        // The device chips say the peak is still to come, then say it.
+        views::DevicePalette palette(&document);
+        const auto chipSays = [&](const QString& text) {
+            for (QLabel* label : palette.chip(QStringLiteral("gpu"))->findChildren<QLabel*>())
+                if (label->text().contains(text))
+                    return true;
+            return false;
+        };
+        QVERIFY(chipSays(QStringLiteral("node(s) · …")) || chipSays(QStringLiteral("nodes · …")));
         QSignalSpy predicted(&document, &views::PlacementDocument::predictionChanged);
         QTRY_VERIFY(!document.predictionPending());
         QCOMPARE(predicted.count(), 1);
         QVERIFY(document.plan().prediction);
         QVERIFY(!document.plan().memory.devices.empty());
         QVERIFY(views::planSummary(document).contains(QStringLiteral("peak memory")));
+        QVERIFY(!chipSays(QStringLiteral("…")) && chipSays(QStringLiteral(" KiB")));
         QVERIFY(views::planSummary(document).contains(QStringLiteral("predicted latency")));
         // The same plan, and the prediction a plan made at once with the costs has.
         PlanOptions options = document.options();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <future>
 #include <thread>
 #include <unordered_map>
@@ -24,22 +25,116 @@ bool isNumber(const std::string& text) {
                                         [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-/// What a read at other sizes keeps: each node's output shapes by node name, with an empty
-/// shape and rank -1 for a stand-in found at run time.
-struct ProbedShapes {
-    std::unordered_map<std::string, std::vector<std::vector<std::int64_t>>> byNode;
+/// Up to this many elements of an integer constant are kept from each read, to be fitted: a
+/// shape folded from the sizes (Shape, Gather, Concat, Mul) is a few numbers.
+constexpr std::size_t kFittedElements = 64;
+
+/// What a read at other sizes keeps of a node: its output shapes (empty with rank -1 for a
+/// stand-in found at run time), what identifies it besides them, and a constant's data (its
+/// elements where it is a short integer vector, else a hash).
+struct ProbedNode {
+    std::vector<std::vector<std::int64_t>> shapes;
+    std::uint64_t structure = 0;
+    std::uint64_t data = 0;
+    std::optional<std::vector<std::int64_t>> elements;
 };
+
+struct ProbedShapes {
+    std::unordered_map<std::string, ProbedNode> byNode;
+};
+
+std::uint64_t mix(std::uint64_t hash, std::string_view bytes) {
+    for (const char c : bytes) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 1099511628211ull;
+    }
+    return hash ^ (bytes.size() * 0x9e3779b97f4a7c15ull);
+}
+
+/// A body's nodes and types, at every depth: a body typed at the read's sizes reads otherwise.
+std::uint64_t bodyHash(const Graph& body, std::uint64_t hash) {
+    for (const Node& node : body.nodes()) {
+        hash = mix(mix(hash, node.op->name), node.name);
+        for (const TensorType& type : node.outputs)
+            hash = mix(hash, type.toShortString());
+        for (const Subgraph& inner : node.subgraphs) {
+            if (inner.graph)
+                hash = bodyHash(*inner.graph, hash);
+        }
+    }
+    return hash;
+}
+
+/// What identifies a node in a read besides its shapes: op, inputs, attributes, which outputs
+/// are found at run time, element types, bodies.
+std::uint64_t structureOf(const Graph& graph, const Node& node) {
+    std::uint64_t hash = mix(1469598103934665603ull, node.op->name);
+    for (const ValueRef& input : node.inputs)
+        hash = mix(mix(hash, graph.node(input.node).name), std::to_string(input.output));
+    for (const auto& [name, value] : node.attrs.entries())
+        hash = mix(mix(hash, name), formatAttrRelay(value));
+    for (std::size_t k = 0; k < node.outputs.size(); ++k)
+        hash = mix(mix(hash, node.runTimeShape(k) ? "r" : "s"), dtypeName(node.outputs[k].dtype));
+    for (const Subgraph& body : node.subgraphs) {
+        if (body.graph)
+            hash = bodyHash(*body.graph, mix(hash, body.attribute));
+    }
+    return hash;
+}
+
+/// Folding never makes a constant over a mebibyte from sizes (ir/ConstantFolding.h); larger
+/// ones are the model's weights, read from the same bytes each time: their ends are hashed.
+std::uint64_t dataHash(const TensorData& data) {
+    constexpr std::size_t kWhole = std::size_t{1} << 20, kEnds = 4096;
+    const std::string_view bytes = data.bytes();
+    if (bytes.size() <= kWhole)
+        return mix(0, bytes);
+    return mix(mix(0, bytes.substr(0, kEnds)), bytes.substr(bytes.size() - kEnds));
+}
+
+std::optional<std::vector<std::int64_t>> integerElements(const Node& node) {
+    if (!node.data || node.outputs.size() != 1)
+        return std::nullopt;
+    const TensorType& type = node.outputs[0];
+    const std::int64_t count = type.elementCount();
+    if (count < 0 || static_cast<std::size_t>(count) > kFittedElements)
+        return std::nullopt;
+    const std::string_view bytes = node.data->bytes();
+    std::vector<std::int64_t> out(static_cast<std::size_t>(count));
+    if (type.dtype == DType::Int64 && bytes.size() == out.size() * 8) {
+        std::memcpy(out.data(), bytes.data(), bytes.size());
+        return out;
+    }
+    if (type.dtype == DType::Int32 && bytes.size() == out.size() * 4) {
+        for (std::size_t e = 0; e < out.size(); ++e) {
+            std::int32_t v;
+            std::memcpy(&v, bytes.data() + e * 4, 4);
+            out[e] = v;
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
+ProbedNode probedNode(const Graph& graph, const Node& node) {
+    ProbedNode out;
+    for (std::size_t k = 0; k < node.outputs.size(); ++k)
+        out.shapes.push_back(node.runTimeShape(k) ? std::vector<std::int64_t>{-1}
+                                                  : node.outputs[k].shape);
+    out.structure = structureOf(graph, node);
+    if (node.isConstant() && node.data) {
+        out.data = dataHash(*node.data);
+        out.elements = integerElements(node);
+    }
+    return out;
+}
 
 ProbedShapes shapesOf(const Graph& graph) {
     ProbedShapes out;
     out.byNode.reserve(graph.size());
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         const Node& node = graph.node(NodeId(i));
-        std::vector<std::vector<std::int64_t>> shapes;
-        for (std::size_t k = 0; k < node.outputs.size(); ++k)
-            shapes.push_back(node.runTimeShape(k) ? std::vector<std::int64_t>{-1}
-                                                  : node.outputs[k].shape);
-        out.byNode.emplace(node.name, std::move(shapes));
+        out.byNode.emplace(node.name, probedNode(graph, node));
     }
     return out;
 }
@@ -86,13 +181,52 @@ readAt(const std::vector<ProbedInput>& inputs, const std::vector<std::vector<std
     return graphs;
 }
 
+/// Whether constant `node` (typed and fitted already) is, at its sizes and at every read's,
+/// its slice at index 0 of the axes that follow the names repeated along them (a broadcast to
+/// the batch); then it says so (Node::tiledData).
+bool tiledEverywhere(Node& node, const std::vector<const ProbedNode*>& found) {
+    if (node.outputs.size() != 1 || node.symbolicShapes.size() != 1 || !node.data)
+        return false;
+    const int elementBytes = dtypeSize(node.outputs[0].dtype);
+    const SymbolicShape& symbolic = node.symbolicShapes[0];
+    const std::vector<std::int64_t>& shape = node.outputs[0].shape;
+    if (elementBytes <= 0 || symbolic.size() != shape.size() ||
+        node.data->size() != static_cast<std::size_t>(node.outputs[0].bytes()))
+        return false;
+    std::vector<std::int64_t> one = shape;
+    for (std::size_t a = 0; a < symbolic.size(); ++a) {
+        if (!symbolic[a])
+            return false;
+        if (!symbolic[a]->isConstant())
+            one[a] = 1;
+    }
+    const auto size = static_cast<std::size_t>(elementBytes);
+    const std::string slice = broadcastBytes(node.data->bytes(), shape, one, size);
+    if (broadcastBytes(slice, one, shape, size) != node.data->bytes())
+        return false;
+    for (const ProbedNode* read : found) {
+        const std::vector<std::int64_t>& there = read->shapes[0];
+        if (there.size() != one.size())
+            return false;
+        const TensorData tiled(broadcastBytes(slice, one, there, size));
+        if (dataHash(tiled) != read->data)
+            return false;
+    }
+    node.tiledData = true;
+    return true;
+}
+
 } // namespace
 
 SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& probe) {
     SymbolicShapeSummary summary;
     graph.symbolValues.clear();
-    for (std::uint32_t i = 0; i < graph.size(); ++i)
+    graph.sizeBound.clear();
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
         graph.node(NodeId(i)).symbolicShapes.clear();
+        graph.node(NodeId(i)).symbolicData.clear();
+        graph.node(NodeId(i)).tiledData = false;
+    }
     // The names, in the order the inputs give them, and the values the graph was read at.
     std::vector<ProbedInput> inputs;
     SymbolValues base;
@@ -158,7 +292,19 @@ SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& prob
     summary.skipped.clear();
     graph.symbolValues = base;
 
-    std::vector<const std::vector<std::vector<std::int64_t>>*> found(probes->size());
+    // Why the graph is more than its shapes and folded constants at other sizes: the first
+    // thing found, in node order.
+    const auto bound = [&](std::string why) {
+        if (graph.sizeBound.empty())
+            graph.sizeBound = std::move(why);
+    };
+    for (const ProbedShapes& read : *probes) {
+        if (read.byNode.size() != graph.size())
+            bound("the model is read as " + std::to_string(read.byNode.size()) +
+                  " nodes at other sizes of " + summary.symbols.front() + ", " +
+                  std::to_string(graph.size()) + " at these");
+    }
+    std::vector<const ProbedNode*> found(probes->size());
     std::vector<std::int64_t> sizes(probes->size());
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         Node& node = graph.node(NodeId(i));
@@ -166,30 +312,53 @@ SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& prob
         for (std::size_t p = 0; p < probes->size() && everywhere; ++p) {
             const auto it = (*probes)[p].byNode.find(node.name);
             everywhere =
-                it != (*probes)[p].byNode.end() && it->second.size() == node.outputs.size();
+                it != (*probes)[p].byNode.end() && it->second.shapes.size() == node.outputs.size();
             found[p] = everywhere ? &it->second : nullptr;
         }
-        if (!everywhere)
+        if (!everywhere) {
+            bound("node " + node.name + " is read otherwise at other sizes");
             continue;
+        }
+        const ProbedNode here = probedNode(graph, node);
+        if (std::any_of(found.begin(), found.end(),
+                        [&](const ProbedNode* n) { return n->structure != here.structure; }))
+            bound("node " + node.name + " is read otherwise at other sizes");
         std::vector<SymbolicShape> shapes(node.outputs.size());
         bool any = false;
         for (std::size_t k = 0; k < node.outputs.size(); ++k) {
             // A stand-in here (a shape set by values folded at the stand-in's sizes, which
             // are no facts) may be a fact at every size read: then it follows the names too.
-            const std::size_t rank = (*found[0])[k].size();
+            const std::size_t rank = found[0]->shapes[k].size();
             const bool sameRank = std::all_of(found.begin(), found.end(), [&](const auto* n) {
-                const std::vector<std::int64_t>& shape = (*n)[k];
+                const std::vector<std::int64_t>& shape = n->shapes[k];
                 return shape.size() == rank && (shape.empty() || shape[0] >= 0);
             });
-            if (!sameRank || (!node.runTimeShape(k) && node.outputs[k].shape.size() != rank))
+            const bool atRun = node.runTimeShape(k);
+            if (!sameRank || (!atRun && node.outputs[k].shape.size() != rank)) {
+                if (!atRun)
+                    bound("the rank of " + node.name + " changes with the sizes");
                 continue;
+            }
             SymbolicShape shape;
             for (std::size_t a = 0; a < rank; ++a) {
                 for (std::size_t p = 0; p < found.size(); ++p)
-                    sizes[p] = (*found[p])[k][a];
+                    sizes[p] = found[p]->shapes[k][a];
                 shape.push_back(fitDimExpr(summary.symbols, points, sizes, degree));
-                if (!shape.back())
+                if (!shape.back()) {
                     ++summary.unknownDimensions;
+                    if (!atRun)
+                        bound("a dimension of " + node.name +
+                              " follows the sizes by no expression of degree " +
+                              std::to_string(degree) + " or less");
+                }
+            }
+            // The fit is only ever a fact where it gives this read's shape too (a size of 1
+            // may broadcast where the others do not).
+            if (!atRun) {
+                const auto at = evaluateShape(shape, base);
+                if (at && *at != node.outputs[k].shape)
+                    bound("the shape of " + node.name + " at " + summary.symbols.front() +
+                          " = 1 follows another rule than at other sizes");
             }
             if (isSymbolic(shape)) {
                 shapes[k] = std::move(shape);
@@ -199,6 +368,28 @@ SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& prob
         }
         if (any)
             node.symbolicShapes = std::move(shapes);
+        // A constant folded from the sizes: its elements, where each follows them.
+        if (!node.isConstant() || !node.data ||
+            std::all_of(found.begin(), found.end(),
+                        [&](const ProbedNode* n) { return n->data == here.data; }))
+            continue;
+        const bool fittable =
+            here.elements && std::all_of(found.begin(), found.end(), [&](const ProbedNode* n) {
+                return n->elements && n->elements->size() == here.elements->size();
+            });
+        std::vector<DimExpr> elements;
+        for (std::size_t e = 0; fittable && e < here.elements->size(); ++e) {
+            for (std::size_t p = 0; p < found.size(); ++p)
+                sizes[p] = (*found[p]->elements)[e];
+            auto fitted = fitDimExpr(summary.symbols, points, sizes, degree);
+            if (!fitted || fitted->evaluate(base) != (*here.elements)[e])
+                break;
+            elements.push_back(std::move(*fitted));
+        }
+        if (fittable && elements.size() == here.elements->size())
+            node.symbolicData = std::move(elements);
+        else if (!tiledEverywhere(node, found))
+            bound("the constant " + node.name + " is folded from the sizes by no expression");
     }
     return summary;
 }

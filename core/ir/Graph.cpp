@@ -5,6 +5,8 @@
 #include <atomic>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <map>
 
 #include <cassert>
@@ -237,6 +239,122 @@ Graph graphAtSizes(const Graph& graph, const SymbolValues& values) {
                 node.outputs[k].shape = std::move(*shape);
         }
     }
+    return sized;
+}
+
+std::string broadcastBytes(std::string_view bytes, const std::vector<std::int64_t>& from,
+                           const std::vector<std::int64_t>& to, std::size_t elementBytes) {
+    const auto rank = static_cast<std::ptrdiff_t>(to.size());
+    std::int64_t count = 1;
+    for (const std::int64_t d : to)
+        count *= d;
+    std::string out(static_cast<std::size_t>(count) * elementBytes, '\0');
+    if (rank == 0) {
+        std::memcpy(out.data(), bytes.data(), std::min(out.size(), bytes.size()));
+        return out;
+    }
+    // Source strides, 0 along a broadcast axis (an axis of `to` of size 1 takes index 0).
+    std::vector<std::int64_t> stride(to.size(), 0), index(to.size(), 0);
+    std::int64_t step = 1;
+    for (std::ptrdiff_t a = rank - 1; a >= 0; --a) {
+        const auto at = static_cast<std::size_t>(a);
+        stride[at] = from[at] == 1 && to[at] != 1 ? 0 : step;
+        step *= from[at];
+    }
+    const auto size = static_cast<std::int64_t>(elementBytes);
+    for (std::int64_t e = 0; e < count; ++e) {
+        std::int64_t source = 0;
+        for (std::size_t a = 0; a < to.size(); ++a)
+            source += index[a] * stride[a];
+        std::memcpy(out.data() + e * size, bytes.data() + source * size, elementBytes);
+        for (std::ptrdiff_t a = rank - 1; a >= 0; --a) {
+            const auto at = static_cast<std::size_t>(a);
+            if (++index[at] < to[at])
+                break;
+            index[at] = 0;
+        }
+    }
+    return out;
+}
+
+Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values) {
+    if (graph.symbolValues.empty())
+        return SourceError::sentence("its shapes follow no named dimension");
+    if (!graph.sizeBound.empty())
+        return SourceError::sentence(graph.sizeBound);
+    SymbolValues at = graph.symbolValues;
+    for (const auto& [name, value] : values) {
+        if (!at.count(name))
+            return SourceError::sentence("the model names no dimension " + name);
+        if (value <= 0)
+            return SourceError::sentence(name + " = " + std::to_string(value) +
+                                         " is no size (it must be at least 1)");
+        at[name] = value;
+    }
+    const auto spelled = [&] {
+        std::string text;
+        for (const auto& [name, value] : at)
+            text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+        return text;
+    };
+    Graph sized = graph;
+    for (std::uint32_t i = 0; i < sized.size(); ++i) {
+        const Node& read = graph.node(NodeId(i));
+        if (read.symbolicShapes.empty() && read.symbolicData.empty() && !read.tiledData)
+            continue;
+        Node& node = sized.node(NodeId(i));
+        for (std::size_t k = 0; k < read.symbolicShapes.size() && k < node.outputs.size(); ++k) {
+            const SymbolicShape& symbolic = read.symbolicShapes[k];
+            if (!isSymbolic(symbolic))
+                continue;
+            auto shape = evaluateShape(symbolic, at);
+            if (!shape) {
+                if (read.runTimeShape(k))
+                    continue; // found when it runs, as at the planned sizes
+                return SourceError::sentence("at " + spelled() + ", " + read.name +
+                                             " has no shape (" + symbolicShapeText(symbolic) + ")");
+            }
+            node.outputs[k].shape = std::move(*shape);
+        }
+        if (read.tiledData && read.data && !read.outputs.empty()) {
+            // The slice at index 0 of the axes that follow the names, repeated along them.
+            std::vector<std::int64_t> one = read.outputs[0].shape;
+            for (std::size_t a = 0; a < one.size() && !read.symbolicShapes.empty(); ++a) {
+                const auto& dim = read.symbolicShapes[0][a];
+                if (dim && !dim->isConstant())
+                    one[a] = 1;
+            }
+            const auto elementBytes = static_cast<std::size_t>(dtypeSize(read.outputs[0].dtype));
+            const std::string slice =
+                broadcastBytes(read.data->bytes(), read.outputs[0].shape, one, elementBytes);
+            node.data = std::make_shared<const TensorData>(
+                broadcastBytes(slice, one, node.outputs[0].shape, elementBytes));
+            continue;
+        }
+        if (read.symbolicData.empty())
+            continue;
+        const DType dtype = node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;
+        std::string bytes;
+        for (const DimExpr& element : read.symbolicData) {
+            const auto value = element.evaluate(at);
+            if (!value)
+                return SourceError::sentence("at " + spelled() + ", the constant " + read.name +
+                                             " folded from the sizes has no value (" +
+                                             element.toString() + ")");
+            if (dtype == DType::Int32) {
+                if (*value < std::numeric_limits<std::int32_t>::min() ||
+                    *value > std::numeric_limits<std::int32_t>::max())
+                    return SourceError::sentence("at " + spelled() + ", the constant " + read.name +
+                                                 " overflows int32");
+                const auto narrow = static_cast<std::int32_t>(*value);
+                bytes.append(reinterpret_cast<const char*>(&narrow), sizeof narrow);
+            } else {
+                bytes.append(reinterpret_cast<const char*>(&*value), sizeof *value);
+            }
+        }
+        node.data = std::make_shared<const TensorData>(std::move(bytes));
+    }
+    sized.symbolValues = std::move(at);
     return sized;
 }
 

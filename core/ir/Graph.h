@@ -7,6 +7,7 @@
 #include "ir/Ids.h"
 #include "ir/KernelHints.h"
 #include "ir/OpRegistry.h"
+#include "ir/Result.h"
 #include "ir/TensorData.h"
 #include "ir/TensorType.h"
 
@@ -98,6 +99,14 @@ struct Node {
     /// ("batch×seq×64"), where some dimension follows them (io/SymbolicShapes.h). Its type is
     /// the shape at Graph::symbolValues.
     std::vector<SymbolicShape> symbolicShapes;
+    /// constant only, where the reader folded it from the sizes of named dimensions (a
+    /// Reshape's target from Shape(x), a Concat of sizes): each element as an expression of
+    /// them; `data` holds its value at Graph::symbolValues. Empty otherwise.
+    std::vector<DimExpr> symbolicData;
+    /// constant only, where the reader folded it from the sizes as a broadcast (a class token
+    /// expanded to the batch): `data` repeats its slice at index 0 of every axis whose size
+    /// follows the names along those axes, at any size.
+    bool tiledData = false;
 
     /// Control flow only (OpDef::hasBodies): the bodies, and how many of the inputs, at the end,
     /// are values the bodies read from this graph.
@@ -215,6 +224,11 @@ public:
     /// The values of the dimensions the inputs name that the types are planned at ("batch" 1,
     /// "seq" 1 for stand-ins), where nodes carry symbolic shapes.
     SymbolValues symbolValues;
+    /// Where `symbolValues` is set: why the graph read at other sizes of the names is more
+    /// than this graph with its shapes and folded constants evaluated there (a node read
+    /// otherwise, a constant folded from the sizes that no expression gives, a dimension no
+    /// expression gives); empty when instantiateAtSizes() gives that graph.
+    std::string sizeBound;
     /// The model's ONNX opset, or 0 when it did not come from ONNX.
     int onnxOpset() const;
     /// How many nodes the reader evaluated at load and replaced by constants
@@ -251,6 +265,19 @@ const SymbolicShape* symbolicShapeOf(const Graph& graph, ValueRef value);
 /// each of its dimensions has a value there): what costs at those sizes are computed on. Its
 /// folded constants stay the graph's: it is for costing, never for running.
 Graph graphAtSizes(const Graph& graph, const SymbolValues& values);
+
+/// `graph`, whose nodes carry symbolic shapes and data (io/SymbolicShapes.h), at other values
+/// of the named dimensions: every such shape and folded constant evaluated at `values` (names
+/// it lacks keep the graph's), so that it is the graph the model would be read as at those
+/// sizes, with the same nodes (a plan of `graph` places it as it is). An error says why not:
+/// the graph is bound to its sizes (Graph::sizeBound), a name's value is not positive, or an
+/// expression has no value there.
+Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values);
+
+/// `bytes`, elements of `elementBytes` in shape `from`, broadcast to shape `to` (of the same
+/// rank, each axis of `from` of size 1 or `to`'s).
+std::string broadcastBytes(std::string_view bytes, const std::vector<std::int64_t>& from,
+                           const std::vector<std::int64_t>& to, std::size_t elementBytes);
 
 /// The sizes a run of a graph had: the values of the dimensions its inputs name, and the shapes
 /// its kernels found at run time, by node name and output.

@@ -522,8 +522,8 @@ double DevicePlanner::predictedMakespan() {
     return simulate(problem, assignment).makespan;
 }
 
-void DevicePlanner::predict() {
-    if (m_options.mode != PlanMode::Auto)
+void DevicePlanner::predict(bool problemBuilt) {
+    if (!problemBuilt)
         m_problem =
             buildProblem(std::vector<std::int64_t>(static_cast<std::size_t>(m_devices.size()), -1));
     const std::size_t n = m_index.size();

@@ -31,6 +31,10 @@ public:
           m_classOf(workspace.classOf), m_classConstraints(workspace.classConstraints) {}
 
     Plan run();
+    /// `plan`, made for a graph with these nodes at other sizes (ir/Graph.h
+    /// instantiateAtSizes), for this graph: the same devices, reasons and copies, the copies'
+    /// bytes, the memory plan, the capacities and the prediction at this graph's sizes.
+    Plan resized(Plan plan);
 
 private:
     const Node& node(std::uint32_t i) const { return m_graph.nodes()[i]; }
@@ -170,8 +174,9 @@ private:
     /// The makespan predicted for the plan as it stands (auto mode's placement).
     double predictedMakespan();
 
-    /// The schedule the plan predicts: the executor's policy on the cost model's times.
-    void predict();
+    /// The schedule the plan predicts: the executor's policy on the cost model's times, on the
+    /// problem auto mode built (`problemBuilt`) or one built here.
+    void predict(bool problemBuilt);
 
     // ---- phase 4: copies -------------------------------------------------------------------
 

@@ -167,9 +167,45 @@ Plan DevicePlanner::run() {
     if (m_splitting)
         planShards();
     if (m_options.costs || m_options.mode == PlanMode::Auto)
-        predict();
+        predict(m_options.mode == PlanMode::Auto);
     if (m_splitting)
         foldShardPrediction();
+    return std::move(m_plan);
+}
+
+Plan DevicePlanner::resized(Plan plan) {
+    m_index.rebuild(m_graph);
+    const std::size_t n = m_index.size();
+    if (m_devices.empty() || plan.devices.size() != n)
+        return plan;
+    // What the prediction's problem reads (which nodes are fixed where), found as run() finds
+    // it; the conflicts and reasons this says are the plan's already.
+    m_plan.devices.assign(n, DeviceId());
+    m_plan.reasons.assign(n, Reason{});
+    m_fixed.assign(n, DeviceId());
+    m_fixedSource.assign(n, FixedSource::None);
+    m_voteCounts.assign(m_devices.size(), 0);
+    m_firstVoter.assign(m_devices.size(), NodeId());
+    resolveOptions();
+    resolveCopiedConstants();
+    resolveSplits();
+    collectOutputDemands();
+    computeFixedDevices();
+    m_plan = std::move(plan);
+    for (CopyPlan& copy : m_plan.copies)
+        copy.bytes = m_index.valueBytes[m_index.valueSlot(copy.value)];
+    std::erase_if(m_plan.conflicts, [](const Conflict& conflict) {
+        return conflict.kind == ConflictKind::MemoryCapacity;
+    });
+    if (m_options.planMemory) {
+        m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
+        checkCapacities();
+    }
+    if (m_plan.prediction) {
+        m_plan.prediction.reset();
+        if (m_options.costs)
+            predict(false);
+    }
     return std::move(m_plan);
 }
 
@@ -853,6 +889,22 @@ Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions
 Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                  PlanWorkspace& workspace) {
     return DevicePlanner(graph, devices, options, workspace).run();
+}
+
+Result<Plan> planAtSizes(const Graph& sized, const DeviceSet& devices, const PlanOptions& options,
+                         Plan plan) {
+    if (plan.sharded || !plan.splits.empty())
+        return SourceError::sentence("the plan splits regions across devices, whose shards are "
+                                     "cut at the planned sizes");
+    if (options.microBatches > 1)
+        return SourceError::sentence("the plan is pipelined, its micro-batches cut at the "
+                                     "planned sizes");
+    if (plan.devices.size() != sized.size())
+        return SourceError::sentence("the graph has other nodes than the plan");
+    PlanOptions at = options;
+    at.costAt.clear();
+    PlanWorkspace workspace;
+    return DevicePlanner(sized, devices, at, workspace).resized(std::move(plan));
 }
 
 } // namespace placer

@@ -14,6 +14,7 @@
 //  8. compare the outputs with the reference.
 #include "session/Session.h"
 
+#include "plan/Planner.h"
 #include "report/RunReport.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/MemoryCheck.h"
@@ -21,6 +22,9 @@
 #include "runtime/RankResults.h"
 #include "runtime/Ranks.h"
 #include "runtime/Schedule.h"
+
+#include <algorithm>
+#include <cctype>
 
 namespace placer {
 
@@ -77,31 +81,73 @@ bool sameTensor(const HostTensor& a, const HostTensor& b) {
 }
 
 /// Why `graph`, as planned, cannot run on `data` but the model planned again for it could: an
-/// input the model leaves open given at another shape, or a shape-setting input given another
-/// value. std::nullopt when it can run as planned.
+/// input the model leaves open given at another shape (`sizesOnly` stays true), or a
+/// shape-setting input given another value (it turns false). std::nullopt when it can run as
+/// planned.
 std::optional<std::string>
-plannedOtherwise(const Graph& graph, const std::vector<std::pair<std::string, HostTensor>>& data) {
+plannedOtherwise(const Graph& graph, const std::vector<std::pair<std::string, HostTensor>>& data,
+                 bool* sizesOnly) {
+    std::optional<std::string> why;
+    *sizesOnly = true;
     for (const auto& [name, tensor] : data) {
         const OpenInput* open = openInput(graph, name);
         if (!open)
             continue;
         if (open->plannedValue) {
-            if (!sameTensor(*open->plannedValue, tensor))
+            if (!sameTensor(*open->plannedValue, tensor)) {
+                *sizesOnly = false;
                 return "input " + name + " sets shapes, and the plan was made for another value";
+            }
             continue;
         }
-        if (open->setsShapes)
+        if (open->setsShapes) {
+            *sizesOnly = false;
             return "input " + name + " sets shapes, and the plan was made without its value";
+        }
         const auto node = graph.find(name);
-        if (!node)
+        if (!node || why)
             continue;
         const TensorType& planned = graph.node(*node).outputs[0];
         if (!open->declaredDims.empty() && planned.shape != tensor.type.shape &&
             shapeFitsDeclared(open->declaredDims, tensor.type.shape))
-            return "input " + name + " is " + tensor.type.toShortString() +
-                   ", and the plan was made for " + planned.toShortString();
+            why = "input " + name + " is " + tensor.type.toShortString() +
+                  ", and the plan was made for " + planned.toShortString();
     }
-    return std::nullopt;
+    return why;
+}
+
+/// The values of the dimensions `graph`'s inputs name that `data` gives (an unnamed one is
+/// called after its input and axis, as io/SymbolicShapes.h names it); std::nullopt where two
+/// inputs give one name two values.
+std::optional<SymbolValues> dataSizes(const Graph& graph,
+                                      const std::vector<std::pair<std::string, HostTensor>>& data) {
+    SymbolValues values;
+    for (const auto& [name, tensor] : data) {
+        const OpenInput* open = openInput(graph, name);
+        if (!open || open->setsShapes || open->declaredDims.size() != tensor.type.shape.size())
+            continue;
+        for (std::size_t a = 0; a < open->declaredDims.size(); ++a) {
+            const std::string& declared = open->declaredDims[a];
+            if (!declared.empty() &&
+                std::all_of(declared.begin(), declared.end(),
+                            [](unsigned char c) { return std::isdigit(c) != 0; }))
+                continue;
+            const std::string symbol =
+                declared.empty() || declared == "?" ? name + "." + std::to_string(a) : declared;
+            const auto [it, fresh] = values.emplace(symbol, tensor.type.shape[a]);
+            if (!fresh && it->second != tensor.type.shape[a])
+                return std::nullopt;
+        }
+    }
+    return values;
+}
+
+/// "batch=2, seq=16".
+std::string sizesText(const SymbolValues& values) {
+    std::string text;
+    for (const auto& [name, value] : values)
+        text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    return text;
 }
 
 /// What identifies data for the model planned again: every input's shape and type, and the
@@ -125,22 +171,56 @@ Result<std::shared_ptr<const PlannedModel>>
 Session::forData(std::shared_ptr<const PlannedModel> planned,
                  const std::vector<std::pair<std::string, HostTensor>>& data, std::string* note) {
     const Graph& graph = planned->model.graph;
-    const std::optional<std::string> why = plannedOtherwise(graph, data);
+    bool sizesOnly = true;
+    const std::optional<std::string> why = plannedOtherwise(graph, data, &sizesOnly);
     if (!why)
         return planned;
-    if (!planned->source)
-        return SourceError::sentence(*why + "; this plan was not opened from a file, so it "
-                                            "cannot be planned again for the data");
     const std::string signature = signatureOf(graph, data);
     for (std::size_t k = 0; k < m_specialised.size(); ++k) {
         const Specialised& kept = m_specialised[k];
         if (kept.base.lock() == planned && kept.signature == signature) {
-            *note = "planned for the data's shapes (" + *why + "; planned earlier in this session)";
+            *note = kept.note + "; made earlier in this session";
             std::rotate(m_specialised.begin(), m_specialised.begin() + static_cast<long>(k),
                         m_specialised.begin() + static_cast<long>(k) + 1);
             return m_specialised.front().planned;
         }
     }
+    const auto keep = [&](std::shared_ptr<const PlannedModel> made, std::string said) {
+        m_specialised.insert(m_specialised.begin(), Specialised{planned, signature, made, said});
+        if (m_specialised.size() > 8)
+            m_specialised.pop_back();
+        *note = std::move(said);
+        return made;
+    };
+    // Where only the sizes of named dimensions differ, the plan made once serves them: the
+    // graph instantiated at the data's sizes (its shapes and folded sizes evaluated), its memory
+    // planned there, as ONNX Runtime's memory patterns are per shape.
+    std::string readAgain;
+    if (sizesOnly && !graph.symbolValues.empty()) {
+        const std::optional<SymbolValues> sizes = dataSizes(graph, data);
+        Result<Graph> sized =
+            sizes ? instantiateAtSizes(graph, *sizes)
+                  : Result<Graph>(SourceError::sentence("the inputs give one dimension two sizes"));
+        if (sized) {
+            auto plan =
+                planAtSizes(sized.value(), planned->model.devices, planned->options, planned->plan);
+            if (plan) {
+                auto made = std::make_shared<PlannedModel>(*planned);
+                made->model.graph = sized.take();
+                made->plan = plan.take();
+                ++m_counters.instantiated;
+                return keep(made, "the plan made at " + sizesText(graph.symbolValues) +
+                                      " runs at " + sizesText(made->model.graph.symbolValues) +
+                                      ", its memory planned for them (" + *why + ")");
+            }
+            readAgain = plan.error().message;
+        } else {
+            readAgain = sized.error().message;
+        }
+    }
+    if (!planned->source)
+        return SourceError::sentence(*why + "; this plan was not opened from a file, so it "
+                                            "cannot be planned again for the data");
     ModelSource source = *planned->source;
     for (const auto& [name, tensor] : data)
         source.runInputs[name] = tensor;
@@ -149,6 +229,7 @@ Session::forData(std::shared_ptr<const PlannedModel> planned,
     if (!loaded)
         return SourceError::sentence("planning again for the data (" + *why +
                                      "): " + loaded.error().toString());
+    ++m_counters.modelsRead;
     // Where the user moved nodes by hand, the plan for the data moves them too.
     LoadedModel model = loaded.take();
     for (const Node& node : graph.nodes()) {
@@ -161,12 +242,9 @@ Session::forData(std::shared_ptr<const PlannedModel> planned,
     if (!replanned)
         return replanned.error();
     replanned.value().source = planned->source;
-    auto result = std::make_shared<const PlannedModel>(replanned.take());
-    m_specialised.insert(m_specialised.begin(), Specialised{planned, signature, result});
-    if (m_specialised.size() > 8)
-        m_specialised.pop_back();
-    *note = "planned for the data's shapes (" + *why + ")";
-    return result;
+    return keep(std::make_shared<const PlannedModel>(replanned.take()),
+                "planned for the data's shapes (" + *why +
+                    (readAgain.empty() ? std::string() : "; read again: " + readAgain) + ")");
 }
 
 namespace {

@@ -140,6 +140,7 @@ Result<PlannedModel> Session::open(const ModelSource& source, const PlanRequest&
     auto loaded = load(source, request);
     if (!loaded)
         return loaded.error();
+    ++m_counters.modelsRead;
     auto planned = plan(loaded.take(), request);
     if (planned) {
         planned.value().source = source;
@@ -149,6 +150,7 @@ Result<PlannedModel> Session::open(const ModelSource& source, const PlanRequest&
 }
 
 Result<PlannedModel> Session::plan(LoadedModel model, const PlanRequest& request) {
+    ++m_counters.plansMade;
     PlannedModel planned;
     planned.warnings = model.warnings;
     if (!request.devices) {

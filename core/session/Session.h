@@ -129,6 +129,13 @@ struct SessionOptions {
     std::string workspace;
 };
 
+/// What a session did, for the figures that say a plan is made once.
+struct SessionCounters {
+    int modelsRead = 0;   ///< models read from their source (open, and planning again for data)
+    int plansMade = 0;    ///< placements planned (Session::plan)
+    int instantiated = 0; ///< plans instantiated at the sizes of a run's data
+};
+
 class Session {
 public:
     explicit Session(SessionOptions options = {});
@@ -178,11 +185,17 @@ public:
     Status recordRun(const RunOutcome& outcome, const std::string& name,
                      bool* saved = nullptr) const;
 
+    /// How many times this session read, planned and instantiated models.
+    const SessionCounters& counters() const { return m_counters; }
+
 private:
-    /// `planned`, or the model planned again for `data` where the data has other shapes than
-    /// its open inputs were planned for, or other values where inputs set shapes (then `note`
-    /// says why). Kept per shape signature, so that a plan run at several shapes one after
-    /// another reads and plans the model once per shape.
+    /// `planned` for `data`, where the data has other shapes than its open inputs were planned
+    /// for, or other values where inputs set shapes (then `note` says how): where only the
+    /// sizes of named dimensions differ, the plan itself instantiated at the data's sizes (its
+    /// graph's shapes and folded sizes evaluated there, its memory planned for them:
+    /// instantiateAtSizes, planAtSizes); otherwise the model read and planned again for the
+    /// data. Kept per shape signature, so that a plan run at several shapes one after another
+    /// is made once, and instantiated or planned once per shape.
     Result<std::shared_ptr<const PlannedModel>>
     forData(std::shared_ptr<const PlannedModel> planned,
             const std::vector<std::pair<std::string, HostTensor>>& data, std::string* note);
@@ -195,7 +208,9 @@ private:
         std::weak_ptr<const PlannedModel> base;
         std::string signature;
         std::shared_ptr<const PlannedModel> planned;
+        std::string note; ///< how it was made
     };
+    SessionCounters m_counters;
     std::vector<Specialised> m_specialised; ///< the latest first, at most a few
 };
 

@@ -15,11 +15,17 @@
 //     and in the stages --mode auto chooses for 8 micro-batches.
 //  6. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
 //  7. Executor overhead per instruction on a chain of 10,000 tiny ops.
+//  8. One plan at several shapes: the transformer encoder of $PLACER_ONNX_MODELS
+//     (transformer_encoder.onnx, batch x tokens x 256; with --quick or without it,
+//     tests/models/dyn_encoder.onnx) opened once without data and run at 8, 128 and 512
+//     tokens in one session: the plan is made once and instantiated per shape (the session's
+//     counters), and instantiating it at a shape (shapes and folded sizes evaluated, memory
+//     planned there) vs reading and planning the model at that shape.
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
 //   bench_runtime pipeline   only the benchmarks named (pytorch, two-branch, inception,
-//                            googlenet, split, pipeline, copy, overhead)
+//                            googlenet, split, pipeline, copy, overhead, shapes)
 #include "BenchFailures.h"
 #include "OutputCompare.h"
 #include "RunBench.h"
@@ -37,6 +43,7 @@
 #include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
 #include "runtime/Schedule.h"
+#include "session/Session.h"
 
 #include <algorithm>
 #include <chrono>
@@ -553,6 +560,116 @@ void batchPipeline(bool quick) {
         bench::wrong("pipeline: the automatic stages' outputs differ from one vcpu's");
 }
 
+double medianOf(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+/// Benchmark 8: one plan run at several shapes.
+void oneplanSeveralShapes(bool quick) {
+    const char* dir = std::getenv("PLACER_ONNX_MODELS");
+    std::string path = std::string(PLACER_SOURCE_DIR) + "/tests/models/dyn_encoder.onnx";
+    if (!quick && dir && std::filesystem::exists(std::string(dir) + "/transformer_encoder.onnx"))
+        path = std::string(dir) + "/transformer_encoder.onnx";
+    const std::filesystem::path workspace =
+        std::filesystem::temp_directory_path() / "bench_runtime_shapes.db";
+    std::filesystem::remove(workspace);
+    Session session(SessionOptions{workspace.string()});
+    PlanRequest request;
+    request.devices = "a:vcpu";
+    auto opened = session.open(ModelSource{path}, request);
+    if (!opened)
+        return bench::wrong("shapes: " + opened.error().toString());
+    const auto planned = std::make_shared<const PlannedModel>(opened.take());
+    const Graph& graph = planned->model.graph;
+    if (graph.openInputs.empty() || graph.symbolValues.empty())
+        return bench::wrong("shapes: " + path + " names no dimension");
+    const OpenInput& input = graph.openInputs.front();
+    const std::string name = std::filesystem::path(path).filename().string();
+    std::printf("one plan at several shapes: %s (%zu nodes)%s\n", name.c_str(), graph.size(),
+                graph.sizeBound.empty() ? ""
+                                        : (", bound to its sizes: " + graph.sizeBound).c_str());
+    using Clock = std::chrono::steady_clock;
+    const auto millis = [](Clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    };
+    double instantiateTotal = 0, readTotal = 0;
+    for (const std::int64_t tokens : {8, 128, 512}) {
+        std::vector<std::int64_t> shape;
+        std::size_t named = 0;
+        for (const std::string& dim : input.declaredDims) {
+            const bool number = !dim.empty() && std::isdigit(static_cast<unsigned char>(dim[0]));
+            // The first named dimension is the batch (1), the next the sequence.
+            shape.push_back(number ? std::stoll(dim) : named++ == 0 ? 1 : tokens);
+        }
+        const HostTensor data = randomTensor(TensorType{shape, DType::Float32}, 7);
+        // The peer: the model read and planned at this shape, as each shape was before.
+        ModelSource source{path};
+        source.runInputs[input.name] = data;
+        const auto readStart = Clock::now();
+        auto read = loadSource(source, planned->model.devices);
+        Plan direct;
+        if (read)
+            direct = planDevices(read.value().graph, planned->model.devices, planned->options);
+        const double readMs = millis(Clock::now() - readStart);
+        if (!read)
+            return bench::wrong("shapes: " + read.error().toString());
+        // This: the plan made once, instantiated at the data's sizes.
+        const auto instantiateStart = Clock::now();
+        SymbolValues sizes = read.value().graph.symbolValues;
+        auto sized = instantiateAtSizes(graph, sizes);
+        std::optional<Plan> resized;
+        if (sized) {
+            auto plan =
+                planAtSizes(sized.value(), planned->model.devices, planned->options, planned->plan);
+            if (plan)
+                resized = plan.take();
+        }
+        const double instantiateMs = millis(Clock::now() - instantiateStart);
+        std::int64_t peak = 0, directPeak = 0;
+        for (const DeviceMemory& memory : direct.memory.devices)
+            directPeak += memory.peakBytes;
+        if (resized) {
+            for (const DeviceMemory& memory : resized->memory.devices)
+                peak += memory.peakBytes;
+            if (peak != directPeak)
+                bench::wrong("shapes: the instantiated memory plan's peak differs from a plan "
+                             "read at that shape");
+        }
+        // And the run itself, through the session as every front end runs it.
+        RunRequest run;
+        run.inputs = {{input.name, data}};
+        run.warmup = 1;
+        run.iterations = quick ? 2 : 5;
+        const auto runStart = Clock::now();
+        auto ran = session.run(planned, run);
+        const double runMs = millis(Clock::now() - runStart);
+        if (!ran)
+            return bench::wrong("shapes: " + ran.error().toString());
+        if (ran.value()->reference && !ran.value()->reference->ok)
+            bench::wrong("shapes: the outputs at " + data.type.toShortString() +
+                         " differ from the reference");
+        instantiateTotal += instantiateMs;
+        readTotal += readMs;
+        std::printf("  %-22s instantiated %.2f ms vs read and planned %.2f ms (%.1fx); memory "
+                    "plan peak %s; the run (%d iterations and its reference) %.0f ms, median "
+                    "%.2f ms\n",
+                    data.type.toShortString().c_str(), instantiateMs, readMs,
+                    instantiateMs > 0 ? readMs / instantiateMs : 0.0, formatBytes(peak).c_str(),
+                    run.iterations, runMs, medianOf(ran.value()->result.latencyMicros) / 1000.0);
+    }
+    const SessionCounters& counters = session.counters();
+    std::printf("  the session read the model %d time(s), made %d plan(s) and instantiated %d; "
+                "instantiating took %.2f ms in all vs %.2f ms reading and planning (%.1fx)\n",
+                counters.modelsRead, counters.plansMade, counters.instantiated, instantiateTotal,
+                readTotal, instantiateTotal > 0 ? readTotal / instantiateTotal : 0.0);
+    if (graph.sizeBound.empty() && (counters.plansMade != 1 || counters.instantiated != 3))
+        bench::wrong("shapes: the plan was not made once and instantiated per shape");
+    std::filesystem::remove(workspace);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -569,10 +686,11 @@ int main(int argc, char** argv) {
         return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
     };
     const std::pair<const char*, void (*)(bool)> benchmarks[] = {
-        {"pytorch", resnetVsPyTorch},  {"two-branch", twoBranchSplit},
-        {"inception", inceptionSplit}, {"googlenet", googlenetSplit},
-        {"split", batchSplit},         {"pipeline", batchPipeline},
-        {"copy", copyBandwidth},       {"overhead", executorOverhead}};
+        {"pytorch", resnetVsPyTorch},    {"two-branch", twoBranchSplit},
+        {"inception", inceptionSplit},   {"googlenet", googlenetSplit},
+        {"split", batchSplit},           {"pipeline", batchPipeline},
+        {"copy", copyBandwidth},         {"overhead", executorOverhead},
+        {"shapes", oneplanSeveralShapes}};
     for (const auto& [name, benchmark] : benchmarks)
         if (wanted(name))
             benchmark(quick);

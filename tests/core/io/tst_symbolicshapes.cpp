@@ -42,8 +42,9 @@ std::string shapeOf(const Graph& graph, const std::string& name) {
 }
 
 /// A model of x[batch, seq, 8] whose values' sizes follow the names by sums, products and
-/// powers, and one (a strided slice) whose size does not follow them by any polynomial.
-std::string arithmeticModel() {
+/// powers, and (with `strided`) one, a strided slice, whose size does not follow them by any
+/// polynomial.
+std::string arithmeticModel(bool strided = true) {
     onnx::ModelProto model = emptyModel("arith");
     onnx::GraphProto* g = model.mutable_graph();
     onnx::ValueInfoProto* x = g->add_input();
@@ -72,8 +73,27 @@ std::string arithmeticModel() {
     setInts(addOp(g, "Transpose", {"x"}, "xt"), "perm", {0, 2, 1});
     addOp(g, "MatMul", {"x", "xt"}, "scores");
     addOp(g, "Reshape", {"x", "flat"}, "rows");
-    addOp(g, "Slice", {"x", "starts", "ends", "axes", "steps"}, "every_other");
-    for (const char* out : {"padded", "twice", "scores", "rows", "every_other"}) {
+    if (strided) {
+        addOp(g, "Slice", {"x", "starts", "ends", "axes", "steps"}, "every_other");
+    } else {
+        // A class token expanded to the batch and put before the sequence, as ViT's export
+        // does: Shape, Slice, Concat and Expand fold into a constant of batch×1×8 repeating it.
+        onnx::TensorProto* token = addInitializer(g, "token", {1, 1, 8});
+        token->set_data_type(onnx::TensorProto_DataType_FLOAT);
+        for (int v = 0; v < 8; ++v)
+            token->add_float_data(static_cast<float>(v) + 0.5f);
+        ints("zero", {0});
+        ints("one", {1});
+        ints("rest", {1, 8});
+        addOp(g, "Shape", {"x"}, "xshape");
+        addOp(g, "Slice", {"xshape", "zero", "one"}, "xbatch");
+        setInt(addOp(g, "Concat", {"xbatch", "rest"}, "tokenshape"), "axis", 0);
+        addOp(g, "Expand", {"token", "tokenshape"}, "tokens");
+        setInt(addOp(g, "Concat", {"tokens", "x"}, "with_token"), "axis", 1);
+    }
+    for (const char* out : {"padded", "twice", "scores", "rows", "every_other", "with_token"}) {
+        if (std::string(out) == (strided ? "with_token" : "every_other"))
+            continue;
         onnx::ValueInfoProto* info = g->add_output();
         info->set_name(out);
         auto* result = info->mutable_type()->mutable_tensor_type();
@@ -103,6 +123,8 @@ private slots:
     void theSizesOfARunAreShownBesideThem();
     void costsAtNamedSizesAreThoseOfAPlanAtThem();
     void aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned();
+    void instantiatedAtSizesIsTheModelReadThere();
+    void aModelBoundToItsSizesSaysWhy();
 };
 
 void TestSymbolicShapes::arithmetic() {
@@ -372,6 +394,180 @@ void TestSymbolicShapes::aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned() {
     // What an earlier read found is gone with it: nothing claims a shape it cannot show.
     QCOMPARE(shapeOf(graph, "s"), std::string("static"));
     QVERIFY(graph.symbolValues.empty());
+}
+
+namespace {
+
+/// Why `sized` is not the graph `read`, node by node (names, ops, inputs, types, pins,
+/// constants' bytes), or empty.
+std::string differences(const Graph& sized, const Graph& read) {
+    if (sized.size() != read.size())
+        return std::to_string(sized.size()) + " nodes against " + std::to_string(read.size());
+    for (std::uint32_t i = 0; i < sized.size(); ++i) {
+        const Node& a = sized.node(NodeId(i));
+        const Node& b = read.node(NodeId(i));
+        if (a.name != b.name || a.op != b.op || a.inputs != b.inputs)
+            return "node " + a.name + " against " + b.name;
+        for (std::size_t k = 0; k < a.outputs.size(); ++k) {
+            if (a.runTimeShape(k) != b.runTimeShape(k))
+                return "node " + a.name + ": found at run time in one only";
+            if (!a.runTimeShape(k) && a.outputs[k] != b.outputs[k])
+                return "node " + a.name + ": " + a.outputs[k].toShortString() + " against " +
+                       b.outputs[k].toShortString();
+        }
+        if ((a.data == nullptr) != (b.data == nullptr) ||
+            (a.data && a.data->bytes() != b.data->bytes()))
+            return "the data of " + a.name;
+    }
+    if (sized.symbolValues != read.symbolValues)
+        return "other sizes";
+    return {};
+}
+
+using Reader = std::function<Result<LoadedModel>(const InputShapes&)>;
+
+Reader fileReader(const std::string& path) {
+    return [path](const InputShapes& shapes) {
+        return loadModelFile(path, GraphFormat::Auto, std::nullopt, shapes);
+    };
+}
+
+Reader textReader(std::string text) {
+    return [text](const InputShapes& shapes) {
+        return loadModelText(text, "model.onnx", GraphFormat::Onnx, std::nullopt, shapes);
+    };
+}
+
+} // namespace
+
+/// A graph instantiated at other sizes of its names (shapes evaluated, folded sizes such as a
+/// Reshape's Shape-Gather-Mul target evaluated) is, node for node and byte for byte, the model
+/// read at those sizes; a plan of it keeps its devices, and its memory plan is the one a plan
+/// made there has.
+void TestSymbolicShapes::instantiatedAtSizesIsTheModelReadThere() {
+    struct Case {
+        const char* name;
+        Reader read;
+        std::string input;
+        std::vector<std::vector<std::int64_t>> shapes;
+    };
+    std::vector<Case> cases = {
+        {"dyn_encoder",
+         fileReader(sourcePath("tests/models/dyn_encoder.onnx")),
+         "x",
+         {{2, 16, 16}, {3, 33, 16}, {1, 512, 16}, {1, 1, 16}}},
+        {"arith", textReader(arithmeticModel(false)), "x", {{2, 5, 8}, {4, 1, 8}, {1, 64, 8}}},
+        {"symbolic seed",
+         fileReader(sourcePath("tests/fuzz/seeds/onnx/symbolic-batch-seq.onnx")),
+         "",
+         {}},
+    };
+    // Local models exported by PyTorch, where the environment has them (the transformer's
+    // heads are a Reshape to sizes the exporter computes from Shape).
+    if (const char* dir = std::getenv("PLACER_ONNX_MODELS")) {
+        cases.push_back({"transformer_encoder",
+                         fileReader(std::string(dir) + "/transformer_encoder.onnx"),
+                         "input",
+                         {{1, 8, 256}, {2, 128, 256}, {1, 512, 256}}});
+        for (const char* name : {"shufflenet_v2", "vit_b_16"})
+            cases.push_back({name,
+                             fileReader(std::string(dir) + "/" + name + ".onnx"),
+                             "input",
+                             {{2, 3, 224, 224}, {3, 3, 224, 224}}});
+        // The causal decoder's mask (tokens×tokens of -inf above the diagonal) is folded from
+        // the sizes at load: that model is read again per size, and says why.
+        auto decoder = fileReader(std::string(dir) + "/causal_decoder.onnx")({});
+        if (decoder)
+            QVERIFY2(decoder.value().graph.sizeBound.find("is folded from the sizes by no "
+                                                          "expression") != std::string::npos,
+                     decoder.value().graph.sizeBound.c_str());
+    }
+    const DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu").take();
+    int compared = 0;
+    for (const Case& c : cases) {
+        auto opened = c.read({});
+        if (!opened && std::getenv("PLACER_ONNX_MODELS") == nullptr)
+            QFAIL((std::string(c.name) + ": " + opened.error().toString()).c_str());
+        if (!opened)
+            continue; // not in this environment
+        const Graph& graph = opened.value().graph;
+        QVERIFY2(graph.sizeBound.empty(), (std::string(c.name) + ": " + graph.sizeBound).c_str());
+        QVERIFY2(!graph.symbolValues.empty(), c.name);
+        std::vector<std::vector<std::int64_t>> shapes = c.shapes;
+        std::string input = c.input;
+        if (shapes.empty()) { // every named dimension at 3, then at 7
+            input = graph.openInputs.front().name;
+            for (const std::int64_t size : {3, 7}) {
+                std::vector<std::int64_t> shape;
+                for (const std::string& dim : graph.openInputs.front().declaredDims)
+                    shape.push_back(std::isdigit(static_cast<unsigned char>(dim[0])) != 0
+                                        ? std::stoll(dim)
+                                        : size);
+                shapes.push_back(shape);
+            }
+        }
+        PlanOptions options;
+        options.rules = {{"MatMul", "b"}, {"Softmax", "b"}};
+        options.fallbackDevice = "a";
+        const Plan plan = planDevices(graph, devices, options);
+        for (const std::vector<std::int64_t>& shape : shapes) {
+            auto read = c.read({{input, shape}});
+            QVERIFY2(read, read ? "" : read.error().toString().c_str());
+            const Graph& there = read.value().graph;
+            auto sized = instantiateAtSizes(graph, there.symbolValues);
+            QVERIFY2(sized, sized ? "" : sized.error().toString().c_str());
+            const std::string why = differences(sized.value(), there);
+            QVERIFY2(why.empty(), (std::string(c.name) + " at " +
+                                   TensorType{shape, DType::Float32}.toShortString() + ": " + why)
+                                      .c_str());
+            auto resized = planAtSizes(sized.value(), devices, options, plan);
+            QVERIFY2(resized, resized ? "" : resized.error().toString().c_str());
+            const Plan direct = planDevices(there, devices, options);
+            QCOMPARE(resized.value().devices, direct.devices);
+            QCOMPARE(resized.value().copies.size(), direct.copies.size());
+            for (std::size_t k = 0; k < direct.copies.size(); ++k)
+                QCOMPARE(resized.value().copies[k].bytes, direct.copies[k].bytes);
+            QCOMPARE(resized.value().memory.devices.size(), direct.memory.devices.size());
+            for (std::size_t d = 0; d < direct.memory.devices.size(); ++d)
+                QCOMPARE(resized.value().memory.devices[d].peakBytes,
+                         direct.memory.devices[d].peakBytes);
+            ++compared;
+        }
+    }
+    QVERIFY(compared >= 9);
+    auto arith = textReader(arithmeticModel(false))({});
+    QVERIFY(arith);
+    const Node& tokens = arith.value().graph.node(*arith.value().graph.find("tokens"));
+    QVERIFY(tokens.isConstant() && tokens.tiledData);
+    const Node& shape = arith.value().graph.node(*arith.value().graph.find("flat"));
+    QVERIFY(shape.symbolicData.empty()); // the model's own [-1, 8]: no sizes in it
+    // A size must be one, and the names the model's.
+    auto opened = fileReader(sourcePath("tests/models/dyn_encoder.onnx"))({});
+    QVERIFY(opened);
+    // The flatten's target, folded from Shape(x), Gather and Mul, in the names.
+    const Node& flat = opened.value().graph.node(*opened.value().graph.find("flat"));
+    QCOMPARE(flat.symbolicData.size(), std::size_t{2});
+    QCOMPARE(flat.symbolicData[0].toString(), std::string("batch*seq"));
+    QCOMPARE(flat.symbolicData[1].toString(), std::string("16"));
+    QVERIFY(!instantiateAtSizes(opened.value().graph, {{"seq", 0}}));
+    QVERIFY(!instantiateAtSizes(opened.value().graph, {{"tokens", 4}}));
+}
+
+/// A model whose graph at other sizes is more than its shapes evaluated says why, and is not
+/// instantiated: a strided slice's ceil(seq/2) is no polynomial.
+void TestSymbolicShapes::aModelBoundToItsSizesSaysWhy() {
+    auto loaded = loadModelText(arithmeticModel(), "arith.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY(loaded);
+    const Graph& graph = loaded.value().graph;
+    QVERIFY2(graph.sizeBound.find("every_other") != std::string::npos, graph.sizeBound.c_str());
+    auto sized = instantiateAtSizes(graph, {{"seq", 9}});
+    QVERIFY(!sized);
+    QCOMPARE(sized.error().message, graph.sizeBound);
+    // A static model has nothing to instantiate.
+    auto fixed = loadModelFile(sourcePath("tests/models/nonzero_select.onnx"), GraphFormat::Auto,
+                               std::nullopt);
+    QVERIFY(fixed);
+    QVERIFY(!instantiateAtSizes(fixed.value().graph, {}));
 }
 
 QTEST_GUILESS_MAIN(TestSymbolicShapes)

@@ -78,11 +78,14 @@ private slots:
     }
 
     /// A model with symbolic batch and seq is opened once, without data, and run at three
-    /// shapes: each run is planned for its data and matches numpy; a shape run again reuses the
-    /// plan made for it.
+    /// shapes: the plan is made once, and instantiated at each shape's sizes (its memory planned
+    /// for them) without reading the model again; each run matches numpy, and a shape run again
+    /// finds what was made for it.
     void oneModelRunsAtSeveralShapes() {
         PlanRequest request;
         request.devices = "a:vcpu,b:vcpu";
+        request.options.rules = {{"Softmax", "b"}};
+        request.options.fallbackDevice = "a";
         auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, request);
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         QVERIFY(mentions(opened.value().warnings, "taken as 1"));
@@ -90,21 +93,37 @@ private slots:
         QCOMPARE(opened.value().model.graph.openInputs[0].declaredDims,
                  (std::vector<std::string>{"batch", "seq", "16"}));
         const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        std::int64_t lastPeak = 0;
         for (const char* shape : {"1x4", "2x16", "3x33", "2x16"}) {
             const std::string stem = std::string("dyn_encoder.") + shape;
             auto ran = m_session->run(planned, oneRun({{"x", npy(stem + ".input.npy")}}));
             QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
             const RunOutcome& outcome = *ran.value();
-            QVERIFY2(mentions(outcome.warnings, "planned for the data's shapes"), shape);
+            QVERIFY2(mentions(outcome.warnings, "the plan made at batch=1, seq=1 runs at"), shape);
             QVERIFY(outcome.reference && outcome.reference->ok);
             const ReferenceCheck check =
                 compareOutputs(outcome.result.outputs, {npy(stem + ".expected.npy")}, 1e-4, 1e-3);
             QVERIFY2(check.ok, (std::string(shape) + ": " + check.mismatch).c_str());
+            // The placement is the plan's; the memory is planned at the data's sizes.
+            QCOMPARE(outcome.userPlan.devices, planned->plan.devices);
+            std::int64_t peak = 0;
+            for (const DeviceMemory& memory : outcome.userPlan.memory.devices)
+                peak += memory.peakBytes;
+            QVERIFY2(peak > lastPeak || std::string(shape) == "2x16", shape);
+            lastPeak = peak;
         }
-        // The second 2x16 run found the plan the first made.
+        QVERIFY(mentions(m_session->run(planned, oneRun({{"x", npy("dyn_encoder.3x33.input.npy")}}))
+                             .value()
+                             ->warnings,
+                         "batch=3, seq=33"));
+        // The second 2x16 run found what the first made.
         auto again = m_session->run(planned, oneRun({{"x", npy("dyn_encoder.2x16.input.npy")}}));
         QVERIFY(again);
-        QVERIFY(mentions(again.value()->warnings, "planned earlier in this session"));
+        QVERIFY(mentions(again.value()->warnings, "made earlier in this session"));
+        // Read and planned once; instantiated once per shape.
+        QCOMPARE(m_session->counters().modelsRead, 1);
+        QCOMPARE(m_session->counters().plansMade, 1);
+        QCOMPARE(m_session->counters().instantiated, 3);
     }
 
     /// Data planned for at open (placer run --input) runs without planning again.
@@ -231,17 +250,33 @@ private slots:
                  ran.error().message.c_str());
     }
 
-    /// A plan that was not opened from a file cannot be planned again for other shapes: the
-    /// run says so instead of failing on a size.
+    /// A plan that was not opened from a file still runs at other sizes of its named
+    /// dimensions (it is instantiated there), but cannot be planned again for the value of an
+    /// input that sets shapes: the run says so instead of failing on a size.
     void aPlanWithoutSourceSaysWhy() {
         auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, PlanRequest{});
         QVERIFY(opened);
         opened.value().source.reset();
         const auto planned = std::make_shared<const PlannedModel>(opened.take());
         auto ran = m_session->run(planned, oneRun({{"x", npy("dyn_encoder.2x16.input.npy")}}));
-        QVERIFY(!ran);
-        QVERIFY2(ran.error().message.find("not opened from a file") != std::string::npos,
-                 ran.error().message.c_str());
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        QVERIFY(compareOutputs(ran.value()->result.outputs, {npy("dyn_encoder.2x16.expected.npy")},
+                               1e-4, 1e-3)
+                    .ok);
+
+        auto slicing =
+            m_session->open(ModelSource{modelPath("runtime_slice_pad.onnx")}, PlanRequest{});
+        QVERIFY(slicing);
+        slicing.value().source.reset();
+        const auto sliced = std::make_shared<const PlannedModel>(slicing.take());
+        auto refused =
+            m_session->run(sliced, oneRun({{"x", npy("runtime_slice_pad.x.npy")},
+                                           {"starts", npy("runtime_slice_pad.starts.npy")},
+                                           {"ends", npy("runtime_slice_pad.ends.npy")},
+                                           {"pads", npy("runtime_slice_pad.pads.npy")}}));
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("not opened from a file") != std::string::npos,
+                 refused.error().message.c_str());
     }
 
     /// Shapes a kernel finds at run time: NonZero's elements read by GatherND, reshaped and

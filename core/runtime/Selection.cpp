@@ -6,8 +6,10 @@
 #include "runtime/OpGeometry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -211,36 +213,122 @@ struct Corners {
     }
 };
 
-/// The boxes kept so far for one (batch, class), their corners side by side.
+/// The boxes kept so far for one (batch, class), their corners side by side, and, where the
+/// candidates are many, an index of them by their left edge: a box can only be suppressed by a
+/// kept box whose horizontal extent meets its own, so it is compared with those alone (the
+/// boxes of the other classes that torchvision's batched NMS offsets far apart, and boxes far
+/// away, are never looked at). The answer is the plain loop's, exactly: the same comparisons on
+/// the boxes that could suppress, in a different order, and "any" does not depend on it.
 struct Kept {
     std::vector<double> y0, x0, y1, x1, area;
-    std::size_t size() const { return area.size(); }
-    void clear() {
+    std::size_t count = 0; ///< every box kept, those that cannot suppress included
+
+    std::size_t size() const { return count; }
+
+    /// Starts a (batch, class) whose candidates are `candidates` (box indices into `c`).
+    void clear(const Corners& c, const std::vector<std::pair<double, std::int64_t>>& candidates) {
         for (auto* v : {&y0, &x0, &y1, &x1, &area})
             v->clear();
+        count = 0;
+        m_maxWidth = 0;
+        for (std::vector<std::uint32_t>& bucket : m_buckets)
+            bucket.clear();
+        m_indexed = false;
+        // Few candidates: the plain loop is as fast. Coordinates that are not finite: the plain
+        // loop says what they do.
+        constexpr std::size_t kIndexFrom = 64;
+        if (candidates.size() < kIndexFrom)
+            return;
+        double low = std::numeric_limits<double>::infinity(), high = -low, widths = 0;
+        for (const auto& [score, i] : candidates) {
+            const auto k = static_cast<std::size_t>(i);
+            if (!std::isfinite(c.x0[k]) || !std::isfinite(c.x1[k]))
+                return;
+            low = std::min(low, c.x0[k]);
+            high = std::max(high, c.x1[k]);
+            widths += c.x1[k] - c.x0[k];
+        }
+        // Buckets about as wide as a box, at most 2^16 of them, and far wider than the
+        // rounding of the coordinates (so that a bucket either side of a query takes it in).
+        constexpr double kMaxBuckets = 65536;
+        const double span = high - low;
+        m_low = low;
+        m_width = std::max({widths / static_cast<double>(candidates.size()), span / kMaxBuckets,
+                            (std::fabs(low) + std::fabs(high)) * 0x1p-40,
+                            std::numeric_limits<double>::min()});
+        if (!std::isfinite(span) || !std::isfinite(m_width))
+            return;
+        const auto buckets = static_cast<std::size_t>(std::min(kMaxBuckets, span / m_width)) + 1;
+        if (m_buckets.size() < buckets)
+            m_buckets.resize(buckets);
+        m_bucketCount = buckets;
+        m_indexed = true;
     }
+
     void add(const Corners& c, std::size_t i) {
+        ++count;
+        // A box of no area never suppresses (and NaN compares false): it needs no place here.
+        if (!(c.area[i] > 0))
+            return;
+        const auto k = static_cast<std::uint32_t>(area.size());
         y0.push_back(c.y0[i]), x0.push_back(c.x0[i]), y1.push_back(c.y1[i]);
         x1.push_back(c.x1[i]), area.push_back(c.area[i]);
+        if (m_indexed) {
+            m_maxWidth = std::max(m_maxWidth, c.x1[i] - c.x0[i]);
+            m_buckets[bucketOf(c.x0[i])].push_back(k);
+        }
     }
+
     /// Whether a kept box overlaps box i by more than `threshold` (intersection over union), as
     /// ONNX Runtime decides it: boxes of no area never suppress.
     bool suppress(const Corners& c, std::size_t i, double threshold) const {
         const double by0 = c.y0[i], bx0 = c.x0[i], by1 = c.y1[i], bx1 = c.x1[i], bArea = c.area[i];
         if (bArea <= 0)
             return false;
-        for (std::size_t k = 0; k < area.size(); ++k) {
+        const auto overlaps = [&](std::size_t k) {
             const double ix0 = std::max(x0[k], bx0), ix1 = std::min(x1[k], bx1);
             const double iy0 = std::max(y0[k], by0), iy1 = std::min(y1[k], by1);
             if (ix1 <= ix0 || iy1 <= iy0 || area[k] <= 0)
-                continue;
+                return false;
             const double intersection = (ix1 - ix0) * (iy1 - iy0);
             const double united = area[k] + bArea - intersection;
-            if (united > 0 && intersection / united > threshold)
+            return united > 0 && intersection / united > threshold;
+        };
+        if (m_indexed) {
+            // A kept box that meets [bx0, bx1] starts after bx0 - (the widest kept box), and
+            // before bx1; a bucket either side takes rounding in.
+            const std::size_t first = bucketOf(bx0 - m_maxWidth), last = bucketOf(bx1);
+            const std::size_t from = first > 0 ? first - 1 : 0;
+            const std::size_t to = std::min(last + 1, m_bucketCount - 1);
+            if (to - from + 1 < area.size()) {
+                for (std::size_t b = from; b <= to; ++b) {
+                    for (const std::uint32_t k : m_buckets[b]) {
+                        if (overlaps(k))
+                            return true;
+                    }
+                }
+                return false;
+            }
+        }
+        for (std::size_t k = 0; k < area.size(); ++k) {
+            if (overlaps(k))
                 return true;
         }
         return false;
     }
+
+private:
+    std::size_t bucketOf(double x) const {
+        const double at = std::floor((x - m_low) / m_width);
+        if (!(at > 0))
+            return 0;
+        return static_cast<std::size_t>(std::min(at, static_cast<double>(m_bucketCount - 1)));
+    }
+
+    bool m_indexed = false;
+    double m_low = 0, m_width = 1, m_maxWidth = 0;
+    std::size_t m_bucketCount = 0;
+    std::vector<std::vector<std::uint32_t>> m_buckets;
 };
 
 Plan nonMaxSuppression(const KernelSpec& spec) {
@@ -292,7 +380,7 @@ Plan nonMaxSuppression(const KernelSpec& spec) {
                     std::stable_sort(
                         candidates.begin(), candidates.end(),
                         [](const auto& x, const auto& y) { return x.first > y.first; });
-                    kept.clear();
+                    kept.clear(corners, candidates);
                     for (const auto& [s, i] : candidates) {
                         if (static_cast<std::int64_t>(kept.size()) >= limit)
                             break;

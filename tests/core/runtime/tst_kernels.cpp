@@ -11,6 +11,9 @@
 
 #include <tuple>
 
+#include <array>
+#include <numeric>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -1900,6 +1903,90 @@ private slots:
         const auto inference = run(7, test::make({}, DType::Bool, std::vector<std::uint8_t>{0}));
         QCOMPARE(inference[0].bytes, x.bytes);
         QCOMPARE(inference[1].bytes, std::vector<std::byte>(n, std::byte{1}));
+    }
+
+    /// NonMaxSuppression over many boxes (where the kernel indexes the kept boxes by their left
+    /// edge) selects exactly what the plain greedy loop does: boxes of several classes offset
+    /// apart as torchvision's batched NMS does, overlapping clusters, boxes of no area, a huge
+    /// box, and ties in score.
+    void nonMaxSuppressionOfManyBoxesIsTheGreedyLoops() {
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> unit(0, 1);
+        for (int trial = 0; trial < 12; ++trial) {
+            const std::int64_t count = 64 + trial * 97, classes = 1 + trial % 3;
+            std::vector<float> boxes(static_cast<std::size_t>(count * 4));
+            for (std::int64_t i = 0; i < count; ++i) {
+                // Clusters of boxes, each cluster offset along x as a class offset would be.
+                const float offset = static_cast<float>(i % 7) * 1000.0f;
+                const float x = offset + unit(rng) * 60, y = unit(rng) * 60;
+                const float w = trial % 4 == 3 && i == 5 ? 9000.0f : 1 + unit(rng) * 30;
+                const float h = i % 11 == 0 ? 0.0f : 1 + unit(rng) * 30; // some of no area
+                float* b = &boxes[static_cast<std::size_t>(i * 4)];
+                b[0] = y, b[1] = x, b[2] = y + h, b[3] = x + w;
+                if (trial % 2 == 1 && i % 3 == 0)
+                    std::swap(b[0], b[2]); // corners given either way round
+            }
+            std::vector<float> scores(static_cast<std::size_t>(classes * count));
+            for (float& v : scores)
+                v = std::round(unit(rng) * 50) / 50; // ties
+            const float iou = 0.3f + 0.1f * static_cast<float>(trial % 4);
+            const Tensor boxT = make({1, count, 4}, DType::Float32, boxes);
+            const Tensor scoreT = make({1, classes, count}, DType::Float32, scores);
+            const Tensor limit = make({1}, DType::Int64, std::vector<std::int64_t>{count});
+            const Tensor threshold = make({1}, DType::Float32, std::vector<float>{iou});
+            auto picked = runOp("NonMaxSuppression", {}, {boxT, scoreT, limit, threshold},
+                                {{{classes * count, 3}, DType::Int64}});
+            QVERIFY(!picked.empty());
+            // The greedy loop, plainly.
+            std::vector<std::int64_t> expected;
+            for (std::int64_t c = 0; c < classes; ++c) {
+                std::vector<std::int64_t> order(static_cast<std::size_t>(count));
+                std::iota(order.begin(), order.end(), 0);
+                const float* sc = &scores[static_cast<std::size_t>(c * count)];
+                std::stable_sort(order.begin(), order.end(),
+                                 [&](std::int64_t a, std::int64_t b) { return sc[a] > sc[b]; });
+                std::vector<std::int64_t> kept;
+                const auto corner = [&](std::int64_t i, int k) {
+                    const float* b = &boxes[static_cast<std::size_t>(i * 4)];
+                    const double y0 = std::min(b[0], b[2]), y1 = std::max(b[0], b[2]);
+                    const double x0 = std::min(b[1], b[3]), x1 = std::max(b[1], b[3]);
+                    return std::array<double, 4>{y0, x0, y1, x1}[static_cast<std::size_t>(k)];
+                };
+                const auto area = [&](std::int64_t i) {
+                    return (corner(i, 3) - corner(i, 1)) * (corner(i, 2) - corner(i, 0));
+                };
+                for (const std::int64_t i : order) {
+                    bool suppressed = false;
+                    for (const std::int64_t k : kept) {
+                        if (area(i) <= 0 || area(k) <= 0)
+                            continue;
+                        const double ix = std::min(corner(k, 3), corner(i, 3)) -
+                                          std::max(corner(k, 1), corner(i, 1));
+                        const double iy = std::min(corner(k, 2), corner(i, 2)) -
+                                          std::max(corner(k, 0), corner(i, 0));
+                        if (ix <= 0 || iy <= 0)
+                            continue;
+                        const double inter = ix * iy, united = area(k) + area(i) - inter;
+                        if (united > 0 && inter / united > static_cast<double>(iou)) {
+                            suppressed = true;
+                            break;
+                        }
+                    }
+                    if (suppressed)
+                        continue;
+                    kept.push_back(i);
+                    expected.insert(expected.end(), {0, c, i});
+                }
+            }
+            const auto* got = reinterpret_cast<const std::int64_t*>(picked[0].bytes.data());
+            const std::vector<std::int64_t> actual(
+                got, got + static_cast<std::ptrdiff_t>(picked[0].type.elementCount()));
+            QVERIFY2(actual == expected, qPrintable(QString("trial %1: %2 selected, %3 expected")
+                                                        .arg(trial)
+                                                        .arg(actual.size() / 3)
+                                                        .arg(expected.size() / 3)));
+            QVERIFY(expected.size() / 3 > static_cast<std::size_t>(classes)); // it did select
+        }
     }
 
     void refusals() {

@@ -525,7 +525,9 @@ Result<TensorType> OnnxImporter::typeOf(const std::string& value, const std::str
 }
 
 void OnnxImporter::warnOnce(const std::string& message) {
-    if (m_warned.insert(message).second)
+    // The bodies' importers share the model's warnings: once in all of them.
+    if (m_warned.insert(message).second &&
+        std::find(m_warnings->begin(), m_warnings->end(), message) == m_warnings->end())
         warn(message);
 }
 

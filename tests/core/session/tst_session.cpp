@@ -464,6 +464,13 @@ private slots:
         QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
         QVERIFY(opened.value().plan.conflicts.empty());
         QVERIFY(opened.value().plan.copies.size() > 4);
+        // Said once, though the model and each of its bodies find shapes at run time.
+        const auto& warnings = opened.value().warnings;
+        QCOMPARE(std::count_if(warnings.begin(), warnings.end(),
+                               [](const std::string& w) {
+                                   return w.find("known only at run time") != std::string::npos;
+                               }),
+                 std::ptrdiff_t{1});
         // What crosses devices at a size found only at run time says so, not its stand-in's.
         const auto& copies = opened.value().plan.copies;
         QVERIFY(std::any_of(copies.begin(), copies.end(),

@@ -9,10 +9,12 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,12 +22,74 @@
 
 namespace placer {
 
-/// The context's memory: 64-byte aligned blocks, counted.
+/// The context's memory: 64-byte aligned blocks, counted. Large blocks are rounded up to a
+/// size class (a quarter of a power of two: at most 25 % more) and, when freed, kept for the
+/// next request of their class, the latest kCachedBytes of them, as a caching allocator does:
+/// tensors made at run time (a detector's per-detection masks, a Loop's growing carried value)
+/// come and go every iteration, and a fresh block from the system costs its pages' faults and
+/// zeroing every time. What is counted in use and at peak is what was asked for.
 struct CpuDevice::Arena {
+    static constexpr std::size_t kCachedFrom = std::size_t{256} << 10;
+    static constexpr std::size_t kCachedBytes = std::size_t{128} << 20;
+
     std::mutex mutex;
-    std::unordered_map<std::byte*, std::int64_t> blocks;
+    struct Block {
+        std::int64_t bytes;
+        std::size_t size; ///< as allocated
+    };
+    std::unordered_map<std::byte*, Block> blocks;
+    std::deque<std::pair<std::size_t, std::byte*>> cached; ///< free blocks, the latest last
+    std::size_t cachedBytes = 0;
     std::int64_t inUse = 0;
     std::int64_t peak = 0;
+
+    /// The size a request of `bytes` is allocated at.
+    static std::size_t sizeOf(std::int64_t bytes) {
+        const auto size =
+            static_cast<std::size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64);
+        if (size < kCachedFrom)
+            return size;
+        std::size_t power = kCachedFrom;
+        while (power * 2 <= size)
+            power *= 2;
+        const std::size_t quarter = power / 4;
+        return (size + quarter - 1) / quarter * quarter;
+    }
+
+    /// A kept block of `size`, the latest first; null when none.
+    std::byte* reuse(std::size_t size) {
+        for (auto it = cached.rbegin(); it != cached.rend(); ++it) {
+            if (it->first != size)
+                continue;
+            std::byte* data = it->second;
+            cached.erase(std::next(it).base());
+            cachedBytes -= size;
+            return data;
+        }
+        return nullptr;
+    }
+
+    /// Keeps a freed block, letting the oldest go while more than kCachedBytes are kept.
+    void keep(std::byte* data, std::size_t size) {
+        if (size < kCachedFrom || size > kCachedBytes) {
+            std::free(data);
+            return;
+        }
+        cached.emplace_back(size, data);
+        cachedBytes += size;
+        while (cachedBytes > kCachedBytes) {
+            std::free(cached.front().second);
+            cachedBytes -= cached.front().first;
+            cached.pop_front();
+        }
+    }
+
+    ~Arena() {
+        for (auto& [data, block] : blocks)
+            std::free(data);
+        for (auto& [size, data] : cached)
+            std::free(data);
+    }
 };
 
 CpuDevice::CpuDevice(std::string name, DeviceKind kind, int threads, std::int64_t arenaCapacity)
@@ -40,9 +104,6 @@ CpuDevice::CpuDevice(std::string name, DeviceKind kind, int threads, std::int64_
 
 CpuDevice::~CpuDevice() {
     m_worker.reset();
-    std::lock_guard lock(m_arena->mutex);
-    for (auto& [data, bytes] : m_arena->blocks)
-        std::free(data);
 }
 
 std::string CpuDevice::description() const {
@@ -62,13 +123,18 @@ Result<std::byte*> CpuDevice::allocate(std::int64_t bytes) {
         return SourceError::sentence(m_name + ": its arena of " + formatBytes(m_arenaCapacity) +
                                      " has no room for " + formatBytes(bytes) + " (" +
                                      formatBytes(bytesInUse()) + " in use)");
-    const std::size_t size =
-        static_cast<std::size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64);
-    auto* data = static_cast<std::byte*>(std::aligned_alloc(64, size));
+    const std::size_t size = Arena::sizeOf(bytes);
+    std::byte* data = nullptr;
+    if (size >= Arena::kCachedFrom) {
+        std::lock_guard lock(m_arena->mutex);
+        data = m_arena->reuse(size);
+    }
+    if (!data)
+        data = static_cast<std::byte*>(std::aligned_alloc(64, size));
     if (!data)
         return SourceError::sentence(m_name + ": out of memory allocating " + formatBytes(bytes));
     std::lock_guard lock(m_arena->mutex);
-    m_arena->blocks.emplace(data, bytes);
+    m_arena->blocks.emplace(data, Arena::Block{bytes, size});
     m_arena->inUse += bytes;
     m_arena->peak = std::max(m_arena->peak, m_arena->inUse);
     return data;
@@ -81,9 +147,10 @@ void CpuDevice::free(std::byte* data) {
     const auto it = m_arena->blocks.find(data);
     if (it == m_arena->blocks.end())
         return;
-    m_arena->inUse -= it->second;
+    const Arena::Block block = it->second;
+    m_arena->inUse -= block.bytes;
     m_arena->blocks.erase(it);
-    std::free(data);
+    m_arena->keep(data, block.size);
 }
 
 std::int64_t CpuDevice::bytesInUse() const {

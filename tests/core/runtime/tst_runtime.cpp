@@ -1356,6 +1356,57 @@ private slots:
         }
     }
 
+    /// A vcpu keeps freed large blocks for the next request of their size class (a Loop's
+    /// tensors come and go every iteration): the block comes back, what is in use and at peak is
+    /// what was asked for, small blocks and what exceeds the kept bytes go back to the system,
+    /// and a bounded arena still refuses what does not fit.
+    void freedLargeBlocksAreKeptForTheirClass() {
+        DeviceRegistry registry;
+        Device* vcpu = registry.freshVCpu();
+        const std::int64_t mib = 1 << 20;
+        auto first = vcpu->allocate(3 * mib);
+        QVERIFY(first.ok());
+        std::memset(first.value(), 1, static_cast<std::size_t>(3 * mib));
+        QCOMPARE(vcpu->bytesInUse(), 3 * mib);
+        vcpu->free(first.value());
+        QCOMPARE(vcpu->bytesInUse(), std::int64_t{0});
+        // 3 MiB + 100 KiB is of the same class (3.5 MiB): the same block.
+        auto second = vcpu->allocate(3 * mib + 100 * 1024);
+        QVERIFY(second.ok());
+        QCOMPARE(second.value(), first.value());
+        QCOMPARE(vcpu->bytesInUse(), 3 * mib + 100 * 1024);
+        QCOMPARE(vcpu->peakBytes(), 3 * mib + 100 * 1024);
+        // Another class is another block.
+        auto larger = vcpu->allocate(5 * mib);
+        QVERIFY(larger.ok());
+        QVERIFY(larger.value() != second.value());
+        vcpu->free(second.value());
+        vcpu->free(larger.value());
+        // Many freed blocks: only the latest 128 MiB are kept, and each comes back once.
+        std::vector<std::byte*> blocks;
+        for (int k = 0; k < 80; ++k)
+            blocks.push_back(vcpu->allocate(3 * mib).value());
+        for (std::byte* block : blocks)
+            vcpu->free(block);
+        std::set<std::byte*> reused;
+        for (int k = 0; k < 80; ++k) {
+            std::byte* block = vcpu->allocate(3 * mib).value();
+            QVERIFY(reused.insert(block).second);
+            blocks[static_cast<std::size_t>(k)] = block;
+        }
+        for (std::byte* block : blocks)
+            vcpu->free(block);
+        QCOMPARE(vcpu->bytesInUse(), std::int64_t{0});
+        // A bounded arena counts what is asked for, kept blocks or not.
+        auto bounded = registry.get("vcpu5:mem=4MiB");
+        QVERIFY(bounded.ok());
+        auto fits = bounded.value()->allocate(3 * mib);
+        QVERIFY(fits.ok());
+        bounded.value()->free(fits.value());
+        QVERIFY(bounded.value()->allocate(3 * mib + mib / 2).ok());
+        QVERIFY(!bounded.value()->allocate(mib).ok());
+    }
+
     // Seeded random inputs are random in every element type, half precision included.
     void randomInputsInEveryType_data() {
         QTest::addColumn<int>("dtype");

@@ -9,6 +9,10 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+#include <cctype>
+#include <map>
+
 namespace placer {
 
 void boundSelectionOutputs(const std::string& op, const Attrs& attrs,
@@ -54,6 +58,96 @@ void boundSelectionOutputs(const std::string& op, const Attrs& attrs,
         out[0].shape = {inputs[1].elementCount(), 3};
     }
 }
+
+namespace {
+
+/// The output shape of Einsum `equation` ("bij,bjk->bik", spaces allowed, "..." for broadcast
+/// axes, no "->" for the implicit output: the letters used once, in alphabetical order) on
+/// inputs of `inputs`' shapes.
+Result<std::vector<std::int64_t>> einsumShape(std::string equation,
+                                              const std::vector<TensorType>& inputs) {
+    const auto fail = [&](const std::string& why) {
+        return SourceError::sentence("the equation '" + equation + "' " + why);
+    };
+    equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+    const std::size_t arrow = equation.find("->");
+    const std::string lhs = equation.substr(0, arrow);
+    std::vector<std::string> terms(1);
+    for (const char c : lhs) {
+        if (c == ',')
+            terms.emplace_back();
+        else
+            terms.back() += c;
+    }
+    if (terms.size() != inputs.size())
+        return fail("names " + std::to_string(terms.size()) + " inputs, and there are " +
+                    std::to_string(inputs.size()));
+    std::map<char, std::int64_t> sizes;
+    std::map<char, int> uses;
+    std::vector<std::int64_t> ellipsis; // broadcast, right-aligned
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        std::string term = terms[t];
+        const std::size_t dots = term.find("...");
+        const bool hasDots = dots != std::string::npos;
+        if (hasDots)
+            term.erase(dots, 3);
+        const std::vector<std::int64_t>& shape = inputs[t].shape;
+        if (term.size() > shape.size() || (!hasDots && term.size() != shape.size()))
+            return fail("does not fit input " + std::to_string(t) + " of rank " +
+                        std::to_string(shape.size()));
+        const std::size_t broadcast = shape.size() - term.size();
+        const std::size_t at = hasDots ? dots : term.size();
+        for (std::size_t k = 0; k < term.size(); ++k) {
+            const char letter = term[k];
+            if (!std::isalpha(static_cast<unsigned char>(letter)))
+                return fail(std::string("has '") + letter + "'");
+            const std::int64_t size = shape[k < at ? k : k + broadcast];
+            auto [it, fresh] = sizes.emplace(letter, size);
+            if (!fresh && it->second != size) {
+                if (it->second != 1 && size != 1)
+                    return fail(std::string("gives ") + letter + " sizes " +
+                                std::to_string(it->second) + " and " + std::to_string(size));
+                it->second = std::max(it->second, size);
+            }
+            ++uses[letter];
+        }
+        if (broadcast > ellipsis.size())
+            ellipsis.insert(ellipsis.begin(), broadcast - ellipsis.size(), 1);
+        for (std::size_t k = 0; k < broadcast; ++k) {
+            std::int64_t& out = ellipsis[ellipsis.size() - broadcast + k];
+            const std::int64_t size = shape[at + k];
+            if (out == 1)
+                out = size;
+            else if (size != 1 && size != out)
+                return fail("broadcasts " + std::to_string(out) + " with " + std::to_string(size));
+        }
+    }
+    std::string rhs;
+    if (arrow != std::string::npos) {
+        rhs = equation.substr(arrow + 2);
+    } else {
+        rhs = ellipsis.empty() ? "" : "...";
+        for (const auto& [letter, count] : uses) {
+            if (count == 1)
+                rhs += letter;
+        }
+    }
+    std::vector<std::int64_t> shape;
+    for (std::size_t k = 0; k < rhs.size(); ++k) {
+        if (rhs.compare(k, 3, "...") == 0) {
+            shape.insert(shape.end(), ellipsis.begin(), ellipsis.end());
+            k += 2;
+            continue;
+        }
+        const auto it = sizes.find(rhs[k]);
+        if (it == sizes.end())
+            return fail(std::string("gives the output ") + rhs[k] + ", which no input has");
+        shape.push_back(it->second);
+    }
+    return shape;
+}
+
+} // namespace
 
 Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
                                                  const std::vector<TensorType>& inputs,
@@ -128,6 +222,15 @@ Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
     if (dataDependentOutputs(node.op->name)) {
         boundSelectionOutputs(node.op->name, node.attrs, inputs, &outputs);
         return outputs;
+    }
+    // ONNX 1.12 gives Einsum's rank alone: its shape from the equation.
+    if (node.op->name == "Einsum" && outputs.size() == 1 && !known[0]) {
+        auto shape = einsumShape(node.attrs.getString("equation", "").value_or(""), inputs);
+        if (!shape)
+            return fail(shape.error().message);
+        outputs[0].shape = shape.take();
+        outputs[0].dtype = inputs.empty() ? node.outputs[0].dtype : inputs[0].dtype;
+        known[0] = true;
     }
     for (std::size_t k = 0; k < outputs.size(); ++k) {
         if (!known[k])

@@ -9,6 +9,7 @@
 #include "plan/Planner.h"
 #include "report/PlanReport.h"
 #include "runtime/ConstantEvaluation.h"
+#include "runtime/ReferenceRun.h"
 
 #include <QTest>
 
@@ -125,6 +126,7 @@ private slots:
     void aModelThatCannotBeReadAtOtherSizesIsShownAsPlanned();
     void instantiatedAtSizesIsTheModelReadThere();
     void aModelBoundToItsSizesSaysWhy();
+    void einsumShapesComeFromTheirEquations();
 };
 
 void TestSymbolicShapes::arithmetic() {
@@ -568,6 +570,71 @@ void TestSymbolicShapes::aModelBoundToItsSizesSaysWhy() {
                                std::nullopt);
     QVERIFY(fixed);
     QVERIFY(!instantiateAtSizes(fixed.value().graph, {}));
+}
+
+/// ONNX's inference gives Einsum's rank alone, so its shape is found when it runs, from the
+/// equation: spaced as PyTorch writes it (MaxViT's attention), with broadcast axes ("..."), and
+/// implicit (no "->"); each value checked against loops written here.
+void TestSymbolicShapes::einsumShapesComeFromTheirEquations() {
+    onnx::ModelProto model = emptyModel("einsum");
+    onnx::GraphProto* g = model.mutable_graph();
+    addValue(g->mutable_input(), "q", {2, 3, 4});
+    addValue(g->mutable_input(), "k", {2, 5, 4});
+    addValue(g->mutable_input(), "m", {5, 6});
+    const auto equation = [](onnx::NodeProto* node, const std::string& text) {
+        onnx::AttributeProto* attr = node->add_attribute();
+        attr->set_name("equation");
+        attr->set_type(onnx::AttributeProto_AttributeType_STRING);
+        attr->set_s(text);
+    };
+    equation(addOp(g, "Einsum", {"q", "k"}, "scores"), "b i d, b j d -> b i j");
+    equation(addOp(g, "Einsum", {"scores", "m"}, "mixed"), "...ij,jk");
+    for (const char* out : {"scores", "mixed"}) {
+        onnx::ValueInfoProto* info = g->add_output();
+        info->set_name(out);
+        auto* type = info->mutable_type()->mutable_tensor_type();
+        type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+        for (int axis = 0; axis < 3; ++axis)
+            type->mutable_shape()->add_dim(); // unknown: inference gives the rank alone
+    }
+    auto loaded = loadModelText(bytesOf(model), "einsum.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    std::vector<HostTensor> inputs;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> unit(-1, 1);
+    for (const std::vector<std::int64_t>& shape :
+         std::vector<std::vector<std::int64_t>>{{2, 3, 4}, {2, 5, 4}, {5, 6}}) {
+        HostTensor t = HostTensor::zeros({shape, DType::Float32});
+        auto* v = reinterpret_cast<float*>(t.data.data());
+        for (std::int64_t e = 0; e < t.type.elementCount(); ++e)
+            v[e] = unit(rng);
+        inputs.push_back(std::move(t));
+    }
+    auto outputs = runReference(loaded.value().graph, inputs, 13);
+    QVERIFY2(outputs, outputs ? "" : outputs.error().toString().c_str());
+    QCOMPARE(outputs.value()[0].type.shape, (std::vector<std::int64_t>{2, 3, 5}));
+    QCOMPARE(outputs.value()[1].type.shape, (std::vector<std::int64_t>{2, 3, 6}));
+    const auto* q = reinterpret_cast<const float*>(inputs[0].data.data());
+    const auto* k = reinterpret_cast<const float*>(inputs[1].data.data());
+    const auto* m = reinterpret_cast<const float*>(inputs[2].data.data());
+    const auto* scores = reinterpret_cast<const float*>(outputs.value()[0].data.data());
+    const auto* mixed = reinterpret_cast<const float*>(outputs.value()[1].data.data());
+    for (int b = 0; b < 2; ++b) {
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 5; ++j) {
+                float sum = 0;
+                for (int d = 0; d < 4; ++d)
+                    sum += q[(b * 3 + i) * 4 + d] * k[(b * 5 + j) * 4 + d];
+                QVERIFY(std::fabs(scores[(b * 3 + i) * 5 + j] - sum) < 1e-5f);
+            }
+            for (int c = 0; c < 6; ++c) {
+                float sum = 0;
+                for (int j = 0; j < 5; ++j)
+                    sum += scores[(b * 3 + i) * 5 + j] * m[j * 6 + c];
+                QVERIFY(std::fabs(mixed[(b * 3 + i) * 6 + c] - sum) < 1e-5f);
+            }
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSymbolicShapes)

@@ -32,6 +32,12 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        tests/models/tiny_detector.onnx with its input and
                                        PyTorch's outputs (tiny_detector.{images,boxes,labels,
                                        scores}.npy)
+  scripts/export_models.py families DIR [NAME...]
+                                       one model of each family of torchvision's classifiers
+                                       and all three of its segmentation families, exported with a
+                                       symbolic batch (as users export them), each with
+                                       NAME.input.npy and NAME.expected.npy; those named only;
+                                       scripts/check_families.sh runs them and compares
   scripts/export_models.py large DIR [GB]
                                        a transformer encoder (nn.TransformerEncoderLayer repeated,
                                        width 1024, or 2048 from 3 GB) with about GB gigabytes of
@@ -291,6 +297,31 @@ def checked(folder):
            path("resnet50_batch8"), reference=True)
 
 
+# The smallest model of each family torchvision's classifiers and segmenters come in (Swin V2
+# is not among them: PyTorch 1.13 cannot export its aten::zero at opset 13).
+FAMILIES = ["alexnet", "convnext_tiny", "densenet121", "efficientnet_b0", "efficientnet_v2_s",
+            "googlenet", "inception_v3", "maxvit_t", "mnasnet0_5", "mobilenet_v2",
+            "mobilenet_v3_small", "regnet_x_400mf", "regnet_y_400mf", "resnet18",
+            "resnext50_32x4d", "shufflenet_v2_x0_5", "squeezenet1_1", "swin_t", "vgg11_bn", "vit_b_16", "wide_resnet50_2", "fcn_resnet50",
+            "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
+
+
+def families(folder):
+    wanted = sys.argv[3:] or FAMILIES
+    for name in wanted:
+        torch.manual_seed(0)
+        if hasattr(torchvision.models.segmentation, name):
+            model = OutOnly(getattr(torchvision.models.segmentation, name)(
+                weights=None, weights_backbone=None))
+        else:
+            extra = {"aux_logits": False, "init_weights": False} \
+                if name in ("googlenet", "inception_v3") else {}
+            model = getattr(torchvision.models, name)(weights=None, **extra)
+        side = 299 if name == "inception_v3" else 224
+        export(model, torch.randn(1, 3, side, side), os.path.join(folder, name + ".onnx"),
+               reference=True, dynamic={"input": {0: "batch"}})
+
+
 def large(folder):
     """One encoder layer is exported with PyTorch and repeated in the ONNX graph, each copy with
     weights of its own streamed into the data file (64-byte aligned), so that a model of any size
@@ -428,7 +459,7 @@ def tiny_detector(folder):
 
 if __name__ == "__main__":
     modes = {"small": small, "full": full, "checked": checked, "large": large,
-             "detectors": detectors, "tiny-detector": tiny_detector}
+             "detectors": detectors, "tiny-detector": tiny_detector, "families": families}
     if len(sys.argv) < 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     os.makedirs(sys.argv[2], exist_ok=True)

@@ -317,6 +317,8 @@ def families(folder):
             extra = {"aux_logits": False, "init_weights": False} \
                 if name in ("googlenet", "inception_v3") else {}
             model = getattr(torchvision.models, name)(weights=None, **extra)
+        if name.startswith("vit_"):
+            nn.init.normal_(model.heads.head.weight, std=0.02)  # zero-initialised: outputs all 0
         side = 299 if name == "inception_v3" else 224
         export(model, torch.randn(1, 3, side, side), os.path.join(folder, name + ".onnx"),
                reference=True, dynamic={"input": {0: "batch"}})

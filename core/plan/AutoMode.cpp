@@ -334,8 +334,21 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
 void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vector<int>& searched) {
     const int m = m_options.microBatches;
     const auto chosen = choosePipelineStages(kept, m);
-    const double searchedLatency = pipelinedLatency(kept, searched, m);
-    if (!chosen || searchedLatency < chosen->latencyMicros) {
+    std::vector<PipelineStage> searchedStages;
+    const double searchedLatency = pipelinedLatency(kept, searched, m, &searchedStages);
+    // The search's own placement is kept where it is predicted faster and fits the devices'
+    // memory as the stages must (with measured times that favour one device, it may put every
+    // weight on a device that cannot hold them).
+    std::vector<std::int64_t> held(static_cast<std::size_t>(kept.devices), 0);
+    for (const PipelineStage& stage : searchedStages) {
+        if (stage.device >= 0 && stage.device < kept.devices)
+            held[static_cast<std::size_t>(stage.device)] +=
+                stageMemoryBytes(kept, stage.begin, stage.end, m);
+    }
+    bool searchedFits = true;
+    for (std::size_t d = 0; d < held.size() && d < kept.capacity.size(); ++d)
+        searchedFits = searchedFits && (kept.capacity[d] < 0 || held[d] <= kept.capacity[d]);
+    if (!chosen || (searchedLatency < chosen->latencyMicros && searchedFits)) {
         m_stagesNote = "auto mode kept its own placement for " + std::to_string(m) +
                        " micro-batches" +
                        (chosen ? "" : ": no contiguous stages fit the devices' memory");

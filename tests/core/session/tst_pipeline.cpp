@@ -382,6 +382,25 @@ private slots:
                                     .arg(capacity)));
         const auto got = run(chosen);
         QVERIFY(got->reference && got->reference->ok);
+        // Costs that make one device far faster (times measured while the other was loaded)
+        // still do not put every weight on it: the stages must fit.
+        PlanRequest skewed = request({{"devices", "a:vcpu" + limit + ",b:vcpu" + limit},
+                                      {"mode", "auto"},
+                                      {"micro-batches", "4"}});
+        {
+            const DeviceSet devices = DeviceSet::parse("a:vcpu" + limit + ",b:vcpu" + limit).take();
+            CostModel costs = CostModel::assumed(devices);
+            DeviceProfile fast;
+            fast.name = "vcpu1";
+            fast.flopsPerMicro = 1e8;
+            fast.bytesPerMicro = 1e7;
+            costs.mapDevice(0, fast);
+            skewed.options.costs = std::make_shared<const CostModel>(costs);
+        }
+        const auto fitted = open(denseStack(), skewed);
+        for (const Conflict& conflict : fitted->plan.conflicts)
+            QVERIFY2(conflict.kind != ConflictKind::MemoryCapacity, conflict.message.c_str());
+        QVERIFY(got->reference && got->reference->ok);
         // One such device alone does not hold it, micro-batches or not.
         const auto alone = open(
             denseStack(),

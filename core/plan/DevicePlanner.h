@@ -51,6 +51,10 @@ private:
 
     // ---- options ---------------------------------------------------------------------------
 
+    /// The plan's arrays sized, and the options, splits, output demands and fixed devices
+    /// resolved: what placing and predicting start from.
+    void resolveFixedDevices();
+
     /// PlanOptions::copiedConstants as (node, device); names that match no constant or device
     /// are ignored (they come from a plan of the same graph).
     void resolveCopiedConstants();

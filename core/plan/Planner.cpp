@@ -137,19 +137,12 @@ Plan DevicePlanner::run() {
     // The arrays of a plan handed back to the workspace, already in memory.
     m_plan.devices = std::move(m_workspace.spare.devices);
     m_plan.reasons = std::move(m_workspace.spare.reasons);
-    m_plan.devices.assign(n, DeviceId());
-    m_plan.reasons.assign(n, Reason{});
-    m_fixed.assign(n, DeviceId());
-    m_fixedSource.assign(n, FixedSource::None);
-    if (m_devices.empty())
+    if (m_devices.empty()) {
+        m_plan.devices.assign(n, DeviceId());
+        m_plan.reasons.assign(n, Reason{});
         return std::move(m_plan);
-    m_voteCounts.assign(m_devices.size(), 0);
-    m_firstVoter.assign(m_devices.size(), NodeId());
-    resolveOptions();
-    resolveCopiedConstants();
-    resolveSplits();
-    collectOutputDemands();
-    computeFixedDevices();
+    }
+    resolveFixedDevices();
     if (m_options.mode == PlanMode::Unify)
         buildClasses();
     assignDevices();
@@ -180,17 +173,7 @@ Plan DevicePlanner::resized(Plan plan) {
         return plan;
     // What the prediction's problem reads (which nodes are fixed where), found as run() finds
     // it; the conflicts and reasons this says are the plan's already.
-    m_plan.devices.assign(n, DeviceId());
-    m_plan.reasons.assign(n, Reason{});
-    m_fixed.assign(n, DeviceId());
-    m_fixedSource.assign(n, FixedSource::None);
-    m_voteCounts.assign(m_devices.size(), 0);
-    m_firstVoter.assign(m_devices.size(), NodeId());
-    resolveOptions();
-    resolveCopiedConstants();
-    resolveSplits();
-    collectOutputDemands();
-    computeFixedDevices();
+    resolveFixedDevices();
     m_plan = std::move(plan);
     for (CopyPlan& copy : m_plan.copies)
         copy.bytes = m_index.valueBytes[m_index.valueSlot(copy.value)];
@@ -207,6 +190,21 @@ Plan DevicePlanner::resized(Plan plan) {
             predict(false);
     }
     return std::move(m_plan);
+}
+
+void DevicePlanner::resolveFixedDevices() {
+    const std::size_t n = m_index.size();
+    m_plan.devices.assign(n, DeviceId());
+    m_plan.reasons.assign(n, Reason{});
+    m_fixed.assign(n, DeviceId());
+    m_fixedSource.assign(n, FixedSource::None);
+    m_voteCounts.assign(m_devices.size(), 0);
+    m_firstVoter.assign(m_devices.size(), NodeId());
+    resolveOptions();
+    resolveCopiedConstants();
+    resolveSplits();
+    collectOutputDemands();
+    computeFixedDevices();
 }
 
 void DevicePlanner::resolveCopiedConstants() {

@@ -89,6 +89,47 @@ Result<std::vector<TensorType>> runTimeTypes(const Node& node,
     return onnxRunTimeTypes(node, inputs, values, onnxOpset);
 }
 
+Status checkTypesAtSizes(const Graph& sized, int onnxOpset) {
+    // Which values' types follow the sizes: symbolic ones, and what is computed from them.
+    std::vector<char> follows(sized.size(), 0);
+    for (std::uint32_t i = 0; i < sized.size(); ++i) {
+        const Node& node = sized.node(NodeId(i));
+        bool depends = !node.symbolicShapes.empty() || !node.symbolicData.empty() || node.tiledData;
+        bool standIn = false;
+        for (const ValueRef& input : node.inputs) {
+            depends = depends || follows[input.node.index] != 0;
+            standIn = standIn || sized.node(input.node).runTimeShape(input.output);
+        }
+        follows[i] = depends ? 1 : 0;
+        if (!depends || node.isParameter() || node.isConstant() || node.isDeviceCopy() ||
+            node.anyRunTimeShape() || standIn)
+            continue;
+        if (node.op->hasBodies)
+            return SourceError::sentence(node.op->name + " node '" + node.name +
+                                         "': control flow whose types follow the sizes is not "
+                                         "checked at other sizes");
+        std::vector<TensorType> inputs;
+        std::vector<const TensorData*> values;
+        for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+            const Node& producer = sized.node(node.inputs[k].node);
+            inputs.push_back(producer.outputs[node.inputs[k].output]);
+            values.push_back(inputSetsShapes(node, k) && producer.isConstant() ? producer.data.get()
+                                                                               : nullptr);
+        }
+        auto types = runTimeTypes(node, inputs, values, onnxOpset);
+        if (!types)
+            return types.error();
+        for (std::size_t k = 0; k < node.outputs.size() && k < types.value().size(); ++k) {
+            if (types.value()[k].shape != node.outputs[k].shape)
+                return SourceError::sentence(node.op->name + " node '" + node.name + "' gives " +
+                                             types.value()[k].toShortString() + " there, not " +
+                                             node.outputs[k].toShortString() +
+                                             " as its fitted shape says");
+        }
+    }
+    return Status{};
+}
+
 Result<const RunTimeKernel*>
 RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<TensorType>& inputs,
                          const std::vector<std::shared_ptr<const TensorData>>& values,

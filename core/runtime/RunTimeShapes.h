@@ -33,6 +33,14 @@ Result<std::vector<TensorType>> runTimeTypes(const Node& node,
                                              const std::vector<const TensorData*>& values,
                                              int onnxOpset);
 
+/// Whether every node of `sized` (a graph instantiated at other sizes of its named dimensions,
+/// ir/Graph.h instantiateAtSizes) whose types depend on those sizes has the types its op's shape
+/// function gives it from its inputs there: the fit the instantiation evaluates is checked at
+/// the sizes it is used at (a clamp such as min(seq, 512) follows seq at small sizes only). An
+/// error names the first node that differs, or that cannot be checked (control flow whose
+/// results follow the sizes).
+Status checkTypesAtSizes(const Graph& sized, int onnxOpset);
+
 /// The `bytes` bytes at `data` in `device`'s memory, on the host: a shape-setting value a shape
 /// function reads. From the device's worker, after what wrote them was issued (a device with
 /// lanes is waited for).

@@ -21,6 +21,7 @@
 #include "runtime/RandomTensor.h"
 #include "runtime/RankResults.h"
 #include "runtime/Ranks.h"
+#include "runtime/RunTimeShapes.h"
 #include "runtime/Schedule.h"
 
 #include <algorithm>
@@ -201,6 +202,10 @@ Session::forData(std::shared_ptr<const PlannedModel> planned,
         Result<Graph> sized =
             sizes ? instantiateAtSizes(graph, *sizes)
                   : Result<Graph>(SourceError::sentence("the inputs give one dimension two sizes"));
+        if (sized) {
+            if (Status checked = checkTypesAtSizes(sized.value(), graph.onnxOpset()); !checked.ok())
+                sized = checked.error();
+        }
         if (sized) {
             auto plan =
                 planAtSizes(sized.value(), planned->model.devices, planned->options, planned->plan);

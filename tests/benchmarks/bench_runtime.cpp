@@ -19,8 +19,9 @@
 //     (transformer_encoder.onnx, batch x tokens x 256; with --quick or without it,
 //     tests/models/dyn_encoder.onnx) opened once without data and run at 8, 128 and 512
 //     tokens in one session: the plan is made once and instantiated per shape (the session's
-//     counters), and instantiating it at a shape (shapes and folded sizes evaluated, memory
-//     planned there) vs reading and planning the model at that shape.
+//     counters), and instantiating it at a shape (shapes and folded sizes evaluated, every
+//     node's types checked by its shape function there, memory planned there) vs reading and
+//     planning the model at that shape.
 //
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
@@ -42,6 +43,7 @@
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
+#include "runtime/RunTimeShapes.h"
 #include "runtime/Schedule.h"
 #include "session/Session.h"
 
@@ -620,6 +622,10 @@ void oneplanSeveralShapes(bool quick) {
         const auto instantiateStart = Clock::now();
         SymbolValues sizes = read.value().graph.symbolValues;
         auto sized = instantiateAtSizes(graph, sizes);
+        if (sized) {
+            if (Status checked = checkTypesAtSizes(sized.value(), graph.onnxOpset()); !checked.ok())
+                return bench::wrong("shapes: " + checked.error().toString());
+        }
         std::optional<Plan> resized;
         if (sized) {
             auto plan =

@@ -10,6 +10,7 @@
 #include "report/PlanReport.h"
 #include "runtime/ConstantEvaluation.h"
 #include "runtime/ReferenceRun.h"
+#include "runtime/RunTimeShapes.h"
 
 #include <QTest>
 
@@ -127,6 +128,7 @@ private slots:
     void instantiatedAtSizesIsTheModelReadThere();
     void aModelBoundToItsSizesSaysWhy();
     void einsumShapesComeFromTheirEquations();
+    void aFitThatHoldsOnlyAtSmallSizesIsCaught();
 };
 
 void TestSymbolicShapes::arithmetic() {
@@ -522,6 +524,9 @@ void TestSymbolicShapes::instantiatedAtSizesIsTheModelReadThere() {
             QVERIFY2(why.empty(), (std::string(c.name) + " at " +
                                    TensorType{shape, DType::Float32}.toShortString() + ": " + why)
                                       .c_str());
+            // The shape functions agree with the fit there (nothing is refused for nothing).
+            const Status checked = checkTypesAtSizes(sized.value(), graph.onnxOpset());
+            QVERIFY2(checked.ok(), checked.ok() ? "" : checked.error().toString().c_str());
             auto resized = planAtSizes(sized.value(), devices, options, plan);
             QVERIFY2(resized, resized ? "" : resized.error().toString().c_str());
             const Plan direct = planDevices(there, devices, options);
@@ -635,6 +640,49 @@ void TestSymbolicShapes::einsumShapesComeFromTheirEquations() {
             }
         }
     }
+}
+
+/// A clamp follows the sizes it was read at and not beyond: the first 16 rows of x are seq rows
+/// at every size the fit reads (up to 8), so the fit says seq. Instantiated at 40, every node's
+/// shape function is asked, and the Slice's 16 rows are found: the graph is refused there (the
+/// session reads the model again), and accepted at 4.
+void TestSymbolicShapes::aFitThatHoldsOnlyAtSmallSizesIsCaught() {
+    onnx::ModelProto model = emptyModel("clamp");
+    onnx::GraphProto* g = model.mutable_graph();
+    onnx::ValueInfoProto* x = g->add_input();
+    x->set_name("x");
+    auto* type = x->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    type->mutable_shape()->add_dim()->set_dim_param("batch");
+    type->mutable_shape()->add_dim()->set_dim_param("seq");
+    type->mutable_shape()->add_dim()->set_dim_value(8);
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::int64_t>>{
+             {"starts", 0}, {"ends", 16}, {"axes", 1}}) {
+        onnx::TensorProto* t = addInitializer(g, name, {1});
+        t->set_data_type(onnx::TensorProto_DataType_INT64);
+        t->add_int64_data(value);
+    }
+    addOp(g, "Slice", {"x", "starts", "ends", "axes"}, "head");
+    addOp(g, "Relu", {"head"}, "y");
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    auto* out = y->mutable_type()->mutable_tensor_type();
+    out->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    for (int axis = 0; axis < 3; ++axis)
+        out->mutable_shape()->add_dim();
+    auto loaded = loadModelText(bytesOf(model), "clamp.onnx", GraphFormat::Onnx, std::nullopt);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().toString().c_str());
+    const Graph& graph = loaded.value().graph;
+    QCOMPARE(shapeOf(graph, "y"), std::string("batch×seq×8")); // so the reads say
+    auto small = instantiateAtSizes(graph, {{"batch", 2}, {"seq", 4}});
+    QVERIFY(small);
+    QVERIFY(checkTypesAtSizes(small.value(), graph.onnxOpset()).ok());
+    auto large = instantiateAtSizes(graph, {{"batch", 2}, {"seq", 40}});
+    QVERIFY(large);
+    const Status checked = checkTypesAtSizes(large.value(), graph.onnxOpset());
+    QVERIFY(!checked.ok());
+    QVERIFY2(checked.error().message.find("'head' gives 2x16x8") != std::string::npos,
+             checked.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSymbolicShapes)

@@ -216,6 +216,53 @@ bool tiledEverywhere(Node& node, const std::vector<const ProbedNode*>& found) {
     return true;
 }
 
+/// Reads the model once more, far beyond the sizes the fit read (251, 257, ... for the names in
+/// turn), and binds the graph to its sizes (Graph::sizeBound) where that read is not the graph
+/// instantiated there: a clamp such as min(seq, 64), folded into a constant's value, follows
+/// the names at small sizes only, and the node that reads it cannot tell. What is shown stays
+/// the fit's; only instantiating the graph at other sizes is refused.
+void checkFarAway(Graph& graph, const std::vector<ProbedInput>& inputs,
+                  const std::vector<std::string>& symbols, const ShapeProbe& probe) {
+    constexpr std::int64_t kFar[] = {251, 257, 263, 269, 271, 277};
+    std::vector<std::int64_t> point;
+    SymbolValues far;
+    for (std::size_t k = 0; k < symbols.size() && k < std::size(kFar); ++k) {
+        point.push_back(kFar[k]);
+        far[symbols[k]] = kFar[k];
+    }
+    std::string why;
+    const auto read = readAt(inputs, {point}, probe, &why);
+    std::string at;
+    for (const auto& [name, value] : far)
+        at += (at.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    if (!read) {
+        graph.sizeBound = "the model cannot be read at " + at + ": " + why;
+        return;
+    }
+    const ProbedShapes& there = read->front();
+    auto sized = instantiateAtSizes(graph, far);
+    if (!sized) {
+        graph.sizeBound = sized.error().message;
+        return;
+    }
+    const Graph& instantiated = sized.value();
+    if (there.byNode.size() != instantiated.size()) {
+        graph.sizeBound = "the model is read as other nodes at " + at;
+        return;
+    }
+    for (std::uint32_t i = 0; i < instantiated.size(); ++i) {
+        const Node& node = instantiated.node(NodeId(i));
+        const auto it = there.byNode.find(node.name);
+        const ProbedNode expected = probedNode(instantiated, node);
+        if (it == there.byNode.end() || it->second.structure != expected.structure ||
+            it->second.shapes != expected.shapes || it->second.data != expected.data) {
+            graph.sizeBound = "node " + node.name + " is read otherwise at " + at +
+                              " than its sizes' expressions say";
+            return;
+        }
+    }
+}
+
 } // namespace
 
 SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& probe) {
@@ -391,6 +438,8 @@ SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& prob
         else if (!tiledEverywhere(node, found))
             bound("the constant " + node.name + " is folded from the sizes by no expression");
     }
+    if (graph.sizeBound.empty())
+        checkFarAway(graph, inputs, summary.symbols, probe);
     return summary;
 }
 

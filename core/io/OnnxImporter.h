@@ -217,6 +217,11 @@ private:
     Failure validateAndInferShapes();
 
     Failure inferShapes();
+    Failure inferShapesAsOnnxDoes();
+    /// STFT's output shapes as the spec gives them (ONNX 1.12's inference ignores `onesided`),
+    /// into m_stftShapes, its declared shapes set aside for inference.
+    void typeStftOutputs();
+    std::map<std::string, std::vector<std::int64_t>> m_stftShapes;
 
     static std::string firstLine(const char* text);
 

@@ -417,7 +417,115 @@ OnnxImporter::Failure OnnxImporter::validateAndInferShapes() {
     return inferShapes();
 }
 
+namespace {
+
+/// The declared type of `name` among a graph's outputs and value_info, or null.
+onnx::TypeProto_Tensor* declaredType(onnx::GraphProto* graph, const std::string& name) {
+    for (auto* list : {graph->mutable_output(), graph->mutable_value_info()}) {
+        for (onnx::ValueInfoProto& info : *list) {
+            if (info.name() == name && info.type().has_tensor_type())
+                return info.mutable_type()->mutable_tensor_type();
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void OnnxImporter::typeStftOutputs() {
+    // ONNX 1.12's STFT inference ignores `onesided` (it gives frame_length bins, where the
+    // default one-sided transform has frame_length / 2 + 1) and contradicts a model that
+    // declares the right shape. The declared shape is set aside for inference, and the shape
+    // is found here from the signal, frame_step, the window or frame_length, and onesided.
+    onnx::GraphProto* graph = m_model.mutable_graph();
+    const auto valueOf = [&](const std::string& name) -> std::optional<double> {
+        if (name.empty())
+            return std::nullopt;
+        for (const onnx::TensorProto& tensor : graph->initializer()) {
+            if (tensor.name() == name)
+                return scalarOf(tensor);
+        }
+        for (const onnx::NodeProto& node : graph->node()) {
+            if (node.op_type() != "Constant" || node.output_size() != 1 || node.output(0) != name)
+                continue;
+            for (const onnx::AttributeProto& attr : node.attribute()) {
+                if (attr.name() == "value" && attr.has_t())
+                    return scalarOf(attr.t());
+            }
+        }
+        return std::nullopt;
+    };
+    const auto shapeOf = [&](const std::string& name) -> std::optional<std::vector<std::int64_t>> {
+        for (auto* list : {&graph->input(), &graph->value_info(), &graph->output()}) {
+            for (const onnx::ValueInfoProto& info : *list) {
+                if (info.name() != name || !info.type().tensor_type().has_shape())
+                    continue;
+                std::vector<std::int64_t> dims;
+                for (const auto& dim : info.type().tensor_type().shape().dim()) {
+                    if (!dim.has_dim_value())
+                        return std::nullopt;
+                    dims.push_back(dim.dim_value());
+                }
+                return dims;
+            }
+        }
+        for (const onnx::TensorProto& tensor : graph->initializer()) {
+            if (tensor.name() == name)
+                return std::vector<std::int64_t>(tensor.dims().begin(), tensor.dims().end());
+        }
+        return std::nullopt;
+    };
+    for (const onnx::NodeProto& node : graph->node()) {
+        if (node.op_type() != "STFT" || !onnxStandardDomain(node) || node.output_size() < 1 ||
+            node.input_size() < 2)
+            continue;
+        if (onnx::TypeProto_Tensor* declared = declaredType(graph, node.output(0)))
+            declared->clear_shape();
+        bool onesided = true;
+        for (const onnx::AttributeProto& attr : node.attribute()) {
+            if (attr.name() == "onesided")
+                onesided = attr.i() != 0;
+        }
+        const auto signal = shapeOf(node.input(0));
+        const auto step = valueOf(node.input(1));
+        std::optional<double> length;
+        if (node.input_size() > 3)
+            length = valueOf(node.input(3));
+        if (!length && node.input_size() > 2 && !node.input(2).empty()) {
+            if (const auto window = shapeOf(node.input(2)); window && window->size() == 1)
+                length = static_cast<double>((*window)[0]);
+        }
+        m_stftShapes[node.output(0)] = {}; // found when it runs, unless found here
+        if (!signal || signal->size() != 3 || !step || *step <= 0 || !length || *length <= 0 ||
+            *length > static_cast<double>((*signal)[1]))
+            continue;
+        const auto frames =
+            static_cast<std::int64_t>((static_cast<double>((*signal)[1]) - *length) / *step) + 1;
+        const auto size = static_cast<std::int64_t>(*length);
+        m_stftShapes[node.output(0)] = {(*signal)[0], frames, onesided ? size / 2 + 1 : size, 2};
+    }
+}
+
 OnnxImporter::Failure OnnxImporter::inferShapes() {
+    m_stftShapes.clear();
+    typeStftOutputs();
+    if (auto error = inferShapesAsOnnxDoes())
+        return error;
+    // What ONNX 1.12 gets wrong of STFT, as found above.
+    for (const auto& [name, shape] : m_stftShapes) {
+        onnx::TypeProto_Tensor* type = declaredType(m_model.mutable_graph(), name);
+        if (!type)
+            continue;
+        type->clear_shape();
+        for (const std::int64_t d : shape)
+            type->mutable_shape()->add_dim()->set_dim_value(d);
+        if (shape.empty())
+            type->clear_shape(); // not even its rank: found when it runs
+    }
+    return std::nullopt;
+}
+
+OnnxImporter::Failure OnnxImporter::inferShapesAsOnnxDoes() {
     // Data propagation (shape arithmetic through Concat, Slice, Gather) first. ONNX 1.12's
     // propagation refuses some valid graphs (a Concat of an empty 1-d constant: "axis must
     // be in [-rank, rank-1]"); those are inferred again without it, and the folding at

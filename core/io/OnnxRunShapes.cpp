@@ -4,6 +4,7 @@
 
 #include "io/OnnxImporter.h"
 #include "io/OnnxWriter.h"
+#include "ir/Scalar.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -230,6 +231,45 @@ Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
             return fail(shape.error().message);
         outputs[0].shape = shape.take();
         outputs[0].dtype = inputs.empty() ? node.outputs[0].dtype : inputs[0].dtype;
+        known[0] = true;
+    }
+    // ONNX 1.12's STFT inference ignores onesided: the shape as the spec gives it.
+    if (node.op->name == "STFT" && outputs.size() == 1 && inputs.size() >= 2 &&
+        inputs[0].rank() == 3) {
+        // The input at ONNX position `p` (an absent window leaves a gap).
+        const auto at = [&](std::int64_t p) -> std::optional<std::size_t> {
+            if (!positions || positions->empty())
+                return p < static_cast<std::int64_t>(inputs.size())
+                           ? std::optional<std::size_t>(static_cast<std::size_t>(p))
+                           : std::nullopt;
+            for (std::size_t k = 0; k < positions->size() && k < inputs.size(); ++k) {
+                if ((*positions)[k] == p)
+                    return k;
+            }
+            return std::nullopt;
+        };
+        const auto scalar = [&](std::int64_t p) -> std::optional<double> {
+            const auto k = at(p);
+            if (!k || *k >= values.size() || !values[*k])
+                return std::nullopt;
+            return decodeScalar(inputs[*k].dtype, values[*k]->bytes());
+        };
+        const auto step = scalar(1);
+        std::optional<double> length = scalar(3);
+        if (const auto window = at(2); !length && window && inputs[*window].rank() == 1)
+            length = static_cast<double>(inputs[*window].shape[0]);
+        const std::int64_t signal = inputs[0].shape[1];
+        if (!step || *step <= 0 || !length || *length <= 0 || *length > static_cast<double>(signal))
+            return fail("frame_step and the window or frame_length must be positive and fit the "
+                        "signal of " +
+                        std::to_string(signal));
+        const bool onesided = node.attrs.getInt("onesided", 1).value_or(1) != 0;
+        const auto size = static_cast<std::int64_t>(*length);
+        outputs[0].shape = {
+            inputs[0].shape[0],
+            static_cast<std::int64_t>((static_cast<double>(signal) - *length) / *step) + 1,
+            onesided ? size / 2 + 1 : size, 2};
+        outputs[0].dtype = inputs[0].dtype;
         known[0] = true;
     }
     for (std::size_t k = 0; k < outputs.size(); ++k) {

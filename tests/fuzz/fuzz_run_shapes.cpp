@@ -2,7 +2,9 @@
 // tests/models; the rest gives its data: the values of shape_inputs.onnx's shape-setting inputs
 // (a Reshape's shape, an Expand's, a Tile's repeats, a Range's bounds, a ConstantOfShape's shape,
 // a TopK's k), hostile ones included (negative, zero, huge, contradicting), or the elements of
-// nonzero_select.onnx's x, whose count over a threshold sizes everything after its NonZero. The
+// nonzero_select.onnx's x, whose count over a threshold sizes everything after its NonZero, or
+// the batch and sequence of dyn_encoder.onnx's x (its plan instantiated at those sizes, 0 and
+// sizes that do not fit the device included). The
 // session plans the model for that data and runs it on a virtual device with mem=64MiB: the
 // result is an outcome or a clean error, never a crash, a sanitizer report or an allocation the
 // device cannot hold.
@@ -42,9 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return new Session(SessionOptions{workspace});
     }();
     // Planned once without data, as a user opens them; every run plans them again for its data.
-    static Model models[2] = {{"shape_inputs", nullptr}, {"nonzero_select", nullptr}};
+    static Model models[3] = {
+        {"shape_inputs", nullptr}, {"nonzero_select", nullptr}, {"dyn_encoder", nullptr}};
     fuzz::FuzzBytes bytes{data, size};
-    Model& model = models[bytes.next() % 2];
+    Model& model = models[bytes.next() % 3];
     if (!model.planned) {
         PlanRequest request;
         request.devices = "a:vcpu:mem=64MiB";
@@ -69,6 +72,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                                             {"fill_shape", {2}},
                                                                             {"k", {1}}})
             run.inputs.emplace_back(name, int64s(shape, bytes));
+    } else if (model.name == "dyn_encoder") {
+        // Batch and sequence up to 255 x 1023 (the device holds 64 MiB: the scores of the
+        // largest do not fit, and the run must say so).
+        const std::int64_t batch = bytes.next(), seq = (bytes.next() << 2) | (bytes.next() & 3);
+        HostTensor x = HostTensor::zeros({{batch, seq, 16}, DType::Float32});
+        auto* values = reinterpret_cast<float*>(x.data.data());
+        for (std::int64_t i = 0; i < x.type.elementCount(); ++i)
+            values[i] = static_cast<float>(i % 7) / 8.0f;
+        run.inputs.emplace_back("x", std::move(x));
     } else {
         HostTensor x = HostTensor::zeros({{6, 8}, DType::Float32});
         auto* values = reinterpret_cast<float*>(x.data.data());

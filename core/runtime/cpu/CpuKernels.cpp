@@ -1075,6 +1075,13 @@ namespace {
 Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelContext& context) {
     if (auto problem = geometry::checkBroadcast(spec))
         return cpu::specError(spec, *problem);
+    // Nothing to write (a batch or sequence of 0): no library is asked (oneDNN divides by a
+    // dimension of 0 while it plans a matrix product).
+    if (!spec.outputs.empty() && spec.node->op->kernel.family != KernelFamily::Selection &&
+        std::all_of(spec.outputs.begin(), spec.outputs.end(),
+                    [](const TensorType& type) { return type.elementCount() == 0; }))
+        return std::unique_ptr<Kernel>(std::make_unique<FunctionKernel>(
+            "empty", [](const std::byte* const*, std::byte* const*) {}));
     if (spec.node->op->kernel.family == KernelFamily::Recurrent) {
         try {
             if (auto kernel = cpu::makeRecurrent(spec, context))

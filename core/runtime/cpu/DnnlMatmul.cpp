@@ -9,7 +9,6 @@
 #include <charconv>
 #include <cstring>
 #include <map>
-#include <map>
 #include <mutex>
 #include <tuple>
 
@@ -126,7 +125,7 @@ Result<MatmulBuild> buildMatmul(const KernelSpec& fused, CpuKernelContext& ctx,
     for (const DnnlPostOp& op : postOps) {
         const bool binary = op.add() || op.bias();
         if (op.bias() && (!ops.empty() || mp.biasInput >= 0 || out.empty() || out.back() != mp.n ||
-                        !isRow(fused.inputs[static_cast<std::size_t>(operand)])))
+                          !isRow(fused.inputs[static_cast<std::size_t>(operand)])))
             return specError(fused, "a fused bias must come first, be a row of the output's "
                                     "last extent, and not follow Gemm's own");
         ops.emplace_back(op, binary ? operand++ : -1);
@@ -151,8 +150,8 @@ Result<MatmulBuild> buildMatmul(const KernelSpec& fused, CpuKernelContext& ctx,
             attr, ctx.engine);
     };
     b.pd.emplace(make(matmulAttr(mp)));
-    const bool binaries = std::any_of(ops.begin(), ops.end(),
-                                      [](const auto& op) { return op.first.add() || op.first.bias(); });
+    const bool binaries = std::any_of(
+        ops.begin(), ops.end(), [](const auto& op) { return op.first.add() || op.first.bias(); });
     bool inside = false;
     if (!ops.empty() && !b.loopBias && (b.calls.offsets.empty() || !binaries)) {
         try {
@@ -362,8 +361,7 @@ Result<ViewedProduct> viewedProduct(const KernelSpec& spec) {
         return specError(spec, "strided views need a float32 MatMul without post-ops");
     std::array<Dims, 2> dims, strides;
     for (std::size_t k = 0; k < 2; ++k) {
-        const auto view =
-            viewed(spec.inputs[k].shape, matmulView(spec, k));
+        const auto view = viewed(spec.inputs[k].shape, matmulView(spec, k));
         if (!view || view->first.size() < 2)
             return specError(spec, "an operand's view is not a permutation of its axes");
         std::tie(dims[k], strides[k]) = *view;
@@ -429,7 +427,19 @@ Result<std::unique_ptr<Kernel>> makeViewedMatmul(const KernelSpec& spec, CpuKern
 
 } // namespace
 
+/// Whether an operand has no elements (a product over K = 0), which oneDNN cannot plan.
+bool anyEmptyOperand(const KernelSpec& spec) {
+    return std::any_of(spec.inputs.begin(), spec.inputs.end(),
+                       [](const TensorType& type) { return type.elementCount() == 0; });
+}
+
 Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelContext& ctx) {
+    if (anyEmptyOperand(spec)) {
+        if (!spec.node->hints.postOps.empty() || spec.node->hints.hasViews())
+            return specError(spec, "a product of an empty matrix with fused post-ops or views "
+                                   "is not supported");
+        return makePlainMatmul(spec);
+    }
     if (spec.node->hints.hasViews())
         return makeViewedMatmul(spec, ctx);
     if (!allFloat32(spec) && spec.node->hints.postOps.empty())
@@ -453,7 +463,8 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
 }
 
 std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelContext& ctx) {
-    if (input != 1 || spec.node->op->kernel.family != KernelFamily::Matmul || !allFloat32(spec))
+    if (input != 1 || spec.node->op->kernel.family != KernelFamily::Matmul || !allFloat32(spec) ||
+        anyEmptyOperand(spec))
         return {};
     try {
         auto plain = buildMatmul(spec, ctx, nullptr);

@@ -126,6 +126,29 @@ private slots:
         QCOMPARE(m_session->counters().instantiated, 3);
     }
 
+    /// A batch or sequence of 0 (found by the fuzzer: oneDNN divided by the empty dimension
+    /// while it planned the matrix products, and the process died). A batch of 0 runs to an
+    /// empty output. A sequence of 0 is refused with a sentence: the model's flatten target
+    /// [batch*seq, 16] is [0, 16] there, whose 0 ONNX's Reshape reads as "the input's
+    /// dimension", 1, so the model itself asks for 16 elements out of none.
+    void emptyDimensionsRunOrSayWhy() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        auto opened = m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, request);
+        QVERIFY(opened);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const std::vector<std::int64_t> empty{0, 4, 16};
+        auto ran =
+            m_session->run(planned, oneRun({{"x", HostTensor::zeros({empty, DType::Float32})}}));
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        QCOMPARE(ran.value()->result.outputs.at(0).type.shape, empty);
+        auto refused = m_session->run(
+            planned, oneRun({{"x", HostTensor::zeros({{1, 0, 16}, DType::Float32})}}));
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("Reshape node 'r2'") != std::string::npos,
+                 refused.error().message.c_str());
+    }
+
     /// Data planned for at open (placer run --input) runs without planning again.
     void dataGivenAtOpenIsPlannedFor() {
         ModelSource source{modelPath("dyn_encoder.onnx")};

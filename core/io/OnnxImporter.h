@@ -232,6 +232,10 @@ private:
                               bool warnUnknown = true);
 
     void warnOnce(const std::string& message);
+    /// Graph inputs and outputs that ONNX's version converter took a leading axis of 1 from
+    /// (opset 8's Scan) keep their declared type in `converted`.
+    static void keepDeclaredBatchAxes(const onnx::GraphProto& original,
+                                      onnx::GraphProto* converted);
 
     Failure buildGraph();
 

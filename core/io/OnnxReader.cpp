@@ -182,6 +182,106 @@ std::string firstUndefinedName(const onnx::GraphProto& graph, std::set<std::stri
 
 } // namespace
 
+namespace {
+
+/// The declared dimensions of a value, when every one is a number.
+std::optional<std::vector<std::int64_t>> declaredDims(const onnx::ValueInfoProto& info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+        return std::nullopt;
+    std::vector<std::int64_t> dims;
+    for (const auto& dim : info.type().tensor_type().shape().dim()) {
+        if (!dim.has_dim_value())
+            return std::nullopt;
+        dims.push_back(dim.dim_value());
+    }
+    return dims;
+}
+
+} // namespace
+
+void OnnxImporter::keepDeclaredBatchAxes(const onnx::GraphProto& original,
+                                         onnx::GraphProto* converted) {
+    // ONNX's converter takes opset 8's Scan (a batch axis first on every input and output) to
+    // opset 9's by dropping that axis from the graph's inputs and outputs, which then no longer
+    // take the data the model declares. Where an input or output lost a leading axis of 1, the
+    // graph keeps the declared one, with a Squeeze after the input or an Unsqueeze before the
+    // output.
+    const auto lostBatch = [](const onnx::ValueInfoProto& before, const onnx::ValueInfoProto& now) {
+        const auto a = declaredDims(before), b = declaredDims(now);
+        return a && b && a->size() == b->size() + 1 && a->front() == 1 &&
+               std::equal(b->begin(), b->end(), a->begin() + 1);
+    };
+    // Axes as Constant nodes: a model of IR version 3 takes initializers only as inputs.
+    const auto axesZero = [](const std::string& name) {
+        onnx::NodeProto constant;
+        constant.set_op_type("Constant");
+        constant.set_name(name);
+        constant.add_output(name);
+        onnx::AttributeProto* value = constant.add_attribute();
+        value->set_name("value");
+        value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+        onnx::TensorProto* axes = value->mutable_t();
+        axes->set_data_type(onnx::TensorProto_DataType_INT64);
+        axes->add_dims(1);
+        axes->add_int64_data(0);
+        return constant;
+    };
+    std::vector<onnx::NodeProto> squeezes;
+    for (onnx::ValueInfoProto& input : *converted->mutable_input()) {
+        for (const onnx::ValueInfoProto& before : original.input()) {
+            if (before.name() != input.name() || !lostBatch(before, input))
+                continue;
+            const std::string inner = input.name() + "/unbatched";
+            for (onnx::NodeProto& node : *converted->mutable_node()) {
+                for (std::string& name : *node.mutable_input())
+                    if (name == input.name())
+                        name = inner;
+            }
+            onnx::NodeProto squeeze;
+            squeeze.set_op_type("Squeeze");
+            squeeze.set_name(inner);
+            squeeze.add_input(input.name());
+            squeeze.add_input(inner + "/axes");
+            squeeze.add_output(inner);
+            squeezes.push_back(axesZero(inner + "/axes"));
+            squeezes.push_back(std::move(squeeze));
+            *input.mutable_type() = before.type();
+        }
+    }
+    if (!squeezes.empty()) {
+        // Before every node that reads them.
+        google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+        for (onnx::NodeProto& squeeze : squeezes)
+            *nodes.Add() = std::move(squeeze);
+        for (const onnx::NodeProto& node : converted->node())
+            *nodes.Add() = node;
+        *converted->mutable_node() = std::move(nodes);
+    }
+    for (onnx::ValueInfoProto& output : *converted->mutable_output()) {
+        for (const onnx::ValueInfoProto& before : original.output()) {
+            if (before.name() != output.name() || !lostBatch(before, output))
+                continue;
+            const std::string inner = output.name() + "/unbatched";
+            for (onnx::NodeProto& node : *converted->mutable_node()) {
+                for (std::string& name : *node.mutable_output())
+                    if (name == output.name())
+                        name = inner;
+                for (std::string& name : *node.mutable_input())
+                    if (name == output.name())
+                        name = inner;
+            }
+            *converted->add_node() = axesZero(inner + "/axes");
+            onnx::NodeProto* unsqueeze = converted->add_node();
+            unsqueeze->set_op_type("Unsqueeze");
+            unsqueeze->set_name(inner);
+            unsqueeze->add_input(inner);
+            unsqueeze->add_input(inner + "/axes");
+            unsqueeze->add_output(output.name());
+            *output.mutable_type() = before.type();
+        }
+    }
+}
+
 /// ONNX's version converter brings an old model to kUpgradeOpset; what it cannot convert is
 /// refused with its reason.
 OnnxImporter::Failure OnnxImporter::upgradeOpset(int opset) {
@@ -201,6 +301,7 @@ OnnxImporter::Failure OnnxImporter::upgradeOpset(int opset) {
         onnx::checker::check_model(m_model);
         onnx::ModelProto converted =
             onnx::version_conversion::ConvertVersion(m_model, kUpgradeOpset);
+        keepDeclaredBatchAxes(m_model.graph(), converted.mutable_graph());
         m_model = std::move(converted);
     } catch (const std::exception& error) {
         return fail("the model uses opset " + std::to_string(opset) +

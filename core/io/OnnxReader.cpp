@@ -226,17 +226,26 @@ void OnnxImporter::keepDeclaredBatchAxes(const onnx::GraphProto& original,
         axes->add_int64_data(0);
         return constant;
     };
+    // Every use of `from` by the graph's nodes (their outputs too, with `outputs`) reads `to`.
+    const auto rename = [&](const std::string& from, const std::string& to, bool outputs) {
+        for (onnx::NodeProto& node : *converted->mutable_node()) {
+            for (std::string& name : *node.mutable_input())
+                if (name == from)
+                    name = to;
+            if (!outputs)
+                continue;
+            for (std::string& name : *node.mutable_output())
+                if (name == from)
+                    name = to;
+        }
+    };
     std::vector<onnx::NodeProto> squeezes;
     for (onnx::ValueInfoProto& input : *converted->mutable_input()) {
         for (const onnx::ValueInfoProto& before : original.input()) {
             if (before.name() != input.name() || !lostBatch(before, input))
                 continue;
             const std::string inner = input.name() + "/unbatched";
-            for (onnx::NodeProto& node : *converted->mutable_node()) {
-                for (std::string& name : *node.mutable_input())
-                    if (name == input.name())
-                        name = inner;
-            }
+            rename(input.name(), inner, false);
             onnx::NodeProto squeeze;
             squeeze.set_op_type("Squeeze");
             squeeze.set_name(inner);
@@ -262,14 +271,7 @@ void OnnxImporter::keepDeclaredBatchAxes(const onnx::GraphProto& original,
             if (before.name() != output.name() || !lostBatch(before, output))
                 continue;
             const std::string inner = output.name() + "/unbatched";
-            for (onnx::NodeProto& node : *converted->mutable_node()) {
-                for (std::string& name : *node.mutable_output())
-                    if (name == output.name())
-                        name = inner;
-                for (std::string& name : *node.mutable_input())
-                    if (name == output.name())
-                        name = inner;
-            }
+            rename(output.name(), inner, true);
             *converted->add_node() = axesZero(inner + "/axes");
             onnx::NodeProto* unsqueeze = converted->add_node();
             unsqueeze->set_op_type("Unsqueeze");
@@ -561,13 +563,7 @@ void OnnxImporter::typeStftOutputs() {
             for (const onnx::ValueInfoProto& info : *list) {
                 if (info.name() != name || !info.type().tensor_type().has_shape())
                     continue;
-                std::vector<std::int64_t> dims;
-                for (const auto& dim : info.type().tensor_type().shape().dim()) {
-                    if (!dim.has_dim_value())
-                        return std::nullopt;
-                    dims.push_back(dim.dim_value());
-                }
-                return dims;
+                return declaredDims(info);
             }
         }
         for (const onnx::TensorProto& tensor : graph->initializer()) {

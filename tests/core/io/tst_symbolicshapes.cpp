@@ -43,12 +43,8 @@ std::string shapeOf(const Graph& graph, const std::string& name) {
     return shape ? symbolicShapeText(*shape) : "static";
 }
 
-/// A model of x[batch, seq, 8] whose values' sizes follow the names by sums, products and
-/// powers, and (with `strided`) one, a strided slice, whose size does not follow them by any
-/// polynomial.
-std::string arithmeticModel(bool strided = true) {
-    onnx::ModelProto model = emptyModel("arith");
-    onnx::GraphProto* g = model.mutable_graph();
+/// Input x[batch, seq, 8] of `g`.
+void addBatchSeqInput(onnx::GraphProto* g) {
     onnx::ValueInfoProto* x = g->add_input();
     x->set_name("x");
     auto* type = x->mutable_type()->mutable_tensor_type();
@@ -56,6 +52,15 @@ std::string arithmeticModel(bool strided = true) {
     type->mutable_shape()->add_dim()->set_dim_param("batch");
     type->mutable_shape()->add_dim()->set_dim_param("seq");
     type->mutable_shape()->add_dim()->set_dim_value(8);
+}
+
+/// A model of x[batch, seq, 8] whose values' sizes follow the names by sums, products and
+/// powers, and (with `strided`) one, a strided slice, whose size does not follow them by any
+/// polynomial.
+std::string arithmeticModel(bool strided = true) {
+    onnx::ModelProto model = emptyModel("arith");
+    onnx::GraphProto* g = model.mutable_graph();
+    addBatchSeqInput(g);
     auto ints = [&](const std::string& name, const std::vector<std::int64_t>& values) {
         onnx::TensorProto* t = addInitializer(g, name, {static_cast<std::int64_t>(values.size())});
         t->set_data_type(onnx::TensorProto_DataType_INT64);
@@ -649,13 +654,7 @@ namespace {
 std::string clampModel(bool computed) {
     onnx::ModelProto model = emptyModel("clamp");
     onnx::GraphProto* g = model.mutable_graph();
-    onnx::ValueInfoProto* x = g->add_input();
-    x->set_name("x");
-    auto* type = x->mutable_type()->mutable_tensor_type();
-    type->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-    type->mutable_shape()->add_dim()->set_dim_param("batch");
-    type->mutable_shape()->add_dim()->set_dim_param("seq");
-    type->mutable_shape()->add_dim()->set_dim_value(8);
+    addBatchSeqInput(g);
     for (const auto& [name, value] : std::vector<std::pair<std::string, std::int64_t>>{
              {"starts", 0}, {"ends", 16}, {"axes", 1}, {"two", 2}}) {
         onnx::TensorProto* t = addInitializer(g, name, {1});

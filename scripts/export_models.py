@@ -15,7 +15,7 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        NAME.expected.npy (tens to hundreds of MiB); generated on
                                        demand, never committed
   scripts/export_models.py checked DIR only the models tst_runtime checks
-  scripts/export_models.py detectors DIR
+  scripts/export_models.py detectors DIR [NAME...]
                                        torchvision's detectors with random weights and score
                                        thresholds at 0 (so that they return detections):
                                        ssdlite (SSDlite320-MobileNetV3, 320x320), fasterrcnn
@@ -24,7 +24,8 @@ Uses Debian's python3-torch and python3-torchvision (nothing is downloaded: weig
                                        (Mask R-CNN-ResNet50-FPN, 400x400), at opset 13, each with
                                        NAME.input.npy and PyTorch's outputs NAME.OUTPUT.npy; the
                                        models bench_vs_ort compares with ONNX Runtime when
-                                       $PLACER_ONNX_MODELS names DIR (tens to 170 MiB each)
+                                       $PLACER_ONNX_MODELS names DIR (tens to 170 MiB each);
+                                       named, also fcos, keypointrcnn and ssd300
   scripts/export_models.py tiny-detector DIR
                                        a Faster R-CNN with a two-layer backbone on 64x64 images
                                        (114 KiB: its RPN's NMS in an If, TopK on data, RoiAlign
@@ -415,8 +416,18 @@ def detectors(folder):
             weights=None, weights_backbone=None, score_thresh=0.0), 400),
         "maskrcnn": (lambda: det.maskrcnn_resnet50_fpn(
             weights=None, weights_backbone=None, box_score_thresh=0.0), 400),
+        # Named only (not among bench_vs_ort's four): the rest of the detection family.
+        "fcos": (lambda: det.fcos_resnet50_fpn(
+            weights=None, weights_backbone=None, score_thresh=0.0), 400),
+        "keypointrcnn": (lambda: det.keypointrcnn_resnet50_fpn(
+            weights=None, weights_backbone=None, box_score_thresh=0.0), 400),
+        "ssd300": (lambda: det.ssd300_vgg16(
+            weights=None, weights_backbone=None, score_thresh=0.0), 300),
     }
+    wanted = sys.argv[3:] or ["ssdlite", "fasterrcnn", "retinanet", "maskrcnn"]
     for name, (make, size) in models.items():
+        if name not in wanted:
+            continue
         torch.manual_seed(0)
         model = make().eval()
         x = torch.rand(1, 3, size, size)

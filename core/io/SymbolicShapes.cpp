@@ -20,11 +20,6 @@ struct ProbedInput {
     std::vector<std::int64_t> fixed;
 };
 
-bool isNumber(const std::string& text) {
-    return !text.empty() && std::all_of(text.begin(), text.end(),
-                                        [](unsigned char c) { return std::isdigit(c) != 0; });
-}
-
 /// Up to this many elements of an integer constant are kept from each read, to be fitted: a
 /// shape folded from the sizes (Shape, Gather, Concat, Mul) is a few numbers.
 constexpr std::size_t kFittedElements = 64;
@@ -232,9 +227,7 @@ void checkFarAway(Graph& graph, const std::vector<ProbedInput>& inputs,
     }
     std::string why;
     const auto read = readAt(inputs, {point}, probe, &why);
-    std::string at;
-    for (const auto& [name, value] : far)
-        at += (at.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    const std::string at = symbolValuesText(far);
     if (!read) {
         graph.sizeBound = "the model cannot be read at " + at + ": " + why;
         return;
@@ -289,15 +282,12 @@ SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& prob
         ProbedInput input{open.name, {}, shape};
         bool named = false;
         for (std::size_t a = 0; a < shape.size(); ++a) {
-            const std::string& declared = open.declaredDims[a];
-            if (isNumber(declared)) {
+            const std::optional<std::string> dimension = dimensionName(open, a);
+            if (!dimension) {
                 input.symbol.push_back(-1);
                 continue;
             }
-            // An unnamed dimension is named after its input and axis.
-            const std::string name = declared.empty() || declared == "?"
-                                         ? open.name + "." + std::to_string(a)
-                                         : declared;
+            const std::string& name = *dimension;
             auto it = std::find(summary.symbols.begin(), summary.symbols.end(), name);
             if (it == summary.symbols.end()) {
                 summary.symbols.push_back(name);

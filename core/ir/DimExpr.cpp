@@ -467,4 +467,11 @@ fitPoints(std::size_t count, int maxDegree, const std::vector<std::int64_t>& gri
     return points;
 }
 
+std::string symbolValuesText(const SymbolValues& values) {
+    std::string text;
+    for (const auto& [name, value] : values)
+        text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    return text;
+}
+
 } // namespace placer

@@ -67,6 +67,9 @@ private:
     std::int64_t m_divisor = 1;               ///< > 0, coprime with the terms together
 };
 
+/// "batch=2, seq=16" (empty for none).
+std::string symbolValuesText(const SymbolValues& values);
+
 /// A value's shape in named dimensions; std::nullopt for a dimension that no expression of
 /// them gives (found by the data, or not a polynomial of them).
 using SymbolicShape = std::vector<std::optional<DimExpr>>;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -277,6 +278,18 @@ std::string broadcastBytes(std::string_view bytes, const std::vector<std::int64_
     return out;
 }
 
+std::optional<std::string> dimensionName(const OpenInput& input, std::size_t axis) {
+    if (axis >= input.declaredDims.size())
+        return std::nullopt;
+    const std::string& declared = input.declaredDims[axis];
+    if (declared.empty() || declared == "?")
+        return input.name + "." + std::to_string(axis);
+    if (std::all_of(declared.begin(), declared.end(),
+                    [](unsigned char c) { return std::isdigit(c) != 0; }))
+        return std::nullopt;
+    return declared;
+}
+
 Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values) {
     if (graph.symbolValues.empty())
         return SourceError::sentence("its shapes follow no named dimension");
@@ -291,12 +304,7 @@ Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values)
                                          " is no size (it must be at least 1)");
         at[name] = value;
     }
-    const auto spelled = [&] {
-        std::string text;
-        for (const auto& [name, value] : at)
-            text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-        return text;
-    };
+    const auto spelled = [&] { return symbolValuesText(at); };
     Graph sized = graph;
     for (std::uint32_t i = 0; i < sized.size(); ++i) {
         const Node& read = graph.node(NodeId(i));

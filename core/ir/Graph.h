@@ -161,6 +161,11 @@ struct OpenInput {
 bool shapeFitsDeclared(const std::vector<std::string>& dims,
                        const std::vector<std::int64_t>& shape);
 
+/// The name axis `axis` of open input `input` is known by: the one the model declares, or, for
+/// an unnamed one ("" or "?"), the input's name and the axis ("x.1"); std::nullopt where the
+/// model fixes it to a number.
+std::optional<std::string> dimensionName(const OpenInput& input, std::size_t axis);
+
 class Graph {
 public:
     Graph() = default;

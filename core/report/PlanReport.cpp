@@ -382,10 +382,7 @@ namespace {
 
 /// " at batch=1, seq=1": the sizes of named dimensions figures are at; empty for none.
 std::string atSizes(const SymbolValues& values) {
-    std::string at;
-    for (const auto& [name, value] : values)
-        at += (at.empty() ? " at " : ", ") + name + "=" + std::to_string(value);
-    return at;
+    return values.empty() ? std::string() : " at " + symbolValuesText(values);
 }
 
 /// "predicted latency: 1.23 ms", then each device's busy time and its ops in start order.

@@ -25,7 +25,6 @@
 #include "runtime/Schedule.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace placer {
 
@@ -128,27 +127,15 @@ std::optional<SymbolValues> dataSizes(const Graph& graph,
         if (!open || open->setsShapes || open->declaredDims.size() != tensor.type.shape.size())
             continue;
         for (std::size_t a = 0; a < open->declaredDims.size(); ++a) {
-            const std::string& declared = open->declaredDims[a];
-            if (!declared.empty() &&
-                std::all_of(declared.begin(), declared.end(),
-                            [](unsigned char c) { return std::isdigit(c) != 0; }))
+            const std::optional<std::string> symbol = dimensionName(*open, a);
+            if (!symbol)
                 continue;
-            const std::string symbol =
-                declared.empty() || declared == "?" ? name + "." + std::to_string(a) : declared;
-            const auto [it, fresh] = values.emplace(symbol, tensor.type.shape[a]);
+            const auto [it, fresh] = values.emplace(*symbol, tensor.type.shape[a]);
             if (!fresh && it->second != tensor.type.shape[a])
                 return std::nullopt;
         }
     }
     return values;
-}
-
-/// "batch=2, seq=16".
-std::string sizesText(const SymbolValues& values) {
-    std::string text;
-    for (const auto& [name, value] : values)
-        text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-    return text;
 }
 
 /// What identifies data for the model planned again: every input's shape and type, and the
@@ -214,8 +201,9 @@ Session::forData(std::shared_ptr<const PlannedModel> planned,
                 made->model.graph = sized.take();
                 made->plan = plan.take();
                 ++m_counters.instantiated;
-                return keep(made, "the plan made at " + sizesText(graph.symbolValues) +
-                                      " runs at " + sizesText(made->model.graph.symbolValues) +
+                return keep(made, "the plan made at " + symbolValuesText(graph.symbolValues) +
+                                      " runs at " +
+                                      symbolValuesText(made->model.graph.symbolValues) +
                                       ", its memory planned for them (" + *why + ")");
             }
             readAgain = plan.error().message;

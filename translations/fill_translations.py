@@ -24,6 +24,24 @@ T = {
         "Den Plan als Pipeline ausführen: der Batch wird in so viele Mikro-Batches geteilt, die durch die Geräte fließen; jedes Gerät arbeitet an einem, während das nächste am vorigen arbeitet. Plan und vorhergesagte Zeitleiste folgen sofort.",
         "以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。"),
     "µb%1 %2": ("µB%1 %2", "微批%1 %2"),
+    # Throughput mode (--stream).
+    "a stream of %n batch(es)": (
+        ("ein Strom von %n Batch", "ein Strom von %n Batches"),
+        ("%n 个批次的流",)),
+    "Stream:": ("Strom:", "流："),
+    "1 (one batch)": ("1 (ein Batch)", "1（一个批次）"),
+    "Throughput mode: this many batches back to back through the pipeline, the next entering the first device while the last drains. The run reports items per second and each batch's latency.": (
+        "Durchsatzmodus: so viele Batches direkt nacheinander durch die Pipeline; der nächste betritt das erste Gerät, während der letzte abfließt. Der Lauf meldet Elemente pro Sekunde und die Latenz jedes Batches.",
+        "吞吐模式：这么多个批次首尾相接地流经流水线，下一个批次进入第一个设备时上一个正在排空。运行报告每秒处理的条目数和每个批次的延迟。"),
+    "<p><b>Stream</b> of %1 batches of %2: %3 items/s; a batch's latency %4 ms (median span in the traced run)%5</p>": (
+        "<p><b>Strom</b> von %1 Batches zu %2: %3 Elemente/s; Latenz eines Batches %4 ms (Median der Spannen im aufgezeichneten Lauf)%5</p>",
+        "<p><b>流</b>：%1 个批次，每批 %2：每秒 %3 个条目；单个批次的延迟 %4 ms（记录运行中跨度的中位数）%5</p>"),
+    "; predicted %1 items/s": ("; vorhergesagt %1 Elemente/s", "；预测每秒 %1 个条目"),
+    "Stream %1 batches": ("%1 Batches streamen", "流式执行 %1 个批次"),
+    "Stop streaming": ("Streaming beenden", "停止流式执行"),
+    "Throughput mode: N batches back to back through the pipeline.": (
+        "Durchsatzmodus: N Batches direkt nacheinander durch die Pipeline.",
+        "吞吐模式：N 个批次首尾相接地流经流水线。"),
     ", micro-batch %1": (", Mikro-Batch %1", "，微批次 %1"),
     # Drafts (autosave and recovery).
     "Restored the unsaved changes": ("Die ungesicherten Änderungen wurden wiederhergestellt", "已恢复未保存的更改"),

@@ -201,7 +201,7 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48"/>
+        <location filename="../views/PlanSummary.cpp" line="53"/>
         <source>%n copy(ies), %1 copied</source>
         <translation>
             <numerusform>%n Kopie, %1 kopiert</numerusform>
@@ -209,12 +209,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="52"/>
+        <location filename="../views/PlanSummary.cpp" line="57"/>
         <source>(sizes at %1)</source>
         <translation>(Größen bei %1)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="54"/>
+        <location filename="../views/PlanSummary.cpp" line="59"/>
         <source>%n region(s) split</source>
         <translation>
             <numerusform>%n Bereich aufgeteilt</numerusform>
@@ -222,20 +222,28 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="57"/>
+        <location filename="../views/PlanSummary.cpp" line="62"/>
         <source>pipelined in %n micro-batch(es)</source>
         <translation>
             <numerusform>in %n Mikro-Batch gepipelinet</numerusform>
             <numerusform>in %n Mikro-Batches gepipelinet</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="66"/>
+        <source>a stream of %n batch(es)</source>
+        <translation>
+            <numerusform>ein Strom von %n Batch</numerusform>
+            <numerusform>ein Strom von %n Batches</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="64"/>
+        <location filename="../views/PlanSummary.cpp" line="73"/>
         <source>peak memory: %1</source>
         <translation>Spitzenspeicher: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="67"/>
+        <location filename="../views/PlanSummary.cpp" line="76"/>
         <source>%n conflict(s)</source>
         <translation>
             <numerusform>%n Konflikt</numerusform>
@@ -243,27 +251,27 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="69"/>
+        <location filename="../views/PlanSummary.cpp" line="78"/>
         <source>predicting…</source>
         <translation>Vorhersage läuft…</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="72"/>
+        <location filename="../views/PlanSummary.cpp" line="81"/>
         <source>predicted latency: %1</source>
         <translation>vorhergesagte Latenz: %1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="76"/>
+        <location filename="../views/PlanSummary.cpp" line="85"/>
         <source>predicted latency at %2: %1</source>
         <translation>vorhergesagte Latenz bei %2: %1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="81"/>
+        <location filename="../views/PlanSummary.cpp" line="90"/>
         <source>planned in %1 ms</source>
         <translation>geplant in %1 ms</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="84"/>
+        <location filename="../views/PlanSummary.cpp" line="93"/>
         <source>%n node(s) folded at load</source>
         <translation>
             <numerusform>%n Knoten beim Laden gefaltet</numerusform>
@@ -306,52 +314,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405"/>
+        <location filename="../app/gui/RunPanel.cpp" line="425"/>
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="420"/>
+        <location filename="../app/gui/RunPanel.cpp" line="440"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="426"/>
+        <location filename="../app/gui/RunPanel.cpp" line="446"/>
         <source>µb%1 %2</source>
         <translation>µB%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="427"/>
+        <location filename="../app/gui/RunPanel.cpp" line="447"/>
         <source>, micro-batch %1</source>
         <translation>, Mikro-Batch %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="435"/>
+        <location filename="../app/gui/RunPanel.cpp" line="455"/>
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="442"/>
+        <location filename="../app/gui/RunPanel.cpp" line="462"/>
         <source>copy %1, %2: %3 ms</source>
         <translation>Kopie %1, %2: %3 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="446"/>
+        <location filename="../app/gui/RunPanel.cpp" line="466"/>
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="448"/>
+        <location filename="../app/gui/RunPanel.cpp" line="468"/>
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="465"/>
+        <location filename="../app/gui/RunPanel.cpp" line="485"/>
         <source>waiting for %1</source>
         <translation>wartet auf %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="471"/>
+        <location filename="../app/gui/RunPanel.cpp" line="491"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation>%1 ms untätig, wartet auf %2</translation>
     </message>
@@ -434,12 +442,17 @@
         <translation>Den Plan in M Mikro-Batches des Batches als Pipeline ausführen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="155"/>
+        <location filename="../app/gui/main.cpp" line="148"/>
+        <source>Throughput mode: N batches back to back through the pipeline.</source>
+        <translation>Durchsatzmodus: N Batches direkt nacheinander durch die Pipeline.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="158"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>Den Plan vor dem Bildschirmfoto ausführen: cuda-Geräte auf ihrer GPU, wo dieser Rechner sie hat, die übrigen auf dem Host und virtuellen CPUs.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="160"/>
+        <location filename="../app/gui/main.cpp" line="163"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>Die obersten Namensbereiche zu Gruppen zuklappen.</translation>
     </message>
@@ -582,217 +595,217 @@
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204"/>
+        <location filename="../app/gui/MainWindow.cpp" line="206"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443"/>
+        <location filename="../app/gui/MainWindow.cpp" line="445"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="218"/>
         <source>Restored the unsaved changes</source>
         <translation>Die ungesicherten Änderungen wurden wiederhergestellt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232"/>
+        <location filename="../app/gui/MainWindow.cpp" line="234"/>
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236"/>
+        <location filename="../app/gui/MainWindow.cpp" line="238"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindow.cpp" line="239"/>
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="241"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="244"/>
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="248"/>
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259"/>
+        <location filename="../app/gui/MainWindow.cpp" line="261"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261"/>
+        <location filename="../app/gui/MainWindow.cpp" line="263"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262"/>
+        <location filename="../app/gui/MainWindow.cpp" line="264"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264"/>
+        <location filename="../app/gui/MainWindow.cpp" line="266"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269"/>
+        <location filename="../app/gui/MainWindow.cpp" line="271"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272"/>
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>&amp;Split Across Devices…</source>
         <translation>Auf Geräte &amp;aufteilen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274"/>
+        <location filename="../app/gui/MainWindow.cpp" line="276"/>
         <source>Remove Split of Selection</source>
         <translation>Aufteilung der Auswahl entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276"/>
+        <location filename="../app/gui/MainWindow.cpp" line="278"/>
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="286"/>
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287"/>
+        <location filename="../app/gui/MainWindow.cpp" line="289"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288"/>
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293"/>
+        <location filename="../app/gui/MainWindow.cpp" line="295"/>
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297"/>
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299"/>
+        <location filename="../app/gui/MainWindow.cpp" line="301"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303"/>
+        <location filename="../app/gui/MainWindow.cpp" line="305"/>
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304"/>
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306"/>
+        <location filename="../app/gui/MainWindow.cpp" line="308"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation>Diese Maschine &amp;kalibrieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>&amp;Pin Selection To</source>
         <translation>Auswahl &amp;anheften an</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="314"/>
         <source>Device %1</source>
         <translation>Gerät %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325"/>
+        <location filename="../app/gui/MainWindow.cpp" line="327"/>
         <source>Device %1 (none)</source>
         <translation>Gerät %1 (keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329"/>
+        <location filename="../app/gui/MainWindow.cpp" line="331"/>
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330"/>
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334"/>
+        <location filename="../app/gui/MainWindow.cpp" line="336"/>
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339"/>
+        <location filename="../app/gui/MainWindow.cpp" line="341"/>
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="374"/>
+        <location filename="../app/gui/MainWindow.cpp" line="376"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>Es gibt kein Gerät %1: die Palette hat %n Gerät</numerusform>
@@ -800,49 +813,49 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381"/>
+        <location filename="../app/gui/MainWindow.cpp" line="383"/>
         <source>Select the nodes to pin first</source>
         <translation>Zuerst die anzuheftenden Knoten auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398"/>
+        <location filename="../app/gui/MainWindow.cpp" line="400"/>
         <source>Select the ops to split first</source>
         <translation>Zuerst die aufzuteilenden Operatoren auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520"/>
+        <location filename="../app/gui/MainWindow.cpp" line="522"/>
         <source>Calibrate this machine?</source>
         <translation>Diese Maschine kalibrieren?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
-        <location filename="../app/gui/MainWindow.cpp" line="564"/>
-        <location filename="../app/gui/MainWindow.cpp" line="568"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="570"/>
         <source>Calibrate</source>
         <translation>Kalibrieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
         <source>No workspace is open to keep it in.</source>
         <translation>Kein Arbeitsbereich ist geöffnet, um es zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="537"/>
+        <location filename="../app/gui/MainWindow.cpp" line="539"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>Die Geräte dieser Maschine werden vermessen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="564"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
         <source>Calibration failed: %1</source>
         <translation>Kalibrierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="574"/>
+        <location filename="../app/gui/MainWindow.cpp" line="576"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
     </message>
@@ -858,23 +871,23 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="199"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="233"/>
         <source>Pin %1 to %2</source>
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426"/>
+        <location filename="../app/gui/MainWindow.cpp" line="428"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
@@ -884,32 +897,32 @@
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="446"/>
+        <location filename="../app/gui/MainWindow.cpp" line="448"/>
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453"/>
+        <location filename="../app/gui/MainWindow.cpp" line="455"/>
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="456"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501"/>
+        <location filename="../app/gui/MainWindow.cpp" line="503"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508"/>
+        <location filename="../app/gui/MainWindow.cpp" line="510"/>
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
@@ -930,21 +943,33 @@
     </message>
     <message>
         <location filename="../app/gui/UndoCommands.cpp" line="49"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="73"/>
+        <source>Stream %1 batches</source>
+        <translation>%1 Batches streamen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="76"/>
+        <source>Stop streaming</source>
+        <translation>Streaming beenden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="83"/>
         <source>Pipeline in %1 micro-batches</source>
         <translation>Pipeline in %1 Mikro-Batches</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="86"/>
         <source>Stop pipelining</source>
         <translation>Pipeline beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="114"/>
         <source>Change rules</source>
         <translation>Regeln ändern</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="160"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="194"/>
         <source>Split %n op(s) across %1</source>
         <translation>
             <numerusform>%n Operator auf %1 aufteilen</numerusform>
@@ -952,17 +977,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="207"/>
         <source>Remove split</source>
         <translation>Aufteilung entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="179"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="213"/>
         <source>Edit devices</source>
         <translation>Geräte bearbeiten</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="201"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="235"/>
         <source>Pin %n node(s) to %1</source>
         <translation>
             <numerusform>%n Knoten auf %1 festlegen</numerusform>
@@ -970,7 +995,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="219"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="253"/>
         <source>Clear %n pin(s)</source>
         <translation>
             <numerusform>%n Festlegung entfernen</numerusform>
@@ -1078,216 +1103,231 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37"/>
+        <location filename="../app/gui/RunPanel.cpp" line="38"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37"/>
+        <location filename="../app/gui/RunPanel.cpp" line="38"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42"/>
+        <location filename="../app/gui/RunPanel.cpp" line="43"/>
         <source>Input</source>
         <translation>Eingabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42"/>
+        <location filename="../app/gui/RunPanel.cpp" line="43"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="45"/>
+        <location filename="../app/gui/RunPanel.cpp" line="46"/>
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>Daten für jede Eingabe: eine .npy-Datei, eine Form wie 2,16,64 für Zufallsdaten dieser Form oder nichts für Zufallsdaten in der geplanten Form. Andere Formen werden beim Start des Laufs eingeplant.</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52"/>
+        <location filename="../app/gui/RunPanel.cpp" line="53"/>
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="54"/>
+        <location filename="../app/gui/RunPanel.cpp" line="55"/>
         <source>Choose a .npy file for the selected input</source>
         <translation>Eine .npy-Datei für die ausgewählte Eingabe wählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61"/>
+        <location filename="../app/gui/RunPanel.cpp" line="62"/>
         <source>Data for an input</source>
         <translation>Daten für eine Eingabe</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62"/>
+        <location filename="../app/gui/RunPanel.cpp" line="63"/>
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy-Arrays (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="80"/>
+        <location filename="../app/gui/RunPanel.cpp" line="81"/>
         <source>Iterations:</source>
         <translation>Durchläufe:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="78"/>
+        <location filename="../app/gui/RunPanel.cpp" line="79"/>
         <source>Warm-up:</source>
         <translation>Aufwärmen:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="84"/>
+        <location filename="../app/gui/RunPanel.cpp" line="85"/>
         <source>1 (not pipelined)</source>
         <translation>1 (ohne Pipeline)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="86"/>
+        <location filename="../app/gui/RunPanel.cpp" line="87"/>
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation>Den Plan als Pipeline ausführen: der Batch wird in so viele Mikro-Batches geteilt, die durch die Geräte fließen; jedes Gerät arbeitet an einem, während das nächste am vorigen arbeitet. Plan und vorhergesagte Zeitleiste folgen sofort.</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89"/>
+        <location filename="../app/gui/RunPanel.cpp" line="93"/>
+        <source>1 (one batch)</source>
+        <translation>1 (ein Batch)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="95"/>
+        <source>Throughput mode: this many batches back to back through the pipeline, the next entering the first device while the last drains. The run reports items per second and each batch&apos;s latency.</source>
+        <translation>Durchsatzmodus: so viele Batches direkt nacheinander durch die Pipeline; der nächste betritt das erste Gerät, während der letzte abfließt. Der Lauf meldet Elemente pro Sekunde und die Latenz jedes Batches.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="100"/>
+        <source>Stream:</source>
+        <translation>Strom:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="102"/>
         <source>Micro-batches:</source>
         <translation>Mikro-Batches:</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="118"/>
+        <location filename="../app/gui/RunPanel.cpp" line="138"/>
         <source>Export trace…</source>
         <translation>Trace exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="119"/>
+        <location filename="../app/gui/RunPanel.cpp" line="139"/>
         <source>Export CSV…</source>
         <translation>CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126"/>
+        <location filename="../app/gui/RunPanel.cpp" line="146"/>
         <source>Export trace</source>
         <translation>Trace exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127"/>
+        <location filename="../app/gui/RunPanel.cpp" line="147"/>
         <source>Chrome trace (*.json)</source>
         <translation>Chrome-Trace (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129"/>
-        <location filename="../app/gui/RunPanel.cpp" line="135"/>
+        <location filename="../app/gui/RunPanel.cpp" line="149"/>
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129"/>
-        <location filename="../app/gui/RunPanel.cpp" line="135"/>
+        <location filename="../app/gui/RunPanel.cpp" line="149"/>
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>%1 kann nicht geschrieben werden (wurde der Plan ausgeführt?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133"/>
+        <location filename="../app/gui/RunPanel.cpp" line="153"/>
         <source>Export timings</source>
         <translation>Zeiten exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133"/>
+        <location filename="../app/gui/RunPanel.cpp" line="153"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="138"/>
+        <location filename="../app/gui/RunPanel.cpp" line="158"/>
         <source>loading weights %p%</source>
         <translation>Gewichte werden geladen %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="143"/>
+        <location filename="../app/gui/RunPanel.cpp" line="163"/>
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="155"/>
-        <location filename="../app/gui/RunPanel.cpp" line="213"/>
-        <location filename="../app/gui/RunPanel.cpp" line="226"/>
+        <location filename="../app/gui/RunPanel.cpp" line="175"/>
+        <location filename="../app/gui/RunPanel.cpp" line="233"/>
+        <location filename="../app/gui/RunPanel.cpp" line="246"/>
         <source>Cannot run</source>
         <translation>Ausführen nicht möglich</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="170"/>
+        <location filename="../app/gui/RunPanel.cpp" line="190"/>
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läuft…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="190"/>
+        <location filename="../app/gui/RunPanel.cpp" line="210"/>
         <source>Planned as %1</source>
         <translation>Geplant als %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="214"/>
+        <location filename="../app/gui/RunPanel.cpp" line="234"/>
         <source>Input %1: %2</source>
         <translation>Eingabe %1: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="227"/>
+        <location filename="../app/gui/RunPanel.cpp" line="247"/>
         <source>Input %1: &apos;%2&apos; is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>Eingabe %1: „%2“ ist weder eine .npy-Datei noch eine Form wie 2,16,64</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249"/>
+        <location filename="../app/gui/RunPanel.cpp" line="269"/>
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Der Lauf wurde abgebrochen.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="245"/>
+        <location filename="../app/gui/RunPanel.cpp" line="265"/>
         <source>The run failed</source>
         <translation>Der Lauf ist fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="111"/>
+        <location filename="../app/gui/RunPanel.cpp" line="131"/>
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;Läufe führen den Plan aus: cpu-Geräte auf dem Host, cuda-Geräte auf ihrer GPU, wo dieser Rechner eine hat, die übrigen auf virtuellen CPUs. Zeiten je Knoten erscheinen im Graphen, die Zeitleiste zeigt jedes Gerät.&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="293"/>
+        <location filename="../app/gui/RunPanel.cpp" line="313"/>
         <source>%1 predicted</source>
         <translation>%1 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="369"/>
+        <location filename="../app/gui/RunPanel.cpp" line="389"/>
         <source>µb%1 %2</source>
         <translation>µB%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="341"/>
+        <location filename="../app/gui/RunPanel.cpp" line="361"/>
         <source>%1: %2 idle %3 predicted</source>
         <translation>%1: %2 untätig, %3 vorhergesagt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="349"/>
+        <location filename="../app/gui/RunPanel.cpp" line="369"/>
         <source>waiting</source>
         <translation>wartet</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="350"/>
+        <location filename="../app/gui/RunPanel.cpp" line="370"/>
         <source>bubble (fill)</source>
         <translation>Blase (Füllen)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="351"/>
+        <location filename="../app/gui/RunPanel.cpp" line="371"/>
         <source>bubble</source>
         <translation>Blase</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355"/>
+        <location filename="../app/gui/RunPanel.cpp" line="375"/>
         <source>bubble (drain)</source>
         <translation>Blase (Leeren)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="379"/>
+        <location filename="../app/gui/RunPanel.cpp" line="399"/>
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1 (%2) auf %3: %4 vorhergesagt%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383"/>
+        <location filename="../app/gui/RunPanel.cpp" line="403"/>
         <source> (from earlier runs)</source>
         <translation> (aus früheren Läufen)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="483"/>
+        <location filename="../app/gui/RunPanel.cpp" line="503"/>
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation>
             <numerusform>&lt;p&gt;&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min. %2, max. %3) über %n Durchlauf&lt;/p&gt;</numerusform>
@@ -1295,42 +1335,52 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="513"/>
+        <source>&lt;p&gt;&lt;b&gt;Stream&lt;/b&gt; of %1 batches of %2: %3 items/s; a batch&apos;s latency %4 ms (median span in the traced run)%5&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;Strom&lt;/b&gt; von %1 Batches zu %2: %3 Elemente/s; Latenz eines Batches %4 ms (Median der Spannen im aufgezeichneten Lauf)%5&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="520"/>
+        <source>; predicted %1 items/s</source>
+        <translation>; vorhergesagt %1 Elemente/s</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="495"/>
+        <location filename="../app/gui/RunPanel.cpp" line="528"/>
         <source>memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="510"/>
+        <location filename="../app/gui/RunPanel.cpp" line="543"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Optimiert: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="513"/>
+        <location filename="../app/gui/RunPanel.cpp" line="546"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="516"/>
+        <location filename="../app/gui/RunPanel.cpp" line="549"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="519"/>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
         <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style=&apos;color:#b01010&apos;&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>
@@ -1709,7 +1759,7 @@
         <translation>Host</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="129"/>
+        <location filename="../views/DevicePalette.cpp" line="131"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n Knoten</numerusform>

@@ -201,7 +201,7 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48"/>
+        <location filename="../views/PlanSummary.cpp" line="53"/>
         <source>%n copy(ies), %1 copied</source>
         <translation>
             <numerusform>%n copy, %1 copied</numerusform>
@@ -209,12 +209,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="52"/>
+        <location filename="../views/PlanSummary.cpp" line="57"/>
         <source>(sizes at %1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="54"/>
+        <location filename="../views/PlanSummary.cpp" line="59"/>
         <source>%n region(s) split</source>
         <translation>
             <numerusform>%n region split</numerusform>
@@ -222,20 +222,28 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="57"/>
+        <location filename="../views/PlanSummary.cpp" line="62"/>
         <source>pipelined in %n micro-batch(es)</source>
         <translation>
             <numerusform>pipelined in %n micro-batch</numerusform>
             <numerusform>pipelined in %n micro-batches</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="66"/>
+        <source>a stream of %n batch(es)</source>
+        <translation>
+            <numerusform>a stream of %n batch</numerusform>
+            <numerusform>a stream of %n batches</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="64"/>
+        <location filename="../views/PlanSummary.cpp" line="73"/>
         <source>peak memory: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="67"/>
+        <location filename="../views/PlanSummary.cpp" line="76"/>
         <source>%n conflict(s)</source>
         <translation>
             <numerusform>%n conflict</numerusform>
@@ -243,27 +251,27 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="69"/>
+        <location filename="../views/PlanSummary.cpp" line="78"/>
         <source>predicting…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="72"/>
+        <location filename="../views/PlanSummary.cpp" line="81"/>
         <source>predicted latency: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="76"/>
+        <location filename="../views/PlanSummary.cpp" line="85"/>
         <source>predicted latency at %2: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="81"/>
+        <location filename="../views/PlanSummary.cpp" line="90"/>
         <source>planned in %1 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="84"/>
+        <location filename="../views/PlanSummary.cpp" line="93"/>
         <source>%n node(s) folded at load</source>
         <translation>
             <numerusform>%n node folded at load</numerusform>
@@ -306,52 +314,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405"/>
+        <location filename="../app/gui/RunPanel.cpp" line="425"/>
         <source>%1 compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="420"/>
+        <location filename="../app/gui/RunPanel.cpp" line="440"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="426"/>
+        <location filename="../app/gui/RunPanel.cpp" line="446"/>
         <source>µb%1 %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="427"/>
+        <location filename="../app/gui/RunPanel.cpp" line="447"/>
         <source>, micro-batch %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="435"/>
+        <location filename="../app/gui/RunPanel.cpp" line="455"/>
         <source>copies %1 → %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="442"/>
+        <location filename="../app/gui/RunPanel.cpp" line="462"/>
         <source>copy %1, %2: %3 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="446"/>
+        <location filename="../app/gui/RunPanel.cpp" line="466"/>
         <source>inputs → %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="448"/>
+        <location filename="../app/gui/RunPanel.cpp" line="468"/>
         <source>input %1: %2 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="465"/>
+        <location filename="../app/gui/RunPanel.cpp" line="485"/>
         <source>waiting for %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="471"/>
+        <location filename="../app/gui/RunPanel.cpp" line="491"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -434,12 +442,17 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="155"/>
+        <location filename="../app/gui/main.cpp" line="148"/>
+        <source>Throughput mode: N batches back to back through the pipeline.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="158"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="160"/>
+        <location filename="../app/gui/main.cpp" line="163"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -582,222 +595,222 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204"/>
+        <location filename="../app/gui/MainWindow.cpp" line="206"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443"/>
+        <location filename="../app/gui/MainWindow.cpp" line="445"/>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>Plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="218"/>
         <source>Restored the unsaved changes</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232"/>
+        <location filename="../app/gui/MainWindow.cpp" line="234"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236"/>
+        <location filename="../app/gui/MainWindow.cpp" line="238"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindow.cpp" line="239"/>
         <source>&amp;Open…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="241"/>
         <source>Open &amp;Recent</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>Open the &amp;Example</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="244"/>
         <source>&amp;Save Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="248"/>
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;Export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>Export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259"/>
+        <location filename="../app/gui/MainWindow.cpp" line="261"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261"/>
+        <location filename="../app/gui/MainWindow.cpp" line="263"/>
         <source>&amp;Edit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262"/>
+        <location filename="../app/gui/MainWindow.cpp" line="264"/>
         <source>&amp;Undo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264"/>
+        <location filename="../app/gui/MainWindow.cpp" line="266"/>
         <source>&amp;Redo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269"/>
+        <location filename="../app/gui/MainWindow.cpp" line="271"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272"/>
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274"/>
+        <location filename="../app/gui/MainWindow.cpp" line="276"/>
         <source>Remove Split of Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276"/>
+        <location filename="../app/gui/MainWindow.cpp" line="278"/>
         <source>&amp;Find…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Find &amp;Next</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="286"/>
         <source>Find &amp;Previous</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287"/>
+        <location filename="../app/gui/MainWindow.cpp" line="289"/>
         <source>&amp;View</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288"/>
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>&amp;Fit to Window</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
         <source>Fit &amp;Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293"/>
+        <location filename="../app/gui/MainWindow.cpp" line="295"/>
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297"/>
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>Zoom &amp;In</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299"/>
+        <location filename="../app/gui/MainWindow.cpp" line="301"/>
         <source>Zoom &amp;Out</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303"/>
+        <location filename="../app/gui/MainWindow.cpp" line="305"/>
         <source>&amp;Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304"/>
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306"/>
+        <location filename="../app/gui/MainWindow.cpp" line="308"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>&amp;Pin Selection To</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="314"/>
         <source>Device %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325"/>
+        <location filename="../app/gui/MainWindow.cpp" line="327"/>
         <source>Device %1 (none)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329"/>
+        <location filename="../app/gui/MainWindow.cpp" line="331"/>
         <source>&amp;Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330"/>
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Run the Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334"/>
+        <location filename="../app/gui/MainWindow.cpp" line="336"/>
         <source>Main</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339"/>
+        <location filename="../app/gui/MainWindow.cpp" line="341"/>
         <source>Planner: </source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="374"/>
+        <location filename="../app/gui/MainWindow.cpp" line="376"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>There is no device %1: the palette has %n device</numerusform>
@@ -805,49 +818,49 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381"/>
+        <location filename="../app/gui/MainWindow.cpp" line="383"/>
         <source>Select the nodes to pin first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398"/>
+        <location filename="../app/gui/MainWindow.cpp" line="400"/>
         <source>Select the ops to split first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520"/>
+        <location filename="../app/gui/MainWindow.cpp" line="522"/>
         <source>Calibrate this machine?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
-        <location filename="../app/gui/MainWindow.cpp" line="564"/>
-        <location filename="../app/gui/MainWindow.cpp" line="568"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="570"/>
         <source>Calibrate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="537"/>
+        <location filename="../app/gui/MainWindow.cpp" line="539"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="564"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
         <source>Calibration failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="574"/>
+        <location filename="../app/gui/MainWindow.cpp" line="576"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished"></translation>
     </message>
@@ -863,18 +876,18 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="199"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="233"/>
         <source>Pin %1 to %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426"/>
+        <location filename="../app/gui/MainWindow.cpp" line="428"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -884,32 +897,32 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="446"/>
+        <location filename="../app/gui/MainWindow.cpp" line="448"/>
         <source>Exported %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453"/>
+        <location filename="../app/gui/MainWindow.cpp" line="455"/>
         <source>Unsaved plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="456"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501"/>
+        <location filename="../app/gui/MainWindow.cpp" line="503"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508"/>
+        <location filename="../app/gui/MainWindow.cpp" line="510"/>
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -930,21 +943,33 @@
     </message>
     <message>
         <location filename="../app/gui/UndoCommands.cpp" line="49"/>
-        <source>Pipeline in %1 micro-batches</source>
+        <location filename="../app/gui/UndoCommands.cpp" line="73"/>
+        <source>Stream %1 batches</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../app/gui/UndoCommands.cpp" line="52"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="76"/>
+        <source>Stop streaming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="83"/>
+        <source>Pipeline in %1 micro-batches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="86"/>
         <source>Stop pipelining</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="114"/>
         <source>Change rules</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="160"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="194"/>
         <source>Split %n op(s) across %1</source>
         <translation>
             <numerusform>Split %n op across %1</numerusform>
@@ -952,17 +977,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="207"/>
         <source>Remove split</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="179"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="213"/>
         <source>Edit devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="201"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="235"/>
         <source>Pin %n node(s) to %1</source>
         <translation>
             <numerusform>Pin %n node to %1</numerusform>
@@ -970,7 +995,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="219"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="253"/>
         <source>Clear %n pin(s)</source>
         <translation>
             <numerusform>Clear %n pin</numerusform>
@@ -1078,216 +1103,231 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37"/>
+        <location filename="../app/gui/RunPanel.cpp" line="38"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37"/>
+        <location filename="../app/gui/RunPanel.cpp" line="38"/>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42"/>
+        <location filename="../app/gui/RunPanel.cpp" line="43"/>
         <source>Input</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42"/>
+        <location filename="../app/gui/RunPanel.cpp" line="43"/>
         <source>Data</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="45"/>
+        <location filename="../app/gui/RunPanel.cpp" line="46"/>
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52"/>
+        <location filename="../app/gui/RunPanel.cpp" line="53"/>
         <source>.npy…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="54"/>
+        <location filename="../app/gui/RunPanel.cpp" line="55"/>
         <source>Choose a .npy file for the selected input</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61"/>
+        <location filename="../app/gui/RunPanel.cpp" line="62"/>
         <source>Data for an input</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62"/>
+        <location filename="../app/gui/RunPanel.cpp" line="63"/>
         <source>NumPy arrays (*.npy)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="80"/>
+        <location filename="../app/gui/RunPanel.cpp" line="81"/>
         <source>Iterations:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="78"/>
+        <location filename="../app/gui/RunPanel.cpp" line="79"/>
         <source>Warm-up:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="84"/>
+        <location filename="../app/gui/RunPanel.cpp" line="85"/>
         <source>1 (not pipelined)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="86"/>
+        <location filename="../app/gui/RunPanel.cpp" line="87"/>
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89"/>
+        <location filename="../app/gui/RunPanel.cpp" line="93"/>
+        <source>1 (one batch)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="95"/>
+        <source>Throughput mode: this many batches back to back through the pipeline, the next entering the first device while the last drains. The run reports items per second and each batch&apos;s latency.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="100"/>
+        <source>Stream:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="102"/>
         <source>Micro-batches:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="118"/>
+        <location filename="../app/gui/RunPanel.cpp" line="138"/>
         <source>Export trace…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="119"/>
+        <location filename="../app/gui/RunPanel.cpp" line="139"/>
         <source>Export CSV…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126"/>
+        <location filename="../app/gui/RunPanel.cpp" line="146"/>
         <source>Export trace</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127"/>
+        <location filename="../app/gui/RunPanel.cpp" line="147"/>
         <source>Chrome trace (*.json)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129"/>
-        <location filename="../app/gui/RunPanel.cpp" line="135"/>
+        <location filename="../app/gui/RunPanel.cpp" line="149"/>
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129"/>
-        <location filename="../app/gui/RunPanel.cpp" line="135"/>
+        <location filename="../app/gui/RunPanel.cpp" line="149"/>
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
         <source>Cannot write %1 (has the plan run?)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133"/>
+        <location filename="../app/gui/RunPanel.cpp" line="153"/>
         <source>Export timings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133"/>
+        <location filename="../app/gui/RunPanel.cpp" line="153"/>
         <source>CSV (*.csv)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="138"/>
+        <location filename="../app/gui/RunPanel.cpp" line="158"/>
         <source>loading weights %p%</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="143"/>
+        <location filename="../app/gui/RunPanel.cpp" line="163"/>
         <source>%p%</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="155"/>
-        <location filename="../app/gui/RunPanel.cpp" line="213"/>
-        <location filename="../app/gui/RunPanel.cpp" line="226"/>
+        <location filename="../app/gui/RunPanel.cpp" line="175"/>
+        <location filename="../app/gui/RunPanel.cpp" line="233"/>
+        <location filename="../app/gui/RunPanel.cpp" line="246"/>
         <source>Cannot run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="170"/>
+        <location filename="../app/gui/RunPanel.cpp" line="190"/>
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="190"/>
+        <location filename="../app/gui/RunPanel.cpp" line="210"/>
         <source>Planned as %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="214"/>
+        <location filename="../app/gui/RunPanel.cpp" line="234"/>
         <source>Input %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="227"/>
+        <location filename="../app/gui/RunPanel.cpp" line="247"/>
         <source>Input %1: &apos;%2&apos; is neither a .npy file nor a shape such as 2,16,64</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249"/>
+        <location filename="../app/gui/RunPanel.cpp" line="269"/>
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="245"/>
+        <location filename="../app/gui/RunPanel.cpp" line="265"/>
         <source>The run failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="111"/>
+        <location filename="../app/gui/RunPanel.cpp" line="131"/>
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="293"/>
+        <location filename="../app/gui/RunPanel.cpp" line="313"/>
         <source>%1 predicted</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="369"/>
+        <location filename="../app/gui/RunPanel.cpp" line="389"/>
         <source>µb%1 %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="341"/>
+        <location filename="../app/gui/RunPanel.cpp" line="361"/>
         <source>%1: %2 idle %3 predicted</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="349"/>
+        <location filename="../app/gui/RunPanel.cpp" line="369"/>
         <source>waiting</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="350"/>
+        <location filename="../app/gui/RunPanel.cpp" line="370"/>
         <source>bubble (fill)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="351"/>
+        <location filename="../app/gui/RunPanel.cpp" line="371"/>
         <source>bubble</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355"/>
+        <location filename="../app/gui/RunPanel.cpp" line="375"/>
         <source>bubble (drain)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="379"/>
+        <location filename="../app/gui/RunPanel.cpp" line="399"/>
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383"/>
+        <location filename="../app/gui/RunPanel.cpp" line="403"/>
         <source> (from earlier runs)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="483"/>
+        <location filename="../app/gui/RunPanel.cpp" line="503"/>
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation>
             <numerusform>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration&lt;/p&gt;</numerusform>
@@ -1295,42 +1335,52 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="513"/>
+        <source>&lt;p&gt;&lt;b&gt;Stream&lt;/b&gt; of %1 batches of %2: %3 items/s; a batch&apos;s latency %4 ms (median span in the traced run)%5&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="520"/>
+        <source>; predicted %1 items/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>runs on</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>busy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="495"/>
+        <location filename="../app/gui/RunPanel.cpp" line="528"/>
         <source>memory</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="510"/>
+        <location filename="../app/gui/RunPanel.cpp" line="543"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="513"/>
+        <location filename="../app/gui/RunPanel.cpp" line="546"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="516"/>
+        <location filename="../app/gui/RunPanel.cpp" line="549"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="519"/>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
         <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1708,7 +1758,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="129"/>
+        <location filename="../views/DevicePalette.cpp" line="131"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n node</numerusform>

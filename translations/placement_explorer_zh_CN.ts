@@ -200,65 +200,72 @@
 <context>
     <name>PlanSummary</name>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="48"/>
+        <location filename="../views/PlanSummary.cpp" line="53"/>
         <source>%n copy(ies), %1 copied</source>
         <translation>
             <numerusform>%n 次拷贝，共 %1</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="52"/>
+        <location filename="../views/PlanSummary.cpp" line="57"/>
         <source>(sizes at %1)</source>
         <translation>（尺寸按 %1）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="54"/>
+        <location filename="../views/PlanSummary.cpp" line="59"/>
         <source>%n region(s) split</source>
         <translation>
             <numerusform>拆分了 %n 个区域</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="57"/>
+        <location filename="../views/PlanSummary.cpp" line="62"/>
         <source>pipelined in %n micro-batch(es)</source>
         <translation>
             <numerusform>以 %n 个微批次流水线执行</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/PlanSummary.cpp" line="66"/>
+        <source>a stream of %n batch(es)</source>
+        <translation>
+            <numerusform>%n 个批次的流</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="64"/>
+        <location filename="../views/PlanSummary.cpp" line="73"/>
         <source>peak memory: %1</source>
         <translation>峰值内存：%1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="67"/>
+        <location filename="../views/PlanSummary.cpp" line="76"/>
         <source>%n conflict(s)</source>
         <translation>
             <numerusform>%n 个冲突</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="69"/>
+        <location filename="../views/PlanSummary.cpp" line="78"/>
         <source>predicting…</source>
         <translation>正在预测…</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="72"/>
+        <location filename="../views/PlanSummary.cpp" line="81"/>
         <source>predicted latency: %1</source>
         <translation>预测延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="76"/>
+        <location filename="../views/PlanSummary.cpp" line="85"/>
         <source>predicted latency at %2: %1</source>
         <translation>按 %2 预测的延迟：%1</translation>
     </message>
     <message>
-        <location filename="../views/PlanSummary.cpp" line="81"/>
+        <location filename="../views/PlanSummary.cpp" line="90"/>
         <source>planned in %1 ms</source>
         <translation>规划用时 %1 毫秒</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="84"/>
+        <location filename="../views/PlanSummary.cpp" line="93"/>
         <source>%n node(s) folded at load</source>
         <translation>
             <numerusform>加载时折叠了 %n 个节点</numerusform>
@@ -297,52 +304,52 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="405"/>
+        <location filename="../app/gui/RunPanel.cpp" line="425"/>
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="420"/>
+        <location filename="../app/gui/RunPanel.cpp" line="440"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="426"/>
+        <location filename="../app/gui/RunPanel.cpp" line="446"/>
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="427"/>
+        <location filename="../app/gui/RunPanel.cpp" line="447"/>
         <source>, micro-batch %1</source>
         <translation>，微批次 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="435"/>
+        <location filename="../app/gui/RunPanel.cpp" line="455"/>
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="442"/>
+        <location filename="../app/gui/RunPanel.cpp" line="462"/>
         <source>copy %1, %2: %3 ms</source>
         <translation>拷贝 %1，%2：%3 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="446"/>
+        <location filename="../app/gui/RunPanel.cpp" line="466"/>
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="448"/>
+        <location filename="../app/gui/RunPanel.cpp" line="468"/>
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="465"/>
+        <location filename="../app/gui/RunPanel.cpp" line="485"/>
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="471"/>
+        <location filename="../app/gui/RunPanel.cpp" line="491"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
@@ -425,12 +432,17 @@
         <translation>将批次切分为 M 个微批次，以流水线执行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="155"/>
+        <location filename="../app/gui/main.cpp" line="148"/>
+        <source>Throughput mode: N batches back to back through the pipeline.</source>
+        <translation>吞吐模式：N 个批次首尾相接地流经流水线。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="158"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="160"/>
+        <location filename="../app/gui/main.cpp" line="163"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -573,266 +585,266 @@
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="204"/>
+        <location filename="../app/gui/MainWindow.cpp" line="206"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="443"/>
+        <location filename="../app/gui/MainWindow.cpp" line="445"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="218"/>
         <source>Restored the unsaved changes</source>
         <translation>已恢复未保存的更改</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232"/>
+        <location filename="../app/gui/MainWindow.cpp" line="234"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236"/>
+        <location filename="../app/gui/MainWindow.cpp" line="238"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindow.cpp" line="239"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="241"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="244"/>
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="248"/>
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="259"/>
+        <location filename="../app/gui/MainWindow.cpp" line="261"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261"/>
+        <location filename="../app/gui/MainWindow.cpp" line="263"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262"/>
+        <location filename="../app/gui/MainWindow.cpp" line="264"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264"/>
+        <location filename="../app/gui/MainWindow.cpp" line="266"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269"/>
+        <location filename="../app/gui/MainWindow.cpp" line="271"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272"/>
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>&amp;Split Across Devices…</source>
         <translation>跨设备拆分(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274"/>
+        <location filename="../app/gui/MainWindow.cpp" line="276"/>
         <source>Remove Split of Selection</source>
         <translation>移除所选内容的拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276"/>
+        <location filename="../app/gui/MainWindow.cpp" line="278"/>
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="286"/>
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="287"/>
+        <location filename="../app/gui/MainWindow.cpp" line="289"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288"/>
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="293"/>
+        <location filename="../app/gui/MainWindow.cpp" line="295"/>
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="294"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="297"/>
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299"/>
+        <location filename="../app/gui/MainWindow.cpp" line="301"/>
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="303"/>
+        <location filename="../app/gui/MainWindow.cpp" line="305"/>
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="304"/>
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306"/>
+        <location filename="../app/gui/MainWindow.cpp" line="308"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="310"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>&amp;Pin Selection To</source>
         <translation>将所选固定到(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="314"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325"/>
+        <location filename="../app/gui/MainWindow.cpp" line="327"/>
         <source>Device %1 (none)</source>
         <translation>设备 %1（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="329"/>
+        <location filename="../app/gui/MainWindow.cpp" line="331"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330"/>
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334"/>
+        <location filename="../app/gui/MainWindow.cpp" line="336"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339"/>
+        <location filename="../app/gui/MainWindow.cpp" line="341"/>
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="374"/>
+        <location filename="../app/gui/MainWindow.cpp" line="376"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381"/>
+        <location filename="../app/gui/MainWindow.cpp" line="383"/>
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398"/>
+        <location filename="../app/gui/MainWindow.cpp" line="400"/>
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520"/>
+        <location filename="../app/gui/MainWindow.cpp" line="522"/>
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
-        <location filename="../app/gui/MainWindow.cpp" line="564"/>
-        <location filename="../app/gui/MainWindow.cpp" line="568"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="570"/>
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="537"/>
+        <location filename="../app/gui/MainWindow.cpp" line="539"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="564"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="574"/>
+        <location filename="../app/gui/MainWindow.cpp" line="576"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
@@ -848,23 +860,23 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="199"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="233"/>
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="426"/>
+        <location filename="../app/gui/MainWindow.cpp" line="428"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
@@ -874,32 +886,32 @@
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="446"/>
+        <location filename="../app/gui/MainWindow.cpp" line="448"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="453"/>
+        <location filename="../app/gui/MainWindow.cpp" line="455"/>
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="456"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501"/>
+        <location filename="../app/gui/MainWindow.cpp" line="503"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="508"/>
+        <location filename="../app/gui/MainWindow.cpp" line="510"/>
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
@@ -920,45 +932,57 @@
     </message>
     <message>
         <location filename="../app/gui/UndoCommands.cpp" line="49"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="73"/>
+        <source>Stream %1 batches</source>
+        <translation>流式执行 %1 个批次</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="76"/>
+        <source>Stop streaming</source>
+        <translation>停止流式执行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/UndoCommands.cpp" line="83"/>
         <source>Pipeline in %1 micro-batches</source>
         <translation>以 %1 个微批次流水线执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="86"/>
         <source>Stop pipelining</source>
         <translation>停止流水线执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="80"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="114"/>
         <source>Change rules</source>
         <translation>更改规则</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="160"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="194"/>
         <source>Split %n op(s) across %1</source>
         <translation>
             <numerusform>将 %n 个算子拆分到 %1</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="207"/>
         <source>Remove split</source>
         <translation>移除拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="179"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="213"/>
         <source>Edit devices</source>
         <translation>编辑设备</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="201"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="235"/>
         <source>Pin %n node(s) to %1</source>
         <translation>
             <numerusform>将 %n 个节点固定到 %1</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="219"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="253"/>
         <source>Clear %n pin(s)</source>
         <translation>
             <numerusform>清除 %n 个固定</numerusform>
@@ -1065,258 +1089,283 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37"/>
+        <location filename="../app/gui/RunPanel.cpp" line="38"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="37"/>
+        <location filename="../app/gui/RunPanel.cpp" line="38"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42"/>
+        <location filename="../app/gui/RunPanel.cpp" line="43"/>
         <source>Input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="42"/>
+        <location filename="../app/gui/RunPanel.cpp" line="43"/>
         <source>Data</source>
         <translation>数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="45"/>
+        <location filename="../app/gui/RunPanel.cpp" line="46"/>
         <source>Data for each input: a .npy file, a shape such as 2,16,64 for random data at that shape, or nothing for random data at the planned shape. Other shapes are planned for when the run starts.</source>
         <translation>每个输入的数据：一个 .npy 文件、一个形状（如 2,16,64，生成该形状的随机数据），或留空（按规划形状生成随机数据）。其他形状会在运行开始时重新规划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="52"/>
+        <location filename="../app/gui/RunPanel.cpp" line="53"/>
         <source>.npy…</source>
         <translation>.npy…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="54"/>
+        <location filename="../app/gui/RunPanel.cpp" line="55"/>
         <source>Choose a .npy file for the selected input</source>
         <translation>为所选输入选择 .npy 文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="61"/>
+        <location filename="../app/gui/RunPanel.cpp" line="62"/>
         <source>Data for an input</source>
         <translation>输入数据</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="62"/>
+        <location filename="../app/gui/RunPanel.cpp" line="63"/>
         <source>NumPy arrays (*.npy)</source>
         <translation>NumPy 数组 (*.npy)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="80"/>
+        <location filename="../app/gui/RunPanel.cpp" line="81"/>
         <source>Iterations:</source>
         <translation>迭代次数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="78"/>
+        <location filename="../app/gui/RunPanel.cpp" line="79"/>
         <source>Warm-up:</source>
         <translation>预热：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="84"/>
+        <location filename="../app/gui/RunPanel.cpp" line="85"/>
         <source>1 (not pipelined)</source>
         <translation>1（不使用流水线）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="86"/>
+        <location filename="../app/gui/RunPanel.cpp" line="87"/>
         <source>Pipeline the plan: the batch is cut into this many micro-batches that flow through the devices, each device working on one while the next works on the one before. The plan and its predicted timeline follow at once.</source>
         <translation>以流水线执行计划：批次被切分为这么多个微批次依次流经各设备，每个设备处理一个微批次的同时，下一个设备处理前一个。计划及其预测时间线立即随之更新。</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="89"/>
+        <location filename="../app/gui/RunPanel.cpp" line="93"/>
+        <source>1 (one batch)</source>
+        <translation>1（一个批次）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="95"/>
+        <source>Throughput mode: this many batches back to back through the pipeline, the next entering the first device while the last drains. The run reports items per second and each batch&apos;s latency.</source>
+        <translation>吞吐模式：这么多个批次首尾相接地流经流水线，下一个批次进入第一个设备时上一个正在排空。运行报告每秒处理的条目数和每个批次的延迟。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="100"/>
+        <source>Stream:</source>
+        <translation>流：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="102"/>
         <source>Micro-batches:</source>
         <translation>微批次：</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="118"/>
+        <location filename="../app/gui/RunPanel.cpp" line="138"/>
         <source>Export trace…</source>
         <translation>导出跟踪…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="119"/>
+        <location filename="../app/gui/RunPanel.cpp" line="139"/>
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="126"/>
+        <location filename="../app/gui/RunPanel.cpp" line="146"/>
         <source>Export trace</source>
         <translation>导出跟踪</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="127"/>
+        <location filename="../app/gui/RunPanel.cpp" line="147"/>
         <source>Chrome trace (*.json)</source>
         <translation>Chrome 跟踪 (*.json)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129"/>
-        <location filename="../app/gui/RunPanel.cpp" line="135"/>
+        <location filename="../app/gui/RunPanel.cpp" line="149"/>
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="129"/>
-        <location filename="../app/gui/RunPanel.cpp" line="135"/>
+        <location filename="../app/gui/RunPanel.cpp" line="149"/>
+        <location filename="../app/gui/RunPanel.cpp" line="155"/>
         <source>Cannot write %1 (has the plan run?)</source>
         <translation>无法写入 %1（计划运行过吗？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133"/>
+        <location filename="../app/gui/RunPanel.cpp" line="153"/>
         <source>Export timings</source>
         <translation>导出耗时</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="133"/>
+        <location filename="../app/gui/RunPanel.cpp" line="153"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="138"/>
+        <location filename="../app/gui/RunPanel.cpp" line="158"/>
         <source>loading weights %p%</source>
         <translation>正在加载权重 %p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="143"/>
+        <location filename="../app/gui/RunPanel.cpp" line="163"/>
         <source>%p%</source>
         <translation>%p%</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="155"/>
-        <location filename="../app/gui/RunPanel.cpp" line="213"/>
-        <location filename="../app/gui/RunPanel.cpp" line="226"/>
+        <location filename="../app/gui/RunPanel.cpp" line="175"/>
+        <location filename="../app/gui/RunPanel.cpp" line="233"/>
+        <location filename="../app/gui/RunPanel.cpp" line="246"/>
         <source>Cannot run</source>
         <translation>无法运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="170"/>
+        <location filename="../app/gui/RunPanel.cpp" line="190"/>
         <source>&lt;i&gt;Running…&lt;/i&gt;</source>
         <translation>&lt;i&gt;正在运行…&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="190"/>
+        <location filename="../app/gui/RunPanel.cpp" line="210"/>
         <source>Planned as %1</source>
         <translation>规划为 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="214"/>
+        <location filename="../app/gui/RunPanel.cpp" line="234"/>
         <source>Input %1: %2</source>
         <translation>输入 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="227"/>
+        <location filename="../app/gui/RunPanel.cpp" line="247"/>
         <source>Input %1: &apos;%2&apos; is neither a .npy file nor a shape such as 2,16,64</source>
         <translation>输入 %1：“%2”既不是 .npy 文件，也不是 2,16,64 这样的形状</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="249"/>
+        <location filename="../app/gui/RunPanel.cpp" line="269"/>
         <source>&lt;i&gt;The run was cancelled.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行已取消。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="245"/>
+        <location filename="../app/gui/RunPanel.cpp" line="265"/>
         <source>The run failed</source>
         <translation>运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="111"/>
+        <location filename="../app/gui/RunPanel.cpp" line="131"/>
         <source>&lt;i&gt;Runs execute the plan: cpu devices on the host, cuda devices on their GPU where this machine has one, the others on virtual CPUs. Per-node times overlay the graph, the timeline shows each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;运行会执行计划：cpu 设备在主机上，本机有 GPU 时 cuda 设备在其 GPU 上，其余设备在虚拟 CPU 上。每个节点的耗时叠加在图上，时间线显示每个设备。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="293"/>
+        <location filename="../app/gui/RunPanel.cpp" line="313"/>
         <source>%1 predicted</source>
         <translation>%1 预测</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="369"/>
+        <location filename="../app/gui/RunPanel.cpp" line="389"/>
         <source>µb%1 %2</source>
         <translation>微批%1 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="341"/>
+        <location filename="../app/gui/RunPanel.cpp" line="361"/>
         <source>%1: %2 idle %3 predicted</source>
         <translation>%1：%2 空闲 %3（预测）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="349"/>
+        <location filename="../app/gui/RunPanel.cpp" line="369"/>
         <source>waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="350"/>
+        <location filename="../app/gui/RunPanel.cpp" line="370"/>
         <source>bubble (fill)</source>
         <translation>气泡（填充）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="351"/>
+        <location filename="../app/gui/RunPanel.cpp" line="371"/>
         <source>bubble</source>
         <translation>气泡</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="355"/>
+        <location filename="../app/gui/RunPanel.cpp" line="375"/>
         <source>bubble (drain)</source>
         <translation>气泡（排空）</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="379"/>
+        <location filename="../app/gui/RunPanel.cpp" line="399"/>
         <source>%1 (%2) on %3: %4 predicted%5</source>
         <translation>%1（%2）在 %3 上：预测 %4%5</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="383"/>
+        <location filename="../app/gui/RunPanel.cpp" line="403"/>
         <source> (from earlier runs)</source>
         <translation>（来自之前的运行）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/RunPanel.cpp" line="483"/>
+        <location filename="../app/gui/RunPanel.cpp" line="503"/>
         <source>&lt;p&gt;&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %n iteration(s)&lt;/p&gt;</source>
         <translation>
             <numerusform>&lt;p&gt;&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 毫秒（最小 %2，最大 %3），共 %n 次迭代&lt;/p&gt;</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="513"/>
+        <source>&lt;p&gt;&lt;b&gt;Stream&lt;/b&gt; of %1 batches of %2: %3 items/s; a batch&apos;s latency %4 ms (median span in the traced run)%5&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;流&lt;/b&gt;：%1 个批次，每批 %2：每秒 %3 个条目；单个批次的延迟 %4 ms（记录运行中跨度的中位数）%5&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="520"/>
+        <source>; predicted %1 items/s</source>
+        <translation>；预测每秒 %1 个条目</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="494"/>
+        <location filename="../app/gui/RunPanel.cpp" line="527"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="495"/>
+        <location filename="../app/gui/RunPanel.cpp" line="528"/>
         <source>memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="510"/>
+        <location filename="../app/gui/RunPanel.cpp" line="543"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="513"/>
+        <location filename="../app/gui/RunPanel.cpp" line="546"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="516"/>
+        <location filename="../app/gui/RunPanel.cpp" line="549"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="519"/>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
         <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style=&apos;color:#b01010&apos;&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>
@@ -1690,7 +1739,7 @@
         <translation>主机</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="129"/>
+        <location filename="../views/DevicePalette.cpp" line="131"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n 个节点</numerusform>

@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace placer::views {
 
 QString planSummary(const PlacementDocument& document) {
@@ -16,14 +18,17 @@ QString planSummary(const PlacementDocument& document) {
     int copies = 0;
     for (const CopyPlan& copy : running.copies)
         copies += copy.isExplicit ? 0 : 1;
-    int regions = 0, microBatches = 0;
+    int regions = 0, microBatches = 0, streamed = 0;
     for (const SplitRegion& region : plan.splits) {
         if (region.nodes.empty())
             continue;
-        if (region.microBatched)
-            microBatches = static_cast<int>(region.shards.size());
-        else
+        if (region.microBatched) {
+            streamed = region.batches > 1 && !region.shards.empty() ? region.batches : 0;
+            microBatches = static_cast<int>(region.shards.size()) / std::max(region.batches, 1);
+            microBatches = microBatches > 1 ? microBatches : 0;
+        } else {
             ++regions;
+        }
     }
     QStringList memory;
     for (const DeviceMemory& device : plan.memory.devices) {
@@ -58,6 +63,10 @@ QString planSummary(const PlacementDocument& document) {
                                                "PlanSummary", "pipelined in %n micro-batch(es)",
                                                nullptr, microBatches)
                              : QString()) +
+           (streamed > 0
+                ? separator + QCoreApplication::translate("PlanSummary", "a stream of %n batch(es)",
+                                                          nullptr, streamed)
+                : QString()) +
            // A large graph's memory plan may follow with its prediction.
            (memory.isEmpty()
                 ? QString()

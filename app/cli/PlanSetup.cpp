@@ -58,6 +58,11 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              (ops that mix the batch's rows run once, on the whole batch);
                              with --mode auto, the ops are cut into contiguous stages, one per
                              device, chosen to finish the pipeline soonest
+  --stream N                 throughput mode: N batches back to back through the pipeline,
+                             the next batch entering the first device while the last one
+                             drains; every input is the N batches stacked on axis 0 (data of
+                             one batch is repeated), every op must keep the batch's rows apart,
+                             and the run reports items per second and each batch's latency
 )";
 
 namespace {

@@ -199,6 +199,8 @@ void MainWindow::createDocks() {
     m_runPanel = new RunPanel(m_document, m_run, this);
     connect(m_runPanel, &RunPanel::microBatchesChosen, this,
             [this](int count) { m_undo->push(new SetMicroBatchesCommand(m_document, count)); });
+    connect(m_runPanel, &RunPanel::streamBatchesChosen, this,
+            [this](int count) { m_undo->push(new SetStreamBatchesCommand(m_document, count)); });
     connect(m_runPanel, &RunPanel::finished, this, &MainWindow::runFinished);
     connect(m_runPanel, &RunPanel::problem, this, &MainWindow::showError);
     dock(tr("Run"), QStringLiteral("run"), m_runPanel, Qt::LeftDockWidgetArea);

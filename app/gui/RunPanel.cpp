@@ -34,8 +34,9 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     : QWidget(parent), m_document(document), m_controller(controller),
       m_inputs(new QTableWidget(0, 2, this)), m_iterations(new QSpinBox(this)),
       m_warmup(new QSpinBox(this)), m_microBatches(new QSpinBox(this)),
-      m_runButton(new QPushButton(tr("Run"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_progress(new QProgressBar(this)), m_summary(new QTextBrowser(this)) {
+      m_streamBatches(new QSpinBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
+      m_summary(new QTextBrowser(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     m_inputs->setObjectName(QStringLiteral("inputs"));
@@ -86,17 +87,36 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
         tr("Pipeline the plan: the batch is cut into this many micro-batches that flow through "
            "the devices, each device working on one while the next works on the one before. "
            "The plan and its predicted timeline follow at once."));
-    form->addRow(tr("Micro-batches:"), m_microBatches);
+    m_streamBatches->setObjectName(QStringLiteral("streamBatches"));
+    m_streamBatches->setRange(1, 256);
+    m_streamBatches->setValue(std::max(1, m_document->options().streamBatches));
+    m_streamBatches->setSpecialValueText(tr("1 (one batch)"));
+    m_streamBatches->setToolTip(
+        tr("Throughput mode: this many batches back to back through the pipeline, the next "
+           "entering the first device while the last drains. The run reports items per "
+           "second and each batch's latency."));
+    auto* pipelining = new QHBoxLayout;
+    pipelining->addWidget(m_microBatches, 1);
+    pipelining->addWidget(new QLabel(tr("Stream:"), this));
+    pipelining->addWidget(m_streamBatches, 1);
+    form->addRow(tr("Micro-batches:"), pipelining);
     connect(m_microBatches, &QSpinBox::valueChanged, this, [this](int count) {
         if (std::max(1, m_document->options().microBatches) != count)
             emit microBatchesChosen(count); // an undo step (MainWindow)
     });
-    // A plan opened or planned elsewhere with other micro-batches.
+    connect(m_streamBatches, &QSpinBox::valueChanged, this, [this](int count) {
+        if (std::max(1, m_document->options().streamBatches) != count)
+            emit streamBatchesChosen(count); // an undo step (MainWindow)
+    });
+    // A plan opened or planned elsewhere with other micro-batches or batches streamed.
     connect(m_document, &views::PlacementDocument::planChanged, this, [this] {
-        const int count = std::max(1, m_document->options().microBatches);
-        if (m_microBatches->value() != count) {
-            const QSignalBlocker block(m_microBatches);
-            m_microBatches->setValue(count);
+        for (const auto& [box, count] :
+             {std::pair{m_microBatches, std::max(1, m_document->options().microBatches)},
+              std::pair{m_streamBatches, std::max(1, m_document->options().streamBatches)}}) {
+            if (box->value() != count) {
+                const QSignalBlocker block(box);
+                box->setValue(count);
+            }
         }
     });
     layout->addLayout(form);
@@ -489,6 +509,19 @@ QString runSummaryHtml(const RunOutcome& outcome) {
             .arg(*std::max_element(result.latencyMicros.begin(), result.latencyMicros.end()) /
                      1000.0,
                  0, 'f', 3);
+    if (const auto stream = streamRunTimes(outcome))
+        text += RunPanel::tr("<p><b>Stream</b> of %1 batches of %2: %3 items/s; a batch's "
+                             "latency %4 ms (median span in the traced run)%5</p>")
+                    .arg(stream->batches)
+                    .arg(stream->batch)
+                    .arg(stream->itemsPerSecond, 0, 'f', 1)
+                    .arg(stream->batchMicros / 1000.0, 0, 'f', 3)
+                    .arg(stream->predictedMicros > 0
+                             ? RunPanel::tr("; predicted %1 items/s")
+                                   .arg(static_cast<double>(stream->batches * stream->batch) /
+                                            (stream->predictedMicros / 1e6),
+                                        0, 'f', 1)
+                             : QString());
     text += QStringLiteral("<table cellspacing=4><tr><th align=left>%1</th><th align=left>%2</th>"
                            "<th align=right>%3</th><th align=right>%4</th></tr>")
                 .arg(RunPanel::tr("device"), RunPanel::tr("runs on"), RunPanel::tr("busy"),

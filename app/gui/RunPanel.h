@@ -43,6 +43,8 @@ public:
     /// The plan's micro-batches (PlanOptions::microBatches): changing it re-plans at once, so
     /// the predicted timeline shows the pipeline before any run.
     QSpinBox* microBatches() const { return m_microBatches; }
+    /// The batches a run streams (PlanOptions::streamBatches): re-plans at once, as above.
+    QSpinBox* streamBatches() const { return m_streamBatches; }
     QPushButton* runButton() const { return m_runButton; }
     QTextBrowser* summary() const { return m_summary; }
 
@@ -63,6 +65,7 @@ signals:
     void problem(const QString& title, const QString& message);
     /// The user set the Micro-batches box to `count`: the window re-plans, one undo step.
     void microBatchesChosen(int count);
+    void streamBatchesChosen(int count);
 
 private:
     void showOutcome();
@@ -80,6 +83,7 @@ private:
     QSpinBox* m_iterations;
     QSpinBox* m_warmup;
     QSpinBox* m_microBatches;
+    QSpinBox* m_streamBatches;
     QPushButton* m_runButton;
     QPushButton* m_cancel;
     QProgressBar* m_progress;

@@ -43,6 +43,40 @@ void SetModeCommand::redo() {
     m_document->setMode(m_after);
 }
 
+SetStreamBatchesCommand::SetStreamBatchesCommand(views::PlacementDocument* document, int count)
+    : m_document(document), m_before(std::max(1, document->options().streamBatches)),
+      m_after(count) {
+    setText(
+        count > 1
+            ? QCoreApplication::translate("placer::gui::MainWindow", "Stream %1 batches").arg(count)
+            : QCoreApplication::translate("placer::gui::MainWindow", "Stop streaming"));
+}
+
+void SetStreamBatchesCommand::set(int count) {
+    PlanOptions options = m_document->options();
+    options.streamBatches = count;
+    m_document->setOptions(std::move(options));
+}
+
+void SetStreamBatchesCommand::undo() {
+    set(m_before);
+}
+
+void SetStreamBatchesCommand::redo() {
+    set(m_after);
+}
+
+bool SetStreamBatchesCommand::mergeWith(const QUndoCommand* other) {
+    if (other->id() != id())
+        return false;
+    m_after = static_cast<const SetStreamBatchesCommand*>(other)->m_after;
+    setText(m_after > 1
+                ? QCoreApplication::translate("placer::gui::MainWindow", "Stream %1 batches")
+                      .arg(m_after)
+                : QCoreApplication::translate("placer::gui::MainWindow", "Stop streaming"));
+    return true;
+}
+
 SetMicroBatchesCommand::SetMicroBatchesCommand(views::PlacementDocument* document, int count)
     : m_document(document), m_before(std::max(1, document->options().microBatches)),
       m_after(count) {

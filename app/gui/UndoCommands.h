@@ -52,6 +52,22 @@ private:
     int m_after;
 };
 
+/// The batches a run streams (PlanOptions::streamBatches); steps of one spin box in a row merge.
+class SetStreamBatchesCommand : public QUndoCommand {
+public:
+    SetStreamBatchesCommand(views::PlacementDocument* document, int count);
+    void undo() override;
+    void redo() override;
+    int id() const override { return 4002; }
+    bool mergeWith(const QUndoCommand* other) override;
+
+private:
+    void set(int count);
+    views::PlacementDocument* m_document;
+    int m_before;
+    int m_after;
+};
+
 class SetRulesCommand : public QUndoCommand {
 public:
     SetRulesCommand(views::PlacementDocument* document, std::vector<OpRule> rules,

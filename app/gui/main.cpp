@@ -143,7 +143,9 @@ int main(int argc, char** argv) {
         {"constants",
          QT_TRANSLATE_NOOP("main", "Constants on several devices: replicate or copy.")},
         {"micro-batches",
-         QT_TRANSLATE_NOOP("main", "Pipeline the plan in M micro-batches of the batch.")}};
+         QT_TRANSLATE_NOOP("main", "Pipeline the plan in M micro-batches of the batch.")},
+        {"stream", QT_TRANSLATE_NOOP("main", "Throughput mode: N batches back to back through the "
+                                             "pipeline.")}};
     QList<QCommandLineOption> planCommandOptions;
     for (const auto& [name, description] : planOptions)
         planCommandOptions.append(QCommandLineOption(QString::fromLatin1(name),

@@ -120,6 +120,7 @@ Result<OptimizedGraph> PassManager::run(const Graph& graph, const DeviceSet& dev
     again.fallbackDevice.clear();
     again.splits.clear(); // already sharded
     again.microBatches = 1;
+    again.streamBatches = 1;
     for (std::uint32_t j = 0; j < result.graph.size() && !copiedTo.empty(); ++j) {
         Node& node = result.graph.node(NodeId(j));
         const NodeId from = state.carried[j];

@@ -274,7 +274,8 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
     PlacementProblem problem = buildProblem(budget);
     // Pipeline stages hold every constant they read (pipelineStages).
     std::optional<PlacementProblem> withWeights;
-    if (m_options.microBatches > 1)
+    const bool pipelined = m_options.microBatches > 1 || m_options.streamBatches > 1;
+    if (pipelined)
         withWeights = problem;
     if (weightsMayLeave)
         std::fill(problem.weightBytes.begin(), problem.weightBytes.end(), 0);
@@ -300,7 +301,7 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
     m_auto = autoPlace(problem, options);
     m_problem = std::move(problem);
     m_stagesNote.clear();
-    if (m_options.microBatches > 1) {
+    if (pipelined) {
         // Pipelined: contiguous stages by the stage model (plan/PipelineStages.h), within the
         // devices' memory with every constant kept, unless the search's own placement is
         // predicted faster pipelined.
@@ -332,10 +333,18 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
 }
 
 void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vector<int>& searched) {
-    const int m = m_options.microBatches;
-    const auto chosen = choosePipelineStages(kept, m);
+    const int m = std::max(m_options.microBatches, 1);
+    const int batches = std::max(m_options.streamBatches, 1);
+    PipelineStageOptions stageOptions;
+    stageOptions.batches = batches;
+    const auto chosen = choosePipelineStages(kept, m, stageOptions);
     std::vector<PipelineStage> searchedStages;
-    const double searchedLatency = pipelinedLatency(kept, searched, m, &searchedStages);
+    const double searchedLatency = pipelinedLatency(kept, searched, m, &searchedStages, batches);
+    // What flows through: "8 micro-batches", "a stream of 4 batches in 2 micro-batches".
+    const std::string flow =
+        batches > 1 ? "a stream of " + std::to_string(batches) + " batches" +
+                          (m > 1 ? " in " + std::to_string(m) + " micro-batches" : std::string())
+                    : std::to_string(m) + " micro-batches";
     // The search's own placement is kept where it is predicted faster and fits the devices'
     // memory as the stages must (with measured times that favour one device, it may put every
     // weight on a device that cannot hold them).
@@ -349,8 +358,7 @@ void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vect
     for (std::size_t d = 0; d < held.size() && d < kept.capacity.size(); ++d)
         searchedFits = searchedFits && (kept.capacity[d] < 0 || held[d] <= kept.capacity[d]);
     if (!chosen || (searchedLatency < chosen->latencyMicros && searchedFits)) {
-        m_stagesNote = "auto mode kept its own placement for " + std::to_string(m) +
-                       " micro-batches" +
+        m_stagesNote = "auto mode kept its own placement for " + flow +
                        (chosen ? "" : ": no contiguous stages fit the devices' memory");
         return;
     }
@@ -358,7 +366,7 @@ void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vect
     m_auto.schedule = simulate(m_problem, m_auto.assignment);
     // "pipeline stages for 8 micro-batches: a runs conv1 .. layer2 (12.1 ms a micro-batch), ..."
     const auto nodeName = [&](std::size_t task) { return node(m_nodeOfTask[task]).name; };
-    std::string note = "pipeline stages for " + std::to_string(m) + " micro-batches" +
+    std::string note = "pipeline stages for " + flow +
                        (chosen->exact ? ""
                                       : " (cut at " + std::to_string(chosen->positions) +
                                             " evenly spaced positions)") +
@@ -375,7 +383,8 @@ void DevicePlanner::pipelineStages(const PlacementProblem& kept, const std::vect
                 (first < last ? nodeName(first) + " .. " + nodeName(last - 1) : "nothing") + " (" +
                 formatMillis(stage.computeMicros) + " a micro-batch)";
     }
-    m_stagesNote = note + "; predicted " + formatMillis(chosen->latencyMicros) + " for the batch";
+    m_stagesNote = note + "; predicted " + formatMillis(chosen->latencyMicros) +
+                   (batches > 1 ? " for the stream" : " for the batch");
 }
 
 void DevicePlanner::finishPlacement(std::size_t conflicts) {

@@ -50,8 +50,9 @@ int resourceOf(const PlacementProblem& problem, int device) {
 } // namespace
 
 double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>& a,
-                        int microBatches, std::vector<PipelineStage>* out) {
+                        int microBatches, std::vector<PipelineStage>* out, int batches) {
     const int m = std::max(1, microBatches);
+    const int count = m * std::max(1, batches); // micro-batches through the pipeline
     const auto in = producersOf(problem);
     std::vector<PipelineStage> stages;
     for (std::size_t t = 0; t < problem.tasks(); ++t) {
@@ -93,7 +94,7 @@ double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>&
     }
     if (out)
         *out = stages;
-    return sum + (m - 1) * *std::max_element(busy.begin(), busy.end()) + problem.runOverhead(a);
+    return sum + (count - 1) * *std::max_element(busy.begin(), busy.end()) + problem.runOverhead(a);
 }
 
 std::int64_t stageMemoryBytes(const PlacementProblem& problem, std::size_t begin, std::size_t end,
@@ -120,6 +121,7 @@ std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& probl
                                                    int microBatches,
                                                    const PipelineStageOptions& options) {
     const int m = std::max(1, microBatches);
+    const int count = m * std::max(1, options.batches); // micro-batches through the pipeline
     const std::size_t n = problem.tasks();
     const int devices = problem.devices;
     if (n == 0 || devices <= 0)
@@ -392,7 +394,8 @@ std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& probl
                 if (anyOrder ? (mask >> d) & 1 : d == last)
                     overhead = std::max(overhead, problem.runMicros[static_cast<std::size_t>(d)]);
             for (std::size_t k = 0; k < front[s].size(); ++k) {
-                const double latency = front[s][k].sum + (m - 1) * front[s][k].slowest + overhead;
+                const double latency =
+                    front[s][k].sum + (count - 1) * front[s][k].slowest + overhead;
                 if (latency < best) {
                     best = latency;
                     bestState = s;
@@ -417,7 +420,8 @@ std::optional<PipelineStages> choosePipelineStages(const PlacementProblem& probl
         s = e.fromState;
         k = e.fromEntry;
     }
-    result.latencyMicros = pipelinedLatency(problem, result.assignment, m, &result.stages);
+    result.latencyMicros =
+        pipelinedLatency(problem, result.assignment, m, &result.stages, options.batches);
     return result;
 }
 

@@ -51,8 +51,11 @@ struct PipelineStages {
 /// The stage model's latency of any assignment (a device per task): stages are the maximal runs
 /// of one device in task order (instant tasks join the run around them), a device may hold
 /// several. `stages`, when given, receives them.
+/// With `batches` > 1, a stream (PlanOptions::streamBatches): that many batches back to back, each
+/// in `microBatches`, and the latency is the whole stream's.
 double pipelinedLatency(const PlacementProblem& problem, const std::vector<int>& assignment,
-                        int microBatches, std::vector<PipelineStage>* stages = nullptr);
+                        int microBatches, std::vector<PipelineStage>* stages = nullptr,
+                        int batches = 1);
 
 /// The bytes a stage of tasks [begin, end) needs on its device with M micro-batches: the
 /// constants its tasks read (each once) and twice its largest task output at micro-batch size.
@@ -64,6 +67,8 @@ struct PipelineStageOptions {
     double work = 2e7;
     /// Pareto entries kept per state.
     std::size_t frontLimit = 48;
+    /// A stream's batches, each in the micro-batches given (pipelinedLatency).
+    int batches = 1;
 };
 
 /// The contiguous stages on distinct resources that minimise the stage model's latency within

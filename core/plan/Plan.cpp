@@ -23,6 +23,13 @@ std::string formatMillis(double micros) {
     return text;
 }
 
+std::string formatItemsPerSecond(double items, double micros) {
+    char text[48];
+    const double rate = micros > 0 ? items / (micros / 1e6) : 0.0;
+    std::snprintf(text, sizeof text, rate >= 1000 ? "%.0f items/s" : "%.4g items/s", rate);
+    return text;
+}
+
 std::optional<PlanMode> parsePlanMode(std::string_view name) {
     for (PlanMode mode : {PlanMode::Demand, PlanMode::Unify, PlanMode::Auto}) {
         if (planModeName(mode) == name)

@@ -24,6 +24,8 @@ std::string_view planModeName(PlanMode mode);
 std::optional<PlanMode> parsePlanMode(std::string_view name);
 /// "0.412 ms": a predicted or measured time.
 std::string formatMillis(double micros);
+/// "21.4 items/s": `items` done in `micros`.
+std::string formatItemsPerSecond(double items, double micros);
 
 class CostModel;
 
@@ -56,6 +58,9 @@ struct SplitRequest {
     /// micro-batch that runs every node on the device the plan gave it, so shards name no device
     /// and pins stay where they are.
     bool microBatches = false;
+    /// With microBatches: the batches of a stream (PlanOptions::streamBatches), each cut into
+    /// `shards.size()` micro-batches.
+    std::int32_t batches = 1;
     bool operator==(const SplitRequest&) const = default;
 };
 
@@ -76,6 +81,11 @@ struct PlanOptions {
     /// through the devices as the plan places the ops, each device a stage working on one
     /// micro-batch while the next device works on the one before. 1: no pipelining.
     std::int32_t microBatches = 1;
+    /// Throughput mode (--stream N): N batches run back to back through the pipeline, batch
+    /// k + 1's micro-batches entering the first stage while batch k's drain from the last. The
+    /// graph that runs reads every input as the N batches stacked on axis 0 and writes every
+    /// output so; every op must treat the rows of the batch independently. 1: one batch.
+    std::int32_t streamBatches = 1;
     /// (constant, device), by name: copied to the device on every run rather than replicated
     /// there, whatever `constants` says. Auto mode decides such copies itself where a device's
     /// memory cannot keep a constant; the optimised graph is planned with them
@@ -238,6 +248,10 @@ struct SplitRegion {
     /// The micro-batches of a pipelined plan (PlanOptions::microBatches): every shard runs each
     /// node on the node's own device, and Shard::device is not used.
     bool microBatched = false;
+    /// The batches of a stream (PlanOptions::streamBatches): the shards are batch-major, each
+    /// batch's micro-batches in turn, and the values entering and leaving the region carry
+    /// `batches` x `batch` rows.
+    std::int32_t batches = 1;
     std::string name;          ///< "split1": what its shards' node names carry
     std::vector<NodeId> nodes; ///< the user's nodes it runs once per shard, in graph order
     /// Per node of `nodes`, per output: where it carries the batch.

@@ -260,10 +260,12 @@ void DevicePlanner::resolveSplits() {
 }
 
 void DevicePlanner::resolveMicroBatches() {
-    const std::int32_t count = m_options.microBatches;
-    if (count <= 1)
+    const std::int32_t count = std::max(m_options.microBatches, 1);
+    const std::int32_t batches = std::max(m_options.streamBatches, 1);
+    if (count <= 1 && batches <= 1)
         return;
-    const std::string spelled = "--micro-batches " + std::to_string(count);
+    const std::string spelled = batches > 1 ? "--stream " + std::to_string(batches)
+                                            : "--micro-batches " + std::to_string(count);
     if (m_splitting) {
         m_plan.conflicts.push_back(
             Conflict{ConflictKind::Split,
@@ -277,6 +279,7 @@ void DevicePlanner::resolveMicroBatches() {
     SplitRequest request;
     request.nodePattern = "*";
     request.microBatches = true;
+    request.batches = batches;
     request.shards.assign(static_cast<std::size_t>(count), SplitShare{});
     SplitAnalysis analysis = analyzeSplits(m_graph, m_devices, {request});
     for (Conflict& conflict : analysis.conflicts)
@@ -894,7 +897,7 @@ Result<Plan> planAtSizes(const Graph& sized, const DeviceSet& devices, const Pla
     if (plan.sharded || !plan.splits.empty())
         return SourceError::sentence("the plan splits regions across devices, whose shards are "
                                      "cut at the planned sizes");
-    if (options.microBatches > 1)
+    if (options.microBatches > 1 || options.streamBatches > 1)
         return SourceError::sentence("the plan is pipelined, its micro-batches cut at the "
                                      "planned sizes");
     if (plan.devices.size() != sized.size())

@@ -26,6 +26,62 @@ namespace {
 /// How many illegal ops one request lists one by one before it sums up the rest.
 constexpr std::size_t kListedIllegalOps = 12;
 
+/// Why a stream cannot stack its batches on axis 0 through `region` (its nodes `member`, the
+/// copies between them `bypassed`): an op that reads the batch and cannot be in the region
+/// (`illegal`), the batch entering from anything but a model input, a value of the region that
+/// an op outside it reads, an op outside it that reads a model input's batch, or an output
+/// that folds the batch into another axis. std::nullopt when it can.
+std::optional<std::string>
+streamBlocked(const Graph& graph, const SplitRegion& region,
+              const std::vector<std::uint8_t>& member, const std::vector<std::uint8_t>& bypassed,
+              const std::vector<std::pair<std::uint32_t, std::string>>& illegal) {
+    if (!illegal.empty()) {
+        const Node& node = graph.nodes()[illegal.front().first];
+        return "'" + node.name + "' (" + node.op->name + ") cannot be split on the batch: it " +
+               illegal.front().second;
+    }
+    // The model inputs the batch enters from, and the copies that carry them to the region.
+    std::vector<std::uint8_t> stacked(graph.size(), 0);
+    for (ValueRef input : region.inputs) {
+        for (ValueRef v = input;; v = graph.node(v.node).inputs.front()) {
+            const Node& node = graph.node(v.node);
+            if (node.isParameter()) {
+                stacked[v.node.index] = 1;
+                break;
+            }
+            if (!node.isDeviceCopy() || node.inputs.empty())
+                return "the batch enters its ops from '" + node.name +
+                       "', which is not one of the model's inputs";
+            stacked[v.node.index] = 1;
+        }
+    }
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+        const Node& node = graph.nodes()[i];
+        if (member[i] || bypassed[i])
+            continue;
+        for (ValueRef input : node.inputs) {
+            if (member[input.node.index])
+                return "'" + node.name + "' (" + node.op->name + ") reads '" +
+                       graph.valueName(input) + "' on the whole batch";
+            if (stacked[input.node.index] && !(node.isDeviceCopy() && stacked[i]))
+                return "'" + node.name + "' (" + node.op->name + ") reads the input '" +
+                       graph.valueName(input) + "' on the whole batch";
+        }
+    }
+    for (ValueRef output : region.outputs) {
+        const auto k = static_cast<std::size_t>(
+            std::find(region.nodes.begin(), region.nodes.end(), output.node) -
+            region.nodes.begin());
+        const BatchAxis axis = k < region.axes.size() && output.output < region.axes[k].size()
+                                   ? region.axes[k][output.output]
+                                   : BatchAxis{};
+        if (axis.batched() && (axis.outer != 1 || axis.inner != 1))
+            return "the output '" + graph.valueName(output) + "' folds the batch into its axis " +
+                   std::to_string(axis.axis) + " with other rows";
+    }
+    return std::nullopt;
+}
+
 std::string trimmed(std::string_view text) {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
         text.remove_prefix(1);
@@ -135,9 +191,13 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         region.request = microBatches ? -1 : static_cast<std::int32_t>(r);
         region.microBatched = microBatches;
         region.name = microBatches ? "mb" : "split" + std::to_string(r + 1);
-        const std::string spelled = microBatches
-                                        ? "--micro-batches " + std::to_string(request.shards.size())
-                                        : "--split '" + formatSplitRequest(request) + "'";
+        const std::int32_t batches = microBatches ? std::max(request.batches, 1) : 1;
+        std::string spelled = microBatches
+                                  ? "--micro-batches " + std::to_string(request.shards.size())
+                                  : "--split '" + formatSplitRequest(request) + "'";
+        if (batches > 1)
+            spelled = "--stream " + std::to_string(batches) +
+                      (request.shards.size() > 1 ? " " + spelled : std::string());
         auto conflict = [&](std::vector<NodeId> nodes, std::string message,
                             std::string suggestion) {
             analysis.conflicts.push_back(Conflict{ConflictKind::Split,
@@ -172,7 +232,7 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             return std::any_of(region.shards.begin(), region.shards.end(),
                                [&](const Shard& s) { return s.device == device; });
         };
-        if (!devicesKnown || region.shards.size() < 2) {
+        if (!devicesKnown || region.shards.size() * static_cast<std::size_t>(batches) < 2) {
             if (devicesKnown && !microBatches)
                 conflict({}, spelled + " names fewer than two devices; nothing is split",
                          "name two devices or more");
@@ -465,6 +525,39 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         std::sort(region.outputs.begin(), region.outputs.end(), [](ValueRef a, ValueRef b) {
             return std::pair(a.node.index, a.output) < std::pair(b.node.index, b.output);
         });
+        // A stream stacks its batches on axis 0 of every input and output: what runs must keep
+        // them apart, or the batches are run one at a time.
+        if (batches > 1) {
+            if (const std::optional<std::string> why =
+                    streamBlocked(graph, region, member, bypassed, illegal)) {
+                conflict({},
+                         spelled + ": " + *why +
+                             ", so the batches cannot be stacked; nothing is streamed",
+                         "stream a model whose ops all keep the rows of the batch apart, or run "
+                         "its batches one at a time");
+            } else {
+                region.batches = batches;
+                const std::size_t perBatch = region.shards.size();
+                for (std::int32_t b = 1; b < batches; ++b) {
+                    for (std::size_t k = 0; k < perBatch; ++k) {
+                        Shard shard = region.shards[k];
+                        shard.begin += b * region.batch;
+                        shard.end += b * region.batch;
+                        region.shards.push_back(shard);
+                    }
+                }
+            }
+            if (region.shards.size() < 2) { // one micro-batch a batch, and no stream
+                for (NodeId id : region.nodes)
+                    member[id.index] = 0;
+                SplitRegion none;
+                none.request = region.request;
+                none.microBatched = true;
+                none.name = region.name;
+                analysis.regions.push_back(std::move(none));
+                continue;
+            }
+        }
         for (NodeId id : region.nodes) {
             analysis.regionOf[id.index] = static_cast<std::int32_t>(r);
             member[id.index] = 0;
@@ -481,6 +574,7 @@ public:
     Sharder(const Graph& graph, const Plan& plan) : m_in(graph), m_plan(plan) {
         m_regionOf.assign(graph.size(), -1);
         m_bypassed.assign(graph.size(), 0);
+        m_stacked.assign(graph.size(), 1);
         for (std::size_t r = 0; r < plan.splits.size(); ++r) {
             const SplitRegion& region = plan.splits[r];
             for (std::size_t k = 0; k < region.nodes.size(); ++k) {
@@ -489,6 +583,14 @@ public:
             }
             for (NodeId id : plan.splits[r].bypassed)
                 m_bypassed[id.index] = 1;
+            // A stream's inputs, and the copies that carry them to the region, hold every batch.
+            for (ValueRef input : region.batches > 1 ? region.inputs : std::vector<ValueRef>{}) {
+                for (ValueRef v = input;; v = graph.node(v.node).inputs.front()) {
+                    m_stacked[v.node.index] = region.batches;
+                    if (!graph.node(v.node).isDeviceCopy() || graph.node(v.node).inputs.empty())
+                        break;
+                }
+            }
         }
     }
 
@@ -642,9 +744,12 @@ private:
         if (const auto found = m_concats.find(key); found != m_concats.end())
             return found->second;
         const SplitRegion& region = regionOf(value.node.index);
-        const TensorType& type = m_in.type(value);
-        const std::string base = m_in.valueName(value) + "/" + region.name;
+        // A stream's output holds every batch: as many rows as its shards together.
+        const std::int64_t rows = region.shards.empty() ? region.batch : region.shards.back().end;
         const auto at = static_cast<std::size_t>(axis.axis);
+        TensorType type = m_in.type(value);
+        type.shape[at] = axis.outer * rows * axis.inner;
+        const std::string base = m_in.valueName(value) + "/" + region.name;
         Node concat;
         concat.op = OpRegistry::global().find("Concat");
         concat.name = freshName(base + ".concat");
@@ -662,7 +767,7 @@ private:
         concat.attrs.set("axis", std::int64_t{axis.axis + 1});
         std::vector<std::int64_t> joined = type.shape;
         joined[at] = axis.outer;
-        joined.insert(joined.begin() + axis.axis + 1, region.batch * axis.inner);
+        joined.insert(joined.begin() + axis.axis + 1, rows * axis.inner);
         concat.outputs = {TensorType{joined, type.dtype}};
         for (std::size_t s = 0; s < shards.size(); ++s) {
             std::vector<std::int64_t> part = joined;
@@ -722,7 +827,7 @@ private:
     }
 
     static bool sameShards(const SplitRegion& a, const SplitRegion& b) {
-        if (a.shards.size() != b.shards.size() || a.batch != b.batch)
+        if (a.shards.size() != b.shards.size() || a.batch != b.batch || a.batches != b.batches)
             return false;
         for (std::size_t s = 0; s < a.shards.size(); ++s) {
             if (a.shards[s].device != b.shards[s].device ||
@@ -736,6 +841,8 @@ private:
         Node node = m_in.nodes()[i];
         for (ValueRef& input : node.inputs)
             input = whole(input);
+        if (m_stacked[i] > 1 && !node.outputs.empty() && node.outputs[0].rank() > 0)
+            node.outputs[0].shape[0] *= m_stacked[i];
         // Held where the user's plan put it, as the optimiser holds nodes.
         if (node.role() == OpRole::Compute && !node.pin.active() && m_plan.devices[i].valid())
             node.pin = holdAt(m_plan.devices[i], "plan");
@@ -823,6 +930,8 @@ private:
     const Plan& m_plan;
     std::vector<std::int32_t> m_regionOf;
     std::vector<std::uint8_t> m_bypassed;
+    /// Per node outside the regions: how many batches of a stream its output holds.
+    std::vector<std::int32_t> m_stacked;
     std::unordered_map<std::uint32_t, const std::vector<BatchAxis>*> m_axes;
     ShardedGraph m_out;
     std::vector<std::vector<ValueRef>> m_mapped;
@@ -837,6 +946,14 @@ private:
 
 ShardedGraph shardGraph(const Graph& graph, const Plan& plan) {
     return Sharder(graph, plan).run();
+}
+
+const SplitRegion* streamRegion(const Plan& plan) {
+    for (const SplitRegion& region : plan.splits) {
+        if (region.batches > 1 && !region.shards.empty())
+            return &region;
+    }
+    return nullptr;
 }
 
 } // namespace placer

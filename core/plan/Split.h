@@ -63,4 +63,7 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
 /// the regions held where `plan` put them. Its own plan is left to the caller.
 ShardedGraph shardGraph(const Graph& graph, const Plan& plan);
 
+/// The region of a plan that streams several batches (PlanOptions::streamBatches), or null.
+const SplitRegion* streamRegion(const Plan& plan);
+
 } // namespace placer

@@ -125,7 +125,10 @@ Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions&
         entry.set("nodes", nameList(graph, region.nodes));
         Json shards = Json::array();
         if (region.microBatched)
-            entry.set("micro_batches", static_cast<std::int64_t>(region.shards.size()));
+            entry.set("micro_batches",
+                      static_cast<std::int64_t>(region.shards.size()) / region.batches);
+        if (region.batches > 1)
+            entry.set("stream_batches", std::int64_t{region.batches});
         for (const Shard& shard : region.shards) {
             Json s = Json::object();
             s.set("device", shard.device.valid() ? Json(devices[shard.device].name) : Json());
@@ -194,7 +197,11 @@ std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Pl
             out += "  nothing split (see the conflicts)\n";
             continue;
         }
-        if (region.microBatched)
+        if (region.batches > 1)
+            out += "  --stream " + std::to_string(region.batches) + " of " +
+                   std::to_string(region.shards.size() / static_cast<std::size_t>(region.batches)) +
+                   " micro-batches each, the batches stacked on axis 0, each op on its own device";
+        else if (region.microBatched)
             out += "  --micro-batches " + std::to_string(region.shards.size()) +
                    ", each op on its own device";
         out += "  " + std::to_string(region.nodes.size()) + " ops, batch " +
@@ -400,12 +407,19 @@ std::string predictionSummary(const Graph& graph, const DeviceSet& devices,
     // Costed at other sizes of the named dimensions than the plan's (--cost-at): say which.
     const std::string at = graph.symbolValues.empty() ? "" : atSizes(options.costAt);
     std::string out = "predicted latency" + at + ": " + formatMillis(schedule.makespanMicros);
+    if (const SplitRegion* stream = streamRegion(plan); stream && schedule.makespanMicros > 0)
+        out += " for a stream of " + std::to_string(stream->batches) + " batches of " +
+               std::to_string(stream->batch) + ", " +
+               formatItemsPerSecond(static_cast<double>(stream->batches * stream->batch),
+                                    schedule.makespanMicros);
     if (options.mode == PlanMode::Auto) {
-        out += " (HEFT's placement: " + formatMillis(p.heftMicros);
+        // The search's figures are of one batch, unpipelined.
+        out += std::string(streamRegion(plan) ? " (one batch alone: " : " (") +
+               "HEFT's placement: " + formatMillis(p.heftMicros);
         if (std::isfinite(p.singleDeviceMicros))
             out += "; the best single device: " + formatMillis(p.singleDeviceMicros);
         // Pipelined, the stages decide (their note says how); the margin is the search's.
-        if (p.keptSingleDevice && options.microBatches <= 1)
+        if (p.keptSingleDevice && options.microBatches <= 1 && options.streamBatches <= 1)
             out += "; the unpinned ops stay on one device: no split over CPUs promised 20 % more";
         if (p.exactOptimumMicros)
             out += "; the exact optimum: " + formatMillis(*p.exactOptimumMicros);

@@ -268,6 +268,49 @@ std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input) {
     return times;
 }
 
+std::optional<StreamRunTimes> streamRunTimes(const RunOutcome& input) {
+    const std::vector<SplitRegion>& regions = input.userPlan.splits;
+    const auto found = std::find_if(regions.begin(), regions.end(), [](const SplitRegion& r) {
+        return r.batches > 1 && !r.shards.empty();
+    });
+    if (found == regions.end() || !input.executor || input.ran.region.empty())
+        return std::nullopt;
+    const SplitRegion& region = *found;
+    const auto r = static_cast<std::int32_t>(found - regions.begin());
+    StreamRunTimes times;
+    times.batches = region.batches;
+    times.batch = region.batch;
+    times.microBatches =
+        static_cast<std::int32_t>(region.shards.size()) / std::max(region.batches, 1);
+    times.medianMicros = median(input.result.latencyMicros);
+    if (times.medianMicros > 0)
+        times.itemsPerSecond =
+            static_cast<double>(times.batches * times.batch) / (times.medianMicros / 1e6);
+    if (input.userPlan.sharded && input.userPlan.sharded->plan &&
+        input.userPlan.sharded->plan->prediction)
+        times.predictedMicros = input.userPlan.sharded->plan->prediction->makespanMicros;
+    const Program& program = input.executor->program();
+    std::vector<std::pair<double, double>> span(static_cast<std::size_t>(times.batches),
+                                                {INFINITY, -INFINITY});
+    for (const TimedEvent& event : input.result.trace) {
+        const NodeId node = program.code[event.instruction].node;
+        if (!node.valid() || node.index >= input.ran.region.size() ||
+            input.ran.region[node.index] != r || input.ran.shard[node.index] < 0)
+            continue;
+        const auto b = static_cast<std::size_t>(input.ran.shard[node.index] / times.microBatches);
+        if (b >= span.size())
+            continue;
+        span[b].first = std::min(span[b].first, event.start);
+        span[b].second = std::max(span[b].second, event.end);
+    }
+    for (const auto& [first, last] : span) {
+        times.spanMicros.push_back(last > first ? last - first : 0);
+        times.doneMicros.push_back(last > first ? last - input.result.traceOrigin : 0);
+    }
+    times.batchMicros = median(times.spanMicros);
+    return times;
+}
+
 RanSizes ranSizes(const RunOutcome& input) {
     RanSizes sizes;
     if (input.userGraph)
@@ -295,6 +338,25 @@ Json runReportJson(const RunOutcome& input) {
     latencyJson.set("max",
                     ms(latency.empty() ? 0 : *std::max_element(latency.begin(), latency.end())));
     report.set("latency_ms", latencyJson);
+    if (const auto stream = streamRunTimes(input)) {
+        Json entry = Json::object();
+        entry.set("batches", std::int64_t{stream->batches});
+        entry.set("batch", stream->batch);
+        entry.set("micro_batches", std::int64_t{stream->microBatches});
+        entry.set("ms", ms(stream->medianMicros));
+        entry.set("items_per_s", stream->itemsPerSecond);
+        entry.set("batch_latency_ms", ms(stream->batchMicros));
+        if (stream->predictedMicros > 0)
+            entry.set("predicted_ms", ms(stream->predictedMicros));
+        Json spans = Json::array(), done = Json::array();
+        for (std::size_t b = 0; b < stream->spanMicros.size(); ++b) {
+            spans.push(ms(stream->spanMicros[b]));
+            done.push(ms(stream->doneMicros[b]));
+        }
+        entry.set("batch_spans_ms", std::move(spans));
+        entry.set("batch_done_ms", std::move(done));
+        report.set("stream", std::move(entry));
+    }
     report.set("iterations", static_cast<std::int64_t>(latency.size()));
     report.set("warmup", input.warmup);
     Json optimizations = Json::array();
@@ -480,6 +542,31 @@ std::string runSummary(const RunOutcome& input) {
         latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()) / 1000.0,
         latency.size(), input.warmup);
     out << line;
+    if (const auto stream = streamRunTimes(input)) {
+        std::snprintf(line, sizeof line,
+                      "stream: %d batches of %lld (%d micro-batches each): %.3f ms for all, %s; "
+                      "a batch's latency %.3f ms (median of the traced run's)",
+                      stream->batches, static_cast<long long>(stream->batch), stream->microBatches,
+                      stream->medianMicros / 1000.0,
+                      formatItemsPerSecond(static_cast<double>(stream->batches * stream->batch),
+                                           stream->medianMicros)
+                          .c_str(),
+                      stream->batchMicros / 1000.0);
+        out << line;
+        if (stream->predictedMicros > 0)
+            out << "; predicted "
+                << formatMillis(stream->predictedMicros) + ", " +
+                       formatItemsPerSecond(static_cast<double>(stream->batches * stream->batch),
+                                            stream->predictedMicros);
+        out << "\n";
+        for (std::size_t b = 0; b < stream->spanMicros.size(); ++b) {
+            std::snprintf(line, sizeof line,
+                          "  batch %zu: %9.3f ms from its first kernel to its last, done at "
+                          "%9.3f ms\n",
+                          b, stream->spanMicros[b] / 1000.0, stream->doneMicros[b] / 1000.0);
+            out << line;
+        }
+    }
     for (const std::string& note : input.ran.notes)
         out << "optimised: " << note << "\n";
     out << "devices:\n";

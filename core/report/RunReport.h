@@ -19,6 +19,22 @@ struct SplitRunTimes {
 };
 std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input);
 
+/// A stream's figures (PlanOptions::streamBatches): the median iteration ran every batch, which
+/// makes its items per second; per batch of the traced iteration, the span from its first
+/// kernel to its last and when its last kernel ended, from the iteration's start; and what the
+/// plan predicted for the stream (0: no prediction).
+struct StreamRunTimes {
+    std::int32_t batches = 0;
+    std::int64_t batch = 0;        ///< rows of one batch
+    std::int32_t microBatches = 1; ///< per batch
+    double medianMicros = 0, predictedMicros = 0;
+    double itemsPerSecond = 0;
+    std::vector<double> spanMicros, doneMicros; ///< per batch
+    /// The median of the batches' spans: a batch's latency in the stream.
+    double batchMicros = 0;
+};
+std::optional<StreamRunTimes> streamRunTimes(const RunOutcome& input);
+
 /// The median time of each node (by NodeId index) and each planned copy (by index into the
 /// plan's copies) over a run's iterations, in ms; -1 where nothing ran.
 struct MedianTimes {

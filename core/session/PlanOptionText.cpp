@@ -9,8 +9,9 @@ namespace placer {
 
 const std::vector<std::string>& planOptionNames() {
     static const std::vector<std::string> kNames = {
-        "format", "input-shape", "devices", "default", "host",      "pin",           "pin-fixed",
-        "rule",   "fallback",    "split",   "mode",    "constants", "micro-batches", "cost-at"};
+        "format", "input-shape", "devices",       "default",  "host",
+        "pin",    "pin-fixed",   "rule",          "fallback", "split",
+        "mode",   "constants",   "micro-batches", "stream",   "cost-at"};
     return kNames;
 }
 
@@ -66,6 +67,12 @@ std::optional<std::string> takePlanOption(std::string_view name, const std::stri
         if (ec != std::errc() || end != value.data() + value.size() || count < 1 || count > 4096)
             return "--micro-batches must be a whole number from 1 to 4096, not '" + value + "'";
         options.microBatches = count;
+    } else if (name == "stream") {
+        int count = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+        if (ec != std::errc() || end != value.data() + value.size() || count < 1 || count > 4096)
+            return "--stream must be a whole number of batches from 1 to 4096, not '" + value + "'";
+        options.streamBatches = count;
     } else if (name == "cost-at") {
         // NAME=SIZE[,NAME=SIZE...]: the named dimensions' sizes auto mode costs at.
         std::string_view rest = value;

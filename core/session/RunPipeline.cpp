@@ -15,6 +15,7 @@
 #include "session/Session.h"
 
 #include "plan/Planner.h"
+#include "plan/Split.h"
 #include "report/RunReport.h"
 #include "runtime/DeviceRegistry.h"
 #include "runtime/MemoryCheck.h"
@@ -138,6 +139,29 @@ std::optional<SymbolValues> dataSizes(const Graph& graph,
     return values;
 }
 
+/// `tensor` `times` over, stacked on axis 0.
+HostTensor repeatedRows(const HostTensor& tensor, std::int32_t times) {
+    HostTensor out;
+    out.type = tensor.type;
+    out.type.shape[0] *= times;
+    std::string bytes;
+    bytes.reserve(tensor.data.size() * static_cast<std::size_t>(times));
+    for (std::int32_t k = 0; k < times; ++k)
+        bytes.append(tensor.data.bytes());
+    out.data = TensorData(std::move(bytes));
+    return out;
+}
+
+/// Part `k` of `parts` equal parts of `tensor` on axis 0.
+HostTensor partOfRows(const HostTensor& tensor, std::int64_t k, std::int64_t parts) {
+    HostTensor out;
+    out.type = tensor.type;
+    out.type.shape[0] /= parts;
+    const auto bytes = static_cast<std::size_t>(out.type.bytes());
+    out.data = TensorData(tensor.data.data() + static_cast<std::size_t>(k) * bytes, bytes);
+    return out;
+}
+
 /// What identifies data for the model planned again: every input's shape and type, and the
 /// value of those that set shapes.
 std::string signatureOf(const Graph& graph,
@@ -242,12 +266,84 @@ Session::forData(std::shared_ptr<const PlannedModel> planned,
 
 namespace {
 
+/// `parts` (alike but on `axis`) joined on `axis`.
+HostTensor joinedOn(const std::vector<HostTensor>& parts, std::size_t axis) {
+    HostTensor out;
+    out.type = parts.front().type;
+    out.type.shape[axis] = 0;
+    std::int64_t outer = 1;
+    for (std::size_t a = 0; a < axis; ++a)
+        outer *= out.type.shape[a];
+    for (const HostTensor& part : parts)
+        out.type.shape[axis] += part.type.shape[axis];
+    std::string bytes;
+    bytes.reserve(static_cast<std::size_t>(out.type.bytes()));
+    for (std::int64_t o = 0; o < outer; ++o) {
+        for (const HostTensor& part : parts) {
+            const std::size_t block = part.data.size() / static_cast<std::size_t>(outer);
+            bytes.append(part.data.data() + static_cast<std::size_t>(o) * block, block);
+        }
+    }
+    out.data = TensorData(std::move(bytes));
+    return out;
+}
+
+/// What a stream of `batches` (PlanOptions::streamBatches) should give: `user` run on each
+/// batch of `inputs` apart (an input the stream stacks has `batches` times the user's rows;
+/// others are read whole by every batch), each output's batches joined on the axis where the
+/// stream's output is `batches` times as long.
+Result<std::vector<HostTensor>> streamReference(const Graph& user, const Graph& graph,
+                                                const Program& program,
+                                                const std::vector<HostTensor>& inputs,
+                                                std::int32_t batches, int opset) {
+    std::vector<bool> stacked(inputs.size(), false);
+    for (std::size_t i = 0; i < inputs.size() && i < program.inputs.size(); ++i) {
+        const auto own = user.find(graph.node(program.inputs[i]).name);
+        stacked[i] = own && user.node(*own).outputs[0].rank() > 0 &&
+                     user.node(*own).outputs[0].shape[0] * batches == inputs[i].type.shape[0];
+    }
+    std::vector<std::vector<HostTensor>> perBatch;
+    for (std::int32_t b = 0; b < batches; ++b) {
+        std::vector<HostTensor> batch = inputs;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (stacked[i])
+                batch[i] = partOfRows(inputs[i], b, batches);
+        }
+        auto outputs = runReference(user, batch, opset);
+        if (!outputs)
+            return SourceError::sentence("batch " + std::to_string(b) +
+                                         " of the stream: " + outputs.error().message);
+        perBatch.push_back(outputs.take());
+    }
+    std::vector<HostTensor> expected;
+    for (std::size_t o = 0; o < perBatch.front().size(); ++o) {
+        const HostTensor& first = perBatch.front()[o];
+        const std::vector<GraphOutput>& outputs = graph.outputs();
+        const TensorType* ran = o < outputs.size() ? &graph.type(outputs[o].value) : nullptr;
+        std::optional<std::size_t> axis;
+        for (std::size_t a = 0; ran && a < first.type.rank() && a < ran->rank() && !axis; ++a) {
+            if (ran->shape[a] == first.type.shape[a] * batches && ran->shape[a] != 0)
+                axis = a;
+        }
+        if (!axis) { // the batch does not reach it: every batch's is the same
+            expected.push_back(first);
+            continue;
+        }
+        std::vector<HostTensor> parts;
+        for (const auto& outputs : perBatch)
+            parts.push_back(outputs[o]);
+        expected.push_back(joinedOn(parts, *axis));
+    }
+    return expected;
+}
+
 /// The run's inputs in program order: the data given by name, seeded random data for the rest
 /// (step 5). Given data must exist as an input and match its type exactly. `graph` is the graph
 /// that runs; `user` the model as read, whose open inputs say what the plan was made for (the
 /// passes and splits build the graph that runs anew).
 Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Graph& user,
-                                           const Program& program, const RunRequest& request) {
+                                           const Program& program, const RunRequest& request,
+                                           std::int32_t streamBatches) {
     const std::vector<NodeId>& inputNodes = program.inputs;
     std::vector<HostTensor> inputs(inputNodes.size());
     std::vector<bool> given(inputNodes.size(), false);
@@ -274,6 +370,12 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Graph& user
         // numpy has no bfloat16: such data comes as uint16 bit patterns.
         if (want.dtype == DType::BFloat16 && data.type.dtype == DType::UInt16)
             data.type.dtype = DType::BFloat16;
+        // A stream reads its batches stacked on axis 0: one batch's data serves every batch.
+        if (streamBatches > 1 && data.type != want && want.rank() > 0 &&
+            data.type.rank() == want.rank() && data.type.dtype == want.dtype &&
+            data.type.shape[0] * streamBatches == want.shape[0] &&
+            std::equal(want.shape.begin() + 1, want.shape.end(), data.type.shape.begin() + 1))
+            data = repeatedRows(data, streamBatches);
         if (data.type != want) {
             const OpenInput* open = openInput(user, name);
             if (open && !open->declaredDims.empty()) {
@@ -322,7 +424,21 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     std::lock_guard lock(m_running);
     std::string replannedNote;
     const std::shared_ptr<const PlannedModel> opened = planned;
-    auto forRun = forData(std::move(planned), request.inputs, &replannedNote);
+    // A stream's data is one batch (repeated for each) or every batch stacked on axis 0 (N
+    // times the rows the model was planned at): the plan is made for one batch.
+    std::vector<std::pair<std::string, HostTensor>> oneBatch = request.inputs;
+    if (const std::int32_t n = opened->options.streamBatches; n > 1) {
+        for (auto& [name, tensor] : oneBatch) {
+            const auto node = opened->model.graph.find(name);
+            if (!node || opened->model.graph.node(*node).outputs.empty())
+                continue;
+            const TensorType& planned = opened->model.graph.node(*node).outputs[0];
+            if (planned.rank() > 0 && tensor.type.rank() == planned.rank() &&
+                planned.shape[0] > 0 && tensor.type.shape[0] == planned.shape[0] * n)
+                tensor = partOfRows(tensor, 0, n);
+        }
+    }
+    auto forRun = forData(std::move(planned), oneBatch, &replannedNote);
     if (!forRun)
         return forRun.error();
     planned = forRun.take();
@@ -340,6 +456,19 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         if (const Conflict* conflict = overCapacity(planned->plan))
             return SourceError::sentence("at the data's sizes (" + replannedNote +
                                          "), the plan does not fit: " + conflict->message);
+    }
+    // A stream runs only as a stream: a plan whose batches cannot be stacked says why.
+    const std::int32_t streamBatches = std::max(planned->options.streamBatches, 1);
+    if (streamBatches > 1 && !streamRegion(planned->plan)) {
+        std::string why = "the plan has nothing to pipeline";
+        for (const Conflict& conflict : planned->plan.conflicts) {
+            if (conflict.kind == ConflictKind::Split) {
+                why = conflict.message;
+                break;
+            }
+        }
+        return SourceError::sentence("--stream " + std::to_string(streamBatches) +
+                                     ": the batches cannot run as a stream: " + why);
     }
     const DeviceSet& devices = planned->model.devices;
     auto outcome = std::make_shared<RunOutcome>();
@@ -385,7 +514,7 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
             !agree.ok())
             return agree.error();
     }
-    auto inputs = makeInputs(graph, planned->model.graph, lowered.program, request);
+    auto inputs = makeInputs(graph, planned->model.graph, lowered.program, request, streamBatches);
     if (!inputs)
         return inputs.error();
     if (stopped(callbacks)) {
@@ -395,7 +524,10 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     std::optional<std::vector<HostTensor>> expected;
     // Rank 0 alone checks the outputs (it gathers them).
     if (request.reference && localRank() == 0) {
-        auto outputs = runReference(*outcome->userGraph, inputs.value(), opset);
+        auto outputs = streamBatches > 1
+                           ? streamReference(*outcome->userGraph, graph, lowered.program,
+                                             inputs.value(), streamBatches, opset)
+                           : runReference(*outcome->userGraph, inputs.value(), opset);
         if (!outputs)
             return SourceError::sentence("reference run: " + outputs.error().message);
         expected = outputs.take();

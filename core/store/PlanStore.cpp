@@ -144,6 +144,8 @@ Json optionsJson(const PlanOptions& options) {
     json.set("fallback", options.fallbackDevice);
     if (options.microBatches > 1)
         json.set("micro_batches", std::int64_t{options.microBatches});
+    if (options.streamBatches > 1)
+        json.set("stream_batches", std::int64_t{options.streamBatches});
     if (!options.splits.empty()) {
         Json splits = Json::array();
         for (const SplitRequest& request : options.splits) {
@@ -184,6 +186,9 @@ PlanOptions optionsFrom(const Json& json) {
     if (const Json* micro = json.find("micro_batches"); micro && micro->isNumber())
         options.microBatches =
             static_cast<std::int32_t>(std::clamp<double>(micro->asDouble(), 1, 1 << 16));
+    if (const Json* stream = json.find("stream_batches"); stream && stream->isNumber())
+        options.streamBatches =
+            static_cast<std::int32_t>(std::clamp<double>(stream->asDouble(), 1, 4096));
     if (const Json* rules = json.find("rules"); rules && rules->isArray()) {
         for (const Json& rule : rules->items()) {
             const Json* op = rule.find("op");

@@ -252,6 +252,7 @@ class Model:
         optimize: bool = True,
         inputs: Optional[Mapping[str, Any]] = None,
         micro_batches: Optional[int] = None,
+        stream: Optional[int] = None,
     ) -> "Plan":
         """Plans where every node runs, as ``placer plan`` does.
 
@@ -269,6 +270,9 @@ class Model:
         micro_batches: pipeline the plan: the batch is cut into this many micro-batches that
             flow through the devices, each device working on one while the next works on the
             one before (``placer run --micro-batches``).
+        stream: throughput mode: this many batches back to back through the pipeline, every
+            input the batches stacked on axis 0 (``placer run --stream``); the run's
+            ``report["stream"]`` gives items per second and each batch's latency.
         """
         options = list(self._options)
         if devices is not None:
@@ -285,6 +289,10 @@ class Model:
             if isinstance(micro_batches, bool) or not isinstance(micro_batches, int):
                 raise TypeError("micro_batches must be an int")
             options.append(("micro-batches", str(micro_batches)))
+        if stream is not None:
+            if isinstance(stream, bool) or not isinstance(stream, int):
+                raise TypeError("stream must be an int")
+            options.append(("stream", str(stream)))
         workspace = workspace if workspace is not None else self._workspace
         handle = _session(workspace).plan(self.path, options, _maps(mapping), bool(optimize),
                                           _inputs(inputs))

@@ -51,6 +51,7 @@ class Model:
         optimize: bool = ...,
         inputs: Optional[Mapping[str, Any]] = ...,
         micro_batches: Optional[int] = ...,
+        stream: Optional[int] = ...,
     ) -> Plan: ...
 
 class Plan:

@@ -10,7 +10,9 @@
 #include "gui/WorkspaceController.h"
 #include "io/Json.h"
 #include "io/ModelLoader.h"
+#include "plan/Split.h"
 #include "report/ModelExplorerData.h"
+#include "report/RunReport.h"
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
 #include "views/LayoutController.h"
@@ -429,6 +431,38 @@ private slots:
         QVERIFY(measured.lanes.back().endsWith(QStringLiteral("predicted")));
         QVERIFY(!measured.lanes.front().endsWith(QStringLiteral("predicted")));
 
+        // Throughput mode: three batches streamed, one undo step, re-predicted at once.
+        auto* stream = window.findChild<QSpinBox*>(QStringLiteral("streamBatches"));
+        QVERIFY(stream);
+        stream->setFocus();
+        stream->selectAll();
+        QTest::keyClicks(stream, QStringLiteral("3"));
+        QTest::keyClick(stream, Qt::Key_Enter);
+        QTRY_COMPARE(window.document()->options().streamBatches, 3);
+        QCOMPARE(window.undoStack()->count(), 2);
+        QVERIFY(streamRegion(window.document()->plan()));
+        status = false;
+        for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+            status = status || label->text().contains(QStringLiteral("a stream of 3 batch"));
+        QVERIFY(status);
+        QTRY_VERIFY(count(window.timeline()->data(), QStringLiteral("µb11 "), false) > 0);
+        const auto streamed = runAndWait(window);
+        QVERIFY(streamed);
+        QVERIFY(streamed->reference && streamed->reference->ok);
+        const auto figures = streamRunTimes(*streamed);
+        QVERIFY(figures && figures->batches == 3 && figures->itemsPerSecond > 0);
+        bool said = false;
+        for (QLabel* label : window.findChildren<QLabel*>())
+            said = said || (label->text().contains(QStringLiteral("Stream")) &&
+                            label->text().contains(QStringLiteral("items/s")));
+        for (QTextBrowser* browser : window.findChildren<QTextBrowser*>())
+            said = said || (browser->toPlainText().contains(QStringLiteral("Stream")) &&
+                            browser->toPlainText().contains(QStringLiteral("items/s")));
+        QVERIFY2(said, "the run panel does not give the stream's items per second");
+
+        window.undoStack()->undo();
+        QCOMPARE(window.document()->options().streamBatches, 1);
+        QCOMPARE(stream->value(), 1);
         window.undoStack()->undo();
         QCOMPARE(window.document()->options().microBatches, 1);
         QCOMPARE(box->value(), 1);

@@ -26,7 +26,7 @@
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
 //   bench_runtime pipeline   only the benchmarks named (pytorch, two-branch, inception,
-//                            googlenet, split, pipeline, copy, overhead, shapes)
+//                            googlenet, split, pipeline, copy, overhead, shapes, stream)
 #include "BenchFailures.h"
 #include "OutputCompare.h"
 #include "RunBench.h"
@@ -39,6 +39,7 @@
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
+#include "report/RunReport.h"
 #include "runtime/Bytecode.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
@@ -569,6 +570,91 @@ double medianOf(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
+/// Throughput mode (--stream): 4 batches back to back through the automatic stages in 8
+/// micro-batches each, against the same pipeline run on one batch at a time and against one
+/// vcpu, as placer run does them (Session): items per second, a batch's latency in the
+/// stream, and the prediction. The stream's outputs are checked against each batch run alone.
+void batchStream(bool quick) {
+    Loaded base;
+    const std::optional<bool> loaded = loadBatchModel(quick, "stream", {&base});
+    if (!loaded)
+        return;
+    const bool resnet = *loaded;
+    const std::filesystem::path workspace =
+        std::filesystem::temp_directory_path() / "bench_runtime_stream.db";
+    std::filesystem::remove(workspace);
+    Session session(SessionOptions{workspace.string()});
+    const std::vector<DeviceMapRequest> maps = {{"v1", "vcpu1"}, {"v2", "vcpu2"}};
+    const int batches = 4, microBatches = quick ? 4 : 8;
+    const auto planned = [&](PlanRequest request) -> std::shared_ptr<const PlannedModel> {
+        request.maps = maps;
+        auto plan = session.plan(LoadedModel{base.graph, base.devices, {}}, request);
+        if (!plan) {
+            bench::wrong("stream: " + plan.error().toString());
+            return nullptr;
+        }
+        return std::make_shared<const PlannedModel>(plan.take());
+    };
+    PlanRequest alone;
+    alone.options.rules.push_back(OpRule{"*", "v1"});
+    PlanRequest piped;
+    piped.options.mode = PlanMode::Auto;
+    piped.options.microBatches = microBatches;
+    PlanRequest streamed = piped;
+    streamed.options.streamBatches = batches;
+    const auto one = planned(alone), pipeline = planned(piped), stream = planned(streamed);
+    if (!one || !pipeline || !stream)
+        return;
+    for (const std::string& note : stream->plan.notes)
+        if (note.starts_with("pipeline stages") || note.starts_with("auto mode kept"))
+            std::printf("stream: %s\n", note.c_str());
+    const int iterations = quick ? 2 : 3;
+    std::vector<double> a, b, c, spans;
+    double predicted = 0;
+    bool checked = true;
+    for (int round = 0; round < 3; ++round) {
+        for (const auto& [plan, into] :
+             {std::pair{one, &a}, std::pair{pipeline, &b}, std::pair{stream, &c}}) {
+            RunRequest request;
+            request.maps = maps;
+            request.warmup = 1;
+            request.iterations = iterations;
+            request.reference = round == 0 && plan == stream; // each batch alone, once
+            auto ran = session.run(plan, request);
+            if (!ran)
+                return bench::wrong("stream: " + ran.error().toString());
+            const RunOutcome& outcome = *ran.value();
+            into->insert(into->end(), outcome.result.latencyMicros.begin(),
+                         outcome.result.latencyMicros.end());
+            if (outcome.reference)
+                checked = outcome.reference->ok;
+            if (plan == stream) {
+                if (const auto times = streamRunTimes(outcome)) {
+                    spans.insert(spans.end(), times->spanMicros.begin(), times->spanMicros.end());
+                    predicted = times->predictedMicros;
+                }
+            }
+        }
+    }
+    const double items = 8.0 * batches;
+    const double oneRate = 8.0 / (median(a) / 1e6), pipeRate = 8.0 / (median(b) / 1e6),
+                 streamRate = items / (median(c) / 1e6);
+    std::printf("%s batch 8: one vcpu %.2f ms a batch (%.1f items/s); the automatic stages in %d "
+                "micro-batches %.2f ms a batch (%.1f items/s); --stream %d: %.2f ms for %d "
+                "batches, %.1f items/s, %.2fx the pipeline's one batch at a time and %.2fx one "
+                "vcpu's; a batch's latency in the stream %.2f ms (median span); predicted %.2f "
+                "ms for the stream (measured/predicted %.2f); each batch against its run alone: "
+                "%s\n",
+                resnet ? "resnet50" : "small CNN", median(a) / 1000.0, oneRate, microBatches,
+                median(b) / 1000.0, pipeRate, batches, median(c) / 1000.0, batches, streamRate,
+                streamRate / pipeRate, streamRate / oneRate, median(spans) / 1000.0,
+                predicted / 1000.0, predicted > 0 ? median(c) / predicted : 0.0,
+                checked ? "match" : "MISMATCH");
+    if (!checked)
+        bench::wrong("stream: a batch of the stream differs from its run alone");
+    std::filesystem::remove(workspace);
+}
+
 /// Benchmark 8: one plan run at several shapes.
 void oneplanSeveralShapes(bool quick) {
     const char* dir = std::getenv("PLACER_ONNX_MODELS");
@@ -691,12 +777,16 @@ int main(int argc, char** argv) {
     const auto wanted = [&](const char* name) {
         return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
     };
-    const std::pair<const char*, void (*)(bool)> benchmarks[] = {
-        {"pytorch", resnetVsPyTorch},    {"two-branch", twoBranchSplit},
-        {"inception", inceptionSplit},   {"googlenet", googlenetSplit},
-        {"split", batchSplit},           {"pipeline", batchPipeline},
-        {"copy", copyBandwidth},         {"overhead", executorOverhead},
-        {"shapes", oneplanSeveralShapes}};
+    const std::pair<const char*, void (*)(bool)> benchmarks[] = {{"pytorch", resnetVsPyTorch},
+                                                                 {"two-branch", twoBranchSplit},
+                                                                 {"inception", inceptionSplit},
+                                                                 {"googlenet", googlenetSplit},
+                                                                 {"split", batchSplit},
+                                                                 {"pipeline", batchPipeline},
+                                                                 {"copy", copyBandwidth},
+                                                                 {"overhead", executorOverhead},
+                                                                 {"shapes", oneplanSeveralShapes},
+                                                                 {"stream", batchStream}};
     for (const auto& [name, benchmark] : benchmarks)
         if (wanted(name))
             benchmark(quick);

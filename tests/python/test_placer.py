@@ -121,6 +121,32 @@ def test_micro_batches(workspace):
     assert any(s.get("micro_batches") == 2 for s in again.report.get("splits", []))
 
 
+def test_stream(workspace):
+    """stream=N runs N batches stacked on axis 0 through the pipeline: each batch's outputs
+    are those of the batch run alone, and the report gives items per second."""
+    model = placer.load(MODELS / "tiny_encoder_batch4.onnx", workspace=workspace)
+    name = model.inputs[0]["name"]
+    x = np.load(MODELS / "tiny_encoder_batch4.input.npy")
+    batches = [x, np.roll(x, 1, axis=1), x[::-1].copy()]  # ids: permuted, still in range
+    plain = model.plan(devices="a:vcpu,b:vcpu", rules={"MatMul": "a"}, fallback="b")
+    stream = model.plan(devices="a:vcpu,b:vcpu", rules={"MatMul": "a"}, fallback="b",
+                        micro_batches=2, stream=3)
+    assert any(s.get("stream_batches") == 3 for s in stream.report.get("splits", []))
+    run = stream.run(inputs={name: np.concatenate(batches)}, iterations=2, record=False)
+    figures = run.report["stream"]
+    assert figures["batches"] == 3 and figures["batch"] == x.shape[0]
+    assert figures["items_per_s"] > 0 and len(figures["batch_spans_ms"]) == 3
+    for b, data in enumerate(batches):
+        alone = plain.run(inputs={name: data}, iterations=1, record=False).outputs
+        for key, value in alone.items():
+            rows = value.shape[0]
+            np.testing.assert_array_equal(run.outputs[key][b * rows:(b + 1) * rows], value)
+    with pytest.raises(placer.PlacerError, match="--stream must be"):
+        model.plan(stream=0)
+    with pytest.raises(TypeError):
+        model.plan(stream="2")
+
+
 def test_automatic_pipeline_stages(resnet):
     """mode="auto" with micro_batches chooses contiguous stages and names them in a note."""
     plan = resnet.plan(devices="a:vcpu,b:vcpu", mode="auto", micro_batches=4)

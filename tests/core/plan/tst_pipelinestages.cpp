@@ -106,7 +106,7 @@ bool valid(const PlacementProblem& p, const std::vector<int>& a, int microBatche
 }
 
 /// The exact optimum of the stage model: every assignment of the non-instant tasks.
-std::optional<double> bruteForce(const PlacementProblem& p, int microBatches) {
+std::optional<double> bruteForce(const PlacementProblem& p, int microBatches, int batches = 1) {
     std::vector<int> a(p.tasks(), 0);
     std::vector<std::size_t> free;
     for (std::size_t t = 0; t < p.tasks(); ++t) {
@@ -118,7 +118,7 @@ std::optional<double> bruteForce(const PlacementProblem& p, int microBatches) {
     std::optional<double> best;
     while (true) {
         if (valid(p, a, microBatches)) {
-            const double latency = pipelinedLatency(p, a, microBatches);
+            const double latency = pipelinedLatency(p, a, microBatches, nullptr, batches);
             if (!best || latency < *best)
                 best = latency;
         }
@@ -168,6 +168,18 @@ private slots:
         QCOMPARE(pipelinedLatency(p, {0, 0, 1, 1}, 4), 325.0);
         QCOMPARE(pipelinedLatency(p, {0, 0, 0, 0}, 4), 520.0);
         QCOMPARE(choosePipelineStages(p, 4)->latencyMicros, 325.0);
+        // A stream of 3 batches in 4 micro-batches each: 12 through the pipeline, 65 + 65 +
+        // 11 x 65; on one device 3 x 520.
+        PipelineStageOptions stream;
+        stream.batches = 3;
+        QCOMPARE(pipelinedLatency(p, {0, 0, 1, 1}, 4, nullptr, 3), 845.0);
+        QCOMPARE(pipelinedLatency(p, {0, 0, 0, 0}, 4, nullptr, 3), 1560.0);
+        QCOMPARE(choosePipelineStages(p, 4, stream)->latencyMicros, 845.0);
+        // One micro-batch a batch still pipelines across the batches: 200 + 200 + 2 x 200,
+        // against 3 x 400 on one device.
+        p.taskOverheadMicros = {0, 0};
+        QVERIFY(std::fabs(choosePipelineStages(p, 1, stream)->latencyMicros - 800.0) < 1e-6);
+        QCOMPARE(pipelinedLatency(p, {0, 0, 0, 0}, 1, nullptr, 3), 1200.0);
     }
 
     // Random chains and DAGs of 3 to 8 tasks on 2 or 3 devices, with barred and pinned tasks,
@@ -195,8 +207,11 @@ private slots:
         const PlacementProblem p = randomProblem(rng, shape);
         QVERIFY2(!p.check(), p.check() ? p.check()->c_str() : "");
         const int microBatches = 1 + static_cast<int>(rng() % 8);
-        const auto expected = bruteForce(p, microBatches);
-        const auto chosen = choosePipelineStages(p, microBatches);
+        // A third of the cases stream 2 to 4 batches.
+        PipelineStageOptions options;
+        options.batches = seed % 3 == 1 ? 2 + static_cast<int>(rng() % 3) : 1;
+        const auto expected = bruteForce(p, microBatches, options.batches);
+        const auto chosen = choosePipelineStages(p, microBatches, options);
         QCOMPARE(chosen.has_value(), expected.has_value());
         if (!expected)
             return;

@@ -4,6 +4,9 @@
 // stages), each device works through the micro-batches in order while the next device works on
 // the one before, memory is planned for them, and what cannot be pipelined is said.
 #include "io/Npy.h"
+#include "plan/Split.h"
+#include "report/RunReport.h"
+#include "runtime/RandomTensor.h"
 #include "runtime/ReferenceRun.h"
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
@@ -105,6 +108,32 @@ std::map<std::pair<int, int>, std::pair<double, double>> spans(const RunOutcome&
             at->second.first = std::min(at->second.first, event.start);
             at->second.second = std::max(at->second.second, event.end);
         }
+    }
+    return out;
+}
+
+/// Rows [k * rows, (k + 1) * rows) of `tensor` on axis 0.
+HostTensor rowsOf(const HostTensor& tensor, std::int64_t k, std::int64_t rows) {
+    HostTensor out;
+    out.type = tensor.type;
+    out.type.shape[0] = rows;
+    const auto bytes = static_cast<std::size_t>(out.type.bytes());
+    out.data = TensorData(tensor.data.data() + static_cast<std::size_t>(k) * bytes, bytes);
+    return out;
+}
+
+/// Data for every input of `graph`: random, seeded by its position; `stacked` times the rows on
+/// axis 0 for `stackedInput`.
+std::vector<std::pair<std::string, HostTensor>>
+allInputs(const Graph& graph, const std::string& stackedInput, std::int64_t stacked) {
+    std::vector<std::pair<std::string, HostTensor>> out;
+    for (const Node& node : graph.nodes()) {
+        if (!node.isParameter())
+            continue;
+        TensorType type = node.outputs[0];
+        if (node.name == stackedInput)
+            type.shape[0] *= stacked;
+        out.emplace_back(node.name, randomTensor(type, 7 + out.size()));
     }
     return out;
 }
@@ -412,6 +441,177 @@ private slots:
             qPrintable(QStringLiteral("%1 bytes fit in %2")
                            .arg(alone->plan.memory.devices[0].peakBytes)
                            .arg(capacity)));
+    }
+
+    /// A stream of N batches (--stream N): each batch's outputs are, bit for bit, those of the
+    /// unpipelined plan run on that batch alone, whatever the micro-batches per batch (one,
+    /// several, uneven), in two or three stages.
+    void aStreamComputesEachBatchAsAlone_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("microBatches");
+        QTest::addColumn<int>("batches");
+        QTest::addColumn<QStringList>("pins");
+        const QStringList twoStages = {"%7=b",  "%8=b",  "%9=b",  "%10=b",
+                                       "%11=b", "%12=b", "%13=b", "nn.softmax=b"};
+        QTest::newRow("3 batches of 4, whole") << 4 << 1 << 3 << twoStages;
+        QTest::newRow("4 batches of 4 in 2") << 4 << 2 << 4 << twoStages;
+        QTest::newRow("2 batches of 7 in 3 (uneven)") << 7 << 3 << 2 << twoStages;
+        QTest::newRow("3 batches of 2, three stages")
+            << 2 << 1 << 3 << QStringList{"%4=b",  "%5=b",  "%6=b",  "%7=b",  "%8=c",        "%9=c",
+                                          "%10=c", "%11=c", "%12=c", "%13=c", "nn.softmax=c"};
+    }
+    void aStreamComputesEachBatchAsAlone() {
+        QFETCH(int, batch);
+        QFETCH(int, microBatches);
+        QFETCH(int, batches);
+        QFETCH(QStringList, pins);
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", "a:vcpu,b:vcpu,c:vcpu"}, {"rule", "*=a"}};
+        for (const QString& pin : pins)
+            options.emplace_back("pin", pin.toStdString());
+        const auto plain = open(residualBlock(batch), request(options));
+        options.emplace_back("micro-batches", std::to_string(microBatches));
+        options.emplace_back("stream", std::to_string(batches));
+        const auto streamed = open(residualBlock(batch), request(options));
+        const SplitRegion* region = streamRegion(streamed->plan);
+        QVERIFY2(region, "the plan does not stream");
+        QCOMPARE(region->batches, batches);
+        QCOMPARE(static_cast<int>(region->shards.size()), batches * microBatches);
+        QCOMPARE(region->shards.back().end, std::int64_t{batch} * batches);
+        QCOMPARE(streamed->plan.devices, plain->plan.devices);
+        // The graph that runs reads the batches stacked.
+        const Graph& sharded = streamed->plan.sharded->graph;
+        QCOMPARE(sharded.node(*sharded.find("%data")).outputs[0].shape[0],
+                 std::int64_t{batch} * batches);
+
+        const auto inputs = allInputs(plain->model.graph, "%data", batches);
+        const auto got = run(streamed, runs(inputs));
+        QVERIFY2(got->reference && got->reference->ok,
+                 got->reference ? got->reference->mismatch.c_str() : "no reference");
+        QCOMPARE(got->result.outputs.size(), std::size_t{1});
+        const HostTensor& out = got->result.outputs[0];
+        QCOMPARE(out.type.shape[0], std::int64_t{batch} * batches);
+        for (int b = 0; b < batches; ++b) {
+            auto alone = inputs;
+            for (auto& [name, tensor] : alone) {
+                if (name == "%data")
+                    tensor = rowsOf(tensor, b, batch);
+            }
+            const auto expected = run(plain, runs(alone));
+            QVERIFY2(sameBits({rowsOf(out, b, batch)}, expected->result.outputs),
+                     qPrintable(QStringLiteral("batch %1 differs from its run alone").arg(b)));
+        }
+        // Data of one batch serves every batch.
+        auto one = inputs;
+        one.front().second = rowsOf(one.front().second, 0, batch);
+        const auto repeated = run(streamed, runs(one));
+        QVERIFY(repeated->reference && repeated->reference->ok);
+        QVERIFY(sameBits({rowsOf(repeated->result.outputs[0], batches - 1, batch)},
+                         {rowsOf(got->result.outputs[0], 0, batch)}));
+    }
+
+    /// A stream keeps its devices busy across batches: the second stage works on the first
+    /// batch while the first stage works on a later one, and the run reports items per second
+    /// and each batch's span.
+    void aStreamOverlapsItsBatches() {
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"stream", "4"}};
+        for (const char* pin :
+             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
+            options.emplace_back("pin", pin);
+        const auto planned = open(residualBlock(8), request(options));
+        bool overlapped = false;
+        for (int attempt = 0; attempt < 3 && !overlapped; ++attempt) {
+            const auto outcome = run(planned);
+            QVERIFY(outcome->reference && outcome->reference->ok);
+            const auto bySpan = spans(*outcome);
+            for (int wave = 1; wave < 4; ++wave)
+                QVERIFY2(bySpan.at({0, wave - 1}).first <= bySpan.at({0, wave}).first,
+                         "the first stage took a later batch before an earlier one");
+            overlapped = bySpan.at({1, 0}).first < bySpan.at({0, 3}).second;
+            const auto figures = streamRunTimes(*outcome);
+            QVERIFY(figures);
+            QCOMPARE(figures->batches, 4);
+            QCOMPARE(figures->batch, std::int64_t{8});
+            QCOMPARE(figures->spanMicros.size(), std::size_t{4});
+            QVERIFY(figures->itemsPerSecond > 0 && figures->batchMicros > 0);
+            for (std::size_t b = 1; b < 4; ++b)
+                QVERIFY(figures->doneMicros[b] >= figures->doneMicros[b - 1]);
+            const std::string summary = runSummary(*outcome);
+            QVERIFY2(summary.find("stream: 4 batches of 8") != std::string::npos &&
+                         summary.find("items/s") != std::string::npos,
+                     summary.c_str());
+            const Json report = runReportJson(*outcome);
+            QVERIFY(report.find("stream") && report.find("stream")->find("items_per_s"));
+        }
+        QVERIFY2(overlapped, "the second stage did not start the first batch while the first "
+                             "stage worked on the last");
+    }
+
+    /// The prediction is of the stream: more than one batch's latency, less than N of them, and
+    /// the plan report gives its items per second.
+    void theStreamIsPredicted() {
+        std::vector<std::pair<std::string, std::string>> options = {{"devices", "a:vcpu,b:vcpu"},
+                                                                    {"rule", "*=a"}};
+        for (const char* pin :
+             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
+            options.emplace_back("pin", pin);
+        PlanRequest one = request(options);
+        const auto unpriced = open(residualBlock(8), one);
+        one.options.costs =
+            std::make_shared<const CostModel>(m_session->costs(unpriced->model.devices));
+        PlanRequest four = one;
+        four.options.streamBatches = 4;
+        const auto single = open(residualBlock(8), one);
+        const auto stream = open(residualBlock(8), four);
+        QVERIFY(single->plan.prediction && stream->plan.sharded &&
+                stream->plan.sharded->plan->prediction);
+        const double a = single->plan.prediction->makespanMicros;
+        const double n = stream->plan.sharded->plan->prediction->makespanMicros;
+        QVERIFY2(n > a && n < 4 * a,
+                 qPrintable(QStringLiteral("one batch %1 us, four %2 us").arg(a).arg(n)));
+        // Auto mode chooses stages for the stream.
+        PlanRequest automatic = four;
+        automatic.options.mode = PlanMode::Auto;
+        automatic.pins.clear();
+        automatic.options.rules.clear();
+        const auto chosen = open(residualBlock(8), automatic);
+        QVERIFY(streamRegion(chosen->plan));
+        QVERIFY(std::any_of(chosen->plan.notes.begin(), chosen->plan.notes.end(),
+                            [](const std::string& note) {
+                                return note.find("a stream of 4 batches") != std::string::npos;
+                            }));
+    }
+
+    /// What cannot stream is said: an op that mixes the batch's rows, which the stacked batches
+    /// would mix across batches; the run refuses with the reason.
+    void whatCannotStreamIsSaid() {
+        ModelSource source;
+        source.path = "mixing.relay";
+        source.text = "#[version = \"0.0.5\"]\n"
+                      "def @main(%x: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32]) {\n"
+                      "  %0 = nn.dense(%x, %w, units=8);\n"
+                      "  %1 = sum(%0, axis=[0], keepdims=True);\n"
+                      "  subtract(%0, %1)\n"
+                      "}\n";
+        const auto planned = open(source, request({{"devices", "a:vcpu,b:vcpu"}, {"stream", "3"}}));
+        QVERIFY(!streamRegion(planned->plan));
+        QVERIFY2(std::any_of(planned->plan.conflicts.begin(), planned->plan.conflicts.end(),
+                             [](const Conflict& c) {
+                                 return c.message.find("--stream 3") != std::string::npos &&
+                                        c.message.find("nothing is streamed") != std::string::npos;
+                             }),
+                 "no conflict says why nothing streams");
+        const auto ran = m_session->run(planned, runs());
+        QVERIFY(!ran);
+        QVERIFY2(ran.error().message.find("cannot run as a stream") != std::string::npos,
+                 ran.error().message.c_str());
+        ModelSource ignored;
+        PlanRequest plan;
+        for (const char* bad : {"0", "x", "5000"}) {
+            const auto problem = takePlanOption("stream", bad, &ignored, &plan);
+            QVERIFY(problem && problem->find("--stream must be") != std::string::npos);
+        }
     }
 
     void whatCannotBePipelinedIsSaid() {

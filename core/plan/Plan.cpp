@@ -1,6 +1,7 @@
 // Plan helpers: totals and the sentence that explains a node's device.
 #include "plan/Plan.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace placer {
@@ -19,7 +20,9 @@ std::string_view planModeName(PlanMode mode) {
 
 std::string formatMillis(double micros) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.3g ms", micros / 1000.0);
+    // Three significant digits, but whole milliseconds past a second (not "1.65e+03 ms").
+    const double millis = micros / 1000.0;
+    std::snprintf(text, sizeof text, std::fabs(millis) >= 1000 ? "%.0f ms" : "%.3g ms", millis);
     return text;
 }
 

@@ -544,10 +544,10 @@ std::string runSummary(const RunOutcome& input) {
     out << line;
     if (const auto stream = streamRunTimes(input)) {
         std::snprintf(line, sizeof line,
-                      "stream: %d batches of %lld (%d micro-batches each): %.3f ms for all, %s; "
+                      "stream: %d batches of %lld (%d micro-batch%s each): %.3f ms for all, %s; "
                       "a batch's latency %.3f ms (median of the traced run's)",
                       stream->batches, static_cast<long long>(stream->batch), stream->microBatches,
-                      stream->medianMicros / 1000.0,
+                      stream->microBatches == 1 ? "" : "es", stream->medianMicros / 1000.0,
                       formatItemsPerSecond(static_cast<double>(stream->batches * stream->batch),
                                            stream->medianMicros)
                           .c_str(),

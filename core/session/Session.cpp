@@ -214,9 +214,13 @@ Result<Calibration> Session::calibrate(const CalibrationOptions& options,
 Result<std::size_t> recordCostsIn(store::PlanStore& workspace, const RunOutcome& outcome) {
     if (!outcome.executor || outcome.result.latencyMicros.empty())
         return std::size_t{0};
-    const std::vector<store::MeasuredCost> costs =
+    std::vector<store::MeasuredCost> costs =
         store::measuredCosts(*outcome.userGraph, outcome.userPlan, outcome.ran.fusedInto,
                              outcome.physical, userMedianTimes(outcome));
+    // Where the plan splits, each shard at its own shapes (a micro-batch's kernels are not the
+    // whole batch's divided).
+    for (store::MeasuredCost& cost : store::shardCosts(outcome))
+        costs.push_back(std::move(cost));
     if (costs.empty())
         return std::size_t{0};
     if (Status status = workspace.recordCosts(machineName(), costs); !status.ok())

@@ -99,6 +99,56 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
     return costs;
 }
 
+std::vector<MeasuredCost> shardCosts(const RunOutcome& run) {
+    std::vector<MeasuredCost> costs;
+    const Plan& plan = run.userPlan;
+    const OptimizedGraph& ran = run.ran;
+    if (!plan.sharded || !plan.sharded->plan || !run.executor ||
+        ran.shard.size() != ran.graph.size())
+        return costs;
+    const ShardedGraph& sharded = *plan.sharded;
+    // The sharded graph's node computing (user node, shard).
+    std::map<std::pair<std::uint32_t, std::int32_t>, NodeId> nodeOf;
+    for (std::uint32_t j = 0; j < sharded.graph.size() && j < sharded.shard.size(); ++j) {
+        if (sharded.origin[j].valid() && sharded.shard[j] >= 0)
+            nodeOf.emplace(std::pair(sharded.origin[j].index, sharded.shard[j]), NodeId(j));
+    }
+    // The kernels that ran for each (user node, shard): a fused kernel's time is its head's.
+    const MedianTimes times =
+        medianTimes(run.executor->program(), run.result, ran.graph.size(), ran.plan.copies.size());
+    std::map<std::pair<std::uint32_t, std::int32_t>, double> millis;
+    for (std::uint32_t i = 0; i < ran.graph.size() && i < times.nodeMillis.size(); ++i) {
+        if (ran.origin[i].valid() && ran.shard[i] >= 0 && times.nodeMillis[i] > 0)
+            millis[std::pair(ran.origin[i].index, ran.shard[i])] += times.nodeMillis[i];
+    }
+    const auto members = CostModel::membersByHead(ran.fusedInto);
+    for (const auto& [at, ms] : millis) {
+        const auto [user, shard] = at;
+        const auto node = nodeOf.find(at);
+        if (node == nodeOf.end() || sharded.graph.node(node->second).role() != OpRole::Compute)
+            continue;
+        const DeviceId device = sharded.plan->devices[node->second.index];
+        if (!device.valid() || static_cast<std::size_t>(device.index) >= run.physical.size())
+            continue;
+        std::string key = CostModel::nodeKey(sharded.graph, node->second);
+        if (const auto group = members.find(user); group != members.end()) {
+            std::vector<NodeId> shardMembers;
+            for (NodeId member : group->second) {
+                const auto found = nodeOf.find(std::pair(member.index, shard));
+                if (found == nodeOf.end())
+                    break;
+                shardMembers.push_back(found->second);
+            }
+            if (shardMembers.size() != group->second.size())
+                continue; // a group the shards do not repeat: its time is no shard's
+            key = CostModel::groupKey(sharded.graph, node->second, shardMembers);
+        }
+        costs.push_back(
+            {std::move(key), CostModel::costClass(run.physical[device.index]), ms * 1000, 1});
+    }
+    return costs;
+}
+
 Result<std::optional<RunComparison>> compareLastRuns(PlanStore& store, const std::string& a,
                                                      const std::string& b) {
     auto lastA = store.lastRun(a);

@@ -29,6 +29,12 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
                                         const std::vector<std::string>& physical,
                                         const MedianTimes& times);
 
+/// What a run of a plan that splits measured of each shard (a pipeline's micro-batch, a split
+/// region's part): each split node's shard timed on its own device, kept under the key of the
+/// node at the shard's shapes in the sharded graph (a fused group's under its group's key
+/// there), which the prediction of such a plan reads. Empty when the plan does not split.
+std::vector<MeasuredCost> shardCosts(const RunOutcome& run);
+
 /// The last runs of two saved plans side by side.
 struct RunComparison {
     RunRecord a, b;

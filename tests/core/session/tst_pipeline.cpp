@@ -320,6 +320,38 @@ private slots:
         QVERIFY(p.makespanMicros < busy);
     }
 
+    /// A pipelined run teaches the cost table each micro-batch's kernels at the micro-batch's
+    /// own shapes (a smaller kernel is not the whole batch's divided): planning again predicts
+    /// the sharded graph's nodes from them, measured.
+    void aPipelinedRunTeachesItsMicroBatchCosts() {
+        std::vector<std::pair<std::string, std::string>> options = {
+            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"micro-batches", "4"}};
+        for (const char* pin :
+             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
+            options.emplace_back("pin", pin);
+        const auto planned = open(residualBlock(8), request(options));
+        const ShardedGraph& sharded = *planned->plan.sharded;
+        const CostModel before = m_session->costs(planned->model.devices);
+        const auto measuredShards = [&](const CostModel& costs) {
+            int measured = 0;
+            for (std::uint32_t j = 0; j < sharded.graph.size(); ++j) {
+                if (sharded.shard[j] >= 0 &&
+                    sharded.graph.node(NodeId(j)).role() == OpRole::Compute &&
+                    costs.nodeCost(sharded.graph, NodeId(j), sharded.plan->devices[j]).measured)
+                    ++measured;
+            }
+            return measured;
+        };
+        QCOMPARE(measuredShards(before), 0);
+        const auto outcome = run(planned);
+        auto recorded = m_session->recordCosts(*outcome);
+        QVERIFY2(recorded.ok(), recorded.ok() ? "" : recorded.error().message.c_str());
+        const CostModel after = m_session->costs(planned->model.devices, {}, false);
+        // The ops that ran as kernels of their own (the fused ones are kept under their
+        // groups' keys), every micro-batch of them.
+        QVERIFY2(measuredShards(after) >= 4, "no micro-batch's kernel was recorded");
+    }
+
     /// The memory plan holds the micro-batches the devices work on, not the whole batch at each
     /// step: less than the unpipelined plan needs, and a capacity between the two now fits.
     void memoryIsPlannedForTheMicroBatches() {

@@ -9,6 +9,7 @@
 #include "io/OnnxReader.h"
 #include "io/RelayReader.h"
 #include "io/SymbolicShapes.h"
+#include "ir/StringPool.h"
 
 #include <map>
 
@@ -103,8 +104,25 @@ Result<std::pair<std::string, std::vector<std::int64_t>>> parseInputShape(std::s
 
 namespace {
 
-/// A model from its bytes; `file`, when given, is the mapped file they are.
+Result<LoadedModel> readModel(std::string_view text, std::shared_ptr<const MappedFile> file,
+                              const std::string& fileName, GraphFormat format,
+                              const std::optional<DeviceSet>& devices,
+                              const InputShapes& inputShapes, const RunInputs& runInputs);
+
+/// A model from its bytes; `file`, when given, is the mapped file they are. A model whose
+/// strings overflow the process's pool (ir/StringPool.h) is an error, not an abort.
 Result<LoadedModel> loadModel(std::string_view text, std::shared_ptr<const MappedFile> file,
+                              const std::string& fileName, GraphFormat format,
+                              const std::optional<DeviceSet>& devices,
+                              const InputShapes& inputShapes, const RunInputs& runInputs) {
+    try {
+        return readModel(text, std::move(file), fileName, format, devices, inputShapes, runInputs);
+    } catch (const StringPoolFull& full) {
+        return SourceError{fileName, 0, 0, full.what()};
+    }
+}
+
+Result<LoadedModel> readModel(std::string_view text, std::shared_ptr<const MappedFile> file,
                               const std::string& fileName, GraphFormat format,
                               const std::optional<DeviceSet>& devices,
                               const InputShapes& inputShapes, const RunInputs& runInputs) {

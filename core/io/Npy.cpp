@@ -263,7 +263,12 @@ Result<HostTensor> parseNpy(std::string_view bytes, const std::string& fileName)
                 else
                     text += static_cast<char>(code);
             }
-            const StringHandle handle = internString(text);
+            StringHandle handle = 0;
+            try {
+                handle = internString(text);
+            } catch (const StringPoolFull& full) {
+                return SourceError{fileName, 0, 0, full.what()};
+            }
             std::memcpy(tensor.data.data() + i * sizeof(handle), &handle, sizeof(handle));
         }
         return tensor;

@@ -546,7 +546,7 @@ Result<std::unique_ptr<Kernel>> castKernel(const KernelSpec& spec) {
                               for (std::int64_t i = 0; i < n; ++i) {
                                   StringHandle handle = 0;
                                   std::memcpy(&handle, in[0] + i * sizeof(handle), sizeof(handle));
-                                  const std::string_view text = stringOf(handle);
+                                  const std::string text = stringOf(handle);
                                   if (to == DType::Int64) {
                                       if (const auto exact = stringToInteger<std::int64_t>(text)) {
                                           std::memcpy(out[0] + i * 8, &*exact, 8);

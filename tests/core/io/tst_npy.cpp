@@ -119,6 +119,57 @@ private slots:
                  huge.error().message.c_str());
     }
 
+    /// Strings of up to 7 bytes are their own handles and take no memory: a million distinct
+    /// ones leave the pool as it was. Longer ones are kept once each, up to the pool's limit;
+    /// past it, reading more is an error with its file, not an abort.
+    void stringsAreBounded() {
+        const StringPoolSize before = stringPoolSize();
+        for (int i = 0; i < 1000000; i += 997) {
+            const std::string text = std::to_string(i);
+            QCOMPARE(stringOf(internString(text)), text);
+        }
+        for (const std::string text : {std::string("a"), std::string("1234567"),
+                                       std::string("a\0b", 3), std::string("\xff\x80")})
+            QCOMPARE(stringOf(internString(text)), text);
+        QCOMPARE(internString(""), StringHandle{0});
+        QCOMPARE(internString("abc"), internString(std::string("abc")));
+        QVERIFY(internString("abc") != internString("abd"));
+        QCOMPARE(stringPoolSize().strings, before.strings);
+        QCOMPARE(stringPoolSize().bytes, before.bytes);
+
+        // Eight bytes and more are pooled, each distinct string once.
+        const std::string eight = "12345678";
+        QCOMPARE(stringOf(internString(eight)), eight);
+        QCOMPARE(internString(eight), internString(eight));
+        QCOMPARE(stringPoolSize().bytes, before.bytes + 8);
+
+        // A full pool: interning throws, reading a file of new long strings is an error.
+        setStringPoolLimit(stringPoolSize().bytes + 40);
+        int kept = 0;
+        bool full = false;
+        for (int i = 0; i < 10 && !full; ++i) {
+            try {
+                internString("a long string " + std::to_string(i));
+                ++kept;
+            } catch (const StringPoolFull&) {
+                full = true;
+            }
+        }
+        QVERIFY(full);
+        QCOMPARE(kept, 2);                              // 16 bytes each
+        QCOMPARE(stringOf(internString(eight)), eight); // kept strings stay
+        QCOMPARE(stringOf(internString("short")), std::string("short"));
+        auto refused = parseNpy(
+            npyFile("{'descr': '|S12', 'fortran_order': False, 'shape': (1,), }", "twelve bytes"),
+            "long.npy");
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().toString().find("long.npy") != std::string::npos &&
+                     refused.error().toString().find("distinct strings") != std::string::npos,
+                 refused.error().toString().c_str());
+        setStringPoolLimit(kMaxPooledStringBytes);
+        QCOMPARE(stringOf(internString("twelve bytes")), std::string("twelve bytes"));
+    }
+
     void badFiles_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("message");

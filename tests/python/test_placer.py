@@ -141,6 +141,10 @@ def test_stream(workspace):
         for key, value in alone.items():
             rows = value.shape[0]
             np.testing.assert_array_equal(run.outputs[key][b * rows:(b + 1) * rows], value)
+    # A saved plan keeps its stream.
+    stream.save("streamed")
+    again = placer.Workspace(workspace).load("streamed", model=MODELS / "tiny_encoder_batch4.onnx")
+    assert any(s.get("stream_batches") == 3 for s in again.report.get("splits", []))
     with pytest.raises(placer.PlacerError, match="--stream must be"):
         model.plan(stream=0)
     with pytest.raises(TypeError):

@@ -230,7 +230,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="66"/>
+        <location filename="../views/PlanSummary.cpp" line="67"/>
         <source>a stream of %n batch(es)</source>
         <translation>
             <numerusform>a stream of %n batch</numerusform>
@@ -442,17 +442,17 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="148"/>
+        <location filename="../app/gui/main.cpp" line="147"/>
         <source>Throughput mode: N batches back to back through the pipeline.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="158"/>
+        <location filename="../app/gui/main.cpp" line="157"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="163"/>
+        <location filename="../app/gui/main.cpp" line="162"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -595,222 +595,222 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445"/>
+        <location filename="../app/gui/MainWindow.cpp" line="449"/>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>Plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>Restored the unsaved changes</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234"/>
+        <location filename="../app/gui/MainWindow.cpp" line="238"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="243"/>
         <source>&amp;Open…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="241"/>
+        <location filename="../app/gui/MainWindow.cpp" line="245"/>
         <source>Open &amp;Recent</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Open the &amp;Example</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="248"/>
         <source>&amp;Save Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="250"/>
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
         <source>&amp;Export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="258"/>
         <source>Export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261"/>
+        <location filename="../app/gui/MainWindow.cpp" line="265"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263"/>
+        <location filename="../app/gui/MainWindow.cpp" line="267"/>
         <source>&amp;Edit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264"/>
+        <location filename="../app/gui/MainWindow.cpp" line="268"/>
         <source>&amp;Undo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266"/>
+        <location filename="../app/gui/MainWindow.cpp" line="270"/>
         <source>&amp;Redo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271"/>
+        <location filename="../app/gui/MainWindow.cpp" line="275"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274"/>
+        <location filename="../app/gui/MainWindow.cpp" line="278"/>
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276"/>
+        <location filename="../app/gui/MainWindow.cpp" line="280"/>
         <source>Remove Split of Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278"/>
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>&amp;Find…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="288"/>
         <source>Find &amp;Next</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286"/>
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>Find &amp;Previous</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289"/>
+        <location filename="../app/gui/MainWindow.cpp" line="293"/>
         <source>&amp;View</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="294"/>
         <source>&amp;Fit to Window</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>Fit &amp;Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295"/>
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>&amp;Collapse Groups</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <location filename="../app/gui/MainWindow.cpp" line="300"/>
         <source>E&amp;xpand All Groups</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299"/>
+        <location filename="../app/gui/MainWindow.cpp" line="303"/>
         <source>Zoom &amp;In</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301"/>
+        <location filename="../app/gui/MainWindow.cpp" line="305"/>
         <source>Zoom &amp;Out</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305"/>
+        <location filename="../app/gui/MainWindow.cpp" line="309"/>
         <source>&amp;Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306"/>
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="316"/>
         <source>&amp;Pin Selection To</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314"/>
+        <location filename="../app/gui/MainWindow.cpp" line="318"/>
         <source>Device %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327"/>
+        <location filename="../app/gui/MainWindow.cpp" line="331"/>
         <source>Device %1 (none)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331"/>
+        <location filename="../app/gui/MainWindow.cpp" line="335"/>
         <source>&amp;Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332"/>
+        <location filename="../app/gui/MainWindow.cpp" line="336"/>
         <source>&amp;Run the Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334"/>
+        <location filename="../app/gui/MainWindow.cpp" line="338"/>
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336"/>
+        <location filename="../app/gui/MainWindow.cpp" line="340"/>
         <source>Main</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="341"/>
+        <location filename="../app/gui/MainWindow.cpp" line="345"/>
         <source>Planner: </source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352"/>
+        <location filename="../app/gui/MainWindow.cpp" line="356"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="376"/>
+        <location filename="../app/gui/MainWindow.cpp" line="380"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>There is no device %1: the palette has %n device</numerusform>
@@ -818,49 +818,49 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383"/>
+        <location filename="../app/gui/MainWindow.cpp" line="387"/>
         <source>Select the nodes to pin first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="400"/>
+        <location filename="../app/gui/MainWindow.cpp" line="404"/>
         <source>Select the ops to split first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="522"/>
+        <location filename="../app/gui/MainWindow.cpp" line="526"/>
         <source>Calibrate this machine?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="527"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="536"/>
-        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="540"/>
         <location filename="../app/gui/MainWindow.cpp" line="570"/>
+        <location filename="../app/gui/MainWindow.cpp" line="574"/>
         <source>Calibrate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="536"/>
+        <location filename="../app/gui/MainWindow.cpp" line="540"/>
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539"/>
+        <location filename="../app/gui/MainWindow.cpp" line="543"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="570"/>
         <source>Calibration failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="576"/>
+        <location filename="../app/gui/MainWindow.cpp" line="580"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished"></translation>
     </message>
@@ -876,18 +876,18 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
         <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="233"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="212"/>
         <source>Pin %1 to %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428"/>
+        <location filename="../app/gui/MainWindow.cpp" line="432"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -897,32 +897,32 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448"/>
+        <location filename="../app/gui/MainWindow.cpp" line="452"/>
         <source>Exported %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="455"/>
+        <location filename="../app/gui/MainWindow.cpp" line="459"/>
         <source>Unsaved plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="456"/>
+        <location filename="../app/gui/MainWindow.cpp" line="460"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503"/>
+        <location filename="../app/gui/MainWindow.cpp" line="507"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="510"/>
+        <location filename="../app/gui/MainWindow.cpp" line="514"/>
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="226"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -942,34 +942,32 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="49"/>
-        <location filename="../app/gui/UndoCommands.cpp" line="73"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="61"/>
         <source>Stream %1 batches</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
-        <location filename="../app/gui/UndoCommands.cpp" line="76"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="63"/>
         <source>Stop streaming</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="83"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="57"/>
         <source>Pipeline in %1 micro-batches</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="86"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="60"/>
         <source>Stop pipelining</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="114"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="93"/>
         <source>Change rules</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="194"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
         <source>Split %n op(s) across %1</source>
         <translation>
             <numerusform>Split %n op across %1</numerusform>
@@ -977,17 +975,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="207"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="186"/>
         <source>Remove split</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="213"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="192"/>
         <source>Edit devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="235"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="214"/>
         <source>Pin %n node(s) to %1</source>
         <translation>
             <numerusform>Pin %n node to %1</numerusform>
@@ -995,7 +993,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="253"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="232"/>
         <source>Clear %n pin(s)</source>
         <translation>
             <numerusform>Clear %n pin</numerusform>
@@ -1103,7 +1101,7 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="38"/>
+        <location filename="../app/gui/RunPanel.cpp" line="37"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>

@@ -226,7 +226,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/PlanSummary.cpp" line="66"/>
+        <location filename="../views/PlanSummary.cpp" line="67"/>
         <source>a stream of %n batch(es)</source>
         <translation>
             <numerusform>%n 个批次的流</numerusform>
@@ -432,17 +432,17 @@
         <translation>将批次切分为 M 个微批次，以流水线执行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="148"/>
+        <location filename="../app/gui/main.cpp" line="147"/>
         <source>Throughput mode: N batches back to back through the pipeline.</source>
         <translation>吞吐模式：N 个批次首尾相接地流经流水线。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="158"/>
+        <location filename="../app/gui/main.cpp" line="157"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="163"/>
+        <location filename="../app/gui/main.cpp" line="162"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
@@ -585,266 +585,266 @@
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445"/>
+        <location filename="../app/gui/MainWindow.cpp" line="449"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>Restored the unsaved changes</source>
         <translation>已恢复未保存的更改</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234"/>
+        <location filename="../app/gui/MainWindow.cpp" line="238"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="243"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="241"/>
+        <location filename="../app/gui/MainWindow.cpp" line="245"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="248"/>
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="250"/>
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="261"/>
+        <location filename="../app/gui/MainWindow.cpp" line="265"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263"/>
+        <location filename="../app/gui/MainWindow.cpp" line="267"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="264"/>
+        <location filename="../app/gui/MainWindow.cpp" line="268"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="266"/>
+        <location filename="../app/gui/MainWindow.cpp" line="270"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="271"/>
+        <location filename="../app/gui/MainWindow.cpp" line="275"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="274"/>
+        <location filename="../app/gui/MainWindow.cpp" line="278"/>
         <source>&amp;Split Across Devices…</source>
         <translation>跨设备拆分(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="276"/>
+        <location filename="../app/gui/MainWindow.cpp" line="280"/>
         <source>Remove Split of Selection</source>
         <translation>移除所选内容的拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="278"/>
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="288"/>
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="286"/>
+        <location filename="../app/gui/MainWindow.cpp" line="290"/>
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="289"/>
+        <location filename="../app/gui/MainWindow.cpp" line="293"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="294"/>
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295"/>
+        <location filename="../app/gui/MainWindow.cpp" line="299"/>
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <location filename="../app/gui/MainWindow.cpp" line="300"/>
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="299"/>
+        <location filename="../app/gui/MainWindow.cpp" line="303"/>
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301"/>
+        <location filename="../app/gui/MainWindow.cpp" line="305"/>
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305"/>
+        <location filename="../app/gui/MainWindow.cpp" line="309"/>
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="306"/>
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="308"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="316"/>
         <source>&amp;Pin Selection To</source>
         <translation>将所选固定到(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314"/>
+        <location filename="../app/gui/MainWindow.cpp" line="318"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327"/>
+        <location filename="../app/gui/MainWindow.cpp" line="331"/>
         <source>Device %1 (none)</source>
         <translation>设备 %1（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="331"/>
+        <location filename="../app/gui/MainWindow.cpp" line="335"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="332"/>
+        <location filename="../app/gui/MainWindow.cpp" line="336"/>
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334"/>
+        <location filename="../app/gui/MainWindow.cpp" line="338"/>
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336"/>
+        <location filename="../app/gui/MainWindow.cpp" line="340"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="341"/>
+        <location filename="../app/gui/MainWindow.cpp" line="345"/>
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352"/>
+        <location filename="../app/gui/MainWindow.cpp" line="356"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="376"/>
+        <location filename="../app/gui/MainWindow.cpp" line="380"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383"/>
+        <location filename="../app/gui/MainWindow.cpp" line="387"/>
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="400"/>
+        <location filename="../app/gui/MainWindow.cpp" line="404"/>
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="522"/>
+        <location filename="../app/gui/MainWindow.cpp" line="526"/>
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="527"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="536"/>
-        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="540"/>
         <location filename="../app/gui/MainWindow.cpp" line="570"/>
+        <location filename="../app/gui/MainWindow.cpp" line="574"/>
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="536"/>
+        <location filename="../app/gui/MainWindow.cpp" line="540"/>
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539"/>
+        <location filename="../app/gui/MainWindow.cpp" line="543"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="566"/>
+        <location filename="../app/gui/MainWindow.cpp" line="570"/>
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="576"/>
+        <location filename="../app/gui/MainWindow.cpp" line="580"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
@@ -860,23 +860,23 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
         <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="226"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation>已保存计划“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="233"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="212"/>
         <source>Pin %1 to %2</source>
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="428"/>
+        <location filename="../app/gui/MainWindow.cpp" line="432"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
@@ -886,32 +886,32 @@
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="258"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448"/>
+        <location filename="../app/gui/MainWindow.cpp" line="452"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="455"/>
+        <location filename="../app/gui/MainWindow.cpp" line="459"/>
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="456"/>
+        <location filename="../app/gui/MainWindow.cpp" line="460"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="503"/>
+        <location filename="../app/gui/MainWindow.cpp" line="507"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="510"/>
+        <location filename="../app/gui/MainWindow.cpp" line="514"/>
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
@@ -931,58 +931,56 @@
         <translation>自动放置</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="49"/>
-        <location filename="../app/gui/UndoCommands.cpp" line="73"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="61"/>
         <source>Stream %1 batches</source>
         <translation>流式执行 %1 个批次</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="52"/>
-        <location filename="../app/gui/UndoCommands.cpp" line="76"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="63"/>
         <source>Stop streaming</source>
         <translation>停止流式执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="83"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="57"/>
         <source>Pipeline in %1 micro-batches</source>
         <translation>以 %1 个微批次流水线执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="86"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="60"/>
         <source>Stop pipelining</source>
         <translation>停止流水线执行</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="114"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="93"/>
         <source>Change rules</source>
         <translation>更改规则</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="194"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="173"/>
         <source>Split %n op(s) across %1</source>
         <translation>
             <numerusform>将 %n 个算子拆分到 %1</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="207"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="186"/>
         <source>Remove split</source>
         <translation>移除拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/UndoCommands.cpp" line="213"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="192"/>
         <source>Edit devices</source>
         <translation>编辑设备</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="235"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="214"/>
         <source>Pin %n node(s) to %1</source>
         <translation>
             <numerusform>将 %n 个节点固定到 %1</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/UndoCommands.cpp" line="253"/>
+        <location filename="../app/gui/UndoCommands.cpp" line="232"/>
         <source>Clear %n pin(s)</source>
         <translation>
             <numerusform>清除 %n 个固定</numerusform>
@@ -1089,7 +1087,7 @@
 <context>
     <name>placer::gui::RunPanel</name>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="38"/>
+        <location filename="../app/gui/RunPanel.cpp" line="37"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>

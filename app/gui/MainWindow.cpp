@@ -197,10 +197,14 @@ void MainWindow::createDocks() {
         dock(tr("History"), QStringLiteral("history"), history, Qt::RightDockWidgetArea);
 
     m_runPanel = new RunPanel(m_document, m_run, this);
-    connect(m_runPanel, &RunPanel::microBatchesChosen, this,
-            [this](int count) { m_undo->push(new SetMicroBatchesCommand(m_document, count)); });
-    connect(m_runPanel, &RunPanel::streamBatchesChosen, this,
-            [this](int count) { m_undo->push(new SetStreamBatchesCommand(m_document, count)); });
+    connect(m_runPanel, &RunPanel::microBatchesChosen, this, [this](int count) {
+        m_undo->push(new SetPipelineCountCommand(
+            m_document, SetPipelineCountCommand::Count::MicroBatches, count));
+    });
+    connect(m_runPanel, &RunPanel::streamBatchesChosen, this, [this](int count) {
+        m_undo->push(new SetPipelineCountCommand(
+            m_document, SetPipelineCountCommand::Count::StreamBatches, count));
+    });
     connect(m_runPanel, &RunPanel::finished, this, &MainWindow::runFinished);
     connect(m_runPanel, &RunPanel::problem, this, &MainWindow::showError);
     dock(tr("Run"), QStringLiteral("run"), m_runPanel, Qt::LeftDockWidgetArea);

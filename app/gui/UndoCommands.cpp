@@ -43,66 +43,45 @@ void SetModeCommand::redo() {
     m_document->setMode(m_after);
 }
 
-SetStreamBatchesCommand::SetStreamBatchesCommand(views::PlacementDocument* document, int count)
-    : m_document(document), m_before(std::max(1, document->options().streamBatches)),
-      m_after(count) {
-    setText(
-        count > 1
-            ? QCoreApplication::translate("placer::gui::MainWindow", "Stream %1 batches").arg(count)
-            : QCoreApplication::translate("placer::gui::MainWindow", "Stop streaming"));
+SetPipelineCountCommand::SetPipelineCountCommand(views::PlacementDocument* document, Count which,
+                                                 int count)
+    : m_document(document), m_which(which), m_after(count) {
+    PlanOptions options = document->options();
+    m_before = std::max(1, field(options));
+    setText(describe(count));
 }
 
-void SetStreamBatchesCommand::set(int count) {
+QString SetPipelineCountCommand::describe(int count) const {
+    if (m_which == Count::MicroBatches)
+        return count > 1
+                   ? QCoreApplication::translate("placer::gui::MainWindow",
+                                                 "Pipeline in %1 micro-batches")
+                         .arg(count)
+                   : QCoreApplication::translate("placer::gui::MainWindow", "Stop pipelining");
+    return count > 1 ? QCoreApplication::translate("placer::gui::MainWindow", "Stream %1 batches")
+                           .arg(count)
+                     : QCoreApplication::translate("placer::gui::MainWindow", "Stop streaming");
+}
+
+void SetPipelineCountCommand::set(int count) {
     PlanOptions options = m_document->options();
-    options.streamBatches = count;
+    field(options) = count;
     m_document->setOptions(std::move(options));
 }
 
-void SetStreamBatchesCommand::undo() {
+void SetPipelineCountCommand::undo() {
     set(m_before);
 }
 
-void SetStreamBatchesCommand::redo() {
+void SetPipelineCountCommand::redo() {
     set(m_after);
 }
 
-bool SetStreamBatchesCommand::mergeWith(const QUndoCommand* other) {
+bool SetPipelineCountCommand::mergeWith(const QUndoCommand* other) {
     if (other->id() != id())
         return false;
-    m_after = static_cast<const SetStreamBatchesCommand*>(other)->m_after;
-    setText(m_after > 1
-                ? QCoreApplication::translate("placer::gui::MainWindow", "Stream %1 batches")
-                      .arg(m_after)
-                : QCoreApplication::translate("placer::gui::MainWindow", "Stop streaming"));
-    return true;
-}
-
-SetMicroBatchesCommand::SetMicroBatchesCommand(views::PlacementDocument* document, int count)
-    : m_document(document), m_before(std::max(1, document->options().microBatches)),
-      m_after(count) {
-    setText(count > 1 ? QCoreApplication::translate("placer::gui::MainWindow",
-                                                    "Pipeline in %1 micro-batches")
-                            .arg(count)
-                      : QCoreApplication::translate("placer::gui::MainWindow", "Stop pipelining"));
-}
-
-void SetMicroBatchesCommand::undo() {
-    PlanOptions options = m_document->options();
-    options.microBatches = m_before;
-    m_document->setOptions(std::move(options));
-}
-
-void SetMicroBatchesCommand::redo() {
-    PlanOptions options = m_document->options();
-    options.microBatches = m_after;
-    m_document->setOptions(std::move(options));
-}
-
-bool SetMicroBatchesCommand::mergeWith(const QUndoCommand* other) {
-    if (other->id() != id())
-        return false;
-    m_after = static_cast<const SetMicroBatchesCommand*>(other)->m_after;
-    setText(other->text());
+    m_after = static_cast<const SetPipelineCountCommand*>(other)->m_after;
+    setText(describe(m_after));
     return true;
 }
 

@@ -37,33 +37,26 @@ private:
     PlanMode m_after;
 };
 
-/// The plan's micro-batches (PlanOptions::microBatches); steps of one spin box in a row merge.
-class SetMicroBatchesCommand : public QUndoCommand {
+/// A pipeline's count: the plan's micro-batches (PlanOptions::microBatches) or the batches a run
+/// streams (PlanOptions::streamBatches); steps of one spin box in a row merge.
+class SetPipelineCountCommand : public QUndoCommand {
 public:
-    SetMicroBatchesCommand(views::PlacementDocument* document, int count);
+    enum class Count { MicroBatches, StreamBatches };
+    SetPipelineCountCommand(views::PlacementDocument* document, Count which, int count);
     void undo() override;
     void redo() override;
-    int id() const override { return 4001; }
+    int id() const override { return m_which == Count::MicroBatches ? 4001 : 4002; }
     bool mergeWith(const QUndoCommand* other) override;
 
 private:
-    views::PlacementDocument* m_document;
-    int m_before;
-    int m_after;
-};
-
-/// The batches a run streams (PlanOptions::streamBatches); steps of one spin box in a row merge.
-class SetStreamBatchesCommand : public QUndoCommand {
-public:
-    SetStreamBatchesCommand(views::PlacementDocument* document, int count);
-    void undo() override;
-    void redo() override;
-    int id() const override { return 4002; }
-    bool mergeWith(const QUndoCommand* other) override;
-
-private:
+    std::int32_t& field(PlanOptions& options) const {
+        return m_which == Count::MicroBatches ? options.microBatches : options.streamBatches;
+    }
     void set(int count);
+    /// "Pipeline in 4 micro-batches", "Stream 3 batches", "Stop pipelining", "Stop streaming".
+    QString describe(int count) const;
     views::PlacementDocument* m_document;
+    Count m_which;
     int m_before;
     int m_after;
 };

@@ -61,6 +61,19 @@ ModelSource denseStack() {
     return source;
 }
 
+/// The residual block in two stages on two vcpus: everything on a, its second half pinned to
+/// b; then `extra` options.
+std::vector<std::pair<std::string, std::string>>
+twoStages(std::vector<std::pair<std::string, std::string>> extra = {}) {
+    std::vector<std::pair<std::string, std::string>> options = {{"devices", "a:vcpu,b:vcpu"},
+                                                                {"rule", "*=a"}};
+    for (const char* pin :
+         {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
+        options.emplace_back("pin", pin);
+    options.insert(options.end(), extra.begin(), extra.end());
+    return options;
+}
+
 PlanRequest request(const std::vector<std::pair<std::string, std::string>>& options) {
     ModelSource ignored;
     PlanRequest out;
@@ -172,10 +185,11 @@ private slots:
         QTest::addColumn<int>("microBatches");
         QTest::addColumn<QString>("devices");
         QTest::addColumn<QStringList>("pins");
-        const QStringList twoStages = {"%7=b",  "%8=b",  "%9=b",  "%10=b",
-                                       "%11=b", "%12=b", "%13=b", "nn.softmax=b"};
-        QTest::newRow("cnn, two stages, 3 of 6") << 6 << 3 << "a:vcpu,b:vcpu" << twoStages;
-        QTest::newRow("cnn, two stages, 4 of 7 (uneven)") << 7 << 4 << "a:vcpu,b:vcpu" << twoStages;
+        const QStringList secondHalf = {"%7=b",  "%8=b",  "%9=b",  "%10=b",
+                                        "%11=b", "%12=b", "%13=b", "nn.softmax=b"};
+        QTest::newRow("cnn, two stages, 3 of 6") << 6 << 3 << "a:vcpu,b:vcpu" << secondHalf;
+        QTest::newRow("cnn, two stages, 4 of 7 (uneven)")
+            << 7 << 4 << "a:vcpu,b:vcpu" << secondHalf;
         QTest::newRow("cnn, three stages, 5 of 5")
             << 5 << 5 << "a:vcpu,b:vcpu,c:vcpu"
             << QStringList{"%4=b",  "%5=b",  "%6=b",  "%7=b",  "%8=c",        "%9=c",
@@ -243,11 +257,7 @@ private slots:
     /// Each device works through the micro-batches in order, and the second device works on
     /// one while the first works on the next: the stages overlap.
     void theStagesOverlap() {
-        std::vector<std::pair<std::string, std::string>> options = {
-            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"micro-batches", "4"}};
-        for (const char* pin :
-             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
-            options.emplace_back("pin", pin);
+        const auto options = twoStages({{"micro-batches", "4"}});
         const auto planned = open(residualBlock(32), request(options));
         // The overlap is timed: on a loaded machine one run's second worker may be scheduled
         // only after the first is done, so the run is tried up to three times.
@@ -324,11 +334,7 @@ private slots:
     /// own shapes (a smaller kernel is not the whole batch's divided): planning again predicts
     /// the sharded graph's nodes from them, measured.
     void aPipelinedRunTeachesItsMicroBatchCosts() {
-        std::vector<std::pair<std::string, std::string>> options = {
-            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"micro-batches", "4"}};
-        for (const char* pin :
-             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
-            options.emplace_back("pin", pin);
+        const auto options = twoStages({{"micro-batches", "4"}});
         const auto planned = open(residualBlock(8), request(options));
         const ShardedGraph& sharded = *planned->plan.sharded;
         const CostModel before = m_session->costs(planned->model.devices);
@@ -483,11 +489,11 @@ private slots:
         QTest::addColumn<int>("microBatches");
         QTest::addColumn<int>("batches");
         QTest::addColumn<QStringList>("pins");
-        const QStringList twoStages = {"%7=b",  "%8=b",  "%9=b",  "%10=b",
-                                       "%11=b", "%12=b", "%13=b", "nn.softmax=b"};
-        QTest::newRow("3 batches of 4, whole") << 4 << 1 << 3 << twoStages;
-        QTest::newRow("4 batches of 4 in 2") << 4 << 2 << 4 << twoStages;
-        QTest::newRow("2 batches of 7 in 3 (uneven)") << 7 << 3 << 2 << twoStages;
+        const QStringList secondHalf = {"%7=b",  "%8=b",  "%9=b",  "%10=b",
+                                        "%11=b", "%12=b", "%13=b", "nn.softmax=b"};
+        QTest::newRow("3 batches of 4, whole") << 4 << 1 << 3 << secondHalf;
+        QTest::newRow("4 batches of 4 in 2") << 4 << 2 << 4 << secondHalf;
+        QTest::newRow("2 batches of 7 in 3 (uneven)") << 7 << 3 << 2 << secondHalf;
         QTest::newRow("3 batches of 2, three stages")
             << 2 << 1 << 3 << QStringList{"%4=b",  "%5=b",  "%6=b",  "%7=b",  "%8=c",        "%9=c",
                                           "%10=c", "%11=c", "%12=c", "%13=c", "nn.softmax=c"};
@@ -546,11 +552,7 @@ private slots:
     /// batch while the first stage works on a later one, and the run reports items per second
     /// and each batch's span.
     void aStreamOverlapsItsBatches() {
-        std::vector<std::pair<std::string, std::string>> options = {
-            {"devices", "a:vcpu,b:vcpu"}, {"rule", "*=a"}, {"stream", "4"}};
-        for (const char* pin :
-             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
-            options.emplace_back("pin", pin);
+        const auto options = twoStages({{"stream", "4"}});
         const auto planned = open(residualBlock(8), request(options));
         bool overlapped = false;
         for (int attempt = 0; attempt < 3 && !overlapped; ++attempt) {
@@ -583,12 +585,7 @@ private slots:
     /// The prediction is of the stream: more than one batch's latency, less than N of them, and
     /// the plan report gives its items per second.
     void theStreamIsPredicted() {
-        std::vector<std::pair<std::string, std::string>> options = {{"devices", "a:vcpu,b:vcpu"},
-                                                                    {"rule", "*=a"}};
-        for (const char* pin :
-             {"%7=b", "%8=b", "%9=b", "%10=b", "%11=b", "%12=b", "%13=b", "nn.softmax=b"})
-            options.emplace_back("pin", pin);
-        PlanRequest one = request(options);
+        PlanRequest one = request(twoStages());
         const auto unpriced = open(residualBlock(8), one);
         one.options.costs =
             std::make_shared<const CostModel>(m_session->costs(unpriced->model.devices));

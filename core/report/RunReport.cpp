@@ -655,8 +655,14 @@ std::string runSummary(const RunOutcome& input) {
                       "  %-8s %9.3f ms from its first split to its last concat (traced run)\n",
                       splits[r].name.c_str(), splits[r].spanMicros / 1000.0);
         out << line;
+        // A long stream's micro-batches: the first ones, then how many more (the JSON has all).
+        constexpr std::size_t kListedShards = 16;
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
+            if (s == kListedShards && region.shards.size() > kListedShards + 1) {
+                out << "    ... and " << region.shards.size() - s << " more\n";
+                break;
+            }
             if (region.microBatched)
                 std::snprintf(
                     line, sizeof line, "    micro-batch %zu rows %lld-%lld  %9.3f ms of kernels\n",

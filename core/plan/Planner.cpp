@@ -157,6 +157,15 @@ Plan DevicePlanner::run() {
         }
     }
     resolveMicroBatches();
+    if (!m_splitting && !m_stagesNote.empty()) {
+        // Stages chosen for micro-batches that could not be cut (a batch smaller than M, say):
+        // the note says where the ops went, and that nothing overlaps.
+        for (std::string& note : m_plan.notes) {
+            if (note == m_stagesNote)
+                note += "; but the plan is not pipelined (see its conflicts): the stages run "
+                        "one after another";
+        }
+    }
     if (m_splitting)
         planShards();
     if (m_options.costs || m_options.mode == PlanMode::Auto)

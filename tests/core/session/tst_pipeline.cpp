@@ -654,6 +654,18 @@ private slots:
                                 return c.message.find("--micro-batches 3") != std::string::npos &&
                                        c.suggestion.find("micro-batches") != std::string::npos;
                             }));
+        // Auto mode's stages for micro-batches the batch cannot give: the note says so.
+        const auto staged =
+            open(residualBlock(2),
+                 request({{"devices", "a:vcpu,b:vcpu"}, {"mode", "auto"}, {"micro-batches", "3"}}));
+        int stageNotes = 0;
+        for (const std::string& note : staged->plan.notes) {
+            if (!note.starts_with("pipeline stages") && !note.starts_with("auto mode kept"))
+                continue;
+            ++stageNotes;
+            QVERIFY2(note.find("not pipelined") != std::string::npos, note.c_str());
+        }
+        QCOMPARE(stageNotes, 1);
         // Together with --split.
         const auto both = open(
             residualBlock(4),

@@ -3,6 +3,7 @@
 
 #include "views/CopyBadgeItem.h"
 #include "views/EdgeItem.h"
+#include "views/FrameItem.h"
 #include "views/GroupItem.h"
 #include "views/NodeItem.h"
 
@@ -78,6 +79,10 @@ void GraphScene::setCollapsed(std::set<std::string> scopes) {
     m_collapsed = std::move(scopes);
 }
 
+void GraphScene::setOpened(std::set<std::string> scopes) {
+    m_opened = std::move(scopes);
+}
+
 std::vector<NodeId> GraphScene::groupMembers(int unit) const {
     return unit >= 0 && static_cast<std::size_t>(unit) < m_groupMembers.size()
                ? m_groupMembers[static_cast<std::size_t>(unit)]
@@ -147,6 +152,39 @@ LayoutRequest GraphScene::layoutRequest() {
         if (!m_groupScope[u].empty())
             request.nodeSizes[u] = GroupItem::sizeFor(QString::fromStdString(m_groupScope[u]),
                                                       static_cast<int>(m_groupMembers[u].size()));
+    }
+    // Open scopes: a frame each around what is drawn inside it (the scopes a unit is in, outside
+    // the group it is drawn as, that were opened from their box).
+    m_frameScope.clear();
+    m_frameMembers.clear();
+    if (!m_opened.empty()) {
+        std::map<std::string, int> frameOf;
+        request.nodeFrame.assign(m_drawn.size(), -1);
+        for (std::size_t u = 0; u < m_drawn.size(); ++u) {
+            int parent = -1;
+            const int members =
+                m_groupScope[u].empty() ? 1 : static_cast<int>(m_groupMembers[u].size());
+            for (const std::string& scope : scopesOf(graph.node(m_drawn[u]).name)) {
+                if (scope == m_groupScope[u] || m_collapsed.count(scope))
+                    break; // the unit's own group, or a group of one drawn as its node
+                if (!m_opened.count(scope))
+                    continue;
+                auto [it, inserted] = frameOf.emplace(scope, static_cast<int>(m_frameScope.size()));
+                if (inserted) {
+                    m_frameScope.push_back(scope);
+                    m_frameMembers.push_back(0);
+                    request.frameParent.push_back(parent);
+                }
+                m_frameMembers[static_cast<std::size_t>(it->second)] += members;
+                parent = it->second;
+            }
+            request.nodeFrame[u] = parent;
+        }
+        for (std::size_t f = 0; f < m_frameScope.size(); ++f)
+            request.frameTitles.push_back(
+                FrameItem::titleSize(QString::fromStdString(m_frameScope[f]), m_frameMembers[f]));
+        if (m_frameScope.empty())
+            request.nodeFrame.clear();
     }
     // Depth = longest path from an input. Edges that skip many levels (DenseNet's concats,
     // residual and attention skips) dominate dot's time; they are left out of the layout and
@@ -219,6 +257,7 @@ void GraphScene::clearItems() {
     m_badges.clear();
     m_splitFrames.clear();
     m_splitTabs.clear();
+    m_frameItems.clear();
     {
         const QSignalBlocker blocker(this);
         clear();
@@ -254,7 +293,8 @@ void GraphScene::applyLayout(const LayoutResult& layout) {
         path.cubicTo(start + QPointF(side * bow, 40), end + QPointF(side * bow, -40), end);
         paths.push_back(path);
     }
-    if (m_unitItems.size() == m_drawn.size() && m_edges.size() == paths.size()) {
+    if (m_unitItems.size() == m_drawn.size() && m_edges.size() == paths.size() &&
+        m_frameScope.empty() && m_frameItems.empty()) {
         // The quick layout's items are already there: move them, do not rebuild.
         for (std::size_t i = 0; i < m_drawn.size(); ++i) {
             m_unitItems[i]->setPos(layout.nodeCenters[i]);
@@ -266,7 +306,7 @@ void GraphScene::applyLayout(const LayoutResult& layout) {
         refreshPlan();
         return;
     }
-    buildItems(layout.nodeCenters, paths);
+    buildItems(layout.nodeCenters, paths, layout.frameRects);
 }
 
 void GraphScene::applySimpleLayout() {
@@ -298,8 +338,15 @@ void GraphScene::applySimpleLayout() {
 }
 
 void GraphScene::buildItems(const std::vector<QPointF>& centers,
-                            const std::vector<QPainterPath>& paths) {
+                            const std::vector<QPainterPath>& paths,
+                            const std::vector<QRectF>& frames) {
     clearItems();
+    for (std::size_t f = 0; f < frames.size() && f < m_frameScope.size(); ++f) {
+        auto* frame =
+            new FrameItem(QString::fromStdString(m_frameScope[f]), m_frameMembers[f], frames[f]);
+        addItem(frame);
+        m_frameItems.push_back(frame);
+    }
     const Graph& graph = m_document->graph();
     m_nodeItems.assign(graph.size(), nullptr);
     m_unitItems.assign(m_drawn.size(), nullptr);
@@ -359,6 +406,29 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
     }
     setSceneRect(itemsBoundingRect().adjusted(-40, -40, 40, 40));
     refreshPlan();
+    // A run's overlays belong to the plan, not to the layout: the new items show them too.
+    if (m_timesShown) {
+        m_timesShown = false;
+        setNodeTimes(std::vector<double>(m_nodeMillis));
+    }
+    if (!m_copyMillis.empty())
+        setCopyTimes(std::vector<double>(m_copyMillis));
+    if (m_fusionShown) {
+        m_fusionShown = false;
+        setFusion(std::vector<NodeId>(m_fusedInto));
+    }
+}
+
+void GraphScene::selectNodes(const std::vector<NodeId>& nodes) {
+    for (const NodeId node : nodes) {
+        if (NodeItem* item = nodeItem(node)) {
+            item->setSelected(true);
+        } else if (node.index < m_layoutIndex.size() && m_layoutIndex[node.index] >= 0) {
+            const auto unit = static_cast<std::size_t>(m_layoutIndex[node.index]);
+            if (unit < m_unitItems.size() && m_unitItems[unit])
+                m_unitItems[unit]->setSelected(true);
+        }
+    }
 }
 
 NodeItem* GraphScene::nodeItem(NodeId node) const {
@@ -699,6 +769,9 @@ void GraphScene::setNodeTimes(const std::vector<double>& millisPerNode) {
     if (millisPerNode.empty() && !m_timesShown)
         return; // every re-plan clears the times: nothing to do where none are shown
     m_timesShown = !millisPerNode.empty();
+    m_nodeMillis = millisPerNode;
+    if (millisPerNode.empty())
+        m_copyMillis.clear(); // the copies' times went with the run's plan
     double most = 0;
     for (double t : millisPerNode)
         most = std::max(most, t);
@@ -729,6 +802,7 @@ void GraphScene::setFusion(const std::vector<NodeId>& fusedInto) {
     if (fusedInto.empty() && !m_fusionShown)
         return;
     m_fusionShown = !fusedInto.empty();
+    m_fusedInto = fusedInto;
     std::vector<int> members(m_nodeItems.size(), 0);
     for (const NodeId head : fusedInto)
         if (head.valid() && head.index < members.size())
@@ -744,6 +818,7 @@ void GraphScene::setFusion(const std::vector<NodeId>& fusedInto) {
 }
 
 void GraphScene::setCopyTimes(const std::vector<double>& millisPerCopy) {
+    m_copyMillis = millisPerCopy;
     for (CopyBadgeItem* badge : m_badges) {
         const auto c = static_cast<std::size_t>(badge->copyIndex());
         QString time;

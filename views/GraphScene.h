@@ -20,6 +20,7 @@ namespace placer::views {
 class NodeItem;
 class EdgeItem;
 class CopyBadgeItem;
+class FrameItem;
 
 class GraphScene : public QGraphicsScene {
     Q_OBJECT
@@ -48,9 +49,17 @@ public:
     /// Scopes drawn as one collapsed group each (applies at the next layoutRequest()).
     void setCollapsed(std::set<std::string> scopes);
     const std::set<std::string>& collapsed() const { return m_collapsed; }
+    /// Scopes opened from their box: drawn as frames around their contents (views/FrameItem.h),
+    /// each laid out on its own (views/CompoundLayout.h). Applies at the next layoutRequest().
+    void setOpened(std::set<std::string> scopes);
+    const std::set<std::string>& opened() const { return m_opened; }
+    /// The frames drawn, one per open scope that holds drawn nodes.
+    const std::vector<FrameItem*>& frames() const { return m_frameItems; }
     /// The nodes inside group unit `unit` (empty for a node).
     std::vector<NodeId> groupMembers(int unit) const;
     std::vector<NodeId> selectedNodes() const;
+    /// Selects these nodes: their items, or the groups they are drawn in.
+    void selectNodes(const std::vector<NodeId>& nodes);
     const std::vector<CopyBadgeItem*>& badges() const { return m_badges; }
     const std::vector<EdgeItem*>& edges() const { return m_edges; }
     /// The split regions drawn (plan/Split.h): per region, a frame around its nodes titled with
@@ -85,7 +94,8 @@ private:
     void clearItems();
     void makeLayers();
     void drawSplits();
-    void buildItems(const std::vector<QPointF>& centers, const std::vector<QPainterPath>& paths);
+    void buildItems(const std::vector<QPointF>& centers, const std::vector<QPainterPath>& paths,
+                    const std::vector<QRectF>& frames = {});
 
     PlacementDocument* m_document;
     std::vector<NodeId> m_drawn;    ///< layout index -> node
@@ -101,9 +111,16 @@ private:
     std::vector<QColor> m_lastColours;       ///< the devices' colours at the last restyle
     bool m_timesShown = false;               ///< a run's times are on the nodes
     bool m_fusionShown = false;              ///< a run's fusion marks are on the nodes
-    std::vector<std::string> m_groupScope;   ///< per unit: its scope when a group, else empty
+    /// The overlays shown, put on the new items of every layout (opening a group keeps them).
+    std::vector<double> m_nodeMillis, m_copyMillis;
+    std::vector<NodeId> m_fusedInto;
+    std::vector<std::string> m_groupScope; ///< per unit: its scope when a group, else empty
     std::vector<std::vector<NodeId>> m_groupMembers; ///< per unit: a group's nodes
     std::set<std::string> m_collapsed;
+    std::set<std::string> m_opened;
+    std::vector<std::string> m_frameScope; ///< per frame of the layout request: its scope
+    std::vector<int> m_frameMembers;       ///< per frame: the drawn nodes inside
+    std::vector<FrameItem*> m_frameItems;
     std::vector<EdgeItem*> m_edges;
     /// Per value drawn (valueKey): its edges, indices into m_edges.
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> m_edgesOfValue;

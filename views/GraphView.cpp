@@ -2,6 +2,7 @@
 #include "views/GraphView.h"
 
 #include "views/CopyBadgeItem.h"
+#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GroupItem.h"
 #include "views/MiniMap.h"
@@ -122,8 +123,16 @@ void GraphView::showNode(NodeId node) {
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
     for (QGraphicsItem* item : items(event->position().toPoint())) {
+        if (item->type() == NodeItem::Type)
+            break;
         if (auto* group = qgraphicsitem_cast<GroupItem*>(item)) {
             emit expandRequested(group->scope());
+            return;
+        }
+        // The innermost frame under the pointer, on its title: closed again.
+        auto* frame = qgraphicsitem_cast<FrameItem*>(item);
+        if (frame && frame->titleRect().contains(mapToScene(event->position().toPoint()))) {
+            emit collapseRequested(frame->scope());
             return;
         }
     }

@@ -47,6 +47,8 @@ signals:
     void expandRequested(const QString& scope);
     /// showNode() was asked for a node inside a collapsed group (LayoutController::reveal).
     void revealRequested(NodeId node);
+    /// The title of an open group's frame was double-clicked.
+    void collapseRequested(const QString& scope);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

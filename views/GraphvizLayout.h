@@ -16,13 +16,21 @@ struct LayoutRequest {
     std::vector<QSizeF> nodeSizes;          ///< in points; one per graph node
     std::vector<std::pair<int, int>> edges; ///< (from, to) node indices, one per drawn edge
     bool boundEffort = false;               ///< cap dot's network-simplex work (large graphs)
+    /// Open groups drawn as frames around their contents (views/CompoundLayout.h); all empty for
+    /// a flat layout. Per node: the frame it is drawn in, or -1 for the top (empty: all top).
+    std::vector<int> nodeFrame;
+    std::vector<int> frameParent;    ///< per frame: the frame it is drawn in, or -1
+    std::vector<QSizeF> frameTitles; ///< per frame: its title's size, at the frame's top
 };
 
 struct LayoutResult {
     QRectF bounds;
     std::vector<QPointF> nodeCenters;    ///< per node, in scene coordinates (y down)
     std::vector<QPainterPath> edgePaths; ///< per request edge, from tail to head
-    QString error;                       ///< empty on success
+    std::vector<QRectF> frameRects;      ///< per request frame, in scene coordinates
+    int levels = 0;        ///< a layout with frames: its levels (the top and each frame)
+    int levelsLaidOut = 0; ///< of those, the ones not found in the cache
+    QString error;         ///< empty on success
     double seconds = 0;
 };
 

@@ -1,8 +1,11 @@
 // Running layouts in the background, the quick one first, and the collapsed groups.
 #include "views/LayoutController.h"
 
+#include "views/CompoundLayout.h"
+#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/GroupItem.h"
 #include "views/LayeredLayout.h"
 #include "views/NodeItem.h"
 #include "views/PlacementDocument.h"
@@ -10,6 +13,9 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <map>
+#include <string_view>
 
 namespace placer::views {
 
@@ -28,6 +34,8 @@ LayoutController::LayoutController(PlacementDocument* document, GraphScene* scen
     connect(m_view, &GraphView::expandRequested, this,
             [this](const QString& scope) { expand(scope.toStdString()); });
     connect(m_view, &GraphView::revealRequested, this, &LayoutController::reveal);
+    connect(m_view, &GraphView::collapseRequested, this,
+            [this](const QString& scope) { collapse(scope.toStdString()); });
 }
 
 LayoutController::~LayoutController() {
@@ -35,6 +43,9 @@ LayoutController::~LayoutController() {
 }
 
 void LayoutController::start() {
+    // The same graph laid out again (a group opened or closed): its selection is kept.
+    m_keepSelected =
+        m_path == m_document->path() ? m_scene->selectedNodes() : std::vector<NodeId>{};
     if (m_path != m_document->path()) { // a new graph: its own groups
         m_path = m_document->path();
         m_reveal = NodeId();
@@ -45,6 +56,7 @@ void LayoutController::start() {
                             nullptr, static_cast<int>(scopes.size())),
                          10000);
         m_scene->setCollapsed(std::move(scopes));
+        m_scene->setOpened({});
     }
     ++m_generation;
     const LayoutRequest request = m_scene->layoutRequest();
@@ -63,18 +75,36 @@ void LayoutController::start() {
 }
 
 LayoutResult LayoutController::layoutFor(const LayoutRequest& request) {
-    if (request.nodeSizes.size() > kLayeredNodes)
-        return layeredLayout(request);
-    return cachedLayout(request);
+    auto flat = [](const LayoutRequest& level) {
+        if (level.nodeSizes.size() > kLayeredNodes)
+            return layeredLayout(level);
+        return cachedLayout(level);
+    };
+    if (request.frameParent.empty())
+        return flat(request);
+    // Open groups: each laid out on its own and kept, so opening one lays out that group and
+    // the levels around it only.
+    static LevelCache cache;
+    return compoundLayout(request, flat, &cache);
 }
 
 void LayoutController::layoutNow() {
     m_watcher.waitForFinished();
     ++m_generation;
+    const std::vector<NodeId> selected =
+        m_scene->hasItems() ? m_scene->selectedNodes() : std::move(m_keepSelected);
+    m_keepSelected.clear();
+    const QTransform zoom = m_view->transform();
     m_scene->applyLayout(layoutFor(m_scene->layoutRequest()));
+    m_scene->selectNodes(selected);
     m_progress->hide();
     m_cancel->hide();
-    m_view->fitAll();
+    if (QGraphicsItem* focus = focusItem()) {
+        m_view->setTransform(zoom);
+        m_view->centerOn(focus);
+    } else {
+        m_view->fitAll();
+    }
     showRevealed();
     emit finished();
 }
@@ -85,26 +115,52 @@ void LayoutController::done() {
         return; // a newer layout (or a cancel) superseded this one
     m_progress->hide();
     m_cancel->hide();
-    const std::vector<NodeId> selected = m_scene->selectedNodes();
     const bool hadQuickLayout = m_scene->hasItems();
+    // What was selected before, or what the user selected during the quick layout.
+    std::vector<NodeId> selected =
+        hadQuickLayout ? m_scene->selectedNodes() : std::move(m_keepSelected);
+    m_keepSelected.clear();
     const QTransform zoom = m_view->transform();
     m_scene->applyLayout(result);
-    for (NodeId node : selected) // the user may have selected during the quick layout
-        if (auto* item = m_scene->nodeItem(node))
-            item->setSelected(true);
-    if (hadQuickLayout && !selected.empty()) {
+    m_scene->selectNodes(selected);
+    QGraphicsItem* focus = focusItem();
+    if (!focus && hadQuickLayout && !selected.empty())
+        focus = m_scene->nodeItem(selected.front());
+    if (focus) {
         m_view->setTransform(zoom);
-        m_view->centerOn(m_scene->nodeItem(selected.front()));
+        m_view->centerOn(focus);
     } else {
         m_view->fitAll();
     }
     if (!result.error.isEmpty())
         emit message(tr("Layout failed (%1); showing a simple ranked layout").arg(result.error),
                      10000);
+    else if (result.levels > 0)
+        emit message(tr("Laid out in %1 s (%2 of %3 levels; the others were kept from before)")
+                         .arg(result.seconds, 0, 'f', 2)
+                         .arg(result.levelsLaidOut)
+                         .arg(result.levels),
+                     4000);
     else
         emit message(tr("Laid out in %1 s").arg(result.seconds, 0, 'f', 2), 4000);
     showRevealed();
     emit finished();
+}
+
+QGraphicsItem* LayoutController::focusItem() {
+    // The frame of the group just opened, or the box of the one just closed: the view stays
+    // where the user was, on it.
+    const QString scope = QString::fromStdString(m_focusScope);
+    m_focusScope.clear();
+    if (scope.isEmpty())
+        return nullptr;
+    for (FrameItem* frame : m_scene->frames())
+        if (frame->scope() == scope)
+            return frame;
+    for (QGraphicsItem* item : m_scene->items())
+        if (auto* group = qgraphicsitem_cast<GroupItem*>(item); group && group->scope() == scope)
+            return group;
+    return nullptr;
 }
 
 void LayoutController::showRevealed() {
@@ -127,7 +183,12 @@ void LayoutController::cancel() {
 }
 
 void LayoutController::setCollapsedScopes(std::set<std::string> scopes) {
-    m_scene->setCollapsed(std::move(scopes));
+    setScopes(std::move(scopes), {});
+}
+
+void LayoutController::setScopes(std::set<std::string> collapsed, std::set<std::string> opened) {
+    m_scene->setCollapsed(std::move(collapsed));
+    m_scene->setOpened(std::move(opened));
     start();
 }
 
@@ -142,22 +203,65 @@ void LayoutController::collapseAll() {
 }
 
 void LayoutController::collapse(const std::string& scope) {
-    auto scopes = m_scene->collapsed();
-    scopes.insert(scope);
-    setCollapsedScopes(std::move(scopes));
+    auto collapsed = m_scene->collapsed();
+    auto opened = m_scene->opened();
+    collapsed.insert(scope);
+    m_focusScope = scope;
+    // What was open inside it closes with it.
+    for (auto it = opened.lower_bound(scope); it != opened.end() && it->starts_with(scope);)
+        it = opened.erase(it);
+    setScopes(std::move(collapsed), std::move(opened));
+}
+
+std::set<std::string> LayoutController::innerScopes(const std::string& scope) const {
+    // The scopes one level inside `scope` that hold two drawn nodes or more.
+    std::map<std::string, int> count;
+    for (const Node& node : m_document->graph().nodes()) {
+        if (node.isConstant() || !std::string_view(node.name).starts_with(scope))
+            continue;
+        const auto all = GraphScene::scopesOf(node.name);
+        for (std::size_t i = 0; i + 1 < all.size(); ++i)
+            if (all[i] == scope)
+                ++count[all[i + 1]];
+    }
+    std::set<std::string> inner;
+    for (const auto& [name, members] : count)
+        if (members >= 2)
+            inner.insert(name);
+    return inner;
+}
+
+void LayoutController::open(const std::string& scope, std::set<std::string>* collapsed,
+                            std::set<std::string>* opened, const std::string& keepOpen) const {
+    // Opened as Model Explorer opens a layer: a frame, the scopes inside it shown collapsed.
+    if (!collapsed->erase(scope))
+        return;
+    opened->insert(scope);
+    for (const std::string& inner : innerScopes(scope))
+        if (inner != keepOpen && !opened->count(inner))
+            collapsed->insert(inner);
 }
 
 void LayoutController::reveal(NodeId node) {
     if (!node.valid() || node.index >= m_document->graph().size() || m_scene->nodeItem(node))
         return;
-    auto scopes = m_scene->collapsed();
-    bool opened = false;
-    for (const std::string& scope : GraphScene::scopesOf(m_document->graph().node(node).name))
-        opened = scopes.erase(scope) > 0 || opened;
-    if (!opened)
+    auto collapsed = m_scene->collapsed();
+    auto opened = m_scene->opened();
+    const auto scopes = GraphScene::scopesOf(m_document->graph().node(node).name);
+    bool inGroup = false;
+    for (const std::string& scope : scopes)
+        inGroup = inGroup || collapsed.count(scope) > 0;
+    if (!inGroup)
         return; // not in a group: not drawn at all (a constant)
+    for (std::size_t i = 0; i < scopes.size(); ++i) {
+        if (!collapsed.count(scopes[i]))
+            continue;
+        // The scopes inside close, but the next on the way to the node (opened in its turn if
+        // it was collapsed already).
+        open(scopes[i], &collapsed, &opened, i + 1 < scopes.size() ? scopes[i + 1] : "");
+    }
     m_reveal = node;
-    setCollapsedScopes(std::move(scopes));
+    setScopes(std::move(collapsed), std::move(opened));
 }
 
 std::set<std::string> LayoutController::startingScopes(const Graph& graph) {
@@ -193,9 +297,11 @@ std::set<std::string> LayoutController::startingScopes(const Graph& graph) {
 }
 
 void LayoutController::expand(const std::string& scope) {
-    auto scopes = m_scene->collapsed();
-    scopes.erase(scope);
-    setCollapsedScopes(std::move(scopes));
+    auto collapsed = m_scene->collapsed();
+    auto opened = m_scene->opened();
+    open(scope, &collapsed, &opened, "");
+    m_focusScope = scope;
+    setScopes(std::move(collapsed), std::move(opened));
 }
 
 } // namespace placer::views

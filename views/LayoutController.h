@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+class QGraphicsItem;
 class QProgressBar;
 class QPushButton;
 class QWidget;
@@ -36,6 +37,7 @@ public:
 
     QProgressBar* progressBar() const { return m_progress; }
     QPushButton* cancelButton() const { return m_cancel; }
+    GraphScene* scene() const { return m_scene; }
 
     /// Starts a background layout of the current graph (a quick one is shown at once for graphs
     /// of more than kQuickLayoutNodes drawn nodes).
@@ -45,12 +47,16 @@ public:
     /// Drops the running layout and shows a simple ranked layout.
     void cancel();
     bool isRunning() const { return m_watcher.isRunning(); }
-    /// Draws these name scopes as collapsed groups and lays the graph out again.
+    /// Draws these name scopes as collapsed groups, and no scope as an open frame, and lays the
+    /// graph out again.
     void setCollapsedScopes(std::set<std::string> scopes);
     /// Collapses every outermost name scope into a group.
     void collapseAll();
-    /// Collapses, or expands, one scope.
+    /// Collapses one scope (and closes what was open inside it).
     void collapse(const std::string& scope);
+    /// Opens a collapsed scope as Model Explorer opens a layer: a frame around its contents, the
+    /// scopes directly inside it collapsed. Only that frame and the levels around it are laid
+    /// out again; its siblings' layouts are kept (views/CompoundLayout.h).
     void expand(const std::string& scope);
     /// Opens every collapsed group that holds `node`, lays out again and shows the node
     /// selected (find, conflicts and "why is this here?" reach nodes inside closed groups).
@@ -82,6 +88,15 @@ signals:
 
 private:
     void done();
+    void setScopes(std::set<std::string> collapsed, std::set<std::string> opened);
+    /// The scopes one level inside `scope` holding two drawn nodes or more.
+    std::set<std::string> innerScopes(const std::string& scope) const;
+    /// Moves `scope` from collapsed to opened, collapsing the scopes inside it but `keepOpen`.
+    void open(const std::string& scope, std::set<std::string>* collapsed,
+              std::set<std::string>* opened, const std::string& keepOpen) const;
+    /// After a layout: the item the view centres on at the same zoom (the group just opened
+    /// or closed), or null.
+    QGraphicsItem* focusItem();
     /// After a layout: selects and shows the node reveal() asked for.
     void showRevealed();
 
@@ -91,10 +106,12 @@ private:
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QFutureWatcher<LayoutResult> m_watcher;
-    QString m_path;               ///< the graph the current layout (and its groups) belongs to
-    int m_generation = 0;         ///< bumped by every new layout and by cancel
-    NodeId m_reveal;              ///< shown when the next layout is done (reveal)
-    int m_runningGeneration = -1; ///< the generation the background layout belongs to
+    QString m_path;       ///< the graph the current layout (and its groups) belongs to
+    int m_generation = 0; ///< bumped by every new layout and by cancel
+    NodeId m_reveal;      ///< shown when the next layout is done (reveal)
+    std::vector<NodeId> m_keepSelected; ///< selected when the running layout started
+    std::string m_focusScope;           ///< the group just opened or closed: the view stays on it
+    int m_runningGeneration = -1;       ///< the generation the background layout belongs to
 };
 
 } // namespace placer::views

@@ -160,7 +160,13 @@ int main(int argc, char** argv) {
     const QCommandLineOption collapse(
         QStringLiteral("collapse"),
         QApplication::translate("main", "Collapse the top-level name scopes into groups."));
-    parser.addOptions({screenshot, runFirst, collapse});
+    const QCommandLineOption expand(
+        QStringList{QStringLiteral("expand")},
+        QApplication::translate("main",
+                                "Open this collapsed name scope as a frame (repeatable; with "
+                                "--screenshot)."),
+        QStringLiteral("scope"));
+    parser.addOptions({screenshot, runFirst, collapse, expand});
     parser.process(app);
 
     gui::MainWindow window;
@@ -214,6 +220,13 @@ int main(int argc, char** argv) {
                     scopes.insert(all.front());
             }
             window.layout()->setCollapsedScopes(std::move(scopes));
+            window.layout()->layoutNow();
+        }
+        for (const QString& scope : parser.values(expand)) {
+            if (!window.layout()->scene()->collapsed().count(scope.toStdString()))
+                return fail(
+                    QStringLiteral("--expand %1: no collapsed name scope of that name").arg(scope));
+            window.layout()->expand(scope.toStdString());
             window.layout()->layoutNow();
         }
         if (parser.isSet(runFirst)) {

@@ -7,6 +7,7 @@
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
 #include "views/DevicePalette.h"
+#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
@@ -202,6 +203,125 @@ private slots:
         QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{inside});
         QVERIFY(canvas.view->viewport()->rect().contains(
             canvas.view->mapFromScene(canvas.scene.nodeItem(inside)->pos())));
+    }
+
+    void anOpenedGroupIsAFrameLaidOutOnItsOwn() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(100, 41, "/model"),
+                                         QStringLiteral("nested.json"), &error));
+        QSignalSpy finished(canvas.layout, &views::LayoutController::finished);
+        QSignalSpy messages(canvas.layout, &views::LayoutController::message);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.collapsed().size(), std::size_t(100));
+        const Graph& graph = canvas.document.graph();
+        const NodeId pinned = *graph.find("/model/layer57/op3");
+        const DeviceId cpu = *canvas.document.devices().find("cpu");
+        canvas.document.setPins({pinned}, {Pin{PinKind::Plain, cpu, "test"}});
+        const NodeId input = *graph.find("x");
+        canvas.scene.nodeItem(input)->setSelected(true);
+        // A run's times (0.25 ms a node), shown on the groups and kept by every layout below.
+        canvas.scene.setNodeTimes(std::vector<double>(graph.size(), 0.25));
+        // Double-clicking a group opens it as a frame around its nodes.
+        views::GroupItem* group = nullptr;
+        for (QGraphicsItem* item : canvas.scene.items())
+            if (auto* candidate = qgraphicsitem_cast<views::GroupItem*>(item))
+                if (candidate->scope() == QStringLiteral("/model/layer57/"))
+                    group = candidate;
+        QVERIFY(group);
+        canvas.view->centerOn(group);
+        // As a user's double-click: a click (it selects the group), then the double-click.
+        QTest::mouseClick(canvas.view->viewport(), Qt::LeftButton, {},
+                          canvas.view->mapFromScene(group->pos()));
+        QTest::mouseDClick(canvas.view->viewport(), Qt::LeftButton, {},
+                           canvas.view->mapFromScene(group->pos()));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.opened(), std::set<std::string>{"/model/layer57/"});
+        QCOMPARE(canvas.scene.collapsed().size(), std::size_t(99));
+        QCOMPARE(canvas.scene.frames().size(), std::size_t(1));
+        views::FrameItem* frame = canvas.scene.frames().front();
+        QCOMPARE(frame->scope(), QStringLiteral("/model/layer57/"));
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            if (graph.nodes()[i].name.rfind("/model/layer57/", 0) != 0)
+                continue;
+            views::NodeItem* item = canvas.scene.nodeItem(NodeId(i));
+            QVERIFY2(item, graph.nodes()[i].name.c_str());
+            QVERIFY(frame->rect().contains(item->sceneBoundingRect().adjusted(4, 4, -4, -4)));
+            QVERIFY(
+                !frame->titleRect().intersects(item->sceneBoundingRect().adjusted(4, 4, -4, -4)));
+        }
+        // No group box overlaps the frame; the pin and the selection outlived the layout.
+        for (QGraphicsItem* item : canvas.scene.items())
+            if (auto* other = qgraphicsitem_cast<views::GroupItem*>(item))
+                QVERIFY(
+                    !frame->rect().intersects(other->sceneBoundingRect().adjusted(4, 4, -4, -4)));
+        QVERIFY(canvas.scene.nodeItem(pinned)->isPinned());
+        QCOMPARE(canvas.document.plan().devices[pinned.index], cpu);
+        QCOMPARE(canvas.scene.nodeItem(pinned)->timingMillis(), 0.25);
+        // The click selected the group; its nodes stay selected inside the frame.
+        QCOMPARE(canvas.scene.selectedNodes().size(), std::size_t(41));
+        QVERIFY(canvas.scene.nodeItem(pinned)->isSelected());
+        canvas.scene.clearSelection();
+        canvas.scene.nodeItem(input)->setSelected(true);
+        // The top and the new frame were laid out.
+        QVERIFY2(messages.last().at(0).toString().contains(QStringLiteral("(2 of 2 levels")),
+                 qPrintable(messages.last().at(0).toString()));
+        // Opening a second group lays out that group and the top; the first frame is kept.
+        canvas.layout->expand("/model/layer5/");
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.frames().size(), std::size_t(2));
+        QVERIFY2(messages.last().at(0).toString().contains(QStringLiteral("(2 of 3 levels")),
+                 qPrintable(messages.last().at(0).toString()));
+        QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{input});
+        // Double-clicking a frame's title closes it again.
+        frame = nullptr;
+        for (views::FrameItem* candidate : canvas.scene.frames())
+            if (candidate->scope() == QStringLiteral("/model/layer57/"))
+                frame = candidate;
+        QVERIFY(frame);
+        const QPointF title = frame->titleRect().center();
+        canvas.view->centerOn(title);
+        QTest::mouseDClick(canvas.view->viewport(), Qt::LeftButton, {},
+                           canvas.view->mapFromScene(title));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.opened(), std::set<std::string>{"/model/layer5/"});
+        QVERIFY(canvas.scene.collapsed().count("/model/layer57/"));
+        QVERIFY(!canvas.scene.nodeItem(pinned));
+        for (QGraphicsItem* item : canvas.scene.items())
+            if (auto* closed = qgraphicsitem_cast<views::GroupItem*>(item))
+                QCOMPARE(closed->timingMillis(), 41 * 0.25);
+        QCOMPARE(canvas.document.plan().devices[pinned.index], cpu);
+        // Collapsing everything closes the frames.
+        canvas.layout->collapseAll();
+        QVERIFY(finished.wait(60000));
+        QVERIFY(canvas.scene.opened().empty());
+        QVERIFY(canvas.scene.frames().empty());
+    }
+
+    void openingAScopeShowsTheScopesInsideCollapsed() {
+        // /model/ opened: its 100 layers are boxes inside its frame, not 4,100 loose nodes.
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(100, 41, "/model"),
+                                         QStringLiteral("nested.json"), &error));
+        QSignalSpy finished(canvas.layout, &views::LayoutController::finished);
+        QVERIFY(finished.wait(60000));
+        canvas.layout->collapseAll();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.collapsed(), std::set<std::string>{"/model/"});
+        canvas.layout->expand("/model/");
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.opened(), std::set<std::string>{"/model/"});
+        QCOMPARE(canvas.scene.collapsed().size(), std::size_t(100));
+        QCOMPARE(canvas.scene.frames().size(), std::size_t(1));
+        // Finding a node inside opens the way to it: /model/ stays a frame, its layer another.
+        const NodeId inside = *canvas.document.graph().find("/model/layer3/op2");
+        canvas.view->showNode(inside);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(canvas.scene.nodeItem(inside));
+        QCOMPARE(canvas.scene.opened(), (std::set<std::string>{"/model/", "/model/layer3/"}));
+        QCOMPARE(canvas.scene.frames().size(), std::size_t(2));
+        QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{inside});
     }
 
     void theMinimapShowsThePlanAndMovesTheCanvas() {

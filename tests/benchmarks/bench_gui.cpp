@@ -4,11 +4,15 @@
 // thread was blocked while the layout ran in the background, the time from a drop until the
 // event loop has shown its prediction, and the frames of a pan and a zoom step. Graphs: the bundled
 // example, a 2,000-node Inception-like graph, 5,000- and 50,000-node transformer-like graphs
-// (generated here as Relay text), and ResNet-50 from $PLACER_ONNX_MODELS when set.
+// (generated here as Relay text), and ResNet-50 from $PLACER_ONNX_MODELS when set. A grouped
+// graph also times opening a group (its frame and the top laid out, the other frames kept) and
+// closing it. Last, layout quality: the layered layout's edge crossings against dot's on the
+// bundled models, the test models, the models in $PLACER_ONNX_MODELS and the generated graphs.
 //
 //   bench_gui               the full run
 //   bench_gui --quick       small graphs only (what CTest runs)
 //   bench_gui --keep DIR    also keeps the generated graphs in DIR
+//   bench_gui --crossings   the crossings against dot only
 #include "BenchFailures.h"
 #include "ScopedLayers.h"
 #include "gui/MainWindow.h"
@@ -17,12 +21,15 @@
 #include "gui/WorkspaceController.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
+#include "views/LayeredLayout.h"
 #include "views/LayoutController.h"
+#include "views/PlacementDocument.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -89,6 +96,42 @@ std::string transformerLike(int layers) {
         prev = r.bind("tanh(" + r.bind("add(" + r1 + ", " + f3 + ")") + ")");
     }
     return r.finish(prev);
+}
+
+/// A random layered DAG: `n` ops in ranks of `width`, each reading one op of the rank above
+/// (every op is read) and, one in two, another op up to five ranks above; the last rank summed.
+std::string randomLayered(int n, int width, unsigned seed) {
+    std::mt19937 rng(seed);
+    RelayText r("Tensor[(16, 64), float32]");
+    const char* unary[] = {"tanh", "sigmoid", "nn.relu", "negative"};
+    std::vector<std::vector<std::string>> ranks;
+    for (int at = 0; at < n;) {
+        std::vector<std::string> rank;
+        std::vector<int> order(static_cast<std::size_t>(width));
+        for (int i = 0; i < width; ++i)
+            order[static_cast<std::size_t>(i)] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (int i = 0; i < width && at < n; ++i, ++at) {
+            if (ranks.empty()) {
+                rank.push_back(r.bind(std::string(unary[rng() % 4]) + "(%x)"));
+                continue;
+            }
+            const std::string& first = ranks.back()[static_cast<std::size_t>(
+                order[static_cast<std::size_t>(i)] % static_cast<int>(ranks.back().size()))];
+            if (rng() % 2 == 0) {
+                rank.push_back(r.bind(std::string(unary[rng() % 4]) + "(" + first + ")"));
+                continue;
+            }
+            const auto& above =
+                ranks[ranks.size() - 1 - std::min<std::size_t>(rng() % 5, ranks.size() - 1)];
+            rank.push_back(r.bind("add(" + first + ", " + above[rng() % above.size()] + ")"));
+        }
+        ranks.push_back(std::move(rank));
+    }
+    std::string sum = ranks.back().front();
+    for (std::size_t i = 1; i < ranks.back().size(); ++i)
+        sum = r.bind("add(" + sum + ", " + ranks.back()[i] + ")");
+    return r.finish(sum);
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -217,6 +260,32 @@ void measure(const QString& label, const QString& path) {
     if (opened >= 0)
         std::printf("%-28s a closed group opened and its node shown in %.0f ms\n",
                     qPrintable(label), opened);
+    // Then another group opened (its frame and the top laid out; the first frame kept), and
+    // closed again, each until repainted.
+    const auto relayout = [&](const auto& change, const char* what) {
+        QSignalSpy relaid(window.layout(), &views::LayoutController::finished);
+        QSignalSpy said(window.layout(), &views::LayoutController::message);
+        QElapsedTimer t;
+        t.start();
+        change();
+        if (!relaid.wait(600000)) {
+            bench::wrong(label.toStdString() + ": " + what + " did not finish");
+            return;
+        }
+        window.view()->viewport()->repaint();
+        const double millis = millisSince(t);
+        const QString message = said.isEmpty() ? QString() : said.last().at(0).toString();
+        std::printf("%-28s %s in %.0f ms: %s\n", qPrintable(label), what, millis,
+                    qPrintable(message));
+    };
+    std::string second;
+    for (const std::string& scope : window.scene()->collapsed())
+        if (second.empty() || scope.size() != second.size())
+            second = scope; // one whose nodes' names differ in length from the first's
+    if (opened >= 0 && !second.empty()) {
+        relayout([&] { window.layout()->expand(second); }, "another group opened");
+        relayout([&] { window.layout()->collapse(second); }, "that group closed");
+    }
     std::printf("%-28s %6zu nodes: first paint %6.0f ms, final layout shown at %6.0f ms, "
                 "drop->repaint p50 %4.1f ms p95 %4.1f ms (of which re-plan and refresh p50 "
                 "%4.1f ms), drop->prediction shown p50 %4.1f ms, pan frame p50 %4.1f p95 %4.1f "
@@ -225,6 +294,37 @@ void measure(const QString& label, const QString& path) {
                 percentile(drops, 0.95), percentile(replans, 0.5), percentile(predicted, 0.5),
                 percentile(pans, 0.5), percentile(pans, 0.95), percentile(zooms, 0.5),
                 percentile(zooms, 0.95), static_cast<long long>(worstGap));
+}
+
+/// Edge crossings of the layered layout against dot's on the graph at `path`, laid out as the
+/// canvas lays it out flat (views/LayeredLayout.h countCrossings).
+void crossings(const QString& label, const QString& path) {
+    // Opened as the window opens it (the graph the canvas draws), then laid out flat both ways.
+    gui::MainWindow window;
+    QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+    if (!window.openFile(path) || !laidOut.wait(600000)) {
+        bench::wrong(label.toStdString() + ": cannot open or lay out " + path.toStdString());
+        return;
+    }
+    window.layout()->setCollapsedScopes({});
+    if (!laidOut.wait(600000))
+        return bench::wrong(label.toStdString() + ": cannot lay out flat");
+    const views::LayoutRequest request = window.scene()->layoutRequest();
+    const views::LayoutResult dot = views::computeLayout(request);
+    const views::LayoutResult layered = views::layeredLayout(request);
+    if (!dot.error.isEmpty()) {
+        std::printf("%-28s %6zu units: dot failed (%s)\n", qPrintable(label),
+                    request.nodeSizes.size(), qPrintable(dot.error));
+        return;
+    }
+    const std::int64_t ofDot = views::countCrossings(request, dot);
+    const std::int64_t ofLayered = views::countCrossings(request, layered);
+    std::printf("%-28s %6zu units: crossings dot %6lld (%6.2f s), layered %6lld (%6.2f s), "
+                "ratio %s\n",
+                qPrintable(label), request.nodeSizes.size(), static_cast<long long>(ofDot),
+                dot.seconds, static_cast<long long>(ofLayered), layered.seconds,
+                ofDot > 0 ? qPrintable(QString::number(double(ofLayered) / double(ofDot), 'f', 2))
+                          : (ofLayered == 0 ? "1 (none)" : "- (dot none)"));
 }
 
 } // namespace
@@ -256,26 +356,63 @@ int main(int argc, char** argv) {
         file.write(text.data(), static_cast<qint64>(text.size()));
         return path;
     };
-    measure(QStringLiteral("residual block example"),
-            QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay"));
-    measure(quick ? QStringLiteral("inception-like 220 nodes")
-                  : QStringLiteral("inception-like 2,000 nodes"),
-            write(QStringLiteral("inception.relay"), inceptionLike(quick ? 20 : 182)));
-    measure(quick ? QStringLiteral("transformer-like 280 nodes")
-                  : QStringLiteral("transformer-like 5,000 nodes"),
-            write(QStringLiteral("transformer.relay"), transformerLike(quick ? 20 : 357)));
-    if (!quick) // the layered layout (dot runs out of memory here)
-        measure(QStringLiteral("transformer-like 50,000 nodes"),
-                write(QStringLiteral("transformer50k.relay"), transformerLike(3570)));
-    // Name scopes: the canvas opens with them collapsed (LayoutController::startingScopes).
-    measure(quick ? QStringLiteral("scoped 4,100 nodes, grouped")
-                  : QStringLiteral("scoped 50,000 nodes, grouped"),
-            write(QStringLiteral("scoped.json"),
-                  test::scopedLayersJson(quick ? 100 : 1220, 41, "/model")));
-    if (const char* models = std::getenv("PLACER_ONNX_MODELS"); models && !quick) {
-        const QString resnet = QString::fromLocal8Bit(models) + QStringLiteral("/resnet50.onnx");
-        if (QFile::exists(resnet))
-            measure(QStringLiteral("ResNet-50 (ONNX)"), resnet);
+    // --crossings: the layout-quality part only.
+    const bool crossingsOnly = std::any_of(
+        argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--crossings"; });
+    if (!crossingsOnly) {
+        measure(QStringLiteral("residual block example"),
+                QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/residual_block.relay"));
+        measure(quick ? QStringLiteral("inception-like 220 nodes")
+                      : QStringLiteral("inception-like 2,000 nodes"),
+                write(QStringLiteral("inception.relay"), inceptionLike(quick ? 20 : 182)));
+        measure(quick ? QStringLiteral("transformer-like 280 nodes")
+                      : QStringLiteral("transformer-like 5,000 nodes"),
+                write(QStringLiteral("transformer.relay"), transformerLike(quick ? 20 : 357)));
+        if (!quick) { // the layered layout (dot runs out of memory here)
+            measure(QStringLiteral("transformer-like 50,000 nodes"),
+                    write(QStringLiteral("transformer50k.relay"), transformerLike(3570)));
+            measure(QStringLiteral("random layered 5,000 nodes"),
+                    write(QStringLiteral("random5k.relay"), randomLayered(5000, 12, 1)));
+            measure(QStringLiteral("random layered 50,000 nodes"),
+                    write(QStringLiteral("random50k.relay"), randomLayered(50000, 12, 2)));
+        }
+        // Name scopes: the canvas opens with them collapsed (LayoutController::startingScopes).
+        measure(quick ? QStringLiteral("scoped 4,100 nodes, grouped")
+                      : QStringLiteral("scoped 50,000 nodes, grouped"),
+                write(QStringLiteral("scoped.json"),
+                      test::scopedLayersJson(quick ? 100 : 1220, 41, "/model")));
+        if (const char* models = std::getenv("PLACER_ONNX_MODELS"); models && !quick) {
+            const QString resnet =
+                QString::fromLocal8Bit(models) + QStringLiteral("/resnet50.onnx");
+            if (QFile::exists(resnet))
+                measure(QStringLiteral("ResNet-50 (ONNX)"), resnet);
+        }
     }
+    // Layout quality: the layered layout's crossings against dot's on the bundled and exported
+    // models and the generated graphs dot can lay out.
+    std::printf("\ncrossings against dot (the layered layout is the canvas's above %zu units)\n",
+                views::LayoutController::kLayeredNodes);
+    QStringList models;
+    for (const char* folder : {"/resources/examples", "/resources/models", "/tests/models"})
+        for (const QFileInfo& file :
+             QDir(QStringLiteral(PLACER_SOURCE_DIR) + QString::fromLatin1(folder))
+                 .entryInfoList({QStringLiteral("*.onnx"), QStringLiteral("*.relay")}, QDir::Files,
+                                QDir::Name))
+            models << file.filePath();
+    if (const char* exported = std::getenv("PLACER_ONNX_MODELS"); exported && !quick)
+        for (const QFileInfo& file :
+             QDir(QString::fromLocal8Bit(exported))
+                 .entryInfoList({QStringLiteral("*.onnx")}, QDir::Files, QDir::Name))
+            models << file.filePath();
+    for (const QString& model : models)
+        crossings(QFileInfo(model).fileName(), model);
+    crossings(quick ? QStringLiteral("inception-like 220") : QStringLiteral("inception-like 2,000"),
+              write(QStringLiteral("inception.relay"), inceptionLike(quick ? 20 : 182)));
+    for (const int n : quick ? std::vector<int>{300} : std::vector<int>{300, 1000, 2000})
+        crossings(QStringLiteral("random layered %1").arg(n),
+                  write(QStringLiteral("random%1.relay").arg(n), randomLayered(n, 12, 3)));
+    crossings(quick ? QStringLiteral("transformer-like 280")
+                    : QStringLiteral("transformer-like 5,000"),
+              write(QStringLiteral("transformer.relay"), transformerLike(quick ? 20 : 357)));
     return bench::exitCode();
 }

@@ -217,8 +217,8 @@ private slots:
     }
 
     // The canvas uses dot up to kLayeredNodes, the layered layout above; on a graph dot lays out
-    // quickly, the layered layout's crossings are within a small factor of dot's (the benchmark
-    // reports the ratio on larger graphs).
+    // quickly, the layered layout has at most 1.3 times dot's crossings (the benchmark reports
+    // the ratio on the bundled models and larger graphs).
     void againstDotOnASmallGraph_data() {
         QTest::addColumn<int>("kind");
         QTest::newRow("transformer-shaped") << 0;
@@ -236,7 +236,7 @@ private slots:
         const std::int64_t ours = countCrossings(request, layered);
         qInfo("crossings on %zu nodes: dot %lld, layered %lld", request.nodeSizes.size(),
               static_cast<long long>(dotCrossings), static_cast<long long>(ours));
-        QVERIFY2(ours <= 3 * dotCrossings + 10,
+        QVERIFY2(ours <= 13 * dotCrossings / 10 + 5, // the goal: 1.3x dot's at most
                  qPrintable(QString("layered %1 against dot's %2").arg(ours).arg(dotCrossings)));
         QVERIFY(LayoutController::layoutFor(transformerShaped(80, 4)).error.isEmpty());
     }

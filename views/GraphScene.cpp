@@ -64,15 +64,10 @@ void GraphScene::makeLayers() {
         addItem(layer);
 }
 
-std::vector<std::string> GraphScene::scopesOf(const std::string& name) {
-    // "/layer1/layer1.0/conv1/Conv" -> "/layer1/", "/layer1/layer1.0/", "/layer1/layer1.0/conv1/"
-    std::vector<std::string> scopes;
-    if (name.empty() || name[0] != '/')
-        return scopes;
-    for (std::size_t slash = name.find('/', 1); slash != std::string::npos;
-         slash = name.find('/', slash + 1))
-        scopes.push_back(name.substr(0, slash + 1));
-    return scopes;
+const ScopeTree& GraphScene::scopes() const {
+    if (!m_scopes.isFor(m_document->graph()))
+        m_scopes = ScopeTree(m_document->graph());
+    return m_scopes;
 }
 
 void GraphScene::setCollapsed(std::set<std::string> scopes) {
@@ -101,8 +96,9 @@ LayoutRequest GraphScene::layoutRequest() {
     // Units: nodes outside collapsed scopes, and one unit per collapsed scope (the outermost).
     std::map<std::string, int> groupUnit;
     // The outermost collapsed scope of a node, and how many drawn nodes each holds.
-    auto collapsedScope = [this](const std::string& name) {
-        for (const std::string& candidate : scopesOf(name)) {
+    const ScopeTree& tree = scopes();
+    auto collapsedScope = [this, &tree](NodeId node) {
+        for (const std::string& candidate : tree.of(node)) {
             if (m_collapsed.count(candidate))
                 return candidate;
         }
@@ -110,9 +106,9 @@ LayoutRequest GraphScene::layoutRequest() {
     };
     std::map<std::string, int> memberCount;
     if (!m_collapsed.empty()) {
-        for (const Node& node : graph.nodes()) {
-            if (!node.isConstant())
-                ++memberCount[collapsedScope(node.name)];
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            if (!graph.nodes()[i].isConstant())
+                ++memberCount[collapsedScope(NodeId(i))];
         }
     }
     // Constants are not drawn, nor is what is computed from constants only (the Identity or
@@ -126,7 +122,7 @@ LayoutRequest GraphScene::layoutRequest() {
         hidden[i] = node.isConstant() || fromConstants;
         if (hidden[i])
             continue;
-        std::string scope = collapsedScope(node.name);
+        std::string scope = collapsedScope(NodeId(i));
         if (!scope.empty() && memberCount[scope] < 2)
             scope.clear(); // a group of one is just the node
         if (!scope.empty()) {
@@ -164,7 +160,7 @@ LayoutRequest GraphScene::layoutRequest() {
             int parent = -1;
             const int members =
                 m_groupScope[u].empty() ? 1 : static_cast<int>(m_groupMembers[u].size());
-            for (const std::string& scope : scopesOf(graph.node(m_drawn[u]).name)) {
+            for (const std::string& scope : tree.of(m_drawn[u])) {
                 if (scope == m_groupScope[u] || m_collapsed.count(scope))
                     break; // the unit's own group, or a group of one drawn as its node
                 if (!m_opened.count(scope))

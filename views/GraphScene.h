@@ -5,6 +5,7 @@
 
 #include "views/GraphvizLayout.h"
 #include "views/PlacementDocument.h"
+#include "views/ScopeTree.h"
 
 #include <QGraphicsScene>
 #include <QImage>
@@ -44,8 +45,9 @@ public:
         return node.index < m_layoutIndex.size() && m_layoutIndex[node.index] >= 0 &&
                !m_groupScope[static_cast<std::size_t>(m_layoutIndex[node.index])].empty();
     }
-    /// The name scopes of a node, outermost first ("/layer1/", "/layer1/layer1.0/", ...).
-    static std::vector<std::string> scopesOf(const std::string& name);
+    /// The groups of the document's graph: name scopes and synthetic parts (views/ScopeTree.h),
+    /// made again when the graph changes.
+    const ScopeTree& scopes() const;
     /// Scopes drawn as one collapsed group each (applies at the next layoutRequest()).
     void setCollapsed(std::set<std::string> scopes);
     const std::set<std::string>& collapsed() const { return m_collapsed; }
@@ -117,6 +119,7 @@ private:
     std::vector<std::string> m_groupScope; ///< per unit: its scope when a group, else empty
     std::vector<std::vector<NodeId>> m_groupMembers; ///< per unit: a group's nodes
     std::set<std::string> m_collapsed;
+    mutable ScopeTree m_scopes;
     std::set<std::string> m_opened;
     std::vector<std::string> m_frameScope; ///< per frame of the layout request: its scope
     std::vector<int> m_frameMembers;       ///< per frame: the drawn nodes inside

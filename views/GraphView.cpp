@@ -121,6 +121,20 @@ void GraphView::showNode(NodeId node) {
     centerOn(item);
 }
 
+void GraphView::showArea(const QRectF& area) {
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    if (visible.width() >= area.width() && visible.height() >= area.height()) {
+        centerOn(area.center());
+        return;
+    }
+    if (zoom() < 0.6)
+        scaleBy(0.8 / zoom());
+    const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
+    const double x =
+        area.width() <= seen.width() ? area.center().x() : area.left() + seen.width() / 2 - 20;
+    centerOn(QPointF(x, std::min(area.center().y(), area.top() + seen.height() / 2 - 20)));
+}
+
 void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
     for (QGraphicsItem* item : items(event->position().toPoint())) {
         if (item->type() == NodeItem::Type)

@@ -38,6 +38,9 @@ public slots:
     void fitSelection();
     /// Centres the view on a node and selects it.
     void showNode(NodeId node);
+    /// Shows `area` (an opened group's frame): centred where it fits at this zoom; otherwise
+    /// zoomed in to read and its top shown.
+    void showArea(const QRectF& area);
 
 signals:
     /// A device chip was dropped on `nodes` (the node under the cursor, or the whole selection

@@ -49,7 +49,7 @@ void LayoutController::start() {
     if (m_path != m_document->path()) { // a new graph: its own groups
         m_path = m_document->path();
         m_reveal = NodeId();
-        std::set<std::string> scopes = startingScopes(m_document->graph());
+        std::set<std::string> scopes = startingScopes(m_document->graph(), m_scene->scopes());
         if (!scopes.empty())
             emit message(tr("%n name scope(s) shown collapsed: double-click a group to open it; "
                             "Find opens the groups a node is in",
@@ -101,7 +101,7 @@ void LayoutController::layoutNow() {
     m_cancel->hide();
     if (QGraphicsItem* focus = focusItem()) {
         m_view->setTransform(zoom);
-        m_view->centerOn(focus);
+        m_view->showArea(focus->sceneBoundingRect());
     } else {
         m_view->fitAll();
     }
@@ -128,7 +128,7 @@ void LayoutController::done() {
         focus = m_scene->nodeItem(selected.front());
     if (focus) {
         m_view->setTransform(zoom);
-        m_view->centerOn(focus);
+        m_view->showArea(focus->sceneBoundingRect());
     } else {
         m_view->fitAll();
     }
@@ -193,13 +193,7 @@ void LayoutController::setScopes(std::set<std::string> collapsed, std::set<std::
 }
 
 void LayoutController::collapseAll() {
-    std::set<std::string> scopes;
-    for (const Node& node : m_document->graph().nodes()) {
-        const auto all = GraphScene::scopesOf(node.name);
-        if (!all.empty())
-            scopes.insert(all.front());
-    }
-    setCollapsedScopes(std::move(scopes));
+    setCollapsedScopes(m_scene->scopes().atDepth(1));
 }
 
 void LayoutController::collapse(const std::string& scope) {
@@ -214,18 +208,8 @@ void LayoutController::collapse(const std::string& scope) {
 }
 
 std::set<std::string> LayoutController::innerScopes(const std::string& scope) const {
-    // The scopes one level inside `scope` that hold two drawn nodes or more.
-    std::map<std::string, int> count;
-    for (const Node& node : m_document->graph().nodes()) {
-        if (node.isConstant() || !std::string_view(node.name).starts_with(scope))
-            continue;
-        const auto all = GraphScene::scopesOf(node.name);
-        for (std::size_t i = 0; i + 1 < all.size(); ++i)
-            if (all[i] == scope)
-                ++count[all[i + 1]];
-    }
     std::set<std::string> inner;
-    for (const auto& [name, members] : count)
+    for (const auto& [name, members] : m_scene->scopes().inner(scope))
         if (members >= 2)
             inner.insert(name);
     return inner;
@@ -247,7 +231,7 @@ void LayoutController::reveal(NodeId node) {
         return;
     auto collapsed = m_scene->collapsed();
     auto opened = m_scene->opened();
-    const auto scopes = GraphScene::scopesOf(m_document->graph().node(node).name);
+    const auto scopes = m_scene->scopes().of(node);
     bool inGroup = false;
     for (const std::string& scope : scopes)
         inGroup = inGroup || collapsed.count(scope) > 0;
@@ -265,29 +249,19 @@ void LayoutController::reveal(NodeId node) {
 }
 
 std::set<std::string> LayoutController::startingScopes(const Graph& graph) {
+    return startingScopes(graph, ScopeTree(graph));
+}
+
+std::set<std::string> LayoutController::startingScopes(const Graph& graph, const ScopeTree& tree) {
     std::size_t drawn = 0;
-    std::size_t deepest = 0;
-    for (const Node& node : graph.nodes()) {
-        if (node.isConstant())
-            continue;
-        ++drawn;
-        deepest = std::max(deepest, GraphScene::scopesOf(node.name).size());
-    }
-    if (drawn <= kCollapseAbove || deepest == 0)
+    for (const Node& node : graph.nodes())
+        drawn += node.isConstant() ? 0 : 1;
+    if (drawn <= kCollapseAbove || tree.depth() == 0)
         return {};
-    for (std::size_t depth = 1; depth <= deepest; ++depth) {
+    for (std::size_t depth = 1; depth <= tree.depth(); ++depth) {
         // The units at this depth: one per scope that deep, and each node in fewer scopes.
-        std::set<std::string> scopes;
         std::size_t loose = 0;
-        for (const Node& node : graph.nodes()) {
-            if (node.isConstant())
-                continue;
-            const auto all = GraphScene::scopesOf(node.name);
-            if (all.size() >= depth)
-                scopes.insert(all[depth - 1]);
-            else
-                ++loose;
-        }
+        std::set<std::string> scopes = tree.atDepth(depth, &loose);
         if (scopes.size() + loose >= kLeastGroups)
             return scopes;
     }

@@ -23,6 +23,7 @@ class QWidget;
 namespace placer::views {
 
 class GraphScene;
+class ScopeTree;
 class GraphView;
 class PlacementDocument;
 
@@ -70,7 +71,10 @@ public:
     /// outside them), so that a model under one outer scope ("/model/") opens one level in.
     /// Empty for a graph without name scopes, or a smaller one, or one whose scopes give fewer
     /// units at every depth.
+    /// A scope of more than ScopeTree::kMaxChildren children counts as its synthetic parts (an
+    /// unscoped graph of 50,000 nodes opens as 50 parts).
     static std::set<std::string> startingScopes(const Graph& graph);
+    static std::set<std::string> startingScopes(const Graph& graph, const ScopeTree& tree);
     static constexpr std::size_t kLeastGroups = 24;
 
     /// Graphs with more drawn nodes than this get a quick layout first (while dot runs).

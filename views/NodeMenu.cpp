@@ -64,7 +64,7 @@ void showNodeMenu(GraphView* view, GraphScene* scene, const PlacementDocument& d
         menu.addAction(QCoreApplication::translate("NodeMenu", "Expand %1").arg(scope), view,
                        [layout, scope] { layout->expand(scope.toStdString()); });
     } else {
-        const auto scopes = GraphScene::scopesOf(document.graph().node(clickedNode->node()).name);
+        const auto scopes = scene->scopes().of(clickedNode->node());
         if (!scopes.empty()) {
             QMenu* collapse = menu.addMenu(QCoreApplication::translate("NodeMenu", "Collapse"));
             for (const std::string& scope : scopes)

@@ -213,13 +213,7 @@ int main(int argc, char** argv) {
         window.layout()->layoutNow();
         QApplication::processEvents();
         if (parser.isSet(collapse)) {
-            std::set<std::string> scopes;
-            for (const Node& node : window.document()->graph().nodes()) {
-                const auto all = views::GraphScene::scopesOf(node.name);
-                if (!all.empty())
-                    scopes.insert(all.front());
-            }
-            window.layout()->setCollapsedScopes(std::move(scopes));
+            window.layout()->collapseAll();
             window.layout()->layoutNow();
         }
         for (const QString& scope : parser.values(expand)) {
@@ -237,7 +231,8 @@ int main(int argc, char** argv) {
             if (window.runController()->isRunning())
                 loop.exec();
         }
-        window.view()->fitAll();
+        if (!parser.isSet(expand)) // an opened group is shown where it is
+            window.view()->fitAll();
         QApplication::processEvents();
         const QString file = parser.value(screenshot);
         if (!window.grab().save(file))

@@ -17,6 +17,8 @@ public:
 
     int type() const override { return Type; }
     int copyIndex() const { return m_copyIndex; }
+    /// The same copy in a new plan (its index among the plan's copies changed).
+    void setCopyIndex(int copyIndex) { m_copyIndex = copyIndex; }
     /// The node that reads the copy (selected when the badge is clicked).
     NodeId consumer() const { return m_consumer; }
     const QString& text() const { return m_text; }

@@ -251,6 +251,7 @@ void GraphScene::clearItems() {
     m_unitItems.clear();
     m_edges.clear();
     m_badges.clear();
+    m_copyBadges.clear();
     m_splitFrames.clear();
     m_splitTabs.clear();
     m_frameItems.clear();
@@ -474,13 +475,14 @@ void GraphScene::refreshPlan() {
             continue;
         const Node& node = graph.nodes()[i];
         bool readsReplica = false;
-        for (const ValueRef input : node.inputs)
-            readsReplica = readsReplica || (replicated[input.node.index] &&
-                                            plan.devices[input.node.index] != plan.devices[i]);
+        if (!plan.replicas.empty())
+            for (const ValueRef input : node.inputs)
+                readsReplica = readsReplica || (replicated[input.node.index] &&
+                                                plan.devices[input.node.index] != plan.devices[i]);
         const int pin = node.pin.kind == PinKind::None    ? 0
                         : node.pin.kind == PinKind::Plain ? 1
                                                           : 2;
-        const SplitRegion* split = plan.splitOf(NodeId(i));
+        const SplitRegion* split = plan.splits.empty() ? nullptr : plan.splitOf(NodeId(i));
         const std::uint64_t look =
             static_cast<std::uint64_t>(static_cast<std::uint32_t>(plan.devices[i].index + 1)) |
             std::uint64_t{static_cast<std::uint32_t>(pin)} << 32 |
@@ -537,8 +539,13 @@ void GraphScene::refreshPlan() {
         }
         group->setPlacement(std::move(shares), pins, conflict);
     }
+    // Badges of copies the last plan had too (the same value, devices, reader, text and place)
+    // stay: adding items to the scene costs more than the rest of a re-plan's restyle.
+    std::map<BadgeKey, CopyBadgeItem*> previous;
+    previous.swap(m_copyBadges);
     for (CopyBadgeItem* badge : m_badges)
-        delete badge;
+        if (badge->copyIndex() < 0)
+            delete badge; // a split's: drawSplits makes them again
     m_badges.clear();
     const DeviceSet& devices = m_document->devices();
     for (std::size_t c = 0; c < plan.copies.size(); ++c) {
@@ -551,11 +558,21 @@ void GraphScene::refreshPlan() {
              : copy.sizeAtRun           ? tr("size at run time")
                                         : QString::fromStdString(formatBytes(copy.bytes)));
         auto place = [&](NodeId consumer, QPointF at) {
-            auto* badge = new CopyBadgeItem(static_cast<int>(c), consumer, text,
-                                            m_document->deviceColor(copy.from),
-                                            m_document->deviceColor(copy.to));
-            badge->setPos(at);
-            badge->setParentItem(m_badgeLayer);
+            const QColor from = m_document->deviceColor(copy.from);
+            const QColor to = m_document->deviceColor(copy.to);
+            const BadgeKey key(text, from.rgba(), to.rgba(), consumer.index, at.x(), at.y());
+            CopyBadgeItem* badge = nullptr;
+            if (auto it = previous.find(key); it != previous.end()) {
+                badge = it->second;
+                previous.erase(it);
+                badge->setCopyIndex(static_cast<int>(c));
+                badge->setTiming(QString()); // a run's times belong to the plan it ran
+            } else {
+                badge = new CopyBadgeItem(static_cast<int>(c), consumer, text, from, to);
+                badge->setPos(at);
+                badge->setParentItem(m_badgeLayer);
+            }
+            m_copyBadges.emplace(key, badge);
             m_badges.push_back(badge);
         };
         bool placed = false;
@@ -582,6 +599,8 @@ void GraphScene::refreshPlan() {
                   item->pos() + QPointF(0, item->boundingRect().height() / 2 + 12));
         }
     }
+    for (const auto& [key, badge] : previous) // copies the new plan does not have
+        delete badge;
     drawSplits();
     emit overviewChanged();
 }

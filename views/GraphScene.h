@@ -11,8 +11,10 @@
 #include <QImage>
 #include <QTransform>
 
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -131,6 +133,9 @@ private:
         return (std::uint64_t{value.node.index} << 32) | value.output;
     }
     std::vector<CopyBadgeItem*> m_badges;
+    /// The copies' badges (not the splits') by what they show: text, colours, reader, place.
+    using BadgeKey = std::tuple<QString, QRgb, QRgb, std::uint32_t, qreal, qreal>;
+    std::map<BadgeKey, CopyBadgeItem*> m_copyBadges;
     std::vector<QGraphicsItem*> m_splitFrames;
     std::vector<QGraphicsItem*> m_splitTabs; ///< per region: its title tab, above the nodes
     QGraphicsItem* m_badgeLayer = nullptr;   ///< the parent of the copy badges

@@ -27,6 +27,9 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent)
     setRubberBandSelectionMode(Qt::IntersectsItemShape);
     setTransformationAnchor(AnchorUnderMouse);
     setViewportUpdateMode(SmartViewportUpdate);
+    // Every item sets the pen, brush and font it draws with (and restores what else it
+    // changes): no painter state saved around each of the thousand items of a frame.
+    setOptimizationFlag(DontSavePainterState);
     setAcceptDrops(true);
     viewport()->grabGesture(Qt::PinchGesture);
     setFocusPolicy(Qt::StrongFocus);

@@ -13,6 +13,7 @@
 //   bench_gui --quick       small graphs only (what CTest runs)
 //   bench_gui --keep DIR    also keeps the generated graphs in DIR
 //   bench_gui --crossings   the crossings against dot only
+//   bench_gui --only TEXT   only the graphs whose label holds TEXT (no crossings)
 #include "BenchFailures.h"
 #include "ScopedLayers.h"
 #include "gui/MainWindow.h"
@@ -141,7 +142,14 @@ double percentile(std::vector<double> values, double p) {
     return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
 }
 
-void measure(const QString& label, const QString& path) {
+/// `flat`: every group expanded first (View > Expand All Groups), as a user who wants the whole
+/// graph drawn; the first paint and layout figures are then those of the flat layout.
+/// --only TEXT: only the graphs whose label holds TEXT are measured.
+QString g_only;
+
+void measure(const QString& label, const QString& path, bool flat = false) {
+    if (!g_only.isEmpty() && !label.contains(g_only))
+        return;
     gui::MainWindow window;
     window.resize(1400, 900);
     window.show();
@@ -177,6 +185,12 @@ void measure(const QString& label, const QString& path) {
         std::printf("%-28s layout did not finish in 10 minutes\n", qPrintable(label));
         bench::wrong(label.toStdString() + ": the layout did not finish in 10 minutes");
         return;
+    }
+    if (flat && !window.scene()->collapsed().empty()) {
+        open.restart();
+        window.layout()->setCollapsedScopes({});
+        if (!laidOut.wait(600000))
+            return bench::wrong(label.toStdString() + ": the flat layout did not finish");
     }
     heartbeat.stop();
     window.view()->viewport()->repaint();
@@ -344,9 +358,12 @@ int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     // --keep DIR: the generated graphs are written to DIR and kept, to open them by hand.
     QString keep;
-    for (int i = 1; i + 1 < argc; ++i)
+    for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--keep")
             keep = QString::fromLocal8Bit(argv[i + 1]);
+        if (std::string(argv[i]) == "--only")
+            g_only = QString::fromLocal8Bit(argv[i + 1]);
+    }
     QTemporaryDir dir;
     auto write = [&](const QString& name, const std::string& text) {
         const QString path =
@@ -371,10 +388,14 @@ int main(int argc, char** argv) {
         if (!quick) { // the layered layout (dot runs out of memory here)
             measure(QStringLiteral("transformer-like 50,000 nodes"),
                     write(QStringLiteral("transformer50k.relay"), transformerLike(3570)));
+            measure(QStringLiteral("transformer-like 50,000, flat"),
+                    write(QStringLiteral("transformer50k.relay"), transformerLike(3570)), true);
             measure(QStringLiteral("random layered 5,000 nodes"),
                     write(QStringLiteral("random5k.relay"), randomLayered(5000, 12, 1)));
             measure(QStringLiteral("random layered 50,000 nodes"),
                     write(QStringLiteral("random50k.relay"), randomLayered(50000, 12, 2)));
+            measure(QStringLiteral("random layered 50,000, flat"),
+                    write(QStringLiteral("random50k.relay"), randomLayered(50000, 12, 2)), true);
         }
         // Name scopes: the canvas opens with them collapsed (LayoutController::startingScopes).
         measure(quick ? QStringLiteral("scoped 4,100 nodes, grouped")
@@ -388,6 +409,8 @@ int main(int argc, char** argv) {
                 measure(QStringLiteral("ResNet-50 (ONNX)"), resnet);
         }
     }
+    if (!g_only.isEmpty() && !crossingsOnly)
+        return bench::exitCode();
     // Layout quality: the layered layout's crossings against dot's on the bundled and exported
     // models and the generated graphs dot can lay out.
     std::printf("\ncrossings against dot (the layered layout is the canvas's above %zu units)\n",

@@ -6,6 +6,7 @@
 #include "io/ModelLoader.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
+#include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/FrameItem.h"
 #include "views/GraphScene.h"
@@ -322,6 +323,48 @@ private slots:
         QCOMPARE(canvas.scene.opened(), (std::set<std::string>{"/model/", "/model/layer3/"}));
         QCOMPARE(canvas.scene.frames().size(), std::size_t(2));
         QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{inside});
+    }
+
+    void aReplanKeepsTheBadgesOfCopiesItStillHas() {
+        // Adding items to a scene of 150,000 costs more than restyling it: a re-plan keeps the
+        // badges of the copies the new plan has too, and shows exactly the new plan's copies.
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(6, 5), QStringLiteral("g.json"),
+                                         &error));
+        canvas.layout->layoutNow();
+        const Graph& graph = canvas.document.graph();
+        const DeviceId cpu = *canvas.document.devices().find("cpu");
+        canvas.document.setPins({*graph.find("/layer1/op2")}, {Pin{PinKind::Plain, cpu, "t"}});
+        const std::vector<views::CopyBadgeItem*> first = canvas.scene.badges();
+        QVERIFY(first.size() >= 2);
+        canvas.scene.setCopyTimes(std::vector<double>(canvas.document.plan().copies.size(), 0.5));
+        QVERIFY(!first.front()->timing().isEmpty());
+        // A pin far away: its copies are added, the first pin's kept as they were.
+        canvas.document.setPins({*graph.find("/layer4/op1")}, {Pin{PinKind::Plain, cpu, "t"}});
+        const std::vector<views::CopyBadgeItem*> second = canvas.scene.badges();
+        QVERIFY(second.size() >= first.size() + 2);
+        for (views::CopyBadgeItem* kept : first) {
+            QVERIFY(std::find(second.begin(), second.end(), kept) != second.end());
+            QVERIFY(kept->timing().isEmpty()); // the run's time went with its plan
+        }
+        // Every badge names its copy in the new plan, and each copy has its badge.
+        const Plan& plan = canvas.document.plan();
+        std::set<int> shown;
+        for (views::CopyBadgeItem* badge : second) {
+            QVERIFY(badge->copyIndex() >= 0 &&
+                    static_cast<std::size_t>(badge->copyIndex()) < plan.copies.size());
+            const CopyPlan& copy = plan.copies[static_cast<std::size_t>(badge->copyIndex())];
+            QVERIFY(std::find(copy.consumers.begin(), copy.consumers.end(), badge->consumer()) !=
+                    copy.consumers.end());
+            shown.insert(badge->copyIndex());
+        }
+        QCOMPARE(shown.size(), plan.copies.size());
+        // Unpinning the first: its badges go, and no others.
+        canvas.document.setPins({*graph.find("/layer1/op2")}, {Pin{}});
+        for (views::CopyBadgeItem* badge : canvas.scene.badges())
+            QVERIFY(std::find(first.begin(), first.end(), badge) == first.end());
+        QCOMPARE(canvas.scene.badges().size(), second.size() - first.size());
     }
 
     void theMinimapShowsThePlanAndMovesTheCanvas() {

@@ -133,9 +133,9 @@ void GraphView::showArea(const QRectF& area) {
     if (zoom() < 0.6)
         scaleBy(0.8 / zoom());
     const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
-    const double x =
-        area.width() <= seen.width() ? area.center().x() : area.left() + seen.width() / 2 - 20;
-    centerOn(QPointF(x, std::min(area.center().y(), area.top() + seen.height() / 2 - 20)));
+    // Its top, where its first nodes are (centred, as layouts centre their ranks).
+    centerOn(QPointF(area.center().x(),
+                     std::min(area.center().y(), area.top() + seen.height() / 2 - 40)));
 }
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {

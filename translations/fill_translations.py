@@ -215,6 +215,17 @@ T = {
     "Layout failed (%1); showing a simple ranked layout": (
         "Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt", "布局失败（%1）；显示简单的分层布局"),
     "Laid out in %1 s": ("Layout in %1 s", "布局用时 %1 秒"),
+    # Opened groups as frames (views/CompoundLayout.h).
+    "Laid out in %1 s (%2 of %3 levels; the others were kept from before)": (
+        "Layout in %1 s (%2 von %3 Ebenen; die übrigen von vorher übernommen)",
+        "布局用时 %1 秒（%3 层中的 %2 层；其余沿用之前的布局）"),
+    "%1: %n node(s), open (double-click its title to collapse it)": (
+        ("%1: %n Knoten, aufgeklappt (Doppelklick auf den Titel klappt zu)",
+         "%1: %n Knoten, aufgeklappt (Doppelklick auf den Titel klappt zu)"),
+        ("%1：%n 个节点，已展开（双击标题可折叠）",)),
+    "Open this collapsed name scope as a frame (repeatable; with --screenshot).": (
+        "Diesen zugeklappten Namensbereich als Rahmen öffnen (wiederholbar; mit --screenshot).",
+        "将此折叠的名称作用域展开为框架（可重复；与 --screenshot 一起使用）。"),
     "Layout cancelled; showing a simple ranked layout": (
         "Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt", "布局已取消；显示简单的分层布局"),
     "Pin %1 to %2": ("%1 auf %2 festlegen", "将 %1 固定到 %2"),

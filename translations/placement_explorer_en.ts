@@ -115,13 +115,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="662"/>
+        <location filename="../views/GraphScene.cpp" line="747"/>
         <source>split ⇉ %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="666"/>
-        <location filename="../views/GraphScene.cpp" line="673"/>
+        <location filename="../views/GraphScene.cpp" line="751"/>
+        <location filename="../views/GraphScene.cpp" line="758"/>
         <source>concat ⇇</source>
         <translation type="unfinished"></translation>
     </message>
@@ -295,6 +295,15 @@
         </translation>
     </message>
     <message numerus="yes">
+        <location filename="../views/FrameItem.cpp" line="14"/>
+        <source>%1: %n node(s), open (double-click its title to collapse it)</source>
+        <translation>
+            <numerusform>%1: %n node, open (double-click its title to collapse it)</numerusform>
+            <numerusform>%1: %n nodes, open (double-click its title to collapse it)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/FrameItem.cpp" line="20"/>
         <location filename="../views/GroupItem.cpp" line="88"/>
         <source>%n node(s)</source>
         <translation>
@@ -454,6 +463,11 @@
     <message>
         <location filename="../app/gui/main.cpp" line="162"/>
         <source>Collapse the top-level name scopes into groups.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="165"/>
+        <source>Open this collapsed name scope as a frame (repeatable; with --screenshot).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1767,12 +1781,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="340"/>
+        <location filename="../views/GraphScene.cpp" line="384"/>
         <source>Runs as one op on its device; body collapsed:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="485"/>
+        <location filename="../views/GraphScene.cpp" line="558"/>
         <source>size at run time</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1788,17 +1802,17 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="19"/>
+        <location filename="../views/LayoutController.cpp" line="25"/>
         <source>Cancel layout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="22"/>
+        <location filename="../views/LayoutController.cpp" line="28"/>
         <source>laying out</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="43"/>
+        <location filename="../views/LayoutController.cpp" line="54"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
         <translation>
             <numerusform>%n name scope shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform>
@@ -1806,7 +1820,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="58"/>
+        <location filename="../views/LayoutController.cpp" line="70"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation>
             <numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform>
@@ -1814,17 +1828,22 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="102"/>
+        <location filename="../views/LayoutController.cpp" line="136"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="105"/>
+        <location filename="../views/LayoutController.cpp" line="139"/>
+        <source>Laid out in %1 s (%2 of %3 levels; the others were kept from before)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="145"/>
         <source>Laid out in %1 s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="125"/>
+        <location filename="../views/LayoutController.cpp" line="181"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished"></translation>
     </message>

@@ -115,13 +115,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="662"/>
+        <location filename="../views/GraphScene.cpp" line="747"/>
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="666"/>
-        <location filename="../views/GraphScene.cpp" line="673"/>
+        <location filename="../views/GraphScene.cpp" line="751"/>
+        <location filename="../views/GraphScene.cpp" line="758"/>
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -287,6 +287,14 @@
         </translation>
     </message>
     <message numerus="yes">
+        <location filename="../views/FrameItem.cpp" line="14"/>
+        <source>%1: %n node(s), open (double-click its title to collapse it)</source>
+        <translation>
+            <numerusform>%1：%n 个节点，已展开（双击标题可折叠）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/FrameItem.cpp" line="20"/>
         <location filename="../views/GroupItem.cpp" line="88"/>
         <source>%n node(s)</source>
         <translation>
@@ -445,6 +453,11 @@
         <location filename="../app/gui/main.cpp" line="162"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="165"/>
+        <source>Open this collapsed name scope as a frame (repeatable; with --screenshot).</source>
+        <translation>将此折叠的名称作用域展开为框架（可重复；与 --screenshot 一起使用）。</translation>
     </message>
 </context>
 <context>
@@ -1747,12 +1760,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="340"/>
+        <location filename="../views/GraphScene.cpp" line="384"/>
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="485"/>
+        <location filename="../views/GraphScene.cpp" line="558"/>
         <source>size at run time</source>
         <translation>运行时大小</translation>
     </message>
@@ -1768,41 +1781,46 @@
 <context>
     <name>placer::views::LayoutController</name>
     <message>
-        <location filename="../views/LayoutController.cpp" line="19"/>
+        <location filename="../views/LayoutController.cpp" line="25"/>
         <source>Cancel layout</source>
         <translation>取消布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="22"/>
+        <location filename="../views/LayoutController.cpp" line="28"/>
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="43"/>
+        <location filename="../views/LayoutController.cpp" line="54"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
         <translation>
             <numerusform>%n 个名称作用域已折叠显示：双击分组可展开；查找会展开节点所在的分组</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="58"/>
+        <location filename="../views/LayoutController.cpp" line="70"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation>
             <numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="102"/>
+        <location filename="../views/LayoutController.cpp" line="136"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="105"/>
+        <location filename="../views/LayoutController.cpp" line="139"/>
+        <source>Laid out in %1 s (%2 of %3 levels; the others were kept from before)</source>
+        <translation>布局用时 %1 秒（%3 层中的 %2 层；其余沿用之前的布局）</translation>
+    </message>
+    <message>
+        <location filename="../views/LayoutController.cpp" line="145"/>
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="125"/>
+        <location filename="../views/LayoutController.cpp" line="181"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>

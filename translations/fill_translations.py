@@ -215,6 +215,9 @@ T = {
     "Layout failed (%1); showing a simple ranked layout": (
         "Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt", "布局失败（%1）；显示简单的分层布局"),
     "Laid out in %1 s": ("Layout in %1 s", "布局用时 %1 秒"),
+    # "Why is this here?": the nodes a device came from, as links.
+    "Decided by:": ("Entschieden durch:", "决定来源："),
+    "… %n more": (("… %n weiterer", "… %n weitere"), ("……另外 %n 个",)),
     # Opened groups as frames (views/CompoundLayout.h).
     "Laid out in %1 s (%2 of %3 levels; the others were kept from before)": (
         "Layout in %1 s (%2 von %3 Ebenen; die übrigen von vorher übernommen)",

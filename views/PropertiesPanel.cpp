@@ -4,6 +4,7 @@
 #include "views/PlacementDocument.h"
 
 #include <QStringList>
+#include <QUrl>
 
 namespace placer::views {
 
@@ -17,6 +18,13 @@ QString html(const std::string& text) {
 
 PropertiesPanel::PropertiesPanel(PlacementDocument* document, QWidget* parent)
     : QTextBrowser(parent), m_document(document) {
+    setOpenLinks(false);
+    connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        bool ok = false;
+        const uint index = url.path().toUInt(&ok);
+        if (url.scheme() == QStringLiteral("node") && ok && index < m_document->graph().size())
+            emit nodeActivated(NodeId(index));
+    });
     showNodes({});
 }
 
@@ -68,6 +76,23 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
     }
     text += QStringLiteral("<p><b>%1</b> %2</p>")
                 .arg(tr("Why:"), m_document->explain(id).toHtmlEscaped());
+    // The nodes the device came from, each a link to it (inside a closed group too: it opens).
+    const std::vector<NodeId> chain = plan.reasonChain(id);
+    if (!chain.empty()) {
+        constexpr std::size_t kShown = 6;
+        QStringList links;
+        for (std::size_t i = 0; i < chain.size(); ++i) {
+            if (i == kShown - 1 && chain.size() > kShown) {
+                links << tr("… %n more", nullptr, static_cast<int>(chain.size() - kShown));
+                i = chain.size() - 1; // and the one that decided them all
+            }
+            links << QStringLiteral("<a href=\"node:%1\">%2</a>")
+                         .arg(chain[i].index)
+                         .arg(html(graph.node(chain[i]).name));
+        }
+        text += QStringLiteral("<p><b>%1</b> %2</p>")
+                    .arg(tr("Decided by:"), links.join(QStringLiteral(" → ")));
+    }
     if (node.pin.active())
         text += QStringLiteral("<p><b>%1</b> %2 (%3)</p>")
                     .arg(tr("Pinned:"), html(devices[node.pin.device].name), html(node.pin.origin));

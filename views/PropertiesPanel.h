@@ -22,6 +22,10 @@ public slots:
     /// Shows `selected` (the canvas's selection) as the plan has it now.
     void showNodes(const std::vector<NodeId>& selected);
 
+signals:
+    /// A node named in the panel was clicked ("Decided by": the nodes the device came from).
+    void nodeActivated(NodeId node);
+
 private:
     PlacementDocument* m_document;
 };

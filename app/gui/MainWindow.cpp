@@ -190,6 +190,8 @@ void MainWindow::createDocks() {
     dock(tr("Conflicts and notes"), QStringLiteral("conflicts"), m_conflicts,
          Qt::RightDockWidgetArea);
     m_properties = new views::PropertiesPanel(m_document, this);
+    connect(m_properties, &views::PropertiesPanel::nodeActivated, m_view,
+            &views::GraphView::showNode);
     dock(tr("Properties"), QStringLiteral("properties"), m_properties, Qt::RightDockWidgetArea);
     auto* history = new QUndoView(m_undo, this);
     history->setEmptyLabel(tr("<opened>"));

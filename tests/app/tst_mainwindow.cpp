@@ -29,6 +29,7 @@
 #include "views/GroupItem.h"
 #include "views/HintBar.h"
 #include "views/NodeItem.h"
+#include "views/PropertiesPanel.h"
 #include "views/TimelineWidget.h"
 
 #include <functional>
@@ -52,6 +53,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolButton>
 #include <QTranslator>
@@ -573,6 +576,48 @@ private slots:
         QTest::keyClick(field, Qt::Key_Return);
         QCOMPARE(window.document()->graph().node(window.scene()->selectedNodes().front()).op->name,
                  std::string("nn.softmax"));
+    }
+
+    void whyIsThisHereLeadsIntoAClosedGroup() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("large.json"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray::fromStdString(test::scopedLayersJson(100, 41)));
+        }
+        gui::MainWindow window;
+        window.show();
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        QVERIFY(window.openFile(path));
+        QVERIFY(laidOut.wait(120000));
+        // Every op follows the output's device, so the input's device was decided by nodes
+        // inside closed groups: the Properties panel links them, and a click opens the way.
+        const NodeId input = nodeNamed(window, "x");
+        const NodeId output = nodeNamed(window, "/layer99/add");
+        QVERIFY(window.scene()->nodeItem(input));
+        QVERIFY(!window.scene()->nodeItem(output));
+        QCOMPARE(window.document()->plan().reasonChain(input).back(), output);
+        window.view()->centerOn(window.scene()->nodeItem(input));
+        QTest::mouseClick(window.view()->viewport(), Qt::LeftButton, {},
+                          window.view()->mapFromScene(window.scene()->nodeItem(input)->pos()));
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{input});
+        views::PropertiesPanel* panel = window.properties();
+        const QString text = panel->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Decided by:")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("more")), qPrintable(text)); // 4,060 long
+        const QTextCursor link = panel->document()->find(QStringLiteral("/layer99/add"));
+        QVERIFY(!link.isNull());
+        QTextCursor inside = link;
+        inside.setPosition(link.selectionStart() + 2);
+        panel->setTextCursor(inside);
+        const QPoint at = panel->cursorRect(inside).center();
+        QTest::mouseClick(panel->viewport(), Qt::LeftButton, {}, at);
+        QVERIFY(laidOut.wait(120000));
+        QTRY_VERIFY(window.scene()->nodeItem(output));
+        QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{output});
+        QVERIFY(!window.scene()->collapsed().count("/layer99/"));
+        QVERIFY(window.scene()->opened().count("/layer99/"));
     }
 
     void aNodeInsideAClosedGroupOfALargeGraphIsFoundAndPinned() {

@@ -382,6 +382,7 @@ T = {
     "&Collapse Groups": ("Gruppen &zuklappen", "折叠分组(&C)"),
     "E&xpand All Groups": ("Alle Gruppen &aufklappen", "展开所有分组(&X)"),
     "Expand %1": ("%1 aufklappen", "展开 %1"),
+    "Collapse %1": ("%1 zuklappen", "折叠 %1"),
     "Collapse": ("Zuklappen", "折叠"),
     "%1: %n node(s), collapsed (double-click or the context menu expands it)": (
         ("%1: %n Knoten, zugeklappt (Doppelklick oder Kontextmenü klappt auf)",

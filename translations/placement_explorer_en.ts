@@ -164,36 +164,41 @@
     <name>NodeMenu</name>
     <message>
         <location filename="../views/NodeMenu.cpp" line="40"/>
+        <source>Collapse %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="54"/>
         <source>Pin to</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="45"/>
+        <location filename="../views/NodeMenu.cpp" line="59"/>
         <source>Clear Pin</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="52"/>
+        <location filename="../views/NodeMenu.cpp" line="66"/>
         <source>Split Across Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="57"/>
+        <location filename="../views/NodeMenu.cpp" line="71"/>
         <source>Remove Split</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="64"/>
+        <location filename="../views/NodeMenu.cpp" line="78"/>
         <source>Expand %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="69"/>
+        <location filename="../views/NodeMenu.cpp" line="83"/>
         <source>Collapse</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="75"/>
+        <location filename="../views/NodeMenu.cpp" line="89"/>
         <source>Fit Selection</source>
         <translation type="unfinished"></translation>
     </message>

@@ -163,36 +163,41 @@
     <name>NodeMenu</name>
     <message>
         <location filename="../views/NodeMenu.cpp" line="40"/>
+        <source>Collapse %1</source>
+        <translation>折叠 %1</translation>
+    </message>
+    <message>
+        <location filename="../views/NodeMenu.cpp" line="54"/>
         <source>Pin to</source>
         <translation>固定到</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="45"/>
+        <location filename="../views/NodeMenu.cpp" line="59"/>
         <source>Clear Pin</source>
         <translation>清除固定</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="52"/>
+        <location filename="../views/NodeMenu.cpp" line="66"/>
         <source>Split Across Devices…</source>
         <translation>跨设备拆分…</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="57"/>
+        <location filename="../views/NodeMenu.cpp" line="71"/>
         <source>Remove Split</source>
         <translation>移除拆分</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="64"/>
+        <location filename="../views/NodeMenu.cpp" line="78"/>
         <source>Expand %1</source>
         <translation>展开 %1</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="69"/>
+        <location filename="../views/NodeMenu.cpp" line="83"/>
         <source>Collapse</source>
         <translation>折叠</translation>
     </message>
     <message>
-        <location filename="../views/NodeMenu.cpp" line="75"/>
+        <location filename="../views/NodeMenu.cpp" line="89"/>
         <source>Fit Selection</source>
         <translation>适应所选</translation>
     </message>

@@ -50,7 +50,7 @@ struct CompoundStats {
 };
 
 /// Space around a frame's contents and under its title, points.
-inline constexpr double kFramePadding = 14;
+inline constexpr double kFramePadding = 18;
 
 /// Lays out `request` with its frames (request.frameParent non-empty; without frames it is
 /// `level(request)`): each level with `level`, through `cache` when given. Centres, edge paths and

@@ -2,6 +2,7 @@
 #include "views/NodeMenu.h"
 
 #include "io/RelayWriter.h"
+#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
@@ -29,8 +30,21 @@ void showNodeMenu(GraphView* view, GraphScene* scene, const PlacementDocument& d
             break;
         }
     }
-    if (!clicked)
+    if (!clicked) {
+        // An open group's frame: it can be closed again.
+        for (QGraphicsItem* item : view->items(position)) {
+            if (auto* frame = qgraphicsitem_cast<FrameItem*>(item)) {
+                const std::string scope = frame->scope().toStdString();
+                QMenu menu(view);
+                menu.addAction(
+                    QCoreApplication::translate("NodeMenu", "Collapse %1").arg(frame->scope()),
+                    view, [layout, scope] { layout->collapse(scope); });
+                menu.exec(view->viewport()->mapToGlobal(position));
+                return;
+            }
+        }
         return;
+    }
     if (!clicked->isSelected()) {
         scene->clearSelection();
         clicked->setSelected(true);

@@ -3,6 +3,8 @@
 // popup, find, the planner-mode box, a copy badge's click, and the status line on a plan.
 #include "CanvasFixture.h"
 #include "views/CopyBadgeItem.h"
+#include "views/FrameItem.h"
+#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
@@ -192,6 +194,46 @@ private slots:
         QVERIFY(item->isSelected()); // the node under the cursor became the selection
         QVERIFY2(offered.contains("Collapse"), qPrintable(offered.join(", ")));
         QVERIFY(offered.contains("Fit Selection"));
+    }
+
+    void anOpenGroupsFrameClosesFromItsMenu() {
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.open(kScoped, &error));
+        canvas.layout->layoutNow();
+        canvas.layout->collapseAll();
+        canvas.layout->layoutNow();
+        canvas.layout->expand("/a/");
+        canvas.layout->layoutNow();
+        QCOMPARE(canvas.scene.frames().size(), std::size_t(1));
+        views::FrameItem* frame = canvas.scene.frames().front();
+        const views::NodeItem* conv = canvas.scene.nodeItem(canvas.node("/a/conv"));
+        QRectF box(QPointF(), conv->boxSize());
+        box.moveCenter(conv->pos());
+        QVERIFY(frame->rect().contains(box));
+        canvas.view->centerOn(frame->titleRect().center());
+        const QPoint at = canvas.view->mapFromScene(frame->titleRect().center());
+        QStringList offered;
+        QTimer poll;
+        poll.setInterval(20);
+        QObject::connect(&poll, &QTimer::timeout, [&] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (!menu)
+                return;
+            poll.stop();
+            for (QAction* action : menu->actions())
+                offered << action->text();
+            menu->actions().front()->trigger();
+            menu->close();
+        });
+        poll.start();
+        views::showNodeMenu(canvas.view, &canvas.scene, canvas.document, canvas.layout, at, {});
+        QCOMPARE(offered, QStringList{QStringLiteral("Collapse /a/")});
+        canvas.layout->layoutNow();
+        QVERIFY(canvas.scene.frames().empty());
+        QVERIFY(canvas.scene.opened().empty());
+        QVERIFY(canvas.scene.collapsed().count("/a/"));
+        QVERIFY(!canvas.scene.nodeItem(canvas.node("/a/conv")));
     }
 
     void findStepsThroughMatchesBothWays() {

@@ -35,6 +35,9 @@ struct RunOutcome {
     /// Keeps the physical devices the executor runs on alive as long as it (the session's
     /// registry): declared before it, so destroyed after it.
     std::shared_ptr<const void> physicalDevices;
+    /// The virtual CPUs leased for this run (DeviceRegistry::leaseVCpu), given back when the
+    /// outcome goes, after its executor: declared before it.
+    std::vector<std::shared_ptr<const void>> deviceLeases;
     /// The loaded program (kernel names, streams); null when the run failed before loading.
     std::unique_ptr<Executor> executor;
     RunResult result;

@@ -8,8 +8,17 @@ namespace placer {
 Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
                                         const std::vector<DeviceMapRequest>& requests,
                                         DeviceRegistry& registry,
-                                        std::vector<std::string>* warnings) {
+                                        std::vector<std::string>* warnings,
+                                        std::vector<std::shared_ptr<const void>>* leases) {
     std::vector<Device*> mapping(static_cast<std::size_t>(devices.size()), nullptr);
+    // A vcpu of the mapping's own: leased when the caller holds leases, else fresh.
+    auto ownVCpu = [&] {
+        if (!leases)
+            return registry.freshVCpu();
+        DeviceRegistry::VCpuLease lease = registry.leaseVCpu(mapping);
+        leases->push_back(std::move(lease.lease));
+        return lease.device;
+    };
     for (const DeviceMapRequest& request : requests) {
         const auto id = devices.find(request.device);
         if (!id)
@@ -34,7 +43,7 @@ Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
             physical = registry.get("cpu").value();
             break;
         case DeviceKind::VCpu:
-            physical = registry.freshVCpu();
+            physical = ownVCpu();
             break;
         case DeviceKind::Cuda: {
             if (registry.hasKind(DeviceKind::Cuda)) {
@@ -43,7 +52,7 @@ Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
                     return SourceError{"", 0, 0, device.name + ": " + cuda.error().message};
                 physical = cuda.value();
             } else {
-                physical = registry.freshVCpu();
+                physical = ownVCpu();
                 warnings->push_back("virtual device '" + device.name + "' (cuda) runs on " +
                                     physical->name() +
                                     ": this machine has no CUDA device (see 'placer devices')");

@@ -6,6 +6,7 @@
 #include "ir/Result.h"
 #include "runtime/DeviceRegistry.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,14 @@ struct DeviceMapRequest {
 };
 
 /// The physical device of every virtual device: the requests first; then cpu-kind devices run
-/// on the host `cpu`, vcpu-kind devices on a fresh vcpuN each, and cuda-kind devices on
-/// cuda:<ordinal> when this machine has CUDA, otherwise on a fresh vcpuN (with a warning).
+/// on the host `cpu`, vcpu-kind devices on a vcpuN of their own each, and cuda-kind devices on
+/// cuda:<ordinal> when this machine has CUDA, otherwise on a vcpuN of their own (with a
+/// warning). With `leases`, those vcpus are leased (DeviceRegistry::leaseVCpu: one a finished
+/// run gave back, or a fresh one) and held by the leases added there; without, each is fresh.
 Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
                                         const std::vector<DeviceMapRequest>& requests,
                                         DeviceRegistry& registry,
-                                        std::vector<std::string>* warnings);
+                                        std::vector<std::string>* warnings,
+                                        std::vector<std::shared_ptr<const void>>* leases = nullptr);
 
 } // namespace placer

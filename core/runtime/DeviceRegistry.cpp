@@ -46,7 +46,15 @@ void registerDeviceBackend(std::function<std::unique_ptr<DeviceBackend>()> facto
     backendFactories().push_back(std::move(factory));
 }
 
+/// The leased virtual CPUs given back, by name; shared with every lease, which may outlive
+/// the registry.
+struct IdleVCpus {
+    std::mutex mutex;
+    std::vector<std::string> names;
+};
+
 struct DeviceRegistry::Impl {
+    std::shared_ptr<IdleVCpus> idle = std::make_shared<IdleVCpus>();
     std::mutex mutex;
     std::map<std::string, std::unique_ptr<Device>, std::less<>> devices;
     std::vector<std::unique_ptr<DeviceBackend>> backends; ///< built-in first, then registered
@@ -138,6 +146,35 @@ Device* DeviceRegistry::freshVCpu() {
         name = "vcpu" + std::to_string(m_impl->nextVCpu++);
     }
     return get(name).value();
+}
+
+DeviceRegistry::VCpuLease DeviceRegistry::leaseVCpu(const std::vector<Device*>& taken) {
+    std::shared_ptr<IdleVCpus> idle = m_impl->idle;
+    VCpuLease lease;
+    {
+        std::lock_guard lock(idle->mutex);
+        // The lowest-numbered idle one that the mapping has not taken.
+        auto number = [](const std::string& name) { return std::atoi(name.c_str() + 4); };
+        std::sort(
+            idle->names.begin(), idle->names.end(),
+            [&](const std::string& a, const std::string& b) { return number(a) < number(b); });
+        for (auto it = idle->names.begin(); it != idle->names.end(); ++it) {
+            auto device = get(*it);
+            if (!device || std::find(taken.begin(), taken.end(), device.value()) != taken.end())
+                continue;
+            lease.device = device.value();
+            idle->names.erase(it);
+            break;
+        }
+    }
+    if (!lease.device)
+        lease.device = freshVCpu();
+    const std::string name = lease.device->name();
+    lease.lease = std::shared_ptr<const void>(lease.device, [idle, name](const void*) {
+        std::lock_guard lock(idle->mutex);
+        idle->names.push_back(name);
+    });
+    return lease;
 }
 
 bool DeviceRegistry::hasKind(DeviceKind kind) {

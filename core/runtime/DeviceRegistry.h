@@ -63,6 +63,16 @@ public:
     Result<Device*> get(std::string_view spec);
     /// A virtual CPU no one has asked for yet.
     Device* freshVCpu();
+    /// A virtual CPU for a run's mapping: one a finished run gave back (the lowest-numbered),
+    /// or a fresh one, never one of `taken` (the mapping's others). It is the holder's until
+    /// `lease` goes, so a long session (the GUI, Python, a fuzzer) keeps as many virtual CPUs
+    /// as it runs at once, not one per run ever made (each has a worker thread and a memory
+    /// arena).
+    struct VCpuLease {
+        Device* device = nullptr;
+        std::shared_ptr<const void> lease;
+    };
+    VCpuLease leaseVCpu(const std::vector<Device*>& taken = {});
     /// Whether a backend of `kind` has at least one usable device.
     bool hasKind(DeviceKind kind);
     /// Every backend's devices (or the reason it has none), and a line for each kind of device

@@ -407,7 +407,9 @@ Result<std::vector<HostTensor>> makeInputs(const Graph& graph, const Graph& user
 
 Result<CompiledPlan> Session::compile(const PlannedModel& planned, const CompileRequest& request) {
     std::vector<std::string> warnings;
-    auto mapping = mapDevices(planned.model.devices, request.maps, *m_registry, &warnings);
+    // The vcpus are given back when the plan is compiled: it only names them.
+    std::vector<std::shared_ptr<const void>> leases;
+    auto mapping = mapDevices(planned.model.devices, request.maps, *m_registry, &warnings, &leases);
     if (!mapping)
         return mapping.error();
     auto compiled = lowerPlanned(planned, mapping.value(), request.optimize);
@@ -487,7 +489,8 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         outcome->warnings.push_back("conflict: " + conflict.message);
     }
 
-    auto mapping = mapDevices(devices, request.maps, *m_registry, &outcome->warnings);
+    auto mapping =
+        mapDevices(devices, request.maps, *m_registry, &outcome->warnings, &outcome->deviceLeases);
     if (!mapping)
         return mapping.error();
     auto compiled = lowerPlanned(*planned, mapping.value(), request.optimize);

@@ -10,6 +10,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <set>
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -124,6 +127,47 @@ private slots:
         QCOMPARE(m_session->counters().modelsRead, 1);
         QCOMPARE(m_session->counters().plansMade, 1);
         QCOMPARE(m_session->counters().instantiated, 3);
+    }
+
+    /// A long session (the GUI, Python, a fuzzer) runs plans thousands of times. Each virtual
+    /// vcpu runs on a vcpu of its own, with a worker thread and a memory arena: a run takes one
+    /// a finished run gave back, so the session keeps as many as it runs at once, not one per
+    /// run ever made (a session of 1,400 runs held 600 MB and 2,800 threads before).
+    void finishedRunsGiveTheirVcpusBack() {
+        auto opened =
+            m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, onTwoVcpus({"MatMul"}));
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        const auto input = oneRun({{"x", npy("dyn_encoder.2x16.input.npy")}});
+        std::vector<std::string> first;
+        {
+            auto ran = m_session->run(planned, input);
+            QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+            first = ran.value()->physical;
+            QCOMPARE(first.size(), std::size_t{2});
+            QVERIFY(first[0] != first[1]); // one each
+            // While a run is kept, the next one gets vcpus of its own.
+            auto second = m_session->run(planned, input);
+            QVERIFY(second);
+            for (const std::string& name : second.value()->physical)
+                QVERIFY(std::find(first.begin(), first.end(), name) == first.end());
+        }
+        // Both gone: a hundred runs, one at a time, take the first run's vcpus again.
+        std::set<std::string> used;
+        for (int i = 0; i < 100; ++i) {
+            auto ran = m_session->run(planned, input);
+            QVERIFY(ran);
+            QVERIFY(ran.value()->reference && ran.value()->reference->ok);
+            used.insert(ran.value()->physical.begin(), ran.value()->physical.end());
+        }
+        QCOMPARE(used, std::set<std::string>(first.begin(), first.end()));
+        // A run that asks for a vcpu by name shares it with no default of the same mapping.
+        RunRequest mapped = input;
+        mapped.maps = {{"a", first[1]}};
+        auto ran = m_session->run(planned, mapped);
+        QVERIFY(ran);
+        QCOMPARE(ran.value()->physical[0], first[1]);
+        QVERIFY(ran.value()->physical[1] != first[1]);
     }
 
     /// A batch or sequence of 0 (found by the fuzzer: oneDNN divided by the empty dimension

@@ -114,6 +114,20 @@ void openAndWait(gui::MainWindow& window, const QString& path) {
     QVERIFY(window.scene()->hasItems());
 }
 
+/// Opens test::scopedLayersJson(layers, 41), written to a file in `dir`, as a user opens a
+/// file, and waits for its layout.
+void openScopedLayers(gui::MainWindow& window, const QTemporaryDir& dir, int layers) {
+    const QString path = dir.filePath(QStringLiteral("large.json"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(test::scopedLayersJson(layers, 41)));
+    }
+    QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+    QVERIFY(window.openFile(path));
+    QVERIFY(laidOut.wait(120000));
+}
+
 /// Runs `act`, answering the message box named `name` it opens by clicking `button`; returns
 /// whether the box was shown.
 bool answeringBox(const QString& name, QMessageBox::StandardButton button,
@@ -580,17 +594,10 @@ private slots:
 
     void whyIsThisHereLeadsIntoAClosedGroup() {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("large.json"));
-        {
-            QFile file(path);
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            file.write(QByteArray::fromStdString(test::scopedLayersJson(100, 41)));
-        }
         gui::MainWindow window;
         window.show();
+        openScopedLayers(window, dir, 100);
         QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-        QVERIFY(window.openFile(path));
-        QVERIFY(laidOut.wait(120000));
         // Every op follows the output's device, so the input's device was decided by nodes
         // inside closed groups: the Properties panel links them, and a click opens the way.
         const NodeId input = nodeNamed(window, "x");
@@ -623,17 +630,10 @@ private slots:
     void aNodeInsideAClosedGroupOfALargeGraphIsFoundAndPinned() {
         // 20,500 ops in 500 name scopes: the canvas opens with the scopes collapsed.
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("large.json"));
-        {
-            QFile file(path);
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            file.write(QByteArray::fromStdString(test::scopedLayersJson(500, 41)));
-        }
         gui::MainWindow window;
         window.show();
+        openScopedLayers(window, dir, 500);
         QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-        QVERIFY(window.openFile(path));
-        QVERIFY(laidOut.wait(120000));
         QVERIFY(window.document()->graph().size() > 20000);
         QCOMPARE(window.scene()->collapsed().size(), std::size_t(500));
         const NodeId node = nodeNamed(window, "/layer317/op12");

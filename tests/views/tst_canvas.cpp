@@ -4,7 +4,6 @@
 #include "CanvasFixture.h"
 #include "views/CopyBadgeItem.h"
 #include "views/FrameItem.h"
-#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
@@ -22,6 +21,8 @@
 #include <QSignalSpy>
 #include <QTimer>
 #include <QtTest>
+
+#include <functional>
 
 using namespace placer;
 
@@ -48,6 +49,29 @@ struct Canvas : test::CanvasFixture {
     }
     NodeId node(const char* name) const { return *document.graph().find(name); }
 };
+
+/// Runs `show`, which opens a context menu and returns when it closes; once the menu shows,
+/// `pick` triggers one of its actions (the menu is modal: it is answered from inside its event
+/// loop). Returns the texts of the menu's actions.
+QStringList answeringMenu(const std::function<void()>& show,
+                          const std::function<void(QMenu*)>& pick) {
+    QStringList offered;
+    QTimer poll;
+    poll.setInterval(20);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        if (!menu)
+            return;
+        poll.stop();
+        for (QAction* action : menu->actions())
+            offered << action->text();
+        pick(menu);
+        menu->close();
+    });
+    poll.start();
+    show();
+    return offered;
+}
 
 } // namespace
 
@@ -163,31 +187,22 @@ private slots:
         QString pinnedTo;
         std::vector<NodeId> pinnedNodes;
         bool cleared = false;
-        QStringList offered;
-        // The menu is modal: inspect and trigger it from inside its event loop, once it shows.
-        QTimer poll;
-        poll.setInterval(20);
-        QObject::connect(&poll, &QTimer::timeout, [&] {
-            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
-            if (!menu)
-                return;
-            poll.stop();
-            for (QAction* action : menu->actions())
-                offered << action->text();
-            if (QMenu* pinTo = menu->actions().front()->menu()) {
-                for (QAction* device : pinTo->actions())
-                    if (device->text() == "cpu")
-                        device->trigger();
-            }
-            menu->close();
-        });
-        poll.start();
-        views::showNodeMenu(canvas.view, &canvas.scene, canvas.document, canvas.layout, at,
-                            {[&](const QString& device, const std::vector<NodeId>& nodes) {
-                                 pinnedTo = device;
-                                 pinnedNodes = nodes;
-                             },
-                             [&] { cleared = true; }});
+        const QStringList offered = answeringMenu(
+            [&] {
+                views::showNodeMenu(canvas.view, &canvas.scene, canvas.document, canvas.layout, at,
+                                    {[&](const QString& device, const std::vector<NodeId>& nodes) {
+                                         pinnedTo = device;
+                                         pinnedNodes = nodes;
+                                     },
+                                     [&] { cleared = true; }});
+            },
+            [](QMenu* menu) {
+                if (QMenu* pinTo = menu->actions().front()->menu()) {
+                    for (QAction* device : pinTo->actions())
+                        if (device->text() == "cpu")
+                            device->trigger();
+                }
+            });
         QCOMPARE(pinnedTo, QStringLiteral("cpu"));
         QCOMPARE(pinnedNodes, std::vector<NodeId>{relu});
         QVERIFY(!cleared);
@@ -213,21 +228,12 @@ private slots:
         QVERIFY(frame->rect().contains(box));
         canvas.view->centerOn(frame->titleRect().center());
         const QPoint at = canvas.view->mapFromScene(frame->titleRect().center());
-        QStringList offered;
-        QTimer poll;
-        poll.setInterval(20);
-        QObject::connect(&poll, &QTimer::timeout, [&] {
-            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
-            if (!menu)
-                return;
-            poll.stop();
-            for (QAction* action : menu->actions())
-                offered << action->text();
-            menu->actions().front()->trigger();
-            menu->close();
-        });
-        poll.start();
-        views::showNodeMenu(canvas.view, &canvas.scene, canvas.document, canvas.layout, at, {});
+        const QStringList offered = answeringMenu(
+            [&] {
+                views::showNodeMenu(canvas.view, &canvas.scene, canvas.document, canvas.layout, at,
+                                    {});
+            },
+            [](QMenu* menu) { menu->actions().front()->trigger(); });
         QCOMPARE(offered, QStringList{QStringLiteral("Collapse /a/")});
         canvas.layout->layoutNow();
         QVERIFY(canvas.scene.frames().empty());

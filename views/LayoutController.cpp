@@ -43,10 +43,11 @@ LayoutController::~LayoutController() {
 }
 
 void LayoutController::start() {
-    // The same graph laid out again (a group opened or closed): its selection is kept.
-    m_keepSelected =
-        m_path == m_document->path() ? m_scene->selectedNodes() : std::vector<NodeId>{};
-    if (m_path != m_document->path()) { // a new graph: its own groups
+    // The same graph laid out again (a group opened or closed): its selection and the zoom are
+    // kept.
+    const bool sameGraph = m_path == m_document->path();
+    m_keepSelected = sameGraph ? m_scene->selectedNodes() : std::vector<NodeId>{};
+    if (!sameGraph) { // a new graph: its own groups
         m_path = m_document->path();
         m_reveal = NodeId();
         std::set<std::string> scopes = startingScopes(m_document->graph(), m_scene->scopes());
@@ -66,7 +67,9 @@ void LayoutController::start() {
     if (request.nodeSizes.size() > kQuickLayoutNodes && request.nodeSizes.size() <= kLayeredNodes) {
         // A large graph for dot: show a simple ranked layout at once, replaced by dot's.
         m_scene->applySimpleLayout();
-        m_view->fitAll();
+        m_scene->selectNodes(m_keepSelected); // kept from here by done()
+        if (!sameGraph)
+            m_view->fitAll();
         emit message(tr("Showing a quick layout while Graphviz lays out %n node(s)…", nullptr,
                         static_cast<int>(request.nodeSizes.size())),
                      0);

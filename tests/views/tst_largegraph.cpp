@@ -325,6 +325,27 @@ private slots:
         QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{inside});
     }
 
+    void aRelayoutKeepsTheSelectionThroughItsQuickLayout() {
+        // 1,231 drawn nodes: dot lays them out, a quick layout shown meanwhile.
+        Canvas canvas;
+        QString error;
+        QVERIFY(canvas.document.openText(test::scopedLayersJson(30, 41), QStringLiteral("m.json"),
+                                         &error));
+        QSignalSpy finished(canvas.layout, &views::LayoutController::finished);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(canvas.scene.collapsed().empty());
+        const NodeId chosen = *canvas.document.graph().find("/layer3/op5");
+        canvas.scene.nodeItem(chosen)->setSelected(true);
+        canvas.view->zoomIn();
+        const double zoom = canvas.view->zoom();
+        canvas.layout->collapse("/layer20/");
+        QVERIFY(canvas.scene.hasItems()); // the quick layout, already showing the selection
+        QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{chosen});
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(canvas.scene.selectedNodes(), std::vector<NodeId>{chosen});
+        QCOMPARE(canvas.view->zoom(), zoom); // the view stays on the group just closed
+    }
+
     void aReplanKeepsTheBadgesOfCopiesItStillHas() {
         // Adding items to a scene of 150,000 costs more than restyling it: a re-plan keeps the
         // badges of the copies the new plan has too, and shows exactly the new plan's copies.

@@ -27,8 +27,10 @@ ScopeTree::ScopeTree(const Graph& graph) : m_size(graph.size()), m_revision(grap
         if (node.isConstant() || node.name.empty() || node.name[0] != '/')
             continue;
         int parent = -1;
-        for (std::size_t slash = node.name.find('/', 1); slash != std::string::npos;
-             slash = node.name.find('/', slash + 1)) {
+        std::size_t depth = 0;
+        for (std::size_t slash = node.name.find('/', 1);
+             slash != std::string::npos && depth < kMaxDepth;
+             slash = node.name.find('/', slash + 1), ++depth) {
             std::string name = node.name.substr(0, slash + 1);
             auto [it, inserted] = ids.emplace(std::move(name), static_cast<int>(m_names.size()));
             if (inserted) {

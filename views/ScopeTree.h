@@ -23,6 +23,9 @@ public:
 
     /// More children than this and a scope is cut into synthetic parts.
     static constexpr std::size_t kMaxChildren = 1000;
+    /// Scopes deeper than this are not told apart (a name of 100,000 slashes would otherwise
+    /// make 100,000 scopes of up to 100,000 bytes each).
+    static constexpr std::size_t kMaxDepth = 64;
 
     /// The scopes `node` is in, outermost first (empty for a constant or a node in none).
     std::vector<std::string> of(NodeId node) const;

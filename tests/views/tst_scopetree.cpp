@@ -63,6 +63,26 @@ private slots:
         QVERIFY(tree.isFor(graph));
     }
 
+    void hostileNamesStayCheap() {
+        // A node named by 200,000 slashes, and names of slashes alone: at most kMaxDepth scopes
+        // each, nothing quadratic, no abort.
+        std::string json = test::scopedLayersJson(2, 3);
+        auto rename = [&json](const std::string& from, const std::string& to) {
+            for (std::size_t at = json.find('"' + from + '"'); at != std::string::npos;
+                 at = json.find('"' + from + '"', at + to.size()))
+                json.replace(at + 1, from.size(), to);
+        };
+        rename("/layer1/op0", std::string(200000, '/') + "deep");
+        rename("/layer1/op1", "/");
+        rename("/layer0/op1", "//");
+        Graph graph = load(json);
+        const ScopeTree tree(graph);
+        QVERIFY(tree.depth() <= ScopeTree::kMaxDepth);
+        for (std::uint32_t i = 0; i < graph.size(); ++i)
+            for (const std::string& scope : tree.of(NodeId(i)))
+                QVERIFY(scope.size() <= ScopeTree::kMaxDepth + 1 || scope.rfind("/layer", 0) == 0);
+    }
+
     void aGraphOfTooManyChildrenIsCutIntoParts() {
         // 2,461 nodes in no scope: three parts of at most 1,000, in graph order.
         const Graph graph = load(unscoped(60, 41));

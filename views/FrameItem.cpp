@@ -8,8 +8,8 @@
 
 namespace placer::views {
 
-FrameItem::FrameItem(QString scope, int members, QRectF rect)
-    : m_scope(std::move(scope)), m_members(members), m_rect(rect) {
+FrameItem::FrameItem(int index, QString scope, int members, QRectF rect)
+    : m_index(index), m_scope(std::move(scope)), m_members(members), m_rect(rect) {
     setZValue(-1); // under the split frames, edges and nodes
     setToolTip(QObject::tr("%1: %n node(s), open (double-click its title to collapse it)", nullptr,
                            members)

@@ -1,5 +1,6 @@
 // An open group (a name scope expanded from its box): a frame around its contents, titled with
-// the scope and its node count. Double-clicking the title collapses it again.
+// the scope and its node count. Double-clicking the title collapses it again; a device dropped
+// on the frame (not on a node in it) pins everything inside.
 #pragma once
 
 #include <QGraphicsItem>
@@ -11,9 +12,11 @@ class FrameItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 6 };
 
-    FrameItem(QString scope, int members, QRectF rect);
+    FrameItem(int index, QString scope, int members, QRectF rect);
 
     int type() const override { return Type; }
+    /// Its index among the scene's frames (GraphScene::frameMembers).
+    int index() const { return m_index; }
     const QString& scope() const { return m_scope; }
     QRectF rect() const { return m_rect; }
     /// The title strip at the frame's top (scene coordinates: the item sits at the origin).
@@ -26,6 +29,7 @@ public:
 
 private:
     static QString titleText(const QString& scope, int members);
+    int m_index;
     QString m_scope;
     int m_members;
     QRectF m_rect;

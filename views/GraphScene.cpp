@@ -78,6 +78,12 @@ void GraphScene::setOpened(std::set<std::string> scopes) {
     m_opened = std::move(scopes);
 }
 
+std::vector<NodeId> GraphScene::frameMembers(int frame) const {
+    return frame >= 0 && static_cast<std::size_t>(frame) < m_frameMembers.size()
+               ? m_frameMembers[static_cast<std::size_t>(frame)]
+               : std::vector<NodeId>{};
+}
+
 std::vector<NodeId> GraphScene::groupMembers(int unit) const {
     return unit >= 0 && static_cast<std::size_t>(unit) < m_groupMembers.size()
                ? m_groupMembers[static_cast<std::size_t>(unit)]
@@ -158,8 +164,6 @@ LayoutRequest GraphScene::layoutRequest() {
         request.nodeFrame.assign(m_drawn.size(), -1);
         for (std::size_t u = 0; u < m_drawn.size(); ++u) {
             int parent = -1;
-            const int members =
-                m_groupScope[u].empty() ? 1 : static_cast<int>(m_groupMembers[u].size());
             for (const std::string& scope : tree.of(m_drawn[u])) {
                 if (scope == m_groupScope[u] || m_collapsed.count(scope))
                     break; // the unit's own group, or a group of one drawn as its node
@@ -168,17 +172,23 @@ LayoutRequest GraphScene::layoutRequest() {
                 auto [it, inserted] = frameOf.emplace(scope, static_cast<int>(m_frameScope.size()));
                 if (inserted) {
                     m_frameScope.push_back(scope);
-                    m_frameMembers.push_back(0);
+                    m_frameMembers.emplace_back();
                     request.frameParent.push_back(parent);
                 }
-                m_frameMembers[static_cast<std::size_t>(it->second)] += members;
+                auto& members = m_frameMembers[static_cast<std::size_t>(it->second)];
+                if (m_groupScope[u].empty())
+                    members.push_back(m_drawn[u]);
+                else
+                    members.insert(members.end(), m_groupMembers[u].begin(),
+                                   m_groupMembers[u].end());
                 parent = it->second;
             }
             request.nodeFrame[u] = parent;
         }
         for (std::size_t f = 0; f < m_frameScope.size(); ++f)
             request.frameTitles.push_back(
-                FrameItem::titleSize(QString::fromStdString(m_frameScope[f]), m_frameMembers[f]));
+                FrameItem::titleSize(QString::fromStdString(m_frameScope[f]),
+                                     static_cast<int>(m_frameMembers[f].size())));
         if (m_frameScope.empty())
             request.nodeFrame.clear();
     }
@@ -339,8 +349,8 @@ void GraphScene::buildItems(const std::vector<QPointF>& centers,
                             const std::vector<QRectF>& frames) {
     clearItems();
     for (std::size_t f = 0; f < frames.size() && f < m_frameScope.size(); ++f) {
-        auto* frame =
-            new FrameItem(QString::fromStdString(m_frameScope[f]), m_frameMembers[f], frames[f]);
+        auto* frame = new FrameItem(static_cast<int>(f), QString::fromStdString(m_frameScope[f]),
+                                    static_cast<int>(m_frameMembers[f].size()), frames[f]);
         addItem(frame);
         m_frameItems.push_back(frame);
     }

@@ -59,6 +59,9 @@ public:
     const std::set<std::string>& opened() const { return m_opened; }
     /// The frames drawn, one per open scope that holds drawn nodes.
     const std::vector<FrameItem*>& frames() const { return m_frameItems; }
+    /// The drawn nodes inside frame `frame` (FrameItem::index), those in closed groups in it
+    /// included.
+    std::vector<NodeId> frameMembers(int frame) const;
     /// The nodes inside group unit `unit` (empty for a node).
     std::vector<NodeId> groupMembers(int unit) const;
     std::vector<NodeId> selectedNodes() const;
@@ -123,8 +126,8 @@ private:
     std::set<std::string> m_collapsed;
     mutable ScopeTree m_scopes;
     std::set<std::string> m_opened;
-    std::vector<std::string> m_frameScope; ///< per frame of the layout request: its scope
-    std::vector<int> m_frameMembers;       ///< per frame: the drawn nodes inside
+    std::vector<std::string> m_frameScope;           ///< per frame of the layout request: its scope
+    std::vector<std::vector<NodeId>> m_frameMembers; ///< per frame: the drawn nodes inside
     std::vector<FrameItem*> m_frameItems;
     std::vector<EdgeItem*> m_edges;
     /// Per value drawn (valueKey): its edges, indices into m_edges.

@@ -280,6 +280,9 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
 
 std::vector<NodeId> GraphView::dropTargets(const QPoint& position) const {
     for (QGraphicsItem* item : items(position)) {
+        // An open group's frame, where no node of it is: everything inside it.
+        if (auto* frame = qgraphicsitem_cast<FrameItem*>(item))
+            return m_scene->frameMembers(frame->index());
         if (auto* group = qgraphicsitem_cast<GroupItem*>(item))
             return group->isSelected() ? m_scene->selectedNodes()
                                        : m_scene->groupMembers(group->unit());

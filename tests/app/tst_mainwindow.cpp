@@ -24,6 +24,7 @@
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/EdgeItem.h"
+#include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/GroupItem.h"
@@ -625,6 +626,41 @@ private slots:
         QCOMPARE(window.scene()->selectedNodes(), std::vector<NodeId>{output});
         QVERIFY(!window.scene()->collapsed().count("/layer99/"));
         QVERIFY(window.scene()->opened().count("/layer99/"));
+    }
+
+    void aDeviceDroppedOnAnOpenGroupsFramePinsEverythingInside() {
+        QTemporaryDir dir;
+        gui::MainWindow window;
+        window.show();
+        openScopedLayers(window, dir, 100);
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        window.layout()->expand("/layer5/");
+        QVERIFY(laidOut.wait(120000));
+        QCOMPARE(window.scene()->frames().size(), std::size_t(1));
+        const views::FrameItem* frame = window.scene()->frames().front();
+        const std::vector<NodeId> inside = window.scene()->frameMembers(frame->index());
+        QCOMPARE(inside.size(), std::size_t(41));
+        // Onto the frame's title, where no node is.
+        window.view()->centerOn(frame->titleRect().center());
+        const QPoint target = window.view()->mapFromScene(frame->titleRect().center());
+        QMimeData mime;
+        mime.setData(views::kDeviceMimeType, "cpu");
+        QDragEnterEvent enter(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.view()->viewport(), &enter);
+        QDragMoveEvent move(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.view()->viewport(), &move);
+        QVERIFY(move.isAccepted());
+        QDropEvent drop(QPointF(target), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.view()->viewport(), &drop);
+        QVERIFY(drop.isAccepted());
+        const DeviceId cpu = *window.document()->devices().find("cpu");
+        for (NodeId node : inside) {
+            QCOMPARE(window.document()->pin(node).device, cpu);
+            QVERIFY(window.scene()->nodeItem(node)->isPinned());
+        }
+        QCOMPARE(window.undoStack()->count(), 1);
+        // Nothing outside it.
+        QVERIFY(!window.document()->pin(nodeNamed(window, "/layer6/op0")).active());
     }
 
     void aNodeInsideAClosedGroupOfALargeGraphIsFoundAndPinned() {

@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -260,21 +261,44 @@ LayoutResult compoundLayout(const LayoutRequest& request,
             laid[static_cast<std::size_t>(l)].edgePaths[static_cast<std::size_t>(sub)].translated(
                 offset[static_cast<std::size_t>(l)]);
         const auto [a, b] = edgeBoxes[e];
+        // Inside a frame, from a node to the frame's border or back: straight when short, else
+        // bowed to the side with more room in the node's frame, so that it does not run
+        // through the nodes between (a residual edge into an opened layer).
+        auto join = [&](QPainterPath* into, QPointF start, QPointF end, int node) {
+            const double drop = std::abs(end.y() - start.y());
+            const double height = request.nodeSizes[static_cast<std::size_t>(node)].height();
+            const int frame = frameOf(node);
+            if (drop <= 2.5 * height || frame == top) {
+                into->lineTo(end);
+                return;
+            }
+            const QRectF room = result.frameRects[static_cast<std::size_t>(frame)];
+            const double x = result.nodeCenters[static_cast<std::size_t>(node)].x();
+            const double right = room.right() - x, left = x - room.left();
+            const double side = right >= left ? 1.0 : -1.0;
+            const double bow = std::clamp(std::max(right, left) - 8.0, 12.0, 40.0 + 0.08 * drop);
+            const double reach = std::min(40.0, drop / 3);
+            const double dir = end.y() >= start.y() ? 1.0 : -1.0;
+            into->cubicTo(start + QPointF(side * bow, dir * reach),
+                          end + QPointF(side * bow, -dir * reach), end);
+        };
         QPainterPath path;
         if (a != from) {
             const QSizeF size = request.nodeSizes[static_cast<std::size_t>(from)];
-            path.moveTo(result.nodeCenters[static_cast<std::size_t>(from)] +
-                        QPointF(0, size.height() / 2));
+            const QPointF start =
+                result.nodeCenters[static_cast<std::size_t>(from)] + QPointF(0, size.height() / 2);
+            path.moveTo(start);
             if (route.elementCount() > 0)
-                path.lineTo(QPointF(route.elementAt(0)));
+                join(&path, start, QPointF(route.elementAt(0)), from);
             path.connectPath(route);
         } else {
             path = route;
         }
         if (b != to) {
             const QSizeF size = request.nodeSizes[static_cast<std::size_t>(to)];
-            path.lineTo(result.nodeCenters[static_cast<std::size_t>(to)] -
-                        QPointF(0, size.height() / 2));
+            join(&path, path.currentPosition(),
+                 result.nodeCenters[static_cast<std::size_t>(to)] - QPointF(0, size.height() / 2),
+                 to);
         }
         result.edgePaths[e] = path;
     }

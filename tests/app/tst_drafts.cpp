@@ -49,6 +49,8 @@ NodeId nodeNamed(const gui::MainWindow& window, const char* name) {
 
 /// Clicks the node's item, with Ctrl to add it to the selection.
 void clickNode(gui::MainWindow& window, const char* name, bool add) {
+    // A plan just opened is laid out in the background: its items come with the layout.
+    QTRY_VERIFY_WITH_TIMEOUT(window.scene()->nodeItem(nodeNamed(window, name)), 20000);
     views::NodeItem* item = window.scene()->nodeItem(nodeNamed(window, name));
     window.view()->centerOn(item);
     const QPoint at = window.view()->mapFromScene(item->scenePos());

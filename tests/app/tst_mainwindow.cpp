@@ -84,28 +84,31 @@ NodeId nodeNamed(const gui::MainWindow& window, const char* name) {
     return *id;
 }
 
-/// Drags the palette's chip for `device` and drops it on the node: the drag starts with real
-/// mouse events on the chip; the drop is delivered to the canvas as the windowing system would.
-void dropDeviceOnNode(gui::MainWindow& window, const QString& device, NodeId node) {
-    views::DeviceChip* chip = window.devicePalette()->chip(device);
-    QVERIFY(chip);
-    views::NodeItem* item = window.scene()->nodeItem(node);
-    QVERIFY(item);
-    window.view()->centerOn(item);
-    const QPoint target = window.view()->mapFromScene(item->scenePos());
+/// Drops the palette's chip for `device` on the canvas at `scenePos` (centred first): the drag
+/// and drop events are delivered to the canvas as the windowing system would.
+void dropDeviceAt(gui::MainWindow& window, const QString& device, QPointF scenePos) {
+    QVERIFY(window.devicePalette()->chip(device));
+    window.view()->centerOn(scenePos);
+    const QPoint target = window.view()->mapFromScene(scenePos);
     QVERIFY(window.view()->viewport()->rect().contains(target));
-    auto* mime = new QMimeData;
-    mime->setData(views::kDeviceMimeType, device.toUtf8());
-    QDragEnterEvent enter(target, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QMimeData mime;
+    mime.setData(views::kDeviceMimeType, device.toUtf8());
+    QDragEnterEvent enter(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(window.view()->viewport(), &enter);
     QVERIFY(enter.isAccepted());
-    QDragMoveEvent move(target, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QDragMoveEvent move(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(window.view()->viewport(), &move);
     QVERIFY(move.isAccepted());
-    QDropEvent drop(QPointF(target), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QDropEvent drop(QPointF(target), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(window.view()->viewport(), &drop);
     QVERIFY(drop.isAccepted());
-    delete mime;
+}
+
+/// Drops the palette's chip for `device` on the node's item.
+void dropDeviceOnNode(gui::MainWindow& window, const QString& device, NodeId node) {
+    views::NodeItem* item = window.scene()->nodeItem(node);
+    QVERIFY(item);
+    dropDeviceAt(window, device, item->scenePos());
 }
 
 void openAndWait(gui::MainWindow& window, const QString& path) {
@@ -641,18 +644,7 @@ private slots:
         const std::vector<NodeId> inside = window.scene()->frameMembers(frame->index());
         QCOMPARE(inside.size(), std::size_t(41));
         // Onto the frame's title, where no node is.
-        window.view()->centerOn(frame->titleRect().center());
-        const QPoint target = window.view()->mapFromScene(frame->titleRect().center());
-        QMimeData mime;
-        mime.setData(views::kDeviceMimeType, "cpu");
-        QDragEnterEvent enter(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(window.view()->viewport(), &enter);
-        QDragMoveEvent move(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(window.view()->viewport(), &move);
-        QVERIFY(move.isAccepted());
-        QDropEvent drop(QPointF(target), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(window.view()->viewport(), &drop);
-        QVERIFY(drop.isAccepted());
+        dropDeviceAt(window, QStringLiteral("cpu"), frame->titleRect().center());
         const DeviceId cpu = *window.document()->devices().find("cpu");
         for (NodeId node : inside) {
             QCOMPARE(window.document()->pin(node).device, cpu);
@@ -807,19 +799,7 @@ private slots:
         const auto members = window.scene()->groupMembers(group->unit());
         QVERIFY(members.size() >= 4);
         // A chip dropped on the group pins every node inside, as one step.
-        window.view()->centerOn(group);
-        const QPoint target = window.view()->mapFromScene(group->scenePos());
-        QVERIFY(window.view()->viewport()->rect().contains(target));
-        QMimeData mime;
-        mime.setData(views::kDeviceMimeType, "cpu");
-        QDragEnterEvent enter(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(window.view()->viewport(), &enter);
-        QDragMoveEvent move(target, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(window.view()->viewport(), &move);
-        QVERIFY(move.isAccepted());
-        QDropEvent drop(QPointF(target), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(window.view()->viewport(), &drop);
-        QVERIFY(drop.isAccepted());
+        dropDeviceAt(window, QStringLiteral("cpu"), group->scenePos());
         const auto cpu = *window.document()->devices().find("cpu");
         for (NodeId node : members)
             QCOMPARE(window.document()->pin(node).device, cpu);

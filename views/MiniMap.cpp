@@ -8,6 +8,8 @@
 #include <QPainter>
 #include <QScrollBar>
 
+#include <algorithm>
+
 namespace placer::views {
 
 MiniMap::MiniMap(QGraphicsView* main) : QWidget(main), m_main(main), m_redraw(new QTimer(this)) {
@@ -48,14 +50,23 @@ void MiniMap::refresh() {
     // The scene's rectangle is its items' bounds, set when they are laid out: no pass over them.
     const QRectF all = graph->sceneRect();
     const QRectF visible = m_main->mapToScene(m_main->viewport()->rect()).boundingRect();
-    const bool needed = !all.isEmpty() && !visible.contains(all);
+    // Shown where it helps: the canvas shows less than half of the graph. A graph seen nearly
+    // whole needs no map over its nodes.
+    const QRectF seen = visible.intersected(all);
+    const bool needed =
+        !all.isEmpty() && seen.width() * seen.height() < kShownBelow * all.width() * all.height();
     setVisible(needed);
     if (!needed)
         return;
-    // Tall graphs get a tall map, wide ones a wide map.
+    // Tall graphs get a tall map, wide ones a wide map; never more than a third of the canvas
+    // across or down.
     const qreal aspect = all.width() / std::max<qreal>(all.height(), 1);
-    const QSize size =
+    QSize size =
         aspect < 0.73 ? QSize(140, 240) : QSize(240, std::max(60, static_cast<int>(240 / aspect)));
+    const qreal room = std::min({1.0, m_main->viewport()->width() / 3.0 / size.width(),
+                                 m_main->viewport()->height() / 3.0 / size.height()});
+    size = QSize(std::max(48, static_cast<int>(size.width() * room)),
+                 std::max(48, static_cast<int>(size.height() * room)));
     if (size != this->size() || all != m_shown)
         m_stale = true;
     setFixedSize(size);

@@ -26,6 +26,9 @@ public:
     /// Follows `main`, whose scene (a GraphScene) it shows.
     explicit MiniMap(QGraphicsView* main);
 
+    /// Shown while the canvas shows less than this share of the graph's area.
+    static constexpr double kShownBelow = 0.5;
+
     /// The scene position under a point of this widget.
     QPointF toScene(QPointF position) const { return m_toWidget.inverted().map(position); }
     /// The overview as last painted (null before its first paint).

@@ -401,6 +401,9 @@ private slots:
         const QColor cpu = canvas.document.deviceColor(*canvas.document.devices().find("cpu"));
         // Everything runs on the default gpu but the input, which the host holds.
         QVERIFY(shows(map->overview(), gpu));
+        // Never more than a third of the canvas across or down.
+        QVERIFY(map->width() <= canvas.view->viewport()->width() / 3 + 1);
+        QVERIFY(map->height() <= canvas.view->viewport()->height() / 3 + 1);
         // Half the graph pinned to the cpu: the overview follows the plan.
         std::vector<NodeId> nodes;
         std::vector<Pin> pins;

@@ -27,6 +27,8 @@ namespace placer::cuda {
 struct ConvAlgorithm {
     cudnnConvolutionFwdAlgo_t algorithm{};
     std::size_t workspace = 0;
+    /// A pointwise convolution run as cuBLAS matrix products instead (faster for it here).
+    bool gemm = false;
 };
 
 class CudaDevice final : public Device {

@@ -80,6 +80,42 @@ std::string checkCase(Device& device, const test::OpCase& c) {
     return check.ok ? std::string() : check.mismatch;
 }
 
+/// Which kernel `device` prepares for the case ("cuda:cudnn:convolution:algo1"), or the error.
+std::string implementationOn(Device& device, const test::OpCase& c) {
+    Node node;
+    node.name = "n";
+    node.op = OpRegistry::global().find(c.op);
+    node.attrs = c.attrs;
+    node.outputs = c.outputs;
+    KernelSpec spec;
+    spec.node = &node;
+    spec.outputs = c.outputs;
+    spec.onnxOpset = c.opset;
+    std::vector<std::shared_ptr<TensorData>> data;
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+        const bool constant = i < c.constant.size() && c.constant[i];
+        spec.inputs.push_back(c.inputs[i].type);
+        spec.constantInputs.push_back(constant);
+        data.push_back(std::make_shared<TensorData>(
+            reinterpret_cast<const char*>(c.inputs[i].bytes.data()), c.inputs[i].bytes.size()));
+        spec.constantData.push_back(constant ? data.back().get() : nullptr);
+    }
+    auto kernel = prepareKernelOn(device, spec);
+    return kernel ? kernel.value()->implementation() : "error: " + kernel.error().message;
+}
+
+/// Seeded uniform floats in [-1, 1) of this shape.
+test::Tensor randomFloats(test::Dims shape, std::mt19937& rng) {
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::int64_t count = 1;
+    for (std::int64_t d : shape)
+        count *= d;
+    std::vector<float> v(static_cast<std::size_t>(count));
+    for (float& x : v)
+        x = value(rng);
+    return test::make(std::move(shape), DType::Float32, v);
+}
+
 } // namespace
 
 class TestCuda : public QObject {
@@ -302,6 +338,80 @@ private slots:
             before - after < (std::int64_t{64} << 20),
             qPrintable(
                 QString("the GPU's allocatable memory fell by %1 MB").arg((before - after) >> 20)));
+    }
+
+    // A 1x1 convolution with unit strides and no padding left runs as cuBLAS matrix products
+    // where they are faster than cuDNN: both ways (forced with PLACER_CUDA_POINTWISE) match the
+    // CPU, with and without a bias, in 1-D, 2-D and 3-D, with batches, and with uneven padding
+    // (padded first); a strided one stays with cuDNN.
+    void pointwiseConvolutionsMatchCpuBothWays_data() {
+        QTest::addColumn<QString>("way");
+        QTest::newRow("gemm") << "gemm";
+        QTest::newRow("cudnn") << "cudnn";
+        QTest::newRow("fastest") << "";
+    }
+    void pointwiseConvolutionsMatchCpuBothWays() {
+#if PLACER_HAVE_CUDA
+        QFETCH(QString, way);
+        DeviceRegistry registry;
+        const QString why = whyNoGpu(registry);
+        if (!why.isEmpty())
+            QSKIP(qPrintable("no GPU: " + why));
+        Device* gpu = registry.get("cuda:0").value();
+        if (way.isEmpty())
+            qunsetenv("PLACER_CUDA_POINTWISE");
+        else
+            qputenv("PLACER_CUDA_POINTWISE", way.toUtf8());
+        std::mt19937 rng(7);
+        auto floats = [&](test::Dims shape) { return randomFloats(std::move(shape), rng); };
+        struct Shape {
+            test::Dims x, w, y;
+            std::vector<std::int64_t> pads, strides;
+            bool bias;
+        };
+        const std::vector<Shape> shapes = {
+            {{2, 16, 5, 7}, {8, 16, 1, 1}, {2, 8, 5, 7}, {0, 0, 0, 0}, {1, 1}, true},
+            {{1, 64, 3, 3}, {40, 64, 1, 1}, {1, 40, 3, 3}, {0, 0, 0, 0}, {1, 1}, false},
+            {{3, 12, 9}, {5, 12, 1}, {3, 5, 9}, {0, 0}, {1}, true},
+            {{2, 6, 3, 4, 5},
+             {7, 6, 1, 1, 1},
+             {2, 7, 3, 4, 5},
+             {0, 0, 0, 0, 0, 0},
+             {1, 1, 1},
+             true},
+            {{1, 3, 4, 4}, {5, 3, 1, 1}, {1, 5, 5, 5}, {1, 0, 0, 1}, {1, 1}, true},
+            {{2, 8, 6, 6}, {4, 8, 1, 1}, {2, 4, 3, 3}, {0, 0, 0, 0}, {2, 2}, true},
+        };
+        for (const Shape& shape : shapes) {
+            test::OpCase c;
+            c.op = "Conv";
+            c.name = "pointwise";
+            c.attrs.set("pads", shape.pads);
+            c.attrs.set("strides", shape.strides);
+            c.inputs = {floats(shape.x), floats(shape.w)};
+            c.constant = {false, true};
+            if (shape.bias) {
+                c.inputs.push_back(floats({shape.w[0]}));
+                c.constant.push_back(true);
+            }
+            c.outputs = {{ shape.y, DType::Float32 }};
+            c.atol = c.rtol = 1e-4;
+            const std::string mismatch = checkCase(*gpu, c);
+            QVERIFY2(mismatch.empty(), mismatch.c_str());
+            // Which way it ran.
+            const std::string implementation = implementationOn(*gpu, c);
+            const bool strided = shape.strides[0] != 1;
+            if (way == "gemm" && !strided)
+                QVERIFY2(implementation == "cuda:cublas:pointwise-convolution",
+                         implementation.c_str());
+            else if (way == "cudnn" || strided)
+                QVERIFY2(implementation.rfind("cuda:cudnn:convolution", 0) == 0,
+                         implementation.c_str());
+        }
+        qunsetenv("PLACER_CUDA_POINTWISE");
+#else
+        QSKIP("built without CUDA");
+#endif
     }
 
     // The check before a run counts a convolution's workspace budget on a GPU whose workspace

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace placer::cuda {
@@ -403,12 +404,67 @@ KernelResult whereKernel(const KernelSpec& spec, CudaDevice& device) {
     });
 }
 
+/// Rows at least this long are reduced by a block each (launchContiguousRowReduce), shorter
+/// ones by a warp each.
+constexpr std::int64_t kBlockRowLength = 256;
+
+/// Whether each output of `op` reduces a contiguous run of op.count input elements, the runs
+/// one after another (the reduced axes innermost, in order).
+bool contiguousRows(const Reduce& op) {
+    std::int64_t expected = 1;
+    for (int d = op.reduced.rank - 1; d >= 0; --d) {
+        if (op.reduced.dims[d] != 1 && op.reducedStrides.s[d] != expected)
+            return false;
+        expected *= op.reduced.dims[d];
+    }
+    if (expected != op.count)
+        return false;
+    for (int d = op.kept.rank - 1; d >= 0; --d) {
+        if (op.kept.dims[d] != 1 && op.keptStrides.s[d] != expected)
+            return false;
+        expected *= op.kept.dims[d];
+    }
+    return true;
+}
+
+/// The block-a-row reduction computing `fn`, where there is one.
+std::optional<RowReduction> rowReduction(ReduceFn fn) {
+    switch (fn) {
+    case ReduceFn::Sum:
+        return RowReduction::Sum;
+    case ReduceFn::Mean:
+        return RowReduction::Mean;
+    case ReduceFn::Max:
+        return RowReduction::Max;
+    case ReduceFn::Min:
+        return RowReduction::Min;
+    case ReduceFn::SumSquare:
+        return RowReduction::SumSquare;
+    case ReduceFn::L1:
+        return RowReduction::L1;
+    case ReduceFn::L2:
+        return RowReduction::L2;
+    default:
+        return std::nullopt;
+    }
+}
+
 KernelResult reduceKernel(const KernelSpec& spec, CudaDevice& device) {
     Reduce op;
     std::int64_t rows = 0;
     if (auto error = readReduceFunctor(spec, &op, &rows))
         return specError(spec, *error);
     CudaDevice* dev = &device;
+    if (const auto fn = rowReduction(op.fn); fn && op.elem == Elem::F32 &&
+                                             op.outElem == Elem::F32 &&
+                                             op.count >= kBlockRowLength && contiguousRows(op)) {
+        const std::int64_t count = op.count;
+        return makeKernel("reduce_rows", [=](const std::byte* const* inp, std::byte* const* out) {
+            launchContiguousRowReduce(reinterpret_cast<const float*>(inp[0]),
+                                      reinterpret_cast<float*>(out[0]), rows, count, *fn,
+                                      dev->computeStream());
+        });
+    }
     return makeKernel("reduce", [=](const std::byte* const* inp, std::byte* const* out) mutable {
         op.x = inp[0];
         op.y = out[0];
@@ -498,6 +554,25 @@ KernelResult poolKernel(const KernelSpec& spec, CudaDevice& device) {
     }
     const std::int64_t n = spec.outputs[0].elementCount();
     CudaDevice* dev = &device;
+    // A pool over each whole plane (GlobalAveragePool, GlobalMaxPool) is a reduction of
+    // contiguous rows: a block a plane where the planes are large.
+    bool global = true;
+    std::int64_t plane = 1;
+    for (int d = 0; d < op.spatial; ++d) {
+        global =
+            global && op.out[d] == 1 &&
+            (op.adaptive || (op.kernel[d] == op.in[d] && op.padL[d] == 0 && op.dilation[d] == 1));
+        plane *= op.in[d];
+    }
+    if (global && plane >= kBlockRowLength) {
+        const RowReduction fn = op.isMax ? RowReduction::Max : RowReduction::Mean;
+        return makeKernel(op.isMax ? "global_max_pool" : "global_avg_pool",
+                          [=](const std::byte* const* inp, std::byte* const* outp) {
+                              launchContiguousRowReduce(reinterpret_cast<const float*>(inp[0]),
+                                                        reinterpret_cast<float*>(outp[0]), n, plane,
+                                                        fn, dev->computeStream());
+                          });
+    }
     return makeKernel(op.isMax ? "max_pool" : "avg_pool",
                       [=](const std::byte* const* inp, std::byte* const* outp) mutable {
                           op.x = reinterpret_cast<const float*>(inp[0]);

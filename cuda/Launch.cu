@@ -198,6 +198,98 @@ void launchUnaryContiguous(const UnaryF32& op, i64 n, cudaStream_t stream) {
     launchUnary(UnaryOp<-1>{op.fn, op.a, op.b}, op.x, op.y, n, stream);
 }
 
+namespace {
+
+__device__ double rowInitial(RowReduction fn) {
+    return fn == RowReduction::Max ? -INFINITY : fn == RowReduction::Min ? INFINITY : 0.0;
+}
+
+/// Folds one element into a partial result (Reduce's per-element step).
+__device__ double rowFold(RowReduction fn, double acc, double v) {
+    switch (fn) {
+    case RowReduction::Max:
+        return v > acc ? v : acc;
+    case RowReduction::Min:
+        return v < acc ? v : acc;
+    case RowReduction::SumSquare:
+    case RowReduction::L2:
+        return acc + v * v;
+    case RowReduction::L1:
+        return acc + (v < 0 ? -v : v);
+    default:
+        return acc + v;
+    }
+}
+
+/// Combines two partial results (Reduce's warp combination).
+__device__ double rowCombine(RowReduction fn, double a, double b) {
+    switch (fn) {
+    case RowReduction::Max:
+        return b > a ? b : a;
+    case RowReduction::Min:
+        return b < a ? b : a;
+    default:
+        return a + b;
+    }
+}
+
+__device__ double warpCombine(RowReduction fn, double v) {
+    for (int offset = 16; offset > 0; offset /= 2)
+        v = rowCombine(fn, v, __shfl_down_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+__global__ void contiguousRowReduceKernel(const float* x, float* y, i64 rows, i64 count,
+                                          RowReduction fn) {
+    __shared__ double partial[32];
+    const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x / 32);
+    const int warps = static_cast<int>(blockDim.x / 32);
+    for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+        const float* p = x + row * count;
+        double acc = rowInitial(fn);
+        // Four independent loads in flight a thread, so that a long row is not one load's
+        // latency after another.
+        i64 i = threadIdx.x;
+        const i64 step = blockDim.x;
+        for (; i + 3 * step < count; i += 4 * step) {
+            const double a = p[i], b = p[i + step], c = p[i + 2 * step], d = p[i + 3 * step];
+            acc = rowFold(fn, rowFold(fn, rowFold(fn, rowFold(fn, acc, a), b), c), d);
+        }
+        for (; i < count; i += step)
+            acc = rowFold(fn, acc, p[i]);
+        acc = warpCombine(fn, acc);
+        if (lane == 0)
+            partial[warp] = acc;
+        __syncthreads();
+        if (warp == 0) {
+            acc = lane < warps ? partial[lane] : rowInitial(fn);
+            acc = warpCombine(fn, acc);
+            if (lane == 0) {
+                if (fn == RowReduction::Mean)
+                    acc /= static_cast<double>(count);
+                else if (fn == RowReduction::L2)
+                    acc = sqrt(acc);
+                y[row] = static_cast<float>(acc);
+            }
+        }
+        __syncthreads(); // partial is the next row's
+    }
+}
+
+} // namespace
+
+void launchContiguousRowReduce(const float* x, float* y, i64 rows, i64 count, RowReduction fn,
+                               cudaStream_t stream) {
+    if (rows <= 0)
+        return;
+    const int threads = count >= 8192 ? 512 : count >= 2048 ? 256 : 128;
+    const i64 blocks = std::min<i64>(rows, kMaxBlocks);
+    clearStale();
+    contiguousRowReduceKernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(x, y, rows,
+                                                                                     count, fn);
+    check("contiguousRowReduceKernel");
+}
+
 bool kernelsRunOn(int ordinal, std::string* why) {
     int previous = 0;
     cudaGetDevice(&previous);

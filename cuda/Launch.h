@@ -36,6 +36,14 @@ void launchBinaryContiguous(BinaryFn fn, ContiguousOperand a, ContiguousOperand 
 /// function compiled in.
 void launchUnaryContiguous(const UnaryF32& op, i64 n, cudaStream_t stream);
 
+/// What launchContiguousRowReduce computes over a row (Reduce's arithmetic, in double).
+enum class RowReduction { Sum, Mean, Max, Min, SumSquare, L1, L2 };
+/// y[row] = the reduction of x[row * count, (row + 1) * count), one block a row: for rows long
+/// enough that one warp a row (launchRows) would leave most of the GPU idle, such as a global
+/// average pool over a 112x112 plane or a mean over BERT's 768 features.
+void launchContiguousRowReduce(const float* x, float* y, i64 rows, i64 count, RowReduction fn,
+                               cudaStream_t stream);
+
 /// Whether this build has kernels the device can run (a build without its architecture cannot
 /// launch anything there); *why says why not.
 bool kernelsRunOn(int ordinal, std::string* why);

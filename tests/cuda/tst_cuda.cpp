@@ -414,6 +414,183 @@ private slots:
 #endif
     }
 
+    // Reductions over long contiguous rows (a global pool over a large plane, a mean over the
+    // last axis) run a block a row; the others a warp a row. Both match the CPU.
+    void longRowReductionsMatchCpu() {
+#if PLACER_HAVE_CUDA
+        DeviceRegistry registry;
+        const QString why = whyNoGpu(registry);
+        if (!why.isEmpty())
+            QSKIP(qPrintable("no GPU: " + why));
+        Device* gpu = registry.get("cuda:0").value();
+        std::mt19937 rng(9);
+        using test::Dims;
+        struct Row {
+            const char* op;
+            Dims x, y;
+            Attrs attrs;
+            std::vector<std::int64_t> axesInput; ///< ReduceSum's axes (opset 13)
+            const char* implementation;
+        };
+        auto attrs = [](std::initializer_list<std::pair<const char*, AttrValue>> list) {
+            Attrs a;
+            for (const auto& [key, value] : list)
+                a.set(key, value);
+            return a;
+        };
+        const std::vector<Row> rows = {
+            {"GlobalAveragePool", {2, 3, 40, 40}, {2, 3, 1, 1}, {}, {}, "cuda:global_avg_pool"},
+            {"GlobalMaxPool", {1, 4, 33, 31}, {1, 4, 1, 1}, {}, {}, "cuda:global_max_pool"},
+            {"GlobalAveragePool", {1, 5, 7, 7}, {1, 5, 1, 1}, {}, {}, "cuda:avg_pool"},
+            {"AveragePool",
+             {1, 2, 20, 20},
+             {1, 2, 1, 1},
+             attrs(
+                 {{ "kernel_shape",
+                    Dims {
+                        20,
+                        20
+                    } }}),
+             {},
+             "cuda:global_avg_pool"},
+            {"ReduceMean",
+             {5, 1000},
+             {5, 1},
+             attrs({{"axes",
+                     Dims {
+                         -1
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          1
+                      } }}),
+             {},
+             "cuda:reduce_rows"},
+            {"ReduceMax",
+             {2, 3, 700},
+             {2, 3},
+             attrs({{"axes",
+                     Dims {
+                         2
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          0
+                      } }}),
+             {},
+             "cuda:reduce_rows"},
+            {"ReduceMin",
+             {3, 300},
+             {3, 1},
+             attrs({{"axes",
+                     Dims {
+                         1
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          1
+                      } }}),
+             {},
+             "cuda:reduce_rows"},
+            {"ReduceL2",
+             {4, 512},
+             {4, 1},
+             attrs({{"axes",
+                     Dims {
+                         1
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          1
+                      } }}),
+             {},
+             "cuda:reduce_rows"},
+            {"ReduceL1",
+             {2, 4096 * 3 + 5},
+             {2, 1},
+             attrs({{"axes",
+                     Dims {
+                         1
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          1
+                      } }}),
+             {},
+             "cuda:reduce_rows"},
+            {"ReduceSumSquare",
+             {3, 2, 400},
+             {3, 2, 1},
+             attrs({{"axes",
+                     Dims {
+                         2
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          1
+                      } }}),
+             {},
+             "cuda:reduce_rows"},
+            {"ReduceSum",
+             {3, 20, 30},
+             {3},
+             attrs(
+                 {{ "keepdims",
+                    std::int64_t {
+                        0
+                    } }}),
+             {1, 2},
+             "cuda:reduce_rows"},
+            {"ReduceSum",
+             {600, 3},
+             {1, 3},
+             attrs(
+                 {{ "keepdims",
+                    std::int64_t {
+                        1
+                    } }}),
+             {0},
+             "cuda:reduce"},
+            {"ReduceMean",
+             {4, 100},
+             {4, 1},
+             attrs({{"axes",
+                     Dims {
+                         1
+                     }},
+                    { "keepdims",
+                      std::int64_t {
+                          1
+                      } }}),
+             {},
+             "cuda:reduce"},
+        };
+        for (const Row& row : rows) {
+            test::OpCase c;
+            c.op = row.op;
+            c.name = row.op;
+            c.attrs = row.attrs;
+            c.inputs = {randomFloats(row.x, rng)};
+            c.constant = {false};
+            if (!row.axesInput.empty()) {
+                c.inputs.push_back(test::detail::CaseMaker::int64s(
+                    {static_cast<std::int64_t>(row.axesInput.size())}, row.axesInput));
+                c.constant.push_back(true);
+            }
+            c.outputs = {{ row.y, DType::Float32 }};
+            c.atol = 1e-4;
+            c.rtol = 1e-4;
+            const std::string mismatch = checkCase(*gpu, c);
+            QVERIFY2(mismatch.empty(), (std::string(row.op) + ": " + mismatch).c_str());
+            const std::string implementation = implementationOn(*gpu, c);
+            QVERIFY2(implementation == row.implementation,
+                     (std::string(row.op) + " ran as " + implementation).c_str());
+        }
+#else
+        QSKIP("built without CUDA");
+#endif
+    }
+
     // The check before a run counts a convolution's workspace budget on a GPU whose workspace
     // has not grown to it (cuda/CudaDevice.h kernelMemoryBytes), and nothing for other ops.
     void convolutionWorkspaceCountsInTheCheck() {

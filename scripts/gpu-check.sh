@@ -22,10 +22,21 @@
 #                                resnet50_batch32.onnx)
 #
 # The run step's parts can be chosen with PLACER_GPU_PARTS, a list of tests, models, table,
-# sanitizer and bench (default: all but table, which exports a dozen full-size models with
-# PyTorch and compares each on cuda:0 with PyTorch eager on the same GPU). Without a step it builds and runs. The run step exits non-zero
-# when a test or a model run fails, when compute-sanitizer reports an error, or when there is no
-# usable GPU.
+# sanitizer, bench and optimes (default: all but table and optimes; table exports a dozen
+# full-size models with PyTorch and compares each on cuda:0 with PyTorch eager on the same GPU;
+# optimes sums each op's node times on cuda:0 for EfficientNet-B0, BERT-base and ResNet-50 at
+# batch 32, to show where the time goes). Without a step it builds and runs. The run step exits
+# non-zero when a test or a model run fails, when compute-sanitizer reports an error, or when
+# there is no usable GPU.
+#
+# A GPU machine that cannot export the full-size models itself (or receive 1 GB of weights):
+# `scripts/pack_gpu_models.py models.tar.xz` here (12 MB), then PLACER_GPU_MODELS_ARCHIVE=
+# models.tar.xz on the run step unpacks it into $PLACER_ONNX_MODELS first.
+#
+# Where the usual build (scripts/setup.sh) found the CUDA toolkit, it has the CUDA backend too:
+# PLACER_GPU_BUILD_DIR=build scripts/gpu-check.sh bundle DIR bundles it, the GUI included.
+# Do not put the machine's own cuDNN folder on LD_LIBRARY_PATH for the run step: PyTorch then
+# loads that cuDNN instead of its own, refuses it, and its timings are not cuDNN's.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -178,6 +189,32 @@ table_part() {
     rm -rf "$first" "$second"
 }
 
+# Each op's node times summed over a run on cuda:0 (placer run --csv), for the models where
+# the GPU is furthest from PyTorch, so that the next kernel to improve is plain.
+optimes_part() {
+    local dir=${PLACER_ONNX_MODELS:-${TMPDIR:-/tmp}/placer-gpu-models} name csv
+    for name in efficientnet_b0 bert_base_encoder resnet50_batch32; do
+        [ -f "$dir/$name.onnx" ] || continue
+        csv=$(mktemp --suffix=.csv)
+        echo "gpu-check: where $name's time goes on cuda:0"
+        timeout 60 "$placer" run "$dir/$name.onnx" --devices gpu:cuda --iterations 20 --warmup 3 \
+            --no-reference --no-record --csv "$csv" | grep -E '^latency|busy' ||
+            fail "$name on cuda:0 for optimes"
+        "${PLACER_PYTHON:-python3}" - "$csv" <<'PY'
+import collections, csv, sys
+times = collections.defaultdict(lambda: [0, 0.0])
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["kind"] == "node":
+        times[row["op"]][0] += 1
+        times[row["op"]][1] += float(row["median_ms"])
+print(f"  sum of node medians {sum(t for _, t in times.values()):.3f} ms")
+for op, (count, total) in sorted(times.items(), key=lambda item: -item[1][1])[:15]:
+    print(f"  {op:24s} {count:4d} nodes {total:8.3f} ms")
+PY
+        rm -f "$csv"
+    done
+}
+
 sanitizer_part() {
     local sanitizer tool test
     sanitizer=$(command -v compute-sanitizer || true)
@@ -216,6 +253,12 @@ run_step() {
         fi
     fi
     export QT_QPA_PLATFORM=offscreen
+    if [ -n "${PLACER_GPU_MODELS_ARCHIVE-}" ]; then
+        export PLACER_ONNX_MODELS=${PLACER_ONNX_MODELS:-${TMPDIR:-/tmp}/placer-gpu-models}
+        mkdir -p "$PLACER_ONNX_MODELS"
+        tar -C "$PLACER_ONNX_MODELS" -xJf "$PLACER_GPU_MODELS_ARCHIVE" ||
+            fail "unpacking $PLACER_GPU_MODELS_ARCHIVE"
+    fi
     "$placer" devices
     if ! "$placer" devices | grep -q '^  cuda:0: '; then
         echo "gpu-check: cuda:0 is not usable here (see above)" >&2
@@ -229,6 +272,7 @@ run_step() {
     [[ $parts == *" models "* ]] && models_part
     [[ $parts == *" table "* ]] && table_part
     [[ $parts == *" sanitizer "* ]] && sanitizer_part
+    [[ $parts == *" optimes "* ]] && optimes_part
     if [[ $parts == *" bench "* ]]; then
         timeout 900 "$tests/benchmarks/bench_cuda" || fail bench_cuda
     fi

@@ -337,7 +337,9 @@ private slots:
         QVERIFY2(
             before - after < (std::int64_t{64} << 20),
             qPrintable(
-                QString("the GPU's allocatable memory fell by %1 MB").arg((before - after) >> 20)));
+                QString("the GPU's allocatable memory fell by %1 MB (the GPU's free memory counts: "
+                        "another process allocating on it meanwhile fails this too)")
+                    .arg((before - after) >> 20)));
     }
 
     // A 1x1 convolution with unit strides and no padding left runs as cuBLAS matrix products

@@ -98,6 +98,11 @@ T = {
         "Planermodus: demand, unify oder auto.", "规划模式：demand、unify 或 auto。"),
     "&Split Across Devices…": ("Auf Geräte &aufteilen…", "跨设备拆分(&S)…"),
     "Remove Split of Selection": ("Aufteilung der Auswahl entfernen", "移除所选内容的拆分"),
+    "Copy Plan as Command &Line": ("Plan als &Befehlszeile kopieren", "将计划复制为命令行(&L)"),
+    "Copied: %1": ("Kopiert: %1", "已复制：%1"),
+    "The placer run command that plans and runs what this window shows": (
+        "Der placer-run-Befehl, der plant und ausführt, was dieses Fenster zeigt",
+        "规划并运行此窗口所示内容的 placer run 命令"),
     "Select the ops to split first": ("Zuerst die aufzuteilenden Operatoren auswählen", "请先选择要拆分的算子"),
     "Remove split": ("Aufteilung entfernen", "移除拆分"),
     "Split Across Devices": ("Auf Geräte aufteilen", "跨设备拆分"),

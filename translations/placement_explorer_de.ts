@@ -115,13 +115,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="747"/>
+        <location filename="../views/GraphScene.cpp" line="757"/>
         <source>split ⇉ %1</source>
         <translation>Aufteilung ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="751"/>
-        <location filename="../views/GraphScene.cpp" line="758"/>
+        <location filename="../views/GraphScene.cpp" line="761"/>
+        <location filename="../views/GraphScene.cpp" line="768"/>
         <source>concat ⇇</source>
         <translation>Verkettung ⇇</translation>
     </message>
@@ -569,262 +569,277 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66"/>
+        <location filename="../app/gui/MainWindow.cpp" line="71"/>
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74"/>
+        <location filename="../app/gui/MainWindow.cpp" line="79"/>
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node&apos;s device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;Arbeit verteilen:&lt;/b&gt; einen Geräte-Chip aus dem Bereich &lt;i&gt;Geräte&lt;/i&gt; auf einen Knoten ziehen (oder auf eine Auswahl). Der Planer leitet alles andere sofort neu ab: Die Füllfarbe zeigt das Gerät jedes Knotens, Punkte markieren Festlegungen, Plaketten an Kanten sind die Kopien, die der Plan braucht, und &lt;i&gt;Konflikte und Hinweise&lt;/i&gt; sagt, was er entschieden hat. Strg+Z macht rückgängig.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="108"/>
+        <location filename="../app/gui/MainWindow.cpp" line="113"/>
         <source>laying out</source>
         <translation>Layout läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176"/>
+        <location filename="../app/gui/MainWindow.cpp" line="181"/>
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185"/>
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>Rules</source>
         <translation>Regeln</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Conflicts and notes</source>
         <translation>Konflikte und Hinweise</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>Properties</source>
         <translation>Eigenschaften</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197"/>
+        <location filename="../app/gui/MainWindow.cpp" line="202"/>
         <source>&lt;opened&gt;</source>
         <translation>&lt;geöffnet&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199"/>
+        <location filename="../app/gui/MainWindow.cpp" line="204"/>
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="451"/>
+        <location filename="../app/gui/MainWindow.cpp" line="465"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231"/>
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>Plans</source>
         <translation>Pläne</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>Restored the unsaved changes</source>
         <translation>Die ungesicherten Änderungen wurden wiederhergestellt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="245"/>
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245"/>
+        <location filename="../app/gui/MainWindow.cpp" line="250"/>
         <source>&amp;Open…</source>
         <translation>&amp;Öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
         <source>Open the &amp;Example</source>
         <translation>&amp;Beispiel öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250"/>
+        <location filename="../app/gui/MainWindow.cpp" line="255"/>
         <source>&amp;Save Plan</source>
         <translation>Plan &amp;speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252"/>
+        <location filename="../app/gui/MainWindow.cpp" line="257"/>
         <source>Save Plan &amp;As…</source>
         <translation>Plan speichern &amp;unter…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="259"/>
         <source>Open &amp;Workspace…</source>
         <translation>&amp;Arbeitsbereich öffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255"/>
+        <location filename="../app/gui/MainWindow.cpp" line="260"/>
         <source>&amp;Export</source>
         <translation>&amp;Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="267"/>
+        <location filename="../app/gui/MainWindow.cpp" line="272"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269"/>
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270"/>
+        <location filename="../app/gui/MainWindow.cpp" line="275"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272"/>
+        <location filename="../app/gui/MainWindow.cpp" line="277"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277"/>
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation>Festlegungen der Auswahl &amp;entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280"/>
+        <location filename="../app/gui/MainWindow.cpp" line="285"/>
         <source>&amp;Split Across Devices…</source>
         <translation>Auf Geräte &amp;aufteilen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="287"/>
         <source>Remove Split of Selection</source>
         <translation>Aufteilung der Auswahl entfernen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="289"/>
+        <source>Copy Plan as Command &amp;Line</source>
+        <translation>Plan als &amp;Befehlszeile kopieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <source>Copied: %1</source>
+        <translation>Kopiert: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <source>The placer run command that plans and runs what this window shows</source>
+        <translation>Der placer-run-Befehl, der plant und ausführt, was dieses Fenster zeigt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298"/>
         <source>&amp;Find…</source>
         <translation>&amp;Suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="304"/>
         <source>Find &amp;Next</source>
         <translation>&amp;Weitersuchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>Find &amp;Previous</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295"/>
+        <location filename="../app/gui/MainWindow.cpp" line="309"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>Fit &amp;Selection</source>
         <translation>&amp;Auswahl einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301"/>
+        <location filename="../app/gui/MainWindow.cpp" line="315"/>
         <source>&amp;Collapse Groups</source>
         <translation>Gruppen &amp;zuklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302"/>
+        <location filename="../app/gui/MainWindow.cpp" line="316"/>
         <source>E&amp;xpand All Groups</source>
         <translation>Alle Gruppen &amp;aufklappen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305"/>
+        <location filename="../app/gui/MainWindow.cpp" line="319"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307"/>
+        <location filename="../app/gui/MainWindow.cpp" line="321"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311"/>
+        <location filename="../app/gui/MainWindow.cpp" line="325"/>
         <source>&amp;Devices</source>
         <translation>&amp;Geräte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="326"/>
         <source>&amp;Edit Devices…</source>
         <translation>Geräte &amp;bearbeiten…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314"/>
+        <location filename="../app/gui/MainWindow.cpp" line="328"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation>Diese Maschine &amp;kalibrieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318"/>
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Pin Selection To</source>
         <translation>Auswahl &amp;anheften an</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>Device %1</source>
         <translation>Gerät %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333"/>
+        <location filename="../app/gui/MainWindow.cpp" line="347"/>
         <source>Device %1 (none)</source>
         <translation>Gerät %1 (keines)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337"/>
+        <location filename="../app/gui/MainWindow.cpp" line="351"/>
         <source>&amp;Run</source>
         <translation>&amp;Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="338"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>&amp;Run the Plan</source>
         <translation>Plan &amp;ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340"/>
+        <location filename="../app/gui/MainWindow.cpp" line="354"/>
         <source>&amp;Cancel the Run</source>
         <translation>Lauf a&amp;bbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342"/>
+        <location filename="../app/gui/MainWindow.cpp" line="356"/>
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347"/>
+        <location filename="../app/gui/MainWindow.cpp" line="361"/>
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="358"/>
+        <location filename="../app/gui/MainWindow.cpp" line="372"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="382"/>
+        <location filename="../app/gui/MainWindow.cpp" line="396"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>Es gibt kein Gerät %1: die Palette hat %n Gerät</numerusform>
@@ -832,71 +847,71 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389"/>
+        <location filename="../app/gui/MainWindow.cpp" line="403"/>
         <source>Select the nodes to pin first</source>
         <translation>Zuerst die anzuheftenden Knoten auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="406"/>
+        <location filename="../app/gui/MainWindow.cpp" line="420"/>
         <source>Select the ops to split first</source>
         <translation>Zuerst die aufzuteilenden Operatoren auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="528"/>
+        <location filename="../app/gui/MainWindow.cpp" line="542"/>
         <source>Calibrate this machine?</source>
         <translation>Diese Maschine kalibrieren?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="529"/>
+        <location filename="../app/gui/MainWindow.cpp" line="543"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
-        <location filename="../app/gui/MainWindow.cpp" line="576"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="590"/>
         <source>Calibrate</source>
         <translation>Kalibrieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
         <source>No workspace is open to keep it in.</source>
         <translation>Kein Arbeitsbereich ist geöffnet, um es zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>Die Geräte dieser Maschine werden vermessen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
         <source>Calibration failed: %1</source>
         <translation>Kalibrierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="582"/>
+        <location filename="../app/gui/MainWindow.cpp" line="596"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102"/>
+        <location filename="../app/gui/MainWindow.cpp" line="107"/>
         <source>loading</source>
         <translation>lädt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <location filename="../app/gui/MainWindow.cpp" line="109"/>
         <source>Reading %1…</source>
         <translation>%1 wird gelesen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="227"/>
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="233"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation>Plan „%1“ gespeichert</translation>
     </message>
@@ -906,42 +921,42 @@
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="434"/>
+        <location filename="../app/gui/MainWindow.cpp" line="448"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>Bad rule</source>
         <translation>Ungültige Regel</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260"/>
+        <location filename="../app/gui/MainWindow.cpp" line="265"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="468"/>
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="461"/>
+        <location filename="../app/gui/MainWindow.cpp" line="475"/>
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="462"/>
+        <location filename="../app/gui/MainWindow.cpp" line="476"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="509"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="516"/>
+        <location filename="../app/gui/MainWindow.cpp" line="530"/>
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>
@@ -1023,23 +1038,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="48"/>
-        <location filename="../app/gui/ModelOpener.cpp" line="68"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="49"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="69"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="57"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
         <source>Open a graph</source>
         <translation>Graph öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="59"/>
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>Graphen (*.relay *.txt *.onnx *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="82"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="83"/>
         <source>Cannot open the example</source>
         <translation>Das Beispiel kann nicht geöffnet werden</translation>
     </message>
@@ -1787,12 +1802,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="384"/>
+        <location filename="../views/GraphScene.cpp" line="394"/>
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>Läuft als ein Operator auf seinem Gerät; Rumpf eingeklappt:</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="558"/>
+        <location filename="../views/GraphScene.cpp" line="568"/>
         <source>size at run time</source>
         <translation>Größe zur Laufzeit</translation>
     </message>
@@ -1818,7 +1833,7 @@
         <translation>Layout läuft</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="54"/>
+        <location filename="../views/LayoutController.cpp" line="55"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
         <translation>
             <numerusform>%n Namensbereich eingeklappt gezeigt: Doppelklick auf eine Gruppe öffnet sie; Suchen öffnet die Gruppen eines Knotens</numerusform>
@@ -1826,7 +1841,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="70"/>
+        <location filename="../views/LayoutController.cpp" line="73"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation>
             <numerusform>Ein schnelles Layout wird gezeigt, während Graphviz %n Knoten anordnet…</numerusform>
@@ -1834,22 +1849,22 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="136"/>
+        <location filename="../views/LayoutController.cpp" line="139"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>Layout fehlgeschlagen (%1); ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="139"/>
+        <location filename="../views/LayoutController.cpp" line="142"/>
         <source>Laid out in %1 s (%2 of %3 levels; the others were kept from before)</source>
         <translation>Layout in %1 s (%2 von %3 Ebenen; die übrigen von vorher übernommen)</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="145"/>
+        <location filename="../views/LayoutController.cpp" line="148"/>
         <source>Laid out in %1 s</source>
         <translation>Layout in %1 s</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="181"/>
+        <location filename="../views/LayoutController.cpp" line="184"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>Layout abgebrochen; ein einfaches Ebenenlayout wird gezeigt</translation>
     </message>
@@ -1880,22 +1895,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="210"/>
+        <location filename="../views/PlacementDocument.cpp" line="211"/>
         <source>&apos;%1&apos; cannot be removed: device_copy %2 in the model names it</source>
         <translation>„%1“ kann nicht entfernt werden: device_copy %2 im Modell nennt es</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="219"/>
+        <location filename="../views/PlacementDocument.cpp" line="220"/>
         <source>&apos;%1&apos; cannot be removed: a result of the model must be on it</source>
         <translation>„%1“ kann nicht entfernt werden: ein Ergebnis des Modells muss dort liegen</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="229"/>
+        <location filename="../views/PlacementDocument.cpp" line="230"/>
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>von device_copy-Knoten genannte Geräte müssen ihren Platz in der Liste behalten</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="236"/>
+        <location filename="../views/PlacementDocument.cpp" line="237"/>
         <source>devices that results must be on must keep their place in the list</source>
         <translation>Geräte, auf denen Ergebnisse liegen müssen, müssen ihren Platz in der Liste behalten</translation>
     </message>

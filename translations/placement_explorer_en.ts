@@ -115,13 +115,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="747"/>
+        <location filename="../views/GraphScene.cpp" line="757"/>
         <source>split ⇉ %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="751"/>
-        <location filename="../views/GraphScene.cpp" line="758"/>
+        <location filename="../views/GraphScene.cpp" line="761"/>
+        <location filename="../views/GraphScene.cpp" line="768"/>
         <source>concat ⇇</source>
         <translation type="unfinished"></translation>
     </message>
@@ -569,267 +569,282 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66"/>
+        <location filename="../app/gui/MainWindow.cpp" line="71"/>
         <source>Placement Explorer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74"/>
+        <location filename="../app/gui/MainWindow.cpp" line="79"/>
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node&apos;s device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="108"/>
+        <location filename="../app/gui/MainWindow.cpp" line="113"/>
         <source>laying out</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176"/>
+        <location filename="../app/gui/MainWindow.cpp" line="181"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185"/>
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>Rules</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Conflicts and notes</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>Properties</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197"/>
+        <location filename="../app/gui/MainWindow.cpp" line="202"/>
         <source>&lt;opened&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199"/>
+        <location filename="../app/gui/MainWindow.cpp" line="204"/>
         <source>History</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="451"/>
+        <location filename="../app/gui/MainWindow.cpp" line="465"/>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231"/>
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>Plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>Restored the unsaved changes</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="245"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245"/>
+        <location filename="../app/gui/MainWindow.cpp" line="250"/>
         <source>&amp;Open…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Open &amp;Recent</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
         <source>Open the &amp;Example</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250"/>
+        <location filename="../app/gui/MainWindow.cpp" line="255"/>
         <source>&amp;Save Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252"/>
+        <location filename="../app/gui/MainWindow.cpp" line="257"/>
         <source>Save Plan &amp;As…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="259"/>
         <source>Open &amp;Workspace…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255"/>
+        <location filename="../app/gui/MainWindow.cpp" line="260"/>
         <source>&amp;Export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260"/>
+        <location filename="../app/gui/MainWindow.cpp" line="265"/>
         <source>Export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="267"/>
+        <location filename="../app/gui/MainWindow.cpp" line="272"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269"/>
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>&amp;Edit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270"/>
+        <location filename="../app/gui/MainWindow.cpp" line="275"/>
         <source>&amp;Undo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272"/>
+        <location filename="../app/gui/MainWindow.cpp" line="277"/>
         <source>&amp;Redo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277"/>
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280"/>
+        <location filename="../app/gui/MainWindow.cpp" line="285"/>
         <source>&amp;Split Across Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="287"/>
         <source>Remove Split of Selection</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
-        <source>&amp;Find…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
-        <source>Find &amp;Next</source>
+        <location filename="../app/gui/MainWindow.cpp" line="289"/>
+        <source>Copy Plan as Command &amp;Line</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="292"/>
-        <source>Find &amp;Previous</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295"/>
-        <source>&amp;View</source>
+        <source>Copied: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="296"/>
-        <source>&amp;Fit to Window</source>
+        <source>The placer run command that plans and runs what this window shows</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="298"/>
-        <source>Fit &amp;Selection</source>
+        <source>&amp;Find…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301"/>
-        <source>&amp;Collapse Groups</source>
+        <location filename="../app/gui/MainWindow.cpp" line="304"/>
+        <source>Find &amp;Next</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302"/>
-        <source>E&amp;xpand All Groups</source>
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
+        <source>Find &amp;Previous</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305"/>
-        <source>Zoom &amp;In</source>
+        <location filename="../app/gui/MainWindow.cpp" line="309"/>
+        <source>&amp;View</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307"/>
-        <source>Zoom &amp;Out</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311"/>
-        <source>&amp;Devices</source>
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
+        <source>&amp;Fit to Window</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <source>Fit &amp;Selection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="315"/>
+        <source>&amp;Collapse Groups</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="316"/>
+        <source>E&amp;xpand All Groups</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="319"/>
+        <source>Zoom &amp;In</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="321"/>
+        <source>Zoom &amp;Out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="325"/>
+        <source>&amp;Devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="326"/>
         <source>&amp;Edit Devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314"/>
+        <location filename="../app/gui/MainWindow.cpp" line="328"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318"/>
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Pin Selection To</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>Device %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333"/>
+        <location filename="../app/gui/MainWindow.cpp" line="347"/>
         <source>Device %1 (none)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337"/>
+        <location filename="../app/gui/MainWindow.cpp" line="351"/>
         <source>&amp;Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="338"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>&amp;Run the Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340"/>
+        <location filename="../app/gui/MainWindow.cpp" line="354"/>
         <source>&amp;Cancel the Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342"/>
+        <location filename="../app/gui/MainWindow.cpp" line="356"/>
         <source>Main</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347"/>
+        <location filename="../app/gui/MainWindow.cpp" line="361"/>
         <source>Planner: </source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="358"/>
+        <location filename="../app/gui/MainWindow.cpp" line="372"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="382"/>
+        <location filename="../app/gui/MainWindow.cpp" line="396"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>There is no device %1: the palette has %n device</numerusform>
@@ -837,66 +852,66 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389"/>
+        <location filename="../app/gui/MainWindow.cpp" line="403"/>
         <source>Select the nodes to pin first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="406"/>
+        <location filename="../app/gui/MainWindow.cpp" line="420"/>
         <source>Select the ops to split first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="528"/>
+        <location filename="../app/gui/MainWindow.cpp" line="542"/>
         <source>Calibrate this machine?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="529"/>
+        <location filename="../app/gui/MainWindow.cpp" line="543"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
-        <location filename="../app/gui/MainWindow.cpp" line="576"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="590"/>
         <source>Calibrate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
         <source>Calibration failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="582"/>
+        <location filename="../app/gui/MainWindow.cpp" line="596"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102"/>
+        <location filename="../app/gui/MainWindow.cpp" line="107"/>
         <source>loading</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <location filename="../app/gui/MainWindow.cpp" line="109"/>
         <source>Reading %1…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="227"/>
         <source>%1[*] — Placement Explorer</source>
         <translation type="unfinished"></translation>
     </message>
@@ -906,42 +921,42 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="434"/>
+        <location filename="../app/gui/MainWindow.cpp" line="448"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>Bad rule</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="468"/>
         <source>Exported %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="461"/>
+        <location filename="../app/gui/MainWindow.cpp" line="475"/>
         <source>Unsaved plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="462"/>
+        <location filename="../app/gui/MainWindow.cpp" line="476"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="509"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="516"/>
+        <location filename="../app/gui/MainWindow.cpp" line="530"/>
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="233"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1023,23 +1038,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="48"/>
-        <location filename="../app/gui/ModelOpener.cpp" line="68"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="49"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="69"/>
         <source>Cannot open %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="57"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
         <source>Open a graph</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="59"/>
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="82"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="83"/>
         <source>Cannot open the example</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1786,12 +1801,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="384"/>
+        <location filename="../views/GraphScene.cpp" line="394"/>
         <source>Runs as one op on its device; body collapsed:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="558"/>
+        <location filename="../views/GraphScene.cpp" line="568"/>
         <source>size at run time</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1817,7 +1832,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="54"/>
+        <location filename="../views/LayoutController.cpp" line="55"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
         <translation>
             <numerusform>%n name scope shown collapsed: double-click a group to open it; Find opens the groups a node is in</numerusform>
@@ -1825,7 +1840,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="70"/>
+        <location filename="../views/LayoutController.cpp" line="73"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation>
             <numerusform>Showing a quick layout while Graphviz lays out %n node…</numerusform>
@@ -1833,22 +1848,22 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="136"/>
+        <location filename="../views/LayoutController.cpp" line="139"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="139"/>
+        <location filename="../views/LayoutController.cpp" line="142"/>
         <source>Laid out in %1 s (%2 of %3 levels; the others were kept from before)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="145"/>
+        <location filename="../views/LayoutController.cpp" line="148"/>
         <source>Laid out in %1 s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="181"/>
+        <location filename="../views/LayoutController.cpp" line="184"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1879,22 +1894,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="210"/>
+        <location filename="../views/PlacementDocument.cpp" line="211"/>
         <source>&apos;%1&apos; cannot be removed: device_copy %2 in the model names it</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="219"/>
+        <location filename="../views/PlacementDocument.cpp" line="220"/>
         <source>&apos;%1&apos; cannot be removed: a result of the model must be on it</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="229"/>
+        <location filename="../views/PlacementDocument.cpp" line="230"/>
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="236"/>
+        <location filename="../views/PlacementDocument.cpp" line="237"/>
         <source>devices that results must be on must keep their place in the list</source>
         <translation type="unfinished"></translation>
     </message>

@@ -115,13 +115,13 @@
 <context>
     <name>GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="747"/>
+        <location filename="../views/GraphScene.cpp" line="757"/>
         <source>split ⇉ %1</source>
         <translation>拆分 ⇉ %1</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="751"/>
-        <location filename="../views/GraphScene.cpp" line="758"/>
+        <location filename="../views/GraphScene.cpp" line="761"/>
+        <location filename="../views/GraphScene.cpp" line="768"/>
         <source>concat ⇇</source>
         <translation>拼接 ⇇</translation>
     </message>
@@ -558,333 +558,348 @@
 <context>
     <name>placer::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66"/>
+        <location filename="../app/gui/MainWindow.cpp" line="71"/>
         <source>Placement Explorer</source>
         <translation>Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74"/>
+        <location filename="../app/gui/MainWindow.cpp" line="79"/>
         <source>&lt;b&gt;To place work&lt;/b&gt;, drag a device chip from the &lt;i&gt;Devices&lt;/i&gt; panel onto a node (or onto a selection). The planner re-infers everything else at once: fills show each node&apos;s device, dots mark pins, badges on edges are the copies the plan needs, and &lt;i&gt;Conflicts and notes&lt;/i&gt; says what it decided. Ctrl+Z undoes.</source>
         <translation>&lt;b&gt;分配工作：&lt;/b&gt;把&lt;i&gt;设备&lt;/i&gt;面板中的设备标签拖到一个节点（或一组选中的节点）上。规划器会立即重新推断其余部分：填充色表示每个节点的设备，圆点标记固定，边上的徽标是计划需要的拷贝，&lt;i&gt;冲突与说明&lt;/i&gt;给出它的决定。Ctrl+Z 撤销。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="108"/>
+        <location filename="../app/gui/MainWindow.cpp" line="113"/>
         <source>laying out</source>
         <translation>正在布局</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176"/>
+        <location filename="../app/gui/MainWindow.cpp" line="181"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185"/>
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>Rules</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Conflicts and notes</source>
         <translation>冲突与说明</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>Properties</source>
         <translation>属性</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197"/>
+        <location filename="../app/gui/MainWindow.cpp" line="202"/>
         <source>&lt;opened&gt;</source>
         <translation>&lt;已打开&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199"/>
+        <location filename="../app/gui/MainWindow.cpp" line="204"/>
         <source>History</source>
         <translation>历史</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="451"/>
+        <location filename="../app/gui/MainWindow.cpp" line="465"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231"/>
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>Plans</source>
         <translation>计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>Restored the unsaved changes</source>
         <translation>已恢复未保存的更改</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="245"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245"/>
+        <location filename="../app/gui/MainWindow.cpp" line="250"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="252"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
         <source>Open the &amp;Example</source>
         <translation>打开示例(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250"/>
+        <location filename="../app/gui/MainWindow.cpp" line="255"/>
         <source>&amp;Save Plan</source>
         <translation>保存计划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="252"/>
+        <location filename="../app/gui/MainWindow.cpp" line="257"/>
         <source>Save Plan &amp;As…</source>
         <translation>计划另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="259"/>
         <source>Open &amp;Workspace…</source>
         <translation>打开工作区(&amp;W)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255"/>
+        <location filename="../app/gui/MainWindow.cpp" line="260"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="267"/>
+        <location filename="../app/gui/MainWindow.cpp" line="272"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="269"/>
+        <location filename="../app/gui/MainWindow.cpp" line="274"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="270"/>
+        <location filename="../app/gui/MainWindow.cpp" line="275"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="272"/>
+        <location filename="../app/gui/MainWindow.cpp" line="277"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="277"/>
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
         <source>&amp;Clear Pins of Selection</source>
         <translation>清除所选节点的固定(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280"/>
+        <location filename="../app/gui/MainWindow.cpp" line="285"/>
         <source>&amp;Split Across Devices…</source>
         <translation>跨设备拆分(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="287"/>
         <source>Remove Split of Selection</source>
         <translation>移除所选内容的拆分</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="289"/>
+        <source>Copy Plan as Command &amp;Line</source>
+        <translation>将计划复制为命令行(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <source>Copied: %1</source>
+        <translation>已复制：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <source>The placer run command that plans and runs what this window shows</source>
+        <translation>规划并运行此窗口所示内容的 placer run 命令</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="298"/>
         <source>&amp;Find…</source>
         <translation>查找(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="290"/>
+        <location filename="../app/gui/MainWindow.cpp" line="304"/>
         <source>Find &amp;Next</source>
         <translation>查找下一个(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <location filename="../app/gui/MainWindow.cpp" line="306"/>
         <source>Find &amp;Previous</source>
         <translation>查找上一个(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="295"/>
+        <location filename="../app/gui/MainWindow.cpp" line="309"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <location filename="../app/gui/MainWindow.cpp" line="310"/>
         <source>&amp;Fit to Window</source>
         <translation>适应窗口(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="298"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>Fit &amp;Selection</source>
         <translation>适应所选(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="301"/>
+        <location filename="../app/gui/MainWindow.cpp" line="315"/>
         <source>&amp;Collapse Groups</source>
         <translation>折叠分组(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302"/>
+        <location filename="../app/gui/MainWindow.cpp" line="316"/>
         <source>E&amp;xpand All Groups</source>
         <translation>展开所有分组(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305"/>
+        <location filename="../app/gui/MainWindow.cpp" line="319"/>
         <source>Zoom &amp;In</source>
         <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="307"/>
+        <location filename="../app/gui/MainWindow.cpp" line="321"/>
         <source>Zoom &amp;Out</source>
         <translation>缩小(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="311"/>
+        <location filename="../app/gui/MainWindow.cpp" line="325"/>
         <source>&amp;Devices</source>
         <translation>设备(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="326"/>
         <source>&amp;Edit Devices…</source>
         <translation>编辑设备(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314"/>
+        <location filename="../app/gui/MainWindow.cpp" line="328"/>
         <source>&amp;Calibrate This Machine…</source>
         <translation>校准本机(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="318"/>
+        <location filename="../app/gui/MainWindow.cpp" line="332"/>
         <source>&amp;Pin Selection To</source>
         <translation>将所选固定到(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="333"/>
+        <location filename="../app/gui/MainWindow.cpp" line="347"/>
         <source>Device %1 (none)</source>
         <translation>设备 %1（无）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337"/>
+        <location filename="../app/gui/MainWindow.cpp" line="351"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="338"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>&amp;Run the Plan</source>
         <translation>运行计划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340"/>
+        <location filename="../app/gui/MainWindow.cpp" line="354"/>
         <source>&amp;Cancel the Run</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="342"/>
+        <location filename="../app/gui/MainWindow.cpp" line="356"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="347"/>
+        <location filename="../app/gui/MainWindow.cpp" line="361"/>
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="358"/>
+        <location filename="../app/gui/MainWindow.cpp" line="372"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="382"/>
+        <location filename="../app/gui/MainWindow.cpp" line="396"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389"/>
+        <location filename="../app/gui/MainWindow.cpp" line="403"/>
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="406"/>
+        <location filename="../app/gui/MainWindow.cpp" line="420"/>
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="528"/>
+        <location filename="../app/gui/MainWindow.cpp" line="542"/>
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="529"/>
+        <location filename="../app/gui/MainWindow.cpp" line="543"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
-        <location filename="../app/gui/MainWindow.cpp" line="576"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="590"/>
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="582"/>
+        <location filename="../app/gui/MainWindow.cpp" line="596"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="102"/>
+        <location filename="../app/gui/MainWindow.cpp" line="107"/>
         <source>loading</source>
         <translation>正在加载</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <location filename="../app/gui/MainWindow.cpp" line="109"/>
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="99"/>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="227"/>
         <source>%1[*] — Placement Explorer</source>
         <translation>%1[*] — Placement Explorer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="233"/>
         <source>Saved plan &apos;%1&apos;</source>
         <translation>已保存计划“%1”</translation>
     </message>
@@ -894,42 +909,42 @@
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="434"/>
+        <location filename="../app/gui/MainWindow.cpp" line="448"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>Bad rule</source>
         <translation>无效规则</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260"/>
+        <location filename="../app/gui/MainWindow.cpp" line="265"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="468"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="461"/>
+        <location filename="../app/gui/MainWindow.cpp" line="475"/>
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="462"/>
+        <location filename="../app/gui/MainWindow.cpp" line="476"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="509"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="516"/>
+        <location filename="../app/gui/MainWindow.cpp" line="530"/>
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>
@@ -1008,23 +1023,23 @@
 <context>
     <name>placer::gui::ModelOpener</name>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="48"/>
-        <location filename="../app/gui/ModelOpener.cpp" line="68"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="49"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="69"/>
         <source>Cannot open %1</source>
         <translation>无法打开 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="57"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
         <source>Open a graph</source>
         <translation>打开图</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="58"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="59"/>
         <source>Graphs (*.relay *.txt *.onnx *.json);;All files (*)</source>
         <translation>图 (*.relay *.txt *.onnx *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/ModelOpener.cpp" line="82"/>
+        <location filename="../app/gui/ModelOpener.cpp" line="83"/>
         <source>Cannot open the example</source>
         <translation>无法打开示例</translation>
     </message>
@@ -1765,12 +1780,12 @@
 <context>
     <name>placer::views::GraphScene</name>
     <message>
-        <location filename="../views/GraphScene.cpp" line="384"/>
+        <location filename="../views/GraphScene.cpp" line="394"/>
         <source>Runs as one op on its device; body collapsed:</source>
         <translation>作为一个算子在其设备上运行；主体已折叠：</translation>
     </message>
     <message>
-        <location filename="../views/GraphScene.cpp" line="558"/>
+        <location filename="../views/GraphScene.cpp" line="568"/>
         <source>size at run time</source>
         <translation>运行时大小</translation>
     </message>
@@ -1796,36 +1811,36 @@
         <translation>正在布局</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="54"/>
+        <location filename="../views/LayoutController.cpp" line="55"/>
         <source>%n name scope(s) shown collapsed: double-click a group to open it; Find opens the groups a node is in</source>
         <translation>
             <numerusform>%n 个名称作用域已折叠显示：双击分组可展开；查找会展开节点所在的分组</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/LayoutController.cpp" line="70"/>
+        <location filename="../views/LayoutController.cpp" line="73"/>
         <source>Showing a quick layout while Graphviz lays out %n node(s)…</source>
         <translation>
             <numerusform>Graphviz 正在布局 %n 个节点，先显示快速布局…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="136"/>
+        <location filename="../views/LayoutController.cpp" line="139"/>
         <source>Layout failed (%1); showing a simple ranked layout</source>
         <translation>布局失败（%1）；显示简单的分层布局</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="139"/>
+        <location filename="../views/LayoutController.cpp" line="142"/>
         <source>Laid out in %1 s (%2 of %3 levels; the others were kept from before)</source>
         <translation>布局用时 %1 秒（%3 层中的 %2 层；其余沿用之前的布局）</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="145"/>
+        <location filename="../views/LayoutController.cpp" line="148"/>
         <source>Laid out in %1 s</source>
         <translation>布局用时 %1 秒</translation>
     </message>
     <message>
-        <location filename="../views/LayoutController.cpp" line="181"/>
+        <location filename="../views/LayoutController.cpp" line="184"/>
         <source>Layout cancelled; showing a simple ranked layout</source>
         <translation>布局已取消；显示简单的分层布局</translation>
     </message>
@@ -1856,22 +1871,22 @@
 <context>
     <name>placer::views::PlacementDocument</name>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="210"/>
+        <location filename="../views/PlacementDocument.cpp" line="211"/>
         <source>&apos;%1&apos; cannot be removed: device_copy %2 in the model names it</source>
         <translation>无法删除“%1”：模型中的 device_copy %2 引用了它</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="219"/>
+        <location filename="../views/PlacementDocument.cpp" line="220"/>
         <source>&apos;%1&apos; cannot be removed: a result of the model must be on it</source>
         <translation>无法删除“%1”：模型的一个结果必须位于该设备</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="229"/>
+        <location filename="../views/PlacementDocument.cpp" line="230"/>
         <source>devices named by device_copy nodes must keep their place in the list</source>
         <translation>被 device_copy 节点引用的设备必须保持其在列表中的位置</translation>
     </message>
     <message>
-        <location filename="../views/PlacementDocument.cpp" line="236"/>
+        <location filename="../views/PlacementDocument.cpp" line="237"/>
         <source>devices that results must be on must keep their place in the list</source>
         <translation>结果所在的设备必须保持其在列表中的位置</translation>
     </message>

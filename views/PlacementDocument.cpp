@@ -26,7 +26,7 @@ bool PlacementDocument::open(const QString& path, QString* error,
         *error = QString::fromStdString(loaded.error().toString());
         return false;
     }
-    setModel(loaded.take(), path);
+    setModel(loaded.take(), path, inputShapes);
     return true;
 }
 
@@ -40,9 +40,10 @@ bool PlacementDocument::openText(const std::string& text, const QString& name, Q
     return true;
 }
 
-void PlacementDocument::setModel(LoadedModel model, const QString& path) {
+void PlacementDocument::setModel(LoadedModel model, const QString& path, InputShapes inputShapes) {
     m_model = std::move(model);
     m_path = path;
+    m_inputShapes = std::move(inputShapes);
     m_ranSizes = RanSizes{};
     m_warnings.clear();
     for (const std::string& warning : m_model.warnings)

@@ -44,10 +44,12 @@ public:
     /// Reads a model from text (a bundled example); `name` is used in messages.
     bool openText(const std::string& text, const QString& name, QString* error);
     /// Takes a loaded model (for tests and `--screenshot`).
-    void setModel(LoadedModel model, const QString& path);
+    void setModel(LoadedModel model, const QString& path, InputShapes inputShapes = {});
 
     bool isEmpty() const { return m_model.graph.size() == 0; }
     const QString& path() const { return m_path; }
+    /// The shapes the model's open inputs were given when it was opened (--input-shape).
+    const InputShapes& inputShapes() const { return m_inputShapes; }
     const Graph& graph() const { return m_model.graph; }
     const DeviceSet& devices() const { return m_model.devices; }
     const Plan& plan() const { return m_plan; }
@@ -130,6 +132,7 @@ private:
     LoadedModel m_model;
     RanSizes m_ranSizes;
     QString m_path;
+    InputShapes m_inputShapes;
     PlanOptions m_options;
     CostSource m_costSource;
     std::vector<VirtualDevice> m_costDevices; ///< the devices m_options.costs was made for

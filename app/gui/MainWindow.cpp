@@ -15,6 +15,7 @@
 #include "gui/WorkspaceController.h"
 #include "report/RunReport.h"
 #include "runtime/DeviceRegistry.h"
+#include "session/PlanOptionText.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
 #include "views/ConflictsPanel.h"
@@ -31,11 +32,13 @@
 #include "views/TimelineWidget.h"
 
 #include <QAction>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QEventLoop>
 #include <QFileDialog>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -46,7 +49,9 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QThread>
 #include <QToolBar>
 #include <QUndoStack>
@@ -281,6 +286,15 @@ void MainWindow::createActions() {
     split->setObjectName(QStringLiteral("splitSelection"));
     edit->addAction(tr("Remove Split of Selection"), this, &MainWindow::unsplitSelection)
         ->setObjectName(QStringLiteral("unsplitSelection"));
+    QAction* copyCommand = edit->addAction(tr("Copy Plan as Command &Line"), this, [this] {
+        const QString line = planCommandLine();
+        QGuiApplication::clipboard()->setText(line);
+        statusBar()->showMessage(tr("Copied: %1").arg(line), 8000);
+    });
+    copyCommand->setObjectName(QStringLiteral("copyCommandLine"));
+    copyCommand->setToolTip(
+        tr("The placer run command that plans and runs what this window shows"));
+    edit->addSeparator();
     edit->addAction(tr("&Find…"), this,
                     [this] {
                         m_find->setFocus();
@@ -602,6 +616,28 @@ std::vector<double> MainWindow::lastNodeMillis() const {
         outcome->userGraph->size() != m_document->graph().size())
         return {};
     return userMedianTimes(*outcome).nodeMillis;
+}
+
+QString MainWindow::planCommandLine() const {
+    std::vector<std::string> words{"placer", "run", m_document->path().toStdString()};
+    for (std::string& word : planArguments(m_document->graph(), m_document->devices(),
+                                           m_document->options(), m_document->inputShapes()))
+        words.push_back(std::move(word));
+    QTableWidget* inputs = m_runPanel->inputs();
+    for (int row = 0; row < inputs->rowCount(); ++row) {
+        const QTableWidgetItem* name = inputs->item(row, 0);
+        const QTableWidgetItem* data = inputs->item(row, 1);
+        const QString file = data ? data->text().trimmed() : QString();
+        if (name && file.endsWith(QStringLiteral(".npy"), Qt::CaseInsensitive)) {
+            words.emplace_back("--input");
+            words.push_back(name->text().toStdString() + "=" + file.toStdString());
+        }
+    }
+    words.emplace_back("--iterations");
+    words.push_back(std::to_string(m_runPanel->iterations()->value()));
+    words.emplace_back("--warmup");
+    words.push_back(std::to_string(m_runPanel->warmup()->value()));
+    return QString::fromStdString(shellCommandLine(words));
 }
 
 } // namespace placer::gui

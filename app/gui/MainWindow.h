@@ -80,6 +80,11 @@ public:
     /// Saves the current plan under `name` (the current plan's name when empty, asked for when
     /// there is none); one undo-clean point. False (with a message) on failure.
     bool savePlan(const QString& name = QString());
+    /// The `placer run` command line that plans what the window shows (its devices, pins,
+    /// rules, splits and options) and runs it as the Run panel would (iterations, warm-up, the
+    /// inputs given as .npy files), quoted for a POSIX shell. Edit ▸ Copy Plan as Command Line
+    /// puts it on the clipboard.
+    QString planCommandLine() const;
     /// Opens the device editor; its result is one undoable edit.
     void editDevices();
     /// Devices ▸ Calibrate: measures this machine's devices (runtime/Calibrate.h) in the

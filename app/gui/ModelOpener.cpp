@@ -36,6 +36,7 @@ bool ModelOpener::open(const QString& path, const InputShapes& inputShapes) {
         if (m_watcher.isRunning())
             return false;
         m_loadingPath = path;
+        m_loadingShapes = inputShapes;
         emit loading(info.fileName());
         m_watcher.setFuture(QtConcurrent::run([path, inputShapes] {
             return std::make_shared<Result<LoadedModel>>(
@@ -69,7 +70,7 @@ void ModelOpener::finishBackground() {
                     QString::fromStdString(result->error().toString()));
         return;
     }
-    m_document->setModel(std::move(result->value()), m_loadingPath);
+    m_document->setModel(std::move(result->value()), m_loadingPath, m_loadingShapes);
     announce(m_loadingPath);
 }
 

@@ -61,6 +61,7 @@ private:
     views::PlacementDocument* m_document;
     QFutureWatcher<std::shared_ptr<Result<LoadedModel>>> m_watcher;
     QString m_loadingPath;
+    InputShapes m_loadingShapes;
     QMenu* m_recentMenu = nullptr;
     qint64 m_backgroundBytes = 4 << 20;
 };

@@ -1,6 +1,7 @@
 // Parsing the plan options as people write them (session/PlanOptionText.h).
 #include "session/PlanOptionText.h"
 
+#include "plan/Glob.h"
 #include "plan/Split.h"
 
 #include <charconv>
@@ -98,6 +99,135 @@ std::optional<std::string> takePlanOption(std::string_view name, const std::stri
         return "unknown option '" + option + "'";
     }
     return std::nullopt;
+}
+
+namespace {
+
+/// "1GiB", "512MiB", "12KiB" or plain bytes: what parseByteSize() reads back exactly.
+std::string byteSizeText(std::int64_t bytes) {
+    static const std::pair<std::int64_t, const char*> kUnits[] = {{std::int64_t{1} << 40, "TiB"},
+                                                                  {std::int64_t{1} << 30, "GiB"},
+                                                                  {std::int64_t{1} << 20, "MiB"},
+                                                                  {std::int64_t{1} << 10, "KiB"}};
+    for (const auto& [unit, name] : kUnits) {
+        if (bytes > 0 && bytes % unit == 0)
+            return std::to_string(bytes / unit) + name;
+    }
+    return std::to_string(bytes);
+}
+
+/// A pattern that matches `name` alone: its wildcard characters in brackets.
+std::string literalPattern(const std::string& name) {
+    if (!isGlob(name))
+        return name;
+    std::string pattern;
+    for (char c : name) {
+        if (c == '*' || c == '?' || c == '[')
+            pattern += std::string("[") + c + "]";
+        else
+            pattern += c;
+    }
+    return pattern;
+}
+
+std::string joinNumbers(const std::vector<std::int64_t>& numbers) {
+    std::string text;
+    for (std::size_t i = 0; i < numbers.size(); ++i)
+        text += (i ? "," : "") + std::to_string(numbers[i]);
+    return text;
+}
+
+} // namespace
+
+std::vector<std::string> planArguments(const Graph& graph, const DeviceSet& devices,
+                                       const PlanOptions& options, const InputShapes& inputShapes) {
+    std::vector<std::string> words;
+    auto add = [&](const char* name, std::string value) {
+        words.emplace_back(name);
+        words.push_back(std::move(value));
+    };
+    for (const auto& [input, dims] : inputShapes)
+        add("--input-shape", input + "=" + joinNumbers(dims));
+    if (!devices.empty()) {
+        std::string spec;
+        int kindCounts[kDeviceKindCount] = {};
+        for (const VirtualDevice& device : devices.devices()) {
+            spec += (spec.empty() ? "" : ",") + device.name + ":" +
+                    std::string(deviceKindName(device.kind));
+            if (device.memoryCapacity)
+                spec += ":mem=" + byteSizeText(*device.memoryCapacity);
+            int& nth = kindCounts[static_cast<int>(device.kind)];
+            if (device.ordinal != nth)
+                spec += ":ordinal=" + std::to_string(device.ordinal);
+            ++nth;
+            if (!device.target.empty())
+                spec += ":target=" + device.target;
+            if (!device.memoryScope.empty())
+                spec += ":scope=" + device.memoryScope;
+        }
+        add("--devices", spec);
+        if (devices.defaultDevice().valid())
+            add("--default", devices[devices.defaultDevice()].name);
+        if (devices.hostDevice().valid())
+            add("--host", devices[devices.hostDevice()].name);
+    }
+    for (const Node& node : graph.nodes()) {
+        if (node.pin.kind == PinKind::None || !node.pin.device.valid() ||
+            node.pin.device.index >= devices.size())
+            continue;
+        add(node.pin.kind == PinKind::Fixed ? "--pin-fixed" : "--pin",
+            literalPattern(node.name) + "=" + devices[node.pin.device].name);
+    }
+    for (const OpRule& rule : options.rules)
+        add("--rule", rule.opPattern + "=" + rule.device);
+    if (!options.fallbackDevice.empty())
+        add("--fallback", options.fallbackDevice);
+    for (const SplitRequest& split : options.splits) {
+        if (!split.microBatches)
+            add("--split", formatSplitRequest(split));
+    }
+    if (options.mode != PlanMode::Demand)
+        add("--mode", std::string(planModeName(options.mode)));
+    if (options.constants == ConstantPolicy::Copy)
+        add("--constants", "copy");
+    if (options.microBatches > 1)
+        add("--micro-batches", std::to_string(options.microBatches));
+    if (options.streamBatches > 1)
+        add("--stream", std::to_string(options.streamBatches));
+    if (!options.costAt.empty()) {
+        std::string text;
+        for (const auto& [name, size] : options.costAt)
+            text += (text.empty() ? "" : ",") + name + "=" + std::to_string(size);
+        add("--cost-at", text);
+    }
+    if (options.exact)
+        words.emplace_back("--exact");
+    return words;
+}
+
+std::string shellCommandLine(const std::vector<std::string>& words) {
+    std::string line;
+    for (const std::string& word : words) {
+        if (!line.empty())
+            line += ' ';
+        const bool plain =
+            !word.empty() &&
+            word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQR"
+                                   "STUVWXYZ0123456789_-./:=,@%+") == std::string::npos;
+        if (plain) {
+            line += word;
+            continue;
+        }
+        line += '\'';
+        for (char c : word) {
+            if (c == '\'')
+                line += "'\\''";
+            else
+                line += c;
+        }
+        line += '\'';
+    }
+    return line;
 }
 
 } // namespace placer

@@ -23,4 +23,19 @@ const std::vector<std::string>& planOptionNames();
 std::optional<std::string> takePlanOption(std::string_view name, const std::string& value,
                                           ModelSource* source, PlanRequest* request);
 
+/// The plan options that say `devices`, the pins of `graph` and `options` (and the input shapes
+/// a model was opened with) on a command line, each option's name ("--pin") then its value:
+/// takePlanOption() reads them back to the same devices, pins and options, so that
+/// `placer plan|run MODEL ARGS` plans what a window or a script planned. A node name with a
+/// wildcard character is written as a pattern that matches it alone ("a[*]b" for "a*b"). What no
+/// command line says is left out: a cost model given as an object (auto mode reads the
+/// workspace's), the planner's own micro-batch splits (--micro-batches says them), the exact
+/// programme ("--exact", a flag of placer plan and run, is appended when set).
+std::vector<std::string> planArguments(const Graph& graph, const DeviceSet& devices,
+                                       const PlanOptions& options,
+                                       const InputShapes& inputShapes = {});
+
+/// `words` as one line a POSIX shell reads back as those words: each quoted where needed.
+std::string shellCommandLine(const std::vector<std::string>& words);
+
 } // namespace placer

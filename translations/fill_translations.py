@@ -98,6 +98,52 @@ T = {
         "Planermodus: demand, unify oder auto.", "规划模式：demand、unify 或 auto。"),
     "&Split Across Devices…": ("Auf Geräte &aufteilen…", "跨设备拆分(&S)…"),
     "Remove Split of Selection": ("Aufteilung der Auswahl entfernen", "移除所选内容的拆分"),
+    "copy %1, %2 → %3, %4 bytes: %5 ms": ("Kopie %1, %2 → %3, %4 Bytes: %5 ms", "复制 %1，%2 → %3，%4 字节：%5 ms"),
+    "Run the plan under mpirun on N ranks of this machine before the screenshot, the devices on the ranks Run ▸ Run on Hosts proposes.": (
+        "Den Plan vor dem Bildschirmfoto mit mpirun auf N Rängen dieses Rechners ausführen, die Geräte auf den Rängen, die Ausführen ▸ Auf Hosts ausführen vorschlägt.",
+        "截图前用 mpirun 在本机的 N 个进程（rank）上运行计划，设备放在“运行 ▸ 在多台主机上运行”建议的 rank 上。"),
+    "Run on Hosts": ("Auf Hosts ausführen", "在多台主机上运行"),
+    "The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.": (
+        "Der Plan läuft unter mpirun: ein placer-Prozess (Rang) je Slot, jedes virtuelle Gerät auf dem unten gewählten Rang und physischen Gerät. Kopien zwischen Rängen laufen über MPI. Die Modelldatei muss auf jedem Host unter demselben Pfad lesbar sein.",
+        "计划在 mpirun 下运行：每个槽位一个 placer 进程（rank），每个虚拟设备运行在下面选定的 rank 和物理设备上。rank 之间的复制经由 MPI。模型文件必须在每台主机的同一路径下可读。"),
+    "This machine": ("Dieser Rechner", "本机"),
+    "Hosts in a file": ("Hosts aus einer Datei", "文件中的主机"),
+    "an Open MPI host file: one host a line, slots=N": ("eine Open-MPI-Hostdatei: ein Host je Zeile, slots=N", "Open MPI 主机文件：每行一台主机，slots=N"),
+    "Browse…": ("Durchsuchen…", "浏览…"),
+    "Host file": ("Hostdatei", "主机文件"),
+    "Ranks:": ("Ränge:", "rank 数："),
+    "Rank": ("Rang", "rank"),
+    "Physical device there": ("Physisches Gerät dort", "该处的物理设备"),
+    "<b>Latency</b> %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)": (
+        ("<b>Latenz</b> %1 ms Median (min %2, max %3) über %4 Iterationen, auf %n Rang",
+         "<b>Latenz</b> %1 ms Median (min %2, max %3) über %4 Iterationen, auf %n Rängen"),
+        ("<b>延迟</b> 中位数 %1 ms（最小 %2，最大 %3），%4 次迭代，%n 个 rank",)),
+    "Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms<br>": (
+        "Rang %1 (%2) → Rang %3 (%4): %5 Kopien, %6 Bytes, %7 ms<br>",
+        "rank %1（%2）→ rank %3（%4）：%5 次复制，%6 字节，%7 ms<br>"),
+    "Outputs not checked against a reference.": ("Ausgaben nicht mit einer Referenz verglichen.", "输出未与参考结果比对。"),
+    "Outputs match the single-device reference (max abs diff %1).": (
+        "Die Ausgaben stimmen mit der Ein-Geräte-Referenz überein (max. abs. Abweichung %1).",
+        "输出与单设备参考结果一致（最大绝对差 %1）。"),
+    "<b>Outputs differ from the single-device reference</b>: %1": (
+        "<b>Die Ausgaben weichen von der Ein-Geräte-Referenz ab</b>: %1",
+        "<b>输出与单设备参考结果不一致</b>：%1"),
+    "A run on hosts is already going on.": ("Eine Ausführung auf Hosts läuft bereits.", "已有一次多主机运行正在进行。"),
+    "A run on hosts is already going on": ("Eine Ausführung auf Hosts läuft bereits", "已有一次多主机运行正在进行"),
+    "Cannot make a folder for the run's report: %1": ("Kein Ordner für den Bericht der Ausführung: %1", "无法为运行报告创建文件夹：%1"),
+    "Cannot start %1: %2 (is Open MPI installed?)": ("%1 lässt sich nicht starten: %2 (ist Open MPI installiert?)", "无法启动 %1：%2（是否已安装 Open MPI？）"),
+    "mpirun ended with status %1:\n%2": ("mpirun endete mit Status %1:\n%2", "mpirun 以状态 %1 结束：\n%2"),
+    "the run wrote no %1": ("die Ausführung schrieb kein %1", "运行未写出 %1"),
+    "The run on hosts ended, but %1.\n%2": ("Die Ausführung auf Hosts endete, aber %1.\n%2", "多主机运行已结束，但%1。\n%2"),
+    "Run on &Hosts…": ("Auf &Hosts ausführen…", "在多台主机上运行(&H)…"),
+    "Ran on %n rank(s): %1 ms median": (
+        ("Auf %n Rang ausgeführt: %1 ms Median", "Auf %n Rängen ausgeführt: %1 ms Median"),
+        ("在 %n 个 rank 上运行：中位数 %1 ms",)),
+    "The run on hosts failed": ("Die Ausführung auf Hosts schlug fehl", "多主机运行失败"),
+    "The run on hosts was cancelled on every rank": ("Die Ausführung auf Hosts wurde auf jedem Rang abgebrochen", "多主机运行已在每个 rank 上取消"),
+    "Starting %n rank(s) with mpirun…": (
+        ("Starte %n Rang mit mpirun…", "Starte %n Ränge mit mpirun…"),
+        ("正在用 mpirun 启动 %n 个 rank…",)),
     "Copy Plan as Command &Line": ("Plan als &Befehlszeile kopieren", "将计划复制为命令行(&L)"),
     "Copied: %1": ("Kopiert: %1", "已复制：%1"),
     "The placer run command that plans and runs what this window shows": (

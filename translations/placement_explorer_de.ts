@@ -127,6 +127,50 @@
     </message>
 </context>
 <context>
+    <name>HostsRunner</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="162"/>
+        <source>%1 compute</source>
+        <translation>%1 Rechnen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="171"/>
+        <source>inputs → %1</source>
+        <translation>Eingaben → %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="173"/>
+        <source>input %1: %2 ms</source>
+        <translation>Eingabe %1: %2 ms</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="181"/>
+        <location filename="../app/gui/HostsRun.cpp" line="184"/>
+        <source>copies %1 → %2</source>
+        <translation>Kopien %1 → %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="189"/>
+        <source>copy %1, %2 → %3, %4 bytes: %5 ms</source>
+        <translation>Kopie %1, %2 → %3, %4 Bytes: %5 ms</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="202"/>
+        <source>waiting for %1</source>
+        <translation>wartet auf %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="203"/>
+        <source>idle %1 ms, waiting for %2</source>
+        <translation>%1 ms untätig, wartet auf %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="207"/>
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <location filename="../app/gui/LanguageMenu.cpp" line="15"/>
@@ -381,99 +425,104 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="118"/>
+        <location filename="../app/gui/main.cpp" line="120"/>
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>Entscheiden, wo jeder Operator eines Datenflussgraphen auf einer Maschine mit mehreren Geräten läuft.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124"/>
+        <location filename="../app/gui/main.cpp" line="126"/>
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Ein Relay-, ONNX- oder JSON-Graph (Standard: das mitgelieferte Beispiel).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="128"/>
+        <location filename="../app/gui/main.cpp" line="130"/>
         <source>Write a PNG of the main window and exit.</source>
         <translation>Ein PNG des Hauptfensters schreiben und beenden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132"/>
+        <location filename="../app/gui/main.cpp" line="134"/>
         <source>Input format: relay, json, onnx or auto.</source>
         <translation>Eingabeformat: relay, json, onnx oder auto.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133"/>
+        <location filename="../app/gui/main.cpp" line="135"/>
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>Virtuelle Geräte, NAME:ART[:mem=GRÖSSE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="134"/>
+        <location filename="../app/gui/main.cpp" line="136"/>
         <source>Where unconstrained work goes.</source>
         <translation>Wohin nicht festgelegte Arbeit geht.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="135"/>
+        <location filename="../app/gui/main.cpp" line="137"/>
         <source>Where host-only ops run.</source>
         <translation>Wo Operatoren laufen, die nur auf dem Host laufen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136"/>
+        <location filename="../app/gui/main.cpp" line="138"/>
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>KNOTEN=GERÄT festlegen (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="137"/>
+        <location filename="../app/gui/main.cpp" line="139"/>
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation>KNOTEN=GERÄT festlegen, samt Ergebnis (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138"/>
+        <location filename="../app/gui/main.cpp" line="140"/>
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>Operatorregel OP=GERÄT (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="139"/>
+        <location filename="../app/gui/main.cpp" line="141"/>
         <source>Fallback device for ops no rule covers.</source>
         <translation>Ausweichgerät für Operatoren ohne Regel.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="141"/>
+        <location filename="../app/gui/main.cpp" line="143"/>
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation>KNOTEN=GERÄT[:ANTEIL],... auf dem Batch aufteilen (wiederholbar).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="142"/>
+        <location filename="../app/gui/main.cpp" line="144"/>
         <source>Planner mode: demand, unify or auto.</source>
         <translation>Planermodus: demand, unify oder auto.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="144"/>
+        <location filename="../app/gui/main.cpp" line="146"/>
         <source>Constants on several devices: replicate or copy.</source>
         <translation>Konstanten auf mehreren Geräten: replicate oder copy.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="146"/>
+        <location filename="../app/gui/main.cpp" line="148"/>
         <source>Pipeline the plan in M micro-batches of the batch.</source>
         <translation>Den Plan in M Mikro-Batches des Batches als Pipeline ausführen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="147"/>
+        <location filename="../app/gui/main.cpp" line="149"/>
         <source>Throughput mode: N batches back to back through the pipeline.</source>
         <translation>Durchsatzmodus: N Batches direkt nacheinander durch die Pipeline.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="157"/>
+        <location filename="../app/gui/main.cpp" line="159"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>Den Plan vor dem Bildschirmfoto ausführen: cuda-Geräte auf ihrer GPU, wo dieser Rechner sie hat, die übrigen auf dem Host und virtuellen CPUs.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="162"/>
+        <location filename="../app/gui/main.cpp" line="164"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>Die obersten Namensbereiche zu Gruppen zuklappen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="165"/>
+        <location filename="../app/gui/main.cpp" line="167"/>
         <source>Open this collapsed name scope as a frame (repeatable; with --screenshot).</source>
         <translation>Diesen zugeklappten Namensbereich als Rahmen öffnen (wiederholbar; mit --screenshot).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="173"/>
+        <source>Run the plan under mpirun on N ranks of this machine before the screenshot, the devices on the ranks Run ▸ Run on Hosts proposes.</source>
+        <translation>Den Plan vor dem Bildschirmfoto mit mpirun auf N Rängen dieses Rechners ausführen, die Geräte auf den Rängen, die Ausführen ▸ Auf Hosts ausführen vorschlägt.</translation>
     </message>
 </context>
 <context>
@@ -567,6 +616,159 @@
     </message>
 </context>
 <context>
+    <name>placer::gui::HostsDialog</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="421"/>
+        <source>Run on Hosts</source>
+        <translation>Auf Hosts ausführen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
+        <translation>Der Plan läuft unter mpirun: ein placer-Prozess (Rang) je Slot, jedes virtuelle Gerät auf dem unten gewählten Rang und physischen Gerät. Kopien zwischen Rängen laufen über MPI. Die Modelldatei muss auf jedem Host unter demselben Pfad lesbar sein.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="431"/>
+        <source>This machine</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <source>Hosts in a file</source>
+        <translation>Hosts aus einer Datei</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="442"/>
+        <source>an Open MPI host file: one host a line, slots=N</source>
+        <translation>eine Open-MPI-Hostdatei: ein Host je Zeile, slots=N</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="443"/>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="445"/>
+        <source>Host file</source>
+        <translation>Hostdatei</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="456"/>
+        <source>Ranks:</source>
+        <translation>Ränge:</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Physical device there</source>
+        <translation>Physisches Gerät dort</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="502"/>
+        <source>Run</source>
+        <translation>Ausführen</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::HostsRunner</name>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="237"/>
+        <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min %2, max %3) über %4 Iterationen, auf %n Rang</numerusform>
+            <numerusform>&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min %2, max %3) über %4 Iterationen, auf %n Rängen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>runs on</source>
+        <translation>läuft auf</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="247"/>
+        <source>busy</source>
+        <translation>belegt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="263"/>
+        <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
+        <translation>Rang %1 (%2) → Rang %3 (%4): %5 Kopien, %6 Bytes, %7 ms&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="275"/>
+        <source>Outputs not checked against a reference.</source>
+        <translation>Ausgaben nicht mit einer Referenz verglichen.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="277"/>
+        <source>Outputs match the single-device reference (max abs diff %1).</source>
+        <translation>Die Ausgaben stimmen mit der Ein-Geräte-Referenz überein (max. abs. Abweichung %1).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="280"/>
+        <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
+        <translation>&lt;b&gt;Die Ausgaben weichen von der Ein-Geräte-Referenz ab&lt;/b&gt;: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="323"/>
+        <source>A run on hosts is already going on.</source>
+        <translation>Eine Ausführung auf Hosts läuft bereits.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="329"/>
+        <source>Cannot make a folder for the run&apos;s report: %1</source>
+        <translation>Kein Ordner für den Bericht der Ausführung: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="356"/>
+        <source>Cannot start %1: %2 (is Open MPI installed?)</source>
+        <translation>%1 lässt sich nicht starten: %2 (ist Open MPI installiert?)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="392"/>
+        <source>mpirun ended with status %1:
+%2</source>
+        <translation>mpirun endete mit Status %1:
+%2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="398"/>
+        <source>the run wrote no %1</source>
+        <translation>die Ausführung schrieb kein %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="414"/>
+        <source>The run on hosts ended, but %1.
+%2</source>
+        <translation>Die Ausführung auf Hosts endete, aber %1.
+%2</translation>
+    </message>
+</context>
+<context>
     <name>placer::gui::MainWindow</name>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="71"/>
@@ -619,7 +821,7 @@
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465"/>
+        <location filename="../app/gui/MainWindow.cpp" line="468"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -825,21 +1027,26 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="356"/>
+        <source>Run on &amp;Hosts…</source>
+        <translation>Auf &amp;Hosts ausführen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="359"/>
         <source>Main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="361"/>
+        <location filename="../app/gui/MainWindow.cpp" line="364"/>
         <source>Planner: </source>
         <translation>Planer: </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372"/>
+        <location filename="../app/gui/MainWindow.cpp" line="375"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>Knoten, Operator oder Attribut suchen (Strg+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="399"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>Es gibt kein Gerät %1: die Palette hat %n Gerät</numerusform>
@@ -847,51 +1054,92 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="403"/>
+        <location filename="../app/gui/MainWindow.cpp" line="406"/>
         <source>Select the nodes to pin first</source>
         <translation>Zuerst die anzuheftenden Knoten auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="420"/>
+        <location filename="../app/gui/MainWindow.cpp" line="423"/>
         <source>Select the ops to split first</source>
         <translation>Zuerst die aufzuteilenden Operatoren auswählen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
+        <location filename="../app/gui/MainWindow.cpp" line="545"/>
         <source>Calibrate this machine?</source>
         <translation>Diese Maschine kalibrieren?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="543"/>
+        <location filename="../app/gui/MainWindow.cpp" line="546"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>Die automatische Platzierung sagt die Zeit jedes Operators aus der Geschwindigkeit der Geräte vorher. Diese Maschine wurde noch nicht vermessen, daher werden typische Werte angenommen. Ihre Geräte jetzt vermessen? Das dauert einige Sekunden; Geräte ▸ Kalibrieren erledigt es später.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="556"/>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
-        <location filename="../app/gui/MainWindow.cpp" line="590"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
+        <location filename="../app/gui/MainWindow.cpp" line="593"/>
         <source>Calibrate</source>
         <translation>Kalibrieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="556"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>No workspace is open to keep it in.</source>
         <translation>Kein Arbeitsbereich ist geöffnet, um es zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="562"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>Die Geräte dieser Maschine werden vermessen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
         <source>Calibration failed: %1</source>
         <translation>Kalibrierung fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="596"/>
+        <location filename="../app/gui/MainWindow.cpp" line="599"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <source>A run on hosts is already going on</source>
+        <translation>Eine Ausführung auf Hosts läuft bereits</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <source>Ran on %n rank(s): %1 ms median</source>
+        <translation>
+            <numerusform>Auf %n Rang ausgeführt: %1 ms Median</numerusform>
+            <numerusform>Auf %n Rängen ausgeführt: %1 ms Median</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <source>The run on hosts failed</source>
+        <translation>Die Ausführung auf Hosts schlug fehl</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <source>The run on hosts was cancelled on every rank</source>
+        <translation>Die Ausführung auf Hosts wurde auf jedem Rang abgebrochen</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <source>Starting %n rank(s) with mpirun…</source>
+        <translation>
+            <numerusform>Starte %n Rang mit mpirun…</numerusform>
+            <numerusform>Starte %n Ränge mit mpirun…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <source>Run on Hosts</source>
+        <translation>Auf Hosts ausführen</translation>
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="107"/>
@@ -921,7 +1169,7 @@
         <translation>%1 auf %2 festlegen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448"/>
+        <location filename="../app/gui/MainWindow.cpp" line="451"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>Kein Knoten passt zu „%1“</translation>
     </message>
@@ -936,27 +1184,27 @@
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="468"/>
+        <location filename="../app/gui/MainWindow.cpp" line="471"/>
         <source>Exported %1</source>
         <translation>%1 exportiert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="475"/>
+        <location filename="../app/gui/MainWindow.cpp" line="478"/>
         <source>Unsaved plan</source>
         <translation>Ungespeicherter Plan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="476"/>
+        <location filename="../app/gui/MainWindow.cpp" line="479"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>Der Plan hat ungespeicherte Änderungen. Im Arbeitsbereich speichern?</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="526"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>Lauf beendet: %1 ms Median; vorhergesagt %2 ms (%3%4 %)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="530"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <source>Run finished: %1 ms median</source>
         <translation>Lauf beendet: %1 ms Median</translation>
     </message>

@@ -127,6 +127,50 @@
     </message>
 </context>
 <context>
+    <name>HostsRunner</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="162"/>
+        <source>%1 compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="171"/>
+        <source>inputs → %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="173"/>
+        <source>input %1: %2 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="181"/>
+        <location filename="../app/gui/HostsRun.cpp" line="184"/>
+        <source>copies %1 → %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="189"/>
+        <source>copy %1, %2 → %3, %4 bytes: %5 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="202"/>
+        <source>waiting for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="203"/>
+        <source>idle %1 ms, waiting for %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="207"/>
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <location filename="../app/gui/LanguageMenu.cpp" line="15"/>
@@ -381,98 +425,103 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="118"/>
+        <location filename="../app/gui/main.cpp" line="120"/>
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124"/>
+        <location filename="../app/gui/main.cpp" line="126"/>
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="128"/>
+        <location filename="../app/gui/main.cpp" line="130"/>
         <source>Write a PNG of the main window and exit.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132"/>
+        <location filename="../app/gui/main.cpp" line="134"/>
         <source>Input format: relay, json, onnx or auto.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133"/>
+        <location filename="../app/gui/main.cpp" line="135"/>
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="134"/>
+        <location filename="../app/gui/main.cpp" line="136"/>
         <source>Where unconstrained work goes.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="135"/>
+        <location filename="../app/gui/main.cpp" line="137"/>
         <source>Where host-only ops run.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136"/>
+        <location filename="../app/gui/main.cpp" line="138"/>
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="137"/>
+        <location filename="../app/gui/main.cpp" line="139"/>
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138"/>
+        <location filename="../app/gui/main.cpp" line="140"/>
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="139"/>
+        <location filename="../app/gui/main.cpp" line="141"/>
         <source>Fallback device for ops no rule covers.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="141"/>
+        <location filename="../app/gui/main.cpp" line="143"/>
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="142"/>
+        <location filename="../app/gui/main.cpp" line="144"/>
         <source>Planner mode: demand, unify or auto.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="144"/>
+        <location filename="../app/gui/main.cpp" line="146"/>
         <source>Constants on several devices: replicate or copy.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="146"/>
+        <location filename="../app/gui/main.cpp" line="148"/>
         <source>Pipeline the plan in M micro-batches of the batch.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="147"/>
+        <location filename="../app/gui/main.cpp" line="149"/>
         <source>Throughput mode: N batches back to back through the pipeline.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="157"/>
+        <location filename="../app/gui/main.cpp" line="159"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="162"/>
+        <location filename="../app/gui/main.cpp" line="164"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="165"/>
+        <location filename="../app/gui/main.cpp" line="167"/>
         <source>Open this collapsed name scope as a frame (repeatable; with --screenshot).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="173"/>
+        <source>Run the plan under mpirun on N ranks of this machine before the screenshot, the devices on the ranks Run ▸ Run on Hosts proposes.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -567,6 +616,157 @@
     </message>
 </context>
 <context>
+    <name>placer::gui::HostsDialog</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="421"/>
+        <source>Run on Hosts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="431"/>
+        <source>This machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <source>Hosts in a file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="442"/>
+        <source>an Open MPI host file: one host a line, slots=N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="443"/>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="445"/>
+        <source>Host file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="456"/>
+        <source>Ranks:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Physical device there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="502"/>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::HostsRunner</name>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="237"/>
+        <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank</numerusform>
+            <numerusform>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n ranks</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>runs on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="247"/>
+        <source>busy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="263"/>
+        <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="275"/>
+        <source>Outputs not checked against a reference.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="277"/>
+        <source>Outputs match the single-device reference (max abs diff %1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="280"/>
+        <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="323"/>
+        <source>A run on hosts is already going on.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="329"/>
+        <source>Cannot make a folder for the run&apos;s report: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="356"/>
+        <source>Cannot start %1: %2 (is Open MPI installed?)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="392"/>
+        <source>mpirun ended with status %1:
+%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="398"/>
+        <source>the run wrote no %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="414"/>
+        <source>The run on hosts ended, but %1.
+%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>placer::gui::MainWindow</name>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="71"/>
@@ -619,7 +819,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465"/>
+        <location filename="../app/gui/MainWindow.cpp" line="468"/>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>
@@ -830,21 +1030,26 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="356"/>
+        <source>Run on &amp;Hosts…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="359"/>
         <source>Main</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="361"/>
+        <location filename="../app/gui/MainWindow.cpp" line="364"/>
         <source>Planner: </source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372"/>
+        <location filename="../app/gui/MainWindow.cpp" line="375"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="399"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>There is no device %1: the palette has %n device</numerusform>
@@ -852,50 +1057,91 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="403"/>
+        <location filename="../app/gui/MainWindow.cpp" line="406"/>
         <source>Select the nodes to pin first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="420"/>
+        <location filename="../app/gui/MainWindow.cpp" line="423"/>
         <source>Select the ops to split first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
+        <location filename="../app/gui/MainWindow.cpp" line="545"/>
         <source>Calibrate this machine?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="543"/>
+        <location filename="../app/gui/MainWindow.cpp" line="546"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="556"/>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
-        <location filename="../app/gui/MainWindow.cpp" line="590"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
+        <location filename="../app/gui/MainWindow.cpp" line="593"/>
         <source>Calibrate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="556"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>No workspace is open to keep it in.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="562"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
         <source>Calibration failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="596"/>
+        <location filename="../app/gui/MainWindow.cpp" line="599"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <source>A run on hosts is already going on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <source>Ran on %n rank(s): %1 ms median</source>
+        <translation>
+            <numerusform>Ran on %n rank: %1 ms median</numerusform>
+            <numerusform>Ran on %n ranks: %1 ms median</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <source>The run on hosts failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <source>The run on hosts was cancelled on every rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <source>Starting %n rank(s) with mpirun…</source>
+        <translation>
+            <numerusform>Starting %n rank with mpirun…</numerusform>
+            <numerusform>Starting %n ranks with mpirun…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -921,7 +1167,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448"/>
+        <location filename="../app/gui/MainWindow.cpp" line="451"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -931,27 +1177,27 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="468"/>
+        <location filename="../app/gui/MainWindow.cpp" line="471"/>
         <source>Exported %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="475"/>
+        <location filename="../app/gui/MainWindow.cpp" line="478"/>
         <source>Unsaved plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="476"/>
+        <location filename="../app/gui/MainWindow.cpp" line="479"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="526"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="530"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <source>Run finished: %1 ms median</source>
         <translation type="unfinished"></translation>
     </message>

@@ -127,6 +127,50 @@
     </message>
 </context>
 <context>
+    <name>HostsRunner</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="162"/>
+        <source>%1 compute</source>
+        <translation>%1 计算</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="171"/>
+        <source>inputs → %1</source>
+        <translation>输入 → %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="173"/>
+        <source>input %1: %2 ms</source>
+        <translation>输入 %1：%2 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="181"/>
+        <location filename="../app/gui/HostsRun.cpp" line="184"/>
+        <source>copies %1 → %2</source>
+        <translation>拷贝 %1 → %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="189"/>
+        <source>copy %1, %2 → %3, %4 bytes: %5 ms</source>
+        <translation>复制 %1，%2 → %3，%4 字节：%5 ms</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="202"/>
+        <source>waiting for %1</source>
+        <translation>等待 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="203"/>
+        <source>idle %1 ms, waiting for %2</source>
+        <translation>空闲 %1 毫秒，等待 %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="207"/>
+        <source>%1 (%2) on %3 [%4]: %5 ms</source>
+        <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <location filename="../app/gui/LanguageMenu.cpp" line="15"/>
@@ -370,99 +414,104 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="118"/>
+        <location filename="../app/gui/main.cpp" line="120"/>
         <source>Decide where each operator of a dataflow graph runs on a multi-device machine.</source>
         <translation>决定数据流图中每个算子在多设备机器上的运行位置。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="124"/>
+        <location filename="../app/gui/main.cpp" line="126"/>
         <source>A Relay, ONNX or JSON graph (default: the bundled example).</source>
         <translation>Relay、ONNX 或 JSON 图（默认：自带示例）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="128"/>
+        <location filename="../app/gui/main.cpp" line="130"/>
         <source>Write a PNG of the main window and exit.</source>
         <translation>将主窗口保存为 PNG 后退出。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="132"/>
+        <location filename="../app/gui/main.cpp" line="134"/>
         <source>Input format: relay, json, onnx or auto.</source>
         <translation>输入格式：relay、json、onnx 或 auto。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="133"/>
+        <location filename="../app/gui/main.cpp" line="135"/>
         <source>Virtual devices, NAME:KIND[:mem=SIZE],...</source>
         <translation>虚拟设备，NAME:KIND[:mem=SIZE],...</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="134"/>
+        <location filename="../app/gui/main.cpp" line="136"/>
         <source>Where unconstrained work goes.</source>
         <translation>未受约束的工作去往的设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="135"/>
+        <location filename="../app/gui/main.cpp" line="137"/>
         <source>Where host-only ops run.</source>
         <translation>仅限主机的算子运行的设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="136"/>
+        <location filename="../app/gui/main.cpp" line="138"/>
         <source>Pin NODE=DEVICE (repeatable).</source>
         <translation>固定 NODE=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="137"/>
+        <location filename="../app/gui/main.cpp" line="139"/>
         <source>Pin NODE=DEVICE, result included (repeatable).</source>
         <translation>固定 NODE=DEVICE，包括其结果（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="138"/>
+        <location filename="../app/gui/main.cpp" line="140"/>
         <source>Op rule OP=DEVICE (repeatable).</source>
         <translation>算子规则 OP=DEVICE（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="139"/>
+        <location filename="../app/gui/main.cpp" line="141"/>
         <source>Fallback device for ops no rule covers.</source>
         <translation>没有规则覆盖的算子的后备设备。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="141"/>
+        <location filename="../app/gui/main.cpp" line="143"/>
         <source>Split NODES=DEV[:SHARE],... on the batch (repeatable).</source>
         <translation>按批次拆分 NODES=DEV[:SHARE],...（可重复）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="142"/>
+        <location filename="../app/gui/main.cpp" line="144"/>
         <source>Planner mode: demand, unify or auto.</source>
         <translation>规划模式：demand、unify 或 auto。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="144"/>
+        <location filename="../app/gui/main.cpp" line="146"/>
         <source>Constants on several devices: replicate or copy.</source>
         <translation>多个设备上的常量：replicate 或 copy。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="146"/>
+        <location filename="../app/gui/main.cpp" line="148"/>
         <source>Pipeline the plan in M micro-batches of the batch.</source>
         <translation>将批次切分为 M 个微批次，以流水线执行计划。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="147"/>
+        <location filename="../app/gui/main.cpp" line="149"/>
         <source>Throughput mode: N batches back to back through the pipeline.</source>
         <translation>吞吐模式：N 个批次首尾相接地流经流水线。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="157"/>
+        <location filename="../app/gui/main.cpp" line="159"/>
         <source>Run the plan before the screenshot: cuda devices on their GPU where this machine has it, the others on the host and virtual CPUs.</source>
         <translation>截图前先运行计划：本机有 GPU 时 cuda 设备在其 GPU 上运行，其余设备在主机和虚拟 CPU 上运行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="162"/>
+        <location filename="../app/gui/main.cpp" line="164"/>
         <source>Collapse the top-level name scopes into groups.</source>
         <translation>将顶层名称作用域折叠为分组。</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="165"/>
+        <location filename="../app/gui/main.cpp" line="167"/>
         <source>Open this collapsed name scope as a frame (repeatable; with --screenshot).</source>
         <translation>将此折叠的名称作用域展开为框架（可重复；与 --screenshot 一起使用）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="173"/>
+        <source>Run the plan under mpirun on N ranks of this machine before the screenshot, the devices on the ranks Run ▸ Run on Hosts proposes.</source>
+        <translation>截图前用 mpirun 在本机的 N 个进程（rank）上运行计划，设备放在“运行 ▸ 在多台主机上运行”建议的 rank 上。</translation>
     </message>
 </context>
 <context>
@@ -556,6 +605,158 @@
     </message>
 </context>
 <context>
+    <name>placer::gui::HostsDialog</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="421"/>
+        <source>Run on Hosts</source>
+        <translation>在多台主机上运行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
+        <translation>计划在 mpirun 下运行：每个槽位一个 placer 进程（rank），每个虚拟设备运行在下面选定的 rank 和物理设备上。rank 之间的复制经由 MPI。模型文件必须在每台主机的同一路径下可读。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="431"/>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <source>Hosts in a file</source>
+        <translation>文件中的主机</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="442"/>
+        <source>an Open MPI host file: one host a line, slots=N</source>
+        <translation>Open MPI 主机文件：每行一台主机，slots=N</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="443"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="445"/>
+        <source>Host file</source>
+        <translation>主机文件</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="456"/>
+        <source>Ranks:</source>
+        <translation>rank 数：</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Rank</source>
+        <translation>rank</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <source>Physical device there</source>
+        <translation>该处的物理设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="502"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+</context>
+<context>
+    <name>placer::gui::HostsRunner</name>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="237"/>
+        <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 ms（最小 %2，最大 %3），%4 次迭代，%n 个 rank</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>runs on</source>
+        <translation>运行于</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <source>host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="247"/>
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="263"/>
+        <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
+        <translation>rank %1（%2）→ rank %3（%4）：%5 次复制，%6 字节，%7 ms&lt;br&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="275"/>
+        <source>Outputs not checked against a reference.</source>
+        <translation>输出未与参考结果比对。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="277"/>
+        <source>Outputs match the single-device reference (max abs diff %1).</source>
+        <translation>输出与单设备参考结果一致（最大绝对差 %1）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="280"/>
+        <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
+        <translation>&lt;b&gt;输出与单设备参考结果不一致&lt;/b&gt;：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="323"/>
+        <source>A run on hosts is already going on.</source>
+        <translation>已有一次多主机运行正在进行。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="329"/>
+        <source>Cannot make a folder for the run&apos;s report: %1</source>
+        <translation>无法为运行报告创建文件夹：%1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="356"/>
+        <source>Cannot start %1: %2 (is Open MPI installed?)</source>
+        <translation>无法启动 %1：%2（是否已安装 Open MPI？）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="392"/>
+        <source>mpirun ended with status %1:
+%2</source>
+        <translation>mpirun 以状态 %1 结束：
+%2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="398"/>
+        <source>the run wrote no %1</source>
+        <translation>运行未写出 %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="414"/>
+        <source>The run on hosts ended, but %1.
+%2</source>
+        <translation>多主机运行已结束，但%1。
+%2</translation>
+    </message>
+</context>
+<context>
     <name>placer::gui::MainWindow</name>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="71"/>
@@ -608,7 +809,7 @@
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465"/>
+        <location filename="../app/gui/MainWindow.cpp" line="468"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -814,72 +1015,116 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="356"/>
+        <source>Run on &amp;Hosts…</source>
+        <translation>在多台主机上运行(&amp;H)…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="359"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="361"/>
+        <location filename="../app/gui/MainWindow.cpp" line="364"/>
         <source>Planner: </source>
         <translation>规划器：</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372"/>
+        <location filename="../app/gui/MainWindow.cpp" line="375"/>
         <source>Find node, op or attribute (Ctrl+F)</source>
         <translation>查找节点、算子或属性 (Ctrl+F)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="399"/>
         <source>There is no device %1: the palette has %n device(s)</source>
         <translation>
             <numerusform>没有设备 %1：调色板中有 %n 个设备</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="403"/>
+        <location filename="../app/gui/MainWindow.cpp" line="406"/>
         <source>Select the nodes to pin first</source>
         <translation>请先选择要固定的节点</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="420"/>
+        <location filename="../app/gui/MainWindow.cpp" line="423"/>
         <source>Select the ops to split first</source>
         <translation>请先选择要拆分的算子</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="542"/>
+        <location filename="../app/gui/MainWindow.cpp" line="545"/>
         <source>Calibrate this machine?</source>
         <translation>校准本机？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="543"/>
+        <location filename="../app/gui/MainWindow.cpp" line="546"/>
         <source>Auto placement predicts each op&apos;s time from the devices&apos; speed. This machine has not been measured yet, so it assumes typical figures. Measure its devices now? It takes a few seconds; Devices ▸ Calibrate does it later.</source>
         <translation>自动放置根据设备速度预测每个算子的时间。本机尚未测量，因此使用典型数值。现在测量其设备吗？需要几秒钟；也可以稍后通过“设备 ▸ 校准”进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="556"/>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
-        <location filename="../app/gui/MainWindow.cpp" line="590"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
+        <location filename="../app/gui/MainWindow.cpp" line="593"/>
         <source>Calibrate</source>
         <translation>校准</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="556"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>No workspace is open to keep it in.</source>
         <translation>没有打开的工作区可供保存。</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="562"/>
         <source>Measuring this machine&apos;s devices…</source>
         <translation>正在测量本机设备…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
         <source>Calibration failed: %1</source>
         <translation>校准失败：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="596"/>
+        <location filename="../app/gui/MainWindow.cpp" line="599"/>
         <source>Calibrated %1: auto placement now uses its measured rates</source>
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <source>A run on hosts is already going on</source>
+        <translation>已有一次多主机运行正在进行</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <source>Ran on %n rank(s): %1 ms median</source>
+        <translation>
+            <numerusform>在 %n 个 rank 上运行：中位数 %1 ms</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <source>The run on hosts failed</source>
+        <translation>多主机运行失败</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <source>The run on hosts was cancelled on every rank</source>
+        <translation>多主机运行已在每个 rank 上取消</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <source>Starting %n rank(s) with mpirun…</source>
+        <translation>
+            <numerusform>正在用 mpirun 启动 %n 个 rank…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <source>Run on Hosts</source>
+        <translation>在多台主机上运行</translation>
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="107"/>
@@ -909,7 +1154,7 @@
         <translation>将 %1 固定到 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="448"/>
+        <location filename="../app/gui/MainWindow.cpp" line="451"/>
         <source>No node matches &apos;%1&apos;</source>
         <translation>没有节点匹配“%1”</translation>
     </message>
@@ -924,27 +1169,27 @@
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="468"/>
+        <location filename="../app/gui/MainWindow.cpp" line="471"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="475"/>
+        <location filename="../app/gui/MainWindow.cpp" line="478"/>
         <source>Unsaved plan</source>
         <translation>未保存的计划</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="476"/>
+        <location filename="../app/gui/MainWindow.cpp" line="479"/>
         <source>The plan has changes that are not saved. Save them in the workspace?</source>
         <translation>计划有未保存的更改。要保存到工作区吗？</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="526"/>
         <source>Run finished: %1 ms median; predicted %2 ms (%3%4 %)</source>
         <translation>运行完成：中位数 %1 ms；预测 %2 ms（%3%4 %）</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="530"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <source>Run finished: %1 ms median</source>
         <translation>运行完成：中位数 %1 毫秒</translation>
     </message>

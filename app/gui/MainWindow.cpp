@@ -352,6 +352,9 @@ void MainWindow::createActions() {
     QAction* runAction = runMenu->addAction(tr("&Run the Plan"), m_runPanel, &RunPanel::start);
     runAction->setShortcut(Qt::CTRL | Qt::Key_R);
     runMenu->addAction(tr("&Cancel the Run"), m_run, &RunController::cancel);
+    runMenu->addSeparator();
+    runMenu->addAction(tr("Run on &Hosts…"), this, [this] { runOnHosts(); })
+        ->setObjectName(QStringLiteral("runOnHosts"));
 
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
@@ -619,6 +622,10 @@ std::vector<double> MainWindow::lastNodeMillis() const {
 }
 
 QString MainWindow::planCommandLine() const {
+    return QString::fromStdString(shellCommandLine(planCommandWords()));
+}
+
+std::vector<std::string> MainWindow::planCommandWords() const {
     std::vector<std::string> words{"placer", "run", m_document->path().toStdString()};
     for (std::string& word : planArguments(m_document->graph(), m_document->devices(),
                                            m_document->options(), m_document->inputShapes()))
@@ -637,7 +644,77 @@ QString MainWindow::planCommandLine() const {
     words.push_back(std::to_string(m_runPanel->iterations()->value()));
     words.emplace_back("--warmup");
     words.push_back(std::to_string(m_runPanel->warmup()->value()));
-    return QString::fromStdString(shellCommandLine(words));
+    return words;
+}
+
+bool MainWindow::runOnHosts() {
+    if (m_document->isEmpty())
+        return false;
+    if (m_hosts && m_hosts->running()) {
+        statusBar()->showMessage(tr("A run on hosts is already going on"), 5000);
+        return false;
+    }
+    HostsDialog dialog(m_document->devices(), this);
+    dialog.setObjectName(QStringLiteral("hostsDialog"));
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    startHostsRun(dialog.request());
+    return true;
+}
+
+void MainWindow::startHostsRun(HostsRunRequest request) {
+    if (!m_hosts) {
+        m_hosts = new HostsRunner(this);
+        connect(m_hosts, &HostsRunner::progress, this, [this](const QString& line) {
+            if (m_hostsProgress)
+                m_hostsProgress->setLabelText(line.left(160));
+        });
+        auto done = [this] {
+            if (m_hostsProgress) {
+                m_hostsProgress->hide();
+                m_hostsProgress->deleteLater();
+                m_hostsProgress = nullptr;
+            }
+        };
+        connect(m_hosts, &HostsRunner::finished, this,
+                [this, done](const std::shared_ptr<const HostsRunResult>& result) {
+                    done();
+                    const views::PlacementDocument* document = m_document;
+                    m_timeline->setData(hostsTimeline(*result, [document](const std::string& name) {
+                        const auto id = document->devices().find(name);
+                        return id ? document->deviceColor(*id) : QColor(Qt::gray);
+                    }));
+                    m_runPanel->summary()->setHtml(hostsSummaryHtml(*result));
+                    const Json* latency = result->report.find("latency_ms");
+                    const Json* median = latency ? latency->find("median") : nullptr;
+                    statusBar()->showMessage(
+                        tr("Ran on %n rank(s): %1 ms median", nullptr, result->ranks)
+                            .arg(median ? median->asDouble() : 0.0, 0, 'f', 3),
+                        10000);
+                });
+        connect(m_hosts, &HostsRunner::failed, this, [this, done](const QString& message) {
+            done();
+            showError(tr("The run on hosts failed"), message);
+        });
+        connect(m_hosts, &HostsRunner::cancelled, this, [this, done] {
+            done();
+            statusBar()->showMessage(tr("The run on hosts was cancelled on every rank"), 8000);
+        });
+    }
+    std::vector<std::string> words = planCommandWords();
+    request.runWords.clear();
+    for (std::size_t i = 1; i < words.size(); ++i) // without "placer"
+        request.runWords << QString::fromStdString(words[i]);
+    m_hostsProgress = new QProgressDialog(
+        tr("Starting %n rank(s) with mpirun…", nullptr, request.ranks), tr("Cancel"), 0, 0, this);
+    m_hostsProgress->setObjectName(QStringLiteral("hostsProgress"));
+    m_hostsProgress->setWindowTitle(tr("Run on Hosts"));
+    m_hostsProgress->setMinimumDuration(0);
+    m_hostsProgress->setAutoClose(false);
+    m_hostsProgress->setAutoReset(false);
+    connect(m_hostsProgress, &QProgressDialog::canceled, m_hosts, &HostsRunner::cancel);
+    m_hostsProgress->show();
+    m_hosts->start(request);
 }
 
 } // namespace placer::gui

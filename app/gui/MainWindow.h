@@ -2,6 +2,7 @@
 // properties (with the reason for each placement) and the undo history on the right.
 #pragma once
 
+#include "gui/HostsRun.h"
 #include "runtime/Calibrate.h"
 
 #include "views/ConflictsPanel.h"
@@ -15,6 +16,7 @@
 
 class QLabel;
 class QLineEdit;
+class QProgressDialog;
 class QUndoStack;
 
 namespace placer::views {
@@ -85,6 +87,13 @@ public:
     /// inputs given as .npy files), quoted for a POSIX shell. Edit ▸ Copy Plan as Command Line
     /// puts it on the clipboard.
     QString planCommandLine() const;
+    /// Run ▸ Run on Hosts…: asks where each device runs (HostsDialog), then runs the plan under
+    /// mpirun; false when the dialog was cancelled or the plan cannot run.
+    bool runOnHosts();
+    /// Runs the plan under mpirun as `request` says (its runWords filled in here), with a
+    /// progress dialog whose Cancel ends every rank; the report and the timeline follow.
+    void startHostsRun(HostsRunRequest request);
+    HostsRunner* hostsRunner() const { return m_hosts; }
     /// Opens the device editor; its result is one undoable edit.
     void editDevices();
     /// Devices ▸ Calibrate: measures this machine's devices (runtime/Calibrate.h) in the
@@ -149,6 +158,10 @@ private:
     views::TimelineWidget* m_timeline = nullptr;
     PlanBrowser* m_browser = nullptr;
     WorkspaceController* m_workspace = nullptr;
+    HostsRunner* m_hosts = nullptr;
+    QProgressDialog* m_hostsProgress = nullptr;
+    /// planCommandLine()'s words.
+    std::vector<std::string> planCommandWords() const;
 };
 
 } // namespace placer::gui

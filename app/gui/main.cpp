@@ -1,6 +1,7 @@
 // `placement-explorer [MODEL] [--screenshot FILE.png] [--devices ...] [--pin ...] [--rule ...]
 // [--fallback ...] [--mode ...]`: the desktop GUI.
 #include "Backends.h"
+#include "gui/HostsRun.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
 #include "gui/RunController.h"
@@ -23,6 +24,7 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTimer>
 #include <QTranslator>
 
@@ -166,7 +168,14 @@ int main(int argc, char** argv) {
                                 "Open this collapsed name scope as a frame (repeatable; with "
                                 "--screenshot)."),
         QStringLiteral("scope"));
-    parser.addOptions({screenshot, runFirst, collapse, expand});
+    const QCommandLineOption runOnHosts(
+        QStringLiteral("run-on-hosts"),
+        QApplication::translate("main",
+                                "Run the plan under mpirun on N ranks of this machine before the "
+                                "screenshot, the devices on the ranks Run ▸ Run on Hosts "
+                                "proposes."),
+        QStringLiteral("N"));
+    parser.addOptions({screenshot, runFirst, runOnHosts, collapse, expand});
     parser.process(app);
 
     gui::MainWindow window;
@@ -203,7 +212,7 @@ int main(int argc, char** argv) {
         for (const std::string& warning : planned.value().warnings)
             std::fprintf(stderr, "placement-explorer: warning: %s\n", warning.c_str());
         window.document()->setModel(std::move(planned.value().model),
-                                    QString::fromStdString(source.path));
+                                    QString::fromStdString(source.path), source.inputShapes);
         window.document()->setOptions(request.options);
     }
 
@@ -230,6 +239,23 @@ int main(int argc, char** argv) {
             window.runPanel()->start();
             if (window.runController()->isRunning())
                 loop.exec();
+        }
+        if (parser.isSet(runOnHosts)) {
+            gui::HostsDialog hosts(window.document()->devices());
+            hosts.ranks()->setValue(parser.value(runOnHosts).toInt());
+            QEventLoop loop;
+            window.startHostsRun(hosts.request());
+            gui::HostsRunner* runner = window.hostsRunner();
+            QString failure;
+            QObject::connect(runner, &gui::HostsRunner::finished, &loop, &QEventLoop::quit);
+            QObject::connect(runner, &gui::HostsRunner::failed, &loop, [&](const QString& message) {
+                failure = message;
+                loop.quit();
+            });
+            if (runner->running())
+                loop.exec();
+            if (!failure.isEmpty())
+                return fail(failure);
         }
         if (!parser.isSet(expand)) // an opened group is shown where it is
             window.view()->fitAll();

@@ -396,6 +396,17 @@ Json runReportJson(const RunOutcome& input) {
         devices.push(std::move(device));
     }
     report.set("devices", std::move(devices));
+    // Under mpirun: each rank's host, for grouping the devices (and a timeline's lanes) by host.
+    if (const RankTransport* transport = rankTransport(); transport && transport->size() > 1) {
+        Json ranks = Json::array();
+        for (int r = 0; r < transport->size(); ++r) {
+            Json entry = Json::object();
+            entry.set("rank", r);
+            entry.set("host", transport->hostName(r));
+            ranks.push(std::move(entry));
+        }
+        report.set("ranks", std::move(ranks));
+    }
     if (input.hostPeakBytes > 0)
         report.set("host_peak_resident_bytes", input.hostPeakBytes);
 

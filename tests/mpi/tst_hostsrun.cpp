@@ -1,0 +1,210 @@
+// Run ▸ Run on Hosts… in the window: the dialog maps the plan's devices to two ranks on this
+// machine, the window starts mpirun, and the gathered report and trace come back as the Run
+// panel's summary and a timeline whose lanes are grouped by rank and host, with a lane for the
+// copies over the link between the ranks; Cancel in the progress dialog ends every rank and the
+// window goes on; a run that fails says why.
+#include "Backends.h"
+#include "gui/HostsRun.h"
+#include "gui/MainWindow.h"
+#include "gui/RunPanel.h"
+#include "views/PlacementDocument.h"
+#include "views/TimelineWidget.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QtTest>
+
+#include <sys/types.h>
+
+using namespace placer;
+
+namespace {
+
+const QString kModels = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/");
+
+/// The placer processes whose command line holds `marker`.
+QList<pid_t> processesWith(const QString& marker) {
+    QList<pid_t> pids;
+    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool number = false;
+        const pid_t pid = entry.toInt(&number);
+        if (!number)
+            continue;
+        QFile cmdline("/proc/" + entry + "/cmdline");
+        if (!cmdline.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray text = cmdline.readAll();
+        const QByteArray program = text.left(text.indexOf('\0'));
+        if (program.endsWith("/placer") && text.contains(marker.toUtf8()))
+            pids.append(pid);
+    }
+    return pids;
+}
+
+/// A window with tiny_resnet (copied to `folder`, so that its ranks can be told apart) planned
+/// over two virtual CPUs: the convolutions on a, the rest on b.
+void openSplitModel(gui::MainWindow& window, const QTemporaryDir& folder, QString* model) {
+    *model = folder.filePath(QStringLiteral("hosts_tiny_resnet.onnx"));
+    QVERIFY(QFile::copy(kModels + "tiny_resnet.onnx", *model));
+    views::PlacementDocument* document = window.document();
+    DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu").take();
+    devices.chooseDefaults();
+    QString error;
+    QVERIFY2(document->open(*model, &error, devices), qPrintable(error));
+    PlanOptions options = document->options();
+    options.rules = {{"Conv", "a"}, {"Relu", "b"}, {"Add", "b"}};
+    document->setOptions(options);
+    window.runPanel()->warmup()->setValue(0);
+}
+
+} // namespace
+
+class TestHostsRun : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        app::registerBuiltBackends();
+        qputenv("PLACER_PROGRAM", PLACER_BINARY);
+    }
+
+    void theDialogRunsThePlanOnTwoRanks() {
+        QTemporaryDir folder;
+        gui::MainWindow window;
+        window.show();
+        QString model;
+        openSplitModel(window, folder, &model);
+        window.runPanel()->iterations()->setValue(3);
+        // The dialog, as it first shows: read, then Run clicked (or closed, so that exec ends).
+        bool sawDialog = false;
+        int ranks = 0, rows = 0, rankA = -1, rankB = -1;
+        QTimer::singleShot(200, this, [&] {
+            auto* dialog = qobject_cast<gui::HostsDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            sawDialog = true;
+            ranks = dialog->ranks()->value();
+            QTableWidget* mapping = dialog->mapping();
+            rows = mapping->rowCount();
+            if (rows == 2) {
+                auto* a = qobject_cast<QSpinBox*>(mapping->cellWidget(0, 2));
+                auto* b = qobject_cast<QSpinBox*>(mapping->cellWidget(1, 2));
+                rankA = a ? a->value() : -1;
+                rankB = b ? b->value() : -1;
+            }
+            auto* buttons = dialog->findChild<QDialogButtonBox*>();
+            if (buttons)
+                QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+            else
+                dialog->reject();
+        });
+        QAction* action = window.findChild<QAction*>(QStringLiteral("runOnHosts"));
+        QVERIFY(action);
+        action->trigger();
+        QVERIFY(sawDialog);
+        QCOMPARE(ranks, 2);
+        QCOMPARE(rows, 2);
+        QCOMPARE(rankA, 0); // a, the host device, stays on rank 0
+        QCOMPARE(rankB, 1); // b goes to rank 1's vcpu
+        gui::HostsRunner* runner = window.hostsRunner();
+        QVERIFY(runner);
+        QSignalSpy done(runner, &gui::HostsRunner::finished);
+        QSignalSpy failed(runner, &gui::HostsRunner::failed);
+        QVERIFY2(done.wait(150000) || !failed.isEmpty(), qPrintable(runner->output()));
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed[0][0].toString()));
+
+        // The timeline: lanes grouped by host and rank, rank 1's device, the link's copies.
+        const views::TimelineData& timeline = window.timeline()->data();
+        const QString lanes = QStringList(timeline.lanes.begin(), timeline.lanes.end()).join('\n');
+        QVERIFY2(lanes.contains(QStringLiteral("rank 0 · vcpu1 compute")), qPrintable(lanes));
+        QVERIFY2(lanes.contains(QStringLiteral("rank 1 · vcpu1 compute")), qPrintable(lanes));
+        QVERIFY2(lanes.contains(QStringLiteral("copies rank 0 → rank 1")), qPrintable(lanes));
+        QVERIFY2(lanes.contains(QStringLiteral("copies rank 1 → rank 0")), qPrintable(lanes));
+        int kernels = 0, onRankOne = 0;
+        for (const views::TimelineBar& bar : timeline.bars) {
+            QVERIFY(bar.lane >= 0 && bar.lane < static_cast<int>(timeline.lanes.size()));
+            QVERIFY(bar.end >= bar.start);
+            if (!bar.idle && timeline.lanes[bar.lane].endsWith(QStringLiteral("compute"))) {
+                ++kernels;
+                onRankOne += timeline.lanes[bar.lane].startsWith(QStringLiteral("rank 1 "));
+            }
+        }
+        QVERIFY(kernels >= 10);
+        QVERIFY(onRankOne >= 3);
+        // The Run panel's summary: devices with their ranks, the link, the reference check.
+        const QString summary = window.runPanel()->summary()->toPlainText();
+        QVERIFY2(summary.contains(QStringLiteral("rank1/vcpu1")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("Rank 0")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("Outputs match the single-device reference")),
+                 qPrintable(summary));
+        QVERIFY(processesWith(model).isEmpty());
+    }
+
+    void cancelEndsEveryRankAndTheWindowGoesOn() {
+        QTemporaryDir folder;
+        gui::MainWindow window;
+        window.show();
+        QString model;
+        openSplitModel(window, folder, &model);
+        window.runPanel()->iterations()->setValue(1000000); // far longer than the test
+        gui::HostsRunRequest request;
+        request.maps = {QStringLiteral("a=vcpu1"), QStringLiteral("b=rank1/vcpu1")};
+        window.startHostsRun(request);
+        gui::HostsRunner* runner = window.hostsRunner();
+        QVERIFY(runner && runner->running());
+        // Both ranks started.
+        QTRY_COMPARE_WITH_TIMEOUT(processesWith(model).size(), 2, 60000);
+        QTest::qWait(1000);
+        auto* progress = window.findChild<QProgressDialog*>(QStringLiteral("hostsProgress"));
+        QVERIFY(progress && progress->isVisible());
+        QSignalSpy cancelled(runner, &gui::HostsRunner::cancelled);
+        auto* cancel = progress->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(cancelled.wait(15000));
+        QVERIFY(!runner->running());
+        QTRY_VERIFY_WITH_TIMEOUT(processesWith(model).isEmpty(), 10000);
+        // The window goes on: a plain run of the same plan.
+        window.runPanel()->iterations()->setValue(2);
+        gui::HostsRunRequest again;
+        again.maps = request.maps;
+        QSignalSpy done(runner, &gui::HostsRunner::finished);
+        window.startHostsRun(again);
+        QVERIFY2(done.wait(150000), qPrintable(runner->output()));
+    }
+
+    void aRunThatFailsSaysWhy() {
+        QTemporaryDir folder;
+        gui::MainWindow window;
+        window.show();
+        QString model;
+        openSplitModel(window, folder, &model);
+        window.runPanel()->iterations()->setValue(2);
+        gui::HostsRunRequest request;
+        request.maps = {QStringLiteral("a=vcpu1"), QStringLiteral("b=rank5/vcpu1")};
+        gui::HostsRunner* runner = nullptr;
+        window.startHostsRun(request);
+        runner = window.hostsRunner();
+        QSignalSpy failed(runner, &gui::HostsRunner::failed);
+        QVERIFY(failed.wait(150000));
+        const QString message = failed[0][0].toString();
+        QVERIFY2(message.contains(QStringLiteral("rank5")) ||
+                     message.contains(QStringLiteral("rank 5")),
+                 qPrintable(message));
+        QVERIFY(processesWith(model).isEmpty());
+    }
+};
+
+QTEST_MAIN(TestHostsRun)
+#include "tst_hostsrun.moc"

@@ -144,6 +144,8 @@ T = {
     "Starting %n rank(s) with mpirun…": (
         ("Starte %n Rang mit mpirun…", "Starte %n Ränge mit mpirun…"),
         ("正在用 mpirun 启动 %n 个 rank…",)),
+    "rank %1": ("Rang %1", "rank %1"),
+    "rank %1 on %2": ("Rang %1 auf %2", "%2 上的 rank %1"),
     "Copy Plan as Command &Line": ("Plan als &Befehlszeile kopieren", "将计划复制为命令行(&L)"),
     "Copied: %1": ("Kopiert: %1", "已复制：%1"),
     "The placer run command that plans and runs what this window shows": (

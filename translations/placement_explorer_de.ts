@@ -618,75 +618,85 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="421"/>
+        <location filename="../app/gui/HostsRun.cpp" line="441"/>
         <source>Run on Hosts</source>
         <translation>Auf Hosts ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <location filename="../app/gui/HostsRun.cpp" line="444"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>Der Plan läuft unter mpirun: ein placer-Prozess (Rang) je Slot, jedes virtuelle Gerät auf dem unten gewählten Rang und physischen Gerät. Kopien zwischen Rängen laufen über MPI. Die Modelldatei muss auf jedem Host unter demselben Pfad lesbar sein.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="431"/>
+        <location filename="../app/gui/HostsRun.cpp" line="451"/>
         <source>This machine</source>
         <translation>Dieser Rechner</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <location filename="../app/gui/HostsRun.cpp" line="454"/>
         <source>Hosts in a file</source>
         <translation>Hosts aus einer Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="442"/>
+        <location filename="../app/gui/HostsRun.cpp" line="462"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>eine Open-MPI-Hostdatei: ein Host je Zeile, slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="443"/>
+        <location filename="../app/gui/HostsRun.cpp" line="463"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="445"/>
+        <location filename="../app/gui/HostsRun.cpp" line="465"/>
         <source>Host file</source>
         <translation>Hostdatei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="456"/>
+        <location filename="../app/gui/HostsRun.cpp" line="476"/>
         <source>Ranks:</source>
         <translation>Ränge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Kind</source>
         <translation>Art</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Physical device there</source>
         <translation>Physisches Gerät dort</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="502"/>
+        <location filename="../app/gui/HostsRun.cpp" line="522"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
 </context>
 <context>
     <name>placer::gui::HostsRunner</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="243"/>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="244"/>
+        <source>rank %1 on %2</source>
+        <translation>Rang %1 auf %2</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="237"/>
+        <location filename="../app/gui/HostsRun.cpp" line="257"/>
         <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
         <translation>
             <numerusform>&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min %2, max %3) über %4 Iterationen, auf %n Rang</numerusform>
@@ -694,74 +704,74 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>host</source>
         <translation>Host</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="247"/>
+        <location filename="../app/gui/HostsRun.cpp" line="267"/>
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="263"/>
+        <location filename="../app/gui/HostsRun.cpp" line="283"/>
         <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
         <translation>Rang %1 (%2) → Rang %3 (%4): %5 Kopien, %6 Bytes, %7 ms&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="275"/>
+        <location filename="../app/gui/HostsRun.cpp" line="295"/>
         <source>Outputs not checked against a reference.</source>
         <translation>Ausgaben nicht mit einer Referenz verglichen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="277"/>
+        <location filename="../app/gui/HostsRun.cpp" line="297"/>
         <source>Outputs match the single-device reference (max abs diff %1).</source>
         <translation>Die Ausgaben stimmen mit der Ein-Geräte-Referenz überein (max. abs. Abweichung %1).</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="280"/>
+        <location filename="../app/gui/HostsRun.cpp" line="300"/>
         <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
         <translation>&lt;b&gt;Die Ausgaben weichen von der Ein-Geräte-Referenz ab&lt;/b&gt;: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="323"/>
+        <location filename="../app/gui/HostsRun.cpp" line="343"/>
         <source>A run on hosts is already going on.</source>
         <translation>Eine Ausführung auf Hosts läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="329"/>
+        <location filename="../app/gui/HostsRun.cpp" line="349"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation>Kein Ordner für den Bericht der Ausführung: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="356"/>
+        <location filename="../app/gui/HostsRun.cpp" line="376"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation>%1 lässt sich nicht starten: %2 (ist Open MPI installiert?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="392"/>
+        <location filename="../app/gui/HostsRun.cpp" line="412"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation>mpirun endete mit Status %1:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="398"/>
+        <location filename="../app/gui/HostsRun.cpp" line="418"/>
         <source>the run wrote no %1</source>
         <translation>die Ausführung schrieb kein %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="414"/>
+        <location filename="../app/gui/HostsRun.cpp" line="434"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation>Die Ausführung auf Hosts endete, aber %1.
@@ -1106,7 +1116,7 @@
         <translation>Eine Ausführung auf Hosts läuft bereits</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <location filename="../app/gui/MainWindow.cpp" line="692"/>
         <source>Ran on %n rank(s): %1 ms median</source>
         <translation>
             <numerusform>Auf %n Rang ausgeführt: %1 ms Median</numerusform>
@@ -1114,17 +1124,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <location filename="../app/gui/MainWindow.cpp" line="698"/>
         <source>The run on hosts failed</source>
         <translation>Die Ausführung auf Hosts schlug fehl</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <location filename="../app/gui/MainWindow.cpp" line="702"/>
         <source>The run on hosts was cancelled on every rank</source>
         <translation>Die Ausführung auf Hosts wurde auf jedem Rang abgebrochen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Starting %n rank(s) with mpirun…</source>
         <translation>
             <numerusform>Starte %n Rang mit mpirun…</numerusform>
@@ -1132,12 +1142,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <location filename="../app/gui/MainWindow.cpp" line="712"/>
         <source>Run on Hosts</source>
         <translation>Auf Hosts ausführen</translation>
     </message>
@@ -2029,17 +2039,17 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="119"/>
+        <location filename="../views/DevicePalette.cpp" line="129"/>
         <source>default</source>
         <translation>Standard</translation>
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="121"/>
+        <location filename="../views/DevicePalette.cpp" line="131"/>
         <source>host</source>
         <translation>Host</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="131"/>
+        <location filename="../views/DevicePalette.cpp" line="141"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n Knoten</numerusform>

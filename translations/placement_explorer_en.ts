@@ -618,75 +618,85 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="421"/>
+        <location filename="../app/gui/HostsRun.cpp" line="441"/>
         <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <location filename="../app/gui/HostsRun.cpp" line="444"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="431"/>
+        <location filename="../app/gui/HostsRun.cpp" line="451"/>
         <source>This machine</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <location filename="../app/gui/HostsRun.cpp" line="454"/>
         <source>Hosts in a file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="442"/>
+        <location filename="../app/gui/HostsRun.cpp" line="462"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="443"/>
+        <location filename="../app/gui/HostsRun.cpp" line="463"/>
         <source>Browse…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="445"/>
+        <location filename="../app/gui/HostsRun.cpp" line="465"/>
         <source>Host file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="456"/>
+        <location filename="../app/gui/HostsRun.cpp" line="476"/>
         <source>Ranks:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Physical device there</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="502"/>
+        <location filename="../app/gui/HostsRun.cpp" line="522"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::HostsRunner</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="243"/>
+        <source>rank %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="244"/>
+        <source>rank %1 on %2</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="237"/>
+        <location filename="../app/gui/HostsRun.cpp" line="257"/>
         <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
         <translation>
             <numerusform>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank</numerusform>
@@ -694,73 +704,73 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>runs on</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>host</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="247"/>
+        <location filename="../app/gui/HostsRun.cpp" line="267"/>
         <source>busy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="263"/>
+        <location filename="../app/gui/HostsRun.cpp" line="283"/>
         <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="275"/>
+        <location filename="../app/gui/HostsRun.cpp" line="295"/>
         <source>Outputs not checked against a reference.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="277"/>
+        <location filename="../app/gui/HostsRun.cpp" line="297"/>
         <source>Outputs match the single-device reference (max abs diff %1).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="280"/>
+        <location filename="../app/gui/HostsRun.cpp" line="300"/>
         <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="323"/>
+        <location filename="../app/gui/HostsRun.cpp" line="343"/>
         <source>A run on hosts is already going on.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="329"/>
+        <location filename="../app/gui/HostsRun.cpp" line="349"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="356"/>
+        <location filename="../app/gui/HostsRun.cpp" line="376"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="392"/>
+        <location filename="../app/gui/HostsRun.cpp" line="412"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="398"/>
+        <location filename="../app/gui/HostsRun.cpp" line="418"/>
         <source>the run wrote no %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="414"/>
+        <location filename="../app/gui/HostsRun.cpp" line="434"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation type="unfinished"></translation>
@@ -1109,7 +1119,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <location filename="../app/gui/MainWindow.cpp" line="692"/>
         <source>Ran on %n rank(s): %1 ms median</source>
         <translation>
             <numerusform>Ran on %n rank: %1 ms median</numerusform>
@@ -1117,17 +1127,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <location filename="../app/gui/MainWindow.cpp" line="698"/>
         <source>The run on hosts failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <location filename="../app/gui/MainWindow.cpp" line="702"/>
         <source>The run on hosts was cancelled on every rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Starting %n rank(s) with mpirun…</source>
         <translation>
             <numerusform>Starting %n rank with mpirun…</numerusform>
@@ -1135,12 +1145,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <location filename="../app/gui/MainWindow.cpp" line="712"/>
         <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2026,17 +2036,17 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="119"/>
+        <location filename="../views/DevicePalette.cpp" line="129"/>
         <source>default</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="121"/>
+        <location filename="../views/DevicePalette.cpp" line="131"/>
         <source>host</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="131"/>
+        <location filename="../views/DevicePalette.cpp" line="141"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n node</numerusform>

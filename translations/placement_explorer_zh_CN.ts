@@ -607,149 +607,159 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="421"/>
+        <location filename="../app/gui/HostsRun.cpp" line="441"/>
         <source>Run on Hosts</source>
         <translation>在多台主机上运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <location filename="../app/gui/HostsRun.cpp" line="444"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>计划在 mpirun 下运行：每个槽位一个 placer 进程（rank），每个虚拟设备运行在下面选定的 rank 和物理设备上。rank 之间的复制经由 MPI。模型文件必须在每台主机的同一路径下可读。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="431"/>
+        <location filename="../app/gui/HostsRun.cpp" line="451"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <location filename="../app/gui/HostsRun.cpp" line="454"/>
         <source>Hosts in a file</source>
         <translation>文件中的主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="442"/>
+        <location filename="../app/gui/HostsRun.cpp" line="462"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>Open MPI 主机文件：每行一台主机，slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="443"/>
+        <location filename="../app/gui/HostsRun.cpp" line="463"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="445"/>
+        <location filename="../app/gui/HostsRun.cpp" line="465"/>
         <source>Host file</source>
         <translation>主机文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="456"/>
+        <location filename="../app/gui/HostsRun.cpp" line="476"/>
         <source>Ranks:</source>
         <translation>rank 数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Rank</source>
         <translation>rank</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="464"/>
+        <location filename="../app/gui/HostsRun.cpp" line="484"/>
         <source>Physical device there</source>
         <translation>该处的物理设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="502"/>
+        <location filename="../app/gui/HostsRun.cpp" line="522"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
 </context>
 <context>
     <name>placer::gui::HostsRunner</name>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="243"/>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="244"/>
+        <source>rank %1 on %2</source>
+        <translation>%2 上的 rank %1</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="237"/>
+        <location filename="../app/gui/HostsRun.cpp" line="257"/>
         <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
         <translation>
             <numerusform>&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 ms（最小 %2，最大 %3），%4 次迭代，%n 个 rank</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="246"/>
+        <location filename="../app/gui/HostsRun.cpp" line="266"/>
         <source>host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="247"/>
+        <location filename="../app/gui/HostsRun.cpp" line="267"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="263"/>
+        <location filename="../app/gui/HostsRun.cpp" line="283"/>
         <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
         <translation>rank %1（%2）→ rank %3（%4）：%5 次复制，%6 字节，%7 ms&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="275"/>
+        <location filename="../app/gui/HostsRun.cpp" line="295"/>
         <source>Outputs not checked against a reference.</source>
         <translation>输出未与参考结果比对。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="277"/>
+        <location filename="../app/gui/HostsRun.cpp" line="297"/>
         <source>Outputs match the single-device reference (max abs diff %1).</source>
         <translation>输出与单设备参考结果一致（最大绝对差 %1）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="280"/>
+        <location filename="../app/gui/HostsRun.cpp" line="300"/>
         <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
         <translation>&lt;b&gt;输出与单设备参考结果不一致&lt;/b&gt;：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="323"/>
+        <location filename="../app/gui/HostsRun.cpp" line="343"/>
         <source>A run on hosts is already going on.</source>
         <translation>已有一次多主机运行正在进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="329"/>
+        <location filename="../app/gui/HostsRun.cpp" line="349"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation>无法为运行报告创建文件夹：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="356"/>
+        <location filename="../app/gui/HostsRun.cpp" line="376"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation>无法启动 %1：%2（是否已安装 Open MPI？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="392"/>
+        <location filename="../app/gui/HostsRun.cpp" line="412"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation>mpirun 以状态 %1 结束：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="398"/>
+        <location filename="../app/gui/HostsRun.cpp" line="418"/>
         <source>the run wrote no %1</source>
         <translation>运行未写出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="414"/>
+        <location filename="../app/gui/HostsRun.cpp" line="434"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation>多主机运行已结束，但%1。
@@ -1093,36 +1103,36 @@
         <translation>已有一次多主机运行正在进行</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <location filename="../app/gui/MainWindow.cpp" line="692"/>
         <source>Ran on %n rank(s): %1 ms median</source>
         <translation>
             <numerusform>在 %n 个 rank 上运行：中位数 %1 ms</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <location filename="../app/gui/MainWindow.cpp" line="698"/>
         <source>The run on hosts failed</source>
         <translation>多主机运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <location filename="../app/gui/MainWindow.cpp" line="702"/>
         <source>The run on hosts was cancelled on every rank</source>
         <translation>多主机运行已在每个 rank 上取消</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Starting %n rank(s) with mpirun…</source>
         <translation>
             <numerusform>正在用 mpirun 启动 %n 个 rank…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <location filename="../app/gui/MainWindow.cpp" line="712"/>
         <source>Run on Hosts</source>
         <translation>在多台主机上运行</translation>
     </message>
@@ -2005,17 +2015,17 @@
 <context>
     <name>placer::views::DevicePalette</name>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="119"/>
+        <location filename="../views/DevicePalette.cpp" line="129"/>
         <source>default</source>
         <translation>默认</translation>
     </message>
     <message>
-        <location filename="../views/DevicePalette.cpp" line="121"/>
+        <location filename="../views/DevicePalette.cpp" line="131"/>
         <source>host</source>
         <translation>主机</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/DevicePalette.cpp" line="131"/>
+        <location filename="../views/DevicePalette.cpp" line="141"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n 个节点</numerusform>

@@ -84,11 +84,21 @@ void DeviceChip::mouseMoveEvent(QMouseEvent* event) {
 DevicePalette::DevicePalette(PlacementDocument* document, QWidget* parent)
     : QWidget(parent), m_document(document) {
     new QVBoxLayout(this);
-    connect(document, &PlacementDocument::modelReset, this, &DevicePalette::rebuild);
-    connect(document, &PlacementDocument::devicesChanged, this, &DevicePalette::rebuild);
+    auto regroup = [this] {
+        m_groups.clear();
+        rebuild();
+    };
+    connect(document, &PlacementDocument::modelReset, this, regroup);
+    connect(document, &PlacementDocument::devicesChanged, this, regroup);
     connect(document, &PlacementDocument::planChanged, this, &DevicePalette::rebuild);
     // A large graph's memory plan comes with its deferred prediction.
     connect(document, &PlacementDocument::predictionChanged, this, &DevicePalette::rebuild);
+    rebuild();
+}
+
+void DevicePalette::setGroups(std::vector<std::pair<QString, QStringList>> groups) {
+    m_groups = std::move(groups);
+    m_chips.clear(); // laid out anew, under the headings
     rebuild();
 }
 
@@ -142,7 +152,8 @@ void DevicePalette::rebuild() {
     const DeviceSet& devices = m_document->devices();
     const std::vector<QString> texts = details();
     // The same devices in the same colours (a re-plan): only what the chips say changes.
-    bool same = m_chips.size() == static_cast<std::size_t>(devices.size());
+    bool same = m_chips.size() == static_cast<std::size_t>(devices.size()) &&
+                m_grouped == !m_groups.empty();
     for (int d = 0; same && d < devices.size(); ++d) {
         const DeviceChip* chip = m_chips[static_cast<std::size_t>(d)];
         same = chip->device() == QString::fromStdString(devices[DeviceId(d)].name) &&
@@ -169,9 +180,27 @@ void DevicePalette::rebuild() {
                                     m_document->deviceColor(DeviceId(d)),
                                     texts[static_cast<std::size_t>(d)], this);
         connect(chip, &DeviceChip::nodesDropped, this, &DevicePalette::nodesDropped);
-        layout->addWidget(chip);
         m_chips.push_back(chip);
     }
+    // Under each group's heading, its devices in the device set's order; the rest after.
+    std::vector<bool> placed(m_chips.size(), false);
+    for (const auto& [heading, members] : m_groups) {
+        auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(heading.toHtmlEscaped()), this);
+        label->setObjectName(QStringLiteral("deviceGroup"));
+        label->setProperty("group", heading);
+        layout->addWidget(label);
+        for (std::size_t d = 0; d < m_chips.size(); ++d) {
+            if (!placed[d] && members.contains(m_chips[d]->device())) {
+                layout->addWidget(m_chips[d]);
+                placed[d] = true;
+            }
+        }
+    }
+    for (std::size_t d = 0; d < m_chips.size(); ++d) {
+        if (!placed[d])
+            layout->addWidget(m_chips[d]);
+    }
+    m_grouped = !m_groups.empty();
     static_cast<QVBoxLayout*>(layout)->addStretch(1);
 }
 

@@ -7,6 +7,7 @@
 #include <QFrame>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -46,6 +47,11 @@ class DevicePalette : public QWidget {
 public:
     explicit DevicePalette(PlacementDocument* document, QWidget* parent = nullptr);
     DeviceChip* chip(const QString& device) const;
+    /// Groups the chips under headings, in the order the groups are given: each device's group
+    /// ("vm · rank 1", the host and rank a run on hosts put it on). Devices in no group come
+    /// last; none given: no headings. A new model or device set clears them.
+    void setGroups(std::vector<std::pair<QString, QStringList>> groups);
+    const std::vector<std::pair<QString, QStringList>>& groups() const { return m_groups; }
 
 signals:
     /// Nodes were dropped on the chip of `device`.
@@ -61,6 +67,8 @@ private:
 
     PlacementDocument* m_document;
     std::vector<DeviceChip*> m_chips;
+    std::vector<std::pair<QString, QStringList>> m_groups;
+    bool m_grouped = false; ///< the chips are laid out under m_groups' headings
 };
 
 } // namespace placer::views

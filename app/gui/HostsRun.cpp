@@ -229,6 +229,26 @@ views::TimelineData hostsTimeline(const HostsRunResult& run,
     return timeline;
 }
 
+std::vector<std::pair<QString, QStringList>> hostsDeviceGroups(const HostsRunResult& run) {
+    const std::map<int, std::string> hosts = hostsOf(run.report);
+    std::map<int, QStringList> byRank;
+    if (const Json* devices = run.report.find("devices"); devices && devices->isArray()) {
+        for (const Json& device : devices->items())
+            byRank[rankOf(text(device.find("physical")))]
+                << QString::fromStdString(text(device.find("name")));
+    }
+    std::vector<std::pair<QString, QStringList>> groups;
+    for (const auto& [rank, devices] : byRank) {
+        const auto host = hosts.find(rank);
+        groups.emplace_back(host == hosts.end() ? HostsRunner::tr("rank %1").arg(rank)
+                                                : HostsRunner::tr("rank %1 on %2")
+                                                      .arg(rank)
+                                                      .arg(QString::fromStdString(host->second)),
+                            devices);
+    }
+    return groups;
+}
+
 QString hostsSummaryHtml(const HostsRunResult& run) {
     const Json& report = run.report;
     const std::map<int, std::string> hosts = hostsOf(report);

@@ -59,6 +59,9 @@ struct HostsRunResult {
 /// stretches hatched. `colour` gives a virtual device's colour by name.
 views::TimelineData hostsTimeline(const HostsRunResult& run,
                                   const std::function<QColor(const std::string&)>& colour);
+/// The devices of such a run by where they ran: per rank in order, its heading ("rank 1", with
+/// the host where the ranks are on several hosts) and the virtual devices on it.
+std::vector<std::pair<QString, QStringList>> hostsDeviceGroups(const HostsRunResult& run);
 /// The Run panel's summary of such a run: latency, each device with its rank, host and busy
 /// time, the links between ranks, the reference check.
 QString hostsSummaryHtml(const HostsRunResult& run);

@@ -685,6 +685,7 @@ void MainWindow::startHostsRun(HostsRunRequest request) {
                         return id ? document->deviceColor(*id) : QColor(Qt::gray);
                     }));
                     m_runPanel->summary()->setHtml(hostsSummaryHtml(*result));
+                    m_palette->setGroups(hostsDeviceGroups(*result));
                     const Json* latency = result->report.find("latency_ms");
                     const Json* median = latency ? latency->find("median") : nullptr;
                     statusBar()->showMessage(

@@ -7,6 +7,7 @@
 #include "gui/HostsRun.h"
 #include "gui/MainWindow.h"
 #include "gui/RunPanel.h"
+#include "views/DevicePalette.h"
 #include "views/PlacementDocument.h"
 #include "views/TimelineWidget.h"
 
@@ -15,6 +16,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QLayout>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -148,6 +150,25 @@ private slots:
         QVERIFY2(summary.contains(QStringLiteral("Rank 0")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("Outputs match the single-device reference")),
                  qPrintable(summary));
+        // The device palette, grouped by where the devices ran: a on rank 0, b under rank 1.
+        auto* palette = window.findChild<views::DevicePalette*>();
+        QVERIFY(palette);
+        QLayout* layout = palette->layout();
+        int headingOne = -1, chipB = -1, headings = 0;
+        for (int i = 0; i < layout->count(); ++i) {
+            QWidget* widget = layout->itemAt(i)->widget();
+            if (!widget)
+                continue;
+            if (widget->objectName() == QStringLiteral("deviceGroup")) {
+                ++headings;
+                if (widget->property("group").toString().startsWith(QStringLiteral("rank 1 on ")))
+                    headingOne = i;
+            }
+            if (widget == palette->chip(QStringLiteral("b")))
+                chipB = i;
+        }
+        QCOMPARE(headings, 2);
+        QVERIFY(headingOne >= 0 && chipB == headingOne + 1);
         QVERIFY(processesWith(model).isEmpty());
     }
 

@@ -27,6 +27,9 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <QElapsedTimer>
+
+#include <csignal>
 #include <sys/types.h>
 
 using namespace placer;
@@ -202,6 +205,37 @@ private slots:
         again.maps = request.maps;
         QSignalSpy done(runner, &gui::HostsRunner::finished);
         window.startHostsRun(again);
+        QVERIFY2(done.wait(150000), qPrintable(runner->output()));
+    }
+
+    // A rank killed mid-run ends the run (mpirun ends the other), the window says so, and
+    // the next run goes.
+    void aKilledRankEndsTheRunAndTheWindowGoesOn() {
+        QTemporaryDir folder;
+        gui::MainWindow window;
+        window.show();
+        QString model;
+        openSplitModel(window, folder, &model);
+        window.runPanel()->iterations()->setValue(1000000);
+        gui::HostsRunRequest request;
+        request.maps = {QStringLiteral("a=vcpu1"), QStringLiteral("b=rank1/vcpu1")};
+        window.startHostsRun(request);
+        gui::HostsRunner* runner = window.hostsRunner();
+        QTRY_COMPARE_WITH_TIMEOUT(processesWith(model).size(), 2, 60000);
+        QTest::qWait(1000);
+        QSignalSpy failed(runner, &gui::HostsRunner::failed);
+        QElapsedTimer timer;
+        timer.start();
+        ::kill(processesWith(model).last(), SIGKILL);
+        QVERIFY(failed.wait(40000));
+        QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
+        QVERIFY2(!failed[0][0].toString().isEmpty(), "no reason given");
+        QTRY_VERIFY_WITH_TIMEOUT(processesWith(model).isEmpty(), 10000);
+        // The error is shown in a dialog that does not block the window.
+        QTRY_VERIFY(window.findChild<QWidget*>(QStringLiteral("errorDialog")));
+        window.runPanel()->iterations()->setValue(2);
+        QSignalSpy done(runner, &gui::HostsRunner::finished);
+        window.startHostsRun(request);
         QVERIFY2(done.wait(150000), qPrintable(runner->output()));
     }
 

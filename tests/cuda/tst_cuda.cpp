@@ -83,24 +83,8 @@ std::string checkCase(Device& device, const test::OpCase& c) {
 /// Which kernel `device` prepares for the case ("cuda:cudnn:convolution:algo1"), or the error.
 std::string implementationOn(Device& device, const test::OpCase& c) {
     Node node;
-    node.name = "n";
-    node.op = OpRegistry::global().find(c.op);
-    node.attrs = c.attrs;
-    node.outputs = c.outputs;
-    KernelSpec spec;
-    spec.node = &node;
-    spec.outputs = c.outputs;
-    spec.onnxOpset = c.opset;
     std::vector<std::shared_ptr<TensorData>> data;
-    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-        const bool constant = i < c.constant.size() && c.constant[i];
-        spec.inputs.push_back(c.inputs[i].type);
-        spec.constantInputs.push_back(constant);
-        data.push_back(std::make_shared<TensorData>(
-            reinterpret_cast<const char*>(c.inputs[i].bytes.data()), c.inputs[i].bytes.size()));
-        spec.constantData.push_back(constant ? data.back().get() : nullptr);
-    }
-    auto kernel = prepareKernelOn(device, spec);
+    auto kernel = test::prepareCaseKernel(device, c, &node, &data);
     return kernel ? kernel.value()->implementation() : "error: " + kernel.error().message;
 }
 

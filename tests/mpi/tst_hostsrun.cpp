@@ -4,6 +4,7 @@
 // copies over the link between the ranks; Cancel in the progress dialog ends every rank and the
 // window goes on; a run that fails says why.
 #include "Backends.h"
+#include "RankProcesses.h"
 #include "gui/HostsRun.h"
 #include "gui/MainWindow.h"
 #include "gui/RunPanel.h"
@@ -33,29 +34,11 @@
 #include <sys/types.h>
 
 using namespace placer;
+using test::processesWith;
 
 namespace {
 
 const QString kModels = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/");
-
-/// The placer processes whose command line holds `marker`.
-QList<pid_t> processesWith(const QString& marker) {
-    QList<pid_t> pids;
-    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool number = false;
-        const pid_t pid = entry.toInt(&number);
-        if (!number)
-            continue;
-        QFile cmdline("/proc/" + entry + "/cmdline");
-        if (!cmdline.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray text = cmdline.readAll();
-        const QByteArray program = text.left(text.indexOf('\0'));
-        if (program.endsWith("/placer") && text.contains(marker.toUtf8()))
-            pids.append(pid);
-    }
-    return pids;
-}
 
 /// A window with tiny_resnet (copied to `folder`, so that its ranks can be told apart) planned
 /// over two virtual CPUs: the convolutions on a, the rest on b.
@@ -71,6 +54,24 @@ void openSplitModel(gui::MainWindow& window, const QTemporaryDir& folder, QStrin
     options.rules = {{"Conv", "a"}, {"Relu", "b"}, {"Add", "b"}};
     document->setOptions(options);
     window.runPanel()->warmup()->setValue(0);
+}
+
+/// The split model run on two ranks for far longer than a test, once both ranks are running;
+/// the request it was started with.
+gui::HostsRunRequest startLongRun(gui::MainWindow& window, const QTemporaryDir& folder,
+                                  QString* model) {
+    window.show();
+    openSplitModel(window, folder, model);
+    window.runPanel()->iterations()->setValue(1000000);
+    gui::HostsRunRequest request;
+    request.maps = {QStringLiteral("a=vcpu1"), QStringLiteral("b=rank1/vcpu1")};
+    window.startHostsRun(request);
+    QElapsedTimer started;
+    started.start();
+    while (processesWith(*model).size() < 2 && started.elapsed() < 60000)
+        QTest::qWait(50);
+    QTest::qWait(1000);
+    return request;
 }
 
 } // namespace
@@ -178,18 +179,11 @@ private slots:
     void cancelEndsEveryRankAndTheWindowGoesOn() {
         QTemporaryDir folder;
         gui::MainWindow window;
-        window.show();
         QString model;
-        openSplitModel(window, folder, &model);
-        window.runPanel()->iterations()->setValue(1000000); // far longer than the test
-        gui::HostsRunRequest request;
-        request.maps = {QStringLiteral("a=vcpu1"), QStringLiteral("b=rank1/vcpu1")};
-        window.startHostsRun(request);
+        const gui::HostsRunRequest request = startLongRun(window, folder, &model);
         gui::HostsRunner* runner = window.hostsRunner();
+        QCOMPARE(processesWith(model).size(), 2); // both ranks run
         QVERIFY(runner && runner->running());
-        // Both ranks started.
-        QTRY_COMPARE_WITH_TIMEOUT(processesWith(model).size(), 2, 60000);
-        QTest::qWait(1000);
         auto* progress = window.findChild<QProgressDialog*>(QStringLiteral("hostsProgress"));
         QVERIFY(progress && progress->isVisible());
         QSignalSpy cancelled(runner, &gui::HostsRunner::cancelled);
@@ -213,16 +207,10 @@ private slots:
     void aKilledRankEndsTheRunAndTheWindowGoesOn() {
         QTemporaryDir folder;
         gui::MainWindow window;
-        window.show();
         QString model;
-        openSplitModel(window, folder, &model);
-        window.runPanel()->iterations()->setValue(1000000);
-        gui::HostsRunRequest request;
-        request.maps = {QStringLiteral("a=vcpu1"), QStringLiteral("b=rank1/vcpu1")};
-        window.startHostsRun(request);
+        const gui::HostsRunRequest request = startLongRun(window, folder, &model);
         gui::HostsRunner* runner = window.hostsRunner();
-        QTRY_COMPARE_WITH_TIMEOUT(processesWith(model).size(), 2, 60000);
-        QTest::qWait(1000);
+        QCOMPARE(processesWith(model).size(), 2); // both ranks run
         QSignalSpy failed(runner, &gui::HostsRunner::failed);
         QElapsedTimer timer;
         timer.start();

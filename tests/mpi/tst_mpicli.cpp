@@ -1,6 +1,8 @@
 // `placer` under mpirun, as a user starts it: the listing of every rank's devices, a split over
 // two ranks with its report, trace and outputs written by rank 0 alone, ranks that differ, and
 // ranks that die or stop answering mid-run (every test has a deadline; nothing is left behind).
+#include "RankProcesses.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -18,6 +20,8 @@
 #include <unistd.h>
 
 namespace {
+
+using placer::test::processesWith;
 
 const QString kPlacer = PLACER_BINARY;
 const QString kMpirun = PLACER_MPIRUN;
@@ -77,26 +81,6 @@ double cpuSeconds(pid_t pid) {
             stime = std::stoll(field);
     }
     return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-/// The pids of processes whose command line holds `marker`.
-QList<pid_t> processesWith(const QString& marker) {
-    QList<pid_t> pids;
-    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool number = false;
-        const pid_t pid = entry.toInt(&number);
-        if (!number)
-            continue;
-        QFile cmdline("/proc/" + entry + "/cmdline");
-        if (!cmdline.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray text = cmdline.readAll();
-        // placer itself (its first word), not mpirun, whose command line holds the same.
-        const QByteArray program = text.left(text.indexOf('\0'));
-        if (program.endsWith("/placer") && text.contains(marker.toUtf8()))
-            pids.append(pid);
-    }
-    return pids;
 }
 
 } // namespace

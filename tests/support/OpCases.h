@@ -40,7 +40,8 @@ struct OpCase {
 };
 
 inline HostTensor toHost(const Tensor& t) {
-    return HostTensor{t.type, TensorData(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size())};
+    return HostTensor{t.type,
+                      TensorData(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size())};
 }
 
 namespace detail {
@@ -1823,28 +1824,36 @@ inline std::vector<HostTensor> runOnCpu(const OpCase& c, std::string* error) {
 /// Runs one case on `device` the way the executor does: inputs copied into the device's memory,
 /// the kernel prepared by the device and run on its worker (compute lane), results copied out.
 /// Empty with *error on failure.
-inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std::string* error) {
-    Node node;
-    node.name = "n";
-    node.op = OpRegistry::global().find(c.op);
-    node.attrs = c.attrs;
-    node.outputs = c.outputs;
-    node.subgraphs = c.subgraphs;
-    node.captures = c.captures;
+/// The case's kernel as `device` prepares it, for a node and constants that `node` and `data`
+/// keep (they must outlive the kernel).
+inline Result<std::unique_ptr<Kernel>>
+prepareCaseKernel(Device& device, const OpCase& c, Node* node,
+                  std::vector<std::shared_ptr<TensorData>>* data) {
+    node->name = "n";
+    node->op = OpRegistry::global().find(c.op);
+    node->attrs = c.attrs;
+    node->outputs = c.outputs;
+    node->subgraphs = c.subgraphs;
+    node->captures = c.captures;
     KernelSpec spec;
-    spec.node = &node;
+    spec.node = node;
     spec.outputs = c.outputs;
     spec.onnxOpset = c.opset;
-    std::vector<std::shared_ptr<TensorData>> data;
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
         spec.inputs.push_back(c.inputs[i].type);
         const bool isConstant = i < c.constant.size() && c.constant[i];
         spec.constantInputs.push_back(isConstant);
-        data.push_back(std::make_shared<TensorData>(
+        data->push_back(std::make_shared<TensorData>(
             reinterpret_cast<const char*>(c.inputs[i].bytes.data()), c.inputs[i].bytes.size()));
-        spec.constantData.push_back(isConstant ? data.back().get() : nullptr);
+        spec.constantData.push_back(isConstant ? data->back().get() : nullptr);
     }
-    auto kernel = prepareKernelOn(device, spec);
+    return prepareKernelOn(device, spec);
+}
+
+inline std::vector<HostTensor> runOnDevice(Device& device, const OpCase& c, std::string* error) {
+    Node node;
+    std::vector<std::shared_ptr<TensorData>> data;
+    auto kernel = prepareCaseKernel(device, c, &node, &data);
     if (!kernel) {
         *error = kernel.error().message;
         return {};

@@ -305,7 +305,13 @@ QString hostsSummaryHtml(const HostsRunResult& run) {
 HostsRunner::HostsRunner(QObject* parent) : QObject(parent) {}
 
 HostsRunner::~HostsRunner() {
-    if (running()) {
+    if (!running())
+        return;
+    // As cancel(): mpirun ends its ranks on SIGTERM; killed outright it could not, and they
+    // would run on.
+    m_process->disconnect(this);
+    m_process->terminate();
+    if (!m_process->waitForFinished(5000)) {
         m_process->kill();
         m_process->waitForFinished(5000);
     }

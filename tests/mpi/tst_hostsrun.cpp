@@ -227,6 +227,18 @@ private slots:
         QVERIFY2(done.wait(150000), qPrintable(runner->output()));
     }
 
+    // Closing the window during a run on hosts ends every rank.
+    void closingTheWindowEndsEveryRank() {
+        QTemporaryDir folder;
+        QString model;
+        {
+            gui::MainWindow window;
+            startLongRun(window, folder, &model);
+            QCOMPARE(processesWith(model).size(), 2);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(processesWith(model).isEmpty(), 15000);
+    }
+
     void aRunThatFailsSaysWhy() {
         QTemporaryDir folder;
         gui::MainWindow window;

@@ -630,6 +630,15 @@ std::vector<std::string> MainWindow::planCommandWords() const {
     for (std::string& word : planArguments(m_document->graph(), m_document->devices(),
                                            m_document->options(), m_document->inputShapes()))
         words.push_back(std::move(word));
+    // The physical devices chosen in the device editor, as the Run panel maps them.
+    const DeviceSet& devices = m_document->devices();
+    for (int d = 0; d < devices.size(); ++d) {
+        const std::string physical = m_document->physicalDevice(DeviceId(d));
+        if (!physical.empty()) {
+            words.emplace_back("--map");
+            words.push_back(devices[DeviceId(d)].name + "=" + physical);
+        }
+    }
     QTableWidget* inputs = m_runPanel->inputs();
     for (int row = 0; row < inputs->rowCount(); ++row) {
         const QTableWidgetItem* name = inputs->item(row, 0);

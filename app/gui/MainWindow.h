@@ -83,8 +83,9 @@ public:
     /// there is none); one undo-clean point. False (with a message) on failure.
     bool savePlan(const QString& name = QString());
     /// The `placer run` command line that plans what the window shows (its devices, pins,
-    /// rules, splits and options) and runs it as the Run panel would (iterations, warm-up, the
-    /// inputs given as .npy files), quoted for a POSIX shell. Edit ▸ Copy Plan as Command Line
+    /// rules, splits and options) and runs it as the Run panel would (the physical devices
+    /// chosen for the devices, iterations, warm-up, the inputs given as .npy files), quoted for
+    /// a POSIX shell. Edit ▸ Copy Plan as Command Line
     /// puts it on the clipboard.
     QString planCommandLine() const;
     /// Run ▸ Run on Hosts…: asks where each device runs (HostsDialog), then runs the plan under

@@ -263,6 +263,10 @@ private slots:
         document->setOptions(options);
         window.runPanel()->iterations()->setValue(3);
         window.runPanel()->warmup()->setValue(0);
+        // b on a physical device of its own, chosen as the device editor chooses it.
+        views::DeviceSnapshot mapped = document->snapshot();
+        mapped.physical = {"", "", "vcpu5"};
+        document->restore(mapped);
 
         QAction* copy = window.findChild<QAction*>(QStringLiteral("copyCommandLine"));
         QVERIFY(copy);
@@ -271,6 +275,7 @@ private slots:
         QCOMPARE(line, window.planCommandLine());
         QVERIFY2(line.startsWith(QStringLiteral("placer run ")), qPrintable(line));
         QVERIFY2(line.contains(QStringLiteral("--iterations 3")), qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("--map b=vcpu5")), qPrintable(line));
 
         // The words of the line (none needs quoting here but the model's path might).
         QStringList words = QProcess::splitCommand(line);
@@ -301,6 +306,10 @@ private slots:
         }
         QVERIFY(compared >= 10);
         QCOMPARE(report.value().find("iterations")->asInt(), std::int64_t{3});
+        for (const Json& device : report.value().find("devices")->items()) {
+            if (device.find("name")->asString() == "b")
+                QCOMPARE(device.find("physical")->asString(), std::string("vcpu5"));
+        }
     }
 };
 

@@ -39,6 +39,10 @@ struct Pin {
     PinKind kind = PinKind::None;
     DeviceId device;
     std::string origin; ///< who set it: "on_device at model.relay:4:8", "--pin", "gui", ...
+    /// Set by the planner, not the user: a node of a sharded graph held where the user's plan
+    /// put it. Such a node is no more pinned, to what reads pins, than the user's node it
+    /// computes (a prediction fuses it as the run does).
+    bool hold = false;
 
     bool active() const { return kind != PinKind::None; }
     bool operator==(const Pin&) const = default;

@@ -128,7 +128,7 @@ Result<OptimizedGraph> PassManager::run(const Graph& graph, const DeviceSet& dev
         if (!node.isConstant() || copied == copiedTo.end())
             continue;
         if (node.pin.kind == PinKind::None)
-            node.pin = Pin{PinKind::Plain, basePlan.devices[from.index], "optimizer"};
+            node.pin = Pin{PinKind::Plain, basePlan.devices[from.index], "optimizer", true};
         for (const DeviceId to : copied->second)
             again.copiedConstants.emplace_back(node.name, devices[to].name);
     }

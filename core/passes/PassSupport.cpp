@@ -28,7 +28,7 @@ KernelSpec specOf(const Graph& graph, const Node& node) {
 
 void hold(Node& node, DeviceId device) {
     if (node.role() == OpRole::Compute && device.valid() && node.pin.kind != PinKind::Fixed)
-        node.pin = Pin{PinKind::Plain, device, "optimizer"};
+        node.pin = Pin{PinKind::Plain, device, "optimizer", true};
     node.rejectedPins.clear();
 }
 

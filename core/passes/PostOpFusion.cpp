@@ -400,8 +400,10 @@ private:
     /// Whether the user pinned the node this one computes.
     bool userPinned(NodeId id) const {
         const NodeId user = m_origin[id.index];
-        return user.valid() && user.index < m_user.size() &&
-               m_user.node(user).pin.kind != PinKind::None;
+        if (!user.valid() || user.index >= m_user.size())
+            return false;
+        const Pin& pin = m_user.node(user).pin;
+        return pin.kind != PinKind::None && !pin.hold;
     }
 
     static bool isConv(const Node& node) {

@@ -48,7 +48,7 @@ bool WeightPacking::run(PassState& state, const PassContext& context,
         graph.node(NodeId(j)).hints.packedLayout = layout;
         Node& held = graph.node(weights.node);
         held.hints.packedLayout = layout;
-        held.pin = Pin{PinKind::Plain, device, "optimizer"}; // loaded where its reader runs
+        held.pin = Pin{PinKind::Plain, device, "optimizer", true}; // loaded where its reader runs
         statistics.add(kPass, device, "matrix products");
         changed = true;
     }

@@ -727,7 +727,7 @@ private:
     }
 
     Pin holdAt(DeviceId device, const std::string& origin) const {
-        return Pin{PinKind::Plain, device, origin};
+        return Pin{PinKind::Plain, device, origin, true};
     }
 
     /// The whole value in the sharded graph: as it is outside a region; a region's result
@@ -891,6 +891,7 @@ private:
             } else {
                 copy.pin = holdAt(shard.device, "--split " + region.name);
             }
+            copy.pin.hold = !node.pin.active(); // a user's pin stays one on every shard
             for (ValueRef& input : copy.inputs)
                 input = shardInput(input, r, s);
             const std::vector<BatchAxis>& axes = *m_axes.at(i);

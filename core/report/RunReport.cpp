@@ -25,10 +25,10 @@ Json shapeJson(const TensorType& type) {
     return shape;
 }
 
-/// The median over iterations of the summed times of the run's instructions that `take`
-/// accepts (by index into Program::code).
+/// Per measured iteration, the summed times of the run's instructions that `take` accepts (by
+/// index into Program::code).
 template <typename Take>
-double medianOfSums(const Program& program, const RunResult& result, Take take) {
+std::vector<double> sumsPerIteration(const Program& program, const RunResult& result, Take take) {
     std::vector<double> perIteration;
     for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
         if (!take(k))
@@ -39,7 +39,13 @@ double medianOfSums(const Program& program, const RunResult& result, Take take) 
         for (std::size_t i = 0; i < times.size(); ++i)
             perIteration[i] += times[i];
     }
-    return median(perIteration);
+    return perIteration;
+}
+
+/// Their median over iterations.
+template <typename Take>
+double medianOfSums(const Program& program, const RunResult& result, Take take) {
+    return median(sumsPerIteration(program, result, take));
 }
 
 struct Views {
@@ -970,6 +976,17 @@ Json PredictionCheck::toJson() const {
         list.push(std::move(entry));
     }
     json.set("nodes", std::move(list));
+    Json devices = Json::array();
+    for (const DeviceTimes& device : this->devices) {
+        Json entry = Json::object();
+        entry.set("name", device.name);
+        entry.set("predicted_busy_ms", device.predictedBusyMs);
+        entry.set("measured_busy_ms", device.measuredBusyMs);
+        entry.set("predicted_idle_ms", device.predictedIdleMs);
+        entry.set("measured_idle_ms", device.measuredIdleMs);
+        devices.push(std::move(entry));
+    }
+    json.set("devices", std::move(devices));
     return json;
 }
 
@@ -982,6 +999,14 @@ std::string PredictionCheck::summary() const {
                   measuredMs > 0 ? (predictedMs / measuredMs - 1) * 100 : 0.0,
                   medianNodeError * 100, nodes.size());
     std::string out = line;
+    for (const DeviceTimes& device : devices) {
+        std::snprintf(line, sizeof line,
+                      "  %-10s busy %.3f ms predicted, %.3f measured; idle %.3f ms predicted, "
+                      "%.3f measured\n",
+                      device.name.c_str(), device.predictedBusyMs, device.measuredBusyMs,
+                      device.predictedIdleMs, device.measuredIdleMs);
+        out += line;
+    }
     std::vector<NodeTimes> worst = nodes;
     std::stable_sort(worst.begin(), worst.end(), [](const NodeTimes& a, const NodeTimes& b) {
         return std::abs(a.predictedMs - a.measuredMs) > std::abs(b.predictedMs - b.measuredMs);
@@ -1012,6 +1037,28 @@ PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const RunR
     return check;
 }
 
+PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const DeviceSet& devices,
+                                const Program& program, const RunResult& result,
+                                const MedianTimes& times) {
+    PredictionCheck check = checkPrediction(graph, plan, result, times);
+    const Prediction& p = *plan.prediction;
+    for (int d = 0; d < devices.size() && d < static_cast<int>(p.deviceBusyMicros.size()); ++d) {
+        const DeviceId id(d);
+        const std::vector<double> busy = sumsPerIteration(
+            program, result, [&](std::size_t k) { return program.code[k].device == id; });
+        // Idle in each iteration, then the median: a slow iteration's latency is not set
+        // against another's busy time.
+        std::vector<double> idle;
+        for (std::size_t i = 0; i < busy.size() && i < result.latencyMicros.size(); ++i)
+            idle.push_back(std::max(0.0, result.latencyMicros[i] - busy[i]));
+        const double predicted = p.deviceBusyMicros[static_cast<std::size_t>(d)] / 1000;
+        check.devices.push_back({devices[id].name, predicted, median(busy) / 1000,
+                                 std::max(0.0, check.predictedMs - predicted),
+                                 median(std::move(idle)) / 1000});
+    }
+    return check;
+}
+
 MedianTimes userMedianTimes(const RunOutcome& outcome) {
     const MedianTimes ran = medianTimes(outcome.executor->program(), outcome.result,
                                         outcome.graph().size(), outcome.plan().copies.size());
@@ -1022,8 +1069,8 @@ MedianTimes userMedianTimes(const RunOutcome& outcome) {
 std::optional<PredictionCheck> checkPrediction(const RunOutcome& outcome) {
     if (!outcome.userPlan.prediction || !outcome.executor)
         return std::nullopt;
-    return checkPrediction(*outcome.userGraph, outcome.userPlan, outcome.result,
-                           userMedianTimes(outcome));
+    return checkPrediction(*outcome.userGraph, outcome.userPlan, outcome.devices,
+                           outcome.executor->program(), outcome.result, userMedianTimes(outcome));
 }
 
 } // namespace placer

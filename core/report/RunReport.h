@@ -62,14 +62,28 @@ struct PredictionCheck {
     /// The user's ops timed in the run (a fused group's time is on its lead op).
     std::vector<NodeTimes> nodes;
     double medianNodeError = 0; ///< |predicted - measured| / measured, the median over nodes
+    /// Per virtual device: its busy time (its kernels and the copies into it), and its idle
+    /// time, the latency less that: a pipeline's bubble. Measured: medians over iterations (of
+    /// each iteration's idle time, not the median latency less the median busy time).
+    struct DeviceTimes {
+        std::string name;
+        double predictedBusyMs, measuredBusyMs;
+        double predictedIdleMs, measuredIdleMs;
+    };
+    std::vector<DeviceTimes> devices;
 
-    /// predicted_ms, measured_ms, median_node_error, nodes.
+    /// predicted_ms, measured_ms, median_node_error, nodes, devices.
     Json toJson() const;
-    /// "predicted against measured: ..." and the five ops that differ most.
+    /// "predicted against measured: ...", each device's busy and idle time, and the five ops
+    /// that differ most.
     std::string summary() const;
 };
 /// `userPlan` must have a prediction; `times` are the user's nodes' (userMedianTimes).
 PredictionCheck checkPrediction(const Graph& userGraph, const Plan& userPlan,
+                                const RunResult& result, const MedianTimes& times);
+/// The same, with each device's busy and idle time from the program that ran.
+PredictionCheck checkPrediction(const Graph& userGraph, const Plan& userPlan,
+                                const DeviceSet& devices, const Program& program,
                                 const RunResult& result, const MedianTimes& times);
 
 /// The median times of a run per node and copy of the user's graph and plan: what the canvas

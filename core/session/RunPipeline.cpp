@@ -321,7 +321,9 @@ Result<std::vector<HostTensor>> streamReference(const Graph& user, const Graph& 
         const std::vector<GraphOutput>& outputs = graph.outputs();
         const TensorType* ran = o < outputs.size() ? &graph.type(outputs[o].value) : nullptr;
         std::optional<std::size_t> axis;
-        for (std::size_t a = 0; ran && a < first.type.rank() && a < ran->rank() && !axis; ++a) {
+        const auto rank =
+            static_cast<std::size_t>(std::min(first.type.rank(), ran ? ran->rank() : 0));
+        for (std::size_t a = 0; a < rank && !axis; ++a) {
             if (ran->shape[a] == first.type.shape[a] * batches && ran->shape[a] != 0)
                 axis = a;
         }

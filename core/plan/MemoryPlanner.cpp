@@ -122,8 +122,63 @@ private:
                 last = std::max(last, nodeStep(consumer.index));
             m_lastUse[slot(copy.value)] = std::max(m_lastUse[slot(copy.value)], last);
         }
+        doubleBufferPipelineCopies();
         for (const GraphOutput& output : m_graph.outputs())
             m_lastUse[slot(output.value)] = kForever;
+    }
+
+    /// In a pipeline (--micro-batches), a value that another device copies is double-buffered:
+    /// micro-batch k's stays on its device until that device has written micro-batch k + 1's,
+    /// so the two alternate between two storages. Otherwise the sender, one micro-batch ahead,
+    /// would wait for the receiver (whose worker runs the copy between its own kernels) to pull
+    /// k before it could compute k + 1, and the stages would run in lockstep. Micro-batches are
+    /// clones of one another, so the j-th copy from one device to another in micro-batch k
+    /// (in execution order) carries the same value as the j-th in k + 1.
+    void doubleBufferPipelineCopies() {
+        std::int32_t waves = 0;
+        for (const Node& node : m_graph.nodes())
+            waves = std::max(waves, node.microBatch + 1);
+        if (waves < 2 || m_plan.copies.empty())
+            return;
+        struct Crossing {
+            std::int32_t from, to, wave;
+            std::int64_t step; ///< its source's
+            std::size_t slot;
+            auto operator<=>(const Crossing&) const = default;
+        };
+        std::vector<Crossing> crossings;
+        for (const CopyPlan& copy : m_plan.copies) {
+            const std::uint32_t source = copy.value.node.index;
+            const std::int32_t wave = m_graph.nodes()[source].microBatch;
+            const DeviceId from = m_plan.devices[source];
+            if (copy.isExplicit || wave < 0 || !from.valid() || !copy.to.valid())
+                continue;
+            crossings.push_back(
+                Crossing{from.index, copy.to.index, wave, nodeStep(source), slot(copy.value)});
+        }
+        std::sort(crossings.begin(), crossings.end());
+        // Groups of one link and micro-batch, each in execution order.
+        std::vector<std::size_t> groupStart;
+        for (std::size_t c = 0; c < crossings.size(); ++c) {
+            if (c == 0 || crossings[c].from != crossings[c - 1].from ||
+                crossings[c].to != crossings[c - 1].to ||
+                crossings[c].wave != crossings[c - 1].wave)
+                groupStart.push_back(c);
+        }
+        groupStart.push_back(crossings.size());
+        for (std::size_t g = 0; g + 2 < groupStart.size(); ++g) {
+            const Crossing& first = crossings[groupStart[g]];
+            const Crossing& next = crossings[groupStart[g + 1]];
+            const std::size_t count = groupStart[g + 1] - groupStart[g];
+            if (next.from != first.from || next.to != first.to || next.wave != first.wave + 1 ||
+                groupStart[g + 2] - groupStart[g + 1] != count)
+                continue; // not the same copies in the next micro-batch: nothing to pair
+            for (std::size_t j = 0; j < count; ++j) {
+                const Crossing& now = crossings[groupStart[g] + j];
+                std::int64_t& last = m_lastUse[now.slot];
+                last = std::max(last, crossings[groupStart[g + 1] + j].step);
+            }
+        }
     }
 
     /// Parameters, constants and replicas live for the whole run in storages of their own.

@@ -16,8 +16,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 using namespace placer;
 
@@ -384,6 +386,116 @@ private slots:
         QVERIFY(
             std::any_of(overflows->plan.conflicts.begin(), overflows->plan.conflicts.end(),
                         [](const Conflict& c) { return c.kind == ConflictKind::MemoryCapacity; }));
+    }
+
+    /// A value one stage hands to the next is double-buffered: micro-batch k's keeps its storage
+    /// until the sender has written k + 1's, so the sender, a micro-batch ahead, never waits for
+    /// the receiver to take k before it can go on (plan/MemoryPlanner.cpp).
+    void valuesCrossingStagesAreDoubleBuffered() {
+        const auto planned = open(residualBlock(8), request(twoStages({{"micro-batches", "4"}})));
+        const ShardedGraph& sharded = *planned->plan.sharded;
+        const Plan& plan = *sharded.plan;
+        const Graph& graph = sharded.graph;
+        std::vector<std::size_t> position(graph.size(), 0);
+        for (std::size_t p = 0; p < plan.memory.order.size(); ++p)
+            position[plan.memory.order[p].index] = p;
+        // Every value's storage on its own device: (node, output) -> storage.
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::int32_t> storageOf;
+        for (const TensorStorage& tensor : plan.memory.tensors) {
+            if (tensor.device == plan.devices[tensor.value.node.index])
+                storageOf[{tensor.value.node.index, tensor.value.output}] = tensor.storage;
+        }
+        // The values copied to another device: (user node, output, micro-batch) -> value.
+        std::map<std::tuple<std::uint32_t, std::uint32_t, int>, ValueRef> crossing;
+        for (const CopyPlan& copy : plan.copies) {
+            const NodeId user = sharded.origin[copy.value.node.index];
+            const int wave = graph.node(copy.value.node).microBatch;
+            if (!copy.isExplicit && wave >= 0 && user.valid())
+                crossing[{user.index, copy.value.output, wave}] = copy.value;
+        }
+        int pairs = 0;
+        for (const auto& [key, value] : crossing) {
+            const auto [user, output, wave] = key;
+            const auto next = crossing.find({user, output, wave + 1});
+            if (next == crossing.end())
+                continue;
+            const std::int32_t storage = storageOf.at({value.node.index, value.output});
+            const DeviceId sender = plan.devices[value.node.index];
+            const std::size_t from = position[value.node.index];
+            const std::size_t to = position[next->second.node.index];
+            for (std::uint32_t j = 0; j < graph.size(); ++j) {
+                if (plan.devices[j] != sender || position[j] <= from || position[j] > to)
+                    continue;
+                for (std::uint32_t k = 0; k < graph.node(NodeId(j)).outputs.size(); ++k) {
+                    const auto other = storageOf.find({j, k});
+                    QVERIFY2(other == storageOf.end() || other->second != storage,
+                             (graph.node(NodeId(j)).name + " takes the storage of " +
+                              graph.node(value.node).name + " before the next micro-batch's " +
+                              "copy is written")
+                                 .c_str());
+                }
+            }
+            ++pairs;
+        }
+        // The residual block hands two values to the second stage: the ReLU's and the pool's.
+        QCOMPARE(pairs, 2 * 3);
+    }
+
+    /// A pipelined plan's prediction fuses the micro-batches' post-ops as the run does: the
+    /// planner holds every node of the sharded graph where the plan put it, which is not the
+    /// user pinning it (the user's pins, %7 to %13 here, keep their ops apart in both).
+    void thePipelinesPredictionFusesAsItsRunDoes() {
+        PlanRequest piped = request(twoStages({{"micro-batches", "4"}}));
+        const auto unpriced = open(residualBlock(8), piped);
+        piped.options.costs =
+            std::make_shared<const CostModel>(m_session->costs(unpriced->model.devices));
+        const auto planned = open(residualBlock(8), piped);
+        const ShardedGraph& sharded = *planned->plan.sharded;
+        QVERIFY(sharded.plan->prediction);
+        const Prediction& inner = *sharded.plan->prediction;
+        std::set<std::string> predicted, ran;
+        for (std::uint32_t j = 0; j < inner.fusedInto.size() && j < sharded.origin.size(); ++j) {
+            if (inner.fusedInto[j].valid() && inner.fusedInto[j].index != j &&
+                sharded.origin[j].valid())
+                predicted.insert(planned->model.graph.node(sharded.origin[j]).name);
+        }
+        const auto outcome = run(planned);
+        for (std::uint32_t i = 0; i < outcome->ran.fusedInto.size(); ++i) {
+            if (outcome->ran.fusedInto[i].valid() && outcome->ran.fusedInto[i].index != i)
+                ran.insert(outcome->userGraph->node(NodeId(i)).name);
+        }
+        QVERIFY2(!ran.empty(), "the run fused nothing");
+        QCOMPARE(predicted, ran);
+    }
+
+    /// The run sets each device's busy and idle time (a pipeline's bubble) against the
+    /// prediction's, in the check and its JSON.
+    void theRunSetsEachDeviceAgainstThePrediction() {
+        PlanRequest piped = request(twoStages({{"micro-batches", "4"}}));
+        const auto unpriced = open(residualBlock(8), piped);
+        piped.options.costs =
+            std::make_shared<const CostModel>(m_session->costs(unpriced->model.devices));
+        const auto outcome = run(open(residualBlock(8), piped));
+        const auto check = checkPrediction(*outcome);
+        QVERIFY(check);
+        QCOMPARE(check->devices.size(), std::size_t{2});
+        const Prediction& p = *outcome->userPlan.prediction;
+        for (std::size_t d = 0; d < 2; ++d) {
+            const PredictionCheck::DeviceTimes& device = check->devices[d];
+            QCOMPARE(device.name, std::string(d == 0 ? "a" : "b"));
+            QVERIFY(device.measuredBusyMs > 0 && device.measuredBusyMs <= check->measuredMs);
+            QCOMPARE(device.predictedBusyMs, p.deviceBusyMicros[d] / 1000);
+            QCOMPARE(device.predictedIdleMs, check->predictedMs - device.predictedBusyMs);
+            // The median of each iteration's idle time.
+            const auto& latency = outcome->result.latencyMicros;
+            QVERIFY(device.measuredIdleMs >= 0 &&
+                    device.measuredIdleMs <= *std::max_element(latency.begin(), latency.end()));
+        }
+        const Json json = check->toJson();
+        const Json* devices = json.find("devices");
+        QVERIFY(devices && devices->isArray() && devices->size() == 2);
+        QVERIFY(devices->items()[1].find("measured_idle_ms"));
+        QVERIFY(check->summary().find("b          busy ") != std::string::npos);
     }
 
     /// Auto mode with micro-batches chooses contiguous stages (plan/PipelineStages.h): each

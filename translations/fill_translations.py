@@ -29,6 +29,11 @@ T = {
         ("ein Strom von %n Batch", "ein Strom von %n Batches"),
         ("%n 个批次的流",)),
     "Stream:": ("Strom:", "流："),
+    "<p><b>Predicted</b> %1 ms, measured %2 ms; per device, its busy time and its idle time (in a pipeline, its bubble):</p>": (
+        "<p><b>Vorhergesagt</b> %1 ms, gemessen %2 ms; je Gerät seine belegte Zeit und seine Leerlaufzeit (in einer Pipeline ihre Blase):</p>",
+        "<p><b>预测</b> %1 ms，实测 %2 ms；每个设备的忙碌时间和空闲时间（在流水线中即其气泡）：</p>"),
+    "busy, predicted": ("belegt, vorhergesagt", "忙碌，预测"),
+    "idle, predicted": ("Leerlauf, vorhergesagt", "空闲，预测"),
     "1 (one batch)": ("1 (ein Batch)", "1（一个批次）"),
     "Throughput mode: this many batches back to back through the pipeline, the next entering the first device while the last drains. The run reports items per second and each batch's latency.": (
         "Durchsatzmodus: so viele Batches direkt nacheinander durch die Pipeline; der nächste betritt das erste Gerät, während der letzte abfließt. Der Lauf meldet Elemente pro Sekunde und die Latenz jedes Batches.",
@@ -349,6 +354,7 @@ T = {
     "device": ("Gerät", "设备"),
     "runs on": ("läuft auf", "运行于"),
     "busy": ("belegt", "忙碌"),
+    "measured": ("gemessen", "实测"),
     "memory": ("Speicher", "内存"),
     "<p>Outputs match the single-device reference (max abs diff %1).</p>": (
         "<p>Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).</p>",

@@ -618,67 +618,67 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="441"/>
+        <location filename="../app/gui/HostsRun.cpp" line="447"/>
         <source>Run on Hosts</source>
         <translation>Auf Hosts ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="444"/>
+        <location filename="../app/gui/HostsRun.cpp" line="450"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>Der Plan läuft unter mpirun: ein placer-Prozess (Rang) je Slot, jedes virtuelle Gerät auf dem unten gewählten Rang und physischen Gerät. Kopien zwischen Rängen laufen über MPI. Die Modelldatei muss auf jedem Host unter demselben Pfad lesbar sein.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="451"/>
+        <location filename="../app/gui/HostsRun.cpp" line="457"/>
         <source>This machine</source>
         <translation>Dieser Rechner</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="454"/>
+        <location filename="../app/gui/HostsRun.cpp" line="460"/>
         <source>Hosts in a file</source>
         <translation>Hosts aus einer Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="462"/>
+        <location filename="../app/gui/HostsRun.cpp" line="468"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>eine Open-MPI-Hostdatei: ein Host je Zeile, slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="463"/>
+        <location filename="../app/gui/HostsRun.cpp" line="469"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="465"/>
+        <location filename="../app/gui/HostsRun.cpp" line="471"/>
         <source>Host file</source>
         <translation>Hostdatei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="476"/>
+        <location filename="../app/gui/HostsRun.cpp" line="482"/>
         <source>Ranks:</source>
         <translation>Ränge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Kind</source>
         <translation>Art</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Physical device there</source>
         <translation>Physisches Gerät dort</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="522"/>
+        <location filename="../app/gui/HostsRun.cpp" line="528"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
@@ -744,34 +744,34 @@
         <translation>&lt;b&gt;Die Ausgaben weichen von der Ein-Geräte-Referenz ab&lt;/b&gt;: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="343"/>
+        <location filename="../app/gui/HostsRun.cpp" line="349"/>
         <source>A run on hosts is already going on.</source>
         <translation>Eine Ausführung auf Hosts läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="349"/>
+        <location filename="../app/gui/HostsRun.cpp" line="355"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation>Kein Ordner für den Bericht der Ausführung: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="376"/>
+        <location filename="../app/gui/HostsRun.cpp" line="382"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation>%1 lässt sich nicht starten: %2 (ist Open MPI installiert?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="412"/>
+        <location filename="../app/gui/HostsRun.cpp" line="418"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation>mpirun endete mit Status %1:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="418"/>
+        <location filename="../app/gui/HostsRun.cpp" line="424"/>
         <source>the run wrote no %1</source>
         <translation>die Ausführung schrieb kein %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <location filename="../app/gui/HostsRun.cpp" line="440"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation>Die Ausführung auf Hosts endete, aber %1.
@@ -1111,12 +1111,12 @@
         <translation>%1 kalibriert: die automatische Platzierung nutzt jetzt die gemessenen Werte</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <location filename="../app/gui/MainWindow.cpp" line="663"/>
         <source>A run on hosts is already going on</source>
         <translation>Eine Ausführung auf Hosts läuft bereits</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="692"/>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
         <source>Ran on %n rank(s): %1 ms median</source>
         <translation>
             <numerusform>Auf %n Rang ausgeführt: %1 ms Median</numerusform>
@@ -1124,17 +1124,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="698"/>
+        <location filename="../app/gui/MainWindow.cpp" line="707"/>
         <source>The run on hosts failed</source>
         <translation>Die Ausführung auf Hosts schlug fehl</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="702"/>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
         <source>The run on hosts was cancelled on every rank</source>
         <translation>Die Ausführung auf Hosts wurde auf jedem Rang abgebrochen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="719"/>
         <source>Starting %n rank(s) with mpirun…</source>
         <translation>
             <numerusform>Starte %n Rang mit mpirun…</numerusform>
@@ -1142,12 +1142,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="719"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="712"/>
+        <location filename="../app/gui/MainWindow.cpp" line="721"/>
         <source>Run on Hosts</source>
         <translation>Auf Hosts ausführen</translation>
     </message>
@@ -1636,6 +1636,7 @@
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="527"/>
+        <location filename="../app/gui/RunPanel.cpp" line="551"/>
         <source>device</source>
         <translation>Gerät</translation>
     </message>
@@ -1655,22 +1656,43 @@
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="543"/>
+        <location filename="../app/gui/RunPanel.cpp" line="544"/>
+        <source>&lt;p&gt;&lt;b&gt;Predicted&lt;/b&gt; %1 ms, measured %2 ms; per device, its busy time and its idle time (in a pipeline, its bubble):&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;Vorhergesagt&lt;/b&gt; %1 ms, gemessen %2 ms; je Gerät seine belegte Zeit und seine Leerlaufzeit (in einer Pipeline ihre Blase):&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="551"/>
+        <source>busy, predicted</source>
+        <translation>belegt, vorhergesagt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <location filename="../app/gui/RunPanel.cpp" line="553"/>
+        <source>measured</source>
+        <translation>gemessen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <source>idle, predicted</source>
+        <translation>Leerlauf, vorhergesagt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="567"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Optimiert: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="546"/>
+        <location filename="../app/gui/RunPanel.cpp" line="570"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;Hinweis: %1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="549"/>
+        <location filename="../app/gui/RunPanel.cpp" line="573"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Ausgaben stimmen mit der Referenz auf einem Gerät überein (max. abs. Abweichung %1).&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <location filename="../app/gui/RunPanel.cpp" line="576"/>
         <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style=&apos;color:#b01010&apos;&gt;Die Ausgaben weichen von der Referenz auf einem Gerät ab: %1&lt;/p&gt;</translation>
     </message>

@@ -618,67 +618,67 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="441"/>
+        <location filename="../app/gui/HostsRun.cpp" line="447"/>
         <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="444"/>
+        <location filename="../app/gui/HostsRun.cpp" line="450"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="451"/>
+        <location filename="../app/gui/HostsRun.cpp" line="457"/>
         <source>This machine</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="454"/>
+        <location filename="../app/gui/HostsRun.cpp" line="460"/>
         <source>Hosts in a file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="462"/>
+        <location filename="../app/gui/HostsRun.cpp" line="468"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="463"/>
+        <location filename="../app/gui/HostsRun.cpp" line="469"/>
         <source>Browse…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="465"/>
+        <location filename="../app/gui/HostsRun.cpp" line="471"/>
         <source>Host file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="476"/>
+        <location filename="../app/gui/HostsRun.cpp" line="482"/>
         <source>Ranks:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Physical device there</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="522"/>
+        <location filename="../app/gui/HostsRun.cpp" line="528"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
@@ -744,33 +744,33 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="343"/>
+        <location filename="../app/gui/HostsRun.cpp" line="349"/>
         <source>A run on hosts is already going on.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="349"/>
+        <location filename="../app/gui/HostsRun.cpp" line="355"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="376"/>
+        <location filename="../app/gui/HostsRun.cpp" line="382"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="412"/>
+        <location filename="../app/gui/HostsRun.cpp" line="418"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="418"/>
+        <location filename="../app/gui/HostsRun.cpp" line="424"/>
         <source>the run wrote no %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <location filename="../app/gui/HostsRun.cpp" line="440"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation type="unfinished"></translation>
@@ -1114,12 +1114,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <location filename="../app/gui/MainWindow.cpp" line="663"/>
         <source>A run on hosts is already going on</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="692"/>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
         <source>Ran on %n rank(s): %1 ms median</source>
         <translation>
             <numerusform>Ran on %n rank: %1 ms median</numerusform>
@@ -1127,17 +1127,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="698"/>
+        <location filename="../app/gui/MainWindow.cpp" line="707"/>
         <source>The run on hosts failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="702"/>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
         <source>The run on hosts was cancelled on every rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="719"/>
         <source>Starting %n rank(s) with mpirun…</source>
         <translation>
             <numerusform>Starting %n rank with mpirun…</numerusform>
@@ -1145,12 +1145,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="719"/>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="712"/>
+        <location filename="../app/gui/MainWindow.cpp" line="721"/>
         <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1634,6 +1634,7 @@
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="527"/>
+        <location filename="../app/gui/RunPanel.cpp" line="551"/>
         <source>device</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1653,22 +1654,43 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="543"/>
-        <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
+        <location filename="../app/gui/RunPanel.cpp" line="544"/>
+        <source>&lt;p&gt;&lt;b&gt;Predicted&lt;/b&gt; %1 ms, measured %2 ms; per device, its busy time and its idle time (in a pipeline, its bubble):&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="546"/>
-        <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/gui/RunPanel.cpp" line="549"/>
-        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
+        <location filename="../app/gui/RunPanel.cpp" line="551"/>
+        <source>busy, predicted</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <location filename="../app/gui/RunPanel.cpp" line="553"/>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <source>idle, predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="567"/>
+        <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="570"/>
+        <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="573"/>
+        <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="576"/>
         <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>

@@ -607,67 +607,67 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="441"/>
+        <location filename="../app/gui/HostsRun.cpp" line="447"/>
         <source>Run on Hosts</source>
         <translation>在多台主机上运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="444"/>
+        <location filename="../app/gui/HostsRun.cpp" line="450"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>计划在 mpirun 下运行：每个槽位一个 placer 进程（rank），每个虚拟设备运行在下面选定的 rank 和物理设备上。rank 之间的复制经由 MPI。模型文件必须在每台主机的同一路径下可读。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="451"/>
+        <location filename="../app/gui/HostsRun.cpp" line="457"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="454"/>
+        <location filename="../app/gui/HostsRun.cpp" line="460"/>
         <source>Hosts in a file</source>
         <translation>文件中的主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="462"/>
+        <location filename="../app/gui/HostsRun.cpp" line="468"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>Open MPI 主机文件：每行一台主机，slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="463"/>
+        <location filename="../app/gui/HostsRun.cpp" line="469"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="465"/>
+        <location filename="../app/gui/HostsRun.cpp" line="471"/>
         <source>Host file</source>
         <translation>主机文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="476"/>
+        <location filename="../app/gui/HostsRun.cpp" line="482"/>
         <source>Ranks:</source>
         <translation>rank 数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Rank</source>
         <translation>rank</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="484"/>
+        <location filename="../app/gui/HostsRun.cpp" line="490"/>
         <source>Physical device there</source>
         <translation>该处的物理设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="522"/>
+        <location filename="../app/gui/HostsRun.cpp" line="528"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -732,34 +732,34 @@
         <translation>&lt;b&gt;输出与单设备参考结果不一致&lt;/b&gt;：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="343"/>
+        <location filename="../app/gui/HostsRun.cpp" line="349"/>
         <source>A run on hosts is already going on.</source>
         <translation>已有一次多主机运行正在进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="349"/>
+        <location filename="../app/gui/HostsRun.cpp" line="355"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation>无法为运行报告创建文件夹：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="376"/>
+        <location filename="../app/gui/HostsRun.cpp" line="382"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation>无法启动 %1：%2（是否已安装 Open MPI？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="412"/>
+        <location filename="../app/gui/HostsRun.cpp" line="418"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation>mpirun 以状态 %1 结束：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="418"/>
+        <location filename="../app/gui/HostsRun.cpp" line="424"/>
         <source>the run wrote no %1</source>
         <translation>运行未写出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="434"/>
+        <location filename="../app/gui/HostsRun.cpp" line="440"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation>多主机运行已结束，但%1。
@@ -1098,41 +1098,41 @@
         <translation>已校准 %1：自动放置现在使用实测数值</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <location filename="../app/gui/MainWindow.cpp" line="663"/>
         <source>A run on hosts is already going on</source>
         <translation>已有一次多主机运行正在进行</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="692"/>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
         <source>Ran on %n rank(s): %1 ms median</source>
         <translation>
             <numerusform>在 %n 个 rank 上运行：中位数 %1 ms</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="698"/>
+        <location filename="../app/gui/MainWindow.cpp" line="707"/>
         <source>The run on hosts failed</source>
         <translation>多主机运行失败</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="702"/>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
         <source>The run on hosts was cancelled on every rank</source>
         <translation>多主机运行已在每个 rank 上取消</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="719"/>
         <source>Starting %n rank(s) with mpirun…</source>
         <translation>
             <numerusform>正在用 mpirun 启动 %n 个 rank…</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="719"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="712"/>
+        <location filename="../app/gui/MainWindow.cpp" line="721"/>
         <source>Run on Hosts</source>
         <translation>在多台主机上运行</translation>
     </message>
@@ -1617,6 +1617,7 @@
     </message>
     <message>
         <location filename="../app/gui/RunPanel.cpp" line="527"/>
+        <location filename="../app/gui/RunPanel.cpp" line="551"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
@@ -1636,22 +1637,43 @@
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="543"/>
+        <location filename="../app/gui/RunPanel.cpp" line="544"/>
+        <source>&lt;p&gt;&lt;b&gt;Predicted&lt;/b&gt; %1 ms, measured %2 ms; per device, its busy time and its idle time (in a pipeline, its bubble):&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;预测&lt;/b&gt; %1 ms，实测 %2 ms；每个设备的忙碌时间和空闲时间（在流水线中即其气泡）：&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="551"/>
+        <source>busy, predicted</source>
+        <translation>忙碌，预测</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <location filename="../app/gui/RunPanel.cpp" line="553"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <source>idle, predicted</source>
+        <translation>空闲，预测</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/RunPanel.cpp" line="567"/>
         <source>&lt;p&gt;Optimised: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;已优化：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="546"/>
+        <location filename="../app/gui/RunPanel.cpp" line="570"/>
         <source>&lt;p&gt;Note: %1&lt;/p&gt;</source>
         <translation>&lt;p&gt;注意：%1&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="549"/>
+        <location filename="../app/gui/RunPanel.cpp" line="573"/>
         <source>&lt;p&gt;Outputs match the single-device reference (max abs diff %1).&lt;/p&gt;</source>
         <translation>&lt;p&gt;输出与单设备参考结果一致（最大绝对误差 %1）。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/RunPanel.cpp" line="552"/>
+        <location filename="../app/gui/RunPanel.cpp" line="576"/>
         <source>&lt;p style=&apos;color:#b01010&apos;&gt;Outputs differ from the single-device reference: %1&lt;/p&gt;</source>
         <translation>&lt;p style=&apos;color:#b01010&apos;&gt;输出与单设备参考结果不一致：%1&lt;/p&gt;</translation>
     </message>

@@ -538,6 +538,30 @@ QString runSummaryHtml(const RunOutcome& outcome) {
                 .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
     }
     text += QStringLiteral("</table>");
+    // Each device's busy and idle time against the prediction's: in a pipeline, the idle time
+    // is the device's bubble (its fill, drain and waits).
+    if (const auto check = checkPrediction(outcome); check && !check->devices.empty()) {
+        text += RunPanel::tr("<p><b>Predicted</b> %1 ms, measured %2 ms; per device, its busy "
+                             "time and its idle time (in a pipeline, its bubble):</p>")
+                    .arg(check->predictedMs, 0, 'f', 3)
+                    .arg(check->measuredMs, 0, 'f', 3);
+        text += QStringLiteral("<table cellspacing=4><tr><th align=left>%1</th>"
+                               "<th align=right>%2</th><th align=right>%3</th>"
+                               "<th align=right>%4</th><th align=right>%5</th></tr>")
+                    .arg(RunPanel::tr("device"), RunPanel::tr("busy, predicted"),
+                         RunPanel::tr("measured"), RunPanel::tr("idle, predicted"),
+                         RunPanel::tr("measured"));
+        for (const PredictionCheck::DeviceTimes& device : check->devices)
+            text += QStringLiteral("<tr><td>%1</td><td align=right>%2 ms</td><td "
+                                   "align=right>%3 ms</td><td align=right>%4 ms</td><td "
+                                   "align=right>%5 ms</td></tr>")
+                        .arg(QString::fromStdString(device.name).toHtmlEscaped())
+                        .arg(device.predictedBusyMs, 0, 'f', 3)
+                        .arg(device.measuredBusyMs, 0, 'f', 3)
+                        .arg(device.predictedIdleMs, 0, 'f', 3)
+                        .arg(device.measuredIdleMs, 0, 'f', 3);
+        text += QStringLiteral("</table>");
+    }
     for (const std::string& note : outcome.ran.notes)
         text +=
             RunPanel::tr("<p>Optimised: %1</p>").arg(QString::fromStdString(note).toHtmlEscaped());

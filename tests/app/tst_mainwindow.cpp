@@ -451,6 +451,12 @@ private slots:
         // The measured lanes first, the predicted ones under them.
         QVERIFY(measured.lanes.back().endsWith(QStringLiteral("predicted")));
         QVERIFY(!measured.lanes.front().endsWith(QStringLiteral("predicted")));
+        // The summary sets each device's busy and idle time (its bubble) against the prediction.
+        bool bubbles = false;
+        for (QTextBrowser* browser : window.findChildren<QTextBrowser*>())
+            bubbles = bubbles || browser->toPlainText().contains(QStringLiteral("idle, predicted"));
+        QVERIFY2(bubbles,
+                 "the run panel does not set the devices' idle time against the prediction");
 
         // Throughput mode: three batches streamed, one undo step, re-predicted at once.
         auto* stream = window.findChild<QSpinBox*>(QStringLiteral("streamBatches"));

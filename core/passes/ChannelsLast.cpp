@@ -174,7 +174,7 @@ private:
         node.attrs.set("perm", Dims(perm.begin(), perm.end()));
         node.outputs = {TensorType{permuted(type.shape, perm), type.dtype}};
         // In a pipeline, the layout change belongs to its value's micro-batch: it is scheduled
-        // with it, and a copy of it between stages is double-buffered (plan/MemoryPlanner.h).
+        // with it, and a copy of it between stages is double-buffered (plan/MemoryPlanner.cpp).
         node.microBatch = m_out.node(src.node).microBatch;
         hold(node, device);
         ++m_inserted;

@@ -25,7 +25,9 @@ CopySlot copySlot(const Graph& graph, const CopyPlan& copy,
 /// destinations, replicas) a storage on its device. Execution follows the graph's topological
 /// order; a copy happens where copySlot() says. Parameters, constants and replicas get
 /// storages of their own for the whole run; other tensors share storages whose previous tenant
-/// is dead, best fit first, growing the largest free storage when none fits. Deterministic.
+/// is dead, best fit first, growing the largest free storage when none fits. In a pipeline, a
+/// value copied to another device keeps its storage until its device has written the next
+/// micro-batch's (double-buffered). Deterministic.
 MemoryPlan planMemory(const Graph& graph, const DeviceSet& devices, const Plan& plan);
 
 struct PlanWorkspace;

@@ -1019,7 +1019,8 @@ std::string PredictionCheck::summary() const {
     return out;
 }
 
-PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const RunResult& result,
+PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const DeviceSet& devices,
+                                const Program& program, const RunResult& result,
                                 const MedianTimes& times) {
     PredictionCheck check;
     const Prediction& p = *plan.prediction;
@@ -1034,14 +1035,6 @@ PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const RunR
         errors.push_back(std::abs(p.micros[i] / 1000 - times.nodeMillis[i]) / times.nodeMillis[i]);
     }
     check.medianNodeError = median(std::move(errors));
-    return check;
-}
-
-PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const DeviceSet& devices,
-                                const Program& program, const RunResult& result,
-                                const MedianTimes& times) {
-    PredictionCheck check = checkPrediction(graph, plan, result, times);
-    const Prediction& p = *plan.prediction;
     for (int d = 0; d < devices.size() && d < static_cast<int>(p.deviceBusyMicros.size()); ++d) {
         const DeviceId id(d);
         const std::vector<double> busy = sumsPerIteration(

@@ -78,10 +78,8 @@ struct PredictionCheck {
     /// that differ most.
     std::string summary() const;
 };
-/// `userPlan` must have a prediction; `times` are the user's nodes' (userMedianTimes).
-PredictionCheck checkPrediction(const Graph& userGraph, const Plan& userPlan,
-                                const RunResult& result, const MedianTimes& times);
-/// The same, with each device's busy and idle time from the program that ran.
+/// `userPlan` must have a prediction; `times` are the user's nodes' (userMedianTimes); each
+/// device's busy and idle time come from the program that ran.
 PredictionCheck checkPrediction(const Graph& userGraph, const Plan& userPlan,
                                 const DeviceSet& devices, const Program& program,
                                 const RunResult& result, const MedianTimes& times);

@@ -12,6 +12,7 @@
 
 #include "session/Session.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -77,9 +78,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // largest do not fit, and the run must say so).
         const std::int64_t batch = bytes.next(), seq = (bytes.next() << 2) | (bytes.next() & 3);
         HostTensor x = HostTensor::zeros({{batch, seq, 16}, DType::Float32});
+        // Repeats of 0/8 .. 6/8 (the count taken once: up to 4 million elements per input).
         auto* values = reinterpret_cast<float*>(x.data.data());
-        for (std::int64_t i = 0; i < x.type.elementCount(); ++i)
-            values[i] = static_cast<float>(i % 7) / 8.0f;
+        const std::size_t count = x.data.size() / sizeof(float);
+        for (std::size_t i = 0; i < count && i < 7; ++i)
+            values[i] = static_cast<float>(i) / 8.0f;
+        for (std::size_t done = 7; done < count; done *= 2)
+            std::memcpy(values + done, values, std::min(done, count - done) * sizeof(float));
         run.inputs.emplace_back("x", std::move(x));
     } else {
         HostTensor x = HostTensor::zeros({{6, 8}, DType::Float32});

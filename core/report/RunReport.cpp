@@ -48,6 +48,15 @@ double medianOfSums(const Program& program, const RunResult& result, Take take) 
     return median(sumsPerIteration(program, result, take));
 }
 
+/// A device's idle time: in each iteration its latency less the device's busy time, then the
+/// median, so that a slow iteration's latency is not set against another's busy time.
+double medianIdle(const std::vector<double>& latency, const std::vector<double>& busy) {
+    std::vector<double> idle;
+    for (std::size_t i = 0; i < busy.size() && i < latency.size(); ++i)
+        idle.push_back(std::max(0.0, latency[i] - busy[i]));
+    return median(std::move(idle));
+}
+
 struct Views {
     const Graph& graph;
     const DeviceSet& devices;
@@ -381,20 +390,21 @@ Json runReportJson(const RunOutcome& input) {
         // The physical device's arena high-water mark (shared by virtual devices mapped to it).
         std::int64_t peak = 0, live = 0;
         int uploads = 0;
-        double physicalBusy = 0;
+        const std::vector<double>* physicalBusy = nullptr;
         for (const StreamInfo& stream : v.result.streams) {
             if (std::find(stream.virtuals.begin(), stream.virtuals.end(), id) !=
                 stream.virtuals.end()) {
                 peak = stream.peakBytes;
                 live = stream.livePeakBytes;
                 uploads = stream.constantUploads;
-                physicalBusy = median(stream.busyMicros);
+                physicalBusy = &stream.busyMicros;
             }
         }
         // The physical device's busy time counts overlapping work (a GPU's copy and compute
         // streams) once; the rest of the iteration it sat idle.
-        device.set("physical_busy_ms", ms(physicalBusy));
-        device.set("idle_ms", ms(std::max(0.0, median(latency) - physicalBusy)));
+        device.set("physical_busy_ms", ms(physicalBusy ? median(*physicalBusy) : 0.0));
+        device.set("idle_ms",
+                   ms(physicalBusy ? medianIdle(latency, *physicalBusy) : median(latency)));
         device.set("peak_bytes", peak);
         device.set("planned_bytes", plannedBytes(v.program, id));
         device.set("live_peak_bytes", live);
@@ -1039,15 +1049,10 @@ PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const Devi
         const DeviceId id(d);
         const std::vector<double> busy = sumsPerIteration(
             program, result, [&](std::size_t k) { return program.code[k].device == id; });
-        // Idle in each iteration, then the median: a slow iteration's latency is not set
-        // against another's busy time.
-        std::vector<double> idle;
-        for (std::size_t i = 0; i < busy.size() && i < result.latencyMicros.size(); ++i)
-            idle.push_back(std::max(0.0, result.latencyMicros[i] - busy[i]));
         const double predicted = p.deviceBusyMicros[static_cast<std::size_t>(d)] / 1000;
         check.devices.push_back({devices[id].name, predicted, median(busy) / 1000,
                                  std::max(0.0, check.predictedMs - predicted),
-                                 median(std::move(idle)) / 1000});
+                                 medianIdle(result.latencyMicros, busy) / 1000});
     }
     return check;
 }

@@ -475,7 +475,11 @@ private slots:
         const auto unpriced = open(residualBlock(8), piped);
         piped.options.costs =
             std::make_shared<const CostModel>(m_session->costs(unpriced->model.devices));
-        const auto outcome = run(open(residualBlock(8), piped));
+        // Five iterations: with two, a median is a mean, and the median of the differences is
+        // the difference of the medians.
+        RunRequest five = runs();
+        five.iterations = 5;
+        const auto outcome = run(open(residualBlock(8), piped), five);
         const auto check = checkPrediction(*outcome);
         QVERIFY(check);
         QCOMPARE(check->devices.size(), std::size_t{2});
@@ -496,6 +500,31 @@ private slots:
         QVERIFY(devices && devices->isArray() && devices->size() == 2);
         QVERIFY(devices->items()[1].find("measured_idle_ms"));
         QVERIFY(check->summary().find("b          busy ") != std::string::npos);
+        // The report's idle time per device, by the same definition: each iteration's latency
+        // less the busy time of the device's physical device, then the median.
+        const Json report = runReportJson(*outcome);
+        const Json* reported = report.find("devices");
+        QVERIFY(reported && reported->size() == 2);
+        for (std::size_t d = 0; d < 2; ++d) {
+            const auto& streams = outcome->result.streams;
+            const auto stream = std::find_if(streams.begin(), streams.end(), [&](const auto& s) {
+                return std::find(s.virtuals.begin(), s.virtuals.end(),
+                                 DeviceId(static_cast<int>(d))) != s.virtuals.end();
+            });
+            QVERIFY(stream != streams.end());
+            const auto& latency = outcome->result.latencyMicros;
+            QCOMPARE(stream->busyMicros.size(), latency.size());
+            std::vector<double> idle;
+            for (std::size_t i = 0; i < latency.size(); ++i)
+                idle.push_back(std::max(0.0, latency[i] - stream->busyMicros[i]) / 1000);
+            const double expected = median(std::move(idle));
+            const Json* idleMs = reported->items()[d].find("idle_ms");
+            QVERIFY(idleMs && idleMs->isNumber());
+            QVERIFY2(
+                std::abs(idleMs->asDouble() - expected) < 1e-3,
+                (std::to_string(idleMs->asDouble()) + " ms against " + std::to_string(expected))
+                    .c_str());
+        }
     }
 
     /// Auto mode with micro-batches chooses contiguous stages (plan/PipelineStages.h): each

@@ -129,43 +129,43 @@
 <context>
     <name>HostsRunner</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="162"/>
+        <location filename="../app/gui/HostsRun.cpp" line="165"/>
         <source>%1 compute</source>
         <translation>%1 Rechnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="171"/>
+        <location filename="../app/gui/HostsRun.cpp" line="174"/>
         <source>inputs → %1</source>
         <translation>Eingaben → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="173"/>
+        <location filename="../app/gui/HostsRun.cpp" line="176"/>
         <source>input %1: %2 ms</source>
         <translation>Eingabe %1: %2 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="181"/>
         <location filename="../app/gui/HostsRun.cpp" line="184"/>
+        <location filename="../app/gui/HostsRun.cpp" line="187"/>
         <source>copies %1 → %2</source>
         <translation>Kopien %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="189"/>
+        <location filename="../app/gui/HostsRun.cpp" line="192"/>
         <source>copy %1, %2 → %3, %4 bytes: %5 ms</source>
         <translation>Kopie %1, %2 → %3, %4 Bytes: %5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="202"/>
+        <location filename="../app/gui/HostsRun.cpp" line="205"/>
         <source>waiting for %1</source>
         <translation>wartet auf %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="203"/>
+        <location filename="../app/gui/HostsRun.cpp" line="206"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation>%1 ms untätig, wartet auf %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="207"/>
+        <location filename="../app/gui/HostsRun.cpp" line="210"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) auf %3 [%4]: %5 ms</translation>
     </message>
@@ -618,85 +618,161 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="447"/>
+        <location filename="../app/gui/HostsRun.cpp" line="477"/>
+        <source>Cannot read the host file %1: %2</source>
+        <translation>Die Hostdatei %1 ist nicht lesbar: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="493"/>
+        <source>%1, line %2: %3</source>
+        <translation>%1, Zeile %2: %3</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="497"/>
+        <source>the line starts with &quot;%1&quot;, not a host name</source>
+        <translation>die Zeile beginnt mit „%1“, nicht mit einem Hostnamen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="514"/>
+        <source>&quot;%1&quot; is not slots=N or max_slots=N</source>
+        <translation>„%1“ ist weder slots=N noch max_slots=N</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="521"/>
+        <source>&quot;%1&quot; is not a number of slots (1 or more)</source>
+        <translation>„%1“ ist keine Anzahl von Slots (1 oder mehr)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="540"/>
+        <source>%1 names no host</source>
+        <translation>%1 nennt keinen Host</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="545"/>
         <source>Run on Hosts</source>
         <translation>Auf Hosts ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="450"/>
+        <location filename="../app/gui/HostsRun.cpp" line="548"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>Der Plan läuft unter mpirun: ein placer-Prozess (Rang) je Slot, jedes virtuelle Gerät auf dem unten gewählten Rang und physischen Gerät. Kopien zwischen Rängen laufen über MPI. Die Modelldatei muss auf jedem Host unter demselben Pfad lesbar sein.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="457"/>
+        <location filename="../app/gui/HostsRun.cpp" line="555"/>
         <source>This machine</source>
         <translation>Dieser Rechner</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="460"/>
+        <location filename="../app/gui/HostsRun.cpp" line="558"/>
         <source>Hosts in a file</source>
         <translation>Hosts aus einer Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="468"/>
+        <location filename="../app/gui/HostsRun.cpp" line="566"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>eine Open-MPI-Hostdatei: ein Host je Zeile, slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="469"/>
+        <location filename="../app/gui/HostsRun.cpp" line="567"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="471"/>
+        <location filename="../app/gui/HostsRun.cpp" line="569"/>
         <source>Host file</source>
         <translation>Hostdatei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="482"/>
+        <location filename="../app/gui/HostsRun.cpp" line="584"/>
         <source>Ranks:</source>
         <translation>Ränge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Kind</source>
         <translation>Art</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Physical device there</source>
         <translation>Physisches Gerät dort</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="528"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="637"/>
         <source>Run</source>
         <translation>Ausführen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="667"/>
+        <source>Every rank on this machine (%1).</source>
+        <translation>Jeder Rang auf diesem Rechner (%1).</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="669"/>
+        <source>Choose a host file.</source>
+        <translation>Wählen Sie eine Hostdatei.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="679"/>
+        <source>%1 (%n slot(s))</source>
+        <translation>
+            <numerusform>%1 (%n Slot)</numerusform>
+            <numerusform>%1 (%n Slots)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="681"/>
+        <source>%1 (a slot per core)</source>
+        <translation>%1 (ein Slot je Kern)</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="682"/>
+        <source>%n host(s): %1.</source>
+        <translation>
+            <numerusform>%n Host: %1.</numerusform>
+            <numerusform>%n Hosts: %1.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="686"/>
+        <source>%1 ranks on %2 slots: mpirun starts more than one rank on a slot.</source>
+        <translation>%1 Ränge auf %2 Slots: mpirun startet mehr als einen Rang je Slot.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="703"/>
+        <source>chosen by mpirun</source>
+        <translation>wählt mpirun</translation>
     </message>
 </context>
 <context>
     <name>placer::gui::HostsRunner</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="243"/>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
         <source>rank %1</source>
         <translation>Rang %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="244"/>
+        <location filename="../app/gui/HostsRun.cpp" line="247"/>
         <source>rank %1 on %2</source>
         <translation>Rang %1 auf %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="257"/>
+        <location filename="../app/gui/HostsRun.cpp" line="260"/>
         <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
         <translation>
             <numerusform>&lt;b&gt;Latenz&lt;/b&gt; %1 ms Median (min %2, max %3) über %4 Iterationen, auf %n Rang</numerusform>
@@ -704,74 +780,74 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>runs on</source>
         <translation>läuft auf</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>host</source>
         <translation>Host</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="267"/>
+        <location filename="../app/gui/HostsRun.cpp" line="270"/>
         <source>busy</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="283"/>
+        <location filename="../app/gui/HostsRun.cpp" line="286"/>
         <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
         <translation>Rang %1 (%2) → Rang %3 (%4): %5 Kopien, %6 Bytes, %7 ms&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="295"/>
+        <location filename="../app/gui/HostsRun.cpp" line="298"/>
         <source>Outputs not checked against a reference.</source>
         <translation>Ausgaben nicht mit einer Referenz verglichen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="297"/>
+        <location filename="../app/gui/HostsRun.cpp" line="300"/>
         <source>Outputs match the single-device reference (max abs diff %1).</source>
         <translation>Die Ausgaben stimmen mit der Ein-Geräte-Referenz überein (max. abs. Abweichung %1).</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="300"/>
+        <location filename="../app/gui/HostsRun.cpp" line="303"/>
         <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
         <translation>&lt;b&gt;Die Ausgaben weichen von der Ein-Geräte-Referenz ab&lt;/b&gt;: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="349"/>
+        <location filename="../app/gui/HostsRun.cpp" line="352"/>
         <source>A run on hosts is already going on.</source>
         <translation>Eine Ausführung auf Hosts läuft bereits.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="355"/>
+        <location filename="../app/gui/HostsRun.cpp" line="358"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation>Kein Ordner für den Bericht der Ausführung: %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="382"/>
+        <location filename="../app/gui/HostsRun.cpp" line="385"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation>%1 lässt sich nicht starten: %2 (ist Open MPI installiert?)</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="418"/>
+        <location filename="../app/gui/HostsRun.cpp" line="421"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation>mpirun endete mit Status %1:
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <location filename="../app/gui/HostsRun.cpp" line="427"/>
         <source>the run wrote no %1</source>
         <translation>die Ausführung schrieb kein %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="440"/>
+        <location filename="../app/gui/HostsRun.cpp" line="443"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation>Die Ausführung auf Hosts endete, aber %1.

@@ -129,43 +129,43 @@
 <context>
     <name>HostsRunner</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="162"/>
+        <location filename="../app/gui/HostsRun.cpp" line="165"/>
         <source>%1 compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="171"/>
+        <location filename="../app/gui/HostsRun.cpp" line="174"/>
         <source>inputs → %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="173"/>
+        <location filename="../app/gui/HostsRun.cpp" line="176"/>
         <source>input %1: %2 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="181"/>
         <location filename="../app/gui/HostsRun.cpp" line="184"/>
+        <location filename="../app/gui/HostsRun.cpp" line="187"/>
         <source>copies %1 → %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="189"/>
+        <location filename="../app/gui/HostsRun.cpp" line="192"/>
         <source>copy %1, %2 → %3, %4 bytes: %5 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="202"/>
+        <location filename="../app/gui/HostsRun.cpp" line="205"/>
         <source>waiting for %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="203"/>
+        <location filename="../app/gui/HostsRun.cpp" line="206"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="207"/>
+        <location filename="../app/gui/HostsRun.cpp" line="210"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -618,85 +618,161 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="447"/>
+        <location filename="../app/gui/HostsRun.cpp" line="477"/>
+        <source>Cannot read the host file %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="493"/>
+        <source>%1, line %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="497"/>
+        <source>the line starts with &quot;%1&quot;, not a host name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="514"/>
+        <source>&quot;%1&quot; is not slots=N or max_slots=N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="521"/>
+        <source>&quot;%1&quot; is not a number of slots (1 or more)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="540"/>
+        <source>%1 names no host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="545"/>
         <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="450"/>
+        <location filename="../app/gui/HostsRun.cpp" line="548"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="457"/>
+        <location filename="../app/gui/HostsRun.cpp" line="555"/>
         <source>This machine</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="460"/>
+        <location filename="../app/gui/HostsRun.cpp" line="558"/>
         <source>Hosts in a file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="468"/>
+        <location filename="../app/gui/HostsRun.cpp" line="566"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="469"/>
+        <location filename="../app/gui/HostsRun.cpp" line="567"/>
         <source>Browse…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="471"/>
+        <location filename="../app/gui/HostsRun.cpp" line="569"/>
         <source>Host file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="482"/>
+        <location filename="../app/gui/HostsRun.cpp" line="584"/>
         <source>Ranks:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Physical device there</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="528"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <source>Host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="637"/>
         <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="667"/>
+        <source>Every rank on this machine (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="669"/>
+        <source>Choose a host file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="679"/>
+        <source>%1 (%n slot(s))</source>
+        <translation>
+            <numerusform>%1 (%n slot)</numerusform>
+            <numerusform>%1 (%n slots)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="681"/>
+        <source>%1 (a slot per core)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="682"/>
+        <source>%n host(s): %1.</source>
+        <translation>
+            <numerusform>%n host: %1.</numerusform>
+            <numerusform>%n hosts: %1.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="686"/>
+        <source>%1 ranks on %2 slots: mpirun starts more than one rank on a slot.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="703"/>
+        <source>chosen by mpirun</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>placer::gui::HostsRunner</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="243"/>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
         <source>rank %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="244"/>
+        <location filename="../app/gui/HostsRun.cpp" line="247"/>
         <source>rank %1 on %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="257"/>
+        <location filename="../app/gui/HostsRun.cpp" line="260"/>
         <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
         <translation>
             <numerusform>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank</numerusform>
@@ -704,73 +780,73 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>runs on</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>host</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="267"/>
+        <location filename="../app/gui/HostsRun.cpp" line="270"/>
         <source>busy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="283"/>
+        <location filename="../app/gui/HostsRun.cpp" line="286"/>
         <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="295"/>
+        <location filename="../app/gui/HostsRun.cpp" line="298"/>
         <source>Outputs not checked against a reference.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="297"/>
+        <location filename="../app/gui/HostsRun.cpp" line="300"/>
         <source>Outputs match the single-device reference (max abs diff %1).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="300"/>
+        <location filename="../app/gui/HostsRun.cpp" line="303"/>
         <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="349"/>
+        <location filename="../app/gui/HostsRun.cpp" line="352"/>
         <source>A run on hosts is already going on.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="355"/>
+        <location filename="../app/gui/HostsRun.cpp" line="358"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="382"/>
+        <location filename="../app/gui/HostsRun.cpp" line="385"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="418"/>
+        <location filename="../app/gui/HostsRun.cpp" line="421"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <location filename="../app/gui/HostsRun.cpp" line="427"/>
         <source>the run wrote no %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="440"/>
+        <location filename="../app/gui/HostsRun.cpp" line="443"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation type="unfinished"></translation>

@@ -129,43 +129,43 @@
 <context>
     <name>HostsRunner</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="162"/>
+        <location filename="../app/gui/HostsRun.cpp" line="165"/>
         <source>%1 compute</source>
         <translation>%1 计算</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="171"/>
+        <location filename="../app/gui/HostsRun.cpp" line="174"/>
         <source>inputs → %1</source>
         <translation>输入 → %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="173"/>
+        <location filename="../app/gui/HostsRun.cpp" line="176"/>
         <source>input %1: %2 ms</source>
         <translation>输入 %1：%2 毫秒</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="181"/>
         <location filename="../app/gui/HostsRun.cpp" line="184"/>
+        <location filename="../app/gui/HostsRun.cpp" line="187"/>
         <source>copies %1 → %2</source>
         <translation>拷贝 %1 → %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="189"/>
+        <location filename="../app/gui/HostsRun.cpp" line="192"/>
         <source>copy %1, %2 → %3, %4 bytes: %5 ms</source>
         <translation>复制 %1，%2 → %3，%4 字节：%5 ms</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="202"/>
+        <location filename="../app/gui/HostsRun.cpp" line="205"/>
         <source>waiting for %1</source>
         <translation>等待 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="203"/>
+        <location filename="../app/gui/HostsRun.cpp" line="206"/>
         <source>idle %1 ms, waiting for %2</source>
         <translation>空闲 %1 毫秒，等待 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="207"/>
+        <location filename="../app/gui/HostsRun.cpp" line="210"/>
         <source>%1 (%2) on %3 [%4]: %5 ms</source>
         <translation>%1 (%2) 在 %3 [%4] 上：%5 毫秒</translation>
     </message>
@@ -607,159 +607,233 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="447"/>
+        <location filename="../app/gui/HostsRun.cpp" line="477"/>
+        <source>Cannot read the host file %1: %2</source>
+        <translation>无法读取主机文件 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="493"/>
+        <source>%1, line %2: %3</source>
+        <translation>%1，第 %2 行：%3</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="497"/>
+        <source>the line starts with &quot;%1&quot;, not a host name</source>
+        <translation>该行以“%1”开头，而不是主机名</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="514"/>
+        <source>&quot;%1&quot; is not slots=N or max_slots=N</source>
+        <translation>“%1”不是 slots=N 或 max_slots=N</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="521"/>
+        <source>&quot;%1&quot; is not a number of slots (1 or more)</source>
+        <translation>“%1”不是槽位数（1 或以上）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="540"/>
+        <source>%1 names no host</source>
+        <translation>%1 未列出任何主机</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="545"/>
         <source>Run on Hosts</source>
         <translation>在多台主机上运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="450"/>
+        <location filename="../app/gui/HostsRun.cpp" line="548"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>计划在 mpirun 下运行：每个槽位一个 placer 进程（rank），每个虚拟设备运行在下面选定的 rank 和物理设备上。rank 之间的复制经由 MPI。模型文件必须在每台主机的同一路径下可读。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="457"/>
+        <location filename="../app/gui/HostsRun.cpp" line="555"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="460"/>
+        <location filename="../app/gui/HostsRun.cpp" line="558"/>
         <source>Hosts in a file</source>
         <translation>文件中的主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="468"/>
+        <location filename="../app/gui/HostsRun.cpp" line="566"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>Open MPI 主机文件：每行一台主机，slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="469"/>
+        <location filename="../app/gui/HostsRun.cpp" line="567"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="471"/>
+        <location filename="../app/gui/HostsRun.cpp" line="569"/>
         <source>Host file</source>
         <translation>主机文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="482"/>
+        <location filename="../app/gui/HostsRun.cpp" line="584"/>
         <source>Ranks:</source>
         <translation>rank 数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Rank</source>
         <translation>rank</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="490"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
         <source>Physical device there</source>
         <translation>该处的物理设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="528"/>
+        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="637"/>
         <source>Run</source>
         <translation>运行</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="667"/>
+        <source>Every rank on this machine (%1).</source>
+        <translation>所有 rank 都在本机（%1）。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="669"/>
+        <source>Choose a host file.</source>
+        <translation>请选择主机文件。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="679"/>
+        <source>%1 (%n slot(s))</source>
+        <translation>
+            <numerusform>%1（%n 个槽位）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="681"/>
+        <source>%1 (a slot per core)</source>
+        <translation>%1（每个核心一个槽位）</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/gui/HostsRun.cpp" line="682"/>
+        <source>%n host(s): %1.</source>
+        <translation>
+            <numerusform>%n 台主机：%1。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="686"/>
+        <source>%1 ranks on %2 slots: mpirun starts more than one rank on a slot.</source>
+        <translation>%1 个 rank 对应 %2 个槽位：mpirun 会在一个槽位上启动多个 rank。</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="703"/>
+        <source>chosen by mpirun</source>
+        <translation>由 mpirun 决定</translation>
     </message>
 </context>
 <context>
     <name>placer::gui::HostsRunner</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="243"/>
+        <location filename="../app/gui/HostsRun.cpp" line="246"/>
         <source>rank %1</source>
         <translation>rank %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="244"/>
+        <location filename="../app/gui/HostsRun.cpp" line="247"/>
         <source>rank %1 on %2</source>
         <translation>%2 上的 rank %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="257"/>
+        <location filename="../app/gui/HostsRun.cpp" line="260"/>
         <source>&lt;b&gt;Latency&lt;/b&gt; %1 ms median (min %2, max %3) over %4 iterations, on %n rank(s)</source>
         <translation>
             <numerusform>&lt;b&gt;延迟&lt;/b&gt; 中位数 %1 ms（最小 %2，最大 %3），%4 次迭代，%n 个 rank</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>runs on</source>
         <translation>运行于</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="266"/>
+        <location filename="../app/gui/HostsRun.cpp" line="269"/>
         <source>host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="267"/>
+        <location filename="../app/gui/HostsRun.cpp" line="270"/>
         <source>busy</source>
         <translation>忙碌</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="283"/>
+        <location filename="../app/gui/HostsRun.cpp" line="286"/>
         <source>Rank %1 (%2) → rank %3 (%4): %5 copies, %6 bytes, %7 ms&lt;br&gt;</source>
         <translation>rank %1（%2）→ rank %3（%4）：%5 次复制，%6 字节，%7 ms&lt;br&gt;</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="295"/>
+        <location filename="../app/gui/HostsRun.cpp" line="298"/>
         <source>Outputs not checked against a reference.</source>
         <translation>输出未与参考结果比对。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="297"/>
+        <location filename="../app/gui/HostsRun.cpp" line="300"/>
         <source>Outputs match the single-device reference (max abs diff %1).</source>
         <translation>输出与单设备参考结果一致（最大绝对差 %1）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="300"/>
+        <location filename="../app/gui/HostsRun.cpp" line="303"/>
         <source>&lt;b&gt;Outputs differ from the single-device reference&lt;/b&gt;: %1</source>
         <translation>&lt;b&gt;输出与单设备参考结果不一致&lt;/b&gt;：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="349"/>
+        <location filename="../app/gui/HostsRun.cpp" line="352"/>
         <source>A run on hosts is already going on.</source>
         <translation>已有一次多主机运行正在进行。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="355"/>
+        <location filename="../app/gui/HostsRun.cpp" line="358"/>
         <source>Cannot make a folder for the run&apos;s report: %1</source>
         <translation>无法为运行报告创建文件夹：%1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="382"/>
+        <location filename="../app/gui/HostsRun.cpp" line="385"/>
         <source>Cannot start %1: %2 (is Open MPI installed?)</source>
         <translation>无法启动 %1：%2（是否已安装 Open MPI？）</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="418"/>
+        <location filename="../app/gui/HostsRun.cpp" line="421"/>
         <source>mpirun ended with status %1:
 %2</source>
         <translation>mpirun 以状态 %1 结束：
 %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="424"/>
+        <location filename="../app/gui/HostsRun.cpp" line="427"/>
         <source>the run wrote no %1</source>
         <translation>运行未写出 %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="440"/>
+        <location filename="../app/gui/HostsRun.cpp" line="443"/>
         <source>The run on hosts ended, but %1.
 %2</source>
         <translation>多主机运行已结束，但%1。

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -17,7 +18,9 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QRegularExpression>
 #include <QSpinBox>
+#include <QSysInfo>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -443,6 +446,101 @@ void HostsRunner::ended(int exitCode, QProcess::ExitStatus status) {
     emit finished(result);
 }
 
+int HostFile::knownSlots() const {
+    int total = 0;
+    for (const Host& host : hosts)
+        total += host.slotCount;
+    return total;
+}
+
+bool HostFile::slotsKnown() const {
+    return !hosts.empty() && std::all_of(hosts.begin(), hosts.end(),
+                                         [](const Host& host) { return host.slotCount > 0; });
+}
+
+QString HostFile::hostOfRank(int rank) const {
+    for (const Host& host : hosts) {
+        if (host.slotCount <= 0) // as many as its cores: one at least
+            return rank == 0 ? host.name : QString();
+        if (rank < host.slotCount)
+            return host.name;
+        rank -= host.slotCount;
+    }
+    return {};
+}
+
+HostFile readHostFile(const QString& path) {
+    HostFile file;
+    QFile in(path);
+    if (!in.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        file.error =
+            HostsDialog::tr("Cannot read the host file %1: %2").arg(path, in.errorString());
+        return file;
+    }
+    const QString name = QFileInfo(path).fileName();
+    // Per host: its index in `hosts`, and whether a line of it left its slots to mpirun.
+    std::map<QString, std::pair<std::size_t, bool>> seen;
+    for (int line = 1; !in.atEnd(); ++line) {
+        QString text = QString::fromUtf8(in.readLine());
+        if (const qsizetype hash = text.indexOf(QLatin1Char('#')); hash >= 0)
+            text.truncate(hash);
+        text.replace(QRegularExpression(QStringLiteral("\\s*=\\s*")), QStringLiteral("="));
+        const QStringList words =
+            text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        if (words.isEmpty())
+            continue;
+        const auto at = [&](const QString& what) {
+            return HostsDialog::tr("%1, line %2: %3").arg(name).arg(line).arg(what);
+        };
+        if (words[0].contains(QLatin1Char('='))) {
+            file.error =
+                at(HostsDialog::tr("the line starts with \"%1\", not a host name").arg(words[0]));
+            return file;
+        }
+        int given = 0;
+        for (qsizetype w = 1; w < words.size(); ++w) {
+            const qsizetype equals = words[w].indexOf(QLatin1Char('='));
+            const QString key = words[w].left(equals);
+            const QString value = equals < 0 ? QString() : words[w].mid(equals + 1);
+            // Open MPI's names for a host's slots, its limit, and the user to log in as.
+            const bool isSlots = key == QLatin1String("slots") || key == QLatin1String("count") ||
+                                 key == QLatin1String("cpu");
+            const bool isOther = key == QLatin1String("max_slots") ||
+                                 key == QLatin1String("max-slots") ||
+                                 key == QLatin1String("slots_max") ||
+                                 key == QLatin1String("username") || key == QLatin1String("user");
+            if (!isSlots && !isOther) {
+                file.error =
+                    at(HostsDialog::tr("\"%1\" is not slots=N or max_slots=N").arg(words[w]));
+                return file;
+            }
+            bool number = false;
+            const int n = value.toInt(&number);
+            if (isSlots && (!number || n < 1)) {
+                file.error = at(
+                    HostsDialog::tr("\"%1\" is not a number of slots (1 or more)").arg(words[w]));
+                return file;
+            }
+            if (isSlots)
+                given += n;
+        }
+        auto [it, added] = seen.emplace(words[0], std::pair(file.hosts.size(), given == 0));
+        if (added) {
+            file.hosts.push_back({words[0], given});
+        } else {
+            it->second.second = it->second.second || given == 0;
+            file.hosts[it->second.first].slotCount += given;
+        }
+    }
+    for (const auto& [host, where] : seen) {
+        if (where.second)
+            file.hosts[where.first].slotCount = 0; // a line of it without slots: its cores
+    }
+    if (file.hosts.empty())
+        file.error = HostsDialog::tr("%1 names no host").arg(name);
+    return file;
+}
+
 HostsDialog::HostsDialog(const DeviceSet& devices, QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Run on Hosts"));
     auto* layout = new QVBoxLayout(this);
@@ -478,17 +576,23 @@ HostsDialog::HostsDialog(const DeviceSet& devices, QWidget* parent) : QDialog(pa
     auto* hostRow = new QHBoxLayout;
     hostRow->addWidget(m_hostFile);
     hostRow->addWidget(browse);
+    m_hostSummary = new QLabel(this);
+    m_hostSummary->setObjectName(QStringLiteral("hostSummary"));
+    m_hostSummary->setWordWrap(true);
+    m_hostSummary->setTextFormat(Qt::RichText);
     form->addRow(local);
     form->addRow(tr("Ranks:"), m_ranks);
     form->addRow(m_useHostFile);
     form->addRow(hostRow);
+    form->addRow(m_hostSummary);
     layout->addLayout(form);
 
-    m_mapping = new QTableWidget(devices.size(), 4, this);
+    m_mapping = new QTableWidget(devices.size(), 5, this);
     m_mapping->setObjectName(QStringLiteral("mapping"));
     m_mapping->setHorizontalHeaderLabels(
-        {tr("Device"), tr("Kind"), tr("Rank"), tr("Physical device there")});
+        {tr("Device"), tr("Kind"), tr("Rank"), tr("Physical device there"), tr("Host")});
     m_mapping->verticalHeader()->hide();
+    m_mapping->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_mapping->horizontalHeader()->setStretchLastSection(true);
     std::map<int, int> vcpus; // per rank: the virtual CPUs given so far
     for (int d = 0; d < devices.size(); ++d) {
@@ -505,6 +609,10 @@ HostsDialog::HostsDialog(const DeviceSet& devices, QWidget* parent) : QDialog(pa
         const bool host = DeviceId(d) == devices.hostDevice();
         rank->setValue(host ? 0 : d % m_ranks->value());
         m_mapping->setCellWidget(d, 2, rank);
+        connect(rank, &QSpinBox::valueChanged, this, [this] { showHosts(); });
+        auto* where = new QTableWidgetItem;
+        where->setFlags(where->flags() & ~Qt::ItemIsEditable);
+        m_mapping->setItem(d, 4, where);
         auto* physical = new QComboBox(m_mapping);
         physical->setEditable(true);
         physical->addItems({QStringLiteral("cpu"), QStringLiteral("vcpu1"), QStringLiteral("vcpu2"),
@@ -517,19 +625,87 @@ HostsDialog::HostsDialog(const DeviceSet& devices, QWidget* parent) : QDialog(pa
             physical->setCurrentText(QStringLiteral("vcpu%1").arg(++vcpus[rank->value()]));
         m_mapping->setCellWidget(d, 3, physical);
     }
+    // The rank's spin box as wide as it needs (a column sized to contents sees only the header).
+    m_mapping->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Interactive);
+    m_mapping->setColumnWidth(2, QSpinBox().sizeHint().width() + 12);
     connect(m_ranks, &QSpinBox::valueChanged, this, [this](int ranks) {
         for (int row = 0; row < m_mapping->rowCount(); ++row) {
             if (auto* rank = qobject_cast<QSpinBox*>(m_mapping->cellWidget(row, 2)))
                 rank->setRange(0, ranks - 1);
         }
+        showHosts();
     });
     layout->addWidget(m_mapping);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
+    m_run = buttons->button(QDialogButtonBox::Ok);
+    m_run->setText(tr("Run"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
-    resize(560, 420);
+    connect(m_hostFile, &QLineEdit::textChanged, this, [this] { hostsChanged(); });
+    connect(m_useHostFile, &QRadioButton::toggled, this, [this] { hostsChanged(); });
+    hostsChanged();
+    resize(640, 440);
+}
+
+void HostsDialog::hostsChanged() {
+    m_hosts = HostFile{};
+    const QString path = m_hostFile->text().trimmed();
+    if (m_useHostFile->isChecked() && !path.isEmpty()) {
+        m_hosts = readHostFile(path);
+        // One rank a slot, as mpirun would start without -np.
+        if (m_hosts.error.isEmpty() && m_hosts.slotsKnown())
+            m_ranks->setValue(std::min(m_hosts.knownSlots(), m_ranks->maximum()));
+    }
+    showHosts();
+}
+
+void HostsDialog::showHosts() {
+    const bool fromFile = m_useHostFile->isChecked();
+    const QString path = m_hostFile->text().trimmed();
+    const int ranks = m_ranks->value();
+    QString summary;
+    bool usable = true;
+    if (!fromFile) {
+        summary =
+            tr("Every rank on this machine (%1).").arg(QSysInfo::machineHostName().toHtmlEscaped());
+    } else if (path.isEmpty()) {
+        summary = tr("Choose a host file.");
+        usable = false;
+    } else if (!m_hosts.error.isEmpty()) {
+        summary = QStringLiteral("<span style=\"color:#b00020\">%1</span>")
+                      .arg(m_hosts.error.toHtmlEscaped());
+        usable = false;
+    } else {
+        QStringList hosts;
+        for (const HostFile::Host& host : m_hosts.hosts)
+            hosts << (host.slotCount > 0
+                          ? tr("%1 (%n slot(s))", nullptr, host.slotCount)
+                                .arg(host.name.toHtmlEscaped())
+                          : tr("%1 (a slot per core)").arg(host.name.toHtmlEscaped()));
+        summary = tr("%n host(s): %1.", nullptr, static_cast<int>(m_hosts.hosts.size()))
+                      .arg(hosts.join(QStringLiteral(", ")));
+        if (m_hosts.slotsKnown() && ranks > m_hosts.knownSlots())
+            summary += QLatin1Char(' ') +
+                       tr("%1 ranks on %2 slots: mpirun starts more than one rank on a slot.")
+                           .arg(ranks)
+                           .arg(m_hosts.knownSlots());
+    }
+    m_hostSummary->setText(summary);
+    if (m_run)
+        m_run->setEnabled(usable);
+    for (int row = 0; row < m_mapping->rowCount(); ++row) {
+        const auto* rank = qobject_cast<QSpinBox*>(m_mapping->cellWidget(row, 2));
+        QTableWidgetItem* host = m_mapping->item(row, 4);
+        if (!rank || !host)
+            continue;
+        QString where;
+        if (!fromFile)
+            where = QSysInfo::machineHostName();
+        else if (usable)
+            where = m_hosts.hostOfRank(rank->value());
+        host->setText(where.isEmpty() && fromFile && usable ? tr("chosen by mpirun") : where);
+    }
 }
 
 HostsRunRequest HostsDialog::request() const {

@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+class QLabel;
 class QLineEdit;
+class QPushButton;
 class QRadioButton;
 class QSpinBox;
 class QTableWidget;
@@ -52,6 +54,27 @@ struct HostsRunResult {
     Json trace;
     int ranks = 0;
 };
+
+/// An Open MPI host file as mpirun reads it: the hosts in order, each with its slots (a host on
+/// several lines once, its slots added; 0 where no line gives them: mpirun then counts the host's
+/// cores), or why it cannot be read, with the file and line.
+struct HostFile {
+    struct Host {
+        QString name;
+        int slotCount = 0;
+    };
+    std::vector<Host> hosts;
+    QString error;
+
+    /// The slots of the hosts that give theirs.
+    int knownSlots() const;
+    /// Whether every host gives its slots.
+    bool slotsKnown() const;
+    /// The host mpirun starts rank `rank` on, filling each host's slots in order (its default
+    /// mapping by slot); empty where that depends on a host's cores, or past the slots.
+    QString hostOfRank(int rank) const;
+};
+HostFile readHostFile(const QString& path);
 
 /// The timeline of a run on several ranks from its Chrome trace and report: lanes grouped by
 /// host and rank, a compute lane per physical device, a lane per link between two ranks for the
@@ -118,14 +141,25 @@ public:
     QLineEdit* hostFile() const { return m_hostFile; }
     /// Per device: name, kind, rank (a spin box), physical device (an editable combo box).
     QTableWidget* mapping() const { return m_mapping; }
+    /// What the host file holds (its hosts and slots) or why it cannot be used.
+    QLabel* hostSummary() const { return m_hostSummary; }
     /// The ranks, host file and maps chosen (runWords left to the caller).
     HostsRunRequest request() const;
 
 private:
+    /// Reads the host file again where one is chosen: its summary, the ranks set to its slots,
+    /// Run allowed only with a file mpirun can use; each rank's host in the mapping.
+    void hostsChanged();
+    /// The mapping's host column from each device's rank.
+    void showHosts();
+
     QSpinBox* m_ranks;
     QRadioButton* m_useHostFile;
     QLineEdit* m_hostFile;
+    QLabel* m_hostSummary;
     QTableWidget* m_mapping;
+    QPushButton* m_run = nullptr;
+    HostFile m_hosts;
 };
 
 } // namespace placer::gui

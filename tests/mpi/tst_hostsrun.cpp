@@ -17,11 +17,15 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QLayout>
+#include <QLineEdit>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSysInfo>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -72,6 +76,12 @@ gui::HostsRunRequest startLongRun(gui::MainWindow& window, const QTemporaryDir& 
         QTest::qWait(50);
     QTest::qWait(1000);
     return request;
+}
+
+/// Clicks a radio button on its indicator (its middle may lie past its text, where a click
+/// does nothing).
+void clickRadio(QRadioButton* button) {
+    QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(6, button->height() / 2));
 }
 
 } // namespace
@@ -173,6 +183,148 @@ private slots:
         }
         QCOMPARE(headings, 2);
         QVERIFY(headingOne >= 0 && chipB == headingOne + 1);
+        QVERIFY(processesWith(model).isEmpty());
+    }
+
+    /// The dialog reads the host file as it is chosen: its hosts and slots, the ranks set to the
+    /// slots, each device's host from its rank; a file mpirun could not use says where and why,
+    /// and Run waits for a good one.
+    void theDialogReadsTheHostFile() {
+        QTemporaryDir folder;
+        const auto write = [&](const QString& name, const QByteArray& text) {
+            QFile file(folder.filePath(name));
+            if (!file.open(QIODevice::WriteOnly))
+                return QString();
+            file.write(text);
+            return file.fileName();
+        };
+        const QString good = write(QStringLiteral("hosts"), "# the cluster\n"
+                                                            "nodeA slots=2\n"
+                                                            "nodeB slots = 3 max_slots=4 # GPUs\n"
+                                                            "\n"
+                                                            "nodeA slots=1\n");
+        DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu,c:vcpu").take();
+        devices.chooseDefaults();
+        gui::HostsDialog dialog(devices);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto* run = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        QTableWidget* mapping = dialog.mapping();
+        QCOMPARE(mapping->columnCount(), 5);
+        // This machine: every device's host is this one.
+        QVERIFY(dialog.hostSummary()->text().contains(QSysInfo::machineHostName()));
+        QCOMPARE(mapping->item(2, 4)->text(), QSysInfo::machineHostName());
+        QVERIFY(run->isEnabled());
+
+        clickRadio(dialog.useHostFile());
+        QVERIFY(dialog.useHostFile()->isChecked());
+        QVERIFY(!run->isEnabled()); // no file yet
+        dialog.hostFile()->setFocus();
+        QTest::keyClicks(dialog.hostFile(), good);
+        QCOMPARE(dialog.ranks()->value(), 6); // nodeA 2 + 1, nodeB 3
+        QString summary = dialog.hostSummary()->text();
+        // (Tests load no translator: English plurals read "slot(s)" here.)
+        QVERIFY2(summary.contains(QStringLiteral("nodeA (3 slot(s))")) &&
+                     summary.contains(QStringLiteral("nodeB (3 slot(s))")),
+                 qPrintable(summary));
+        QVERIFY(run->isEnabled());
+        auto* rankOfC = qobject_cast<QSpinBox*>(mapping->cellWidget(2, 2));
+        QVERIFY(rankOfC);
+        rankOfC->setValue(2);
+        QCOMPARE(mapping->item(2, 4)->text(), QStringLiteral("nodeA"));
+        rankOfC->setFocus();
+        rankOfC->selectAll();
+        QTest::keyClicks(rankOfC, QStringLiteral("4"));
+        QCOMPARE(rankOfC->value(), 4);
+        QCOMPARE(mapping->item(2, 4)->text(), QStringLiteral("nodeB"));
+        QCOMPARE(mapping->item(0, 4)->text(), QStringLiteral("nodeA"));
+        dialog.ranks()->setValue(8);
+        QVERIFY2(dialog.hostSummary()->text().contains(QStringLiteral("8 ranks on 6 slots")),
+                 qPrintable(dialog.hostSummary()->text()));
+        // PLACER_SCREENSHOT_DIR: the dialog as the user sees it, to look at.
+        if (const QByteArray dir = qgetenv("PLACER_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QTest::qWait(50); // the summary's new height laid out
+            dialog.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/hostsDialog.png"));
+        }
+        const gui::HostsRunRequest request = dialog.request();
+        QCOMPARE(request.hostFile, good);
+        QCOMPARE(request.ranks, 8);
+
+        // Files mpirun could not use: where and why, and no Run.
+        const std::vector<std::pair<QString, QString>> bad = {
+            {write(QStringLiteral("words"), "nodeA slots=2\nnodeB cores=4\n"),
+             QStringLiteral("words, line 2: \"cores=4\" is not slots=N or max_slots=N")},
+            {write(QStringLiteral("count"), "nodeA slots=two\n"),
+             QStringLiteral("count, line 1: \"slots=two\" is not a number of slots")},
+            {write(QStringLiteral("zero"), "\n\nnodeA slots=0\n"),
+             QStringLiteral("zero, line 3: \"slots=0\" is not a number of slots")},
+            {write(QStringLiteral("empty"), "# nothing yet\n\n"),
+             QStringLiteral("empty names no host")},
+            {folder.filePath(QStringLiteral("missing")),
+             QStringLiteral("Cannot read the host file")},
+        };
+        for (const auto& [path, why] : bad) {
+            dialog.hostFile()->setText(path);
+            QVERIFY2(dialog.hostSummary()->text().contains(why.toHtmlEscaped()),
+                     qPrintable(dialog.hostSummary()->text() + " lacks " + why));
+            QVERIFY(!run->isEnabled());
+            QCOMPARE(dialog.ranks()->value(), 8); // left as it was
+        }
+        // A host without slots has as many as its cores: rank 0 is on it, the rest mpirun places.
+        dialog.hostFile()->setText(write(QStringLiteral("cores"), "nodeA\nnodeB slots=2\n"));
+        QVERIFY(run->isEnabled());
+        QVERIFY2(dialog.hostSummary()->text().contains(QStringLiteral("nodeA (a slot per core)")),
+                 qPrintable(dialog.hostSummary()->text()));
+        QCOMPARE(mapping->item(0, 4)->text(), QStringLiteral("nodeA"));
+        QCOMPARE(mapping->item(2, 4)->text(), QStringLiteral("chosen by mpirun"));
+        // Back to this machine.
+        clickRadio(dialog.findChild<QRadioButton*>(QStringLiteral("thisMachine")));
+        QVERIFY(run->isEnabled());
+        QCOMPARE(dialog.request().hostFile, QString());
+    }
+
+    /// A run on the hosts of a host file (this machine's, two slots) through the dialog.
+    void theDialogRunsOnTheHostsOfAFile() {
+        QTemporaryDir folder;
+        QFile hosts(folder.filePath(QStringLiteral("hosts")));
+        QVERIFY(hosts.open(QIODevice::WriteOnly));
+        hosts.write("localhost slots=2\n");
+        hosts.close();
+        gui::MainWindow window;
+        window.show();
+        QString model;
+        openSplitModel(window, folder, &model);
+        window.runPanel()->iterations()->setValue(2);
+        bool sawDialog = false;
+        int ranks = 0;
+        QString hostFile;
+        QTimer::singleShot(200, this, [&] {
+            auto* dialog = qobject_cast<gui::HostsDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            sawDialog = true;
+            clickRadio(dialog->useHostFile());
+            dialog->hostFile()->setText(hosts.fileName());
+            ranks = dialog->ranks()->value();
+            hostFile = dialog->request().hostFile;
+            QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
+                              Qt::LeftButton);
+            if (dialog->isVisible())
+                dialog->reject();
+        });
+        window.findChild<QAction*>(QStringLiteral("runOnHosts"))->trigger();
+        QVERIFY(sawDialog);
+        QCOMPARE(ranks, 2);
+        QCOMPARE(hostFile, hosts.fileName());
+        gui::HostsRunner* runner = window.hostsRunner();
+        QVERIFY(runner);
+        QSignalSpy done(runner, &gui::HostsRunner::finished);
+        QSignalSpy failed(runner, &gui::HostsRunner::failed);
+        QVERIFY2(done.wait(150000) || !failed.isEmpty(), qPrintable(runner->output()));
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed[0][0].toString()));
+        const QString summary = window.runPanel()->summary()->toPlainText();
+        QVERIFY2(summary.contains(QStringLiteral("Outputs match the single-device reference")),
+                 qPrintable(summary));
         QVERIFY(processesWith(model).isEmpty());
     }
 

@@ -669,23 +669,41 @@ Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName)
 }
 
 Status PlanStore::recordCosts(const std::string& machine, const std::vector<MeasuredCost>& costs) {
+    // One entry per op and physical device: the ops of one run that share a key (ResNet's six
+    // alike convolutions) are one measurement of this run, not six runs.
+    std::map<std::pair<std::string, std::string>, MeasuredCost> merged;
+    for (const MeasuredCost& cost : costs) {
+        if (cost.runs <= 0)
+            continue;
+        auto [it, added] = merged.emplace(std::pair(cost.key, cost.physical), cost);
+        if (added)
+            continue;
+        MeasuredCost& into = it->second;
+        into.micros = (into.micros * into.runs + cost.micros * cost.runs) / (into.runs + cost.runs);
+        into.runs += cost.runs;
+    }
     Transaction transaction(*m_db);
     if (!transaction.begun().ok())
         return transaction.begun();
+    // The mean of the first kCostMemory + 1 runs, then a moving one: the history weighs at
+    // most kCostMemory times this run, so that the estimate follows the machine (a faster
+    // kernel, another load) within a few runs however many it has seen.
     auto upsert = m_db->prepare(
         "INSERT INTO costs(machine, key, physical, micros, runs, updated) VALUES(?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(machine, key, physical) DO UPDATE SET "
-        "micros = (micros * runs + excluded.micros * excluded.runs) / (runs + excluded.runs), "
+        "micros = (micros * MIN(runs, ?7 * excluded.runs) + excluded.micros * excluded.runs) / "
+        "(MIN(runs, ?7 * excluded.runs) + excluded.runs), "
         "runs = runs + excluded.runs, updated = excluded.updated");
     if (!upsert)
         return upsert.error();
     const std::string time = now();
-    for (const MeasuredCost& cost : costs) {
+    for (const auto& [at, cost] : merged) {
         Statement& s = upsert.value();
         s.reset();
         s.bind(1, std::string_view(machine)).bind(2, std::string_view(cost.key));
         s.bind(3, std::string_view(cost.physical)).bind(4, cost.micros);
         s.bind(5, static_cast<std::int64_t>(cost.runs)).bind(6, std::string_view(time));
+        s.bind(7, static_cast<std::int64_t>(kCostMemory));
         if (Status status = s.run(); !status.ok())
             return status;
     }

@@ -66,6 +66,9 @@ struct RunRecord {
 
 /// A node's measured median on a physical device, as the cost model keys it
 /// (CostModel::nodeKey, CostModel::costClass).
+/// How many runs' worth the cost table's history of a key weighs at most against a new run.
+inline constexpr int kCostMemory = 7;
+
 struct MeasuredCost {
     std::string key;
     std::string physical;
@@ -133,8 +136,10 @@ public:
     /// The latest run recorded for a plan, if any.
     Result<std::optional<RunRecord>> lastRun(const std::string& planName);
 
-    /// Folds measured node times into the machine's cost table, in one transaction: a key seen
-    /// before keeps the mean of its runs' medians.
+    /// Folds one run's measured node times into the machine's cost table, in one transaction:
+    /// a key keeps the mean of its runs' medians over its first kCostMemory + 1 runs, then a
+    /// moving mean in which this run weighs 1 / (kCostMemory + 1). Entries of one key in `costs`
+    /// are one measurement.
     Status recordCosts(const std::string& machine, const std::vector<MeasuredCost>& costs);
     Result<std::vector<MeasuredCost>> loadCosts(const std::string& machine);
     /// Replaces the machine's calibration.

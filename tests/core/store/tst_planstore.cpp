@@ -509,6 +509,45 @@ private slots:
         QCOMPARE(loaded.value()->links.at({"cpu", "vcpu1"}).bytesPerMicro, 2e4);
     }
 
+    /// The cost table follows the machine: the history of a key weighs at most kCostMemory
+    /// runs against a new one, however many runs it has seen; one run's entries of a key are
+    /// one measurement.
+    void costsFollowTheMachine() {
+        QTemporaryDir dir;
+        auto store = PlanStore::open(dir.filePath("w.db").toStdString());
+        QVERIFY(store.ok());
+        PlanStore& plans = *store.value();
+        const auto micros = [&](const std::string& key) {
+            const auto costs = plans.loadCosts("box");
+            for (const MeasuredCost& cost : costs.value())
+                if (cost.key == key)
+                    return std::pair(cost.micros, cost.runs);
+            return std::pair(-1.0, 0);
+        };
+        for (int run = 0; run < 20; ++run)
+            QVERIFY(plans.recordCosts("box", {{"conv", "vcpu", 20, 1}}).ok());
+        QCOMPARE(micros("conv"), std::pair(20.0, 20));
+        // The kernel became twice as fast: five runs later the estimate is past halfway, where
+        // the mean of all 25 runs would be 18.
+        double expected = 20;
+        for (int run = 0; run < 5; ++run) {
+            QVERIFY(plans.recordCosts("box", {{"conv", "vcpu", 10, 1}}).ok());
+            expected = (expected * kCostMemory + 10) / (kCostMemory + 1);
+        }
+        QVERIFY(std::abs(micros("conv").first - expected) < 1e-9);
+        QVERIFY(micros("conv").first < 15.2);
+        QCOMPARE(micros("conv").second, 25);
+        // Three alike ops of one run: one measurement, their mean, standing for three.
+        QVERIFY(plans
+                    .recordCosts(
+                        "box",
+                        {{"relu", "vcpu", 10, 1}, {"relu", "vcpu", 20, 1}, {"relu", "vcpu", 30, 1}})
+                    .ok());
+        QCOMPARE(micros("relu"), std::pair(20.0, 3));
+        QVERIFY(plans.recordCosts("box", {{"relu", "vcpu", 40, 1}}).ok());
+        QCOMPARE(micros("relu"), std::pair(25.0, 4)); // within the memory: the mean of all four
+    }
+
     void olderSchemaIsMigratedAfterABackup() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("old.db").toStdString();

@@ -78,6 +78,17 @@ gui::HostsRunRequest startLongRun(gui::MainWindow& window, const QTemporaryDir& 
     return request;
 }
 
+/// Waits for the window's run on hosts to finish; a failure of the test (with mpirun's output or
+/// the run's message) where it fails.
+void waitForRun(gui::MainWindow& window) {
+    gui::HostsRunner* runner = window.hostsRunner();
+    QVERIFY(runner);
+    QSignalSpy done(runner, &gui::HostsRunner::finished);
+    QSignalSpy failed(runner, &gui::HostsRunner::failed);
+    QVERIFY2(done.wait(150000) || !failed.isEmpty(), qPrintable(runner->output()));
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed[0][0].toString()));
+}
+
 /// Clicks a radio button on its indicator (its middle may lie past its text, where a click
 /// does nothing).
 void clickRadio(QRadioButton* button) {
@@ -133,12 +144,9 @@ private slots:
         QCOMPARE(rows, 2);
         QCOMPARE(rankA, 0); // a, the host device, stays on rank 0
         QCOMPARE(rankB, 1); // b goes to rank 1's vcpu
-        gui::HostsRunner* runner = window.hostsRunner();
-        QVERIFY(runner);
-        QSignalSpy done(runner, &gui::HostsRunner::finished);
-        QSignalSpy failed(runner, &gui::HostsRunner::failed);
-        QVERIFY2(done.wait(150000) || !failed.isEmpty(), qPrintable(runner->output()));
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed[0][0].toString()));
+        waitForRun(window);
+        if (QTest::currentTestFailed())
+            return;
 
         // The timeline: lanes grouped by host and rank, rank 1's device, the link's copies.
         const views::TimelineData& timeline = window.timeline()->data();
@@ -317,12 +325,9 @@ private slots:
         QVERIFY(sawDialog);
         QCOMPARE(ranks, 2);
         QCOMPARE(hostFile, hosts.fileName());
-        gui::HostsRunner* runner = window.hostsRunner();
-        QVERIFY(runner);
-        QSignalSpy done(runner, &gui::HostsRunner::finished);
-        QSignalSpy failed(runner, &gui::HostsRunner::failed);
-        QVERIFY2(done.wait(150000) || !failed.isEmpty(), qPrintable(runner->output()));
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed[0][0].toString()));
+        waitForRun(window);
+        if (QTest::currentTestFailed())
+            return;
         const QString summary = window.runPanel()->summary()->toPlainText();
         QVERIFY2(summary.contains(QStringLiteral("Outputs match the single-device reference")),
                  qPrintable(summary));

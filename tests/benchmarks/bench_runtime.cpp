@@ -41,6 +41,7 @@
 #include "plan/Split.h"
 #include "report/RunReport.h"
 #include "runtime/Bytecode.h"
+#include "runtime/Calibrate.h"
 #include "runtime/DeviceMapping.h"
 #include "runtime/Executor.h"
 #include "runtime/ReferenceRun.h"
@@ -480,9 +481,9 @@ void batchSplit(bool quick) {
 /// micro-batches (--micro-batches 8), and the same stages without micro-batches; all optimised
 /// as placer run does, the outputs compared bit for bit.
 void batchPipeline(bool quick) {
-    Loaded one, staged, piped, chosen;
+    Loaded one, staged, piped, chosen, calibrated;
     const std::optional<bool> loaded =
-        loadBatchModel(quick, "pipeline", {&one, &staged, &piped, &chosen});
+        loadBatchModel(quick, "pipeline", {&one, &staged, &piped, &chosen, &calibrated});
     if (!loaded)
         return;
     const bool resnet = *loaded;
@@ -509,24 +510,36 @@ void batchPipeline(bool quick) {
     load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
     load(staged, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, stages, OptimizeOptions{});
     load(piped, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, pipelined, OptimizeOptions{});
-    // The stages chosen by auto mode (plan/PipelineStages.h) on the assumed costs.
-    // Costs as placer run makes them before calibration: the vcpus on their own cores, post-ops
-    // fused (core/session machineCosts).
-    PlanOptions automatic;
-    automatic.mode = PlanMode::Auto;
-    automatic.microBatches = 8;
+    // The stages chosen by auto mode (plan/PipelineStages.h), on two cost models:
+    // - assumed: the vcpus on their own cores at assumed rates, post-ops fused
+    //   (core/session machineCosts without a workspace);
+    // - calibrated: the same with this machine's calibration applied, as `placer run --mode
+    //   auto` plans on a workspace it has just calibrated (it calibrates one that has none).
     CostModel model =
         CostModel::assumed(chosen.devices, static_cast<int>(std::thread::hardware_concurrency()),
                            {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, false);
     model.setFusion(fusedGroups);
-    automatic.costs = std::make_shared<const CostModel>(std::move(model));
-    const Plan planned = planDevices(chosen.graph, chosen.devices, automatic);
-    for (const std::string& note : planned.notes)
-        if (note.starts_with("pipeline stages") || note.starts_with("auto mode kept"))
-            std::printf("pipeline: %s\n", note.c_str());
-    load(chosen, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, automatic, OptimizeOptions{});
+    const auto autoStages = [&](Loaded& loaded, const CostModel& costs, const char* what) {
+        PlanOptions automatic;
+        automatic.mode = PlanMode::Auto;
+        automatic.microBatches = 8;
+        automatic.costs = std::make_shared<const CostModel>(costs);
+        const Plan planned = planDevices(loaded.graph, loaded.devices, automatic);
+        for (const std::string& note : planned.notes)
+            if (note.starts_with("pipeline stages") || note.starts_with("auto mode kept"))
+                std::printf("pipeline (%s costs): %s\n", what, note.c_str());
+        load(loaded, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, automatic, OptimizeOptions{});
+        return planned.prediction ? planned.prediction->makespanMicros / 1000 : 0.0;
+    };
+    const double predicted = autoStages(chosen, model, "assumed");
+    CostModel calibratedModel = model;
+    if (auto calibration = calibrateThisMachine(CalibrationOptions{}))
+        calibratedModel.apply(calibration.value());
+    else
+        bench::wrong("pipeline: calibrating this machine failed: " + calibration.error().message);
+    const double predictedCalibrated = autoStages(calibrated, calibratedModel, "calibrated");
     const int iterations = quick ? 3 : 5;
-    std::vector<double> a, b, c, d;
+    std::vector<double> a, b, c, d, e;
     bool same = true;
     double difference = 0;
     for (int round = 0; round < 3; ++round) {
@@ -534,16 +547,19 @@ void batchPipeline(bool quick) {
         const RunResult rb = run(staged, 1, iterations);
         const RunResult rc = run(piped, 1, iterations);
         const RunResult rd = run(chosen, 1, iterations);
+        const RunResult re = run(calibrated, 1, iterations);
         a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
         b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
         c.insert(c.end(), rc.latencyMicros.begin(), rc.latencyMicros.end());
         d.insert(d.end(), rd.latencyMicros.begin(), rd.latencyMicros.end());
+        e.insert(e.end(), re.latencyMicros.begin(), re.latencyMicros.end());
         same = same && rc.outputs.size() == rb.outputs.size();
         for (std::size_t k = 0; same && k < rc.outputs.size(); ++k)
             same = rc.outputs[k].data.size() == rb.outputs[k].data.size() &&
                    std::memcmp(rc.outputs[k].data.data(), rb.outputs[k].data.data(),
                                rc.outputs[k].data.size()) == 0;
         difference = std::max(difference, test::relativeDifference(rd.outputs, ra.outputs));
+        difference = std::max(difference, test::relativeDifference(re.outputs, ra.outputs));
     }
     std::printf("%s batch 8: one vcpu %.2f ms; two stages on two vcpus %.2f ms (%.2fx), the "
                 "same stages in 8 micro-batches %.2f ms: speedup %.2fx over one vcpu (goal >= "
@@ -551,12 +567,16 @@ void batchPipeline(bool quick) {
                 resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
                 median(a) / median(b), median(c) / 1000.0, median(a) / median(c),
                 same ? "bit for bit the same" : "DIFFER");
-    std::printf("%s batch 8: stages chosen by --mode auto --micro-batches 8: %.2f ms, predicted "
-                "%.2f ms: speedup %.2fx over one vcpu (goal >= 1.7x); outputs differ from one "
-                "vcpu's by %.1e of their largest (%s)\n",
-                resnet ? "resnet50" : "small CNN", median(d) / 1000.0,
-                planned.prediction ? planned.prediction->makespanMicros / 1000 : 0.0,
-                median(a) / median(d), difference, difference < 1e-4 ? "match" : "MISMATCH");
+    std::printf("%s batch 8: stages chosen by --mode auto --micro-batches 8 on assumed costs: "
+                "%.2f ms, predicted %.2f ms: %.2fx over one vcpu\n",
+                resnet ? "resnet50" : "small CNN", median(d) / 1000.0, predicted,
+                median(a) / median(d));
+    std::printf("%s batch 8: stages chosen by --mode auto --micro-batches 8 on this machine's "
+                "calibration (placer run's first auto plan): %.2f ms, predicted %.2f ms: speedup "
+                "%.2fx over one vcpu (goal >= 1.7x); outputs differ from one vcpu's by %.1e of "
+                "their largest (%s)\n",
+                resnet ? "resnet50" : "small CNN", median(e) / 1000.0, predictedCalibrated,
+                median(a) / median(e), difference, difference < 1e-4 ? "match" : "MISMATCH");
     if (!same)
         bench::wrong("pipeline: the pipelined outputs differ from the unpipelined ones");
     if (!(difference < 1e-4))

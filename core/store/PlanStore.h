@@ -64,11 +64,11 @@ struct RunRecord {
     std::string report; ///< the JSON run report
 };
 
-/// A node's measured median on a physical device, as the cost model keys it
-/// (CostModel::nodeKey, CostModel::costClass).
 /// How many runs' worth the cost table's history of a key weighs at most against a new run.
 inline constexpr int kCostMemory = 7;
 
+/// A node's measured median on a physical device, as the cost model keys it
+/// (CostModel::nodeKey, CostModel::costClass).
 struct MeasuredCost {
     std::string key;
     std::string physical;

@@ -7,6 +7,7 @@
 
 #include "plan/MemoryPlanner.h"
 #include "plan/PipelineStages.h"
+#include "plan/Split.h"
 
 #include <algorithm>
 #include <cmath>
@@ -275,8 +276,10 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
     // Pipeline stages hold every constant they read (pipelineStages).
     std::optional<PlacementProblem> withWeights;
     const bool pipelined = m_options.microBatches > 1 || m_options.streamBatches > 1;
-    if (pipelined)
+    if (pipelined) {
         withWeights = problem;
+        costMicroBatches(*withWeights);
+    }
     if (weightsMayLeave)
         std::fill(problem.weightBytes.begin(), problem.weightBytes.end(), 0);
     AutoPlaceOptions options;
@@ -329,6 +332,68 @@ void DevicePlanner::placeWithin(const std::vector<std::int64_t>& budget,
             continue;
         m_plan.reasons[i] = Reason{};
         m_plan.devices[i] = voteByConsumers(i, &m_plan.reasons[i]);
+    }
+}
+
+void DevicePlanner::costMicroBatches(PlacementProblem& problem) {
+    const int m = std::max(m_options.microBatches, 1);
+    SplitAnalysis analysis = analyzeSplits(costGraph(), m_devices, {microBatchRequest()});
+    if (analysis.regions.empty() || analysis.regions.front().nodes.empty() ||
+        analysis.regions.front().shards.empty())
+        return; // nothing is cut (a batch smaller than M): the whole batch's costs stand
+    Plan cut;
+    cut.devices = m_plan.devices;
+    cut.splits = std::move(analysis.regions);
+    const ShardedGraph sharded = shardGraph(costGraph(), cut);
+    const Graph& graph = sharded.graph;
+    const CostModel& model = costs();
+    const std::size_t n = m_index.size();
+    for (int d = 0; d < problem.devices; ++d) {
+        const DeviceId device(d);
+        // Fused as a run with every op on d fuses (a stage's ops are contiguous: only the
+        // groups a cut crosses differ).
+        const std::vector<NodeId> fusedInto =
+            model.fusedGroups(graph, std::vector<DeviceId>(graph.size(), device));
+        const auto members = CostModel::membersByHead(fusedInto);
+        // Per user node: its kernels' time over its micro-batches, their count, and whether it
+        // runs once on the whole batch (an op that mixes rows).
+        std::vector<double> micros(n, 0);
+        std::vector<int> kernels(n, 0);
+        std::vector<std::uint8_t> whole(n, 0);
+        for (std::uint32_t j = 0; j < graph.size() && j < sharded.origin.size(); ++j) {
+            const NodeId user = sharded.origin[j];
+            if (!user.valid() || user.index >= n || graph.node(NodeId(j)).role() != OpRole::Compute)
+                continue;
+            double time = 0;
+            if (j < fusedInto.size() && fusedInto[j].valid() && fusedInto[j].index != j)
+                time = 0; // in its head's kernel
+            else if (const auto group = members.find(j); group != members.end())
+                time = model.groupCost(graph, NodeId(j), group->second, device).micros;
+            else
+                time = model.nodeCost(graph, NodeId(j), device).micros;
+            micros[user.index] += time;
+            ++kernels[user.index];
+            whole[user.index] = whole[user.index] || sharded.shard[j] < 0;
+        }
+        const double overhead = static_cast<std::size_t>(d) < problem.taskOverheadMicros.size()
+                                    ? problem.taskOverheadMicros[static_cast<std::size_t>(d)]
+                                    : 0.0;
+        for (std::size_t t = 0; t < m_nodeOfTask.size(); ++t) {
+            const std::uint32_t i = m_nodeOfTask[t];
+            double& cost = problem.cost[t * static_cast<std::size_t>(problem.devices) +
+                                        static_cast<std::size_t>(d)];
+            if (kernels[i] == 0 || cost == kCannotRun || m_index.role[i] != OpRole::Compute)
+                continue;
+            if (whole[i]) {
+                cost = micros[i]; // once for the batch, as the stage model spreads it
+                continue;
+            }
+            // What the stage model reads back as one micro-batch's time (taskPerMicroBatch):
+            // the fixed overhead once, the rest shared by the micro-batches.
+            const double perMicroBatch = micros[i] / kernels[i];
+            cost = perMicroBatch < overhead ? perMicroBatch
+                                            : overhead + m * (perMicroBatch - overhead);
+        }
     }
 }
 

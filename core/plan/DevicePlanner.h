@@ -71,6 +71,9 @@ private:
     /// PlanOptions::microBatches: the graph cut into micro-batches (Plan::splits, Plan::sharded)
     /// once every node has its device.
     void resolveMicroBatches();
+    /// The split request PlanOptions::microBatches (or streamBatches) makes: the whole graph, cut
+    /// on the batch.
+    SplitRequest microBatchRequest() const;
 
     /// The prediction of a split plan is the sharded graph's: a split node starts with its
     /// first shard and ends with its last, and its time is its shards' together (its work, as a
@@ -143,6 +146,10 @@ private:
     /// devices that read it), unless the search's placement (`searched`) is predicted faster
     /// pipelined; says which in m_stagesNote.
     void pipelineStages(const PlacementProblem& kept, const std::vector<int>& searched);
+    /// The stage model's task costs in `problem` from the graph that will run: each op at its
+    /// micro-batch's shapes (the workspace measures those kernels) and fused as a run on one
+    /// device fuses it, not the whole batch's unfused time divided by the micro-batches.
+    void costMicroBatches(PlacementProblem& problem);
 
     /// What follows the placement: unsupported ops, copies and replicas, the memory plan.
     void finishPlacement(std::size_t conflicts);

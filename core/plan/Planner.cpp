@@ -268,6 +268,17 @@ void DevicePlanner::resolveSplits() {
                               [](std::int32_t r) { return r >= 0; });
 }
 
+SplitRequest DevicePlanner::microBatchRequest() const {
+    // The whole graph, cut on the batch; ops that mix the rows of the batch run once, unsplit.
+    SplitRequest request;
+    request.nodePattern = "*";
+    request.microBatches = true;
+    request.batches = std::max(m_options.streamBatches, 1);
+    request.shards.assign(static_cast<std::size_t>(std::max(m_options.microBatches, 1)),
+                          SplitShare{});
+    return request;
+}
+
 void DevicePlanner::resolveMicroBatches() {
     const std::int32_t count = std::max(m_options.microBatches, 1);
     const std::int32_t batches = std::max(m_options.streamBatches, 1);
@@ -284,13 +295,7 @@ void DevicePlanner::resolveMicroBatches() {
                      "pipeline the plan, or split regions of it across devices, not both"});
         return;
     }
-    // The whole graph, cut on the batch; ops that mix the rows of the batch run once, unsplit.
-    SplitRequest request;
-    request.nodePattern = "*";
-    request.microBatches = true;
-    request.batches = batches;
-    request.shards.assign(static_cast<std::size_t>(count), SplitShare{});
-    SplitAnalysis analysis = analyzeSplits(m_graph, m_devices, {request});
+    SplitAnalysis analysis = analyzeSplits(m_graph, m_devices, {microBatchRequest()});
     for (Conflict& conflict : analysis.conflicts)
         m_plan.conflicts.push_back(std::move(conflict));
     if (analysis.regions.empty() || analysis.regions.front().nodes.empty() ||

@@ -570,6 +570,67 @@ private slots:
                  "the pipelined outputs differ from one device's");
     }
 
+    /// The stages are chosen on each op's time at its micro-batch's shapes, fused as the run
+    /// fuses it (what the workspace measures of a pipelined run), not on the whole batch's time
+    /// divided by the micro-batches: a last kernel measured slow in micro-batches gets a stage
+    /// of its own.
+    void theStagesAreCostedAtTheMicroBatchesShapes() {
+        const auto single = open(residualBlock(32), request({{"devices", "a:vcpu,b:vcpu"}}));
+        const CostModel assumed = CostModel::assumed(single->model.devices, 2);
+        PlanRequest automatic =
+            request({{"devices", "a:vcpu,b:vcpu"}, {"mode", "auto"}, {"micro-batches", "8"}});
+        automatic.options.costs = std::make_shared<const CostModel>(assumed);
+        const auto first = open(residualBlock(32), automatic);
+        QVERIFY(first->plan.sharded && first->plan.sharded->plan &&
+                first->plan.sharded->plan->prediction);
+        const Graph& graph = first->model.graph;
+        std::uint32_t last = 0;
+        for (std::uint32_t i = 0; i < graph.size(); ++i)
+            if (graph.node(NodeId(i)).role() == OpRole::Compute)
+                last = i;
+        // The last op's kernel in the first micro-batch, and the key its time is measured under.
+        const ShardedGraph& sharded = *first->plan.sharded;
+        const std::vector<NodeId>& fusedInto = sharded.plan->prediction->fusedInto;
+        std::int64_t kernel = -1;
+        for (std::uint32_t j = 0; j < sharded.graph.size(); ++j)
+            if (sharded.origin[j].index == last && sharded.shard[j] == 0)
+                kernel = fusedInto[j].valid() ? fusedInto[j].index : j;
+        QVERIFY(kernel >= 0);
+        const auto groups = CostModel::membersByHead(fusedInto);
+        const auto group = groups.find(static_cast<std::uint32_t>(kernel));
+        const std::string key =
+            group == groups.end()
+                ? CostModel::nodeKey(sharded.graph, NodeId(static_cast<std::uint32_t>(kernel)))
+                : CostModel::groupKey(sharded.graph, NodeId(static_cast<std::uint32_t>(kernel)),
+                                      group->second);
+        // Measured: a second a micro-batch, far more than the rest of the model.
+        CostModel measured = assumed;
+        measured.recordMeasured(key, "vcpu", 1e6);
+        automatic.options.costs = std::make_shared<const CostModel>(measured);
+        const auto chosen = open(residualBlock(32), automatic);
+        const Plan& plan = chosen->plan;
+        const DeviceId alone = plan.devices[last];
+        std::size_t with = 0, others = 0;
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            if (graph.node(NodeId(i)).role() != OpRole::Compute)
+                continue;
+            (plan.devices[i] == alone ? with : others) += 1;
+        }
+        // Its stage holds its fused group's ops at most; the other stage everything else.
+        const std::size_t groupSize = group == groups.end() ? 1 : group->second.size() + 1;
+        QVERIFY2(with <= groupSize && others > 0,
+                 qPrintable(QStringLiteral("%1 ops with the slow one (its group %2), %3 on the "
+                                           "other device; key %4")
+                                .arg(with)
+                                .arg(groupSize)
+                                .arg(others)
+                                .arg(QString::fromStdString(key))));
+        // The stage model's estimate is the prediction's: 8 micro-batches of a second.
+        QVERIFY(plan.prediction);
+        QVERIFY2(plan.prediction->makespanMicros > 8e6,
+                 qPrintable(QString::number(plan.prediction->makespanMicros)));
+    }
+
     /// A model whose constants do not fit one device's mem= is cut into stages that fit: no
     /// capacity conflict, both devices hold a part of the weights, and it runs.
     void autoStagesFitTheDevicesMemory() {

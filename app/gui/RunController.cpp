@@ -7,6 +7,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <chrono>
+
 namespace placer::gui {
 
 RunController::RunController(Session* session, QObject* parent)
@@ -91,7 +93,15 @@ RunController::Finished RunController::work(std::shared_ptr<const PlannedModel> 
         QMetaObject::invokeMethod(
             this, [this, perMille] { emit loading(perMille); }, Qt::QueuedConnection);
     };
-    callbacks.progress = [this](int done, int total) {
+    // At most 30 updates a second, and the last: a small model's iterations, thousands a
+    // second, would otherwise wake the window to repaint its bar between them, on the cores the
+    // run is timed on.
+    callbacks.progress = [this, last = std::chrono::steady_clock::time_point()](int done,
+                                                                                int total) mutable {
+        const auto now = std::chrono::steady_clock::now();
+        if (done < total && now - last < std::chrono::milliseconds(33))
+            return;
+        last = now;
         QMetaObject::invokeMethod(
             this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
     };

@@ -6,20 +6,24 @@
 // example, a 2,000-node Inception-like graph, 5,000- and 50,000-node transformer-like graphs
 // (generated here as Relay text), and ResNet-50 from $PLACER_ONNX_MODELS when set. A grouped
 // graph also times opening a group (its frame and the top laid out, the other frames kept) and
-// closing it. Last, layout quality: the layered layout's edge crossings against dot's on the
-// bundled models, the test models, the models in $PLACER_ONNX_MODELS and the generated graphs.
+// closing it. A run from the Run panel against the session's own run of the plan. Last, layout
+// quality: the layered layout's edge crossings against dot's on the bundled models, the test
+// models, the models in $PLACER_ONNX_MODELS and the generated graphs.
 //
 //   bench_gui               the full run
 //   bench_gui --quick       small graphs only (what CTest runs)
 //   bench_gui --keep DIR    also keeps the generated graphs in DIR
 //   bench_gui --crossings   the crossings against dot only
-//   bench_gui --only TEXT   only the graphs whose label holds TEXT (no crossings)
+//   bench_gui --only TEXT   only the graphs whose label holds TEXT (no crossings); "Run
+//                           panel" for the run from the Run panel alone
 #include "BenchFailures.h"
 #include "ScopedLayers.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
+#include "gui/RunController.h"
 #include "gui/RunPanel.h"
 #include "gui/WorkspaceController.h"
+#include "session/Session.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/LayeredLayout.h"
@@ -31,11 +35,14 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QtTest>
 
 #include <algorithm>
 #include <cstdio>
@@ -341,6 +348,74 @@ void crossings(const QString& label, const QString& path) {
                           : (ofLayered == 0 ? "1 (none)" : "- (dot none)"));
 }
 
+/// A run from the window's Run panel against the same plan run by the session directly (what
+/// placer run does), alternating, in this process: the window must not slow the run it times
+/// (its progress bar repainting between a small model's iterations, say). tiny_resnet over two
+/// vcpus, the convolutions on one.
+void runInWindow(bool quick) {
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
+    const int iterations = quick ? 50 : 400;
+    DeviceSet devices = DeviceSet::parse("a:vcpu,b:vcpu").take();
+    devices.chooseDefaults();
+    const std::vector<OpRule> rules = {{"Conv", "a"}, {"Relu", "b"}, {"Add", "b"}};
+    gui::MainWindow window;
+    window.show();
+    QString error;
+    views::PlacementDocument* document = window.document();
+    if (!document->open(model, &error, devices)) {
+        bench::wrong("run in the window: " + error.toStdString());
+        return;
+    }
+    PlanOptions options = document->options();
+    options.rules = rules;
+    document->setOptions(options);
+    window.runPanel()->iterations()->setValue(iterations);
+    window.runPanel()->warmup()->setValue(5);
+    Session session(
+        SessionOptions{QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                           .filePath(QStringLiteral("direct.db"))
+                           .toStdString()});
+    PlanRequest request;
+    request.devices = "a:vcpu,b:vcpu";
+    request.options.rules = rules;
+    auto opened = session.open(ModelSource{model.toStdString()}, request);
+    if (!opened) {
+        bench::wrong("run in the window: " + opened.error().message);
+        return;
+    }
+    const auto planned = std::make_shared<const PlannedModel>(opened.take());
+    RunRequest direct;
+    direct.iterations = iterations;
+    direct.warmup = 5;
+    direct.reference = false;
+    std::vector<double> inWindow, bySession;
+    for (int round = 0; round < 3; ++round) {
+        QSignalSpy finished(window.runController(), &gui::RunController::finished);
+        QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("run")), Qt::LeftButton);
+        if (!finished.wait(120000) || !window.runController()->outcome()) {
+            bench::wrong("run in the window: " + window.runController()->error().toStdString());
+            return;
+        }
+        const auto& ran = window.runController()->outcome()->result.latencyMicros;
+        inWindow.insert(inWindow.end(), ran.begin(), ran.end());
+        auto outcome = session.run(planned, direct);
+        if (!outcome) {
+            bench::wrong("run in the window: the session's run: " + outcome.error().message);
+            return;
+        }
+        const auto& latency = outcome.value()->result.latencyMicros;
+        bySession.insert(bySession.end(), latency.begin(), latency.end());
+    }
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    std::printf("\nrun from the Run panel against the session's own run (tiny_resnet on two vcpus, "
+                "%d iterations x 3): window %.1f us, session %.1f us median: %.2fx\n",
+                iterations, median(inWindow), median(bySession),
+                median(inWindow) / std::max(1e-9, median(bySession)));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -409,6 +484,10 @@ int main(int argc, char** argv) {
                 measure(QStringLiteral("ResNet-50 (ONNX)"), resnet);
         }
     }
+    // The run from the Run panel (--only "Run panel" for it alone).
+    if (!crossingsOnly &&
+        (g_only.isEmpty() || QStringLiteral("run from the Run panel").contains(g_only)))
+        runInWindow(quick);
     if (!g_only.isEmpty() && !crossingsOnly)
         return bench::exitCode();
     // Layout quality: the layered layout's crossings against dot's on the bundled and exported

@@ -120,6 +120,7 @@ T = {
     "\"%1\" is not slots=N or max_slots=N": ("„%1“ ist weder slots=N noch max_slots=N", "“%1”不是 slots=N 或 max_slots=N"),
     "\"%1\" is not a number of slots (1 or more)": ("„%1“ ist keine Anzahl von Slots (1 oder mehr)", "“%1”不是槽位数（1 或以上）"),
     "%1 names no host": ("%1 nennt keinen Host", "%1 未列出任何主机"),
+    "%1 is not a host file (not a regular file of at most 1 MiB)": ("%1 ist keine Hostdatei (keine gewöhnliche Datei von höchstens 1 MiB)", "%1 不是主机文件（不是不超过 1 MiB 的普通文件）"),
     "Host": ("Host", "主机"),
     "Every rank on this machine (%1).": ("Jeder Rang auf diesem Rechner (%1).", "所有 rank 都在本机（%1）。"),
     "Choose a host file.": ("Wählen Sie eine Hostdatei.", "请选择主机文件。"),

@@ -618,117 +618,122 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="477"/>
+        <location filename="../app/gui/HostsRun.cpp" line="478"/>
+        <source>%1 is not a host file (not a regular file of at most 1 MiB)</source>
+        <translation>%1 ist keine Hostdatei (keine gewöhnliche Datei von höchstens 1 MiB)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="485"/>
         <source>Cannot read the host file %1: %2</source>
         <translation>Die Hostdatei %1 ist nicht lesbar: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="493"/>
+        <location filename="../app/gui/HostsRun.cpp" line="501"/>
         <source>%1, line %2: %3</source>
         <translation>%1, Zeile %2: %3</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="497"/>
+        <location filename="../app/gui/HostsRun.cpp" line="505"/>
         <source>the line starts with &quot;%1&quot;, not a host name</source>
         <translation>die Zeile beginnt mit „%1“, nicht mit einem Hostnamen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="514"/>
+        <location filename="../app/gui/HostsRun.cpp" line="522"/>
         <source>&quot;%1&quot; is not slots=N or max_slots=N</source>
         <translation>„%1“ ist weder slots=N noch max_slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="521"/>
+        <location filename="../app/gui/HostsRun.cpp" line="529"/>
         <source>&quot;%1&quot; is not a number of slots (1 or more)</source>
         <translation>„%1“ ist keine Anzahl von Slots (1 oder mehr)</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="540"/>
+        <location filename="../app/gui/HostsRun.cpp" line="548"/>
         <source>%1 names no host</source>
         <translation>%1 nennt keinen Host</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="545"/>
+        <location filename="../app/gui/HostsRun.cpp" line="553"/>
         <source>Run on Hosts</source>
         <translation>Auf Hosts ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="548"/>
+        <location filename="../app/gui/HostsRun.cpp" line="556"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>Der Plan läuft unter mpirun: ein placer-Prozess (Rang) je Slot, jedes virtuelle Gerät auf dem unten gewählten Rang und physischen Gerät. Kopien zwischen Rängen laufen über MPI. Die Modelldatei muss auf jedem Host unter demselben Pfad lesbar sein.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="555"/>
+        <location filename="../app/gui/HostsRun.cpp" line="563"/>
         <source>This machine</source>
         <translation>Dieser Rechner</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="558"/>
+        <location filename="../app/gui/HostsRun.cpp" line="566"/>
         <source>Hosts in a file</source>
         <translation>Hosts aus einer Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="566"/>
+        <location filename="../app/gui/HostsRun.cpp" line="574"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>eine Open-MPI-Hostdatei: ein Host je Zeile, slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="567"/>
+        <location filename="../app/gui/HostsRun.cpp" line="575"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="569"/>
+        <location filename="../app/gui/HostsRun.cpp" line="577"/>
         <source>Host file</source>
         <translation>Hostdatei</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="584"/>
+        <location filename="../app/gui/HostsRun.cpp" line="592"/>
         <source>Ranks:</source>
         <translation>Ränge:</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Kind</source>
         <translation>Art</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Physical device there</source>
         <translation>Physisches Gerät dort</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Host</source>
         <translation>Host</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="637"/>
+        <location filename="../app/gui/HostsRun.cpp" line="649"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="667"/>
+        <location filename="../app/gui/HostsRun.cpp" line="679"/>
         <source>Every rank on this machine (%1).</source>
         <translation>Jeder Rang auf diesem Rechner (%1).</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="669"/>
+        <location filename="../app/gui/HostsRun.cpp" line="681"/>
         <source>Choose a host file.</source>
         <translation>Wählen Sie eine Hostdatei.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="679"/>
+        <location filename="../app/gui/HostsRun.cpp" line="691"/>
         <source>%1 (%n slot(s))</source>
         <translation>
             <numerusform>%1 (%n Slot)</numerusform>
@@ -736,12 +741,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="681"/>
+        <location filename="../app/gui/HostsRun.cpp" line="693"/>
         <source>%1 (a slot per core)</source>
         <translation>%1 (ein Slot je Kern)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="682"/>
+        <location filename="../app/gui/HostsRun.cpp" line="694"/>
         <source>%n host(s): %1.</source>
         <translation>
             <numerusform>%n Host: %1.</numerusform>
@@ -749,12 +754,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="686"/>
+        <location filename="../app/gui/HostsRun.cpp" line="698"/>
         <source>%1 ranks on %2 slots: mpirun starts more than one rank on a slot.</source>
         <translation>%1 Ränge auf %2 Slots: mpirun startet mehr als einen Rang je Slot.</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="703"/>
+        <location filename="../app/gui/HostsRun.cpp" line="715"/>
         <source>chosen by mpirun</source>
         <translation>wählt mpirun</translation>
     </message>

@@ -618,117 +618,122 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="477"/>
+        <location filename="../app/gui/HostsRun.cpp" line="478"/>
+        <source>%1 is not a host file (not a regular file of at most 1 MiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="485"/>
         <source>Cannot read the host file %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="493"/>
+        <location filename="../app/gui/HostsRun.cpp" line="501"/>
         <source>%1, line %2: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="497"/>
+        <location filename="../app/gui/HostsRun.cpp" line="505"/>
         <source>the line starts with &quot;%1&quot;, not a host name</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="514"/>
+        <location filename="../app/gui/HostsRun.cpp" line="522"/>
         <source>&quot;%1&quot; is not slots=N or max_slots=N</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="521"/>
+        <location filename="../app/gui/HostsRun.cpp" line="529"/>
         <source>&quot;%1&quot; is not a number of slots (1 or more)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="540"/>
+        <location filename="../app/gui/HostsRun.cpp" line="548"/>
         <source>%1 names no host</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="545"/>
+        <location filename="../app/gui/HostsRun.cpp" line="553"/>
         <source>Run on Hosts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="548"/>
+        <location filename="../app/gui/HostsRun.cpp" line="556"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="555"/>
+        <location filename="../app/gui/HostsRun.cpp" line="563"/>
         <source>This machine</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="558"/>
+        <location filename="../app/gui/HostsRun.cpp" line="566"/>
         <source>Hosts in a file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="566"/>
+        <location filename="../app/gui/HostsRun.cpp" line="574"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="567"/>
+        <location filename="../app/gui/HostsRun.cpp" line="575"/>
         <source>Browse…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="569"/>
+        <location filename="../app/gui/HostsRun.cpp" line="577"/>
         <source>Host file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="584"/>
+        <location filename="../app/gui/HostsRun.cpp" line="592"/>
         <source>Ranks:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Rank</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Physical device there</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Host</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="637"/>
+        <location filename="../app/gui/HostsRun.cpp" line="649"/>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="667"/>
+        <location filename="../app/gui/HostsRun.cpp" line="679"/>
         <source>Every rank on this machine (%1).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="669"/>
+        <location filename="../app/gui/HostsRun.cpp" line="681"/>
         <source>Choose a host file.</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="679"/>
+        <location filename="../app/gui/HostsRun.cpp" line="691"/>
         <source>%1 (%n slot(s))</source>
         <translation>
             <numerusform>%1 (%n slot)</numerusform>
@@ -736,12 +741,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="681"/>
+        <location filename="../app/gui/HostsRun.cpp" line="693"/>
         <source>%1 (a slot per core)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="682"/>
+        <location filename="../app/gui/HostsRun.cpp" line="694"/>
         <source>%n host(s): %1.</source>
         <translation>
             <numerusform>%n host: %1.</numerusform>
@@ -749,12 +754,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="686"/>
+        <location filename="../app/gui/HostsRun.cpp" line="698"/>
         <source>%1 ranks on %2 slots: mpirun starts more than one rank on a slot.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="703"/>
+        <location filename="../app/gui/HostsRun.cpp" line="715"/>
         <source>chosen by mpirun</source>
         <translation type="unfinished"></translation>
     </message>

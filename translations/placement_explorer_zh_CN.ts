@@ -607,141 +607,146 @@
 <context>
     <name>placer::gui::HostsDialog</name>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="477"/>
+        <location filename="../app/gui/HostsRun.cpp" line="478"/>
+        <source>%1 is not a host file (not a regular file of at most 1 MiB)</source>
+        <translation>%1 不是主机文件（不是不超过 1 MiB 的普通文件）</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/HostsRun.cpp" line="485"/>
         <source>Cannot read the host file %1: %2</source>
         <translation>无法读取主机文件 %1：%2</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="493"/>
+        <location filename="../app/gui/HostsRun.cpp" line="501"/>
         <source>%1, line %2: %3</source>
         <translation>%1，第 %2 行：%3</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="497"/>
+        <location filename="../app/gui/HostsRun.cpp" line="505"/>
         <source>the line starts with &quot;%1&quot;, not a host name</source>
         <translation>该行以“%1”开头，而不是主机名</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="514"/>
+        <location filename="../app/gui/HostsRun.cpp" line="522"/>
         <source>&quot;%1&quot; is not slots=N or max_slots=N</source>
         <translation>“%1”不是 slots=N 或 max_slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="521"/>
+        <location filename="../app/gui/HostsRun.cpp" line="529"/>
         <source>&quot;%1&quot; is not a number of slots (1 or more)</source>
         <translation>“%1”不是槽位数（1 或以上）</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="540"/>
+        <location filename="../app/gui/HostsRun.cpp" line="548"/>
         <source>%1 names no host</source>
         <translation>%1 未列出任何主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="545"/>
+        <location filename="../app/gui/HostsRun.cpp" line="553"/>
         <source>Run on Hosts</source>
         <translation>在多台主机上运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="548"/>
+        <location filename="../app/gui/HostsRun.cpp" line="556"/>
         <source>The plan runs under mpirun: one placer process (rank) per slot, each virtual device on the rank and physical device chosen below. Copies between ranks go over MPI. The model file must be readable at the same path on every host.</source>
         <translation>计划在 mpirun 下运行：每个槽位一个 placer 进程（rank），每个虚拟设备运行在下面选定的 rank 和物理设备上。rank 之间的复制经由 MPI。模型文件必须在每台主机的同一路径下可读。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="555"/>
+        <location filename="../app/gui/HostsRun.cpp" line="563"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="558"/>
+        <location filename="../app/gui/HostsRun.cpp" line="566"/>
         <source>Hosts in a file</source>
         <translation>文件中的主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="566"/>
+        <location filename="../app/gui/HostsRun.cpp" line="574"/>
         <source>an Open MPI host file: one host a line, slots=N</source>
         <translation>Open MPI 主机文件：每行一台主机，slots=N</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="567"/>
+        <location filename="../app/gui/HostsRun.cpp" line="575"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="569"/>
+        <location filename="../app/gui/HostsRun.cpp" line="577"/>
         <source>Host file</source>
         <translation>主机文件</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="584"/>
+        <location filename="../app/gui/HostsRun.cpp" line="592"/>
         <source>Ranks:</source>
         <translation>rank 数：</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Rank</source>
         <translation>rank</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Physical device there</source>
         <translation>该处的物理设备</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="593"/>
+        <location filename="../app/gui/HostsRun.cpp" line="601"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="637"/>
+        <location filename="../app/gui/HostsRun.cpp" line="649"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="667"/>
+        <location filename="../app/gui/HostsRun.cpp" line="679"/>
         <source>Every rank on this machine (%1).</source>
         <translation>所有 rank 都在本机（%1）。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="669"/>
+        <location filename="../app/gui/HostsRun.cpp" line="681"/>
         <source>Choose a host file.</source>
         <translation>请选择主机文件。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="679"/>
+        <location filename="../app/gui/HostsRun.cpp" line="691"/>
         <source>%1 (%n slot(s))</source>
         <translation>
             <numerusform>%1（%n 个槽位）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="681"/>
+        <location filename="../app/gui/HostsRun.cpp" line="693"/>
         <source>%1 (a slot per core)</source>
         <translation>%1（每个核心一个槽位）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/gui/HostsRun.cpp" line="682"/>
+        <location filename="../app/gui/HostsRun.cpp" line="694"/>
         <source>%n host(s): %1.</source>
         <translation>
             <numerusform>%n 台主机：%1。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="686"/>
+        <location filename="../app/gui/HostsRun.cpp" line="698"/>
         <source>%1 ranks on %2 slots: mpirun starts more than one rank on a slot.</source>
         <translation>%1 个 rank 对应 %2 个槽位：mpirun 会在一个槽位上启动多个 rank。</translation>
     </message>
     <message>
-        <location filename="../app/gui/HostsRun.cpp" line="703"/>
+        <location filename="../app/gui/HostsRun.cpp" line="715"/>
         <source>chosen by mpirun</source>
         <translation>由 mpirun 决定</translation>
     </message>

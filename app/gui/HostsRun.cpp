@@ -471,6 +471,14 @@ QString HostFile::hostOfRank(int rank) const {
 
 HostFile readHostFile(const QString& path) {
     HostFile file;
+    // Read as the path is typed: never a device, a folder or anything larger than host files
+    // are (a read of /dev/zero would not end).
+    const QFileInfo info(path);
+    if (info.exists() && (!info.isFile() || info.size() > (1 << 20))) {
+        file.error = HostsDialog::tr("%1 is not a host file (not a regular file of at most 1 MiB)")
+                         .arg(path);
+        return file;
+    }
     QFile in(path);
     if (!in.open(QIODevice::ReadOnly | QIODevice::Text)) {
         file.error =

@@ -270,6 +270,8 @@ private slots:
              QStringLiteral("empty names no host")},
             {folder.filePath(QStringLiteral("missing")),
              QStringLiteral("Cannot read the host file")},
+            {folder.path(), QStringLiteral("is not a host file")},
+            {QStringLiteral("/dev/zero"), QStringLiteral("/dev/zero is not a host file")},
         };
         for (const auto& [path, why] : bad) {
             dialog.hostFile()->setText(path);

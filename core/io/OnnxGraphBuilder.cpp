@@ -3,6 +3,8 @@
 #include "io/OnnxImporter.h"
 #include "io/OnnxRunShapes.h"
 
+#include <queue>
+
 namespace placer {
 
 OnnxImporter::Failure OnnxImporter::buildGraph() {
@@ -82,22 +84,22 @@ OnnxImporter::Failure OnnxImporter::topologicalOrder(std::vector<int>* order) {
             ++pending[i];
         }
     }
-    std::vector<int> ready;
-    for (int i = n - 1; i >= 0; --i) {
+    // Pop the lowest index first so a sorted file keeps its order: a min-heap, as a graph
+    // unrolled from a Loop or a file of constants can have thousands of nodes ready at once.
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int i = 0; i < n; ++i) {
         if (pending[i] == 0)
-            ready.push_back(i);
+            ready.push(i);
     }
-    // Pop the lowest index first so a sorted file keeps its order.
     std::vector<bool> done(n, false);
     while (!ready.empty()) {
-        std::sort(ready.begin(), ready.end(), std::greater<>());
-        const int i = ready.back();
-        ready.pop_back();
+        const int i = ready.top();
+        ready.pop();
         order->push_back(i);
         done[i] = true;
         for (int c : consumers[i]) {
             if (--pending[c] == 0)
-                ready.push_back(c);
+                ready.push(c);
         }
     }
     if (static_cast<int>(order->size()) != n) {

@@ -37,7 +37,6 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <random>
 #include <set>
 #include <unordered_map>
 
@@ -301,6 +300,11 @@ private:
     /// enough for ONNX's checker, which wants one value field, and unforgeable by a file.
     std::string outsideMarker(std::size_t k) const;
 
+    /// A nonce no file can know: a random seed drawn once per process, mixed with a count of
+    /// the reads (a read of every Constant's value builds a reader, and the system's random
+    /// device is too slow to open for each).
+    static std::uint64_t freshNonce();
+
     /// The bytes a tensor's marker stands for, or null when its raw_data is its own.
     const TensorData* outsideData(const onnx::TensorProto& tensor) const;
 
@@ -316,7 +320,7 @@ private:
     /// The bytes of initializers kept out of m_model, and the nonce that marks a tensor's
     /// raw_data as standing for one of them (outsideMarker).
     std::vector<TensorData> m_outside;
-    std::uint64_t m_nonce = std::random_device{}() * 0x100000001ull ^ std::random_device{}();
+    std::uint64_t m_nonce = freshNonce();
     std::map<fs::path, std::shared_ptr<const MappedFile>> m_externalFiles;
     std::unordered_map<std::string, const onnx::TypeProto_Tensor*> m_types;
     std::unordered_map<std::string, ValueRef> m_values;

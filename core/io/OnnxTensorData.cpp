@@ -3,6 +3,9 @@
 // files, mapped once each.
 #include "io/OnnxImporter.h"
 
+#include <atomic>
+#include <random>
+
 namespace placer {
 
 /// A tensor proto's type and elements, checked against its dims.
@@ -221,6 +224,20 @@ std::optional<double> OnnxImporter::scalarOf(const onnx::TensorProto& tensor) co
     if (!data)
         return std::nullopt;
     return decodeScalar(*dtype, data.value());
+}
+
+std::uint64_t OnnxImporter::freshNonce() {
+    static const std::uint64_t seed = [] {
+        std::random_device device;
+        return (std::uint64_t{device()} << 32) ^ device();
+    }();
+    static std::atomic<std::uint64_t> reads{0};
+    // splitmix64 of the seed plus the count: distinct for every read, unguessable without the seed.
+    std::uint64_t z =
+        seed + (reads.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
 }
 
 /// What stands in a tensor's raw_data for m_outside[k]: 16 bytes (this read's nonce and k),

@@ -69,6 +69,10 @@ struct MpiTransport::Impl {
     std::deque<Work> queue;
     bool stopping = false;
     std::thread thread;
+    /// Workers of this rank waiting with nothing to run (workerWaits), and whether the first
+    /// of them came since the thread last looked.
+    std::atomic<int> waiters{0};
+    bool urged = false;
 
     /// Posted requests, and per request the transfer it belongs to (a transfer is done when
     /// all its requests are).
@@ -177,15 +181,18 @@ struct MpiTransport::Impl {
             .count();
     }
 
-    /// Drives the transfers. Right after any activity (a post, a finished request) it polls
-    /// without sleeping for a moment: the other side of a message is often microseconds away,
-    /// and MPI moves a message only while someone calls it. Once quiet, it polls in short
-    /// sleeps, so that a rank waiting for another leaves the cores to the workers; with nothing
-    /// posted, it sleeps until something is.
+    /// Drives the transfers. Right after any activity (a post, a finished request, a worker
+    /// starting to wait) it polls without sleeping for a moment: the other side of a message is
+    /// often microseconds away, and MPI moves a message only while someone calls it. Once
+    /// quiet, it polls in short sleeps while a worker waits or for a millisecond after the
+    /// activity, then in long ones: while every worker runs kernels, each poll takes a core
+    /// from one, and nothing waits for the bytes yet. With nothing posted, it sleeps until
+    /// something is.
     void loop() {
         // Measured on two ranks sharing two cores (bench_mpi): a longer spin or shorter sleeps
-        // take the cores from the ranks' kernels; a shorter spin halves 1 MiB copies.
-        constexpr double kSpinAfterActivity = 2e-4, kShortSleeps = 5e-2;
+        // take the cores from the ranks' kernels; a shorter spin halves 1 MiB copies. Polls
+        // every 20 us through a 7 ms kernel slowed it by a tenth.
+        constexpr double kSpinAfterActivity = 2e-4, kShortSleeps = 1e-3;
         double lastActivity = now();
         for (;;) {
             std::deque<Work> taken;
@@ -196,6 +203,10 @@ struct MpiTransport::Impl {
                 if (stopping && queue.empty() && requests.empty())
                     return;
                 taken.swap(queue);
+                if (urged) {
+                    urged = false;
+                    lastActivity = now();
+                }
             }
             for (Work& work : taken) {
                 if (work.call)
@@ -208,11 +219,25 @@ struct MpiTransport::Impl {
                 continue;
             }
             const double quiet = now() - lastActivity;
-            if (quiet < kSpinAfterActivity)
+            if (quiet < kSpinAfterActivity) {
                 std::this_thread::yield();
-            else
-                std::this_thread::sleep_for(
-                    std::chrono::microseconds(quiet < kShortSleeps ? 20 : 100));
+                continue;
+            }
+            const bool waited = waiters.load(std::memory_order_acquire) > 0;
+            std::unique_lock lock(mutex);
+            wake.wait_for(lock,
+                          std::chrono::microseconds(waited || quiet < kShortSleeps ? 20 : 250),
+                          [&] { return stopping || urged || !queue.empty(); });
+        }
+    }
+
+    void workerWaits() {
+        if (waiters.fetch_add(1, std::memory_order_acq_rel) == 0) {
+            {
+                std::lock_guard lock(mutex);
+                urged = true;
+            }
+            wake.notify_one();
         }
     }
 
@@ -390,6 +415,14 @@ Result<std::vector<std::string>> MpiTransport::allGather(const std::string& mine
     if (!error.empty())
         return SourceError::sentence("gathering from every rank: " + error);
     return all;
+}
+
+void MpiTransport::workerWaits() {
+    m_impl->workerWaits();
+}
+
+void MpiTransport::workerWaitEnds() {
+    m_impl->waiters.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 int MpiTransport::maxTag() const {

@@ -31,6 +31,8 @@ public:
     std::shared_ptr<Transfer> receive(int peer, int tag, void* data, std::int64_t bytes) override;
     Result<std::vector<std::string>> allGather(const std::string& mine) override;
     int maxTag() const override;
+    void workerWaits() override;
+    void workerWaitEnds() override;
 
     /// Ends every rank of the run at once with `code`: what a rank does when it fails where the
     /// others would wait for it.

@@ -57,6 +57,9 @@ struct Executor::Impl {
         std::vector<std::uint32_t> ready;
         std::atomic<int> count{0}; ///< ready.size(), read without the lock while spinning
         bool sleeping = false;
+        /// Of this run: the instructions taken by the stream's thread or done where they became
+        /// ready (another rank's work, makeReady); the thread stops once all are.
+        std::atomic<std::size_t> finished{0};
     };
     std::vector<Stream> streams;
     std::vector<std::unique_ptr<ReadySet>> readySets; ///< per stream
@@ -125,6 +128,10 @@ struct Executor::Impl {
     std::vector<std::shared_ptr<Transfer>> transfers;
     std::vector<std::vector<std::byte>> staging;
     std::vector<double> postedAt;
+    /// The transport, where some copy crosses ranks: told when a worker waits (TransportWait).
+    RankTransport* crossTransport = nullptr;
+    /// Per send to another rank: posted at this run already (makeReady).
+    std::vector<std::uint8_t> sendPosted;
     /// Per register, judged from the graph alone (alike on every rank): its size may be found
     /// only at run time. Such a copy between ranks sends its shape first (a header of
     /// kHeaderWords int64s: the rank, then the dimensions), then its bytes.
@@ -262,6 +269,7 @@ struct Executor::Impl {
         transfers.resize(n);
         staging.resize(n);
         postedAt.assign(n, 0);
+        sendPosted.assign(n, 0);
         int tags = 0;
         const int me = localRank();
         headers.resize(n);
@@ -306,6 +314,7 @@ struct Executor::Impl {
                 rankRole[k] = RankRole::Remote;
         }
         copyTags = tags;
+        crossTransport = tags > 0 ? rankTransport() : nullptr;
     }
 
     /// Copies between ranks stay within the transport's tags.
@@ -746,7 +755,47 @@ struct Executor::Impl {
 
     /// Makes `k` ready on its stream, waking that stream's worker if it sleeps. A copy from
     /// another rank posts its receive now: its memory is free to be written.
+    /// Another rank's work is nothing to do here: it is done where it becomes ready, by the
+    /// thread that readied it, and not left to its stream's thread. On a rank whose cores are
+    /// busy with kernels, a thread woken for it would wait for a core for as long as the
+    /// scheduler's slice (milliseconds), and a send behind it (a copy into another rank's memory
+    /// follows its allocation there) with it. Chains of it are walked with a work list, not
+    /// recursion: this rank sees the other ranks' whole programs.
     void makeReady(std::uint32_t k) {
+        thread_local std::vector<std::uint32_t>* othersWork = nullptr;
+        if (rankRole[k] == RankRole::Remote) {
+            if (othersWork) {
+                othersWork->push_back(k);
+                return;
+            }
+            std::vector<std::uint32_t> work{k};
+            othersWork = &work;
+            while (!work.empty()) {
+                const std::uint32_t r = work.back();
+                work.pop_back();
+                if (eventOf[r] >= 0)
+                    events[static_cast<std::size_t>(eventOf[r])]->record(epoch);
+                finishedElsewhere(static_cast<std::size_t>(streamOf[r]));
+                for (std::uint32_t next : schedule.succs[r]) {
+                    if (remaining[next].fetch_sub(1, std::memory_order_acq_rel) == 1)
+                        makeReady(next);
+                }
+            }
+            othersWork = nullptr;
+            return;
+        }
+        if (rankRole[k] == RankRole::Send && !sendPosted[k] &&
+            mapping[program.code[k].srcDevice.index]->hostAccessible()) {
+            // Posted now, by the thread whose work made its source ready, so that the other
+            // rank can take the bytes while this one's cores are busy; the stream's thread
+            // waits for the transport to be done with them (execute).
+            try {
+                postSend(k);
+            } catch (const std::exception& e) {
+                fail(e.what());
+            }
+            sendPosted[k] = true;
+        }
         if (rankRole[k] == RankRole::Receive) {
             postReceive(k);
             // Ready once its data (or, for a size found at run time, its shape) is here: the
@@ -763,6 +812,18 @@ struct Executor::Impl {
             }
         }
         insertReady(k);
+    }
+
+    /// Counts an instruction of stream `s` done where it became ready, and wakes the stream's
+    /// thread when that was its last.
+    void finishedElsewhere(std::size_t s) {
+        ReadySet& set = *readySets[s];
+        if (set.finished.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+            streams[s].instructions.size()) {
+            std::lock_guard lock(set.mutex);
+            if (set.sleeping)
+                set.wake.notify_one();
+        }
     }
 
     void insertReady(std::uint32_t k) {
@@ -790,15 +851,21 @@ struct Executor::Impl {
         return true;
     }
 
-    /// The next instruction for stream `s` to run, or -1 when the run was aborted. Blocks while
-    /// nothing is ready; polls while all that is ready waits for another device's work.
+    static constexpr std::int64_t kAllDone = -2;
+
+    /// The next instruction for stream `s` to run, -1 when the run was aborted, or kAllDone
+    /// once every instruction of the stream was taken or done elsewhere (makeReady). Blocks
+    /// while nothing is ready; polls while all that is ready waits for another device's work.
     std::int64_t take(std::size_t s, bool asynchronous) {
         constexpr double kSpinMicros = 50;
         ReadySet& set = *readySets[s];
         double spinStart = 0;
+        const std::size_t all = streams[s].instructions.size();
         for (int spins = 0;; ++spins) {
             if (aborted.load(std::memory_order_relaxed))
                 return -1;
+            if (set.finished.load(std::memory_order_acquire) >= all)
+                return kAllDone;
             if (set.count.load(std::memory_order_acquire) > 0) {
                 std::unique_lock lock(set.mutex);
                 for (std::size_t i = 0; i < set.ready.size(); ++i) {
@@ -807,6 +874,7 @@ struct Executor::Impl {
                         set.ready.erase(set.ready.begin() + static_cast<std::ptrdiff_t>(i));
                         set.count.store(static_cast<int>(set.ready.size()),
                                         std::memory_order_release);
+                        set.finished.fetch_add(1, std::memory_order_acq_rel);
                         return k;
                     }
                 }
@@ -827,11 +895,14 @@ struct Executor::Impl {
                 spinStart = hostClockMicros();
             if (hostClockMicros() - spinStart < kSpinMicros)
                 continue;
+            TransportWait waiting(crossTransport);
             std::unique_lock lock(set.mutex);
             set.sleeping = true;
             // Woken by work made ready; a second at most, to see receives overdue.
-            set.wake.wait_for(lock, std::chrono::seconds(1),
-                              [&] { return !set.ready.empty() || aborted.load(); });
+            set.wake.wait_for(lock, std::chrono::seconds(1), [&] {
+                return !set.ready.empty() || aborted.load() ||
+                       set.finished.load(std::memory_order_acquire) >= all;
+            });
             set.sleeping = false;
             if (set.ready.empty() && !aborted.load()) {
                 lock.unlock();
@@ -903,14 +974,15 @@ struct Executor::Impl {
         return text;
     }
 
-    /// The send of copy `k` to another rank, from this rank's source register (staged through
-    /// host memory where the host cannot read the source's); returns once the transport is done
-    /// with the source's memory. Runs on the destination's stream, a worker of its own.
-    void sendToRank(std::size_t k) {
+    /// Posts the send of copy `k` to another rank, from this rank's source register (staged
+    /// through host memory where the host cannot read the source's).
+    void postSend(std::size_t k) {
         const Instruction& instr = program.code[k];
+        postedAt[k] = hostClockMicros();
+        transfers[k].reset();
+        headerTransfers[k].reset();
         const int peer = rankOf(instr.device);
         std::int64_t bytes = instr.bytes;
-        std::shared_ptr<Transfer> header;
         if (mayVary[static_cast<std::size_t>(instr.src)]) {
             // The shape it has at this run first, then that many bytes.
             const TensorType type = shapeAtRun[static_cast<std::size_t>(instr.src)]
@@ -922,11 +994,10 @@ struct Executor::Impl {
             headers[k].assign(kHeaderWords, 0);
             headers[k][0] = type.rank();
             std::copy(type.shape.begin(), type.shape.end(), headers[k].begin() + 1);
-            header = rankTransport()->send(peer, copyTags + tagOf[k], headers[k].data(),
-                                           kHeaderWords * sizeof(std::int64_t));
+            headerTransfers[k] = rankTransport()->send(peer, copyTags + tagOf[k], headers[k].data(),
+                                                       kHeaderWords * sizeof(std::int64_t));
             bytes = type.bytes();
         }
-        std::shared_ptr<Transfer> transfer;
         if (bytes > 0) {
             Device* source = mapping[instr.srcDevice.index];
             checkOwner(instr.src, source, describeCopy(k));
@@ -936,11 +1007,20 @@ struct Executor::Impl {
                 source->copyOut(staging[k].data(), from, bytes);
                 from = staging[k].data();
             }
-            transfer = rankTransport()->send(peer, tagOf[k], from, bytes);
+            transfers[k] = rankTransport()->send(peer, tagOf[k], from, bytes);
         }
-        for (const std::shared_ptr<Transfer>& sent : {header, transfer}) {
+    }
+
+    /// The send of copy `k` (posted here unless makeReady did): returns once the transport is
+    /// done with the source's memory. Runs on the destination's stream, a worker of its own.
+    void sendToRank(std::size_t k) {
+        if (!sendPosted[k])
+            postSend(k);
+        const int peer = rankOf(program.code[k].device);
+        for (const std::shared_ptr<Transfer>& sent : {headerTransfers[k], transfers[k]}) {
             if (!sent)
                 continue;
+            TransportWait waiting(sent->done() ? nullptr : crossTransport);
             if (!sent->wait(rankTimeoutSeconds()))
                 throw KernelError(describeCopy(k) + ": " + describeRank(peer) +
                                   " took nothing for " + formatSeconds(rankTimeoutSeconds()) +
@@ -979,6 +1059,7 @@ struct Executor::Impl {
         }
         const int source = rankOf(instr.srcDevice);
         transfers[k] = rankTransport()->receive(source, tagOf[k], into, bytes);
+        TransportWait waiting(crossTransport);
         if (!transfers[k]->wait(rankTimeoutSeconds()))
             throw KernelError(receiveOverdue(k));
         if (transfers[k]->failed())
@@ -1110,8 +1191,10 @@ struct Executor::Impl {
             device->resetMarks();
         // On an asynchronous device `start` and `end` hold marker ids until finishStream.
         auto stamp = [&] { return async ? static_cast<double>(device->mark()) : device->now(); };
-        for (std::size_t left = stream.instructions.size(); left > 0; --left) {
+        for (;;) {
             const std::int64_t taken = take(s, async);
+            if (taken == kAllDone)
+                return;
             if (taken < 0)
                 return; // aborted: what was issued records its events, nothing else is issued
             const auto k = static_cast<std::size_t>(taken);
@@ -1131,7 +1214,10 @@ struct Executor::Impl {
                 const bool timed =
                     (rankRole[k] == RankRole::Local || rankRole[k] == RankRole::Send) &&
                     (op == Opcode::Invoke || op == Opcode::DeviceCopy || op == Opcode::LoadInput);
-                const double start = timed ? stamp() : 0;
+                // A send posted where it became ready is timed from its post.
+                const double start = !timed                                           ? 0
+                                     : rankRole[k] == RankRole::Send && sendPosted[k] ? postedAt[k]
+                                                                                      : stamp();
                 try {
                     execute(k, stream);
                 } catch (const std::exception& e) {
@@ -1161,7 +1247,9 @@ struct Executor::Impl {
         for (auto& set : readySets) {
             set->ready.clear();
             set->count.store(0);
+            set->finished.store(0);
         }
+        std::fill(sendPosted.begin(), sendPosted.end(), 0);
         for (std::size_t k = program.runStart; k < program.code.size(); ++k) {
             if (streamOf[k] < 0)
                 continue;

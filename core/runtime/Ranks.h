@@ -68,6 +68,31 @@ public:
     virtual Result<std::vector<std::string>> allGather(const std::string& mine) = 0;
     /// The largest tag send() and receive() take.
     virtual int maxTag() const = 0;
+    /// A worker of this rank starts (or ends) waiting with nothing to run: for a transfer, or
+    /// for work another one makes ready, often a receive. A transport that polls may poll
+    /// slowly while every worker has work (its polls take cores from kernels), and must poll
+    /// at once and often while any waits (its cores are free, and the wait is for the bytes).
+    virtual void workerWaits() {}
+    virtual void workerWaitEnds() {}
+};
+
+/// A worker's wait (RankTransport::workerWaits) for the scope's length; nothing without a
+/// transport.
+class TransportWait {
+public:
+    explicit TransportWait(RankTransport* transport) : m_transport(transport) {
+        if (m_transport)
+            m_transport->workerWaits();
+    }
+    ~TransportWait() {
+        if (m_transport)
+            m_transport->workerWaitEnds();
+    }
+    TransportWait(const TransportWait&) = delete;
+    TransportWait& operator=(const TransportWait&) = delete;
+
+private:
+    RankTransport* m_transport;
 };
 
 /// The transport of this process's run, or null when it runs alone (rank 0 of 1).

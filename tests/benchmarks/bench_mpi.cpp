@@ -1,6 +1,8 @@
 // Runs whose devices span ranks, against their peers measured in the same run. Start it as two
-// ranks, each free to use every core:
-//   mpirun -np 2 --bind-to none [--oversubscribe] [--allow-run-as-root] bench_mpi [--quick]
+// ranks, each bound to a core of its own as mpirun binds two ranks (each runs one vcpu; with
+// `--bind-to none` the kernel may wake both ranks' threads on one core, and an iteration then
+// and again takes a scheduler slice longer):
+//   mpirun -np 2 [--oversubscribe] [--allow-run-as-root] bench_mpi [--quick]
 //   [NAME...] copy        a copy between ranks (the executor's copy instruction, and the
 //   transport's
 //               ping-pong) against MPI's own ping-pong on the same transport, 1 to 64 MiB

@@ -2,9 +2,9 @@
 // ranks, each bound to a core of its own as mpirun binds two ranks (each runs one vcpu; with
 // `--bind-to none` the kernel may wake both ranks' threads on one core, and an iteration then
 // and again takes a scheduler slice longer):
-//   mpirun -np 2 [--oversubscribe] [--allow-run-as-root] bench_mpi [--quick]
-//   [NAME...] copy        a copy between ranks (the executor's copy instruction, and the
-//   transport's
+//   mpirun -np 2 [--oversubscribe] [--allow-run-as-root] bench_mpi [--quick] [NAME...]
+// NAME is one or more of:
+//   copy        a copy between ranks (the executor's copy instruction, and the transport's
 //               ping-pong) against MPI's own ping-pong on the same transport, 1 to 64 MiB
 //               (goal: at least 90 % of MPI's bandwidth from 1 MiB up); and MPI_Send of data
 //               written just before, into a buffer read just after, as the executor's copy

@@ -183,20 +183,22 @@ struct MpiTransport::Impl {
     }
 
     /// Drives the transfers. Right after any activity (a post, a finished request, a worker
-    /// starting to wait) it polls without sleeping for a moment: the other side of a message is
-    /// often microseconds away, and MPI moves a message only while someone calls it. Once
-    /// quiet, it polls in short sleeps while a worker waits or for a millisecond after the
-    /// activity, then in long ones: while every worker runs kernels, each poll takes a core
-    /// from one, and nothing waits for the bytes yet. With nothing posted, it sleeps until
-    /// something is.
+    /// starting to wait) it polls without sleeping for a moment, for 5 ms while a worker waits:
+    /// the other side of a message is often microseconds away, MPI moves a message only while
+    /// someone calls it (here a 4 MiB message moves in one read, once the receiver sees it),
+    /// and a thread that sleeps wakes late on a virtual machine. Once quiet, it polls in short
+    /// sleeps while a worker waits or for a millisecond after the activity, then in long ones:
+    /// while every worker runs kernels, each poll takes a core from one, and nothing waits for
+    /// the bytes yet. With nothing posted, it sleeps until something is.
     void loop() {
         // A sleep of 20 us is one: Linux lets a thread's timers fire up to 50 us late unless
         // the thread asks for less slack, and each poll's lateness adds to a message's time.
         prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
         // Measured on two ranks sharing two cores (bench_mpi): a longer spin or shorter sleeps
         // take the cores from the ranks' kernels; a shorter spin halves 1 MiB copies. Polls
-        // every 20 us through a 7 ms kernel slowed it by a tenth.
-        constexpr double kSpinAfterActivity = 2e-4, kShortSleeps = 1e-3;
+        // every 20 us through a 7 ms kernel slowed it by a tenth; polls in 20 us sleeps, not
+        // a spin, while a worker waited made 4 MiB copies a third slower.
+        constexpr double kSpinAfterActivity = 2e-4, kSpinWhileWaited = 5e-3, kShortSleeps = 1e-3;
         double lastActivity = now();
         for (;;) {
             std::deque<Work> taken;
@@ -223,11 +225,11 @@ struct MpiTransport::Impl {
                 continue;
             }
             const double quiet = now() - lastActivity;
-            if (quiet < kSpinAfterActivity) {
+            const bool waited = waiters.load(std::memory_order_acquire) > 0;
+            if (quiet < (waited ? kSpinWhileWaited : kSpinAfterActivity)) {
                 std::this_thread::yield();
                 continue;
             }
-            const bool waited = waiters.load(std::memory_order_acquire) > 0;
             std::unique_lock lock(mutex);
             wake.wait_for(lock,
                           std::chrono::microseconds(waited || quiet < kShortSleeps ? 20 : 250),

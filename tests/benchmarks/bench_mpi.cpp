@@ -116,13 +116,15 @@ double mpiFreshSend(std::int64_t bytes, int rounds) {
     return median(times);
 }
 
-/// The same through the transport's communication thread.
+/// The same through the transport's communication thread, waited for as the executor waits
+/// (TransportWait: the thread polls without sleeping while someone waits).
 double transportPingPong(std::vector<char>& buffer, int rounds) {
     RankTransport& transport = *rankTransport();
     const auto bytes = static_cast<std::int64_t>(buffer.size());
     if (!transport.allGather(""))
         fail("barrier");
     const double start = seconds();
+    TransportWait waiting(&transport);
     for (int i = 0; i < rounds; ++i) {
         const int peer = 1 - localRank();
         if (localRank() == 0) {

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -176,20 +177,28 @@ struct MpiTransport::Impl {
         return true;
     }
 
+    /// Seconds of CPU time the calling thread has used (time it was not running is not
+    /// counted, so a poll that was preempted does not look busy).
+    static double threadCpuSeconds() {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+    }
+
     /// Seconds on a steady clock.
     static double now() {
         return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
             .count();
     }
 
-    /// Drives the transfers. Right after any activity (a post, a finished request, a worker
-    /// starting to wait) it polls without sleeping for a moment, for 5 ms while a worker waits:
-    /// the other side of a message is often microseconds away, MPI moves a message only while
-    /// someone calls it (here a 4 MiB message moves in one read, once the receiver sees it),
-    /// and a thread that sleeps wakes late on a virtual machine. Once quiet, it polls in short
-    /// sleeps while a worker waits or for a millisecond after the activity, then in long ones:
-    /// while every worker runs kernels, each poll takes a core from one, and nothing waits for
-    /// the bytes yet. With nothing posted, it sleeps until something is.
+    /// Drives the transfers. Right after any activity (a post, a finished request, a poll that
+    /// moved bytes, a worker starting to wait) it polls without sleeping for a moment, for 5 ms
+    /// while a worker waits: the other side of a message is often microseconds away, MPI moves
+    /// a message only while someone calls it (here a 4 MiB message moves in one read, once the
+    /// receiver sees it), and a thread that sleeps wakes late on a virtual machine. Once quiet, it
+    /// polls in short sleeps while a worker waits or for a millisecond after the activity, then in
+    /// long ones: while every worker runs kernels, each poll takes a core from one, and nothing
+    /// waits for the bytes yet. With nothing posted, it sleeps until something is.
     void loop() {
         // A sleep of 20 us is one: Linux lets a thread's timers fire up to 50 us late unless
         // the thread asks for less slack, and each poll's lateness adds to a message's time.
@@ -199,6 +208,13 @@ struct MpiTransport::Impl {
         // every 20 us through a 7 ms kernel slowed it by a tenth; polls in 20 us sleeps, not
         // a spin, while a worker waited made 4 MiB copies a third slower.
         constexpr double kSpinAfterActivity = 2e-4, kSpinWhileWaited = 5e-3, kShortSleeps = 1e-3;
+        // A poll that moved bytes: one that finds nothing takes under a microsecond of the
+        // thread's time; one that copies a fragment of a message moved in pieces (shared
+        // memory without a single copy, TCP) takes 2-8 us. Such a poll is activity: the
+        // message is on its way, and a sleep between its pieces stalls it (64 MiB copies over
+        // shared memory without a single copy at a quarter of MPI's bandwidth, their 5 ms of
+        // spinning over after the first 5 ms of the message).
+        constexpr double kMovingPoll = 2e-6;
         double lastActivity = now();
         for (;;) {
             std::deque<Work> taken;
@@ -220,7 +236,10 @@ struct MpiTransport::Impl {
                 else
                     issue(work);
             }
-            if (progress() || !taken.empty()) {
+            const double cpuBefore = threadCpuSeconds();
+            const bool finished = progress();
+            const bool moved = threadCpuSeconds() - cpuBefore >= kMovingPoll;
+            if (finished || moved || !taken.empty()) {
                 lastActivity = now();
                 continue;
             }

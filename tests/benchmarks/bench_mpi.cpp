@@ -8,7 +8,11 @@
 //               ping-pong) against MPI's own ping-pong on the same transport, 1 to 64 MiB
 //               (goal: at least 90 % of MPI's bandwidth from 1 MiB up); and MPI_Send of data
 //               written just before, into a buffer read just after, as the executor's copy
-//               moves it and timed as it is (from the send to its return)
+//               moves it and timed as it is (from the send to its return). With
+//               `--mca btl_vader_single_copy_mechanism none` (shared memory where the kernel
+//               forbids one process to read another's, as in many containers) or
+//               `--mca btl tcp,self`, messages move in pieces, one per poll of the
+//               communication thread
 //   two-branch  the two-branch graph with one branch per rank, against both branches on one
 //               vcpu (goal: at least 1.8x)
 //   split       ResNet-50 at batch 8 (PLACER_ONNX_MODELS/resnet50_batch8.onnx; with --quick a

@@ -209,11 +209,12 @@ struct MpiTransport::Impl {
         // a spin, while a worker waited made 4 MiB copies a third slower.
         constexpr double kSpinAfterActivity = 2e-4, kSpinWhileWaited = 5e-3, kShortSleeps = 1e-3;
         // A poll that moved bytes: one that finds nothing takes under a microsecond of the
-        // thread's time; one that copies a fragment of a message moved in pieces (shared
-        // memory without a single copy, TCP) takes 2-8 us. Such a poll is activity: the
-        // message is on its way, and a sleep between its pieces stalls it (64 MiB copies over
-        // shared memory without a single copy at a quarter of MPI's bandwidth, their 5 ms of
-        // spinning over after the first 5 ms of the message).
+        // thread's time; those that copy fragments of a message moved in pieces (shared
+        // memory without a single copy, TCP) take 1-8 us, most 2 us or more, so a message in
+        // flight keeps counting. Such a poll is activity: the message is on its way, and a
+        // sleep between its pieces stalls it (64 MiB copies over shared memory without a
+        // single copy ran at a quarter of MPI's bandwidth when the spin ended 5 ms after the
+        // last finished request).
         constexpr double kMovingPoll = 2e-6;
         double lastActivity = now();
         for (;;) {

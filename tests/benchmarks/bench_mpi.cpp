@@ -11,7 +11,7 @@
 //               moves it and timed as it is (from the send to its return). With
 //               `--mca btl_vader_single_copy_mechanism none` (shared memory where the kernel
 //               forbids one process to read another's, as in many containers) or
-//               `--mca btl tcp,self`, messages move in pieces, one per poll of the
+//               `--mca btl tcp,self`, messages move in pieces, a few at each poll of the
 //               communication thread
 //   two-branch  the two-branch graph with one branch per rank, against both branches on one
 //               vcpu (goal: at least 1.8x)

@@ -69,9 +69,10 @@ void AlgorithmCache::loadOnce() {
         std::string key;
         Choice choice;
         std::string rest;
-        if (!(fields >> key >> choice.algorithm >> choice.workspace) || (fields >> rest) ||
-            choice.workspace < 0)
-            continue;                   // a line cut short by a crash, or not ours
+        if (!(fields >> key >> choice.algorithm >> choice.workspace) || choice.workspace < 0)
+            continue; // a line cut short by a crash, or not ours
+        if (fields >> choice.engine && (fields >> rest))
+            continue;
         m_choices.emplace(key, choice); // the first wins
     }
 }
@@ -92,8 +93,11 @@ void AlgorithmCache::remember(const std::string& key, Choice choice) {
         return;
     std::error_code ignored;
     std::filesystem::create_directories(std::filesystem::path(m_path).parent_path(), ignored);
+    if (choice.engine.find_first_of(" \t\n") != std::string::npos)
+        return; // would not read back
     const std::string line = key + " " + std::to_string(choice.algorithm) + " " +
-                             std::to_string(choice.workspace) + "\n";
+                             std::to_string(choice.workspace) +
+                             (choice.engine.empty() ? "" : " " + choice.engine) + "\n";
     // A cache that cannot be written only means the next process measures again.
     const int fd = ::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)

@@ -32,13 +32,15 @@ std::string libraryVersionProblem(const std::string& what, int major, int minor,
 /// Library algorithms chosen by measuring on this machine (cuDNN's convolution search), kept in
 /// a file so that every later process takes the same one for the same problem: a measured choice
 /// can differ from process to process, and the outputs' bits follow the algorithm. One line per
-/// problem, "KEY ALGORITHM WORKSPACE_BYTES"; the first line for a key wins (two processes that
-/// measure at once may each append one), lines that do not parse are skipped. Thread-safe.
+/// problem, "KEY ALGORITHM WORKSPACE_BYTES [ENGINE]" (ENGINE: a configuration of cuDNN's graph
+/// API as text, without spaces); the first line for a key wins (two processes that measure at
+/// once may each append one), lines that do not parse are skipped. Thread-safe.
 class AlgorithmCache {
 public:
     struct Choice {
         int algorithm = 0;
         std::int64_t workspace = 0;
+        std::string engine; ///< empty, or a graph engine's configuration
     };
     /// `path` empty: in memory only.
     explicit AlgorithmCache(std::string path);

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace placer {
@@ -29,6 +30,9 @@ struct ConvAlgorithm {
     std::size_t workspace = 0;
     /// A pointwise convolution run as cuBLAS matrix products instead (faster for it here).
     bool gemm = false;
+    /// Else, where not empty: one of cuDNN's graph engines, its configuration as text
+    /// (cuda/ConvEngines.h), run instead of `algorithm`.
+    std::string engine;
 };
 
 class CudaDevice final : public Device {

@@ -3,6 +3,7 @@
 // the table from operator name to kernel factory that makeCudaKernel() dispatches on.
 #include "cuda/CudaKernels.h"
 
+#include "cuda/ConvEngines.h"
 #include "cuda/CudaChecks.h"
 #include "cuda/CudaDevice.h"
 #include "cuda/CudaError.h"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <limits>
@@ -713,49 +715,88 @@ template <class Launch> float timeOnComputeStream(CudaDevice& dev, Launch&& laun
     return times[times.size() / 2];
 }
 
-/// Whether cuBLAS beats cuDNN's `best` for this pointwise convolution, timed on trial buffers
-/// of the device's allocator; false when either cannot be timed.
-bool gemmIsFaster(CudaDevice& device, const PointwiseGemm& g, const ConvAlgorithm& best,
-                  const TensorDesc& src, const FilterDesc& filter, const ConvDesc& conv,
-                  const TensorDesc& dst) {
-    const std::int64_t xBytes = g.batch * g.inChannels * g.positions * 4,
-                       wBytes = g.outChannels * g.inChannels * 4,
-                       yBytes = g.batch * g.outChannels * g.positions * 4;
-    std::byte* buffers[3] = {};
-    bool ok = true;
-    const std::int64_t sizes[3] = {xBytes, wBytes, yBytes};
-    for (int i = 0; i < 3 && ok; ++i) {
-        auto block = device.allocate(sizes[i]);
-        ok = static_cast<bool>(block);
-        if (ok) {
-            buffers[i] = block.value();
-            ok = cudaMemsetAsync(buffers[i], 0, static_cast<std::size_t>(sizes[i]),
-                                 device.computeStream()) == cudaSuccess;
+/// Trial buffers for timing one convolution's ways on the device (its input, filter and output,
+/// zeroed, from the device's allocator), and the timings.
+class ConvTrial {
+public:
+    ConvTrial(CudaDevice& device, std::int64_t xBytes, std::int64_t wBytes, std::int64_t yBytes)
+        : m_device(device) {
+        const std::int64_t sizes[3] = {xBytes, wBytes, yBytes};
+        m_ok = true;
+        for (int i = 0; i < 3 && m_ok; ++i) {
+            auto block = device.allocate(sizes[i]);
+            m_ok = static_cast<bool>(block);
+            if (m_ok) {
+                m_buffers[i] = block.value();
+                m_ok = cudaMemsetAsync(m_buffers[i], 0, static_cast<std::size_t>(sizes[i]),
+                                       device.computeStream()) == cudaSuccess;
+            }
         }
+        cudaGetLastError();
     }
-    std::byte* workspace = nullptr;
-    if (ok && best.workspace > 0) {
-        auto block = device.convWorkspace(static_cast<std::int64_t>(best.workspace));
-        ok = static_cast<bool>(block);
-        if (ok)
-            workspace = block.value();
+    ~ConvTrial() {
+        for (std::byte* buffer : m_buffers)
+            m_device.free(buffer);
     }
-    float gemmMs = -1, cudnnMs = -1;
-    if (ok) {
-        gemmMs = timeOnComputeStream(
-            device, [&] { launchPointwiseGemm(device, g, buffers[0], buffers[1], buffers[2], 0); });
-        cudnnMs = timeOnComputeStream(device, [&] {
+    ConvTrial(const ConvTrial&) = delete;
+    ConvTrial& operator=(const ConvTrial&) = delete;
+
+    bool ok() const { return m_ok; }
+    /// The device's workspace grown to `bytes` once for every trial (each growth keeps the old
+    /// one for the device's life); false when it cannot be.
+    bool reserveWorkspace(std::int64_t bytes) {
+        return bytes <= 0 || static_cast<bool>(m_device.convWorkspace(bytes));
+    }
+
+    /// Milliseconds of each way (the median of five), negative when it fails.
+    float legacy(const ConvAlgorithm& a, const TensorDesc& src, const FilterDesc& filter,
+                 const ConvDesc& conv, const TensorDesc& dst) {
+        if (!m_ok || !reserveWorkspace(static_cast<std::int64_t>(a.workspace)))
+            return -1;
+        return timeOnComputeStream(m_device, [&] {
             const float one = 1, zero = 0;
-            PLACER_CUDA_THROW(cudnnConvolutionForward(device.cudnn(), &one, src.handle, buffers[0],
-                                                      filter.handle, buffers[1], conv.handle,
-                                                      best.algorithm, workspace, best.workspace,
-                                                      &zero, dst.handle, buffers[2]));
+            PLACER_CUDA_THROW(cudnnConvolutionForward(
+                m_device.cudnn(), &one, src.handle, m_buffers[0], filter.handle, m_buffers[1],
+                conv.handle, a.algorithm, m_device.convWorkspacePointer(), a.workspace, &zero,
+                dst.handle, m_buffers[2]));
         });
     }
-    cudaGetLastError();
-    for (std::byte* buffer : buffers)
-        device.free(buffer);
-    return gemmMs > 0 && cudnnMs > 0 && gemmMs < cudnnMs;
+    float engine(const ConvPlan& plan) {
+        if (!m_ok || !reserveWorkspace(plan.workspace()))
+            return -1;
+        return timeOnComputeStream(m_device, [&] {
+            PLACER_CUDA_THROW(plan.run(m_device.cudnn(), m_buffers[0], m_buffers[1], m_buffers[2],
+                                       m_device.convWorkspacePointer()));
+        });
+    }
+    float gemm(const PointwiseGemm& g) {
+        if (!m_ok || !m_device.cublas())
+            return -1;
+        return timeOnComputeStream(m_device, [&] {
+            launchPointwiseGemm(m_device, g, m_buffers[0], m_buffers[1], m_buffers[2], 0);
+        });
+    }
+
+private:
+    CudaDevice& m_device;
+    std::byte* m_buffers[3] = {};
+    bool m_ok = false;
+};
+
+/// The algorithm number the algorithm cache keeps for a convolution run by one of cuDNN's graph
+/// engines (the configuration kept beside it).
+constexpr int kEngineAlgorithm = -2;
+
+/// How many of the graph's engine configurations a convolution's search times at most.
+constexpr std::size_t kEngineTrials = 24;
+
+/// Whether PLACER_CUDA_CONV_LOG is set: each convolution's search is then told on stderr.
+bool logConvolutionSearch() {
+    static const bool log = [] {
+        const char* value = std::getenv("PLACER_CUDA_CONV_LOG");
+        return value && *value && std::string(value) != "0";
+    }();
+    return log;
 }
 
 KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
@@ -848,6 +889,20 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
     const std::string force = forced ? forced : "";
     if (pointwise && (force == "gemm" || force == "cudnn"))
         key += force == "gemm" ? ";gemm" : ";cudnn";
+    // PLACER_CUDA_CONV=legacy takes cuDNN's legacy algorithms only, =engines its graph's engines
+    // only (the fastest of them), =engine:N the graph's candidate N (from 0, round the list):
+    // to compare them, and for the tests of each.
+    const char* convWay = std::getenv("PLACER_CUDA_CONV");
+    const std::string way = convWay ? convWay : "";
+    const bool legacyOnly = way == "legacy";
+    const int enginePick =
+        way.rfind("engine:", 0) == 0 ? std::max(0, std::atoi(way.c_str() + 7)) : -1;
+    const bool enginesOnly = way == "engines" || enginePick >= 0;
+    if (legacyOnly || enginesOnly)
+        key += ";" + way;
+    // The graph sees the convolution as the legacy API does (symmetric pads by now).
+    const ConvShape shape{padded,         w, out, window.padL, window.padL, window.strides,
+                          window.dilation};
     auto& cache = device.convAlgorithms();
     auto found = cache.find(key);
     if (pointwise && force == "gemm" && found == cache.end() && device.cublas()) {
@@ -856,57 +911,142 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
         found = cache.emplace(key, viaGemm).first;
     }
     if (found == cache.end()) {
-        // The fastest algorithm within the fixed workspace budget, measured once per machine
-        // and kept in the algorithm cache, so that every later process (and every run) takes
-        // the same one, and the outputs' bits with it.
-        const std::string machineKey =
-            device.algorithmKey() + "/" + key + (pointwise ? ";or-gemm" : "");
+        // The fastest way within the fixed workspace budget, measured once per machine and kept
+        // in the algorithm cache, so that every later process (and every run) takes the same
+        // one, and the outputs' bits with it.
+        const std::string machineKey = device.algorithmKey() + "/" + key +
+                                       (pointwise ? ";or-gemm" : "") +
+                                       (legacyOnly ? "" : ";engines");
+        const bool gemmToo = pointwise && device.cublas() && force != "cudnn" && !enginesOnly;
         ConvAlgorithm best;
         bool any = false;
         if (const auto known = algorithmCache().find(machineKey);
             known && known->workspace <= CudaDevice::kConvWorkspaceBudget &&
-            (known->algorithm != kGemmAlgorithm || (pointwise && force != "cudnn"))) {
+            (known->algorithm != kGemmAlgorithm || gemmToo) &&
+            (known->algorithm == kEngineAlgorithm) == !known->engine.empty() &&
+            (known->algorithm != kEngineAlgorithm || !legacyOnly)) {
             if (known->algorithm == kGemmAlgorithm)
                 best.gemm = true;
+            else if (known->algorithm == kEngineAlgorithm)
+                best.engine = known->engine;
             else
-                best = {static_cast<cudnnConvolutionFwdAlgo_t>(known->algorithm),
-                        static_cast<std::size_t>(known->workspace)};
+                best.algorithm = static_cast<cudnnConvolutionFwdAlgo_t>(known->algorithm);
+            best.workspace = static_cast<std::size_t>(known->workspace);
             any = true;
         } else {
-            // The search allocates its own trial buffers: the cached blocks go back first.
+            // The searches allocate their own trial buffers: the cached blocks go back first.
             device.allocator().releaseCached();
-            int returned = 0;
-            cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-            PLACER_CUDA_RETURN(cudnnFindConvolutionForwardAlgorithm(
-                device.cudnn(), src.value()->handle, filter->handle, convDesc->handle,
-                dst.value()->handle, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-            for (int i = 0; i < returned && !any; ++i) { // fastest first
-                const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
-                if (p.status != CUDNN_STATUS_SUCCESS || p.mathType == CUDNN_TENSOR_OP_MATH ||
-                    p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
-                    static_cast<std::int64_t>(p.memory) > CudaDevice::kConvWorkspaceBudget)
-                    continue;
-                best = {p.algo, p.memory};
-                any = true;
+            ConvAlgorithm legacy;
+            bool haveLegacy = false;
+            if (!enginesOnly) {
+                int returned = 0;
+                cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+                PLACER_CUDA_RETURN(cudnnFindConvolutionForwardAlgorithm(
+                    device.cudnn(), src.value()->handle, filter->handle, convDesc->handle,
+                    dst.value()->handle, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+                for (int i = 0; i < returned && !haveLegacy; ++i) { // fastest first
+                    const cudnnConvolutionFwdAlgoPerf_t& p = perf[i];
+                    if (p.status != CUDNN_STATUS_SUCCESS || p.mathType == CUDNN_TENSOR_OP_MATH ||
+                        p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
+                        static_cast<std::int64_t>(p.memory) > CudaDevice::kConvWorkspaceBudget)
+                        continue;
+                    legacy = {p.algo, p.memory};
+                    haveLegacy = true;
+                }
             }
-            if (pointwise && device.cublas() && force != "cudnn" &&
-                (!any || gemmIsFaster(device, gemm, best, *src.value(), *filter, *convDesc,
-                                      *dst.value()))) {
-                best = ConvAlgorithm{};
+            std::vector<std::shared_ptr<ConvPlan>> plans;
+            std::string notes;
+            if (!legacyOnly) {
+                plans = convPlanCandidates(device.cudnn(), shape, CudaDevice::kConvWorkspaceBudget,
+                                           kEngineTrials, &notes);
+                if (enginePick >= 0 && !plans.empty())
+                    plans = {plans[static_cast<std::size_t>(enginePick) % plans.size()]};
+            }
+            // Each way timed on the same buffers where there is a choice; the fastest kept.
+            const std::size_t ways = (haveLegacy ? 1 : 0) + plans.size() + (gemmToo ? 1 : 0);
+            float bestMs = -1;
+            std::string log;
+            auto consider = [&](float ms, const ConvAlgorithm& way, const std::string& name) {
+                log += "; " + name + " " + (ms < 0 ? std::string("failed") : std::to_string(ms));
+                if (ms > 0 && (bestMs < 0 || ms < bestMs)) {
+                    bestMs = ms;
+                    best = way;
+                    any = true;
+                }
+            };
+            if (ways > 1) {
+                ConvTrial trial(device, product(padded) * 4, product(w) * 4, product(out) * 4);
+                std::int64_t workspace = static_cast<std::int64_t>(legacy.workspace);
+                for (const auto& plan : plans)
+                    workspace = std::max(workspace, plan->workspace());
+                trial.reserveWorkspace(workspace);
+                if (haveLegacy)
+                    consider(trial.legacy(legacy, *src.value(), *filter, *convDesc, *dst.value()),
+                             legacy, "algo" + std::to_string(static_cast<int>(legacy.algorithm)));
+                for (const auto& plan : plans) {
+                    ConvAlgorithm viaEngine;
+                    viaEngine.engine = plan->config();
+                    viaEngine.workspace = static_cast<std::size_t>(plan->workspace());
+                    consider(trial.engine(*plan), viaEngine, plan->config());
+                }
+                if (gemmToo) {
+                    ConvAlgorithm viaGemm;
+                    viaGemm.gemm = true;
+                    consider(trial.gemm(gemm), viaGemm, "gemm");
+                }
+                cudaGetLastError();
+            }
+            if (!any && haveLegacy) { // the only way, or none could be timed
+                best = legacy;
+                any = true;
+            } else if (!any && !plans.empty()) {
+                best.engine = plans.front()->config();
+                best.workspace = static_cast<std::size_t>(plans.front()->workspace());
+                any = true;
+            } else if (!any && gemmToo) {
                 best.gemm = any = true;
             }
+            if (logConvolutionSearch())
+                std::fprintf(
+                    stderr, "placer: convolution %s: %s%s -> %s\n", key.c_str(),
+                    notes.empty() ? "legacy only" : notes.c_str(), log.c_str(),
+                    !any        ? "none"
+                    : best.gemm ? "gemm"
+                    : !best.engine.empty()
+                        ? best.engine.c_str()
+                        : ("algo" + std::to_string(static_cast<int>(best.algorithm))).c_str());
             if (!any)
                 return specError(spec, "cuDNN has no algorithm for this convolution within a " +
                                            formatBytes(CudaDevice::kConvWorkspaceBudget) +
-                                           " workspace");
-            if (force != "cudnn" || !pointwise)
+                                           " workspace" +
+                                           (notes.empty() ? "" : " (" + notes + ")"));
+            if ((force != "cudnn" || !pointwise) && enginePick < 0)
                 algorithmCache().remember(
-                    machineKey, {best.gemm ? kGemmAlgorithm : static_cast<int>(best.algorithm),
-                                 static_cast<std::int64_t>(best.workspace)});
+                    machineKey, {best.gemm              ? kGemmAlgorithm
+                                 : !best.engine.empty() ? kEngineAlgorithm
+                                                        : static_cast<int>(best.algorithm),
+                                 static_cast<std::int64_t>(best.workspace), best.engine});
         }
         found = cache.emplace(key, best).first;
     }
-    const ConvAlgorithm algorithm = found->second;
+    ConvAlgorithm algorithm = found->second;
+    // A graph engine runs from a plan of this node's. Where its configuration cannot be built
+    // (a cache written by another build of cuDNN), and at launch for tensors that are not
+    // 16-byte aligned, cuDNN's legacy implicit GEMM runs instead: it needs no workspace.
+    std::shared_ptr<ConvPlan> plan;
+    if (!algorithm.engine.empty()) {
+        auto built = ConvPlan::create(device.cudnn(), shape, algorithm.engine);
+        if (built) {
+            plan = built.take();
+            algorithm.workspace = static_cast<std::size_t>(plan->workspace());
+        } else {
+            if (logConvolutionSearch())
+                std::fprintf(stderr, "placer: convolution %s: %s\n", key.c_str(),
+                             built.error().message.c_str());
+            algorithm = ConvAlgorithm{};
+            algorithm.algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+        }
+    }
     // The workspace is the device's, shared by its convolutions (grown here, read at launch);
     // the padded input is this node's, from the device's allocator, once.
     if (algorithm.workspace > 0) {
@@ -964,7 +1104,9 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
         });
     }
     return makeKernel(
-        "cudnn:convolution:algo" + std::to_string(static_cast<int>(algorithm.algorithm)),
+        "cudnn:convolution:" +
+            (plan ? plan->config()
+                  : "algo" + std::to_string(static_cast<int>(algorithm.algorithm))),
         [=](const std::byte* const* in, std::byte* const* outp) mutable {
             (void)memory;
             const void* input = in[0];
@@ -975,10 +1117,17 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
                 input = paddedInput;
             }
             const float one = 1, zero = 0;
-            PLACER_CUDA_THROW(cudnnConvolutionForward(
-                dev->cudnn(), &one, srcDesc->handle, input, filter->handle, in[1], convDesc->handle,
-                algorithm.algorithm, dev->convWorkspacePointer(), algorithm.workspace, &zero,
-                dstDesc->handle, outp[0]));
+            if (plan && ConvPlan::aligned(input) && ConvPlan::aligned(in[1]) &&
+                ConvPlan::aligned(outp[0]))
+                PLACER_CUDA_THROW(
+                    plan->run(dev->cudnn(), input, in[1], outp[0], dev->convWorkspacePointer()));
+            else
+                PLACER_CUDA_THROW(cudnnConvolutionForward(
+                    dev->cudnn(), &one, srcDesc->handle, input, filter->handle, in[1],
+                    convDesc->handle,
+                    plan ? CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM : algorithm.algorithm,
+                    dev->convWorkspacePointer(), plan ? 0 : algorithm.workspace, &zero,
+                    dstDesc->handle, outp[0]));
             if (hasBias)
                 PLACER_CUDA_THROW(cudnnAddTensor(dev->cudnn(), &one, biasDesc->handle, in[2], &one,
                                                  dstDesc->handle, outp[0]));

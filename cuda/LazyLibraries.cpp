@@ -229,4 +229,28 @@ PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnConvolutionForwa
                (handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes,
                 beta, yDesc, y))
 
+PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnBackendCreateDescriptor,
+               (cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t* descriptor),
+               (descriptorType, descriptor))
+PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnBackendDestroyDescriptor,
+               (cudnnBackendDescriptor_t descriptor), (descriptor))
+PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnBackendFinalize,
+               (cudnnBackendDescriptor_t descriptor), (descriptor))
+PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnBackendSetAttribute,
+               (cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName,
+                cudnnBackendAttributeType_t attributeType, int64_t elementCount,
+                const void* arrayOfElements),
+               (descriptor, attributeName, attributeType, elementCount, arrayOfElements))
+PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnBackendGetAttribute,
+               (cudnnBackendDescriptor_t const descriptor,
+                cudnnBackendAttributeName_t attributeName,
+                cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount,
+                int64_t* elementCount, void* arrayOfElements),
+               (descriptor, attributeName, attributeType, requestedElementCount, elementCount,
+                arrayOfElements))
+PLACER_FORWARD(cudnnLibrary, CUDNN_STATUS_NOT_INITIALIZED, cudnnBackendExecute,
+               (cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan,
+                cudnnBackendDescriptor_t variantPack),
+               (handle, executionPlan, variantPack))
+
 } // extern "C"

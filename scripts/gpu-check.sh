@@ -22,10 +22,12 @@
 #                                resnet50_batch32.onnx)
 #
 # The run step's parts can be chosen with PLACER_GPU_PARTS, a list of tests, models, table,
-# sanitizer, bench and optimes (default: all but table and optimes; table exports a dozen
-# full-size models with PyTorch and compares each on cuda:0 with PyTorch eager on the same GPU;
-# optimes sums each op's node times on cuda:0 for EfficientNet-B0, BERT-base and ResNet-50 at
-# batch 32, to show where the time goes). Without a step it builds and runs. The run step exits
+# sanitizer, bench, optimes and engines (default: all but table, optimes and engines; table
+# exports a dozen full-size models with PyTorch and compares each on cuda:0 with PyTorch eager on
+# the same GPU; optimes sums each op's node times on cuda:0 for EfficientNet-B0, BERT-base and
+# ResNet-50 at batch 32, to show where the time goes; engines runs the convolution networks with
+# cuDNN's legacy algorithms only and with the fastest way, its graph's engines included). Without
+# a step it builds and runs. The run step exits
 # non-zero when a test or a model run fails, when compute-sanitizer reports an error, or when
 # there is no usable GPU.
 #
@@ -215,6 +217,32 @@ PY
     done
 }
 
+# cuDNN's legacy algorithms against the fastest of everything (its graph's engines,
+# cuda/ConvEngines.h, the legacy algorithms and cuBLAS for pointwise convolutions) on the
+# convolution networks, in one run: each way's latency on cuda:0 from a fresh algorithm cache
+# (so that each measures), and which way the convolutions took. With PLACER_GPU_LOG_DIR, each
+# run's search (PLACER_CUDA_CONV_LOG) is kept there.
+engines_part() {
+    local dir=${PLACER_ONNX_MODELS:-${TMPDIR:-/tmp}/placer-gpu-models} name way out cache
+    for name in resnet50 resnet50_batch32 inception_v3 efficientnet_b0 vgg11; do
+        [ -f "$dir/$name.onnx" ] || continue
+        for way in legacy fastest; do
+            cache=$(mktemp -d)
+            out=$(XDG_CACHE_HOME=$cache PLACER_CUDA_CONV_LOG=1 \
+                PLACER_CUDA_CONV=$([ $way = legacy ] && echo legacy) timeout 300 "$placer" run \
+                "$dir/$name.onnx" --devices gpu:cuda --iterations 30 --warmup 3 2>&1)
+            echo "gpu-check: $name, $way: $(echo "$out" | grep -E '^latency|^reference check' |
+                cut -c1-60 | tr '\n' ' ')"
+            echo "$out" | grep -q '^reference check: ok' || fail "$name on cuda:0 ($way)"
+            echo "$out" | sed -n 's/^placer: convolution .* -> \([a-z]*\).*/\1/p' | sort | uniq -c |
+                awk '{ way = $2 == "e" ? "a graph engine" : $2 == "gemm" ? "cuBLAS" : "a legacy algorithm"
+                       printf "  %d convolution shapes took %s\n", $1, way }'
+            [ -n "${PLACER_GPU_LOG_DIR-}" ] && echo "$out" >"$PLACER_GPU_LOG_DIR/$name.$way.txt"
+            rm -rf "$cache"
+        done
+    done
+}
+
 sanitizer_part() {
     local sanitizer tool test
     sanitizer=$(command -v compute-sanitizer || true)
@@ -273,6 +301,7 @@ run_step() {
     [[ $parts == *" table "* ]] && table_part
     [[ $parts == *" sanitizer "* ]] && sanitizer_part
     [[ $parts == *" optimes "* ]] && optimes_part
+    [[ $parts == *" engines "* ]] && engines_part
     if [[ $parts == *" bench "* ]]; then
         timeout 900 "$tests/benchmarks/bench_cuda" || fail bench_cuda
     fi

@@ -400,6 +400,93 @@ private slots:
 #endif
     }
 
+    // Convolutions through cuDNN's graph engines (cuda/ConvEngines.h): several of the
+    // candidates the heuristics offer for each shape, the fastest engine, the legacy algorithms
+    // and the fastest of all, each against the CPU.
+    void convolutionEnginesMatchCpu_data() {
+        QTest::addColumn<QString>("way");
+        for (int pick = 0; pick < 6; ++pick)
+            QTest::newRow(qPrintable(QString("engine %1").arg(pick)))
+                << QString("engine:%1").arg(pick);
+        QTest::newRow("engines") << "engines";
+        QTest::newRow("legacy") << "legacy";
+        QTest::newRow("fastest") << "";
+    }
+    void convolutionEnginesMatchCpu() {
+#if PLACER_HAVE_CUDA
+        QFETCH(QString, way);
+        DeviceRegistry registry;
+        const QString why = whyNoGpu(registry);
+        if (!why.isEmpty())
+            QSKIP(qPrintable("no GPU: " + why));
+        Device* gpu = registry.get("cuda:0").value();
+        if (way.isEmpty())
+            qunsetenv("PLACER_CUDA_CONV");
+        else
+            qputenv("PLACER_CUDA_CONV", way.toUtf8());
+        std::mt19937 rng(11);
+        auto floats = [&](test::Dims shape) { return randomFloats(std::move(shape), rng); };
+        struct Shape {
+            test::Dims x, w, y;
+            std::vector<std::int64_t> pads, strides, dilations;
+            std::int64_t groups;
+        };
+        const std::vector<Shape> shapes = {
+            // 3x3, padded, two images
+            {{2, 8, 9, 9}, {16, 8, 3, 3}, {2, 16, 9, 9}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 1},
+            // 7x7 stride 2, as a network's stem
+            {{1, 3, 32, 32}, {8, 3, 7, 7}, {1, 8, 16, 16}, {3, 3, 3, 3}, {2, 2}, {1, 1}, 1},
+            // depthwise, and grouped
+            {{1, 12, 10, 10}, {12, 1, 3, 3}, {1, 12, 10, 10}, {1, 1, 1, 1}, {1, 1}, {1, 1}, 12},
+            {{2, 8, 6, 6}, {8, 2, 3, 3}, {2, 8, 4, 4}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 4},
+            // dilated; uneven padding; a pointwise one
+            {{1, 4, 12, 12}, {6, 4, 3, 3}, {1, 6, 8, 8}, {0, 0, 0, 0}, {1, 1}, {2, 2}, 1},
+            {{1, 5, 7, 8}, {4, 5, 3, 3}, {1, 4, 6, 7}, {0, 1, 1, 0}, {1, 1}, {1, 1}, 1},
+            {{2, 16, 5, 7}, {8, 16, 1, 1}, {2, 8, 5, 7}, {0, 0, 0, 0}, {1, 1}, {1, 1}, 1},
+            // 1-D and 3-D
+            {{3, 6, 20}, {4, 6, 5}, {3, 4, 16}, {0, 0}, {1}, {1}, 1},
+            {{1, 3, 5, 6, 7},
+             {4, 3, 3, 3, 3},
+             {1, 4, 5, 6, 7},
+             {1, 1, 1, 1, 1, 1},
+             {1, 1, 1},
+             {1, 1, 1},
+             1},
+        };
+        int viaEngines = 0;
+        for (const Shape& shape : shapes) {
+            test::OpCase c;
+            c.op = "Conv";
+            c.name = "conv";
+            c.attrs.set("pads", shape.pads);
+            c.attrs.set("strides", shape.strides);
+            c.attrs.set("dilations", shape.dilations);
+            c.attrs.set("group", shape.groups);
+            c.inputs = {floats(shape.x), floats(shape.w), floats({shape.w[0]})};
+            c.constant = {false, true, true};
+            c.outputs = {{ shape.y, DType::Float32 }};
+            c.atol = c.rtol = 1e-4;
+            const std::string mismatch = checkCase(*gpu, c);
+            QVERIFY2(mismatch.empty(), (way.toStdString() + ": " + mismatch).c_str());
+            const std::string implementation = implementationOn(*gpu, c);
+            if (way == "legacy")
+                QVERIFY2(implementation.rfind("cuda:cudnn:convolution:algo", 0) == 0 ||
+                             implementation == "cuda:cublas:pointwise-convolution",
+                         implementation.c_str());
+            viaEngines += implementation.rfind("cuda:cudnn:convolution:e", 0) == 0;
+        }
+        // cuDNN's graph offers engines for these shapes: a forced way takes one nearly always.
+        if (way.startsWith("engine"))
+            QVERIFY2(
+                viaEngines >= static_cast<int>(shapes.size()) - 2,
+                qPrintable(
+                    QString("%1 of %2 ran through an engine").arg(viaEngines).arg(shapes.size())));
+        qunsetenv("PLACER_CUDA_CONV");
+#else
+        QSKIP("built without CUDA");
+#endif
+    }
+
     // Reductions over long contiguous rows (a global pool over a large plane, a mean over the
     // last axis) run a block a row; the others a warp a row. Both match the CPU.
     void longRowReductionsMatchCpu() {

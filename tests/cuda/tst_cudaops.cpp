@@ -213,13 +213,18 @@ private slots:
             cache.remember("gpu/1,3,8,8;", {6, 4096});
             cache.remember("gpu/1,3,8,8;", {1, 0}); // a second measurement does not replace it
             cache.remember("gpu/2,3,8,8;", {0, 0});
+            // A graph engine's configuration travels as a fourth field.
+            cache.remember("gpu/4,3,8,8;engines", {-2, 256, "e12.3=1.17=0"});
+            cache.remember("gpu/5,3,8,8;engines", {-2, 0, "e1 spaced"}); // would not read back
             QCOMPARE(cache.find("gpu/1,3,8,8;")->algorithm, 6);
+            QCOMPARE(cache.find("gpu/5,3,8,8;engines")->engine, std::string("e1 spaced"));
         }
         {
             std::ofstream append(path, std::ios::app);
             append << "gpu/1,3,8,8; 2 0\n"  // another process's later line: the first wins
                    << "cut short 3\n"       // a line a crash cut: skipped
                    << "gpu/9; 1 -5\n"       // a negative workspace: skipped
+                   << "gpu/6; -2 0 e1 e2\n" // a fifth field: skipped
                    << "gpu/3,3,8,8; 7 128"; // no newline at the end: still read
         }
         placer::cuda::AlgorithmCache later(path);
@@ -229,6 +234,12 @@ private slots:
         QCOMPARE(later.find("gpu/3,3,8,8;")->workspace, std::int64_t{128});
         QVERIFY(!later.find("cut"));
         QVERIFY(!later.find("gpu/9;"));
+        QVERIFY(!later.find("gpu/6;"));
+        QVERIFY(!later.find("gpu/5,3,8,8;engines"));
+        QCOMPARE(later.find("gpu/4,3,8,8;engines")->algorithm, -2);
+        QCOMPARE(later.find("gpu/4,3,8,8;engines")->workspace, std::int64_t{256});
+        QCOMPARE(later.find("gpu/4,3,8,8;engines")->engine, std::string("e12.3=1.17=0"));
+        QVERIFY(later.find("gpu/3,3,8,8;")->engine.empty());
         placer::cuda::AlgorithmCache unwritable("/proc/placer-cannot-write-here/cache.txt");
         unwritable.remember("k", {3, 0});
         QCOMPARE(unwritable.find("k")->algorithm, 3);

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
 
 namespace placer::cuda {
@@ -204,6 +205,8 @@ std::optional<SourceError> CudaDevice::init() {
                                                                        cudaEventBlockingSync));
     }
     PLACER_CUDA_RETURN(cudaHostAlloc(&m_outStaging.host, kStagingBytes, cudaHostAllocDefault));
+    m_copier =
+        std::make_unique<HostCopier>(HostCopier::helpersFor(std::thread::hardware_concurrency()));
     PLACER_CUDA_RETURN(cudaEventCreateWithFlags(&m_origin, cudaEventBlockingSync));
     PLACER_CUDA_RETURN(cudaMalloc(reinterpret_cast<void**>(&m_errorWord), 4 * sizeof(long long)));
     PLACER_CUDA_RETURN(cudaMemsetAsync(m_errorWord, 0, 4 * sizeof(long long), m_streams[0]));
@@ -343,7 +346,7 @@ void CudaDevice::stagedCopyIn(std::byte* dst, const void* src, std::int64_t byte
         Staging& staging = m_staging[m_nextStaging];
         m_nextStaging = (m_nextStaging + 1) % m_staging.size();
         PLACER_CUDA_THROW(cudaEventSynchronize(staging.done));
-        std::memcpy(staging.host, from + offset, static_cast<std::size_t>(n));
+        m_copier->copy(staging.host, from + offset, static_cast<std::size_t>(n));
         PLACER_CUDA_THROW(cudaMemcpyAsync(dst + offset, staging.host, static_cast<std::size_t>(n),
                                           cudaMemcpyHostToDevice, stream));
         PLACER_CUDA_THROW(cudaEventRecord(staging.done, stream));
@@ -371,7 +374,7 @@ void CudaDevice::copyOut(void* dst, const std::byte* src, std::int64_t bytes) {
                                           static_cast<std::size_t>(n), cudaMemcpyDeviceToHost,
                                           m_outStream));
         PLACER_CUDA_THROW(cudaStreamSynchronize(m_outStream));
-        std::memcpy(to + offset, m_outStaging.host, static_cast<std::size_t>(n));
+        m_copier->copy(to + offset, m_outStaging.host, static_cast<std::size_t>(n));
     }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuda/CachingAllocator.h"
+#include "cuda/HostCopier.h"
 #include "runtime/Device.h"
 #include "runtime/KernelErrorWord.h"
 
@@ -143,6 +144,8 @@ private:
     std::vector<Staging> m_staging; ///< for copies in, round robin
     std::size_t m_nextStaging = 0;
     Staging m_outStaging;
+    /// Fills and drains the staging buffers, over a few threads on a large machine.
+    std::unique_ptr<HostCopier> m_copier;
 
     std::vector<cudaEvent_t> m_marks;
     std::size_t m_nextMark = 0;

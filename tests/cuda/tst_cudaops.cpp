@@ -4,6 +4,7 @@
 #include "KernelTestUtil.h"
 #include "cuda/CachingAllocator.h"
 #include "cuda/CudaChecks.h"
+#include "cuda/HostCopier.h"
 #include "runtime/ElementFunctors.h"
 #include "runtime/KernelSupport.h"
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <thread>
 
 using namespace placer;
 using namespace placer::test;
@@ -62,6 +64,52 @@ class TestCudaOps : public QObject {
     Q_OBJECT
 
 private slots:
+    // HostCopier (the staging buffers' memcpy over helper threads): every byte where it belongs
+    // for sizes around the split and odd offsets, with two callers at once, and no helpers on a
+    // small machine.
+    void hostCopierCopiesEveryByte() {
+        QCOMPARE(placer::cuda::HostCopier::helpersFor(2), 0);
+        QCOMPARE(placer::cuda::HostCopier::helpersFor(16), 5);
+        QCOMPARE(placer::cuda::HostCopier::helpersFor(128), 5);
+        const std::size_t split = placer::cuda::HostCopier::kSplitBytes;
+        std::vector<std::uint8_t> source(3 * split + 4096);
+        for (std::size_t i = 0; i < source.size(); ++i)
+            source[i] = static_cast<std::uint8_t>(i * 131 + i / 251);
+        for (int helpers : {0, 1, 3, 5}) {
+            placer::cuda::HostCopier copier(helpers);
+            QCOMPARE(copier.helpers(), helpers);
+            for (std::size_t bytes :
+                 {std::size_t{0}, std::size_t{1}, split - 1, split, split + 7, 3 * split + 1001}) {
+                for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+                    std::vector<std::uint8_t> target(bytes + 64, 0xEE);
+                    copier.copy(target.data() + offset, source.data() + offset, bytes);
+                    QVERIFY2(
+                        std::equal(target.begin() + static_cast<std::ptrdiff_t>(offset),
+                                   target.begin() + static_cast<std::ptrdiff_t>(offset + bytes),
+                                   source.begin() + static_cast<std::ptrdiff_t>(offset)),
+                        qPrintable(QString("%1 helpers, %2 bytes at %3")
+                                       .arg(helpers)
+                                       .arg(bytes)
+                                       .arg(offset)));
+                    QVERIFY(
+                        std::all_of(target.begin() + static_cast<std::ptrdiff_t>(offset + bytes),
+                                    target.end(), [](std::uint8_t b) { return b == 0xEE; }));
+                }
+            }
+            // Two callers at once take turns; each gets its own bytes.
+            std::vector<std::uint8_t> a(2 * split), b(2 * split);
+            std::thread other([&] {
+                for (int i = 0; i < 20; ++i)
+                    copier.copy(b.data(), source.data() + 1, b.size());
+            });
+            for (int i = 0; i < 20; ++i)
+                copier.copy(a.data(), source.data(), a.size());
+            other.join();
+            QVERIFY(std::equal(a.begin(), a.end(), source.begin()));
+            QVERIFY(std::equal(b.begin(), b.end(), source.begin() + 1));
+        }
+    }
+
     void transposeAsStridedCopy() {
         std::mt19937 rng(1);
         for (int trial = 0; trial < 20; ++trial) {

@@ -74,6 +74,18 @@ struct ConfigText {
     std::string why;         ///< the first note that left it out
 };
 
+/// An engine's notes of one kind (numerical or behaviour), as many as cuDNN gives of the `N`
+/// kinds this build knows; none when they cannot be read.
+template <typename Note, int N>
+std::vector<Note> engineNotes(cudnnBackendDescriptor_t engine, cudnnBackendAttributeName_t name,
+                              cudnnBackendAttributeType_t type) {
+    Note notes[N];
+    std::int64_t count = 0;
+    if (cudnnBackendGetAttribute(engine, name, type, N, &count, notes) != CUDNN_STATUS_SUCCESS)
+        count = 0;
+    return std::vector<Note>(notes, notes + std::clamp<std::int64_t>(count, 0, N));
+}
+
 ConfigText describeConfig(cudnnBackendDescriptor_t config) {
     ConfigText out;
     Desc engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
@@ -86,39 +98,24 @@ ConfigText describeConfig(cudnnBackendDescriptor_t config) {
     if (cudnnBackendGetAttribute(engine.handle, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
                                  &count, &index) != CUDNN_STATUS_SUCCESS)
         return out;
-    cudnnBackendNumericalNote_t numerical[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-    count = 0;
-    if (cudnnBackendGetAttribute(engine.handle, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-                                 CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count,
-                                 numerical) != CUDNN_STATUS_SUCCESS)
-        count = 0;
-    for (std::int64_t i = 0; i < count && out.fullFloat32; ++i) {
-        switch (numerical[i]) {
-        case CUDNN_NUMERICAL_NOTE_TENSOR_CORE:
-            out.why = "tensor cores";
-            break;
-        case CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS:
-            out.why = "down-converted inputs";
-            break;
-        case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION:
-            out.why = "reduced-precision reduction";
-            break;
-        case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC:
-            out.why = "nondeterministic";
-            break;
-        default:
-            continue;
+    for (const auto note :
+         engineNotes<cudnnBackendNumericalNote_t, CUDNN_NUMERICAL_NOTE_TYPE_COUNT>(
+             engine.handle, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE)) {
+        const char* why = note == CUDNN_NUMERICAL_NOTE_TENSOR_CORE ? "tensor cores"
+                          : note == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS
+                              ? "down-converted inputs"
+                          : note == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION
+                              ? "reduced-precision reduction"
+                          : note == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC ? "nondeterministic"
+                                                                          : nullptr;
+        if (why && out.fullFloat32) {
+            out.fullFloat32 = false;
+            out.why = why;
         }
-        out.fullFloat32 = false;
     }
-    cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
-    count = 0;
-    if (cudnnBackendGetAttribute(engine.handle, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
-                                 CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &count,
-                                 behavior) != CUDNN_STATUS_SUCCESS)
-        count = 0;
-    for (std::int64_t i = 0; i < count && out.fullFloat32; ++i)
-        if (behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) {
+    for (const auto note : engineNotes<cudnnBackendBehaviorNote_t, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT>(
+             engine.handle, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE))
+        if (note == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION && out.fullFloat32) {
             out.fullFloat32 = false;
             out.why = "compiled at run time";
         }

@@ -88,6 +88,15 @@ std::string implementationOn(Device& device, const test::OpCase& c) {
     return kernel ? kernel.value()->implementation() : "error: " + kernel.error().message;
 }
 
+/// Sets `variable` to `way`, a way of the CUDA kernels forced for a test; unsets it when empty
+/// (the fastest way).
+void forceWay(const char* variable, const QString& way) {
+    if (way.isEmpty())
+        qunsetenv(variable);
+    else
+        qputenv(variable, way.toUtf8());
+}
+
 /// Seeded uniform floats in [-1, 1) of this shape.
 test::Tensor randomFloats(test::Dims shape, std::mt19937& rng) {
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -344,10 +353,7 @@ private slots:
         if (!why.isEmpty())
             QSKIP(qPrintable("no GPU: " + why));
         Device* gpu = registry.get("cuda:0").value();
-        if (way.isEmpty())
-            qunsetenv("PLACER_CUDA_POINTWISE");
-        else
-            qputenv("PLACER_CUDA_POINTWISE", way.toUtf8());
+        forceWay("PLACER_CUDA_POINTWISE", way);
         std::mt19937 rng(7);
         auto floats = [&](test::Dims shape) { return randomFloats(std::move(shape), rng); };
         struct Shape {
@@ -420,10 +426,7 @@ private slots:
         if (!why.isEmpty())
             QSKIP(qPrintable("no GPU: " + why));
         Device* gpu = registry.get("cuda:0").value();
-        if (way.isEmpty())
-            qunsetenv("PLACER_CUDA_CONV");
-        else
-            qputenv("PLACER_CUDA_CONV", way.toUtf8());
+        forceWay("PLACER_CUDA_CONV", way);
         std::mt19937 rng(11);
         auto floats = [&](test::Dims shape) { return randomFloats(std::move(shape), rng); };
         struct Shape {

@@ -35,9 +35,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/mman.h>
 
 using namespace placer;
 
@@ -77,17 +81,17 @@ RunResult acrossRanks(bench::Loaded& l, int warmup, int iterations) {
 }
 
 /// MPI's own ping-pong: rank 0 sends, rank 1 sends it back; seconds per one-way message.
-double mpiPingPong(std::vector<char>& buffer, int rounds) {
-    const int count = static_cast<int>(buffer.size());
+double mpiPingPong(char* data, std::size_t bytes, int rounds) {
+    const int count = static_cast<int>(bytes);
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = seconds();
     for (int i = 0; i < rounds; ++i) {
         if (localRank() == 0) {
-            MPI_Send(buffer.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
-            MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(data, count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+            MPI_Recv(data, count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
-            MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buffer.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+            MPI_Recv(data, count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(data, count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
         }
     }
     return (seconds() - start) / (2.0 * rounds);
@@ -172,9 +176,20 @@ void copyBench(bool quick) {
         const std::int64_t bytes = mib << 20;
         std::vector<char> buffer(static_cast<std::size_t>(bytes), 1);
         const int rounds = quick ? 3 : std::max(5, static_cast<int>(256 / mib));
-        std::vector<double> mpi, fresh, transport, executor;
+        // The same ping-pong on memory as the vcpus' arenas allocate a tensor of 4 MiB and up:
+        // 2 MiB aligned, offered transparent huge pages (runtime/cpu/CpuDevice.cpp).
+        constexpr std::size_t kHugePage = std::size_t{2} << 20;
+        const std::size_t rounded = (buffer.size() + kHugePage - 1) / kHugePage * kHugePage;
+        std::unique_ptr<char, decltype(&std::free)> huge(
+            static_cast<char*>(std::aligned_alloc(kHugePage, rounded)), &std::free);
+        if (!huge)
+            fail("out of memory");
+        ::madvise(huge.get(), rounded, MADV_HUGEPAGE);
+        std::memset(huge.get(), 1, buffer.size());
+        std::vector<double> mpi, mpiHuge, fresh, transport, executor;
         for (int round = 0; round < 3; ++round) {
-            mpi.push_back(mpiPingPong(buffer, rounds));
+            mpi.push_back(mpiPingPong(buffer.data(), buffer.size(), rounds));
+            mpiHuge.push_back(mpiPingPong(huge.get(), buffer.size(), rounds));
             fresh.push_back(mpiFreshSend(bytes, rounds));
             transport.push_back(transportPingPong(buffer, rounds));
             executor.push_back(executorCopy(bytes, rounds));
@@ -187,6 +202,8 @@ void copyBench(bool quick) {
             100 * median(mpi) / median(executor));
         say("          MPI_Send of fresh data %.2f GB/s: executor's copy %.0f %% of it\n",
             gb / median(fresh), 100 * median(fresh) / median(executor));
+        say("          MPI ping-pong on huge pages %.2f GB/s: executor's copy %.0f %% of it\n",
+            gb / median(mpiHuge), 100 * median(mpiHuge) / median(executor));
     }
 }
 

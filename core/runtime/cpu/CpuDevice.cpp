@@ -8,6 +8,7 @@
 #include "runtime/cpu/KernelUtil.h"
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -92,6 +93,26 @@ struct CpuDevice::Arena {
     }
 };
 
+namespace {
+
+/// A block of `size` bytes for the arena. From 4 MiB up on 2 MiB boundaries, offered transparent
+/// huge pages (where the kernel's setting is "madvise", as Debian's is, memory gets them only
+/// when asked): a kernel sweeping a large tensor misses the TLB 512 times less often, and a copy
+/// between ranks (Open MPI's single copy, the receiver's process_vm_readv) pins 512 times fewer
+/// pages. The rest 64-byte aligned.
+std::byte* allocateBlock(std::size_t size) {
+    constexpr std::size_t kHugePage = std::size_t{2} << 20;
+    if (size < 2 * kHugePage)
+        return static_cast<std::byte*>(std::aligned_alloc(64, size));
+    const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+    void* data = std::aligned_alloc(kHugePage, rounded);
+    if (data)
+        ::madvise(data, rounded, MADV_HUGEPAGE); // only advice: refused, the pages stay small
+    return static_cast<std::byte*>(data);
+}
+
+} // namespace
+
 CpuDevice::CpuDevice(std::string name, DeviceKind kind, int threads, std::int64_t arenaCapacity)
     : m_name(std::move(name)), m_kind(kind), m_threads(threads), m_arenaCapacity(arenaCapacity),
       m_arena(std::make_unique<Arena>()), m_kernelContext(std::make_unique<CpuKernelContext>()),
@@ -130,7 +151,7 @@ Result<std::byte*> CpuDevice::allocate(std::int64_t bytes) {
         data = m_arena->reuse(size);
     }
     if (!data)
-        data = static_cast<std::byte*>(std::aligned_alloc(64, size));
+        data = allocateBlock(size);
     if (!data)
         return SourceError::sentence(m_name + ": out of memory allocating " + formatBytes(bytes));
     std::lock_guard lock(m_arena->mutex);

@@ -29,8 +29,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 #include <thread>
@@ -239,6 +241,19 @@ std::vector<std::string> idleWhileReady(const Executor& executor, const RunResul
 }
 
 } // namespace
+
+/// Whether this build runs under ASan or TSan (their allocators map memory their own way).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerAllocator = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitizerAllocator = true;
+#else
+constexpr bool kSanitizerAllocator = false;
+#endif
+#else
+constexpr bool kSanitizerAllocator = false;
+#endif
 
 class TestRuntime : public QObject {
     Q_OBJECT
@@ -1354,6 +1369,51 @@ private slots:
             auto refused = registry.get(bad);
             QVERIFY2(!refused.ok(), bad);
         }
+    }
+
+    /// A vcpu's blocks of 4 MiB and up lie on 2 MiB boundaries and are offered transparent huge
+    /// pages: where the kernel gives them (its setting not "never"), a touched block shows them
+    /// in /proc/self/smaps; smaller blocks stay 64-byte aligned.
+    void largeBlocksLieOnHugePages() {
+        DeviceRegistry registry;
+        Device* vcpu = registry.freshVCpu();
+        const std::int64_t mib = 1 << 20;
+        auto small = vcpu->allocate(mib + 8);
+        QVERIFY(small.ok());
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(small.value()) % 64, std::uintptr_t{0});
+        for (const std::int64_t bytes : {4 * mib, 9 * mib + 12345, 64 * mib}) {
+            auto large = vcpu->allocate(bytes);
+            QVERIFY(large.ok());
+            const auto address = reinterpret_cast<std::uintptr_t>(large.value());
+            QCOMPARE(address % (2 * mib), std::uintptr_t{0});
+            std::memset(large.value(), 1, static_cast<std::size_t>(bytes));
+            std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+            std::string modes;
+            std::getline(setting, modes);
+            if (bytes == 64 * mib && !modes.empty() && modes.find("[never]") == std::string::npos &&
+                !kSanitizerAllocator) {
+                // The mapping holding the block: its AnonHugePages line counts huge pages.
+                std::ifstream smaps("/proc/self/smaps");
+                std::string line;
+                bool inside = false;
+                std::int64_t hugeKiB = -1;
+                while (std::getline(smaps, line)) {
+                    std::uintptr_t from = 0, to = 0;
+                    // A mapping's first line: "from-to perms ...", in hex.
+                    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2)
+                        inside = from <= address && address < to;
+                    else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+                        hugeKiB = std::atoll(line.c_str() + 14);
+                        break;
+                    }
+                }
+                QVERIFY2(
+                    hugeKiB >= 32 * 1024,
+                    qPrintable(QString("%1 KiB of the 64 MiB block on huge pages").arg(hugeKiB)));
+            }
+            vcpu->free(large.value());
+        }
+        vcpu->free(small.value());
     }
 
     /// A vcpu keeps freed large blocks for the next request of their size class (a Loop's

@@ -6,8 +6,9 @@
 // NAME is one or more of:
 //   copy        a copy between ranks (the executor's copy instruction, and the transport's
 //               ping-pong) against MPI's own ping-pong on the same transport, 1 to 64 MiB
-//               (goal: at least 90 % of MPI's bandwidth from 1 MiB up); and MPI_Send of data
-//               written just before, into a buffer read just after, as the executor's copy
+//               (goal: at least 90 % of MPI's bandwidth from 1 MiB up), the same ping-pong on
+//               buffers allocated as a vcpu allocates large tensors (on huge pages); and MPI_Send
+//               of data written just before, into a buffer read just after, as the executor's copy
 //               moves it and timed as it is (from the send to its return). With
 //               `--mca btl_vader_single_copy_mechanism none` (shared memory where the kernel
 //               forbids one process to read another's, as in many containers) or

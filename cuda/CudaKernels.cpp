@@ -741,7 +741,6 @@ public:
     ConvTrial(const ConvTrial&) = delete;
     ConvTrial& operator=(const ConvTrial&) = delete;
 
-    bool ok() const { return m_ok; }
     /// The device's workspace grown to `bytes` once for every trial (each growth keeps the old
     /// one for the device's life); false when it cannot be.
     bool reserveWorkspace(std::int64_t bytes) {
@@ -789,6 +788,16 @@ constexpr int kEngineAlgorithm = -2;
 
 /// How many of the graph's engine configurations a convolution's search times at most.
 constexpr std::size_t kEngineTrials = 24;
+
+/// A way a convolution runs, as its kernel's name and the search's log give it: "gemm", an
+/// engine's configuration, or "algo" and the legacy algorithm's number.
+std::string wayName(const ConvAlgorithm& way) {
+    if (way.gemm)
+        return "gemm";
+    if (!way.engine.empty())
+        return way.engine;
+    return "algo" + std::to_string(static_cast<int>(way.algorithm));
+}
 
 /// Whether PLACER_CUDA_CONV_LOG is set: each convolution's search is then told on stderr.
 bool logConvolutionSearch() {
@@ -966,8 +975,9 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
             const std::size_t ways = (haveLegacy ? 1 : 0) + plans.size() + (gemmToo ? 1 : 0);
             float bestMs = -1;
             std::string log;
-            auto consider = [&](float ms, const ConvAlgorithm& way, const std::string& name) {
-                log += "; " + name + " " + (ms < 0 ? std::string("failed") : std::to_string(ms));
+            auto consider = [&](float ms, const ConvAlgorithm& way) {
+                log += "; " + wayName(way) + " " +
+                       (ms < 0 ? std::string("failed") : std::to_string(ms));
                 if (ms > 0 && (bestMs < 0 || ms < bestMs)) {
                     bestMs = ms;
                     best = way;
@@ -982,17 +992,17 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
                 trial.reserveWorkspace(workspace);
                 if (haveLegacy)
                     consider(trial.legacy(legacy, *src.value(), *filter, *convDesc, *dst.value()),
-                             legacy, "algo" + std::to_string(static_cast<int>(legacy.algorithm)));
+                             legacy);
                 for (const auto& plan : plans) {
                     ConvAlgorithm viaEngine;
                     viaEngine.engine = plan->config();
                     viaEngine.workspace = static_cast<std::size_t>(plan->workspace());
-                    consider(trial.engine(*plan), viaEngine, plan->config());
+                    consider(trial.engine(*plan), viaEngine);
                 }
                 if (gemmToo) {
                     ConvAlgorithm viaGemm;
                     viaGemm.gemm = true;
-                    consider(trial.gemm(gemm), viaGemm, "gemm");
+                    consider(trial.gemm(gemm), viaGemm);
                 }
                 cudaGetLastError();
             }
@@ -1007,14 +1017,9 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
                 best.gemm = any = true;
             }
             if (logConvolutionSearch())
-                std::fprintf(
-                    stderr, "placer: convolution %s: %s%s -> %s\n", key.c_str(),
-                    notes.empty() ? "legacy only" : notes.c_str(), log.c_str(),
-                    !any        ? "none"
-                    : best.gemm ? "gemm"
-                    : !best.engine.empty()
-                        ? best.engine.c_str()
-                        : ("algo" + std::to_string(static_cast<int>(best.algorithm))).c_str());
+                std::fprintf(stderr, "placer: convolution %s: %s%s -> %s\n", key.c_str(),
+                             notes.empty() ? "legacy only" : notes.c_str(), log.c_str(),
+                             any ? wayName(best).c_str() : "none");
             if (!any)
                 return specError(spec, "cuDNN has no algorithm for this convolution within a " +
                                            formatBytes(CudaDevice::kConvWorkspaceBudget) +
@@ -1104,9 +1109,7 @@ KernelResult convolutionKernel(const KernelSpec& spec, CudaDevice& device) {
         });
     }
     return makeKernel(
-        "cudnn:convolution:" +
-            (plan ? plan->config()
-                  : "algo" + std::to_string(static_cast<int>(algorithm.algorithm))),
+        "cudnn:convolution:" + wayName(algorithm),
         [=](const std::byte* const* in, std::byte* const* outp) mutable {
             (void)memory;
             const void* input = in[0];

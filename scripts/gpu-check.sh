@@ -218,7 +218,7 @@ PY
 }
 
 # cuDNN's legacy algorithms against the fastest of everything (its graph's engines,
-# cuda/ConvEngines.h, the legacy algorithms and cuBLAS for pointwise convolutions) on the
+# backends/cuda/ConvEngines.h, the legacy algorithms and cuBLAS for pointwise convolutions) on the
 # convolution networks, in one run: each way's latency on cuda:0 from a fresh algorithm cache
 # (so that each measures), and which way the convolutions took. With PLACER_GPU_LOG_DIR, each
 # run's search (PLACER_CUDA_CONV_LOG) is kept there.

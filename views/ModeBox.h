@@ -2,7 +2,7 @@
 // picks another (the window makes that an undoable edit).
 #pragma once
 
-#include "plan/Plan.h"
+#include "session/Session.h"
 
 #include <QComboBox>
 

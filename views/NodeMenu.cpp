@@ -1,7 +1,7 @@
 // The canvas's context menu and find.
 #include "views/NodeMenu.h"
 
-#include "io/RelayWriter.h"
+#include "ir/Attrs.h"
 #include "views/FrameItem.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"

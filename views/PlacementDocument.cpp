@@ -1,17 +1,15 @@
 // The loaded graph and its plan, re-planned on every edit (views/PlacementDocument.h).
 #include "views/PlacementDocument.h"
 
-#include "plan/CostModel.h"
-
-#include "plan/Planner.h"
+#include "report/DotWriter.h"
 
 #include <QElapsedTimer>
 
 namespace placer::views {
 
-PlacementDocument::PlacementDocument(QObject* parent)
-    : QObject(parent), m_workspace(std::make_unique<PlanWorkspace>()),
-      m_predictionTimer(new QTimer(this)) {
+PlacementDocument::PlacementDocument(QObject* parent, std::shared_ptr<Session> session)
+    : QObject(parent), m_session(session ? std::move(session) : std::make_shared<Session>()),
+      m_workspace(std::make_unique<PlanWorkspace>()), m_predictionTimer(new QTimer(this)) {
     m_predictionTimer->setSingleShot(true);
     connect(m_predictionTimer, &QTimer::timeout, this, &PlacementDocument::settlePrediction);
 }
@@ -21,7 +19,10 @@ PlacementDocument::~PlacementDocument() = default;
 bool PlacementDocument::open(const QString& path, QString* error,
                              const std::optional<DeviceSet>& devices,
                              const InputShapes& inputShapes) {
-    auto loaded = loadModelFile(path.toStdString(), GraphFormat::Auto, devices, inputShapes);
+    ModelSource source;
+    source.path = path.toStdString();
+    source.inputShapes = inputShapes;
+    auto loaded = loadSource(source, devices);
     if (!loaded) {
         *error = QString::fromStdString(loaded.error().toString());
         return false;
@@ -31,7 +32,10 @@ bool PlacementDocument::open(const QString& path, QString* error,
 }
 
 bool PlacementDocument::openText(const std::string& text, const QString& name, QString* error) {
-    auto loaded = loadModelText(text, name.toStdString(), GraphFormat::Auto, std::nullopt);
+    ModelSource source;
+    source.path = name.toStdString();
+    source.text = text;
+    auto loaded = m_session->load(source);
     if (!loaded) {
         *error = QString::fromStdString(loaded.error().toString());
         return false;
@@ -107,8 +111,6 @@ void PlacementDocument::replan() {
     }
     QElapsedTimer timer;
     timer.start();
-    // The old plan's arrays make the new one's (PlanWorkspace::recycle).
-    m_workspace->recycle(std::move(m_plan));
     m_predictionTimer->stop();
     m_predictionPending = m_options.costs && m_options.mode != PlanMode::Auto &&
                           m_model.graph.size() > kDeferredPrediction;
@@ -121,10 +123,11 @@ void PlacementDocument::replan() {
         placing.planMemory = false;
         for (const VirtualDevice& device : m_model.devices.devices())
             placing.planMemory = placing.planMemory || device.memoryCapacity.has_value();
-        m_plan = planDevices(m_model.graph, m_model.devices, placing, *m_workspace);
+        // The old plan's arrays make the new one's (PlanWorkspace::recycle).
+        m_plan = m_session->replan(m_model, placing, *m_workspace, std::move(m_plan));
         m_predictionTimer->start(0);
     } else {
-        m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);
+        m_plan = m_session->replan(m_model, m_options, *m_workspace, std::move(m_plan));
     }
     m_lastPlanMillis = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
@@ -136,23 +139,17 @@ void PlacementDocument::settlePrediction() {
     m_predictionTimer->stop();
     // The same plan, with costs: placement is the same (not auto mode), and the prediction,
     // the sharded plan's included, comes with it.
-    m_workspace->recycle(std::move(m_plan));
-    m_plan = planDevices(m_model.graph, m_model.devices, m_options, *m_workspace);
+    m_plan = m_session->replan(m_model, m_options, *m_workspace, std::move(m_plan));
     emit predictionChanged();
 }
 
 QColor PlacementDocument::deviceColor(DeviceId device) const {
-    // A qualitative palette (Tableau 10), light enough for black text.
-    static const QColor kPalette[] = {QColor(0x9e, 0xc5, 0xe8), QColor(0xa8, 0xd8, 0x8f),
-                                      QColor(0xf7, 0xc0, 0x8a), QColor(0xd9, 0xb3, 0xe0),
-                                      QColor(0xf4, 0xa6, 0xa6), QColor(0xb8, 0xe0, 0xd9),
-                                      QColor(0xf2, 0xdc, 0x8f), QColor(0xd6, 0xc4, 0xb0)};
     if (!device.valid())
         return QColor(0xe0, 0xe0, 0xe0);
     if (static_cast<std::size_t>(device.index) < m_colours.size() &&
         m_colours[device.index].isValid())
         return m_colours[device.index];
-    return kPalette[device.index % (sizeof kPalette / sizeof kPalette[0])];
+    return QColor(QString::fromStdString(placer::deviceColor(device)));
 }
 
 std::string PlacementDocument::physicalDevice(DeviceId device) const {

@@ -2,9 +2,7 @@
 // scene read from it and listen to its signals; edits go through it (via undo commands).
 #pragma once
 
-#include "io/ModelLoader.h"
-#include "plan/Plan.h"
-#include "plan/PlanWorkspace.h"
+#include "session/Session.h"
 
 #include <QColor>
 #include <QObject>
@@ -33,8 +31,13 @@ class PlacementDocument : public QObject {
     Q_OBJECT
 
 public:
-    explicit PlacementDocument(QObject* parent = nullptr);
+    /// Reads and plans through `session` (core/session, as the CLI and Python do); without
+    /// one, through a session of its own.
+    explicit PlacementDocument(QObject* parent = nullptr,
+                               std::shared_ptr<Session> session = nullptr);
     ~PlacementDocument() override;
+    /// The session the document reads and plans through.
+    Session& session() const { return *m_session; }
 
     /// Reads a Relay, JSON or ONNX file. On failure returns false with a sentence in *error and
     /// keeps the current graph.
@@ -129,6 +132,7 @@ signals:
 private:
     void replan();
 
+    std::shared_ptr<Session> m_session;
     LoadedModel m_model;
     RanSizes m_ranSizes;
     QString m_path;

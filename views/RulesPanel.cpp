@@ -1,7 +1,7 @@
 // The Rules panel's editor of op rules and the fallback device.
 #include "views/RulesPanel.h"
 
-#include "plan/Annotations.h"
+#include "session/PlanOptionText.h"
 #include "views/PlacementDocument.h"
 
 #include <QComboBox>
@@ -80,18 +80,19 @@ void RulesPanel::apply() {
     std::vector<OpRule> rules;
     const QStringList lines = m_rules->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     for (const QString& line : lines) {
-        // Split as `placer --rule` splits (core's splitAssignment, at the last '=').
+        // Read as `placer --rule` reads it (split at the last '=').
         const QString trimmed = line.trimmed();
         if (trimmed.isEmpty())
             continue;
-        const auto split = splitAssignment(trimmed.toStdString());
-        if (!split) {
+        ModelSource source;
+        PlanRequest request;
+        if (takePlanOption("rule", trimmed.toStdString(), &source, &request)) {
             emit invalid(tr("'%1' is not of the form OP=DEVICE").arg(trimmed));
             return;
         }
-        OpRule rule;
-        rule.opPattern = QString::fromStdString(split.value().lhs).trimmed().toStdString();
-        rule.device = QString::fromStdString(split.value().rhs).trimmed().toStdString();
+        OpRule rule = request.options.rules.back();
+        rule.opPattern = QString::fromStdString(rule.opPattern).trimmed().toStdString();
+        rule.device = QString::fromStdString(rule.device).trimmed().toStdString();
         if (!m_document->devices().find(rule.device)) {
             emit invalid(tr("'%1' names unknown device '%2'")
                              .arg(trimmed, QString::fromStdString(rule.device)));

@@ -3,7 +3,7 @@
 // stack turns the request into an edit.
 #pragma once
 
-#include "plan/Plan.h"
+#include "session/Session.h"
 
 #include <QWidget>
 

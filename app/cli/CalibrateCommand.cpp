@@ -3,9 +3,9 @@
 #include "cli/PlacerCli.h"
 #include "cli/PlanSetup.h"
 
-#include "runtime/Calibrate.h"
-#include "runtime/DeviceRegistry.h"
+#include "device/DeviceRegistry.h"
 #include "store/PlanStore.h"
+#include "vm/Calibrate.h"
 
 #include <unistd.h>
 

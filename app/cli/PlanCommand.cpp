@@ -2,12 +2,7 @@
 #include "cli/PlacerCli.h"
 #include "cli/PlanSetup.h"
 
-#include "report/DotWriter.h"
-#include "io/JsonGraph.h"
-#include "io/OnnxWriter.h"
-#include "report/PlanReport.h"
-#include "io/RelayWriter.h"
-#include "plan/PlannedGraph.h"
+#include "report/PlanExport.h"
 
 #include <ostream>
 #include <string>
@@ -30,7 +25,9 @@ options:
                              program with on_device/device_copy), dot (Graphviz, coloured by
                              device), graph (the planned graph as a JSON graph), onnx (the
                              planned ONNX model: devices and pins in its metadata, copies as
-                             DeviceCopy nodes; ONNX models only)
+                             DeviceCopy nodes; ONNX models only), netron (the same, each node
+                             documented with its device and why), me-devices (Model Explorer
+                             node data: each node's device)
   --json                     same as --emit json
   -o, --output FILE          write to FILE instead of standard output
   -h, --help                 show this help
@@ -40,36 +37,11 @@ exit codes: 0 ok (conflicts are reported, not failures), 1 user error, 2 usage e
 exit codes: 0 ok (conflicts are reported, not failures), 1 user error, 2 usage error
 )";
 
-/// The requested output, or the reason it cannot be written.
-Result<std::string> render(const std::string& emit, const PlanOptions& options, const Graph& graph,
-                           const DeviceSet& devices, const Plan& plan) {
-    if (emit == "json")
-        return planReportJson(graph, devices, options, plan).dump() + "\n";
-    if (emit == "summary")
-        return planSummary(graph, devices, options, plan);
-    const Graph planned = applyPlan(graph, devices, plan);
-    if (emit == "relay") {
-        for (const Node& node : planned.nodes()) {
-            if (node.op->dialect != OpDialect::Relay)
-                return SourceError{"", 0, 0,
-                                   "'" + node.op->name +
-                                       "' is not a Relay operator: a model read "
-                                       "from ONNX can be written as onnx, graph, json or dot"};
-        }
-        return writeRelay(planned, devices);
-    }
-    if (emit == "graph")
-        return writeJsonGraph(planned, devices).dump() + "\n";
-    if (emit == "onnx")
-        return writeOnnx(planned, devices);
-    return writeDot(planned, devices, conflictedNodeNames(graph, plan));
-}
-
 } // namespace
 
 int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                    std::ostream& err) {
-    std::string emit = "summary";
+    PlanExportKind emit = PlanExportKind::Summary;
     std::string output;
     CommandOptions own;
     own.withValue = {"--emit", "-o", "--output"};
@@ -77,13 +49,14 @@ int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         if (name == "--json") {
-            emit = "json";
+            emit = PlanExportKind::Report;
         } else if (name == "--emit") {
-            if (value != "summary" && value != "json" && value != "relay" && value != "dot" &&
-                value != "graph" && value != "onnx")
-                return "--emit must be summary, json, relay, dot, graph or onnx, not '" + value +
-                       "'";
-            emit = value;
+            const auto kind = planExportKind(value);
+            if (!kind || *kind == PlanExportKind::ModelExplorerTimes)
+                return "--emit must be summary, json, relay, dot, graph, onnx, netron or "
+                       "me-devices, not '" +
+                       value + "'";
+            emit = *kind;
         } else {
             output = value;
         }
@@ -97,10 +70,15 @@ int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::
     PlannedModel planned;
     if (const auto exit = loadAndPlan("plan", parsed, session, in, err, &planned))
         return *exit;
-    auto rendered =
-        render(emit, planned.options, planned.model.graph, planned.model.devices, planned.plan);
+    PlanExportSources sources;
+    sources.graph = &planned.model.graph;
+    sources.devices = &planned.model.devices;
+    sources.options = &planned.options;
+    sources.plan = &planned.plan;
+    auto rendered = renderPlanExport(emit, sources);
     if (!rendered) {
-        err << "placer plan: error: --emit " << emit << ": " << rendered.error().message << "\n";
+        err << "placer plan: error: --emit " << planExportName(emit) << ": "
+            << rendered.error().message << "\n";
         return UserError;
     }
     return writeOutput("plan", rendered.value(), output, out, err);

@@ -3,11 +3,11 @@
 #include "cli/PlacerCli.h"
 #include "cli/PlanSetup.h"
 
+#include "device/DeviceRegistry.h"
+#include "device/Ranks.h"
 #include "io/Json.h"
 #include "io/Npy.h"
 #include "report/RunReport.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Ranks.h"
 #include "store/PlanStore.h"
 
 #include <algorithm>

@@ -1,22 +1,22 @@
 // Entry point of the `placer` command-line tool. Under mpirun, each process is one rank of the
-// run (app/Backends.h); rank 0 alone writes to standard output.
-#include "Backends.h"
+// run (backends/ProcessRanks.h); rank 0 alone writes to standard output.
 #include "cli/PlacerCli.h"
 
-#include "runtime/Ranks.h"
+#include "backends/ProcessRanks.h"
+
+#include "device/Ranks.h"
 
 #include <iostream>
 #include <sstream>
 
 int main(int argc, char** argv) {
-    placer::app::registerBuiltBackends();
-    if (placer::Status ranks = placer::app::startRanks(&argc, &argv); !ranks.ok()) {
+    if (placer::Status ranks = placer::backends::startRanks(&argc, &argv); !ranks.ok()) {
         std::cerr << "placer: " << ranks.error().message << "\n";
         return 1;
     }
     std::vector<std::string> args(argv + 1, argv + argc);
     if (placer::localRank() == 0)
-        return placer::app::finishRanks(
+        return placer::backends::finishRanks(
             placer::cli::runPlacer(args, std::cin, std::cout, std::cerr));
     // Another rank's messages name it, line by line.
     std::ostringstream err;
@@ -24,5 +24,5 @@ int main(int argc, char** argv) {
     std::istringstream lines(err.str());
     for (std::string line; std::getline(lines, line);)
         std::cerr << placer::describeRank(placer::localRank()) << ": " << line << "\n";
-    return placer::app::finishRanks(code);
+    return placer::backends::finishRanks(code);
 }

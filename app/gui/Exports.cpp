@@ -1,12 +1,7 @@
 // File ▸ Export: the table of export kinds, and writing each from the document and the last run.
 #include "gui/Exports.h"
 
-#include "io/JsonGraph.h"
-#include "io/OnnxWriter.h"
-#include "io/RelayWriter.h"
-#include "plan/PlannedGraph.h"
-#include "report/ModelExplorerData.h"
-#include "report/PlanReport.h"
+#include "report/PlanExport.h"
 #include "views/PlacementDocument.h"
 
 #include <QCoreApplication>
@@ -78,87 +73,38 @@ bool writeSvg(const ExportSources& sources, const QString& path, QString* error)
     return true;
 }
 
-/// The text formats, or why this graph has none of `kind`.
+/// The text formats (report/PlanExport.h, as the CLI and Python write them), or why this graph
+/// has none of `kind`.
 bool textExport(const QString& kind, const ExportSources& sources, std::string* text,
                 QString* error) {
+    const auto exportKind = planExportKind(kind.toStdString());
+    if (!exportKind) {
+        *error = Exports::tr("Unknown export '%1'.").arg(kind);
+        return false;
+    }
     const views::PlacementDocument& document = *sources.document;
-    const Graph& graph = document.graph();
-    const DeviceSet& devices = document.devices();
-    const Plan& plan = document.plan();
-    if (kind == QLatin1String("report")) {
-        *text = planReportJson(graph, devices, document.options(), plan).dump() + "\n";
-        return true;
+    PlanExportSources from;
+    from.graph = &document.graph();
+    from.devices = &document.devices();
+    from.options = &document.options();
+    from.plan = &document.plan();
+    for (int d = 0; d < document.devices().size(); ++d)
+        from.deviceColours.push_back(document.deviceColor(DeviceId(d)).name().toStdString());
+    from.nodeMillis = sources.nodeMillis;
+    if (*exportKind == PlanExportKind::ModelExplorerTimes &&
+        from.nodeMillis.size() != from.graph->size()) {
+        *error = Exports::tr("There are no run times to export: run the plan first (Run ▸ Run the "
+                             "Plan).");
+        return false;
     }
-    if (kind == QLatin1String("me-devices")) {
-        std::vector<std::string> colours;
-        for (int d = 0; d < devices.size(); ++d)
-            colours.push_back(document.deviceColor(DeviceId(d)).name().toStdString());
-        *text = modelExplorerDeviceData(graph, devices, plan, colours).dump() + "\n";
-        return true;
+    auto rendered = renderPlanExport(*exportKind, from);
+    if (!rendered) {
+        *error =
+            Exports::tr("Cannot export: %1").arg(QString::fromStdString(rendered.error().message));
+        return false;
     }
-    if (kind == QLatin1String("me-times")) {
-        if (sources.nodeMillis.size() != graph.size()) {
-            *error =
-                Exports::tr("There are no run times to export: run the plan first (Run ▸ Run the "
-                            "Plan).");
-            return false;
-        }
-        *text = modelExplorerTimeData(graph, sources.nodeMillis).dump() + "\n";
-        return true;
-    }
-    const Graph planned = applyPlan(graph, devices, plan);
-    if (kind == QLatin1String("graph")) {
-        *text = writeJsonGraph(planned, devices).dump() + "\n";
-        return true;
-    }
-    if (kind == QLatin1String("relay")) {
-        for (const Node& node : planned.nodes()) {
-            if (node.op->dialect != OpDialect::Relay) {
-                *error = Exports::tr("'%1' is not a Relay operator; export a JSON graph instead.")
-                             .arg(QString::fromStdString(node.op->name));
-                return false;
-            }
-        }
-        *text = writeRelay(planned, devices);
-        return true;
-    }
-    if (kind == QLatin1String("netron")) {
-        if (graph.sourceFormat != "onnx") {
-            *error = Exports::tr(
-                "Netron annotations need a model read from ONNX; export a JSON graph or "
-                "the plan report instead.");
-            return false;
-        }
-        // Per node of the planned graph: its device, why, and its run time when there is a run.
-        std::vector<std::string> docs(planned.size());
-        for (std::uint32_t i = 0; i < planned.size(); ++i) {
-            const Node& node = planned.nodes()[i];
-            if (node.insertedCopy) {
-                docs[i] = "placement: device copy " + devices[node.copySource].name + " -> " +
-                          devices[node.copyDestination].name + ", " +
-                          formatBytes(node.outputs[0].bytes());
-                continue;
-            }
-            const auto original = graph.find(node.name);
-            if (!original || !node.device.valid())
-                continue;
-            docs[i] = "placement: " + devices[node.device].name + " (" +
-                      document.explain(*original).toStdString() + ")";
-            const auto& millis = sources.nodeMillis;
-            if (original->index < millis.size() && millis[original->index] >= 0)
-                docs[i] += "; median time " +
-                           QString::number(millis[original->index], 'f', 3).toStdString() + " ms";
-        }
-        auto bytes = writeOnnx(planned, devices, docs);
-        if (!bytes) {
-            *error = QString::fromStdString(bytes.error().message);
-            return false;
-        }
-        *text = bytes.take();
-        return true;
-    }
-    *error = Exports::tr("Unknown export '%1'.").arg(kind);
-    return false;
+    *text = rendered.take();
+    return true;
 }
 
 } // namespace

@@ -5,7 +5,7 @@
 // shown in the Run panel and the timeline with the lanes grouped by host.
 #pragma once
 
-#include "io/Json.h"
+#include "report/RunReport.h"
 #include "views/TimelineWidget.h"
 
 #include <QDialog>

@@ -14,7 +14,6 @@
 #include "gui/UndoCommands.h"
 #include "gui/WorkspaceController.h"
 #include "report/RunReport.h"
-#include "runtime/DeviceRegistry.h"
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
@@ -63,8 +62,7 @@ namespace placer::gui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_document(new views::PlacementDocument(this)),
       m_scene(new views::GraphScene(m_document, this)), m_view(new views::GraphView(m_scene, this)),
-      m_undo(new QUndoStack(this)), m_session(std::make_unique<Session>()),
-      m_run(new RunController(m_session.get(), this)),
+      m_undo(new QUndoStack(this)), m_run(new RunController(&m_document->session(), this)),
       m_layout(new views::LayoutController(m_document, m_scene, m_view, this)),
       m_opener(new ModelOpener(m_document, this)),
       m_finder(std::make_unique<views::NodeFinder>(m_document, m_scene, m_view)) {

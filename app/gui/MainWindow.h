@@ -3,7 +3,7 @@
 #pragma once
 
 #include "gui/HostsRun.h"
-#include "runtime/Calibrate.h"
+#include "session/Session.h"
 
 #include "views/ConflictsPanel.h"
 #include "views/PlacementDocument.h"
@@ -97,7 +97,7 @@ public:
     HostsRunner* hostsRunner() const { return m_hosts; }
     /// Opens the device editor; its result is one undoable edit.
     void editDevices();
-    /// Devices ▸ Calibrate: measures this machine's devices (runtime/Calibrate.h) in the
+    /// Devices ▸ Calibrate: measures this machine's devices (Session::calibrate) in the
     /// background with a progress dialog, keeps the result in the workspace, and re-plans with
     /// it. False when it failed (an error dialog says why) or was not possible.
     bool calibrate();
@@ -142,8 +142,7 @@ private:
     views::GraphScene* m_scene;
     views::GraphView* m_view;
     QUndoStack* m_undo;
-    /// The pipeline every run goes through, with this window's physical devices.
-    std::unique_ptr<Session> m_session;
+    /// Runs, through the document's session (core/session) and its physical devices.
     RunController* m_run;
     views::LayoutController* m_layout;
     ModelOpener* m_opener;

@@ -1,8 +1,6 @@
 // Opening graphs in the window: files read in the background, the example, drops and recent files.
 #include "gui/ModelOpener.h"
 
-#include "io/MappedFile.h"
-#include "io/OnnxReader.h"
 #include "views/PlacementDocument.h"
 
 #include <QFile>
@@ -38,9 +36,11 @@ bool ModelOpener::open(const QString& path, const InputShapes& inputShapes) {
         m_loadingPath = path;
         m_loadingShapes = inputShapes;
         emit loading(info.fileName());
-        m_watcher.setFuture(QtConcurrent::run([path, inputShapes] {
-            return std::make_shared<Result<LoadedModel>>(
-                loadModelFile(path.toStdString(), GraphFormat::Auto, std::nullopt, inputShapes));
+        ModelSource source;
+        source.path = path.toStdString();
+        source.inputShapes = inputShapes;
+        m_watcher.setFuture(QtConcurrent::run([source] {
+            return std::make_shared<Result<LoadedModel>>(loadSource(source, std::nullopt));
         }));
         return true;
     }

@@ -2,7 +2,7 @@
 // stays live), the bundled example, dropped files, and the recent-files menu kept in QSettings.
 #pragma once
 
-#include "io/ModelLoader.h"
+#include "session/Session.h"
 
 #include <QFutureWatcher>
 #include <QObject>

@@ -2,8 +2,7 @@
 // session on a worker thread, its callbacks turned into queued signals.
 #include "gui/RunController.h"
 
-#include "io/OnnxWriter.h"
-#include "runtime/DeviceRegistry.h"
+#include "session/Editing.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -28,18 +27,6 @@ bool RunController::isRunning() const {
     return m_watcher.isRunning();
 }
 
-namespace {
-
-/// Whether this machine has the physical device `name` and can use it (asked once per process).
-bool usablePhysicalDevice(const std::string& name) {
-    static const std::vector<PhysicalDeviceInfo> devices = DeviceRegistry().list();
-    return std::any_of(devices.begin(), devices.end(), [&](const PhysicalDeviceInfo& info) {
-        return info.name == name && info.available;
-    });
-}
-
-} // namespace
-
 void RunController::cancel() {
     m_cancel = true;
 }
@@ -50,32 +37,20 @@ void RunController::start(const Graph& graph, const DeviceSet& devices, const Pl
     if (isRunning())
         return;
     m_cancel = false;
-    auto planned = std::make_shared<PlannedModel>();
-    planned->model.graph = graph;
-    planned->model.devices = devices;
-    planned->plan = plan;
-    planned->options = planOptions;
     // Planned again for other data: on these devices and with these options.
-    planned->source = std::move(data.source);
-    planned->request.devices = deviceSetSpec(devices);
-    planned->request.options = planOptions;
+    auto planned = std::make_shared<PlannedModel>(
+        adoptPlan(LoadedModel{graph, devices, {}}, plan, planOptions, std::move(data.source)));
     RunRequest request;
     request.inputs = std::move(data.inputs);
     request.warmup = warmup;
     request.iterations = iterations;
+    // The physical devices the user chose; the others the session maps as placer run does
+    // (device/DeviceMapping.h).
     physical.resize(static_cast<std::size_t>(devices.size()));
     for (int d = 0; d < devices.size(); ++d) {
-        std::string name = physical[static_cast<std::size_t>(d)];
-        const VirtualDevice& device = devices[DeviceId(d)];
-        // Unchosen: a cuda device on its GPU where this machine has it (as placer run maps it),
-        // else each device on its own vcpu, the same one every run.
-        const std::string gpu = "cuda:" + std::to_string(device.ordinal);
-        if (name.empty())
-            name = device.kind == DeviceKind::Cpu ? "cpu"
-                   : device.kind == DeviceKind::Cuda && usablePhysicalDevice(gpu)
-                       ? gpu
-                       : "vcpu" + std::to_string(d + 1);
-        request.maps.push_back({device.name, name});
+        if (!physical[static_cast<std::size_t>(d)].empty())
+            request.maps.push_back(
+                {devices[DeviceId(d)].name, physical[static_cast<std::size_t>(d)]});
     }
     m_watcher.setFuture(
         QtConcurrent::run([this, planned, request] { return work(planned, std::move(request)); }));

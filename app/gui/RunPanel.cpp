@@ -1,11 +1,8 @@
 // The Run panel, the timeline it fills from a run's outcome, and the summary it shows.
 #include "gui/RunPanel.h"
 
-#include "io/ModelLoader.h"
-#include "io/Npy.h"
-#include "plan/ExecutionOrder.h"
 #include "report/RunReport.h"
-#include "runtime/RandomTensor.h"
+#include "session/Editing.h"
 
 #include "views/PlacementDocument.h"
 #include "views/TimelineWidget.h"
@@ -227,29 +224,21 @@ bool RunPanel::readInputs(std::vector<std::pair<std::string, HostTensor>>* data)
         const auto id = graph.find(name);
         if (text.isEmpty() || !id)
             continue;
-        if (text.endsWith(QStringLiteral(".npy"), Qt::CaseInsensitive)) {
-            auto tensor = readNpy(text.toStdString());
-            if (!tensor) {
-                emit problem(tr("Cannot run"),
-                             tr("Input %1: %2")
-                                 .arg(QString::fromStdString(name),
-                                      QString::fromStdString(tensor.error().toString())));
-                return false;
-            }
-            data->emplace_back(name, tensor.take());
-            continue;
-        }
-        QString shape = text;
-        shape.replace(QLatin1Char('x'), QLatin1Char(',')).remove(QLatin1Char(' '));
-        auto parsed = parseInputShape(name + "=" + shape.toStdString());
-        if (!parsed) {
+        // A .npy file, or a shape for seeded random data (as the session reads either).
+        auto tensor =
+            inputFromText(graph, name, text.toStdString(), static_cast<std::uint64_t>(row) + 1);
+        if (!tensor) {
+            const bool npy = text.endsWith(QStringLiteral(".npy"), Qt::CaseInsensitive);
             emit problem(tr("Cannot run"),
-                         tr("Input %1: '%2' is neither a .npy file nor a shape such as 2,16,64")
-                             .arg(QString::fromStdString(name), text));
+                         npy ? tr("Input %1: %2")
+                                   .arg(QString::fromStdString(name),
+                                        QString::fromStdString(tensor.error().toString()))
+                             : tr("Input %1: '%2' is neither a .npy file nor a shape such as "
+                                  "2,16,64")
+                                   .arg(QString::fromStdString(name), text));
             return false;
         }
-        const TensorType type{parsed.value().second, graph.node(*id).outputs[0].dtype};
-        data->emplace_back(name, randomTensor(type, static_cast<std::uint64_t>(row) + 1));
+        data->emplace_back(name, tensor.take());
     }
     return true;
 }

@@ -3,7 +3,7 @@
 #include "gui/SplitDialog.h"
 
 #include "gui/UndoCommands.h"
-#include "plan/Split.h"
+#include "session/Editing.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -103,7 +103,7 @@ void SplitDialog::refresh() {
             ops.push_back(node);
     }
     const SplitRequest request{splitPattern(graph, ops), chosen};
-    const SplitAnalysis analysis = analyzeSplits(graph, m_document->devices(), {request});
+    const SplitAnalysis analysis = previewSplit(graph, m_document->devices(), request);
     const SplitRegion& region = analysis.regions.front();
     QString text;
     if (!region.nodes.empty()) {

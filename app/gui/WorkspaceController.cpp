@@ -5,7 +5,7 @@
 #include "gui/PlanBrowser.h"
 #include "gui/RunController.h"
 #include "ir/Graph.h"
-#include "runtime/Calibrate.h"
+#include "session/Session.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 #include "views/PlacementDocument.h"

@@ -1,6 +1,5 @@
 // `placement-explorer [MODEL] [--screenshot FILE.png] [--devices ...] [--pin ...] [--rule ...]
 // [--fallback ...] [--mode ...]`: the desktop GUI.
-#include "Backends.h"
 #include "gui/HostsRun.h"
 #include "gui/MainWindow.h"
 #include "gui/ModelOpener.h"
@@ -67,7 +66,6 @@ int fail(const QString& message) {
 } // namespace
 
 int main(int argc, char** argv) {
-    app::registerBuiltBackends();
     if (!hasDisplay()) {
         if (wantsScreenshot(argc, argv) || wantsHelp(argc, argv)) {
             qputenv("QT_QPA_PLATFORM", "offscreen"); // a screenshot needs no screen

@@ -1,6 +1,8 @@
 // JSON graph reader and writer.
 #include "io/JsonGraph.h"
 
+#include "io/OnnxRunShapes.h"
+
 #include "ir/Scalar.h"
 
 #include <cstdlib>
@@ -497,6 +499,7 @@ Result<std::optional<DeviceSet>> readJsonGraphDevices(const Json& document,
 
 Result<Graph> readJsonGraph(const Json& document, const DeviceSet& devices,
                             const std::string& fileName) {
+    installOnnxShapeFunctions(); // its nodes may be ONNX operators whose shapes settle at run time
     return JsonGraphReader(devices, fileName).read(document);
 }
 

@@ -3,6 +3,7 @@
 #include "io/OnnxReader.h"
 
 #include "io/OnnxImporter.h"
+#include "io/OnnxRunShapes.h"
 
 #include <set>
 #include <string>
@@ -11,6 +12,7 @@
 namespace placer {
 
 Result<Graph> OnnxImporter::read(std::string_view bytes) {
+    installOnnxShapeFunctions(); // what the VM asks of ONNX nodes whose shapes settle at run time
     if (bytes.empty())
         return fail("the file is empty");
     // The model is parsed without its large initializers' bytes; those stay in `bytes` (a

@@ -61,7 +61,7 @@ struct OnnxReadOptions {
     std::set<std::string> unrollLoops;
     /// Loops of the main graph, by their first output, whose bodies' shapes change and whose
     /// trip count is not known at load: read with their carried values' shapes found at run
-    /// time, and run node by node (runtime/RunTimeBodies.h). The reader adds them after an
+    /// time, and run node by node (vm/RunTimeBodies.h). The reader adds them after an
     /// unrolling that could not be done.
     std::set<std::string> runTimeLoops;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).

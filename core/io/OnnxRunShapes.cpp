@@ -2,10 +2,13 @@
 // typed by ONNX's shape inference with the types and values its inputs have then.
 #include "io/OnnxRunShapes.h"
 
+#include "ir/DialectShapes.h"
+
 #include "io/OnnxImporter.h"
 #include "io/OnnxWriter.h"
 #include "ir/Scalar.h"
 
+#include <mutex>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <mutex>
 
 namespace placer {
 
@@ -281,6 +285,13 @@ Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
                              : inputs[0].toShortString() + (inputs.size() > 1 ? ", ..." : "")));
     }
     return outputs;
+}
+
+void installOnnxShapeFunctions() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        setDialectShapeFunctions(OpDialect::Onnx, {onnxRunTimeTypes, onnxInputSetsShapes});
+    });
 }
 
 } // namespace placer

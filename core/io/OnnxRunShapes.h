@@ -29,4 +29,8 @@ Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
 void boundSelectionOutputs(const std::string& op, const Attrs& attrs,
                            const std::vector<TensorType>& inputs, std::vector<TensorType>* outputs);
 
+/// Installs onnxRunTimeTypes and onnxInputSetsShapes as the ONNX dialect's run-time shape
+/// functions (ir/DialectShapes.h), once a process; the ONNX and JSON readers call it.
+void installOnnxShapeFunctions();
+
 } // namespace placer

@@ -1,4 +1,5 @@
-// The process's load-time constant evaluator, installed by the runtime (ir/ConstantFolding.h).
+// The process's load-time constant evaluator, offered by a backend and installed by the session
+// (ir/ConstantFolding.h).
 #include "ir/ConstantFolding.h"
 
 #include <mutex>
@@ -17,6 +18,11 @@ ConstantEvaluator& evaluatorSlot() {
     return evaluator;
 }
 
+ConstantEvaluator& offeredSlot() {
+    static ConstantEvaluator evaluator;
+    return evaluator;
+}
+
 } // namespace
 
 const ConstantEvaluator& constantEvaluator() {
@@ -27,6 +33,19 @@ const ConstantEvaluator& constantEvaluator() {
 void setConstantEvaluator(ConstantEvaluator evaluator) {
     std::lock_guard lock(evaluatorMutex());
     evaluatorSlot() = std::move(evaluator);
+}
+
+void offerConstantEvaluator(ConstantEvaluator evaluator) {
+    std::lock_guard lock(evaluatorMutex());
+    offeredSlot() = std::move(evaluator);
+}
+
+bool installOfferedConstantEvaluator() {
+    std::lock_guard lock(evaluatorMutex());
+    if (!offeredSlot())
+        return false;
+    evaluatorSlot() = offeredSlot();
+    return true;
 }
 
 } // namespace placer

@@ -84,7 +84,7 @@ struct Node {
     /// What the optimisations after placement tell this node's kernel (empty in a user's graph).
     KernelHints hints;
     /// In a pipelined plan's graph (--micro-batches): the micro-batch this node computes, or -1.
-    /// Earlier micro-batches go first on every device (runtime/Schedule.h).
+    /// Earlier micro-batches go first on every device (vm/Schedule.h).
     std::int32_t microBatch = -1;
 
     /// constant only: the raw little-endian data, or null for shape-only graphs.

@@ -44,7 +44,7 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Tile:
         return {withStrings, kAllDTypes};
     // Element-wise math and reductions compute in float32 for float32 and in double for every
-    // other type (runtime/ElementFunctors.h), on both backends.
+    // other type (kernels/ElementFunctors.h), on both backends.
     case KernelFamily::Fill:
     case KernelFamily::Unary:
     case KernelFamily::Binary:
@@ -53,7 +53,7 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Pad:
     case KernelFamily::Range:
         return {kAllDTypes, kAllDTypes};
-    // The indexing and layout functors (runtime/IndexingFunctors.h), the same code on both.
+    // The indexing and layout functors (kernels/IndexingFunctors.h), the same code on both.
     case KernelFamily::GatherElements:
     case KernelFamily::ScatterElements:
     case KernelFamily::GatherND:

@@ -3,8 +3,8 @@
 #include "passes/ChannelsLast.h"
 
 #include "ir/OpRegistry.h"
+#include "kernels/OpGeometry.h"
 #include "passes/PassSupport.h"
-#include "runtime/OpGeometry.h"
 
 #include <array>
 #include <cstring>

@@ -2,6 +2,7 @@
 // the passes in order, and planning the result again.
 #include "passes/PassManager.h"
 
+#include "device/Device.h"
 #include "ir/OpRegistry.h"
 #include "passes/ChannelsLast.h"
 #include "passes/PassSupport.h"
@@ -9,7 +10,6 @@
 #include "passes/TransposeElimination.h"
 #include "passes/WeightPacking.h"
 #include "plan/Planner.h"
-#include "runtime/Device.h"
 
 #include <map>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/Graph.h"
-#include "runtime/Kernel.h"
+#include "kernels/Kernel.h"
 
 #include <span>
 #include <vector>

@@ -3,8 +3,8 @@
 #include "passes/PostOpFusion.h"
 
 #include "ir/OpRegistry.h"
+#include "kernels/OpGeometry.h"
 #include "passes/PassSupport.h"
-#include "runtime/OpGeometry.h"
 
 #include <algorithm>
 #include <cmath>

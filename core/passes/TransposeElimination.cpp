@@ -3,9 +3,9 @@
 // write through strided views.
 #include "passes/TransposeElimination.h"
 
+#include "device/Device.h"
+#include "kernels/OpGeometry.h"
 #include "passes/PassSupport.h"
-#include "runtime/Device.h"
-#include "runtime/OpGeometry.h"
 
 #include <array>
 #include <optional>

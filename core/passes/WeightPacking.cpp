@@ -2,8 +2,8 @@
 // products want their constant weights in, and loading them so.
 #include "passes/WeightPacking.h"
 
+#include "device/Device.h"
 #include "passes/PassSupport.h"
-#include "runtime/Device.h"
 
 namespace placer {
 

@@ -3,8 +3,8 @@
 // (Planner.cpp, PlanMode::Auto) builds the problem from a graph and a CostModel; the tests and
 // bench_autoplace build random ones, as the scheduling literature does.
 //
-// The objective is the makespan the executor would give (runtime/Executor.cpp, described in
-// runtime/Schedule.h): every resource takes, whenever it is free, the ready task with the longest
+// The objective is the makespan the executor would give (vm/Executor.cpp, described in
+// vm/Schedule.h): every resource takes, whenever it is free, the ready task with the longest
 // estimated path to the end; a value computed on another device arrives after its copy (latency
 // plus bytes over bandwidth). simulate() predicts exactly that schedule for an assignment.
 //
@@ -69,7 +69,7 @@ struct PlacementProblem {
     std::vector<double> taskOverheadMicros;
     /// Per task of a pipelined graph: its micro-batch (Node::microBatch), -1 for none; empty
     /// when the graph is not pipelined. Earlier micro-batches go first, as the executor runs
-    /// them (runtime/Schedule.h).
+    /// them (vm/Schedule.h).
     std::vector<std::int32_t> wave;
 
     /// Memory, when any device has a capacity: per task, the bytes of its outputs and the

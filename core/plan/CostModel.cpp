@@ -182,7 +182,7 @@ Result<Calibration> Calibration::fromJson(const Json& json) {
 
 namespace {
 
-/// "rank1/vcpu2" -> (1, "vcpu2"); a name without a rank is rank 0's (runtime/Ranks.h).
+/// "rank1/vcpu2" -> (1, "vcpu2"); a name without a rank is rank 0's (device/Ranks.h).
 std::pair<int, std::string> rankAndName(const std::string& physical) {
     const std::size_t slash = physical.find('/');
     if (physical.rfind("rank", 0) != 0 || slash == std::string::npos)

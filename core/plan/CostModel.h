@@ -79,7 +79,7 @@ class CostModel {
 public:
     /// (virtual device, physical device) requests, as `placer run --map` takes them.
     using MapRequests = std::vector<std::pair<std::string, std::string>>;
-    /// Each virtual device on the physical device a run gives it (runtime/DeviceMapping.h), with
+    /// Each virtual device on the physical device a run gives it (device/DeviceMapping.h), with
     /// assumed profiles: `requests` first, then cpu on "cpu", a fresh vcpuN each, and a cuda
     /// device on "cuda:<ordinal>" where the machine has a GPU (`hasGpu`), else on a fresh vcpu.
     /// `cores`: the host's.

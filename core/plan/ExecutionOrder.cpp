@@ -197,7 +197,7 @@ std::vector<NodeId> executionOrder(const Graph& graph, const GraphIndex& index, 
     };
     // On one device every topological order runs alike: keep the graph's. A pipelined graph
     // (--micro-batches) is in micro-batch order already, which is the order its devices work in
-    // (runtime/Schedule.h); by start times alone every micro-batch would seem to start at once.
+    // (vm/Schedule.h); by start times alone every micro-batch would seem to start at once.
     bool oneDevice = true;
     for (std::uint32_t i = 1; i < n && oneDevice; ++i)
         oneDevice = deviceOf(i) == deviceOf(0);

@@ -2,7 +2,7 @@
 // planner assigns storages in this order and the lowering emits instructions in it, so storage
 // reuse follows the order the devices are expected to work in: a tensor never takes a storage
 // whose previous tenant another device is still expected to be producing or reading, and the
-// dataflow executor (runtime/Executor.cpp) is not made to serialize independent branches.
+// dataflow executor (vm/Executor.cpp) is not made to serialize independent branches.
 #pragma once
 
 #include "ir/Graph.h"

@@ -26,8 +26,9 @@ std::string quote(std::string_view text) {
 } // namespace
 
 std::string deviceColor(DeviceId device) {
+    // A qualitative palette (Tableau 10), light enough for black text.
     static constexpr std::array<const char*, 8> kPalette{
-        "#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db", "#a8dadc", "#f4a261", "#b5c99a"};
+        "#9ec5e8", "#a8d88f", "#f7c08a", "#d9b3e0", "#f4a6a6", "#b8e0d9", "#f2dc8f", "#d6c4b0"};
     if (!device.valid())
         return "#eeeeee";
     return kPalette[static_cast<std::size_t>(device.index) % kPalette.size()];

@@ -9,7 +9,8 @@
 
 namespace placer {
 
-/// The colour of the i-th device (a fixed palette, repeated beyond its length): "#8ecae6".
+/// The colour of the i-th device wherever devices are drawn (the canvas and its palette, DOT,
+/// Model Explorer's overlay): a fixed palette, repeated beyond its length: "#9ec5e8".
 std::string deviceColor(DeviceId device);
 
 /// `graph` is usually applyPlan()'s result, so copies appear as their own (cds-shaped) nodes.

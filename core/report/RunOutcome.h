@@ -7,8 +7,8 @@
 #include "ir/Graph.h"
 #include "passes/PassManager.h"
 #include "plan/Plan.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
 
 #include <cstdint>
 #include <memory>

@@ -14,16 +14,16 @@
 //  8. compare the outputs with the reference.
 #include "session/Session.h"
 
+#include "device/DeviceRegistry.h"
+#include "device/Ranks.h"
+#include "kernels/RandomTensor.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
 #include "report/RunReport.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/MemoryCheck.h"
-#include "runtime/RandomTensor.h"
-#include "runtime/RankResults.h"
-#include "runtime/Ranks.h"
-#include "runtime/RunTimeShapes.h"
-#include "runtime/Schedule.h"
+#include "vm/MemoryCheck.h"
+#include "vm/RankResults.h"
+#include "vm/RunTimeShapes.h"
+#include "vm/Schedule.h"
 
 #include <algorithm>
 

@@ -2,15 +2,16 @@
 // Compiling and running are in RunPipeline.cpp.
 #include "session/Session.h"
 
+#include "device/DeviceRegistry.h"
+#include "device/Ranks.h"
+#include "ir/ConstantFolding.h"
 #include "passes/PostOpFusion.h"
 #include "plan/Planner.h"
 #include "report/RunReport.h"
-#include "runtime/ConstantEvaluation.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Ranks.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -110,9 +111,9 @@ Session::Session(SessionOptions options)
     : m_workspace(options.workspace.empty() ? store::PlanStore::defaultPath()
                                             : std::move(options.workspace)),
       m_registry(std::make_shared<DeviceRegistry>()) {
-    // Models read through a session fold what is known at load with the CPU kernels, whichever
-    // front end made it (the evaluator is the same function for every session).
-    installConstantFolding();
+    // Models read through a session fold what is known at load with the kernels a backend offers
+    // (the CPU's, which registers itself), whichever front end made it.
+    installOfferedConstantEvaluator();
 }
 
 Session::~Session() = default;
@@ -147,6 +148,13 @@ Result<PlannedModel> Session::open(const ModelSource& source, const PlanRequest&
         planned.value().source->runInputs.clear();
     }
     return planned;
+}
+
+Plan Session::replan(const LoadedModel& model, const PlanOptions& options, PlanWorkspace& workspace,
+                     Plan previous) {
+    workspace.recycle(std::move(previous));
+    std::atomic_ref<int>(m_counters.plansMade).fetch_add(1, std::memory_order_relaxed);
+    return planDevices(model.graph, model.devices, options, workspace);
 }
 
 Result<PlannedModel> Session::plan(LoadedModel model, const PlanRequest& request) {

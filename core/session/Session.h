@@ -10,16 +10,17 @@
 // time (they share its physical devices and their clocks); loading and planning never wait.
 #pragma once
 
+#include "device/DeviceMapping.h"
 #include "io/ModelLoader.h"
 #include "ir/HostTensor.h"
 #include "ir/Result.h"
 #include "plan/Annotations.h"
 #include "plan/CostModel.h"
 #include "plan/Plan.h"
+#include "plan/PlanWorkspace.h"
 #include "report/RunOutcome.h"
-#include "runtime/Bytecode.h"
-#include "runtime/Calibrate.h"
-#include "runtime/DeviceMapping.h"
+#include "vm/Bytecode.h"
+#include "vm/Calibrate.h"
 
 #include <cstdint>
 #include <functional>
@@ -99,7 +100,7 @@ struct CompileRequest {
 
 /// How a plan runs.
 struct RunRequest {
-    /// Where each virtual device runs; the rest by kind (runtime/DeviceMapping.h).
+    /// Where each virtual device runs; the rest by kind (device/DeviceMapping.h).
     std::vector<DeviceMapRequest> maps;
     /// Data for graph inputs, by input name; the others get seeded random data.
     std::vector<std::pair<std::string, HostTensor>> inputs;
@@ -145,7 +146,7 @@ public:
 
     /// The workspace file this session reads costs from and records into.
     const std::string& workspacePath() const { return m_workspace; }
-    /// The physical devices of this session (runtime/DeviceRegistry.h).
+    /// The physical devices of this session (device/DeviceRegistry.h).
     DeviceRegistry& registry() { return *m_registry; }
 
     /// Reads a model in any format.
@@ -154,6 +155,12 @@ public:
     Result<PlannedModel> open(const ModelSource& source, const PlanRequest& request);
     /// Plans a loaded model (pins, rules and options of `request`; its devices are the model's).
     Result<PlannedModel> plan(LoadedModel model, const PlanRequest& request);
+
+    /// Plans `model` again with `options`, where `previous` was its plan, reusing `workspace`'s
+    /// arrays (the GUI's document on every edit: linear in the graph, no copy of it). Counted
+    /// in counters().plansMade like plan().
+    Plan replan(const LoadedModel& model, const PlanOptions& options, PlanWorkspace& workspace,
+                Plan previous);
 
     /// This machine's cost model for `devices`: the workspace's calibration and measured node
     /// times (none: assumed rates), the physical devices `maps` names, and fused groups as an

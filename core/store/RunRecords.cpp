@@ -1,10 +1,10 @@
 // Run records for the workspace, built and compared for every front end (store/RunRecords.h).
 #include "store/RunRecords.h"
 
+#include "device/DeviceMapping.h"
+#include "device/Ranks.h"
 #include "io/Json.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Ranks.h"
-#include "runtime/ReferenceRun.h"
+#include "vm/ReferenceRun.h"
 
 #include <algorithm>
 #include <cmath>

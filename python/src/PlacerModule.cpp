@@ -3,17 +3,12 @@
 // shapes it into load / plan / run / Workspace; this file converts values, releases the GIL
 // while the session works, and turns every failure into placer.PlacerError with the sentence the
 // CLI prints.
-#include "Backends.h"
 
-#include "io/JsonGraph.h"
+#include "device/DeviceRegistry.h"
 #include "io/Npy.h"
 #include "io/OnnxWriter.h"
-#include "io/RelayWriter.h"
-#include "plan/PlannedGraph.h"
-#include "report/DotWriter.h"
-#include "report/PlanReport.h"
+#include "report/PlanExport.h"
 #include "report/RunReport.h"
-#include "runtime/DeviceRegistry.h"
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
@@ -79,8 +74,12 @@ takeMaps(const std::vector<std::pair<std::string, std::string>>& maps) {
     return out;
 }
 
+py::object parseJson(const std::string& text) {
+    return py::module_::import("json").attr("loads")(text);
+}
+
 py::object parseJson(const Json& json) {
-    return py::module_::import("json").attr("loads")(json.dump());
+    return parseJson(json.dump());
 }
 
 // --- arrays -------------------------------------------------------------------------------------
@@ -183,6 +182,17 @@ struct ModelHandle {
 struct PlanHandle {
     std::shared_ptr<const PlannedModel> planned;
 };
+
+/// The plan in one of its text forms (report/PlanExport.h, as placer plan --emit writes them).
+std::string exportPlan(const PlanHandle& handle, PlanExportKind kind) {
+    const PlannedModel& p = *handle.planned;
+    PlanExportSources sources;
+    sources.graph = &p.model.graph;
+    sources.devices = &p.model.devices;
+    sources.options = &p.options;
+    sources.plan = &p.plan;
+    return take(renderPlanExport(kind, sources));
+}
 
 struct RunHandle {
     std::shared_ptr<RunOutcome> outcome;
@@ -490,7 +500,6 @@ PYBIND11_MODULE(_placer, m) {
     using namespace placer;
     using namespace placer::python;
     m.doc() = "The native part of placer: the session of core/session, for python/placer.";
-    app::registerBuiltBackends();
 
     // Made once and never let go: a static pybind11 object would be released after the
     // interpreter has gone.
@@ -552,47 +561,21 @@ PYBIND11_MODULE(_placer, m) {
         .def("info", [](const PlanHandle& h) { return modelInfo(h.planned->model); })
         .def("warnings", [](const PlanHandle& h) { return h.planned->warnings; })
         .def("report",
-             [](const PlanHandle& h) {
-                 const PlannedModel& p = *h.planned;
-                 return parseJson(
-                     planReportJson(p.model.graph, p.model.devices, p.options, p.plan));
-             })
-        .def("summary",
-             [](const PlanHandle& h) {
-                 const PlannedModel& p = *h.planned;
-                 return planSummary(p.model.graph, p.model.devices, p.options, p.plan);
-             })
-        .def("relay",
-             [](const PlanHandle& h) {
-                 const PlannedModel& p = *h.planned;
-                 const Graph planned = applyPlan(p.model.graph, p.model.devices, p.plan);
-                 for (const Node& node : planned.nodes()) {
-                     if (node.op->dialect != OpDialect::Relay)
-                         fail("'" + node.op->name +
-                              "' is not a Relay operator: a model read from ONNX can be written "
-                              "as ONNX or JSON");
-                 }
-                 return writeRelay(planned, p.model.devices);
-             })
+             [](const PlanHandle& h) { return parseJson(exportPlan(h, PlanExportKind::Report)); })
+        .def("summary", [](const PlanHandle& h) { return exportPlan(h, PlanExportKind::Summary); })
+        .def("relay", [](const PlanHandle& h) { return exportPlan(h, PlanExportKind::Relay); })
         .def("onnx",
              [](const PlanHandle& h, const std::string& path) {
-                 const PlannedModel& p = *h.planned;
-                 const Graph planned = applyPlan(p.model.graph, p.model.devices, p.plan);
-                 writeText(path, take(writeOnnx(planned, p.model.devices)));
+                 writeText(path, exportPlan(h, PlanExportKind::Onnx));
              })
         .def("graph_json",
              [](const PlanHandle& h) {
-                 const PlannedModel& p = *h.planned;
-                 return writeJsonGraph(applyPlan(p.model.graph, p.model.devices, p.plan),
-                                       p.model.devices)
-                     .dump();
+                 std::string text = exportPlan(h, PlanExportKind::Graph);
+                 if (!text.empty() && text.back() == '\n')
+                     text.pop_back();
+                 return text;
              })
-        .def("dot",
-             [](const PlanHandle& h) {
-                 const PlannedModel& p = *h.planned;
-                 return writeDot(applyPlan(p.model.graph, p.model.devices, p.plan), p.model.devices,
-                                 conflictedNodeNames(p.model.graph, p.plan));
-             })
+        .def("dot", [](const PlanHandle& h) { return exportPlan(h, PlanExportKind::Dot); })
         .def("bytecode",
              [](const PlanHandle& h, Session& session,
                 const std::vector<std::pair<std::string, std::string>>& maps, bool optimize) {
@@ -607,10 +590,7 @@ PYBIND11_MODULE(_placer, m) {
                  return printBytecode(plan.program, plan.ran.graph, h.planned->model.devices);
              })
         .def("svg", [](const PlanHandle& h) {
-            const PlannedModel& p = *h.planned;
-            const std::string dot =
-                writeDot(applyPlan(p.model.graph, p.model.devices, p.plan), p.model.devices,
-                         conflictedNodeNames(p.model.graph, p.plan));
+            const std::string dot = exportPlan(h, PlanExportKind::Dot);
             py::gil_scoped_release release;
             return renderSvg(dot);
         });

@@ -2,7 +2,6 @@
 // run` and from the GUI's Run button gives the same report, timings aside — the same devices and
 // the physical devices they ran on, the same nodes on the same devices with the same kernels, the
 // same copies, optimisations, outputs (byte for byte) and reference check.
-#include "Backends.h"
 #include "cli/PlacerCli.h"
 #include "gui/MainWindow.h"
 #include "gui/RunController.h"
@@ -72,7 +71,6 @@ class TestFrontEnds : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { app::registerBuiltBackends(); }
 
     void bothFrontEndsReportTheSameRun_data() {
         QTest::addColumn<QString>("model");

@@ -20,7 +20,6 @@
 #include "ScopedLayers.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
-#include "runtime/Calibrate.h"
 #include "views/CopyBadgeItem.h"
 #include "views/DevicePalette.h"
 #include "views/EdgeItem.h"
@@ -32,6 +31,7 @@
 #include "views/NodeItem.h"
 #include "views/PropertiesPanel.h"
 #include "views/TimelineWidget.h"
+#include "vm/Calibrate.h"
 
 #include <functional>
 

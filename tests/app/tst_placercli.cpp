@@ -1,14 +1,13 @@
 // `placer plan` end to end: reports, emitters, exit codes and messages for bad input.
-#include "Backends.h"
 #include "cli/PlacerCli.h"
 
 #include "io/Json.h"
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "plan/Planner.h"
-#include "runtime/Calibrate.h"
-#include "runtime/ReferenceRun.h"
 #include "store/PlanStore.h"
+#include "vm/Calibrate.h"
+#include "vm/ReferenceRun.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -49,7 +48,6 @@ class TestPlacerCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { app::registerBuiltBackends(); } // as main() does
     void summaryOfTheSharedInputExample();
     void jsonReportHasTheDocumentedFields();
     void relayEmitReadsBackToTheSamePlan();
@@ -432,7 +430,7 @@ void TestPlacerCli::dotAndGraphEmitters() {
     QCOMPARE(dot.code, 0);
     QVERIFY(dot.out.startsWith("digraph \"shared_input\" {"));
     QVERIFY(dot.out.contains("shape=cds"));
-    QVERIFY(dot.out.contains("fillcolor=\"#ffb703\""));
+    QVERIFY(dot.out.contains("fillcolor=\"#a8d88f\""));
     const Run graph = placerRun({"plan", kExample, "--emit", "graph"});
     QCOMPARE(graph.code, 0);
     QVERIFY(Json::parse(graph.out.toStdString(), "g"));
@@ -541,8 +539,9 @@ void TestPlacerCli::usageErrors_data() {
         << QStringList{"plan", kExample, "--mode"} << "option --mode needs a value";
     QTest::newRow("bad-mode") << QStringList{"plan", kExample, "--mode=magic"}
                               << "--mode must be demand, unify or auto, not 'magic'";
-    QTest::newRow("bad-emit") << QStringList{"plan", kExample, "--emit", "pdf"}
-                              << "--emit must be summary, json, relay, dot, graph or onnx";
+    QTest::newRow("bad-emit")
+        << QStringList{"plan", kExample, "--emit", "pdf"}
+        << "--emit must be summary, json, relay, dot, graph, onnx, netron or me-devices";
     QTest::newRow("pin-without-device") << QStringList{"plan", kExample, "--pin", "%0"}
                                         << "--pin '%0' is not of the form NAME=DEVICE";
     QTest::newRow("input-shape-without-dims")

@@ -5,10 +5,10 @@
 #include "gui/RunPanel.h"
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
-#include "runtime/ReferenceRun.h"
 #include "views/PlacementDocument.h"
 #include "views/PropertiesPanel.h"
 #include "views/TimelineWidget.h"
+#include "vm/ReferenceRun.h"
 
 #include <QLineEdit>
 #include <QPushButton>

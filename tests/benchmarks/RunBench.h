@@ -2,13 +2,13 @@
 // on failure (a benchmark has nothing to recover), and building graphs node by node.
 #pragma once
 
-#include "plan/Planner.h"
-#include "runtime/Bytecode.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
+#include "device/DeviceMapping.h"
+#include "kernels/RandomTensor.h"
 #include "passes/PassManager.h"
-#include "runtime/ReferenceRun.h"
-#include "runtime/RandomTensor.h"
+#include "plan/Planner.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
 
 #include <cstdio>
 #include <cstdlib>

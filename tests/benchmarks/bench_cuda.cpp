@@ -16,13 +16,13 @@
 //   bench_cuda --quick    small sizes, no ResNet (what CTest runs)
 #include "RunBench.h"
 
-#include "cuda/CudaBackend.h"
+#include "backends/cuda/CudaBackend.h"
+#include "device/DeviceMapping.h"
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
-#include "runtime/Bytecode.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
 
 #include <cuda_runtime.h>
 

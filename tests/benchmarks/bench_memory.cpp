@@ -15,7 +15,7 @@
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "ir/HostTensor.h"
-#include "runtime/RandomTensor.h"
+#include "kernels/RandomTensor.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -22,13 +22,13 @@
 #include "RunBench.h"
 #include "TwoBranchGraph.h"
 
-#include "mpi/MpiTransport.h"
+#include "backends/cpu/ConstantEvaluation.h"
+#include "backends/mpi/MpiTransport.h"
+#include "device/Ranks.h"
 #include "plan/Split.h"
 #include "report/RunReport.h"
-#include "runtime/ConstantEvaluation.h"
-#include "runtime/RankResults.h"
-#include "runtime/Ranks.h"
 #include "session/Session.h"
+#include "vm/RankResults.h"
 
 #include <mpi.h>
 
@@ -178,7 +178,7 @@ void copyBench(bool quick) {
         std::vector<char> buffer(static_cast<std::size_t>(bytes), 1);
         const int rounds = quick ? 3 : std::max(5, static_cast<int>(256 / mib));
         // The same ping-pong on memory as the vcpus' arenas allocate a tensor of 4 MiB and up:
-        // 2 MiB aligned, offered transparent huge pages (runtime/cpu/CpuDevice.cpp).
+        // 2 MiB aligned, offered transparent huge pages (backends/cpu/CpuDevice.cpp).
         constexpr std::size_t kHugePage = std::size_t{2} << 20;
         const std::size_t rounded = (buffer.size() + kHugePage - 1) / kHugePage * kHugePage;
         std::unique_ptr<char, decltype(&std::free)> huge(

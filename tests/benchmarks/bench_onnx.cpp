@@ -9,9 +9,9 @@
 //   bench_onnx            the full run
 //   bench_onnx --quick    smaller models (what CTest runs)
 #include "BenchFailures.h"
+#include "backends/cpu/ConstantEvaluation.h"
 #include "io/ModelLoader.h"
 #include "io/TextFile.h"
-#include "runtime/ConstantEvaluation.h"
 
 #include "OnnxModels.h"
 

@@ -32,6 +32,7 @@
 #include "RunBench.h"
 #include "TwoBranchGraph.h"
 
+#include "device/DeviceMapping.h"
 #include "io/ModelLoader.h"
 #include "passes/PassManager.h"
 #include "passes/PostOpFusion.h"
@@ -40,14 +41,13 @@
 #include "plan/Planner.h"
 #include "plan/Split.h"
 #include "report/RunReport.h"
-#include "runtime/Bytecode.h"
-#include "runtime/Calibrate.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
-#include "runtime/RunTimeShapes.h"
-#include "runtime/Schedule.h"
 #include "session/Session.h"
+#include "vm/Bytecode.h"
+#include "vm/Calibrate.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
+#include "vm/RunTimeShapes.h"
+#include "vm/Schedule.h"
 
 #include <algorithm>
 #include <chrono>

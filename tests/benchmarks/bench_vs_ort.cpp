@@ -26,10 +26,10 @@
 #include "OrtPeer.h"
 #include "RunBench.h"
 
+#include "backends/cpu/ConstantEvaluation.h"
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "io/OnnxReader.h"
-#include "runtime/ConstantEvaluation.h"
 
 #include <algorithm>
 #include <cmath>

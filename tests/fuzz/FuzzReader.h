@@ -4,9 +4,9 @@
 // them on untrusted models.
 #pragma once
 
+#include "backends/cpu/ConstantEvaluation.h"
 #include "io/ModelLoader.h"
 #include "plan/Planner.h"
-#include "runtime/ConstantEvaluation.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,6 @@
 // panel's summary and a timeline whose lanes are grouped by rank and host, with a lane for the
 // copies over the link between the ranks; Cancel in the progress dialog ends every rank and the
 // window goes on; a run that fails says why.
-#include "Backends.h"
 #include "RankProcesses.h"
 #include "gui/HostsRun.h"
 #include "gui/MainWindow.h"
@@ -101,10 +100,7 @@ class TestHostsRun : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        app::registerBuiltBackends();
-        qputenv("PLACER_PROGRAM", PLACER_BINARY);
-    }
+    void initTestCase() { qputenv("PLACER_PROGRAM", PLACER_BINARY); }
 
     void theDialogRunsThePlanOnTwoRanks() {
         QTemporaryDir folder;

@@ -1,24 +1,24 @@
-// Runs whose devices span ranks (runtime/Ranks.h, mpi/MpiTransport.h), under mpirun: CTest starts
-// this suite as two ranks (tests/CMakeLists.txt). Every rank runs every test function in the same
-// order; the ranks agree on a verdict before any check can return early, so a failure on one
+// Runs whose devices span ranks (device/Ranks.h, backends/mpi/MpiTransport.h), under mpirun: CTest
+// starts this suite as two ranks (tests/CMakeLists.txt). Every rank runs every test function in the
+// same order; the ranks agree on a verdict before any check can return early, so a failure on one
 // rank fails both instead of leaving the other waiting.
 #include "PlanTestUtil.h"
 #include "RandomElementwiseGraph.h"
 
+#include "backends/cpu/ConstantEvaluation.h"
+#include "backends/mpi/MpiTransport.h"
+#include "device/DeviceRegistry.h"
+#include "device/Ranks.h"
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "ir/OpRegistry.h"
-#include "mpi/MpiTransport.h"
+#include "kernels/RandomTensor.h"
 #include "plan/Planner.h"
 #include "report/RunReport.h"
-#include "runtime/Bytecode.h"
-#include "runtime/ConstantEvaluation.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Executor.h"
-#include "runtime/RandomTensor.h"
-#include "runtime/RankResults.h"
-#include "runtime/Ranks.h"
 #include "session/Session.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
+#include "vm/RankResults.h"
 
 #include <QtTest>
 

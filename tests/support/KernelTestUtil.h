@@ -1,8 +1,8 @@
 // Running one CPU kernel on host tensors: what the kernel suites compare against.
 #pragma once
 
+#include "backends/cpu/CpuKernels.h"
 #include "ir/Graph.h"
-#include "runtime/cpu/CpuKernels.h"
 
 #include <QtTest>
 

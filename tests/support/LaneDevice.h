@@ -3,11 +3,11 @@
 // and it times work with markers. Runs the executor's lane logic without a GPU.
 #pragma once
 
-#include "runtime/Device.h"
-#include "runtime/EpochCounter.h"
-#include "runtime/KernelErrorWord.h"
-#include "runtime/WorkQueue.h"
-#include "runtime/cpu/CpuDevice.h"
+#include "backends/cpu/CpuDevice.h"
+#include "device/Device.h"
+#include "device/EpochCounter.h"
+#include "device/WorkQueue.h"
+#include "kernels/KernelErrorWord.h"
 
 #include <array>
 #include <atomic>
@@ -154,7 +154,7 @@ public:
         return m_errorWordProtocol.take(std::move(error), m_name, access);
     }
 
-    /// The word kernels report data-dependent failures in (runtime/KernelErrorWord.h), in host
+    /// The word kernels report data-dependent failures in (kernels/KernelErrorWord.h), in host
     /// memory written from the compute lane, as a GPU's is in device memory.
     long long* errorWord() { return m_errorWord; }
     long long registerErrorSource(std::string name) {

@@ -5,13 +5,13 @@
 
 #include "KernelTestUtil.h"
 
+#include "device/Device.h"
+#include "device/DeviceMapping.h"
+#include "device/DeviceRegistry.h"
 #include "ir/OpRegistry.h"
 #include "ir/StringPool.h"
-#include "runtime/ControlFlow.h"
-#include "runtime/Device.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/ReferenceRun.h"
+#include "vm/ControlFlow.h"
+#include "vm/ReferenceRun.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1113,7 +1113,7 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              0});
     }
 
-    // ---- indexing and layout (runtime/IndexingPlan.h) -------------------------------------------
+    // ---- indexing and layout (kernels/IndexingPlan.h) -------------------------------------------
     {
         const Dims s = r.shape(1, 4, 1, 5);
         const int axis = r.pick(0, static_cast<int>(s.size()) - 1);

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "ir/HostTensor.h"
-#include "runtime/KernelSupport.h"
+#include "kernels/KernelSupport.h"
 
 #include <algorithm>
 #include <cmath>

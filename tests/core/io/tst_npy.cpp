@@ -1,7 +1,7 @@
 // .npy reading and writing: every element type round-trips; bad files give clear errors.
 #include "io/Npy.h"
 #include "ir/StringPool.h"
-#include "runtime/RandomTensor.h"
+#include "kernels/RandomTensor.h"
 
 #include <QtTest>
 

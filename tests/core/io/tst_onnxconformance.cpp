@@ -17,16 +17,16 @@
 //
 // The data: $PLACER_ONNX_BACKEND_TESTS, else ../shared/onnx-backend-tests/node beside the
 // checkout; the test skips, saying so, when neither exists.
+#include "backends/cpu/ConstantEvaluation.h"
+#include "device/DeviceMapping.h"
+#include "device/DeviceRegistry.h"
 #include "io/OnnxReader.h"
 #include "passes/PassManager.h"
 #include "plan/Planner.h"
-#include "runtime/Bytecode.h"
-#include "runtime/ConstantEvaluation.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
 #include "session/Session.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
 
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>

@@ -2,6 +2,9 @@
 // through --emit onnx, unknown operators, and every kind of bad input the issue lists.
 #include "PlanTestUtil.h"
 
+#include "backends/cpu/ConstantEvaluation.h"
+#include "device/DeviceMapping.h"
+#include "device/DeviceRegistry.h"
 #include "io/JsonGraph.h"
 #include "io/ModelLoader.h"
 #include "io/OnnxReader.h"
@@ -9,15 +12,12 @@
 #include "ir/StringPool.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
-#include "runtime/Bytecode.h"
-#include "runtime/ConstantEvaluation.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Executor.h"
-#include "runtime/ReferenceRun.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
 
 #include "OnnxModels.h"
-#include "runtime/RandomTensor.h"
+#include "kernels/RandomTensor.h"
 
 #include <QDir>
 #include <QFile>
@@ -1773,7 +1773,7 @@ void TestOnnxReader::loopsWhoseShapesFollowTheIterationAreUnrolled() {
         QCOMPARE(floatsOf(result.value().outputs[1]), (std::vector<float>{101, 103, 107}));
     }
     // A trip count only known at run time: the Loop stays, and runs node by node with the
-    // shapes each iteration has (runtime/RunTimeBodies.h), for any trip count.
+    // shapes each iteration has (vm/RunTimeBodies.h), for any trip count.
     DeviceSet devices = defaultDeviceSet();
     std::vector<std::string> warnings;
     auto atRun = readOnnx(bytesOf(slicingLoopModel(true)), "slicing.onnx", &devices, true,

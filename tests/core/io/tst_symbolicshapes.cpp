@@ -2,15 +2,15 @@
 // models read with their values' shapes in the names their inputs give.
 #include "OnnxModelBuilder.h"
 
+#include "backends/cpu/ConstantEvaluation.h"
 #include "io/ModelLoader.h"
 #include "io/SymbolicShapes.h"
 #include "ir/DimExpr.h"
 #include "plan/CostModel.h"
 #include "plan/Planner.h"
 #include "report/PlanReport.h"
-#include "runtime/ConstantEvaluation.h"
-#include "runtime/ReferenceRun.h"
-#include "runtime/RunTimeShapes.h"
+#include "vm/ReferenceRun.h"
+#include "vm/RunTimeShapes.h"
 
 #include <QTest>
 

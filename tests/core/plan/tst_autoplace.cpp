@@ -96,7 +96,7 @@ class TestAutoPlace : public QObject {
     Q_OBJECT
 
 private slots:
-    // Devices of other ranks (runtime/Ranks.h) are named "rank1/vcpu1": a copy between ranks
+    // Devices of other ranks (device/Ranks.h) are named "rank1/vcpu1": a copy between ranks
     // costs the link measured between them ("rank0" -> "rank1"), else an assumed network link,
     // never the vcpus' in-process copy; their measured times are kept apart from this rank's.
     void copiesBetweenRanksCostTheirLink() {

@@ -6,16 +6,16 @@
 // computes.
 #include "PlanTestUtil.h"
 
-#include "report/PlanReport.h"
+#include "device/DeviceMapping.h"
+#include "device/DeviceRegistry.h"
+#include "kernels/RandomTensor.h"
+#include "passes/PassManager.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
-#include "runtime/Bytecode.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Executor.h"
-#include "passes/PassManager.h"
-#include "runtime/RandomTensor.h"
+#include "report/PlanReport.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
 
 #include <QTest>
 

@@ -1,20 +1,20 @@
 // Homogeneous splitting (plan/Split.h): which ops a region may split on the batch axis, the
 // conflicts for those it may not, the sharded graph, and that it computes what the unsplit graph
 // computes.
+#include "device/DeviceMapping.h"
+#include "device/DeviceRegistry.h"
 #include "io/ModelLoader.h"
-#include "report/PlanReport.h"
+#include "passes/PassManager.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
-#include "runtime/Bytecode.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/DeviceRegistry.h"
-#include "runtime/Executor.h"
-#include "passes/PassManager.h"
+#include "report/PlanReport.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
 
 #include "OnnxModelBuilder.h"
 #include "PlanTestUtil.h"
-#include "runtime/RandomTensor.h"
+#include "kernels/RandomTensor.h"
 
 #include <QtTest>
 

@@ -4,12 +4,12 @@
 // stages), each device works through the micro-batches in order while the next device works on
 // the one before, memory is planned for them, and what cannot be pipelined is said.
 #include "io/Npy.h"
+#include "kernels/RandomTensor.h"
 #include "plan/Split.h"
 #include "report/RunReport.h"
-#include "runtime/RandomTensor.h"
-#include "runtime/ReferenceRun.h"
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
+#include "vm/ReferenceRun.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -4,8 +4,8 @@
 #include "io/ModelLoader.h"
 #include "io/Npy.h"
 #include "report/RunReport.h"
-#include "runtime/ReferenceRun.h"
 #include "session/Session.h"
+#include "vm/ReferenceRun.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

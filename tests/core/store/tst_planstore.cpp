@@ -2,19 +2,19 @@
 // hostile names; files that are not ours, newer, truncated or older; a full disk; drafts; crash
 // safety under 100 SIGKILLs amid saves of plans, runs and drafts
 // and two writers at once (this executable doubles as the writing child process).
+#include "device/DeviceMapping.h"
 #include "io/JsonGraph.h"
 #include "io/ModelLoader.h"
+#include "kernels/RandomTensor.h"
 #include "plan/Annotations.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
-#include "runtime/Bytecode.h"
-#include "runtime/DeviceMapping.h"
-#include "runtime/Executor.h"
-#include "runtime/RandomTensor.h"
-#include "runtime/ReferenceRun.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
+#include "vm/Bytecode.h"
+#include "vm/Executor.h"
+#include "vm/ReferenceRun.h"
 
 #include <QCoreApplication>
 #include <QDir>

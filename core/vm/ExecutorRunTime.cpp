@@ -1,0 +1,144 @@
+// Shapes found at run time (vm/ExecutorImpl.h): memory for registers that outgrow their planned
+// storage, kernels prepared for the shapes a run brings, and If/Loop run node by node.
+#include "vm/ExecutorImpl.h"
+
+#include "kernels/KernelSupport.h"
+#include "plan/ExecutionOrder.h"
+#include "vm/ControlFlow.h"
+#include "vm/MemoryCheck.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace placer {
+
+std::byte* Executor::Impl::memoryAtRun(std::int32_t r, const TensorType& type, Device* device) {
+    const auto index = static_cast<std::size_t>(r);
+    const std::int64_t bytes = type.bytes();
+    regOwner[index] = device;
+    if (bytes <= reg(r).type.bytes())
+        return regData[index] = plannedData[index];
+    RunBuffer& buffer = runBuffers[index];
+    if (buffer.data && buffer.device == device && buffer.capacity >= bytes)
+        return regData[index] = buffer.data;
+    releaseRunBuffer(r);
+    const DeviceId v = reg(r).device;
+    std::atomic<std::int64_t>& used = runBytes[v.index];
+    const std::string what = "tensor " + reg(r).name + " is " + type.toShortString() + " (" +
+                             formatBytes(bytes) + ") at this run, a size found only then, and ";
+    if (const auto capacity = (*devices)[v].memoryCapacity;
+        capacity && plannedBytes[v.index] + used.load() + bytes > *capacity)
+        throw KernelError(
+            what + "virtual device " + (*devices)[v].name + " (mem=" + formatBytes(*capacity) +
+            ") cannot hold it beside its planned " + formatBytes(plannedBytes[v.index]) +
+            " and the " + formatBytes(used.load()) + " other such tensors hold");
+    Result<std::byte*> data = device->allocate(bytes);
+    if (!data)
+        throw KernelError(what + device->name() + " cannot hold it: " + data.error().message);
+    used += bytes;
+    buffer = RunBuffer{data.value(), bytes, device};
+    return regData[index] = buffer.data;
+}
+
+void Executor::Impl::releaseRunBuffer(std::int32_t r) {
+    RunBuffer& buffer = runBuffers[static_cast<std::size_t>(r)];
+    if (!buffer.data)
+        return;
+    buffer.device->free(buffer.data);
+    runBytes[reg(r).device.index] -= buffer.capacity;
+    buffer = RunBuffer{};
+}
+
+void Executor::Impl::controlFlowAtRunTime(std::size_t k, Device* device,
+                                          const std::string& offender) {
+    const Instruction& instr = program.code[k];
+    const Node& node = graph->node(instr.node);
+    if (device->timesAsynchronously()) {
+        for (std::uint32_t p : schedule.waits[k])
+            events[static_cast<std::size_t>(eventOf[p])]->wait(epoch);
+    }
+    std::vector<DeviceTensor> inputs;
+    for (std::int32_t r : instr.args) {
+        checkOwner(r, device, offender);
+        inputs.push_back(DeviceTensor{typeAtRun(r), regData[static_cast<std::size_t>(r)]});
+    }
+    DeviceBuffers memory(*device);
+    const std::vector<DeviceTensor> results = runTimeBodies[k]->run(node, inputs, memory);
+    if (results.size() != instr.results.size())
+        throw KernelError(offender + " gave " + std::to_string(results.size()) + " results, not " +
+                          std::to_string(instr.results.size()));
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const std::int32_t r = instr.results[i];
+        std::byte* data = memoryAtRun(r, results[i].type, device);
+        ranShape[static_cast<std::size_t>(r)] = results[i].type.shape;
+        if (results[i].type.bytes() > 0)
+            device->copyPeer(data, *device, results[i].data, results[i].type.bytes());
+    }
+    device->finishLane(); // the body's memory goes when this returns
+}
+
+void Executor::Impl::invokeAtRunTime(std::size_t k, Device* device, const std::string& offender) {
+    const Instruction& instr = program.code[k];
+    const Node& node = graph->node(instr.node);
+    if (device->timesAsynchronously()) {
+        // Shapes and values are read on the host: what this reads must be done, not issued.
+        for (std::uint32_t p : schedule.waits[k])
+            events[static_cast<std::size_t>(eventOf[p])]->wait(epoch);
+        device->finishLane();
+    }
+    std::vector<TensorType> types;
+    std::vector<std::shared_ptr<const TensorData>> values(instr.args.size());
+    std::vector<const TensorData*> constants(instr.args.size(), nullptr);
+    for (std::size_t i = 0; i < instr.args.size(); ++i) {
+        const std::int32_t r = instr.args[i];
+        checkOwner(r, device, offender);
+        types.push_back(typeAtRun(r));
+        if (reg(r).constant)
+            constants[i] = graph->node(reg(r).value.node).data.get();
+        else if (inputSetsShapes(node, i))
+            values[i] =
+                readToHost(*device, regData[static_cast<std::size_t>(r)], types.back().bytes());
+    }
+    auto found = runTimeKernels[k]->find(*device, node, types, values, constants, onnxOpset);
+    if (!found)
+        throw KernelError(found.error().message);
+    const RunTimeKernel& entry = *found.value();
+    auto& args = argPointers[k];
+    auto& results = resultPointers[k];
+    for (std::size_t i = 0; i < instr.args.size(); ++i)
+        args[i] = regData[static_cast<std::size_t>(instr.args[i])];
+    for (std::size_t i = 0; i < instr.results.size(); ++i) {
+        const std::int32_t r = instr.results[i];
+        const TensorType& type = entry.outputs[i];
+        if (shapeAtRun[static_cast<std::size_t>(r)]) {
+            results[i] = memoryAtRun(r, type, device);
+            ranShape[static_cast<std::size_t>(r)] = type.shape;
+            continue;
+        }
+        if (type != reg(r).type)
+            throw KernelError(offender + ": output " + std::to_string(i) + " is " +
+                              type.toShortString() + " at run time, but the model declares " +
+                              reg(r).type.toShortString());
+        checkOwner(r, device, offender);
+        results[i] = regData[static_cast<std::size_t>(r)];
+    }
+    entry.kernel->run(args.data(), results.data());
+    if (const auto* shapes = entry.kernel->ranShapes()) {
+        if (device->timesAsynchronously())
+            device->finishLane();
+        for (std::size_t i = 0; i < instr.results.size() && i < shapes->size(); ++i)
+            ranShape[static_cast<std::size_t>(instr.results[i])] = (*shapes)[i];
+    }
+}
+
+TensorType Executor::Impl::typeAtRun(std::int32_t r) const {
+    const auto& found = ranShape[static_cast<std::size_t>(r)];
+    TensorType type = reg(r).type;
+    if (found)
+        type.shape = *found;
+    return type;
+}
+
+} // namespace placer

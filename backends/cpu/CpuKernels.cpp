@@ -60,51 +60,10 @@ template <typename T, UnaryFn Fn> Body unaryLoop(std::int64_t n, double alpha, d
 /// A typed loop with the function fixed at compile time, so the arithmetic inlines.
 template <typename T> Body unaryBody(UnaryFn fn, std::int64_t n, double alpha, double beta) {
     switch (fn) {
-#define PLACER_UNARY_CASE(F)                                                                       \
-    case UnaryFn::F:                                                                               \
-        return unaryLoop<T, UnaryFn::F>(n, alpha, beta);
-        PLACER_UNARY_CASE(Negative)
-        PLACER_UNARY_CASE(Abs)
-        PLACER_UNARY_CASE(Exp)
-        PLACER_UNARY_CASE(Log)
-        PLACER_UNARY_CASE(Sqrt)
-        PLACER_UNARY_CASE(Rsqrt)
-        PLACER_UNARY_CASE(Reciprocal)
-        PLACER_UNARY_CASE(Tanh)
-        PLACER_UNARY_CASE(Sigmoid)
-        PLACER_UNARY_CASE(Erf)
-        PLACER_UNARY_CASE(Floor)
-        PLACER_UNARY_CASE(Ceil)
-        PLACER_UNARY_CASE(Round)
-        PLACER_UNARY_CASE(Relu)
-        PLACER_UNARY_CASE(LeakyRelu)
-        PLACER_UNARY_CASE(Clip)
-        PLACER_UNARY_CASE(HardSigmoid)
-        PLACER_UNARY_CASE(HardSwish)
-        PLACER_UNARY_CASE(Not)
-        PLACER_UNARY_CASE(Sin)
-        PLACER_UNARY_CASE(Cos)
-        PLACER_UNARY_CASE(Tan)
-        PLACER_UNARY_CASE(Asin)
-        PLACER_UNARY_CASE(Acos)
-        PLACER_UNARY_CASE(Atan)
-        PLACER_UNARY_CASE(Sinh)
-        PLACER_UNARY_CASE(Cosh)
-        PLACER_UNARY_CASE(Asinh)
-        PLACER_UNARY_CASE(Acosh)
-        PLACER_UNARY_CASE(Atanh)
-        PLACER_UNARY_CASE(Sign)
-        PLACER_UNARY_CASE(Softplus)
-        PLACER_UNARY_CASE(Softsign)
-        PLACER_UNARY_CASE(Elu)
-        PLACER_UNARY_CASE(Selu)
-        PLACER_UNARY_CASE(Celu)
-        PLACER_UNARY_CASE(ThresholdedRelu)
-        PLACER_UNARY_CASE(Shrink)
-        PLACER_UNARY_CASE(IsNaN)
-        PLACER_UNARY_CASE(IsInf)
-        PLACER_UNARY_CASE(Gelu)
-#undef PLACER_UNARY_CASE
+#define PLACER_UNARY_FN(Fn, name, onnx, relay)                                                     \
+    case UnaryFn::Fn:                                                                              \
+        return unaryLoop<T, UnaryFn::Fn>(n, alpha, beta);
+#include "ir/ElementFunctions.def"
     }
     return {};
 }

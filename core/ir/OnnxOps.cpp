@@ -10,7 +10,7 @@ namespace placer {
 void registerOnnxOps(const std::function<void(OpDef)>& add) {
     using F = KernelFamily;
     // Control flow has no kernel family: its bodies run on its device with that device's
-    // kernels (runtime/ControlFlow.h).
+    // kernels (vm/ControlFlow.h).
     auto op = [&](const char* name, OpKernel kernel, bool hasBodies = false) {
         OpDef def;
         def.name = name;
@@ -23,81 +23,18 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         add(std::move(def));
     };
     const std::pair<const char*, OpKernel> ops[] = {
-        // element-wise
-        {"Neg", UnaryFn::Negative},
-        {"Abs", UnaryFn::Abs},
-        {"Exp", UnaryFn::Exp},
-        {"Log", UnaryFn::Log},
-        {"Sqrt", UnaryFn::Sqrt},
-        {"Reciprocal", UnaryFn::Reciprocal},
-        {"Tanh", UnaryFn::Tanh},
-        {"Sigmoid", UnaryFn::Sigmoid},
-        {"Erf", UnaryFn::Erf},
-        {"Relu", UnaryFn::Relu},
-        {"LeakyRelu", UnaryFn::LeakyRelu},
-        {"Clip", UnaryFn::Clip},
-        {"HardSigmoid", UnaryFn::HardSigmoid},
-        {"HardSwish", UnaryFn::HardSwish},
-        {"Not", UnaryFn::Not},
-        {"Floor", UnaryFn::Floor},
-        {"Ceil", UnaryFn::Ceil},
-        {"Round", UnaryFn::Round},
-        {"Sin", UnaryFn::Sin},
-        {"Cos", UnaryFn::Cos},
-        {"Tan", UnaryFn::Tan},
-        {"Asin", UnaryFn::Asin},
-        {"Acos", UnaryFn::Acos},
-        {"Atan", UnaryFn::Atan},
-        {"Sinh", UnaryFn::Sinh},
-        {"Cosh", UnaryFn::Cosh},
-        {"Asinh", UnaryFn::Asinh},
-        {"Acosh", UnaryFn::Acosh},
-        {"Atanh", UnaryFn::Atanh},
-        {"Sign", UnaryFn::Sign},
-        {"Softplus", UnaryFn::Softplus},
-        {"Softsign", UnaryFn::Softsign},
-        {"Elu", UnaryFn::Elu},
-        {"Selu", UnaryFn::Selu},
-        {"Celu", UnaryFn::Celu},
-        {"ThresholdedRelu", UnaryFn::ThresholdedRelu},
-        {"Shrink", UnaryFn::Shrink},
-        {"IsNaN", UnaryFn::IsNaN},
-        {"IsInf", UnaryFn::IsInf},
-        // ONNX's from opset 20; before it, what the optimiser makes of the written-out form.
-        {"Gelu", UnaryFn::Gelu},
-        {"Add", BinaryFn::Add},
-        {"Sub", BinaryFn::Sub},
-        {"Mul", BinaryFn::Mul},
-        {"Div", BinaryFn::Div},
-        {"Pow", BinaryFn::Pow},
-        {"Max", BinaryFn::Max},
-        {"Min", BinaryFn::Min},
-        {"And", BinaryFn::And},
-        {"Or", BinaryFn::Or},
-        {"Equal", BinaryFn::Eq},
-        {"Less", BinaryFn::Lt},
-        {"Greater", BinaryFn::Gt},
-        {"GreaterOrEqual", BinaryFn::Ge},
-        {"LessOrEqual", BinaryFn::Le},
-        {"Xor", BinaryFn::Xor},
-        {"Mod", BinaryFn::Mod},
-        {"PRelu", BinaryFn::PRelu},
+    // element-wise: the functions of ir/ElementFunctions.def that ONNX has, then aliases
+#define PLACER_ONNX_ROW(onnx, fn) {onnx, fn},
+#define PLACER_UNARY_FN(Fn, name, onnx, relay) PLACER_ONNX_ROW(onnx, UnaryFn::Fn)
+#define PLACER_BINARY_FN(Fn, name, onnx, relay, relayKind) PLACER_ONNX_ROW(onnx, BinaryFn::Fn)
+#include "ir/ElementFunctions.def"
         {"BitShift", BinaryFn::ShiftLeft},
         {"Sum", BinaryFn::Add},
         {"Where", F::Where},
         {"Cast", F::Cast},
-        {"ReduceSum", ReduceFn::Sum},
-        {"ReduceMean", ReduceFn::Mean},
-        {"ReduceMax", ReduceFn::Max},
-        {"ReduceMin", ReduceFn::Min},
-        {"ReduceProd", ReduceFn::Prod},
-        {"ReduceL1", ReduceFn::L1},
-        {"ReduceL2", ReduceFn::L2},
-        {"ReduceLogSum", ReduceFn::LogSum},
-        {"ReduceLogSumExp", ReduceFn::LogSumExp},
-        {"ReduceSumSquare", ReduceFn::SumSquare},
-        {"ArgMax", ReduceFn::ArgMax},
-        {"ArgMin", ReduceFn::ArgMin},
+#define PLACER_REDUCE_FN(Fn, name, onnx, relay) PLACER_ONNX_ROW(onnx, ReduceFn::Fn)
+#include "ir/ElementFunctions.def"
+#undef PLACER_ONNX_ROW
         // data movement
         {"Identity", F::Copy},
         {"Dropout", F::Copy},
@@ -181,8 +118,10 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"Bernoulli", F::Random},
         {"Multinomial", F::Random},
     };
-    for (const auto& [name, kernel] : ops)
-        op(name, kernel);
+    for (const auto& [name, kernel] : ops) {
+        if (*name) // a function ONNX has no operator for
+            op(name, kernel);
+    }
     for (const char* name : {"If", "Loop", "Scan"})
         op(name, F::None, /*hasBodies=*/true);
 }

@@ -124,61 +124,26 @@ const char* kernelFamilyName(KernelFamily family) {
 }
 
 const char* unaryFnName(UnaryFn fn) {
-    static const char* const kNames[kUnaryFnCount] = {"negative",
-                                                      "abs",
-                                                      "exp",
-                                                      "log",
-                                                      "sqrt",
-                                                      "rsqrt",
-                                                      "reciprocal",
-                                                      "tanh",
-                                                      "sigmoid",
-                                                      "erf",
-                                                      "floor",
-                                                      "ceil",
-                                                      "round",
-                                                      "relu",
-                                                      "leaky_relu",
-                                                      "clip",
-                                                      "hard_sigmoid",
-                                                      "hard_swish",
-                                                      "not",
-                                                      "sin",
-                                                      "cos",
-                                                      "tan",
-                                                      "asin",
-                                                      "acos",
-                                                      "atan",
-                                                      "sinh",
-                                                      "cosh",
-                                                      "asinh",
-                                                      "acosh",
-                                                      "atanh",
-                                                      "sign",
-                                                      "softplus",
-                                                      "softsign",
-                                                      "elu",
-                                                      "selu",
-                                                      "celu",
-                                                      "thresholded_relu",
-                                                      "shrink",
-                                                      "isnan",
-                                                      "isinf",
-                                                      "gelu"};
+    static const char* const kNames[kUnaryFnCount] = {
+#define PLACER_UNARY_FN(Fn, name, onnx, relay) name,
+#include "ir/ElementFunctions.def"
+    };
     return kNames[static_cast<int>(fn)];
 }
 
 const char* binaryFnName(BinaryFn fn) {
     static const char* const kNames[kBinaryFnCount] = {
-        "add", "sub", "mul", "div", "pow", "max", "min", "floor_div", "mod",       "and",
-        "or",  "eq",  "ne",  "lt",  "gt",  "le",  "ge",  "xor",       "floor_mod", "prelu"};
+#define PLACER_BINARY_FN(Fn, name, onnx, relay, relayKind) name,
+#include "ir/ElementFunctions.def"
+    };
     return kNames[static_cast<int>(fn)];
 }
 
 const char* reduceFnName(ReduceFn fn) {
     static const char* const kNames[kReduceFnCount] = {
-        "sum", "mean",    "max",         "min",        "prod",   "l1",
-        "l2",  "log_sum", "log_sum_exp", "sum_square", "argmax", "argmin"};
+#define PLACER_REDUCE_FN(Fn, name, onnx, relay) name,
+#include "ir/ElementFunctions.def"
+    };
     return kNames[static_cast<int>(fn)];
 }
 

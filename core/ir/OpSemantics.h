@@ -2,10 +2,10 @@
 // families, which function. Every op name, Relay's and ONNX's alike, is declared once with its
 // family (ShapeFunctions.cpp, OnnxOps.cpp); "exp", "fast_exp" and ONNX's "Exp" are one family and
 // one function, so a backend writes one kernel for all three. Backends register one kernel factory
-// per family (runtime/KernelTable.h), and what a device kind can run is declared here per family.
+// per family (kernels/KernelTable.h), and what a device kind can run is declared here per family.
 //
 // This header is plain C++ with no dependencies beyond <cstdint>: the element functors
-// (runtime/ElementFunctors.h) include it, and nvcc compiles those.
+// (kernels/ElementFunctors.h) include it, and nvcc compiles those.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +41,7 @@ enum class KernelFamily : std::uint8_t {
     LayerNorm,
     Softmax,   ///< softmax and log-softmax
     Selection, ///< NonZero, Compress, Unique, NonMaxSuppression: extents the data decides
-    // The indexing and layout families: shared functors (runtime/IndexingPlan.h).
+    // The indexing and layout families: shared functors (kernels/IndexingPlan.h).
     GatherElements,
     ScatterElements,
     GatherND,
@@ -77,7 +77,7 @@ enum class KernelFamily : std::uint8_t {
 };
 inline constexpr int kKernelFamilyCount = static_cast<int>(KernelFamily::Random) + 1;
 
-/// Whether a family's kernels are the shared functors of runtime/IndexingPlan.h.
+/// Whether a family's kernels are the shared functors of kernels/IndexingPlan.h.
 constexpr bool isIndexingFamily(KernelFamily family) {
     return family >= KernelFamily::GatherElements && family <= KernelFamily::Random;
 }
@@ -92,92 +92,32 @@ inline std::vector<KernelFamily> indexingFamilies() {
     return families;
 }
 
+// The element-wise functions, declared once in ir/ElementFunctions.def (what each is, its
+// operators in ONNX and Relay).
 enum class UnaryFn : std::uint8_t {
-    Negative,
-    Abs,
-    Exp,
-    Log,
-    Sqrt,
-    Rsqrt,
-    Reciprocal,
-    Tanh,
-    Sigmoid,
-    Erf,
-    Floor,
-    Ceil,
-    Round,
-    Relu,
-    LeakyRelu,   ///< alpha
-    Clip,        ///< [lo, hi]
-    HardSigmoid, ///< alpha, beta
-    HardSwish,
-    Not,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Asinh,
-    Acosh,
-    Atanh,
-    Sign,
-    Softplus,
-    Softsign,
-    Elu,             ///< alpha
-    Selu,            ///< alpha, gamma
-    Celu,            ///< alpha
-    ThresholdedRelu, ///< alpha
-    Shrink,          ///< lambd, bias
-    IsNaN,           ///< bool output
-    IsInf,           ///< bool output; detect_positive, detect_negative
-    Gelu,            ///< x (1 + erf(x / sqrt 2)) / 2, the exact GELU
+#define PLACER_UNARY_FN(Fn, name, onnx, relay) Fn,
+#include "ir/ElementFunctions.def"
 };
-inline constexpr int kUnaryFnCount = static_cast<int>(UnaryFn::Gelu) + 1;
-
 enum class BinaryFn : std::uint8_t {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Max,
-    Min,
-    FloorDiv,
-    Mod,
-    And,
-    Or,
-    Eq,
-    Ne,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-    Xor,
-    FloorMod,   ///< the remainder with the divisor's sign (ONNX Mod with fmod=0)
-    PRelu,      ///< a < 0 ? a * b : a
-    ShiftLeft,  ///< a << b (ONNX BitShift, direction LEFT)
-    ShiftRight, ///< a >> b
+#define PLACER_BINARY_FN(Fn, name, onnx, relay, relayKind) Fn,
+#include "ir/ElementFunctions.def"
 };
-inline constexpr int kBinaryFnCount = static_cast<int>(BinaryFn::ShiftRight) + 1;
-
 enum class ReduceFn : std::uint8_t {
-    Sum,
-    Mean,
-    Max,
-    Min,
-    Prod,
-    L1,        ///< sum of |x|
-    L2,        ///< sqrt of the sum of squares
-    LogSum,    ///< log of the sum
-    LogSumExp, ///< log of the sum of exp(x), shifted by the maximum
-    SumSquare,
-    ArgMax, ///< the index of the (first or last) maximum, as int64
-    ArgMin,
+#define PLACER_REDUCE_FN(Fn, name, onnx, relay) Fn,
+#include "ir/ElementFunctions.def"
 };
-inline constexpr int kReduceFnCount = static_cast<int>(ReduceFn::ArgMin) + 1;
+inline constexpr int kUnaryFnCount = 0
+#define PLACER_UNARY_FN(Fn, name, onnx, relay) +1
+#include "ir/ElementFunctions.def"
+    ;
+inline constexpr int kBinaryFnCount = 0
+#define PLACER_BINARY_FN(Fn, name, onnx, relay, relayKind) +1
+#include "ir/ElementFunctions.def"
+    ;
+inline constexpr int kReduceFnCount = 0
+#define PLACER_REDUCE_FN(Fn, name, onnx, relay) +1
+#include "ir/ElementFunctions.def"
+    ;
 
 /// An op's kernel: its family, and the function for Unary, Binary and Reduce (0 otherwise).
 struct OpKernel {

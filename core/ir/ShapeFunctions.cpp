@@ -621,45 +621,28 @@ void registerBuiltinOps(const std::function<void(OpDef)>& add) {
     op("constant", 0, 0, noInputs, F::None, OpRole::Constant);
     op("device_copy", 1, 1, passThrough, F::None, OpRole::DeviceCopy);
 
-    const std::pair<const char*, UnaryFn> unaries[] = {{"negative", UnaryFn::Negative},
-                                                       {"abs", UnaryFn::Abs},
-                                                       {"exp", UnaryFn::Exp},
-                                                       {"fast_exp", UnaryFn::Exp},
-                                                       {"log", UnaryFn::Log},
-                                                       {"sqrt", UnaryFn::Sqrt},
-                                                       {"rsqrt", UnaryFn::Rsqrt},
-                                                       {"tanh", UnaryFn::Tanh},
-                                                       {"fast_tanh", UnaryFn::Tanh},
-                                                       {"sigmoid", UnaryFn::Sigmoid},
-                                                       {"erf", UnaryFn::Erf},
-                                                       {"fast_erf", UnaryFn::Erf},
-                                                       {"floor", UnaryFn::Floor},
-                                                       {"ceil", UnaryFn::Ceil},
-                                                       {"round", UnaryFn::Round},
-                                                       {"nn.relu", UnaryFn::Relu},
-                                                       {"nn.leaky_relu", UnaryFn::LeakyRelu},
-                                                       {"clip", UnaryFn::Clip}};
-    for (const auto& [name, fn] : unaries)
-        op(name, 1, 1, unary, fn);
+    // The functions of ir/ElementFunctions.def that Relay has (a binary function's result is
+    // of its operands' type, or bool for a comparison), then Relay's aliases.
+    auto relayOp = [&](const char* name, int inputs, ShapeFunction shape, OpKernel kernel) {
+        if (*name)
+            op(name, inputs, inputs, std::move(shape), kernel);
+    };
+    const auto Arithmetic = [](const char* name) { return binaryArith(name); };
+    const auto Comparison = [](const char* name) { return comparison(name); };
+#define PLACER_UNARY_FN(Fn, name, onnx, relay) relayOp(relay, 1, unary, UnaryFn::Fn);
+#define PLACER_BINARY_FN(Fn, name, onnx, relay, relayKind)                                         \
+    relayOp(relay, 2, relayKind(relay), BinaryFn::Fn);
+#define PLACER_REDUCE_FN(Fn, name, onnx, relay) relayOp(relay, 1, reduce, ReduceFn::Fn);
+#include "ir/ElementFunctions.def"
+    for (const auto& [alias, fn] :
+         {std::pair{"fast_exp", UnaryFn::Exp}, std::pair{"fast_tanh", UnaryFn::Tanh},
+          std::pair{"fast_erf", UnaryFn::Erf}})
+        op(alias, 1, 1, unary, fn);
     for (const char* name : {"copy", "stop_gradient"})
         op(name, 1, 1, unary, F::Copy);
     for (const char* name : {"zeros_like", "ones_like"})
         op(name, 1, 1, unary, F::Fill);
     op("cast", 1, 1, castOp, F::Cast);
-    const std::pair<const char*, BinaryFn> arithmetic[] = {
-        {"add", BinaryFn::Add},      {"subtract", BinaryFn::Sub},
-        {"multiply", BinaryFn::Mul}, {"divide", BinaryFn::Div},
-        {"power", BinaryFn::Pow},    {"maximum", BinaryFn::Max},
-        {"minimum", BinaryFn::Min},  {"floor_divide", BinaryFn::FloorDiv},
-        {"mod", BinaryFn::Mod},      {"logical_and", BinaryFn::And},
-        {"logical_or", BinaryFn::Or}};
-    for (const auto& [name, fn] : arithmetic)
-        op(name, 2, 2, binaryArith(name), fn);
-    const std::pair<const char*, BinaryFn> comparisons[] = {
-        {"equal", BinaryFn::Eq},   {"not_equal", BinaryFn::Ne},  {"less", BinaryFn::Lt},
-        {"greater", BinaryFn::Gt}, {"less_equal", BinaryFn::Le}, {"greater_equal", BinaryFn::Ge}};
-    for (const auto& [name, fn] : comparisons)
-        op(name, 2, 2, comparison(name), fn);
     op("where", 3, 3, whereOp, F::Where);
 
     op("nn.conv2d", 2, 2, conv2d, F::Conv);
@@ -687,14 +670,6 @@ void registerBuiltinOps(const std::function<void(OpDef)>& add) {
     op("squeeze", 1, 1, squeeze, F::Copy);
     op("expand_dims", 1, 1, expandDims, F::Copy);
     op("take", 2, 2, take, F::Gather);
-    const std::pair<const char*, ReduceFn> reductions[] = {{"sum", ReduceFn::Sum},
-                                                           {"mean", ReduceFn::Mean},
-                                                           {"max", ReduceFn::Max},
-                                                           {"min", ReduceFn::Min},
-                                                           {"prod", ReduceFn::Prod}};
-    for (const auto& [name, fn] : reductions)
-        op(name, 1, 1, reduce, fn);
-
     op("shape_of", 1, 1, shapeOf, F::Shape);
 }
 

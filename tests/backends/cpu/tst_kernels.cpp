@@ -981,6 +981,97 @@ private slots:
         }
     }
 
+    // Every function of ir/ElementFunctions.def that an op names runs on the CPU in float32 and
+    // computes what the shared functor (kernels/ElementFunctors.h) computes in double: a row
+    // added there without its kernel, or a kernel that disagrees, fails here.
+    void everyElementFunctionRuns_data() {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("kind"); // 0 unary, 1 binary, 2 reduce
+        QTest::addColumn<int>("fn");
+        auto row = [](const char* onnx, const char* relay, int kind, int fn) {
+            const char* op = *onnx ? onnx : relay;
+            if (*op)
+                QTest::newRow(op) << QString(op) << kind << fn;
+        };
+#define PLACER_UNARY_FN(Fn, name, onnx, relay) row(onnx, relay, 0, int(UnaryFn::Fn));
+#define PLACER_BINARY_FN(Fn, name, onnx, relay, relayKind) row(onnx, relay, 1, int(BinaryFn::Fn));
+#define PLACER_REDUCE_FN(Fn, name, onnx, relay) row(onnx, relay, 2, int(ReduceFn::Fn));
+#include "ir/ElementFunctions.def"
+    }
+    void everyElementFunctionRuns() {
+        QFETCH(QString, op);
+        QFETCH(int, kind);
+        QFETCH(int, fn);
+        const std::string name = op.toStdString();
+        const std::vector<float> xs = {0.15f, 0.35f, 0.55f, 0.8f, 0.25f, 0.6f};
+        const std::vector<float> ys = {0.5f, 0.35f, 0.2f, 0.9f, 0.3f, 0.45f};
+        const std::int64_t n = static_cast<std::int64_t>(xs.size());
+        const bool logical = (kind == 0 && fn == int(UnaryFn::Not)) ||
+                             (kind == 1 && (fn == int(BinaryFn::And) || fn == int(BinaryFn::Or) ||
+                                            fn == int(BinaryFn::Xor)));
+        const bool boolOut =
+            logical || (kind == 0 && (fn == int(UnaryFn::IsNaN) || fn == int(UnaryFn::IsInf))) ||
+            (kind == 1 && fn >= int(BinaryFn::Eq) && fn <= int(BinaryFn::Ge));
+        auto input = [&](const std::vector<float>& values) {
+            if (!logical)
+                return make({n}, DType::Float32, values);
+            std::vector<std::uint8_t> flags;
+            for (float v : values)
+                flags.push_back(v > 0.4f);
+            return make({n}, DType::Bool, flags);
+        };
+        std::vector<Tensor> inputs{input(xs)};
+        if (kind == 1)
+            inputs.push_back(input(ys));
+        TensorType out{{n}, boolOut ? DType::Bool : DType::Float32};
+        if (kind == 2) {
+            const bool index = fn == int(ReduceFn::ArgMax) || fn == int(ReduceFn::ArgMin);
+            // ONNX's reductions keep the reduced axis; Relay's drop it.
+            out = TensorType{name.starts_with("Reduce") || index ? Dims{1} : Dims{},
+                             index ? DType::Int64 : DType::Float32};
+        }
+        std::string error;
+        const auto results = runOp(name, {}, inputs, {out}, &error);
+        QVERIFY2(error.empty(),
+                 qPrintable(op + ": no CPU kernel: " + QString::fromStdString(error)));
+        QCOMPARE(results.size(), std::size_t{1});
+        if (kind == 2) {
+            const double got = out.dtype == DType::Int64 ? double(results[0].at<std::int64_t>(0))
+                                                         : double(results[0].f(0));
+            QVERIFY2(std::isfinite(got), qPrintable(op));
+            return;
+        }
+        // The parameters the kernel reads from its (default) attributes.
+        Node node;
+        node.name = "n";
+        node.op = OpRegistry::global().find(name);
+        KernelSpec spec;
+        spec.node = &node;
+        for (const Tensor& t : inputs)
+            spec.inputs.push_back(t.type);
+        spec.outputs = {out};
+        double a = 0, b = 0;
+        if (kind == 0)
+            QVERIFY(!geometry::readUnaryParameters(spec, &a, &b));
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double x =
+                logical ? double(xs[std::size_t(i)] > 0.4f) : double(xs[std::size_t(i)]);
+            const double y =
+                logical ? double(ys[std::size_t(i)] > 0.4f) : double(ys[std::size_t(i)]);
+            const double want = kind == 0 ? functors::applyUnary<double>(UnaryFn(fn), x, a, b)
+                                          : functors::applyBinary<double>(BinaryFn(fn), x, y);
+            const double got =
+                boolOut ? double(results[0].at<std::uint8_t>(i) != 0) : double(results[0].f(i));
+            if (boolOut ? got != double(want != 0)
+                        : std::fabs(got - want) > 1e-5 * (1 + std::fabs(want)))
+                QFAIL(qPrintable(QString("%1 at %2: %3, the shared functor gives %4")
+                                     .arg(op)
+                                     .arg(x)
+                                     .arg(got)
+                                     .arg(want)));
+        }
+    }
+
     // The CPU backend registers a kernel for exactly the families the op registry says CPUs run.
     void cpuTableMatchesCapability() {
         const QString problems =

@@ -52,7 +52,6 @@ constexpr int kUpgradeOpset = 13;
 constexpr int kMaxTestedOpset = 17;
 /// The domain of ONNX's training operators (Adagrad, Momentum, Adam), registered by op name.
 constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
-constexpr const char* kCopyDomain = "ai.placement_explorer";
 /// Model metadata key prefix of a node's pin ("placement.pin:conv1" = "gpu" or "gpu!"). ONNX
 /// 1.12 has no per-node metadata, so placement travels in the model's metadata_props.
 constexpr const char* kPinKey = "placement.pin:";

@@ -13,6 +13,9 @@ class NodeProto;
 
 namespace placer {
 
+/// The domain of the DeviceCopy nodes the writer writes and the reader reads back.
+constexpr const char* kCopyDomain = "ai.placement_explorer";
+
 /// ONNX's TensorProto element type of a dtype, and the dtype of an element type (nothing for
 /// one the engine has no dtype for): one table read both ways.
 int onnxElementType(DType dtype);

@@ -1,6 +1,7 @@
 // ONNX writer.
 #include "io/OnnxWriter.h"
 
+#include "io/OnnxProto.h"
 #include "ir/StringPool.h"
 
 #include "ir/Scalar.h"
@@ -37,8 +38,6 @@ void setOnnxType(onnx::ValueInfoProto* info, const std::string& name, const Tens
 }
 
 namespace {
-
-constexpr const char* kCopyDomain = "ai.placement_explorer";
 
 /// Renames, in a body and the bodies within it, the values it reads from outside it.
 void renameOuterValues(onnx::GraphProto* graph, std::set<std::string> defined,

@@ -18,14 +18,14 @@ namespace placer {
 namespace {
 
 using Shapes = SelectionShapes;
-using Plan = Result<Selection>;
+using SelectionPlan = Result<Selection>;
 
 SourceError specError(const KernelSpec& spec, const std::string& message) {
     (void)spec;
     return SourceError{"", 0, 0, message};
 }
 
-Plan selection(std::string name, std::vector<bool> bounded, Selection::Compute compute) {
+SelectionPlan selection(std::string name, std::vector<bool> bounded, Selection::Compute compute) {
     return Selection{std::move(name), std::move(bounded), std::move(compute)};
 }
 
@@ -43,7 +43,7 @@ std::optional<std::size_t> axisOf(const KernelSpec& spec, int rank) {
     return static_cast<std::size_t>(axis);
 }
 
-Plan nonZero(const KernelSpec& spec) {
+SelectionPlan nonZero(const KernelSpec& spec) {
     const TensorType x = spec.inputs[0];
     const std::int64_t rank = x.rank();
     const std::int64_t bound = x.elementCount();
@@ -66,7 +66,7 @@ Plan nonZero(const KernelSpec& spec) {
     });
 }
 
-Plan compress(const KernelSpec& spec) {
+SelectionPlan compress(const KernelSpec& spec) {
     if (spec.inputs.size() < 2 || spec.inputs[1].rank() != 1)
         return specError(spec, "the condition must be a 1-d tensor");
     const TensorType x = spec.inputs[0];
@@ -106,7 +106,7 @@ Plan compress(const KernelSpec& spec) {
     });
 }
 
-Plan unique(const KernelSpec& spec) {
+SelectionPlan unique(const KernelSpec& spec) {
     const TensorType x = spec.inputs[0];
     const auto axis = axisOf(spec, x.rank());
     if (spec.node->attrs.has("axis") && !axis)
@@ -331,7 +331,7 @@ private:
     std::vector<std::vector<std::uint32_t>> m_buckets;
 };
 
-Plan nonMaxSuppression(const KernelSpec& spec) {
+SelectionPlan nonMaxSuppression(const KernelSpec& spec) {
     if (spec.inputs.size() < 2)
         return specError(spec, "needs boxes and scores");
     const TensorType boxes = spec.inputs[0], scores = spec.inputs[1];
@@ -403,7 +403,7 @@ Plan nonMaxSuppression(const KernelSpec& spec) {
 /// StringNormalizer: drops the stop words from [C] or [1, C] strings (matched with or without
 /// case), then changes case (ASCII letters; other bytes, UTF-8 included, are kept as they are).
 /// With every string dropped, the result is one empty string.
-Plan stringNormalizer(const KernelSpec& spec) {
+SelectionPlan stringNormalizer(const KernelSpec& spec) {
     const TensorType x = spec.inputs[0];
     if (x.dtype != DType::String || x.rank() < 1 || x.rank() > 2 ||
         (x.rank() == 2 && x.shape[0] != 1))

@@ -18,7 +18,7 @@ using namespace passes;
 using Dims = std::vector<std::int64_t>;
 using Perm = std::array<std::int64_t, 4>;
 
-constexpr const char* kPass = "channels-last";
+constexpr const char* kChannelsLast = "channels-last";
 constexpr Perm kToNhwc{0, 2, 3, 1}; ///< nhwc[k] = nchw[kToNhwc[k]]
 constexpr Perm kToNchw{0, 3, 1, 2}; ///< nchw[k] = nhwc[kToNchw[k]]
 
@@ -178,7 +178,7 @@ private:
         node.microBatch = m_out.node(src.node).microBatch;
         hold(node, device);
         ++m_inserted;
-        m_statistics.add(kPass, device, "layout changes");
+        m_statistics.add(kChannelsLast, device, "layout changes");
         return ValueRef{add(std::move(node), NodeId()), 0};
     }
 
@@ -251,7 +251,7 @@ private:
         const bool enabled = m_context.enabledOn(device) && !shapesFoundAtRun(m_in, node);
         NodeLayout layout = enabled ? layoutOf(m_in, node) : NodeLayout{};
         if (enabled && node.op->name == "Conv")
-            m_statistics.add(kPass, device, "convolutions");
+            m_statistics.add(kChannelsLast, device, "convolutions");
         bool convert = layout.role == LayoutRole::Prefers;
         if (layout.role == LayoutRole::Follows) {
             for (std::size_t i = 0; i < node.inputs.size(); ++i)
@@ -285,7 +285,7 @@ private:
             copy.inputs[3] = intsConstant(node.inputs[3], axes, "/nhwc");
         }
         if (node.op->name == "Conv")
-            m_statistics.add(kPass, device, "converted");
+            m_statistics.add(kChannelsLast, device, "converted");
         m_anyConverted = true;
         m_last[id.index][0][device.index] = ValueRef{add(std::move(copy), id), 0};
     }
@@ -363,7 +363,7 @@ private:
         m_last[back.index][0][device.index] = ValueRef{add(std::move(r2), back), 0};
         m_done[swap.index] = m_done[back.index] = true;
         m_anyConverted = true;
-        m_statistics.add(kPass, device, "channel shuffles");
+        m_statistics.add(kChannelsLast, device, "channel shuffles");
         return true;
     }
 
@@ -409,11 +409,11 @@ bool ChannelsLast::run(PassState& state, const PassContext& context,
 std::vector<std::string> ChannelsLast::describe(const PassStatistics& statistics,
                                                 const DeviceSet& devices) const {
     std::vector<std::string> sentences;
-    for (const DeviceId device : statistics.devicesOf(kPass)) {
+    for (const DeviceId device : statistics.devicesOf(kChannelsLast)) {
         const auto count = [&](const char* counter) {
-            return std::to_string(statistics.get(kPass, device, counter));
+            return std::to_string(statistics.get(kChannelsLast, device, counter));
         };
-        const std::int64_t shuffles = statistics.get(kPass, device, "channel shuffles");
+        const std::int64_t shuffles = statistics.get(kChannelsLast, device, "channel shuffles");
         sentences.push_back("channels-last (NHWC) on " + devices[device].name + ": " +
                             count("converted") + " of " + count("convolutions") +
                             " convolutions, " + count("layout changes") + " layout changes" +

@@ -17,7 +17,7 @@ namespace {
 
 using namespace passes;
 
-constexpr const char* kPass = "post-op fusion";
+constexpr const char* kPostOpFusion = "post-op fusion";
 
 /// The unary functions oneDNN applies as a post-op of a convolution or a matrix product.
 bool fusableUnary(UnaryFn fn) {
@@ -147,7 +147,7 @@ public:
                 fused.attrs = Attrs();
                 fused.outputs = {node.outputs[0]};
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
-                m_statistics.add(kPass, m_device[i], "gelus");
+                m_statistics.add(kPostOpFusion, m_device[i], "gelus");
             } else if (group.layerNorm) {
                 // x, gamma, beta: the operands of the final Mul and Add.
                 fused.op = OpRegistry::global().find("LayerNormalization");
@@ -158,7 +158,7 @@ public:
                 fused.attrs.set("epsilon", group.epsilon);
                 fused.outputs = {node.outputs[0]};
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
-                m_statistics.add(kPass, m_device[i], "layer norms");
+                m_statistics.add(kPostOpFusion, m_device[i], "layer norms");
             } else {
                 for (ValueRef& input : fused.inputs)
                     input = mapped(input);
@@ -166,11 +166,11 @@ public:
                     fused.inputs.push_back(mapped(operand));
                 fused.hints.postOps = group.postOps;
                 fused.outputs = {node.outputs[0]};
-                m_statistics.add(kPass, m_device[i],
+                m_statistics.add(kPostOpFusion, m_device[i],
                                  isConv(head)     ? "convolutions"
                                  : isMatmul(head) ? "matrix products"
                                                   : "batch normalisations");
-                m_statistics.add(kPass, m_device[i], "element-wise ops",
+                m_statistics.add(kPostOpFusion, m_device[i], "element-wise ops",
                                  static_cast<std::int64_t>(group.members.size()));
                 emit(std::move(fused), group.head, ValueRef{NodeId(i), 0});
             }
@@ -678,9 +678,9 @@ std::vector<std::string> PostOpFusion::describe(const PassStatistics& statistics
                                                 const DeviceSet& devices) const {
     std::vector<std::string> sentences;
     const auto count = [&](DeviceId device, const char* counter) {
-        return statistics.get(kPass, device, counter);
+        return statistics.get(kPostOpFusion, device, counter);
     };
-    for (const DeviceId device : statistics.devicesOf(kPass)) {
+    for (const DeviceId device : statistics.devicesOf(kPostOpFusion)) {
         std::string heads;
         for (const char* kind : {"convolutions", "matrix products", "batch normalisations"}) {
             if (const std::int64_t n = count(device, kind); n > 0)
@@ -692,12 +692,12 @@ std::vector<std::string> PostOpFusion::describe(const PassStatistics& statistics
                                 std::to_string(count(device, "element-wise ops")) +
                                 " element-wise ops");
     }
-    for (const DeviceId device : statistics.devicesOf(kPass)) {
+    for (const DeviceId device : statistics.devicesOf(kPostOpFusion)) {
         if (const std::int64_t n = count(device, "gelus"); n > 0)
             sentences.push_back("GELU on " + devices[device].name + ": " + std::to_string(n) +
                                 " written out as five ops each, now one kernel each");
     }
-    for (const DeviceId device : statistics.devicesOf(kPass)) {
+    for (const DeviceId device : statistics.devicesOf(kPostOpFusion)) {
         if (const std::int64_t n = count(device, "layer norms"); n > 0)
             sentences.push_back("layer normalisation on " + devices[device].name + ": " +
                                 std::to_string(n) +

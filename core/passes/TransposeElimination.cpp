@@ -17,7 +17,7 @@ namespace {
 using namespace passes;
 using Dims = std::vector<std::int64_t>;
 
-constexpr const char* kPass = "transpose elimination";
+constexpr const char* kTransposeElimination = "transpose elimination";
 
 /// A Transpose that reads a Transpose on the same CPU device reads the first one's input with
 /// the two permutations composed; where the composition is the identity, its readers read that
@@ -66,7 +66,7 @@ public:
                 identity = identity && composed[k] == static_cast<std::int64_t>(k);
             if (identity && !m_isOutput[i]) {
                 m_alias[i] = before->first;
-                m_statistics.add(kPass, m_in.node(id).pin.device, "cancelled");
+                m_statistics.add(kTransposeElimination, m_in.node(id).pin.device, "cancelled");
             } else {
                 m_composed[i] = std::pair{before->first, composed};
             }
@@ -86,7 +86,7 @@ public:
             if (m_alias[i] || readers[i] > 0 || m_isOutput[i] || !permOf(id) || userPinned(id))
                 continue;
             m_dead[i] = true;
-            m_statistics.add(kPass, m_in.node(id).pin.device, "unread");
+            m_statistics.add(kTransposeElimination, m_in.node(id).pin.device, "unread");
             for (const ValueRef input : inputsOf(id))
                 --readers[input.node.index];
         }
@@ -148,11 +148,11 @@ public:
                 continue;
             if (after.valid()) {
                 m_alias[after.index] = ValueRef{id, 0};
-                m_statistics.add(kPass, device, "viewed");
+                m_statistics.add(kTransposeElimination, device, "viewed");
             }
             for (std::size_t k = 0; k < 2; ++k) {
                 if (!views.perms[k].empty())
-                    m_statistics.add(kPass, device, "viewed");
+                    m_statistics.add(kTransposeElimination, device, "viewed");
             }
             m_views[i] = std::move(views);
         }
@@ -295,15 +295,15 @@ bool TransposeElimination::run(PassState& state, const PassContext& context,
 std::vector<std::string> TransposeElimination::describe(const PassStatistics& statistics,
                                                         const DeviceSet& devices) const {
     std::vector<std::string> sentences;
-    for (const DeviceId device : statistics.devicesOf(kPass)) {
-        if (const std::int64_t n = statistics.get(kPass, device, "viewed"); n > 0)
+    for (const DeviceId device : statistics.devicesOf(kTransposeElimination)) {
+        if (const std::int64_t n = statistics.get(kTransposeElimination, device, "viewed"); n > 0)
             sentences.push_back("strided views on " + devices[device].name + ": " +
                                 std::to_string(n) +
                                 " transposes read or written by matrix products in place");
     }
-    for (const DeviceId device : statistics.devicesOf(kPass)) {
-        const std::int64_t cancelled = statistics.get(kPass, device, "cancelled");
-        const std::int64_t unread = statistics.get(kPass, device, "unread");
+    for (const DeviceId device : statistics.devicesOf(kTransposeElimination)) {
+        const std::int64_t cancelled = statistics.get(kTransposeElimination, device, "cancelled");
+        const std::int64_t unread = statistics.get(kTransposeElimination, device, "unread");
         if (cancelled + unread > 0)
             sentences.push_back("transpose elimination on " + devices[device].name + ": " +
                                 std::to_string(cancelled) +

@@ -9,7 +9,7 @@ namespace placer {
 
 namespace {
 
-constexpr const char* kPass = "weight packing";
+constexpr const char* kWeightPacking = "weight packing";
 
 } // namespace
 
@@ -49,7 +49,7 @@ bool WeightPacking::run(PassState& state, const PassContext& context,
         Node& held = graph.node(weights.node);
         held.hints.packedLayout = layout;
         held.pin = Pin{PinKind::Plain, device, "optimizer", true}; // loaded where its reader runs
-        statistics.add(kPass, device, "matrix products");
+        statistics.add(kWeightPacking, device, "matrix products");
         changed = true;
     }
     return changed;
@@ -58,11 +58,12 @@ bool WeightPacking::run(PassState& state, const PassContext& context,
 std::vector<std::string> WeightPacking::describe(const PassStatistics& statistics,
                                                  const DeviceSet& devices) const {
     std::vector<std::string> sentences;
-    for (const DeviceId device : statistics.devicesOf(kPass))
-        sentences.push_back("weight packing on " + devices[device].name + ": " +
-                            std::to_string(statistics.get(kPass, device, "matrix products")) +
-                            " matrix products read their weights in oneDNN's blocked layout, "
-                            "written so at load");
+    for (const DeviceId device : statistics.devicesOf(kWeightPacking))
+        sentences.push_back(
+            "weight packing on " + devices[device].name + ": " +
+            std::to_string(statistics.get(kWeightPacking, device, "matrix products")) +
+            " matrix products read their weights in oneDNN's blocked layout, "
+            "written so at load");
     return sentences;
 }
 

@@ -228,14 +228,8 @@ bool RunPanel::readInputs(std::vector<std::pair<std::string, HostTensor>>* data)
         auto tensor =
             inputFromText(graph, name, text.toStdString(), static_cast<std::uint64_t>(row) + 1);
         if (!tensor) {
-            const bool npy = text.endsWith(QStringLiteral(".npy"), Qt::CaseInsensitive);
-            emit problem(tr("Cannot run"),
-                         npy ? tr("Input %1: %2")
-                                   .arg(QString::fromStdString(name),
-                                        QString::fromStdString(tensor.error().toString()))
-                             : tr("Input %1: '%2' is neither a .npy file nor a shape such as "
-                                  "2,16,64")
-                                   .arg(QString::fromStdString(name), text));
+            // The session's sentence names the input and says what is wrong with the text.
+            emit problem(tr("Cannot run"), QString::fromStdString(tensor.error().toString()));
             return false;
         }
         data->emplace_back(name, tensor.take());

@@ -6,6 +6,7 @@
 #include "kernels/RandomTensor.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace placer {
 

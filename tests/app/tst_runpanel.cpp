@@ -144,7 +144,10 @@ private slots:
         inputs->item(0, 1)->setText(QStringLiteral("two by three"));
         panel.start();
         QCOMPARE(problem.size(), 1);
-        QVERIFY(problem.front().at(1).toString().contains(QStringLiteral("Input x")));
+        const QString said = problem.front().at(1).toString();
+        QVERIFY2(said.contains(QStringLiteral("input 'x'")), qPrintable(said));
+        QVERIFY2(said.contains(QStringLiteral("neither a .npy file nor a shape")),
+                 qPrintable(said));
         QVERIFY(!controller.isRunning());
     }
 

@@ -156,7 +156,27 @@ Result<LoadedModel> readModel(std::string_view text, std::shared_ptr<const Mappe
             std::vector<std::string> ignored;
             return readOnnx(text, fileName, &probeDevices, true, &ignored, at);
         };
-        const SymbolicShapeSummary symbolic = annotateSymbolicShapes(model.graph, probe);
+        SymbolicShapeSummary symbolic = annotateSymbolicShapes(model.graph, probe);
+        // Constants folded from the sizes by no expression of them stay computed, at run time
+        // (as the Relay VM's shape functions are): the model read so serves every size, where
+        // the graph folded at these sizes would have to be read again at each.
+        for (int round = 0; round < 3 && !symbolic.unfittedConstants.empty(); ++round) {
+            options.keepComputed.insert(symbolic.unfittedConstants.begin(),
+                                        symbolic.unfittedConstants.end());
+            DeviceSet keptDevices = model.devices;
+            std::vector<std::string> ignored;
+            auto kept = readOnnx(text, fileName, &keptDevices, true, &ignored, options);
+            if (!kept)
+                break;
+            Graph previous = std::move(model.graph);
+            model.graph = kept.take();
+            SymbolicShapeSummary again = annotateSymbolicShapes(model.graph, probe);
+            if (!again.skipped.empty()) { // no better than folded: keep that read
+                model.graph = std::move(previous);
+                break;
+            }
+            symbolic = std::move(again);
+        }
         if (!symbolic.skipped.empty())
             model.warnings.push_back("shapes are shown at their planned sizes: " +
                                      symbolic.skipped);

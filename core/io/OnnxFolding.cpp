@@ -27,6 +27,26 @@ bool fitsDeclaredInput(const onnx::ValueInfoProto& input, const HostTensor& valu
     return true;
 }
 
+/// What tells a folded value at one size from the same at another: its bytes, or, past 8 KiB,
+/// their ends (a large folded value is a transposed weight, the same at every size).
+std::uint64_t bytesHash(std::string_view bytes) {
+    constexpr std::size_t kEnds = 4096;
+    std::uint64_t hash = 1469598103934665603ull;
+    const auto mixIn = [&](std::string_view part) {
+        for (const char c : part) {
+            hash ^= static_cast<unsigned char>(c);
+            hash *= 1099511628211ull;
+        }
+    };
+    if (bytes.size() <= 2 * kEnds) {
+        mixIn(bytes);
+    } else {
+        mixIn(bytes.substr(0, kEnds));
+        mixIn(bytes.substr(bytes.size() - kEnds));
+    }
+    return hash ^ bytes.size();
+}
+
 } // namespace
 
 /// Whether the engine has a kernel for a standard op (by its ONNX name).
@@ -296,6 +316,12 @@ OnnxImporter::Failure OnnxImporter::foldConstants() {
             if (!m_options.foldConstants || neverFolded(node.op_type()) ||
                 refused.count(displayName(node)))
                 continue;
+            if (!m_options.keepComputed.empty() &&
+                std::any_of(node.output().begin(), node.output().end(),
+                            [&](const std::string& output) {
+                                return m_options.keepComputed.count(output) > 0;
+                            }))
+                continue;
             bool outputsKnown = true;
             std::vector<TensorType> outputTypes;
             for (const std::string& output : node.output()) {
@@ -375,6 +401,17 @@ OnnxImporter::Failure OnnxImporter::foldConstants() {
                 results = outputs.take();
             }
             for (int k = 0; k < node.output_size(); ++k) {
+                const TensorData& result = results[static_cast<std::size_t>(k)];
+                Graph::FoldedValue folded;
+                folded.name = node.output(k);
+                folded.inputs.assign(node.input().begin(), node.input().end());
+                folded.dtype = outputTypes[static_cast<std::size_t>(k)].dtype;
+                folded.elements = outputTypes[static_cast<std::size_t>(k)].elementCount();
+                if (result.size() <= Graph::FoldedValue::kWholeBytes)
+                    folded.smallBytes = std::string(result.bytes());
+                else
+                    folded.hash = bytesHash(result.bytes());
+                m_graph.foldedValues.push_back(std::move(folded));
                 onnx::TensorProto tensor;
                 tensor.set_name(node.output(k));
                 tensor.set_data_type(

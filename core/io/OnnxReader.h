@@ -66,6 +66,12 @@ struct OnnxReadOptions {
     std::set<std::string> runTimeLoops;
     /// Evaluate nodes whose inputs are all known at load (ir/ConstantFolding.h).
     bool foldConstants = true;
+    /// Values (by ONNX name) whose nodes stay in the program although their inputs are known at
+    /// load: values folded from the sizes that no expression of them gives (positions from a
+    /// Range over the cache's length, a causal mask). They are computed at run time, on the
+    /// host as shape functions are, so that the one read serves every size (io/ModelLoader.cpp
+    /// finds them).
+    std::set<std::string> keepComputed;
     /// The mapped file the model's bytes are (MappedFile::bytes()): large initializers then
     /// stay views into it instead of being copied. Without it they are copied out.
     std::shared_ptr<const MappedFile> bytesFile;

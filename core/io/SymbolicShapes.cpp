@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 #include <future>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -36,6 +37,8 @@ struct ProbedNode {
 
 struct ProbedShapes {
     std::unordered_map<std::string, ProbedNode> byNode;
+    /// The values the read folded, intermediate ones included, by name.
+    std::unordered_map<std::string, Graph::FoldedValue> folded;
 };
 
 std::uint64_t mix(std::uint64_t hash, std::string_view bytes) {
@@ -131,6 +134,102 @@ ProbedShapes shapesOf(const Graph& graph) {
         const Node& node = graph.node(NodeId(i));
         out.byNode.emplace(node.name, probedNode(graph, node));
     }
+    for (const Graph::FoldedValue& value : graph.foldedValues)
+        out.folded.emplace(value.name, value);
+    return out;
+}
+
+/// A folded value's elements, where it is a short integer vector.
+std::optional<std::vector<std::int64_t>> foldedElements(const Graph::FoldedValue& value) {
+    const std::size_t width = value.dtype == DType::Int64 ? 8 : value.dtype == DType::Int32 ? 4 : 0;
+    if (width == 0 || value.elements < 0 ||
+        static_cast<std::size_t>(value.elements) > kFittedElements ||
+        value.smallBytes.size() != static_cast<std::size_t>(value.elements) * width)
+        return std::nullopt;
+    std::vector<std::int64_t> out(static_cast<std::size_t>(value.elements));
+    for (std::size_t e = 0; e < out.size(); ++e) {
+        if (width == 8) {
+            std::memcpy(&out[e], value.smallBytes.data() + e * 8, 8);
+        } else {
+            std::int32_t v;
+            std::memcpy(&v, value.smallBytes.data() + e * 4, 4);
+            out[e] = v;
+        }
+    }
+    return out;
+}
+
+/// Where constants folded from the sizes by no expression of them start to be so: the first
+/// folded values on their way from the sizes (a Range over the cache's length, before the
+/// Cast, Unsqueeze and Mul that follow it) whose inputs all follow the sizes by an expression
+/// or are the same at every size. Kept computed, they make every value after them computed too,
+/// and what they read stays folded (io/ModelLoader.cpp).
+std::vector<std::string> whereFittingStops(const Graph& graph,
+                                           const std::vector<std::string>& unfitted,
+                                           const std::vector<ProbedShapes>& probes,
+                                           const std::vector<std::string>& symbols,
+                                           const std::vector<std::vector<std::int64_t>>& points,
+                                           const SymbolValues& base, int degree) {
+    std::unordered_map<std::string, const Graph::FoldedValue*> here;
+    for (const Graph::FoldedValue& value : graph.foldedValues)
+        here.emplace(value.name, &value);
+    std::unordered_map<std::string, bool> memo;
+    const auto follows = [&](const Graph::FoldedValue& value) {
+        if (const auto it = memo.find(value.name); it != memo.end())
+            return it->second;
+        bool same = true, fits = true;
+        std::vector<const Graph::FoldedValue*> found;
+        for (const ProbedShapes& read : probes) {
+            const auto it = read.folded.find(value.name);
+            if (it == read.folded.end()) {
+                fits = same = false;
+                break;
+            }
+            found.push_back(&it->second);
+            same = same && it->second.smallBytes == value.smallBytes &&
+                   it->second.hash == value.hash && it->second.elements == value.elements;
+        }
+        if (!same && fits) {
+            const auto elements = foldedElements(value);
+            std::vector<std::vector<std::int64_t>> at;
+            fits = elements.has_value();
+            for (std::size_t p = 0; fits && p < found.size(); ++p) {
+                auto e = foldedElements(*found[p]);
+                fits = e && e->size() == elements->size();
+                if (fits)
+                    at.push_back(std::move(*e));
+            }
+            std::vector<std::int64_t> sizes(found.size());
+            for (std::size_t e = 0; fits && e < elements->size(); ++e) {
+                for (std::size_t p = 0; p < found.size(); ++p)
+                    sizes[p] = at[p][e];
+                const auto fitted = fitDimExpr(symbols, points, sizes, degree);
+                fits = fitted && fitted->evaluate(base) == (*elements)[e];
+            }
+        }
+        return memo[value.name] = same || fits;
+    };
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    std::vector<std::string> pending(unfitted.begin(), unfitted.end());
+    while (!pending.empty()) {
+        const std::string name = pending.back();
+        pending.pop_back();
+        const auto it = here.find(name);
+        if (it == here.end() || !seen.insert(name).second || follows(*it->second))
+            continue;
+        bool inputsFollow = true;
+        for (const std::string& input : it->second->inputs) {
+            const auto in = here.find(input);
+            if (in == here.end() || follows(*in->second))
+                continue;
+            inputsFollow = false;
+            pending.push_back(input);
+        }
+        if (inputsFollow)
+            out.push_back(name);
+    }
+    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -425,8 +524,16 @@ SymbolicShapeSummary annotateSymbolicShapes(Graph& graph, const ShapeProbe& prob
         }
         if (fittable && elements.size() == here.elements->size())
             node.symbolicData = std::move(elements);
-        else if (!tiledEverywhere(node, found))
+        else if (!tiledEverywhere(node, found)) {
             bound("the constant " + node.name + " is folded from the sizes by no expression");
+            summary.unfittedConstants.push_back(node.name);
+        }
+    }
+    if (!summary.unfittedConstants.empty()) {
+        std::vector<std::string> first = whereFittingStops(
+            graph, summary.unfittedConstants, *probes, summary.symbols, points, base, degree);
+        if (!first.empty())
+            summary.unfittedConstants = std::move(first);
     }
     if (graph.sizeBound.empty())
         checkFarAway(graph, inputs, summary.symbols, probe);

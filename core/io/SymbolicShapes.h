@@ -34,6 +34,10 @@ struct SymbolicShapeSummary {
     int unknownDimensions = 0;        ///< dimensions that change, but by no polynomial of them
     /// Why nothing was annotated, where nothing was ("every read at other sizes failed: ...").
     std::string skipped;
+    /// The constants folded from the sizes that no expression of them gives (a Range over a
+    /// cache's length, a mask), by name: read again with them kept computed
+    /// (OnnxReadOptions::keepComputed), the graph serves every size.
+    std::vector<std::string> unfittedConstants;
 };
 
 /// Sets Node::symbolicShapes for every value of `graph` whose shape follows the dimensions its

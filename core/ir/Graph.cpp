@@ -299,9 +299,11 @@ Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values)
     for (const auto& [name, value] : values) {
         if (!at.count(name))
             return SourceError::sentence("the model names no dimension " + name);
-        if (value <= 0)
+        // 0 is a size: an empty cache before the prompt (the fit, made at positive sizes, is
+        // checked there by checkTypesAtSizes like everywhere else).
+        if (value < 0)
             return SourceError::sentence(name + " = " + std::to_string(value) +
-                                         " is no size (it must be at least 1)");
+                                         " is no size (it must be at least 0)");
         at[name] = value;
     }
     const auto spelled = [&] { return symbolValuesText(at); };

@@ -238,6 +238,20 @@ public:
     /// otherwise, a constant folded from the sizes that no expression gives, a dimension no
     /// expression gives); empty when instantiateAtSizes() gives that graph.
     std::string sizeBound;
+    /// A value the reader folded at load (ir/ConstantFolding.h), intermediate ones included:
+    /// the values it was computed from, and its bytes (a short one whole, else a hash), so that
+    /// reads at other sizes tell where a value stops following the sizes by an expression
+    /// (io/SymbolicShapes.h).
+    struct FoldedValue {
+        std::string name;
+        std::vector<std::string> inputs;
+        DType dtype = DType::Float32;
+        std::string smallBytes; ///< the bytes, where at most kWholeBytes
+        std::uint64_t hash = 0; ///< of the bytes, otherwise
+        std::int64_t elements = 0;
+        static constexpr std::size_t kWholeBytes = 512;
+    };
+    std::vector<FoldedValue> foldedValues;
     /// The model's ONNX opset, or 0 when it did not come from ONNX.
     int onnxOpset() const;
     /// How many nodes the reader evaluated at load and replaced by constants
@@ -279,7 +293,7 @@ Graph graphAtSizes(const Graph& graph, const SymbolValues& values);
 /// of the named dimensions: every such shape and folded constant evaluated at `values` (names
 /// it lacks keep the graph's), so that it is the graph the model would be read as at those
 /// sizes, with the same nodes (a plan of `graph` places it as it is). An error says why not:
-/// the graph is bound to its sizes (Graph::sizeBound), a name's value is not positive, or an
+/// the graph is bound to its sizes (Graph::sizeBound), a name's value is negative, or an
 /// expression has no value there.
 Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values);
 

@@ -15,6 +15,7 @@ commands:
   plan      plan the devices of a model and report nodes, copies, conflicts and memory
   compile   lower the plan to bytecode for the runtime (--emit bytecode)
   run       run the plan on real devices: latency, per-node and per-copy times, a trace
+  generate  generate tokens from a decoder with a KV cache, step by step on the plan
   devices   list the physical devices this machine has (cpu, vcpuN, cuda:N)
   calibrate measure their FLOP/s, bandwidth and copies for the cost model (--mode auto)
   plans     save, list, show, diff, rename, duplicate and delete plans (SQLite workspace)
@@ -84,6 +85,8 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
         return runCompileCommand(rest, in, out, err);
     if (command == "run")
         return runRunCommand(rest, in, out, err);
+    if (command == "generate")
+        return runGenerateCommand(rest, in, out, err);
     if (command == "devices")
         return runDevicesCommand(rest, in, out, err);
     if (command == "calibrate")

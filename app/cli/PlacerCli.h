@@ -29,6 +29,9 @@ int runPlansCommand(const std::vector<std::string>& args, std::istream& in, std:
                     std::ostream& err);
 int runDevicesCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                       std::ostream& err);
+/// `placer generate` (GenerateCommand.cpp).
+int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                       std::ostream& err);
 /// `placer calibrate` (CalibrateCommand.cpp).
 int runCalibrateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                         std::ostream& err);

@@ -6,6 +6,7 @@
 #include "session/PlanOptionText.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -179,6 +180,16 @@ int writeOutput(const std::string& command, const std::string& text, const std::
         return UserError;
     }
     return Ok;
+}
+
+bool parseInt(const std::string& text, int minimum, int* value) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+    return ec == std::errc() && end == text.data() + text.size() && *value >= minimum;
+}
+
+bool parseDouble(const std::string& text, double* value) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+    return ec == std::errc() && end == text.data() + text.size() && *value >= 0;
 }
 
 } // namespace placer::cli

@@ -55,6 +55,10 @@ std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& 
 std::string describeProfile(const DeviceProfile& profile);
 std::string describeLink(const LinkProfile& link);
 
+/// A whole number of at least `minimum`, or a non-negative number: the whole text, or false.
+bool parseInt(const std::string& text, int minimum, int* value);
+bool parseDouble(const std::string& text, double* value);
+
 /// Writes `text` to `path` (standard output for "" or "-"); returns an exit code.
 int writeOutput(const std::string& command, const std::string& text, const std::string& path,
                 std::ostream& out, std::ostream& err);

@@ -91,16 +91,6 @@ host has (vcpus and threads=N beyond them share the cores); and the calibration 
 calibrate` kept in the workspace FILE for this machine, if any.
 )";
 
-bool parseInt(const std::string& text, int minimum, int* value) {
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
-    return ec == std::errc() && end == text.data() + text.size() && *value >= minimum;
-}
-
-bool parseDouble(const std::string& text, double* value) {
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
-    return ec == std::errc() && end == text.data() + text.size() && *value >= 0;
-}
-
 /// "out/logits.npy" for an output called "logits"; names are made file-safe.
 std::string outputFileName(const std::string& dir, const std::string& name, std::size_t index) {
     std::string safe;

@@ -19,6 +19,7 @@
 #include "plan/Plan.h"
 #include "plan/PlanWorkspace.h"
 #include "report/RunOutcome.h"
+#include "session/Generate.h"
 #include "vm/Bytecode.h"
 #include "vm/Calibrate.h"
 
@@ -191,6 +192,14 @@ public:
     /// nodes differently.
     Status recordRun(const RunOutcome& outcome, const std::string& name,
                      bool* saved = nullptr) const;
+
+    /// Generates from `planned`, a decoder whose cache is explicit inputs and outputs
+    /// (session/Generate.h): the prompt, then a token a step, the cache bound from each step to
+    /// the next, until `request.maxNewTokens`, a stop token, the maximum length or `onToken`
+    /// saying stop. Every step runs this plan: the model is not read again.
+    Result<GenerationReport> generate(std::shared_ptr<const PlannedModel> planned,
+                                      const GenerateRequest& request,
+                                      const TokenCallback& onToken = {});
 
     /// How many times this session read, planned and instantiated models.
     const SessionCounters& counters() const { return m_counters; }

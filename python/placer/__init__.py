@@ -477,6 +477,115 @@ class Plan:
                               + check.get("mismatch", ""))
         return result
 
+    def generate(
+        self,
+        prompt: Any,
+        max_new_tokens: int = 32,
+        max_length: int = 0,
+        temperature: float = 0.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        seed: int = 1,
+        stop: Iterable[int] = (),
+        mapping: Optional[Mapping[str, str]] = None,
+        optimize: bool = True,
+        ids_input: str = "",
+        logits: str = "",
+        bind: Optional[Mapping[str, str]] = None,
+        on_token: Optional[Callable[[int, int], Optional[bool]]] = None,
+    ) -> "Generation":
+        """Generates tokens from a decoder whose KV cache is explicit inputs and outputs (past_*
+        in, present_* out), as ``placer generate`` does: the prompt, then one token a step, each
+        step's present_* fed to the next step's past_*, every step on this plan (the model is not
+        read again).
+
+        prompt: token ids (a list or an integer array, read in order).
+        temperature: 0 is greedy; above it, sampling with top_k, top_p and seed.
+        stop: stop after any of these tokens. max_length: the most tokens the cache may hold.
+        ids_input, logits, bind: the names of the ids' input, the logits' output and the
+            cache's pairs {present: past}, where the model's are not found by name.
+        on_token: called as on_token(token, index) as each token is made; False stops.
+        """
+        if mapping is None:
+            mapping = self._mapping
+        ids = [int(t) for t in np.asarray(prompt).reshape(-1)]
+        report = _session(self._workspace).generate(
+            self._handle, ids, int(max_new_tokens), int(max_length), float(temperature),
+            int(top_k), float(top_p), int(seed), [int(t) for t in stop], str(ids_input),
+            str(logits), list((bind or {}).items()), _maps(mapping), bool(optimize), on_token)
+        return Generation(report)
+
+    def stream(self, prompt: Any, **options: Any) -> Iterable[int]:
+        """Yields the tokens of :meth:`generate` as they are made (a thread generates; the
+        tokens come through a queue)."""
+        import queue
+        import threading
+
+        made: "queue.Queue[Any]" = queue.Queue()
+        stop = threading.Event()
+        finished = object()
+
+        def on_token(token: int, index: int) -> bool:
+            made.put(token)
+            return not stop.is_set()
+
+        def work() -> None:
+            try:
+                self.generate(prompt, on_token=on_token, **options)
+            except BaseException as error:  # handed to the consumer
+                made.put(error)
+            made.put(finished)
+
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        try:
+            while True:
+                item = made.get()
+                if item is finished:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            thread.join()
+
+
+class Generation:
+    """A finished generation: the new tokens, why it stopped, and its figures (time to first
+    token, decode tokens/s, per-token latency, each device's busy time per token)."""
+
+    def __init__(self, report: dict):
+        self.report = report
+
+    @property
+    def tokens(self) -> List[int]:
+        return list(self.report["tokens"])
+
+    @property
+    def stop_reason(self) -> str:
+        return self.report["stop_reason"]
+
+    @property
+    def time_to_first_token_ms(self) -> float:
+        return self.report["time_to_first_token_ms"]
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Decode tokens per second (the steps after the prompt)."""
+        return self.report["decode_tokens_per_s"]
+
+    def latency_ms(self, percentile: float = 50) -> float:
+        """A percentile of the decode steps' wall times."""
+        walls = sorted(step["wall_ms"] for step in self.report["steps"][1:])
+        if not walls:
+            return 0.0
+        return float(np.percentile(walls, percentile))
+
+    def __repr__(self) -> str:
+        return (f"Generation({len(self.tokens)} tokens, {self.tokens_per_second:.1f} tokens/s, "
+                f"stopped: {self.stop_reason})")
+
 
 class Run:
     """A finished run: outputs, latency, per-node and per-copy times, idle time, the reference

@@ -1,6 +1,6 @@
 # Type stubs of the placer module (python/placer/__init__.py).
 import os
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -99,6 +99,37 @@ class Plan:
         record: bool = ...,
         progress: Optional[Callable[[int, int], None]] = ...,
     ) -> Run: ...
+    def generate(
+        self,
+        prompt: Any,
+        max_new_tokens: int = ...,
+        max_length: int = ...,
+        temperature: float = ...,
+        top_k: int = ...,
+        top_p: float = ...,
+        seed: int = ...,
+        stop: Iterable[int] = ...,
+        mapping: Optional[Mapping[str, str]] = ...,
+        optimize: bool = ...,
+        ids_input: str = ...,
+        logits: str = ...,
+        bind: Optional[Mapping[str, str]] = ...,
+        on_token: Optional[Callable[[int, int], Optional[bool]]] = ...,
+    ) -> Generation: ...
+    def stream(self, prompt: Any, **options: Any) -> Iterable[int]: ...
+
+class Generation:
+    report: dict
+    def __init__(self, report: dict) -> None: ...
+    @property
+    def tokens(self) -> List[int]: ...
+    @property
+    def stop_reason(self) -> str: ...
+    @property
+    def time_to_first_token_ms(self) -> float: ...
+    @property
+    def tokens_per_second(self) -> float: ...
+    def latency_ms(self, percentile: float = ...) -> float: ...
 
 class Run:
     plan: Plan

@@ -405,6 +405,60 @@ RunHandle run(Session& session, const PlanHandle& planned, const RunArguments& a
     return {take(std::move(*result))};
 }
 
+struct GenerateArguments {
+    std::vector<std::int64_t> prompt;
+    int maxNewTokens = 32, maxLength = 0;
+    Sampling sampling;
+    std::vector<std::int64_t> stop;
+    std::string idsInput, logits;
+    std::vector<std::pair<std::string, std::string>> bind, maps;
+    bool optimize = true;
+    py::object onToken;
+};
+
+/// Session::generate with the GIL released; `on_token(token, index)` is called with it held as
+/// each token is made (False stops), and Ctrl+C stops between tokens.
+py::object generate(Session& session, const PlanHandle& planned, GenerateArguments arguments) {
+    GenerateRequest request;
+    request.prompt = std::move(arguments.prompt);
+    request.maxNewTokens = arguments.maxNewTokens;
+    request.maxLength = arguments.maxLength;
+    request.sampling = arguments.sampling;
+    request.stopTokens = std::move(arguments.stop);
+    request.idsInput = std::move(arguments.idsInput);
+    request.logitsOutput = std::move(arguments.logits);
+    request.cache = std::move(arguments.bind);
+    request.maps = takeMaps(arguments.maps);
+    request.optimize = arguments.optimize;
+    if (request.maxNewTokens < 1)
+        fail("max_new_tokens must be at least 1, not " + std::to_string(request.maxNewTokens));
+    std::optional<py::error_already_set> raised;
+    const TokenCallback onToken = [&](std::int64_t token, int index) {
+        py::gil_scoped_acquire gil;
+        try {
+            if (PyErr_CheckSignals() != 0)
+                throw py::error_already_set();
+            if (!arguments.onToken.is_none()) {
+                py::object answer = arguments.onToken(token, index);
+                if (!answer.is_none() && !answer.cast<bool>())
+                    return false;
+            }
+        } catch (py::error_already_set& error) {
+            raised = std::move(error);
+            return false;
+        }
+        return true;
+    };
+    std::optional<Result<GenerationReport>> result;
+    {
+        py::gil_scoped_release release;
+        result.emplace(session.generate(planned.planned, request, onToken));
+    }
+    if (raised)
+        throw std::move(*raised);
+    return parseJson(generationJson(take(std::move(*result))));
+}
+
 py::list runOutputs(const RunHandle& handle) {
     const std::shared_ptr<RunOutcome>& outcome = handle.outcome;
     const Graph& graph = outcome->graph();
@@ -531,6 +585,30 @@ PYBIND11_MODULE(_placer, m) {
                      std::move(inputs), std::move(maps), iterations, warmup, seed,
                      reference,         optimize,        atol,       rtol,   std::move(progress)};
                  return run(session, planned, arguments);
+             })
+        .def("generate",
+             [](Session& session, const PlanHandle& planned, std::vector<std::int64_t> prompt,
+                int maxNewTokens, int maxLength, double temperature, int topK, double topP,
+                std::uint64_t seed, std::vector<std::int64_t> stop, std::string idsInput,
+                std::string logits, std::vector<std::pair<std::string, std::string>> bind,
+                std::vector<std::pair<std::string, std::string>> maps, bool optimize,
+                py::object onToken) {
+                 GenerateArguments arguments{
+                     std::move(prompt), maxNewTokens,
+                     maxLength,         Sampling{temperature, topK, topP, seed},
+                     std::move(stop),   std::move(idsInput),
+                     std::move(logits), std::move(bind),
+                     std::move(maps),   optimize,
+                     std::move(onToken)};
+                 return generate(session, planned, std::move(arguments));
+             })
+        .def("counters",
+             [](const Session& session) {
+                 py::dict out;
+                 out["models_read"] = session.counters().modelsRead;
+                 out["plans_made"] = session.counters().plansMade;
+                 out["instantiated"] = session.counters().instantiated;
+                 return out;
              })
         .def("calibrate",
              [](Session& session, bool quick, int iterations) {

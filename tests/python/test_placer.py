@@ -423,3 +423,61 @@ def test_to_dataframe(resnet):
     assert set(frame["kind"]) == {"node", "copy"}
     assert len(frame) == len(run.nodes) + len(run.copies)
     assert frame["median_ms"].notna().all()
+
+
+# --- generation ------------------------------------------------------------------------------
+
+
+def _decoder():
+    prompt = np.load(TEST_MODELS / "tiny_decoder.prompt.npy")
+    expected = np.load(TEST_MODELS / "tiny_decoder.expected.npy")[0].tolist()
+    return prompt, expected
+
+
+def test_generate_gives_pytorchs_greedy_tokens_from_one_read(workspace):
+    prompt, expected = _decoder()
+    plan = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(
+        devices="a:vcpu,b:vcpu", pins={"/blocks.1/*": "b"})
+    seen = []
+    made = plan.generate(prompt, max_new_tokens=64, on_token=lambda t, i: seen.append(t))
+    assert made.tokens == expected and seen == expected
+    assert made.stop_reason == "max-new-tokens"
+    assert made.time_to_first_token_ms > 0 and made.tokens_per_second > 0
+    assert made.latency_ms(99) >= made.latency_ms(50) > 0
+    assert [s["tokens"] for s in made.report["steps"]][:2] == [32, 1]
+    assert sorted(made.report["busy_per_token_ms"]) != []
+    # Streamed: the same tokens, as they come; stopping early stops the generation.
+    assert list(plan.stream(prompt, max_new_tokens=8)) == expected[:8]
+    first = []
+    for token in plan.stream(prompt, max_new_tokens=64):
+        first.append(token)
+        if len(first) == 3:
+            break
+    assert first == expected[:3]
+
+
+def test_a_saved_decoder_plan_generates_the_same(workspace):
+    prompt, expected = _decoder()
+    plan = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(
+        devices="a:vcpu,b:vcpu", pins={"/blocks.1/*": "b"})
+    plan.save("decoder")
+    again = placer.Workspace(workspace).load("decoder", model=TEST_MODELS / "tiny_decoder.onnx")
+    assert again.device_of("/blocks.1/attn/q/MatMul") == "b"
+    assert again.generate(prompt, max_new_tokens=64).tokens == expected
+
+
+def test_generate_refuses_bad_input_with_a_sentence(workspace):
+    prompt, _ = _decoder()
+    plan = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(
+        devices="a:vcpu")
+    bad = prompt.copy()
+    bad[0, 3] = 500
+    with pytest.raises(placer.PlacerError, match="token 3 is id 500, outside the vocabulary"):
+        plan.generate(bad)
+    with pytest.raises(placer.PlacerError, match="longer than the maximum length 8"):
+        plan.generate(prompt, max_length=8)
+    with pytest.raises(placer.PlacerError, match="cache pairing logits -> past_value_1"):
+        plan.generate(prompt, bind={"logits": "past_value_1"})
+    # Sampling with a seed is reproducible.
+    a = plan.generate(prompt, max_new_tokens=8, temperature=1.0, top_k=20, seed=3).tokens
+    assert a == plan.generate(prompt, max_new_tokens=8, temperature=1.0, top_k=20, seed=3).tokens

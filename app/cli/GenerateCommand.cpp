@@ -1,0 +1,210 @@
+// `placer generate`: tokens from a decoder with an explicit KV cache, a step at a time on the
+// plan made once (session/Generate.h), printed as they come.
+#include "cli/PlacerCli.h"
+#include "cli/PlanSetup.h"
+
+#include "device/Ranks.h"
+#include "io/Npy.h"
+#include "plan/Annotations.h"
+
+#include <charconv>
+#include <ostream>
+
+namespace placer::cli {
+
+namespace {
+
+constexpr const char* kGenerateHelp = R"(usage: placer generate MODEL --prompt IDS [OPTIONS]
+
+Generates tokens from MODEL, a decoder whose KV cache is explicit inputs and outputs (past_*
+in, present_* out, as PyTorch and Hugging Face export them): the prompt runs first, then one
+token a step, each step's present_* bound to the next step's past_* (found by name: present_K
+with past_K, present.K.key with past_key_values.K.key, ...). Every step runs the one plan made
+here: the model is read once, whatever the lengths. Tokens are printed as they are made; then
+the time to the first token, decode tokens/s, per-token latency p50/p99 and each device's busy
+time per token.
+
+options:
+%s  --prompt FILE.npy|IDS      the prompt: token ids in a .npy file (int32 or int64, any shape,
+                             read in order) or written out, '1,2,3'
+  --max-new-tokens N         tokens to generate (default 32)
+  --max-length L             the most tokens the cache may hold, prompt included: a longer
+                             prompt is an error, and generation stops there
+  --temperature T            sample at temperature T (default 0: greedy)
+  --top-k K, --top-p P       sample among the K most likely, or the fewest whose probabilities
+                             sum to P
+  --seed N                   the sampling's seed (default 1)
+  --stop ID[,ID...]          stop after any of these tokens (repeatable)
+  --ids-input NAME           the input of token ids (default input_ids, or the one integer
+                             input of rank 2)
+  --logits NAME              the output of logits (default logits, or the first that is no
+                             present_*)
+  --bind PRESENT=PAST        carry output PRESENT into input PAST at the next step
+                             (repeatable; replaces the pairing by name)
+  --map VDEV=PHYS            as for placer run (repeatable)
+  --no-optimize              run the plan's own graph
+  --json                     write the report as JSON (tokens not streamed)
+  -o, --output FILE          write the report to FILE instead of standard output
+  -h, --help                 show this help
+)";
+
+/// Token ids written out ("1,2,3" or "1 2 3"), or nullopt.
+std::optional<std::vector<std::int64_t>> idsFromText(const std::string& text) {
+    std::vector<std::int64_t> out;
+    const char* at = text.data();
+    const char* end = text.data() + text.size();
+    while (at < end) {
+        while (at < end && (*at == ',' || *at == ' '))
+            ++at;
+        if (at == end)
+            break;
+        std::int64_t id = 0;
+        const auto [next, ec] = std::from_chars(at, end, id);
+        if (ec != std::errc())
+            return std::nullopt;
+        out.push_back(id);
+        at = next;
+    }
+    return out;
+}
+
+} // namespace
+
+int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                       std::ostream& err) {
+    GenerateRequest request;
+    std::string prompt, output;
+    bool json = false;
+    CommandOptions own;
+    own.withValue = {"--prompt",    "--max-new-tokens", "--max-length", "--temperature",
+                     "--top-k",     "--top-p",          "--seed",       "--stop",
+                     "--ids-input", "--logits",         "--bind",       "--map",
+                     "-o",          "--output"};
+    own.flags = {"--json", "--no-optimize"};
+    own.handle = [&](const std::string& name,
+                     const std::string& value) -> std::optional<std::string> {
+        int number = 0;
+        if (name == "--json") {
+            json = true;
+        } else if (name == "--no-optimize") {
+            request.optimize = false;
+        } else if (name == "--prompt") {
+            prompt = value;
+        } else if (name == "--max-new-tokens") {
+            if (!parseInt(value, 1, &request.maxNewTokens))
+                return "--max-new-tokens must be a whole number of at least 1, not '" + value + "'";
+        } else if (name == "--max-length") {
+            if (!parseInt(value, 1, &request.maxLength))
+                return "--max-length must be a whole number of at least 1, not '" + value + "'";
+        } else if (name == "--temperature") {
+            if (!parseDouble(value, &request.sampling.temperature))
+                return "--temperature must be a non-negative number, not '" + value + "'";
+        } else if (name == "--top-k") {
+            if (!parseInt(value, 0, &request.sampling.topK))
+                return "--top-k must be a whole number of at least 0, not '" + value + "'";
+        } else if (name == "--top-p") {
+            if (!parseDouble(value, &request.sampling.topP) || request.sampling.topP <= 0 ||
+                request.sampling.topP > 1)
+                return "--top-p must be a number in (0, 1], not '" + value + "'";
+        } else if (name == "--seed") {
+            if (!parseInt(value, 0, &number))
+                return "--seed must be a non-negative whole number, not '" + value + "'";
+            request.sampling.seed = static_cast<std::uint64_t>(number);
+        } else if (name == "--stop") {
+            const auto ids = idsFromText(value);
+            if (!ids || ids->empty())
+                return "--stop takes token ids, '2' or '2,7', not '" + value + "'";
+            request.stopTokens.insert(request.stopTokens.end(), ids->begin(), ids->end());
+        } else if (name == "--ids-input") {
+            request.idsInput = value;
+        } else if (name == "--logits") {
+            request.logitsOutput = value;
+        } else if (name == "--bind") {
+            auto split = splitAssignment(value, SplitAt::FirstEquals);
+            if (!split)
+                return "--bind " + split.error().message;
+            request.cache.emplace_back(split.value().lhs, split.value().rhs);
+        } else if (name == "--map") {
+            auto split = splitAssignment(value, SplitAt::FirstEquals);
+            if (!split)
+                return "--map " + split.error().message;
+            request.maps.push_back({split.value().lhs, split.value().rhs});
+        } else {
+            output = value;
+        }
+        return std::nullopt;
+    };
+    PlanArguments parsed;
+    const std::string help = formatHelp(kGenerateHelp);
+    if (const auto exit = parseCommandLine("generate", help.c_str(), args, &parsed, own, out, err))
+        return *exit;
+    const auto fail = [&](const std::string& message) {
+        err << "placer generate: error: " << message << "\n";
+        return UserError;
+    };
+    if (prompt.empty()) {
+        err << "placer generate: error: --prompt is required (a .npy file of token ids, or "
+               "'1,2,3')\n";
+        return UsageError;
+    }
+    if (prompt.ends_with(".npy")) {
+        auto tensor = readNpy(prompt);
+        if (!tensor)
+            return fail("--prompt " + tensor.error().toString());
+        const HostTensor& ids = tensor.value();
+        if (ids.type.dtype != DType::Int64 && ids.type.dtype != DType::Int32)
+            return fail("--prompt " + prompt + ": the ids are " +
+                        std::string(dtypeName(ids.type.dtype)) + ", not int64 or int32");
+        for (std::int64_t e = 0; e < ids.type.elementCount(); ++e)
+            request.prompt.push_back(ids.type.dtype == DType::Int64 ? ids.as<std::int64_t>()[e]
+                                                                    : ids.as<std::int32_t>()[e]);
+    } else {
+        const auto ids = idsFromText(prompt);
+        if (!ids)
+            return fail("--prompt '" + prompt +
+                        "' is neither a .npy file nor token ids written out ('1,2,3')");
+        request.prompt = *ids;
+    }
+    parsed.request.maps = request.maps;
+    parsed.request.optimize = request.optimize;
+    Session session(sessionOptions(parsed));
+    auto planned = std::make_shared<PlannedModel>();
+    if (const auto exit = loadAndPlan("generate", parsed, session, in, err, planned.get()))
+        return *exit;
+    const bool report = localRank() == 0;
+    const bool stream = report && !json && output.empty();
+    TokenCallback onToken;
+    if (stream)
+        onToken = [&](std::int64_t token, int index) {
+            out << (index == 0 ? "" : " ") << token << std::flush;
+            return true;
+        };
+    auto generated = session.generate(planned, request, onToken);
+    if (stream && generated && !generated.value().tokens.empty())
+        out << "\n";
+    if (!generated)
+        return fail(generated.error().message);
+    if (!report)
+        return Ok;
+    const GenerationReport& made = generated.value();
+    for (const std::string& warning : made.warnings)
+        err << "placer generate: warning: " << warning << "\n";
+    std::string text;
+    if (json) {
+        text = generationJson(made) + "\n";
+    } else {
+        if (!stream) {
+            for (std::size_t i = 0; i < made.tokens.size(); ++i)
+                text += (i ? " " : "") + std::to_string(made.tokens[i]);
+            text += "\n";
+        }
+        text += generationSummary(made);
+        text += "session: read the model " + std::to_string(session.counters().modelsRead) +
+                " time(s), planned " + std::to_string(session.counters().plansMade) +
+                ", instantiated at " + std::to_string(session.counters().instantiated) +
+                " other sizes\n";
+    }
+    return writeOutput("generate", text, output, out, err);
+}
+
+} // namespace placer::cli

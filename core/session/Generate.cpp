@@ -1,0 +1,611 @@
+// Generation token by token (session/Generate.h): the cache found and bound, the prompt
+// checked, each step run on the plan made at open, and the figures of the steps.
+#include "session/Generate.h"
+
+#include "io/Json.h"
+#include "kernels/ElementFunctors.h"
+#include "kernels/KernelSupport.h"
+#include "session/Session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace placer {
+
+namespace {
+
+/// A graph input: its node, its planned type, and its dimensions as the model declares them.
+struct ModelInput {
+    std::string name;
+    TensorType type;
+    std::vector<std::string> declared; ///< empty when every dimension is fixed
+};
+
+std::vector<ModelInput> modelInputs(const Graph& graph) {
+    std::vector<ModelInput> out;
+    for (const Node& node : graph.nodes()) {
+        if (node.role() != OpRole::Parameter || node.outputs.empty())
+            continue;
+        ModelInput input{node.name, node.outputs[0], {}};
+        for (const OpenInput& open : graph.openInputs) {
+            if (open.name == node.name)
+                input.declared = open.declaredDims;
+        }
+        out.push_back(std::move(input));
+    }
+    return out;
+}
+
+std::string lower(std::string text) {
+    for (char& c : text)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+/// What names a cache tensor besides its past or present: its layer's number and whether it
+/// is the key or the value ("present_key_3", "present.3.key", "past_key_values.3.value",
+/// "present_3_v"): ("3", "key"). Empty where the name has no number.
+std::pair<std::string, std::string> cacheSlot(const std::string& name) {
+    std::string text = lower(name);
+    for (const char* prefix : {"past_key_values", "past", "present"}) {
+        if (const auto at = text.find(prefix); at != std::string::npos)
+            text.erase(at, std::strlen(prefix));
+    }
+    std::string number;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+            while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+                number += text[i++];
+            break;
+        }
+    }
+    std::string kind;
+    if (text.find("key") != std::string::npos)
+        kind = "key";
+    else if (text.find("value") != std::string::npos)
+        kind = "value";
+    else if (text.size() >= 2 && (text.ends_with("_k") || text.ends_with(".k")))
+        kind = "key";
+    else if (text.size() >= 2 && (text.ends_with("_v") || text.ends_with(".v")))
+        kind = "value";
+    return {number, kind};
+}
+
+bool isPast(const std::string& name) {
+    return lower(name).starts_with("past");
+}
+bool isPresent(const std::string& name) {
+    return lower(name).starts_with("present");
+}
+
+std::string shapeText(const std::vector<std::string>& declared, const TensorType& type) {
+    if (declared.empty())
+        return type.toShortString();
+    std::string out;
+    for (const std::string& dim : declared)
+        out += (out.empty() ? "" : "x") + dim;
+    return out + " " + std::string(dtypeName(type.dtype));
+}
+
+double percentileOf(std::vector<double> values, double percentile) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const double at = percentile / 100.0 * static_cast<double>(values.size() - 1);
+    const auto low = static_cast<std::size_t>(std::floor(at));
+    const std::size_t high = std::min(values.size() - 1, low + 1);
+    return values[low] + (values[high] - values[low]) * (at - static_cast<double>(low));
+}
+
+std::uint64_t nextRandom(std::uint64_t& state) { // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/// The logits of the last position, as floats.
+std::vector<float> lastLogits(const HostTensor& logits) {
+    const std::int64_t vocabulary = logits.type.shape.back();
+    const std::int64_t count = logits.type.elementCount();
+    const std::int64_t first = count - vocabulary;
+    std::vector<float> out(static_cast<std::size_t>(vocabulary));
+    for (std::int64_t v = 0; v < vocabulary; ++v) {
+        const std::int64_t e = first + v;
+        switch (logits.type.dtype) {
+        case DType::Float32:
+            out[static_cast<std::size_t>(v)] = logits.as<float>()[e];
+            break;
+        case DType::Float16:
+            out[static_cast<std::size_t>(v)] = halfToFloat(logits.as<std::uint16_t>()[e]);
+            break;
+        case DType::BFloat16:
+            out[static_cast<std::size_t>(v)] = bfloat16ToFloat(logits.as<std::uint16_t>()[e]);
+            break;
+        case DType::Float64:
+            out[static_cast<std::size_t>(v)] = static_cast<float>(logits.as<double>()[e]);
+            break;
+        default:
+            break;
+        }
+    }
+    return out;
+}
+
+HostTensor idsTensor(const std::vector<std::int64_t>& ids, DType dtype) {
+    HostTensor out =
+        HostTensor::zeros(TensorType{{1, static_cast<std::int64_t>(ids.size())}, dtype});
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (dtype == DType::Int32)
+            out.as<std::int32_t>()[i] = static_cast<std::int32_t>(ids[i]);
+        else
+            out.as<std::int64_t>()[i] = ids[i];
+    }
+    return out;
+}
+
+/// An auxiliary input a decoder export may have, made for each step: the attention mask over
+/// the cache and the new tokens (ones), and the new tokens' positions.
+std::optional<HostTensor> auxiliaryInput(const ModelInput& input, std::int64_t cached,
+                                         std::int64_t fresh) {
+    const std::string name = lower(input.name);
+    const bool integer = input.type.dtype == DType::Int64 || input.type.dtype == DType::Int32;
+    if (!integer || input.type.rank() != 2)
+        return std::nullopt;
+    std::vector<std::int64_t> values;
+    if (name.find("attention_mask") != std::string::npos)
+        values.assign(static_cast<std::size_t>(cached + fresh), 1);
+    else if (name.find("position_ids") != std::string::npos || name == "positions") {
+        values.resize(static_cast<std::size_t>(fresh));
+        std::iota(values.begin(), values.end(), cached);
+    } else {
+        return std::nullopt;
+    }
+    return idsTensor(values, input.type.dtype);
+}
+
+} // namespace
+
+std::int64_t pickToken(const float* logits, std::int64_t vocabulary, const Sampling& sampling,
+                       std::uint64_t& state) {
+    if (sampling.temperature <= 0) {
+        std::int64_t best = 0;
+        for (std::int64_t v = 1; v < vocabulary; ++v) {
+            if (logits[v] > logits[best])
+                best = v;
+        }
+        return best;
+    }
+    std::vector<std::int64_t> order(static_cast<std::size_t>(vocabulary));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int64_t a, std::int64_t b) { return logits[a] > logits[b]; });
+    std::size_t keep = order.size();
+    if (sampling.topK > 0)
+        keep = std::min(keep, static_cast<std::size_t>(sampling.topK));
+    std::vector<double> weight(keep);
+    const double top = logits[order[0]];
+    double total = 0;
+    for (std::size_t i = 0; i < keep; ++i) {
+        weight[i] = std::exp((logits[order[i]] - top) / sampling.temperature);
+        total += weight[i];
+    }
+    if (sampling.topP < 1) {
+        double sum = 0;
+        std::size_t kept = 0;
+        while (kept < keep && sum < sampling.topP * total)
+            sum += weight[kept++];
+        keep = std::max<std::size_t>(kept, 1);
+        total = sum;
+    }
+    const double draw =
+        static_cast<double>(nextRandom(state) >> 11) * (1.0 / 9007199254740992.0) * total;
+    double sum = 0;
+    for (std::size_t i = 0; i < keep; ++i) {
+        sum += weight[i];
+        if (draw < sum)
+            return order[i];
+    }
+    return order[keep - 1];
+}
+
+Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> planned,
+                                           const GenerateRequest& request,
+                                           const TokenCallback& onToken) {
+    const Graph& graph = planned->model.graph;
+    const std::vector<ModelInput> inputs = modelInputs(graph);
+    GenerationReport report;
+    report.prompt = request.prompt;
+    report.sampling = request.sampling;
+    const auto inputNamed = [&](const std::string& name) -> const ModelInput* {
+        for (const ModelInput& input : inputs) {
+            if (input.name == name)
+                return &input;
+        }
+        return nullptr;
+    };
+    const auto outputNamed = [&](const std::string& name) -> const GraphOutput* {
+        for (const GraphOutput& output : graph.outputs()) {
+            if (output.name == name)
+                return &output;
+        }
+        return nullptr;
+    };
+    std::string inputList, outputList;
+    for (const ModelInput& input : inputs)
+        inputList += (inputList.empty() ? "" : ", ") + input.name;
+    for (const GraphOutput& output : graph.outputs())
+        outputList += (outputList.empty() ? "" : ", ") + output.name;
+
+    // The token ids: named, or input_ids, or the one integer input of rank 2 that is no cache.
+    const ModelInput* ids = nullptr;
+    if (!request.idsInput.empty()) {
+        ids = inputNamed(request.idsInput);
+        if (!ids)
+            return SourceError::sentence(
+                "--ids-input " + request.idsInput +
+                ": the model has no input of that name (inputs: " + inputList + ")");
+    } else {
+        ids = inputNamed("input_ids");
+        for (const ModelInput& input : inputs) {
+            if (ids)
+                break;
+            const bool integer =
+                input.type.dtype == DType::Int64 || input.type.dtype == DType::Int32;
+            if (integer && input.type.rank() == 2 && !isPast(input.name) &&
+                !auxiliaryInput(input, 0, 1))
+                ids = &input;
+        }
+        if (!ids)
+            return SourceError::sentence(
+                "the model has no input of token ids (input_ids, or an integer input of rank "
+                "2; inputs: " +
+                inputList + "); name it with --ids-input");
+    }
+    if ((ids->type.dtype != DType::Int64 && ids->type.dtype != DType::Int32) ||
+        ids->type.rank() != 2)
+        return SourceError::sentence("input " + ids->name + " takes " +
+                                     shapeText(ids->declared, ids->type) +
+                                     ", not token ids (int64 or int32 of rank 2, [1, tokens])");
+    report.idsInput = ids->name;
+
+    // The logits: named, or "logits", or the first output that is no cache.
+    const GraphOutput* logits = nullptr;
+    if (!request.logitsOutput.empty()) {
+        logits = outputNamed(request.logitsOutput);
+        if (!logits)
+            return SourceError::sentence(
+                "--logits " + request.logitsOutput +
+                ": the model has no output of that name (outputs: " + outputList + ")");
+    } else {
+        logits = outputNamed("logits");
+        for (const GraphOutput& output : graph.outputs()) {
+            if (!logits && !isPresent(output.name))
+                logits = &output;
+        }
+        if (!logits)
+            return SourceError::sentence("the model has no logits output (outputs: " + outputList +
+                                         "); name it with --logits");
+    }
+    report.logitsOutput = logits->name;
+    const TensorType& logitsType = graph.node(logits->value.node).outputs[logits->value.output];
+    if (logitsType.rank() < 2 || !isFloatingPoint(logitsType.dtype) || logitsType.shape.back() <= 0)
+        return SourceError::sentence("output " + logits->name + " is " +
+                                     logitsType.toShortString() +
+                                     ", not logits (floating point, the vocabulary last)");
+    report.vocabulary = logitsType.shape.back();
+
+    // The cache: given pairs, or each present output with the past input of its slot.
+    if (!request.cache.empty()) {
+        for (const auto& [present, past] : request.cache) {
+            if (!outputNamed(present))
+                return SourceError::sentence("--bind " + present + "=" + past +
+                                             ": the model has no output " + present +
+                                             " (outputs: " + outputList + ")");
+            if (!inputNamed(past))
+                return SourceError::sentence("--bind " + present + "=" + past +
+                                             ": the model has no input " + past +
+                                             " (inputs: " + inputList + ")");
+            report.cache.emplace_back(present, past);
+        }
+    } else {
+        for (const GraphOutput& output : graph.outputs()) {
+            if (!isPresent(output.name))
+                continue;
+            const auto slot = cacheSlot(output.name);
+            for (const ModelInput& input : inputs) {
+                if (isPast(input.name) && cacheSlot(input.name) == slot) {
+                    report.cache.emplace_back(output.name, input.name);
+                    break;
+                }
+            }
+        }
+    }
+    for (const ModelInput& input : inputs) {
+        if (!isPast(input.name))
+            continue;
+        const bool bound = std::any_of(report.cache.begin(), report.cache.end(),
+                                       [&](const auto& pair) { return pair.second == input.name; });
+        if (!bound && request.cache.empty())
+            return SourceError::sentence(
+                "cache input " + input.name + ": no present output pairs with it (outputs: " +
+                outputList + "); bind it with --bind PRESENT=" + input.name);
+    }
+
+    // The prompt.
+    if (request.prompt.empty())
+        return SourceError::sentence("the prompt is empty: generation needs at least one token");
+    for (std::size_t i = 0; i < request.prompt.size(); ++i) {
+        const std::int64_t id = request.prompt[i];
+        if (id < 0 || id >= report.vocabulary)
+            return SourceError::sentence(
+                "prompt: token " + std::to_string(i) + " is id " + std::to_string(id) +
+                ", outside the vocabulary of " + std::to_string(report.vocabulary) +
+                " (the last dimension of " + logits->name + "): input " + ids->name +
+                " takes ids 0.." + std::to_string(report.vocabulary - 1));
+    }
+    if (request.maxLength > 0 &&
+        static_cast<std::int64_t>(request.prompt.size()) > request.maxLength)
+        return SourceError::sentence("prompt: " + std::to_string(request.prompt.size()) +
+                                     " tokens, longer than the maximum length " +
+                                     std::to_string(request.maxLength) + " (--max-length)");
+
+    // The empty cache: every dimension the ids' batch names is 1, every other named one 0.
+    const std::string batchName = ids->declared.empty() ? std::string() : ids->declared[0];
+    std::map<std::string, HostTensor> state;
+    for (const auto& [present, past] : report.cache) {
+        const ModelInput& input = *inputNamed(past);
+        TensorType type = input.type;
+        bool grows = false;
+        for (std::size_t a = 0; a < type.shape.size(); ++a) {
+            const std::string dim = a < input.declared.size() ? input.declared[a] : std::string();
+            if (dim.empty() || std::isdigit(static_cast<unsigned char>(dim[0])))
+                continue;
+            if (dim == batchName) {
+                type.shape[a] = 1;
+            } else {
+                type.shape[a] = 0;
+                grows = true;
+            }
+        }
+        if (!grows)
+            return SourceError::sentence("cache input " + past + " takes " +
+                                         shapeText(input.declared, input.type) +
+                                         ": it has no dimension that grows with the tokens");
+        state[past] = HostTensor::zeros(type);
+    }
+
+    std::uint64_t random = request.sampling.seed;
+    std::vector<std::int64_t> next = request.prompt;
+    std::int64_t cached = 0;
+    const auto clock = [] { return std::chrono::steady_clock::now(); };
+    report.stopReason = "max-new-tokens";
+    for (int step = 0; step < request.maxNewTokens; ++step) {
+        const auto started = clock();
+        RunRequest run;
+        run.maps = request.maps;
+        run.optimize = request.optimize;
+        run.reference = false;
+        run.warmup = 0;
+        run.iterations = 1;
+        run.inputs.emplace_back(ids->name, idsTensor(next, ids->type.dtype));
+        for (const ModelInput& input : inputs) {
+            if (auto aux = auxiliaryInput(input, cached, static_cast<std::int64_t>(next.size())))
+                run.inputs.emplace_back(input.name, std::move(*aux));
+        }
+        for (auto& [name, tensor] : state)
+            run.inputs.emplace_back(name, std::move(tensor));
+        state.clear();
+        auto ran = this->run(planned, run);
+        if (!ran)
+            return SourceError::sentence("step " + std::to_string(step) + " (" +
+                                         std::to_string(next.size()) + " tokens after " +
+                                         std::to_string(cached) + "): " + ran.error().message);
+        RunOutcome& outcome = *ran.value();
+        const Graph& ranGraph = *outcome.userGraph;
+        std::map<std::string, std::size_t> outputIndex;
+        for (std::size_t k = 0; k < ranGraph.outputs().size(); ++k)
+            outputIndex[ranGraph.outputs()[k].name] = k;
+        std::vector<HostTensor>& outputs = outcome.result.outputs;
+        const auto outputOf = [&](const std::string& name) -> HostTensor* {
+            const auto it = outputIndex.find(name);
+            return it == outputIndex.end() || it->second >= outputs.size() ? nullptr
+                                                                           : &outputs[it->second];
+        };
+        for (const auto& [present, past] : report.cache) {
+            HostTensor* made = outputOf(present);
+            const ModelInput& input = *inputNamed(past);
+            if (!made)
+                return SourceError::sentence("step " + std::to_string(step) + ": output " +
+                                             present + " was not made");
+            const bool fits =
+                made->type.dtype == input.type.dtype &&
+                (input.declared.empty() ? made->type.shape == input.type.shape
+                                        : shapeFitsDeclared(input.declared, made->type.shape));
+            if (!fits)
+                return SourceError::sentence(
+                    "cache pairing " + present + " -> " + past + ": " + present + " is " +
+                    made->type.toShortString() + " after step " + std::to_string(step) + ", but " +
+                    past + " takes " + shapeText(input.declared, input.type));
+            state[past] = std::move(*made);
+        }
+        const HostTensor* scores = outputOf(logits->name);
+        if (!scores || scores->type.rank() < 1 || scores->type.shape.back() != report.vocabulary)
+            return SourceError::sentence("step " + std::to_string(step) + ": output " +
+                                         logits->name + " is not " +
+                                         std::to_string(report.vocabulary) + " logits wide");
+        const std::vector<float> last = lastLogits(*scores);
+        const std::int64_t token =
+            pickToken(last.data(), report.vocabulary, request.sampling, random);
+        GenerateStep figures;
+        figures.tokens = static_cast<int>(next.size());
+        figures.wallMs = std::chrono::duration<double, std::milli>(clock() - started).count();
+        if (!outcome.result.latencyMicros.empty())
+            figures.kernelsMs = outcome.result.latencyMicros.back() / 1000.0;
+        for (const StreamInfo& stream : outcome.result.streams)
+            figures.busyMs.emplace_back(stream.physical, stream.busyMicros.empty()
+                                                             ? 0.0
+                                                             : stream.busyMicros.back() / 1000.0);
+        // What a step says once is said once; that the plan runs at the step's sizes is what
+        // generation does, not news.
+        for (const std::string& warning : outcome.warnings) {
+            if (!warning.starts_with("the plan made at") &&
+                std::find(report.warnings.begin(), report.warnings.end(), warning) ==
+                    report.warnings.end())
+                report.warnings.push_back(warning);
+        }
+        report.steps.push_back(std::move(figures));
+        report.tokens.push_back(token);
+        cached += static_cast<std::int64_t>(next.size());
+        next = {token};
+        if (onToken && !onToken(token, step)) {
+            report.stopReason = "cancelled";
+            break;
+        }
+        if (std::find(request.stopTokens.begin(), request.stopTokens.end(), token) !=
+            request.stopTokens.end()) {
+            report.stopReason = "stop token " + std::to_string(token);
+            break;
+        }
+        if (request.maxLength > 0 && cached + 1 >= request.maxLength) {
+            report.stopReason = "max length " + std::to_string(request.maxLength);
+            break;
+        }
+    }
+    return report;
+}
+
+double GenerationReport::timeToFirstTokenMs() const {
+    return steps.empty() ? 0 : steps.front().wallMs;
+}
+
+double GenerationReport::decodeTokensPerSecond() const {
+    double wall = 0;
+    for (std::size_t s = 1; s < steps.size(); ++s)
+        wall += steps[s].wallMs;
+    return wall > 0 ? static_cast<double>(steps.size() - 1) / (wall / 1000.0) : 0;
+}
+
+double GenerationReport::decodeLatencyMs(double percentile) const {
+    std::vector<double> walls;
+    for (std::size_t s = 1; s < steps.size(); ++s)
+        walls.push_back(steps[s].wallMs);
+    return percentileOf(std::move(walls), percentile);
+}
+
+std::vector<std::pair<std::string, double>> GenerationReport::busyPerTokenMs() const {
+    std::vector<std::pair<std::string, double>> out;
+    std::size_t counted = 0;
+    for (std::size_t s = 1; s < steps.size(); ++s, ++counted) {
+        for (const auto& [device, ms] : steps[s].busyMs) {
+            auto it = std::find_if(out.begin(), out.end(),
+                                   [&](const auto& entry) { return entry.first == device; });
+            if (it == out.end())
+                out.emplace_back(device, ms);
+            else
+                it->second += ms;
+        }
+    }
+    for (auto& entry : out)
+        entry.second /= static_cast<double>(std::max<std::size_t>(counted, 1));
+    return out;
+}
+
+double GenerationReport::overheadShare() const {
+    double wall = 0, kernels = 0;
+    for (std::size_t s = 1; s < steps.size(); ++s) {
+        wall += steps[s].wallMs;
+        kernels += steps[s].kernelsMs;
+    }
+    return wall > 0 ? std::max(0.0, (wall - kernels) / wall) : 0;
+}
+
+std::string generationJson(const GenerationReport& report) {
+    const auto ids = [](const std::vector<std::int64_t>& values) {
+        Json out = Json::array();
+        for (const std::int64_t v : values)
+            out.push(v);
+        return out;
+    };
+    const auto busy = [](const std::vector<std::pair<std::string, double>>& entries) {
+        Json out = Json::object();
+        for (const auto& [device, ms] : entries)
+            out.set(device, ms);
+        return out;
+    };
+    Json out = Json::object();
+    out.set("prompt", ids(report.prompt));
+    out.set("tokens", ids(report.tokens));
+    out.set("stop_reason", report.stopReason);
+    out.set("ids_input", report.idsInput);
+    out.set("logits_output", report.logitsOutput);
+    out.set("vocabulary", report.vocabulary);
+    Json cache = Json::array();
+    for (const auto& [present, past] : report.cache) {
+        Json pair = Json::object();
+        pair.set("present", present);
+        pair.set("past", past);
+        cache.push(std::move(pair));
+    }
+    out.set("cache", std::move(cache));
+    Json sampling = Json::object();
+    sampling.set("temperature", report.sampling.temperature);
+    sampling.set("top_k", report.sampling.topK);
+    sampling.set("top_p", report.sampling.topP);
+    sampling.set("seed", report.sampling.seed);
+    out.set("sampling", std::move(sampling));
+    out.set("time_to_first_token_ms", report.timeToFirstTokenMs());
+    out.set("decode_tokens_per_s", report.decodeTokensPerSecond());
+    out.set("decode_p50_ms", report.decodeLatencyMs(50));
+    out.set("decode_p99_ms", report.decodeLatencyMs(99));
+    out.set("overhead_share", report.overheadShare());
+    out.set("busy_per_token_ms", busy(report.busyPerTokenMs()));
+    Json steps = Json::array();
+    for (const GenerateStep& step : report.steps) {
+        Json entry = Json::object();
+        entry.set("tokens", step.tokens);
+        entry.set("wall_ms", step.wallMs);
+        entry.set("kernels_ms", step.kernelsMs);
+        entry.set("busy_ms", busy(step.busyMs));
+        steps.push(std::move(entry));
+    }
+    out.set("steps", std::move(steps));
+    Json warnings = Json::array();
+    for (const std::string& warning : report.warnings)
+        warnings.push(warning);
+    out.set("warnings", std::move(warnings));
+    return out.dump();
+}
+
+std::string generationSummary(const GenerationReport& report) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(2);
+    out << "generated " << report.tokens.size() << " tokens after a prompt of "
+        << report.prompt.size() << " (stopped: " << report.stopReason << ")\n";
+    out << "time to first token: " << report.timeToFirstTokenMs() << " ms\n";
+    if (report.steps.size() > 1) {
+        out << "decode: " << report.decodeTokensPerSecond() << " tokens/s, per token p50 "
+            << report.decodeLatencyMs(50) << " ms, p99 " << report.decodeLatencyMs(99)
+            << " ms; kernels " << (100.0 * (1.0 - report.overheadShare()))
+            << " % of the step's wall time\n";
+        out << "busy per token:";
+        for (const auto& [device, ms] : report.busyPerTokenMs())
+            out << "  " << device << " " << ms << " ms";
+        out << '\n';
+    }
+    out << "cache: " << report.cache.size() << " tensors bound (";
+    for (std::size_t i = 0; i < report.cache.size() && i < 2; ++i)
+        out << (i ? ", " : "") << report.cache[i].first << " -> " << report.cache[i].second;
+    if (report.cache.size() > 2)
+        out << ", ...";
+    out << ")\n";
+    return out.str();
+}
+
+} // namespace placer

@@ -1,0 +1,90 @@
+// Generation token by token from a decoder whose cache is explicit inputs and outputs
+// (past_* in, present_* out, as PyTorch and Hugging Face export them): the prompt runs first
+// (prefill), then one token a step, each step's present_* bound to the next step's past_*.
+// Every step runs the one plan made at open: the model is read once, and each new length of
+// the cache instantiates the plan's shapes there (Session::counters()).
+#pragma once
+
+#include "device/DeviceMapping.h"
+#include "ir/Result.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace placer {
+
+/// How the next token is chosen from the last position's logits.
+struct Sampling {
+    /// 0: greedy (the largest logit; the lowest id among equals). Otherwise the logits are
+    /// divided by it before the softmax.
+    double temperature = 0;
+    int topK = 0;    ///< keep the k most likely (0: all)
+    double topP = 1; ///< keep the fewest most likely whose probabilities sum to at least p
+    std::uint64_t seed = 1;
+};
+
+struct GenerateRequest {
+    std::vector<std::int64_t> prompt;
+    int maxNewTokens = 32;
+    /// The most tokens the cache may hold, prompt included (0: no bound): a longer prompt is an
+    /// error that names it, and generation stops when the cache reaches it.
+    int maxLength = 0;
+    Sampling sampling;
+    std::vector<std::int64_t> stopTokens;
+    /// Names, where the model's own are not found: the token ids' input, the logits' output,
+    /// and each (present output, past input) of the cache. Empty: found by name (input_ids;
+    /// logits; present_K ↔ past_K, present.K.key ↔ past_key_values.K.key, ...).
+    std::string idsInput, logitsOutput;
+    std::vector<std::pair<std::string, std::string>> cache;
+    std::vector<DeviceMapRequest> maps;
+    bool optimize = true;
+};
+
+/// What one step took.
+struct GenerateStep {
+    int tokens = 0;       ///< tokens the step read (the prompt's length, then 1)
+    double wallMs = 0;    ///< the step, from the call to the token chosen
+    double kernelsMs = 0; ///< the run's own latency (RunResult::latencyMicros)
+    /// Per physical device: its busy time in the step.
+    std::vector<std::pair<std::string, double>> busyMs;
+};
+
+struct GenerationReport {
+    std::vector<std::int64_t> prompt;
+    std::vector<std::int64_t> tokens; ///< the new ones
+    /// "max-new-tokens", "stop token 2", "max length 128", "cancelled"
+    std::string stopReason;
+    std::vector<GenerateStep> steps;                        ///< the prefill first
+    std::vector<std::pair<std::string, std::string>> cache; ///< (present, past) as bound
+    std::string idsInput, logitsOutput;
+    std::int64_t vocabulary = 0;
+    Sampling sampling;
+    std::vector<std::string> warnings;
+
+    double timeToFirstTokenMs() const;
+    /// Decode steps only (after the prefill): tokens per second of wall time.
+    double decodeTokensPerSecond() const;
+    /// A percentile (0..100) of the decode steps' wall times.
+    double decodeLatencyMs(double percentile) const;
+    /// Per physical device, its mean busy time per decode step.
+    std::vector<std::pair<std::string, double>> busyPerTokenMs() const;
+    /// The decode steps' kernels over their wall time: what a call costs beyond its kernels.
+    double overheadShare() const;
+};
+
+/// Told each token as it is made, with its index among the new ones; return false to stop.
+using TokenCallback = std::function<bool(std::int64_t token, int index)>;
+
+/// The report as JSON (placer generate --json, Python, the workspace's records).
+std::string generationJson(const GenerationReport& report);
+/// The report for people: tokens, time to first token, tokens/s, p50/p99, busy per token.
+std::string generationSummary(const GenerationReport& report);
+
+/// Picks the next token from `logits` (the vocabulary's scores at the last position).
+std::int64_t pickToken(const float* logits, std::int64_t vocabulary, const Sampling& sampling,
+                       std::uint64_t& state);
+
+} // namespace placer

@@ -1,0 +1,222 @@
+// Generation from a decoder with an explicit KV cache (session/Generate.h), on the committed
+// Llama-shaped decoder (scripts/make_decoder_model.py tiny): PyTorch's greedy tokens over one
+// vcpu and over two with the layers split (a saved plan reopened: tests/python); the model read
+// once for every length; sampling reproducible by its seed; stop tokens and the maximum length; and
+// bad input refused with a sentence that names it.
+#include "io/Npy.h"
+#include "session/Session.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+#include <string>
+
+using namespace placer;
+
+namespace {
+
+std::string modelPath(const std::string& name) {
+    return std::string(PLACER_SOURCE_DIR) + "/tests/models/" + name;
+}
+
+std::vector<std::int64_t> ids(const std::string& name) {
+    auto tensor = readNpy(modelPath(name));
+    if (!tensor)
+        qFatal("%s", tensor.error().toString().c_str());
+    const HostTensor& t = tensor.value();
+    return {t.as<std::int64_t>(), t.as<std::int64_t>() + t.type.elementCount()};
+}
+
+std::string joined(const std::vector<std::int64_t>& values) {
+    std::string out;
+    for (const std::int64_t v : values)
+        out += (out.empty() ? "" : " ") + std::to_string(v);
+    return out;
+}
+
+} // namespace
+
+class TestGenerate : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    std::unique_ptr<Session> m_session;
+    std::vector<std::int64_t> m_prompt, m_expected;
+
+    std::shared_ptr<const PlannedModel> open(const PlanRequest& request) {
+        auto opened = m_session->open(ModelSource{modelPath("tiny_decoder.onnx")}, request);
+        if (!opened)
+            qFatal("%s", opened.error().toString().c_str());
+        return std::make_shared<const PlannedModel>(opened.take());
+    }
+
+    void expectPyTorchsTokens(const std::shared_ptr<const PlannedModel>& planned,
+                              const GenerateRequest& request) {
+        const int readBefore = m_session->counters().modelsRead;
+        auto made = m_session->generate(planned, request);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(joined(made.value().tokens), joined(m_expected));
+        QCOMPARE(made.value().stopReason, std::string("max-new-tokens"));
+        // 64 steps at 64 lengths of the cache, from the one read at open.
+        QCOMPARE(m_session->counters().modelsRead, readBefore);
+        QCOMPARE(made.value().steps.size(), std::size_t{64});
+        QCOMPARE(made.value().steps.front().tokens, 32);
+        QCOMPARE(made.value().steps.back().tokens, 1);
+        QCOMPARE(made.value().cache.size(), std::size_t{4});
+        QVERIFY(made.value().timeToFirstTokenMs() > 0);
+        QVERIFY(made.value().decodeTokensPerSecond() > 0);
+        QVERIFY(made.value().decodeLatencyMs(99) >= made.value().decodeLatencyMs(50));
+    }
+
+private slots:
+    void initTestCase() {
+        m_prompt = ids("tiny_decoder.prompt.npy");
+        m_expected = ids("tiny_decoder.expected.npy");
+        QCOMPARE(m_prompt.size(), std::size_t{32});
+        QCOMPARE(m_expected.size(), std::size_t{64});
+    }
+    void init() {
+        m_session =
+            std::make_unique<Session>(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+    }
+
+    /// Greedy decoding on one vcpu gives PyTorch's 64 tokens, the model read once.
+    void greedyOnOneVcpuIsPyTorchs() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        const auto planned = open(request);
+        QCOMPARE(m_session->counters().modelsRead, 1);
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        expectPyTorchsTokens(planned, generate);
+        QCOMPARE(m_session->counters().modelsRead, 1);
+        QCOMPARE(m_session->counters().plansMade, 1);
+        QVERIFY(m_session->counters().instantiated >= 64);
+    }
+
+    /// The layers split over two vcpus (the first block on a, the second on b): the same tokens,
+    /// and both devices busy in every step.
+    void greedyWithTheLayersSplitIsPyTorchs() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.defaultDevice = "a";
+        request.pins.push_back(PinRequest{"/blocks.0/*", "a"});
+        request.pins.push_back(PinRequest{"/blocks.1/*", "b"});
+        const auto planned = open(request);
+        std::set<std::string> used;
+        const Graph& graph = planned->model.graph;
+        for (std::uint32_t i = 0; i < graph.size(); ++i) {
+            if (graph.node(NodeId(i)).role() == OpRole::Compute)
+                used.insert(planned->model.devices[planned->plan.devices[i]].name);
+        }
+        QCOMPARE(used, (std::set<std::string>{"a", "b"}));
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(joined(made.value().tokens), joined(m_expected));
+        QCOMPARE(m_session->counters().modelsRead, 1);
+        QCOMPARE(made.value().busyPerTokenMs().size(), std::size_t{2});
+    }
+
+    /// Sampling is the seed's: the same seed gives the same tokens, another seed others; every
+    /// token is in the vocabulary; top-k 1 is greedy.
+    void samplingFollowsItsSeed() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        const auto planned = open(request);
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 16;
+        generate.sampling.temperature = 1.5;
+        generate.sampling.topP = 0.95;
+        generate.sampling.seed = 7;
+        auto first = m_session->generate(planned, generate);
+        auto again = m_session->generate(planned, generate);
+        generate.sampling.seed = 8;
+        auto other = m_session->generate(planned, generate);
+        QVERIFY(first && again && other);
+        QCOMPARE(joined(first.value().tokens), joined(again.value().tokens));
+        QVERIFY(joined(first.value().tokens) != joined(other.value().tokens));
+        for (const std::int64_t token : first.value().tokens)
+            QVERIFY(token >= 0 && token < 128);
+        generate.sampling.topK = 1;
+        auto topOne = m_session->generate(planned, generate);
+        QVERIFY(topOne);
+        QCOMPARE(joined(topOne.value().tokens),
+                 joined({m_expected.begin(), m_expected.begin() + 16}));
+    }
+
+    /// A stop token ends generation after it; the maximum length ends it where the cache is
+    /// full; the token callback sees each token and can stop.
+    void stopTokensMaximumLengthAndTheCallback() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        const auto planned = open(request);
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        generate.stopTokens = {m_expected[5]};
+        auto stopped = m_session->generate(planned, generate);
+        QVERIFY(stopped);
+        QCOMPARE(stopped.value().tokens.size(), std::size_t{6});
+        QCOMPARE(stopped.value().stopReason, "stop token " + std::to_string(m_expected[5]));
+        generate.stopTokens.clear();
+        generate.maxLength = 40;
+        auto bounded = m_session->generate(planned, generate);
+        QVERIFY(bounded);
+        QCOMPARE(bounded.value().tokens.size(), std::size_t{8}); // 32 + 8 tokens fill 40
+        QCOMPARE(bounded.value().stopReason, std::string("max length 40"));
+        generate.maxLength = 0;
+        std::vector<std::int64_t> seen;
+        auto called = m_session->generate(planned, generate, [&](std::int64_t token, int index) {
+            seen.push_back(token);
+            return index < 2;
+        });
+        QVERIFY(called);
+        QCOMPARE(joined(seen), joined({m_expected.begin(), m_expected.begin() + 3}));
+        QCOMPARE(called.value().stopReason, std::string("cancelled"));
+    }
+
+    /// Bad input gets a sentence naming the input and the place, and nothing aborts.
+    void badInputIsRefusedWithASentence() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        const auto planned = open(request);
+        const auto refused = [&](const GenerateRequest& generate, const std::string& expected) {
+            auto made = m_session->generate(planned, generate);
+            QVERIFY2(!made, expected.c_str());
+            QVERIFY2(made.error().message.find(expected) != std::string::npos,
+                     made.error().message.c_str());
+        };
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.prompt[4] = 128;
+        refused(generate, "prompt: token 4 is id 128, outside the vocabulary of 128");
+        generate.prompt[4] = -1;
+        refused(generate, "prompt: token 4 is id -1");
+        generate.prompt = m_prompt;
+        generate.maxLength = 16;
+        refused(generate, "prompt: 32 tokens, longer than the maximum length 16");
+        generate.maxLength = 0;
+        // A pairing whose shapes disagree: a key carried into a value of another layer is
+        // fine, but the logits are no cache.
+        generate.cache = {{"logits", "past_key_0"}};
+        refused(generate, "cache pairing logits -> past_key_0: logits is 1x32x128 float32");
+        generate.cache = {{"present_key_9", "past_key_0"}};
+        refused(generate, "--bind present_key_9=past_key_0: the model has no output present_key_9");
+        generate.cache.clear();
+        generate.idsInput = "tokens";
+        refused(generate, "--ids-input tokens: the model has no input of that name");
+        generate.idsInput = "past_key_0";
+        refused(generate, "input past_key_0 takes 1x2xPx16 float32, not token ids");
+        generate.idsInput.clear();
+        generate.prompt.clear();
+        refused(generate, "the prompt is empty");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGenerate)
+#include "tst_generate.moc"

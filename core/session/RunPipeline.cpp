@@ -542,7 +542,7 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         return outcome;
     }
     auto executor = Executor::load(graph, devices, std::move(lowered.program), mapping.value(),
-                                   opset, callbacks.loading);
+                                   opset, callbacks.loading, m_constants);
     if (!executor)
         return executor.error();
     outcome->executor = executor.take();

@@ -10,6 +10,7 @@
 #include "report/RunReport.h"
 #include "store/PlanStore.h"
 #include "store/RunRecords.h"
+#include "vm/ConstantCache.h"
 
 #include <atomic>
 #include <chrono>
@@ -110,7 +111,8 @@ CostModel machineCosts(const DeviceSet& devices, store::PlanStore* workspace,
 Session::Session(SessionOptions options)
     : m_workspace(options.workspace.empty() ? store::PlanStore::defaultPath()
                                             : std::move(options.workspace)),
-      m_registry(std::make_shared<DeviceRegistry>()) {
+      m_registry(std::make_shared<DeviceRegistry>()),
+      m_constants(std::make_shared<ConstantCache>()) {
     // Models read through a session fold what is known at load with the kernels a backend offers
     // (the CPU's, which registers itself), whichever front end made it.
     installOfferedConstantEvaluator();

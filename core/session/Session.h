@@ -34,6 +34,7 @@
 
 namespace placer {
 
+class ConstantCache;
 class DeviceRegistry;
 
 namespace store {
@@ -228,6 +229,9 @@ private:
     };
     SessionCounters m_counters;
     std::vector<Specialised> m_specialised; ///< the latest first, at most a few
+    /// Constants packed or uploaded by one run, kept for the next (vm/ConstantCache.h):
+    /// declared after the registry, so freed before its devices go.
+    std::shared_ptr<ConstantCache> m_constants;
 };
 
 /// Reads the model `source` names, against `devices` when given (as loadModelFile does).

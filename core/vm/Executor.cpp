@@ -29,7 +29,8 @@ Executor::~Executor() = default;
 
 Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const DeviceSet& devices,
                                                  Program program, std::vector<Device*> mapping,
-                                                 int onnxOpset, const LoadProgress& progress) {
+                                                 int onnxOpset, const LoadProgress& progress,
+                                                 std::shared_ptr<ConstantCache> constants) {
     if (static_cast<int>(mapping.size()) != devices.size())
         return SourceError{"", 0, 0, "every virtual device needs a physical device"};
     std::unique_ptr<Executor> executor(new Executor());
@@ -40,6 +41,7 @@ Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const Devic
     impl.mapping = std::move(mapping);
     impl.onnxOpset = onnxOpset;
     impl.progress = &progress;
+    impl.constantCache = std::move(constants);
     // Nothing is allocated before the whole program is known to fit, host copies included.
     if (Status status = checkMemoryFits(impl.program, devices, impl.mapping,
                                         hostInputOutputBytes(impl.program), &graph, onnxOpset);

@@ -98,6 +98,7 @@ struct RunResult {
 inline constexpr double kMinIdleMicros = 5;
 
 struct Schedule;
+class ConstantCache;
 
 class Executor {
 public:
@@ -106,10 +107,13 @@ public:
     /// Bytes of constants loaded so far, and in all: told after each constant the load copies
     /// (a mapped model's weights are read from disk then), from the loading thread.
     using LoadProgress = std::function<void(std::int64_t done, std::int64_t total)>;
+    /// `constants`, when given, keeps constants on their devices from one load to the next
+    /// (vm/ConstantCache.h): a weight packed or uploaded by an earlier load is not again.
     static Result<std::unique_ptr<Executor>> load(const Graph& graph, const DeviceSet& devices,
                                                   Program program, std::vector<Device*> mapping,
                                                   int onnxOpset = 0,
-                                                  const LoadProgress& progress = {});
+                                                  const LoadProgress& progress = {},
+                                                  std::shared_ptr<ConstantCache> constants = {});
     ~Executor();
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;

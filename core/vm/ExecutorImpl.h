@@ -10,6 +10,7 @@
 #include "vm/Executor.h"
 
 #include "device/Ranks.h"
+#include "vm/ConstantCache.h"
 #include "vm/RunTimeBodies.h"
 #include "vm/RunTimeShapes.h"
 #include "vm/Schedule.h"
@@ -67,6 +68,11 @@ struct Executor::Impl {
     std::vector<std::byte*> storages;
     std::vector<Device*> storageOwner;
     std::vector<const char*> borrowed; ///< per storage: the constant bytes it points at, or null
+    /// Constants kept on their devices across loads (vm/ConstantCache.h), or null; per
+    /// LoadConst: the cached constant it binds, and whether it is written already (no upload).
+    std::shared_ptr<ConstantCache> constantCache;
+    std::vector<std::shared_ptr<CachedConstant>> cachedAt;
+    std::vector<std::uint8_t> cachedWritten;
     /// The mapped files whose pages the runs read in place (borrowed constants): checked after
     /// every run, since a file cut short or rewritten under a run gives it wrong bytes.
     std::vector<const MappedPages*> readInPlace;
@@ -173,6 +179,10 @@ struct Executor::Impl {
     /// holds nothing else is not allocated but points at the constant's bytes. Those must be
     /// aligned for their element type; a constant that is not is copied as elsewhere.
     void findBorrowedConstants();
+
+    /// Constants the cache holds (or is to hold) on a device that does not use them where they
+    /// lie, or uses them packed: their storages are the cache's memory, written once.
+    std::optional<SourceError> findCachedConstants();
 
     /// Every host storage that a copy moves to or from a device the host cannot address (a GPU)
     /// is offered to that device to pin, once per pair.

@@ -51,6 +51,8 @@ std::optional<SourceError> Executor::Impl::loadAll() {
     storageOwner.assign(storageCount, nullptr);
     findBorrowedConstants();
     assignRankRoles();
+    if (auto error = findCachedConstants())
+        return error;
     for (std::size_t k = 0; k < program.runStart; ++k) {
         if (program.code[k].op == Opcode::LoadConst && rankRole[k] == RankRole::Local)
             constantBytes += program.code[k].bytes;
@@ -138,6 +140,51 @@ void Executor::Impl::findBorrowedConstants() {
     }
 }
 
+std::optional<SourceError> Executor::Impl::findCachedConstants() {
+    cachedAt.assign(program.code.size(), nullptr);
+    cachedWritten.assign(program.code.size(), 0);
+    if (!constantCache)
+        return std::nullopt;
+    std::vector<int> users(storages.size(), 0);
+    std::vector<std::int32_t> storageOf(program.registers.size(), -1);
+    for (const Instruction& instr : program.code) {
+        if (instr.op == Opcode::AllocTensor && instr.storage >= 0) {
+            ++users[static_cast<std::size_t>(instr.storage)];
+            storageOf[static_cast<std::size_t>(instr.dst)] = instr.storage;
+        }
+    }
+    std::vector<std::shared_ptr<CachedConstant>> used;
+    for (std::size_t k = 0; k < program.runStart; ++k) {
+        const Instruction& instr = program.code[k];
+        if (instr.op != Opcode::LoadConst || rankRole[k] != RankRole::Local || instr.bytes <= 0)
+            continue;
+        const std::int32_t s = storageOf[static_cast<std::size_t>(instr.dst)];
+        const Node& node = graph->node(instr.node);
+        Device* device = mapping[instr.device.index];
+        const std::string& layout = node.hints.packedLayout;
+        if (s < 0 || users[static_cast<std::size_t>(s)] != 1 ||
+            borrowed[static_cast<std::size_t>(s)] || !node.data ||
+            static_cast<std::int64_t>(node.data->size()) < instr.bytes ||
+            (layout.empty() && device->bindsHostConstants()))
+            continue;
+        const ConstantCache::Key key{node.data->data(), instr.bytes, layout, device};
+        std::shared_ptr<CachedConstant> constant = constantCache->find(key);
+        if (constant) {
+            cachedWritten[k] = 1;
+        } else {
+            auto made = constantCache->allocate(key, node.data);
+            if (!made)
+                return made.error();
+            constant = made.take();
+        }
+        borrowed[static_cast<std::size_t>(s)] = reinterpret_cast<const char*>(constant->data());
+        cachedAt[k] = constant;
+        used.push_back(std::move(constant));
+    }
+    constantCache->keepOnly(used);
+    return std::nullopt;
+}
+
 void Executor::Impl::pinCopiedStorages() {
     std::vector<std::int32_t> storageOf(program.registers.size(), -1);
     std::vector<std::int64_t> storageBytes(storages.size(), 0);
@@ -203,7 +250,9 @@ std::optional<SourceError> Executor::Impl::loadInstruction(std::size_t k, Device
             // A mapped model file rewritten since it was read would fail on a page, not here.
             if (const std::string why = node.data->changedOnDisk(); !why.empty())
                 return fail("constant '" + node.name + "': " + why);
-            if (reinterpret_cast<const char*>(dst) != node.data->data()) {
+            if (cachedWritten[k]) {
+                // Written by an earlier load into the cache's memory this storage is.
+            } else if (reinterpret_cast<const char*>(dst) != node.data->data()) {
                 const std::string& layout = node.hints.packedLayout;
                 const std::string error =
                     layout.empty()
@@ -216,6 +265,8 @@ std::optional<SourceError> Executor::Impl::loadInstruction(std::size_t k, Device
                     return fail("constant '" + node.name + "': " + why);
                 // The device has its copy: the file's pages can go (read again if needed).
                 node.data->releasePages();
+                if (cachedAt[k])
+                    cachedAt[k]->written = true;
             }
         }
         ++streams[static_cast<std::size_t>(streamOf[k])].constantUploads;

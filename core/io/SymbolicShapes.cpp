@@ -85,9 +85,13 @@ std::uint64_t structureOf(const Graph& graph, const Node& node) {
 std::uint64_t dataHash(const TensorData& data) {
     constexpr std::size_t kWhole = std::size_t{1} << 20, kEnds = 4096;
     const std::string_view bytes = data.bytes();
+    // A word at a time (the library's hash), not FNV's byte at a time: every weight of a model
+    // under a mebibyte is hashed at every read at other sizes.
+    const std::hash<std::string_view> hash;
     if (bytes.size() <= kWhole)
-        return mix(0, bytes);
-    return mix(mix(0, bytes.substr(0, kEnds)), bytes.substr(bytes.size() - kEnds));
+        return hash(bytes) ^ bytes.size();
+    return hash(bytes.substr(0, kEnds)) * 31 + hash(bytes.substr(bytes.size() - kEnds)) +
+           bytes.size();
 }
 
 std::optional<std::vector<std::int64_t>> integerElements(const Node& node) {

@@ -1,0 +1,262 @@
+// Generation against ONNX Runtime's CPU provider, the same greedy loop on the same file in the
+// same run (the machine is noisy: only the ratios mean something): Session::generate on one vcpu
+// and with the layers split over two, and tests/benchmarks/ort_generate.js on one thread. Prints
+// per model the time to the first token (prefill), decode tokens/s, per-token p50/p99, the share
+// of a decode step its kernels take (what a call costs beyond them), the ratios ours / ONNX
+// Runtime, and whether the tokens agree with PyTorch's (NAME.expected.npy).
+//
+//   bench_generate [--tokens N] [--only NAME,NAME]   the decoders in $PLACER_ONNX_MODELS
+//                                                    (scripts/make_decoder_model.py small|large
+//                                                    DIR)
+//   bench_generate --quick                           the committed tiny_decoder (what CTest runs)
+//
+// ONNX Runtime is a yardstick, never a dependency (tests/benchmarks/OrtPeer.h says where it is
+// found); without it the peer's columns say why not.
+#include "BenchFailures.h"
+#include "OrtPeer.h"
+
+#include "io/Json.h"
+#include "io/Npy.h"
+#include "session/Session.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef PLACER_SOURCE_DIR
+#define PLACER_SOURCE_DIR "."
+#endif
+
+using namespace placer;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::int64_t> readIds(const std::string& path) {
+    auto tensor = readNpy(path);
+    if (!tensor)
+        return {};
+    const HostTensor& t = tensor.value();
+    std::vector<std::int64_t> out;
+    for (std::int64_t e = 0; e < t.type.elementCount(); ++e)
+        out.push_back(t.type.dtype == DType::Int64 ? t.as<std::int64_t>()[e]
+                                                   : t.as<std::int32_t>()[e]);
+    return out;
+}
+
+std::string shellQuote(const std::string& s) {
+    std::string quoted = "'";
+    for (char c : s)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+struct PeerRun {
+    std::vector<std::int64_t> tokens;
+    double firstMs = -1;
+    std::vector<double> decodeMs;
+    std::string why;
+};
+
+PeerRun ortGenerate(const std::string& model, const std::string& prompt, int tokens,
+                    const std::string& cacheShape) {
+    PeerRun out;
+    const std::string modules = bench::ortModules(&out.why);
+    if (modules.empty())
+        return out;
+    const std::string script = std::string(PLACER_SOURCE_DIR) + "/tests/benchmarks/ort_generate.js";
+    const std::string command = "NODE_PATH=" + shellQuote(modules) + " node " + shellQuote(script) +
+                                " " + shellQuote(model) + " " + shellQuote(prompt) + " " +
+                                std::to_string(tokens) + " 1 " + cacheShape + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) {
+        out.why = "node could not be started";
+        return out;
+    }
+    std::string text;
+    char buffer[4096];
+    while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe))
+        text.append(buffer, n);
+    pclose(pipe);
+    auto json = Json::parse(text, "ort_generate");
+    if (!json || !json.value().isObject()) {
+        out.why = "ONNX Runtime said: " + text.substr(0, 300);
+        return out;
+    }
+    if (const Json* error = json.value().find("error")) {
+        out.why = "ONNX Runtime: " + error->asString();
+        return out;
+    }
+    for (const Json& t : json.value().find("tokens")->items())
+        out.tokens.push_back(t.asInt());
+    out.firstMs = json.value().find("time_to_first_token_ms")->asDouble();
+    for (const Json& d : json.value().find("decode_ms")->items())
+        out.decodeMs.push_back(d.asDouble());
+    return out;
+}
+
+double median(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+/// The empty cache's shape for the peer: the first past input's, named dimensions 0 but the
+/// batch.
+std::string cacheShapeOf(const Graph& graph) {
+    for (const OpenInput& open : graph.openInputs) {
+        if (open.name.rfind("past", 0) != 0)
+            continue;
+        std::string out;
+        for (std::size_t a = 0; a < open.declaredDims.size(); ++a) {
+            const std::string& dim = open.declaredDims[a];
+            const bool fixed = !dim.empty() && std::isdigit(static_cast<unsigned char>(dim[0]));
+            out += (a ? "," : "") + (fixed ? dim : a == 0 ? std::string("1") : std::string("0"));
+        }
+        return out;
+    }
+    return "1,1,0,1";
+}
+
+void benchModel(const std::string& dir, const std::string& name, int tokens) {
+    const std::string model = dir + "/" + name + ".onnx";
+    const std::string promptFile = dir + "/" + name + ".prompt.npy";
+    const std::vector<std::int64_t> prompt = readIds(promptFile);
+    std::vector<std::int64_t> expected = readIds(dir + "/" + name + ".expected.npy");
+    if (prompt.empty()) {
+        std::printf("%-16s skipped: no %s\n", name.c_str(), promptFile.c_str());
+        return;
+    }
+    const fs::path workspace = fs::temp_directory_path() / ("bench_generate_" + name + ".db");
+    fs::remove(workspace);
+    const std::string cacheShape = [&] {
+        Session probe(SessionOptions{workspace.string()});
+        auto loaded = probe.load(ModelSource{model});
+        return loaded ? cacheShapeOf(loaded.value().graph) : std::string("1,1,0,1");
+    }();
+    const PeerRun peer = ortGenerate(model, promptFile, tokens, cacheShape);
+    struct Layout {
+        const char* label;
+        PlanRequest request;
+    };
+    std::vector<Layout> layouts(2);
+    layouts[0].label = "1 vcpu";
+    layouts[0].request.devices = "a:vcpu";
+    layouts[1].label = "2 vcpus, split";
+    layouts[1].request.devices = "a:vcpu,b:vcpu";
+    double oneVcpu = 0;
+    for (Layout& layout : layouts) {
+        Session session(SessionOptions{workspace.string()});
+        if (layout.label[0] == '2') {
+            // The first half of the blocks on a, the second on b.
+            auto loaded = session.load(ModelSource{model});
+            int blocks = 0;
+            if (loaded) {
+                for (const Node& node : loaded.value().graph.nodes())
+                    while (node.name.find("/blocks." + std::to_string(blocks) + "/") !=
+                           std::string::npos)
+                        ++blocks;
+            }
+            for (int k = 0; k < blocks; ++k)
+                layout.request.pins.push_back(
+                    PinRequest{"/blocks." + std::to_string(k) + "/*", k < blocks / 2 ? "a" : "b"});
+        }
+        auto opened = session.open(ModelSource{model}, layout.request);
+        if (!opened) {
+            bench::wrong(name + " (" + layout.label + "): " + opened.error().toString());
+            continue;
+        }
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        GenerateRequest request;
+        request.prompt = prompt;
+        request.maxNewTokens = tokens;
+        auto made = session.generate(planned, request);
+        if (!made) {
+            bench::wrong(name + " (" + layout.label + "): " + made.error().toString());
+            continue;
+        }
+        const GenerationReport& report = made.value();
+        if (expected.size() > static_cast<std::size_t>(tokens))
+            expected.resize(static_cast<std::size_t>(tokens));
+        const bool same = expected.empty() || report.tokens == expected;
+        if (!same)
+            bench::wrong(name + " (" + layout.label + "): the tokens differ from PyTorch's");
+        const double perSecond = report.decodeTokensPerSecond();
+        if (layout.label[0] == '1')
+            oneVcpu = perSecond;
+        std::printf("%-16s %-15s first token %8.2f ms  decode %8.1f tokens/s  p50 %7.2f ms  "
+                    "p99 %7.2f ms  kernels %5.1f %%  tokens %s  read %d time(s)\n",
+                    name.c_str(), layout.label, report.timeToFirstTokenMs(), perSecond,
+                    report.decodeLatencyMs(50), report.decodeLatencyMs(99),
+                    100.0 * (1.0 - report.overheadShare()), same ? "= PyTorch's" : "DIFFER",
+                    session.counters().modelsRead);
+        if (layout.label[0] == '2' && oneVcpu > 0)
+            std::printf("%-16s split over 2 vcpus / 1 vcpu decode tokens/s: %.2fx\n", name.c_str(),
+                        perSecond / oneVcpu);
+        if (layout.label[0] == '1') {
+            if (peer.firstMs < 0) {
+                std::printf("%-16s ONNX Runtime    skipped: %s\n", name.c_str(), peer.why.c_str());
+            } else {
+                const double peerPerSecond = 1000.0 / median(peer.decodeMs);
+                const double ourMedian = report.decodeLatencyMs(50);
+                std::printf("%-16s ONNX Runtime    first token %8.2f ms  decode %8.1f tokens/s  "
+                            "p50 %7.2f ms  tokens %s\n",
+                            name.c_str(), peer.firstMs, peerPerSecond, median(peer.decodeMs),
+                            peer.tokens == report.tokens ? "= ours" : "differ from ours");
+                std::printf("%-16s ours / ONNX Runtime: decode tokens/s %.2fx, per token %.2fx, "
+                            "first token %.2fx\n",
+                            name.c_str(), perSecond / peerPerSecond,
+                            ourMedian / median(peer.decodeMs),
+                            report.timeToFirstTokenMs() / peer.firstMs);
+            }
+        }
+    }
+    fs::remove(workspace);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int tokens = 64;
+    bool quick = false;
+    std::vector<std::string> only;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--tokens" && i + 1 < argc) {
+            tokens = std::max(2, std::atoi(argv[++i]));
+        } else if (arg == "--only" && i + 1 < argc) {
+            std::stringstream in(argv[++i]);
+            for (std::string part; std::getline(in, part, ',');)
+                only.push_back(part);
+        } else {
+            std::fprintf(stderr, "usage: bench_generate [--quick] [--tokens N] [--only NAMES]\n");
+            return 2;
+        }
+    }
+    if (quick) {
+        benchModel(std::string(PLACER_SOURCE_DIR) + "/tests/models", "tiny_decoder",
+                   std::min(tokens, 16));
+        return bench::exitCode();
+    }
+    const char* dir = std::getenv("PLACER_ONNX_MODELS");
+    std::vector<std::string> names =
+        only.empty() ? std::vector<std::string>{"decoder30m", "decoder110m"} : only;
+    for (const std::string& name : names) {
+        if (!dir || !fs::exists(std::string(dir) + "/" + name + ".onnx")) {
+            std::printf("%-16s skipped: not in $PLACER_ONNX_MODELS (scripts/make_decoder_model.py "
+                        "small|large DIR writes it)\n",
+                        name.c_str());
+            continue;
+        }
+        benchModel(dir, name, tokens);
+    }
+    return bench::exitCode();
+}

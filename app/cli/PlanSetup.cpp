@@ -26,7 +26,9 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              Relay meta[VirtualDevice][i] is the i-th device of this list.
   --default NAME             where unconstrained work goes (default: first non-host device)
   --host NAME                where host-only ops run (default: first cpu device)
-  --pin NODE=DEV             run NODE on DEV; NODE is a name, alias or glob (repeatable)
+  --pin NODE=DEV             run NODE on DEV; NODE is a name, alias or glob, or re:REGEX
+                             searched in node and tensor names ('re:blocks\.1[2-9]\.=cpu',
+                             as llama.cpp's -ot) (repeatable)
   --pin-fixed NODE=DEV       like --pin, and the result stays on DEV (consumers follow in unify)
   --rule OP=DEV              run ops named OP (glob, e.g. 'nn.conv*') on DEV (repeatable,
                              first match wins)

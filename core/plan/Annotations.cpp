@@ -23,8 +23,11 @@ Status applyPinRequests(Graph& graph, const DeviceSet& devices,
                                          "' (devices: " + devices.namesList() + ")");
         }
         const Pin pin{request.fixed ? PinKind::Fixed : PinKind::Plain, *device, spelled};
+        auto pattern = NamePattern::parse(request.nodePattern);
+        if (!pattern)
+            return SourceError::sentence(spelled + ": " + pattern.error().message);
         std::size_t matched = 0;
-        if (!isGlob(request.nodePattern)) {
+        if (!pattern.value().wildcard()) {
             if (const auto id = graph.find(request.nodePattern)) {
                 pins.emplace_back(*id, pin);
                 ++matched;
@@ -32,9 +35,9 @@ Status applyPinRequests(Graph& graph, const DeviceSet& devices,
         } else {
             for (std::uint32_t i = 0; i < graph.size(); ++i) {
                 const Node& node = graph.nodes()[i];
-                bool hit = globMatch(request.nodePattern, node.name);
+                bool hit = pattern.value().matches(node.name);
                 for (const std::string& alias : node.aliases)
-                    hit = hit || globMatch(request.nodePattern, alias);
+                    hit = hit || pattern.value().matches(alias);
                 if (hit) {
                     pins.emplace_back(NodeId(i), pin);
                     ++matched;

@@ -1,6 +1,8 @@
 // Wildcard matching with the classic greedy-star backtracking (one saved position, no recursion).
 #include "plan/Glob.h"
 
+#include <regex>
+
 namespace placer {
 
 namespace {
@@ -76,6 +78,34 @@ bool globMatch(std::string_view pattern, std::string_view text) {
 
 bool isGlob(std::string_view pattern) {
     return pattern.find_first_of("*?[") != std::string_view::npos;
+}
+
+struct NamePattern::Compiled {
+    std::regex regex;
+};
+
+Result<NamePattern> NamePattern::parse(const std::string& pattern) {
+    NamePattern out;
+    out.m_text = pattern;
+    if (!std::string_view(pattern).starts_with(kRegexPrefix))
+        return out;
+    const std::string expression = pattern.substr(kRegexPrefix.size());
+    if (expression.empty())
+        return SourceError::sentence("'" + pattern + "' has no regular expression after re:");
+    try {
+        out.m_regex = std::make_shared<const Compiled>(
+            Compiled{std::regex(expression, std::regex::ECMAScript | std::regex::optimize)});
+    } catch (const std::regex_error& error) {
+        return SourceError::sentence("'" + pattern +
+                                     "' is not a regular expression: " + error.what());
+    }
+    return out;
+}
+
+bool NamePattern::matches(std::string_view name) const {
+    if (m_regex)
+        return std::regex_search(name.begin(), name.end(), m_regex->regex);
+    return isGlob(m_text) ? globMatch(m_text, name) : name == m_text;
 }
 
 } // namespace placer

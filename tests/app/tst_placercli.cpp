@@ -66,6 +66,7 @@ private slots:
     void runReportAndTrace();
     void runWithInputFilesMatchesPyTorch();
     void runPlansForTheInputFilesShapes();
+    void generateStreamsPyTorchsTokens();
     void runIsOptimisedUnlessTold();
     void runErrors_data();
     void runErrors();
@@ -505,6 +506,8 @@ void TestPlacerCli::userErrors_data() {
         << QStringList{"plan", kExample, "--pin", "%0=tpu"} << "--pin %0=tpu: unknown device 'tpu'";
     QTest::newRow("pin-matches-nothing")
         << QStringList{"plan", kExample, "--pin", "%zz=cpu"} << "no node is called '%zz'";
+    QTest::newRow("pin-bad-regex") << QStringList{"plan", kExample, "--pin", "re:(%0=cpu"}
+                                   << "--pin re:(%0=cpu: 're:(%0' is not a regular expression";
     QTest::newRow("bad-devices") << QStringList{"plan", kExample, "--devices", "cpu:tpu"}
                                  << "--devices: device 'cpu' has unknown kind 'tpu'";
     QTest::newRow("too-few-devices-for-meta")
@@ -729,6 +732,44 @@ void TestPlacerCli::runWithInputFilesMatchesPyTorch() {
     for (int i = 0; i < 10; ++i)
         QVERIFY2(std::fabs(x[i] - y[i]) < 1e-4,
                  qPrintable(QString("%1 vs %2").arg(x[i]).arg(y[i])));
+}
+
+// placer generate on the committed decoder, its second block pinned to b by a regular
+// expression: PyTorch's greedy tokens on the first line, the figures after; bad prompts are
+// errors that say where.
+void TestPlacerCli::generateStreamsPyTorchsTokens() {
+    const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/tiny_decoder");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("workspace.db");
+    const Run run = placerRun({"generate", base + ".onnx", "--devices", "a:vcpu,b:vcpu", "--pin",
+                               "re:^/blocks\\.1/=b", "--prompt", base + ".prompt.npy",
+                               "--max-new-tokens", "16", "--db", db});
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    auto expected = readNpy((base + ".expected.npy").toStdString());
+    QVERIFY(expected);
+    QStringList tokens;
+    for (int i = 0; i < 16; ++i)
+        tokens << QString::number(expected.value().as<std::int64_t>()[i]);
+    QCOMPARE(run.out.split('\n').first(), tokens.join(' '));
+    QVERIFY2(run.out.contains("time to first token:"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("tokens/s, per token p50"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("read the model 1 time(s)"), qPrintable(run.out));
+    QVERIFY2(run.out.contains("vcpu1") && run.out.contains("vcpu2"), qPrintable(run.out));
+    const Run json = placerRun({"generate", base + ".onnx", "--devices", "a:vcpu", "--prompt",
+                                "1,2,3", "--max-new-tokens", "4", "--temperature", "0.8", "--top-k",
+                                "10", "--seed", "5", "--json", "--db", db});
+    QVERIFY2(json.code == 0, qPrintable(json.err));
+    auto report = Json::parse(json.out.toStdString(), "stdout");
+    QVERIFY(report.ok());
+    QCOMPARE(report.value()["tokens"].items().size(), std::size_t{4});
+    QCOMPARE(report.value()["sampling"]["top_k"].asInt(), std::int64_t{10});
+    const Run bad = placerRun({"generate", base + ".onnx", "--prompt", "1,2,999", "--db", db});
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.contains("prompt: token 2 is id 999, outside the vocabulary of 128"),
+             qPrintable(bad.err));
+    const Run missing = placerRun({"generate", base + ".onnx", "--db", db});
+    QCOMPARE(missing.code, 2);
+    QVERIFY2(missing.err.contains("--prompt is required"), qPrintable(missing.err));
 }
 
 // A model with symbolic batch and seq, run on files of three shapes: each is planned at its

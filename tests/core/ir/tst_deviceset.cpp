@@ -17,6 +17,7 @@ private slots:
     void byteSizes();
     void globs_data();
     void globs();
+    void namePatterns();
 };
 
 void TestDeviceSet::parseGood() {
@@ -115,6 +116,32 @@ void TestDeviceSet::globs() {
     QFETCH(QString, text);
     QFETCH(bool, matches);
     QCOMPARE(globMatch(pattern.toStdString(), text.toStdString()), matches);
+}
+
+/// Node patterns: a name, a glob (whole name), or re: and a regular expression found anywhere
+/// in the name, as llama.cpp's -ot; a bad expression is an error that quotes it.
+void TestDeviceSet::namePatterns() {
+    const auto matches = [](const std::string& pattern, const std::string& name) {
+        auto parsed = NamePattern::parse(pattern);
+        if (!parsed)
+            qFatal("%s", parsed.error().message.c_str());
+        return parsed.value().matches(name);
+    };
+    QVERIFY(matches("/blocks.1/attn/q/MatMul", "/blocks.1/attn/q/MatMul"));
+    QVERIFY(!matches("/blocks.1/attn", "/blocks.1/attn/q/MatMul"));
+    QVERIFY(matches("/blocks.1/*", "/blocks.1/attn/q/MatMul"));
+    QVERIFY(matches("re:blocks\\.1[2-9]\\.", "model.blocks.14.mlp.experts.weight"));
+    QVERIFY(!matches("re:blocks\\.1[2-9]\\.", "model.blocks.1.mlp.experts.weight"));
+    QVERIFY(matches("re:exps", "blk.3.ffn_up_exps.weight"));
+    QVERIFY(matches("re:^/blocks\\.(0|1)/", "/blocks.0/up/MatMul"));
+    QVERIFY(!NamePattern::parse("/blocks.1/attn").value().wildcard());
+    QVERIFY(NamePattern::parse("re:attn").value().wildcard());
+    auto bad = NamePattern::parse("re:blocks.(1");
+    QVERIFY(!bad);
+    QVERIFY2(bad.error().message.find("'re:blocks.(1' is not a regular expression") !=
+                 std::string::npos,
+             bad.error().message.c_str());
+    QVERIFY(!NamePattern::parse("re:"));
 }
 
 QTEST_APPLESS_MAIN(TestDeviceSet)

@@ -290,6 +290,29 @@ std::optional<std::string> dimensionName(const OpenInput& input, std::size_t axi
     return declared;
 }
 
+Result<std::string> symbolicDataAt(const Node& node, const SymbolValues& at) {
+    const DType dtype = node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;
+    std::string bytes;
+    for (const DimExpr& element : node.symbolicData) {
+        const auto value = element.evaluate(at);
+        if (!value)
+            return SourceError::sentence("at " + symbolValuesText(at) + ", the constant " +
+                                         node.name + " folded from the sizes has no value (" +
+                                         element.toString() + ")");
+        if (dtype == DType::Int32) {
+            if (*value < std::numeric_limits<std::int32_t>::min() ||
+                *value > std::numeric_limits<std::int32_t>::max())
+                return SourceError::sentence("at " + symbolValuesText(at) + ", the constant " +
+                                             node.name + " overflows int32");
+            const auto narrow = static_cast<std::int32_t>(*value);
+            bytes.append(reinterpret_cast<const char*>(&narrow), sizeof narrow);
+        } else {
+            bytes.append(reinterpret_cast<const char*>(&*value), sizeof *value);
+        }
+    }
+    return bytes;
+}
+
 Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values) {
     if (graph.symbolValues.empty())
         return SourceError::sentence("its shapes follow no named dimension");
@@ -343,26 +366,10 @@ Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values)
         }
         if (read.symbolicData.empty())
             continue;
-        const DType dtype = node.outputs.empty() ? DType::Float32 : node.outputs[0].dtype;
-        std::string bytes;
-        for (const DimExpr& element : read.symbolicData) {
-            const auto value = element.evaluate(at);
-            if (!value)
-                return SourceError::sentence("at " + spelled() + ", the constant " + read.name +
-                                             " folded from the sizes has no value (" +
-                                             element.toString() + ")");
-            if (dtype == DType::Int32) {
-                if (*value < std::numeric_limits<std::int32_t>::min() ||
-                    *value > std::numeric_limits<std::int32_t>::max())
-                    return SourceError::sentence("at " + spelled() + ", the constant " + read.name +
-                                                 " overflows int32");
-                const auto narrow = static_cast<std::int32_t>(*value);
-                bytes.append(reinterpret_cast<const char*>(&narrow), sizeof narrow);
-            } else {
-                bytes.append(reinterpret_cast<const char*>(&*value), sizeof *value);
-            }
-        }
-        node.data = std::make_shared<const TensorData>(std::move(bytes));
+        auto bytes = symbolicDataAt(read, at);
+        if (!bytes)
+            return bytes.error();
+        node.data = std::make_shared<const TensorData>(bytes.take());
     }
     sized.symbolValues = std::move(at);
     return sized;

@@ -297,6 +297,10 @@ Graph graphAtSizes(const Graph& graph, const SymbolValues& values);
 /// expression has no value there.
 Result<Graph> instantiateAtSizes(const Graph& graph, const SymbolValues& values);
 
+/// The bytes of constant `node`, folded from the sizes (Node::symbolicData), at sizes `at`; an
+/// error when an element has no value there or overflows its type.
+Result<std::string> symbolicDataAt(const Node& node, const SymbolValues& at);
+
 /// `bytes`, elements of `elementBytes` in shape `from`, broadcast to shape `to` (of the same
 /// rank, each axis of `from` of size 1 or `to`'s).
 std::string broadcastBytes(std::string_view bytes, const std::vector<std::int64_t>& from,

@@ -6,6 +6,7 @@
 #include "kernels/ElementFunctors.h"
 #include "kernels/KernelSupport.h"
 #include "session/Session.h"
+#include "session/SizedRunner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -167,6 +168,57 @@ std::optional<HostTensor> auxiliaryInput(const ModelInput& input, std::int64_t c
         return std::nullopt;
     }
     return idsTensor(values, input.type.dtype);
+}
+
+/// What a step gave: its outputs by name, its kernels' time and each device's busy time.
+struct StepOutputs {
+    std::map<std::string, HostTensor> outputs;
+    double kernelsMs = 0;
+    std::vector<std::pair<std::string, double>> busyMs;
+};
+
+StepOutputs stepOutputs(RunResult result, const std::vector<std::string>& names,
+                        const DeviceSet& devices) {
+    StepOutputs out;
+    for (std::size_t k = 0; k < names.size() && k < result.outputs.size(); ++k)
+        out.outputs[names[k]] = std::move(result.outputs[k]);
+    if (!result.latencyMicros.empty())
+        out.kernelsMs = result.latencyMicros.back() / 1000.0;
+    // By virtual device: the steps of one generation may run on other physical ones
+    // (session/SizedRunner.h's program holds its own).
+    for (const StreamInfo& stream : result.streams) {
+        std::string name;
+        for (const DeviceId v : stream.virtuals)
+            name += (name.empty() ? "" : "+") + devices[v].name;
+        out.busyMs.emplace_back(name.empty() ? stream.physical : name,
+                                stream.busyMicros.empty() ? 0.0
+                                                          : stream.busyMicros.back() / 1000.0);
+    }
+    return out;
+}
+
+/// Why two steps' outputs differ (a shape, or values beyond float rounding), or empty.
+std::string sameOutputs(const StepOutputs& a, const StepOutputs& b) {
+    for (const auto& [name, tensor] : b.outputs) {
+        const auto it = a.outputs.find(name);
+        if (it == a.outputs.end())
+            return name + " is missing";
+        const HostTensor& other = it->second;
+        if (other.type != tensor.type)
+            return name + " is " + other.type.toShortString() + ", not " +
+                   tensor.type.toShortString();
+        if (tensor.type.dtype != DType::Float32)
+            continue;
+        double largest = 0, diff = 0;
+        for (std::int64_t e = 0; e < tensor.type.elementCount(); ++e) {
+            largest = std::max(largest, static_cast<double>(std::fabs(tensor.as<float>()[e])));
+            diff = std::max(
+                diff, static_cast<double>(std::fabs(tensor.as<float>()[e] - other.as<float>()[e])));
+        }
+        if (diff > 1e-4 * std::max(1.0, largest))
+            return name + " differs by " + std::to_string(diff);
+    }
+    return {};
 }
 
 } // namespace
@@ -380,6 +432,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         state[past] = HostTensor::zeros(type);
     }
 
+    std::unique_ptr<SizedRunner> sized;
+    bool sizedPossible = request.maxNewTokens > 3;
     std::uint64_t random = request.sampling.seed;
     std::vector<std::int64_t> next = request.prompt;
     std::int64_t cached = 0;
@@ -401,38 +455,90 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         for (auto& [name, tensor] : state)
             run.inputs.emplace_back(name, std::move(tensor));
         state.clear();
-        auto ran = this->run(planned, run);
-        if (!ran)
+        // Steps run the plan instantiated at their sizes, until a program made once runs every
+        // size (session/SizedRunner.h): it is lowered at the first decode step's sizes, checked
+        // against the instantiated plan at the second (other sizes), and runs every step after.
+        const auto where = [&](const std::string& what) {
             return SourceError::sentence("step " + std::to_string(step) + " (" +
                                          std::to_string(next.size()) + " tokens after " +
-                                         std::to_string(cached) + "): " + ran.error().message);
-        RunOutcome& outcome = *ran.value();
-        const Graph& ranGraph = *outcome.userGraph;
-        std::map<std::string, std::size_t> outputIndex;
-        for (std::size_t k = 0; k < ranGraph.outputs().size(); ++k)
-            outputIndex[ranGraph.outputs()[k].name] = k;
-        std::vector<HostTensor>& outputs = outcome.result.outputs;
+                                         std::to_string(cached) + "): " + what);
+        };
+        StepOutputs made;
+        if (sized && step >= 3) {
+            auto result = sized->run(std::move(run.inputs));
+            if (!result)
+                return where(result.error().message);
+            made = stepOutputs(std::move(result.value()), sized->outputNames(),
+                               planned->model.devices);
+        } else {
+            auto ran = this->run(planned, run);
+            if (!ran)
+                return where(ran.error().message);
+            RunOutcome& outcome = *ran.value();
+            std::vector<std::string> names;
+            for (const GraphOutput& output : outcome.userGraph->outputs())
+                names.push_back(output.name);
+            // What a step says once is said once; that the plan runs at the step's sizes is
+            // what generation does, not news.
+            for (const std::string& warning : outcome.warnings) {
+                if (!warning.starts_with("the plan made at") &&
+                    std::find(report.warnings.begin(), report.warnings.end(), warning) ==
+                        report.warnings.end())
+                    report.warnings.push_back(warning);
+            }
+            made = stepOutputs(std::move(outcome.result), names, planned->model.devices);
+            if (step == 2 && sized) {
+                auto check = sized->run(run.inputs);
+                std::string differs;
+                if (!check)
+                    differs = check.error().message;
+                else
+                    differs = sameOutputs(stepOutputs(std::move(check.value()),
+                                                      sized->outputNames(), planned->model.devices),
+                                          made);
+                if (!differs.empty()) {
+                    report.warnings.push_back(
+                        "each step runs the plan instantiated at its sizes: the program made "
+                        "once for every size gave other outputs at step 2 (" +
+                        differs + ")");
+                    sized.reset();
+                    sizedPossible = false;
+                }
+            }
+        }
+        // Made once this step's run has given its devices back, so that it runs on them.
+        if (step == 1 && sizedPossible) {
+            auto runner =
+                SizedRunner::make(*this, planned, request.maps, request.optimize, run.inputs);
+            if (runner)
+                sized = runner.take();
+            else
+                report.warnings.push_back("each step runs the plan instantiated at its sizes: " +
+                                          runner.error().message);
+            sizedPossible = sized != nullptr;
+        }
+        report.sizedSteps += sized && step >= 3 ? 1 : 0;
+        std::map<std::string, HostTensor>& outputs = made.outputs;
         const auto outputOf = [&](const std::string& name) -> HostTensor* {
-            const auto it = outputIndex.find(name);
-            return it == outputIndex.end() || it->second >= outputs.size() ? nullptr
-                                                                           : &outputs[it->second];
+            const auto it = outputs.find(name);
+            return it == outputs.end() ? nullptr : &it->second;
         };
         for (const auto& [present, past] : report.cache) {
-            HostTensor* made = outputOf(present);
+            HostTensor* produced = outputOf(present);
             const ModelInput& input = *inputNamed(past);
-            if (!made)
+            if (!produced)
                 return SourceError::sentence("step " + std::to_string(step) + ": output " +
                                              present + " was not made");
             const bool fits =
-                made->type.dtype == input.type.dtype &&
-                (input.declared.empty() ? made->type.shape == input.type.shape
-                                        : shapeFitsDeclared(input.declared, made->type.shape));
+                produced->type.dtype == input.type.dtype &&
+                (input.declared.empty() ? produced->type.shape == input.type.shape
+                                        : shapeFitsDeclared(input.declared, produced->type.shape));
             if (!fits)
                 return SourceError::sentence(
                     "cache pairing " + present + " -> " + past + ": " + present + " is " +
-                    made->type.toShortString() + " after step " + std::to_string(step) + ", but " +
-                    past + " takes " + shapeText(input.declared, input.type));
-            state[past] = std::move(*made);
+                    produced->type.toShortString() + " after step " + std::to_string(step) +
+                    ", but " + past + " takes " + shapeText(input.declared, input.type));
+            state[past] = std::move(*produced);
         }
         const HostTensor* scores = outputOf(logits->name);
         if (!scores || scores->type.rank() < 1 || scores->type.shape.back() != report.vocabulary)
@@ -445,20 +551,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         GenerateStep figures;
         figures.tokens = static_cast<int>(next.size());
         figures.wallMs = std::chrono::duration<double, std::milli>(clock() - started).count();
-        if (!outcome.result.latencyMicros.empty())
-            figures.kernelsMs = outcome.result.latencyMicros.back() / 1000.0;
-        for (const StreamInfo& stream : outcome.result.streams)
-            figures.busyMs.emplace_back(stream.physical, stream.busyMicros.empty()
-                                                             ? 0.0
-                                                             : stream.busyMicros.back() / 1000.0);
-        // What a step says once is said once; that the plan runs at the step's sizes is what
-        // generation does, not news.
-        for (const std::string& warning : outcome.warnings) {
-            if (!warning.starts_with("the plan made at") &&
-                std::find(report.warnings.begin(), report.warnings.end(), warning) ==
-                    report.warnings.end())
-                report.warnings.push_back(warning);
-        }
+        figures.kernelsMs = made.kernelsMs;
+        figures.busyMs = std::move(made.busyMs);
         report.steps.push_back(std::move(figures));
         report.tokens.push_back(token);
         cached += static_cast<std::int64_t>(next.size());
@@ -564,6 +658,7 @@ std::string generationJson(const GenerationReport& report) {
     out.set("decode_p50_ms", report.decodeLatencyMs(50));
     out.set("decode_p99_ms", report.decodeLatencyMs(99));
     out.set("overhead_share", report.overheadShare());
+    out.set("steps_on_one_program", report.sizedSteps);
     out.set("busy_per_token_ms", busy(report.busyPerTokenMs()));
     Json steps = Json::array();
     for (const GenerateStep& step : report.steps) {
@@ -593,7 +688,8 @@ std::string generationSummary(const GenerationReport& report) {
         out << "decode: " << report.decodeTokensPerSecond() << " tokens/s, per token p50 "
             << report.decodeLatencyMs(50) << " ms, p99 " << report.decodeLatencyMs(99)
             << " ms; kernels " << (100.0 * (1.0 - report.overheadShare()))
-            << " % of the step's wall time\n";
+            << " % of the step's wall time; " << report.sizedSteps << " of " << report.steps.size()
+            << " steps on one program for every size\n";
         out << "busy per token:";
         for (const auto& [device, ms] : report.busyPerTokenMs())
             out << "  " << device << " " << ms << " ms";

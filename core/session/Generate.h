@@ -48,7 +48,7 @@ struct GenerateStep {
     int tokens = 0;       ///< tokens the step read (the prompt's length, then 1)
     double wallMs = 0;    ///< the step, from the call to the token chosen
     double kernelsMs = 0; ///< the run's own latency (RunResult::latencyMicros)
-    /// Per physical device: its busy time in the step.
+    /// Per virtual device: its busy time in the step.
     std::vector<std::pair<std::string, double>> busyMs;
 };
 
@@ -61,6 +61,10 @@ struct GenerationReport {
     std::vector<std::pair<std::string, std::string>> cache; ///< (present, past) as bound
     std::string idsInput, logitsOutput;
     std::int64_t vocabulary = 0;
+    /// Steps run by the one program made for every size (the rest ran the plan instantiated
+    /// at their sizes: the prompt, the first two decode steps, and every step where that
+    /// program could not be made or disagreed; `warnings` says why).
+    int sizedSteps = 0;
     Sampling sampling;
     std::vector<std::string> warnings;
 
@@ -69,7 +73,7 @@ struct GenerationReport {
     double decodeTokensPerSecond() const;
     /// A percentile (0..100) of the decode steps' wall times.
     double decodeLatencyMs(double percentile) const;
-    /// Per physical device, its mean busy time per decode step.
+    /// Per virtual device, its mean busy time per decode step.
     std::vector<std::pair<std::string, double>> busyPerTokenMs() const;
     /// The decode steps' kernels over their wall time: what a call costs beyond its kernels.
     double overheadShare() const;

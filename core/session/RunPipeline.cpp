@@ -12,6 +12,7 @@
 //  7. load (constants uploaded, kernels prepared) and run the iterations, with progress and
 //     cancel;
 //  8. compare the outputs with the reference.
+#include "session/RunSteps.h"
 #include "session/Session.h"
 
 #include "device/DeviceRegistry.h"
@@ -35,14 +36,20 @@ bool stopped(const RunCallbacks& callbacks) {
     return callbacks.cancelled && callbacks.cancelled();
 }
 
-/// The graph that runs and its program, for physical devices `mapping` (steps 2 and 3).
+} // namespace
+
 Result<CompiledPlan> lowerPlanned(const PlannedModel& planned, const std::vector<Device*>& mapping,
                                   bool optimize) {
+    return lowerPlanned(planned, mapping, optimize ? OptimizeOptions{} : OptimizeOptions::none());
+}
+
+Result<CompiledPlan> lowerPlanned(const PlannedModel& planned, const std::vector<Device*>& mapping,
+                                  const OptimizeOptions& passes) {
     const Graph& graph = planned.model.graph;
     const DeviceSet& devices = planned.model.devices;
     CompiledPlan compiled;
-    auto optimized = optimizeForDevices(graph, devices, planned.plan, planned.options, mapping,
-                                        optimize ? OptimizeOptions{} : OptimizeOptions::none());
+    auto optimized =
+        optimizeForDevices(graph, devices, planned.plan, planned.options, mapping, passes);
     if (!optimized) {
         compiled.warnings.push_back("running the graph unoptimised: " + optimized.error().message);
         optimized = unoptimized(graph, planned.plan);
@@ -68,6 +75,27 @@ const OpenInput* openInput(const Graph& graph, const std::string& name) {
     }
     return nullptr;
 }
+
+std::optional<SymbolValues> dataSizes(const Graph& graph,
+                                      const std::vector<std::pair<std::string, HostTensor>>& data) {
+    SymbolValues values;
+    for (const auto& [name, tensor] : data) {
+        const OpenInput* open = openInput(graph, name);
+        if (!open || open->setsShapes || open->declaredDims.size() != tensor.type.shape.size())
+            continue;
+        for (std::size_t a = 0; a < open->declaredDims.size(); ++a) {
+            const std::optional<std::string> symbol = dimensionName(*open, a);
+            if (!symbol)
+                continue;
+            const auto [it, fresh] = values.emplace(*symbol, tensor.type.shape[a]);
+            if (!fresh && it->second != tensor.type.shape[a])
+                return std::nullopt;
+        }
+    }
+    return values;
+}
+
+namespace {
 
 bool plannedFor(const Graph& graph, const std::string& name) {
     const OpenInput* input = openInput(graph, name);
@@ -120,24 +148,6 @@ plannedOtherwise(const Graph& graph, const std::vector<std::pair<std::string, Ho
 /// The values of the dimensions `graph`'s inputs name that `data` gives (an unnamed one is
 /// called after its input and axis, as io/SymbolicShapes.h names it); std::nullopt where two
 /// inputs give one name two values.
-std::optional<SymbolValues> dataSizes(const Graph& graph,
-                                      const std::vector<std::pair<std::string, HostTensor>>& data) {
-    SymbolValues values;
-    for (const auto& [name, tensor] : data) {
-        const OpenInput* open = openInput(graph, name);
-        if (!open || open->setsShapes || open->declaredDims.size() != tensor.type.shape.size())
-            continue;
-        for (std::size_t a = 0; a < open->declaredDims.size(); ++a) {
-            const std::optional<std::string> symbol = dimensionName(*open, a);
-            if (!symbol)
-                continue;
-            const auto [it, fresh] = values.emplace(*symbol, tensor.type.shape[a]);
-            if (!fresh && it->second != tensor.type.shape[a])
-                return std::nullopt;
-        }
-    }
-    return values;
-}
 
 /// `tensor` `times` over, stacked on axis 0.
 HostTensor repeatedRows(const HostTensor& tensor, std::int32_t times) {

@@ -206,6 +206,7 @@ public:
     const SessionCounters& counters() const { return m_counters; }
 
 private:
+    friend class SizedRunner;
     /// `planned` for `data`, where the data has other shapes than its open inputs were planned
     /// for, or other values where inputs set shapes (then `note` says how): where only the
     /// sizes of named dimensions differ, the plan itself instantiated at the data's sizes (its

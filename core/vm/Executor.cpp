@@ -30,7 +30,8 @@ Executor::~Executor() = default;
 Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const DeviceSet& devices,
                                                  Program program, std::vector<Device*> mapping,
                                                  int onnxOpset, const LoadProgress& progress,
-                                                 std::shared_ptr<ConstantCache> constants) {
+                                                 std::shared_ptr<ConstantCache> constants,
+                                                 bool sizesAtRun) {
     if (static_cast<int>(mapping.size()) != devices.size())
         return SourceError{"", 0, 0, "every virtual device needs a physical device"};
     std::unique_ptr<Executor> executor(new Executor());
@@ -42,6 +43,7 @@ Result<std::unique_ptr<Executor>> Executor::load(const Graph& graph, const Devic
     impl.onnxOpset = onnxOpset;
     impl.progress = &progress;
     impl.constantCache = std::move(constants);
+    impl.sizesAtRun = sizesAtRun;
     // Nothing is allocated before the whole program is known to fit, host copies included.
     if (Status status = checkMemoryFits(impl.program, devices, impl.mapping,
                                         hostInputOutputBytes(impl.program), &graph, onnxOpset);
@@ -84,12 +86,23 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
                                " inputs, not " + std::to_string(inputs.size())};
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const Node& node = impl.graph->node(program.inputs[i]);
-        if (inputs[i].type != node.outputs[0] ||
-            static_cast<std::int64_t>(inputs[i].data.size()) != node.outputs[0].bytes())
+        // An input whose sizes the run brings: its element type and rank are the program's.
+        const bool sized = i < impl.inputSized.size() && impl.inputSized[i];
+        const bool fits =
+            sized ? inputs[i].type.dtype == node.outputs[0].dtype &&
+                        inputs[i].type.rank() == node.outputs[0].rank() &&
+                        static_cast<std::int64_t>(inputs[i].data.size()) == inputs[i].type.bytes()
+                  : inputs[i].type == node.outputs[0] &&
+                        static_cast<std::int64_t>(inputs[i].data.size()) == node.outputs[0].bytes();
+        if (!fits)
             return SourceError{"", 0, 0,
                                "input '" + node.name + "' must be " +
                                    node.outputs[0].toShortString() + ", not " +
                                    inputs[i].type.toShortString()};
+    }
+    if (impl.sizesAtRun) {
+        if (auto error = impl.evaluateSizedConstants(options.sizes))
+            return *error;
     }
     impl.inputs = &inputs;
     RunResult result;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "device/Device.h"
+#include "ir/DimExpr.h"
 #include "ir/HostTensor.h"
 #include "ir/Result.h"
 #include "vm/Bytecode.h"
@@ -30,6 +31,9 @@ struct RunOptions {
     /// and a cancel on any rank stops every rank there. Off for a run of one rank's own (a
     /// reference), which must not wait for the others.
     bool acrossRanks = false;
+    /// The sizes of the named dimensions at this run, for a program loaded to run at any sizes
+    /// (Executor::load's sizesAtRun): its constants folded from the sizes are evaluated there.
+    SymbolValues sizes;
 };
 
 /// One timed instruction of the traced iteration.
@@ -109,11 +113,15 @@ public:
     using LoadProgress = std::function<void(std::int64_t done, std::int64_t total)>;
     /// `constants`, when given, keeps constants on their devices from one load to the next
     /// (vm/ConstantCache.h): a weight packed or uploaded by an earlier load is not again.
-    static Result<std::unique_ptr<Executor>> load(const Graph& graph, const DeviceSet& devices,
-                                                  Program program, std::vector<Device*> mapping,
-                                                  int onnxOpset = 0,
-                                                  const LoadProgress& progress = {},
-                                                  std::shared_ptr<ConstantCache> constants = {});
+    /// `sizesAtRun`: the program runs at any sizes of the dimensions its inputs name, as the
+    /// Relay VM runs one: the inputs' shapes are the run's, every shape after them is found
+    /// when its producer runs (kernels prepared per signature and kept), tensors that outgrow
+    /// their planned storage take memory from the device's arena, and constants folded from
+    /// the sizes are evaluated at RunOptions::sizes. Host devices only; an error says why not.
+    static Result<std::unique_ptr<Executor>>
+    load(const Graph& graph, const DeviceSet& devices, Program program,
+         std::vector<Device*> mapping, int onnxOpset = 0, const LoadProgress& progress = {},
+         std::shared_ptr<ConstantCache> constants = {}, bool sizesAtRun = false);
     ~Executor();
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;

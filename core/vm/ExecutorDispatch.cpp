@@ -217,14 +217,22 @@ void Executor::Impl::execute(std::size_t k, Stream& stream) {
         stream.live -= instr.bytes;
         // A host device has run every reader by now; a GPU's readers may still be queued,
         // so its buffers wait for the next run or the end.
-        if (!device->timesAsynchronously())
+        // A program run at other sizes keeps its buffers for the next run (the same tensors,
+        // a little larger).
+        if (!device->timesAsynchronously() && !sizesAtRun)
             releaseRunBuffer(instr.dst);
         break;
     case Opcode::LoadInput: {
         const HostTensor& input = (*inputs)[static_cast<std::size_t>(instr.index)];
-        if (instr.bytes > 0)
-            device->copyIn(regData[static_cast<std::size_t>(instr.dst)], input.data.data(),
-                           instr.bytes);
+        std::int64_t bytes = instr.bytes;
+        if (shapeAtRun[static_cast<std::size_t>(instr.dst)]) {
+            // Its shape is the run's (Executor::load's sizesAtRun).
+            memoryAtRun(instr.dst, input.type, device);
+            ranShape[static_cast<std::size_t>(instr.dst)] = input.type.shape;
+            bytes = input.type.bytes();
+        }
+        if (bytes > 0)
+            device->copyIn(regData[static_cast<std::size_t>(instr.dst)], input.data.data(), bytes);
         break;
     }
     case Opcode::Invoke: {

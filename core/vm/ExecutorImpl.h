@@ -68,6 +68,21 @@ struct Executor::Impl {
     std::vector<std::byte*> storages;
     std::vector<Device*> storageOwner;
     std::vector<const char*> borrowed; ///< per storage: the constant bytes it points at, or null
+    /// The program runs at any sizes of its inputs' named dimensions (Executor::load).
+    bool sizesAtRun = false;
+    /// Per program input: its shape is the run's (an input with named dimensions, sizesAtRun).
+    std::vector<bool> inputSized;
+    /// Per register: a constant folded from the sizes (Node::symbolicData), evaluated at each
+    /// run's sizes into `sizedConstants`, which its readers read instead of the graph's bytes.
+    std::vector<bool> valuesAtRun;
+    std::vector<std::shared_ptr<const TensorData>> sizedConstants;
+    /// The sizes of this run (the graph's, overlaid with RunOptions::sizes).
+    SymbolValues runSizes;
+    /// Evaluates the constants folded from the sizes at `sizes` (a run of sizesAtRun).
+    std::optional<SourceError> evaluateSizedConstants(const SymbolValues& sizes);
+    /// The bytes a reader of constant register r reads at this run: the graph's, or their
+    /// value at the run's sizes.
+    const TensorData* constantData(std::int32_t r) const;
     /// Constants kept on their devices across loads (vm/ConstantCache.h), or null; per
     /// LoadConst: the cached constant it binds, and whether it is written already (no upload).
     std::shared_ptr<ConstantCache> constantCache;
@@ -198,6 +213,9 @@ struct Executor::Impl {
     /// An Invoke reading such a register, or writing one that no kernel bounds, is prepared at
     /// run time instead (vm/RunTimeShapes.h).
     std::optional<SourceError> prepareKernels();
+    /// For sizesAtRun: the inputs whose shapes the run brings, and the constants folded from
+    /// the sizes; an error where the program cannot run so (a device not in host memory).
+    std::optional<SourceError> markSizedRegisters();
 
     /// Memory for register r, whose shape at this run is `type`, on `device`: its planned
     /// storage where that holds it, else a buffer of its own. Throws when the device cannot

@@ -302,6 +302,13 @@ std::optional<SourceError> Executor::Impl::prepareKernels() {
     }
     runTimeKernels.resize(n);
     runTimeBodies.resize(n);
+    valuesAtRun.assign(program.registers.size(), false);
+    sizedConstants.assign(program.registers.size(), nullptr);
+    inputSized.assign(program.inputs.size(), false);
+    if (sizesAtRun) {
+        if (auto error = markSizedRegisters())
+            return error;
+    }
     for (std::size_t k = program.runStart; k < n; ++k) {
         const Instruction& instr = program.code[k];
         if (instr.op == Opcode::DeviceCopy) {
@@ -316,7 +323,8 @@ std::optional<SourceError> Executor::Impl::prepareKernels() {
         const Node& node = graph->node(instr.node);
         bool atRun = node.anyRunTimeShape();
         for (std::int32_t r : instr.args)
-            atRun = atRun || shapeAtRun[static_cast<std::size_t>(r)];
+            atRun = atRun || shapeAtRun[static_cast<std::size_t>(r)] ||
+                    valuesAtRun[static_cast<std::size_t>(r)];
         for (const Subgraph& body : node.subgraphs)
             atRun = atRun || findsShapesAtRun(*body.graph);
         if (rankRole[k] == RankRole::Remote)
@@ -342,12 +350,72 @@ std::optional<SourceError> Executor::Impl::prepareKernels() {
         }
         const bool selects = node.op->kernel.family == KernelFamily::Selection;
         for (std::size_t i = 0; i < instr.results.size(); ++i) {
-            if (selects || node.runTimeShape(i))
+            // At other sizes, what follows a sized input or constant has the run's shape.
+            if (selects || node.runTimeShape(i) || sizesAtRun)
                 shapeAtRun[static_cast<std::size_t>(instr.results[i])] = true;
         }
         runTimeKernels[k] = std::make_unique<RunTimeKernelCache>();
     }
     return std::nullopt;
+}
+
+std::optional<SourceError> Executor::Impl::markSizedRegisters() {
+    const auto fail = [](std::string why) {
+        return SourceError{"", 0, 0, "the program cannot run at other sizes: " + std::move(why)};
+    };
+    for (Device* device : mapping) {
+        if (!device->hostAccessible())
+            return fail(device->name() + " is not host memory (its folded sizes would be "
+                                         "written there at every run)");
+    }
+    for (const Instruction& instr : program.code) {
+        if (instr.op == Opcode::LoadInput) {
+            const Node& node = graph->node(program.inputs[static_cast<std::size_t>(instr.index)]);
+            for (const OpenInput& open : graph->openInputs) {
+                if (open.name != node.name || open.setsShapes)
+                    continue;
+                for (std::size_t a = 0; a < open.declaredDims.size(); ++a) {
+                    if (dimensionName(open, a)) {
+                        shapeAtRun[static_cast<std::size_t>(instr.dst)] = true;
+                        inputSized[static_cast<std::size_t>(instr.index)] = true;
+                    }
+                }
+            }
+        } else if (instr.op == Opcode::LoadConst) {
+            const Node& node = graph->node(instr.node);
+            if (node.tiledData)
+                return fail("constant " + node.name + " is a broadcast whose shape follows them");
+            if (!node.symbolicData.empty())
+                valuesAtRun[static_cast<std::size_t>(instr.dst)] = true;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<SourceError> Executor::Impl::evaluateSizedConstants(const SymbolValues& sizes) {
+    SymbolValues& at = runSizes;
+    at = graph->symbolValues;
+    for (const auto& [name, value] : sizes)
+        at[name] = value;
+    for (std::size_t r = 0; r < valuesAtRun.size(); ++r) {
+        if (!valuesAtRun[r])
+            continue;
+        const Node& node = graph->node(program.registers[r].value.node);
+        auto bytes = symbolicDataAt(node, at);
+        if (!bytes)
+            return SourceError{"", 0, 0, bytes.error().message};
+        if (sizedConstants[r] && sizedConstants[r]->bytes() == bytes.value())
+            continue;
+        sizedConstants[r] = std::make_shared<const TensorData>(bytes.take());
+        regData[r] = reinterpret_cast<std::byte*>(const_cast<char*>(sizedConstants[r]->data()));
+    }
+    return std::nullopt;
+}
+
+const TensorData* Executor::Impl::constantData(std::int32_t r) const {
+    if (const auto& sized = sizedConstants[static_cast<std::size_t>(r)])
+        return sized.get();
+    return graph->node(reg(r).value.node).data.get();
 }
 
 std::optional<SourceError> Executor::Impl::prepareKernel(std::size_t k) {

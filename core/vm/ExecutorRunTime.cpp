@@ -34,11 +34,14 @@ std::byte* Executor::Impl::memoryAtRun(std::int32_t r, const TensorType& type, D
             what + "virtual device " + (*devices)[v].name + " (mem=" + formatBytes(*capacity) +
             ") cannot hold it beside its planned " + formatBytes(plannedBytes[v.index]) +
             " and the " + formatBytes(used.load()) + " other such tensors hold");
-    Result<std::byte*> data = device->allocate(bytes);
+    // At sizes that grow run by run (a cache a token longer each step), a quarter more, so
+    // that most runs find their buffer big enough.
+    const std::int64_t capacity = sizesAtRun ? bytes + bytes / 4 : bytes;
+    Result<std::byte*> data = device->allocate(capacity);
     if (!data)
         throw KernelError(what + device->name() + " cannot hold it: " + data.error().message);
-    used += bytes;
-    buffer = RunBuffer{data.value(), bytes, device};
+    used += capacity;
+    buffer = RunBuffer{data.value(), capacity, device};
     return regData[index] = buffer.data;
 }
 
@@ -95,13 +98,33 @@ void Executor::Impl::invokeAtRunTime(std::size_t k, Device* device, const std::s
         const std::int32_t r = instr.args[i];
         checkOwner(r, device, offender);
         types.push_back(typeAtRun(r));
-        if (reg(r).constant)
-            constants[i] = graph->node(reg(r).value.node).data.get();
-        else if (inputSetsShapes(node, i))
+        if (reg(r).constant) {
+            constants[i] = constantData(r);
+            // A constant folded from the sizes is part of the signature: its value is the run's.
+            if (valuesAtRun[static_cast<std::size_t>(r)])
+                values[i] = sizedConstants[static_cast<std::size_t>(r)];
+        } else if (inputSetsShapes(node, i))
             values[i] =
                 readToHost(*device, regData[static_cast<std::size_t>(r)], types.back().bytes());
     }
-    auto found = runTimeKernels[k]->find(*device, node, types, values, constants, onnxOpset);
+    // A node of the model whose shapes follow the named dimensions: its types at the run's
+    // sizes, without asking the shape function (ONNX's builds protos).
+    std::optional<std::vector<TensorType>> known;
+    if (sizesAtRun && !node.symbolicShapes.empty() && !node.anyRunTimeShape() &&
+        node.symbolicShapes.size() == node.outputs.size()) {
+        known.emplace(node.outputs);
+        for (std::size_t o = 0; o < node.outputs.size() && known; ++o) {
+            if (!isSymbolic(node.symbolicShapes[o]))
+                continue;
+            auto shape = evaluateShape(node.symbolicShapes[o], runSizes);
+            if (shape)
+                (*known)[o].shape = std::move(*shape);
+            else
+                known.reset();
+        }
+    }
+    auto found = runTimeKernels[k]->find(*device, node, types, values, constants, onnxOpset,
+                                         known ? &*known : nullptr);
     if (!found)
         throw KernelError(found.error().message);
     const RunTimeKernel& entry = *found.value();

@@ -140,7 +140,8 @@ Status checkTypesAtSizes(const Graph& sized, int onnxOpset) {
 Result<const RunTimeKernel*>
 RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<TensorType>& inputs,
                          const std::vector<std::shared_ptr<const TensorData>>& values,
-                         const std::vector<const TensorData*>& constants, int onnxOpset) {
+                         const std::vector<const TensorData*>& constants, int onnxOpset,
+                         const std::vector<TensorType>* known) {
     std::string key = signatureOf(inputs, values);
     if (const auto found = m_kernels.find(key); found != m_kernels.end()) {
         found->second.lastUse = ++m_uses;
@@ -154,7 +155,8 @@ RunTimeKernelCache::find(Device& device, const Node& node, const std::vector<Ten
         else if (i < constants.size() && inputSetsShapes(node, i))
             given[i] = constants[i];
     }
-    auto outputs = runTimeTypes(node, inputs, given, onnxOpset);
+    auto outputs = known ? Result<std::vector<TensorType>>(*known)
+                         : runTimeTypes(node, inputs, given, onnxOpset);
     if (!outputs)
         return outputs.error();
     if (outputs.value().size() != node.outputs.size())

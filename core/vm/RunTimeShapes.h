@@ -70,7 +70,10 @@ public:
                                       const std::vector<TensorType>& inputs,
                                       const std::vector<std::shared_ptr<const TensorData>>& values,
                                       const std::vector<const TensorData*>& constants,
-                                      int onnxOpset);
+                                      int onnxOpset,
+                                      const std::vector<TensorType>* outputs = nullptr);
+    /// (`outputs`, when given: the output types, known without the shape function: a node's
+    /// shapes in the named dimensions evaluated at the run's sizes.)
     /// How many signatures are kept, and how many were let go for newer ones.
     std::size_t size() const { return m_kernels.size(); }
     std::size_t evicted() const { return m_evicted; }

@@ -1,0 +1,93 @@
+// A plan's program run at any sizes of its named dimensions (session/SizedRunner.h).
+#include "session/SizedRunner.h"
+
+#include "device/DeviceRegistry.h"
+#include "session/RunSteps.h"
+#include "vm/ConstantCache.h"
+
+#include <algorithm>
+
+namespace placer {
+
+SizedRunner::~SizedRunner() = default;
+
+Result<std::unique_ptr<SizedRunner>>
+SizedRunner::make(Session& session, std::shared_ptr<const PlannedModel> planned,
+                  const std::vector<DeviceMapRequest>& maps, bool optimize,
+                  const std::vector<std::pair<std::string, HostTensor>>& sample) {
+    std::lock_guard lock(session.m_running);
+    std::unique_ptr<SizedRunner> runner(new SizedRunner());
+    runner->m_session = &session;
+    runner->m_opened = planned;
+    std::string note;
+    auto sized = session.forData(planned, sample, &note);
+    if (!sized)
+        return sized.error();
+    const Graph& opened = planned->model.graph;
+    if (opened.symbolValues.empty())
+        return SourceError::sentence("the plan's shapes follow no named dimension");
+    if (!opened.sizeBound.empty())
+        return SourceError::sentence("the model is bound to its sizes: " + opened.sizeBound);
+    runner->m_planned = sized.take();
+    const DeviceSet& devices = runner->m_planned->model.devices;
+    std::vector<std::string> warnings;
+    auto mapping = mapDevices(devices, maps, *session.m_registry, &warnings, &runner->m_leases);
+    if (!mapping)
+        return mapping.error();
+    // Transposes stay ops: a matrix product reading one as a strided view is a kernel made for
+    // the view's sizes, which the shape functions of a run at other sizes do not know.
+    OptimizeOptions passes = optimize ? OptimizeOptions{} : OptimizeOptions::none();
+    passes.transposes = false;
+    auto compiled = lowerPlanned(*runner->m_planned, mapping.value(), passes);
+    if (!compiled)
+        return compiled.error();
+    runner->m_ran = std::move(compiled.value().ran);
+    // The inputs whose dimensions the run brings, and the sizes the program was lowered at.
+    runner->m_ran.graph.openInputs = runner->m_planned->model.graph.openInputs;
+    runner->m_ran.graph.symbolValues = runner->m_planned->model.graph.symbolValues;
+    Program program = std::move(compiled.value().program);
+    for (const NodeId input : program.inputs)
+        runner->m_inputs.push_back(runner->m_ran.graph.node(input).name);
+    auto executor =
+        Executor::load(runner->m_ran.graph, devices, std::move(program), mapping.value(),
+                       runner->m_ran.graph.onnxOpset(), {}, session.m_constants, true);
+    if (!executor)
+        return executor.error();
+    runner->m_executor = executor.take();
+    return runner;
+}
+
+Result<RunResult> SizedRunner::run(std::vector<std::pair<std::string, HostTensor>> inputs) {
+    std::lock_guard lock(m_session->m_running);
+    const std::optional<SymbolValues> sizes = dataSizes(m_opened->model.graph, inputs);
+    if (!sizes)
+        return SourceError::sentence("the inputs give one dimension two sizes");
+    std::vector<HostTensor> ordered(m_inputs.size());
+    std::vector<bool> given(m_inputs.size(), false);
+    for (auto& [name, tensor] : inputs) {
+        const auto it = std::find(m_inputs.begin(), m_inputs.end(), name);
+        if (it == m_inputs.end())
+            continue; // an input the plan was made for the value of
+        const auto index = static_cast<std::size_t>(it - m_inputs.begin());
+        ordered[index] = std::move(tensor);
+        given[index] = true;
+    }
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        if (!given[i])
+            return SourceError::sentence("input " + m_inputs[i] + " is not given");
+    }
+    RunOptions options;
+    options.warmup = 0;
+    options.iterations = 1;
+    options.sizes = *sizes;
+    return m_executor->run(ordered, options);
+}
+
+std::vector<std::string> SizedRunner::outputNames() const {
+    std::vector<std::string> out;
+    for (const GraphOutput& output : m_ran.graph.outputs())
+        out.push_back(output.name);
+    return out;
+}
+
+} // namespace placer

@@ -125,10 +125,7 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
                 return "--bind " + split.error().message;
             request.cache.emplace_back(split.value().lhs, split.value().rhs);
         } else if (name == "--map") {
-            auto split = splitAssignment(value, SplitAt::FirstEquals);
-            if (!split)
-                return "--map " + split.error().message;
-            request.maps.push_back({split.value().lhs, split.value().rhs});
+            return takeMapOption(value, &request.maps);
         } else {
             output = value;
         }

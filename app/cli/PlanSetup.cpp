@@ -194,4 +194,13 @@ bool parseDouble(const std::string& text, double* value) {
     return ec == std::errc() && end == text.data() + text.size() && *value >= 0;
 }
 
+std::optional<std::string> takeMapOption(const std::string& value,
+                                         std::vector<DeviceMapRequest>* maps) {
+    auto split = splitAssignment(value, SplitAt::FirstEquals);
+    if (!split)
+        return "--map " + split.error().message;
+    maps->push_back({split.value().lhs, split.value().rhs});
+    return std::nullopt;
+}
+
 } // namespace placer::cli

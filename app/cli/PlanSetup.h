@@ -55,6 +55,10 @@ std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& 
 std::string describeProfile(const DeviceProfile& profile);
 std::string describeLink(const LinkProfile& link);
 
+/// `--map VDEV=PHYS`: the mapping added to `maps`, or the usage error's sentence.
+std::optional<std::string> takeMapOption(const std::string& value,
+                                         std::vector<DeviceMapRequest>* maps);
+
 /// A whole number of at least `minimum`, or a non-negative number: the whole text, or false.
 bool parseInt(const std::string& text, int minimum, int* value);
 bool parseDouble(const std::string& text, double* value);

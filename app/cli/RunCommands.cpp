@@ -122,10 +122,7 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
         } else if (name == "--no-optimize") {
             request.optimize = false;
         } else if (name == "--map") {
-            auto split = splitAssignment(value, SplitAt::FirstEquals);
-            if (!split)
-                return "--map " + split.error().message;
-            request.maps.push_back({split.value().lhs, split.value().rhs});
+            return takeMapOption(value, &request.maps);
         } else {
             output = value;
         }
@@ -181,10 +178,7 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
         } else if (name == "--no-record") {
             record = false;
         } else if (name == "--map") {
-            auto split = splitAssignment(value, SplitAt::FirstEquals);
-            if (!split)
-                return "--map " + split.error().message;
-            request.maps.push_back({split.value().lhs, split.value().rhs});
+            return takeMapOption(value, &request.maps);
         } else if (name == "--input") {
             auto split = splitAssignment(value, SplitAt::FirstEquals);
             if (!split)

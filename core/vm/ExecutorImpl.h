@@ -195,6 +195,9 @@ struct Executor::Impl {
     /// aligned for their element type; a constant that is not is copied as elsewhere.
     void findBorrowedConstants();
 
+    /// Per storage, how many registers it holds; per register, its storage (or -1).
+    void storageUsers(std::vector<int>* users, std::vector<std::int32_t>* storageOf) const;
+
     /// Constants the cache holds (or is to hold) on a device that does not use them where they
     /// lie, or uses them packed: their storages are the cache's memory, written once.
     std::optional<SourceError> findCachedConstants();

@@ -108,16 +108,23 @@ std::optional<SourceError> Executor::Impl::loadAll() {
     return checkCopiesBetweenRanks();
 }
 
-void Executor::Impl::findBorrowedConstants() {
-    borrowed.assign(storages.size(), nullptr);
-    std::vector<int> users(storages.size(), 0);
-    std::vector<std::int32_t> storageOf(program.registers.size(), -1);
+void Executor::Impl::storageUsers(std::vector<int>* users,
+                                  std::vector<std::int32_t>* storageOf) const {
+    users->assign(storages.size(), 0);
+    storageOf->assign(program.registers.size(), -1);
     for (const Instruction& instr : program.code) {
         if (instr.op == Opcode::AllocTensor && instr.storage >= 0) {
-            ++users[static_cast<std::size_t>(instr.storage)];
-            storageOf[static_cast<std::size_t>(instr.dst)] = instr.storage;
+            ++(*users)[static_cast<std::size_t>(instr.storage)];
+            (*storageOf)[static_cast<std::size_t>(instr.dst)] = instr.storage;
         }
     }
+}
+
+void Executor::Impl::findBorrowedConstants() {
+    borrowed.assign(storages.size(), nullptr);
+    std::vector<int> users;
+    std::vector<std::int32_t> storageOf;
+    storageUsers(&users, &storageOf);
     for (std::size_t k = 0; k < program.runStart; ++k) {
         const Instruction& instr = program.code[k];
         if (instr.op != Opcode::LoadConst || !mapping[instr.device.index]->bindsHostConstants())
@@ -145,14 +152,9 @@ std::optional<SourceError> Executor::Impl::findCachedConstants() {
     cachedWritten.assign(program.code.size(), 0);
     if (!constantCache)
         return std::nullopt;
-    std::vector<int> users(storages.size(), 0);
-    std::vector<std::int32_t> storageOf(program.registers.size(), -1);
-    for (const Instruction& instr : program.code) {
-        if (instr.op == Opcode::AllocTensor && instr.storage >= 0) {
-            ++users[static_cast<std::size_t>(instr.storage)];
-            storageOf[static_cast<std::size_t>(instr.dst)] = instr.storage;
-        }
-    }
+    std::vector<int> users;
+    std::vector<std::int32_t> storageOf;
+    storageUsers(&users, &storageOf);
     std::vector<std::shared_ptr<CachedConstant>> used;
     for (std::size_t k = 0; k < program.runStart; ++k) {
         const Instruction& instr = program.code[k];

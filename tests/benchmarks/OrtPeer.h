@@ -36,4 +36,12 @@ inline std::string ortModules(std::string* why) {
     return {};
 }
 
+/// `s` quoted for the shell that runs the peer.
+inline std::string shellQuote(const std::string& s) {
+    std::string quoted = "'";
+    for (char c : s)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
 } // namespace placer::bench

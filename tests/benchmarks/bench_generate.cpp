@@ -49,13 +49,6 @@ std::vector<std::int64_t> readIds(const std::string& path) {
     return out;
 }
 
-std::string shellQuote(const std::string& s) {
-    std::string quoted = "'";
-    for (char c : s)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 struct PeerRun {
     std::vector<std::int64_t> tokens;
     double firstMs = -1;
@@ -70,9 +63,10 @@ PeerRun ortGenerate(const std::string& model, const std::string& prompt, int tok
     if (modules.empty())
         return out;
     const std::string script = std::string(PLACER_SOURCE_DIR) + "/tests/benchmarks/ort_generate.js";
-    const std::string command = "NODE_PATH=" + shellQuote(modules) + " node " + shellQuote(script) +
-                                " " + shellQuote(model) + " " + shellQuote(prompt) + " " +
-                                std::to_string(tokens) + " 1 " + cacheShape + " 2>&1";
+    const std::string command = "NODE_PATH=" + bench::shellQuote(modules) + " node " +
+                                bench::shellQuote(script) + " " + bench::shellQuote(model) + " " +
+                                bench::shellQuote(prompt) + " " + std::to_string(tokens) + " 1 " +
+                                cacheShape + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) {
         out.why = "node could not be started";

@@ -69,13 +69,6 @@ std::vector<std::string> split(const std::string& text) {
     return parts;
 }
 
-std::string shellQuote(const std::string& s) {
-    std::string quoted = "'";
-    for (char c : s)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 struct PeerResult {
     double millis = -1;
     std::string error;
@@ -87,11 +80,11 @@ PeerResult runOrt(const std::string& modules, const std::string& model, int thre
     PeerResult result;
     const fs::path log = outDir / "peer.txt";
     const std::string script = std::string(PLACER_SOURCE_DIR) + "/tests/benchmarks/ort_peer.js";
-    const std::string command = "NODE_PATH=" + shellQuote(modules) + " node " + shellQuote(script) +
-                                " " + shellQuote(model) + " " + std::to_string(threads) + " 2 " +
-                                std::to_string(iterations) + " " + shellQuote(inDir.string()) +
-                                " " + shellQuote(outDir.string()) + " > " +
-                                shellQuote(log.string()) + " 2>&1";
+    const std::string command =
+        "NODE_PATH=" + bench::shellQuote(modules) + " node " + bench::shellQuote(script) + " " +
+        bench::shellQuote(model) + " " + std::to_string(threads) + " 2 " +
+        std::to_string(iterations) + " " + bench::shellQuote(inDir.string()) + " " +
+        bench::shellQuote(outDir.string()) + " > " + bench::shellQuote(log.string()) + " 2>&1";
     const int status = std::system(command.c_str());
     std::ifstream in(log);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

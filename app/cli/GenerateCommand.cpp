@@ -4,10 +4,8 @@
 #include "cli/PlanSetup.h"
 
 #include "device/Ranks.h"
-#include "io/Npy.h"
 #include "plan/Annotations.h"
 
-#include <charconv>
 #include <ostream>
 
 namespace placer::cli {
@@ -47,26 +45,6 @@ options:
   -o, --output FILE          write the report to FILE instead of standard output
   -h, --help                 show this help
 )";
-
-/// Token ids written out ("1,2,3" or "1 2 3"), or nullopt.
-std::optional<std::vector<std::int64_t>> idsFromText(const std::string& text) {
-    std::vector<std::int64_t> out;
-    const char* at = text.data();
-    const char* end = text.data() + text.size();
-    while (at < end) {
-        while (at < end && (*at == ',' || *at == ' '))
-            ++at;
-        if (at == end)
-            break;
-        std::int64_t id = 0;
-        const auto [next, ec] = std::from_chars(at, end, id);
-        if (ec != std::errc())
-            return std::nullopt;
-        out.push_back(id);
-        at = next;
-    }
-    return out;
-}
 
 } // namespace
 
@@ -111,10 +89,11 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
                 return "--seed must be a non-negative whole number, not '" + value + "'";
             request.sampling.seed = static_cast<std::uint64_t>(number);
         } else if (name == "--stop") {
-            const auto ids = idsFromText(value);
-            if (!ids || ids->empty())
+            const auto ids = promptFromText(value);
+            if (!ids || ids.value().empty() || value.ends_with(".npy"))
                 return "--stop takes token ids, '2' or '2,7', not '" + value + "'";
-            request.stopTokens.insert(request.stopTokens.end(), ids->begin(), ids->end());
+            request.stopTokens.insert(request.stopTokens.end(), ids.value().begin(),
+                                      ids.value().end());
         } else if (name == "--ids-input") {
             request.idsInput = value;
         } else if (name == "--logits") {
@@ -144,24 +123,10 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
                "'1,2,3')\n";
         return UsageError;
     }
-    if (prompt.ends_with(".npy")) {
-        auto tensor = readNpy(prompt);
-        if (!tensor)
-            return fail("--prompt " + tensor.error().toString());
-        const HostTensor& ids = tensor.value();
-        if (ids.type.dtype != DType::Int64 && ids.type.dtype != DType::Int32)
-            return fail("--prompt " + prompt + ": the ids are " +
-                        std::string(dtypeName(ids.type.dtype)) + ", not int64 or int32");
-        for (std::int64_t e = 0; e < ids.type.elementCount(); ++e)
-            request.prompt.push_back(ids.type.dtype == DType::Int64 ? ids.as<std::int64_t>()[e]
-                                                                    : ids.as<std::int32_t>()[e]);
-    } else {
-        const auto ids = idsFromText(prompt);
-        if (!ids)
-            return fail("--prompt '" + prompt +
-                        "' is neither a .npy file nor token ids written out ('1,2,3')");
-        request.prompt = *ids;
-    }
+    auto ids = promptFromText(prompt);
+    if (!ids)
+        return fail("--prompt " + ids.error().toString());
+    request.prompt = ids.take();
     parsed.request.maps = request.maps;
     parsed.request.optimize = request.optimize;
     Session session(sessionOptions(parsed));

@@ -211,6 +211,15 @@ void MainWindow::createDocks() {
             m_document, SetPipelineCountCommand::Count::StreamBatches, count));
     });
     connect(m_runPanel, &RunPanel::finished, this, &MainWindow::runFinished);
+    connect(m_runPanel, &RunPanel::generationFinished, this,
+            [this](const std::shared_ptr<const GenerationReport>& report) {
+                m_timeline->setData(generationTimeline(*report, *m_document));
+                statusBar()->showMessage(
+                    tr("Generated %1 tokens: %2 tokens/s after the prompt, first token in %3 ms")
+                        .arg(report->tokens.size())
+                        .arg(report->decodeTokensPerSecond(), 0, 'f', 1)
+                        .arg(report->timeToFirstTokenMs(), 0, 'f', 1));
+            });
     connect(m_runPanel, &RunPanel::problem, this, &MainWindow::showError);
     dock(tr("Run"), QStringLiteral("run"), m_runPanel, Qt::LeftDockWidgetArea);
     m_browser = new PlanBrowser(this);

@@ -16,15 +16,57 @@ RunController::RunController(Session* session, QObject* parent)
         std::tie(m_outcome, m_error) = m_watcher.result();
         emit finished();
     });
+    connect(&m_generating, &QFutureWatcher<Generated>::finished, this, [this] {
+        std::tie(m_generation, m_error) = m_generating.result();
+        emit generated();
+    });
 }
 
 RunController::~RunController() {
     m_cancel = true;
     m_watcher.waitForFinished();
+    m_generating.waitForFinished();
 }
 
 bool RunController::isRunning() const {
-    return m_watcher.isRunning();
+    return m_watcher.isRunning() || m_generating.isRunning();
+}
+
+void RunController::startGeneration(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+                                    const PlanOptions& planOptions,
+                                    std::vector<std::string> physical,
+                                    std::optional<ModelSource> source, GenerateRequest request) {
+    if (isRunning())
+        return;
+    m_cancel = false;
+    auto planned = std::make_shared<PlannedModel>(
+        adoptPlan(LoadedModel{graph, devices, {}}, plan, planOptions, std::move(source)));
+    physical.resize(static_cast<std::size_t>(devices.size()));
+    for (int d = 0; d < devices.size(); ++d) {
+        if (!physical[static_cast<std::size_t>(d)].empty())
+            request.maps.push_back(
+                {devices[DeviceId(d)].name, physical[static_cast<std::size_t>(d)]});
+    }
+    m_generating.setFuture(QtConcurrent::run([this, planned, request]() -> Generated {
+        const auto started = std::chrono::steady_clock::now();
+        auto first = started;
+        const TokenCallback onToken = [&](std::int64_t token, int index) {
+            const auto now = std::chrono::steady_clock::now();
+            if (index == 0)
+                first = now;
+            const double seconds = std::chrono::duration<double>(now - first).count();
+            const double perSecond = index > 0 && seconds > 0 ? index / seconds : 0;
+            QMetaObject::invokeMethod(
+                this,
+                [this, token, index, perSecond] { emit this->token(token, index, perSecond); },
+                Qt::QueuedConnection);
+            return !m_cancel.load();
+        };
+        auto made = m_session->generate(planned, request, onToken);
+        if (!made)
+            return {nullptr, QString::fromStdString(made.error().message)};
+        return {std::make_shared<const GenerationReport>(made.take()), QString()};
+    }));
 }
 
 void RunController::cancel() {

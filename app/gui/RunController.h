@@ -38,6 +38,13 @@ public:
     void start(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                const PlanOptions& planOptions, int warmup, int iterations,
                std::vector<std::string> physical, Data data = {});
+    /// Starts generating from a copy of `graph` as `plan` places it (session/Generate.h):
+    /// token() tells each token as it is made, generated() the end. `physical` as for start().
+    void startGeneration(const Graph& graph, const DeviceSet& devices, const Plan& plan,
+                         const PlanOptions& planOptions, std::vector<std::string> physical,
+                         std::optional<ModelSource> source, GenerateRequest request);
+    /// The last finished generation (null when it failed or none has finished).
+    std::shared_ptr<const GenerationReport> generation() const { return m_generation; }
     void cancel();
     bool isRunning() const;
     /// The last finished run (null when it failed or none has finished), and why it failed.
@@ -50,13 +57,20 @@ signals:
     /// model's weights are read from disk then), in per mille of all.
     void loading(int perMille);
     void finished();
+    /// A generation made token `token`, the `index`-th new one, `perSecond` tokens a second so
+    /// far after the prompt.
+    void token(qint64 token, int index, double perSecond);
+    void generated();
 
 private:
     using Finished = std::pair<std::shared_ptr<const RunOutcome>, QString>;
     Finished work(std::shared_ptr<const PlannedModel> planned, RunRequest request);
 
     Session* m_session;
+    using Generated = std::pair<std::shared_ptr<const GenerationReport>, QString>;
     QFutureWatcher<Finished> m_watcher;
+    QFutureWatcher<Generated> m_generating;
+    std::shared_ptr<const GenerationReport> m_generation;
     std::shared_ptr<const RunOutcome> m_outcome;
     QString m_error;
     std::atomic<bool> m_cancel{false};

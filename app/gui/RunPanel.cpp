@@ -13,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
@@ -32,6 +33,8 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
       m_inputs(new QTableWidget(0, 2, this)), m_iterations(new QSpinBox(this)),
       m_warmup(new QSpinBox(this)), m_microBatches(new QSpinBox(this)),
       m_streamBatches(new QSpinBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
+      m_prompt(new QLineEdit(this)), m_newTokens(new QSpinBox(this)),
+      m_generateButton(new QPushButton(tr("Generate"), this)),
       m_cancel(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
       m_summary(new QTextBrowser(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -116,12 +119,31 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
             }
         }
     });
+    // Generate mode: a decoder's tokens, one step at a time on this plan.
+    m_prompt->setObjectName(QStringLiteral("prompt"));
+    m_prompt->setPlaceholderText(tr("prompt: ids or .npy"));
+    m_prompt->setToolTip(tr("The prompt for Generate: token ids, or a .npy file of them. The "
+                            "model's KV cache (past_* in, present_* out) is carried from each "
+                            "step to the next."));
+    m_newTokens->setObjectName(QStringLiteral("newTokens"));
+    m_newTokens->setRange(1, 4096);
+    m_newTokens->setValue(32);
+    m_newTokens->setToolTip(tr("How many tokens Generate makes"));
+    m_generateButton->setObjectName(QStringLiteral("generate"));
     layout->addLayout(form);
+    // One row for both modes, so that the panel stays as short as it was: Run and Cancel, then
+    // the prompt, the count and Generate.
     auto* buttons = new QHBoxLayout;
     m_runButton->setObjectName(QStringLiteral("run"));
     m_cancel->setEnabled(false);
-    buttons->addWidget(m_runButton);
-    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_runButton, 1);
+    buttons->addWidget(m_cancel, 1);
+    buttons->addSpacing(6);
+    buttons->addWidget(m_prompt, 2);
+    buttons->addWidget(m_newTokens, 1);
+    buttons->addWidget(m_generateButton, 1);
+    for (QWidget* field : {static_cast<QWidget*>(m_prompt), static_cast<QWidget*>(m_newTokens)})
+        field->setMaximumHeight(m_runButton->sizeHint().height());
     layout->addLayout(buttons);
     m_progress->setValue(0);
     layout->addWidget(m_progress);
@@ -138,6 +160,37 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     exports->addWidget(csv);
     layout->addLayout(exports);
     connect(m_runButton, &QPushButton::clicked, this, &RunPanel::start);
+    connect(m_generateButton, &QPushButton::clicked, this, &RunPanel::startGeneration);
+    connect(m_controller, &RunController::token, this,
+            [this](qint64 token, int index, double perSecond) {
+                m_tokensSoFar +=
+                    (index == 0 ? QString() : QStringLiteral(" ")) + QString::number(token);
+                m_progress->setRange(0, m_newTokens->value());
+                m_progress->setValue(index + 1);
+                m_progress->setFormat(perSecond > 0
+                                          ? tr("%v tokens, %1 tokens/s").arg(perSecond, 0, 'f', 1)
+                                          : tr("%v tokens"));
+                m_summary->setHtml(tr("<i>Generating…</i><p><tt>%1</tt></p>").arg(m_tokensSoFar));
+            });
+    connect(m_controller, &RunController::generated, this, [this] {
+        m_runButton->setEnabled(true);
+        m_generateButton->setEnabled(true);
+        m_cancel->setEnabled(false);
+        const auto report = m_controller->generation();
+        if (!report) {
+            m_summary->setHtml(QStringLiteral("<p style='color:#b01010'>%1</p>")
+                                   .arg(m_controller->error().toHtmlEscaped()));
+            emit problem(tr("Generation failed"), m_controller->error());
+            return;
+        }
+        QString tokens;
+        for (const std::int64_t token : report->tokens)
+            tokens += (tokens.isEmpty() ? QString() : QStringLiteral(" ")) + QString::number(token);
+        m_summary->setHtml(
+            QStringLiteral("<p><tt>%1</tt></p><pre>%2</pre>")
+                .arg(tokens, QString::fromStdString(generationSummary(*report)).toHtmlEscaped()));
+        emit generationFinished(report);
+    });
     connect(m_cancel, &QPushButton::clicked, m_controller, &RunController::cancel);
     connect(trace, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(),
@@ -188,6 +241,94 @@ void RunPanel::start() {
     m_controller->start(m_document->graph(), m_document->devices(), m_document->plan(),
                         m_document->options(), m_warmup->value(), m_iterations->value(),
                         m_document->physicalDevices(), std::move(data));
+}
+
+void RunPanel::startGeneration() {
+    if (m_controller->isRunning() || m_document->isEmpty())
+        return;
+    auto prompt = promptFromText(m_prompt->text().trimmed().toStdString());
+    if (!prompt || prompt.value().empty()) {
+        emit problem(tr("Cannot generate"),
+                     prompt ? tr("Type the prompt's token ids (1,2,3) or choose a .npy file.")
+                            : QString::fromStdString(prompt.error().toString()));
+        return;
+    }
+    GenerateRequest request;
+    request.prompt = prompt.take();
+    request.maxNewTokens = m_newTokens->value();
+    const QString& path = m_document->path();
+    std::optional<ModelSource> source;
+    if (!path.isEmpty() && QFileInfo::exists(path))
+        source = ModelSource{path.toStdString()};
+    m_runButton->setEnabled(false);
+    m_generateButton->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_tokensSoFar.clear();
+    m_progress->setRange(0, request.maxNewTokens);
+    m_progress->setValue(0);
+    m_summary->setHtml(tr("<i>Generating…</i>"));
+    m_controller->startGeneration(m_document->graph(), m_document->devices(), m_document->plan(),
+                                  m_document->options(), m_document->physicalDevices(),
+                                  std::move(source), std::move(request));
+}
+
+views::TimelineData generationTimeline(const GenerationReport& report,
+                                       const views::PlacementDocument& document) {
+    views::TimelineData data;
+    data.lanes.push_back(RunPanel::tr("steps"));
+    std::vector<QString> deviceLanes;
+    const DeviceSet& devices = document.devices();
+    const auto laneOf = [&](const std::string& name) {
+        const QString lane = QString::fromStdString(name);
+        const auto it = std::find(data.lanes.begin(), data.lanes.end(), lane);
+        if (it != data.lanes.end())
+            return static_cast<int>(it - data.lanes.begin());
+        data.lanes.push_back(lane);
+        return static_cast<int>(data.lanes.size() - 1);
+    };
+    const auto colourOf = [&](const std::string& name) {
+        const auto device = devices.find(name.substr(0, name.find('+')));
+        return device ? document.deviceColor(*device).lighter(112) : QColor(160, 160, 160);
+    };
+    double at = 0;
+    for (std::size_t s = 0; s < report.steps.size(); ++s) {
+        const GenerateStep& step = report.steps[s];
+        const double micros = step.wallMs * 1000.0;
+        views::TimelineBar bar;
+        bar.lane = 0;
+        bar.start = at;
+        bar.end = at + micros;
+        bar.colour = s == 0 ? QColor(120, 144, 176)
+                            : (s % 2 ? QColor(150, 170, 200) : QColor(136, 158, 190));
+        const QString token =
+            s < report.tokens.size() ? QString::number(report.tokens[s]) : QString();
+        bar.label = s == 0 ? RunPanel::tr("prompt (%1) → %2").arg(step.tokens).arg(token) : token;
+        bar.tooltip = (s == 0 ? RunPanel::tr("Prompt of %1 tokens: %2 ms, first token %3")
+                                    .arg(step.tokens)
+                                    .arg(step.wallMs, 0, 'f', 2)
+                                    .arg(token)
+                              : RunPanel::tr("Token %1 (%2): %3 ms, kernels %4 ms")
+                                    .arg(s)
+                                    .arg(token)
+                                    .arg(step.wallMs, 0, 'f', 2)
+                                    .arg(step.kernelsMs, 0, 'f', 2));
+        data.bars.push_back(bar);
+        for (const auto& [device, busy] : step.busyMs) {
+            views::TimelineBar work;
+            work.lane = laneOf(device);
+            work.start = at;
+            work.end = at + busy * 1000.0;
+            work.colour = colourOf(device);
+            work.tooltip = RunPanel::tr("%1 busy %2 ms in step %3")
+                               .arg(QString::fromStdString(device))
+                               .arg(busy, 0, 'f', 3)
+                               .arg(s);
+            data.bars.push_back(work);
+        }
+        at += micros;
+    }
+    data.duration = at;
+    return data;
 }
 
 void RunPanel::fillInputs() {

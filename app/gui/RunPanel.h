@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
@@ -46,6 +47,12 @@ public:
     /// The batches a run streams (PlanOptions::streamBatches): re-plans at once, as above.
     QSpinBox* streamBatches() const { return m_streamBatches; }
     QPushButton* runButton() const { return m_runButton; }
+    /// Generate mode, for decoders with a KV cache (session/Generate.h): the prompt (token ids
+    /// typed in, or a .npy file), how many tokens, and the button; tokens and tokens/s show as
+    /// they come, the summary and a timeline per token at the end.
+    QLineEdit* prompt() const { return m_prompt; }
+    QSpinBox* newTokens() const { return m_newTokens; }
+    QPushButton* generateButton() const { return m_generateButton; }
     QTextBrowser* summary() const { return m_summary; }
 
     /// Writes the last run as a Chrome trace (JSON) or as CSV timings; false without a finished
@@ -57,10 +64,14 @@ public slots:
     /// Runs the document's plan in the background; refused (with problem()) when the plan has
     /// a conflict that makes it unrunnable.
     void start();
+    /// Generates from the document's plan in the background with the prompt and count above.
+    void startGeneration();
 
 signals:
     /// A run ended well (with its outcome); failures and cancels are shown in the panel.
     void finished(std::shared_ptr<const RunOutcome> outcome);
+    /// A generation ended well: its report (the window draws its timeline).
+    void generationFinished(std::shared_ptr<const GenerationReport> report);
     /// Something the user should see in a dialog: a refused or failed run, a failed export.
     void problem(const QString& title, const QString& message);
     /// The user set the Micro-batches box to `count`: the window re-plans, one undo step.
@@ -85,6 +96,10 @@ private:
     QSpinBox* m_microBatches;
     QSpinBox* m_streamBatches;
     QPushButton* m_runButton;
+    QLineEdit* m_prompt;
+    QSpinBox* m_newTokens;
+    QPushButton* m_generateButton;
+    QString m_tokensSoFar;
     QPushButton* m_cancel;
     QProgressBar* m_progress;
     QTextBrowser* m_summary;
@@ -94,6 +109,12 @@ private:
 /// and one for inputs, a bar per node, copy and input with its time; colours from `document`.
 views::TimelineData runTimeline(const RunOutcome& outcome,
                                 const views::PlacementDocument& document);
+
+/// The timeline of a generation: a lane of steps (the prompt, then a bar per token, labelled
+/// with it) and a lane per virtual device with its busy time in each step; colours from
+/// `document`.
+views::TimelineData generationTimeline(const GenerationReport& report,
+                                       const views::PlacementDocument& document);
 
 /// The schedule the document's plan predicts (plan/Plan.h Prediction): a lane per device,
 /// "predicted", a bar per op; appended below `into`'s lanes (a run's) when given.

@@ -21,6 +21,7 @@
 #include <QEventLoop>
 #include <QIcon>
 #include <QLibraryInfo>
+#include <QLineEdit>
 #include <QLocale>
 #include <QSettings>
 #include <QSpinBox>
@@ -173,7 +174,13 @@ int main(int argc, char** argv) {
                                 "screenshot, the devices on the ranks Run ▸ Run on Hosts "
                                 "proposes."),
         QStringLiteral("N"));
-    parser.addOptions({screenshot, runFirst, runOnHosts, collapse, expand});
+    const QCommandLineOption generateFirst(
+        QStringLiteral("generate"),
+        QApplication::translate("main",
+                                "Generate from the plan before the screenshot (a decoder with a "
+                                "KV cache): the prompt's token ids (1,2,3) or a .npy file."),
+        QStringLiteral("prompt"));
+    parser.addOptions({screenshot, runFirst, runOnHosts, collapse, expand, generateFirst});
     parser.process(app);
 
     gui::MainWindow window;
@@ -237,6 +244,17 @@ int main(int argc, char** argv) {
             window.runPanel()->start();
             if (window.runController()->isRunning())
                 loop.exec();
+        }
+        if (parser.isSet(generateFirst)) {
+            QEventLoop loop;
+            QObject::connect(window.runController(), &gui::RunController::generated, &loop,
+                             &QEventLoop::quit);
+            window.runPanel()->prompt()->setText(parser.value(generateFirst));
+            window.runPanel()->startGeneration();
+            if (window.runController()->isRunning())
+                loop.exec();
+            if (!window.runController()->generation())
+                return fail(window.runController()->error());
         }
         if (parser.isSet(runOnHosts)) {
             gui::HostsDialog hosts(window.document()->devices());

@@ -3,12 +3,14 @@
 #include "session/Generate.h"
 
 #include "io/Json.h"
+#include "io/Npy.h"
 #include "kernels/ElementFunctors.h"
 #include "kernels/KernelSupport.h"
 #include "session/Session.h"
 #include "session/SizedRunner.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -222,6 +224,42 @@ std::string sameOutputs(const StepOutputs& a, const StepOutputs& b) {
 }
 
 } // namespace
+
+Result<std::vector<std::int64_t>> promptFromText(const std::string& text) {
+    std::vector<std::int64_t> out;
+    if (text.ends_with(".npy")) {
+        auto tensor = readNpy(text);
+        if (!tensor)
+            return tensor.error();
+        const HostTensor& ids = tensor.value();
+        if (ids.type.dtype != DType::Int64 && ids.type.dtype != DType::Int32)
+            return SourceError::sentence(text + ": the ids are " +
+                                         std::string(dtypeName(ids.type.dtype)) +
+                                         ", not int64 or int32");
+        for (std::int64_t e = 0; e < ids.type.elementCount(); ++e)
+            out.push_back(ids.type.dtype == DType::Int64 ? ids.as<std::int64_t>()[e]
+                                                         : ids.as<std::int32_t>()[e]);
+        return out;
+    }
+    const char* at = text.data();
+    const char* end = text.data() + text.size();
+    while (at < end) {
+        while (at < end && (*at == ',' || *at == ' '))
+            ++at;
+        if (at == end)
+            break;
+        std::int64_t id = 0;
+        const auto [next, ec] = std::from_chars(at, end, id);
+        if (ec != std::errc())
+            return SourceError::sentence("'" + text +
+                                         "' is neither a .npy file nor token ids written out "
+                                         "('1,2,3'): position " +
+                                         std::to_string(at - text.data()) + " is no number");
+        out.push_back(id);
+        at = next;
+    }
+    return out;
+}
 
 std::int64_t pickToken(const float* logits, std::int64_t vocabulary, const Sampling& sampling,
                        std::uint64_t& state) {

@@ -87,6 +87,10 @@ std::string generationJson(const GenerationReport& report);
 /// The report for people: tokens, time to first token, tokens/s, p50/p99, busy per token.
 std::string generationSummary(const GenerationReport& report);
 
+/// A prompt written as token ids ("1,2,3" or "1 2 3"), or a .npy file of them (int64 or int32,
+/// any shape, read in order); an error says which it is not.
+Result<std::vector<std::int64_t>> promptFromText(const std::string& text);
+
 /// Picks the next token from `logits` (the vocabulary's scores at the last position).
 std::int64_t pickToken(const float* logits, std::int64_t vocabulary, const Sampling& sampling,
                        std::uint64_t& state);

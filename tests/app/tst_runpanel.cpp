@@ -1,6 +1,6 @@
 // The Run panel on its own: a run of the document's plan from its button, the summary it shows,
 // the timeline of the outcome, exports only after a run, a refused run said as a problem, and
-// one opened model run at the shapes its inputs' data have.
+// one opened model run at the shapes its inputs' data have, and Generate mode on a decoder.
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
 #include "io/ModelLoader.h"
@@ -171,6 +171,64 @@ private slots:
         QCOMPARE(problem.size(), 1);
         QCOMPARE(problem.front().front().toString(), QStringLiteral("Cannot run"));
         QVERIFY(!controller.isRunning());
+    }
+
+    /// Generate mode on the committed decoder: the prompt typed in, the Generate button
+    /// clicked; the tokens are PyTorch's, they show as they come, and the timeline has a bar
+    /// per token labelled with it and a lane per device. A prompt that is no ids is a problem.
+    void generatesTokensOnATimeline() {
+        const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/tiny_decoder");
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY2(document.open(base + ".onnx", &error, DeviceSet::parse("a:vcpu").value()),
+                 qPrintable(error));
+        Session session;
+        gui::RunController controller(&session);
+        gui::RunPanel panel(&document, &controller);
+        auto prompt = readNpy((base + ".prompt.npy").toStdString());
+        auto expected = readNpy((base + ".expected.npy").toStdString());
+        QVERIFY(prompt && expected);
+        QStringList ids, tokens;
+        for (std::int64_t i = 0; i < 32; ++i)
+            ids << QString::number(prompt.value().as<std::int64_t>()[i]);
+        for (std::int64_t i = 0; i < 12; ++i)
+            tokens << QString::number(expected.value().as<std::int64_t>()[i]);
+        panel.prompt()->setFocus();
+        QTest::keyClicks(panel.prompt(), ids.join(','));
+        panel.newTokens()->setValue(12);
+        QSignalSpy made(&controller, &gui::RunController::token);
+        QSignalSpy finished(&panel, &gui::RunPanel::generationFinished);
+        QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
+        QVERIFY(!panel.generateButton()->isEnabled());
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(made.size(), 12);
+        QVERIFY(panel.generateButton()->isEnabled());
+        const auto report =
+            finished.front().front().value<std::shared_ptr<const GenerationReport>>();
+        QVERIFY(report);
+        QStringList got;
+        for (const std::int64_t token : report->tokens)
+            got << QString::number(token);
+        QCOMPARE(got.join(' '), tokens.join(' '));
+        const QString summary = panel.summary()->toPlainText();
+        QVERIFY2(summary.contains(tokens.join(' ')) && summary.contains("time to first token"),
+                 qPrintable(summary));
+        const views::TimelineData timeline = gui::generationTimeline(*report, document);
+        QCOMPARE(timeline.lanes.front(), QStringLiteral("steps"));
+        QVERIFY(std::find(timeline.lanes.begin(), timeline.lanes.end(), QStringLiteral("a")) !=
+                timeline.lanes.end());
+        int stepBars = 0;
+        for (const views::TimelineBar& bar : timeline.bars)
+            stepBars += bar.lane == 0 ? 1 : 0;
+        QCOMPARE(stepBars, 12);
+        QVERIFY(timeline.bars.front().label.startsWith("prompt (32)"));
+        QCOMPARE(timeline.bars[2].label, tokens[1]); // the second step's bar, after a's bar
+        QVERIFY(timeline.duration > 0);
+        QSignalSpy problem(&panel, &gui::RunPanel::problem);
+        panel.prompt()->setText(QStringLiteral("1,x"));
+        QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
+        QCOMPARE(problem.size(), 1);
+        QCOMPARE(problem.front().front().toString(), QStringLiteral("Cannot generate"));
     }
 };
 

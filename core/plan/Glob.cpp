@@ -1,7 +1,12 @@
 // Wildcard matching with the classic greedy-star backtracking (one saved position, no recursion).
 #include "plan/Glob.h"
 
+// GCC 12 warns of a member of its own <regex> automaton "maybe uninitialized" when it inlines
+// it (a false positive in the library's code, not ours).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
+#pragma GCC diagnostic pop
 
 namespace placer {
 

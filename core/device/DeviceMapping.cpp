@@ -41,12 +41,24 @@ Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
         if (physical)
             continue;
         const VirtualDevice& device = devices[DeviceId(d)];
+        // A program that links no backend (only the readers) has no device to run on.
+        const auto none = [&](const std::string& why) {
+            return SourceError{"", 0, 0,
+                               "virtual device '" + device.name + "' has no physical device: " +
+                                   why + " (this program links no CPU backend)"};
+        };
         switch (device.kind) {
-        case DeviceKind::Cpu:
-            physical = registry.get("cpu").value();
+        case DeviceKind::Cpu: {
+            auto cpu = registry.get("cpu");
+            if (!cpu)
+                return none(cpu.error().message);
+            physical = cpu.value();
             break;
+        }
         case DeviceKind::VCpu:
             physical = ownVCpu(d);
+            if (!physical)
+                return none("no backend makes virtual CPUs");
             break;
         case DeviceKind::Cuda: {
             if (registry.hasKind(DeviceKind::Cuda)) {
@@ -56,6 +68,8 @@ Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
                 physical = cuda.value();
             } else {
                 physical = ownVCpu(d);
+                if (!physical)
+                    return none("no CUDA device, and no backend makes virtual CPUs");
                 warnings->push_back("virtual device '" + device.name + "' (cuda) runs on " +
                                     physical->name() +
                                     ": this machine has no CUDA device (see 'placer devices')");

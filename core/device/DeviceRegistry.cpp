@@ -172,7 +172,8 @@ Device* DeviceRegistry::freshVCpu(std::string_view preferred) {
             name = "vcpu" + std::to_string(m_impl->nextVCpu++);
         }
     }
-    return get(name).value();
+    auto device = get(name);
+    return device ? device.value() : nullptr; // no backend of this program makes vcpus
 }
 
 DeviceRegistry::VCpuLease DeviceRegistry::leaseVCpu(const std::vector<Device*>& taken,
@@ -215,6 +216,8 @@ DeviceRegistry::VCpuLease DeviceRegistry::leaseVCpu(const std::vector<Device*>& 
     }
     if (!lease.device)
         lease.device = freshVCpu();
+    if (!lease.device)
+        return lease; // no backend of this program makes vcpus: nothing to lease
     const std::string name = lease.device->name();
     lease.lease = std::shared_ptr<const void>(lease.device, [idle, name](const void*) {
         std::lock_guard lock(idle->mutex);

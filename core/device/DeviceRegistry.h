@@ -66,7 +66,8 @@ public:
     /// first created). An error says why when no backend has it.
     Result<Device*> get(std::string_view spec);
     /// A virtual CPU no one has asked for yet: `preferred` ("vcpu2") when it is not made yet,
-    /// else the lowest-numbered one not made.
+    /// else the lowest-numbered one not made; null when no backend of this program makes
+    /// virtual CPUs (none is linked). leaseVCpu's device is null then too.
     Device* freshVCpu(std::string_view preferred = {});
     /// A virtual CPU for a run's mapping: one a finished run gave back (the lowest-numbered),
     /// or a fresh one, never one of `taken` (the mapping's others). It is the holder's until

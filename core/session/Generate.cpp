@@ -634,13 +634,13 @@ std::vector<std::pair<std::string, double>> GenerationReport::busyPerTokenMs() c
     std::vector<std::pair<std::string, double>> out;
     std::size_t counted = 0;
     for (std::size_t s = 1; s < steps.size(); ++s, ++counted) {
-        for (const auto& [device, ms] : steps[s].busyMs) {
+        for (const auto& busy : steps[s].busyMs) {
             auto it = std::find_if(out.begin(), out.end(),
-                                   [&](const auto& entry) { return entry.first == device; });
+                                   [&](const auto& entry) { return entry.first == busy.first; });
             if (it == out.end())
-                out.emplace_back(device, ms);
+                out.push_back(busy);
             else
-                it->second += ms;
+                it->second += busy.second;
         }
     }
     for (auto& entry : out)

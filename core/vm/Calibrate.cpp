@@ -157,8 +157,10 @@ std::vector<Device*> devicesToCalibrate(DeviceRegistry& registry) {
     std::vector<Device*> devices;
     if (auto cpu = registry.get("cpu"))
         devices.push_back(cpu.value());
-    devices.push_back(registry.freshVCpu());
-    devices.push_back(registry.freshVCpu());
+    for (int k = 0; k < 2; ++k) {
+        if (Device* vcpu = registry.freshVCpu())
+            devices.push_back(vcpu);
+    }
     for (const PhysicalDeviceInfo& info : registry.list()) {
         if (info.kind != DeviceKind::Cuda || !info.available)
             continue;

@@ -24,7 +24,7 @@ set(rooms
     "core/passes|core/ir core/plan core/kernels core/device|no|optimisations after placement, one pass a file, run by the pass manager"
     "core/report|core/ir core/io core/plan core/kernels core/device core/vm core/passes|no|what people and tools read of a plan and a run: plan report, exports, run report, Chrome trace"
     "core/store|core/ir core/io core/plan core/device core/vm core/report|no|the SQLite workspace: plans, runs, costs, calibrations, drafts"
-    "core/session|core/ir core/io core/plan core/kernels core/device core/vm core/passes core/report core/store|no|the one pipeline every front end calls: load, plan, re-plan, run, calibrate, record"
+    "core/session|core/ir core/io core/plan core/kernels core/device core/vm core/passes core/report core/store|no|the one pipeline every front end calls: load, plan, re-plan, run, generate, calibrate, record"
     "backends/cpu|core/ir core/kernels core/device|no|the host CPU and virtual CPUs: oneDNN and our own loops, the constant evaluator"
     "backends/cuda|core/ir core/kernels core/device|no|the CUDA backend: devices, cuBLAS/cuDNN and hand-written kernels"
     "backends/mpi|core/ir core/device|no|the transport between ranks, over MPI"

@@ -15,6 +15,8 @@ continuation of a prompt as the expected tokens:
                                              tiny_decoder.prompt.npy (32 ids) and
                                              tiny_decoder.expected.npy (PyTorch's 64 greedy
                                              tokens after it)
+  scripts/make_decoder_model.py tiny-hf DIR  the same with Hugging Face's names and a position_ids
+                                             input (tests/models/tiny_decoder_hf.*)
   scripts/make_decoder_model.py small DIR    30M parameters (8 layers, hidden 512, 8 query heads
                                              and 2 key/value heads of 64, vocabulary 8192),
                                              weights as external data: decoder30m.*
@@ -102,6 +104,7 @@ class Decoder(nn.Module):
     def __init__(self, vocab, hidden, layers, heads, kv_heads, head_dim, inner):
         super().__init__()
         self.head_dim = head_dim
+        self.hf = False
         self.embed = nn.Embedding(vocab, hidden)
         self.blocks = nn.ModuleList(
             [Block(hidden, heads, kv_heads, head_dim, inner) for _ in range(layers)])
@@ -111,9 +114,15 @@ class Decoder(nn.Module):
         self.register_buffer("inv_freq", inv)
 
     def forward(self, input_ids, *past):
+        positions_given = None
+        if self.hf:
+            positions_given, past = past[0], past[1:]
         t = input_ids.shape[1]
         p = past[0].shape[2]
-        positions = torch.arange(p, p + t, dtype=torch.int64).float()
+        if positions_given is not None:
+            positions = positions_given[0].float()
+        else:
+            positions = torch.arange(p, p + t, dtype=torch.int64).float()
         freqs = positions[:, None] * self.inv_freq[None, :]
         angles = torch.cat([freqs, freqs], dim=-1)
         cos, sin = angles.cos()[None, None], angles.sin()[None, None]
@@ -132,6 +141,9 @@ class Decoder(nn.Module):
 CONFIGS = {
     # name: vocab, hidden, layers, heads, kv heads, head dim, inner
     "tiny": ("tiny_decoder", 128, 64, 2, 4, 2, 16, 128),
+    # Hugging Face's names: input_ids and position_ids [batch_size, sequence_length],
+    # past_key_values.K.key/value in, present.K.key/value out, logits.
+    "tiny-hf": ("tiny_decoder_hf", 128, 64, 2, 4, 2, 16, 128),
     "small": ("decoder30m", 8192, 512, 8, 8, 2, 64, 1536),
     "large": ("decoder110m", 16384, 768, 12, 12, 4, 64, 2304),
 }
@@ -143,7 +155,9 @@ def greedy(model, prompt, steps, layers, kv_heads, head_dim):
     out = []
     with torch.no_grad():
         for _ in range(steps):
-            logits, *past = model(ids, *past)
+            p = past[0].shape[2]
+            extra = [torch.arange(p, p + ids.shape[1])[None]] if model.hf else []
+            logits, *past = model(ids, *extra, *past)
             token = int(logits[0, -1].argmax())
             out.append(token)
             ids = torch.tensor([[token]], dtype=torch.int64)
@@ -158,28 +172,42 @@ def main():
     os.makedirs(folder, exist_ok=True)
     torch.manual_seed(11)
     model = Decoder(vocab, hidden, layers, heads, kv_heads, head_dim, inner).eval()
-    if sys.argv[1] == "tiny":
+    hf = sys.argv[1] == "tiny-hf"
+    model.hf = hf
+    if sys.argv[1] in ("tiny", "tiny-hf"):
         # Larger weights than the default, so that greedy decoding wanders over the vocabulary
         # rather than repeating one token.
         with torch.no_grad():
             for param in model.parameters():
                 if param.dim() == 2:
                     param.mul_(2.5)
-    names_in = ["input_ids"]
+    names_in = ["input_ids"] + (["position_ids"] if hf else [])
     names_out = ["logits"]
-    axes = {"input_ids": {1: "T"}, "logits": {1: "T"}}
+    if hf:
+        axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+                "position_ids": {0: "batch_size", 1: "sequence_length"},
+                "logits": {0: "batch_size", 1: "sequence_length"}}
+    else:
+        axes = {"input_ids": {1: "T"}, "logits": {1: "T"}}
     for i in range(layers):
         for kind in ("key", "value"):
-            names_in.append(f"past_{kind}_{i}")
-            names_out.append(f"present_{kind}_{i}")
-            axes[f"past_{kind}_{i}"] = {2: "P"}
-            axes[f"present_{kind}_{i}"] = {2: "P+T"}
+            past_name = f"past_key_values.{i}.{kind}" if hf else f"past_{kind}_{i}"
+            present_name = f"present.{i}.{kind}" if hf else f"present_{kind}_{i}"
+            names_in.append(past_name)
+            names_out.append(present_name)
+            if hf:
+                axes[past_name] = {0: "batch_size", 2: "past_sequence_length"}
+                axes[present_name] = {0: "batch_size", 2: "total_sequence_length"}
+            else:
+                axes[past_name] = {2: "P"}
+                axes[present_name] = {2: "P+T"}
     example = (torch.zeros(1, 3, dtype=torch.int64),
+               *([torch.arange(5, 8)[None]] if hf else []),
                *[torch.zeros(1, kv_heads, 5, head_dim) for _ in range(2 * layers)])
     path = os.path.join(folder, name + ".onnx")
     torch.onnx.export(model, example, path, input_names=names_in, output_names=names_out,
                       dynamic_axes=axes, opset_version=14, do_constant_folding=True)
-    if sys.argv[1] != "tiny":
+    if sys.argv[1] not in ("tiny", "tiny-hf"):
         import onnx
         m = onnx.load(path)
         onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,

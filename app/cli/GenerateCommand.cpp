@@ -38,7 +38,7 @@ options:
   --logits NAME              the output of logits (default logits, or the first that is no
                              present_*)
   --bind PRESENT=PAST        carry output PRESENT into input PAST at the next step
-                             (repeatable; replaces the pairing by name)
+                             (repeatable; replaces what the names paired with PAST)
   --map VDEV=PHYS            as for placer run (repeatable)
   --no-optimize              run the plan's own graph
   --json                     write the report as JSON (tokens not streamed)

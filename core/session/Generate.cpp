@@ -153,10 +153,17 @@ HostTensor idsTensor(const std::vector<std::int64_t>& ids, DType dtype) {
 }
 
 /// An auxiliary input a decoder export may have, made for each step: the attention mask over
-/// the cache and the new tokens (ones), and the new tokens' positions.
+/// the cache and the new tokens (ones), the new tokens' positions, and a merged decoder's
+/// "use the cache" switch (a bool, true once the cache holds tokens).
 std::optional<HostTensor> auxiliaryInput(const ModelInput& input, std::int64_t cached,
                                          std::int64_t fresh) {
     const std::string name = lower(input.name);
+    if (input.type.dtype == DType::Bool && input.type.elementCount() == 1 &&
+        name.find("use_cache") != std::string::npos) {
+        HostTensor out = HostTensor::zeros(input.type);
+        out.data.data()[0] = static_cast<char>(cached > 0 ? 1 : 0);
+        return out;
+    }
     const bool integer = input.type.dtype == DType::Int64 || input.type.dtype == DType::Int32;
     if (!integer || input.type.rank() != 2)
         return std::nullopt;
@@ -390,41 +397,53 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
                                      ", not logits (floating point, the vocabulary last)");
     report.vocabulary = logitsType.shape.back();
 
-    // The cache: given pairs, or each present output with the past input of its slot.
-    if (!request.cache.empty()) {
-        for (const auto& [present, past] : request.cache) {
-            if (!outputNamed(present))
-                return SourceError::sentence("--bind " + present + "=" + past +
-                                             ": the model has no output " + present +
-                                             " (outputs: " + outputList + ")");
-            if (!inputNamed(past))
-                return SourceError::sentence("--bind " + present + "=" + past +
-                                             ": the model has no input " + past +
-                                             " (inputs: " + inputList + ")");
-            report.cache.emplace_back(present, past);
-        }
-    } else {
-        for (const GraphOutput& output : graph.outputs()) {
-            if (!isPresent(output.name))
-                continue;
-            const auto slot = cacheSlot(output.name);
-            for (const ModelInput& input : inputs) {
-                if (isPast(input.name) && cacheSlot(input.name) == slot) {
-                    report.cache.emplace_back(output.name, input.name);
-                    break;
-                }
+    // The cache: each present output with the past input of its slot, then the given pairs,
+    // each replacing what named its past input.
+    for (const GraphOutput& output : graph.outputs()) {
+        if (!isPresent(output.name))
+            continue;
+        const auto slot = cacheSlot(output.name);
+        for (const ModelInput& input : inputs) {
+            if (isPast(input.name) && cacheSlot(input.name) == slot) {
+                report.cache.emplace_back(output.name, input.name);
+                break;
             }
         }
+    }
+    for (const auto& [present, past] : request.cache) {
+        if (!outputNamed(present))
+            return SourceError::sentence("--bind " + present + "=" + past +
+                                         ": the model has no output " + present +
+                                         " (outputs: " + outputList + ")");
+        if (!inputNamed(past))
+            return SourceError::sentence("--bind " + present + "=" + past +
+                                         ": the model has no input " + past +
+                                         " (inputs: " + inputList + ")");
+        std::erase_if(report.cache, [&](const auto& pair) { return pair.second == past; });
+        report.cache.emplace_back(present, past);
     }
     for (const ModelInput& input : inputs) {
         if (!isPast(input.name))
             continue;
         const bool bound = std::any_of(report.cache.begin(), report.cache.end(),
                                        [&](const auto& pair) { return pair.second == input.name; });
-        if (!bound && request.cache.empty())
+        if (!bound)
             return SourceError::sentence(
                 "cache input " + input.name + ": no present output pairs with it (outputs: " +
                 outputList + "); bind it with --bind PRESENT=" + input.name);
+    }
+
+    // Every other input is one generation cannot make: said, not filled with random data.
+    for (const ModelInput& input : inputs) {
+        const bool known = &input == ids || auxiliaryInput(input, 0, 1) ||
+                           std::any_of(report.cache.begin(), report.cache.end(),
+                                       [&](const auto& pair) { return pair.second == input.name; });
+        if (!known)
+            return SourceError::sentence(
+                "input " + input.name + " (" + shapeText(input.declared, input.type) +
+                ") is neither the token ids (" + ids->name +
+                "), a cache input, an attention mask, positions nor a use_cache switch: "
+                "generation cannot make it");
     }
 
     // The prompt.

@@ -35,8 +35,9 @@ struct GenerateRequest {
     Sampling sampling;
     std::vector<std::int64_t> stopTokens;
     /// Names, where the model's own are not found: the token ids' input, the logits' output,
-    /// and each (present output, past input) of the cache. Empty: found by name (input_ids;
-    /// logits; present_K ↔ past_K, present.K.key ↔ past_key_values.K.key, ...).
+    /// and (present output, past input) pairs of the cache. Empty: found by name (input_ids;
+    /// logits; present_K ↔ past_K, present.K.key ↔ past_key_values.K.key, ...); a given pair
+    /// replaces the one found for its past input.
     std::string idsInput, logitsOutput;
     std::vector<std::pair<std::string, std::string>> cache;
     std::vector<DeviceMapRequest> maps;

@@ -132,6 +132,28 @@ private slots:
         QVERIFY(busy[0].second > 0 && busy[1].second > 0);
     }
 
+    /// Hugging Face's names (past_key_values.K.key in, present.K.key out), a batch_size named
+    /// in every input, and the positions as an input (position_ids, made per step): PyTorch's
+    /// tokens, the model read once, the steps on one program.
+    void huggingFaceNamesAndPositions() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        auto opened = m_session->open(ModelSource{modelPath("tiny_decoder_hf.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        GenerateRequest generate;
+        generate.prompt = ids("tiny_decoder_hf.prompt.npy");
+        generate.maxNewTokens = 64;
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(joined(made.value().tokens), joined(ids("tiny_decoder_hf.expected.npy")));
+        QCOMPARE(made.value().cache.size(), std::size_t{4});
+        QCOMPARE(made.value().cache.front().first, std::string("present.0.key"));
+        QCOMPARE(made.value().cache.front().second, std::string("past_key_values.0.key"));
+        QCOMPARE(made.value().sizedSteps, 61);
+        QCOMPARE(m_session->counters().modelsRead, 1);
+    }
+
     /// Sampling is the seed's: the same seed gives the same tokens, another seed others; every
     /// token is in the vocabulary; top-k 1 is greedy.
     void samplingFollowsItsSeed() {

@@ -419,7 +419,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
             return SourceError::sentence("--bind " + present + "=" + past +
                                          ": the model has no input " + past +
                                          " (inputs: " + inputList + ")");
-        std::erase_if(report.cache, [&](const auto& pair) { return pair.second == past; });
+        const std::string& bound = past; // a lambda takes no structured binding (clang)
+        std::erase_if(report.cache, [&](const auto& pair) { return pair.second == bound; });
         report.cache.emplace_back(present, past);
     }
     for (const ModelInput& input : inputs) {

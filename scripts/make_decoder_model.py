@@ -32,8 +32,13 @@ import os
 import sys
 
 import numpy as np
-import torch
-from torch import nn
+
+try:
+    import torch
+    from torch import nn
+except ImportError:
+    sys.exit("make_decoder_model.py needs PyTorch: Debian's python3-torch, run with /usr/bin/python3 "
+             "(the committed tests/models/tiny_decoder* need nothing)")
 
 
 class RMSNorm(nn.Module):

@@ -3,6 +3,9 @@
 // implementation, strided views of transposed operands, and weights packed at load in the
 // layout the kernel prefers.
 #include "backends/cpu/DnnlSupport.h"
+#include "backends/cpu/VectorMath.h"
+
+#include <omp.h>
 
 #include <algorithm>
 #include <array>
@@ -15,6 +18,8 @@
 namespace placer::cpu {
 
 using namespace geometry;
+
+bool anyEmptyOperand(const KernelSpec& spec);
 
 namespace {
 
@@ -286,6 +291,141 @@ private:
     PostOpsAfter m_after;
 };
 
+/// Whether a matrix product is one row times a matrix per batch (a decoder's step through a
+/// dense layer, or its attention over the cache), which the GEMV kernel runs: float32, read in
+/// place (no views, no packed weights), a bias that is a row or a scalar.
+bool isRowTimesMatrix(const KernelSpec& fused) {
+    if (!allFloat32(fused) || fused.node->hints.hasViews() ||
+        !fused.node->hints.packedLayout.empty() || anyEmptyOperand(fused))
+        return false;
+    auto parsed = dnnlPostOps(fused);
+    if (!parsed)
+        return false;
+    const std::size_t extra = extraInputs(parsed.value());
+    if (fused.inputs.size() < extra + 2)
+        return false;
+    const KernelSpec spec = withoutExtraInputs(fused, extra);
+    MatrixProduct mp;
+    if (readMatrixProduct(spec, &mp) || mp.m != 1 || (mp.batches > 1 && mp.biasInput >= 0))
+        return false;
+    if (mp.biasInput >= 0) {
+        const std::int64_t count =
+            spec.inputs[static_cast<std::size_t>(mp.biasInput)].elementCount();
+        if (count != 1 && count != mp.n)
+            return false;
+    }
+    return true;
+}
+
+/// One row times a matrix per batch (isRowTimesMatrix): the matrix streamed from memory once,
+/// several of its rows at a time (vec::rowTimesMatrix), the columns (one matrix) or the batches
+/// split among the context's threads. oneDNN's matrix product reads the weights as one stream,
+/// half as fast where memory bounds the step; and a kernel made for every length of a cache
+/// costs nothing to make here.
+class GemvKernel final : public Kernel {
+public:
+    GemvKernel(CpuKernelContext& ctx, const KernelSpec& fused, const std::vector<DnnlPostOp>& ops,
+               const MatrixProduct& mp)
+        : m_ctx(ctx), m_k(mp.k), m_n(mp.n), m_transposed(mp.b.transposed), m_alpha(mp.alpha),
+          m_beta(mp.beta), m_biasInput(mp.biasInput) {
+        if (mp.batches > 1)
+            m_batches = batchOffsets(mp.a.batch, mp.b.batch, mp.outBatch);
+        const Dims& out = fused.outputs[0].shape;
+        if (m_biasInput >= 0)
+            m_biasIsRow = fused.inputs[static_cast<std::size_t>(m_biasInput)].elementCount() > 1;
+        int operand = static_cast<int>(fused.inputs.size() - extraInputs(ops));
+        for (const DnnlPostOp& op : ops) {
+            const int input = op.binary() ? operand++ : -1;
+            const memory::desc desc =
+                op.bias() ? rowDesc(static_cast<int>(out.size()), m_n) : plainDesc(out);
+            m_implementation += "+" + m_after.append(ctx, op, plainDesc(out), input, desc);
+        }
+        if (!m_after.empty())
+            m_out = memory(plainDesc(out), ctx.engine, nullptr);
+    }
+
+    void run(const std::byte* const* inputs, std::byte* const* outputs) override {
+        const auto* x = reinterpret_cast<const float*>(inputs[0]);
+        const auto* w = reinterpret_cast<const float*>(inputs[1]);
+        auto* y = reinterpret_cast<float*>(outputs[0]);
+        // Stored [K, N], or [N, K] when transposed: the row stride is the other extent.
+        const std::int64_t ld = m_transposed ? m_k : m_n;
+        const int threads = std::max(1, omp_get_max_threads());
+        const auto product = [&](const float* row, const float* matrix, float* out,
+                                 std::int64_t begin, std::int64_t end) {
+            if (m_transposed)
+                vec::rowTimesTransposed(row, m_k, matrix + begin * ld, ld, end - begin,
+                                        out + begin);
+            else
+                vec::rowTimesMatrix(row, m_k, matrix + begin, ld, end - begin, out + begin);
+        };
+        if (!m_batches.empty()) {
+            const auto count = static_cast<std::int64_t>(m_batches.size());
+            const std::int64_t matrix = m_k * m_n;
+#pragma omp parallel for num_threads(threads) if (threads > 1 && count * matrix >= kParallelWork)
+            for (std::int64_t b = 0; b < count; ++b) {
+                const auto [ai, bi] = m_batches[static_cast<std::size_t>(b)];
+                product(x + ai * m_k, w + bi * matrix, y + b * m_n, 0, m_n);
+            }
+        } else if (const std::int64_t parts =
+                       std::min<std::int64_t>(threads, m_n / kColumnsPerThread);
+                   parts > 1) {
+            // Whole vectors of sixteen columns a part.
+            const std::int64_t step = (m_n / parts + 15) / 16 * 16;
+#pragma omp parallel for num_threads(static_cast <int>(parts))
+            for (std::int64_t p = 0; p < parts; ++p)
+                product(x, w, y, std::min(m_n, p * step),
+                        p + 1 == parts ? m_n : std::min(m_n, (p + 1) * step));
+        } else {
+            product(x, w, y, 0, m_n);
+        }
+        if (m_alpha != 1 || m_biasInput >= 0) {
+            const float* bias =
+                m_biasInput >= 0 ? reinterpret_cast<const float*>(inputs[m_biasInput]) : nullptr;
+            const std::int64_t count =
+                m_n * std::max<std::int64_t>(1, static_cast<std::int64_t>(m_batches.size()));
+            for (std::int64_t j = 0; j < count; ++j)
+                y[j] = m_alpha * y[j] + (bias ? m_beta * bias[m_biasIsRow ? j : 0] : 0.0f);
+        }
+        if (!m_after.empty()) {
+            m_out.set_data_handle(y);
+            m_after.run(m_ctx.stream, m_out, inputs);
+            m_ctx.stream.wait();
+        }
+    }
+
+    std::string implementation() const override {
+        return std::string("gemv:") + (m_transposed ? "dot rows" : "row streams") +
+               m_implementation;
+    }
+
+private:
+    static constexpr std::int64_t kColumnsPerThread = 256;
+    static constexpr std::int64_t kParallelWork = 1 << 16; ///< multiply-adds worth threads
+    /// Per output batch, the batch of the row and of the matrix it reads; empty for one.
+    std::vector<std::pair<std::int64_t, std::int64_t>> m_batches;
+    CpuKernelContext& m_ctx;
+    std::int64_t m_k, m_n;
+    bool m_transposed;
+    float m_alpha, m_beta;
+    int m_biasInput;
+    bool m_biasIsRow = false;
+    std::string m_implementation;
+    memory m_out;
+    PostOpsAfter m_after;
+};
+
+Result<std::unique_ptr<Kernel>> makeGemv(const KernelSpec& fused, CpuKernelContext& ctx) {
+    auto parsed = dnnlPostOps(fused);
+    if (!parsed)
+        return parsed.error();
+    const KernelSpec spec = withoutExtraInputs(fused, extraInputs(parsed.value()));
+    MatrixProduct mp;
+    if (auto error = readMatrixProduct(spec, &mp))
+        return specError(spec, *error);
+    return std::unique_ptr<Kernel>(std::make_unique<GemvKernel>(ctx, fused, parsed.value(), mp));
+}
+
 // Packed layouts: the operand's own layout and the packed one (oneDNN memory descriptors),
 // kept in this process and named in the graph by their number ("onednn-packed:N"). A name that
 // is not one of them (an attribute a model brought in) is refused, never decoded.
@@ -442,6 +582,8 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
     }
     if (spec.node->hints.hasViews())
         return makeViewedMatmul(spec, ctx);
+    if (isRowTimesMatrix(spec))
+        return makeGemv(spec, ctx);
     if (!allFloat32(spec) && spec.node->hints.postOps.empty())
         return makePlainMatmul(spec);
     std::optional<memory::desc> packed;
@@ -464,8 +606,8 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
 
 std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelContext& ctx) {
     if (input != 1 || spec.node->op->kernel.family != KernelFamily::Matmul || !allFloat32(spec) ||
-        anyEmptyOperand(spec))
-        return {};
+        anyEmptyOperand(spec) || isRowTimesMatrix(spec))
+        return {}; // the GEMV reads the weights as they are
     try {
         auto plain = buildMatmul(spec, ctx, nullptr);
         if (!plain || !plain.value().calls.sharedWeights)

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <immintrin.h>
+#include <type_traits>
 
 namespace placer::cpu::vec {
 
@@ -58,6 +60,185 @@ void accumulateProduct(const float* __restrict x, i64 depth, const float* __rest
     }
 }
 
+namespace {
+
+/// rowTimesMatrix for the CPUs without AVX-512, as the compiler vectorises it.
+__attribute__((target_clones("avx2,fma", "default"))) void
+rowTimesMatrixPortable(const float* __restrict x, i64 depth, const float* __restrict m, i64 ld,
+                       i64 n, float* __restrict out) {
+    std::fill(out, out + n, 0.0f);
+    i64 k = 0;
+    for (; k + 8 <= depth; k += 8) {
+        const float* __restrict r = m + k * ld;
+        const float* xs = x + k;
+        for (i64 j = 0; j < n; ++j)
+            out[j] += ((xs[0] * r[j] + xs[1] * r[ld + j]) +
+                       (xs[2] * r[2 * ld + j] + xs[3] * r[3 * ld + j])) +
+                      ((xs[4] * r[4 * ld + j] + xs[5] * r[5 * ld + j]) +
+                       (xs[6] * r[6 * ld + j] + xs[7] * r[7 * ld + j]));
+    }
+    for (; k < depth; ++k) {
+        const float xk = x[k];
+        const float* __restrict row = m + k * ld;
+        for (i64 j = 0; j < n; ++j)
+            out[j] += xk * row[j];
+    }
+}
+
+/// With AVX-512: eight rows of the matrix a pass, sixteen columns a vector, the columns past
+/// the last whole vector under a mask.
+__attribute__((target("avx512f"))) void rowTimesMatrix512(const float* x, i64 depth, const float* m,
+                                                          i64 ld, i64 n, float* out) {
+    std::fill(out, out + n, 0.0f);
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
+    const i64 whole = n - n % 16;
+    i64 k = 0;
+    for (; k + 8 <= depth; k += 8) {
+        __m512 xs[8];
+        for (int r = 0; r < 8; ++r)
+            xs[r] = _mm512_set1_ps(x[k + r]);
+        const float* rows = m + k * ld;
+        for (i64 j = 0; j < whole; j += 16) {
+            __m512 a = _mm512_loadu_ps(out + j);
+            __m512 b = _mm512_mul_ps(xs[1], _mm512_loadu_ps(rows + ld + j));
+            a = _mm512_fmadd_ps(xs[0], _mm512_loadu_ps(rows + j), a);
+            b = _mm512_fmadd_ps(xs[3], _mm512_loadu_ps(rows + 3 * ld + j), b);
+            a = _mm512_fmadd_ps(xs[2], _mm512_loadu_ps(rows + 2 * ld + j), a);
+            b = _mm512_fmadd_ps(xs[5], _mm512_loadu_ps(rows + 5 * ld + j), b);
+            a = _mm512_fmadd_ps(xs[4], _mm512_loadu_ps(rows + 4 * ld + j), a);
+            b = _mm512_fmadd_ps(xs[7], _mm512_loadu_ps(rows + 7 * ld + j), b);
+            a = _mm512_fmadd_ps(xs[6], _mm512_loadu_ps(rows + 6 * ld + j), a);
+            _mm512_storeu_ps(out + j, _mm512_add_ps(a, b));
+        }
+        if (tail) {
+            __m512 a = _mm512_maskz_loadu_ps(tail, out + whole);
+            for (int r = 0; r < 8; ++r)
+                a = _mm512_fmadd_ps(xs[r], _mm512_maskz_loadu_ps(tail, rows + r * ld + whole), a);
+            _mm512_mask_storeu_ps(out + whole, tail, a);
+        }
+    }
+    for (; k < depth; ++k) {
+        const __m512 xk = _mm512_set1_ps(x[k]);
+        const float* row = m + k * ld;
+        for (i64 j = 0; j < whole; j += 16)
+            _mm512_storeu_ps(
+                out + j, _mm512_fmadd_ps(xk, _mm512_loadu_ps(row + j), _mm512_loadu_ps(out + j)));
+        if (tail)
+            _mm512_mask_storeu_ps(out + whole, tail,
+                                  _mm512_fmadd_ps(xk, _mm512_maskz_loadu_ps(tail, row + whole),
+                                                  _mm512_maskz_loadu_ps(tail, out + whole)));
+    }
+}
+
+} // namespace
+
+void rowTimesMatrix(const float* x, i64 depth, const float* m, i64 ld, i64 n, float* out) {
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512)
+        rowTimesMatrix512(x, depth, m, ld, n, out);
+    else
+        rowTimesMatrixPortable(x, depth, m, ld, n, out);
+}
+
+namespace {
+
+constexpr int kLanes = 16;
+
+/// Sums of x[k] * row_r[k] in kLanes partial sums per row (lane l takes k = l mod kLanes), so
+/// that the loop vectorises without reassociating a reduction.
+template <int Rows>
+inline void dotLanes(const float* __restrict x, i64 depth, const float* const* rows,
+                     float (&lanes)[Rows][kLanes]) {
+    for (int r = 0; r < Rows; ++r)
+        for (int l = 0; l < kLanes; ++l)
+            lanes[r][l] = 0;
+    const i64 whole = depth - depth % kLanes;
+    for (i64 k = 0; k < whole; k += kLanes) {
+        for (int r = 0; r < Rows; ++r) {
+            const float* __restrict row = rows[r] + k;
+            for (int l = 0; l < kLanes; ++l)
+                lanes[r][l] += x[k + l] * row[l];
+        }
+    }
+    for (i64 k = whole; k < depth; ++k)
+        for (int r = 0; r < Rows; ++r)
+            lanes[r][k - whole] += x[k] * rows[r][k];
+}
+
+} // namespace
+
+namespace {
+
+__attribute__((target_clones("avx2,fma", "default"))) void
+rowTimesTransposedPortable(const float* __restrict x, i64 depth, const float* __restrict m, i64 ld,
+                           i64 n, float* __restrict out) {
+    i64 j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float* rows[4] = {m + j * ld, m + (j + 1) * ld, m + (j + 2) * ld, m + (j + 3) * ld};
+        float lanes[4][kLanes];
+        dotLanes<4>(x, depth, rows, lanes);
+        for (int r = 0; r < 4; ++r) {
+            float sum = 0;
+            for (int l = 0; l < kLanes; ++l)
+                sum += lanes[r][l];
+            out[j + r] = sum;
+        }
+    }
+    for (; j < n; ++j) {
+        const float* rows[1] = {m + j * ld};
+        float lanes[1][kLanes];
+        dotLanes<1>(x, depth, rows, lanes);
+        float sum = 0;
+        for (int l = 0; l < kLanes; ++l)
+            sum += lanes[0][l];
+        out[j] = sum;
+    }
+}
+
+/// `Rows` dot products of x with the rows of m from row j on, with AVX-512: the depth past the
+/// last whole vector under a mask.
+template <int Rows>
+__attribute__((target("avx512f"))) inline void dots512(const float* x, i64 depth, const float* m,
+                                                       i64 ld, float* out) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (depth % 16)) - 1);
+    const i64 whole = depth - depth % 16;
+    __m512 acc[Rows];
+    for (int r = 0; r < Rows; ++r)
+        acc[r] = _mm512_setzero_ps();
+    for (i64 k = 0; k < whole; k += 16) {
+        const __m512 xv = _mm512_loadu_ps(x + k);
+        for (int r = 0; r < Rows; ++r)
+            acc[r] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(m + r * ld + k), acc[r]);
+    }
+    if (tail) {
+        const __m512 xv = _mm512_maskz_loadu_ps(tail, x + whole);
+        for (int r = 0; r < Rows; ++r)
+            acc[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(tail, m + r * ld + whole), acc[r]);
+    }
+    for (int r = 0; r < Rows; ++r)
+        out[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
+/// With AVX-512: eight dot products a pass.
+__attribute__((target("avx512f"))) void
+rowTimesTransposed512(const float* x, i64 depth, const float* m, i64 ld, i64 n, float* out) {
+    i64 j = 0;
+    for (; j + 8 <= n; j += 8)
+        dots512<8>(x, depth, m + j * ld, ld, out + j);
+    for (; j < n; ++j)
+        dots512<1>(x, depth, m + j * ld, ld, out + j);
+}
+
+} // namespace
+
+void rowTimesTransposed(const float* x, i64 depth, const float* m, i64 ld, i64 n, float* out) {
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512)
+        rowTimesTransposed512(x, depth, m, ld, n, out);
+    else
+        rowTimesTransposedPortable(x, depth, m, ld, n, out);
+}
+
 PLACER_VECTOR_CLONES
 void weightedRows(const float* const* rows, const float* weights, int count, i64 n,
                   float* __restrict out) {
@@ -86,6 +267,33 @@ void weightedRows(const float* const* rows, const float* weights, int count, i64
     const float w3 = weights[3];
     for (i64 j = 0; j < n; ++j)
         out[j] = w0 * r0[j] + w1 * r1[j] + w2 * r2[j] + w3 * r3[j];
+}
+
+PLACER_VECTOR_CLONES
+void softmaxRows(const float* in, float* out, i64 rows, i64 width) {
+    for (i64 r = 0; r < rows; ++r) {
+        const float* x = in + r * width;
+        float* y = out + r * width;
+        float top = -INFINITY;
+        for (i64 j = 0; j < width; ++j)
+            top = std::max(top, x[j]);
+        if (std::isinf(top)) {
+            // Every element -inf (a row masked whole) or one +inf: what exp(x - max) gives.
+            for (i64 j = 0; j < width; ++j)
+                y[j] = std::exp(x[j] - top);
+        } else {
+            for (i64 j = 0; j < width; ++j) {
+                const float d = x[j] - top;
+                y[j] = d < -87.0f ? 0.0f : vectorExp(d); // below float's least normal: 0
+            }
+        }
+        float sum = 0;
+        for (i64 j = 0; j < width; ++j)
+            sum += y[j];
+        const float scale = 1.0f / sum;
+        for (i64 j = 0; j < width; ++j)
+            y[j] *= scale;
+    }
 }
 
 PLACER_VECTOR_CLONES

@@ -12,10 +12,25 @@ namespace placer::cpu::vec {
 void accumulateProduct(const float* x, std::int64_t depth, const float* m, std::int64_t ld,
                        std::int64_t n, float* out);
 
+/// out[j] = sum_k x[k] * m[k * ld + j] for j in [0, n), overwriting `out`: a row vector times a
+/// k-major matrix that is read once, eight rows at a time (eight streams from memory keep more
+/// loads in flight than one, which is what a product with one row is bound by).
+void rowTimesMatrix(const float* x, std::int64_t depth, const float* m, std::int64_t ld,
+                    std::int64_t n, float* out);
+
+/// out[j] = sum_k x[k] * m[j * ld + k] for j in [0, n): a row vector times a matrix stored
+/// transposed (n-major), as dot products four rows at a time.
+void rowTimesTransposed(const float* x, std::int64_t depth, const float* m, std::int64_t ld,
+                        std::int64_t n, float* out);
+
 /// out[j] = sum_t weights[t] * rows[t][j] for j in [0, n), over `count` rows (1 to 4): a
 /// separable resize's second pass.
 void weightedRows(const float* const* rows, const float* weights, int count, std::int64_t n,
                   float* out);
+
+/// Softmax over each of `rows` contiguous rows of `width` (max subtracted, exponentials summed
+/// in float): out may be in.
+void softmaxRows(const float* in, float* out, std::int64_t rows, std::int64_t width);
 
 /// out[j] = f(in[j]) for j in [0, n); `in` may be `out`. Within a few units in the last place
 /// of float (erf within 3e-7 absolute), for every finite input; NaN stays NaN.

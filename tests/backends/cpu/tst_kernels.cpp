@@ -239,6 +239,73 @@ private slots:
         }
     }
 
+    /// One row times a matrix (a decoder's step): the GEMV kernel's row streams and dot rows,
+    /// at depths and widths around its blocks of eight rows and vectors of sixteen columns, per
+    /// batch with broadcast weights, and Gemm's alpha and bias.
+    void rowTimesMatrix_data() {
+        QTest::addColumn<int>("k");
+        QTest::addColumn<int>("n");
+        for (const int k : {1, 7, 8, 17, 64, 513})
+            for (const int n : {1, 15, 16, 33, 300})
+                QTest::newRow(qPrintable(QString("k %1, n %2").arg(k).arg(n))) << k << n;
+    }
+    void rowTimesMatrix() {
+        QFETCH(int, k);
+        QFETCH(int, n);
+        std::mt19937 rng(static_cast<unsigned>(k * 1000 + n));
+        const auto dot = [&](const Tensor& x, std::int64_t xo, const Tensor& w, std::int64_t wo,
+                             bool transposed, std::int64_t j) {
+            double sum = 0;
+            for (std::int64_t l = 0; l < k; ++l)
+                sum += static_cast<double>(x.f(xo + l)) *
+                       w.f(wo + (transposed ? j * k + l : l * n + j));
+            return sum;
+        };
+        const Tensor x = randomFloats({1, 1, k}, rng);
+        const Tensor w = randomFloats({k, n}, rng), wt = randomFloats({n, k}, rng);
+        std::vector<float> expected(static_cast<std::size_t>(n)), expectedT(expected);
+        for (std::int64_t j = 0; j < n; ++j) {
+            expected[static_cast<std::size_t>(j)] = static_cast<float>(dot(x, 0, w, 0, false, j));
+            expectedT[static_cast<std::size_t>(j)] = static_cast<float>(dot(x, 0, wt, 0, true, j));
+        }
+        const double tolerance = 1e-5 * std::sqrt(static_cast<double>(k));
+        compareFloats(floats(runOp("MatMul", {}, {x, w}, {{{1, 1, n}, DType::Float32}})[0]),
+                      expected, tolerance, "MatMul, one row");
+        compareFloats(floats(runOp("nn.dense", {}, {x, wt}, {{{1, 1, n}, DType::Float32}})[0]),
+                      expectedT, tolerance, "dense, one row");
+        // Gemm: 0.5 * x w^T + 2 * c, c a row and a scalar.
+        const Tensor x2 = randomFloats({1, k}, rng), c = randomFloats({n}, rng);
+        const Tensor scalar = randomFloats({1}, rng);
+        for (const Tensor* bias : {&c, &scalar}) {
+            std::vector<float> gemm(static_cast<std::size_t>(n));
+            for (std::int64_t j = 0; j < n; ++j)
+                gemm[static_cast<std::size_t>(j)] =
+                    static_cast<float>(0.5 * dot(x2, 0, wt, 0, true, j) +
+                                       2.0 * bias->f(bias->type.elementCount() == 1 ? 0 : j));
+            compareFloats(
+                floats(runOp("Gemm",
+                             attrs({{"alpha", 0.5}, {"beta", 2.0}, {"transB", std::int64_t{1}}}),
+                             {x2, wt, *bias}, {{{1, n}, DType::Float32}})[0]),
+                gemm, tolerance, "Gemm, one row");
+        }
+        // Attention's shape: a row per head times that head's matrix, and one matrix for every
+        // head (broadcast).
+        const Tensor q = randomFloats({1, 3, 1, k}, rng), keys = randomFloats({1, 3, k, n}, rng);
+        const Tensor shared = randomFloats({1, 1, k, n}, rng);
+        std::vector<float> perHead(static_cast<std::size_t>(3 * n)), oneMatrix(perHead);
+        for (std::int64_t h = 0; h < 3; ++h)
+            for (std::int64_t j = 0; j < n; ++j) {
+                perHead[static_cast<std::size_t>(h * n + j)] =
+                    static_cast<float>(dot(q, h * k, keys, h * k * n, false, j));
+                oneMatrix[static_cast<std::size_t>(h * n + j)] =
+                    static_cast<float>(dot(q, h * k, shared, 0, false, j));
+            }
+        compareFloats(floats(runOp("MatMul", {}, {q, keys}, {{{1, 3, 1, n}, DType::Float32}})[0]),
+                      perHead, tolerance, "MatMul, a row per head");
+        compareFloats(floats(runOp("MatMul", {}, {q, shared}, {{{1, 3, 1, n}, DType::Float32}})[0]),
+                      oneMatrix, tolerance, "MatMul, a row per head, one matrix");
+    }
+
     void pooling_data() {
         QTest::addColumn<int>("seed");
         for (int seed = 1; seed <= 30; ++seed)
@@ -435,6 +502,27 @@ private slots:
             reference(3, 4, 5, false), 1e-5, "softmax axis 1");
         compareFloats(floats(runOp("nn.log_softmax", {}, {x}, {x.type})[0]),
                       reference(12, 5, 1, true), 1e-5, "log_softmax");
+        // Rows long and short, one masked but for its first element (a causal mask's first row).
+        for (const std::int64_t width : {std::int64_t{1}, std::int64_t{17}, std::int64_t{1000}}) {
+            Tensor rows = randomFloats({4, width}, rng);
+            const float masked = -INFINITY;
+            for (std::int64_t j = 1; j < width; ++j)
+                std::memcpy(rows.bytes.data() + 4 * (2 * width + j), &masked, 4);
+            std::vector<float> expected(static_cast<std::size_t>(4 * width));
+            for (std::int64_t r = 0; r < 4; ++r) {
+                double best = -INFINITY, sum = 0;
+                for (std::int64_t j = 0; j < width; ++j)
+                    best = std::max<double>(best, rows.f(r * width + j));
+                for (std::int64_t j = 0; j < width; ++j)
+                    sum += std::exp(rows.f(r * width + j) - best);
+                for (std::int64_t j = 0; j < width; ++j)
+                    expected[static_cast<std::size_t>(r * width + j)] =
+                        static_cast<float>(std::exp(rows.f(r * width + j) - best) / sum);
+            }
+            compareFloats(floats(runOp("Softmax", attrs({{"axis", std::int64_t{-1}}}), {rows},
+                                       {rows.type})[0]),
+                          expected, 1e-6, ("Softmax rows of " + std::to_string(width)).c_str());
+        }
         // ONNX before opset 13: everything from the axis on is one row.
         compareFloats(floats(runOp("Softmax", attrs({{"axis", std::int64_t{1}}}), {x}, {x.type},
                                    nullptr, {}, 11)[0]),

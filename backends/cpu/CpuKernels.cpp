@@ -44,6 +44,14 @@ template <typename T> T fromCalc(Calc<T> v) {
 
 using geometry::constantInts;
 
+} // namespace
+
+bool plainIsCheaper(const KernelSpec& spec) {
+    return !spec.outputs.empty() && spec.outputs[0].elementCount() <= kPlainElements;
+}
+
+namespace {
+
 // ---- element-wise ------------------------------------------------------------------------------
 
 template <typename T, UnaryFn Fn> Body unaryLoop(std::int64_t n, double alpha, double beta) {
@@ -82,7 +90,7 @@ Result<std::unique_ptr<Kernel>> unaryKernel(const KernelSpec& spec, CpuKernelCon
     const bool predicate = unary.predicate;
     const int aInput = unary.aInput, bInput = unary.bInput;
     const bool runtimeBounds = unary.runtimeBounds();
-    if (dtype == DType::Float32 && !runtimeBounds && !predicate) {
+    if (dtype == DType::Float32 && !runtimeBounds && !predicate && !plainIsCheaper(spec)) {
         if (auto kernel =
                 makeDnnlEltwise(spec, ctx, fn, static_cast<float>(alpha), static_cast<float>(beta)))
             return kernel;
@@ -213,7 +221,7 @@ Result<std::unique_ptr<Kernel>> binaryKernel(const KernelSpec& spec, CpuKernelCo
     if (outType != in && outType != DType::Bool)
         return specError(spec, "unexpected output type " + std::string(dtypeName(outType)));
     const bool variadic = spec.inputs.size() > 2; // ONNX Max/Min/Add with more inputs
-    if (in == DType::Float32 && outType == DType::Float32 && !variadic) {
+    if (in == DType::Float32 && outType == DType::Float32 && !variadic && !plainIsCheaper(spec)) {
         // A constant scalar exponent: one element-wise power, not a broadcast binary.
         if (fn == BinaryFn::Pow && spec.constantData.size() > 1 && spec.constantData[1] &&
             spec.inputs[1].elementCount() == 1 && spec.constantData[1]->size() == 4) {
@@ -512,7 +520,9 @@ const KernelTable<CpuKernelContext>& table() {
         plain(F::Where, whereKernel);
         t.add(F::Transpose, [](const KernelSpec& spec, CpuKernelContext& ctx) {
             Dims perm;
-            if (!geometry::readTransposePerm(spec, &perm)) {
+            // A reorder takes longer to make than a plain copy of a few of these takes to run.
+            if (!geometry::readTransposePerm(spec, &perm) &&
+                spec.outputs[0].elementCount() > 4 * kPlainElements) {
                 if (auto kernel = makeDnnlTranspose(spec, ctx, perm))
                     return Result<std::unique_ptr<Kernel>>(std::move(kernel));
             }

@@ -4,6 +4,7 @@
 // kernel is prepared (at load time); running binds pointers. Every primitive uses a scratchpad
 // of its own, so contexts can run at the same time.
 #include "backends/cpu/DnnlSupport.h"
+#include "backends/cpu/VectorMath.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -245,6 +246,12 @@ Result<std::unique_ptr<Kernel>> makeSoftmax(const KernelSpec& spec, CpuKernelCon
                               logSoftmaxOnHost(reinterpret_cast<const float*>(in[0]),
                                                reinterpret_cast<float*>(out[0]), softmax);
                           });
+    if (softmax.inner == 1 && softmax.outer * softmax.channels <= 4 * kPlainElements)
+        return makeKernel(
+            "vector:softmax", [softmax](const std::byte* const* in, std::byte* const* out) {
+                vec::softmaxRows(reinterpret_cast<const float*>(in[0]),
+                                 reinterpret_cast<float*>(out[0]), softmax.outer, softmax.channels);
+            });
     const memory::desc view = plainDesc({softmax.outer, softmax.channels, softmax.inner});
     dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
                                         algorithm::softmax_accurate, view, view, 1);

@@ -68,6 +68,12 @@ bool viewsKeepSpeed(const KernelSpec& spec, ::placer::CpuKernelContext& context)
 std::string packConstant(std::byte* dst, const void* src, std::int64_t bytes,
                          const std::string& layout, ::placer::CpuKernelContext& context);
 
+/// Outputs of at most this many elements are computed by plain loops rather than oneDNN
+/// primitives, whose making (tens of microseconds, again for every shape a run brings, as each
+/// step of a generation does) and calling cost more than the work.
+inline constexpr std::int64_t kPlainElements = 1 << 14;
+bool plainIsCheaper(const KernelSpec& spec);
+
 /// Convolution and matrix products in any element type, for what oneDNN (float32) does not take.
 Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec);
 Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec);

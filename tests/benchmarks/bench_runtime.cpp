@@ -541,7 +541,7 @@ void batchPipeline(bool quick) {
     const int iterations = quick ? 3 : 5;
     std::vector<double> a, b, c, d, e;
     bool same = true;
-    double difference = 0;
+    double difference = 0, apart = 0;
     for (int round = 0; round < 3; ++round) {
         const RunResult ra = run(one, 1, iterations);
         const RunResult rb = run(staged, 1, iterations);
@@ -553,20 +553,21 @@ void batchPipeline(bool quick) {
         c.insert(c.end(), rc.latencyMicros.begin(), rc.latencyMicros.end());
         d.insert(d.end(), rd.latencyMicros.begin(), rd.latencyMicros.end());
         e.insert(e.end(), re.latencyMicros.begin(), re.latencyMicros.end());
+        // A micro-batch of one row runs a layer's product as one row times its weights (the
+        // GEMV kernel), whose sums run in another order than the whole batch's: the same to
+        // float rounding, not bit for bit.
         same = same && rc.outputs.size() == rb.outputs.size();
-        for (std::size_t k = 0; same && k < rc.outputs.size(); ++k)
-            same = rc.outputs[k].data.size() == rb.outputs[k].data.size() &&
-                   std::memcmp(rc.outputs[k].data.data(), rb.outputs[k].data.data(),
-                               rc.outputs[k].data.size()) == 0;
+        if (same)
+            apart = std::max(apart, test::relativeDifference(rc.outputs, rb.outputs));
         difference = std::max(difference, test::relativeDifference(rd.outputs, ra.outputs));
         difference = std::max(difference, test::relativeDifference(re.outputs, ra.outputs));
     }
     std::printf("%s batch 8: one vcpu %.2f ms; two stages on two vcpus %.2f ms (%.2fx), the "
                 "same stages in 8 micro-batches %.2f ms: speedup %.2fx over one vcpu (goal >= "
-                "1.5x); outputs %s\n",
+                "1.5x); outputs %s (%.1e of their largest apart)\n",
                 resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
                 median(a) / median(b), median(c) / 1000.0, median(a) / median(c),
-                same ? "bit for bit the same" : "DIFFER");
+                same && apart < 1e-5 ? "the same" : "DIFFER", apart);
     std::printf("%s batch 8: stages chosen by --mode auto --micro-batches 8 on assumed costs: "
                 "%.2f ms, predicted %.2f ms: %.2fx over one vcpu\n",
                 resnet ? "resnet50" : "small CNN", median(d) / 1000.0, predicted,
@@ -577,7 +578,7 @@ void batchPipeline(bool quick) {
                 "their largest (%s)\n",
                 resnet ? "resnet50" : "small CNN", median(e) / 1000.0, predictedCalibrated,
                 median(a) / median(e), difference, difference < 1e-4 ? "match" : "MISMATCH");
-    if (!same)
+    if (!same || apart >= 1e-5)
         bench::wrong("pipeline: the pipelined outputs differ from the unpipelined ones");
     if (!(difference < 1e-4))
         bench::wrong("pipeline: the automatic stages' outputs differ from one vcpu's");

@@ -119,6 +119,18 @@ struct Executor::Impl {
     std::vector<std::unique_ptr<RunTimeKernelCache>> runTimeKernels;
     /// Per If or Loop run with shapes found at run time: its bodies' kernels and constants.
     std::vector<std::unique_ptr<RunTimeControlFlow>> runTimeBodies;
+    /// Per Invoke prepared at run time, on a device whose memory the host reads: the signature
+    /// of its last run (its inputs' types and the values that set shapes, as numbers) and the
+    /// kernel found for it, so that a run at the sizes of the last one (every op of a decoder
+    /// whose shapes do not follow the cache) finds it without naming the signature again.
+    struct LastSignature {
+        std::vector<std::int64_t> key;
+        const RunTimeKernel* entry = nullptr;
+    };
+    std::vector<LastSignature> lastSignature;
+    /// Writes instruction k's signature into `key`; false where a value it reads is not in host
+    /// memory (the named signature is found then).
+    bool quickSignature(std::size_t k, const Device& device, std::vector<std::int64_t>& key) const;
     std::vector<std::vector<const std::byte*>> argPointers; ///< per Invoke, reused
     std::vector<std::vector<std::byte*>> resultPointers;
 
@@ -236,6 +248,10 @@ struct Executor::Impl {
     /// inputs that set shapes read on the host, the kernel for that signature, and its outputs
     /// placed where they fit.
     void invokeAtRunTime(std::size_t k, Device* device, const std::string& offender);
+    /// Runs instruction k's kernel found for this run's signature: its results' memory found
+    /// (grown where a shape outgrows its storage), and the shapes the kernel found kept.
+    void runFound(std::size_t k, const RunTimeKernel& entry, Device* device,
+                  const std::string& offender);
 
     /// Register r's shape at the last run: what its kernel found, or the planned one.
     TensorType typeAtRun(std::int32_t r) const;

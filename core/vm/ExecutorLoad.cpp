@@ -303,6 +303,7 @@ std::optional<SourceError> Executor::Impl::prepareKernels() {
             plannedBytes[instr.device.index] += instr.bytes;
     }
     runTimeKernels.resize(n);
+    lastSignature.resize(n);
     runTimeBodies.resize(n);
     valuesAtRun.assign(program.registers.size(), false);
     sizedConstants.assign(program.registers.size(), nullptr);

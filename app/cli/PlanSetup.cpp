@@ -151,7 +151,8 @@ SessionOptions sessionOptions(const PlanArguments& args) {
 
 std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
                                Session& session, std::istream& in, std::ostream& err,
-                               PlannedModel* planned) {
+                               PlannedModel* planned,
+                               const std::function<bool(const std::string&)>& said) {
     ModelSource source = args.source;
     if (source.path == "-") {
         source.text = readAll(in);
@@ -163,8 +164,10 @@ std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& 
         return UserError;
     }
     *planned = opened.take();
-    for (const std::string& warning : planned->warnings)
-        err << "placer " << command << ": warning: " << warning << "\n";
+    for (const std::string& warning : planned->warnings) {
+        if (!said || said(warning))
+            err << "placer " << command << ": warning: " << warning << "\n";
+    }
     return std::nullopt;
 }
 

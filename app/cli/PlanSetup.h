@@ -45,11 +45,12 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
 SessionOptions sessionOptions(const PlanArguments& args);
 
 /// Loads and plans args' model with `session`, the model from `in` when it is "-". Warnings go
-/// to `err` prefixed with "placer COMMAND"; on failure the message goes there too and an exit
-/// code is returned.
+/// to `err` prefixed with "placer COMMAND" (those `said` keeps, when given); on failure the
+/// message goes there too and an exit code is returned.
 std::optional<int> loadAndPlan(const std::string& command, const PlanArguments& args,
                                Session& session, std::istream& in, std::ostream& err,
-                               PlannedModel* planned);
+                               PlannedModel* planned,
+                               const std::function<bool(const std::string&)>& said = {});
 
 /// "12.3 GFLOP/s, 9.8 GB/s, 1.2 us a kernel" and "5.0 us + 12.0 GB/s" (CalibrateCommand.cpp).
 std::string describeProfile(const DeviceProfile& profile);

@@ -465,11 +465,11 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
                                      " tokens, longer than the maximum length " +
                                      std::to_string(request.maxLength) + " (--max-length)");
 
-    // The empty cache: every dimension the ids' batch names is 1, every other named one 0.
+    // The cache at a length: every dimension the ids' batch names is 1, every other named one
+    // the length (0: the empty cache before the prompt).
     const std::string batchName = ids->declared.empty() ? std::string() : ids->declared[0];
-    std::map<std::string, HostTensor> state;
-    for (const auto& [present, past] : report.cache) {
-        const ModelInput& input = *inputNamed(past);
+    const auto cacheAt = [&](const ModelInput& input,
+                             std::int64_t length) -> std::optional<HostTensor> {
         TensorType type = input.type;
         bool grows = false;
         for (std::size_t a = 0; a < type.shape.size(); ++a) {
@@ -479,23 +479,65 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
             if (dim == batchName) {
                 type.shape[a] = 1;
             } else {
-                type.shape[a] = 0;
+                type.shape[a] = length;
                 grows = true;
             }
         }
         if (!grows)
+            return std::nullopt;
+        return HostTensor::zeros(type);
+    };
+    std::map<std::string, HostTensor> state;
+    for (const auto& [present, past] : report.cache) {
+        const ModelInput& input = *inputNamed(past);
+        auto empty = cacheAt(input, 0);
+        if (!empty)
             return SourceError::sentence("cache input " + past + " takes " +
                                          shapeText(input.declared, input.type) +
                                          ": it has no dimension that grows with the tokens");
-        state[past] = HostTensor::zeros(type);
+        state[past] = std::move(*empty);
+    }
+    // A step's inputs: the new tokens, the auxiliary inputs for them, and the cache.
+    const auto stepInputs = [&](const std::vector<std::int64_t>& tokens, std::int64_t length,
+                                std::map<std::string, HostTensor> cache) {
+        std::vector<std::pair<std::string, HostTensor>> out;
+        out.emplace_back(ids->name, idsTensor(tokens, ids->type.dtype));
+        for (const ModelInput& input : inputs) {
+            if (auto aux = auxiliaryInput(input, length, static_cast<std::int64_t>(tokens.size())))
+                out.emplace_back(input.name, std::move(*aux));
+        }
+        for (auto& [name, tensor] : cache)
+            out.emplace_back(name, std::move(tensor));
+        return out;
+    };
+
+    // Every step runs one program made for every length (session/SizedRunner.h), as the Relay
+    // VM runs one: lowered here, before the prompt, at a decode step's sizes (one token after
+    // the prompt), its constants placed on their devices, as ONNX Runtime's session is made
+    // before its first run. The prompt's step checks it against the plan instantiated at the
+    // prompt's sizes (RunRequest::packWeights off: that run shares the program's weights);
+    // where it cannot be made, or disagrees, every step runs the plan instantiated at its sizes.
+    const auto clock = [] { return std::chrono::steady_clock::now(); };
+    std::unique_ptr<SizedRunner> sized;
+    {
+        const auto preparing = clock();
+        std::map<std::string, HostTensor> decodeCache;
+        const auto promptLength = static_cast<std::int64_t>(request.prompt.size());
+        for (const auto& [present, past] : report.cache)
+            decodeCache[past] = *cacheAt(*inputNamed(past), promptLength);
+        auto runner = SizedRunner::make(*this, planned, request.maps, request.optimize,
+                                        stepInputs({0}, promptLength, std::move(decodeCache)));
+        if (runner)
+            sized = runner.take();
+        else
+            report.warnings.push_back("each step runs the plan instantiated at its sizes: " +
+                                      runner.error().message);
+        report.prepareMs = std::chrono::duration<double, std::milli>(clock() - preparing).count();
     }
 
-    std::unique_ptr<SizedRunner> sized;
-    bool sizedPossible = request.maxNewTokens > 3;
     std::uint64_t random = request.sampling.seed;
     std::vector<std::int64_t> next = request.prompt;
     std::int64_t cached = 0;
-    const auto clock = [] { return std::chrono::steady_clock::now(); };
     report.stopReason = "max-new-tokens";
     for (int step = 0; step < request.maxNewTokens; ++step) {
         const auto started = clock();
@@ -505,31 +547,17 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         run.reference = false;
         run.warmup = 0;
         run.iterations = 1;
-        run.inputs.emplace_back(ids->name, idsTensor(next, ids->type.dtype));
-        for (const ModelInput& input : inputs) {
-            if (auto aux = auxiliaryInput(input, cached, static_cast<std::int64_t>(next.size())))
-                run.inputs.emplace_back(input.name, std::move(*aux));
-        }
-        for (auto& [name, tensor] : state)
-            run.inputs.emplace_back(name, std::move(tensor));
+        run.inputs = stepInputs(next, cached, std::move(state));
         state.clear();
-        // Steps run the plan instantiated at their sizes, until a program made once runs every
-        // size (session/SizedRunner.h): it is lowered at the first decode step's sizes, checked
-        // against the instantiated plan at the second (other sizes), and runs every step after.
         const auto where = [&](const std::string& what) {
             return SourceError::sentence("step " + std::to_string(step) + " (" +
                                          std::to_string(next.size()) + " tokens after " +
                                          std::to_string(cached) + "): " + what);
         };
-        StepOutputs made;
-        if (sized && step >= 3) {
-            auto result = sized->run(std::move(run.inputs));
-            if (!result)
-                return where(result.error().message);
-            made = stepOutputs(std::move(result.value()), sized->outputNames(),
-                               planned->model.devices);
-        } else {
-            auto ran = this->run(planned, run);
+        // The plan instantiated at the step's sizes: every step where no program runs them
+        // all, and the check of the prompt's step.
+        const auto instantiated = [&](RunRequest request) -> Result<StepOutputs> {
+            auto ran = this->run(planned, request);
             if (!ran)
                 return where(ran.error().message);
             RunOutcome& outcome = *ran.value();
@@ -544,38 +572,51 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
                         report.warnings.end())
                     report.warnings.push_back(warning);
             }
-            made = stepOutputs(std::move(outcome.result), names, planned->model.devices);
-            if (step == 2 && sized) {
-                auto check = sized->run(run.inputs);
-                std::string differs;
-                if (!check)
-                    differs = check.error().message;
-                else
-                    differs = sameOutputs(stepOutputs(std::move(check.value()),
-                                                      sized->outputNames(), planned->model.devices),
-                                          made);
+            return stepOutputs(std::move(outcome.result), names, planned->model.devices);
+        };
+        StepOutputs made;
+        bool madeBySized = false;
+        if (sized) {
+            std::optional<RunRequest> reference;
+            if (step == 0)
+                reference = run;
+            auto result = sized->run(std::move(run.inputs));
+            std::string differs;
+            if (!result) {
+                if (step > 0)
+                    return where(result.error().message);
+                differs = result.error().message;
+            } else {
+                made = stepOutputs(std::move(result.value()), sized->outputNames(),
+                                   planned->model.devices);
+                madeBySized = true;
+            }
+            // The prompt's step: checked, or run instantiated where the program failed.
+            if (step == 0 && (request.checkFirstStep || !differs.empty())) {
+                reference->packWeights = false;
+                reference->maps = sized->mapping();
+                auto expected = instantiated(std::move(*reference));
+                if (!expected)
+                    return expected.error();
+                if (differs.empty())
+                    differs = sameOutputs(made, expected.value());
                 if (!differs.empty()) {
                     report.warnings.push_back(
                         "each step runs the plan instantiated at its sizes: the program made "
-                        "once for every size gave other outputs at step 2 (" +
+                        "once for every size gave other outputs for the prompt (" +
                         differs + ")");
                     sized.reset();
-                    sizedPossible = false;
+                    made = std::move(expected.value());
+                    madeBySized = false;
                 }
             }
+        } else {
+            auto expected = instantiated(std::move(run));
+            if (!expected)
+                return expected.error();
+            made = std::move(expected.value());
         }
-        // Made once this step's run has given its devices back, so that it runs on them.
-        if (step == 1 && sizedPossible) {
-            auto runner =
-                SizedRunner::make(*this, planned, request.maps, request.optimize, run.inputs);
-            if (runner)
-                sized = runner.take();
-            else
-                report.warnings.push_back("each step runs the plan instantiated at its sizes: " +
-                                          runner.error().message);
-            sizedPossible = sized != nullptr;
-        }
-        report.sizedSteps += sized && step >= 3 ? 1 : 0;
+        report.sizedSteps += madeBySized ? 1 : 0;
         std::map<std::string, HostTensor>& outputs = made.outputs;
         const auto outputOf = [&](const std::string& name) -> HostTensor* {
             const auto it = outputs.find(name);
@@ -711,7 +752,9 @@ std::string generationJson(const GenerationReport& report) {
     sampling.set("top_p", report.sampling.topP);
     sampling.set("seed", report.sampling.seed);
     out.set("sampling", std::move(sampling));
+    out.set("prepare_ms", report.prepareMs);
     out.set("time_to_first_token_ms", report.timeToFirstTokenMs());
+    out.set("prefill_kernels_ms", report.steps.empty() ? 0.0 : report.steps.front().kernelsMs);
     out.set("decode_tokens_per_s", report.decodeTokensPerSecond());
     out.set("decode_p50_ms", report.decodeLatencyMs(50));
     out.set("decode_p99_ms", report.decodeLatencyMs(99));
@@ -741,7 +784,12 @@ std::string generationSummary(const GenerationReport& report) {
     out.precision(2);
     out << "generated " << report.tokens.size() << " tokens after a prompt of "
         << report.prompt.size() << " (stopped: " << report.stopReason << ")\n";
-    out << "time to first token: " << report.timeToFirstTokenMs() << " ms\n";
+    out << "time to first token: " << report.timeToFirstTokenMs() << " ms";
+    if (!report.steps.empty())
+        out << " (the prompt's run " << report.steps.front().kernelsMs << " ms)";
+    if (report.prepareMs > 0)
+        out << "; the program made before it in " << report.prepareMs << " ms";
+    out << '\n';
     if (report.steps.size() > 1) {
         out << "decode: " << report.decodeTokensPerSecond() << " tokens/s, per token p50 "
             << report.decodeLatencyMs(50) << " ms, p99 " << report.decodeLatencyMs(99)

@@ -42,6 +42,11 @@ struct GenerateRequest {
     std::vector<std::pair<std::string, std::string>> cache;
     std::vector<DeviceMapRequest> maps;
     bool optimize = true;
+    /// Check the program that runs every step against the plan instantiated at the prompt's
+    /// sizes, on the prompt (session/SizedRunner.h): where they disagree, every step runs the
+    /// plan instantiated at its sizes, and a warning says why. Off: the prompt's step costs
+    /// one run, not two.
+    bool checkFirstStep = true;
 };
 
 /// What one step took.
@@ -62,10 +67,13 @@ struct GenerationReport {
     std::vector<std::pair<std::string, std::string>> cache; ///< (present, past) as bound
     std::string idsInput, logitsOutput;
     std::int64_t vocabulary = 0;
-    /// Steps run by the one program made for every size (the rest ran the plan instantiated
-    /// at their sizes: the prompt, the first two decode steps, and every step where that
-    /// program could not be made or disagreed; `warnings` says why).
+    /// Steps run by the one program made for every size: every step, unless that program
+    /// could not be made or disagreed with the plan instantiated at the prompt's sizes
+    /// (`warnings` says why; each step then ran the plan instantiated at its sizes).
     int sizedSteps = 0;
+    /// Making that program before the prompt: lowering it and placing its constants on their
+    /// devices, as a session is made before its first run (not in the time to first token).
+    double prepareMs = 0;
     Sampling sampling;
     std::vector<std::string> warnings;
 

@@ -505,7 +505,9 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         mapDevices(devices, request.maps, *m_registry, &outcome->warnings, &outcome->deviceLeases);
     if (!mapping)
         return mapping.error();
-    auto compiled = lowerPlanned(*planned, mapping.value(), request.optimize);
+    OptimizeOptions passes = request.optimize ? OptimizeOptions{} : OptimizeOptions::none();
+    passes.packWeights = passes.packWeights && request.packWeights;
+    auto compiled = lowerPlanned(*planned, mapping.value(), passes);
     if (!compiled)
         return compiled.error();
     CompiledPlan& lowered = compiled.value();

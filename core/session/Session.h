@@ -113,6 +113,10 @@ struct RunRequest {
     bool reference = true;
     double atol = 1e-4, rtol = 1e-3;
     bool optimize = true;
+    /// Constants laid out at load as their kernels prefer (a matrix product's weights packed):
+    /// off for a run made once, which would pay the packing for one call and hold a second copy
+    /// of the weights beside the one other programs share.
+    bool packWeights = true;
 };
 
 /// What a run tells while it goes; every callback is optional and is called on the thread that

@@ -34,6 +34,11 @@ SizedRunner::make(Session& session, std::shared_ptr<const PlannedModel> planned,
     auto mapping = mapDevices(devices, maps, *session.m_registry, &warnings, &runner->m_leases);
     if (!mapping)
         return mapping.error();
+    for (std::size_t d = 0; d < devices.size() && d < mapping.value().size(); ++d) {
+        if (mapping.value()[d])
+            runner->m_mapping.push_back(DeviceMapRequest{
+                devices[DeviceId{static_cast<std::int32_t>(d)}].name, mapping.value()[d]->name()});
+    }
     // Transposes stay ops: a matrix product reading one as a strided view is a kernel made for
     // the view's sizes, which the shape functions of a run at other sizes do not know.
     OptimizeOptions passes = optimize ? OptimizeOptions{} : OptimizeOptions::none();
@@ -81,6 +86,10 @@ Result<RunResult> SizedRunner::run(std::vector<std::pair<std::string, HostTensor
     options.iterations = 1;
     options.sizes = *sizes;
     return m_executor->run(ordered, options);
+}
+
+std::vector<DeviceMapRequest> SizedRunner::mapping() const {
+    return m_mapping;
 }
 
 std::vector<std::string> SizedRunner::outputNames() const {

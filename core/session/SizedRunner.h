@@ -28,6 +28,9 @@ public:
     Result<RunResult> run(std::vector<std::pair<std::string, HostTensor>> inputs);
     /// The names of RunResult::outputs, in order.
     std::vector<std::string> outputNames() const;
+    /// Each virtual device with the physical device it runs on: a run mapped so shares its
+    /// devices, and the constants they hold (vm/ConstantCache.h).
+    std::vector<DeviceMapRequest> mapping() const;
 
 private:
     SizedRunner() = default;
@@ -37,6 +40,7 @@ private:
     OptimizedGraph m_ran;
     std::vector<std::shared_ptr<const void>> m_leases;
     std::unique_ptr<Executor> m_executor;
+    std::vector<DeviceMapRequest> m_mapping;
     std::vector<std::string> m_inputs; ///< the program's inputs' names, in its order
 };
 

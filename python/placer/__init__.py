@@ -493,6 +493,7 @@ class Plan:
         logits: str = "",
         bind: Optional[Mapping[str, str]] = None,
         on_token: Optional[Callable[[int, int], Optional[bool]]] = None,
+        check: bool = True,
     ) -> "Generation":
         """Generates tokens from a decoder whose KV cache is explicit inputs and outputs (past_*
         in, present_* out), as ``placer generate`` does: the prompt, then one token a step, each
@@ -505,6 +506,8 @@ class Plan:
         ids_input, logits, bind: the names of the ids' input, the logits' output and the
             cache's pairs {present: past}, where the model's are not found by name.
         on_token: called as on_token(token, index) as each token is made; False stops.
+        check: check the one program that runs every step against the plan instantiated at the
+            prompt's sizes, on the prompt (False: the prompt costs one run, not two).
         """
         if mapping is None:
             mapping = self._mapping
@@ -512,7 +515,8 @@ class Plan:
         report = _session(self._workspace).generate(
             self._handle, ids, int(max_new_tokens), int(max_length), float(temperature),
             int(top_k), float(top_p), int(seed), [int(t) for t in stop], str(ids_input),
-            str(logits), list((bind or {}).items()), _maps(mapping), bool(optimize), on_token)
+            str(logits), list((bind or {}).items()), _maps(mapping), bool(optimize), bool(check),
+            on_token)
         return Generation(report)
 
     def stream(self, prompt: Any, **options: Any) -> Iterable[int]:

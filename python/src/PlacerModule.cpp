@@ -413,6 +413,7 @@ struct GenerateArguments {
     std::string idsInput, logits;
     std::vector<std::pair<std::string, std::string>> bind, maps;
     bool optimize = true;
+    bool check = true;
     py::object onToken;
 };
 
@@ -430,6 +431,7 @@ py::object generate(Session& session, const PlanHandle& planned, GenerateArgumen
     request.cache = std::move(arguments.bind);
     request.maps = takeMaps(arguments.maps);
     request.optimize = arguments.optimize;
+    request.checkFirstStep = arguments.check;
     if (request.maxNewTokens < 1)
         fail("max_new_tokens must be at least 1, not " + std::to_string(request.maxNewTokens));
     std::optional<py::error_already_set> raised;
@@ -591,15 +593,20 @@ PYBIND11_MODULE(_placer, m) {
                 int maxNewTokens, int maxLength, double temperature, int topK, double topP,
                 std::uint64_t seed, std::vector<std::int64_t> stop, std::string idsInput,
                 std::string logits, std::vector<std::pair<std::string, std::string>> bind,
-                std::vector<std::pair<std::string, std::string>> maps, bool optimize,
+                std::vector<std::pair<std::string, std::string>> maps, bool optimize, bool check,
                 py::object onToken) {
-                 GenerateArguments arguments{
-                     std::move(prompt), maxNewTokens,
-                     maxLength,         Sampling{temperature, topK, topP, seed},
-                     std::move(stop),   std::move(idsInput),
-                     std::move(logits), std::move(bind),
-                     std::move(maps),   optimize,
-                     std::move(onToken)};
+                 GenerateArguments arguments{std::move(prompt),
+                                             maxNewTokens,
+                                             maxLength,
+                                             Sampling{temperature, topK, topP, seed},
+                                             std::move(stop),
+                                             std::move(idsInput),
+                                             std::move(logits),
+                                             std::move(bind),
+                                             std::move(maps),
+                                             optimize,
+                                             check,
+                                             std::move(onToken)};
                  return generate(session, planned, std::move(arguments));
              })
         .def("counters",

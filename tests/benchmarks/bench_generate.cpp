@@ -1,9 +1,12 @@
 // Generation against ONNX Runtime's CPU provider, the same greedy loop on the same file in the
 // same run (the machine is noisy: only the ratios mean something): Session::generate on one vcpu
 // and with the layers split over two, and tests/benchmarks/ort_generate.js on one thread. Prints
-// per model the time to the first token (prefill), decode tokens/s, per-token p50/p99, the share
-// of a decode step its kernels take (what a call costs beyond them), the ratios ours / ONNX
-// Runtime, and whether the tokens agree with PyTorch's (NAME.expected.npy).
+// per model the time to the first token, the prompt's run alone (prefill, as ONNX Runtime's
+// first token is: its session is made before), decode tokens/s, per-token p50/p99, the share of
+// a decode step its kernels take (what a call costs beyond them), the ratios ours / ONNX
+// Runtime, and whether the tokens agree with PyTorch's (NAME.expected.npy). Our first token
+// includes the check of the program that runs every step (GenerateRequest::checkFirstStep);
+// making that program is before it, as ONNX Runtime's session is.
 //
 //   bench_generate [--tokens N] [--only NAME,NAME]   the decoders in $PLACER_ONNX_MODELS
 //                                                    (scripts/make_decoder_model.py small|large
@@ -203,11 +206,13 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
                             "p50 %7.2f ms  tokens %s\n",
                             name.c_str(), peer.firstMs, peerPerSecond, median(peer.decodeMs),
                             peer.tokens == report.tokens ? "= ours" : "differ from ours");
+                const double prefill = report.steps.empty() ? 0 : report.steps.front().kernelsMs;
                 std::printf("%-16s ours / ONNX Runtime: decode tokens/s %.2fx, per token %.2fx, "
-                            "first token %.2fx\n",
+                            "prefill %.2fx (%.2f ms), first token %.2fx; ours made its program "
+                            "in %.0f ms before\n",
                             name.c_str(), perSecond / peerPerSecond,
-                            ourMedian / median(peer.decodeMs),
-                            report.timeToFirstTokenMs() / peer.firstMs);
+                            ourMedian / median(peer.decodeMs), prefill / peer.firstMs, prefill,
+                            report.timeToFirstTokenMs() / peer.firstMs, report.prepareMs);
             }
         }
     }

@@ -614,6 +614,10 @@ Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelC
                     [](const TensorType& type) { return type.elementCount() == 0; }))
         return std::unique_ptr<Kernel>(std::make_unique<FunctionKernel>(
             "empty", [](const std::byte* const*, std::byte* const*) {}));
+    // float16 and bfloat16: the float32 kernel, on the operands converted.
+    if (auto wide = cpu::viaFloat32(
+            spec, [&](const KernelSpec& widened) { return makeKernelFor(widened, context); }))
+        return std::move(*wide);
     if (spec.node->op->kernel.family == KernelFamily::Recurrent) {
         try {
             if (auto kernel = cpu::makeRecurrent(spec, context))

@@ -5,7 +5,9 @@
 
 #include "kernels/KernelSupport.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -73,6 +75,15 @@ std::string packConstant(std::byte* dst, const void* src, std::int64_t bytes,
 /// step of a generation does) and calling cost more than the work.
 inline constexpr std::int64_t kPlainElements = 1 << 14;
 bool plainIsCheaper(const KernelSpec& spec);
+
+/// An op that computes (element-wise math, reductions, products, convolutions, pooling,
+/// normalisations, softmax) with float16 or bfloat16 operands: its float32 kernel, made by
+/// `make`, on those operands converted to float32, its 16-bit results converted back (rounded to
+/// nearest even); nothing where the op moves bytes, has no 16-bit operand, or has no float32
+/// kernel (the type's own kernel runs then).
+std::optional<Result<std::unique_ptr<Kernel>>>
+viaFloat32(const KernelSpec& spec,
+           const std::function<Result<std::unique_ptr<Kernel>>(const KernelSpec&)>& make);
 
 /// Convolution and matrix products in any element type, for what oneDNN (float32) does not take.
 Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec);

@@ -2,6 +2,8 @@
 // loops scalar.
 #include "backends/cpu/VectorMath.h"
 
+#include "kernels/ElementFunctors.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -293,6 +295,67 @@ void softmaxRows(const float* in, float* out, i64 rows, i64 width) {
         const float scale = 1.0f / sum;
         for (i64 j = 0; j < width; ++j)
             y[j] *= scale;
+    }
+}
+
+namespace {
+
+__attribute__((target("avx512f"))) void halfToFloat512(const std::uint16_t* in, float* out, i64 n) {
+    i64 j = 0;
+    for (; j + 16 <= n; j += 16)
+        _mm512_storeu_ps(
+            out + j, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + j))));
+    for (; j < n; ++j)
+        out[j] = functors::halfToFloat(in[j]);
+}
+
+__attribute__((target("avx512f"))) void floatToHalf512(const float* in, std::uint16_t* out, i64 n) {
+    i64 j = 0;
+    for (; j + 16 <= n; j += 16)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j),
+                            _mm512_cvtps_ph(_mm512_loadu_ps(in + j), _MM_FROUND_TO_NEAREST_INT));
+    for (; j < n; ++j)
+        out[j] = functors::floatToHalf(in[j]);
+}
+
+} // namespace
+
+void halfToFloat(const std::uint16_t* in, float* out, i64 n) {
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512) {
+        halfToFloat512(in, out, n);
+        return;
+    }
+    for (i64 j = 0; j < n; ++j)
+        out[j] = functors::halfToFloat(in[j]);
+}
+
+void floatToHalf(const float* in, std::uint16_t* out, i64 n) {
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512) {
+        floatToHalf512(in, out, n);
+        return;
+    }
+    for (i64 j = 0; j < n; ++j)
+        out[j] = functors::floatToHalf(in[j]);
+}
+
+PLACER_VECTOR_CLONES
+void bfloat16ToFloat(const std::uint16_t* __restrict in, float* __restrict out, i64 n) {
+    for (i64 j = 0; j < n; ++j) {
+        const std::uint32_t bits = static_cast<std::uint32_t>(in[j]) << 16;
+        std::memcpy(out + j, &bits, 4);
+    }
+}
+
+PLACER_VECTOR_CLONES
+void floatToBFloat16(const float* __restrict in, std::uint16_t* __restrict out, i64 n) {
+    for (i64 j = 0; j < n; ++j) {
+        std::uint32_t bits;
+        std::memcpy(&bits, in + j, 4);
+        const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+        const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+        out[j] = static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded);
     }
 }
 

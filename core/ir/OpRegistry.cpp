@@ -28,10 +28,12 @@ KernelCapability kernelCapability(KernelFamily family) {
     // pooling with indices, by the shared PoolAny functor.
     case KernelFamily::Pool:
         return {kAllDTypes, kAllDTypes};
+    // oneDNN and cuDNN in float32; the CPU's float32 kernels take float16 and bfloat16 operands
+    // converted (backends/cpu/KernelUtil.h viaFloat32).
     case KernelFamily::BatchNorm:
     case KernelFamily::LayerNorm:
     case KernelFamily::Softmax:
-        return {float32, float32};
+        return {float32 | dtypeBit(DType::Float16) | dtypeBit(DType::BFloat16), float32};
     // Data movement moves bytes, strings' handles included; Cast also converts to and from text.
     case KernelFamily::Copy:
     case KernelFamily::Cast:

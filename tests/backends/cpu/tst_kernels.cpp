@@ -1262,6 +1262,92 @@ private slots:
         }
     }
 
+    /// Every family that computes runs in float16 and bfloat16: its float32 kernel on the
+    /// operands converted, within the type's rounding of the float32 result on the same
+    /// (rounded) inputs.
+    void halfPrecisionFamilies_data() {
+        halfPrecisionElementwise_data();
+    }
+    void halfPrecisionFamilies() {
+        QFETCH(int, dtype);
+        const auto type = static_cast<DType>(dtype);
+        std::mt19937 rng(static_cast<unsigned>(dtype) + 40);
+        const auto narrow = [&](const Tensor& wide) {
+            Tensor t{TensorType{wide.type.shape, type}, {}};
+            t.bytes.resize(static_cast<std::size_t>(wide.type.elementCount()) * 2);
+            for (std::int64_t i = 0; i < wide.type.elementCount(); ++i)
+                storeFromDouble(t.bytes.data(), type, i, wide.f(i));
+            return t;
+        };
+        const auto widen = [&](const Tensor& half) {
+            std::vector<float> values(static_cast<std::size_t>(half.type.elementCount()));
+            for (std::size_t i = 0; i < values.size(); ++i)
+                values[i] = static_cast<float>(
+                    loadAsDouble(half.bytes.data(), type, static_cast<std::int64_t>(i)));
+            return make(half.type.shape, DType::Float32, values);
+        };
+        // Inputs that 16 bits hold exactly, so both runs see the same values.
+        const auto operand = [&](Dims shape) { return widen(narrow(randomFloats(shape, rng))); };
+        const double tolerance = type == DType::Float16 ? 4e-3 : 3e-2;
+        struct Case {
+            const char* op;
+            Attrs attrs;
+            std::vector<Tensor> inputs;
+            Dims out;
+        };
+        const Tensor x = operand({2, 3, 6, 6});
+        const Tensor scale = operand({3}), bias = operand({3});
+        const Tensor mean = operand({3}),
+                     var = widen(narrow(make<float>({3}, DType::Float32, {0.5f, 1.0f, 2.0f})));
+        const Tensor a = operand({4, 1, 16}), b = operand({16, 24});
+        const Tensor w = operand({4, 3, 3, 3}), cb = operand({4});
+        const Tensor rows = operand({5, 40}), gamma = operand({40}), beta = operand({40});
+        std::vector<Case> cases = {
+            {"Softmax", attrs({{"axis", std::int64_t{-1}}}), {rows}, {5, 40}},
+            {"LayerNormalization",
+             attrs({{"axis", std::int64_t{-1}}}),
+             {rows, gamma, beta},
+             {5, 40}},
+            {"BatchNormalization", {}, {x, scale, bias, mean, var}, {2, 3, 6, 6}},
+            {"InstanceNormalization", {}, {x, scale, bias}, {2, 3, 6, 6}},
+            {"MaxPool",
+             attrs({{"kernel_shape", Dims{2, 2}}, {"strides", Dims{2, 2}}}),
+             {x},
+             {2, 3, 3, 3}},
+            {"AveragePool", attrs({{"kernel_shape", Dims{3, 3}}}), {x}, {2, 3, 4, 4}},
+            {"GlobalAveragePool", {}, {x}, {2, 3, 1, 1}},
+            {"Conv", attrs({{"pads", Dims{1, 1, 1, 1}}}), {x, w, cb}, {2, 4, 6, 6}},
+            {"MatMul", {}, {a, b}, {4, 1, 24}},
+            {"ReduceMean", attrs({{"axes", Dims{2, 3}}}), {x}, {2, 3, 1, 1}},
+            {"Sigmoid", {}, {x}, {2, 3, 6, 6}},
+            {"Tanh", {}, {x}, {2, 3, 6, 6}},
+            {"Mul", {}, {x, x}, {2, 3, 6, 6}},
+        };
+        for (const Case& c : cases) {
+            std::vector<Tensor> halves;
+            for (const Tensor& input : c.inputs)
+                halves.push_back(narrow(input));
+            std::string error;
+            const auto wide =
+                runOp(c.op, c.attrs, c.inputs, {{c.out, DType::Float32}}, &error, {}, 17);
+            QVERIFY2(!wide.empty(), (std::string(c.op) + " in float32: " + error).c_str());
+            const auto half = runOp(c.op, c.attrs, halves, {{c.out, type}}, &error, {}, 17);
+            QVERIFY2(!half.empty(), (std::string(c.op) + ": " + error).c_str());
+            const std::vector<float> expected = floats(wide[0]);
+            double largest = 0, apart = 0;
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                largest = std::max(largest, std::fabs(static_cast<double>(expected[i])));
+                apart = std::max(apart, std::fabs(loadAsDouble(half[0].bytes.data(), type,
+                                                               static_cast<std::int64_t>(i)) -
+                                                  expected[i]));
+            }
+            QVERIFY2(apart <= tolerance * std::max(largest, 1.0),
+                     (std::string(c.op) + ": " + std::to_string(apart) + " apart, largest " +
+                      std::to_string(largest))
+                         .c_str());
+        }
+    }
+
     // Convolutions and matrix products in other types than float32 run plain loops; in float64
     // they agree with oneDNN's float32 results.
     void plainConvolutionAndMatmul_data() {
@@ -2171,7 +2257,8 @@ private slots:
 
     void refusals() {
         std::string error;
-        Tensor x{{{1, 2, 4, 4}, DType::Float16}, std::vector<std::byte>(64)};
+        // float64 has no float32 kernel to widen into (16-bit floats have: halfPrecisionFamilies).
+        Tensor x{{{1, 2, 4, 4}, DType::Float64}, std::vector<std::byte>(256)};
         auto out = runOp("nn.softmax", {}, {x}, {x.type}, &error);
         QVERIFY(out.empty());
         QVERIFY2(QString::fromStdString(error).contains("float32"), error.c_str());

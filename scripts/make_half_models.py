@@ -2,7 +2,8 @@
 """Writes the 16-bit test models: a small convolutional network and a small transformer block,
 each exported from PyTorch in float32 and converted to float16 and to bfloat16 (every float
 initializer, constant, input, output and cast), with one input and the float32 model's output
-on it, for tests/core/session/tst_halfprecision.cpp.
+on it, for tests/core/session/tst_halfprecision.cpp; and the committed tiny decoder
+(scripts/make_decoder_model.py tiny) converted the same way, for tst_generate.
 
     /usr/bin/python3 scripts/make_half_models.py tests/models
 
@@ -122,6 +123,15 @@ def main():
     write(directory, "half_cnn", SmallCnn(), torch.randn(2, 3, 16, 16))
     torch.manual_seed(0)
     write(directory, "half_transformer", SmallTransformer(), torch.randn(2, 8, 32))
+    decoder = os.path.join(directory, "tiny_decoder.onnx")
+    if os.path.exists(decoder):
+        model = onnx.load(decoder)
+        for suffix, target in (("f16", TensorProto.FLOAT16), ("bf16", TensorProto.BFLOAT16)):
+            # The causal mask's float32 minimum overflows to -inf in float16: masked all the same.
+            with np.errstate(over="ignore"):
+                narrowed = narrow_model(model, target)
+            onnx.save(narrowed, os.path.join(directory, f"tiny_decoder.{suffix}.onnx"))
+        print("wrote", decoder, "in float16 and bfloat16")
 
 
 if __name__ == "__main__":

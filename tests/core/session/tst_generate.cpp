@@ -170,6 +170,36 @@ private slots:
 
     /// Sampling is the seed's: the same seed gives the same tokens, another seed others; every
     /// token is in the vocabulary; top-k 1 is greedy.
+    /// The decoder in 16 bits (scripts/make_half_models.py): float16 gives PyTorch's float32
+    /// tokens, all 64; bfloat16, with a third of float16's mantissa, the first 16 of them (its
+    /// argmax parts from float32's after 25, where two logits are closer than its rounding).
+    void sixteenBitDecodersGenerate_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("agreeing");
+        QTest::newRow("float16") << "tiny_decoder.f16.onnx" << 64;
+        QTest::newRow("bfloat16") << "tiny_decoder.bf16.onnx" << 16;
+    }
+    void sixteenBitDecodersGenerate() {
+        QFETCH(QString, model);
+        QFETCH(int, agreeing);
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        auto opened = m_session->open(ModelSource{modelPath(model.toStdString())}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(made.value().tokens.size(), std::size_t{64});
+        QCOMPARE(made.value().sizedSteps, 64);
+        const std::vector<std::int64_t> first(made.value().tokens.begin(),
+                                              made.value().tokens.begin() + agreeing);
+        const std::vector<std::int64_t> expected(m_expected.begin(), m_expected.begin() + agreeing);
+        QCOMPARE(joined(first), joined(expected));
+    }
+
     void samplingFollowsItsSeed() {
         PlanRequest request;
         request.devices = "a:vcpu";

@@ -642,6 +642,11 @@ Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelC
         if (auto kernel = cpu::makeRoiAlign(spec))
             return Result<std::unique_ptr<Kernel>>(std::move(kernel));
     }
+    // MatMulNBits in float32: the CPU's own kernel, which keeps the weights in their codes as
+    // it streams them (the shared functor runs the other types).
+    if (spec.node->op->kernel.family == KernelFamily::BlockQuantMatmul &&
+        spec.inputs[0].dtype == DType::Float32)
+        return cpu::makeMatMulNBits(spec);
     if (runsAsSharedFunctors(spec))
         return cpu::indexingKernel(spec);
     const auto* factory = cpu::table().find(*spec.node->op);

@@ -37,6 +37,7 @@ bool computesInFloat32(KernelFamily family) {
     case KernelFamily::Mean:
     case KernelFamily::Resize:
     case KernelFamily::Einsum:
+    case KernelFamily::BlockQuantMatmul:
         return true;
     default:
         return false;

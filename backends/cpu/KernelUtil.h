@@ -85,6 +85,10 @@ std::optional<Result<std::unique_ptr<Kernel>>>
 viaFloat32(const KernelSpec& spec,
            const std::function<Result<std::unique_ptr<Kernel>>(const KernelSpec&)>& make);
 
+/// ONNX Runtime's MatMulNBits (com.microsoft): A times B's blocks of 2-, 4- or 8-bit codes,
+/// decoded as the product reads them (backends/cpu/BlockQuantKernel.cpp).
+Result<std::unique_ptr<Kernel>> makeMatMulNBits(const KernelSpec& spec);
+
 /// Convolution and matrix products in any element type, for what oneDNN (float32) does not take.
 Result<std::unique_ptr<Kernel>> makePlainConvolution(const KernelSpec& spec);
 Result<std::unique_ptr<Kernel>> makePlainMatmul(const KernelSpec& spec);

@@ -40,6 +40,14 @@ inline float vectorExp(float x) {
 
 #define PLACER_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
 
+// GCC 12 warns of the undefined registers its own AVX-512 intrinsics pass through (its bug
+// 105593); nothing of this code's.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 PLACER_VECTOR_CLONES
 void accumulateProduct(const float* __restrict x, i64 depth, const float* __restrict m, i64 ld,
                        i64 n, float* __restrict out) {
@@ -197,6 +205,17 @@ rowTimesTransposedPortable(const float* __restrict x, i64 depth, const float* __
     }
 }
 
+/// The sum of a vector's lanes (GCC 12's _mm512_reduce_add_ps reads an undefined register
+/// the compiler then warns of).
+__attribute__((target("avx512f"))) inline float laneSum(__m512 v) {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, v);
+    float sum = 0;
+    for (const float lane : lanes)
+        sum += lane;
+    return sum;
+}
+
 /// `Rows` dot products of x with the rows of m from row j on, with AVX-512: the depth past the
 /// last whole vector under a mask.
 template <int Rows>
@@ -218,7 +237,7 @@ __attribute__((target("avx512f"))) inline void dots512(const float* x, i64 depth
             acc[r] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(tail, m + r * ld + whole), acc[r]);
     }
     for (int r = 0; r < Rows; ++r)
-        out[r] = _mm512_reduce_add_ps(acc[r]);
+        out[r] = laneSum(acc[r]);
 }
 
 /// With AVX-512: eight dot products a pass.
@@ -404,5 +423,9 @@ void erf(const float* in, float* out, i64 n) {
         out[j] = a < 0.75f ? series : tail;
     }
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 } // namespace placer::cpu::vec

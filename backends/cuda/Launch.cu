@@ -351,6 +351,7 @@ template void launchElements(const ZeroOutput&, i64, cudaStream_t);
 template void launchElements(const MaxUnpool&, i64, cudaStream_t);
 template void launchElements(const Det&, i64, cudaStream_t);
 template void launchElements(const QuantizedMatmul&, i64, cudaStream_t);
+template void launchElements(const BlockQuantMatmul&, i64, cudaStream_t);
 template void launchElements(const QuantizedConv&, i64, cudaStream_t);
 template void launchElements(const RoiAlign&, i64, cudaStream_t);
 template void launchElements(const PoolAny&, i64, cudaStream_t);

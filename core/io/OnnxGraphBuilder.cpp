@@ -200,6 +200,12 @@ const OpDef* OnnxImporter::opFor(const onnx::NodeProto& proto) {
             return op;
     }
     const std::string key = standard ? proto.op_type() : proto.domain() + "." + proto.op_type();
+    if (!standard) {
+        // A contrib operator the engine runs (io/ContribSchemas.cpp).
+        const OpDef* op = OpRegistry::global().find(key);
+        if (op && op->dialect == OpDialect::Onnx)
+            return op;
+    }
     const auto known = m_unsupported.find(key);
     if (known != m_unsupported.end())
         return known->second;

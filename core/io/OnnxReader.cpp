@@ -1,6 +1,7 @@
 // Reading an ONNX model (io/OnnxReader.h): the driver of the importer (io/OnnxImporter.h), the
 // model's checks, input shapes given at load, and ONNX's shape inference as a source of types.
 #include "io/OnnxReader.h"
+#include "io/OnnxProto.h"
 
 #include "io/OnnxImporter.h"
 #include "io/OnnxRunShapes.h"
@@ -302,6 +303,7 @@ OnnxImporter::Failure OnnxImporter::upgradeOpset(int opset) {
     if (const std::string undefined = firstUndefinedName(m_model.graph(), {}); !undefined.empty())
         return fail(undefined);
     try {
+        onnxSchemas(); // the contrib operators placer runs are checked as known ones
         onnx::checker::check_model(m_model);
         onnx::ModelProto converted =
             onnx::version_conversion::ConvertVersion(m_model, kUpgradeOpset);
@@ -515,6 +517,7 @@ OnnxImporter::Failure OnnxImporter::checkWindowAttributes() const {
 
 OnnxImporter::Failure OnnxImporter::validateAndInferShapes() {
     try {
+        onnxSchemas(); // the contrib operators placer runs are checked as known ones
         onnx::checker::check_model(m_model);
     } catch (const onnx::checker::ValidationError& error) {
         return fail("not a valid ONNX model: " + firstLine(error.what()));
@@ -633,8 +636,7 @@ OnnxImporter::Failure OnnxImporter::inferShapesAsOnnxDoes() {
         try {
             onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
                                                 /*data_prop=*/propagate);
-            onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
-                                               options);
+            onnx::shape_inference::InferShapes(m_model, onnxSchemas(), options);
             return std::nullopt;
         } catch (const onnx::InferenceError& error) {
             if (!propagate)

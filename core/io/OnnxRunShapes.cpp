@@ -1,6 +1,7 @@
 // ONNX shape functions at run time (io/OnnxRunShapes.h): one node written as a model of its own,
 // typed by ONNX's shape inference with the types and values its inputs have then.
 #include "io/OnnxRunShapes.h"
+#include "io/OnnxProto.h"
 
 #include "ir/DialectShapes.h"
 
@@ -172,7 +173,14 @@ Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
     set->set_version(opset > 0 ? opset : 13);
     onnx::GraphProto* graph = model.mutable_graph();
     onnx::NodeProto* proto = graph->add_node();
-    proto->set_op_type(node.op->name);
+    const auto [domain, type] = onnxDomainAndType(node.op->name);
+    proto->set_op_type(type);
+    if (!domain.empty()) { // a contrib operator (io/ContribSchemas.cpp)
+        proto->set_domain(domain);
+        auto* contrib = model.add_opset_import();
+        contrib->set_domain(domain);
+        contrib->set_version(1);
+    }
     const auto positions = node.attrs.getInts(kInputPositionsAttr, {});
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         if (positions && k < positions->size()) {
@@ -197,7 +205,7 @@ Result<std::vector<TensorType>> onnxRunTimeTypes(const Node& node,
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1,
                                             /*data_prop=*/true);
-        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+        onnx::shape_inference::InferShapes(model, onnxSchemas(), options);
     } catch (const std::exception& error) {
         std::string text = error.what();
         if (const std::size_t end = text.find('\n'); end != std::string::npos)

@@ -480,6 +480,7 @@ std::optional<std::string> lowerSequences(onnx::ModelProto* model,
         return std::nullopt;
     // The rewriting trusts each node's arity and attributes: ONNX's checker comes first.
     try {
+        onnxSchemas(); // the contrib operators placer runs are checked as known ones
         onnx::checker::check_model(*model);
     } catch (const onnx::checker::ValidationError& error) {
         std::string line(error.what());

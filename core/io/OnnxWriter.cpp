@@ -197,6 +197,7 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
     };
 
     bool anyCopy = false;
+    std::set<std::string> otherDomains; // of the ops written
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
         const Node& node = graph.nodes()[i];
         const std::string name = valueName(ValueRef{NodeId(i), 0});
@@ -257,13 +258,12 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         if (node.op->dialect != OpDialect::Onnx)
             return fail("'" + node.op->name + "' (node '" + node.name + "') is not an ONNX " +
                         "operator: only models read from ONNX can be written as ONNX");
-        const std::string& op = node.op->name;
-        const std::size_t dot = op.rfind('.');
-        if (dot != std::string::npos && !node.op->hasAnyKernel()) {
-            proto->set_domain(op.substr(0, dot)); // an unsupported op of another domain
-            proto->set_op_type(op.substr(dot + 1));
-        } else {
-            proto->set_op_type(op);
+        // An op of another domain (a contrib operator, or one no device runs) as read.
+        const auto [domain, type] = onnxDomainAndType(node.op->name);
+        proto->set_op_type(type);
+        if (!domain.empty()) {
+            proto->set_domain(domain);
+            otherDomains.insert(domain);
         }
         setOnnxAttributes(proto, node.attrs);
         // Bodies as read, reading the outer values under the names written here.
@@ -297,6 +297,11 @@ Result<std::string> writeOnnx(const Graph& graph, const DeviceSet& devices,
         auto* copies = model.add_opset_import();
         copies->set_domain(kCopyDomain);
         copies->set_version(1);
+    }
+    for (const std::string& domain : otherDomains) {
+        auto* set = model.add_opset_import();
+        set->set_domain(domain);
+        set->set_version(1);
     }
     for (const GraphOutput& output : graph.outputs())
         setOnnxType(g->add_output(), valueName(output.value), graph.type(output.value));

@@ -409,7 +409,7 @@ Lowering::shapesOf(const std::set<std::string>& names) const {
     std::map<std::string, std::vector<std::int64_t>> shapes;
     try {
         onnx::ShapeInferenceOptions options(false, 0, true);
-        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+        onnx::shape_inference::InferShapes(model, onnxSchemas(), options);
     } catch (const std::exception&) {
         return shapes;
     }

@@ -117,6 +117,8 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"RandomNormalLike", F::Random},
         {"Bernoulli", F::Random},
         {"Multinomial", F::Random},
+        // ONNX Runtime's contrib operators (io/ContribSchemas.cpp), named with their domain
+        {"com.microsoft.MatMulNBits", F::BlockQuantMatmul},
     };
     for (const auto& [name, kernel] : ops) {
         if (*name) // a function ONNX has no operator for

@@ -7,6 +7,8 @@ namespace placer {
 
 KernelCapability kernelCapability(KernelFamily family) {
     constexpr DTypeMask float32 = dtypeBit(DType::Float32);
+    constexpr DTypeMask floats =
+        float32 | dtypeBit(DType::Float16) | dtypeBit(DType::BFloat16) | dtypeBit(DType::Float64);
     // Strings (handles into the host's string pool) are moved by the CPU's data movement and
     // read by its Cast and StringNormalizer; a GPU has no string kernel.
     constexpr DTypeMask withStrings = kAllDTypes | kStringDType;
@@ -89,6 +91,10 @@ KernelCapability kernelCapability(KernelFamily family) {
     case KernelFamily::Optimizer:
     case KernelFamily::Random:
         return {kAllDTypes, kAllDTypes};
+    // The shared functor on both (A, the scales and the output in any float type), and the
+    // CPU's own kernel for float32 (16-bit operands through it).
+    case KernelFamily::BlockQuantMatmul:
+        return {floats, floats};
     }
     return {};
 }

@@ -71,6 +71,8 @@ const char* kernelFamilyName(KernelFamily family) {
         return "optimizer";
     case KernelFamily::Random:
         return "random";
+    case KernelFamily::BlockQuantMatmul:
+        return "block_quant_matmul";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

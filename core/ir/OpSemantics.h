@@ -65,8 +65,9 @@ enum class KernelFamily : std::uint8_t {
     Recurrent, ///< RNN, GRU and LSTM
     MaxUnpool,
     Det,
-    QuantizedMatmul, ///< MatMulInteger and QLinearMatMul
-    QuantizedConv,   ///< ConvInteger and QLinearConv
+    QuantizedMatmul,  ///< MatMulInteger and QLinearMatMul
+    QuantizedConv,    ///< ConvInteger and QLinearConv
+    BlockQuantMatmul, ///< com.microsoft MatMulNBits: weights in blocks of 2-, 4- or 8-bit codes
     RoiAlign,
     Dft,
     Stft,

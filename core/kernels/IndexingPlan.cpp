@@ -741,6 +741,24 @@ QuantParam quantParam(const KernelSpec& spec, int position, std::int64_t count) 
     return q;
 }
 
+Plan blockQuantMatmul(const KernelSpec& spec) {
+    geometry::BlockQuant q;
+    if (auto problem = geometry::readBlockQuant(spec, &q))
+        return planError(spec, *problem);
+    BlockQuantMatmul op;
+    op.zeros = q.zeroPoints;
+    op.bias = q.bias;
+    op.elem = elemOf(spec.inputs[0].dtype);
+    op.packedZeros = q.packedZeroPoints;
+    op.bits = q.bits;
+    op.k = q.k;
+    op.n = q.n;
+    op.blockSize = q.blockSize;
+    op.blocks = q.blocks;
+    op.blobBytes = q.blobBytes;
+    return std::vector{elements(op, q.rows * q.n)};
+}
+
 Plan quantizedMatmul(const KernelSpec& spec) {
     const bool qlinear = spec.node->op->name == "QLinearMatMul";
     QuantizedMatmul op;
@@ -923,6 +941,8 @@ Plan planIndexing(const KernelSpec& spec) {
         return maxUnpool(spec);
     case KernelFamily::Det:
         return det(spec);
+    case KernelFamily::BlockQuantMatmul:
+        return blockQuantMatmul(spec);
     case KernelFamily::QuantizedMatmul:
         return quantizedMatmul(spec);
     case KernelFamily::QuantizedConv:

@@ -336,6 +336,49 @@ struct QuantizedMatmul {
     }
 };
 
+/// MatMulNBits (com.microsoft): Y[r, c] = sum over K of A[r, k] (code(c, k) - zero) * scale (+ the
+/// bias), B's codes `bits` wide and packed low bits first, one scale and zero point per block of
+/// blockSize along K; one thread per output element, in double. (The CPU runs its own kernel for
+/// float32, backends/cpu/BlockQuantKernel.cpp; this is the GPU's and every other type's.)
+struct BlockQuantMatmul {
+    Io io;
+    int zeros = -1, bias = -1;
+    Elem elem = Elem::F32;    ///< A's, the scales', float zero points', the bias' and Y's
+    bool packedZeros = false; ///< zero points as codes like B's, each row of N whole bytes
+    int bits = 4;
+    i64 k = 1, n = 1, blockSize = 16, blocks = 1, blobBytes = 8;
+    PLACER_HD void operator()(i64 i) const {
+        const i64 column = i % n, row = i / n;
+        const auto* codes = static_cast<const std::uint8_t*>(io.in[1]);
+        const i64 perByte = 8 / bits;
+        const unsigned mask = (1u << bits) - 1;
+        double acc = 0;
+        for (i64 b = 0; b < blocks; ++b) {
+            const double scale = loadAny(io.in[2], elem, column * blocks + b);
+            double zero = static_cast<double>(1 << (bits - 1));
+            if (zeros >= 0 && packedZeros) {
+                const auto* bytes = static_cast<const std::uint8_t*>(io.in[zeros]) +
+                                    column * ((blocks + perByte - 1) / perByte);
+                zero = static_cast<double>((bytes[b / perByte] >> ((b % perByte) * bits)) & mask);
+            } else if (zeros >= 0) {
+                zero = loadAny(io.in[zeros], elem, column * blocks + b);
+            }
+            const std::uint8_t* blob = codes + (column * blocks + b) * blobBytes;
+            double dot = 0, sum = 0;
+            for (i64 j = 0; j < blockSize && b * blockSize + j < k; ++j) {
+                const double a = loadAny(io.in[0], elem, row * k + b * blockSize + j);
+                dot +=
+                    a * static_cast<double>((blob[j / perByte] >> ((j % perByte) * bits)) & mask);
+                sum += a;
+            }
+            acc += scale * (dot - zero * sum);
+        }
+        if (bias >= 0)
+            acc += loadAny(io.in[bias], elem, column);
+        storeAny(io.out[0], elem, i, acc);
+    }
+};
+
 /// ConvInteger and QLinearConv: a direct convolution of zero-point-shifted integers, requantized
 /// for QLinearConv (with an int32 bias added before).
 struct QuantizedConv : ConvWindow {

@@ -226,6 +226,72 @@ Problem readLayerNorm(const KernelSpec& spec, Normalization* norm) {
     return std::nullopt;
 }
 
+Problem readBlockQuant(const KernelSpec& spec, BlockQuant* quant) {
+    const Attrs& attrs = spec.node->attrs;
+    BlockQuant& q = *quant;
+    q.k = attrs.getInt("K", 0).value_or(0);
+    q.n = attrs.getInt("N", 0).value_or(0);
+    q.bits = static_cast<int>(attrs.getInt("bits", 4).value_or(4));
+    q.blockSize = attrs.getInt("block_size", 0).value_or(0);
+    if (q.bits != 2 && q.bits != 4 && q.bits != 8)
+        return ("bits is " + std::to_string(q.bits) +
+                ": MatMulNBits takes 2, 4 "
+                "or 8");
+    if (q.blockSize < 16 || (q.blockSize & (q.blockSize - 1)) != 0)
+        return ("block_size is " + std::to_string(q.blockSize) +
+                ": it must be a power of 2, at least 16");
+    if (q.k <= 0 || q.n <= 0)
+        return ("attributes K and N must be positive");
+    const int zeroInput = inputAt(spec, 3);
+    const int gIdx = inputAt(spec, 4);
+    const int biasInput = inputAt(spec, 5);
+    if (gIdx >= 0)
+        return ("g_idx (rows of K in other blocks than their own) is not supported");
+    const TensorType& a = spec.inputs[0];
+    if (!isFloatingPoint(a.dtype) || a.rank() < 1 || a.shape.back() != q.k)
+        return ("A is " + a.toShortString() + ", not floating point [..., " + std::to_string(q.k) +
+                "] (K)");
+    q.rows = a.elementCount() / q.k;
+    q.blocks = (q.k + q.blockSize - 1) / q.blockSize;
+    q.blobBytes = q.blockSize * q.bits / 8;
+    const TensorType& b = spec.inputs[1];
+    if (b.dtype != DType::UInt8 || b.elementCount() != q.n * q.blocks * q.blobBytes)
+        return ("B is " + b.toShortString() + ", not uint8 [" + std::to_string(q.n) + ", " +
+                std::to_string(q.blocks) + ", " + std::to_string(q.blobBytes) +
+                "] (N, K's blocks of " + std::to_string(q.blockSize) + ", their bytes)");
+    const TensorType& scales = spec.inputs[2];
+    if (scales.dtype != a.dtype || scales.elementCount() != q.n * q.blocks)
+        return ("scales is " + scales.toShortString() + ": its " +
+                std::to_string(scales.elementCount()) + " scales do not fit B's " +
+                std::to_string(q.n * q.blocks) + " blocks (N " + std::to_string(q.n) + " x " +
+                std::to_string(q.blocks) + " blocks of " + std::to_string(q.blockSize) +
+                " along K " + std::to_string(q.k) + ")");
+    if (zeroInput >= 0) {
+        const TensorType& zeros = spec.inputs[static_cast<std::size_t>(zeroInput)];
+        const std::int64_t perByte = 8 / q.bits;
+        const std::int64_t packed = q.n * ((q.blocks + perByte - 1) / perByte);
+        q.zeroPoints = zeroInput;
+        q.packedZeroPoints = zeros.dtype == DType::UInt8;
+        const bool fits = q.packedZeroPoints
+                              ? zeros.elementCount() == packed
+                              : zeros.dtype == a.dtype && zeros.elementCount() == q.n * q.blocks;
+        if (!fits)
+            return ("zero_points is " + zeros.toShortString() + ": not uint8 [" +
+                    std::to_string(packed) + "] (packed) nor " + std::string(dtypeName(a.dtype)) +
+                    " [" + std::to_string(q.n * q.blocks) + "] for B's blocks");
+    }
+    if (biasInput >= 0) {
+        const TensorType& bias = spec.inputs[static_cast<std::size_t>(biasInput)];
+        if (bias.dtype != a.dtype || bias.elementCount() != q.n)
+            return ("bias is " + bias.toShortString() + ", not " + std::string(dtypeName(a.dtype)) +
+                    " [" + std::to_string(q.n) + "]");
+        q.bias = biasInput;
+    }
+    if (spec.outputs.size() != 1 || spec.outputs[0].elementCount() != q.rows * q.n)
+        return ("the output is not A's rows by N");
+    return std::nullopt;
+}
+
 Problem readSoftmax(const KernelSpec& spec, Softmax* softmax) {
     const std::string& op = spec.node->op->name;
     const Dims& in = spec.inputs[0].shape;

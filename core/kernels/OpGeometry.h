@@ -76,6 +76,20 @@ struct Softmax {
 };
 Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
 
+/// MatMulNBits (com.microsoft): A's rows times B's N rows of K codes of `bits` bits, in blocks of
+/// blockSize along K (the last one padded), each block with a scale and a zero point.
+struct BlockQuant {
+    std::int64_t k = 0, n = 0, rows = 0; ///< rows: A's rows (its leading dimensions folded)
+    int bits = 4;
+    std::int64_t blockSize = 0, blocks = 0, blobBytes = 0;
+    int zeroPoints = -1; ///< the input of the zero points, or -1: the middle code
+    bool packedZeroPoints =
+        false;     ///< uint8 codes like B's (each row of N whole bytes), else floats
+    int bias = -1; ///< the input of the bias, or -1
+};
+/// Reads and checks the attributes and operands; a problem names the sizes that disagree.
+Problem readBlockQuant(const KernelSpec& spec, BlockQuant* quant);
+
 /// Concat's and Split's axis, normalised against the rank of the op's concatenated value (the
 /// output of a Concat, the input of a Split); for a Split, its outputs must add up to the input
 /// along it.

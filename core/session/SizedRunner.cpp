@@ -34,7 +34,8 @@ SizedRunner::make(Session& session, std::shared_ptr<const PlannedModel> planned,
     auto mapping = mapDevices(devices, maps, *session.m_registry, &warnings, &runner->m_leases);
     if (!mapping)
         return mapping.error();
-    for (std::size_t d = 0; d < devices.size() && d < mapping.value().size(); ++d) {
+    for (std::size_t d = 0;
+         d < static_cast<std::size_t>(devices.size()) && d < mapping.value().size(); ++d) {
         if (mapping.value()[d])
             runner->m_mapping.push_back(DeviceMapRequest{
                 devices[DeviceId{static_cast<std::int32_t>(d)}].name, mapping.value()[d]->name()});

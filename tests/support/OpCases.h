@@ -1438,6 +1438,27 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
         const Tensor b = r.ints<std::int8_t>({k, n}, DType::Int8, -128, 127);
         const Tensor az = make({}, DType::UInt8, std::vector<std::uint8_t>{12});
         add({"MatMulInteger", "MatMulInteger", {}, {a, b, az}, {}, {{{m, n}, DType::Int32}}, 0, 0});
+        // MatMulNBits: 4-bit codes in blocks of 16 along a K that is not a multiple of it, zero
+        // points packed, and a bias (ONNX inputs 0, 1, 2, 3 and 5).
+        const std::int64_t depth = r.pick(17, 40), rows = r.pick(1, 3), cols = r.pick(1, 5);
+        const std::int64_t blocks = (depth + 15) / 16;
+        Attrs nbits = attrs({{"K", depth},
+                             {"N", cols},
+                             {"bits", std::int64_t{4}},
+                             {"block_size", std::int64_t{16}}});
+        nbits.set(kInputPositionsAttr, std::vector<std::int64_t>{0, 1, 2, 3, 5});
+        add({"MatMulNBits",
+             "com.microsoft.MatMulNBits",
+             nbits,
+             {r.floats({rows, depth}),
+              r.ints<std::uint8_t>({cols, blocks, 8}, DType::UInt8, 0, 255),
+              r.floats({cols * blocks}),
+              r.ints<std::uint8_t>({cols * ((blocks + 1) / 2)}, DType::UInt8, 0, 255),
+              r.floats({cols})},
+             {},
+             {{{rows, cols}, DType::Float32}},
+             1e-4,
+             1e-4});
         add({"QLinearMatMul",
              "QLinearMatMul",
              {},

@@ -306,6 +306,136 @@ private slots:
                       oneMatrix, tolerance, "MatMul, a row per head, one matrix");
     }
 
+    /// MatMulNBits (ONNX Runtime's 4-bit blocks, and 2 and 8): against the product with every
+    /// code dequantized in double, for block sizes 16, 32 and 128, K a multiple of the block and
+    /// not, zero points absent (the middle code), packed and float, a row and several, a bias.
+    void matMulNBits_data() {
+        QTest::addColumn<int>("bits");
+        QTest::addColumn<int>("block");
+        QTest::addColumn<int>("k");
+        QTest::addColumn<int>("zeros"); // 0 none, 1 packed uint8, 2 float
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<bool>("bias");
+        for (const int block : {16, 32, 128})
+            for (const int k : {block * 2, block * 3 - 5, 33})
+                for (const int zeros : {0, 1, 2})
+                    QTest::newRow(qPrintable(QString("4-bit, block %1, K %2, zero points %3")
+                                                 .arg(block)
+                                                 .arg(k)
+                                                 .arg(zeros)))
+                        << 4 << block << k << zeros << (zeros == 1 ? 3 : 1) << (zeros == 2);
+        QTest::newRow("8-bit, block 32, K 70") << 8 << 32 << 70 << 1 << 2 << true;
+        QTest::newRow("2-bit, block 16, K 40") << 2 << 16 << 40 << 1 << 1 << false;
+    }
+    void matMulNBits() {
+        QFETCH(int, bits);
+        QFETCH(int, block);
+        QFETCH(int, k);
+        QFETCH(int, zeros);
+        QFETCH(int, rows);
+        QFETCH(bool, bias);
+        std::mt19937 rng(static_cast<unsigned>(bits * 7919 + block * 31 + k * 3 + zeros));
+        const int n = 19, blocks = (k + block - 1) / block, blob = block * bits / 8;
+        const int levels = 1 << bits, perByte = 8 / bits;
+        std::uniform_int_distribution<int> code(0, levels - 1);
+        std::vector<int> codes(static_cast<std::size_t>(n * blocks * block));
+        for (int& c : codes)
+            c = code(rng);
+        std::vector<std::uint8_t> packed(static_cast<std::size_t>(n * blocks * blob), 0);
+        for (int i = 0; i < n * blocks * block; ++i) {
+            const int within = i % block;
+            if ((i / block) % blocks * block + within >= k)
+                continue; // the last block's padding stays 0
+            packed[static_cast<std::size_t>(i / block * blob + within / perByte)] |=
+                static_cast<std::uint8_t>(codes[static_cast<std::size_t>(i)]
+                                          << (within % perByte * bits));
+        }
+        const Tensor scales = randomFloats({n * blocks}, rng);
+        std::vector<int> zeroCodes(static_cast<std::size_t>(n * blocks), levels / 2);
+        const int zeroRow = (blocks + perByte - 1) / perByte;
+        std::vector<std::uint8_t> zeroBytes(static_cast<std::size_t>(n * zeroRow), 0);
+        std::vector<float> zeroFloats(static_cast<std::size_t>(n * blocks));
+        for (int z = 0; z < n * blocks; ++z) {
+            if (zeros == 0)
+                break;
+            zeroCodes[static_cast<std::size_t>(z)] = code(rng);
+            zeroFloats[static_cast<std::size_t>(z)] =
+                static_cast<float>(zeroCodes[static_cast<std::size_t>(z)]) + 0.5f * (zeros == 2);
+            const int row = z / blocks, b = z % blocks;
+            zeroBytes[static_cast<std::size_t>(row * zeroRow + b / perByte)] |=
+                static_cast<std::uint8_t>(zeroCodes[static_cast<std::size_t>(z)]
+                                          << (b % perByte * bits));
+        }
+        const Tensor a = randomFloats({1, rows, k}, rng);
+        const Tensor biasValues = randomFloats({n}, rng);
+        std::vector<float> expected(static_cast<std::size_t>(rows * n));
+        for (int r = 0; r < rows; ++r)
+            for (int j = 0; j < n; ++j) {
+                double sum = bias ? biasValues.f(j) : 0.0;
+                for (int i = 0; i < k; ++i) {
+                    const int b = i / block, z = j * blocks + b;
+                    const double zero = zeros == 2 ? zeroFloats[static_cast<std::size_t>(z)]
+                                                   : zeroCodes[static_cast<std::size_t>(z)];
+                    sum += a.f(r * k + i) *
+                           (codes[static_cast<std::size_t>((j * blocks + b) * block + i % block)] -
+                            zero) *
+                           scales.f(z);
+                }
+                expected[static_cast<std::size_t>(r * n + j)] = static_cast<float>(sum);
+            }
+        std::vector<Tensor> inputs = {
+            a, make<std::uint8_t>({n, blocks, blob}, DType::UInt8, packed), scales};
+        if (zeros == 1)
+            inputs.push_back(make<std::uint8_t>({n * zeroRow}, DType::UInt8, zeroBytes));
+        else if (zeros == 2)
+            inputs.push_back(make<float>({n * blocks}, DType::Float32, zeroFloats));
+        Attrs attributes = attrs({{"K", std::int64_t{k}},
+                                  {"N", std::int64_t{n}},
+                                  {"bits", std::int64_t{bits}},
+                                  {"block_size", std::int64_t{block}}});
+        if (bias) {
+            if (zeros == 0) // zero_points and g_idx left out: the bias is ONNX input 5
+                attributes.set(kInputPositionsAttr, std::vector<std::int64_t>{0, 1, 2, 5});
+            else
+                attributes.set(kInputPositionsAttr, std::vector<std::int64_t>{0, 1, 2, 3, 5});
+            inputs.push_back(biasValues);
+        }
+        std::string error, implementation;
+        const auto out = runOp("com.microsoft.MatMulNBits", attributes, inputs,
+                               {{{1, rows, n}, DType::Float32}}, &error, {}, 17, &implementation);
+        QVERIFY2(!out.empty(), error.c_str());
+        compareFloats(floats(out[0]), expected, 1e-4 * std::sqrt(static_cast<double>(k)),
+                      implementation.c_str());
+    }
+
+    /// Scales that do not fit B's blocks, and an unsupported bit width, are refused naming the
+    /// node and the sizes.
+    void matMulNBitsRefusals() {
+        std::mt19937 rng(3);
+        const Tensor a = randomFloats({1, 64}, rng);
+        const Tensor b = make<std::uint8_t>({8, 2, 16}, DType::UInt8,
+                                            std::vector<std::uint8_t>(8 * 2 * 16, 0x11));
+        std::string error;
+        auto out = runOp("com.microsoft.MatMulNBits",
+                         attrs({{"K", std::int64_t{64}},
+                                {"N", std::int64_t{8}},
+                                {"bits", std::int64_t{4}},
+                                {"block_size", std::int64_t{32}}}),
+                         {a, b, randomFloats({8 * 3}, rng)}, {{{1, 8}, DType::Float32}}, &error);
+        QVERIFY(out.empty());
+        QVERIFY2(error.find("node 'n'") != std::string::npos &&
+                     error.find("do not fit B's 16 blocks") != std::string::npos,
+                 error.c_str());
+        out = runOp("com.microsoft.MatMulNBits",
+                    attrs({{"K", std::int64_t{64}},
+                           {"N", std::int64_t{8}},
+                           {"bits", std::int64_t{3}},
+                           {"block_size", std::int64_t{32}}}),
+                    {a, b, randomFloats({16}, rng)}, {{{1, 8}, DType::Float32}}, &error);
+        QVERIFY(out.empty());
+        QVERIFY2(error.find("takes 2, 4 or 8") != std::string::npos, error.c_str());
+    }
+
     void pooling_data() {
         QTest::addColumn<int>("seed");
         for (int seed = 1; seed <= 30; ++seed)

@@ -200,6 +200,35 @@ private slots:
         QCOMPARE(joined(first), joined(expected));
     }
 
+    /// The decoder with its matrix products in 4-bit blocks (ONNX Runtime's MatMulNBits, as
+    /// scripts/quantize_nbits.py writes them): ONNX Runtime's 64 tokens on that file
+    /// (tiny_decoder.q4.expected.npy, made with onnxruntime-node's CPU provider), one vcpu and
+    /// two.
+    void fourBitDecoderGeneratesOnnxRuntimesTokens_data() {
+        QTest::addColumn<QString>("devices");
+        QTest::newRow("one vcpu") << "a:vcpu";
+        QTest::newRow("two vcpus") << "a:vcpu,b:vcpu";
+    }
+    void fourBitDecoderGeneratesOnnxRuntimesTokens() {
+        QFETCH(QString, devices);
+        PlanRequest request;
+        request.devices = devices.toStdString();
+        if (devices.contains(','))
+            request.pins.push_back(PinRequest{"re:^/blocks\\.1/", "b", false});
+        auto opened = m_session->open(ModelSource{modelPath("tiny_decoder.q4.onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(joined(made.value().tokens), joined(ids("tiny_decoder.q4.expected.npy")));
+        QCOMPARE(made.value().sizedSteps, 64);
+        QVERIFY2(made.value().warnings.empty(),
+                 made.value().warnings.empty() ? "" : made.value().warnings.front().c_str());
+    }
+
     void samplingFollowsItsSeed() {
         PlanRequest request;
         request.devices = "a:vcpu";

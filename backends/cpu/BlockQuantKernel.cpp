@@ -9,6 +9,7 @@
 // row); otherwise a block is decoded to floats and costs its dot product with A's row and one
 // multiply-add, the row's block sums precomputed: sum_i (c_i - z) s a_i = s sum_i c_i a_i -
 // z s sum_i a_i.
+#include "backends/cpu/Avx512.h"
 #include "backends/cpu/KernelUtil.h"
 #include "kernels/OpGeometry.h"
 
@@ -16,7 +17,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <immintrin.h>
 #include <vector>
 
 // GCC 12 warns of the undefined registers its own AVX-512 intrinsics pass through (its bug
@@ -53,17 +53,6 @@ void decodeBlock(const std::uint8_t* blob, int bits, i64 count, float* out) {
     const unsigned mask = (1u << bits) - 1;
     for (i64 j = 0; j < count; ++j)
         out[j] = static_cast<float>((blob[j / perByte] >> ((j % perByte) * bits)) & mask);
-}
-
-/// The sum of a vector's lanes (GCC 12's _mm512_reduce_add_ps reads an undefined register
-/// the compiler then warns of).
-__attribute__((target("avx512f"))) inline float laneSum(__m512 v) {
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, v);
-    float sum = 0;
-    for (const float lane : lanes)
-        sum += lane;
-    return sum;
 }
 
 /// One row of B's 4-bit codes dequantized and dotted with a row of A, with AVX-512: each block's

@@ -2,12 +2,13 @@
 // loops scalar.
 #include "backends/cpu/VectorMath.h"
 
+#include "backends/cpu/Avx512.h"
+
 #include "kernels/ElementFunctors.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <immintrin.h>
 #include <type_traits>
 
 namespace placer::cpu::vec {
@@ -203,17 +204,6 @@ rowTimesTransposedPortable(const float* __restrict x, i64 depth, const float* __
             sum += lanes[0][l];
         out[j] = sum;
     }
-}
-
-/// The sum of a vector's lanes (GCC 12's _mm512_reduce_add_ps reads an undefined register
-/// the compiler then warns of).
-__attribute__((target("avx512f"))) inline float laneSum(__m512 v) {
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, v);
-    float sum = 0;
-    for (const float lane : lanes)
-        sum += lane;
-    return sum;
 }
 
 /// `Rows` dot products of x with the rows of m from row j on, with AVX-512: the depth past the

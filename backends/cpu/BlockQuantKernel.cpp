@@ -92,8 +92,13 @@ public:
     MatMulNBitsKernel(BlockQuant q, const TensorData* scales, const TensorData* zeros) : m_q(q) {
         m_fast = q.bits == 4 && q.blockSize % 32 == 0 && __builtin_cpu_supports("avx512f");
         if (scales && (q.zeroPoints < 0 || zeros)) {
-            offsetsOf(reinterpret_cast<const float*>(scales->data()),
-                      zeros ? reinterpret_cast<const std::byte*>(zeros->data()) : nullptr);
+            // Constants may be read in place from a file, at any alignment: copied first.
+            std::vector<float> values(scales->size() / sizeof(float));
+            std::memcpy(values.data(), scales->data(), values.size() * sizeof(float));
+            std::vector<std::byte> points(zeros ? zeros->size() : 0);
+            if (zeros)
+                std::memcpy(points.data(), zeros->data(), points.size());
+            offsetsOf(values.data(), zeros ? points.data() : nullptr);
             m_constantOffsets = true;
         }
     }

@@ -45,19 +45,17 @@ bool computesInFloat32(KernelFamily family) {
 }
 
 void toFloat32(DType dtype, const std::byte* in, float* out, std::int64_t n) {
-    const auto* halves = reinterpret_cast<const std::uint16_t*>(in);
     if (dtype == DType::Float16)
-        vec::halfToFloat(halves, out, n);
+        vec::halfToFloat(in, out, n);
     else
-        vec::bfloat16ToFloat(halves, out, n);
+        vec::bfloat16ToFloat(in, out, n);
 }
 
 void fromFloat32(DType dtype, const float* in, std::byte* out, std::int64_t n) {
-    auto* halves = reinterpret_cast<std::uint16_t*>(out);
     if (dtype == DType::Float16)
-        vec::floatToHalf(in, halves, n);
+        vec::floatToHalf(in, out, n);
     else
-        vec::floatToBFloat16(in, halves, n);
+        vec::floatToBFloat16(in, out, n);
 }
 
 class ViaFloat32 final : public Kernel {

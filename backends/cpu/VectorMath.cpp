@@ -309,62 +309,72 @@ void softmaxRows(const float* in, float* out, i64 rows, i64 width) {
 
 namespace {
 
-__attribute__((target("avx512f"))) void halfToFloat512(const std::uint16_t* in, float* out, i64 n) {
-    i64 j = 0;
-    for (; j + 16 <= n; j += 16)
-        _mm512_storeu_ps(
-            out + j, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + j))));
-    for (; j < n; ++j)
-        out[j] = functors::halfToFloat(in[j]);
+/// The 16-bit value at element j of `bytes`, and stored there.
+inline std::uint16_t load16(const std::byte* bytes, i64 j) {
+    std::uint16_t v;
+    std::memcpy(&v, bytes + 2 * j, 2);
+    return v;
+}
+inline void store16(std::byte* bytes, i64 j, std::uint16_t v) {
+    std::memcpy(bytes + 2 * j, &v, 2);
 }
 
-__attribute__((target("avx512f"))) void floatToHalf512(const float* in, std::uint16_t* out, i64 n) {
+__attribute__((target("avx512f"))) void halfToFloat512(const std::byte* in, float* out, i64 n) {
     i64 j = 0;
     for (; j + 16 <= n; j += 16)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j),
+        _mm512_storeu_ps(out + j, _mm512_cvtph_ps(_mm256_loadu_si256(
+                                      reinterpret_cast<const __m256i*>(in + 2 * j))));
+    for (; j < n; ++j)
+        out[j] = functors::halfToFloat(load16(in, j));
+}
+
+__attribute__((target("avx512f"))) void floatToHalf512(const float* in, std::byte* out, i64 n) {
+    i64 j = 0;
+    for (; j + 16 <= n; j += 16)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * j),
                             _mm512_cvtps_ph(_mm512_loadu_ps(in + j), _MM_FROUND_TO_NEAREST_INT));
     for (; j < n; ++j)
-        out[j] = functors::floatToHalf(in[j]);
+        store16(out, j, functors::floatToHalf(in[j]));
 }
 
 } // namespace
 
-void halfToFloat(const std::uint16_t* in, float* out, i64 n) {
+void halfToFloat(const std::byte* in, float* out, i64 n) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
     if (avx512) {
         halfToFloat512(in, out, n);
         return;
     }
     for (i64 j = 0; j < n; ++j)
-        out[j] = functors::halfToFloat(in[j]);
+        out[j] = functors::halfToFloat(load16(in, j));
 }
 
-void floatToHalf(const float* in, std::uint16_t* out, i64 n) {
+void floatToHalf(const float* in, std::byte* out, i64 n) {
     static const bool avx512 = __builtin_cpu_supports("avx512f");
     if (avx512) {
         floatToHalf512(in, out, n);
         return;
     }
     for (i64 j = 0; j < n; ++j)
-        out[j] = functors::floatToHalf(in[j]);
+        store16(out, j, functors::floatToHalf(in[j]));
 }
 
 PLACER_VECTOR_CLONES
-void bfloat16ToFloat(const std::uint16_t* __restrict in, float* __restrict out, i64 n) {
+void bfloat16ToFloat(const std::byte* __restrict in, float* __restrict out, i64 n) {
     for (i64 j = 0; j < n; ++j) {
-        const std::uint32_t bits = static_cast<std::uint32_t>(in[j]) << 16;
+        const std::uint32_t bits = static_cast<std::uint32_t>(load16(in, j)) << 16;
         std::memcpy(out + j, &bits, 4);
     }
 }
 
 PLACER_VECTOR_CLONES
-void floatToBFloat16(const float* __restrict in, std::uint16_t* __restrict out, i64 n) {
+void floatToBFloat16(const float* __restrict in, std::byte* __restrict out, i64 n) {
     for (i64 j = 0; j < n; ++j) {
         std::uint32_t bits;
         std::memcpy(&bits, in + j, 4);
         const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
         const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-        out[j] = static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded);
+        store16(out, j, static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded));
     }
 }
 

@@ -3,6 +3,7 @@
 // the program starts, since the build itself targets the baseline.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace placer::cpu::vec {
@@ -32,11 +33,12 @@ void weightedRows(const float* const* rows, const float* weights, int count, std
 /// in float): out may be in.
 void softmaxRows(const float* in, float* out, std::int64_t rows, std::int64_t width);
 
-/// 16-bit floats to and from float32, n of them (rounding to nearest even; NaN stays NaN).
-void halfToFloat(const std::uint16_t* in, float* out, std::int64_t n);
-void bfloat16ToFloat(const std::uint16_t* in, float* out, std::int64_t n);
-void floatToHalf(const float* in, std::uint16_t* out, std::int64_t n);
-void floatToBFloat16(const float* in, std::uint16_t* out, std::int64_t n);
+/// 16-bit floats to and from float32, n of them (rounding to nearest even; NaN stays NaN). The
+/// 16-bit side is bytes, at any alignment (a constant read in place from a file may be odd).
+void halfToFloat(const std::byte* in, float* out, std::int64_t n);
+void bfloat16ToFloat(const std::byte* in, float* out, std::int64_t n);
+void floatToHalf(const float* in, std::byte* out, std::int64_t n);
+void floatToBFloat16(const float* in, std::byte* out, std::int64_t n);
 
 /// out[j] = f(in[j]) for j in [0, n); `in` may be `out`. Within a few units in the last place
 /// of float (erf within 3e-7 absolute), for every finite input; NaN stays NaN.

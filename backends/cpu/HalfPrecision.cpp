@@ -38,6 +38,7 @@ bool computesInFloat32(KernelFamily family) {
     case KernelFamily::Resize:
     case KernelFamily::Einsum:
     case KernelFamily::BlockQuantMatmul:
+    case KernelFamily::RmsNorm:
         return true;
     default:
         return false;

@@ -95,6 +95,94 @@ OpSchema matMulNBits() {
     return schema;
 }
 
+/// The shape of a normalisation's per-row outputs: the input's, 1 from `axis` on.
+void perRowOutput(InferenceContext& ctx, size_t output, int64_t axis) {
+    if (ctx.getNumOutputs() <= output || !onnx::hasInputShape(ctx, 0))
+        return;
+    ctx.getOutputType(output)->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    const auto& in = onnx::getInputShape(ctx, 0);
+    const int64_t rank = in.dim_size();
+    if (axis < 0)
+        axis += rank;
+    onnx::TensorShapeProto out;
+    for (int64_t d = 0; d < rank; ++d) {
+        if (d < axis)
+            *out.add_dim() = in.dim(static_cast<int>(d));
+        else
+            out.add_dim()->set_dim_value(1);
+    }
+    onnx::updateOutputShape(ctx, output, out);
+}
+
+/// SimplifiedLayerNormalization (ONNX Runtime registers it in ONNX's domain): RMSNorm over the
+/// dimensions from `axis` on, times `scale`.
+OpSchema simplifiedLayerNormalization() {
+    OpSchema schema;
+    schema.SetName("SimplifiedLayerNormalization")
+        .SetDomain("")
+        .SinceVersion(1)
+        .SetDoc("x / sqrt(mean(x^2) + epsilon) * scale: ONNX Runtime's RMSNorm.")
+        .Attr("axis", "the first normalised dimension", AttributeProto::INT,
+              static_cast<int64_t>(-1))
+        .Attr("epsilon", "added to the mean square", AttributeProto::FLOAT, 1e-5f)
+        .Attr("stash_type", "the type the statistics are computed in", AttributeProto::INT,
+              static_cast<int64_t>(1))
+        .Input(0, "X", "the input", "T")
+        .Input(1, "scale", "the normalised dimensions' scale", "V")
+        .Output(0, "Y", "the output", "V")
+        .Output(1, "inv_std_var", "1 / sqrt(mean(x^2) + epsilon) per row", "U", OpSchema::Optional)
+        .TypeConstraint("T",
+                        {"tensor(float)", "tensor(float16)", "tensor(bfloat16)", "tensor(double)"},
+                        "the float types")
+        .TypeConstraint("U", {"tensor(float)"}, "the statistics")
+        .TypeConstraint("V",
+                        {"tensor(float)", "tensor(float16)", "tensor(bfloat16)", "tensor(double)"},
+                        "the float types")
+        .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
+            onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+            if (onnx::hasInputShape(ctx, 0))
+                onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+            const auto* axis = ctx.getAttribute("axis");
+            perRowOutput(ctx, 1, axis ? axis->i() : -1);
+        });
+    return schema;
+}
+
+/// SkipSimplifiedLayerNormalization: RMSNorm of input + skip (+ bias) over the last dimension.
+OpSchema skipSimplifiedLayerNormalization() {
+    OpSchema schema;
+    schema.SetName("SkipSimplifiedLayerNormalization")
+        .SetDomain(kContribDomain)
+        .SinceVersion(1)
+        .SetDoc("RMSNorm of input + skip (+ bias): ONNX Runtime's contrib operator.")
+        .Attr("epsilon", "added to the mean square", AttributeProto::FLOAT, 1e-5f)
+        .Input(0, "input", "[..., hidden]", "T")
+        .Input(1, "skip", "the input's shape, or broadcast over its leading rows", "T")
+        .Input(2, "gamma", "[hidden]", "T")
+        .Input(3, "bias", "[hidden]", "T", OpSchema::Optional)
+        .Output(0, "output", "the input's shape", "T")
+        .Output(1, "mean", "0 per row (nothing is subtracted)", "U", OpSchema::Optional)
+        .Output(2, "inv_std_var", "1 / sqrt(mean(s^2) + epsilon) per row", "U", OpSchema::Optional)
+        .Output(3, "input_skip_bias_sum", "input + skip (+ bias)", "T", OpSchema::Optional)
+        .TypeConstraint("T",
+                        {"tensor(float)", "tensor(float16)", "tensor(bfloat16)", "tensor(double)"},
+                        "the float types")
+        .TypeConstraint("U", {"tensor(float)"}, "the statistics")
+        .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
+            onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+            if (onnx::hasInputShape(ctx, 0))
+                onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+            perRowOutput(ctx, 1, -1);
+            perRowOutput(ctx, 2, -1);
+            if (ctx.getNumOutputs() > 3) {
+                onnx::propagateElemTypeFromInputToOutput(ctx, 0, 3);
+                if (onnx::hasInputShape(ctx, 0))
+                    onnx::propagateShapeFromInputToOutput(ctx, 0, 3);
+            }
+        });
+    return schema;
+}
+
 } // namespace
 
 std::pair<std::string, std::string> onnxDomainAndType(const std::string& opName) {
@@ -111,6 +199,8 @@ const onnx::ISchemaRegistry* onnxSchemas() {
         if (!domains.Map().count(kContribDomain))
             domains.AddDomainToVersion(kContribDomain, 1, 1);
         onnx::RegisterSchema(matMulNBits());
+        onnx::RegisterSchema(skipSimplifiedLayerNormalization());
+        onnx::RegisterSchema(simplifiedLayerNormalization());
     });
     return onnx::OpSchemaRegistry::Instance();
 }

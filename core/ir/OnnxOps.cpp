@@ -119,6 +119,9 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         {"Multinomial", F::Random},
         // ONNX Runtime's contrib operators (io/ContribSchemas.cpp), named with their domain
         {"com.microsoft.MatMulNBits", F::BlockQuantMatmul},
+        {"com.microsoft.SkipSimplifiedLayerNormalization", F::RmsNorm},
+        // ONNX Runtime registers this one in ONNX's own domain
+        {"SimplifiedLayerNormalization", F::RmsNorm},
     };
     for (const auto& [name, kernel] : ops) {
         if (*name) // a function ONNX has no operator for

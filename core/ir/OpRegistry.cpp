@@ -94,6 +94,7 @@ KernelCapability kernelCapability(KernelFamily family) {
     // The shared functor on both (A, the scales and the output in any float type), and the
     // CPU's own kernel for float32 (16-bit operands through it).
     case KernelFamily::BlockQuantMatmul:
+    case KernelFamily::RmsNorm:
         return {floats, floats};
     }
     return {};

@@ -73,6 +73,8 @@ const char* kernelFamilyName(KernelFamily family) {
         return "random";
     case KernelFamily::BlockQuantMatmul:
         return "block_quant_matmul";
+    case KernelFamily::RmsNorm:
+        return "rms_norm";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

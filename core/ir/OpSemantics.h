@@ -68,6 +68,7 @@ enum class KernelFamily : std::uint8_t {
     QuantizedMatmul,  ///< MatMulInteger and QLinearMatMul
     QuantizedConv,    ///< ConvInteger and QLinearConv
     BlockQuantMatmul, ///< com.microsoft MatMulNBits: weights in blocks of 2-, 4- or 8-bit codes
+    RmsNorm,          ///< (Skip)SimplifiedLayerNormalization: ONNX Runtime's RMSNorm
     RoiAlign,
     Dft,
     Stft,

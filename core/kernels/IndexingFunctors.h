@@ -568,6 +568,45 @@ struct InstanceNorm {
     }
 };
 
+/// SimplifiedLayerNormalization and SkipSimplifiedLayerNormalization (ONNX Runtime's RMSNorm):
+/// per row of `count`, s = x (+ skip) (+ bias) and y = s / sqrt(mean(s^2) + epsilon) * scale;
+/// where asked, the row's 1 / sqrt(mean(s^2) + epsilon), its mean (0: none is subtracted), and s.
+struct RmsNorm {
+    Io io;
+    Elem elem = Elem::F32, scaleElem = Elem::F32;
+    int skip = -1, bias = -1, scale = 1;
+    int meanOutput = -1, invOutput = -1, sumOutput = -1;
+    i64 count = 1, skipCount = 1;
+    double epsilon = 1e-5;
+    PLACER_HD double value(i64 base, i64 j) const {
+        double v = loadAny(io.in[0], elem, base + j);
+        if (skip >= 0)
+            v += loadAny(io.in[skip], elem, (base + j) % skipCount);
+        if (bias >= 0)
+            v += loadAny(io.in[bias], elem, j);
+        return v;
+    }
+    PLACER_HD void operator()(i64 row, int lane, int lanes) const {
+        const i64 base = row * count;
+        double squares = 0;
+        for (i64 j = lane; j < count; j += lanes) {
+            const double v = value(base, j);
+            squares += v * v;
+        }
+        const double inv = 1.0 / sqrt(allReduceSum(squares) / static_cast<double>(count) + epsilon);
+        for (i64 j = lane; j < count; j += lanes) {
+            const double v = value(base, j);
+            if (sumOutput >= 0)
+                storeAny(io.out[sumOutput], elem, base + j, v);
+            storeAny(io.out[0], elem, base + j, v * inv * loadAny(io.in[scale], scaleElem, j));
+        }
+        if (lane == 0 && invOutput >= 0)
+            storeAny(io.out[invOutput], Elem::F32, row, inv);
+        if (lane == 0 && meanOutput >= 0)
+            storeAny(io.out[meanOutput], Elem::F32, row, 0.0);
+    }
+};
+
 /// QuantizeLinear (x / scale + zero point, rounded half to even, saturated to the output type) and
 /// DequantizeLinear ((x - zero point) * scale), with one scale per tensor or per channel of `axis`.
 struct Quantize {

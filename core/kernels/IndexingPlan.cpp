@@ -386,6 +386,68 @@ Plan instanceNorm(const KernelSpec& spec) {
     return std::vector{IndexingStep{op, in[0] * in[1], true}};
 }
 
+Plan rmsNorm(const KernelSpec& spec) {
+    const Dims& in = shapeOf(spec, 0);
+    const bool skipped = spec.node->op->name == "com.microsoft.SkipSimplifiedLayerNormalization";
+    RmsNorm op;
+    op.elem = elemOf(spec.inputs[0].dtype);
+    op.epsilon = spec.node->attrs.getFloat("epsilon", 1e-5).value_or(1e-5);
+    std::int64_t axis = -1;
+    if (skipped) {
+        if (spec.inputs.size() < 3)
+            return planError(spec, "needs the input, the skip and gamma");
+        op.skip = 1;
+        op.scale = 2;
+        op.bias = spec.inputs.size() > 3 ? 3 : -1;
+    } else {
+        if (spec.inputs.size() < 2)
+            return planError(spec, "needs the input and its scale");
+        axis = spec.node->attrs.getInt("axis", -1).value_or(-1);
+    }
+    const auto rank = static_cast<std::int64_t>(in.size());
+    if (rank < 1 || axis < -rank || axis >= rank)
+        return planError(spec, "axis " + std::to_string(axis) + " is outside the input's rank");
+    if (axis < 0)
+        axis += rank;
+    op.count = product(in, static_cast<std::size_t>(axis));
+    const std::int64_t rows = product(in) / std::max<std::int64_t>(op.count, 1);
+    op.scaleElem = elemOf(spec.inputs[static_cast<std::size_t>(op.scale)].dtype);
+    if (spec.inputs[static_cast<std::size_t>(op.scale)].elementCount() != op.count)
+        return planError(
+            spec,
+            "its scale has " +
+                std::to_string(spec.inputs[static_cast<std::size_t>(op.scale)].elementCount()) +
+                " values for rows of " + std::to_string(op.count));
+    if (op.skip >= 0) {
+        op.skipCount = spec.inputs[1].elementCount();
+        if (op.skipCount == 0 || product(in) % op.skipCount != 0 || op.skipCount % op.count != 0)
+            return planError(spec, "the skip " + spec.inputs[1].toShortString() +
+                                       " does not broadcast over the input's rows");
+    }
+    if (op.bias >= 0 && spec.inputs[3].elementCount() != op.count)
+        return planError(spec, "its bias is not a row of " + std::to_string(op.count));
+    // Optional outputs: Simplified's inverse deviation; Skip's mean, inverse deviation and sum.
+    const auto asked = [&](std::size_t k) {
+        return k < spec.outputs.size() && spec.outputs[k].elementCount() > 0 ? static_cast<int>(k)
+                                                                             : -1;
+    };
+    if (skipped) {
+        op.meanOutput = asked(1);
+        op.invOutput = asked(2);
+        op.sumOutput = asked(3);
+    } else {
+        op.invOutput = asked(1);
+    }
+    for (const int k : {op.meanOutput, op.invOutput}) {
+        if (k >= 0 && (spec.outputs[static_cast<std::size_t>(k)].elementCount() != rows ||
+                       spec.outputs[static_cast<std::size_t>(k)].dtype != DType::Float32))
+            return planError(spec, "output " + std::to_string(k) + " is not float32, one a row");
+    }
+    if (op.count == 0)
+        return std::vector<IndexingStep>{};
+    return std::vector{IndexingStep{op, rows, true}};
+}
+
 Plan quantize(const KernelSpec& spec) {
     const Dims& in = shapeOf(spec, 0);
     if (spec.inputs.size() < 2)
@@ -943,6 +1005,8 @@ Plan planIndexing(const KernelSpec& spec) {
         return det(spec);
     case KernelFamily::BlockQuantMatmul:
         return blockQuantMatmul(spec);
+    case KernelFamily::RmsNorm:
+        return rmsNorm(spec);
     case KernelFamily::QuantizedMatmul:
         return quantizedMatmul(spec);
     case KernelFamily::QuantizedConv:

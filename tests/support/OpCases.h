@@ -1438,6 +1438,30 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
         const Tensor b = r.ints<std::int8_t>({k, n}, DType::Int8, -128, 127);
         const Tensor az = make({}, DType::UInt8, std::vector<std::uint8_t>{12});
         add({"MatMulInteger", "MatMulInteger", {}, {a, b, az}, {}, {{{m, n}, DType::Int32}}, 0, 0});
+        // ONNX Runtime's RMSNorm: over the last dimension, and input + skip (+ bias) with the sum.
+        const Dims rowsShape = {r.pick(1, 3), r.pick(1, 4), r.pick(2, 9)};
+        add({"SimplifiedLayerNormalization",
+             "SimplifiedLayerNormalization",
+             attrs({{"epsilon", 1e-3}}),
+             {r.floats(rowsShape), r.floats({rowsShape[2]})},
+             {},
+             {{rowsShape, DType::Float32}},
+             1e-5,
+             1e-4,
+             17});
+        add({"SkipSimplifiedLayerNormalization",
+             "com.microsoft.SkipSimplifiedLayerNormalization",
+             {},
+             {r.floats(rowsShape), r.floats(rowsShape), r.floats({rowsShape[2]}),
+              r.floats({rowsShape[2]})},
+             {},
+             {{rowsShape, DType::Float32},
+              {Dims{0}, DType::Float32},
+              {Dims{0}, DType::Float32},
+              {rowsShape, DType::Float32}},
+             1e-5,
+             1e-4,
+             17});
         // MatMulNBits: 4-bit codes in blocks of 16 along a K that is not a multiple of it, zero
         // points packed, and a bias (ONNX inputs 0, 1, 2, 3 and 5).
         const std::int64_t depth = r.pick(17, 40), rows = r.pick(1, 3), cols = r.pick(1, 5);

@@ -408,6 +408,74 @@ private slots:
                       implementation.c_str());
     }
 
+    /// ONNX Runtime's RMSNorm (SimplifiedLayerNormalization over the dimensions from `axis` on;
+    /// SkipSimplifiedLayerNormalization of input + skip + bias, the skip broadcast over the
+    /// batch, with its inverse deviation and the sum) against the formula in double.
+    void rmsNorm() {
+        std::mt19937 rng(11);
+        const Tensor x = randomFloats({2, 3, 8}, rng), scale = randomFloats({3, 8}, rng);
+        const auto reference = [&](const Tensor& in, const Tensor* skip, const Tensor* bias,
+                                   const Tensor& gamma, std::int64_t count, double epsilon,
+                                   std::vector<float>* sums, std::vector<float>* inverses) {
+            std::vector<float> out(static_cast<std::size_t>(in.type.elementCount()));
+            for (std::int64_t row = 0; row * count < in.type.elementCount(); ++row) {
+                std::vector<double> s(static_cast<std::size_t>(count));
+                double squares = 0;
+                for (std::int64_t j = 0; j < count; ++j) {
+                    const std::int64_t i = row * count + j;
+                    double v = in.f(i);
+                    if (skip)
+                        v += skip->f(i % skip->type.elementCount());
+                    if (bias)
+                        v += bias->f(j);
+                    s[static_cast<std::size_t>(j)] = v;
+                    squares += v * v;
+                }
+                const double inv = 1.0 / std::sqrt(squares / static_cast<double>(count) + epsilon);
+                if (inverses)
+                    inverses->push_back(static_cast<float>(inv));
+                for (std::int64_t j = 0; j < count; ++j) {
+                    const auto at = static_cast<std::size_t>(row * count + j);
+                    out[at] = static_cast<float>(s[static_cast<std::size_t>(j)] * inv * gamma.f(j));
+                    if (sums)
+                        sums->push_back(static_cast<float>(s[static_cast<std::size_t>(j)]));
+                }
+            }
+            return out;
+        };
+        std::vector<float> inverses;
+        const auto simplified =
+            runOp("SimplifiedLayerNormalization",
+                  attrs({{"axis", std::int64_t{1}}, {"epsilon", 1e-3}}), {x, scale},
+                  {{{2, 3, 8}, DType::Float32}, {{2, 1, 1}, DType::Float32}}, nullptr, {}, 17);
+        QCOMPARE(simplified.size(), std::size_t{2});
+        compareFloats(floats(simplified[0]),
+                      reference(x, nullptr, nullptr, scale, 24, 1e-3, nullptr, &inverses), 1e-5,
+                      "SimplifiedLayerNormalization axis 1");
+        compareFloats(floats(simplified[1]), inverses, 1e-5, "its inverse deviation");
+        const Tensor skip = randomFloats({3, 8}, rng), gamma = randomFloats({8}, rng),
+                     bias = randomFloats({8}, rng);
+        std::vector<float> sums;
+        const auto skipped = runOp("com.microsoft.SkipSimplifiedLayerNormalization",
+                                   attrs({{"epsilon", 1e-5}}), {x, skip, gamma, bias},
+                                   {{{2, 3, 8}, DType::Float32},
+                                    {{0}, DType::Float32},
+                                    {{0}, DType::Float32},
+                                    {{2, 3, 8}, DType::Float32}},
+                                   nullptr, {}, 17);
+        QCOMPARE(skipped.size(), std::size_t{4});
+        compareFloats(floats(skipped[0]),
+                      reference(x, &skip, &bias, gamma, 8, 1e-5, &sums, nullptr), 1e-5,
+                      "SkipSimplifiedLayerNormalization");
+        compareFloats(floats(skipped[3]), sums, 1e-6, "its input + skip + bias");
+        std::string error;
+        QVERIFY(runOp("SimplifiedLayerNormalization", {}, {x, randomFloats({7}, rng)},
+                      {{{2, 3, 8}, DType::Float32}}, &error, {}, 17)
+                    .empty());
+        QVERIFY2(error.find("its scale has 7 values for rows of 8") != std::string::npos,
+                 error.c_str());
+    }
+
     /// Scales that do not fit B's blocks, and an unsupported bit width, are refused naming the
     /// node and the sizes.
     void matMulNBitsRefusals() {

@@ -113,32 +113,33 @@ viaFloat32(const KernelSpec& spec,
         std::none_of(spec.outputs.begin(), spec.outputs.end(), half))
         return std::nullopt;
     KernelSpec wide = spec;
-    std::vector<ViaFloat32::Operand> inputs, outputs;
-    std::vector<std::shared_ptr<const TensorData>> constants;
-    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
-        if (!half(spec.inputs[i]))
-            continue;
-        const std::int64_t count = spec.inputs[i].elementCount();
-        wide.inputs[i].dtype = DType::Float32;
-        inputs.push_back(
-            {i, spec.inputs[i].dtype, count, std::vector<float>(static_cast<std::size_t>(count))});
-        // A constant read at load (an exponent, a clip's bounds) is read in float32 too.
-        if (i < spec.constantData.size() && spec.constantData[i]) {
-            auto converted =
-                std::make_shared<TensorData>(static_cast<std::size_t>(count) * 4, '\0');
-            toFloat32(spec.inputs[i].dtype, spec.constantData[i]->raw(),
-                      reinterpret_cast<float*>(converted->raw()), count);
-            wide.constantData[i] = converted.get();
-            constants.push_back(std::move(converted));
+    // Each 16-bit tensor of `types` made float32 in `widened`, with a buffer for its values.
+    const auto widen = [&](const std::vector<TensorType>& types, std::vector<TensorType>& widened) {
+        std::vector<ViaFloat32::Operand> operands;
+        for (std::size_t k = 0; k < types.size(); ++k) {
+            if (!half(types[k]))
+                continue;
+            const std::int64_t count = types[k].elementCount();
+            widened[k].dtype = DType::Float32;
+            operands.push_back(
+                {k, types[k].dtype, count, std::vector<float>(static_cast<std::size_t>(count))});
         }
-    }
-    for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
-        if (!half(spec.outputs[o]))
+        return operands;
+    };
+    std::vector<ViaFloat32::Operand> inputs = widen(spec.inputs, wide.inputs);
+    std::vector<ViaFloat32::Operand> outputs = widen(spec.outputs, wide.outputs);
+    // A constant read at load (an exponent, a clip's bounds) is read in float32 too.
+    std::vector<std::shared_ptr<const TensorData>> constants;
+    for (const ViaFloat32::Operand& input : inputs) {
+        const std::size_t i = input.index;
+        if (i >= spec.constantData.size() || !spec.constantData[i])
             continue;
-        const std::int64_t count = spec.outputs[o].elementCount();
-        wide.outputs[o].dtype = DType::Float32;
-        outputs.push_back(
-            {o, spec.outputs[o].dtype, count, std::vector<float>(static_cast<std::size_t>(count))});
+        auto converted =
+            std::make_shared<TensorData>(static_cast<std::size_t>(input.count) * 4, '\0');
+        toFloat32(input.dtype, spec.constantData[i]->raw(),
+                  reinterpret_cast<float*>(converted->raw()), input.count);
+        wide.constantData[i] = converted.get();
+        constants.push_back(std::move(converted));
     }
     auto inner = make(wide);
     if (!inner)

@@ -1,5 +1,5 @@
-// What the planners of the shared indexing functors share (kernels/IndexingPlan.cpp and
-// IndexingPlanSignals.cpp): reading a kernel spec's attributes and constant inputs, and the
+// What the planners of the shared indexing functors share (kernels/IndexingPlan.cpp,
+// IndexingPlanSignals.cpp and IndexingPlanQuantized.cpp): reading a kernel spec's attributes and constant inputs, and the
 // planners of the signal, text, training and fallback families that live in the second unit.
 #pragma once
 
@@ -75,5 +75,11 @@ Plan randomDraws(const KernelSpec& spec);
 Plan dropout(const KernelSpec& spec);
 Plan batchNormTraining(const KernelSpec& spec);
 Plan poolAny(const KernelSpec& spec);
+
+// IndexingPlanQuantized.cpp: the quantised operators.
+Plan quantize(const KernelSpec& spec);
+Plan quantizedMatmul(const KernelSpec& spec);
+Plan quantizedConv(const KernelSpec& spec);
+Plan blockQuantMatmul(const KernelSpec& spec);
 
 } // namespace placer::indexing

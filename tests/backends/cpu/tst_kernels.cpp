@@ -269,8 +269,11 @@ private slots:
             expectedT[static_cast<std::size_t>(j)] = static_cast<float>(dot(x, 0, wt, 0, true, j));
         }
         const double tolerance = 1e-5 * std::sqrt(static_cast<double>(k));
-        compareFloats(floats(runOp("MatMul", {}, {x, w}, {{{1, 1, n}, DType::Float32}})[0]),
+        std::string implementation;
+        compareFloats(floats(runOp("MatMul", {}, {x, w}, {{{1, 1, n}, DType::Float32}}, nullptr, {},
+                                   13, &implementation)[0]),
                       expected, tolerance, "MatMul, one row");
+        QVERIFY2(implementation.starts_with("gemv:"), implementation.c_str());
         compareFloats(floats(runOp("nn.dense", {}, {x, wt}, {{{1, 1, n}, DType::Float32}})[0]),
                       expectedT, tolerance, "dense, one row");
         // Gemm: 0.5 * x w^T + 2 * c, c a row and a scalar.
@@ -406,6 +409,9 @@ private slots:
         QVERIFY2(!out.empty(), error.c_str());
         compareFloats(floats(out[0]), expected, 1e-4 * std::sqrt(static_cast<double>(k)),
                       implementation.c_str());
+        // 4-bit blocks of a multiple of 32 take the vector path where the processor has it.
+        const bool vector = bits == 4 && block % 32 == 0 && __builtin_cpu_supports("avx512f");
+        QCOMPARE(implementation.find("avx512") != std::string::npos, vector);
     }
 
     /// ONNX Runtime's RMSNorm (SimplifiedLayerNormalization over the dimensions from `axis` on;
@@ -1529,8 +1535,11 @@ private slots:
             const auto wide =
                 runOp(c.op, c.attrs, c.inputs, {{c.out, DType::Float32}}, &error, {}, 17);
             QVERIFY2(!wide.empty(), (std::string(c.op) + " in float32: " + error).c_str());
-            const auto half = runOp(c.op, c.attrs, halves, {{c.out, type}}, &error, {}, 17);
+            std::string implementation;
+            const auto half =
+                runOp(c.op, c.attrs, halves, {{c.out, type}}, &error, {}, 17, &implementation);
             QVERIFY2(!half.empty(), (std::string(c.op) + ": " + error).c_str());
+            QVERIFY2(implementation.starts_with("float32 of 16 bits:"), implementation.c_str());
             const std::vector<float> expected = floats(wide[0]);
             double largest = 0, apart = 0;
             for (std::size_t i = 0; i < expected.size(); ++i) {

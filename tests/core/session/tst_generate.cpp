@@ -43,8 +43,9 @@ class TestGenerate : public QObject {
     std::unique_ptr<Session> m_session;
     std::vector<std::int64_t> m_prompt, m_expected;
 
-    std::shared_ptr<const PlannedModel> open(const PlanRequest& request) {
-        auto opened = m_session->open(ModelSource{modelPath("tiny_decoder.onnx")}, request);
+    std::shared_ptr<const PlannedModel> open(const PlanRequest& request,
+                                             const std::string& model = "tiny_decoder.onnx") {
+        auto opened = m_session->open(ModelSource{modelPath(model)}, request);
         if (!opened)
             qFatal("%s", opened.error().toString().c_str());
         return std::make_shared<const PlannedModel>(opened.take());
@@ -81,6 +82,20 @@ private slots:
     void init() {
         m_session =
             std::make_unique<Session>(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+    }
+
+    /// 64 tokens from `model` planned by `request`, every step on the one program.
+    GenerationReport sixtyFourTokens(const std::string& model, const PlanRequest& request) {
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        auto made = m_session->generate(open(request, model), generate);
+        if (!made)
+            qFatal("%s", made.error().toString().c_str());
+        if (made.value().tokens.size() != 64 || made.value().sizedSteps != 64)
+            qFatal("%s: %zu tokens, %d on the one program", model.c_str(),
+                   made.value().tokens.size(), made.value().sizedSteps);
+        return made.take();
     }
 
     /// Greedy decoding on one vcpu gives PyTorch's 64 tokens, the model read once.
@@ -184,18 +199,8 @@ private slots:
         QFETCH(int, agreeing);
         PlanRequest request;
         request.devices = "a:vcpu";
-        auto opened = m_session->open(ModelSource{modelPath(model.toStdString())}, request);
-        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
-        const auto planned = std::make_shared<const PlannedModel>(opened.take());
-        GenerateRequest generate;
-        generate.prompt = m_prompt;
-        generate.maxNewTokens = 64;
-        auto made = m_session->generate(planned, generate);
-        QVERIFY2(made, made ? "" : made.error().toString().c_str());
-        QCOMPARE(made.value().tokens.size(), std::size_t{64});
-        QCOMPARE(made.value().sizedSteps, 64);
-        const std::vector<std::int64_t> first(made.value().tokens.begin(),
-                                              made.value().tokens.begin() + agreeing);
+        const GenerationReport made = sixtyFourTokens(model.toStdString(), request);
+        const std::vector<std::int64_t> first(made.tokens.begin(), made.tokens.begin() + agreeing);
         const std::vector<std::int64_t> expected(m_expected.begin(), m_expected.begin() + agreeing);
         QCOMPARE(joined(first), joined(expected));
     }
@@ -215,18 +220,9 @@ private slots:
         request.devices = devices.toStdString();
         if (devices.contains(','))
             request.pins.push_back(PinRequest{"re:^/blocks\\.1/", "b", false});
-        auto opened = m_session->open(ModelSource{modelPath("tiny_decoder.q4.onnx")}, request);
-        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
-        const auto planned = std::make_shared<const PlannedModel>(opened.take());
-        GenerateRequest generate;
-        generate.prompt = m_prompt;
-        generate.maxNewTokens = 64;
-        auto made = m_session->generate(planned, generate);
-        QVERIFY2(made, made ? "" : made.error().toString().c_str());
-        QCOMPARE(joined(made.value().tokens), joined(ids("tiny_decoder.q4.expected.npy")));
-        QCOMPARE(made.value().sizedSteps, 64);
-        QVERIFY2(made.value().warnings.empty(),
-                 made.value().warnings.empty() ? "" : made.value().warnings.front().c_str());
+        const GenerationReport made = sixtyFourTokens("tiny_decoder.q4.onnx", request);
+        QCOMPARE(joined(made.tokens), joined(ids("tiny_decoder.q4.expected.npy")));
+        QVERIFY2(made.warnings.empty(), made.warnings.empty() ? "" : made.warnings.front().c_str());
     }
 
     void samplingFollowsItsSeed() {

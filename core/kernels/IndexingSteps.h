@@ -1,6 +1,7 @@
 // What the planners of the shared indexing functors share (kernels/IndexingPlan.cpp,
-// IndexingPlanSignals.cpp and IndexingPlanQuantized.cpp): reading a kernel spec's attributes and constant inputs, and the
-// planners of the signal, text, training and fallback families that live in the second unit.
+// IndexingPlanSignals.cpp and IndexingPlanQuantized.cpp): reading a kernel spec's attributes and
+// constant inputs, and the planners of the signal, text, training and fallback families that live
+// in the second unit.
 #pragma once
 
 #include "kernels/IndexingPlan.h"

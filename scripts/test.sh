@@ -3,15 +3,25 @@
 # short run of each reader fuzz target (built with clang in build-fuzz/), then every Qt Test suite
 # again under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh, build-asan/),
 # then the runtime's suites under ThreadSanitizer (scripts/sanitize-thread.sh, build-tsan/).
+# Each step says how long it took, so that CI's time can be read off its log.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PLACER_BUILD_DIR:-$root/build}
 
-"$root/scripts/setup.sh"
+started=$(date +%s)
+step() { # step NAME COMMAND...: runs COMMAND, then says how long it took
+    local name=$1 from
+    shift
+    from=$(date +%s)
+    "$@"
+    echo "test: $name took $(($(date +%s) - from)) s (all steps so far: $(($(date +%s) - started)) s)"
+}
+
+step setup "$root/scripts/setup.sh"
 export QT_QPA_PLATFORM=offscreen
-ctest --test-dir "$build" --output-on-failure -j2
-"$root/scripts/build-fuzzers.sh"
-ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure -j2
-"$root/scripts/sanitize.sh"
-"$root/scripts/sanitize-thread.sh"
+step suites ctest --test-dir "$build" --output-on-failure -j2
+step fuzz-build "$root/scripts/build-fuzzers.sh"
+step fuzz ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure -j2
+step asan "$root/scripts/sanitize.sh"
+step tsan "$root/scripts/sanitize-thread.sh"

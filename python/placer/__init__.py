@@ -4,7 +4,7 @@
     >>> model = placer.load("tiny_resnet.onnx")
     >>> plan = model.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
     >>> plan.nodes[0]["device"], len(plan.copies)
-    >>> run = plan.run(iterations=20)
+    >>> run = plan.run(iterations=20, reference=True)
     >>> run.latency_ms, run.reference_check["ok"]
 
 Everything goes through the same session as the ``placer`` command and the
@@ -428,19 +428,23 @@ class Plan:
     def run(
         self,
         inputs: Optional[Mapping[str, Any]] = None,
-        iterations: int = 10,
-        warmup: int = 1,
+        iterations: int = 1,
+        warmup: int = 0,
         mapping: Optional[Mapping[str, str]] = None,
-        reference: bool = True,
+        reference: bool = False,
         optimize: bool = True,
         seed: int = 1,
         atol: float = 1e-4,
         rtol: float = 1e-3,
-        record: bool = True,
+        record: bool = False,
         progress: Optional[Callable[[int, int], None]] = None,
     ) -> "Run":
         """Runs the plan for real, as ``placer run`` does: every virtual device on a physical
         one, concurrently, with the copies between them.
+
+        A call runs the model once and checks nothing, as a call in a loop should: ask for
+        ``iterations``/``warmup`` to measure, ``reference=True`` to check the outputs against
+        one device, and ``record=True`` to keep the times in the cost table.
 
         inputs: input name -> array (numpy or array-like); inputs not given get seeded random
             data. Arrays are read in place where they are C-contiguous. Open dimensions take the
@@ -512,12 +516,12 @@ class Plan:
         if mapping is None:
             mapping = self._mapping
         ids = [int(t) for t in np.asarray(prompt).reshape(-1)]
-        report = _session(self._workspace).generate(
+        handle = _session(self._workspace).generate(
             self._handle, ids, int(max_new_tokens), int(max_length), float(temperature),
             int(top_k), float(top_p), int(seed), [int(t) for t in stop], str(ids_input),
             str(logits), list((bind or {}).items()), _maps(mapping), bool(optimize), bool(check),
             on_token)
-        return Generation(report)
+        return Generation(handle.report(), handle, self, self._workspace)
 
     def stream(self, prompt: Any, **options: Any) -> Iterable[int]:
         """Yields the tokens of :meth:`generate` as they are made (a thread generates; the
@@ -559,8 +563,24 @@ class Generation:
     """A finished generation: the new tokens, why it stopped, and its figures (time to first
     token, decode tokens/s, per-token latency, each device's busy time per token)."""
 
-    def __init__(self, report: dict):
+    def __init__(self, report: dict, handle: Any = None, plan: Optional["Plan"] = None,
+                 workspace: Optional[PathLike] = None):
         self.report = report
+        self._handle = handle
+        self.plan = plan
+        self._workspace = workspace
+
+    def save(self, name: Optional[str] = None, workspace: Optional[PathLike] = None) -> bool:
+        """Keeps the generation in the workspace against plan ``name`` (default: the model's
+        name), saving the plan first when there is none of that name, as ``placer generate
+        --save-run`` does; returns whether the plan was saved. ``Workspace.show(name)`` lists
+        the plan's generations."""
+        if self._handle is None or self.plan is None:
+            raise PlacerError("this generation was not made by Plan.generate: nothing to keep")
+        if name is None:
+            name = self.plan.report["graph"]
+        session = _session(workspace if workspace is not None else self._workspace)
+        return session.record_generation(self._handle, _text("name", name))
 
     @property
     def tokens(self) -> List[int]:
@@ -599,8 +619,15 @@ class Run:
         self.plan = plan
         self._handle = handle
         self._workspace = workspace
-        self._report = handle.report()
+        self._report_cache: Optional[dict] = None
         self._outputs: Optional[Dict[str, np.ndarray]] = None
+
+    @property
+    def _report(self) -> dict:
+        # Made on first use: a call that reads only the outputs pays nothing for it.
+        if self._report_cache is None:
+            self._report_cache = self._handle.report()
+        return self._report_cache
 
     @property
     def report(self) -> dict:
@@ -721,7 +748,7 @@ class Workspace:
 
     def show(self, name: str) -> dict:
         """A saved plan: its devices, each node's device, its copies, what the planner would now
-        answer differently, and its last run."""
+        answer differently, its last run, and its generations (the latest first)."""
         return _placer.workspace_show(self.path, _text("name", name))
 
     def load(self, name: str, model: Optional[PathLike] = None) -> Plan:

@@ -161,8 +161,30 @@ def test_automatic_pipeline_stages(resnet):
     compute = [n["device"] for n in plan.nodes if n["op"] not in ("parameter", "constant")]
     changes = sum(1 for x, y in zip(compute, compute[1:]) if x != y)
     assert changes <= 1, compute
-    run = plan.run(iterations=1, record=False)
+    run = plan.run(iterations=1, reference=True)
     assert run.reference_check["ok"]
+
+
+def test_a_call_runs_once_and_checks_and_records_nothing(resnet, workspace):
+    """plan.run(inputs) in a loop is a call: one run, no reference run, no cost kept, unless
+    asked; asked, it does both."""
+    import sqlite3
+
+    plan = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
+
+    def kept():
+        with sqlite3.connect(workspace) as db:
+            return db.execute("SELECT COUNT(*) FROM costs").fetchone()[0]
+
+    placer.Workspace(workspace).plans()  # the file made, with its tables
+    before = kept()
+    run = plan.run()
+    assert run.reference_check is None
+    assert len(run.latencies_ms) == 1
+    assert kept() == before
+    asked = plan.run(iterations=2, reference=True, record=True)
+    assert asked.reference_check["ok"] and len(asked.latencies_ms) == 2
+    assert kept() > before
 
 
 def test_exports(resnet, tmp_path):
@@ -205,7 +227,7 @@ def test_repr_svg_colours_nodes_by_device(resnet):
 def test_run_matches_reference_and_numpy(resnet):
     x, expected = reference("tiny_resnet")
     plan = resnet.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b")
-    run = plan.run(inputs={"input": x}, iterations=3, record=False)
+    run = plan.run(inputs={"input": x}, iterations=3, reference=True)
     out = run.outputs["output"]
     assert out.dtype == np.float32 and out.shape == expected.shape
     np.testing.assert_allclose(out, expected, rtol=1e-3, atol=1e-5)
@@ -297,7 +319,7 @@ def test_progress_and_cancel(resnet):
     assert time.monotonic() - started < 30
     timer.join()
     # The session is free for the next run.
-    assert plan.run(iterations=1, record=False).reference_check["ok"]
+    assert plan.run(iterations=1, reference=True).reference_check["ok"]
 
 
 def test_gil_is_released_while_running(resnet):
@@ -354,7 +376,7 @@ def test_errors_carry_the_cli_sentences(resnet, tmp_path, workspace):
     with pytest.raises(placer.PlacerError, match="numpy type"):
         plan.run(inputs={"input": np.zeros((1, 3, 32, 32), np.complex64)})
     # After all of that, the model still plans and runs.
-    assert plan.run(iterations=1, record=False).reference_check["ok"]
+    assert plan.run(iterations=1, reference=True).reference_check["ok"]
 
 
 # --- the workspace ---------------------------------------------------------------------------
@@ -380,7 +402,7 @@ def test_workspace_saves_lists_shows_loads_and_diffs(resnet, workspace):
         loaded.run(iterations=1)  # a workspace keeps no weights
     runnable = ws.load("by-rule", model=MODELS / "tiny_resnet.onnx")
     assert [n["device"] for n in runnable.nodes] == [n["device"] for n in by_rule.nodes]
-    assert runnable.run(iterations=1, record=False).reference_check["ok"]
+    assert runnable.run(iterations=1, reference=True).reference_check["ok"]
     with pytest.raises(placer.PlacerError, match="is not the model plan 'by-rule' was saved"):
         ws.load("by-rule", model=MODELS / "tiny_inception.onnx")
     diff = ws.diff("on-one", "by-rule")
@@ -464,6 +486,22 @@ def test_a_saved_decoder_plan_generates_the_same(workspace):
     again = placer.Workspace(workspace).load("decoder", model=TEST_MODELS / "tiny_decoder.onnx")
     assert again.device_of("/blocks.1/attn/q/MatMul") == "b"
     assert again.generate(prompt, max_new_tokens=64).tokens == expected
+
+
+def test_a_generation_is_kept_in_the_workspace(workspace):
+    prompt, expected = _decoder()
+    plan = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(
+        devices="a:vcpu")
+    made = plan.generate(prompt, max_new_tokens=4)
+    assert made.report["mapping"] == "a=vcpu1"
+    assert made.save("decoder") is True  # the plan saved first
+    assert plan.generate(prompt, max_new_tokens=2).save("decoder") is False
+    shown = placer.Workspace(workspace).show("decoder")
+    latest, first = shown["generations"]
+    assert latest["new_tokens"] == 2 and first["new_tokens"] == 4
+    assert first["prompt_tokens"] == len(prompt.reshape(-1))
+    assert first["report"]["tokens"] == expected[:4]
+    assert first["decode_tokens_per_s"] == pytest.approx(made.tokens_per_second)
 
 
 def test_generate_refuses_bad_input_with_a_sentence(workspace):

@@ -45,6 +45,9 @@ options:
   --no-check                 do not check the program that runs every step against the plan
                              instantiated for the prompt (the prompt then costs one run, not two)
   --json                     write the report as JSON (tokens not streamed)
+  --save-run                 keep the generation in the workspace (placer plans show), against
+                             the plan --plan NAME (default: the model's name), saving the plan
+                             first when there is none of that name
   -o, --output FILE          write the report to FILE instead of standard output
   -h, --help                 show this help
 )";
@@ -54,14 +57,14 @@ options:
 int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                        std::ostream& err) {
     GenerateRequest request;
-    std::string prompt, output;
-    bool json = false;
+    std::string prompt, output, planName;
+    bool json = false, saveRun = false;
     CommandOptions own;
     own.withValue = {"--prompt",    "--max-new-tokens", "--max-length", "--temperature",
                      "--top-k",     "--top-p",          "--seed",       "--stop",
                      "--ids-input", "--logits",         "--bind",       "--map",
-                     "-o",          "--output"};
-    own.flags = {"--json", "--no-optimize", "--no-check"};
+                     "-o",          "--output",         "--plan"};
+    own.flags = {"--json", "--no-optimize", "--no-check", "--save-run"};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         int number = 0;
@@ -71,6 +74,10 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
             request.optimize = false;
         } else if (name == "--no-check") {
             request.checkFirstStep = false;
+        } else if (name == "--save-run") {
+            saveRun = true;
+        } else if (name == "--plan") {
+            planName = value;
         } else if (name == "--prompt") {
             prompt = value;
         } else if (name == "--max-new-tokens") {
@@ -175,7 +182,20 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
                 ", instantiated at " + std::to_string(session.counters().instantiated) +
                 " other sizes\n";
     }
-    return writeOutput("generate", text, output, out, err);
+    if (const int written = writeOutput("generate", text, output, out, err); written != Ok)
+        return written;
+    if (saveRun) {
+        const std::string name = planName.empty() ? planned->model.graph.name : planName;
+        bool saved = false;
+        if (Status status = session.recordGeneration(*planned, made, name, &saved); !status.ok())
+            return fail(status.error().toString());
+        if (saved)
+            err << "placer generate: saved the plan as '" << name << "' in "
+                << session.workspacePath() << "\n";
+        err << "placer generate: recorded the generation of '" << name << "' in "
+            << session.workspacePath() << "\n";
+    }
+    return Ok;
 }
 
 } // namespace placer::cli

@@ -233,15 +233,45 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
                 err << "placer plans: the planner now answers differently: " << difference << "\n";
         const Graph& graph = stored.value().model.graph;
         const DeviceSet& devices = stored.value().model.devices;
+        // A saved plan's generations (placer generate --save-run), the latest first.
+        std::vector<store::GenerationRecord> generations;
+        if (!stored.value().savedDevices.empty()) {
+            auto kept = plans.generations(name);
+            if (!kept)
+                return fail(err, kept.error().toString());
+            generations = kept.take();
+        }
         if (emit == "json") {
-            out << planReportJson(graph, devices, stored.value().options, check.plan).dump()
-                << "\n";
+            Json document = planReportJson(graph, devices, stored.value().options, check.plan);
+            Json list = Json::array();
+            for (const store::GenerationRecord& g : generations) {
+                Json entry = Json::object();
+                entry.set("created", g.created);
+                entry.set("machine", g.machine);
+                entry.set("mapping", g.mapping);
+                entry.set("prompt_tokens", g.promptTokens);
+                entry.set("new_tokens", g.newTokens);
+                entry.set("time_to_first_token_ms", g.timeToFirstTokenMs);
+                entry.set("decode_tokens_per_s", g.tokensPerSecond);
+                list.push(std::move(entry));
+            }
+            document.set("generations", std::move(list));
+            out << document.dump() << "\n";
         } else if (emit == "relay") {
             out << writeRelay(applyPlan(graph, devices, check.plan), devices);
         } else {
             if (!stored.value().note.empty())
                 out << "note: " << stored.value().note << "\n";
             out << planSummary(graph, devices, stored.value().options, check.plan);
+            if (!generations.empty()) {
+                const store::GenerationRecord& g = generations.front();
+                out << "generations: " << generations.size()
+                    << (generations.size() >= 20 ? "+" : "") << " kept; the latest (" << g.created
+                    << ", " << g.mapping << "): " << g.newTokens << " tokens after a prompt of "
+                    << g.promptTokens << ", " << std::fixed << std::setprecision(1)
+                    << g.tokensPerSecond << " tokens/s, first token in " << std::setprecision(2)
+                    << g.timeToFirstTokenMs << " ms\n";
+            }
         }
         return Ok;
     }

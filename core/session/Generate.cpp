@@ -184,6 +184,7 @@ struct StepOutputs {
     std::map<std::string, HostTensor> outputs;
     double kernelsMs = 0;
     std::vector<std::pair<std::string, double>> busyMs;
+    std::string mapping; ///< "a=vcpu1, b=vcpu2"
 };
 
 StepOutputs stepOutputs(RunResult result, const std::vector<std::string>& names,
@@ -197,8 +198,11 @@ StepOutputs stepOutputs(RunResult result, const std::vector<std::string>& names,
     // (session/SizedRunner.h's program holds its own).
     for (const StreamInfo& stream : result.streams) {
         std::string name;
-        for (const DeviceId v : stream.virtuals)
+        for (const DeviceId v : stream.virtuals) {
             name += (name.empty() ? "" : "+") + devices[v].name;
+            out.mapping +=
+                (out.mapping.empty() ? "" : ", ") + devices[v].name + "=" + stream.physical;
+        }
         out.busyMs.emplace_back(name.empty() ? stream.physical : name,
                                 stream.busyMicros.empty() ? 0.0
                                                           : stream.busyMicros.back() / 1000.0);
@@ -521,15 +525,34 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
     std::unique_ptr<SizedRunner> sized;
     {
         const auto preparing = clock();
-        std::map<std::string, HostTensor> decodeCache;
+        // With a maximum length, the program is made for the last step it allows (the cache
+        // one short of it, one new token): its memory plan holds every step, none grows a
+        // storage, and a plan that does not fit its devices there is refused before the prompt.
+        // Without one, at the first decode step's, its storages growing with the cache.
         const auto promptLength = static_cast<std::int64_t>(request.prompt.size());
+        const std::int64_t madeAt = request.maxLength > 0 ? request.maxLength - 1 : promptLength;
+        std::map<std::string, HostTensor> decodeCache;
         for (const auto& [present, past] : report.cache)
-            decodeCache[past] = *cacheAt(*inputNamed(past), promptLength);
-        auto runner = SizedRunner::make(*this, planned, request.maps, request.optimize,
-                                        stepInputs({0}, promptLength, std::move(decodeCache)));
-        if (runner)
+            decodeCache[past] = *cacheAt(*inputNamed(past), madeAt);
+        bool overCapacity = false;
+        auto runner =
+            SizedRunner::make(*this, planned, request.maps, request.optimize,
+                              stepInputs({0}, madeAt, std::move(decodeCache)), &overCapacity);
+        if (!runner && overCapacity && request.maxLength > 0)
+            return SourceError::sentence(
+                "--max-length " + std::to_string(request.maxLength) + ": the last step (" +
+                std::to_string(madeAt) +
+                " tokens in the cache, one new) does not fit: " + runner.error().message);
+        report.storage = request.maxLength > 0
+                             ? "planned at the maximum length " +
+                                   std::to_string(request.maxLength) + ": no step grows a storage"
+                             : "grown from the devices as the cache grows (no maximum length)";
+        if (runner) {
             sized = runner.take();
-        else
+            for (const DeviceMapRequest& map : sized->mapping())
+                report.mapping +=
+                    (report.mapping.empty() ? "" : ", ") + map.device + "=" + map.physical;
+        } else
             report.warnings.push_back("each step runs the plan instantiated at its sizes: " +
                                       runner.error().message);
         report.prepareMs = std::chrono::duration<double, std::milli>(clock() - preparing).count();
@@ -617,6 +640,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
             made = std::move(expected.value());
         }
         report.sizedSteps += madeBySized ? 1 : 0;
+        if (report.mapping.empty())
+            report.mapping = made.mapping;
         std::map<std::string, HostTensor>& outputs = made.outputs;
         const auto outputOf = [&](const std::string& name) -> HostTensor* {
             const auto it = outputs.find(name);
@@ -738,6 +763,8 @@ std::string generationJson(const GenerationReport& report) {
     out.set("ids_input", report.idsInput);
     out.set("logits_output", report.logitsOutput);
     out.set("vocabulary", report.vocabulary);
+    out.set("mapping", report.mapping);
+    out.set("storage", report.storage);
     Json cache = Json::array();
     for (const auto& [present, past] : report.cache) {
         Json pair = Json::object();
@@ -806,7 +833,10 @@ std::string generationSummary(const GenerationReport& report) {
         out << (i ? ", " : "") << report.cache[i].first << " -> " << report.cache[i].second;
     if (report.cache.size() > 2)
         out << ", ...";
-    out << ")\n";
+    out << ")";
+    if (!report.storage.empty() && report.sizedSteps > 0)
+        out << "; storages " << report.storage;
+    out << "\n";
     return out.str();
 }
 

@@ -30,7 +30,9 @@ struct GenerateRequest {
     std::vector<std::int64_t> prompt;
     int maxNewTokens = 32;
     /// The most tokens the cache may hold, prompt included (0: no bound): a longer prompt is an
-    /// error that names it, and generation stops when the cache reaches it.
+    /// error that names it, and generation stops when the cache reaches it. The program that
+    /// runs every step has its memory planned there: a plan that does not fit its devices'
+    /// mem= at that length is refused before the prompt runs.
     int maxLength = 0;
     Sampling sampling;
     std::vector<std::int64_t> stopTokens;
@@ -66,6 +68,11 @@ struct GenerationReport {
     std::vector<GenerateStep> steps;                        ///< the prefill first
     std::vector<std::pair<std::string, std::string>> cache; ///< (present, past) as bound
     std::string idsInput, logitsOutput;
+    /// Each virtual device with the physical device its steps ran on ("a=vcpu1, b=vcpu2").
+    std::string mapping;
+    /// Where the one program's storages come from: a memory plan made at the maximum length
+    /// (none grows), or the devices as the cache grows (no maximum length).
+    std::string storage;
     std::int64_t vocabulary = 0;
     /// Steps run by the one program made for every size: every step, unless that program
     /// could not be made or disagreed with the plan instantiated at the prompt's sizes

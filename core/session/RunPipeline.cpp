@@ -68,6 +68,14 @@ Result<CompiledPlan> lowerPlanned(const PlannedModel& planned, const std::vector
     return compiled;
 }
 
+const Conflict* capacityConflict(const Plan& plan) {
+    for (const Conflict& conflict : plan.conflicts) {
+        if (conflict.kind == ConflictKind::MemoryCapacity)
+            return &conflict;
+    }
+    return nullptr;
+}
+
 const OpenInput* openInput(const Graph& graph, const std::string& name) {
     for (const OpenInput& input : graph.openInputs) {
         if (input.name == name)
@@ -459,15 +467,8 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     // Capacities are checked at run start, at the data's sizes: a plan that fitted its devices
     // as opened but not at these sizes does not run (as a data-dependent tensor that does not
     // fit fails when it is made). A plan opened over capacity runs with the conflict said.
-    const auto overCapacity = [](const Plan& plan) -> const Conflict* {
-        for (const Conflict& conflict : plan.conflicts) {
-            if (conflict.kind == ConflictKind::MemoryCapacity)
-                return &conflict;
-        }
-        return nullptr;
-    };
-    if (planned != opened && !overCapacity(opened->plan)) {
-        if (const Conflict* conflict = overCapacity(planned->plan))
+    if (planned != opened && !capacityConflict(opened->plan)) {
+        if (const Conflict* conflict = capacityConflict(planned->plan))
             return SourceError::sentence("at the data's sizes (" + replannedNote +
                                          "), the plan does not fit: " + conflict->message);
     }

@@ -20,6 +20,9 @@ Result<CompiledPlan> lowerPlanned(const PlannedModel& planned, const std::vector
 Result<CompiledPlan> lowerPlanned(const PlannedModel& planned, const std::vector<Device*>& mapping,
                                   const OptimizeOptions& passes);
 
+/// The conflict saying that `plan` does not fit a device's capacity (mem=), or null.
+const Conflict* capacityConflict(const Plan& plan);
+
 /// The open input of `graph` called `name`, or null.
 const OpenInput* openInput(const Graph& graph, const std::string& name);
 

@@ -238,35 +238,71 @@ Result<std::size_t> recordCostsIn(store::PlanStore& workspace, const RunOutcome&
     return costs.size();
 }
 
-Status recordRunIn(store::PlanStore& workspace, const RunOutcome& outcome, const std::string& name,
-                   bool* saved) {
-    if (!outcome.executor || outcome.result.latencyMicros.empty())
-        return SourceError::sentence("the run measured nothing to record");
-    const Graph& graph = *outcome.userGraph;
-    const DeviceSet& devices = outcome.devices;
-    const Plan& plan = outcome.userPlan;
+namespace {
+
+/// Plan `name` in `workspace` for a run or generation of `plan`: saved when there is none of
+/// that name (`saved` says so); an error when the stored one places nodes differently.
+Status planKeptAs(store::PlanStore& workspace, const Graph& graph, const DeviceSet& devices,
+                  const PlanOptions& options, const Plan& plan, const std::string& name,
+                  bool* saved) {
     if (saved)
         *saved = false;
     auto stored = workspace.loadPlan(name);
     if (!stored) {
-        if (Status status = workspace.savePlan(name, "", graph, devices, outcome.planOptions, plan);
+        if (Status status = workspace.savePlan(name, "", graph, devices, options, plan);
             !status.ok())
             return status;
         if (saved)
             *saved = true;
-    } else {
-        const auto& kept = stored.value().savedDevices;
-        bool same = kept.size() == graph.size();
-        for (std::size_t i = 0; same && i < graph.size(); ++i)
-            same = plan.devices[i].valid() && kept[i] == devices[plan.devices[i]].name;
-        // A split runs its nodes on every shard's device: the splits must agree too.
-        same = same && stored.value().options.splits == outcome.planOptions.splits;
-        if (!same)
-            return SourceError::sentence("plan '" + name + "' in " + workspace.path() +
-                                         " places nodes differently from the plan that ran; "
-                                         "give another plan name");
+        return {};
     }
+    const auto& kept = stored.value().savedDevices;
+    bool same = kept.size() == graph.size();
+    for (std::size_t i = 0; same && i < graph.size(); ++i)
+        same = plan.devices[i].valid() && kept[i] == devices[plan.devices[i]].name;
+    // A split runs its nodes on every shard's device: the splits must agree too.
+    same = same && stored.value().options.splits == options.splits;
+    if (!same)
+        return SourceError::sentence("plan '" + name + "' in " + workspace.path() +
+                                     " places nodes differently from the plan that ran; "
+                                     "give another plan name");
+    return {};
+}
+
+} // namespace
+
+Status recordRunIn(store::PlanStore& workspace, const RunOutcome& outcome, const std::string& name,
+                   bool* saved) {
+    if (!outcome.executor || outcome.result.latencyMicros.empty())
+        return SourceError::sentence("the run measured nothing to record");
+    if (Status status = planKeptAs(workspace, *outcome.userGraph, outcome.devices,
+                                   outcome.planOptions, outcome.userPlan, name, saved);
+        !status.ok())
+        return status;
     return workspace.saveRun(name, store::runRecord(outcome));
+}
+
+Status Session::recordGeneration(const PlannedModel& planned, const GenerationReport& report,
+                                 const std::string& name, bool* saved) const {
+    if (report.steps.empty())
+        return SourceError::sentence("the generation made no step to record");
+    auto opened = store::PlanStore::open(m_workspace);
+    if (!opened)
+        return opened.error();
+    store::PlanStore& workspace = *opened.value();
+    if (Status status = planKeptAs(workspace, planned.model.graph, planned.model.devices,
+                                   planned.options, planned.plan, name, saved);
+        !status.ok())
+        return status;
+    store::GenerationRecord record;
+    record.mapping = report.mapping;
+    record.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
+    record.promptTokens = static_cast<int>(report.prompt.size());
+    record.newTokens = static_cast<int>(report.tokens.size());
+    record.timeToFirstTokenMs = report.timeToFirstTokenMs();
+    record.tokensPerSecond = report.decodeTokensPerSecond();
+    record.report = generationJson(report);
+    return workspace.saveGeneration(name, record);
 }
 
 Result<std::size_t> Session::recordCosts(const RunOutcome& outcome) const {

@@ -198,6 +198,12 @@ public:
     Status recordRun(const RunOutcome& outcome, const std::string& name,
                      bool* saved = nullptr) const;
 
+    /// Records a generation of `planned` in the workspace against plan `name`, saving the plan
+    /// first as recordRun does (`saved` tells whether it was); the same refusal when the stored
+    /// plan places nodes differently.
+    Status recordGeneration(const PlannedModel& planned, const GenerationReport& report,
+                            const std::string& name, bool* saved = nullptr) const;
+
     /// Generates from `planned`, a decoder whose cache is explicit inputs and outputs
     /// (session/Generate.h): the prompt, then a token a step, the cache bound from each step to
     /// the next, until `request.maxNewTokens`, a stop token, the maximum length or `onToken`

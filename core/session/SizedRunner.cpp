@@ -14,8 +14,11 @@ SizedRunner::~SizedRunner() = default;
 Result<std::unique_ptr<SizedRunner>>
 SizedRunner::make(Session& session, std::shared_ptr<const PlannedModel> planned,
                   const std::vector<DeviceMapRequest>& maps, bool optimize,
-                  const std::vector<std::pair<std::string, HostTensor>>& sample) {
+                  const std::vector<std::pair<std::string, HostTensor>>& sample,
+                  bool* overCapacity) {
     std::lock_guard lock(session.m_running);
+    if (overCapacity)
+        *overCapacity = false;
     std::unique_ptr<SizedRunner> runner(new SizedRunner());
     runner->m_session = &session;
     runner->m_opened = planned;
@@ -29,6 +32,16 @@ SizedRunner::make(Session& session, std::shared_ptr<const PlannedModel> planned,
     if (!opened.sizeBound.empty())
         return SourceError::sentence("the model is bound to its sizes: " + opened.sizeBound);
     runner->m_planned = sized.take();
+    // Every step's storages come from this memory plan: at these sizes it must fit (a plan
+    // opened over capacity runs with the conflict said, as a run does).
+    if (!capacityConflict(planned->plan)) {
+        if (const Conflict* conflict = capacityConflict(runner->m_planned->plan)) {
+            if (overCapacity)
+                *overCapacity = true;
+            return SourceError::sentence("at those sizes (" + note +
+                                         "), the plan does not fit: " + conflict->message);
+        }
+    }
     const DeviceSet& devices = runner->m_planned->model.devices;
     std::vector<std::string> warnings;
     auto mapping = mapDevices(devices, maps, *session.m_registry, &warnings, &runner->m_leases);

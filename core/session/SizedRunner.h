@@ -14,13 +14,16 @@ namespace placer {
 
 class SizedRunner {
 public:
-    /// Lowers `planned` at the sizes of `sample` (its plan instantiated there) for the
-    /// physical devices `maps` names, and loads it to run at any sizes; an error says why it
-    /// cannot (a device outside host memory, a broadcast constant that follows the sizes).
+    /// Lowers `planned` at the sizes of `sample` (its plan instantiated there, its memory
+    /// planned for them) for the physical devices `maps` names, and loads it to run at any
+    /// sizes; an error says why it cannot (a device outside host memory, a broadcast constant
+    /// that follows the sizes), and `overCapacity` is set where it is that the plan does not
+    /// fit its devices' capacities (mem=) at those sizes.
     static Result<std::unique_ptr<SizedRunner>>
     make(Session& session, std::shared_ptr<const PlannedModel> planned,
          const std::vector<DeviceMapRequest>& maps, bool optimize,
-         const std::vector<std::pair<std::string, HostTensor>>& sample);
+         const std::vector<std::pair<std::string, HostTensor>>& sample,
+         bool* overCapacity = nullptr);
     ~SizedRunner();
 
     /// Runs once at the sizes of `inputs` (every input, by name): the outputs in the graph's

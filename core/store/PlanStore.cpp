@@ -97,6 +97,22 @@ CREATE TABLE drafts(
     updated TEXT NOT NULL);
 )sql";
 
+// Version 5 added generations: token-by-token runs of a plan, with their figures.
+constexpr const char* kMigrateV4ToV5 = R"sql(
+CREATE TABLE generations(
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+    created TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    mapping TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    new_tokens INTEGER NOT NULL,
+    ttft_ms REAL NOT NULL,
+    tokens_per_s REAL NOT NULL,
+    report TEXT NOT NULL);
+CREATE INDEX generations_by_plan ON generations(plan_id);
+)sql";
+
 /// The header of an existing file: whether it is SQLite and its user_version (offset 60).
 struct Header {
     bool exists = false;
@@ -222,6 +238,10 @@ Result<std::unique_ptr<PlanStore>> PlanStore::open(const std::string& path) {
         }
         if (version < 4) {
             if (Status status = db->exec(kMigrateV3ToV4); !status.ok())
+                return status.error();
+        }
+        if (version < 5) {
+            if (Status status = db->exec(kMigrateV4ToV5); !status.ok())
                 return status.error();
         }
         if (Status status = db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));

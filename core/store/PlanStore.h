@@ -16,7 +16,7 @@
 
 namespace placer::store {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct PlanSummary {
     std::string name;
@@ -62,6 +62,20 @@ struct RunRecord {
     int iterations = 0;
     double latencyMs = 0;
     std::string report; ///< the JSON run report
+};
+
+/// A generation of a plan (placer generate --save-run, Python Generation.save): the prompt's
+/// and the new tokens' counts, time to first token, decode tokens/s and the JSON report
+/// (session/Generate.h's generationJson).
+struct GenerationRecord {
+    std::string mapping; ///< "a=vcpu1, b=vcpu2"
+    std::string machine; ///< a line about the machine
+    int promptTokens = 0;
+    int newTokens = 0;
+    double timeToFirstTokenMs = 0;
+    double tokensPerSecond = 0;
+    std::string report;
+    std::string created; ///< when it was kept (as read back)
 };
 
 /// How many runs' worth the cost table's history of a key weighs at most against a new run.
@@ -135,6 +149,9 @@ public:
     Status saveRun(const std::string& planName, const RunRecord& run);
     /// The latest run recorded for a plan, if any.
     Result<std::optional<RunRecord>> lastRun(const std::string& planName);
+    Status saveGeneration(const std::string& planName, const GenerationRecord& generation);
+    /// A plan's generations, the latest first, at most `limit`.
+    Result<std::vector<GenerationRecord>> generations(const std::string& planName, int limit = 20);
 
     /// Folds one run's measured node times into the machine's cost table, in one transaction:
     /// a key keeps the mean of its runs' medians over its first kCostMemory + 1 runs, then a

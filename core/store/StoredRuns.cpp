@@ -50,6 +50,63 @@ Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName)
     return std::optional<RunRecord>(std::move(run));
 }
 
+Status PlanStore::saveGeneration(const std::string& planName, const GenerationRecord& generation) {
+    Transaction transaction(*m_db);
+    if (!transaction.begun().ok())
+        return transaction.begun();
+    auto id = planId(planName);
+    if (!id)
+        return id.error();
+    auto insert = m_db->prepare(
+        "INSERT INTO generations(plan_id, created, machine, mapping, prompt_tokens, new_tokens, "
+        "ttft_ms, tokens_per_s, report) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!insert)
+        return insert.error();
+    Statement& s = insert.value();
+    s.bind(1, id.value()).bind(2, std::string_view(now()));
+    s.bind(3, std::string_view(generation.machine)).bind(4, std::string_view(generation.mapping));
+    s.bind(5, static_cast<std::int64_t>(generation.promptTokens));
+    s.bind(6, static_cast<std::int64_t>(generation.newTokens));
+    s.bind(7, generation.timeToFirstTokenMs).bind(8, generation.tokensPerSecond);
+    s.bind(9, std::string_view(generation.report));
+    if (Status status = s.run(); !status.ok())
+        return status;
+    return transaction.commit();
+}
+
+Result<std::vector<GenerationRecord>> PlanStore::generations(const std::string& planName,
+                                                             int limit) {
+    auto id = planId(planName);
+    if (!id)
+        return id.error();
+    auto query = m_db->prepare(
+        "SELECT mapping, machine, prompt_tokens, new_tokens, ttft_ms, tokens_per_s, report, "
+        "created FROM generations WHERE plan_id = ? ORDER BY id DESC LIMIT ?");
+    if (!query)
+        return query.error();
+    Statement& s = query.value();
+    s.bind(1, id.value()).bind(2, static_cast<std::int64_t>(limit));
+    std::vector<GenerationRecord> out;
+    while (true) {
+        auto row = s.step();
+        if (!row)
+            return row.error();
+        if (!row.value())
+            break;
+        GenerationRecord record;
+        record.mapping = s.text(0);
+        record.machine = s.text(1);
+        record.promptTokens = static_cast<int>(s.integer(2));
+        record.newTokens = static_cast<int>(s.integer(3));
+        record.timeToFirstTokenMs = s.real(4);
+        record.tokensPerSecond = s.real(5);
+        record.report = s.text(6);
+        record.created = s.text(7);
+        out.push_back(std::move(record));
+    }
+    return out;
+}
+
 Status PlanStore::recordCosts(const std::string& machine, const std::vector<MeasuredCost>& costs) {
     // One entry per op and physical device: the ops of one run that share a key (ResNet's six
     // alike convolutions) are one measurement of this run, not six runs.

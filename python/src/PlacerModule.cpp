@@ -417,9 +417,16 @@ struct GenerateArguments {
     py::object onToken;
 };
 
+/// A finished generation, kept so that it can be recorded in a workspace.
+struct GenerationHandle {
+    std::shared_ptr<const PlannedModel> planned;
+    GenerationReport report;
+};
+
 /// Session::generate with the GIL released; `on_token(token, index)` is called with it held as
 /// each token is made (False stops), and Ctrl+C stops between tokens.
-py::object generate(Session& session, const PlanHandle& planned, GenerateArguments arguments) {
+GenerationHandle generate(Session& session, const PlanHandle& planned,
+                          GenerateArguments arguments) {
     GenerateRequest request;
     request.prompt = std::move(arguments.prompt);
     request.maxNewTokens = arguments.maxNewTokens;
@@ -458,7 +465,7 @@ py::object generate(Session& session, const PlanHandle& planned, GenerateArgumen
     }
     if (raised)
         throw std::move(*raised);
-    return parseJson(generationJson(take(std::move(*result))));
+    return {planned.planned, take(std::move(*result))};
 }
 
 py::list runOutputs(const RunHandle& handle) {
@@ -632,11 +639,22 @@ PYBIND11_MODULE(_placer, m) {
              [](Session& session, const RunHandle& run) {
                  return take(session.recordCosts(*run.outcome));
              })
-        .def("record_run", [](Session& session, const RunHandle& run, const std::string& name) {
-            bool saved = false;
-            check(session.recordRun(*run.outcome, name, &saved));
-            return saved;
-        });
+        .def("record_run",
+             [](Session& session, const RunHandle& run, const std::string& name) {
+                 bool saved = false;
+                 check(session.recordRun(*run.outcome, name, &saved));
+                 return saved;
+             })
+        .def("record_generation",
+             [](Session& session, const GenerationHandle& made, const std::string& name) {
+                 bool saved = false;
+                 check(session.recordGeneration(*made.planned, made.report, name, &saved));
+                 return saved;
+             });
+
+    py::class_<GenerationHandle>(m, "Generation").def("report", [](const GenerationHandle& h) {
+        return parseJson(generationJson(h.report));
+    });
 
     py::class_<ModelHandle>(m, "Model").def("info", [](const ModelHandle& h) {
         return modelInfo(*h.model);
@@ -762,6 +780,20 @@ PYBIND11_MODULE(_placer, m) {
         } else {
             out["last_run"] = py::none();
         }
+        py::list generations;
+        for (const store::GenerationRecord& g : take(store->generations(name))) {
+            py::dict entry;
+            entry["created"] = g.created;
+            entry["mapping"] = g.mapping;
+            entry["machine"] = g.machine;
+            entry["prompt_tokens"] = g.promptTokens;
+            entry["new_tokens"] = g.newTokens;
+            entry["time_to_first_token_ms"] = g.timeToFirstTokenMs;
+            entry["decode_tokens_per_s"] = g.tokensPerSecond;
+            entry["report"] = py::module_::import("json").attr("loads")(g.report);
+            generations.append(entry);
+        }
+        out["generations"] = generations;
         return out;
     });
     m.def("workspace_load", [](Session& session, const std::string& path, const std::string& name,

@@ -765,6 +765,24 @@ void TestPlacerCli::generateStreamsPyTorchsTokens() {
     QVERIFY(report.ok());
     QCOMPARE(report.value()["tokens"].items().size(), std::size_t{4});
     QCOMPARE(report.value()["sampling"]["top_k"].asInt(), std::int64_t{10});
+    // Kept in the workspace against a plan, which placer plans show lists.
+    const Run kept = placerRun({"generate", base + ".onnx", "--devices", "a:vcpu", "--prompt",
+                                base + ".prompt.npy", "--max-new-tokens", "4", "--save-run",
+                                "--plan", "decoder", "--db", db});
+    QVERIFY2(kept.code == 0, qPrintable(kept.err));
+    QVERIFY2(kept.err.contains("saved the plan as 'decoder'") &&
+                 kept.err.contains("recorded the generation of 'decoder'"),
+             qPrintable(kept.err));
+    const Run shown = placerRun({"plans", "show", "decoder", "--db", db});
+    QVERIFY2(shown.code == 0, qPrintable(shown.err));
+    QVERIFY2(shown.out.contains("generations: 1 kept; the latest (") &&
+                 shown.out.contains("a=vcpu1): 4 tokens after a prompt of 32"),
+             qPrintable(shown.out));
+    const Run listed = placerRun({"plans", "show", "decoder", "--emit", "json", "--db", db});
+    auto document = Json::parse(listed.out.toStdString(), "stdout");
+    QVERIFY(document.ok());
+    QCOMPARE(document.value()["generations"].items().size(), std::size_t{1});
+    QCOMPARE(document.value()["generations"].items()[0]["new_tokens"].asInt(), std::int64_t{4});
     const Run bad = placerRun({"generate", base + ".onnx", "--prompt", "1,2,999", "--db", db});
     QCOMPARE(bad.code, 1);
     QVERIFY2(bad.err.contains("prompt: token 2 is id 999, outside the vocabulary of 128"),

@@ -282,6 +282,36 @@ private slots:
         QCOMPARE(called.value().stopReason, std::string("cancelled"));
     }
 
+    /// With a maximum length, the one program has its memory planned there: the same tokens,
+    /// every step on it, and a device whose mem= holds the prompt but not the cache at that
+    /// length is refused before the prompt runs, saying so.
+    void aMaximumLengthPlansTheCacheThere() {
+        PlanRequest request;
+        request.devices = "a:vcpu";
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        generate.maxLength = 100;
+        auto bounded = m_session->generate(open(request), generate);
+        QVERIFY2(bounded, bounded ? "" : bounded.error().message.c_str());
+        QCOMPARE(joined(bounded.value().tokens), joined(m_expected));
+        QCOMPARE(bounded.value().sizedSteps, 64);
+        QVERIFY2(bounded.value().storage.find("planned at the maximum length 100") !=
+                     std::string::npos,
+                 bounded.value().storage.c_str());
+        request.devices = "a:vcpu:mem=600KiB";
+        generate.maxLength = 2000;
+        auto refused = m_session->generate(open(request), generate);
+        QVERIFY(!refused);
+        const std::string& message = refused.error().message;
+        QVERIFY2(message.find("--max-length 2000: the last step (1999 tokens in the cache, one "
+                              "new) does not fit") != std::string::npos &&
+                     message.find("device 'a' needs") != std::string::npos,
+                 message.c_str());
+        generate.maxLength = 100;
+        QVERIFY(m_session->generate(open(request), generate));
+    }
+
     /// Bad input gets a sentence naming the input and the place, and nothing aborts.
     void badInputIsRefusedWithASentence() {
         PlanRequest request;

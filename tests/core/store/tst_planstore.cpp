@@ -353,6 +353,34 @@ private slots:
         QCOMPARE(runs.value().integer(0), std::int64_t{0}); // runs went with the plan
     }
 
+    // Generations are kept per plan, the latest first, and go with their plan.
+    void generationsKeptPerPlan() {
+        QTemporaryDir dir;
+        auto store = openOrDie(dir.filePath("ws.db").toStdString());
+        QVERIFY(saveExample(*store, "decoder").ok());
+        GenerationRecord first{"a=vcpu1", "2 cores", 32, 64, 12.5, 240.0, "{\"tokens\": []}", ""};
+        GenerationRecord second = first;
+        second.newTokens = 8;
+        second.tokensPerSecond = 250.5;
+        QVERIFY(store->saveGeneration("decoder", first).ok());
+        QVERIFY(store->saveGeneration("decoder", second).ok());
+        QVERIFY(!store->saveGeneration("nosuch", first).ok());
+        auto kept = store->generations("decoder");
+        QVERIFY(kept.ok());
+        QCOMPARE(kept.value().size(), std::size_t{2});
+        QCOMPARE(kept.value()[0].newTokens, 8);
+        QCOMPARE(kept.value()[0].tokensPerSecond, 250.5);
+        QCOMPARE(kept.value()[1].promptTokens, 32);
+        QCOMPARE(kept.value()[1].mapping, std::string("a=vcpu1"));
+        QCOMPARE(kept.value()[1].report, first.report);
+        QVERIFY(!kept.value()[1].created.empty());
+        QCOMPARE(store->generations("decoder", 1).value().size(), std::size_t{1});
+        QVERIFY(store->deletePlan("decoder").ok());
+        auto left = store->database().prepare("SELECT count(*) FROM generations");
+        QVERIFY(left.ok() && left.value().step().value());
+        QCOMPARE(left.value().integer(0), std::int64_t{0}); // they went with the plan
+    }
+
     // The CLI and the GUI record a run with this one function: the physical device each
     // virtual device ran on, the machine, the iterations, the median and the report.
     void runRecordSaysWhatRan() {

@@ -81,7 +81,7 @@ std::string checkCase(Device& device, const test::OpCase& c) {
 }
 
 /// Which kernel `device` prepares for the case ("cuda:cudnn:convolution:algo1"), or the error.
-std::string implementationOn(Device& device, const test::OpCase& c) {
+[[maybe_unused]] std::string implementationOn(Device& device, const test::OpCase& c) {
     Node node;
     std::vector<std::shared_ptr<TensorData>> data;
     auto kernel = test::prepareCaseKernel(device, c, &node, &data);
@@ -90,7 +90,7 @@ std::string implementationOn(Device& device, const test::OpCase& c) {
 
 /// Sets `variable` to `way`, a way of the CUDA kernels forced for a test; unsets it when empty
 /// (the fastest way).
-void forceWay(const char* variable, const QString& way) {
+[[maybe_unused]] void forceWay(const char* variable, const QString& way) {
     if (way.isEmpty())
         qunsetenv(variable);
     else
@@ -98,7 +98,7 @@ void forceWay(const char* variable, const QString& way) {
 }
 
 /// Seeded uniform floats in [-1, 1) of this shape.
-test::Tensor randomFloats(test::Dims shape, std::mt19937& rng) {
+[[maybe_unused]] test::Tensor randomFloats(test::Dims shape, std::mt19937& rng) {
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     std::int64_t count = 1;
     for (std::int64_t d : shape)

@@ -128,7 +128,7 @@ private slots:
             const std::string text = std::to_string(i);
             QCOMPARE(stringOf(internString(text)), text);
         }
-        for (const std::string text : {std::string("a"), std::string("1234567"),
+        for (const std::string& text : {std::string("a"), std::string("1234567"),
                                        std::string("a\0b", 3), std::string("\xff\x80")})
             QCOMPARE(stringOf(internString(text)), text);
         QCOMPARE(internString(""), StringHandle{0});

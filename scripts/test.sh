@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sets up (see setup.sh) and runs the whole test suite with CTest: the Qt Test suites, then a
-# short run of each reader fuzz target (built with clang in build-fuzz/), then every Qt Test suite
-# again under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh, build-asan/),
-# then the runtime's suites under ThreadSanitizer (scripts/sanitize-thread.sh, build-tsan/).
+# Sets up (see setup.sh) and runs the whole test suite with CTest: the Qt Test suites, then every
+# Qt Test suite again under AddressSanitizer and UndefinedBehaviorSanitizer and a short run of
+# each fuzz target (scripts/sanitize.sh: one clang build in build-asan/ for both), then the
+# runtime's suites under ThreadSanitizer (scripts/sanitize-thread.sh, build-tsan/).
 # Each step says how long it took, so that CI's time can be read off its log.
 set -euo pipefail
 
@@ -21,7 +21,5 @@ step() { # step NAME COMMAND...: runs COMMAND, then says how long it took
 step setup "$root/scripts/setup.sh"
 export QT_QPA_PLATFORM=offscreen
 step suites ctest --test-dir "$build" --output-on-failure -j2
-step fuzz-build "$root/scripts/build-fuzzers.sh"
-step fuzz ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure -j2
-step asan "$root/scripts/sanitize.sh"
+step asan-and-fuzz "$root/scripts/sanitize.sh"
 step tsan "$root/scripts/sanitize-thread.sh"

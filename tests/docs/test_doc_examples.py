@@ -1,11 +1,12 @@
 """Every example the README and docs/ mark runnable runs, against the bundled models.
 
-A fenced block whose info string is ``sh runnable`` is run line by line with ``bash`` from the
-repository's root, the build's ``placer`` first on PATH, in a workspace of its own; each line must
-exit 0. The first ``text`` block after it (before any other block) is the output the page shows:
+A fenced block whose info string is ``sh runnable`` is run line by line with ``bash`` in a folder
+of its own that sees the repository's ``resources``, ``tests`` and ``docs`` (so a file an example
+writes lands there), the build's ``placer`` first on PATH, in a workspace of its own; each
+command must exit 0 (a line ending in a backslash goes on to the next). The first ``text`` block after it (before any other block) is the output the page shows:
 every line of it must appear in what the commands printed, with its numbers taken as any number
 (times differ from run to run) and runs of spaces as any space. A ``python runnable`` block runs
-with the build's module, from the repository's root, and must not raise.
+with the build's module, in such a folder too, and must not raise.
 
   PLACER_BIN_DIR=build/app PYTHONPATH=build/python python3 -m pytest tests/docs
 """
@@ -53,6 +54,28 @@ def examples(kind):
     return found
 
 
+def sandbox(folder):
+    """A folder that sees the repository's data by the same relative paths."""
+    folder.mkdir()
+    for name in ("resources", "tests", "docs"):
+        (folder / name).symlink_to(ROOT / name)
+    return folder
+
+
+def commands(text):
+    """The commands of a shell block: continued lines joined, comments and blanks left out."""
+    out, pending = [], ""
+    for line in text.split("\n"):
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        line = (pending + line).split("  # ")[0].strip()
+        pending = ""
+        if line and not line.startswith("#"):
+            out.append(line)
+    return out
+
+
 def loose(line):
     # Spaces around numbers and words are any space; numbers any number.
     tokens = re.findall(f"{NUMBER}|\\S+", line.strip())
@@ -62,15 +85,13 @@ def loose(line):
 
 @pytest.mark.parametrize("text,shown", examples("sh"))
 def test_shell_example(text, shown, tmp_path):
-    bin_dir = os.environ.get("PLACER_BIN_DIR", str(ROOT / "build" / "app"))
+    bin_dir = os.path.abspath(os.environ.get("PLACER_BIN_DIR", str(ROOT / "build" / "app")))
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}",
                XDG_DATA_HOME=str(tmp_path), QT_QPA_PLATFORM="offscreen")
     printed = ""
-    for command in text.split("\n"):
-        command = command.split("  # ")[0].strip()
-        if not command or command.startswith("#"):
-            continue
-        done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True,
+    folder = sandbox(tmp_path / "example")
+    for command in commands(text):
+        done = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
         printed += done.stdout
@@ -85,7 +106,7 @@ def test_shell_example(text, shown, tmp_path):
 
 @pytest.mark.parametrize("text,shown", examples("python"))
 def test_python_example(text, shown, monkeypatch, tmp_path):
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(sandbox(tmp_path / "example"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     exec(compile(text, "<doc example>", "exec"), {"__name__": "doc_example"})
 

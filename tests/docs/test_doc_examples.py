@@ -3,7 +3,8 @@
 A fenced block whose info string is ``sh runnable`` is run line by line with ``bash`` in a folder
 of its own that sees the repository's ``resources``, ``tests`` and ``docs`` (so a file an example
 writes lands there), the build's ``placer`` first on PATH, in a workspace of its own; each
-command must exit 0 (a line ending in a backslash goes on to the next). The first ``text`` block after it (before any other block) is the output the page shows:
+command must exit 0 (a line ending in a backslash goes on to the next). A ``text output`` block
+right after it (no other block between) is the output the page shows:
 every line of it must appear in what the commands printed, with its numbers taken as any number
 (times differ from run to run) and runs of spaces as any space. A ``python runnable`` block runs
 with the build's module, in such a folder too, and must not raise.
@@ -15,6 +16,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -47,7 +49,7 @@ def examples(kind):
             if info != f"{kind} runnable":
                 continue
             shown = None
-            if i + 1 < len(listed) and listed[i + 1][0] == "text":
+            if i + 1 < len(listed) and listed[i + 1][0] == "text output":
                 shown = listed[i + 1][1]
             name = f"{page.relative_to(ROOT)}:{line}"
             found.append(pytest.param(text, shown, id=name))
@@ -118,3 +120,14 @@ def test_every_page_has_its_examples_found():
         for info, _, line in blocks(page):
             if "runnable" in info:
                 assert info in ("sh runnable", "python runnable"), f"{page}:{line}: '{info}'"
+            if info.startswith("text") and info not in ("text", "text output"):
+                raise AssertionError(f"{page}:{line}: '{info}' (text or text output)")
+
+
+def test_command_pages_agree_with_help():
+    """Each command's page ends with its options as `placer COMMAND --help` prints them."""
+    bin_dir = os.path.abspath(os.environ.get("PLACER_BIN_DIR", str(ROOT / "build" / "app")))
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_command_pages.py"),
+                           os.path.join(bin_dir, "placer"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr

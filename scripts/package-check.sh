@@ -92,7 +92,7 @@ import placer
 took = time.monotonic() - started
 assert placer.__file__.startswith("/usr/lib/python3/dist-packages/"), placer.__file__
 model = placer.load("/usr/share/placement-explorer/models/tiny_resnet.onnx", workspace="ws.db")
-run = model.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b").run(iterations=2)
+run = model.plan(devices="a:vcpu,b:vcpu", rules={"Conv": "a"}, fallback="b").run(iterations=2, reference=True)
 assert run.reference_check["ok"]
 print(f"package-check: import placer took {took:.3f} s; a run from the package: "
       f"{run.latency_ms:.3f} ms")

@@ -244,17 +244,8 @@ int runPlansCommand(const std::vector<std::string>& rawArgs, std::istream& in, s
         if (emit == "json") {
             Json document = planReportJson(graph, devices, stored.value().options, check.plan);
             Json list = Json::array();
-            for (const store::GenerationRecord& g : generations) {
-                Json entry = Json::object();
-                entry.set("created", g.created);
-                entry.set("machine", g.machine);
-                entry.set("mapping", g.mapping);
-                entry.set("prompt_tokens", g.promptTokens);
-                entry.set("new_tokens", g.newTokens);
-                entry.set("time_to_first_token_ms", g.timeToFirstTokenMs);
-                entry.set("decode_tokens_per_s", g.tokensPerSecond);
-                list.push(std::move(entry));
-            }
+            for (const store::GenerationRecord& g : generations)
+                list.push(store::generationRecordJson(g, false));
             document.set("generations", std::move(list));
             out << document.dump() << "\n";
         } else if (emit == "relay") {

@@ -214,6 +214,7 @@ void MainWindow::createDocks() {
     connect(m_runPanel, &RunPanel::generationFinished, this,
             [this](const std::shared_ptr<const GenerationReport>& report) {
                 m_timeline->setData(generationTimeline(*report, *m_document));
+                m_workspace->recordGeneration(*report, isWindowModified());
                 statusBar()->showMessage(
                     tr("Generated %1 tokens: %2 tokens/s after the prompt, first token in %3 ms")
                         .arg(report->tokens.size())

@@ -443,4 +443,13 @@ void WorkspaceController::recordRun(const RunOutcome& outcome, bool unsaved) {
     m_browser->select(m_planName);
 }
 
+void WorkspaceController::recordGeneration(const GenerationReport& report, bool unsaved) {
+    if (!m_store || m_planName.isEmpty() || unsaved || report.steps.empty())
+        return;
+    if (Status status = m_store->saveGeneration(m_planName.toStdString(), generationRecord(report));
+        !status.ok())
+        emit problem(tr("Cannot keep the generation"),
+                     QString::fromStdString(status.error().toString()));
+}
+
 } // namespace placer::gui

@@ -23,7 +23,8 @@ class PlacementDocument;
 
 namespace placer {
 struct RunOutcome;
-}
+struct GenerationReport;
+} // namespace placer
 
 namespace placer::gui {
 
@@ -66,6 +67,8 @@ public:
     QString compare(const QString& a, const QString& b);
     /// Records a run of the current plan when it is saved and unchanged (`unsaved` false).
     void recordRun(const RunOutcome& outcome, bool unsaved);
+    /// Keeps a generation of the current plan when it is saved and unchanged, as runs are.
+    void recordGeneration(const GenerationReport& report, bool unsaved);
 
     /// Autosave: the window's unsaved edits are journaled as its draft in the workspace
     /// (store::PlanStore::saveDraft) shortly after each change, and the draft is dropped when

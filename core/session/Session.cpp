@@ -294,6 +294,10 @@ Status Session::recordGeneration(const PlannedModel& planned, const GenerationRe
                                    planned.options, planned.plan, name, saved);
         !status.ok())
         return status;
+    return workspace.saveGeneration(name, generationRecord(report));
+}
+
+store::GenerationRecord generationRecord(const GenerationReport& report) {
     store::GenerationRecord record;
     record.mapping = report.mapping;
     record.machine = std::to_string(std::thread::hardware_concurrency()) + " cores";
@@ -302,7 +306,7 @@ Status Session::recordGeneration(const PlannedModel& planned, const GenerationRe
     record.timeToFirstTokenMs = report.timeToFirstTokenMs();
     record.tokensPerSecond = report.decodeTokensPerSecond();
     record.report = generationJson(report);
-    return workspace.saveGeneration(name, record);
+    return record;
 }
 
 Result<std::size_t> Session::recordCosts(const RunOutcome& outcome) const {

@@ -39,7 +39,8 @@ class DeviceRegistry;
 
 namespace store {
 class PlanStore;
-}
+struct GenerationRecord;
+} // namespace store
 
 /// Where a model comes from.
 struct ModelSource {
@@ -250,6 +251,8 @@ Result<LoadedModel> loadSource(const ModelSource& source, const std::optional<De
 /// Records `outcome` in an open workspace against plan `name`, as Session::recordRun does.
 Status recordRunIn(store::PlanStore& workspace, const RunOutcome& outcome, const std::string& name,
                    bool* saved = nullptr);
+/// What the workspace keeps of a generation (Session::recordGeneration, the GUI's Generate).
+store::GenerationRecord generationRecord(const GenerationReport& report);
 /// Keeps `outcome`'s node medians in an open workspace's cost table, as Session::recordCosts.
 Result<std::size_t> recordCostsIn(store::PlanStore& workspace, const RunOutcome& outcome);
 /// The cost model of `devices` from an open workspace (none: assumed rates), as

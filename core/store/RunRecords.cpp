@@ -41,6 +41,22 @@ RunRecord runRecord(const RunOutcome& run) {
     return record;
 }
 
+Json generationRecordJson(const GenerationRecord& generation, bool withReport) {
+    Json entry = Json::object();
+    entry.set("created", generation.created);
+    entry.set("machine", generation.machine);
+    entry.set("mapping", generation.mapping);
+    entry.set("prompt_tokens", generation.promptTokens);
+    entry.set("new_tokens", generation.newTokens);
+    entry.set("time_to_first_token_ms", generation.timeToFirstTokenMs);
+    entry.set("decode_tokens_per_s", generation.tokensPerSecond);
+    if (withReport) {
+        auto report = Json::parse(generation.report, "generation report");
+        entry.set("report", report ? report.take() : Json(nullptr));
+    }
+    return entry;
+}
+
 namespace {
 
 /// Per node name, the median time in a stored run report ("nodes": [{"name", "median_ms"}]).

@@ -3,6 +3,7 @@
 // both record the same mapping and machine and compare runs alike.
 #pragma once
 
+#include "io/Json.h"
 #include "report/RunReport.h"
 #include "store/PlanStore.h"
 
@@ -34,6 +35,11 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
 /// node at the shard's shapes in the sharded graph (a fused group's under its group's key
 /// there), which the prediction of such a plan reads. Empty when the plan does not split.
 std::vector<MeasuredCost> shardCosts(const RunOutcome& run);
+
+/// A kept generation as JSON (placer plans show --emit json, Python's Workspace.show): when, where,
+/// the prompt's and the new tokens' counts, time to first token and decode tokens/s; with
+/// `withReport`, its whole report too.
+Json generationRecordJson(const GenerationRecord& generation, bool withReport);
 
 /// The last runs of two saved plans side by side.
 struct RunComparison {

@@ -12,6 +12,7 @@
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
+#include "store/RunRecords.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -781,18 +782,8 @@ PYBIND11_MODULE(_placer, m) {
             out["last_run"] = py::none();
         }
         py::list generations;
-        for (const store::GenerationRecord& g : take(store->generations(name))) {
-            py::dict entry;
-            entry["created"] = g.created;
-            entry["mapping"] = g.mapping;
-            entry["machine"] = g.machine;
-            entry["prompt_tokens"] = g.promptTokens;
-            entry["new_tokens"] = g.newTokens;
-            entry["time_to_first_token_ms"] = g.timeToFirstTokenMs;
-            entry["decode_tokens_per_s"] = g.tokensPerSecond;
-            entry["report"] = py::module_::import("json").attr("loads")(g.report);
-            generations.append(entry);
-        }
+        for (const store::GenerationRecord& g : take(store->generations(name)))
+            generations.append(parseJson(store::generationRecordJson(g, true)));
         out["generations"] = generations;
         return out;
     });

@@ -3,6 +3,7 @@
 // sentences, never as dialogs.
 #include "gui/PlanBrowser.h"
 #include "gui/WorkspaceController.h"
+#include "session/Generate.h"
 #include "store/PlanStore.h"
 #include "views/PlacementDocument.h"
 
@@ -78,6 +79,38 @@ private slots:
         QVERIFY(!workspace.openPlan(QStringLiteral("first")));
         QCOMPARE(problems.size(), 3);
         QCOMPARE(browser.table()->rowCount(), 2);
+    }
+
+    // A generation of the saved, unchanged plan is kept with it, as a run is; of an unsaved
+    // edit, not.
+    void generationsOfASavedPlanAreKept() {
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY(document.openText(kGraph, QStringLiteral("g.relay"), &error));
+        QUndoStack undo;
+        gui::PlanBrowser browser;
+        gui::WorkspaceController workspace(&document, &undo, &browser);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("ws.db").toStdString();
+        QVERIFY(workspace.open(QString::fromStdString(path)));
+        GenerationReport report;
+        report.prompt = {1, 2, 3};
+        report.tokens = {4, 5};
+        report.mapping = "cpu=cpu";
+        report.steps = {GenerateStep{3, 2.0, 1.5, {}}, GenerateStep{1, 1.0, 0.9, {}}};
+        workspace.recordGeneration(report, false); // no plan yet: nothing to keep it with
+        QVERIFY(workspace.save(QStringLiteral("decoder")));
+        workspace.recordGeneration(report, true); // an unsaved edit
+        workspace.recordGeneration(report, false);
+        auto store = store::PlanStore::open(path);
+        QVERIFY(store.ok());
+        auto kept = store.value()->generations("decoder");
+        QVERIFY(kept.ok());
+        QCOMPARE(kept.value().size(), std::size_t{1});
+        QCOMPARE(kept.value()[0].newTokens, 2);
+        QCOMPARE(kept.value()[0].promptTokens, 3);
+        QCOMPARE(kept.value()[0].tokensPerSecond, 1000.0);
+        QCOMPARE(kept.value()[0].mapping, std::string("cpu=cpu"));
     }
 
     void aWorkspaceThatCannotBeOpened() {

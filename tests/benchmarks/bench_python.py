@@ -117,7 +117,7 @@ def main():
 
     # A run with the reference check, so that a wrong result fails the benchmark.
     check = placer.load(models[0], workspace=db).plan(devices=devices).run(iterations=1,
-                                                                          record=False)
+                                                                          reference=True)
     if not check.reference_check["ok"]:
         sys.exit("bench_python: the outputs differ from the reference")
 

@@ -44,7 +44,7 @@ if(PYTHON_DIR)
     execute_process(
         COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PREFIX}/${PYTHON_DIR}
                 XDG_DATA_HOME=${PREFIX}/data
-                ${PYTHON} -c "import placer; print(placer.__file__); m = placer.load('${PREFIX}/share/placement-explorer/models/tiny_resnet.onnx'); assert m.plan(devices='a:vcpu').run(iterations=1).reference_check['ok']"
+                ${PYTHON} -c "import placer; print(placer.__file__); m = placer.load('${PREFIX}/share/placement-explorer/models/tiny_resnet.onnx'); assert m.plan(devices='a:vcpu').run(iterations=1, reference=True).reference_check['ok']"
         RESULT_VARIABLE result OUTPUT_VARIABLE where ERROR_VARIABLE error)
     if(NOT result EQUAL 0)
         message(FATAL_ERROR "the installed module failed: ${error}")

@@ -129,7 +129,7 @@ private slots:
             QCOMPARE(stringOf(internString(text)), text);
         }
         for (const std::string& text : {std::string("a"), std::string("1234567"),
-                                       std::string("a\0b", 3), std::string("\xff\x80")})
+                                        std::string("a\0b", 3), std::string("\xff\x80")})
             QCOMPARE(stringOf(internString(text)), text);
         QCOMPARE(internString(""), StringHandle{0});
         QCOMPARE(internString("abc"), internString(std::string("abc")));

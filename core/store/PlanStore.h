@@ -10,6 +10,7 @@
 #include "store/Sqlite.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -186,6 +187,10 @@ private:
     PlanStore(std::unique_ptr<Database> db, std::string path, bool readOnly = false)
         : m_db(std::move(db)), m_path(std::move(path)), m_readOnly(readOnly) {}
     Result<std::int64_t> planId(const std::string& name);
+    /// Runs `sql`, an INSERT of a row that belongs to plan `planName`, in one transaction:
+    /// `bind` binds its values, given the plan's row id.
+    Status insertForPlan(const std::string& planName, const char* sql,
+                         const std::function<void(Statement&, std::int64_t)>& bind);
     /// Stores a graph's body once (by content hash); its row id.
     Result<std::int64_t> storeGraph(const Graph& graph, const std::string& body);
     /// Deletes the graphs no plan or draft uses.

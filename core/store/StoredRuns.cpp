@@ -4,29 +4,39 @@
 #include "plan/CostModel.h"
 #include "store/StoreText.h"
 
+#include <functional>
 #include <map>
 
 namespace placer::store {
 
-Status PlanStore::saveRun(const std::string& planName, const RunRecord& run) {
+Status PlanStore::insertForPlan(const std::string& planName, const char* sql,
+                                const std::function<void(Statement&, std::int64_t)>& bind) {
     Transaction transaction(*m_db);
     if (!transaction.begun().ok())
         return transaction.begun();
     auto id = planId(planName);
     if (!id)
         return id.error();
-    auto insert = m_db->prepare(
-        "INSERT INTO runs(plan_id, created, machine, mapping, iterations, latency_ms, report) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?)");
+    auto insert = m_db->prepare(sql);
     if (!insert)
         return insert.error();
-    Statement& s = insert.value();
-    s.bind(1, id.value()).bind(2, std::string_view(now())).bind(3, std::string_view(run.machine));
-    s.bind(4, std::string_view(run.mapping)).bind(5, static_cast<std::int64_t>(run.iterations));
-    s.bind(6, run.latencyMs).bind(7, std::string_view(run.report));
-    if (Status status = s.run(); !status.ok())
+    bind(insert.value(), id.value());
+    if (Status status = insert.value().run(); !status.ok())
         return status;
     return transaction.commit();
+}
+
+Status PlanStore::saveRun(const std::string& planName, const RunRecord& run) {
+    return insertForPlan(
+        planName,
+        "INSERT INTO runs(plan_id, created, machine, mapping, iterations, latency_ms, report) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?)",
+        [&](Statement& s, std::int64_t plan) {
+            s.bind(1, plan).bind(2, std::string_view(now())).bind(3, std::string_view(run.machine));
+            s.bind(4, std::string_view(run.mapping));
+            s.bind(5, static_cast<std::int64_t>(run.iterations));
+            s.bind(6, run.latencyMs).bind(7, std::string_view(run.report));
+        });
 }
 
 Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName) {
@@ -51,27 +61,19 @@ Result<std::optional<RunRecord>> PlanStore::lastRun(const std::string& planName)
 }
 
 Status PlanStore::saveGeneration(const std::string& planName, const GenerationRecord& generation) {
-    Transaction transaction(*m_db);
-    if (!transaction.begun().ok())
-        return transaction.begun();
-    auto id = planId(planName);
-    if (!id)
-        return id.error();
-    auto insert = m_db->prepare(
+    return insertForPlan(
+        planName,
         "INSERT INTO generations(plan_id, created, machine, mapping, prompt_tokens, new_tokens, "
-        "ttft_ms, tokens_per_s, report) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!insert)
-        return insert.error();
-    Statement& s = insert.value();
-    s.bind(1, id.value()).bind(2, std::string_view(now()));
-    s.bind(3, std::string_view(generation.machine)).bind(4, std::string_view(generation.mapping));
-    s.bind(5, static_cast<std::int64_t>(generation.promptTokens));
-    s.bind(6, static_cast<std::int64_t>(generation.newTokens));
-    s.bind(7, generation.timeToFirstTokenMs).bind(8, generation.tokensPerSecond);
-    s.bind(9, std::string_view(generation.report));
-    if (Status status = s.run(); !status.ok())
-        return status;
-    return transaction.commit();
+        "ttft_ms, tokens_per_s, report) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [&](Statement& s, std::int64_t plan) {
+            s.bind(1, plan).bind(2, std::string_view(now()));
+            s.bind(3, std::string_view(generation.machine));
+            s.bind(4, std::string_view(generation.mapping));
+            s.bind(5, static_cast<std::int64_t>(generation.promptTokens));
+            s.bind(6, static_cast<std::int64_t>(generation.newTokens));
+            s.bind(7, generation.timeToFirstTokenMs).bind(8, generation.tokensPerSecond);
+            s.bind(9, std::string_view(generation.report));
+        });
 }
 
 Result<std::vector<GenerationRecord>> PlanStore::generations(const std::string& planName,

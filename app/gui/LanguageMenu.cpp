@@ -25,7 +25,7 @@ QMenu* addLanguageMenu(QMenu* parent, QStatusBar* status) {
         action->setCheckable(true);
         action->setChecked(code == current);
         languages->addAction(action);
-        QObject::connect(action, &QAction::triggered, status, [status, code] {
+        QObject::connect(action, &QAction::triggered, status, [status, code = code] {
             QSettings().setValue(QStringLiteral("language"), code);
             status->showMessage(
                 QCoreApplication::translate(

@@ -189,7 +189,9 @@ private:
         const i64 rowBytes = (q.blocks + perByte - 1) / perByte;
         const unsigned mask = (1u << q.bits) - 1;
         for (i64 n = 0; n < q.n; ++n) {
-            const auto* bytes = reinterpret_cast<const std::uint8_t*>(zeros) + n * rowBytes;
+            // No zero points: no row of them either (an offset from null is undefined).
+            const auto* bytes =
+                zeros ? reinterpret_cast<const std::uint8_t*>(zeros) + n * rowBytes : nullptr;
             for (i64 b = 0; b < q.blocks; ++b) {
                 float zero = static_cast<float>(1 << (q.bits - 1));
                 if (zeros && q.packedZeroPoints)

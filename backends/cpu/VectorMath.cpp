@@ -31,7 +31,9 @@ inline float vectorExp(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;
+    // A NaN input stays NaN through p; its exponent is taken as 0, as converting NaN to an
+    // integer is undefined.
+    const std::int32_t bits = (static_cast<std::int32_t>(n == n ? n : 0.0f) + 127) << 23;
     float scale;
     std::memcpy(&scale, &bits, sizeof scale);
     return p * scale;

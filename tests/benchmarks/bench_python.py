@@ -3,7 +3,8 @@
 `plan.run` from Python, rounds alternating in order, on the same machine in the same run.
 
 For each model it reports the median latency each way and their ratio (goal: Python within 5 %),
-and how far the per-node medians differ (median over nodes of |python - cli| / cli). Then the
+and how far the per-node medians differ (median over nodes of |python - cli| / cli); then what a
+call in a loop costs, plan.run(inputs) once, against its run's own latency (goal: at most 5 %). Then the
 time of `import placer` in a fresh interpreter against `import numpy` (goal: at most 0.3 s).
 Exits non-zero when a run fails or gives other outputs than the reference.
 
@@ -43,6 +44,16 @@ def cli_run(placer, model, devices, iterations, workspace):
 def python_run(plan, iterations):
     run = plan.run(iterations=iterations, reference=False, record=False)
     return run.latency_ms, {n["name"]: n["median_ms"] for n in run.nodes}
+
+
+def run_input(info):
+    """Seeded data for a model input of fixed shape, as placer run makes it."""
+    import numpy as np
+    shape = [d if isinstance(d, int) and d > 0 else 1 for d in info["shape"]]
+    rng = np.random.default_rng(1)
+    if info["dtype"].startswith("float"):
+        return rng.uniform(-1, 1, shape).astype(info["dtype"])
+    return rng.integers(0, 4, shape).astype(info["dtype"])
 
 
 def import_time(statement, repeats):
@@ -114,6 +125,26 @@ def main():
         print(f"{model.stem:<24} {c:>10.3f} {p:>10.3f} {p / c:>7.3f} {node_diff:>9.1%}")
     if len(ratios) > 1:
         print(f"geometric mean of python / cli: {statistics.geometric_mean(ratios):.3f}")
+
+    # A call in a loop, as a notebook makes one: plan.run(inputs) once, its wall time against
+    # its own run's latency (goal: the call costs at most 5 % over its kernels).
+    calls = 20 if args.quick else 300
+    print(f"{'model':<24} {'call ms':>10} {'run ms':>10} {'overhead':>9}  (plan.run(inputs), "
+          f"median of {calls} calls, one vcpu)")
+    for model in models:
+        loaded = placer.load(model, workspace=db)
+        plan = loaded.plan(devices="a:vcpu")
+        inputs = {i["name"]: run_input(i) for i in loaded.inputs}
+        for _ in range(3):
+            plan.run(inputs)
+        walls, latencies = [], []
+        for _ in range(calls):
+            started = time.perf_counter()
+            made = plan.run(inputs)
+            walls.append((time.perf_counter() - started) * 1000)
+            latencies.append(made.latency_ms)
+        wall, latency = statistics.median(walls), statistics.median(latencies)
+        print(f"{model.stem:<24} {wall:>10.3f} {latency:>10.3f} {(wall - latency) / wall:>9.1%}")
 
     # A run with the reference check, so that a wrong result fails the benchmark.
     check = placer.load(models[0], workspace=db).plan(devices=devices).run(iterations=1,

@@ -520,7 +520,7 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     if (outcome->userGraph->size() == m_document->graph().size()) {
         m_scene->setNodeTimes(times.nodeMillis);
         m_scene->setCopyTimes(times.copyMillis);
-        m_scene->setFusion(outcome->ran.fusedInto);
+        m_scene->setFusion(outcome->ran->fusedInto);
     }
     // The run's lanes, and under them the schedule the plan predicted.
     views::TimelineData timeline = runTimeline(*outcome, *m_document);

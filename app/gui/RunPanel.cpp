@@ -686,7 +686,7 @@ QString runSummaryHtml(const RunOutcome& outcome) {
                         .arg(device.measuredIdleMs, 0, 'f', 3);
         text += QStringLiteral("</table>");
     }
-    for (const std::string& note : outcome.ran.notes)
+    for (const std::string& note : outcome.ran->notes)
         text +=
             RunPanel::tr("<p>Optimised: %1</p>").arg(QString::fromStdString(note).toHtmlEscaped());
     for (const std::string& warning : outcome.warnings)

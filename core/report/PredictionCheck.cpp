@@ -98,7 +98,7 @@ PredictionCheck checkPrediction(const Graph& graph, const Plan& plan, const Devi
 MedianTimes userMedianTimes(const RunOutcome& outcome) {
     const MedianTimes ran = medianTimes(outcome.executor->program(), outcome.result,
                                         outcome.graph().size(), outcome.plan().copies.size());
-    return userMedianTimes(ran, outcome.graph(), outcome.plan(), outcome.ran.origin,
+    return userMedianTimes(ran, outcome.graph(), outcome.plan(), outcome.ran->origin,
                            outcome.userGraph->size(), outcome.userPlan);
 }
 

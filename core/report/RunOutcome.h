@@ -26,8 +26,9 @@ struct RunOutcome {
     DeviceSet devices;
     /// What ran: the user's graph (sharded where the plan splits) rewritten by the passes for
     /// its physical devices, its plan, and per node the user's node it computes
-    /// (passes/PassManager.h).
-    OptimizedGraph ran;
+    /// (passes/PassManager.h). Shared with the session's loaded program, which later runs of the
+    /// same plan reuse (Session::run): never null.
+    std::shared_ptr<const OptimizedGraph> ran = std::make_shared<const OptimizedGraph>();
     /// Per virtual device: the physical device it ran on ("cpu", "vcpu2", "cuda:0").
     std::vector<std::string> physical;
     /// Warm-up and measured iterations (without the callbacks).
@@ -39,7 +40,9 @@ struct RunOutcome {
     /// outcome goes, after its executor: declared before it.
     std::vector<std::shared_ptr<const void>> deviceLeases;
     /// The loaded program (kernel names, streams); null when the run failed before loading.
-    std::unique_ptr<Executor> executor;
+    /// Shared with the session, whose next run of the same plan runs it again: what a report
+    /// reads of it (the program, streams, kernel names) is fixed at load.
+    std::shared_ptr<Executor> executor;
     RunResult result;
     /// The outputs against the user's graph run unoptimised on one device, when it was run.
     std::optional<ReferenceCheck> reference;
@@ -51,8 +54,8 @@ struct RunOutcome {
     /// passes failing and the graph running unoptimised).
     std::vector<std::string> warnings;
 
-    const Graph& graph() const { return ran.graph; }
-    const Plan& plan() const { return ran.plan; }
+    const Graph& graph() const { return ran->graph; }
+    const Plan& plan() const { return ran->plan; }
     bool cancelled() const { return result.cancelled; }
 };
 

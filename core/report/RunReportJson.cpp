@@ -42,7 +42,7 @@ Json runReportJson(const RunOutcome& input) {
     report.set("iterations", static_cast<std::int64_t>(latency.size()));
     report.set("warmup", input.warmup);
     Json optimizations = Json::array();
-    for (const std::string& note : input.ran.notes)
+    for (const std::string& note : input.ran->notes)
         optimizations.push(Json(note));
     report.set("optimizations", std::move(optimizations));
 

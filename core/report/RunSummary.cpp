@@ -49,7 +49,7 @@ std::string runSummary(const RunOutcome& input) {
             out << line;
         }
     }
-    for (const std::string& note : input.ran.notes)
+    for (const std::string& note : input.ran->notes)
         out << "optimised: " << note << "\n";
     out << "devices:\n";
     // Columns as wide as the longest physical name ("rank1/cuda:0" under mpirun).

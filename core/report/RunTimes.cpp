@@ -68,7 +68,7 @@ MedianTimes userMedianTimes(const MedianTimes& ran, const Graph& graph, const Pl
 
 std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input) {
     std::vector<SplitRunTimes> times;
-    if (input.userPlan.splits.empty() || input.ran.region.empty())
+    if (input.userPlan.splits.empty() || input.ran->region.empty())
         return times;
     const Program& program = input.executor->program();
     const RunResult& result = input.result;
@@ -80,15 +80,15 @@ std::vector<SplitRunTimes> splitRunTimes(const RunOutcome& input) {
     }
     auto regionOf = [&](std::size_t k) -> std::int32_t {
         const NodeId node = program.code[k].node;
-        return node.valid() && node.index < input.ran.region.size() ? input.ran.region[node.index]
-                                                                    : -1;
+        return node.valid() && node.index < input.ran->region.size() ? input.ran->region[node.index]
+                                                                     : -1;
     };
     // Each shard's kernels: per iteration, summed; then the median iteration.
     for (std::size_t r = 0; r < times.size(); ++r) {
         for (std::size_t s = 0; s < times[r].shardMicros.size(); ++s) {
             times[r].shardMicros[s] = medianOfSums(program, result, [&](std::size_t k) {
                 return program.code[k].op == Opcode::Invoke && regionOf(k) == static_cast<int>(r) &&
-                       input.ran.shard[program.code[k].node.index] == static_cast<std::int32_t>(s);
+                       input.ran->shard[program.code[k].node.index] == static_cast<std::int32_t>(s);
             });
         }
     }
@@ -113,7 +113,7 @@ std::optional<StreamRunTimes> streamRunTimes(const RunOutcome& input) {
     const auto found = std::find_if(regions.begin(), regions.end(), [](const SplitRegion& r) {
         return r.batches > 1 && !r.shards.empty();
     });
-    if (found == regions.end() || !input.executor || input.ran.region.empty())
+    if (found == regions.end() || !input.executor || input.ran->region.empty())
         return std::nullopt;
     const SplitRegion& region = *found;
     const auto r = static_cast<std::int32_t>(found - regions.begin());
@@ -134,10 +134,10 @@ std::optional<StreamRunTimes> streamRunTimes(const RunOutcome& input) {
                                                 {INFINITY, -INFINITY});
     for (const TimedEvent& event : input.result.trace) {
         const NodeId node = program.code[event.instruction].node;
-        if (!node.valid() || node.index >= input.ran.region.size() ||
-            input.ran.region[node.index] != r || input.ran.shard[node.index] < 0)
+        if (!node.valid() || node.index >= input.ran->region.size() ||
+            input.ran->region[node.index] != r || input.ran->shard[node.index] < 0)
             continue;
-        const auto b = static_cast<std::size_t>(input.ran.shard[node.index] / times.microBatches);
+        const auto b = static_cast<std::size_t>(input.ran->shard[node.index] / times.microBatches);
         if (b >= span.size())
             continue;
         span[b].first = std::min(span[b].first, event.start);

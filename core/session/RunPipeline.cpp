@@ -440,6 +440,36 @@ Result<CompiledPlan> Session::compile(const PlannedModel& planned, const Compile
     return compiled;
 }
 
+/// A program the session lowered and loaded for one plan on one mapping (Session::m_loaded):
+/// what a run of that plan again reuses. Its vcpus' leases are declared before the graph, and
+/// the graph before the executor that reads it, so that each goes after what uses it.
+struct Session::LoadedRun {
+    std::weak_ptr<const PlannedModel> planned;
+    std::vector<DeviceMapRequest> maps;
+    bool optimize = true, packWeights = true;
+    std::vector<std::shared_ptr<const void>> leases;
+    std::vector<Device*> mapping;
+    std::vector<std::string> warnings; ///< the mapping's and the passes', told at every run
+    std::vector<std::string> physical;
+    std::shared_ptr<const OptimizedGraph> ran;
+    std::optional<Program> program; ///< lowered, until the executor takes it
+    std::shared_ptr<Executor> executor;
+
+    /// Whether a run of `plan` with `request` runs this program: the same plan object, the same
+    /// device requests and passes.
+    bool serves(const std::shared_ptr<const PlannedModel>& plan, const RunRequest& request) const {
+        if (!executor || planned.lock() != plan || optimize != request.optimize ||
+            packWeights != request.packWeights || maps.size() != request.maps.size())
+            return false;
+        for (std::size_t k = 0; k < maps.size(); ++k) {
+            if (maps[k].device != request.maps[k].device ||
+                maps[k].physical != request.maps[k].physical)
+                return false;
+        }
+        return true;
+    }
+};
+
 Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedModel> planned,
                                                  const RunRequest& request,
                                                  const RunCallbacks& callbacks) {
@@ -502,37 +532,66 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         outcome->warnings.push_back("conflict: " + conflict.message);
     }
 
-    auto mapping =
-        mapDevices(devices, request.maps, *m_registry, &outcome->warnings, &outcome->deviceLeases);
-    if (!mapping)
-        return mapping.error();
-    OptimizeOptions passes = request.optimize ? OptimizeOptions{} : OptimizeOptions::none();
-    passes.packWeights = passes.packWeights && request.packWeights;
-    auto compiled = lowerPlanned(*planned, mapping.value(), passes);
-    if (!compiled)
-        return compiled.error();
-    CompiledPlan& lowered = compiled.value();
-    outcome->warnings.insert(outcome->warnings.end(), lowered.warnings.begin(),
-                             lowered.warnings.end());
-    outcome->ran = std::move(lowered.ran);
-    outcome->physical = std::move(lowered.physical);
-    const Graph& graph = outcome->ran.graph;
-    const int opset = graph.onnxOpset();
-
-    // A plan too large for its devices is refused before any input is made.
-    if (Status fits = checkMemoryFits(lowered.program, devices, mapping.value(),
-                                      hostInputOutputBytes(lowered.program), &graph, opset);
-        !fits.ok())
-        return fits.error();
-    // A run over several ranks: every rank made this same program from the same model, or none
-    // runs it.
-    if (rankCount() > 1) {
-        if (Status agree = checkRanksAgree(graphFingerprint(planned->model.graph),
-                                           fnv1a(printBytecode(lowered.program, graph, devices)));
-            !agree.ok())
-            return agree.error();
+    // The program the latest run loaded serves this one when it ran this plan on the same
+    // devices with the same passes; a reference run, which must not hold memory beside it, and a
+    // run over ranks, whose ranks load together, load afresh. Another plan's is dropped before
+    // this one maps its devices, so that its vcpus and memory are free for it.
+    std::shared_ptr<LoadedRun> loaded = m_loaded;
+    if (!loaded || !loaded->serves(planned, request) || request.reference || rankCount() > 1) {
+        m_loaded.reset();
+        loaded.reset();
     }
-    auto inputs = makeInputs(graph, planned->model.graph, lowered.program, request, streamBatches);
+    const bool reused = loaded != nullptr;
+    if (!reused) {
+        loaded = std::make_shared<LoadedRun>();
+        loaded->planned = planned;
+        loaded->maps = request.maps;
+        loaded->optimize = request.optimize;
+        loaded->packWeights = request.packWeights;
+        auto mapping =
+            mapDevices(devices, request.maps, *m_registry, &loaded->warnings, &loaded->leases);
+        if (!mapping)
+            return mapping.error();
+        loaded->mapping = mapping.take();
+        OptimizeOptions passes = request.optimize ? OptimizeOptions{} : OptimizeOptions::none();
+        passes.packWeights = passes.packWeights && request.packWeights;
+        auto compiled = lowerPlanned(*planned, loaded->mapping, passes);
+        if (!compiled)
+            return compiled.error();
+        CompiledPlan& lowered = compiled.value();
+        loaded->warnings.insert(loaded->warnings.end(), lowered.warnings.begin(),
+                                lowered.warnings.end());
+        loaded->ran = std::make_shared<const OptimizedGraph>(std::move(lowered.ran));
+        loaded->physical = std::move(lowered.physical);
+        loaded->program = std::move(lowered.program);
+        const Graph& graph = loaded->ran->graph;
+        // A plan too large for its devices is refused before any input is made.
+        if (Status fits =
+                checkMemoryFits(*loaded->program, devices, loaded->mapping,
+                                hostInputOutputBytes(*loaded->program), &graph, graph.onnxOpset());
+            !fits.ok())
+            return fits.error();
+        // A run over several ranks: every rank made this same program from the same model, or
+        // none runs it.
+        if (rankCount() > 1) {
+            if (Status agree =
+                    checkRanksAgree(graphFingerprint(planned->model.graph),
+                                    fnv1a(printBytecode(*loaded->program, graph, devices)));
+                !agree.ok())
+                return agree.error();
+        }
+    }
+    outcome->warnings.insert(outcome->warnings.end(), loaded->warnings.begin(),
+                             loaded->warnings.end());
+    outcome->ran = loaded->ran;
+    outcome->physical = loaded->physical;
+    // The outcome holds what the run needs (its vcpus, graph and executor) as long as it lives.
+    outcome->deviceLeases.push_back(loaded);
+    const Graph& graph = outcome->ran->graph;
+    const int opset = graph.onnxOpset();
+    const Program& program = reused ? loaded->executor->program() : *loaded->program;
+
+    auto inputs = makeInputs(graph, planned->model.graph, program, request, streamBatches);
     if (!inputs)
         return inputs.error();
     if (stopped(callbacks)) {
@@ -542,10 +601,9 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     std::optional<std::vector<HostTensor>> expected;
     // Rank 0 alone checks the outputs (it gathers them).
     if (request.reference && localRank() == 0) {
-        auto outputs = streamBatches > 1
-                           ? streamReference(*outcome->userGraph, graph, lowered.program,
-                                             inputs.value(), streamBatches, opset)
-                           : runReference(*outcome->userGraph, inputs.value(), opset);
+        auto outputs = streamBatches > 1 ? streamReference(*outcome->userGraph, graph, program,
+                                                           inputs.value(), streamBatches, opset)
+                                         : runReference(*outcome->userGraph, inputs.value(), opset);
         if (!outputs)
             return SourceError::sentence("reference run: " + outputs.error().message);
         expected = outputs.take();
@@ -554,11 +612,22 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         outcome->result.cancelled = true;
         return outcome;
     }
-    auto executor = Executor::load(graph, devices, std::move(lowered.program), mapping.value(),
-                                   opset, callbacks.loading, m_constants);
-    if (!executor)
-        return executor.error();
-    outcome->executor = executor.take();
+    if (reused) {
+        ++m_counters.programsReused;
+        if (callbacks.loading)
+            callbacks.loading(0, 0);
+    } else {
+        auto executor = Executor::load(graph, devices, std::move(*loaded->program), loaded->mapping,
+                                       opset, callbacks.loading, m_constants);
+        loaded->program.reset();
+        if (!executor)
+            return executor.error();
+        loaded->executor = executor.take();
+        ++m_counters.programsLoaded;
+        if (rankCount() <= 1)
+            m_loaded = loaded;
+    }
+    outcome->executor = loaded->executor;
     RunOptions options{outcome->warmup, outcome->iterations, callbacks.progress,
                        callbacks.cancelled, rankCount() > 1};
     auto result = outcome->executor->run(inputs.value(), options);

@@ -225,7 +225,7 @@ Result<std::size_t> recordCostsIn(store::PlanStore& workspace, const RunOutcome&
     if (!outcome.executor || outcome.result.latencyMicros.empty())
         return std::size_t{0};
     std::vector<store::MeasuredCost> costs =
-        store::measuredCosts(*outcome.userGraph, outcome.userPlan, outcome.ran.fusedInto,
+        store::measuredCosts(*outcome.userGraph, outcome.userPlan, outcome.ran->fusedInto,
                              outcome.physical, userMedianTimes(outcome));
     // Where the plan splits, each shard at its own shapes (a micro-batch's kernels are not the
     // whole batch's divided).

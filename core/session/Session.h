@@ -139,9 +139,11 @@ struct SessionOptions {
 
 /// What a session did, for the figures that say a plan is made once.
 struct SessionCounters {
-    int modelsRead = 0;   ///< models read from their source (open, and planning again for data)
-    int plansMade = 0;    ///< placements planned (Session::plan)
-    int instantiated = 0; ///< plans instantiated at the sizes of a run's data
+    int modelsRead = 0;     ///< models read from their source (open, and planning again for data)
+    int plansMade = 0;      ///< placements planned (Session::plan)
+    int instantiated = 0;   ///< plans instantiated at the sizes of a run's data
+    int programsLoaded = 0; ///< programs lowered and loaded by Session::run
+    int programsReused = 0; ///< runs that ran the program an earlier run loaded
 };
 
 class Session {
@@ -244,6 +246,12 @@ private:
     /// Constants packed or uploaded by one run, kept for the next (vm/ConstantCache.h):
     /// declared after the registry, so freed before its devices go.
     std::shared_ptr<ConstantCache> m_constants;
+    /// The program the latest run loaded, with its mapping and graph, which the next run of the
+    /// same plan on the same devices runs again instead of lowering and loading anew (a call in
+    /// a loop then costs its kernels). Dropped when another plan runs, before that one maps
+    /// its devices; declared last, so freed first.
+    struct LoadedRun;
+    std::shared_ptr<LoadedRun> m_loaded;
 };
 
 /// Reads the model `source` names, against `devices` when given (as loadModelFile does).

@@ -118,7 +118,7 @@ std::vector<MeasuredCost> measuredCosts(const Graph& graph, const Plan& plan,
 std::vector<MeasuredCost> shardCosts(const RunOutcome& run) {
     std::vector<MeasuredCost> costs;
     const Plan& plan = run.userPlan;
-    const OptimizedGraph& ran = run.ran;
+    const OptimizedGraph& ran = *run.ran;
     if (!plan.sharded || !plan.sharded->plan || !run.executor ||
         ran.shard.size() != ran.graph.size())
         return costs;

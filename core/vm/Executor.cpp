@@ -209,7 +209,14 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         result.streams[s].peakBytes = impl.streams[s].device->peakBytes();
     if (options.progress && !result.cancelled)
         options.progress(total, total);
-    // The results, copied out to the host.
+    // The results, copied out to the host: one task per device that holds some, all of them
+    // in flight at once (a decoder's step returns its logits and every layer's cache).
+    struct CopyOut {
+        Device* owner;
+        std::size_t output;
+        const std::byte* src;
+    };
+    std::vector<CopyOut> copies;
     const Instruction& ret = program.code.back();
     for (std::int32_t r : ret.args) {
         if (completed == 0)
@@ -222,25 +229,37 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             continue;
         }
         // A data-dependent result fills a prefix of its planned storage.
-        const TensorType type = impl.typeAtRun(r);
-        HostTensor out = HostTensor::zeros(type);
+        result.outputs.push_back(HostTensor::zeros(impl.typeAtRun(r)));
         Device* owner = impl.regOwner[static_cast<std::size_t>(r)];
         const std::byte* src = impl.regData[static_cast<std::size_t>(r)];
-        if (owner && src && !out.data.empty()) {
-            std::string error;
-            owner->enqueue([owner, &out, src, &error] {
-                try {
-                    owner->copyOut(out.data.data(), src,
-                                   static_cast<std::int64_t>(out.data.size()));
-                } catch (const std::exception& e) {
-                    error = e.what();
+        if (owner && src && !result.outputs.back().data.empty())
+            copies.push_back(CopyOut{owner, result.outputs.size() - 1, src});
+    }
+    std::vector<Device*> owners;
+    for (const CopyOut& copy : copies) {
+        if (std::find(owners.begin(), owners.end(), copy.owner) == owners.end())
+            owners.push_back(copy.owner);
+    }
+    std::vector<std::string> errors(owners.size());
+    for (std::size_t o = 0; o < owners.size(); ++o) {
+        owners[o]->enqueue([&, o] {
+            try {
+                for (const CopyOut& copy : copies) {
+                    if (copy.owner != owners[o])
+                        continue;
+                    TensorData& out = result.outputs[copy.output].data;
+                    owners[o]->copyOut(out.data(), copy.src, static_cast<std::int64_t>(out.size()));
                 }
-            });
-            owner->synchronize();
-            if (!error.empty())
-                return SourceError{"", 0, 0, "copying the results out: " + error};
-        }
-        result.outputs.push_back(std::move(out));
+            } catch (const std::exception& e) {
+                errors[o] = e.what();
+            }
+        });
+    }
+    for (Device* owner : owners)
+        owner->synchronize();
+    for (const std::string& error : errors) {
+        if (!error.empty())
+            return SourceError{"", 0, 0, "copying the results out: " + error};
     }
     std::sort(result.trace.begin(), result.trace.end(),
               [](const TimedEvent& a, const TimedEvent& b) { return a.start < b.start; });

@@ -312,6 +312,7 @@ class Plan:
         self._report = handle.report()
         # The name of a plan read from a workspace without its model file (it has no weights).
         self._stored_without_model: Optional[str] = None
+        self._input_dtypes: Optional[Dict[str, str]] = None
 
     @property
     def report(self) -> dict:
@@ -459,7 +460,9 @@ class Plan:
         if mapping is None:
             mapping = self._mapping
         session = _session(self._workspace)
-        dtypes = {i["name"]: i["dtype"] for i in self._handle.info()["inputs"]}
+        if self._input_dtypes is None:
+            self._input_dtypes = {i["name"]: i["dtype"] for i in self._handle.info()["inputs"]}
+        dtypes = self._input_dtypes
         try:
             handle = session.run(self._handle, _inputs(inputs, dtypes), _maps(mapping),
                                  int(iterations), int(warmup), int(seed), bool(reference),
@@ -475,7 +478,7 @@ class Plan:
         result = Run(self, handle, self._workspace)
         if record and not handle.cancelled():
             session.record_costs(handle)
-        check = result.reference_check
+        check = result.reference_check if reference else None
         if check is not None and not check["ok"]:
             raise PlacerError("the outputs differ from the single-device reference: "
                               + check.get("mismatch", ""))
@@ -649,7 +652,7 @@ class Run:
     @property
     def latency_ms(self) -> float:
         """The median latency of the measured iterations."""
-        return self._report["latency_ms"]["median"]
+        return self._handle.latency_ms()
 
     @property
     def latencies_ms(self) -> List[float]:

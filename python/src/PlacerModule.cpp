@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <fstream>
 #include <memory>
@@ -330,9 +331,8 @@ struct RunArguments {
     py::object progress;
 };
 
-/// Runs on a thread of its own while this one waits with the GIL released, looking for signals
-/// every 50 ms: Ctrl+C cancels the run between steps, and KeyboardInterrupt is raised once it
-/// has stopped.
+/// Runs with the GIL released: Ctrl+C cancels the run between steps, and KeyboardInterrupt is
+/// raised once it has stopped.
 RunHandle run(Session& session, const PlanHandle& planned, const RunArguments& arguments) {
     RunRequest request;
     request.maps = takeMaps(arguments.maps);
@@ -350,56 +350,34 @@ RunHandle run(Session& session, const PlanHandle& planned, const RunArguments& a
     if (request.warmup < 0)
         fail("warmup must be at least 0, not " + std::to_string(request.warmup));
 
-    std::atomic<bool> cancel{false};
-    std::mutex mutex;
-    std::condition_variable finished;
-    bool done = false;
+    // The run goes on this thread with the GIL released; between its steps and iterations it
+    // asks the interpreter for signals (Ctrl+C cancels, as KeyboardInterrupt), which a thread of
+    // its own would have to poll for and cost every call a thread's start.
     std::optional<py::error_already_set> raised; // a signal handler's or the progress callback's
     RunCallbacks callbacks;
-    callbacks.cancelled = [&] { return cancel.load(std::memory_order_relaxed); };
+    callbacks.cancelled = [&] {
+        if (raised)
+            return true;
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0)
+            raised.emplace();
+        return raised.has_value();
+    };
     if (!arguments.progress.is_none()) {
         callbacks.progress = [&](int doneIterations, int total) {
             py::gil_scoped_acquire gil;
             try {
                 arguments.progress(doneIterations, total);
             } catch (py::error_already_set& error) {
-                std::lock_guard lock(mutex);
                 if (!raised)
                     raised = std::move(error);
-                cancel = true;
             }
         };
     }
     std::optional<Result<std::shared_ptr<RunOutcome>>> result;
     {
         py::gil_scoped_release release;
-        std::thread worker([&] {
-            auto outcome = session.run(planned.planned, request, callbacks);
-            std::lock_guard lock(mutex);
-            result.emplace(std::move(outcome));
-            done = true;
-            finished.notify_all();
-        });
-        std::unique_lock lock(mutex);
-        while (!done) {
-            finished.wait_for(lock, std::chrono::milliseconds(50));
-            if (done || cancel)
-                continue;
-            lock.unlock();
-            {
-                py::gil_scoped_acquire gil;
-                if (PyErr_CheckSignals() != 0) {
-                    py::error_already_set error;
-                    std::lock_guard held(mutex);
-                    if (!raised)
-                        raised = std::move(error);
-                    cancel = true;
-                }
-            }
-            lock.lock();
-        }
-        lock.unlock();
-        worker.join();
+        result.emplace(session.run(planned.planned, request, callbacks));
     }
     if (raised)
         throw std::move(*raised);
@@ -705,6 +683,11 @@ PYBIND11_MODULE(_placer, m) {
         .def("summary", [](const RunHandle& h) { return runSummary(*h.outcome); })
         .def("cancelled", [](const RunHandle& h) { return h.outcome->cancelled(); })
         .def("warnings", [](const RunHandle& h) { return h.outcome->warnings; })
+        .def("latency_ms",
+             [](const RunHandle& h) {
+                 // The report's median, rounded as it rounds, without making the report.
+                 return std::round(median(h.outcome->result.latencyMicros) * 10.0) / 10000.0;
+             })
         .def("latencies_ms",
              [](const RunHandle& h) {
                  std::vector<double> out;

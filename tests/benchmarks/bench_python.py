@@ -4,8 +4,10 @@
 
 For each model it reports the median latency each way and their ratio (goal: Python within 5 %),
 and how far the per-node medians differ (median over nodes of |python - cli| / cli); then what a
-call in a loop costs, plan.run(inputs) once, against its run's own latency (goal: at most 5 %). Then the
-time of `import placer` in a fresh interpreter against `import numpy` (goal: at most 0.3 s).
+call in a loop costs, plan.run(inputs) once, against its run's own latency, for each model and
+for a decoder's step (goal: at most 5 % of a step at 30M parameters; the bundled models' runs of
+0.05-0.3 ms are shorter than a call's fixed cost). Then the time of `import placer` in a fresh
+interpreter against `import numpy` (goal: at most 0.3 s).
 Exits non-zero when a run fails or gives other outputs than the reference.
 
   PYTHONPATH=build/python /usr/bin/python3 tests/benchmarks/bench_python.py \\
@@ -72,6 +74,10 @@ def main():
     parser.add_argument("--quick", action="store_true", help="one small model, two rounds")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--decoder", action="append", default=[],
+                        help="a decoder whose step a call in a loop runs (default: "
+                             "$PLACER_ONNX_MODELS/decoder30m.onnx, else tests/models/"
+                             "tiny_decoder.onnx)")
     parser.add_argument("models", nargs="*")
     args = parser.parse_args()
 
@@ -145,6 +151,40 @@ def main():
             latencies.append(made.latency_ms)
         wall, latency = statistics.median(walls), statistics.median(latencies)
         print(f"{model.stem:<24} {wall:>10.3f} {latency:>10.3f} {(wall - latency) / wall:>9.1%}")
+
+    # A decoder's step as a notebook calls it (scripts/make_decoder_model.py's decoders: ids
+    # and an explicit cache): one new token over a cache of 32 positions.
+    decoders = [pathlib.Path(d) for d in args.decoder]
+    extra = os.environ.get("PLACER_ONNX_MODELS")
+    if not decoders and extra and (pathlib.Path(extra) / "decoder30m.onnx").exists():
+        decoders = [pathlib.Path(extra) / "decoder30m.onnx"]
+    if not decoders:
+        decoders = [ROOT / "tests" / "models" / "tiny_decoder.onnx"]
+    import numpy as np
+    for model in decoders:
+        loaded = placer.load(model, workspace=db)
+        plan = loaded.plan(devices="a:vcpu")
+        rng = np.random.default_rng(1)
+        inputs = {}
+        for info in loaded.inputs:
+            past = "past" in info["name"]
+            shape = [d if isinstance(d, int) and d > 0 else (32 if past else 1)
+                     for d in info["shape"]]
+            if info["dtype"].startswith("float"):
+                inputs[info["name"]] = rng.uniform(-1, 1, shape).astype(info["dtype"])
+            else:
+                inputs[info["name"]] = np.zeros(shape, dtype=info["dtype"])
+        for _ in range(3):
+            plan.run(inputs)
+        walls, latencies = [], []
+        for _ in range(calls):
+            started = time.perf_counter()
+            made = plan.run(inputs)
+            walls.append((time.perf_counter() - started) * 1000)
+            latencies.append(made.latency_ms)
+        wall, latency = statistics.median(walls), statistics.median(latencies)
+        print(f"{model.stem + ' step':<24} {wall:>10.3f} {latency:>10.3f} "
+              f"{(wall - latency) / wall:>9.1%}")
 
     # A run with the reference check, so that a wrong result fails the benchmark.
     check = placer.load(models[0], workspace=db).plan(devices=devices).run(iterations=1,

@@ -460,8 +460,8 @@ private slots:
                 predicted.insert(planned->model.graph.node(sharded.origin[j]).name);
         }
         const auto outcome = run(planned);
-        for (std::uint32_t i = 0; i < outcome->ran.fusedInto.size(); ++i) {
-            if (outcome->ran.fusedInto[i].valid() && outcome->ran.fusedInto[i].index != i)
+        for (std::uint32_t i = 0; i < outcome->ran->fusedInto.size(); ++i) {
+            if (outcome->ran->fusedInto[i].valid() && outcome->ran->fusedInto[i].index != i)
                 ran.insert(outcome->userGraph->node(NodeId(i)).name);
         }
         QVERIFY2(!ran.empty(), "the run fused nothing");

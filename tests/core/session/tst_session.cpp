@@ -170,6 +170,78 @@ private slots:
         QVERIFY(ran.value()->physical[1] != first[1]);
     }
 
+    /// A call in a loop (Python's plan.run, a notebook's step) runs the plan again: the
+    /// program the first run lowered and loaded runs again, with nothing planned, lowered or
+    /// loaded, while what an earlier outcome reads of it stays as it was. Another mapping,
+    /// another plan, data of other sizes or a reference run load afresh.
+    void aPlanRunAgainRunsTheProgramItLoaded() {
+        auto opened =
+            m_session->open(ModelSource{modelPath("dyn_encoder.onnx")}, onTwoVcpus({"MatMul"}));
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        RunRequest request = oneRun({{"x", npy("dyn_encoder.2x16.input.npy")}});
+        request.reference = false;
+        auto first = m_session->run(planned, request);
+        QVERIFY2(first, first ? "" : first.error().toString().c_str());
+        const std::string firstReport = runReportJson(*first.value()).dump();
+        const std::vector<double> firstLatency = first.value()->result.latencyMicros;
+        const SessionCounters before = m_session->counters();
+        QCOMPARE(before.programsLoaded, 1);
+        QCOMPARE(before.programsReused, 0);
+        for (int i = 0; i < 3; ++i) {
+            auto again = m_session->run(planned, request);
+            QVERIFY2(again, again ? "" : again.error().toString().c_str());
+            QCOMPARE(again.value()->executor.get(), first.value()->executor.get());
+            QCOMPARE(again.value()->physical, first.value()->physical);
+            const ReferenceCheck same =
+                compareOutputs(again.value()->result.outputs, first.value()->result.outputs, 0, 0);
+            QVERIFY2(same.ok, same.mismatch.c_str());
+            // What the mapping and the passes said is said again (the data's plan is found
+            // where the first run made it).
+            QCOMPARE(again.value()->warnings.size(), first.value()->warnings.size());
+            QVERIFY(mentions(again.value()->warnings, "made earlier in this session"));
+        }
+        QCOMPARE(m_session->counters().programsLoaded, 1);
+        QCOMPARE(m_session->counters().programsReused, 3);
+        QCOMPARE(m_session->counters().instantiated, before.instantiated);
+        QCOMPARE(m_session->counters().modelsRead, before.modelsRead);
+        // The first outcome reads as it did.
+        QCOMPARE(first.value()->result.latencyMicros, firstLatency);
+        QCOMPARE(runReportJson(*first.value()).dump(), firstReport);
+        const auto loadsAfter = [&](const RunRequest& other) {
+            const int loaded = m_session->counters().programsLoaded;
+            auto ran = m_session->run(planned, other);
+            if (!ran)
+                qFatal("%s", ran.error().toString().c_str());
+            return m_session->counters().programsLoaded - loaded;
+        };
+        // Another mapping loads; running the first mapping then loads it again.
+        RunRequest swapped = request;
+        swapped.maps = {{"a", first.value()->physical[1]}, {"b", first.value()->physical[0]}};
+        QCOMPARE(loadsAfter(swapped), 1);
+        QCOMPARE(loadsAfter(swapped), 0);
+        QCOMPARE(loadsAfter(request), 1);
+        // Unoptimised, data of other sizes, a reference run: each loads afresh.
+        RunRequest plain = request;
+        plain.optimize = false;
+        QCOMPARE(loadsAfter(plain), 1);
+        RunRequest longer = oneRun({{"x", npy("dyn_encoder.3x33.input.npy")}});
+        longer.reference = false;
+        QCOMPARE(loadsAfter(longer), 1);
+        QCOMPARE(loadsAfter(longer), 0);
+        RunRequest checked = longer;
+        checked.reference = true;
+        QCOMPARE(loadsAfter(checked), 1);
+        // The same plan as another object (the GUI's document makes one per edit) loads.
+        const auto copy = std::make_shared<const PlannedModel>(*planned);
+        const int loaded = m_session->counters().programsLoaded;
+        auto ran = m_session->run(copy, request);
+        QVERIFY(ran);
+        QCOMPARE(m_session->counters().programsLoaded, loaded + 1);
+        // The first outcome outlives the session's program: it holds what it reads.
+        QCOMPARE(runReportJson(*first.value()).dump(), firstReport);
+    }
+
     /// A batch or sequence of 0 (found by the fuzzer: oneDNN divided by the empty dimension
     /// while it planned the matrix products, and the process died). A batch of 0 runs to an
     /// empty output. A sequence of 0 is refused with a sentence: the model's flatten target

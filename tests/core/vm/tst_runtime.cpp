@@ -1052,7 +1052,8 @@ private slots:
         input.userGraph = std::make_shared<const Graph>(prepared->model.graph);
         input.userPlan = prepared->plan;
         input.devices = prepared->model.devices;
-        input.ran = unoptimized(prepared->model.graph, prepared->plan);
+        input.ran = std::make_shared<const OptimizedGraph>(
+            unoptimized(prepared->model.graph, prepared->plan));
         input.executor = std::move(prepared->executor);
         input.result = run.take();
         input.iterations = 2;

@@ -39,6 +39,8 @@ bool computesInFloat32(KernelFamily family) {
     case KernelFamily::Einsum:
     case KernelFamily::BlockQuantMatmul:
     case KernelFamily::RmsNorm:
+    case KernelFamily::GroupQueryAttention:
+    case KernelFamily::Rotary:
         return true;
     default:
         return false;

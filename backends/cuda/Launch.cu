@@ -342,6 +342,8 @@ template void launchElements(const Lrn&, i64, cudaStream_t);
 template void launchElements(const EyeLike&, i64, cudaStream_t);
 template void launchRows(const InstanceNorm&, i64, cudaStream_t);
 template void launchRows(const RmsNorm&, i64, cudaStream_t);
+template void launchRows(const GroupQueryAttention&, i64, cudaStream_t);
+template void launchElements(const RotaryEmbedding&, i64, cudaStream_t);
 template void launchElements(const Quantize&, i64, cudaStream_t);
 template void launchElements(const Mean&, i64, cudaStream_t);
 template void launchElements(const ReverseSequence&, i64, cudaStream_t);

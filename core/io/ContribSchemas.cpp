@@ -7,6 +7,8 @@
 #include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
 
 namespace placer {
@@ -183,6 +185,167 @@ OpSchema skipSimplifiedLayerNormalization() {
     return schema;
 }
 
+/// Whether optional input `k` is given (an empty name is not).
+bool given(InferenceContext& ctx, size_t k) {
+    return k < ctx.getNumInputs() && ctx.getInputType(k) != nullptr;
+}
+
+/// A dimension's value, or -1 when it has none.
+int64_t dimValue(const onnx::TensorShapeProto& shape, int d) {
+    return d < shape.dim_size() && shape.dim(d).has_dim_value() ? shape.dim(d).dim_value() : -1;
+}
+
+/// GroupQueryAttention: causal attention of `num_heads` query heads over `kv_num_heads` key and
+/// value heads, the cache passed in as past and out as present ([B, kv heads, length, H]), rotary
+/// positions applied inside where asked.
+OpSchema groupQueryAttention() {
+    OpSchema schema;
+    schema.SetName("GroupQueryAttention")
+        .SetDomain(kContribDomain)
+        .SinceVersion(1)
+        .SetDoc("Grouped-query causal attention with a key/value cache: ONNX Runtime's contrib "
+                "operator.")
+        .Attr("num_heads", "query heads", AttributeProto::INT)
+        .Attr("kv_num_heads", "key and value heads", AttributeProto::INT)
+        .Attr("scale", "the scores' scale (0: 1 / sqrt(head size))", AttributeProto::FLOAT, 0.0f)
+        .Attr("softcap", "scores capped as softcap * tanh(score / softcap) (0: none)",
+              AttributeProto::FLOAT, 0.0f)
+        .Attr("local_window_size", "keys a query sees before its own (-1: all)",
+              AttributeProto::INT, static_cast<int64_t>(-1))
+        .Attr("do_rotary", "rotate the query and key at their positions", AttributeProto::INT,
+              static_cast<int64_t>(0))
+        .Attr("rotary_interleaved", "rotate interleaved pairs, not halves", AttributeProto::INT,
+              static_cast<int64_t>(0))
+        .Attr("smooth_softmax", "an extra zero logit in the softmax", AttributeProto::INT,
+              static_cast<int64_t>(0))
+        .Attr("qk_output", "which scores to output (0: none)", AttributeProto::INT,
+              static_cast<int64_t>(0))
+        .Input(0, "query", "[B, S, heads * H], or query, key and value packed", "T")
+        .Input(1, "key", "[B, S, kv heads * H]", "T", OpSchema::Optional)
+        .Input(2, "value", "[B, S, kv heads * H]", "T", OpSchema::Optional)
+        .Input(3, "past_key", "[B, kv heads, past length, H]", "T", OpSchema::Optional)
+        .Input(4, "past_value", "[B, kv heads, past length, H]", "T", OpSchema::Optional)
+        .Input(5, "seqlens_k", "per batch, its total length - 1", "M")
+        .Input(6, "total_sequence_length", "the longest total length", "M")
+        .Input(7, "cos_cache", "[positions, rotary dim / 2]", "T", OpSchema::Optional)
+        .Input(8, "sin_cache", "[positions, rotary dim / 2]", "T", OpSchema::Optional)
+        .Input(9, "position_ids", "per token", "tensor(int64)", OpSchema::Optional)
+        .Input(10, "attention_bias", "added to the scores", "T", OpSchema::Optional)
+        .Input(11, "head_sink", "per head", "T", OpSchema::Optional)
+        .Output(0, "output", "[B, S, heads * H]", "T")
+        .Output(1, "present_key", "[B, kv heads, present length, H]", "T")
+        .Output(2, "present_value", "[B, kv heads, present length, H]", "T")
+        .Output(3, "output_qk", "the scores", "T", OpSchema::Optional)
+        .TypeConstraint("T", {"tensor(float)", "tensor(float16)", "tensor(bfloat16)"},
+                        "the float types")
+        .TypeConstraint("M", {"tensor(int32)"}, "lengths")
+        .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
+            for (size_t k = 0; k < 3; ++k)
+                onnx::propagateElemTypeFromInputToOutput(ctx, 0, k);
+            const auto* headsAttr = ctx.getAttribute("num_heads");
+            const auto* kvAttr = ctx.getAttribute("kv_num_heads");
+            if (!headsAttr || !kvAttr || headsAttr->i() <= 0 || kvAttr->i() <= 0)
+                fail_shape_inference("GroupQueryAttention: num_heads and kv_num_heads must be "
+                                     "positive");
+            const int64_t heads = headsAttr->i(), kvHeads = kvAttr->i();
+            if (heads % kvHeads != 0)
+                fail_shape_inference("GroupQueryAttention: num_heads ", heads,
+                                     " is not a multiple of kv_num_heads ", kvHeads);
+            if (!onnx::hasInputShape(ctx, 0))
+                return;
+            const auto& query = onnx::getInputShape(ctx, 0);
+            if (query.dim_size() != 3)
+                fail_shape_inference("GroupQueryAttention: the query must be [batch, sequence, "
+                                     "hidden], not of rank ",
+                                     query.dim_size());
+            const bool packed = !given(ctx, 1);
+            const int64_t width = packed ? heads + 2 * kvHeads : heads;
+            const int64_t hidden = dimValue(query, 2);
+            int64_t head = -1;
+            if (hidden >= 0) {
+                if (hidden % width != 0)
+                    fail_shape_inference("GroupQueryAttention: the query's ", hidden,
+                                         " values are not ", width, " heads");
+                head = hidden / width;
+            }
+            onnx::TensorShapeProto out;
+            *out.add_dim() = query.dim(0);
+            *out.add_dim() = query.dim(1);
+            if (head >= 0)
+                out.add_dim()->set_dim_value(heads * head);
+            else
+                out.add_dim();
+            onnx::updateOutputShape(ctx, 0, out);
+            // The present cache.
+            if (given(ctx, 3) && onnx::hasInputShape(ctx, 3) &&
+                onnx::getInputShape(ctx, 3).dim_size() != 4)
+                fail_shape_inference("GroupQueryAttention: past_key must be [batch, kv heads, "
+                                     "length, head], not of rank ",
+                                     onnx::getInputShape(ctx, 3).dim_size());
+            int64_t total = -1;
+            if (const auto* data = ctx.getInputData(6)) {
+                if (data->int32_data_size() == 1)
+                    total = data->int32_data(0);
+                else if (data->raw_data().size() == sizeof(int32_t)) {
+                    int32_t value = 0;
+                    std::memcpy(&value, data->raw_data().data(), sizeof value);
+                    total = value;
+                }
+            }
+            onnx::TensorShapeProto present;
+            *present.add_dim() = query.dim(0);
+            present.add_dim()->set_dim_value(kvHeads);
+            // ONNX Runtime makes it max(past, total): the past's buffer when it is shared with
+            // the present (GenAI's, at the maximum length), else the total. Read as the total,
+            // which each step grows by its tokens, it follows the sizes linearly; a past buffer
+            // longer than the total is refused at run time, naming it.
+            if (total >= 0)
+                present.add_dim()->set_dim_value(total);
+            else
+                present.add_dim();
+            if (head >= 0)
+                present.add_dim()->set_dim_value(head);
+            else
+                present.add_dim();
+            onnx::updateOutputShape(ctx, 1, present);
+            onnx::updateOutputShape(ctx, 2, present);
+        });
+    return schema;
+}
+
+/// RotaryEmbedding: each head of the input rotated at its position.
+OpSchema rotaryEmbedding() {
+    OpSchema schema;
+    schema.SetName("RotaryEmbedding")
+        .SetDomain(kContribDomain)
+        .SinceVersion(1)
+        .SetDoc("Rotary position embedding: ONNX Runtime's contrib operator.")
+        .Attr("interleaved", "rotate interleaved pairs, not halves", AttributeProto::INT,
+              static_cast<int64_t>(0))
+        .Attr("num_heads", "heads of a [B, S, hidden] input (0: from the caches)",
+              AttributeProto::INT, static_cast<int64_t>(0))
+        .Attr("rotary_embedding_dim", "elements of a head rotated (0: the head)",
+              AttributeProto::INT, static_cast<int64_t>(0))
+        .Attr("scale", "unused by placer and ONNX Runtime's CPU kernel", AttributeProto::FLOAT,
+              1.0f)
+        .Attr("is_packed_batching", "packed sequences", AttributeProto::INT,
+              static_cast<int64_t>(0))
+        .Input(0, "input", "[B, S, hidden] or [B, heads, S, H]", "T")
+        .Input(1, "position_ids", "[B, S], or [1]: an offset", "M")
+        .Input(2, "cos_cache", "[positions, rotary dim / 2]", "T")
+        .Input(3, "sin_cache", "[positions, rotary dim / 2]", "T")
+        .Output(0, "output", "the input's shape", "T")
+        .TypeConstraint("T", {"tensor(float)", "tensor(float16)", "tensor(bfloat16)"},
+                        "the float types")
+        .TypeConstraint("M", {"tensor(int64)"}, "positions")
+        .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
+            onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+            if (onnx::hasInputShape(ctx, 0))
+                onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+        });
+    return schema;
+}
+
 } // namespace
 
 std::pair<std::string, std::string> onnxDomainAndType(const std::string& opName) {
@@ -201,6 +364,8 @@ const onnx::ISchemaRegistry* onnxSchemas() {
         onnx::RegisterSchema(matMulNBits());
         onnx::RegisterSchema(skipSimplifiedLayerNormalization());
         onnx::RegisterSchema(simplifiedLayerNormalization());
+        onnx::RegisterSchema(groupQueryAttention());
+        onnx::RegisterSchema(rotaryEmbedding());
     });
     return onnx::OpSchemaRegistry::Instance();
 }

@@ -81,30 +81,33 @@ bool onnxStandardDomain(const onnx::NodeProto& node) {
 }
 
 bool onnxInputSetsShapes(const std::string& op, int input) {
-    static const std::map<std::string, std::set<int>> kInputs{{"Reshape", {1}},
-                                                              {"Expand", {1}},
-                                                              {"Tile", {1}},
-                                                              {"Slice", {1, 2, 3, 4}},
-                                                              {"Pad", {1, 3}},
-                                                              {"Squeeze", {1}},
-                                                              {"Unsqueeze", {1}},
-                                                              {"ReduceSum", {1}},
-                                                              {"Range", {0, 1, 2}},
-                                                              {"OneHot", {1}},
-                                                              {"TopK", {1}},
-                                                              {"Resize", {1, 2, 3}},
-                                                              {"Upsample", {1}},
-                                                              {"Split", {1}},
-                                                              {"ConstantOfShape", {0}},
-                                                              {"CenterCropPad", {1}},
-                                                              {"Col2Im", {1, 2}},
-                                                              {"DFT", {1}},
-                                                              {"HannWindow", {0}},
-                                                              {"HammingWindow", {0}},
-                                                              {"BlackmanWindow", {0}},
-                                                              {"MelWeightMatrix", {0, 1, 2}},
-                                                              {"STFT", {1, 3}},
-                                                              {"Loop", {0}}};
+    static const std::map<std::string, std::set<int>> kInputs{
+        {"Reshape", {1}},
+        {"Expand", {1}},
+        {"Tile", {1}},
+        {"Slice", {1, 2, 3, 4}},
+        {"Pad", {1, 3}},
+        {"Squeeze", {1}},
+        {"Unsqueeze", {1}},
+        {"ReduceSum", {1}},
+        {"Range", {0, 1, 2}},
+        {"OneHot", {1}},
+        {"TopK", {1}},
+        {"Resize", {1, 2, 3}},
+        {"Upsample", {1}},
+        {"Split", {1}},
+        {"ConstantOfShape", {0}},
+        {"CenterCropPad", {1}},
+        {"Col2Im", {1, 2}},
+        {"DFT", {1}},
+        {"HannWindow", {0}},
+        {"HammingWindow", {0}},
+        {"BlackmanWindow", {0}},
+        {"MelWeightMatrix", {0, 1, 2}},
+        {"STFT", {1, 3}},
+        {"Loop", {0}},
+        // the present cache's length
+        {"com.microsoft.GroupQueryAttention", {6}}};
     const auto it = kInputs.find(op);
     return it != kInputs.end() && it->second.count(input) > 0;
 }

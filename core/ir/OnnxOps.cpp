@@ -120,6 +120,8 @@ void registerOnnxOps(const std::function<void(OpDef)>& add) {
         // ONNX Runtime's contrib operators (io/ContribSchemas.cpp), named with their domain
         {"com.microsoft.MatMulNBits", F::BlockQuantMatmul},
         {"com.microsoft.SkipSimplifiedLayerNormalization", F::RmsNorm},
+        {"com.microsoft.GroupQueryAttention", F::GroupQueryAttention},
+        {"com.microsoft.RotaryEmbedding", F::Rotary},
         // ONNX Runtime registers this one in ONNX's own domain
         {"SimplifiedLayerNormalization", F::RmsNorm},
     };

@@ -95,6 +95,8 @@ KernelCapability kernelCapability(KernelFamily family) {
     // CPU's own kernel for float32 (16-bit operands through it).
     case KernelFamily::BlockQuantMatmul:
     case KernelFamily::RmsNorm:
+    case KernelFamily::GroupQueryAttention:
+    case KernelFamily::Rotary:
         return {floats, floats};
     }
     return {};

@@ -75,6 +75,10 @@ const char* kernelFamilyName(KernelFamily family) {
         return "block_quant_matmul";
     case KernelFamily::RmsNorm:
         return "rms_norm";
+    case KernelFamily::GroupQueryAttention:
+        return "group_query_attention";
+    case KernelFamily::Rotary:
+        return "rotary";
     case KernelFamily::None:
         return "none";
     case KernelFamily::Copy:

@@ -65,10 +65,12 @@ enum class KernelFamily : std::uint8_t {
     Recurrent, ///< RNN, GRU and LSTM
     MaxUnpool,
     Det,
-    QuantizedMatmul,  ///< MatMulInteger and QLinearMatMul
-    QuantizedConv,    ///< ConvInteger and QLinearConv
-    BlockQuantMatmul, ///< com.microsoft MatMulNBits: weights in blocks of 2-, 4- or 8-bit codes
-    RmsNorm,          ///< (Skip)SimplifiedLayerNormalization: ONNX Runtime's RMSNorm
+    QuantizedMatmul,     ///< MatMulInteger and QLinearMatMul
+    QuantizedConv,       ///< ConvInteger and QLinearConv
+    BlockQuantMatmul,    ///< com.microsoft MatMulNBits: weights in blocks of 2-, 4- or 8-bit codes
+    RmsNorm,             ///< (Skip)SimplifiedLayerNormalization: ONNX Runtime's RMSNorm
+    GroupQueryAttention, ///< com.microsoft GroupQueryAttention: attention with a KV cache
+    Rotary,              ///< com.microsoft RotaryEmbedding
     RoiAlign,
     Dft,
     Stft,

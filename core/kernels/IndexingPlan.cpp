@@ -859,6 +859,10 @@ Plan planIndexing(const KernelSpec& spec) {
         return blockQuantMatmul(spec);
     case KernelFamily::RmsNorm:
         return rmsNorm(spec);
+    case KernelFamily::GroupQueryAttention:
+        return groupQueryAttention(spec);
+    case KernelFamily::Rotary:
+        return rotaryEmbedding(spec);
     case KernelFamily::QuantizedMatmul:
         return quantizedMatmul(spec);
     case KernelFamily::QuantizedConv:

@@ -21,9 +21,10 @@ using IndexingFunctor = std::variant<
     functors::EyeLike, functors::InstanceNorm, functors::Quantize, functors::Mean,
     functors::ReverseSequence, functors::GridSample, functors::Einsum, functors::Recurrent,
     functors::ZeroOutput, functors::MaxUnpool, functors::Det, functors::QuantizedMatmul,
-    functors::BlockQuantMatmul, functors::RmsNorm, functors::QuantizedConv, functors::RoiAlign,
-    functors::PoolAny, functors::Dft, functors::Stft, functors::MelWeightMatrix, functors::TfIdf,
-    functors::Optimizer, functors::Dropout, functors::BatchNormTraining, functors::Random>;
+    functors::BlockQuantMatmul, functors::RmsNorm, functors::GroupQueryAttention,
+    functors::RotaryEmbedding, functors::QuantizedConv, functors::RoiAlign, functors::PoolAny,
+    functors::Dft, functors::Stft, functors::MelWeightMatrix, functors::TfIdf, functors::Optimizer,
+    functors::Dropout, functors::BatchNormTraining, functors::Random>;
 
 struct IndexingStep {
     IndexingFunctor op;

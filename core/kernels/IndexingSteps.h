@@ -1,7 +1,7 @@
 // What the planners of the shared indexing functors share (kernels/IndexingPlan.cpp,
-// IndexingPlanSignals.cpp and IndexingPlanQuantized.cpp): reading a kernel spec's attributes and
-// constant inputs, and the planners of the signal, text, training and fallback families that live
-// in the second unit.
+// IndexingPlanSignals.cpp, IndexingPlanQuantized.cpp and IndexingPlanAttention.cpp): reading a
+// kernel spec's attributes and constant inputs, and the planners of the signal, text, training
+// and fallback families that live in the second unit.
 #pragma once
 
 #include "kernels/IndexingPlan.h"
@@ -82,5 +82,9 @@ Plan quantize(const KernelSpec& spec);
 Plan quantizedMatmul(const KernelSpec& spec);
 Plan quantizedConv(const KernelSpec& spec);
 Plan blockQuantMatmul(const KernelSpec& spec);
+
+// IndexingPlanAttention.cpp: ONNX Runtime's attention operators for language models.
+Plan groupQueryAttention(const KernelSpec& spec);
+Plan rotaryEmbedding(const KernelSpec& spec);
 
 } // namespace placer::indexing

@@ -562,4 +562,188 @@ struct PoolAny : PoolWindow {
     }
 };
 
+/// Rotary position embedding of one element (ONNX Runtime's RotaryEmbedding and the rotation
+/// GroupQueryAttention applies): element `h` of a head whose element `k` is `at(k)`, at position
+/// `pos`, against caches of `half` = rotaryDim / 2 values a position. Halves rotate element h
+/// with h +- half; interleaved pairs rotate 2i with 2i + 1. Elements from rotaryDim on pass.
+struct Rotation {
+    int cos = -1, sin = -1; ///< the inputs holding the caches
+    Elem trig = Elem::F32;
+    i64 rotaryDim = 0, positions = 0;
+    bool interleaved = false;
+    template <class At>
+    PLACER_HD double operator()(const Io& io, const At& at, i64 h, i64 pos) const {
+        if (h >= rotaryDim || pos < 0 || pos >= positions)
+            return at(h);
+        const i64 half = rotaryDim / 2;
+        i64 i = 0, other = 0;
+        double sign = 1;
+        if (interleaved) {
+            i = h / 2;
+            other = h % 2 == 0 ? h + 1 : h - 1;
+            sign = h % 2 == 0 ? -1 : 1;
+        } else {
+            i = h < half ? h : h - half;
+            other = h < half ? h + half : h - half;
+            sign = h < half ? -1 : 1;
+        }
+        const double c = loadAny(io.in[cos], trig, pos * half + i);
+        const double s = loadAny(io.in[sin], trig, pos * half + i);
+        return at(h) * c + sign * at(other) * s;
+    }
+};
+
+/// ONNX Runtime's RotaryEmbedding (com.microsoft): each head of the input ([B, S, heads * H] or
+/// [B, heads, S, H]) rotated at its position: position_ids[b, s], or the scalar offset + s.
+struct RotaryEmbedding {
+    Io io;
+    Elem elem = Elem::F32, positionElem = Elem::I64;
+    Rotation rotation;
+    i64 seq = 1, heads = 1, head = 1;
+    bool headsFirst = false; ///< [B, heads, S, H]
+    bool scalarOffset = false;
+    PLACER_HD void operator()(i64 i) const {
+        const i64 h = i % head;
+        const i64 rowStart = i - h;
+        i64 s = 0, b = 0;
+        if (headsFirst) {
+            s = (i / head) % seq;
+            b = i / (head * seq * heads);
+        } else {
+            s = (i / (head * heads)) % seq;
+            b = i / (head * heads * seq);
+        }
+        const i64 pos = scalarOffset
+                            ? static_cast<i64>(loadAny(io.in[1], positionElem, 0)) + s
+                            : static_cast<i64>(loadAny(io.in[1], positionElem, b * seq + s));
+        const Elem e = elem;
+        const void* in = io.in[0];
+        const auto at = [in, e, rowStart](i64 k) { return loadAny(in, e, rowStart + k); };
+        storeAny(io.out[0], elem, i, rotation(io, at, h, pos));
+    }
+};
+
+/// ONNX Runtime's GroupQueryAttention (com.microsoft) for batch-major queries [B, S, heads * H]
+/// (or query, key and value packed in one [B, S, (heads + 2 kvHeads) * H]) and a cache
+/// [B, kvHeads, length, H]. Batch b holds seqlens_k[b] + 1 positions after this call, of which
+/// the past is the first total - S (none on the first prompt: S equal to the total length).
+/// Stage 0 (a row per present cache row) writes the present cache: the past's rows, then the new
+/// keys (rotated at their positions where asked) and values, then zeros. Stage 1 (a row per query
+/// row) attends causally, to the last `window` positions (itself one of them) where there is a
+/// window (as ONNX Runtime 1.30 counts it), with a running softmax
+/// kept in the output row; head n reads kv head n / (heads / kvHeads).
+struct GroupQueryAttention {
+    Io io;
+    Elem elem = Elem::F32, lengthElem = Elem::I32;
+    Rotation rotation;
+    int stage = 0;
+    int key = -1, value = -1, pastKey = -1, pastValue = -1, seqlens = -1, total = -1;
+    i64 batch = 1, seq = 1, heads = 1, kvHeads = 1, head = 1;
+    i64 pastLength = 0, presentLength = 0;
+    bool packed = false, hasPast = false, rotary = false, smooth = false;
+    double scale = 1, softcap = 0;
+    i64 window = -1;
+
+    PLACER_HD i64 pastOf(i64 b) const {
+        const i64 length = static_cast<i64>(loadAny(io.in[total], lengthElem, 0));
+        if (!hasPast || seq == length)
+            return 0;
+        const i64 past = static_cast<i64>(loadAny(io.in[seqlens], lengthElem, b)) + 1 - seq;
+        return past < 0 ? 0 : past;
+    }
+    /// Element `h` of head `n` (a query head, or kvHeads' own index past `heads` for a key or
+    /// value when packed) of token s of batch b, as the input holds it.
+    PLACER_HD i64 queryAt(i64 b, i64 s, i64 n) const {
+        const i64 width = packed ? heads + 2 * kvHeads : heads;
+        return ((b * seq + s) * width + n) * head;
+    }
+    PLACER_HD i64 kvAt(i64 b, i64 s, i64 k) const { return ((b * seq + s) * kvHeads + k) * head; }
+
+    PLACER_HD void operator()(i64 row, int lane, int lanes) const {
+        if (stage == 0)
+            present(row, lane, lanes);
+        else
+            attend(row, lane, lanes);
+    }
+
+    PLACER_HD void present(i64 row, int lane, int lanes) const {
+        const i64 t = row % presentLength;
+        const i64 k = (row / presentLength) % kvHeads;
+        const i64 b = row / (presentLength * kvHeads);
+        const i64 past = pastOf(b);
+        const i64 out = row * head;
+        for (i64 h = lane; h < head; h += lanes) {
+            double k0 = 0, v0 = 0;
+            if (t < past && t < pastLength) {
+                const i64 from = ((b * kvHeads + k) * pastLength + t) * head + h;
+                k0 = loadAny(io.in[pastKey], elem, from);
+                v0 = loadAny(io.in[pastValue], elem, from);
+            } else if (t >= past && t < past + seq) {
+                const i64 s = t - past;
+                const void* keys = io.in[packed ? 0 : key];
+                const void* values = io.in[packed ? 0 : value];
+                const i64 keyStart = packed ? queryAt(b, s, heads + k) : kvAt(b, s, k);
+                const i64 valueStart = packed ? queryAt(b, s, heads + kvHeads + k) : kvAt(b, s, k);
+                const Elem e = elem;
+                const auto at = [keys, e, keyStart](i64 j) {
+                    return loadAny(keys, e, keyStart + j);
+                };
+                k0 = rotary ? rotation(io, at, h, t) : at(h);
+                v0 = loadAny(values, elem, valueStart + h);
+            }
+            storeAny(io.out[1], elem, out + h, k0);
+            storeAny(io.out[2], elem, out + h, v0);
+        }
+    }
+
+    PLACER_HD void attend(i64 row, int lane, int lanes) const {
+        const i64 s = row % seq;
+        const i64 n = (row / seq) % heads;
+        const i64 b = row / (seq * heads);
+        const i64 k = n / (heads / kvHeads);
+        const i64 past = pastOf(b);
+        const i64 causal = past + s + 1;
+        const i64 first = window > 0 && causal > window ? causal - window : 0; // itself included
+        const i64 last = causal < presentLength ? causal : presentLength;
+        const i64 queryStart = queryAt(b, s, n);
+        const i64 out = ((b * seq + s) * heads + n) * head;
+        const Elem e = elem;
+        const void* queries = io.in[0];
+        const auto q = [queries, e, queryStart](i64 j) {
+            return loadAny(queries, e, queryStart + j);
+        };
+        for (i64 h = lane; h < head; h += lanes)
+            storeAny(io.out[0], elem, out + h, 0.0);
+        double running = -1e300, sum = 0;
+        for (i64 t = first; t < last; ++t) {
+            const i64 cached = ((b * kvHeads + k) * presentLength + t) * head;
+            double dot = 0;
+            for (i64 h = lane; h < head; h += lanes) {
+                const double qh = rotary ? rotation(io, q, h, past + s) : q(h);
+                dot += qh * loadAny(io.out[1], elem, cached + h);
+            }
+            double score = allReduceSum(dot) * scale;
+            if (softcap > 0)
+                score = softcap * tanh(score / softcap);
+            const double top = score > running ? score : running;
+            const double kept = exp(running - top), weight = exp(score - top);
+            sum = sum * kept + weight;
+            for (i64 h = lane; h < head; h += lanes)
+                storeAny(io.out[0], elem, out + h,
+                         loadAny(io.out[0], elem, out + h) * kept +
+                             weight * loadAny(io.out[2], elem, cached + h));
+            running = top;
+        }
+        double rescale = 1;
+        if (smooth) { // an extra logit of 0 in the denominator
+            const double top = running > 0 ? running : 0;
+            rescale = exp(running - top);
+            sum = sum * rescale + exp(-top);
+        }
+        for (i64 h = lane; h < head; h += lanes)
+            storeAny(io.out[0], elem, out + h,
+                     sum > 0 ? loadAny(io.out[0], elem, out + h) * rescale / sum : 0.0);
+    }
+};
+
 } // namespace placer::functors

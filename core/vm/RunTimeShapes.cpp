@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 namespace placer {
 
@@ -97,6 +98,20 @@ Result<std::vector<TensorType>> runTimeTypes(const Node& node,
 }
 
 Status checkTypesAtSizes(const Graph& sized, int onnxOpset) {
+    // The values something reads: an optional output the model leaves out (held as an empty
+    // float32 that nothing reads) has no type to check.
+    std::set<std::pair<std::uint32_t, std::uint32_t>> read;
+    for (std::uint32_t i = 0; i < sized.size(); ++i) {
+        for (const ValueRef& input : sized.node(NodeId(i)).inputs)
+            read.emplace(input.node.index, input.output);
+    }
+    for (const GraphOutput& output : sized.outputs())
+        read.emplace(output.value.node.index, output.value.output);
+    const auto leftOut = [&](std::uint32_t node, std::size_t k) {
+        const TensorType& type = sized.node(NodeId(node)).outputs[k];
+        return type.shape == std::vector<std::int64_t>{0} && type.dtype == DType::Float32 &&
+               !read.count({node, static_cast<std::uint32_t>(k)});
+    };
     // Which values' types follow the sizes: symbolic ones, and what is computed from them.
     std::vector<char> follows(sized.size(), 0);
     for (std::uint32_t i = 0; i < sized.size(); ++i) {
@@ -127,7 +142,7 @@ Status checkTypesAtSizes(const Graph& sized, int onnxOpset) {
         if (!types)
             return types.error();
         for (std::size_t k = 0; k < node.outputs.size() && k < types.value().size(); ++k) {
-            if (types.value()[k].shape != node.outputs[k].shape)
+            if (types.value()[k].shape != node.outputs[k].shape && !leftOut(i, k))
                 return SourceError::sentence(node.op->name + " node '" + node.name + "' gives " +
                                              types.value()[k].toShortString() + " there, not " +
                                              node.outputs[k].toShortString() +

@@ -5,7 +5,9 @@
 //
 //   node ort_generate.js MODEL.onnx PROMPT.npy NEW_TOKENS THREADS CACHE_SHAPE
 //
-// CACHE_SHAPE is every past_* input's shape when empty, as 1,2,0,64.
+// CACHE_SHAPE is every past_* input's shape when empty, as 1,2,0,64. A model with an
+// attention_mask input (ONNX Runtime's model builder's) gets ones over every token so far, and
+// one with position_ids the tokens' positions.
 // The package comes from `npm install --ignore-scripts onnxruntime-node`; set NODE_PATH to the
 // node_modules folder that holds it.
 'use strict';
@@ -49,10 +51,22 @@ async function main() {
     const walls = [];
     let next = prompt;
     let cache = null;
+    let length = 0; // tokens in the cache
     for (let step = 0; step < Number(newTokens); ++step) {
         const start = process.hrtime.bigint();
         const input = {input_ids: new ort.Tensor('int64', BigInt64Array.from(next.map(BigInt)),
                                                  [1, next.length])};
+        // ONNX Runtime's model builder's decoders take a mask over every token so far, and
+        // some exports their positions.
+        if (session.inputNames.includes('attention_mask'))
+            input.attention_mask = new ort.Tensor(
+                'int64', new BigInt64Array(length + next.length).fill(1n),
+                [1, length + next.length]);
+        if (session.inputNames.includes('position_ids'))
+            input.position_ids = new ort.Tensor(
+                'int64', BigInt64Array.from(next.map((_, k) => BigInt(length + k))),
+                [1, next.length]);
+        length += next.length;
         for (const [present, past] of pairs)
             input[past] = cache ? cache[present]
                                 : new ort.Tensor('float32', new Float32Array(0), empty);

@@ -1462,6 +1462,45 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
              1e-5,
              1e-4,
              17});
+        // ONNX Runtime's GroupQueryAttention (a decode chunk after a cache, rotary positions
+        // inside) and RotaryEmbedding (position ids): tests/models/contrib_node_tests holds
+        // ONNX Runtime's own outputs for these and more forms.
+        {
+            const std::int64_t b = r.pick(1, 2), s = r.pick(1, 3), past = r.pick(0, 4);
+            const std::int64_t kv = r.pick(1, 2), heads = kv * r.pick(1, 2), h = 8;
+            const auto total = static_cast<std::int32_t>(past + s);
+            const Tensor lengths =
+                make({b}, DType::Int32,
+                     std::vector<std::int32_t>(static_cast<std::size_t>(b), total - 1));
+            const Tensor length = make({1}, DType::Int32, std::vector<std::int32_t>{total});
+            const Dims present = {b, kv, past + s, h};
+            add({"GroupQueryAttention",
+                 "com.microsoft.GroupQueryAttention",
+                 attrs({{"num_heads", std::int64_t{heads}},
+                        {"kv_num_heads", std::int64_t{kv}},
+                        {"do_rotary", std::int64_t{1}}}),
+                 {r.floats({b, s, heads * h}), r.floats({b, s, kv * h}), r.floats({b, s, kv * h}),
+                  r.floats({b, kv, past, h}), r.floats({b, kv, past, h}), lengths, length,
+                  r.floats({16, h / 2}), r.floats({16, h / 2})},
+                 {},
+                 {{{b, s, heads * h}, DType::Float32},
+                  {present, DType::Float32},
+                  {present, DType::Float32}},
+                 1e-5,
+                 1e-4,
+                 17});
+            const Tensor positions = r.ints<std::int64_t>({b, s}, DType::Int64, 0, 15);
+            add({"RotaryEmbedding",
+                 "com.microsoft.RotaryEmbedding",
+                 attrs({{"num_heads", std::int64_t{heads}}}),
+                 {r.floats({b, s, heads * h}), positions, r.floats({16, h / 2}),
+                  r.floats({16, h / 2})},
+                 {},
+                 {{{b, s, heads * h}, DType::Float32}},
+                 1e-5,
+                 1e-4,
+                 17});
+        }
         // MatMulNBits: 4-bit codes in blocks of 16 along a K that is not a multiple of it, zero
         // points packed, and a bias (ONNX inputs 0, 1, 2, 3 and 5).
         const std::int64_t depth = r.pick(17, 40), rows = r.pick(1, 3), cols = r.pick(1, 5);

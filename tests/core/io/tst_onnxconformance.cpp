@@ -498,6 +498,36 @@ class TestOnnxConformance : public QObject {
 private slots:
     void nodeTests() { checkSuite(Given::AtLoad); }
     void nodeTestsWithInputsAtRunTime() { checkSuite(Given::AtRunTime); }
+
+    /// ONNX Runtime's attention operators in the same layout, with ONNX Runtime's own outputs
+    /// (tests/models/contrib_node_tests, written by scripts/make_contrib_cases.py):
+    /// GroupQueryAttention on a prompt, a decode step, a chunk after a cache, packed QKV,
+    /// rotary halves and interleaved pairs, a local window, softcap and scale, smooth softmax;
+    /// RotaryEmbedding with position ids, an offset, heads first and a partial rotation. Every
+    /// case passes both ways.
+    void contribNodeTests_data() {
+        QTest::addColumn<QString>("folder");
+        const fs::path root = fs::path(PLACER_SOURCE_DIR) / "tests/models/contrib_node_tests";
+        std::vector<fs::path> cases;
+        for (const auto& entry : fs::directory_iterator(root)) {
+            if (entry.is_directory())
+                cases.push_back(entry.path());
+        }
+        std::sort(cases.begin(), cases.end());
+        for (const fs::path& dir : cases)
+            QTest::newRow(dir.filename().string().c_str()) << QString::fromStdString(dir.string());
+    }
+    void contribNodeTests() {
+        QFETCH(QString, folder);
+        installConstantFolding();
+        DeviceRegistry registry;
+        const Outcome atLoad = runCase(folder.toStdString(), registry);
+        QVERIFY2(atLoad.passed, atLoad.reason.c_str());
+        const QTemporaryDir workspace;
+        Session session(SessionOptions{workspace.filePath("workspace.db").toStdString()});
+        const Outcome atRun = runCaseAtRunTime(folder.toStdString(), session);
+        QVERIFY2(atRun.passed, atRun.reason.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOnnxConformance)

@@ -225,6 +225,49 @@ private slots:
         QVERIFY2(made.warnings.empty(), made.warnings.empty() ? "" : made.warnings.front().c_str());
     }
 
+    /// A decoder as ONNX Runtime's model builder writes them (scripts/make_gqa_decoder.py):
+    /// com.microsoft GroupQueryAttention with rotary positions inside, the cache's lengths
+    /// computed from attention_mask in the graph, (Skip)SimplifiedLayerNormalization, packed and
+    /// separate q/k/v products, in float32 and with MatMulNBits. ONNX Runtime's 32 tokens on each
+    /// file (tests/benchmarks/ort_generate.js), on one vcpu and with the second layer on another;
+    /// read once, every step on the one program for every size.
+    void modelBuilderDecodersGenerateOnnxRuntimesTokens_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("devices");
+        for (const char* model : {"tiny_gqa_decoder", "tiny_gqa_decoder.q4"}) {
+            QTest::newRow((std::string(model) + ", one vcpu").c_str()) << model << "a:vcpu";
+            QTest::newRow((std::string(model) + ", two vcpus").c_str()) << model << "a:vcpu,b:vcpu";
+        }
+    }
+    void modelBuilderDecodersGenerateOnnxRuntimesTokens() {
+        QFETCH(QString, model);
+        QFETCH(QString, devices);
+        PlanRequest request;
+        request.devices = devices.toStdString();
+        request.defaultDevice = "a";
+        if (devices.contains(','))
+            request.pins.push_back(PinRequest{"re:^layers\\.1\\.", "b", false});
+        const auto planned = open(request, model.toStdString() + ".onnx");
+        const int read = m_session->counters().modelsRead;
+        GenerateRequest generate;
+        generate.prompt = ids("tiny_gqa_decoder.prompt.npy");
+        generate.maxNewTokens = 32;
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(joined(made.value().tokens), joined(ids(model.toStdString() + ".expected.npy")));
+        QCOMPARE(m_session->counters().modelsRead, read);
+        QCOMPARE(made.value().sizedSteps, 32);
+        QCOMPARE(made.value().cache.size(), std::size_t{4});
+        QCOMPARE(made.value().cache.front().first, std::string("present.0.key"));
+        QVERIFY2(made.value().warnings.empty(),
+                 made.value().warnings.empty() ? "" : made.value().warnings.front().c_str());
+        if (devices.contains(',')) {
+            const auto busy = made.value().busyPerTokenMs();
+            QCOMPARE(busy.size(), std::size_t{2});
+            QVERIFY(busy[0].second > 0 && busy[1].second > 0);
+        }
+    }
+
     void samplingFollowsItsSeed() {
         PlanRequest request;
         request.devices = "a:vcpu";

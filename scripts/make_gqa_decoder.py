@@ -15,7 +15,11 @@ seeded random weights (nothing downloaded, no PyTorch):
   32), as the builder's int4 models are.
 
   scripts/make_gqa_decoder.py DIR [--q4]   writes DIR/tiny_gqa_decoder[.q4].onnx and
-                                           tiny_gqa_decoder.prompt.npy (12 ids)
+                                           tiny_gqa_decoder.prompt.npy (12 ids): 2 layers,
+                                           hidden 64, 4 query and 2 kv heads of 16
+  ... DIR --small [--q4]                   gqa_decoder30m[.q4].onnx (8 layers, hidden 512,
+                                           8 query and 2 kv heads of 64, vocabulary 8192) and
+                                           its prompt of 32 ids, for bench_generate
 
 The expected tokens are ONNX Runtime's, made with tests/benchmarks/ort_generate.js on the file
 (tests/models/README.md says how).
@@ -27,7 +31,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-VOCAB, HIDDEN, HEADS, KV_HEADS, HEAD, LAYERS, FFN, POSITIONS = 96, 64, 4, 2, 16, 2, 128, 256
+SIZES = {
+    # vocabulary, hidden, query heads, kv heads, head, layers, MLP width, rotary positions
+    "tiny": (96, 64, 4, 2, 16, 2, 128, 256),
+    "small": (8192, 512, 8, 2, 64, 8, 1408, 2048),  # about 30M parameters
+}
 
 
 def main():
@@ -35,6 +43,9 @@ def main():
         sys.exit(__doc__)
     out_dir = sys.argv[1]
     q4 = "--q4" in sys.argv[2:]
+    size = "small" if "--small" in sys.argv[2:] else "tiny"
+    global VOCAB, HIDDEN, HEADS, KV_HEADS, HEAD, LAYERS, FFN, POSITIONS
+    VOCAB, HIDDEN, HEADS, KV_HEADS, HEAD, LAYERS, FFN, POSITIONS = SIZES[size]
     rng = np.random.default_rng(7)
     inits, nodes = [], []
 
@@ -158,10 +169,11 @@ def main():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8
-    name = "tiny_gqa_decoder.q4.onnx" if q4 else "tiny_gqa_decoder.onnx"
+    stem = "tiny_gqa_decoder" if size == "tiny" else "gqa_decoder30m"
+    name = stem + (".q4.onnx" if q4 else ".onnx")
     onnx.save(model, os.path.join(out_dir, name))
-    prompt = np.random.default_rng(3).integers(0, VOCAB, (1, 12)).astype(np.int64)
-    np.save(os.path.join(out_dir, "tiny_gqa_decoder.prompt.npy"), prompt)
+    prompt = np.random.default_rng(3).integers(0, VOCAB, (1, 12 if size == "tiny" else 32))
+    np.save(os.path.join(out_dir, stem + ".prompt.npy"), prompt.astype(np.int64))
     print(f"wrote {name}: {sum(np.prod(i.dims) for i in inits)} values")
 
 

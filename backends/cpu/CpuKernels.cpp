@@ -642,6 +642,10 @@ Result<std::unique_ptr<Kernel>> makeKernelFor(const KernelSpec& spec, CpuKernelC
         if (auto kernel = cpu::makeRoiAlign(spec))
             return Result<std::unique_ptr<Kernel>>(std::move(kernel));
     }
+    if (spec.node->op->kernel.family == KernelFamily::GroupQueryAttention) {
+        if (auto kernel = cpu::makeGroupQueryAttention(spec))
+            return Result<std::unique_ptr<Kernel>>(std::move(kernel));
+    }
     // MatMulNBits in float32: the CPU's own kernel, which keeps the weights in their codes as
     // it streams them (the shared functor runs the other types).
     if (spec.node->op->kernel.family == KernelFamily::BlockQuantMatmul &&

@@ -116,6 +116,9 @@ std::unique_ptr<Kernel> makeTopK(const KernelSpec& spec);
 /// RoiAlign in float32 with each region's sampling taps shared by its channels; null for other
 /// types (the shared functor runs them).
 std::unique_ptr<Kernel> makeRoiAlign(const KernelSpec& spec);
+/// ONNX Runtime's GroupQueryAttention in float32, each query row rotated once and its scores and
+/// values as vector products; null for other types (the shared functor runs them).
+std::unique_ptr<Kernel> makeGroupQueryAttention(const KernelSpec& spec);
 /// ConvTranspose in float32 without groups as oneDNN's deconvolution; null where oneDNN has no
 /// fast implementation or the padding is past what it takes (the shared functor runs those).
 std::unique_ptr<Kernel> makeDnnlDeconvolution(const KernelSpec& spec,

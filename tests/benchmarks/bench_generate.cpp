@@ -4,9 +4,11 @@
 // per model the time to the first token, the prompt's run alone (prefill, as ONNX Runtime's
 // first token is: its session is made before), decode tokens/s, per-token p50/p99, the share of
 // a decode step its kernels take (what a call costs beyond them), the ratios ours / ONNX
-// Runtime, and whether the tokens agree with PyTorch's (NAME.expected.npy). Our first token
-// includes the check of the program that runs every step (GenerateRequest::checkFirstStep);
-// making that program is before it, as ONNX Runtime's session is.
+// Runtime, and whether the tokens agree with the expected ones (NAME.expected.npy: PyTorch's
+// for scripts/make_decoder_model.py's decoders, ONNX Runtime's for make_gqa_decoder.py's). Our
+// first token includes the check of the program that runs every step
+// (GenerateRequest::checkFirstStep); making that program is before it, as ONNX Runtime's session
+// is.
 //
 //   bench_generate [--tokens N] [--only NAME,NAME]   the decoders in $PLACER_ONNX_MODELS
 //                                                    (scripts/make_decoder_model.py small|large
@@ -27,6 +29,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -151,18 +154,23 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
     for (Layout& layout : layouts) {
         Session session(SessionOptions{workspace.string()});
         if (layout.label[0] == '2') {
-            // The first half of the blocks on a, the second on b.
+            // The first half of the layers on a, the second on b: layers named as PyTorch's
+            // exports name them (/blocks.N/, /layers.N/) or as ONNX Runtime's model builder
+            // does (layers.N.).
             auto loaded = session.load(ModelSource{model});
+            const std::regex layerName(R"((?:^|[/.])(?:blocks|layers)\.(\d+)[/.])");
             int blocks = 0;
             if (loaded) {
-                for (const Node& node : loaded.value().graph.nodes())
-                    while (node.name.find("/blocks." + std::to_string(blocks) + "/") !=
-                           std::string::npos)
-                        ++blocks;
+                for (const Node& node : loaded.value().graph.nodes()) {
+                    std::smatch match;
+                    if (std::regex_search(node.name, match, layerName))
+                        blocks = std::max(blocks, std::stoi(match[1].str()) + 1);
+                }
             }
             for (int k = 0; k < blocks; ++k)
                 layout.request.pins.push_back(
-                    PinRequest{"/blocks." + std::to_string(k) + "/*", k < blocks / 2 ? "a" : "b"});
+                    PinRequest{"re:(^|[/.])(blocks|layers)\\." + std::to_string(k) + "[/.]",
+                               k < blocks / 2 ? "a" : "b", false});
         }
         auto opened = session.open(ModelSource{model}, layout.request);
         if (!opened) {
@@ -183,7 +191,7 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
             expected.resize(static_cast<std::size_t>(tokens));
         const bool same = expected.empty() || report.tokens == expected;
         if (!same)
-            bench::wrong(name + " (" + layout.label + "): the tokens differ from PyTorch's");
+            bench::wrong(name + " (" + layout.label + "): the tokens differ from the expected");
         const double perSecond = report.decodeTokensPerSecond();
         if (layout.label[0] == '1')
             oneVcpu = perSecond;
@@ -191,7 +199,8 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
                     "p99 %7.2f ms  kernels %5.1f %%  tokens %s  read %d time(s)\n",
                     name.c_str(), layout.label, report.timeToFirstTokenMs(), perSecond,
                     report.decodeLatencyMs(50), report.decodeLatencyMs(99),
-                    100.0 * (1.0 - report.overheadShare()), same ? "= PyTorch's" : "DIFFER",
+                    100.0 * (1.0 - report.overheadShare()),
+                    expected.empty() ? "unchecked" : (same ? "= expected" : "DIFFER"),
                     session.counters().modelsRead);
         if (layout.label[0] == '2' && oneVcpu > 0)
             std::printf("%-16s split over 2 vcpus / 1 vcpu decode tokens/s: %.2fx\n", name.c_str(),

@@ -19,6 +19,7 @@ commands:
   devices   list the physical devices this machine has (cpu, vcpuN, cuda:N)
   calibrate measure their FLOP/s, bandwidth and copies for the cost model (--mode auto)
   plans     save, list, show, diff, rename, duplicate and delete plans (SQLite workspace)
+  profile   put a profile made elsewhere (ONNX Runtime's) on a model's nodes: times, providers
   help      show this help, or `placer help COMMAND` for one command
 
 Run `placer COMMAND --help` for the options of a command.
@@ -93,6 +94,8 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
         return runCalibrateCommand(rest, in, out, err);
     if (command == "plans")
         return runPlansCommand(rest, in, out, err);
+    if (command == "profile")
+        return runProfileCommand(rest, in, out, err);
     err << "placer: unknown command '" << command << "'\n\n" << kUsage;
     return UsageError;
 }

@@ -32,6 +32,7 @@ __all__ = [
     "Run",
     "Workspace",
     "load",
+    "import_profile",
     "calibrate",
     "devices",
     "default_workspace",
@@ -174,6 +175,19 @@ def load(
     path = _path(path)
     handle = _session(workspace).load(path, options)
     return Model(path, options, handle, workspace)
+
+
+def import_profile(model: Union["Model", PathLike], profile: PathLike,
+                   workspace: Optional[PathLike] = None) -> dict:
+    """Puts a profile made elsewhere on a model's nodes, as ``placer profile import --json``:
+    ONNX Runtime's profile JSON (``enable_profiling``), its node events matched to the model's
+    nodes (the names its optimisations give them taken back, fused nodes mapped to their
+    members). Returns the runs, the match rate, each matched node's ``median_ms``, ``provider``
+    and ``fused`` members, and the ``unmatched_events`` and ``missing_nodes`` with why. Raises
+    :class:`PlacerError` for a file that is no profile, or a profile of another model."""
+    if not isinstance(model, Model):
+        model = load(model, workspace=workspace)
+    return model._handle.import_profile(_path(profile))
 
 
 def calibrate(quick: bool = False, iterations: int = 5, workspace: Optional[PathLike] = None) -> dict:

@@ -57,6 +57,7 @@ private slots:
     void modelFromStandardInput();
     void userErrors_data();
     void userErrors();
+    void profileImport();
     void usageErrors_data();
     void usageErrors();
     void binaryExitCodes();
@@ -561,6 +562,34 @@ void TestPlacerCli::usageErrors() {
     const Run run = placerRun(args);
     QCOMPARE(run.code, 2);
     QVERIFY2(run.err.contains(message), qPrintable(run.err));
+}
+
+// `placer profile import`: ONNX Runtime's profile on the model's nodes, as text and as JSON; a
+// profile of another model and a bad command line are errors.
+void TestPlacerCli::profileImport() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("workspace.db");
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_resnet.onnx");
+    const QString profile =
+        QStringLiteral(PLACER_SOURCE_DIR "/tests/models/profiles/tiny_resnet.ort.json");
+    Run run = placerRun({"profile", "import", model, profile, "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("25 of 25 compute nodes have a time"), qPrintable(run.out));
+    QVERIFY(run.out.contains("ReorderOutput"));
+    run = placerRun({"profile", "import", model, profile, "--json", "--db", db});
+    QCOMPARE(run.code, 0);
+    auto json = Json::parse(run.out.toStdString(), "stdout");
+    QVERIFY(json);
+    QCOMPARE(json.value().find("node_match_rate")->asDouble(), 1.0);
+    QCOMPARE(json.value().find("runs")->asInt(), std::int64_t{3});
+    const QString other =
+        QStringLiteral(PLACER_SOURCE_DIR "/tests/models/profiles/tiny_recurrent.ort.json");
+    run = placerRun({"profile", "import", model, other, "--db", db});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains("another model"), qPrintable(run.err));
+    run = placerRun({"profile", "import", model, "--db", db});
+    QCOMPARE(run.code, 2);
+    QVERIFY(run.err.contains("import MODEL PROFILE"));
 }
 
 void TestPlacerCli::binaryExitCodes() {

@@ -519,3 +519,29 @@ def test_generate_refuses_bad_input_with_a_sentence(workspace):
     # Sampling with a seed is reproducible.
     a = plan.generate(prompt, max_new_tokens=8, temperature=1.0, top_k=20, seed=3).tokens
     assert a == plan.generate(prompt, max_new_tokens=8, temperature=1.0, top_k=20, seed=3).tokens
+
+
+# --- profiles made elsewhere -----------------------------------------------------------------
+
+def test_import_profile_puts_onnx_runtimes_times_on_the_nodes(resnet, workspace):
+    profile = TEST_MODELS / "profiles" / "tiny_resnet.ort.json"
+    imported = placer.import_profile(resnet, profile)
+    assert imported["runs"] == 3
+    assert imported["node_match_rate"] == 1.0
+    stem = next(n for n in imported["nodes"] if n["name"] == "/stem/stem.0/Conv")
+    assert stem["provider"] == "CPUExecutionProvider"
+    assert stem["median_ms"] > 0
+    assert "/stem/stem.2/Relu" in stem["fused"]
+    assert all("layout" in e["why"] for e in imported["unmatched_events"])
+    # A path works as well as a loaded model.
+    again = placer.import_profile(MODELS / "tiny_resnet.onnx", profile, workspace=workspace)
+    assert again["nodes"] == imported["nodes"]
+
+
+def test_import_profile_of_another_model_says_so(resnet, tmp_path):
+    with pytest.raises(placer.PlacerError, match="another model"):
+        placer.import_profile(resnet, TEST_MODELS / "profiles" / "tiny_recurrent.ort.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"cat": "Node", "name": "x_kernel_time", "dur": ')
+    with pytest.raises(placer.PlacerError, match="not JSON"):
+        placer.import_profile(resnet, broken)

@@ -28,4 +28,9 @@ export XDG_DATA_HOME=$workspace
 # A decoder generating token by token: the timeline drawn per token.
 "$gui" "$root/tests/models/tiny_decoder.onnx" --devices a:vcpu,b:vcpu \
     --pin 're:^/blocks\.0/=a' --pin 're:^/blocks\.1/=b' --generate "$root/tests/models/tiny_decoder.prompt.npy" --screenshot "$images/generate.png"
-echo "screenshots: wrote main-window.png, pipeline.png, shared-input.png and generate.png in $images"
+# ONNX Runtime's profile of the ResNet beside a run of ours: its times on the nodes, its lane
+# under the run's on the timeline.
+"$gui" "$root/resources/models/tiny_resnet.onnx" --devices a:vcpu --run \
+    --profile "$root/tests/models/profiles/tiny_resnet.ort.json" --screenshot "$images/profile.png"
+echo "screenshots: wrote main-window.png, pipeline.png, shared-input.png, generate.png and" \
+    "profile.png in $images"

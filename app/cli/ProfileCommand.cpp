@@ -3,8 +3,6 @@
 // (io/ProfileImport.h).
 #include "cli/PlacerCli.h"
 
-#include "io/ProfileImport.h"
-#include "io/TextFile.h"
 #include "session/Session.h"
 #include "store/PlanStore.h"
 
@@ -86,12 +84,7 @@ int runProfileCommand(const std::vector<std::string>& args, std::istream&, std::
         err << "placer profile: " << model.error().toString() << "\n";
         return UserError;
     }
-    auto text = readTextFile(profilePath);
-    if (!text) {
-        err << "placer profile: " << text.error().toString() << "\n";
-        return UserError;
-    }
-    auto imported = importOnnxRuntimeProfile(model.value().graph, text.value(), profilePath);
+    auto imported = session.importProfile(model.value().graph, profilePath);
     if (!imported) {
         err << "placer profile: " << imported.error().toString() << "\n";
         return UserError;

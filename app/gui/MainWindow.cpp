@@ -36,7 +36,9 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
@@ -56,6 +58,8 @@
 #include <QUndoStack>
 #include <QUndoView>
 #include <QVBoxLayout>
+
+#include <map>
 
 namespace placer::gui {
 
@@ -265,6 +269,15 @@ void MainWindow::createActions() {
     file->addAction(tr("Save Plan &As…"), this, [this] { m_workspace->saveAsking({}, true); })
         ->setShortcut(QKeySequence::SaveAs);
     file->addAction(tr("Open &Workspace…"), m_workspace, &WorkspaceController::chooseWorkspace);
+    file->addAction(tr("Import &Profile…"), this,
+                    [this] {
+                        const QString path = QFileDialog::getOpenFileName(
+                            this, tr("Import Profile"), QString(),
+                            tr("ONNX Runtime profiles (*.json);;All files (*)"));
+                        if (!path.isEmpty())
+                            importProfile(path);
+                    })
+        ->setObjectName(QStringLiteral("importProfile"));
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
     for (const ExportKind& kind : exportKinds()) {
@@ -502,12 +515,96 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
         event->acceptProposedAction();
 }
 
+namespace {
+
+/// Whether `path` holds a profile (a JSON array of trace events, or an object of traceEvents)
+/// rather than a model (a JSON graph is an object of nodes).
+bool looksLikeProfile(const QString& path) {
+    if (!path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+        return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray head = file.read(4096).trimmed();
+    return head.startsWith('[') || head.contains("\"traceEvents\"");
+}
+
+} // namespace
+
 void MainWindow::dropEvent(QDropEvent* event) {
     const QList<QUrl> urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.front().isLocalFile()) {
         event->acceptProposedAction();
-        openFile(urls.front().toLocalFile());
+        const QString path = urls.front().toLocalFile();
+        if (looksLikeProfile(path))
+            importProfile(path);
+        else
+            openFile(path);
     }
+}
+
+bool MainWindow::importProfile(const QString& path) {
+    const Graph& graph = m_document->graph();
+    auto imported = m_document->session().importProfile(graph, path.toStdString());
+    if (!imported) {
+        showError(tr("Cannot import the profile"),
+                  QString::fromStdString(imported.error().toString()));
+        return false;
+    }
+    const ProfileImport& profile = imported.value();
+    std::vector<double> millis(graph.size(), -1);
+    std::vector<NodeId> fusedInto(graph.size());
+    for (const ImportedTime& time : profile.times) {
+        millis[time.node.index] = time.medianMicros / 1000;
+        fusedInto[time.node.index] = time.node;
+        for (const NodeId member : time.fused)
+            fusedInto[member.index] = time.node;
+    }
+    m_scene->setNodeTimes(millis);
+    m_scene->setFusion(fusedInto);
+    // The profile's lanes, one per provider, under the run's: each node where it started in the
+    // profile's last run, for its median time.
+    views::TimelineData timeline = m_timeline->data();
+    std::map<std::string, int> lanes;
+    double cursor = 0;
+    for (const ImportedTime& time : profile.times) {
+        const std::string provider = time.provider.empty() ? "ONNX Runtime" : time.provider;
+        auto [lane, fresh] = lanes.emplace(provider, static_cast<int>(timeline.lanes.size()));
+        if (fresh) {
+            // "CPUExecutionProvider" -> "CPU": the lane's name fits its column.
+            QString shortName = QString::fromStdString(provider);
+            shortName.remove(QStringLiteral("ExecutionProvider"));
+            timeline.lanes.push_back(tr("ONNX Runtime %1").arg(shortName));
+        }
+        views::TimelineBar bar;
+        bar.lane = lane->second;
+        bar.start = time.startMicros >= 0 ? time.startMicros : cursor;
+        bar.end = bar.start + time.medianMicros;
+        cursor = bar.end;
+        bar.colour = QColor(0x8e, 0x6c, 0xc8);
+        const Node& node = graph.node(time.node);
+        bar.label = QString::fromStdString(node.name);
+        bar.tooltip =
+            tr("%1 (%2): %3 ms in ONNX Runtime's profile, as %4 on %5")
+                .arg(QString::fromStdString(node.name), QString::fromStdString(node.op->name))
+                .arg(time.medianMicros / 1000, 0, 'f', 3)
+                .arg(QString::fromStdString(time.op), QString::fromStdString(provider));
+        timeline.duration = std::max(timeline.duration, bar.end);
+        timeline.bars.push_back(std::move(bar));
+    }
+    m_timeline->setData(std::move(timeline));
+    statusBar()->showMessage(
+        tr("Profile %1 (ONNX Runtime, %n run(s)): %2 of %3 nodes timed, %4 events no node of "
+           "the model",
+           nullptr, profile.runs)
+            .arg(QFileInfo(path).fileName())
+            .arg(profile.nodesWithTimes())
+            .arg(profile.computeNodes)
+            .arg(profile.unmatchedEvents.size()),
+        12000);
+    for (const std::string& warning : profile.warnings)
+        statusBar()->showMessage(QString::fromStdString(warning), 12000);
+    return true;
 }
 
 bool MainWindow::savePlan(const QString& name) {

@@ -73,6 +73,10 @@ public:
     /// Opens a model file; a bad file shows an error dialog and leaves the current graph open.
     /// Large files are read in the background (true means started; layoutFinished follows).
     bool openFile(const QString& path);
+    /// Puts a profile made elsewhere (ONNX Runtime's) on the open graph: its times on the nodes,
+    /// its fused groups, its lanes on the timeline beside the run's; a profile that does not fit
+    /// shows an error dialog and leaves the overlay as it was (io/ProfileImport.h).
+    bool importProfile(const QString& path);
     /// Per node, the median time of the last run in ms (-1 where none); empty without a run of
     /// the current graph.
     std::vector<double> lastNodeMillis() const;

@@ -180,7 +180,14 @@ int main(int argc, char** argv) {
                                 "Generate from the plan before the screenshot (a decoder with a "
                                 "KV cache): the prompt's token ids (1,2,3) or a .npy file."),
         QStringLiteral("prompt"));
-    parser.addOptions({screenshot, runFirst, runOnHosts, collapse, expand, generateFirst});
+    const QCommandLineOption profileOption(
+        QStringLiteral("profile"),
+        QApplication::translate("main",
+                                "Put a profile made elsewhere (ONNX Runtime's JSON) on the graph "
+                                "once it is open, as File ▸ Import Profile… does."),
+        QStringLiteral("file"));
+    parser.addOptions(
+        {screenshot, runFirst, runOnHosts, collapse, expand, generateFirst, profileOption});
     parser.process(app);
 
     gui::MainWindow window;
@@ -273,6 +280,8 @@ int main(int argc, char** argv) {
             if (!failure.isEmpty())
                 return fail(failure);
         }
+        if (parser.isSet(profileOption) && !window.importProfile(parser.value(profileOption)))
+            return fail(QStringLiteral("cannot import ") + parser.value(profileOption));
         if (!parser.isSet(expand)) // an opened group is shown where it is
             window.view()->fitAll();
         QApplication::processEvents();
@@ -283,6 +292,10 @@ int main(int argc, char** argv) {
         return 0;
     }
     window.show();
+    if (parser.isSet(profileOption)) {
+        const QString profile = parser.value(profileOption);
+        QTimer::singleShot(0, &window, [&window, profile] { window.importProfile(profile); });
+    }
     // After an unclean exit, the unsaved edits kept as drafts are offered back.
     QTimer::singleShot(0, &window, [&window] { window.workspace()->offerAbandonedDrafts(); });
     return app.exec();

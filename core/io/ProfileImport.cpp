@@ -268,8 +268,9 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
     imported.path = path;
     imported.events = static_cast<int>(nodeEvents.size());
     struct Collected {
-        std::map<int, double> perRun; // run -> summed micros
-        std::vector<double> alone;    // events outside any run span
+        std::map<int, double> perRun;     // run -> summed micros
+        std::map<int, double> firstStart; // run -> the earliest event's start
+        std::vector<double> alone;        // events outside any run span
         int events = 0;
         std::string provider, event, op;
         std::vector<NodeId> fused;
@@ -329,10 +330,14 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
             nchwcAnchors.push_back(anchor);
         Collected& into = collected[anchor.index];
         const int run = runOf(event.ts);
-        if (run < 0)
+        if (run < 0) {
             into.alone.push_back(event.dur);
-        else
+        } else {
             into.perRun[run] += event.dur;
+            const auto [at, fresh] = into.firstStart.emplace(run, event.ts);
+            if (!fresh)
+                at->second = std::min(at->second, event.ts);
+        }
         ++into.events;
         if (into.event.empty()) {
             into.event = event.name;
@@ -425,10 +430,14 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
                 ++imported.matchedEvents;
                 const std::vector<NodeId>& members = islands[k];
                 Collected& into = collected[members.front().index];
-                if (run < 0)
+                if (run < 0) {
                     into.alone.push_back(event.dur);
-                else
+                } else {
                     into.perRun[run] += event.dur;
+                    const auto [at, fresh] = into.firstStart.emplace(run, event.ts);
+                    if (!fresh)
+                        at->second = std::min(at->second, event.ts);
+                }
                 ++into.events;
                 if (into.event.empty()) {
                     into.event = event.name;
@@ -462,6 +471,11 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
         time.event = into.event;
         time.op = into.op;
         time.fused = into.fused;
+        if (!runs.empty()) {
+            const int last = static_cast<int>(runs.size()) - 1;
+            if (const auto at = into.firstStart.find(last); at != into.firstStart.end())
+                time.startMicros = at->second - runs[static_cast<std::size_t>(last)].first;
+        }
         imported.times.push_back(std::move(time));
     }
     for (auto& [name, entry] : unmatched) {

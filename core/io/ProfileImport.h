@@ -23,6 +23,9 @@ struct ImportedTime {
     std::string provider;    ///< "CPUExecutionProvider", "CUDAExecutionProvider"
     std::string event;       ///< the name the profile gave the node
     std::string op;          ///< the op the profile ran ("Conv", "FusedMatMul", "Gemm")
+    /// When it started in the profile's last run, from the run's start (-1: the profile has no
+    /// run spans): where a timeline draws it.
+    double startMicros = -1;
     /// The model's nodes it computed besides this one (a Relu fused into a Conv): their time is
     /// in this one's.
     std::vector<NodeId> fused;

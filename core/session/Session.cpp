@@ -4,6 +4,7 @@
 
 #include "device/DeviceRegistry.h"
 #include "device/Ranks.h"
+#include "io/TextFile.h"
 #include "ir/ConstantFolding.h"
 #include "passes/PostOpFusion.h"
 #include "plan/Planner.h"
@@ -307,6 +308,13 @@ store::GenerationRecord generationRecord(const GenerationReport& report) {
     record.tokensPerSecond = report.decodeTokensPerSecond();
     record.report = generationJson(report);
     return record;
+}
+
+Result<ProfileImport> Session::importProfile(const Graph& graph, const std::string& path) const {
+    auto text = readTextFile(path);
+    if (!text)
+        return text.error();
+    return importOnnxRuntimeProfile(graph, text.value(), path);
 }
 
 Result<std::size_t> Session::recordCosts(const RunOutcome& outcome) const {

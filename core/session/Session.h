@@ -12,6 +12,7 @@
 
 #include "device/DeviceMapping.h"
 #include "io/ModelLoader.h"
+#include "io/ProfileImport.h"
 #include "ir/HostTensor.h"
 #include "ir/Result.h"
 #include "plan/Annotations.h"
@@ -214,6 +215,10 @@ public:
     Result<GenerationReport> generate(std::shared_ptr<const PlannedModel> planned,
                                       const GenerateRequest& request,
                                       const TokenCallback& onToken = {});
+
+    /// A profile made elsewhere (ONNX Runtime's JSON, the file at `path`) on `graph`'s nodes
+    /// (io/ProfileImport.h): an error when the file cannot be read or is no profile of it.
+    Result<ProfileImport> importProfile(const Graph& graph, const std::string& path) const;
 
     /// How many times this session read, planned and instantiated models.
     const SessionCounters& counters() const { return m_counters; }

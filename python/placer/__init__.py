@@ -187,7 +187,9 @@ def import_profile(model: Union["Model", PathLike], profile: PathLike,
     :class:`PlacerError` for a file that is no profile, or a profile of another model."""
     if not isinstance(model, Model):
         model = load(model, workspace=workspace)
-    return model._handle.import_profile(_path(profile))
+    elif workspace is None:
+        workspace = model._workspace
+    return _session(workspace).import_profile(model._handle, _path(profile))
 
 
 def calibrate(quick: bool = False, iterations: int = 5, workspace: Optional[PathLike] = None) -> dict:

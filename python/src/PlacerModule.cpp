@@ -7,8 +7,6 @@
 #include "device/DeviceRegistry.h"
 #include "io/Npy.h"
 #include "io/OnnxWriter.h"
-#include "io/ProfileImport.h"
-#include "io/TextFile.h"
 #include "report/PlanExport.h"
 #include "report/RunReport.h"
 #include "session/PlanOptionText.h"
@@ -563,6 +561,21 @@ PYBIND11_MODULE(_placer, m) {
              }),
              py::arg("workspace") = "")
         .def_property_readonly("workspace", &Session::workspacePath)
+        .def("import_profile",
+             [](Session& session, const ModelHandle& h, const std::string& path) {
+                 // ONNX Runtime's profile on the model's nodes (io/ProfileImport.h).
+                 std::string report;
+                 {
+                     py::gil_scoped_release release;
+                     auto imported = session.importProfile(h.model->graph, path);
+                     report = imported
+                                  ? profileImportJson(h.model->graph, imported.value()).dump(-1)
+                                  : "!" + imported.error().toString();
+                 }
+                 if (!report.empty() && report[0] == '!')
+                     fail(report.substr(1));
+                 return parseJson(report);
+             })
         .def("load", &load)
         .def("plan", &plan)
         .def("run",
@@ -637,26 +650,9 @@ PYBIND11_MODULE(_placer, m) {
         return parseJson(generationJson(h.report));
     });
 
-    py::class_<ModelHandle>(m, "Model")
-        .def("info", [](const ModelHandle& h) { return modelInfo(*h.model); })
-        .def("import_profile", [](const ModelHandle& h, const std::string& path) {
-            // ONNX Runtime's profile on the model's nodes (io/ProfileImport.h).
-            std::string report;
-            {
-                py::gil_scoped_release release;
-                auto text = readTextFile(path);
-                if (text) {
-                    auto imported = importOnnxRuntimeProfile(h.model->graph, text.value(), path);
-                    report = imported ? profileImportJson(h.model->graph, imported.value()).dump(-1)
-                                      : "!" + imported.error().toString();
-                } else {
-                    report = "!" + text.error().toString();
-                }
-            }
-            if (!report.empty() && report[0] == '!')
-                fail(report.substr(1));
-            return parseJson(report);
-        });
+    py::class_<ModelHandle>(m, "Model").def("info", [](const ModelHandle& h) {
+        return modelInfo(*h.model);
+    });
 
     py::class_<PlanHandle>(m, "Plan")
         .def("info", [](const PlanHandle& h) { return modelInfo(h.planned->model); })

@@ -1395,6 +1395,46 @@ private slots:
         QCOMPARE(placement(*window.document()), after);
     }
 
+    /// An ONNX Runtime profile dropped on the window: its times on the nodes (a convolution's
+    /// activation shown as fused into it), a lane per provider on the timeline, the source in the
+    /// status bar. A profile of another model, dropped after it, is an error dialog that says so,
+    /// and the first profile's overlay stays.
+    void droppingAProfileShowsItsTimesOnTheGraph() {
+        gui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        openAndWait(window, kModels + "tiny_resnet.onnx");
+        const auto drop = [&](const QString& file) {
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(file)});
+            const QPoint at = window.rect().center();
+            QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent dropped(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &dropped);
+        };
+        const QString profiles = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/profiles/");
+        drop(profiles + "tiny_resnet.ort.json");
+        QVERIFY(takeErrorDialogs(window).isEmpty());
+        const NodeId stem = nodeNamed(window, "/stem/stem.0/Conv");
+        QVERIFY(window.scene()->nodeItem(stem));
+        QVERIFY(window.scene()->nodeItem(stem)->timingMillis() > 0);
+        const views::TimelineData& timeline = window.timeline()->data();
+        QVERIFY(std::find(timeline.lanes.begin(), timeline.lanes.end(),
+                          QStringLiteral("ONNX Runtime CPU")) != timeline.lanes.end());
+        QVERIFY(timeline.bars.size() >= 16);
+        QVERIFY(window.statusBar()->currentMessage().contains("25 of 25 nodes timed"));
+        // Another model's profile.
+        drop(profiles + "tiny_recurrent.ort.json");
+        const QStringList errors = takeErrorDialogs(window);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.front().contains("another model"), qPrintable(errors.front()));
+        QVERIFY(window.scene()->nodeItem(stem)->timingMillis() > 0);
+        // The menu's action is there for those who do not drop.
+        QVERIFY(window.findChild<QAction*>(QStringLiteral("importProfile")));
+    }
+
     void rendersNonTrivially() {
         gui::MainWindow window;
         window.resize(1200, 800);

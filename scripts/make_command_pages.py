@@ -13,7 +13,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "user" / "cli"
-COMMANDS = ["plan", "compile", "run", "generate", "devices", "calibrate", "plans", "profile"]
+COMMANDS = ["plan", "compile", "run", "generate", "devices", "calibrate", "plans", "profile", "machine"]
 BEGIN = "<!-- options: written by scripts/make_command_pages.py from `placer {} --help` -->"
 END = "<!-- end of options -->"
 

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ["plan", "compile", "run", "generate", "devices", "calibrate", "plans", "profile"]
+COMMANDS = ["plan", "compile", "run", "generate", "devices", "calibrate", "plans", "profile", "machine"]
 
 
 def help_of(program, *args, env=None):

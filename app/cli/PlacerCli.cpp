@@ -20,6 +20,7 @@ commands:
   calibrate measure their FLOP/s, bandwidth and copies for the cost model (--mode auto)
   plans     save, list, show, diff, rename, duplicate and delete plans (SQLite workspace)
   profile   put a profile made elsewhere (ONNX Runtime's) on a model's nodes: times, providers
+  machine   describe this machine as a machine file, for plan --machine (machines you do not have)
   help      show this help, or `placer help COMMAND` for one command
 
 Run `placer COMMAND --help` for the options of a command.
@@ -96,6 +97,8 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
         return runPlansCommand(rest, in, out, err);
     if (command == "profile")
         return runProfileCommand(rest, in, out, err);
+    if (command == "machine")
+        return runMachineCommand(rest, in, out, err);
     err << "placer: unknown command '" << command << "'\n\n" << kUsage;
     return UsageError;
 }

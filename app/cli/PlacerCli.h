@@ -33,6 +33,8 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream& in, st
 int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                        std::ostream& err);
 /// `placer calibrate` (CalibrateCommand.cpp).
+int runMachineCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                      std::ostream& err);
 int runProfileCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                       std::ostream& err);
 int runCalibrateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,

@@ -24,6 +24,10 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB
                              (default: cpu:cpu,gpu:cuda, or the devices a JSON graph names).
                              Relay meta[VirtualDevice][i] is the i-th device of this list.
+  --machine FILE             plan for the machine FILE describes (docs/user/machines.md): its
+                             devices, named HOST.DEVICE (node0.cuda0), and its profiles and
+                             links to cost the plan in every mode; placer machine describe
+                             writes this machine's. Such a plan is not run here
   --default NAME             where unconstrained work goes (default: first non-host device)
   --host NAME                where host-only ops run (default: first cpu device)
   --pin NODE=DEV             run NODE on DEV; NODE is a name, alias or glob, or re:REGEX

@@ -22,6 +22,8 @@ OpWork opWork(const Graph& graph, NodeId id) {
         outElems += static_cast<double>(output.elementCount());
     }
     work.flops = outElems;
+    if (!node.outputs.empty())
+        work.dtype = node.outputs[0].dtype;
     const KernelFamily family = node.op->kernel.family;
     if (family == KernelFamily::Conv && node.inputs.size() >= 2) {
         // Per output element, one multiply-add per weight of its group's filter.
@@ -320,8 +322,9 @@ LinkProfile CostModel::link(DeviceId from, DeviceId to) const {
 double CostModel::roofline(const OpWork& work, DeviceId device) const {
     const DeviceProfile& p = physical(device);
     const double share = p.gpu ? 1.0 : cpuShare();
-    return p.launchMicros +
-           std::max(work.flops / p.flopsPerMicro, work.bytes / p.bytesPerMicro) / share;
+    const auto typed = p.typedFlopsPerMicro.find(work.dtype);
+    const double rate = typed != p.typedFlopsPerMicro.end() ? typed->second : p.flopsPerMicro;
+    return p.launchMicros + std::max(work.flops / rate, work.bytes / p.bytesPerMicro) / share;
 }
 
 CostModel::NodeCost CostModel::nodeCost(const Graph& graph, NodeId node, DeviceId device) const {

@@ -32,6 +32,7 @@ namespace placer {
 struct OpWork {
     double flops = 0;
     double bytes = 0;
+    DType dtype = DType::Float32; ///< what it computes in: its first output's type
 };
 OpWork opWork(const Graph& graph, NodeId node);
 
@@ -42,6 +43,9 @@ struct DeviceProfile {
     /// Peak FLOP per µs: a CPU core with two AVX2 FMA units at 3 GHz, 1e5 (100 GFLOP/s),
     /// until calibrated.
     double flopsPerMicro = 1e5;
+    /// Peak FLOP per µs of the element types whose rate is not flopsPerMicro's (a GPU's tensor
+    /// cores in bfloat16): a machine file's peaks (plan/MachineFile.h).
+    std::map<DType, double> typedFlopsPerMicro;
     double bytesPerMicro = 2e4; ///< memory bandwidth, bytes per µs (2e4: 20 GB/s)
     double launchMicros = 2;    ///< fixed time per kernel
     /// The executor's time per op around the kernel (dispatch, dependencies), which a kernel's

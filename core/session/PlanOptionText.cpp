@@ -1,7 +1,9 @@
 // Parsing the plan options as people write them (session/PlanOptionText.h).
 #include "session/PlanOptionText.h"
 
+#include "io/TextFile.h"
 #include "plan/Glob.h"
+#include "plan/MachineFile.h"
 #include "plan/Split.h"
 
 #include <charconv>
@@ -10,9 +12,9 @@ namespace placer {
 
 const std::vector<std::string>& planOptionNames() {
     static const std::vector<std::string> kNames = {
-        "format", "input-shape", "devices",       "default",  "host",
-        "pin",    "pin-fixed",   "rule",          "fallback", "split",
-        "mode",   "constants",   "micro-batches", "stream",   "cost-at"};
+        "format",        "input-shape", "devices",  "default", "host", "pin",
+        "pin-fixed",     "rule",        "fallback", "split",   "mode", "constants",
+        "micro-batches", "stream",      "cost-at",  "machine"};
     return kNames;
 }
 
@@ -31,7 +33,22 @@ std::optional<std::string> takePlanOption(std::string_view name, const std::stri
             return "--input-shape " + shape.error().message;
         source->inputShapes[shape.value().first] = shape.value().second;
     } else if (name == "devices") {
+        if (request->machine)
+            return "--devices: the machine file " + value + " gives the devices; leave one out";
         request->devices = value;
+    } else if (name == "machine") {
+        if (request->devices)
+            return "--machine " + value +
+                   ": the machine file gives the devices; leave --devices "
+                   "out";
+        auto text = readTextFile(value);
+        if (!text)
+            return "--machine " + text.error().toString();
+        auto machine = parseMachineFile(text.value(), value);
+        if (!machine)
+            return "--machine " + machine.error().toString();
+        request->devices = machine.value().deviceSpec();
+        request->machine = std::make_shared<const MachineFile>(machine.take());
     } else if (name == "default") {
         request->defaultDevice = value;
     } else if (name == "host") {

@@ -474,6 +474,11 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
                                                  const RunRequest& request,
                                                  const RunCallbacks& callbacks) {
     std::lock_guard lock(m_running);
+    if (planned->request.machine)
+        return SourceError::sentence(
+            "the plan is for the machine '" + planned->request.machine->name +
+            "' (--machine), which this one is not: its prediction is what placer plan shows; "
+            "runs on simulated devices are not built yet");
     std::string replannedNote;
     const std::shared_ptr<const PlannedModel> opened = planned;
     // A stream's data is one batch (repeated for each) or every batch stacked on axis 0 (N

@@ -175,6 +175,9 @@ Result<PlannedModel> Session::plan(LoadedModel model, const PlanRequest& request
         !valid.ok())
         return valid.error();
     PlanOptions options = request.options;
+    if (request.machine && !options.costs)
+        options.costs =
+            std::make_shared<const CostModel>(machineFileCosts(*request.machine, model.devices));
     if (options.mode == PlanMode::Auto && !options.costs) {
         if (auto note = calibrateIfMissing(m_workspace))
             planned.warnings.push_back(*note);

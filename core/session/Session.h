@@ -17,6 +17,7 @@
 #include "ir/Result.h"
 #include "plan/Annotations.h"
 #include "plan/CostModel.h"
+#include "plan/MachineFile.h"
 #include "plan/Plan.h"
 #include "plan/PlanWorkspace.h"
 #include "report/RunOutcome.h"
@@ -70,6 +71,10 @@ struct PlanRequest {
     /// optimised (auto mode predicts fused groups then).
     std::vector<DeviceMapRequest> maps;
     bool optimize = true;
+    /// A machine the plan is for, which this one is not (plan/MachineFile.h): its devices are
+    /// the plan's, and its profiles and links cost it (every mode predicts with them). Such a
+    /// plan is not run here.
+    std::shared_ptr<const MachineFile> machine;
 };
 
 /// A loaded model and its plan.

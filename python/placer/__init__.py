@@ -269,6 +269,7 @@ class Model:
         inputs: Optional[Mapping[str, Any]] = None,
         micro_batches: Optional[int] = None,
         stream: Optional[int] = None,
+        machine: Optional[PathLike] = None,
     ) -> "Plan":
         """Plans where every node runs, as ``placer plan`` does.
 
@@ -289,8 +290,14 @@ class Model:
         stream: throughput mode: this many batches back to back through the pipeline, every
             input the batches stacked on axis 0 (``placer run --stream``); the run's
             ``report["stream"]`` gives items per second and each batch's latency.
+        machine: a machine file (``placer plan --machine``): plan for that machine, its devices
+            the plan's and its rates the costs; such a plan is predicted, not run here.
         """
         options = list(self._options)
+        if machine is not None:
+            if devices is not None:
+                raise PlacerError("machine= gives the devices; leave devices= out")
+            options.append(("machine", _path(machine)))
         if devices is not None:
             options.append(("devices", _devices_text(devices)))
         for name, value in (("default", default), ("host", host), ("fallback", fallback),

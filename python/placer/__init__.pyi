@@ -54,6 +54,7 @@ class Model:
         inputs: Optional[Mapping[str, Any]] = ...,
         micro_batches: Optional[int] = ...,
         stream: Optional[int] = ...,
+        machine: Optional[PathLike] = ...,
     ) -> Plan: ...
 
 class Plan:

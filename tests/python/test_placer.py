@@ -545,3 +545,16 @@ def test_import_profile_of_another_model_says_so(resnet, tmp_path):
     broken.write_text('[{"cat": "Node", "name": "x_kernel_time", "dur": ')
     with pytest.raises(placer.PlacerError, match="not JSON"):
         placer.import_profile(resnet, broken)
+
+
+# --- machines you do not have ----------------------------------------------------------------
+
+def test_a_plan_for_a_machine_file_is_predicted_not_run(resnet):
+    plan = resnet.plan(machine=ROOT / "resources" / "machines" / "2x8-h100.json", mode="auto")
+    names = {d["name"] for d in plan.devices}
+    assert "node1.cuda7" in names and "node0.cpu" in names
+    assert plan.report["prediction"]["latency_ms"] > 0
+    with pytest.raises(placer.PlacerError, match="2x8-h100"):
+        plan.run()
+    with pytest.raises(placer.PlacerError, match="leave devices"):
+        resnet.plan(machine=ROOT / "resources" / "machines" / "2x8-h100.json", devices="a:cpu")

@@ -348,6 +348,16 @@ void MainWindow::createActions() {
         ->setShortcut(Qt::CTRL | Qt::Key_D);
     devicesMenu->addAction(tr("&Calibrate This Machine…"), this, [this] { calibrate(); })
         ->setObjectName(QStringLiteral("calibrate"));
+    devicesMenu
+        ->addAction(tr("Plan for a &Machine…"), this,
+                    [this] {
+                        const QString path = QFileDialog::getOpenFileName(
+                            this, tr("Plan for a Machine"), QString(),
+                            tr("Machine files (*.json);;All files (*)"));
+                        if (!path.isEmpty())
+                            openMachine(path);
+                    })
+        ->setObjectName(QStringLiteral("planForMachine"));
     // Alt+1 … Alt+9: the selection pinned to the palette's first … ninth device, one undo step
     // as a drop is (for the keyboard, screen readers and scripted tests).
     QMenu* pinMenu = devicesMenu->addMenu(tr("&Pin Selection To"));
@@ -541,6 +551,57 @@ void MainWindow::dropEvent(QDropEvent* event) {
         else
             openFile(path);
     }
+}
+
+void MainWindow::setMachine(std::shared_ptr<const MachineFile> machine) {
+    if (!machine) {
+        m_document->setCostSource([this](const DeviceSet& devices) {
+            return std::make_shared<const CostModel>(machineCosts(devices, m_workspace->store()));
+        });
+        return;
+    }
+    m_document->setCostSource([machine](const DeviceSet& devices) {
+        return std::make_shared<const CostModel>(machineFileCosts(*machine, devices));
+    });
+    statusBar()->showMessage(tr("Planned for the machine %1 (%n device(s)): its rates and links "
+                                "cost every plan",
+                                nullptr, static_cast<int>(machine->devices.size()))
+                                 .arg(QString::fromStdString(machine->name)),
+                             12000);
+}
+
+bool MainWindow::openMachine(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        showError(tr("Cannot open the machine file"), tr("%1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    const QByteArray bytes = file.readAll();
+    auto machine =
+        parseMachineFile(std::string_view(bytes.constData(), bytes.size()), path.toStdString());
+    if (!machine) {
+        showError(tr("Cannot open the machine file"),
+                  QString::fromStdString(machine.error().toString()));
+        return false;
+    }
+    auto devices = DeviceSet::parse(machine.value().deviceSpec());
+    if (!devices) {
+        showError(tr("Cannot open the machine file"),
+                  QString::fromStdString(devices.error().toString()));
+        return false;
+    }
+    const auto count = static_cast<std::size_t>(devices.value().size());
+    QString error;
+    auto snapshot = m_document->withDevices(devices.value(), std::vector<int>(count, -1),
+                                            std::vector<QColor>(count),
+                                            std::vector<std::string>(count), &error);
+    if (!snapshot) {
+        showError(tr("Cannot plan for the machine"), error);
+        return false;
+    }
+    setMachine(std::make_shared<const MachineFile>(machine.take()));
+    m_undo->push(new SetDevicesCommand(m_document, std::move(*snapshot)));
+    return true;
 }
 
 bool MainWindow::importProfile(const QString& path) {

@@ -77,6 +77,14 @@ public:
     /// its fused groups, its lanes on the timeline beside the run's; a profile that does not fit
     /// shows an error dialog and leaves the overlay as it was (io/ProfileImport.h).
     bool importProfile(const QString& path);
+    /// Plans for the machine `machine` describes (plan/MachineFile.h, --machine): its rates and
+    /// links cost every plan and prediction, and the status bar says so; null goes back to
+    /// this machine's calibration.
+    void setMachine(std::shared_ptr<const MachineFile> machine);
+    /// Devices ▸ Plan for a Machine…: the open graph planned for the machine file at `path`,
+    /// its devices in the palette (one undo step, as the device editor's) and its rates the
+    /// costs; a bad file shows an error dialog with its line and changes nothing.
+    bool openMachine(const QString& path);
     /// Per node, the median time of the last run in ms (-1 where none); empty without a run of
     /// the current graph.
     std::vector<double> lastNodeMillis() const;

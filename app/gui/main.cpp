@@ -146,7 +146,9 @@ int main(int argc, char** argv) {
         {"micro-batches",
          QT_TRANSLATE_NOOP("main", "Pipeline the plan in M micro-batches of the batch.")},
         {"stream", QT_TRANSLATE_NOOP("main", "Throughput mode: N batches back to back through the "
-                                             "pipeline.")}};
+                                             "pipeline.")},
+        {"machine", QT_TRANSLATE_NOOP("main", "Plan for the machine a machine file describes: its "
+                                              "devices, costed by its rates.")}};
     QList<QCommandLineOption> planCommandOptions;
     for (const auto& [name, description] : planOptions)
         planCommandOptions.append(QCommandLineOption(QString::fromLatin1(name),
@@ -223,6 +225,8 @@ int main(int argc, char** argv) {
             return fail(QString::fromStdString(planned.error().toString()));
         for (const std::string& warning : planned.value().warnings)
             std::fprintf(stderr, "placement-explorer: warning: %s\n", warning.c_str());
+        if (request.machine)
+            window.setMachine(request.machine);
         window.document()->setModel(std::move(planned.value().model),
                                     QString::fromStdString(source.path), source.inputShapes);
         window.document()->setOptions(request.options);

@@ -1435,6 +1435,38 @@ private slots:
         QVERIFY(window.findChild<QAction*>(QStringLiteral("importProfile")));
     }
 
+    /// Devices ▸ Plan for a Machine…: the 2x8-H100 machine file's 18 devices in the palette, one
+    /// undo step, its rates costing the prediction; a bad file is an error dialog with its line,
+    /// and the devices stay.
+    void planningForAMachineFile() {
+        gui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        openAndWait(window, kModels + "tiny_resnet.onnx");
+        QVERIFY(window.findChild<QAction*>(QStringLiteral("planForMachine")));
+        const int undo = window.undoStack()->count();
+        QVERIFY(window.openMachine(
+            QStringLiteral(PLACER_SOURCE_DIR "/resources/machines/2x8-h100.json")));
+        QVERIFY(takeErrorDialogs(window).isEmpty());
+        QCOMPARE(window.document()->devices().size(), 18);
+        QVERIFY(window.devicePalette()->chip(QStringLiteral("node1.cuda7")));
+        QCOMPARE(window.undoStack()->count(), undo + 1);
+        QVERIFY(window.statusBar()->currentMessage().contains("2x8-h100"));
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.json");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"name\": \"m\",\n\"hosts\": 3}");
+        file.close();
+        QVERIFY(!window.openMachine(bad));
+        const QStringList errors = takeErrorDialogs(window);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.front().contains("bad.json:"), qPrintable(errors.front()));
+        QCOMPARE(window.document()->devices().size(), 18);
+        window.undoStack()->undo();
+        QVERIFY(window.document()->devices().size() < 18);
+    }
+
     void rendersNonTrivially() {
         gui::MainWindow window;
         window.resize(1200, 800);

@@ -8,7 +8,6 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <ostream>
 
 namespace placer::cli {
@@ -33,36 +32,17 @@ options:
 
 int runMachineCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
                       std::ostream& err) {
-    std::vector<std::string> positional;
-    std::string output, db = store::PlanStore::defaultPath();
-    ArgumentList list(args);
-    std::string arg;
-    while (list.next(&arg)) {
-        const std::string name = list.optionName(arg);
-        std::string error;
-        if (name == "-h" || name == "--help") {
-            out << kMachineHelp;
-            return Ok;
-        }
-        if (name == "-o" || name == "--output" || name == "--db") {
-            std::string value;
-            if (!list.value(name, &value, &error)) {
-                err << "placer machine: " << error << "\n";
-                return UsageError;
-            }
-            (name == "--db" ? db : output) = value;
-        } else if (name.rfind("-", 0) == 0 && name.size() > 1) {
-            err << "placer machine: unknown option " << name << "\n\n" << kMachineHelp;
-            return UsageError;
-        } else {
-            positional.push_back(arg);
-        }
-    }
-    if (positional.size() != 1 || positional[0] != "describe") {
+    WordArguments parsed;
+    parsed.db = store::PlanStore::defaultPath();
+    if (const int code =
+            parseWordArguments(args, "machine", kMachineHelp, false, &parsed, out, err);
+        code >= 0)
+        return code;
+    if (parsed.words.size() != 1 || parsed.words[0] != "describe") {
         err << "placer machine: expected 'describe'\n\n" << kMachineHelp;
         return UsageError;
     }
-    auto workspace = store::PlanStore::open(db);
+    auto workspace = store::PlanStore::open(parsed.db);
     if (!workspace) {
         err << "placer machine: " << workspace.error().toString() << "\n";
         return UserError;
@@ -84,17 +64,7 @@ int runMachineCommand(const std::vector<std::string>& args, std::istream&, std::
     const std::int64_t memory =
         pages > 0 && pageSize > 0 ? static_cast<std::int64_t>(pages) * pageSize : 0;
     const std::string text = describeMachine(host, calibration, memory).toJson().dump(2) + "\n";
-    if (output.empty()) {
-        out << text;
-        return Ok;
-    }
-    std::ofstream file(output, std::ios::binary);
-    file << text;
-    if (!file) {
-        err << "placer machine: cannot write " << output << "\n";
-        return UserError;
-    }
-    return Ok;
+    return writeOutput(text, parsed.output, "machine", out, err);
 }
 
 } // namespace placer::cli

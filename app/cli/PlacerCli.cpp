@@ -1,6 +1,7 @@
 // `placer`: subcommand dispatch and shared argument handling.
 #include "cli/PlacerCli.h"
 
+#include <fstream>
 #include <ostream>
 
 namespace placer::cli {
@@ -61,6 +62,52 @@ bool ArgumentList::value(const std::string& option, std::string* value, std::str
     }
     *value = m_args[m_pos++];
     return true;
+}
+
+int parseWordArguments(const std::vector<std::string>& args, const char* command, const char* help,
+                       bool takesJson, WordArguments* parsed, std::ostream& out,
+                       std::ostream& err) {
+    ArgumentList list(args);
+    std::string arg;
+    while (list.next(&arg)) {
+        const std::string name = list.optionName(arg);
+        std::string error;
+        if (name == "-h" || name == "--help") {
+            out << help;
+            return Ok;
+        }
+        if (takesJson && name == "--json") {
+            parsed->json = true;
+        } else if (name == "-o" || name == "--output" || name == "--db") {
+            std::string value;
+            if (!list.value(name, &value, &error)) {
+                err << "placer " << command << ": " << error << "\n";
+                return UsageError;
+            }
+            (name == "--db" ? parsed->db : parsed->output) = value;
+        } else if (name.rfind("-", 0) == 0 && name.size() > 1) {
+            err << "placer " << command << ": unknown option " << name << "\n\n" << help;
+            return UsageError;
+        } else {
+            parsed->words.push_back(arg);
+        }
+    }
+    return -1;
+}
+
+int writeOutput(const std::string& text, const std::string& output, const char* command,
+                std::ostream& out, std::ostream& err) {
+    if (output.empty()) {
+        out << text;
+        return Ok;
+    }
+    std::ofstream file(output, std::ios::binary);
+    file << text;
+    if (!file) {
+        err << "placer " << command << ": cannot write " << output << "\n";
+        return UserError;
+    }
+    return Ok;
 }
 
 int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostream& out,

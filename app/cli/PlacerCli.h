@@ -32,13 +32,30 @@ int runDevicesCommand(const std::vector<std::string>& args, std::istream& in, st
 /// `placer generate` (GenerateCommand.cpp).
 int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                        std::ostream& err);
-/// `placer calibrate` (CalibrateCommand.cpp).
+/// `placer machine` (MachineCommand.cpp) and `placer profile` (ProfileCommand.cpp).
 int runMachineCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                       std::ostream& err);
 int runProfileCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                       std::ostream& err);
+/// `placer calibrate` (CalibrateCommand.cpp).
 int runCalibrateCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                         std::ostream& err);
+
+/// The arguments of a command that takes words, -o FILE, --db FILE and (where it does) --json.
+struct WordArguments {
+    std::vector<std::string> words;
+    std::string output, db;
+    bool json = false;
+};
+/// Parses `args` into `parsed` (`parsed->db` starts as the default workspace) for `placer
+/// COMMAND`; returns the exit code to return at once (help printed, a usage error said with
+/// `help`), or -1 to go on.
+int parseWordArguments(const std::vector<std::string>& args, const char* command, const char* help,
+                       bool takesJson, WordArguments* parsed, std::ostream& out, std::ostream& err);
+/// Writes `text` to the file `output`, or to `out` when it is empty; a file that cannot be
+/// written is said on `err` for `placer COMMAND` and is a user error.
+int writeOutput(const std::string& text, const std::string& output, const char* command,
+                std::ostream& out, std::ostream& err);
 
 /// Command-line arguments with --name VALUE / --name=VALUE options and positionals.
 class ArgumentList {

@@ -6,7 +6,6 @@
 #include "session/Session.h"
 #include "store/PlanStore.h"
 
-#include <fstream>
 #include <ostream>
 
 namespace placer::cli {
@@ -42,41 +41,19 @@ none of its events is a node of MODEL.
 
 int runProfileCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
                       std::ostream& err) {
-    std::vector<std::string> positional;
-    std::string output, db = store::PlanStore::defaultPath();
-    bool json = false;
-    ArgumentList list(args);
-    std::string arg;
-    while (list.next(&arg)) {
-        const std::string name = list.optionName(arg);
-        std::string error;
-        if (name == "-h" || name == "--help") {
-            out << kProfileHelp;
-            return Ok;
-        }
-        if (name == "--json") {
-            json = true;
-        } else if (name == "-o" || name == "--output" || name == "--db") {
-            std::string value;
-            if (!list.value(name, &value, &error)) {
-                err << "placer profile: " << error << "\n";
-                return UsageError;
-            }
-            (name == "--db" ? db : output) = value;
-        } else if (name.rfind("-", 0) == 0 && name.size() > 1) {
-            err << "placer profile: unknown option " << name << "\n\n" << kProfileHelp;
-            return UsageError;
-        } else {
-            positional.push_back(arg);
-        }
-    }
+    WordArguments parsed;
+    parsed.db = store::PlanStore::defaultPath();
+    if (const int code = parseWordArguments(args, "profile", kProfileHelp, true, &parsed, out, err);
+        code >= 0)
+        return code;
+    const std::vector<std::string>& positional = parsed.words;
     if (positional.size() != 3 || positional[0] != "import") {
         err << "placer profile: expected 'import MODEL PROFILE'\n\n" << kProfileHelp;
         return UsageError;
     }
     const std::string& modelPath = positional[1];
     const std::string& profilePath = positional[2];
-    Session session(SessionOptions{db});
+    Session session(SessionOptions{parsed.db});
     ModelSource source;
     source.path = modelPath;
     auto model = session.load(source);
@@ -90,19 +67,9 @@ int runProfileCommand(const std::vector<std::string>& args, std::istream&, std::
         return UserError;
     }
     const std::string report =
-        json ? profileImportJson(model.value().graph, imported.value()).dump(2) + "\n"
-             : profileImportSummary(model.value().graph, imported.value());
-    if (output.empty()) {
-        out << report;
-    } else {
-        std::ofstream file(output, std::ios::binary);
-        file << report;
-        if (!file) {
-            err << "placer profile: cannot write " << output << "\n";
-            return UserError;
-        }
-    }
-    return Ok;
+        parsed.json ? profileImportJson(model.value().graph, imported.value()).dump(2) + "\n"
+                    : profileImportSummary(model.value().graph, imported.value());
+    return writeOutput(report, parsed.output, "profile", out, err);
 }
 
 } // namespace placer::cli

@@ -274,6 +274,24 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
         int events = 0;
         std::string provider, event, op;
         std::vector<NodeId> fused;
+        /// Adds an event of run `run` (-1: outside any run); returns whether it is the first.
+        bool add(const Event& e, int run) {
+            if (run < 0) {
+                alone.push_back(e.dur);
+            } else {
+                perRun[run] += e.dur;
+                const auto [at, fresh] = firstStart.emplace(run, e.ts);
+                if (!fresh)
+                    at->second = std::min(at->second, e.ts);
+            }
+            ++events;
+            if (!event.empty())
+                return false;
+            event = e.name;
+            op = e.op;
+            provider = e.provider;
+            return true;
+        }
     };
     std::map<std::uint32_t, Collected> collected;
     std::map<std::string, std::pair<ProfileImport::Unmatched, std::vector<double>>> unmatched;
@@ -329,21 +347,7 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
         if (endsWith(event.name, "_nchwc") && onnxType(graph.node(anchor)) == "Conv")
             nchwcAnchors.push_back(anchor);
         Collected& into = collected[anchor.index];
-        const int run = runOf(event.ts);
-        if (run < 0) {
-            into.alone.push_back(event.dur);
-        } else {
-            into.perRun[run] += event.dur;
-            const auto [at, fresh] = into.firstStart.emplace(run, event.ts);
-            if (!fresh)
-                at->second = std::min(at->second, event.ts);
-        }
-        ++into.events;
-        if (into.event.empty()) {
-            into.event = event.name;
-            into.op = event.op;
-            into.provider = event.provider;
-        }
+        into.add(event, runOf(event.ts));
         for (const NodeId member : members) {
             if (member != anchor &&
                 std::find(into.fused.begin(), into.fused.end(), member) == into.fused.end()) {
@@ -430,19 +434,7 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
                 ++imported.matchedEvents;
                 const std::vector<NodeId>& members = islands[k];
                 Collected& into = collected[members.front().index];
-                if (run < 0) {
-                    into.alone.push_back(event.dur);
-                } else {
-                    into.perRun[run] += event.dur;
-                    const auto [at, fresh] = into.firstStart.emplace(run, event.ts);
-                    if (!fresh)
-                        at->second = std::min(at->second, event.ts);
-                }
-                ++into.events;
-                if (into.event.empty()) {
-                    into.event = event.name;
-                    into.op = event.op;
-                    into.provider = event.provider;
+                if (into.add(event, run)) {
                     for (std::size_t m = 1; m < members.size(); ++m) {
                         into.fused.push_back(members[m]);
                         fusedMember[members[m].index] = true;

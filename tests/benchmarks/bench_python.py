@@ -58,6 +58,20 @@ def run_input(info):
     return rng.integers(0, 4, shape).astype(info["dtype"])
 
 
+def call_cost(plan, inputs, calls):
+    """plan.run(inputs) in a loop after three calls: the median wall time of a call and the
+    median latency of its run, in ms."""
+    for _ in range(3):
+        plan.run(inputs)
+    walls, latencies = [], []
+    for _ in range(calls):
+        started = time.perf_counter()
+        made = plan.run(inputs)
+        walls.append((time.perf_counter() - started) * 1000)
+        latencies.append(made.latency_ms)
+    return statistics.median(walls), statistics.median(latencies)
+
+
 def import_time(statement, repeats):
     times = []
     for _ in range(repeats):
@@ -141,15 +155,7 @@ def main():
         loaded = placer.load(model, workspace=db)
         plan = loaded.plan(devices="a:vcpu")
         inputs = {i["name"]: run_input(i) for i in loaded.inputs}
-        for _ in range(3):
-            plan.run(inputs)
-        walls, latencies = [], []
-        for _ in range(calls):
-            started = time.perf_counter()
-            made = plan.run(inputs)
-            walls.append((time.perf_counter() - started) * 1000)
-            latencies.append(made.latency_ms)
-        wall, latency = statistics.median(walls), statistics.median(latencies)
+        wall, latency = call_cost(plan, inputs, calls)
         print(f"{model.stem:<24} {wall:>10.3f} {latency:>10.3f} {(wall - latency) / wall:>9.1%}")
 
     # A decoder's step as a notebook calls it (scripts/make_decoder_model.py's decoders: ids
@@ -174,15 +180,7 @@ def main():
                 inputs[info["name"]] = rng.uniform(-1, 1, shape).astype(info["dtype"])
             else:
                 inputs[info["name"]] = np.zeros(shape, dtype=info["dtype"])
-        for _ in range(3):
-            plan.run(inputs)
-        walls, latencies = [], []
-        for _ in range(calls):
-            started = time.perf_counter()
-            made = plan.run(inputs)
-            walls.append((time.perf_counter() - started) * 1000)
-            latencies.append(made.latency_ms)
-        wall, latency = statistics.median(walls), statistics.median(latencies)
+        wall, latency = call_cost(plan, inputs, calls)
         print(f"{model.stem + ' step':<24} {wall:>10.3f} {latency:>10.3f} "
               f"{(wall - latency) / wall:>9.1%}")
 

@@ -35,7 +35,8 @@ struct Tensor {
 template <typename T> Tensor make(Dims shape, DType dtype, const std::vector<T>& values) {
     Tensor t{TensorType{std::move(shape), dtype}, {}};
     t.bytes.resize(values.size() * sizeof(T));
-    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    if (!t.bytes.empty()) // an empty tensor's vectors may hold no buffer at all
+        std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
     return t;
 }
 

@@ -1466,7 +1466,7 @@ inline std::vector<OpCase> randomOpCases(unsigned seed) {
         // inside) and RotaryEmbedding (position ids): tests/models/contrib_node_tests holds
         // ONNX Runtime's own outputs for these and more forms.
         {
-            const std::int64_t b = r.pick(1, 2), s = r.pick(1, 3), past = r.pick(0, 4);
+            const std::int64_t b = r.pick(1, 2), s = r.pick(1, 3), past = r.pick(1, 4);
             const std::int64_t kv = r.pick(1, 2), heads = kv * r.pick(1, 2), h = 8;
             const auto total = static_cast<std::int32_t>(past + s);
             const Tensor lengths =

@@ -116,7 +116,8 @@ PlacementProblem DevicePlanner::buildProblem(const std::vector<std::int64_t>& bu
         int fixed = m_fixed[i].valid() ? m_fixed[i].index : -1;
         bool any = false;
         for (int d = 0; d < deviceCount; ++d) {
-            const bool runs = !compute || canRun(i, DeviceId(d));
+            // canRun takes any device for a parameter or copy, but none out of service.
+            const bool runs = canRun(i, DeviceId(d));
             cost[static_cast<std::size_t>(d)] = !runs     ? kCannotRun
                                                 : compute ? nodeCost(i, d).micros
                                                           : 0;

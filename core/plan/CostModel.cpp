@@ -82,6 +82,8 @@ Json profileJson(const DeviceProfile& profile) {
     json.set("dispatch_us", profile.dispatchMicros);
     json.set("run_us", profile.runMicros);
     json.set("calibrated", profile.calibrated);
+    if (profile.slowdown != 1)
+        json.set("slowdown", profile.slowdown);
     return json;
 }
 
@@ -110,6 +112,10 @@ Result<DeviceProfile> profileFrom(const Json& json) {
     profile.dispatchMicros = number(json, "dispatch_us", profile.dispatchMicros);
     profile.runMicros = number(json, "run_us", profile.runMicros);
     profile.calibrated = flag(json, "calibrated");
+    profile.slowdown = number(json, "slowdown", 1);
+    if (!(profile.slowdown > 0))
+        return SourceError{"", json.line(), json.column(),
+                           "a device profile's slowdown must be positive"};
     if (profile.name.empty() || !(profile.flopsPerMicro > 0) || !(profile.bytesPerMicro > 0) ||
         !(profile.launchMicros >= 0) || !(profile.dispatchMicros >= 0) || !(profile.runMicros >= 0))
         return SourceError{"", json.line(), json.column(),
@@ -334,9 +340,12 @@ CostModel::NodeCost CostModel::nodeCost(const Graph& graph, NodeId node, DeviceI
         const auto found =
             m_measured.find(nodeKey(graph, node) + "@" + costClass(physical(device).name));
         if (found != m_measured.end())
-            return {found->second + physical(device).dispatchMicros, true};
+            return {(found->second + physical(device).dispatchMicros) * physical(device).slowdown,
+                    true};
     }
-    return {roofline(opWork(graph, node), device) + physical(device).dispatchMicros, false};
+    return {(roofline(opWork(graph, node), device) + physical(device).dispatchMicros) *
+                physical(device).slowdown,
+            false};
 }
 
 CostModel::NodeCost CostModel::groupCost(const Graph& graph, NodeId head,
@@ -347,12 +356,13 @@ CostModel::NodeCost CostModel::groupCost(const Graph& graph, NodeId head,
         const auto found = m_measured.find(groupKey(graph, head, members) + "@" +
                                            costClass(physical(device).name));
         if (found != m_measured.end())
-            return {found->second + dispatch, true};
+            return {(found->second + dispatch) * physical(device).slowdown, true};
     }
     NodeCost cost = nodeCost(graph, head, device);
     cost.measured = false;
+    const double slowed = dispatch * physical(device).slowdown;
     for (const NodeId member : members)
-        cost.micros += std::max(0.0, nodeCost(graph, member, device).micros - dispatch);
+        cost.micros += std::max(0.0, nodeCost(graph, member, device).micros - slowed);
     return cost;
 }
 
@@ -444,6 +454,19 @@ std::string CostModel::costClass(const std::string& physical) {
     if (name.rfind("vcpu", 0) == 0)
         return rank == 0 ? "vcpu" : "rank" + std::to_string(rank) + "/vcpu";
     return physical;
+}
+
+bool CostModel::setSlowdown(const std::string& physical, double factor) {
+    bool found = false;
+    for (DeviceProfile& profile : m_physical) {
+        if (profile.name == physical) {
+            profile.slowdown = factor;
+            found = true;
+        }
+    }
+    if (found)
+        restamp();
+    return found;
 }
 
 std::size_t CostModel::measuredOn(const std::string& physical) const {

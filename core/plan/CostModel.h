@@ -55,6 +55,10 @@ struct DeviceProfile {
     /// worker, starting and finishing the run.
     double runMicros = 10;
     bool calibrated = false;
+    /// How many times its measured or estimated time a node takes on this device now: what a
+    /// run that adapts (vm/RunAdaptation.h) measured of a device slowed by other work (> 1)
+    /// or back to speed. 1 until a run says otherwise.
+    double slowdown = 1;
 };
 
 /// A copy between two physical devices: latency + bytes / bandwidth.
@@ -106,6 +110,9 @@ public:
         restamp();
     }
     int cores() const { return m_cores; }
+    /// Every node on the physical device `physical` takes `factor` times its time
+    /// (DeviceProfile::slowdown); false when no virtual device runs there.
+    bool setSlowdown(const std::string& physical, double factor);
 
     int deviceCount() const { return static_cast<int>(m_physicalOf.size()); }
     /// The resource (physical device index) a virtual device runs on.

@@ -219,6 +219,8 @@ private:
     std::vector<DeviceId> m_ruleDevices;
     std::unordered_map<const OpDef*, std::int32_t> m_ruleOfOp;
     DeviceId m_fallback;
+    /// Per device: out of service (PlanOptions::outOfService), so that nothing runs there.
+    std::vector<char> m_outOfService;
     std::multimap<std::uint32_t, DeviceId> m_outputDemands;
 
     std::vector<std::int32_t> m_voteCounts;

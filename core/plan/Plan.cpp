@@ -61,6 +61,8 @@ std::string_view conflictKindName(ConflictKind kind) {
         return "unsupported-op";
     case ConflictKind::Split:
         return "split";
+    case ConflictKind::OutOfService:
+        return "out-of-service";
     }
     return "?";
 }
@@ -149,6 +151,9 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
     case ReasonKind::FixedPin:
         return "fixed to " + here + " by " + node.pin.origin;
     case ReasonKind::RejectedPin:
+        if (const std::string* why = options.outOfServiceWhy(set[reason.wanted].name))
+            return "pinned to " + set[reason.wanted].name + " by " + node.pin.origin +
+                   ", which is out of service (" + *why + "): fell back to " + here;
         return "pinned to " + set[reason.wanted].name + " by " + node.pin.origin +
                ", which cannot run " + node.op->name + ": fell back to " + here;
     case ReasonKind::CopyDestination:
@@ -160,6 +165,9 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
     case ReasonKind::RuleFallback:
         return "no rule covers " + node.op->name + ": fallback device " + here;
     case ReasonKind::KernelFallback:
+        if (const std::string* why = options.outOfServiceWhy(set[reason.wanted].name))
+            return set[reason.wanted].name + " is out of service (" + *why + "): fell back to " +
+                   here;
         return set[reason.wanted].name + " has no kernel for " + node.op->name +
                (node.op->hostOnly ? " (host-only)" : "") + ": fell back to " + here;
     case ReasonKind::HostOnly:

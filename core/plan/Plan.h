@@ -95,6 +95,19 @@ struct PlanOptions {
     /// (a run's, or the user's: --cost-at seq=128), where values' shapes follow them
     /// (Node::symbolicShapes); empty: the sizes the graph is planned at.
     SymbolValues costAt;
+    /// Devices out of service, by name, each with why ("failed at iteration 5: ..."): a run
+    /// that lost a device plans again without it (vm/RunAdaptation.h). Nothing is placed there;
+    /// a node pinned or ruled onto one falls back as from a device without its kernel (for a
+    /// pin, an OutOfService conflict that says why). Names of no device are ignored.
+    std::vector<std::pair<std::string, std::string>> outOfService;
+    /// Why `device` is out of service, or null when it is not.
+    const std::string* outOfServiceWhy(const std::string& device) const {
+        for (const auto& [name, why] : outOfService) {
+            if (name == device)
+                return &why;
+        }
+        return nullptr;
+    }
     bool operator==(const PlanOptions&) const = default;
 };
 
@@ -166,6 +179,7 @@ enum class ConflictKind : std::uint8_t {
     UnknownDevice,  ///< a rule or the fallback names a device that is not in the set
     Unsupported,    ///< no device has a kernel for the op
     Split,          ///< a split region that cannot be split as asked (plan/Split.h)
+    OutOfService,   ///< pinned to a device that is out of service (PlanOptions::outOfService)
 };
 
 struct Conflict {

@@ -228,6 +228,11 @@ void DevicePlanner::resolveCopiedConstants() {
 }
 
 void DevicePlanner::resolveOptions() {
+    m_outOfService.assign(static_cast<std::size_t>(m_devices.size()), 0);
+    for (const auto& [name, why] : m_options.outOfService) {
+        if (const auto device = m_devices.find(name))
+            m_outOfService[device->index] = 1;
+    }
     m_ruleDevices.assign(m_options.rules.size(), DeviceId());
     for (std::size_t i = 0; i < m_options.rules.size(); ++i) {
         const OpRule& rule = m_options.rules[i];
@@ -384,6 +389,9 @@ void DevicePlanner::collectOutputDemands() {
 }
 
 bool DevicePlanner::canRun(std::uint32_t i, DeviceId device) const {
+    if (device.valid() && static_cast<std::size_t>(device.index) < m_outOfService.size() &&
+        m_outOfService[device.index])
+        return false; // nothing at all, parameters and constants included
     if (m_index.role[i] != OpRole::Compute)
         return true;
     if (m_index.hostOnly[i] && device != m_devices.hostDevice())
@@ -499,7 +507,13 @@ void DevicePlanner::replaceUnrunnableFixedDevice(std::uint32_t i) {
     Conflict conflict;
     conflict.nodes = {NodeId(i)};
     conflict.sources = {pinned.pin.origin};
-    if (pinned.op->hostOnly) {
+    if (const std::string* why = m_options.outOfServiceWhy(wantedName)) {
+        conflict.kind = ConflictKind::OutOfService;
+        conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName +
+                           "', which is out of service (" + *why + "); it runs on '" + targetName +
+                           "' instead";
+        conflict.suggestion = "pin it to a device in service, such as '" + targetName + "'";
+    } else if (pinned.op->hostOnly) {
         conflict.kind = ConflictKind::HostOnly;
         conflict.message = "node '" + pinned.name + "' pinned to '" + wantedName + "', but '" +
                            opName + "' is host-only and runs on the host '" + targetName + "'";

@@ -1,5 +1,5 @@
 // CUDA, cuBLAS and cuDNN failures as values: the call, its error and where it was made. Kernels
-// throw them as KernelError (the executor turns that into the run's error); load-time code
+// throw them as DeviceFailure (the executor turns that into the run's error); load-time code
 // returns them as SourceError. Either clears the thread's last CUDA error, so that a later
 // call's check does not report this one as its own. Nothing here aborts.
 #pragma once
@@ -33,6 +33,37 @@ inline bool failed(cudnnStatus_t status) {
     return status != CUDNN_STATUS_SUCCESS;
 }
 
+/// What a failed call says of its device (kernels/Kernel.h DeviceFailure): out of memory, the
+/// device gone or unusable for the rest of the process, or an error of this call.
+inline DeviceFailure::Kind failureKind(cudaError_t error) {
+    switch (error) {
+    case cudaErrorMemoryAllocation:
+        return DeviceFailure::Kind::OutOfMemory;
+    case cudaErrorNoDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalAddress:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorUnknown:
+        return DeviceFailure::Kind::Lost; // sticky: the context is unusable from now on
+    default:
+        return DeviceFailure::Kind::Error;
+    }
+}
+inline DeviceFailure::Kind failureKind(cublasStatus_t status) {
+    return status == CUBLAS_STATUS_ALLOC_FAILED ? DeviceFailure::Kind::OutOfMemory
+                                                : DeviceFailure::Kind::Error;
+}
+inline DeviceFailure::Kind failureKind(cudnnStatus_t status) {
+    return status == CUDNN_STATUS_ALLOC_FAILED ? DeviceFailure::Kind::OutOfMemory
+                                               : DeviceFailure::Kind::Error;
+}
+
 /// "cudaMemcpyAsync(...) failed: cudaErrorInvalidValue (invalid argument) at CudaDevice.cpp:120"
 template <typename Status>
 std::string failure(const char* call, Status status, const char* file, int line) {
@@ -45,13 +76,15 @@ std::string failure(const char* call, Status status, const char* file, int line)
 
 } // namespace placer::cuda
 
-/// Throws a KernelError when `call` fails (inside kernels and copies, which run in the executor).
+/// Throws a DeviceFailure when `call` fails (inside kernels and copies, which run in the
+/// executor): a run that can go on without the device does.
 #define PLACER_CUDA_THROW(call)                                                                    \
     do {                                                                                           \
         const auto placerStatus_ = (call);                                                         \
         if (::placer::cuda::failed(placerStatus_)) {                                               \
             cudaGetLastError(); /* reported here: not the next call's error */                     \
-            throw ::placer::KernelError(                                                           \
+            throw ::placer::DeviceFailure(                                                         \
+                ::placer::cuda::failureKind(placerStatus_),                                        \
                 ::placer::cuda::failure(#call, placerStatus_, __FILE__, __LINE__));                \
         }                                                                                          \
     } while (0)

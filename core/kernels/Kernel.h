@@ -49,4 +49,30 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// A kernel or copy that failed because its device did, not because of its data: out of
+/// memory, a device error (a CUDA error), or the device gone. A run that can go on without the
+/// device does (vm/Executor.h RunOptions::faultsEndRun); any other failure ends the run.
+class DeviceFailure : public KernelError {
+public:
+    enum class Kind : std::uint8_t { Error, OutOfMemory, Lost };
+    DeviceFailure(Kind kind, const std::string& message) : KernelError(message), m_kind(kind) {}
+    Kind kind() const { return m_kind; }
+
+private:
+    Kind m_kind;
+};
+
+/// "error", "out of memory", "lost".
+inline const char* deviceFailureKindName(DeviceFailure::Kind kind) {
+    switch (kind) {
+    case DeviceFailure::Kind::OutOfMemory:
+        return "out of memory";
+    case DeviceFailure::Kind::Lost:
+        return "lost";
+    case DeviceFailure::Kind::Error:
+        break;
+    }
+    return "error";
+}
+
 } // namespace placer

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace placer {
 
@@ -118,6 +119,8 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     }
     const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
     int completed = 0;
+    bool faulted = false;
+    impl.faultStream = -1;
     RankTransport* ranks = options.acrossRanks ? rankTransport() : nullptr;
     for (int iteration = 0; iteration < total; ++iteration) {
         bool cancelled = options.cancelled && options.cancelled();
@@ -146,6 +149,10 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             stream.timed.clear();
             stream.memory.clear();
         }
+        // Measured iterations are numbered from options.firstIteration; warm-up ones before it.
+        const int number = options.firstIteration + iteration - std::max(0, options.warmup);
+        if (!options.faults.empty())
+            impl.injectFaults(options.faults, number);
         impl.startRun();
         const double start = hostClockMicros();
         for (std::size_t s = 0; s < impl.streams.size(); ++s) {
@@ -173,7 +180,18 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             impl.aborted.store(false);
             std::string message;
             std::swap(message, impl.error);
-            return SourceError{"", 0, 0, message};
+            const int failed = std::exchange(impl.faultStream, -1);
+            if (!options.faultsEndRun || failed < 0)
+                return SourceError{"", 0, 0, message};
+            const Impl::Stream& stream = impl.streams[static_cast<std::size_t>(failed)];
+            result.fault = DeviceFault{failed,
+                                       stream.device->name(),
+                                       stream.virtuals,
+                                       number,
+                                       deviceFailureKindName(impl.faultKind),
+                                       std::move(message)};
+            faulted = true;
+            break;
         }
         if (!measured)
             continue;
@@ -203,11 +221,14 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
             result.traceOrigin = start;
             result.traceEnd = end;
             result.idle = impl.idleStretches(start, end);
+        } else if (options.afterIteration && options.afterIteration(result)) {
+            result.stopped = true;
+            break;
         }
     }
     for (std::size_t s = 0; s < impl.streams.size(); ++s)
         result.streams[s].peakBytes = impl.streams[s].device->peakBytes();
-    if (options.progress && !result.cancelled)
+    if (options.progress && !result.cancelled && !result.stopped && !faulted)
         options.progress(total, total);
     // The results, copied out to the host: one task per device that holds some, all of them
     // in flight at once (a decoder's step returns its logits and every layer's cache).
@@ -219,8 +240,8 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
     std::vector<CopyOut> copies;
     const Instruction& ret = program.code.back();
     for (std::int32_t r : ret.args) {
-        if (completed == 0)
-            break; // cancelled before anything ran
+        if (completed == 0 || faulted)
+            break; // cancelled before anything ran, or a device failed: no outputs
         // Another rank's result comes from that rank (the session gathers it).
         const int holder = impl.rankOf(impl.reg(r).device);
         result.outputRanks.push_back(holder);

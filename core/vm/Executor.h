@@ -8,16 +8,20 @@
 #include "ir/HostTensor.h"
 #include "ir/Result.h"
 #include "vm/Bytecode.h"
+#include "vm/FaultInjection.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace placer {
+
+struct RunResult;
 
 struct RunOptions {
     int warmup = 1;
@@ -34,6 +38,19 @@ struct RunOptions {
     /// The sizes of the named dimensions at this run, for a program loaded to run at any sizes
     /// (Executor::load's sizesAtRun): its constants folded from the sizes are evaluated there.
     SymbolValues sizes;
+    /// Faults and slowdowns made on purpose (vm/FaultInjection.h), by the number of the
+    /// measured iteration: the first of this run is `firstIteration` (a run that continues
+    /// another, re-placed or without a failed device, counts on from where that one stopped).
+    std::vector<InjectedFault> faults;
+    int firstIteration = 1;
+    /// Told after each measured iteration, with what the run measured so far: true ends the run
+    /// there (RunResult::stopped), its outputs those of that iteration.
+    std::function<bool(const RunResult&)> afterIteration;
+    /// A device that fails (kernels/Kernel.h DeviceFailure: out of memory, a device error, a
+    /// device lost, an injected fault) ends the run with RunResult::fault and the iterations
+    /// before, not with an error, so that the caller can run the rest without the device. The
+    /// failed iteration is not counted, and the run has no outputs.
+    bool faultsEndRun = false;
 };
 
 /// One timed instruction of the traced iteration.
@@ -72,6 +89,16 @@ struct StreamInfo {
     int constantUploads = 0;        ///< constants uploaded at load time
 };
 
+/// A device that failed during a run (RunOptions::faultsEndRun).
+struct DeviceFault {
+    int stream = -1;                ///< index into RunResult::streams
+    std::string physical;           ///< "vcpu2", "cuda:0"
+    std::vector<DeviceId> virtuals; ///< the virtual devices mapped to it
+    int iteration = 0;              ///< the measured iteration it failed in (RunOptions' count)
+    std::string kind;               ///< "error", "out of memory", "lost"
+    std::string message;
+};
+
 struct RunResult {
     std::vector<double> latencyMicros;            ///< per measured iteration
     std::vector<std::vector<double>> instrMicros; ///< per instruction: duration per iteration
@@ -87,6 +114,10 @@ struct RunResult {
     std::vector<int> outputRanks;
     /// RunOptions::cancelled stopped the run: the figures are those of the iterations before.
     bool cancelled = false;
+    /// RunOptions::afterIteration ended the run before its last iteration.
+    bool stopped = false;
+    /// The device that failed and ended the run (RunOptions::faultsEndRun).
+    std::optional<DeviceFault> fault;
     /// A shape found at run time, from the measured iteration `iteration` (0: the first) on.
     struct RanShape {
         int iteration = 0;

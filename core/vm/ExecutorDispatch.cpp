@@ -28,6 +28,51 @@ void Executor::Impl::fail(std::string message) {
     }
 }
 
+void Executor::Impl::failDevice(std::size_t s, const DeviceFailure& failure) {
+    {
+        std::lock_guard lock(errorMutex);
+        if (error.empty()) {
+            faultStream = static_cast<int>(s);
+            faultKind = failure.kind();
+        }
+    }
+    fail(failure.what());
+}
+
+void Executor::Impl::injectFaults(const std::vector<InjectedFault>& faults, int number) {
+    for (Stream& stream : streams) {
+        stream.failing.clear();
+        stream.slowdown = 1;
+        for (const InjectedFault& fault : faults) {
+            if (number < fault.iteration)
+                continue;
+            bool named = stream.device->name() == fault.device;
+            for (DeviceId v : stream.virtuals)
+                named = named || (*devices)[v].name == fault.device;
+            if (!named)
+                continue;
+            const std::string what = " (injected: " + injectedFaultText(fault) + ")";
+            switch (fault.kind) {
+            case InjectedFault::Kind::Slow:
+                stream.slowdown = std::max(stream.slowdown, fault.factor);
+                break;
+            case InjectedFault::Kind::OutOfMemory:
+                stream.failing = stream.device->name() + " is out of memory" + what;
+                stream.failingKind = DeviceFailure::Kind::OutOfMemory;
+                break;
+            case InjectedFault::Kind::Lost:
+                stream.failing = stream.device->name() + " was lost" + what;
+                stream.failingKind = DeviceFailure::Kind::Lost;
+                break;
+            case InjectedFault::Kind::Error:
+                stream.failing = stream.device->name() + " failed" + what;
+                stream.failingKind = DeviceFailure::Kind::Error;
+                break;
+            }
+        }
+    }
+}
+
 void Executor::Impl::makeReady(std::uint32_t k) {
     thread_local std::vector<std::uint32_t>* othersWork = nullptr;
     if (rankRole[k] == RankRole::Remote) {
@@ -329,7 +374,18 @@ void Executor::Impl::runStream(std::size_t s) {
                                  : rankRole[k] == RankRole::Send && sendPosted[k] ? postedAt[k]
                                                                                   : stamp();
             try {
+                if (op == Opcode::Invoke && !stream.failing.empty())
+                    throw DeviceFailure(stream.failingKind, stream.failing);
                 execute(k, stream);
+                if (op == Opcode::Invoke && stream.slowdown > 1 && !async) {
+                    // A device slowed by other work: its worker keeps the core busy for the
+                    // difference, as a competing process would.
+                    const double until = start + (stamp() - start) * stream.slowdown;
+                    while (device->now() < until) {
+                    }
+                }
+            } catch (const DeviceFailure& e) {
+                failDevice(s, e);
             } catch (const std::exception& e) {
                 fail(e.what());
             }

@@ -44,6 +44,11 @@ struct Executor::Impl {
         std::int64_t livePeak = 0;
         std::vector<TimedEvent> timed;
         std::vector<MemorySample> memory;
+        /// At this iteration (RunOptions::faults): non-empty, every kernel fails so, as its
+        /// device would; above 1, each kernel takes that many times as long.
+        std::string failing;
+        DeviceFailure::Kind failingKind = DeviceFailure::Kind::Error;
+        double slowdown = 1;
     };
     /// A stream's instructions whose dependencies have been issued, first-to-run first.
     struct ReadySet {
@@ -141,6 +146,9 @@ struct Executor::Impl {
     std::atomic<bool> aborted{false};
     std::mutex errorMutex;
     std::string error;
+    /// The stream whose device failed and aborted the run (a DeviceFailure), or -1, and how.
+    int faultStream = -1;
+    DeviceFailure::Kind faultKind = DeviceFailure::Kind::Error;
     const std::vector<HostTensor>* inputs = nullptr;
     bool tracing = false;
 
@@ -265,6 +273,11 @@ struct Executor::Impl {
     void buildRunSchedule();
 
     void fail(std::string message);
+    /// The run fails because stream `s`'s device did (kernels/Kernel.h DeviceFailure).
+    void failDevice(std::size_t s, const DeviceFailure& failure);
+    /// Sets each stream's injected failure or slowdown for the measured iteration `number`
+    /// (RunOptions::faults), where the fault names its device or one of its virtual devices.
+    void injectFaults(const std::vector<InjectedFault>& faults, int number);
 
     /// Makes `k` ready on its stream, waking that stream's worker if it sleeps. A copy from
     /// another rank posts its receive now: its memory is free to be written.

@@ -30,16 +30,18 @@ std::byte* Executor::Impl::memoryAtRun(std::int32_t r, const TensorType& type, D
                              formatBytes(bytes) + ") at this run, a size found only then, and ";
     if (const auto capacity = (*devices)[v].memoryCapacity;
         capacity && plannedBytes[v.index] + used.load() + bytes > *capacity)
-        throw KernelError(
+        throw DeviceFailure(
+            DeviceFailure::Kind::OutOfMemory,
             what + "virtual device " + (*devices)[v].name + " (mem=" + formatBytes(*capacity) +
-            ") cannot hold it beside its planned " + formatBytes(plannedBytes[v.index]) +
-            " and the " + formatBytes(used.load()) + " other such tensors hold");
+                ") cannot hold it beside its planned " + formatBytes(plannedBytes[v.index]) +
+                " and the " + formatBytes(used.load()) + " other such tensors hold");
     // At sizes that grow run by run (a cache a token longer each step), a quarter more, so
     // that most runs find their buffer big enough.
     const std::int64_t capacity = sizesAtRun ? bytes + bytes / 4 : bytes;
     Result<std::byte*> data = device->allocate(capacity);
     if (!data)
-        throw KernelError(what + device->name() + " cannot hold it: " + data.error().message);
+        throw DeviceFailure(DeviceFailure::Kind::OutOfMemory,
+                            what + device->name() + " cannot hold it: " + data.error().message);
     used += capacity;
     buffer = RunBuffer{data.value(), capacity, device};
     return regData[index] = buffer.data;

@@ -55,8 +55,16 @@ options:
                              Defaults: cpu-kind devices on cpu, vcpu-kind devices on a fresh
                              vcpuN each, cuda-kind devices on cuda:ORDINAL, or on a fresh
                              vcpuN when this machine has no CUDA device
+  --map auto                 map every virtual device by what the machine has free now:
+                             vcpus bound to the least loaded cores, GPUs by free memory and
+                             load (NVML); the report says what it chose and why
   --iterations N             measured runs (default 10)
   --warmup K                 runs before measuring (default 1)
+  --adapt                    re-place the work between iterations when a device stays slower
+                             or faster than the plan assumed (auto mode with the measured
+                             speeds; pins and rules hold); each change is in the report
+  --no-failover              end the run when a device fails, instead of planning again
+                             without it and running the iteration again on the devices left
   --input NAME=FILE.npy      data for graph input NAME (repeatable); other inputs get seeded
                              random data: floats in [-1, 1), integers in [0, 4). The model is
                              planned for the data: dimensions it leaves open at the file's
@@ -161,12 +169,17 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
                      "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
                      "--plan"};
-    own.flags = {"--json", "--no-reference", "--save-run", "--no-optimize", "--no-record"};
+    own.flags = {"--json",      "--no-reference", "--save-run",   "--no-optimize",
+                 "--no-record", "--adapt",        "--no-failover"};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         int number = 0;
         if (name == "--json") {
             json = true;
+        } else if (name == "--adapt") {
+            request.adapt = true;
+        } else if (name == "--no-failover") {
+            request.failover = false;
         } else if (name == "--no-reference") {
             request.reference = false;
         } else if (name == "--no-optimize") {
@@ -177,6 +190,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             planName = value;
         } else if (name == "--no-record") {
             record = false;
+        } else if (name == "--map" && value == "auto") {
+            request.mapByLoad = true;
         } else if (name == "--map") {
             return takeMapOption(value, &request.maps);
         } else if (name == "--input") {

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace placer {
 
@@ -28,7 +29,36 @@ struct CpuSpec {
     std::string name;
     int threads = 1;
     std::int64_t arena = 0;
+    std::vector<int> cores; ///< cpus=LIST: the host cores it runs on
 };
+
+/// "1", "0-3", "0,2,4-5" as cores; false when malformed.
+bool parseCores(std::string_view text, std::vector<int>* cores) {
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        const std::size_t dash = item.find('-');
+        int first = 0, last = 0;
+        const auto number = [](std::string_view digits, int* value) {
+            const auto [end, ec] =
+                std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+            return ec == std::errc() && end == digits.data() + digits.size() && *value >= 0 &&
+                   *value < 4096;
+        };
+        if (!number(item.substr(0, dash), &first))
+            return false;
+        last = first;
+        if (dash != std::string_view::npos &&
+            (!number(item.substr(dash + 1), &last) || last < first))
+            return false;
+        for (int core = first; core <= last; ++core)
+            cores->push_back(core);
+        if (comma == std::string_view::npos)
+            break;
+        text = text.substr(comma + 1);
+    }
+    return !cores->empty();
+}
 
 Result<CpuSpec> parseSpec(std::string_view spec, DeviceKind kind) {
     CpuSpec parsed;
@@ -44,6 +74,10 @@ Result<CpuSpec> parseSpec(std::string_view spec, DeviceKind kind) {
             if (!parsePositive(option.substr(8), &parsed.threads) || parsed.threads > 256)
                 return deviceError("physical device '" + spelled +
                                    "': threads takes a whole number from 1 to 256");
+        } else if (option.starts_with("cpus=")) {
+            if (!parseCores(option.substr(5), &parsed.cores))
+                return deviceError("physical device '" + spelled +
+                                   "': cpus takes host cores, such as 1, 0-3 or 0,2");
         } else if (option.starts_with("mem=") && kind == DeviceKind::VCpu) {
             const auto bytes = parseByteSize(option.substr(4));
             if (!bytes || *bytes <= 0)
@@ -55,7 +89,7 @@ Result<CpuSpec> parseSpec(std::string_view spec, DeviceKind kind) {
                                "': only a vcpu has an arena of its own (mem=SIZE)");
         } else {
             return deviceError("physical device '" + spelled +
-                               "': options are threads=N and, for a vcpu, mem=SIZE");
+                               "': options are threads=N, cpus=LIST and, for a vcpu, mem=SIZE");
         }
     }
     if (kind == DeviceKind::Cpu && parsed.name != "cpu")
@@ -84,7 +118,7 @@ public:
         return {{"vcpuN", DeviceKind::VCpu, true,
                  "virtual CPU contexts, created on demand (vcpu1, vcpu2, ...), each with its "
                  "own worker thread and memory arena; vcpuN:threads=M for more threads, "
-                 "vcpuN:mem=SIZE to bound its arena"}};
+                 "vcpuN:mem=SIZE to bound its arena, vcpuN:cpus=LIST to bind it to cores"}};
     }
 
     Result<std::string> deviceName(std::string_view spec) const override {
@@ -99,8 +133,12 @@ public:
         if (!parsed)
             return parsed.error();
         const CpuSpec& cpu = parsed.value();
-        return std::unique_ptr<Device>(
-            std::make_unique<CpuDevice>(cpu.name, m_kind, cpu.threads, cpu.arena));
+        auto device = std::make_unique<CpuDevice>(cpu.name, m_kind, cpu.threads, cpu.arena);
+        if (!cpu.cores.empty()) {
+            if (Status bound = device->bindToCores(cpu.cores); !bound.ok())
+                return bound.error();
+        }
+        return std::unique_ptr<Device>(std::move(device));
     }
 
 private:

@@ -8,6 +8,8 @@
 #include "device/WorkQueue.h"
 
 #include <omp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -125,6 +127,44 @@ CpuDevice::CpuDevice(std::string name, DeviceKind kind, int threads, std::int64_
 
 CpuDevice::~CpuDevice() {
     m_worker.reset();
+}
+
+Status CpuDevice::bindToCores(const std::vector<int>& cores) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cores.empty()) {
+        // Unbound: every core this process may use.
+        if (sched_getaffinity(0, sizeof set, &set) != 0)
+            return SourceError::sentence(m_name +
+                                         ": the cores this process may use cannot be read");
+    }
+    for (int core : cores) {
+        if (core < 0 || core >= CPU_SETSIZE)
+            return SourceError::sentence(m_name + ": there is no core " + std::to_string(core));
+        CPU_SET(core, &set);
+    }
+    int error = 0;
+    m_worker->enqueue([&] {
+        error = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        // OpenMP's threads for kernels with threads=N follow the worker where the runtime
+        // places them by the process's mask; bound, they share the worker's cores.
+    });
+    m_worker->drain();
+    if (error != 0) {
+        std::string list;
+        for (int core : cores)
+            list += (list.empty() ? "" : ",") + std::to_string(core);
+        return SourceError::sentence(m_name + ": cannot be bound to core(s) " + list +
+                                     " (not among the cores this process may use)");
+    }
+    std::lock_guard lock(m_coresMutex);
+    m_cores = cores;
+    return Status();
+}
+
+std::vector<int> CpuDevice::boundCores() const {
+    std::lock_guard lock(m_coresMutex);
+    return m_cores;
 }
 
 std::string CpuDevice::description() const {

@@ -5,6 +5,8 @@
 #include "device/Device.h"
 
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace placer {
 
@@ -25,6 +27,8 @@ public:
     bool bindsHostConstants() const override { return m_kind == DeviceKind::Cpu; }
     std::string description() const override;
     int threads() const { return m_threads; }
+    Status bindToCores(const std::vector<int>& cores) override;
+    std::vector<int> boundCores() const override;
 
     Result<std::byte*> allocate(std::int64_t bytes) override;
     void free(std::byte* data) override;
@@ -56,6 +60,8 @@ private:
     DeviceKind m_kind;
     int m_threads;
     std::int64_t m_arenaCapacity;
+    mutable std::mutex m_coresMutex;
+    std::vector<int> m_cores; ///< bindToCores'
     std::unique_ptr<Arena> m_arena;
     std::unique_ptr<CpuKernelContext> m_kernelContext;
     std::unique_ptr<WorkQueue> m_worker; ///< last: stops first

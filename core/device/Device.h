@@ -51,6 +51,14 @@ public:
     virtual std::string description() const = 0;
     /// The rank whose device it is when it is another process's (device/Ranks.h), else -1.
     virtual int remoteRank() const { return -1; }
+    /// Runs its work on these host cores from now on (a CPU device's worker and kernel
+    /// threads; `{}`: wherever the system puts them), or why it cannot.
+    virtual Status bindToCores(const std::vector<int>& cores) {
+        (void)cores;
+        return SourceError::sentence(name() + " cannot be bound to host cores");
+    }
+    /// The host cores it is bound to (bindToCores, vcpuN:cpus=LIST); empty when unbound.
+    virtual std::vector<int> boundCores() const { return {}; }
 
     /// Device memory from the device's own arena, or why there is none.
     virtual Result<std::byte*> allocate(std::int64_t bytes) = 0;

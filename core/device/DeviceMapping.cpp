@@ -59,6 +59,9 @@ Result<std::vector<Device*>> mapDevices(const DeviceSet& devices,
             physical = ownVCpu(d);
             if (!physical)
                 return none("no backend makes virtual CPUs");
+            // One an earlier run bound to a core (--map auto) runs anywhere again.
+            if (!physical->boundCores().empty())
+                (void)physical->bindToCores({});
             break;
         case DeviceKind::Cuda: {
             if (registry.hasKind(DeviceKind::Cuda)) {

@@ -238,6 +238,15 @@ bool DeviceRegistry::hasKind(DeviceKind kind) {
     return false;
 }
 
+std::vector<DeviceLoad> DeviceRegistry::loads() {
+    std::vector<DeviceLoad> result;
+    for (auto& backend : m_impl->backends) {
+        for (DeviceLoad& load : backend->loads())
+            result.push_back(std::move(load));
+    }
+    return result;
+}
+
 std::vector<PhysicalDeviceInfo> DeviceRegistry::list() {
     std::vector<PhysicalDeviceInfo> result;
     for (auto& backend : m_impl->backends) {

@@ -24,6 +24,15 @@ struct PhysicalDeviceInfo {
     std::string description; ///< what it is, or why it is absent
 };
 
+/// How busy one physical device is now, as its backend reads it (a GPU's through NVML).
+struct DeviceLoad {
+    std::string name;            ///< "cuda:0"
+    double busy = 0;             ///< 0..1: the share of the last moments it ran kernels
+    std::int64_t freeBytes = -1; ///< memory free now; -1 when unknown
+    std::int64_t totalBytes = -1;
+    std::string source; ///< "NVML", "cudaMemGetInfo"
+};
+
 /// A source of physical devices of one kind, named with one prefix ("cpu", "vcpu", "cuda").
 class DeviceBackend {
 public:
@@ -40,6 +49,8 @@ public:
     virtual Result<std::string> deviceName(std::string_view spec) const = 0;
     /// The device `spec` names (options such as threads=N apply now), or why it cannot be had.
     virtual Result<std::unique_ptr<Device>> create(std::string_view spec) = 0;
+    /// How busy its devices are now, where it can tell (--map auto); none when it cannot.
+    virtual std::vector<DeviceLoad> loads() { return {}; }
 };
 
 /// Adds a backend to every registry made from now on (backends/cpu's and backends/cuda's
@@ -83,6 +94,8 @@ public:
     VCpuLease leaseVCpu(const std::vector<Device*>& taken = {}, std::string_view preferred = {});
     /// Whether a backend of `kind` has at least one usable device.
     bool hasKind(DeviceKind kind);
+    /// How busy the devices of every backend that can tell are now (DeviceBackend::loads).
+    std::vector<DeviceLoad> loads();
     /// Every backend's devices (or the reason it has none), and a line for each kind of device
     /// that no backend of this build provides.
     std::vector<PhysicalDeviceInfo> list();

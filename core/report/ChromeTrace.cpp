@@ -193,6 +193,9 @@ Json chromeTrace(const RunOutcome& input) {
     Json meta2 = Json::object();
     meta2.set("tool", "placer run");
     meta2.set("model", v.graph.name);
+    // The trace is the last iteration's; what changed the plan before it is told here.
+    if (!input.events.empty())
+        meta2.set("events", runEventsJson(input.events));
     trace.set("otherData", std::move(meta2));
     return trace;
 }

@@ -18,6 +18,31 @@
 
 namespace placer {
 
+/// Something that changed where a run's work ran, between two of its iterations
+/// (session/RunAdaptation.h): a re-placement after a device's measured speed drifted from what
+/// the plan assumed (--adapt), or a device that failed and was left out.
+struct RunEvent {
+    enum class Kind : std::uint8_t { Replaced, DeviceFailed };
+    Kind kind = Kind::Replaced;
+    /// The measured iteration after which the new plan runs (RunOptions' count, from 1): the
+    /// iteration a device failed in runs again, on the new plan.
+    int iteration = 0;
+    std::string device;  ///< the physical device it is about ("vcpu2")
+    std::string reason;  ///< "b (vcpu2) 2.8x slower than assumed for 3 iterations"
+    std::string moved;   ///< "37 ops moved to a", or "nothing moved"
+    int nodesMoved = 0;  ///< of the user's graph
+    double replanMs = 0; ///< planning, lowering and loading the new program
+    /// The run's latency before and after, medians of the measured iterations (ms).
+    double beforeMs = 0, afterMs = 0;
+    /// "b 2.8x slower than assumed for 3 iterations: 37 ops moved to a"
+    std::string text() const { return reason + ": " + moved; }
+};
+
+/// "replaced", "device-failed".
+inline const char* runEventKindName(RunEvent::Kind kind) {
+    return kind == RunEvent::Kind::Replaced ? "replaced" : "device-failed";
+}
+
 struct RunOutcome {
     /// The user's graph and plan as planned: what the canvas shows and the run report names.
     std::shared_ptr<const Graph> userGraph;
@@ -31,6 +56,14 @@ struct RunOutcome {
     std::shared_ptr<const OptimizedGraph> ran = std::make_shared<const OptimizedGraph>();
     /// Per virtual device: the physical device it ran on ("cpu", "vcpu2", "cuda:0").
     std::vector<std::string> physical;
+    /// Per virtual device: why it runs there, where the run chose by what the machine has free
+    /// (--map auto, device/LoadMapping.h); empty otherwise.
+    std::vector<std::string> mappingReasons;
+    /// Re-placements and failed devices, in the order they happened; the plan, graph and
+    /// executor above are the last one's (userPlan included), the latencies every iteration's.
+    std::vector<RunEvent> events;
+    /// The plan the run started with, where events changed it.
+    std::optional<Plan> firstPlan;
     /// Warm-up and measured iterations (without the callbacks).
     int warmup = 0, iterations = 0;
     /// Keeps the physical devices the executor runs on alive as long as it (the session's

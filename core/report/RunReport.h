@@ -101,6 +101,8 @@ RanSizes ranSizes(const RunOutcome& input);
 
 /// latency_ms, iterations, warmup, devices, nodes, copies, outputs, reference_check.
 Json runReportJson(const RunOutcome& input);
+/// A run's re-placements and failed devices (RunOutcome::events) as the report's "events".
+Json runEventsJson(const std::vector<RunEvent>& events);
 /// Every node's and copy's median time as CSV, in program order:
 /// kind,name,op,device,from,bytes,median_ms (text fields quoted).
 std::string runTimingsCsv(const RunOutcome& input);

@@ -8,6 +8,24 @@ namespace placer {
 
 using namespace runview;
 
+Json runEventsJson(const std::vector<RunEvent>& events) {
+    Json list = Json::array();
+    for (const RunEvent& event : events) {
+        Json entry = Json::object();
+        entry.set("kind", std::string(runEventKindName(event.kind)));
+        entry.set("iteration", event.iteration);
+        entry.set("device", event.device);
+        entry.set("reason", event.reason);
+        entry.set("moved", event.moved);
+        entry.set("nodes_moved", event.nodesMoved);
+        entry.set("replan_ms", event.replanMs);
+        entry.set("latency_before_ms", event.beforeMs);
+        entry.set("latency_after_ms", event.afterMs);
+        list.push(std::move(entry));
+    }
+    return list;
+}
+
 Json runReportJson(const RunOutcome& input) {
     const Executor& executor = *input.executor;
     const Views v{input.graph(), input.devices, executor.program(), input.result};
@@ -45,6 +63,7 @@ Json runReportJson(const RunOutcome& input) {
     for (const std::string& note : input.ran->notes)
         optimizations.push(Json(note));
     report.set("optimizations", std::move(optimizations));
+    report.set("events", runEventsJson(input.events));
 
     Json devices = Json::array();
     for (int d = 0; d < v.devices.size(); ++d) {
@@ -76,6 +95,9 @@ Json runReportJson(const RunOutcome& input) {
         device.set("planned_bytes", plannedBytes(v.program, id));
         device.set("live_peak_bytes", live);
         device.set("constant_uploads", uploads);
+        if (static_cast<std::size_t>(d) < input.mappingReasons.size() &&
+            !input.mappingReasons[static_cast<std::size_t>(d)].empty())
+            device.set("mapped_by_load", input.mappingReasons[static_cast<std::size_t>(d)]);
         devices.push(std::move(device));
     }
     report.set("devices", std::move(devices));

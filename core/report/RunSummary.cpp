@@ -49,6 +49,19 @@ std::string runSummary(const RunOutcome& input) {
             out << line;
         }
     }
+    for (const RunEvent& event : input.events) {
+        const bool failed = event.kind == RunEvent::Kind::DeviceFailed;
+        std::snprintf(line, sizeof line,
+                      "%s at iteration %d: ", failed ? "device failed" : "re-placed",
+                      event.iteration);
+        out << line << event.text();
+        std::snprintf(line, sizeof line,
+                      "; planned again and swapped in %.1f ms%s; latency %.3f ms before, %.3f ms "
+                      "after\n",
+                      event.replanMs, failed ? ", the iteration run again" : "", event.beforeMs,
+                      event.afterMs);
+        out << line;
+    }
     for (const std::string& note : input.ran->notes)
         out << "optimised: " << note << "\n";
     out << "devices:\n";
@@ -69,6 +82,10 @@ std::string runSummary(const RunOutcome& input) {
                       v.busyMicros(id) / 1000.0, formatBytes(peak).c_str(),
                       formatBytes(plannedBytes(v.program, id)).c_str());
         out << line;
+        if (static_cast<std::size_t>(d) < input.mappingReasons.size() &&
+            !input.mappingReasons[static_cast<std::size_t>(d)].empty())
+            out << "             mapped by load: "
+                << input.mappingReasons[static_cast<std::size_t>(d)] << "\n";
     }
     if (input.hostPeakBytes > 0)
         out << "  host memory: " << formatBytes(input.hostPeakBytes)

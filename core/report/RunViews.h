@@ -52,9 +52,12 @@ inline double medianOfSums(const Program& program, const RunResult& result, Take
 /// A device's idle time: in each iteration its latency less the device's busy time, then the
 /// median, so that a slow iteration's latency is not set against another's busy time.
 inline double medianIdle(const std::vector<double>& latency, const std::vector<double>& busy) {
+    // A run that changed its plan (RunOutcome::events) has every iteration's latency and the
+    // last program's busy times: they pair from the end.
     std::vector<double> idle;
-    for (std::size_t i = 0; i < busy.size() && i < latency.size(); ++i)
-        idle.push_back(std::max(0.0, latency[i] - busy[i]));
+    const std::size_t offset = latency.size() > busy.size() ? latency.size() - busy.size() : 0;
+    for (std::size_t i = 0; i < busy.size() && offset + i < latency.size(); ++i)
+        idle.push_back(std::max(0.0, latency[offset + i] - busy[i]));
     return median(std::move(idle));
 }
 

@@ -16,6 +16,7 @@
 #include "session/Session.h"
 
 #include "device/DeviceRegistry.h"
+#include "device/LoadMapping.h"
 #include "device/Ranks.h"
 #include "kernels/RandomTensor.h"
 #include "plan/Planner.h"
@@ -440,16 +441,46 @@ Result<CompiledPlan> Session::compile(const PlannedModel& planned, const Compile
     return compiled;
 }
 
+namespace {
+
+/// Each fault names a virtual device of the plan or a physical device of the run, and a slowdown
+/// a device whose worker runs its kernels (a CPU's).
+Status checkFaultDevices(const std::vector<InjectedFault>& faults, const DeviceSet& devices,
+                         const std::vector<Device*>& mapping) {
+    for (const InjectedFault& fault : faults) {
+        const Device* found = nullptr;
+        std::string physical;
+        for (int d = 0; d < devices.size(); ++d) {
+            const Device* device = mapping[static_cast<std::size_t>(d)];
+            if (devices[DeviceId(d)].name == fault.device || device->name() == fault.device)
+                found = device;
+            physical += (physical.empty() ? "" : ", ") + device->name();
+        }
+        if (!found)
+            return SourceError::sentence(injectedFaultText(fault) + ": no device '" + fault.device +
+                                         "' in this run (virtual devices: " + devices.namesList() +
+                                         "; physical: " + physical + ")");
+        if (fault.kind == InjectedFault::Kind::Slow && found->timesAsynchronously())
+            return SourceError::sentence(injectedFaultText(fault) + ": " + found->name() +
+                                         " runs its kernels asynchronously; PLACER_SLOW slows "
+                                         "CPU devices, whose worker runs them");
+    }
+    return Status();
+}
+
+} // namespace
+
 /// A program the session lowered and loaded for one plan on one mapping (Session::m_loaded):
 /// what a run of that plan again reuses. Its vcpus' leases are declared before the graph, and
 /// the graph before the executor that reads it, so that each goes after what uses it.
 struct Session::LoadedRun {
     std::weak_ptr<const PlannedModel> planned;
     std::vector<DeviceMapRequest> maps;
-    bool optimize = true, packWeights = true;
+    bool optimize = true, packWeights = true, mapByLoad = false;
     std::vector<std::shared_ptr<const void>> leases;
     std::vector<Device*> mapping;
-    std::vector<std::string> warnings; ///< the mapping's and the passes', told at every run
+    std::vector<std::string> mappingReasons; ///< by load: why each went where it did
+    std::vector<std::string> warnings;       ///< the mapping's and the passes', told at every run
     std::vector<std::string> physical;
     std::shared_ptr<const OptimizedGraph> ran;
     std::optional<Program> program; ///< lowered, until the executor takes it
@@ -459,7 +490,8 @@ struct Session::LoadedRun {
     /// device requests and passes.
     bool serves(const std::shared_ptr<const PlannedModel>& plan, const RunRequest& request) const {
         if (!executor || planned.lock() != plan || optimize != request.optimize ||
-            packWeights != request.packWeights || maps.size() != request.maps.size())
+            packWeights != request.packWeights || mapByLoad != request.mapByLoad ||
+            maps.size() != request.maps.size())
             return false;
         for (std::size_t k = 0; k < maps.size(); ++k) {
             if (maps[k].device != request.maps[k].device ||
@@ -479,6 +511,10 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
             "the plan is for the machine '" + planned->request.machine->name +
             "' (--machine), which this one is not: its prediction is what placer plan shows; "
             "runs on simulated devices are not built yet");
+    auto faults = injectedFaultsFromEnvironment();
+    if (!faults)
+        return faults.error();
+    faults.value().insert(faults.value().begin(), request.faults.begin(), request.faults.end());
     std::string replannedNote;
     const std::shared_ptr<const PlannedModel> opened = planned;
     // A stream's data is one batch (repeated for each) or every batch stacked on axis 0 (N
@@ -553,11 +589,27 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
         loaded->maps = request.maps;
         loaded->optimize = request.optimize;
         loaded->packWeights = request.packWeights;
-        auto mapping =
-            mapDevices(devices, request.maps, *m_registry, &loaded->warnings, &loaded->leases);
-        if (!mapping)
-            return mapping.error();
-        loaded->mapping = mapping.take();
+        loaded->mapByLoad = request.mapByLoad;
+        if (request.mapByLoad) {
+            std::vector<std::int64_t> peaks(static_cast<std::size_t>(devices.size()), 0);
+            for (const DeviceMemory& memory : planned->plan.memory.devices) {
+                if (memory.device.valid() &&
+                    static_cast<std::size_t>(memory.device.index) < peaks.size())
+                    peaks[memory.device.index] = memory.peakBytes;
+            }
+            auto mapping = mapDevicesByLoad(devices, request.maps, *m_registry, measureHostLoad(),
+                                            peaks, &loaded->warnings, &loaded->leases);
+            if (!mapping)
+                return mapping.error();
+            loaded->mapping = std::move(mapping.value().mapping);
+            loaded->mappingReasons = std::move(mapping.value().reasons);
+        } else {
+            auto mapping =
+                mapDevices(devices, request.maps, *m_registry, &loaded->warnings, &loaded->leases);
+            if (!mapping)
+                return mapping.error();
+            loaded->mapping = mapping.take();
+        }
         OptimizeOptions passes = request.optimize ? OptimizeOptions{} : OptimizeOptions::none();
         passes.packWeights = passes.packWeights && request.packWeights;
         auto compiled = lowerPlanned(*planned, loaded->mapping, passes);
@@ -586,10 +638,13 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
                 return agree.error();
         }
     }
+    if (Status named = checkFaultDevices(faults.value(), devices, loaded->mapping); !named.ok())
+        return named.error();
     outcome->warnings.insert(outcome->warnings.end(), loaded->warnings.begin(),
                              loaded->warnings.end());
     outcome->ran = loaded->ran;
     outcome->physical = loaded->physical;
+    outcome->mappingReasons = loaded->mappingReasons;
     // The outcome holds what the run needs (its vcpus, graph and executor) as long as it lives.
     outcome->deviceLeases.push_back(loaded);
     const Graph& graph = outcome->ran->graph;
@@ -635,7 +690,13 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     outcome->executor = loaded->executor;
     RunOptions options{outcome->warmup, outcome->iterations, callbacks.progress,
                        callbacks.cancelled, rankCount() > 1};
-    auto result = outcome->executor->run(inputs.value(), options);
+    options.faults = faults.take();
+    auto result = runSegments(planned, request, loaded->mapping, inputs.take(), std::move(options),
+                              callbacks, *outcome);
+    // A program whose device failed is not run again; one that was re-placed still could be,
+    // but the next run starts from its plan, not from what this one learnt.
+    if (!outcome->events.empty())
+        m_loaded.reset();
     if (!result)
         return result.error();
     outcome->result = result.take();

@@ -111,6 +111,10 @@ struct CompileRequest {
 struct RunRequest {
     /// Where each virtual device runs; the rest by kind (device/DeviceMapping.h).
     std::vector<DeviceMapRequest> maps;
+    /// The devices `maps` does not name by what the machine has free now (--map auto,
+    /// device/LoadMapping.h) rather than by kind alone. A program run again in a loop keeps
+    /// the mapping its first run chose.
+    bool mapByLoad = false;
     /// Data for graph inputs, by input name; the others get seeded random data.
     std::vector<std::pair<std::string, HostTensor>> inputs;
     std::uint64_t seed = 1;
@@ -124,6 +128,15 @@ struct RunRequest {
     /// off for a run made once, which would pay the packing for one call and hold a second copy
     /// of the weights beside the one other programs share.
     bool packWeights = true;
+    /// Re-place the work between iterations when a device's measured speed stays off what the
+    /// plan assumed (session/RunAdaptation.h; placer run --adapt).
+    bool adapt = false;
+    /// A device that fails mid-run is left out: the plan is made again without it and the
+    /// iteration runs again on the devices left (session/RunAdaptation.h).
+    bool failover = true;
+    /// Faults and slowdowns to make on purpose (vm/FaultInjection.h), besides those the
+    /// environment asks for (PLACER_FAULT, PLACER_SLOW).
+    std::vector<InjectedFault> faults;
 };
 
 /// What a run tells while it goes; every callback is optional and is called on the thread that
@@ -237,6 +250,14 @@ private:
     /// instantiateAtSizes, planAtSizes); otherwise the model read and planned again for the
     /// data. Kept per shape signature, so that a plan run at several shapes one after another
     /// is made once, and instantiated or planned once per shape.
+    /// Runs `outcome`'s loaded executor on `inputs` with `options`, and, where a device fails
+    /// or drifts (RunRequest::failover, adapt), plans again and runs the rest of the iterations
+    /// on the new program (session/RunAdaptation.h), recording each change in outcome.events.
+    Result<RunResult> runSegments(std::shared_ptr<const PlannedModel> planned,
+                                  const RunRequest& request, const std::vector<Device*>& mapping,
+                                  std::vector<HostTensor> inputs, RunOptions options,
+                                  const RunCallbacks& callbacks, RunOutcome& outcome);
+
     Result<std::shared_ptr<const PlannedModel>>
     forData(std::shared_ptr<const PlannedModel> planned,
             const std::vector<std::pair<std::string, HostTensor>>& data, std::string* note);

@@ -454,7 +454,7 @@ class Plan:
         inputs: Optional[Mapping[str, Any]] = None,
         iterations: int = 1,
         warmup: int = 0,
-        mapping: Optional[Mapping[str, str]] = None,
+        mapping: Optional[Union[Mapping[str, str], str]] = None,
         reference: bool = False,
         optimize: bool = True,
         seed: int = 1,
@@ -462,6 +462,8 @@ class Plan:
         rtol: float = 1e-3,
         record: bool = False,
         progress: Optional[Callable[[int, int], None]] = None,
+        adapt: bool = False,
+        failover: bool = True,
     ) -> "Run":
         """Runs the plan for real, as ``placer run`` does: every virtual device on a physical
         one, concurrently, with the copies between them.
@@ -473,7 +475,13 @@ class Plan:
         inputs: input name -> array (numpy or array-like); inputs not given get seeded random
             data. Arrays are read in place where they are C-contiguous. Open dimensions take the
             arrays' shapes (the model is planned again for them, once per shape).
-        mapping: virtual device -> physical: "cpu", "cpu:threads=N", "vcpuN", "cuda:N".
+        mapping: virtual device -> physical: "cpu", "cpu:threads=N", "vcpuN", "cuda:N"; or
+            "auto" (``placer run --map auto``): by what the machine has free now, vcpus bound
+            to the least busy cores; ``run.devices`` says why each went where it did.
+        adapt: re-place the work between iterations when a device stays slower or faster
+            than the plan assumed (``run.events`` lists each change and why).
+        failover: a device that fails mid-run is left out and the iteration run again on the
+            devices left (False: the run raises :class:`PlacerError`).
         reference: also run the graph unoptimised on one device and compare the outputs
             (``run.reference_check``); a mismatch raises :class:`PlacerError`.
         record: keep the nodes' median times in the workspace's cost table.
@@ -482,6 +490,11 @@ class Plan:
         """
         if mapping is None:
             mapping = self._mapping
+        by_load = isinstance(mapping, str) and mapping == "auto"
+        if isinstance(mapping, str) and not by_load:
+            raise TypeError("mapping must be a dict from virtual device to physical device, or 'auto'")
+        if by_load:
+            mapping = None
         session = _session(self._workspace)
         if self._input_dtypes is None:
             self._input_dtypes = {i["name"]: i["dtype"] for i in self._handle.info()["inputs"]}
@@ -489,7 +502,8 @@ class Plan:
         try:
             handle = session.run(self._handle, _inputs(inputs, dtypes), _maps(mapping),
                                  int(iterations), int(warmup), int(seed), bool(reference),
-                                 bool(optimize), float(atol), float(rtol), progress)
+                                 bool(optimize), float(atol), float(rtol), progress, by_load,
+                                 bool(adapt), bool(failover))
         except PlacerError as error:
             name = self._stored_without_model
             if name is not None and "has no data" in str(error):
@@ -704,6 +718,13 @@ class Run:
     @property
     def reference_check(self) -> Optional[dict]:
         return self._report["reference_check"]
+
+    @property
+    def events(self) -> List[dict]:
+        """What changed where the work ran during the run, in order: re-placements
+        (``adapt=True``) and failed devices left out, each with its iteration, reason, what
+        moved and the latency before and after."""
+        return self._report["events"]
 
     @property
     def prediction(self) -> Optional[dict]:

@@ -93,7 +93,7 @@ class Plan:
         inputs: Optional[Mapping[str, Any]] = ...,
         iterations: int = ...,
         warmup: int = ...,
-        mapping: Optional[Mapping[str, str]] = ...,
+        mapping: Optional[Union[Mapping[str, str], str]] = ...,
         reference: bool = ...,
         optimize: bool = ...,
         seed: int = ...,
@@ -101,6 +101,8 @@ class Plan:
         rtol: float = ...,
         record: bool = ...,
         progress: Optional[Callable[[int, int], None]] = ...,
+        adapt: bool = ...,
+        failover: bool = ...,
     ) -> Run: ...
     def generate(
         self,
@@ -157,6 +159,8 @@ class Run:
     def idle(self) -> List[dict]: ...
     @property
     def reference_check(self) -> Optional[dict]: ...
+    @property
+    def events(self) -> List[dict]: ...
     @property
     def prediction(self) -> Optional[dict]: ...
     @property

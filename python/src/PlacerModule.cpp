@@ -329,6 +329,7 @@ struct RunArguments {
     bool optimize = true;
     double atol = 1e-4, rtol = 1e-3;
     py::object progress;
+    bool mapByLoad = false, adapt = false, failover = true;
 };
 
 /// Runs with the GIL released: Ctrl+C cancels the run between steps, and KeyboardInterrupt is
@@ -345,6 +346,9 @@ RunHandle run(Session& session, const PlanHandle& planned, const RunArguments& a
     request.optimize = arguments.optimize;
     request.atol = arguments.atol;
     request.rtol = arguments.rtol;
+    request.mapByLoad = arguments.mapByLoad;
+    request.adapt = arguments.adapt;
+    request.failover = arguments.failover;
     if (request.iterations < 1)
         fail("iterations must be at least 1, not " + std::to_string(request.iterations));
     if (request.warmup < 0)
@@ -583,10 +587,11 @@ PYBIND11_MODULE(_placer, m) {
                 std::vector<std::pair<std::string, py::object>> inputs,
                 std::vector<std::pair<std::string, std::string>> maps, int iterations, int warmup,
                 std::uint64_t seed, bool reference, bool optimize, double atol, double rtol,
-                py::object progress) {
+                py::object progress, bool mapByLoad, bool adapt, bool failover) {
                  RunArguments arguments{
                      std::move(inputs), std::move(maps), iterations, warmup, seed,
-                     reference,         optimize,        atol,       rtol,   std::move(progress)};
+                     reference,         optimize,        atol,       rtol,   std::move(progress),
+                     mapByLoad,         adapt,           failover};
                  return run(session, planned, arguments);
              })
         .def("generate",

@@ -686,8 +686,9 @@ private slots:
     }
 
     /// A device whose capacity holds the plan but not what a data-dependent length turns out
-    /// to need: the run fails at that allocation, naming the tensor, its size and the device,
-    /// and the same plan still runs on data that fits.
+    /// to need: without failover the run fails at that allocation, naming the tensor, its size
+    /// and the device; with it (the default) that device is out of memory, so the run goes on
+    /// without it and says why; and the same plan still runs on data that fits.
     void aRunTimeAllocationThatDoesNotFitSaysWhere() {
         const PlanRequest request = onTwoVcpus({"NonZero"}, "a:vcpu,b:vcpu:mem=1536B");
         auto opened = m_session->open(ModelSource{modelPath("nonzero_select.onnx")}, request);
@@ -697,13 +698,32 @@ private slots:
         HostTensor ones = HostTensor::zeros({{6, 8}, DType::Float32});
         float* values = ones.as<float>();
         std::fill(values, values + 48, 1.0f);
-        auto ran = m_session->run(planned, oneRun({{"x", ones}}));
+        RunRequest once = oneRun({{"x", ones}});
+        once.failover = false;
+        auto ran = m_session->run(planned, once);
         QVERIFY(!ran);
         const std::string& message = ran.error().message;
         QVERIFY2(message.find("at this run") != std::string::npos &&
                      message.find("virtual device b (mem=") != std::string::npos &&
                      message.find("48") != std::string::npos,
                  message.c_str());
+        once.failover = true;
+        once.reference = true;
+        auto survived = m_session->run(planned, once);
+        QVERIFY2(survived, survived ? "" : survived.error().toString().c_str());
+        const RunOutcome& outcome = *survived.value();
+        QCOMPARE(outcome.events.size(), std::size_t{1});
+        const RunEvent& event = outcome.events.front();
+        QCOMPARE(event.kind, RunEvent::Kind::DeviceFailed);
+        QCOMPARE(event.iteration, 1);
+        QVERIFY2(event.reason.find("(out of memory)") != std::string::npos &&
+                     event.reason.find("virtual device b (mem=") != std::string::npos,
+                 event.reason.c_str());
+        QVERIFY(outcome.reference && outcome.reference->ok);
+        for (std::size_t i = 0; i < outcome.userPlan.devices.size(); ++i) {
+            if (outcome.userGraph->nodes()[i].role() == OpRole::Compute)
+                QCOMPARE(outcome.userPlan.devices[i].index, 0);
+        }
         auto fits = m_session->run(planned, oneRun({{"x", npy("nonzero_select.b.x.npy")}}));
         QVERIFY2(fits, fits ? "" : fits.error().toString().c_str());
     }

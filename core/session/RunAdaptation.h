@@ -1,0 +1,75 @@
+// Runs that change where their work runs while they go (seed 000's "dynamic" device selection):
+//
+//  - re-placement (RunRequest::adapt): after each measured iteration, every device's busy time
+//    is compared with what the plan predicted for it. The first iterations of each plan give
+//    each device's usual ratio of the two (the cost model's error for the ops it was given,
+//    which is no drift); a device whose ratio then stays a margin above (or below) that for a
+//    few iterations in a row is slower (or faster) than the plan assumed: auto mode plans again
+//    with the measured slowdown in the cost model (CostModel::setSlowdown), pins and rules
+//    holding, and the new program is loaded and swapped in between two iterations, none lost
+//    or repeated. A device the new plan gives no work is not measured until a plan does;
+//  - failover (RunRequest::failover, on by default): a device that fails (kernels/Kernel.h
+//    DeviceFailure) ends the iteration cleanly; the plan is made again without it
+//    (PlanOptions::outOfService) and the iteration runs again on the devices left.
+//
+// Each change is a RunEvent in the outcome: its reason, what moved, how long the swap took.
+// Runs over several ranks keep their plan: a lost rank ends the job, as before.
+#pragma once
+
+#include "plan/Plan.h"
+#include "vm/Executor.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace placer {
+
+/// A device whose measured speed drifted from its plan's assumption.
+struct SpeedDrift {
+    std::string physical;
+    std::vector<DeviceId> virtuals;
+    double factor = 1;  ///< the slowdown to plan with now (CostModel::setSlowdown)
+    double ratio = 1;   ///< measured against assumed, the usual error taken out
+    int iterations = 0; ///< in a row
+};
+
+/// Compares each device's busy time per iteration with its plan's prediction (see above).
+class SpeedWatch {
+public:
+    /// A drift is a ratio `margin` away from a device's usual one (1.3: 30 % slower, or that
+    /// much faster) for `iterations` measured iterations in a row; the usual ratio is the
+    /// median of the first `baseline` iterations of the run.
+    explicit SpeedWatch(double margin = 1.3, int iterations = 3, int baseline = 3);
+
+    /// The plan that runs now (its prediction is what each device is compared with), and the
+    /// slowdown it was planned with per physical device.
+    void follow(const Plan& plan, const std::map<std::string, double>& slowdowns);
+    /// After a measured iteration (the last of `soFar`): the drift to re-plan for, if any.
+    std::optional<SpeedDrift> observe(const RunResult& soFar);
+
+private:
+    struct Watched {
+        std::string physical;
+        std::vector<DeviceId> virtuals;
+        double predicted = 0; ///< µs per iteration on the plan that runs
+        double slowdown = 1;  ///< what that plan assumed
+        std::vector<double> firstRatios;
+        std::vector<double> streak; ///< deviations in a row, all slow or all fast
+    };
+    double m_margin;
+    int m_iterations, m_baseline;
+    std::vector<double> m_predicted; ///< per virtual device, µs per iteration
+    std::map<std::string, double> m_slowdowns;
+    std::vector<Watched> m_watched;        ///< per stream of the program that runs, once seen
+    std::map<std::string, double> m_usual; ///< per physical device, once known
+    std::map<std::string, std::vector<double>> m_first; ///< ratios before that
+};
+
+/// "37 ops moved to a", "12 ops moved from b to a, 3 from b to c", or "nothing moved": the
+/// compute nodes of `graph` whose device differs between `before` and `after`.
+std::string movedText(const Graph& graph, const DeviceSet& devices, const Plan& before,
+                      const Plan& after, int* moved);
+
+} // namespace placer

@@ -86,6 +86,7 @@ DevicePalette::DevicePalette(PlacementDocument* document, QWidget* parent)
     new QVBoxLayout(this);
     auto regroup = [this] {
         m_groups.clear();
+        m_runDetails.clear();
         rebuild();
     };
     connect(document, &PlacementDocument::modelReset, this, regroup);
@@ -137,6 +138,10 @@ std::vector<QString> DevicePalette::details() const {
         QString text = QString::fromStdString(std::string(deviceKindName(device.kind)));
         if (!roles.isEmpty())
             text += QStringLiteral(" · ") + roles.join(QStringLiteral(", "));
+        // What the last run did with it, on the same line: the chip keeps its height.
+        if (static_cast<std::size_t>(d) < m_runDetails.size() &&
+            !m_runDetails[static_cast<std::size_t>(d)].isEmpty())
+            text += QStringLiteral(" · ") + m_runDetails[static_cast<std::size_t>(d)];
         text += QStringLiteral("\n") +
                 tr("%n node(s)", nullptr, nodes[static_cast<std::size_t>(d)]) +
                 QStringLiteral(" · ") + peak;
@@ -148,8 +153,15 @@ std::vector<QString> DevicePalette::details() const {
     return result;
 }
 
+void DevicePalette::setRunDetails(std::vector<QString> lines) {
+    m_runDetails = std::move(lines);
+    rebuild();
+}
+
 void DevicePalette::rebuild() {
     const DeviceSet& devices = m_document->devices();
+    if (m_runDetails.size() != static_cast<std::size_t>(devices.size()))
+        m_runDetails.clear(); // another device set than the run's
     const std::vector<QString> texts = details();
     // The same devices in the same colours (a re-plan): only what the chips say changes.
     bool same = m_chips.size() == static_cast<std::size_t>(devices.size()) &&

@@ -52,6 +52,11 @@ public:
     /// last; none given: no headings. A new model or device set clears them.
     void setGroups(std::vector<std::pair<QString, QStringList>> groups);
     const std::vector<std::pair<QString, QStringList>>& groups() const { return m_groups; }
+    /// What the last run did with each device, said on each chip after its kind and roles
+    /// ("vcpu2 on core 1 (3 % busy) · failed at 5"); empty strings for none. A new model or
+    /// device set clears them.
+    void setRunDetails(std::vector<QString> lines);
+    const std::vector<QString>& runDetails() const { return m_runDetails; }
 
 signals:
     /// Nodes were dropped on the chip of `device`.
@@ -68,6 +73,7 @@ private:
     PlacementDocument* m_document;
     std::vector<DeviceChip*> m_chips;
     std::vector<std::pair<QString, QStringList>> m_groups;
+    std::vector<QString> m_runDetails;
     bool m_grouped = false; ///< the chips are laid out under m_groups' headings
 };
 

@@ -159,6 +159,37 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                                                       static_cast<int>(r.width()) - 5));
         }
     }
+    // Markers over everything: a dashed line down every lane, the label beside its top.
+    painter.setClipRect(QRect(kLabelWidth, 0, width() - kLabelWidth, height()));
+    for (std::size_t m = 0; m < m_data.markers.size(); ++m) {
+        const TimelineMarker& marker = m_data.markers[m];
+        const double x = xOf(marker.at);
+        if (x < kLabelWidth || x > width())
+            continue;
+        painter.setPen(QPen(marker.colour, 2, Qt::DashLine));
+        painter.drawLine(QPointF(x, 0), QPointF(x, height()));
+        // Up to the next marker's line, or the widget's edge.
+        double room = width() - x - 6;
+        if (m + 1 < m_data.markers.size())
+            room = std::min(room, xOf(m_data.markers[m + 1].at) - x - 6);
+        if (room > 30) {
+            const QString text =
+                fontMetrics().elidedText(marker.label, Qt::ElideRight, static_cast<int>(room));
+            const QRectF box(x + 3, 1, fontMetrics().horizontalAdvance(text) + 4,
+                             fontMetrics().height());
+            painter.fillRect(box, QColor(255, 255, 255, 220));
+            painter.setPen(marker.colour.darker(130));
+            painter.drawText(box.adjusted(2, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+        }
+    }
+}
+
+int TimelineWidget::markerAt(const QPoint& position) const {
+    for (std::size_t m = 0; m < m_data.markers.size(); ++m) {
+        if (std::abs(xOf(m_data.markers[m].at) - position.x()) <= 3)
+            return static_cast<int>(m);
+    }
+    return -1;
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
@@ -187,7 +218,10 @@ bool TimelineWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const int bar = barAt(help->pos());
-        if (bar >= 0)
+        if (const int marker = markerAt(help->pos()); marker >= 0)
+            QToolTip::showText(help->globalPos(),
+                               m_data.markers[static_cast<std::size_t>(marker)].tooltip, this);
+        else if (bar >= 0)
             QToolTip::showText(help->globalPos(),
                                m_data.tooltipOf(m_data.bars[static_cast<std::size_t>(bar)]), this);
         else

@@ -24,9 +24,19 @@ struct TimelineBar {
     int key = -1;      ///< what describe() is asked about (a node), for bars without a tooltip
 };
 
+/// A moment the whole timeline marks: a vertical line over every lane, its label at the top (a
+/// run's re-placement or failed device, between two iterations).
+struct TimelineMarker {
+    double at = 0; ///< microseconds from the run's start
+    QString label;
+    QString tooltip;
+    QColor colour = QColor(0xc0, 0x30, 0x30);
+};
+
 struct TimelineData {
     std::vector<QString> lanes;
     std::vector<TimelineBar> bars;
+    std::vector<TimelineMarker> markers;
     double duration = 0; ///< microseconds
     /// The tooltip of a bar that has none, made when it is shown (tens of thousands of bars need
     /// not format theirs on every re-plan).
@@ -51,6 +61,8 @@ public:
     const TimelineData& data() const { return m_data; }
     /// The bar under a widget position, or -1.
     int barAt(const QPoint& position) const;
+    /// The marker within a few pixels of a widget position, or -1.
+    int markerAt(const QPoint& position) const;
     /// Microseconds per pixel at the current zoom.
     double microsPerPixel() const { return m_microsPerPixel; }
 

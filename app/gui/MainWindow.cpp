@@ -684,6 +684,7 @@ void MainWindow::runFinished(const std::shared_ptr<const RunOutcome>& outcome) {
     views::TimelineData timeline = runTimeline(*outcome, *m_document);
     addPredictedTimeline(*m_document, &timeline);
     m_timeline->setData(std::move(timeline));
+    m_palette->setRunDetails(runDeviceLines(*outcome));
     m_workspace->recordRun(*outcome, isWindowModified());
     m_document->costsChanged(); // the run's node times are in the cost table now
     const double measured = median(outcome->result.latencyMicros) / 1000.0;

@@ -86,6 +86,8 @@ void RunController::start(const Graph& graph, const DeviceSet& devices, const Pl
     request.inputs = std::move(data.inputs);
     request.warmup = warmup;
     request.iterations = iterations;
+    request.adapt = data.adapt;
+    request.mapByLoad = data.mapByLoad;
     // The physical devices the user chose; the others the session maps as placer run does
     // (device/DeviceMapping.h).
     physical.resize(static_cast<std::size_t>(devices.size()));

@@ -14,6 +14,20 @@
 
 namespace placer::gui {
 
+/// What a run is given besides the plan (RunController::start): data for graph inputs by name (the
+/// rest get seeded random data at their planned shapes), and the file the model was opened from, so
+/// that data of other shapes, or other values where inputs set shapes, is planned for
+/// (Session::run); without a file such data is refused with a sentence.
+struct RunData {
+    std::vector<std::pair<std::string, HostTensor>> inputs;
+    std::optional<ModelSource> source;
+    /// Re-place the work while the run goes (RunRequest::adapt).
+    bool adapt = false;
+    /// The devices `physical` leaves empty are mapped by what the machine has free now
+    /// (--map auto): the window's default.
+    bool mapByLoad = true;
+};
+
 class RunController : public QObject {
     Q_OBJECT
 
@@ -22,19 +36,13 @@ public:
     explicit RunController(Session* session, QObject* parent = nullptr);
     ~RunController() override;
 
-    /// What a run is given besides the plan: data for graph inputs by name (the rest get
-    /// seeded random data at their planned shapes), and the file the model was opened from,
-    /// so that data of other shapes, or other values where inputs set shapes, is planned for
-    /// (Session::run); without a file such data is refused with a sentence.
-    struct Data {
-        std::vector<std::pair<std::string, HostTensor>> inputs;
-        std::optional<ModelSource> source;
-    };
+    using Data = RunData;
 
     /// Starts a run of a copy of `graph` as `plan` places it (the document may change while it
     /// runs). `physical[d]` names the physical device of virtual device d ("cpu", "vcpu2"); empty
     /// entries get the GUI's defaults: cpu-kind devices on the host, every other device on a
-    /// virtual CPU of its own, the same one each run (vcpu<d+1>), so that runs compare.
+    /// virtual CPU of its own, the same one each run (vcpu<d+1>), so that runs compare, bound
+    /// to the least busy core unless `data.mapByLoad` is off (device/LoadMapping.h).
     void start(const Graph& graph, const DeviceSet& devices, const Plan& plan,
                const PlanOptions& planOptions, int warmup, int iterations,
                std::vector<std::string> physical, Data data = {});

@@ -7,6 +7,7 @@
 #include "views/PlacementDocument.h"
 #include "views/TimelineWidget.h"
 
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -35,8 +36,8 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
       m_streamBatches(new QSpinBox(this)), m_runButton(new QPushButton(tr("Run"), this)),
       m_prompt(new QLineEdit(this)), m_newTokens(new QSpinBox(this)),
       m_generateButton(new QPushButton(tr("Generate"), this)),
-      m_cancel(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
-      m_summary(new QTextBrowser(this)) {
+      m_adapt(new QCheckBox(tr("Adapt"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)), m_summary(new QTextBrowser(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     m_inputs->setObjectName(QStringLiteral("inputs"));
@@ -78,6 +79,12 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     counts->addWidget(m_iterations, 1);
     counts->addWidget(new QLabel(tr("Warm-up:"), this));
     counts->addWidget(m_warmup, 1);
+    m_adapt->setObjectName(QStringLiteral("adapt"));
+    m_adapt->setToolTip(
+        tr("Re-place the work between iterations when a device stays slower or faster than "
+           "the plan assumed (auto mode with the measured speeds; pins and rules hold). Each "
+           "change is a marker on the timeline. A device that fails is always left out."));
+    counts->addWidget(m_adapt);
     form->addRow(tr("Iterations:"), counts);
     m_microBatches->setObjectName(QStringLiteral("microBatches"));
     m_microBatches->setRange(1, 256);
@@ -229,6 +236,7 @@ void RunPanel::start() {
     RunController::Data data;
     if (!readInputs(&data.inputs))
         return;
+    data.adapt = m_adapt->isChecked();
     m_document->settlePrediction(); // the run is set against the plan's prediction
     const QString& path = m_document->path();
     if (!path.isEmpty() && QFileInfo::exists(path))
@@ -618,7 +626,88 @@ views::TimelineData runTimeline(const RunOutcome& outcome,
     timeline.bars.insert(timeline.bars.begin(), idle.begin(), idle.end());
     if (!result.latencyMicros.empty())
         timeline.duration = std::max(timeline.duration, result.latencyMicros.back());
+    if (!outcome.events.empty())
+        addIterations(outcome, &timeline);
     return timeline;
+}
+
+std::vector<QString> runDeviceLines(const RunOutcome& outcome) {
+    // One short line a chip: where it ran (and why, mapped by load), and when its work moved.
+    std::vector<QString> lines(static_cast<std::size_t>(outcome.devices.size()));
+    for (std::size_t d = 0; d < lines.size(); ++d) {
+        QString& line = lines[d];
+        if (d < outcome.mappingReasons.size() && !outcome.mappingReasons[d].empty())
+            line = QString::fromStdString(outcome.mappingReasons[d]);
+        else if (d < outcome.physical.size())
+            line = RunPanel::tr("ran on %1").arg(QString::fromStdString(outcome.physical[d]));
+        const std::string& name = outcome.devices[DeviceId(static_cast<std::int32_t>(d))].name;
+        for (const RunEvent& event : outcome.events) {
+            const bool mine = event.reason.rfind(name + " (", 0) == 0 ||
+                              event.reason.find(", " + name + " (") != std::string::npos;
+            if (mine)
+                line += (event.kind == RunEvent::Kind::DeviceFailed
+                             ? RunPanel::tr(" · failed at %1")
+                             : RunPanel::tr(" · re-placed at %1"))
+                            .arg(event.iteration);
+        }
+    }
+    return lines;
+}
+
+void addIterations(const RunOutcome& outcome, views::TimelineData* timeline) {
+    // Every measured iteration end to end on a lane of its own, above; the traced one (the
+    // last) is where the device lanes' detail sits; a marker where each change took effect.
+    const std::vector<double>& latency = outcome.result.latencyMicros;
+    double last = 0;
+    for (std::size_t i = 0; i + 1 < latency.size(); ++i)
+        last += latency[i];
+    for (views::TimelineBar& bar : timeline->bars) {
+        bar.lane += 1;
+        bar.start += last;
+        bar.end += last;
+    }
+    timeline->lanes.insert(timeline->lanes.begin(), RunPanel::tr("iterations"));
+    std::size_t nextEvent = 0;
+    int plan = 0;
+    double at = 0;
+    for (std::size_t i = 0; i < latency.size(); ++i) {
+        const int number = static_cast<int>(i) + 1;
+        while (nextEvent < outcome.events.size() && outcome.events[nextEvent].iteration == number) {
+            const RunEvent& event = outcome.events[nextEvent++];
+            ++plan;
+            views::TimelineMarker marker;
+            marker.at = at;
+            const bool failed = event.kind == RunEvent::Kind::DeviceFailed;
+            marker.colour = failed ? QColor(0xc0, 0x30, 0x30) : QColor(0xd0, 0x80, 0x10);
+            marker.label = (failed ? RunPanel::tr("failed: %1") : RunPanel::tr("re-placed: %1"))
+                               .arg(QString::fromStdString(event.text()));
+            marker.tooltip = RunPanel::tr("Before iteration %1: %2\nPlanned again and swapped in "
+                                          "%3 ms; latency %4 ms before, %5 ms after")
+                                 .arg(number)
+                                 .arg(QString::fromStdString(event.text()))
+                                 .arg(event.replanMs, 0, 'f', 1)
+                                 .arg(event.beforeMs, 0, 'f', 3)
+                                 .arg(event.afterMs, 0, 'f', 3);
+            timeline->markers.push_back(marker);
+        }
+        views::TimelineBar bar;
+        bar.lane = 0;
+        bar.start = at;
+        bar.end = at + latency[i];
+        bar.colour = plan % 2 == 0 ? QColor(150, 170, 200) : QColor(200, 176, 140);
+        if (i % 2 == 1)
+            bar.colour = bar.colour.darker(108);
+        bar.label = QString::number(number);
+        bar.tooltip =
+            RunPanel::tr("Iteration %1: %2 ms, plan %3%4")
+                .arg(number)
+                .arg(latency[i] / 1000.0, 0, 'f', 3)
+                .arg(plan + 1)
+                .arg(i + 1 == latency.size() ? RunPanel::tr(" (traced below)") : QString());
+        timeline->bars.push_back(bar);
+        at += latency[i];
+    }
+    timeline->duration = std::max(timeline->duration, at);
 }
 
 QString runSummaryHtml(const RunOutcome& outcome) {
@@ -646,18 +735,38 @@ QString runSummaryHtml(const RunOutcome& outcome) {
                                             (stream->predictedMicros / 1e6),
                                         0, 'f', 1)
                              : QString());
+    for (const RunEvent& event : outcome.events)
+        text += (event.kind == RunEvent::Kind::DeviceFailed
+                     ? RunPanel::tr("<p><b>Device failed</b> before iteration %1: %2; the "
+                                    "iteration ran again without it (%3 ms to plan and swap). "
+                                    "Latency %4 ms before, %5 ms after.</p>")
+                     : RunPanel::tr("<p><b>Re-placed</b> before iteration %1: %2 (%3 ms to plan "
+                                    "and swap). Latency %4 ms before, %5 ms after.</p>"))
+                    .arg(event.iteration)
+                    .arg(QString::fromStdString(event.text()).toHtmlEscaped())
+                    .arg(event.replanMs, 0, 'f', 1)
+                    .arg(event.beforeMs, 0, 'f', 3)
+                    .arg(event.afterMs, 0, 'f', 3);
     text += QStringLiteral("<table cellspacing=4><tr><th align=left>%1</th><th align=left>%2</th>"
                            "<th align=right>%3</th><th align=right>%4</th></tr>")
                 .arg(RunPanel::tr("device"), RunPanel::tr("runs on"), RunPanel::tr("busy"),
                      RunPanel::tr("memory"));
     for (const StreamInfo& stream : result.streams) {
         QStringList names;
-        for (DeviceId d : stream.virtuals)
+        QString where = QString::fromStdString(stream.physical);
+        for (DeviceId d : stream.virtuals) {
             names << QString::fromStdString(outcome.devices[d].name);
+            // Mapped by load: why there ("vcpu2 on core 1 (3 % busy)").
+            if (static_cast<std::size_t>(d.index) < outcome.mappingReasons.size() &&
+                !outcome.mappingReasons[static_cast<std::size_t>(d.index)].empty() &&
+                where == QString::fromStdString(stream.physical))
+                where = QString::fromStdString(
+                    outcome.mappingReasons[static_cast<std::size_t>(d.index)]);
+        }
         text +=
             QStringLiteral(
                 "<tr><td>%1</td><td>%2</td><td align=right>%3 ms</td><td align=right>%4</td></tr>")
-                .arg(names.join(QStringLiteral(", ")), QString::fromStdString(stream.physical))
+                .arg(names.join(QStringLiteral(", ")), where.toHtmlEscaped())
                 .arg(median(stream.busyMicros) / 1000.0, 0, 'f', 3)
                 .arg(QString::fromStdString(formatBytes(stream.peakBytes)));
     }

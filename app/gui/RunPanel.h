@@ -18,6 +18,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QCheckBox;
 class QTableWidget;
 class QTextBrowser;
 
@@ -41,6 +42,8 @@ public:
     QTableWidget* inputs() const { return m_inputs; }
     QSpinBox* iterations() const { return m_iterations; }
     QSpinBox* warmup() const { return m_warmup; }
+    /// Re-place the work while the run goes (RunRequest::adapt).
+    QCheckBox* adapt() const { return m_adapt; }
     /// The plan's micro-batches (PlanOptions::microBatches): changing it re-plans at once, so
     /// the predicted timeline shows the pipeline before any run.
     QSpinBox* microBatches() const { return m_microBatches; }
@@ -100,6 +103,7 @@ private:
     QSpinBox* m_newTokens;
     QPushButton* m_generateButton;
     QString m_tokensSoFar;
+    QCheckBox* m_adapt;
     QPushButton* m_cancel;
     QProgressBar* m_progress;
     QTextBrowser* m_summary;
@@ -109,6 +113,13 @@ private:
 /// and one for inputs, a bar per node, copy and input with its time; colours from `document`.
 views::TimelineData runTimeline(const RunOutcome& outcome,
                                 const views::PlacementDocument& document);
+/// For a run that changed its plan (RunOutcome::events): an "iterations" lane on top with every
+/// measured iteration end to end, the traced iteration's lanes moved under the last one, and a
+/// marker with the reason where each change took effect.
+void addIterations(const RunOutcome& outcome, views::TimelineData* timeline);
+/// Per virtual device, what the device palette says of a finished run: where it ran and why
+/// (mapped by load), and the failures and re-placements it was part of.
+std::vector<QString> runDeviceLines(const RunOutcome& outcome);
 
 /// The timeline of a generation: a lane of steps (the prompt, then a bar per token, labelled
 /// with it) and a lane per virtual device with its busy time in each step; colours from

@@ -16,6 +16,7 @@
 #include "session/Session.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QEventLoop>
@@ -160,6 +161,16 @@ int main(int argc, char** argv) {
         QApplication::translate(
             "main", "Run the plan before the screenshot: cuda devices on their GPU where this "
                     "machine has it, the others on the host and virtual CPUs."));
+    const QCommandLineOption adaptOption(
+        QStringLiteral("adapt"),
+        QApplication::translate("main",
+                                "With --run: re-place the work between iterations when a device "
+                                "stays slower or faster than assumed, as the Run panel's Adapt "
+                                "does."));
+    const QCommandLineOption iterationsOption(
+        QStringLiteral("iterations"),
+        QApplication::translate("main", "With --run: measured iterations (default 10)."),
+        QStringLiteral("N"));
     const QCommandLineOption collapse(
         QStringLiteral("collapse"),
         QApplication::translate("main", "Collapse the top-level name scopes into groups."));
@@ -188,8 +199,8 @@ int main(int argc, char** argv) {
                                 "Put a profile made elsewhere (ONNX Runtime's JSON) on the graph "
                                 "once it is open, as File ▸ Import Profile… does."),
         QStringLiteral("file"));
-    parser.addOptions(
-        {screenshot, runFirst, runOnHosts, collapse, expand, generateFirst, profileOption});
+    parser.addOptions({screenshot, runFirst, adaptOption, iterationsOption, runOnHosts, collapse,
+                       expand, generateFirst, profileOption});
     parser.process(app);
 
     gui::MainWindow window;
@@ -252,6 +263,9 @@ int main(int argc, char** argv) {
             QEventLoop loop;
             QObject::connect(window.runController(), &gui::RunController::finished, &loop,
                              &QEventLoop::quit);
+            window.runPanel()->adapt()->setChecked(parser.isSet(adaptOption));
+            if (parser.isSet(iterationsOption))
+                window.runPanel()->iterations()->setValue(parser.value(iterationsOption).toInt());
             window.runPanel()->start();
             if (window.runController()->isRunning())
                 loop.exec();

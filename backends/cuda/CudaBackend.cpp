@@ -4,6 +4,7 @@
 #include "backends/cuda/CudaDevice.h"
 #include "backends/cuda/CudaError.h"
 #include "backends/cuda/Launch.h"
+#include "backends/cuda/NvmlLoads.h"
 
 #include <charconv>
 #include <mutex>
@@ -126,6 +127,8 @@ public:
             return device.error();
         return std::unique_ptr<Device>(device.take());
     }
+
+    std::vector<DeviceLoad> loads() override { return nvmlLoads(probe().count); }
 };
 
 } // namespace

@@ -62,8 +62,12 @@ struct RunOutcome {
     /// Re-placements and failed devices, in the order they happened; the plan, graph and
     /// executor above are the last one's (userPlan included), the latencies every iteration's.
     std::vector<RunEvent> events;
-    /// The plan the run started with, where events changed it.
+    /// The plan the run started with and its options, where events changed them: what the run
+    /// is recorded against (the plan the user saved).
     std::optional<Plan> firstPlan;
+    std::optional<PlanOptions> firstOptions;
+    const Plan& startPlan() const { return firstPlan ? *firstPlan : userPlan; }
+    const PlanOptions& startOptions() const { return firstOptions ? *firstOptions : planOptions; }
     /// Warm-up and measured iterations (without the callbacks).
     int warmup = 0, iterations = 0;
     /// Keeps the physical devices the executor runs on alive as long as it (the session's

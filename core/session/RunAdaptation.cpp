@@ -6,8 +6,10 @@
 #include "device/DeviceRegistry.h"
 #include "device/Ranks.h"
 #include "plan/Planner.h"
+#include "report/RunReport.h"
 #include "session/RunSteps.h"
 #include "session/Session.h"
+#include "store/RunRecords.h"
 #include "vm/MemoryCheck.h"
 #include "vm/ReferenceRun.h"
 
@@ -41,11 +43,18 @@ void SpeedWatch::follow(const Plan& plan, const std::map<std::string, double>& s
     m_watched.clear();
     m_usual.clear();
     m_first.clear();
+    // A program's first iteration runs cold (memory touched for the first time, kernels'
+    // caches filled): it says nothing of the devices' speed.
+    m_skip = 1;
     m_predicted = plan.prediction ? plan.prediction->deviceBusyMicros : std::vector<double>{};
     m_slowdowns = slowdowns;
 }
 
 std::optional<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
+    if (m_skip > 0) {
+        --m_skip;
+        return std::nullopt;
+    }
     if (m_watched.size() != soFar.streams.size()) {
         m_watched.clear();
         for (const StreamInfo& stream : soFar.streams) {
@@ -134,6 +143,59 @@ std::string movedText(const Graph& graph, const DeviceSet& devices, const Plan& 
     }
     return text;
 }
+
+namespace {
+
+/// Into `model`: the median time of each node of `plan` over the last `iterations` of `result`
+/// (run by the program `outcome` holds now), as a run records them (store::measuredCosts); those
+/// on `drifted` divided by `ratio`, its slowdown since the plan was made, so that the model gives
+/// its speed before the drift and the slowdown goes on top (CostModel::setSlowdown). Where a
+/// device of the drifted one's cost class ran a node of the same kind, its time stands.
+void recordSegmentCosts(const RunOutcome& outcome, const std::shared_ptr<const PlannedModel>& plan,
+                        const RunResult& result, int iterations, const std::string& drifted,
+                        double ratio, CostModel* model) {
+    RunOutcome recent;
+    recent.userGraph = outcome.userGraph;
+    recent.userPlan = plan->plan;
+    recent.devices = outcome.devices;
+    recent.ran = outcome.ran;
+    recent.executor = outcome.executor;
+    recent.result.streams = result.streams;
+    recent.result.instrMicros.resize(result.instrMicros.size());
+    for (std::size_t k = 0; k < result.instrMicros.size(); ++k) {
+        const std::vector<double>& all = result.instrMicros[k];
+        const std::size_t keep = std::min(all.size(), static_cast<std::size_t>(iterations));
+        recent.result.instrMicros[k].assign(all.end() - static_cast<long>(keep), all.end());
+    }
+    // The drifted device's virtual devices under a name of their own, so that its times come
+    // apart from those of its cost class's other devices.
+    const std::string apart = "(drifted)";
+    std::vector<std::string> physical = outcome.physical;
+    for (std::string& name : physical) {
+        if (name == drifted)
+            name = apart;
+    }
+    const MedianTimes times = userMedianTimes(recent);
+    // A fused group's time also stands for its head run alone (a matrix product without the
+    // activation it took): the new plan may cut the group. Then the times as they ran, which
+    // win where both say something of one key.
+    std::vector<store::MeasuredCost> costs = store::measuredCosts(
+        *recent.userGraph, recent.userPlan, std::vector<NodeId>{}, physical, times);
+    std::vector<store::MeasuredCost> asRan = store::measuredCosts(
+        *recent.userGraph, recent.userPlan, recent.ran->fusedInto, physical, times);
+    const auto drifting = [&](const store::MeasuredCost& cost) { return cost.physical == apart; };
+    std::stable_partition(costs.begin(), costs.end(), drifting);
+    std::stable_partition(asRan.begin(), asRan.end(), drifting);
+    costs.insert(costs.end(), asRan.begin(), asRan.end());
+    for (const store::MeasuredCost& cost : costs) {
+        if (cost.physical == apart)
+            model->recordMeasured(cost.key, drifted, cost.micros / ratio);
+        else
+            model->recordMeasured(cost.key, cost.physical, cost.micros);
+    }
+}
+
+} // namespace
 
 Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> planned,
                                        const RunRequest& request,
@@ -244,6 +306,11 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
                            std::to_string(drift->iterations) + " iterations";
             CostModel model = planOptions.costs ? *planOptions.costs
                                                 : costs(devices, request.maps, request.optimize);
+            // What this plan's ops took in the iterations that showed the drift, the drifted
+            // device's at its speed before it: the new plan weighs them, not the estimates,
+            // whose error differs from op to op.
+            recordSegmentCosts(outcome, current, result, drift->iterations, drift->physical,
+                               drift->ratio, &model);
             slowdowns[drift->physical] = drift->factor;
             for (const auto& [physical, factor] : slowdowns) {
                 for (const StreamInfo& stream : result.streams) {
@@ -312,8 +379,10 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
         event.replanMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
                 .count();
-        if (!outcome.firstPlan)
+        if (!outcome.firstPlan) {
             outcome.firstPlan = planned->plan;
+            outcome.firstOptions = planned->options;
+        }
         outcome.events.push_back(std::move(event));
         outcome.ran = ranGraph;
         outcome.executor = executor;

@@ -279,8 +279,9 @@ Status recordRunIn(store::PlanStore& workspace, const RunOutcome& outcome, const
                    bool* saved) {
     if (!outcome.executor || outcome.result.latencyMicros.empty())
         return SourceError::sentence("the run measured nothing to record");
+    // A run that re-placed its work is recorded against the plan it started from.
     if (Status status = planKeptAs(workspace, *outcome.userGraph, outcome.devices,
-                                   outcome.planOptions, outcome.userPlan, name, saved);
+                                   outcome.startOptions(), outcome.startPlan(), name, saved);
         !status.ok())
         return status;
     return workspace.saveRun(name, store::runRecord(outcome));

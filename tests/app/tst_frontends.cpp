@@ -37,18 +37,12 @@ const QString kExamples = QStringLiteral(PLACER_SOURCE_DIR "/resources/examples/
 
 /// `document` without the fields that measure time or the process.
 Json withoutTimes(const Json& document) {
-    static const std::set<std::string> kTimed = {"latency_ms",
-                                                 "busy_ms",
-                                                 "physical_busy_ms",
-                                                 "idle_ms",
-                                                 "median_ms",
-                                                 "idle",
-                                                 "host_peak_resident_bytes",
-                                                 "peak_bytes",
-                                                 "live_peak_bytes",
-                                                 "max_rel_diff",
-                                                 "splits",
-                                                 "file"};
+    static const std::set<std::string> kTimed = {
+        "latency_ms", "busy_ms", "physical_busy_ms", "idle_ms", "median_ms", "idle",
+        "host_peak_resident_bytes", "peak_bytes", "live_peak_bytes", "max_rel_diff", "splits",
+        "file",
+        // the cores the machine's load chose
+        "mapped_by_load"};
     if (document.isArray()) {
         Json out = Json::array();
         for (const Json& item : document.items())
@@ -76,7 +70,8 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QStringList>("options");
         // Every virtual device on the physical device the GUI gives it by default (cpu-kind on
-        // the host, device d on vcpu<d+1>), so both front ends map alike.
+        // the host, device d on vcpu<d+1>), so both front ends map alike; both bind the vcpus to
+        // the least busy cores (the GUI maps by load, placer run --map auto).
         QTest::newRow("split-residual-block")
             << kExamples + "split_residual_block.relay" << QStringList{"--map", "gpu=vcpu2"};
         QTest::newRow("tiny-resnet-split-by-rules")
@@ -108,6 +103,7 @@ private slots:
                                       dir.filePath("ws.db").toStdString()};
         for (const QString& option : options)
             args.push_back(option.toStdString());
+        args.insert(args.end(), {"--map", "auto"});
         std::istringstream in;
         std::ostringstream out, err;
         QCOMPARE(cli::runPlacer(args, in, out, err), 0);
@@ -140,6 +136,14 @@ private slots:
         QVERIFY2(outcome, qPrintable(window.runController()->error()));
         const Json guiReport = runReportJson(*outcome);
 
+        // Both said why each vcpu went where it did.
+        for (const Json* report :
+             std::initializer_list<const Json*>{&cliReport.value(), &guiReport}) {
+            for (const Json& device : report->find("devices")->items()) {
+                if (device.find("kind")->asString() == "vcpu")
+                    QVERIFY2(device.find("mapped_by_load"), report->dump().c_str());
+            }
+        }
         const std::string a = withoutTimes(cliReport.value()).dump();
         const std::string b = withoutTimes(guiReport).dump();
         QVERIFY2(a == b, ("placer run:\n" + a + "\nthe GUI:\n" + b).c_str());

@@ -35,6 +35,7 @@
 
 #include <functional>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -392,6 +393,78 @@ private slots:
     // (one undo step); the predicted timeline numbers each micro-batch's bars and shows the
     // second device's bubbles, hatched and named; a run shows the measured micro-batches above
     // the prediction and matches the reference.
+    /// A run with one device slowed from its fifth iteration, Adapt ticked in the Run panel:
+    /// the timeline marks the re-placement with its reason, the device palette says where each
+    /// device ran (by load: bound to a core) and that b was re-placed; a device made to fail
+    /// instead is left out and the palette says so.
+    void aSlowedDeviceIsReplacedOnTheTimeline() {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ModelSource source;
+        source.path = PLACER_SOURCE_DIR "/tests/models/two_branches.json";
+        PlanRequest request;
+        QVERIFY(!takePlanOption("devices", "a:vcpu,b:vcpu", &source, &request));
+        // Opened in demand mode, auto mode set on the document alone: a session planning in
+        // auto mode would calibrate the suites' workspace, which later tests find uncalibrated.
+        Session session;
+        auto planned = session.open(source, request);
+        QVERIFY2(planned.ok(), planned.ok() ? "" : planned.error().toString().c_str());
+        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+        window.document()->setModel(std::move(planned.value().model),
+                                    QString::fromStdString(source.path));
+        request.options.mode = PlanMode::Auto;
+        window.document()->setOptions(request.options);
+        QVERIFY(laidOut.wait(20000));
+        window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(30);
+        auto* adapt = window.findChild<QCheckBox*>(QStringLiteral("adapt"));
+        QVERIFY(adapt && !adapt->isChecked());
+        QTest::mouseClick(adapt, Qt::LeftButton, {}, QPoint(8, adapt->height() / 2));
+        QVERIFY(adapt->isChecked());
+        qputenv("PLACER_SLOW", "b@5:4");
+        const auto outcome = runAndWait(window);
+        qunsetenv("PLACER_SLOW");
+        QVERIFY2(outcome, qPrintable(window.runController()->error()));
+        QVERIFY(!outcome->events.empty());
+        const views::TimelineData& timeline = window.timeline()->data();
+        QCOMPARE(timeline.lanes.front(), QStringLiteral("iterations"));
+        // The marker about b (the other device's speed may wander on a busy machine).
+        const auto aboutB = std::find_if(
+            timeline.markers.begin(), timeline.markers.end(), [](const views::TimelineMarker& m) {
+                return m.label.startsWith(QStringLiteral("re-placed: b (vcpu"));
+            });
+        QVERIFY(aboutB != timeline.markers.end());
+        QVERIFY2(aboutB->label.contains(QStringLiteral("slower than assumed")),
+                 qPrintable(aboutB->label));
+        QVERIFY(aboutB->tooltip.contains(QStringLiteral("Planned again and swapped in")));
+        const QString chipA = window.findChild<QFrame*>(QStringLiteral("chip-a"))
+                                  ->findChildren<QLabel*>()
+                                  .at(1)
+                                  ->text();
+        const QString chipB = window.findChild<QFrame*>(QStringLiteral("chip-b"))
+                                  ->findChildren<QLabel*>()
+                                  .at(1)
+                                  ->text();
+        QVERIFY2(chipA.contains(QStringLiteral(" on core ")), qPrintable(chipA));
+        QVERIFY2(chipB.contains(QStringLiteral("re-placed at ")), qPrintable(chipB));
+        // A device that fails instead: left out, on the timeline and on its chip.
+        QTest::mouseClick(adapt, Qt::LeftButton, {}, QPoint(8, adapt->height() / 2));
+        qputenv("PLACER_FAULT", "b@3");
+        const auto failed = runAndWait(window);
+        qunsetenv("PLACER_FAULT");
+        QVERIFY2(failed, qPrintable(window.runController()->error()));
+        QCOMPARE(failed->events.size(), std::size_t{1});
+        QVERIFY(window.timeline()->data().markers.front().label.startsWith(
+            QStringLiteral("failed: b (vcpu")));
+        QVERIFY(window.timeline()->data().markers.front().label.contains(
+            QStringLiteral("failed at iteration 3")));
+        QVERIFY(window.findChild<QFrame*>(QStringLiteral("chip-b"))
+                    ->findChildren<QLabel*>()
+                    .at(1)
+                    ->text()
+                    .contains(QStringLiteral("failed at 3")));
+    }
+
     void pipelinesInTheRunPanelAndTimeline() {
         gui::MainWindow window;
         window.show();

@@ -27,7 +27,7 @@ struct RunEvent {
     /// The measured iteration after which the new plan runs (RunOptions' count, from 1): the
     /// iteration a device failed in runs again, on the new plan.
     int iteration = 0;
-    std::string device;  ///< the physical device it is about ("vcpu2")
+    std::string device;  ///< the physical devices it is about ("vcpu2", "vcpu1, vcpu2")
     std::string reason;  ///< "b (vcpu2) 2.8x slower than assumed for 3 iterations"
     std::string moved;   ///< "37 ops moved to a", or "nothing moved"
     int nodesMoved = 0;  ///< of the user's graph

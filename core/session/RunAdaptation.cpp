@@ -50,10 +50,11 @@ void SpeedWatch::follow(const Plan& plan, const std::map<std::string, double>& s
     m_slowdowns = slowdowns;
 }
 
-std::optional<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
+std::vector<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
+    std::vector<SpeedDrift> drifts;
     if (m_skip > 0) {
         --m_skip;
-        return std::nullopt;
+        return drifts;
     }
     if (m_watched.size() != soFar.streams.size()) {
         m_watched.clear();
@@ -70,13 +71,18 @@ std::optional<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
             m_watched.push_back(std::move(watched));
         }
     }
+    bool triggered = false;
     for (std::size_t s = 0; s < m_watched.size() && s < soFar.streams.size(); ++s) {
         Watched& watched = m_watched[s];
         const std::vector<double>& busy = soFar.streams[s].busyMicros;
         if (busy.empty() || watched.predicted < kMinWatchedMicros)
             continue;
-        // Measured against what the plan assumed, its slowdown included.
-        const double ratio = busy.back() / watched.predicted;
+        // Its time for its work, the moments it had work and could not start included (a
+        // process competing for its core costs those more than its kernels' time), against
+        // what the plan assumed, its slowdown included.
+        const std::vector<double>& stalled = soFar.streams[s].stalledMicros;
+        const double took = busy.back() + (stalled.size() == busy.size() ? stalled.back() : 0);
+        const double ratio = took / watched.predicted;
         const auto usual = m_usual.find(watched.physical);
         if (usual == m_usual.end()) {
             // The device's usual ratio on this plan: the cost model's own error for its ops,
@@ -88,6 +94,9 @@ std::optional<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
             continue;
         }
         const double deviation = ratio / usual->second;
+        watched.recent.push_back(deviation);
+        if (static_cast<int>(watched.recent.size()) > m_iterations)
+            watched.recent.erase(watched.recent.begin());
         const bool slow = deviation > m_margin;
         const bool fast = deviation < 1 / m_margin;
         if (!slow && !fast) {
@@ -97,21 +106,35 @@ std::optional<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
         if (!watched.streak.empty() && (watched.streak.back() > 1) != slow)
             watched.streak.clear();
         watched.streak.push_back(deviation);
-        if (static_cast<int>(watched.streak.size()) < m_iterations)
+        triggered = triggered || static_cast<int>(watched.streak.size()) >= m_iterations;
+    }
+    if (!triggered)
+        return drifts;
+    // One device's drift re-plans for every device's speed now: a load that slows one device
+    // often slows another (a core's SMT sibling), and a plan made for one alone would move work
+    // onto the other.
+    for (Watched& watched : m_watched) {
+        if (watched.recent.size() < 2)
+            continue;
+        const double ratio = median(watched.recent);
+        if (ratio <= m_margin && ratio >= 1 / m_margin)
             continue;
         SpeedDrift drift;
         drift.physical = watched.physical;
         drift.virtuals = watched.virtuals;
-        drift.ratio = median(watched.streak);
-        drift.factor = watched.slowdown * drift.ratio;
+        drift.ratio = ratio;
+        drift.factor = watched.slowdown * ratio;
         // Back within the margin of its usual speed: planned as that again.
         if (std::abs(std::log(drift.factor)) < std::log(m_margin))
             drift.factor = 1;
-        drift.iterations = static_cast<int>(watched.streak.size());
-        watched.streak.clear();
-        return drift;
+        drift.iterations = static_cast<int>(watched.recent.size());
+        drifts.push_back(std::move(drift));
     }
-    return std::nullopt;
+    for (Watched& watched : m_watched) {
+        watched.streak.clear();
+        watched.recent.clear();
+    }
+    return drifts;
 }
 
 std::string movedText(const Graph& graph, const DeviceSet& devices, const Plan& before,
@@ -148,12 +171,13 @@ namespace {
 
 /// Into `model`: the median time of each node of `plan` over the last `iterations` of `result`
 /// (run by the program `outcome` holds now), as a run records them (store::measuredCosts); those
-/// on `drifted` divided by `ratio`, its slowdown since the plan was made, so that the model gives
-/// its speed before the drift and the slowdown goes on top (CostModel::setSlowdown). Where a
-/// device of the drifted one's cost class ran a node of the same kind, its time stands.
+/// on a device of `drifts` divided by its ratio, its slowdown since the plan was made, so that
+/// the model gives its speed before the drift and the slowdown goes on top
+/// (CostModel::setSlowdown). Where an undrifted device of the same cost class ran a node of the
+/// same kind, its time stands.
 void recordSegmentCosts(const RunOutcome& outcome, const std::shared_ptr<const PlannedModel>& plan,
-                        const RunResult& result, int iterations, const std::string& drifted,
-                        double ratio, CostModel* model) {
+                        const RunResult& result, int iterations,
+                        const std::vector<SpeedDrift>& drifts, CostModel* model) {
     RunOutcome recent;
     recent.userGraph = outcome.userGraph;
     recent.userPlan = plan->plan;
@@ -167,13 +191,17 @@ void recordSegmentCosts(const RunOutcome& outcome, const std::shared_ptr<const P
         const std::size_t keep = std::min(all.size(), static_cast<std::size_t>(iterations));
         recent.result.instrMicros[k].assign(all.end() - static_cast<long>(keep), all.end());
     }
-    // The drifted device's virtual devices under a name of their own, so that its times come
+    // Each drifted device's virtual devices under a name of their own, so that its times come
     // apart from those of its cost class's other devices.
-    const std::string apart = "(drifted)";
+    std::map<std::string, const SpeedDrift*> apart;
     std::vector<std::string> physical = outcome.physical;
     for (std::string& name : physical) {
-        if (name == drifted)
-            name = apart;
+        for (const SpeedDrift& drift : drifts) {
+            if (name == drift.physical) {
+                name = "(drifted) " + drift.physical;
+                apart[name] = &drift;
+            }
+        }
     }
     const MedianTimes times = userMedianTimes(recent);
     // A fused group's time also stands for its head run alone (a matrix product without the
@@ -183,13 +211,16 @@ void recordSegmentCosts(const RunOutcome& outcome, const std::shared_ptr<const P
         *recent.userGraph, recent.userPlan, std::vector<NodeId>{}, physical, times);
     std::vector<store::MeasuredCost> asRan = store::measuredCosts(
         *recent.userGraph, recent.userPlan, recent.ran->fusedInto, physical, times);
-    const auto drifting = [&](const store::MeasuredCost& cost) { return cost.physical == apart; };
+    const auto drifting = [&](const store::MeasuredCost& cost) {
+        return apart.count(cost.physical) > 0;
+    };
     std::stable_partition(costs.begin(), costs.end(), drifting);
     std::stable_partition(asRan.begin(), asRan.end(), drifting);
     costs.insert(costs.end(), asRan.begin(), asRan.end());
     for (const store::MeasuredCost& cost : costs) {
-        if (cost.physical == apart)
-            model->recordMeasured(cost.key, drifted, cost.micros / ratio);
+        if (const auto found = apart.find(cost.physical); found != apart.end())
+            model->recordMeasured(cost.key, found->second->physical,
+                                  cost.micros / found->second->ratio);
         else
             model->recordMeasured(cost.key, cost.physical, cost.micros);
     }
@@ -208,7 +239,7 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
     options.faultsEndRun = request.failover && canMove;
     const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
     std::optional<SpeedWatch> watch;
-    std::optional<SpeedDrift> drift;
+    std::vector<SpeedDrift> drifts;
     // Per physical device: the slowdown the plan that runs was made with.
     std::map<std::string, double> slowdowns;
     std::shared_ptr<const PlannedModel> current = planned;
@@ -242,8 +273,8 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
                 watch->follow(costedPlan(*current), slowdowns);
             }
             options.afterIteration = [&](const RunResult& soFar) {
-                drift = watch->observe(soFar);
-                return drift.has_value();
+                drifts = watch->observe(soFar);
+                return !drifts.empty();
             };
         }
         auto ran = executor->run(inputs, options);
@@ -295,23 +326,26 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
             }
         } else {
             event.kind = RunEvent::Kind::Replaced;
-            event.device = drift->physical;
-            std::string names;
-            for (DeviceId v : drift->virtuals)
-                names += (names.empty() ? "" : ", ") + devices[v].name;
-            const bool slower = drift->ratio > 1;
-            event.reason = names + " (" + drift->physical + ") " +
-                           factorText(slower ? drift->ratio : 1 / drift->ratio) +
-                           (slower ? " slower" : " faster") + " than assumed for " +
-                           std::to_string(drift->iterations) + " iterations";
+            int streak = 0;
+            for (const SpeedDrift& drift : drifts) {
+                std::string names;
+                for (DeviceId v : drift.virtuals)
+                    names += (names.empty() ? "" : ", ") + devices[v].name;
+                const bool slower = drift.ratio > 1;
+                event.device += (event.device.empty() ? "" : ", ") + drift.physical;
+                event.reason += (event.reason.empty() ? "" : "; ") + names + " (" + drift.physical +
+                                ") " + factorText(slower ? drift.ratio : 1 / drift.ratio) +
+                                (slower ? " slower" : " faster") + " than assumed";
+                streak = std::max(streak, drift.iterations);
+                slowdowns[drift.physical] = drift.factor;
+            }
+            event.reason += " for " + std::to_string(streak) + " iterations";
             CostModel model = planOptions.costs ? *planOptions.costs
                                                 : costs(devices, request.maps, request.optimize);
-            // What this plan's ops took in the iterations that showed the drift, the drifted
+            // What this plan's ops took in the iterations that showed the drift, a drifted
             // device's at its speed before it: the new plan weighs them, not the estimates,
             // whose error differs from op to op.
-            recordSegmentCosts(outcome, current, result, drift->iterations, drift->physical,
-                               drift->ratio, &model);
-            slowdowns[drift->physical] = drift->factor;
+            recordSegmentCosts(outcome, current, result, streak, drifts, &model);
             for (const auto& [physical, factor] : slowdowns) {
                 for (const StreamInfo& stream : result.streams) {
                     if (stream.physical != physical)
@@ -396,8 +430,7 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
         options.firstIteration = 1 + done;
         if (watch)
             watch->follow(costedPlan(*current), slowdowns);
-        if (drift)
-            drift.reset();
+        drifts.clear();
     }
     // The latencies of every segment, in order; the rest is the last program's.
     result.latencyMicros = std::move(latencies);

@@ -48,8 +48,10 @@ public:
     /// The plan that runs now (its prediction is what each device is compared with), and the
     /// slowdown it was planned with per physical device.
     void follow(const Plan& plan, const std::map<std::string, double>& slowdowns);
-    /// After a measured iteration (the last of `soFar`): the drift to re-plan for, if any.
-    std::optional<SpeedDrift> observe(const RunResult& soFar);
+    /// After a measured iteration (the last of `soFar`): once a device has drifted, every device
+    /// whose recent speed is off by the margin (the drifted one and any other a load slowed at
+    /// the same time), to re-plan for; none before.
+    std::vector<SpeedDrift> observe(const RunResult& soFar);
 
 private:
     struct Watched {
@@ -59,6 +61,7 @@ private:
         double slowdown = 1;  ///< what that plan assumed
         std::vector<double> firstRatios;
         std::vector<double> streak; ///< deviations in a row, all slow or all fast
+        std::vector<double> recent; ///< the last deviations, whichever way
     };
     double m_margin;
     int m_iterations, m_baseline;

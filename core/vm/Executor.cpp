@@ -207,6 +207,7 @@ Result<RunResult> Executor::run(const std::vector<HostTensor>& inputs, const Run
         for (std::size_t s = 0; s < impl.streams.size(); ++s) {
             Impl::Stream& stream = impl.streams[s];
             result.streams[s].busyMicros.push_back(stream.busy);
+            result.streams[s].stalledMicros.push_back(stream.stalled);
             result.streams[s].livePeakBytes =
                 std::max(result.streams[s].livePeakBytes, stream.livePeak);
             for (const TimedEvent& event : stream.timed)

@@ -84,6 +84,9 @@ struct StreamInfo {
     int rank = 0;                   ///< the rank whose device it is (device/Ranks.h)
     std::vector<DeviceId> virtuals; ///< the virtual devices mapped to it
     std::vector<double> busyMicros; ///< per measured iteration
+    /// Per measured iteration: how long it had ready work and ran nothing, its worker woken
+    /// late or its core taken by another process (a host device's; 0 for a GPU's).
+    std::vector<double> stalledMicros;
     std::int64_t peakBytes = 0;     ///< the arena's high-water mark over the runs
     std::int64_t livePeakBytes = 0; ///< the most bytes of live tensors at once
     int constantUploads = 0;        ///< constants uploaded at load time

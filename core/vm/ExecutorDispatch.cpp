@@ -138,7 +138,9 @@ void Executor::Impl::finishedElsewhere(std::size_t s) {
 
 void Executor::Impl::insertReady(std::uint32_t k) {
     ReadySet& set = *readySets[static_cast<std::size_t>(streamOf[k])];
+    const double now = hostClockMicros();
     std::lock_guard lock(set.mutex);
+    readyAt[k] = now; // read by the stream's thread after it takes k under this lock
     const auto at = std::upper_bound(
         set.ready.begin(), set.ready.end(), k,
         [this](std::uint32_t a, std::uint32_t b) { return schedule.before(a, b); });
@@ -342,6 +344,8 @@ void Executor::Impl::runStream(std::size_t s) {
     const bool async = device->timesAsynchronously();
     const bool laned = device->laneCount() > 1;
     stream.live = 0;
+    stream.stalled = 0;
+    stream.lastEnd = runStartedAt;
     if (async)
         device->resetMarks();
     // On an asynchronous device `start` and `end` hold marker ids until finishStream.
@@ -373,6 +377,10 @@ void Executor::Impl::runStream(std::size_t s) {
             const double start = !timed                                           ? 0
                                  : rankRole[k] == RankRole::Send && sendPosted[k] ? postedAt[k]
                                                                                   : stamp();
+            // Ready, the device free, and not started yet: the worker was woken late or its
+            // core was taken (what a competing process costs beyond its kernels' time).
+            if (timed && !async && rankRole[k] == RankRole::Local)
+                stream.stalled += std::max(0.0, start - std::max(readyAt[k], stream.lastEnd));
             try {
                 if (op == Opcode::Invoke && !stream.failing.empty())
                     throw DeviceFailure(stream.failingKind, stream.failing);
@@ -391,6 +399,8 @@ void Executor::Impl::runStream(std::size_t s) {
             }
             if (timed) {
                 const double end = stamp();
+                if (!async)
+                    stream.lastEnd = end;
                 stream.timed.push_back(
                     TimedEvent{k, static_cast<int>(s), start, end, std::max(0, lane)});
             } else if (tracing && rankRole[k] == RankRole::Local &&
@@ -408,6 +418,8 @@ void Executor::Impl::runStream(std::size_t s) {
 }
 
 void Executor::Impl::startRun() {
+    readyAt.assign(program.code.size(), 0);
+    runStartedAt = hostClockMicros();
     for (auto& set : readySets) {
         set->ready.clear();
         set->count.store(0);

@@ -49,6 +49,10 @@ struct Executor::Impl {
         std::string failing;
         DeviceFailure::Kind failingKind = DeviceFailure::Kind::Error;
         double slowdown = 1;
+        /// This iteration: how long it had ready work and ran nothing (its worker woken late,
+        /// or its core taken by another process), and when its last work ended.
+        double stalled = 0;
+        double lastEnd = 0;
     };
     /// A stream's instructions whose dependencies have been issued, first-to-run first.
     struct ReadySet {
@@ -66,6 +70,9 @@ struct Executor::Impl {
     Schedule schedule;
     std::unique_ptr<std::atomic<int>[]> remaining; ///< per instruction: dependencies not issued
     std::vector<int> streamOf;                     ///< per instruction
+    /// Per instruction, this run: when it became ready (host clock, µs); and when the run began.
+    std::vector<double> readyAt;
+    double runStartedAt = 0;
     std::vector<int> laneOf;  ///< per instruction: its lane on the device, or -1
     std::vector<int> eventOf; ///< per instruction: the event it records, or -1
     std::vector<std::unique_ptr<Event>> events;

@@ -53,7 +53,7 @@ public:
     void setGroups(std::vector<std::pair<QString, QStringList>> groups);
     const std::vector<std::pair<QString, QStringList>>& groups() const { return m_groups; }
     /// What the last run did with each device, said on each chip after its kind and roles
-    /// ("vcpu2 on core 1 (3 % busy) · failed at 5"); empty strings for none. A new model or
+    /// ("vcpu2 on core 1, 3 % busy · failed at 5"); empty strings for none. A new model or
     /// device set clears them.
     void setRunDetails(std::vector<QString> lines);
     const std::vector<QString>& runDetails() const { return m_runDetails; }

@@ -756,7 +756,7 @@ QString runSummaryHtml(const RunOutcome& outcome) {
         QString where = QString::fromStdString(stream.physical);
         for (DeviceId d : stream.virtuals) {
             names << QString::fromStdString(outcome.devices[d].name);
-            // Mapped by load: why there ("vcpu2 on core 1 (3 % busy)").
+            // Mapped by load: why there ("vcpu2 on core 1, 3 % busy").
             if (static_cast<std::size_t>(d.index) < outcome.mappingReasons.size() &&
                 !outcome.mappingReasons[static_cast<std::size_t>(d.index)].empty() &&
                 where == QString::fromStdString(stream.physical))

@@ -276,8 +276,8 @@ Result<LoadMapping> mapDevicesByLoad(const DeviceSet& devices,
             continue;
         }
         std::vector<std::string>& sharing = onCore[core.core];
-        reason = physical->name() + " on core " + std::to_string(core.core) + " (" +
-                 percent(core.busy) + " busy)";
+        reason = physical->name() + " on core " + std::to_string(core.core) + ", " +
+                 percent(core.busy) + " busy";
         if (!sharing.empty())
             reason += ", shared with " + sharing.front() +
                       (sharing.size() > 1 ? " and " + std::to_string(sharing.size() - 1) + " more"

@@ -9,7 +9,7 @@
 //    (NVML, where the driver has it: DeviceRegistry::loads()); more virtual GPUs than GPUs
 //    share them.
 //
-// Every choice comes with its reason ("vcpu2 on core 1 (3 % busy)"), which the run report, the
+// Every choice comes with its reason ("vcpu2 on core 1, 3 % busy"), which the run report, the
 // summary and the GUI's palette show.
 #pragma once
 

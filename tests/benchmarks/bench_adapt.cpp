@@ -7,6 +7,7 @@
 //    the work; without, it keeps its plan. Each is set against the best static plan for that
 //    load, run while the busy process runs: every op on a, or the plan as made (goal: the
 //    adapting run's iterations after its re-placement within 15 % of it).
+//  - mapping: --map auto with a busy process on core 1 puts the vcpu on core 0;
 //  - swap: how long a failed device's re-plan and swap takes (planning, lowering and loading the
 //    plan without it), on graphs of 300 and 5,000 nodes.
 //
@@ -18,6 +19,7 @@
 
 #include <QTemporaryDir>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <sched.h>
@@ -169,6 +171,41 @@ void underLoad(bool quick) {
                 median(keeping) / best);
 }
 
+/// --map auto with a real busy process on core 1: the vcpu goes to core 0, and says so.
+void mappingByLoad(bool) {
+    if (std::thread::hardware_concurrency() < 2) {
+        std::printf("mapping: needs two cores; skipped\n");
+        return;
+    }
+    QTemporaryDir dir;
+    Session session(SessionOptions{dir.filePath("workspace.db").toStdString()});
+    const ModelSource source{PLACER_SOURCE_DIR "/tests/models/two_branches.json"};
+    PlanRequest plan;
+    plan.devices = "a:vcpu";
+    auto opened = session.open(source, plan);
+    if (!opened) {
+        bench::wrong("opening: " + opened.error().message);
+        return;
+    }
+    const auto planned = std::make_shared<const PlannedModel>(opened.take());
+    BusyCore busy(1);
+    busy.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the load shows in /proc/stat
+    RunRequest request;
+    request.mapByLoad = true;
+    request.iterations = 3;
+    auto ran = session.run(planned, request);
+    busy.stop();
+    if (!ran) {
+        bench::wrong("the run mapped by load: " + ran.error().message);
+        return;
+    }
+    const std::string& reason = ran.value()->mappingReasons.at(0);
+    std::printf("mapping: a busy process on core 1, --map auto put a on %s\n", reason.c_str());
+    if (reason.find("on core 0") == std::string::npos)
+        bench::wrong("--map auto did not avoid the busy core: " + reason);
+}
+
 /// A JSON graph of `nodes` element-wise ops in eight chains over [16, 64] tensors, summed.
 std::string chainsGraph(int nodes) {
     std::string text = "{\"format\": \"placer-graph\", \"version\": 1, \"name\": \"chains\",\n"
@@ -241,6 +278,7 @@ void swapTime(bool quick) {
 
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    mappingByLoad(quick);
     underLoad(quick);
     swapTime(quick);
     return bench::exitCode();

@@ -100,7 +100,7 @@ private slots:
         QCOMPARE(mapping.mapping[0]->boundCores(), std::vector<int>{1});
         QCOMPARE(workerCores(*mapping.mapping[0]), std::vector<int>{1});
         QCOMPARE(mapping.mapping[1]->name(), std::string("cpu"));
-        QVERIFY2(mapping.reasons[0].find("on core 1 (2 % busy)") != std::string::npos,
+        QVERIFY2(mapping.reasons[0].find("on core 1, 2 % busy") != std::string::npos,
                  mapping.reasons[0].c_str());
         QCOMPARE(mapping.reasons[1], std::string("the host cpu"));
         QVERIFY(warnings.empty());
@@ -111,7 +111,7 @@ private slots:
         QVERIFY(two);
         QCOMPARE(two.value().mapping[0]->boundCores(), std::vector<int>{1});
         QCOMPARE(two.value().mapping[1]->boundCores(), std::vector<int>{0});
-        QVERIFY2(two.value().reasons[1].find("on core 0 (95 % busy)") != std::string::npos,
+        QVERIFY2(two.value().reasons[1].find("on core 0, 95 % busy") != std::string::npos,
                  two.value().reasons[1].c_str());
     }
 

@@ -41,6 +41,10 @@ options:
   --bind PRESENT=PAST        carry output PRESENT into input PAST at the next step
                              (repeatable; replaces what the names paired with PAST)
   --map VDEV=PHYS            as for placer run (repeatable)
+  --adapt                    re-place the work when a device's measured speed drifts from the
+                             plan's for a few steps (auto mode, pins holding), before the next
+  --no-failover              end the generation when a device fails, instead of planning again
+                             without it and running the step again
   --no-optimize              run the plan's own graph
   --no-check                 do not check the program that runs every step against the plan
                              instantiated for the prompt (the prompt then costs one run, not two)
@@ -64,7 +68,7 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
                      "--top-k",     "--top-p",          "--seed",       "--stop",
                      "--ids-input", "--logits",         "--bind",       "--map",
                      "-o",          "--output",         "--plan"};
-    own.flags = {"--json", "--no-optimize", "--no-check", "--save-run"};
+    own.flags = {"--json", "--no-optimize", "--no-check", "--save-run", "--adapt", "--no-failover"};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         int number = 0;
@@ -74,6 +78,10 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
             request.optimize = false;
         } else if (name == "--no-check") {
             request.checkFirstStep = false;
+        } else if (name == "--adapt") {
+            request.adapt = true;
+        } else if (name == "--no-failover") {
+            request.failover = false;
         } else if (name == "--save-run") {
             saveRun = true;
         } else if (name == "--plan") {

@@ -81,9 +81,10 @@ RunPanel::RunPanel(views::PlacementDocument* document, RunController* controller
     counts->addWidget(m_warmup, 1);
     m_adapt->setObjectName(QStringLiteral("adapt"));
     m_adapt->setToolTip(
-        tr("Re-place the work between iterations when a device stays slower or faster than "
-           "the plan assumed (auto mode with the measured speeds; pins and rules hold). Each "
-           "change is a marker on the timeline. A device that fails is always left out."));
+        tr("Re-place the work between iterations (or a generation's steps) when a device stays "
+           "slower or faster than the plan assumed (auto mode with the measured speeds; pins "
+           "and rules hold). Each change is a marker on the timeline. A device that fails is "
+           "always left out."));
     counts->addWidget(m_adapt);
     form->addRow(tr("Iterations:"), counts);
     m_microBatches->setObjectName(QStringLiteral("microBatches"));
@@ -264,6 +265,7 @@ void RunPanel::startGeneration() {
     GenerateRequest request;
     request.prompt = prompt.take();
     request.maxNewTokens = m_newTokens->value();
+    request.adapt = m_adapt->isChecked();
     const QString& path = m_document->path();
     std::optional<ModelSource> source;
     if (!path.isEmpty() && QFileInfo::exists(path))
@@ -279,6 +281,22 @@ void RunPanel::startGeneration() {
                                   m_document->options(), m_document->physicalDevices(),
                                   std::move(source), std::move(request));
 }
+
+namespace {
+
+/// A run's or generation's event at `at` on the timeline: red where a device failed, amber
+/// where the work was re-placed, labelled with what happened and what moved.
+views::TimelineMarker eventMarker(const RunEvent& event, double at) {
+    views::TimelineMarker marker;
+    marker.at = at;
+    const bool failed = event.kind == RunEvent::Kind::DeviceFailed;
+    marker.colour = failed ? QColor(0xc0, 0x30, 0x30) : QColor(0xd0, 0x80, 0x10);
+    marker.label = (failed ? RunPanel::tr("failed: %1") : RunPanel::tr("re-placed: %1"))
+                       .arg(QString::fromStdString(event.text()));
+    return marker;
+}
+
+} // namespace
 
 views::TimelineData generationTimeline(const GenerationReport& report,
                                        const views::PlacementDocument& document) {
@@ -299,9 +317,32 @@ views::TimelineData generationTimeline(const GenerationReport& report,
         return device ? document.deviceColor(*device).lighter(112) : QColor(160, 160, 160);
     };
     double at = 0;
+    std::size_t nextEvent = 0;
     for (std::size_t s = 0; s < report.steps.size(); ++s) {
         const GenerateStep& step = report.steps[s];
         const double micros = step.wallMs * 1000.0;
+        // A device left out in this step (it ran again without it), or the plan re-placed
+        // before it: a marker at its start.
+        while (nextEvent < report.events.size() &&
+               report.events[nextEvent].iteration == static_cast<int>(s)) {
+            const RunEvent& event = report.events[nextEvent++];
+            views::TimelineMarker marker = eventMarker(event, at);
+            marker.tooltip =
+                (event.kind == RunEvent::Kind::DeviceFailed
+                     ? RunPanel::tr("In step %1: %2\nPlanned again without it and swapped in "
+                                    "%3 ms; the step ran again")
+                           .arg(s)
+                           .arg(QString::fromStdString(event.text()))
+                           .arg(event.replanMs, 0, 'f', 1)
+                     : RunPanel::tr("Before step %1: %2\nPlanned again and swapped in %3 ms; "
+                                    "a step took %4 ms before, %5 ms after")
+                           .arg(s)
+                           .arg(QString::fromStdString(event.text()))
+                           .arg(event.replanMs, 0, 'f', 1)
+                           .arg(event.beforeMs, 0, 'f', 2)
+                           .arg(event.afterMs, 0, 'f', 2));
+            data.markers.push_back(marker);
+        }
         views::TimelineBar bar;
         bar.lane = 0;
         bar.start = at;
@@ -642,8 +683,11 @@ std::vector<QString> runDeviceLines(const RunOutcome& outcome) {
             line = RunPanel::tr("ran on %1").arg(QString::fromStdString(outcome.physical[d]));
         const std::string& name = outcome.devices[DeviceId(static_cast<std::int32_t>(d))].name;
         for (const RunEvent& event : outcome.events) {
+            // "b (vcpu2) ...", "a, b (vcpu1) ..." (two on one core), "a (vcpu1) ...; b (vcpu2)
+            // ..." (both drifted).
             const bool mine = event.reason.rfind(name + " (", 0) == 0 ||
-                              event.reason.find(", " + name + " (") != std::string::npos;
+                              event.reason.find(", " + name + " (") != std::string::npos ||
+                              event.reason.find("; " + name + " (") != std::string::npos;
             if (mine)
                 line += (event.kind == RunEvent::Kind::DeviceFailed
                              ? RunPanel::tr(" · failed at %1")
@@ -675,12 +719,7 @@ void addIterations(const RunOutcome& outcome, views::TimelineData* timeline) {
         while (nextEvent < outcome.events.size() && outcome.events[nextEvent].iteration == number) {
             const RunEvent& event = outcome.events[nextEvent++];
             ++plan;
-            views::TimelineMarker marker;
-            marker.at = at;
-            const bool failed = event.kind == RunEvent::Kind::DeviceFailed;
-            marker.colour = failed ? QColor(0xc0, 0x30, 0x30) : QColor(0xd0, 0x80, 0x10);
-            marker.label = (failed ? RunPanel::tr("failed: %1") : RunPanel::tr("re-placed: %1"))
-                               .arg(QString::fromStdString(event.text()));
+            views::TimelineMarker marker = eventMarker(event, at);
             marker.tooltip = RunPanel::tr("Before iteration %1: %2\nPlanned again and swapped in "
                                           "%3 ms; latency %4 ms before, %5 ms after")
                                  .arg(number)

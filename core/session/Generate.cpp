@@ -2,18 +2,24 @@
 // checked, each step run on the plan made at open, and the figures of the steps.
 #include "session/Generate.h"
 
+#include "device/Ranks.h"
 #include "io/Json.h"
 #include "io/Npy.h"
 #include "kernels/ElementFunctors.h"
 #include "kernels/KernelSupport.h"
+#include "plan/Planner.h"
+#include "report/RunReport.h"
+#include "session/RunAdaptation.h"
 #include "session/Session.h"
 #include "session/SizedRunner.h"
+#include "vm/ReferenceRun.h"
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -93,16 +99,6 @@ std::string shapeText(const std::vector<std::string>& declared, const TensorType
     for (const std::string& dim : declared)
         out += (out.empty() ? "" : "x") + dim;
     return out + " " + std::string(dtypeName(type.dtype));
-}
-
-double percentileOf(std::vector<double> values, double percentile) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const double at = percentile / 100.0 * static_cast<double>(values.size() - 1);
-    const auto low = static_cast<std::size_t>(std::floor(at));
-    const std::size_t high = std::min(values.size() - 1, low + 1);
-    return values[low] + (values[high] - values[low]) * (at - static_cast<double>(low));
 }
 
 std::uint64_t nextRandom(std::uint64_t& state) { // splitmix64
@@ -318,7 +314,9 @@ std::int64_t pickToken(const float* logits, std::int64_t vocabulary, const Sampl
 Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> planned,
                                            const GenerateRequest& request,
                                            const TokenCallback& onToken) {
-    const Graph& graph = planned->model.graph;
+    // Held while the steps run: a device that fails has `planned` made again without it.
+    const std::shared_ptr<const PlannedModel> opened = planned;
+    const Graph& graph = opened->model.graph;
     const std::vector<ModelInput> inputs = modelInputs(graph);
     GenerationReport report;
     report.prompt = request.prompt;
@@ -523,6 +521,39 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
     // where it cannot be made, or disagrees, every step runs the plan instantiated at its sizes.
     const auto clock = [] { return std::chrono::steady_clock::now(); };
     std::unique_ptr<SizedRunner> sized;
+    // Makes that program for a plan (made again without a device that failed, below).
+    std::function<Result<std::unique_ptr<SizedRunner>>(std::shared_ptr<const PlannedModel>, bool*,
+                                                       const std::vector<DeviceMapRequest>&)>
+        makeSized;
+    // Faults asked for, by step; a device that fails in one is left out and the step runs again
+    // (session/RunAdaptation.h), unless the request says not to or there is nowhere to go.
+    auto asked = injectedFaultsFromEnvironment();
+    if (!asked)
+        return asked.error();
+    std::vector<InjectedFault> faults = request.faults;
+    faults.insert(faults.end(), asked.value().begin(), asked.value().end());
+    const bool canMove = rankCount() <= 1 && planned->model.devices.size() > 1;
+    const bool failover = request.failover && canMove;
+    // The speed watch over decode steps (the prompt's is another size of work), and the
+    // slowdown per physical device the plan that runs was made with.
+    std::optional<SpeedWatch> watch;
+    std::map<std::string, double> slowdowns;
+    const auto watchPlan = [&] {
+        watch->follow(withPrediction(*planned,
+                                     [&] {
+                                         return costs(planned->model.devices, request.maps,
+                                                      request.optimize);
+                                     }),
+                      slowdowns);
+    };
+    // Wall time per decode step since the last re-placement: its before and after.
+    std::vector<double> sincePlan;
+    std::optional<std::size_t> replacedAt; // the last re-placement's event, its after open
+    const auto closeEvent = [&] {
+        if (replacedAt && !sincePlan.empty())
+            report.events[*replacedAt].afterMs = median(sincePlan);
+        replacedAt.reset();
+    };
     {
         const auto preparing = clock();
         // With a maximum length, the program is made for the last step it allows (the cache
@@ -531,13 +562,19 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         // Without one, at the first decode step's, its storages growing with the cache.
         const auto promptLength = static_cast<std::int64_t>(request.prompt.size());
         const std::int64_t madeAt = request.maxLength > 0 ? request.maxLength - 1 : promptLength;
-        std::map<std::string, HostTensor> decodeCache;
-        for (const auto& [present, past] : report.cache)
-            decodeCache[past] = *cacheAt(*inputNamed(past), madeAt);
         bool overCapacity = false;
-        auto runner =
-            SizedRunner::make(*this, planned, request.maps, request.optimize,
-                              stepInputs({0}, madeAt, std::move(decodeCache)), &overCapacity);
+        // Made again for a new plan, the devices stay where they ran (`maps`: the program's
+        // mapping), as a run's re-placement keeps its mapping.
+        makeSized = [this, &request, madeAt, &report, &cacheAt, &inputNamed,
+                     &stepInputs](std::shared_ptr<const PlannedModel> plan, bool* over,
+                                  const std::vector<DeviceMapRequest>& maps) {
+            std::map<std::string, HostTensor> decodeCache;
+            for (const auto& [present, past] : report.cache)
+                decodeCache[past] = *cacheAt(*inputNamed(past), madeAt);
+            return SizedRunner::make(*this, std::move(plan), maps, request.optimize,
+                                     stepInputs({0}, madeAt, std::move(decodeCache)), over);
+        };
+        auto runner = makeSized(planned, &overCapacity, request.maps);
         if (!runner && overCapacity && request.maxLength > 0)
             return SourceError::sentence(
                 "--max-length " + std::to_string(request.maxLength) + ": the last step (" +
@@ -580,10 +617,22 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         // The plan instantiated at the step's sizes: every step where no program runs them
         // all, and the check of the prompt's step.
         const auto instantiated = [&](RunRequest request) -> Result<StepOutputs> {
+            request.faults = faults;
+            request.failover = failover;
+            request.firstIteration = step;
             auto ran = this->run(planned, request);
             if (!ran)
                 return where(ran.error().message);
             RunOutcome& outcome = *ran.value();
+            // A device failed and the run went on without it: so do the steps after.
+            if (!outcome.events.empty()) {
+                auto again = std::make_shared<PlannedModel>(*planned);
+                leaveOut(outcome.planOptions.outOfService, again.get());
+                again->plan = outcome.userPlan;
+                planned = again;
+                report.events.insert(report.events.end(), outcome.events.begin(),
+                                     outcome.events.end());
+            }
             std::vector<std::string> names;
             for (const GraphOutput& output : outcome.userGraph->outputs())
                 names.push_back(output.name);
@@ -599,17 +648,62 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         };
         StepOutputs made;
         bool madeBySized = false;
+        std::vector<SpeedDrift> drifts;
+        std::vector<StreamInfo> driftStreams;
         if (sized) {
             std::optional<RunRequest> reference;
             if (step == 0)
                 reference = run;
-            auto result = sized->run(std::move(run.inputs));
+            auto result = sized->run(run.inputs, faults, step, failover);
+            // A device failed in the step: planned again without it, the program made again,
+            // and the step run again on the same data.
+            while (result && result.value().fault) {
+                const auto swapping = clock();
+                RunEvent event;
+                event.kind = RunEvent::Kind::DeviceFailed;
+                event.iteration = step;
+                event.device = result.value().fault->physical;
+                auto again = std::make_shared<PlannedModel>(*planned);
+                event.reason = leaveOut(*result.value().fault, again.get());
+                again->plan = planDevices(again->model.graph, again->model.devices, again->options);
+                ++m_counters.plansMade;
+                auto pins = checkReplanned(*again, event.reason, "step " + std::to_string(step));
+                if (!pins)
+                    return where(pins.error().message);
+                if (!pins.value().empty())
+                    report.warnings.push_back(pins.take());
+                const std::vector<DeviceMapRequest> mapping = sized->mapping();
+                sized.reset(); // its devices' memory, before the new program takes its own
+                auto remade = makeSized(again, nullptr, mapping);
+                if (!remade)
+                    return where(event.reason +
+                                 "; the program without it: " + remade.error().message);
+                event.moved = movedText(graph, planned->model.devices, planned->plan, again->plan,
+                                        &event.nodesMoved);
+                planned = again;
+                sized = remade.take();
+                event.replanMs =
+                    std::chrono::duration<double, std::milli>(clock() - swapping).count();
+                report.events.push_back(std::move(event));
+                if (watch)
+                    watchPlan();
+                result = sized->run(run.inputs, faults, step, failover);
+            }
             std::string differs;
             if (!result) {
                 if (step > 0)
                     return where(result.error().message);
                 differs = result.error().message;
             } else {
+                if (request.adapt && canMove && step > 0) {
+                    if (!watch) {
+                        watch.emplace();
+                        watchPlan();
+                    }
+                    drifts = watch->observe(result.value());
+                    if (!drifts.empty())
+                        driftStreams = result.value().streams;
+                }
                 made = stepOutputs(std::move(result.value()), sized->outputNames(),
                                    planned->model.devices);
                 madeBySized = true;
@@ -677,6 +771,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         figures.wallMs = std::chrono::duration<double, std::milli>(clock() - started).count();
         figures.kernelsMs = made.kernelsMs;
         figures.busyMs = std::move(made.busyMs);
+        if (step > 0)
+            sincePlan.push_back(figures.wallMs);
         report.steps.push_back(std::move(figures));
         report.tokens.push_back(token);
         cached += static_cast<std::int64_t>(next.size());
@@ -694,150 +790,53 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
             report.stopReason = "max length " + std::to_string(request.maxLength);
             break;
         }
-    }
-    return report;
-}
-
-double GenerationReport::timeToFirstTokenMs() const {
-    return steps.empty() ? 0 : steps.front().wallMs;
-}
-
-double GenerationReport::decodeTokensPerSecond() const {
-    double wall = 0;
-    for (std::size_t s = 1; s < steps.size(); ++s)
-        wall += steps[s].wallMs;
-    return wall > 0 ? static_cast<double>(steps.size() - 1) / (wall / 1000.0) : 0;
-}
-
-double GenerationReport::decodeLatencyMs(double percentile) const {
-    std::vector<double> walls;
-    for (std::size_t s = 1; s < steps.size(); ++s)
-        walls.push_back(steps[s].wallMs);
-    return percentileOf(std::move(walls), percentile);
-}
-
-std::vector<std::pair<std::string, double>> GenerationReport::busyPerTokenMs() const {
-    std::vector<std::pair<std::string, double>> out;
-    std::size_t counted = 0;
-    for (std::size_t s = 1; s < steps.size(); ++s, ++counted) {
-        for (const auto& busy : steps[s].busyMs) {
-            auto it = std::find_if(out.begin(), out.end(),
-                                   [&](const auto& entry) { return entry.first == busy.first; });
-            if (it == out.end())
-                out.push_back(busy);
-            else
-                it->second += busy.second;
+        // A device drifted: the plan made again for its speed, the new program swapped in
+        // before the next step (this one's outputs stand).
+        if (!drifts.empty() && step + 1 < request.maxNewTokens) {
+            const auto swapping = clock();
+            RunEvent event;
+            event.kind = RunEvent::Kind::Replaced;
+            event.iteration = step + 1;
+            auto again = std::make_shared<PlannedModel>(*planned);
+            const auto streak = static_cast<std::size_t>(
+                describeDrifts(drifts, again->model.devices, &event, &slowdowns, "steps"));
+            // Before: the steps that showed the drift.
+            const std::size_t shown = std::min(sincePlan.size(), std::max<std::size_t>(streak, 1));
+            event.beforeMs =
+                shown == 0 ? 0
+                           : median(std::vector<double>(sincePlan.end() - static_cast<long>(shown),
+                                                        sincePlan.end()));
+            CostModel model = again->options.costs
+                                  ? *again->options.costs
+                                  : costs(again->model.devices, request.maps, request.optimize);
+            applySlowdowns(slowdowns, driftStreams, &model);
+            again->options.mode = PlanMode::Auto;
+            again->options.costs = std::make_shared<const CostModel>(std::move(model));
+            again->plan = planDevices(again->model.graph, again->model.devices, again->options);
+            ++m_counters.plansMade;
+            // The new program is made while the old one still holds its memory: where it
+            // cannot be, the generation goes on as it was planned.
+            auto remade = makeSized(again, nullptr, sized->mapping());
+            if (!remade) {
+                report.warnings.push_back(event.reason + "; planned again, but " +
+                                          remade.error().message + ": the plan stays");
+            } else {
+                event.moved = movedText(graph, planned->model.devices, planned->plan, again->plan,
+                                        &event.nodesMoved);
+                planned = again;
+                sized = remade.take();
+                event.replanMs =
+                    std::chrono::duration<double, std::milli>(clock() - swapping).count();
+                closeEvent();
+                report.events.push_back(std::move(event));
+                replacedAt = report.events.size() - 1;
+                sincePlan.clear();
+            }
+            watchPlan();
         }
     }
-    for (auto& entry : out)
-        entry.second /= static_cast<double>(std::max<std::size_t>(counted, 1));
-    return out;
-}
-
-double GenerationReport::overheadShare() const {
-    double wall = 0, kernels = 0;
-    for (std::size_t s = 1; s < steps.size(); ++s) {
-        wall += steps[s].wallMs;
-        kernels += steps[s].kernelsMs;
-    }
-    return wall > 0 ? std::max(0.0, (wall - kernels) / wall) : 0;
-}
-
-std::string generationJson(const GenerationReport& report) {
-    const auto ids = [](const std::vector<std::int64_t>& values) {
-        Json out = Json::array();
-        for (const std::int64_t v : values)
-            out.push(v);
-        return out;
-    };
-    const auto busy = [](const std::vector<std::pair<std::string, double>>& entries) {
-        Json out = Json::object();
-        for (const auto& [device, ms] : entries)
-            out.set(device, ms);
-        return out;
-    };
-    Json out = Json::object();
-    out.set("prompt", ids(report.prompt));
-    out.set("tokens", ids(report.tokens));
-    out.set("stop_reason", report.stopReason);
-    out.set("ids_input", report.idsInput);
-    out.set("logits_output", report.logitsOutput);
-    out.set("vocabulary", report.vocabulary);
-    out.set("mapping", report.mapping);
-    out.set("storage", report.storage);
-    Json cache = Json::array();
-    for (const auto& [present, past] : report.cache) {
-        Json pair = Json::object();
-        pair.set("present", present);
-        pair.set("past", past);
-        cache.push(std::move(pair));
-    }
-    out.set("cache", std::move(cache));
-    Json sampling = Json::object();
-    sampling.set("temperature", report.sampling.temperature);
-    sampling.set("top_k", report.sampling.topK);
-    sampling.set("top_p", report.sampling.topP);
-    sampling.set("seed", report.sampling.seed);
-    out.set("sampling", std::move(sampling));
-    out.set("prepare_ms", report.prepareMs);
-    out.set("time_to_first_token_ms", report.timeToFirstTokenMs());
-    out.set("prefill_kernels_ms", report.steps.empty() ? 0.0 : report.steps.front().kernelsMs);
-    out.set("decode_tokens_per_s", report.decodeTokensPerSecond());
-    out.set("decode_p50_ms", report.decodeLatencyMs(50));
-    out.set("decode_p99_ms", report.decodeLatencyMs(99));
-    out.set("overhead_share", report.overheadShare());
-    out.set("steps_on_one_program", report.sizedSteps);
-    out.set("busy_per_token_ms", busy(report.busyPerTokenMs()));
-    Json steps = Json::array();
-    for (const GenerateStep& step : report.steps) {
-        Json entry = Json::object();
-        entry.set("tokens", step.tokens);
-        entry.set("wall_ms", step.wallMs);
-        entry.set("kernels_ms", step.kernelsMs);
-        entry.set("busy_ms", busy(step.busyMs));
-        steps.push(std::move(entry));
-    }
-    out.set("steps", std::move(steps));
-    Json warnings = Json::array();
-    for (const std::string& warning : report.warnings)
-        warnings.push(warning);
-    out.set("warnings", std::move(warnings));
-    return out.dump();
-}
-
-std::string generationSummary(const GenerationReport& report) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(2);
-    out << "generated " << report.tokens.size() << " tokens after a prompt of "
-        << report.prompt.size() << " (stopped: " << report.stopReason << ")\n";
-    out << "time to first token: " << report.timeToFirstTokenMs() << " ms";
-    if (!report.steps.empty())
-        out << " (the prompt's run " << report.steps.front().kernelsMs << " ms)";
-    if (report.prepareMs > 0)
-        out << "; the program made before it in " << report.prepareMs << " ms";
-    out << '\n';
-    if (report.steps.size() > 1) {
-        out << "decode: " << report.decodeTokensPerSecond() << " tokens/s, per token p50 "
-            << report.decodeLatencyMs(50) << " ms, p99 " << report.decodeLatencyMs(99)
-            << " ms; kernels " << (100.0 * (1.0 - report.overheadShare()))
-            << " % of the step's wall time; " << report.sizedSteps << " of " << report.steps.size()
-            << " steps on one program for every size\n";
-        out << "busy per token:";
-        for (const auto& [device, ms] : report.busyPerTokenMs())
-            out << "  " << device << " " << ms << " ms";
-        out << '\n';
-    }
-    out << "cache: " << report.cache.size() << " tensors bound (";
-    for (std::size_t i = 0; i < report.cache.size() && i < 2; ++i)
-        out << (i ? ", " : "") << report.cache[i].first << " -> " << report.cache[i].second;
-    if (report.cache.size() > 2)
-        out << ", ...";
-    out << ")";
-    if (!report.storage.empty() && report.sizedSteps > 0)
-        out << "; storages " << report.storage;
-    out << "\n";
-    return out.str();
+    closeEvent();
+    return report;
 }
 
 } // namespace placer

@@ -7,6 +7,8 @@
 
 #include "device/DeviceMapping.h"
 #include "ir/Result.h"
+#include "report/RunOutcome.h"
+#include "vm/FaultInjection.h"
 
 #include <cstdint>
 #include <functional>
@@ -49,6 +51,18 @@ struct GenerateRequest {
     /// plan instantiated at its sizes, and a warning says why. Off: the prompt's step costs
     /// one run, not two.
     bool checkFirstStep = true;
+    /// A device that fails during a step is left out: the plan is made again without it, and
+    /// the step runs again on the devices left (session/RunAdaptation.h). Off: the failure ends
+    /// the generation.
+    bool failover = true;
+    /// After each decode step, each device's busy time is compared with what the plan assumed
+    /// (session/RunAdaptation.h's speed watch); a device that stays slower (or faster) by a
+    /// margin for a few steps has the plan made again in auto mode with its measured speed, pins
+    /// holding, and the new program swapped in before the next step, no token lost or repeated.
+    bool adapt = false;
+    /// Faults to make on purpose, by step (the prompt's is step 0, the first new token's step
+    /// 1), besides those the environment asks for (vm/FaultInjection.h).
+    std::vector<InjectedFault> faults;
 };
 
 /// What one step took.
@@ -83,6 +97,9 @@ struct GenerationReport {
     double prepareMs = 0;
     Sampling sampling;
     std::vector<std::string> warnings;
+    /// Devices that failed and were left out, at the step they failed in, and re-placements
+    /// (adapt), at the first step the new plan ran (RunEvent::iteration).
+    std::vector<RunEvent> events;
 
     double timeToFirstTokenMs() const;
     /// Decode steps only (after the prefill): tokens per second of wall time.

@@ -24,6 +24,12 @@ namespace {
 
 /// Below this a device's predicted work per iteration is too little to time against it.
 constexpr double kMinWatchedMicros = 50;
+/// A device predicted less than this share of the busiest device's work is not watched either:
+/// its few small ops (the inputs' handling a plan leaves on a device it moved the rest off)
+/// time too noisily to say its speed, and a plan made on such a reading moves real work.
+constexpr double kMinWatchedShare = 0.1;
+/// How many of a device's latest readings within the margin its usual ratio is the median of.
+constexpr std::size_t kUsualWindow = 8;
 
 std::string factorText(double factor) {
     char text[32];
@@ -44,8 +50,9 @@ void SpeedWatch::follow(const Plan& plan, const std::map<std::string, double>& s
     m_usual.clear();
     m_first.clear();
     // A program's first iteration runs cold (memory touched for the first time, kernels'
-    // caches filled): it says nothing of the devices' speed.
-    m_skip = 1;
+    // caches filled): it says nothing of the devices' speed. One swapped in mid-run, its
+    // second too (its storages are new, and the devices' caches still hold the old one's).
+    m_skip = m_plans++ == 0 ? 1 : 2;
     m_predicted = plan.prediction ? plan.prediction->deviceBusyMicros : std::vector<double>{};
     m_slowdowns = slowdowns;
 }
@@ -72,10 +79,14 @@ std::vector<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
         }
     }
     bool triggered = false;
+    double busiest = 0;
+    for (const Watched& watched : m_watched)
+        busiest = std::max(busiest, watched.predicted);
     for (std::size_t s = 0; s < m_watched.size() && s < soFar.streams.size(); ++s) {
         Watched& watched = m_watched[s];
         const std::vector<double>& busy = soFar.streams[s].busyMicros;
-        if (busy.empty() || watched.predicted < kMinWatchedMicros)
+        if (busy.empty() || watched.predicted < kMinWatchedMicros ||
+            watched.predicted < kMinWatchedShare * busiest)
             continue;
         // Its time for its work, the moments it had work and could not start included (a
         // process competing for its core costs those more than its kernels' time), against
@@ -101,6 +112,13 @@ std::vector<SpeedDrift> SpeedWatch::observe(const RunResult& soFar) {
         const bool fast = deviation < 1 / m_margin;
         if (!slow && !fast) {
             watched.streak.clear();
+            // The usual ratio follows what stays within the margin: work that grows by the
+            // iteration (a generation's cache, a step longer) is no drift.
+            std::vector<double>& window = m_first[watched.physical];
+            window.push_back(ratio);
+            if (window.size() > kUsualWindow)
+                window.erase(window.begin());
+            usual->second = median(window);
             continue;
         }
         if (!watched.streak.empty() && (watched.streak.back() > 1) != slow)
@@ -228,6 +246,105 @@ void recordSegmentCosts(const RunOutcome& outcome, const std::shared_ptr<const P
 
 } // namespace
 
+int describeDrifts(const std::vector<SpeedDrift>& drifts, const DeviceSet& devices, RunEvent* event,
+                   std::map<std::string, double>* slowdowns, const std::string& unit) {
+    int streak = 0;
+    for (const SpeedDrift& drift : drifts) {
+        std::string names;
+        for (DeviceId v : drift.virtuals)
+            names += (names.empty() ? "" : ", ") + devices[v].name;
+        const bool slower = drift.ratio > 1;
+        event->device += (event->device.empty() ? "" : ", ") + drift.physical;
+        event->reason += (event->reason.empty() ? "" : "; ") + names + " (" + drift.physical +
+                         ") " + factorText(slower ? drift.ratio : 1 / drift.ratio) +
+                         (slower ? " slower" : " faster") + " than assumed";
+        streak = std::max(streak, drift.iterations);
+        (*slowdowns)[drift.physical] = drift.factor;
+    }
+    event->reason += " for " + std::to_string(streak) + " " + unit;
+    return streak;
+}
+
+void applySlowdowns(const std::map<std::string, double>& slowdowns,
+                    const std::vector<StreamInfo>& streams, CostModel* model) {
+    for (const auto& [physical, factor] : slowdowns) {
+        for (const StreamInfo& stream : streams) {
+            if (stream.physical != physical)
+                continue;
+            for (DeviceId v : stream.virtuals)
+                model->setSlowdown(model->physical(v).name, factor);
+        }
+    }
+}
+
+Plan withPrediction(const PlannedModel& model, const std::function<CostModel()>& costs) {
+    // The speed watch compares with a prediction: a plan made without costs is predicted with
+    // the session's, its placement unchanged.
+    if (model.plan.prediction)
+        return model.plan;
+    PlanOptions costed = model.options;
+    costed.costs = std::make_shared<const CostModel>(costs());
+    return planDevices(model.model.graph, model.model.devices, costed);
+}
+
+std::string leaveOut(const DeviceFault& fault, PlannedModel* planned) {
+    std::vector<std::pair<std::string, std::string>> out = planned->options.outOfService;
+    std::string names;
+    for (DeviceId v : fault.virtuals) {
+        const std::string& name = planned->model.devices[v].name;
+        names += (names.empty() ? "" : ", ") + name;
+        out.emplace_back(name, fault.physical + " failed at iteration " +
+                                   std::to_string(fault.iteration) + ": " + fault.message);
+    }
+    leaveOut(std::move(out), planned);
+    return names + " (" + fault.physical + ") failed at iteration " +
+           std::to_string(fault.iteration) + " (" + fault.kind + "): " + fault.message;
+}
+
+void leaveOut(std::vector<std::pair<std::string, std::string>> outOfService,
+              PlannedModel* planned) {
+    DeviceSet& set = planned->model.devices;
+    PlanOptions& options = planned->options;
+    options.outOfService = std::move(outOfService);
+    // Host-only work and work no device claims need a device in service.
+    const auto out = [&](DeviceId d) {
+        return d.valid() && options.outOfServiceWhy(set[d].name) != nullptr;
+    };
+    for (int d = 0; d < set.size() && (out(set.hostDevice()) || out(set.defaultDevice())); ++d) {
+        if (out(DeviceId(d)))
+            continue;
+        if (out(set.hostDevice()) && set[DeviceId(d)].kind != DeviceKind::Cuda)
+            set.setHostDevice(DeviceId(d));
+        if (out(set.defaultDevice()))
+            set.setDefaultDevice(DeviceId(d));
+    }
+}
+
+Result<std::string> checkReplanned(const PlannedModel& replanned, const std::string& reason,
+                                   const std::string& from) {
+    int pinsMoved = 0;
+    const Conflict* firstPin = nullptr;
+    for (const Conflict& conflict : replanned.plan.conflicts) {
+        if (conflict.kind == ConflictKind::Unsupported) {
+            std::string out;
+            for (const auto& [name, why] : replanned.options.outOfService)
+                out += (out.empty() ? "" : ", ") + name;
+            return SourceError::sentence(reason +
+                                         "; the run cannot go on: no device left in service (" +
+                                         out + " out) can run what it ran: " + conflict.message);
+        }
+        if (conflict.kind == ConflictKind::OutOfService) {
+            firstPin = firstPin ? firstPin : &conflict;
+            ++pinsMoved;
+        }
+    }
+    if (!firstPin)
+        return std::string();
+    return std::to_string(pinsMoved) +
+           (pinsMoved == 1 ? " pinned node runs" : " pinned nodes run") + " elsewhere from " +
+           from + " on (" + firstPin->message + (pinsMoved > 1 ? ", and so on" : "") + ")";
+}
+
 Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> planned,
                                        const RunRequest& request,
                                        const std::vector<Device*>& mapping,
@@ -237,6 +354,7 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
     // Several ranks plan and load together; one device has nowhere else to go.
     const bool canMove = rankCount() <= 1 && devices.size() > 1;
     options.faultsEndRun = request.failover && canMove;
+    options.firstIteration = request.firstIteration;
     const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
     std::optional<SpeedWatch> watch;
     std::vector<SpeedDrift> drifts;
@@ -248,15 +366,9 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
     std::map<std::string, HostTensor> byName;
     for (std::size_t i = 0; i < inputs.size(); ++i)
         byName[outcome.graph().node(executor->program().inputs[i]).name] = inputs[i];
-    const auto costedPlan = [&](const PlannedModel& model) -> Plan {
-        // The speed watch compares with a prediction: a plan made without costs is predicted
-        // with the session's, its placement unchanged.
-        if (model.plan.prediction)
-            return model.plan;
-        PlanOptions costed = model.options;
-        costed.costs =
-            std::make_shared<const CostModel>(costs(devices, request.maps, request.optimize));
-        return planDevices(model.model.graph, devices, costed);
+    const auto costedPlan = [&](const PlannedModel& model) {
+        return withPrediction(model,
+                              [&] { return costs(devices, request.maps, request.optimize); });
     };
     RunResult result;
     std::vector<double> latencies;
@@ -292,96 +404,36 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
         // ---- plan again: without the failed device, or with the drifted one's speed
         const auto started = std::chrono::steady_clock::now();
         RunEvent event;
-        event.iteration = done + 1;
+        event.iteration = request.firstIteration + done;
         event.beforeMs = beforeMs;
         PlannedModel again = *current;
         PlanOptions& planOptions = again.options;
         if (result.fault) {
-            const DeviceFault& fault = *result.fault;
             event.kind = RunEvent::Kind::DeviceFailed;
-            event.device = fault.physical;
-            std::string names;
-            for (DeviceId v : fault.virtuals) {
-                names += (names.empty() ? "" : ", ") + devices[v].name;
-                planOptions.outOfService.emplace_back(
-                    devices[v].name, fault.physical + " failed at iteration " +
-                                         std::to_string(fault.iteration) + ": " + fault.message);
-            }
-            event.reason = names + " (" + fault.physical + ") failed at iteration " +
-                           std::to_string(fault.iteration) + " (" + fault.kind +
-                           "): " + fault.message;
-            // Host-only work and work no device claims need a device in service.
-            DeviceSet& set = again.model.devices;
-            const auto out = [&](DeviceId d) {
-                return d.valid() && planOptions.outOfServiceWhy(set[d].name) != nullptr;
-            };
-            for (int d = 0; d < set.size() && (out(set.hostDevice()) || out(set.defaultDevice()));
-                 ++d) {
-                if (out(DeviceId(d)))
-                    continue;
-                if (out(set.hostDevice()) && set[DeviceId(d)].kind != DeviceKind::Cuda)
-                    set.setHostDevice(DeviceId(d));
-                if (out(set.defaultDevice()))
-                    set.setDefaultDevice(DeviceId(d));
-            }
+            event.device = result.fault->physical;
+            event.reason = leaveOut(*result.fault, &again);
         } else {
             event.kind = RunEvent::Kind::Replaced;
-            int streak = 0;
-            for (const SpeedDrift& drift : drifts) {
-                std::string names;
-                for (DeviceId v : drift.virtuals)
-                    names += (names.empty() ? "" : ", ") + devices[v].name;
-                const bool slower = drift.ratio > 1;
-                event.device += (event.device.empty() ? "" : ", ") + drift.physical;
-                event.reason += (event.reason.empty() ? "" : "; ") + names + " (" + drift.physical +
-                                ") " + factorText(slower ? drift.ratio : 1 / drift.ratio) +
-                                (slower ? " slower" : " faster") + " than assumed";
-                streak = std::max(streak, drift.iterations);
-                slowdowns[drift.physical] = drift.factor;
-            }
-            event.reason += " for " + std::to_string(streak) + " iterations";
+            const int streak = describeDrifts(drifts, devices, &event, &slowdowns);
             CostModel model = planOptions.costs ? *planOptions.costs
                                                 : costs(devices, request.maps, request.optimize);
             // What this plan's ops took in the iterations that showed the drift, a drifted
             // device's at its speed before it: the new plan weighs them, not the estimates,
             // whose error differs from op to op.
             recordSegmentCosts(outcome, current, result, streak, drifts, &model);
-            for (const auto& [physical, factor] : slowdowns) {
-                for (const StreamInfo& stream : result.streams) {
-                    if (stream.physical != physical)
-                        continue;
-                    for (DeviceId v : stream.virtuals)
-                        model.setSlowdown(model.physical(v).name, factor);
-                }
-            }
+            applySlowdowns(slowdowns, result.streams, &model);
             planOptions.mode = PlanMode::Auto;
             planOptions.costs = std::make_shared<const CostModel>(std::move(model));
         }
         auto replanned = std::make_shared<PlannedModel>(again);
         ++m_counters.plansMade;
         replanned->plan = planDevices(again.model.graph, again.model.devices, planOptions);
-        int pinsMoved = 0;
-        const Conflict* firstPin = nullptr;
-        for (const Conflict& conflict : replanned->plan.conflicts) {
-            if (conflict.kind == ConflictKind::Unsupported) {
-                std::string out;
-                for (const auto& [name, why] : planOptions.outOfService)
-                    out += (out.empty() ? "" : ", ") + name;
-                return SourceError::sentence(
-                    event.reason + "; the run cannot go on: no device left in service (" + out +
-                    " out) can run what it ran: " + conflict.message);
-            }
-            if (conflict.kind == ConflictKind::OutOfService) {
-                firstPin = firstPin ? firstPin : &conflict;
-                ++pinsMoved;
-            }
-        }
-        if (firstPin)
-            outcome.warnings.push_back(
-                std::to_string(pinsMoved) +
-                (pinsMoved == 1 ? " pinned node runs" : " pinned nodes run") +
-                " elsewhere from iteration " + std::to_string(done + 1) + " on (" +
-                firstPin->message + (pinsMoved > 1 ? ", and so on" : "") + ")");
+        auto pins =
+            checkReplanned(*replanned, event.reason, "iteration " + std::to_string(done + 1));
+        if (!pins)
+            return pins.error();
+        if (!pins.value().empty())
+            outcome.warnings.push_back(pins.take());
         OptimizeOptions passes = request.optimize ? OptimizeOptions{} : OptimizeOptions::none();
         passes.packWeights = passes.packWeights && request.packWeights;
         auto compiled = lowerPlanned(*replanned, mapping, passes);
@@ -427,7 +479,7 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
         // The rest of the iterations, numbered on; the failed one again.
         options.warmup = 0;
         options.iterations = std::max(1, request.iterations) - done;
-        options.firstIteration = 1 + done;
+        options.firstIteration = request.firstIteration + done;
         if (watch)
             watch->follow(costedPlan(*current), slowdowns);
         drifts.clear();
@@ -436,9 +488,10 @@ Result<RunResult> Session::runSegments(std::shared_ptr<const PlannedModel> plann
     result.latencyMicros = std::move(latencies);
     for (std::size_t e = 0; e < outcome.events.size(); ++e) {
         // After each event: the median of the iterations up to the next one.
-        const int from = outcome.events[e].iteration - 1;
+        const int first = request.firstIteration;
+        const int from = outcome.events[e].iteration - first;
         const int to = e + 1 < outcome.events.size()
-                           ? outcome.events[e + 1].iteration - 1
+                           ? outcome.events[e + 1].iteration - first
                            : static_cast<int>(result.latencyMicros.size());
         if (from >= 0 && to > from && to <= static_cast<int>(result.latencyMicros.size()))
             outcome.events[e].afterMs =

@@ -19,6 +19,7 @@
 #include "plan/Plan.h"
 #include "vm/Executor.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,7 +43,8 @@ class SpeedWatch {
 public:
     /// A drift is a ratio `margin` away from a device's usual one (1.5: half as slow again, or
     /// two thirds of the time) for `iterations` measured iterations in a row; the usual ratio is
-    /// the median of the first `baseline` iterations of the run.
+    /// the median of the first `baseline` iterations of each plan, then of the latest within
+    /// the margin (so that work growing by the iteration, a generation's longer cache, is none).
     explicit SpeedWatch(double margin = 1.5, int iterations = 3, int baseline = 3);
 
     /// The plan that runs now (its prediction is what each device is compared with), and the
@@ -70,8 +72,44 @@ private:
     std::map<std::string, double> m_slowdowns;
     std::vector<Watched> m_watched;        ///< per stream of the program that runs, once seen
     std::map<std::string, double> m_usual; ///< per physical device, once known
-    std::map<std::string, std::vector<double>> m_first; ///< ratios before that
+    /// Per physical device: its ratios before the usual one is known, then its latest within
+    /// the margin, which the usual one follows.
+    std::map<std::string, std::vector<double>> m_first;
+    int m_plans = 0; ///< plans followed
 };
+
+struct PlannedModel;
+class CostModel;
+struct RunEvent;
+
+/// Into `event`: the drifted devices (RunEvent::device) and why ("b (vcpu2) 2.8x slower than
+/// assumed for 3 iterations", each drifted device named); each one's factor into `slowdowns`,
+/// per physical device. Returns the longest streak of iterations (`unit`: "steps" for a
+/// generation's) among them.
+int describeDrifts(const std::vector<SpeedDrift>& drifts, const DeviceSet& devices, RunEvent* event,
+                   std::map<std::string, double>* slowdowns,
+                   const std::string& unit = "iterations");
+/// Slows, in `model`, every virtual device that `streams` runs on a physical device of
+/// `slowdowns` by its factor (CostModel::setSlowdown).
+void applySlowdowns(const std::map<std::string, double>& slowdowns,
+                    const std::vector<StreamInfo>& streams, CostModel* model);
+/// `model`'s plan with a prediction to watch its speed against: its own, or the same placement
+/// predicted with `costs` where it was made without any.
+Plan withPrediction(const PlannedModel& model, const std::function<CostModel()>& costs);
+
+/// Takes the devices `fault` names out of service in `planned`'s options
+/// (PlanOptions::outOfService), with the host and default roles moved to a device in service
+/// where theirs is out, for planning again; says what failed ("b (vcpu2) failed at iteration 5
+/// (error): ...").
+std::string leaveOut(const DeviceFault& fault, PlannedModel* planned);
+/// The same for devices already named, with why (a run's PlanOptions::outOfService).
+void leaveOut(std::vector<std::pair<std::string, std::string>> outOfService, PlannedModel* planned);
+
+/// A plan made again without failed devices (`reason` says why): an error where no device left
+/// can run an op; otherwise what the user should hear of pins that now run elsewhere (from the
+/// step or iteration `from` on), or nothing.
+Result<std::string> checkReplanned(const PlannedModel& replanned, const std::string& reason,
+                                   const std::string& from);
 
 /// "37 ops moved to a", "12 ops moved from b to a, 3 from b to c", or "nothing moved": the
 /// compute nodes of `graph` whose device differs between `before` and `after`.

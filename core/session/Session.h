@@ -137,6 +137,9 @@ struct RunRequest {
     /// Faults and slowdowns to make on purpose (vm/FaultInjection.h), besides those the
     /// environment asks for (PLACER_FAULT, PLACER_SLOW).
     std::vector<InjectedFault> faults;
+    /// The number the first measured iteration counts as, for faults and events (a generation's
+    /// step: session/Generate.h).
+    int firstIteration = 1;
 };
 
 /// What a run tells while it goes; every callback is optional and is called on the thread that

@@ -76,30 +76,41 @@ SizedRunner::make(Session& session, std::shared_ptr<const PlannedModel> planned,
     return runner;
 }
 
-Result<RunResult> SizedRunner::run(std::vector<std::pair<std::string, HostTensor>> inputs) {
+Result<RunResult> SizedRunner::run(std::vector<std::pair<std::string, HostTensor>>& inputs,
+                                   const std::vector<InjectedFault>& faults, int step,
+                                   bool faultsEndRun) {
     std::lock_guard lock(m_session->m_running);
     const std::optional<SymbolValues> sizes = dataSizes(m_opened->model.graph, inputs);
     if (!sizes)
         return SourceError::sentence("the inputs give one dimension two sizes");
     std::vector<HostTensor> ordered(m_inputs.size());
-    std::vector<bool> given(m_inputs.size(), false);
-    for (auto& [name, tensor] : inputs) {
-        const auto it = std::find(m_inputs.begin(), m_inputs.end(), name);
+    std::vector<std::pair<std::string, HostTensor>*> from(m_inputs.size(), nullptr);
+    for (auto& entry : inputs) {
+        const auto it = std::find(m_inputs.begin(), m_inputs.end(), entry.first);
         if (it == m_inputs.end())
             continue; // an input the plan was made for the value of
         const auto index = static_cast<std::size_t>(it - m_inputs.begin());
-        ordered[index] = std::move(tensor);
-        given[index] = true;
+        from[index] = &entry;
     }
-    for (std::size_t i = 0; i < given.size(); ++i) {
-        if (!given[i])
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        if (!from[i])
             return SourceError::sentence("input " + m_inputs[i] + " is not given");
     }
+    // Moved in for the run and back after it, so that a step a device failed in runs again on
+    // the same data without a copy of the cache.
+    for (std::size_t i = 0; i < from.size(); ++i)
+        ordered[i] = std::move(from[i]->second);
     RunOptions options;
     options.warmup = 0;
     options.iterations = 1;
     options.sizes = *sizes;
-    return m_executor->run(ordered, options);
+    options.faults = faults;
+    options.firstIteration = step;
+    options.faultsEndRun = faultsEndRun;
+    auto result = m_executor->run(ordered, options);
+    for (std::size_t i = 0; i < from.size(); ++i)
+        from[i]->second = std::move(ordered[i]);
+    return result;
 }
 
 std::vector<DeviceMapRequest> SizedRunner::mapping() const {

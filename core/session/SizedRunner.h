@@ -26,9 +26,13 @@ public:
          bool* overCapacity = nullptr);
     ~SizedRunner();
 
-    /// Runs once at the sizes of `inputs` (every input, by name): the outputs in the graph's
-    /// order, the latency and each device's busy time.
-    Result<RunResult> run(std::vector<std::pair<std::string, HostTensor>> inputs);
+    /// Runs once at the sizes of `inputs` (every input, by name; read, and given back as they
+    /// were): the outputs in the graph's order, the latency and each device's busy time. The
+    /// run is generation step `step` for `faults` (vm/FaultInjection.h); with `faultsEndRun`, a
+    /// device that fails ends it with RunResult::fault set rather than an error.
+    Result<RunResult> run(std::vector<std::pair<std::string, HostTensor>>& inputs,
+                          const std::vector<InjectedFault>& faults = {}, int step = 1,
+                          bool faultsEndRun = false);
     /// The names of RunResult::outputs, in order.
     std::vector<std::string> outputNames() const;
     /// Each virtual device with the physical device it runs on: a run mapped so shares its

@@ -538,6 +538,8 @@ class Plan:
         bind: Optional[Mapping[str, str]] = None,
         on_token: Optional[Callable[[int, int], Optional[bool]]] = None,
         check: bool = True,
+        adapt: bool = False,
+        failover: bool = True,
     ) -> "Generation":
         """Generates tokens from a decoder whose KV cache is explicit inputs and outputs (past_*
         in, present_* out), as ``placer generate`` does: the prompt, then one token a step, each
@@ -552,6 +554,10 @@ class Plan:
         on_token: called as on_token(token, index) as each token is made; False stops.
         check: check the one program that runs every step against the plan instantiated at the
             prompt's sizes, on the prompt (False: the prompt costs one run, not two).
+        adapt: re-place the work when a device's measured speed drifts from the plan's for a
+            few steps (auto mode, pins holding); failover: a device that fails in a step is left
+            out and the step runs again (False: the failure raises). ``generation.events`` lists
+            each change and why.
         """
         if mapping is None:
             mapping = self._mapping
@@ -560,7 +566,7 @@ class Plan:
             self._handle, ids, int(max_new_tokens), int(max_length), float(temperature),
             int(top_k), float(top_p), int(seed), [int(t) for t in stop], str(ids_input),
             str(logits), list((bind or {}).items()), _maps(mapping), bool(optimize), bool(check),
-            on_token)
+            on_token, bool(adapt), bool(failover))
         return Generation(handle.report(), handle, self, self._workspace)
 
     def stream(self, prompt: Any, **options: Any) -> Iterable[int]:
@@ -629,6 +635,12 @@ class Generation:
     @property
     def stop_reason(self) -> str:
         return self.report["stop_reason"]
+
+    @property
+    def events(self) -> List[dict]:
+        """Devices that failed and were left out, and re-placements (adapt): each with its
+        kind, step (``iteration``), device, reason, what moved and the swap's time."""
+        return list(self.report.get("events", []))
 
     @property
     def time_to_first_token_ms(self) -> float:

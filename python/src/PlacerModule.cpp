@@ -398,6 +398,7 @@ struct GenerateArguments {
     bool optimize = true;
     bool check = true;
     py::object onToken;
+    bool adapt = false, failover = true;
 };
 
 /// A finished generation, kept so that it can be recorded in a workspace.
@@ -422,6 +423,8 @@ GenerationHandle generate(Session& session, const PlanHandle& planned,
     request.maps = takeMaps(arguments.maps);
     request.optimize = arguments.optimize;
     request.checkFirstStep = arguments.check;
+    request.adapt = arguments.adapt;
+    request.failover = arguments.failover;
     if (request.maxNewTokens < 1)
         fail("max_new_tokens must be at least 1, not " + std::to_string(request.maxNewTokens));
     std::optional<py::error_already_set> raised;
@@ -600,7 +603,7 @@ PYBIND11_MODULE(_placer, m) {
                 std::uint64_t seed, std::vector<std::int64_t> stop, std::string idsInput,
                 std::string logits, std::vector<std::pair<std::string, std::string>> bind,
                 std::vector<std::pair<std::string, std::string>> maps, bool optimize, bool check,
-                py::object onToken) {
+                py::object onToken, bool adapt, bool failover) {
                  GenerateArguments arguments{std::move(prompt),
                                              maxNewTokens,
                                              maxLength,
@@ -612,7 +615,9 @@ PYBIND11_MODULE(_placer, m) {
                                              std::move(maps),
                                              optimize,
                                              check,
-                                             std::move(onToken)};
+                                             std::move(onToken),
+                                             adapt,
+                                             failover};
                  return generate(session, planned, std::move(arguments));
              })
         .def("counters",

@@ -1,6 +1,7 @@
 // The Run panel on its own: a run of the document's plan from its button, the summary it shows,
 // the timeline of the outcome, exports only after a run, a refused run said as a problem, and
-// one opened model run at the shapes its inputs' data have, and Generate mode on a decoder.
+// one opened model run at the shapes its inputs' data have, and Generate mode on a decoder (an
+// adapted generation's marker too).
 #include "gui/RunController.h"
 #include "gui/RunPanel.h"
 #include "io/ModelLoader.h"
@@ -10,6 +11,7 @@
 #include "views/TimelineWidget.h"
 #include "vm/ReferenceRun.h"
 
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -229,6 +231,69 @@ private slots:
         QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
         QCOMPARE(problem.size(), 1);
         QCOMPARE(problem.front().front().toString(), QStringLiteral("Cannot generate"));
+    }
+
+    /// Adapt ticked, Generate on two vcpus (the document's plan puts everything on b, its
+    /// default) with b slowed from the fifth step: the generation moves work to a, its tokens still
+    /// PyTorch's, and its timeline has an amber marker at the step the new plan first ran, saying
+    /// why and what moved.
+    void anAdaptedGenerationIsMarkedOnItsTimeline() {
+        const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/tiny_decoder");
+        views::PlacementDocument document;
+        QString error;
+        QVERIFY2(document.open(base + ".onnx", &error, DeviceSet::parse("a:vcpu,b:vcpu").value()),
+                 qPrintable(error));
+        Session session;
+        gui::RunController controller(&session);
+        gui::RunPanel panel(&document, &controller);
+        auto prompt = readNpy((base + ".prompt.npy").toStdString());
+        auto expected = readNpy((base + ".expected.npy").toStdString());
+        QVERIFY(prompt && expected);
+        QStringList ids, tokens;
+        for (std::int64_t i = 0; i < 32; ++i)
+            ids << QString::number(prompt.value().as<std::int64_t>()[i]);
+        for (std::int64_t i = 0; i < 30; ++i)
+            tokens << QString::number(expected.value().as<std::int64_t>()[i]);
+        panel.prompt()->setText(ids.join(','));
+        panel.newTokens()->setValue(30);
+        auto* adapt = panel.findChild<QCheckBox*>(QStringLiteral("adapt"));
+        QVERIFY(adapt);
+        QTest::mouseClick(adapt, Qt::LeftButton, {}, QPoint(8, adapt->height() / 2));
+        QVERIFY(adapt->isChecked());
+        QSignalSpy finished(&panel, &gui::RunPanel::generationFinished);
+        qputenv("PLACER_SLOW", "b@5:4");
+        QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
+        const bool done = finished.wait(60000);
+        qunsetenv("PLACER_SLOW");
+        QVERIFY(done);
+        const auto report =
+            finished.front().front().value<std::shared_ptr<const GenerationReport>>();
+        QVERIFY(report);
+        QStringList got;
+        for (const std::int64_t token : report->tokens)
+            got << QString::number(token);
+        QCOMPARE(got.join(' '), tokens.join(' '));
+        QVERIFY2(!report->events.empty(), generationSummary(*report).c_str());
+        const views::TimelineData timeline = gui::generationTimeline(*report, document);
+        QVERIFY(!timeline.markers.empty());
+        const views::TimelineMarker& marker = timeline.markers.front();
+        QVERIFY2(marker.label.startsWith(QStringLiteral("re-placed: b (vcpu")) &&
+                     marker.label.contains(QStringLiteral("slower than assumed")) &&
+                     marker.label.contains(QStringLiteral(" to a")),
+                 qPrintable(marker.label));
+        QVERIFY2(marker.tooltip.startsWith(
+                     QStringLiteral("Before step %1: ").arg(report->events.front().iteration)),
+                 qPrintable(marker.tooltip));
+        // At the start of that step's bar.
+        const int step = report->events.front().iteration;
+        int seen = -1;
+        for (const views::TimelineBar& bar : timeline.bars) {
+            if (bar.lane == 0 && ++seen == step) {
+                QCOMPARE(marker.at, bar.start);
+                break;
+            }
+        }
+        QCOMPARE(seen, step);
     }
 };
 

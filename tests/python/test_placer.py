@@ -478,6 +478,29 @@ def test_generate_gives_pytorchs_greedy_tokens_from_one_read(workspace):
     assert first == expected[:3]
 
 
+def test_generation_leaves_out_a_failed_device_and_follows_a_slowed_one(workspace, monkeypatch):
+    prompt, expected = _decoder()
+    plan = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(
+        devices="a:vcpu,b:vcpu", default="a", pins={"/blocks.1/*": "b"})
+    monkeypatch.setenv("PLACER_FAULT", "b@5")
+    made = plan.generate(prompt, max_new_tokens=64)
+    assert made.tokens == expected
+    (event,) = made.events
+    assert event["kind"] == "device-failed" and event["iteration"] == 5
+    assert event["reason"].startswith("b (vcpu2) failed at iteration 5")
+    with pytest.raises(placer.PlacerError, match="vcpu2 failed"):
+        plan.generate(prompt, max_new_tokens=64, failover=False)
+    monkeypatch.delenv("PLACER_FAULT")
+    monkeypatch.setenv("PLACER_SLOW", "a@10:4")
+    slowed = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(
+        devices="a:vcpu,b:vcpu", default="a")
+    adapted = slowed.generate(prompt, max_new_tokens=40, adapt=True)
+    assert adapted.tokens == expected[:40]
+    first = adapted.events[0]
+    assert first["kind"] == "replaced" and first["reason"].startswith("a (vcpu1) ")
+    assert "moved from a to b" in first["moved"] or "moved to b" in first["moved"]
+
+
 def test_a_saved_decoder_plan_generates_the_same(workspace):
     prompt, expected = _decoder()
     plan = placer.load(TEST_MODELS / "tiny_decoder.onnx", workspace=workspace).plan(

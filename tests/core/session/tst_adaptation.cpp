@@ -298,7 +298,8 @@ private slots:
 
     /// The speed watch alone: a device's usual ratio is its own (a cost model three times off
     /// is no drift), a drift needs its iterations in a row, a plan's first iteration is not
-    /// read, and a device back to speed is planned at its assumed speed again.
+    /// read (a swapped-in plan's first two), work that grows gradually is no drift, and a
+    /// device back to speed is planned at its assumed speed again.
     void theSpeedWatchTakesEachDevicesUsualRatio() {
         Plan plan;
         plan.prediction = Prediction{};
@@ -332,8 +333,9 @@ private slots:
         QVERIFY(std::abs(drift->factor - 2.5) < 1e-9);
         // Re-planned with b 2.5 times slower; then b is back to speed.
         watch.follow(plan, {{"vcpu2", 2.5}});
-        QVERIFY(
-            step(900, 900).empty()); // the first iteration of a plan swapped in runs cold: unread
+        // The first two iterations of a plan swapped in run cold: unread.
+        QVERIFY(step(900, 900).empty());
+        QVERIFY(step(900, 900).empty());
         for (int i = 0; i < 3; ++i)
             QVERIFY(step(300, 250).empty());
         QVERIFY(step(300, 100).empty());
@@ -347,13 +349,27 @@ private slots:
         // re-placement for both.
         watch.follow(plan, {});
         QVERIFY(step(900, 900).empty());
+        QVERIFY(step(900, 900).empty());
         for (int i = 0; i < 3; ++i)
             QVERIFY(step(100, 100).empty());
+
         QVERIFY(step(200, 300).empty());
         QVERIFY(step(200, 300).empty());
         const auto both = step(200, 300);
         QCOMPARE(both.size(), std::size_t{2});
         QVERIFY(std::abs(both[0].factor - 2) < 1e-9 && std::abs(both[1].factor - 3) < 1e-9);
+        // Work that grows by the iteration (a generation's cache) is no drift: the usual ratio
+        // follows what stays within the margin, here to three times the first iterations'.
+        watch.follow(plan, {});
+        QVERIFY(step(900, 900).empty());
+        QVERIFY(step(900, 900).empty());
+        double grown = 100;
+        for (int i = 0; i < 40; ++i, grown *= 1.03)
+            QVERIFY2(step(grown, grown).empty(), std::to_string(grown).c_str());
+        // A slowdown on top still is one.
+        QVERIFY(step(2 * grown, grown).empty());
+        QVERIFY(step(2 * grown, grown).empty());
+        QCOMPARE(step(2 * grown, grown).size(), std::size_t{1});
     }
 };
 

@@ -5,6 +5,7 @@
 // bad input refused with a sentence that names it.
 #include "io/Npy.h"
 #include "session/Session.h"
+#include "vm/FaultInjection.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -128,6 +129,121 @@ private slots:
         generate.checkFirstStep = false;
         expectPyTorchsTokens(planned, generate);
         QCOMPARE(m_session->counters().instantiated - before, 1);
+    }
+
+    /// The layers split over two vcpus, and b fails at the fifth token's step: the step runs
+    /// again on a, the generation goes on there and gives PyTorch's 64 tokens, the report names
+    /// the failure and the model is still read once; without failover the failure ends it.
+    void aDeviceThatFailsMidGenerationIsLeftOut() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.defaultDevice = "a";
+        request.pins.push_back(PinRequest{"/blocks.0/*", "a"});
+        request.pins.push_back(PinRequest{"/blocks.1/*", "b"});
+        const auto planned = open(request);
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        auto parsed = parseInjectedFaults("b@5", "");
+        QVERIFY(parsed);
+        generate.faults = parsed.take();
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        QCOMPARE(joined(made.value().tokens), joined(m_expected));
+        QCOMPARE(m_session->counters().modelsRead, 1);
+        QCOMPARE(made.value().sizedSteps, 64);
+        QCOMPARE(made.value().events.size(), std::size_t{1});
+        const RunEvent& event = made.value().events.front();
+        QCOMPARE(event.iteration, 5);
+        QVERIFY2(event.reason.find("b (vcpu2) failed at iteration 5") != std::string::npos,
+                 event.reason.c_str());
+        QVERIFY(event.nodesMoved > 0);
+        QVERIFY2(generationSummary(made.value()).find("device failed at step 5: b (vcpu2)") !=
+                     std::string::npos,
+                 generationSummary(made.value()).c_str());
+        QVERIFY(generationJson(made.value()).find("\"kind\": \"device-failed\"") !=
+                std::string::npos);
+        // Busy per token: b worked until it failed, a alone from then on.
+        const auto busyOn = [](const GenerateStep& step, const std::string& device) {
+            double ms = 0;
+            for (const auto& [name, busy] : step.busyMs)
+                ms += name == device ? busy : 0;
+            return ms;
+        };
+        QVERIFY(busyOn(made.value().steps[3], "b") > 0);
+        QCOMPARE(busyOn(made.value().steps[10], "b"), 0.0);
+        QVERIFY(busyOn(made.value().steps[10], "a") > 0);
+        generate.failover = false;
+        auto ended = m_session->generate(planned, generate);
+        QVERIFY(!ended);
+        QVERIFY2(ended.error().message.find("vcpu2 failed (injected: PLACER_FAULT=b@5)") !=
+                     std::string::npos,
+                 ended.error().message.c_str());
+    }
+
+    /// Everything on a, with b idle, and a made four times slower from the tenth step: with
+    /// adapt, the plan is made again for a's speed within a few steps and work moves to b
+    /// before a step, none lost or repeated: PyTorch's 64 tokens, the model read once, every
+    /// step on one program, a step faster after than before, and the report says why and what
+    /// moved; without adapt, nothing moves.
+    void aDeviceThatSlowsMidGenerationIsReplaced() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.defaultDevice = "a";
+        const auto planned = open(request);
+        GenerateRequest generate;
+        generate.prompt = m_prompt;
+        generate.maxNewTokens = 64;
+        generate.adapt = true;
+        auto parsed = parseInjectedFaults("", "a@10:4");
+        QVERIFY(parsed);
+        generate.faults = parsed.take();
+        auto made = m_session->generate(planned, generate);
+        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        const GenerationReport& report = made.value();
+        QCOMPARE(joined(report.tokens), joined(m_expected));
+        QCOMPARE(m_session->counters().modelsRead, 1);
+        QCOMPARE(report.sizedSteps, 64);
+        QVERIFY(!report.events.empty());
+        const RunEvent& event = report.events.front();
+        QCOMPARE(event.kind, RunEvent::Kind::Replaced);
+        QVERIFY2(event.iteration > 10 && event.iteration <= 15,
+                 std::to_string(event.iteration).c_str());
+        QVERIFY2(event.reason.starts_with("a (vcpu1) ") &&
+                     event.reason.find("slower than assumed for 3 steps") != std::string::npos,
+                 event.reason.c_str());
+        QVERIFY2(event.moved.find(" moved to b") != std::string::npos, event.moved.c_str());
+        QVERIFY(event.nodesMoved > 0);
+        QVERIFY2(event.afterMs > 0 && event.beforeMs > event.afterMs,
+                 (std::to_string(event.beforeMs) + " ms before, " + std::to_string(event.afterMs) +
+                  " after")
+                     .c_str());
+        // After it, b took work a had, and a has less: what auto mode moves at a's measured
+        // speed is its choice, some or all of it.
+        const auto busyOn = [&](std::size_t from, std::size_t to, const std::string& device) {
+            double ms = 0;
+            for (std::size_t s = from; s < to; ++s)
+                for (const auto& [name, busy] : report.steps[s].busyMs)
+                    ms += name == device ? busy : 0;
+            return ms / static_cast<double>(to - from);
+        };
+        const auto at = static_cast<std::size_t>(event.iteration);
+        QCOMPARE(busyOn(2, 10, "b"), 0.0);
+        QVERIFY(busyOn(at, report.steps.size(), "b") > 0);
+        QVERIFY(busyOn(at, report.steps.size(), "a") < busyOn(at - 3, at, "a"));
+        const std::string summary = generationSummary(report);
+        QVERIFY2(summary.find("re-placed before step " + std::to_string(event.iteration) +
+                              ": a (vcpu1) ") != std::string::npos,
+                 summary.c_str());
+        QVERIFY(generationJson(report).find("\"kind\": \"replaced\"") != std::string::npos);
+        // Without adapt the plan stays, slow as a is.
+        generate.adapt = false;
+        auto kept = m_session->generate(planned, generate);
+        QVERIFY2(kept, kept ? "" : kept.error().toString().c_str());
+        QVERIFY(kept.value().events.empty());
+        QCOMPARE(joined(kept.value().tokens), joined(m_expected));
+        for (const auto& [name, busy] : kept.value().steps.back().busyMs)
+            QVERIFY2(name == "a" || busy == 0, name.c_str());
     }
 
     /// The layers split over two vcpus (the first block on a, the second on b): the same tokens,

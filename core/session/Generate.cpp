@@ -546,6 +546,16 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
                                      }),
                       slowdowns);
     };
+    // A plan made again and its program: what moved, and the time since `from` the swap took.
+    const auto swapIn = [&](std::shared_ptr<const PlannedModel> again,
+                            std::unique_ptr<SizedRunner> program,
+                            std::chrono::steady_clock::time_point from, RunEvent* event) {
+        event->moved = movedText(graph, planned->model.devices, planned->plan, again->plan,
+                                 &event->nodesMoved);
+        planned = std::move(again);
+        sized = std::move(program);
+        event->replanMs = std::chrono::duration<double, std::milli>(clock() - from).count();
+    };
     // Wall time per decode step since the last re-placement: its before and after.
     std::vector<double> sincePlan;
     std::optional<std::size_t> replacedAt; // the last re-placement's event, its after open
@@ -678,12 +688,7 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
                 if (!remade)
                     return where(event.reason +
                                  "; the program without it: " + remade.error().message);
-                event.moved = movedText(graph, planned->model.devices, planned->plan, again->plan,
-                                        &event.nodesMoved);
-                planned = again;
-                sized = remade.take();
-                event.replanMs =
-                    std::chrono::duration<double, std::milli>(clock() - swapping).count();
+                swapIn(std::move(again), remade.take(), swapping, &event);
                 report.events.push_back(std::move(event));
                 if (watch)
                     watchPlan();
@@ -821,12 +826,7 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
                 report.warnings.push_back(event.reason + "; planned again, but " +
                                           remade.error().message + ": the plan stays");
             } else {
-                event.moved = movedText(graph, planned->model.devices, planned->plan, again->plan,
-                                        &event.nodesMoved);
-                planned = again;
-                sized = remade.take();
-                event.replanMs =
-                    std::chrono::duration<double, std::milli>(clock() - swapping).count();
+                swapIn(std::move(again), remade.take(), swapping, &event);
                 closeEvent();
                 report.events.push_back(std::move(event));
                 replacedAt = report.events.size() - 1;

@@ -196,6 +196,23 @@ QStringList takeErrorDialogs(gui::MainWindow& window) {
     return texts;
 }
 
+/// `source` opened by a session with `request` and put in the window's document, planned there
+/// with `options`; true once it is laid out.
+bool openInWindow(gui::MainWindow& window, const ModelSource& source, const PlanRequest& request,
+                  const PlanOptions& options) {
+    Session session;
+    auto planned = session.open(source, request);
+    if (!planned.ok()) {
+        qWarning("%s", planned.error().toString().c_str());
+        return false;
+    }
+    QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
+    window.document()->setModel(std::move(planned.value().model),
+                                QString::fromStdString(source.path));
+    window.document()->setOptions(options);
+    return laidOut.wait(20000);
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -408,15 +425,9 @@ private slots:
         QVERIFY(!takePlanOption("devices", "a:vcpu,b:vcpu", &source, &request));
         // Opened in demand mode, auto mode set on the document alone: a session planning in
         // auto mode would calibrate the suites' workspace, which later tests find uncalibrated.
-        Session session;
-        auto planned = session.open(source, request);
-        QVERIFY2(planned.ok(), planned.ok() ? "" : planned.error().toString().c_str());
-        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-        window.document()->setModel(std::move(planned.value().model),
-                                    QString::fromStdString(source.path));
-        request.options.mode = PlanMode::Auto;
-        window.document()->setOptions(request.options);
-        QVERIFY(laidOut.wait(20000));
+        PlanOptions options = request.options;
+        options.mode = PlanMode::Auto;
+        QVERIFY(openInWindow(window, source, request, options));
         window.findChild<QSpinBox*>(QStringLiteral("iterations"))->setValue(30);
         auto* adapt = window.findChild<QCheckBox*>(QStringLiteral("adapt"));
         QVERIFY(adapt && !adapt->isChecked());
@@ -483,14 +494,7 @@ private slots:
         for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
                  {"devices", "a:vcpu,b:vcpu"}, {"rule", "MatMul=a"}, {"fallback", "b"}})
             QVERIFY(!takePlanOption(name, value, &source, &request));
-        Session session;
-        auto planned = session.open(source, request);
-        QVERIFY2(planned.ok(), planned.ok() ? "" : planned.error().toString().c_str());
-        QSignalSpy laidOut(&window, &gui::MainWindow::layoutFinished);
-        window.document()->setModel(std::move(planned.value().model),
-                                    QString::fromStdString(source.path));
-        window.document()->setOptions(request.options);
-        QVERIFY(laidOut.wait(20000));
+        QVERIFY(openInWindow(window, source, request, request.options));
         QVERIFY(window.document()->plan().splits.empty());
 
         auto* box = window.findChild<QSpinBox*>(QStringLiteral("microBatches"));

@@ -35,6 +35,40 @@ def @main(%a: Tensor[(256, 1024), float32], %b: Tensor[(256, 1024), float32]) {
 }
 )";
 
+/// The committed decoder's prompt (`ids`) and its first `count` expected tokens, as text.
+bool decoderIds(const QString& base, int count, QStringList* ids, QStringList* tokens) {
+    auto prompt = readNpy((base + ".prompt.npy").toStdString());
+    auto expected = readNpy((base + ".expected.npy").toStdString());
+    if (!prompt || !expected)
+        return false;
+    for (std::int64_t i = 0; i < prompt.value().type.elementCount(); ++i)
+        *ids << QString::number(prompt.value().as<std::int64_t>()[i]);
+    for (std::int64_t i = 0; i < count; ++i)
+        *tokens << QString::number(expected.value().as<std::int64_t>()[i]);
+    return true;
+}
+
+/// A generation's tokens, "12 7 301".
+QString tokensText(const GenerationReport& report) {
+    QStringList out;
+    for (const std::int64_t token : report.tokens)
+        out << QString::number(token);
+    return out.join(' ');
+}
+
+/// The committed decoder opened on devices, with a session, its controller and a Run panel.
+struct DecoderPanel {
+    const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/tiny_decoder");
+    views::PlacementDocument document;
+    Session session;
+    gui::RunController controller{&session};
+    gui::RunPanel panel{&document, &controller};
+    QString error;
+    bool open(const char* devices) {
+        return document.open(base + ".onnx", &error, DeviceSet::parse(devices).value());
+    }
+};
+
 } // namespace
 
 class TestRunPanel : public QObject {
@@ -179,43 +213,28 @@ private slots:
     /// clicked; the tokens are PyTorch's, they show as they come, and the timeline has a bar
     /// per token labelled with it and a lane per device. A prompt that is no ids is a problem.
     void generatesTokensOnATimeline() {
-        const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/tiny_decoder");
-        views::PlacementDocument document;
-        QString error;
-        QVERIFY2(document.open(base + ".onnx", &error, DeviceSet::parse("a:vcpu").value()),
-                 qPrintable(error));
-        Session session;
-        gui::RunController controller(&session);
-        gui::RunPanel panel(&document, &controller);
-        auto prompt = readNpy((base + ".prompt.npy").toStdString());
-        auto expected = readNpy((base + ".expected.npy").toStdString());
-        QVERIFY(prompt && expected);
+        DecoderPanel decoder;
+        QVERIFY2(decoder.open("a:vcpu"), qPrintable(decoder.error));
         QStringList ids, tokens;
-        for (std::int64_t i = 0; i < 32; ++i)
-            ids << QString::number(prompt.value().as<std::int64_t>()[i]);
-        for (std::int64_t i = 0; i < 12; ++i)
-            tokens << QString::number(expected.value().as<std::int64_t>()[i]);
-        panel.prompt()->setFocus();
-        QTest::keyClicks(panel.prompt(), ids.join(','));
-        panel.newTokens()->setValue(12);
-        QSignalSpy made(&controller, &gui::RunController::token);
-        QSignalSpy finished(&panel, &gui::RunPanel::generationFinished);
-        QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
-        QVERIFY(!panel.generateButton()->isEnabled());
+        QVERIFY(decoderIds(decoder.base, 12, &ids, &tokens));
+        decoder.panel.prompt()->setFocus();
+        QTest::keyClicks(decoder.panel.prompt(), ids.join(','));
+        decoder.panel.newTokens()->setValue(12);
+        QSignalSpy made(&decoder.controller, &gui::RunController::token);
+        QSignalSpy finished(&decoder.panel, &gui::RunPanel::generationFinished);
+        QTest::mouseClick(decoder.panel.generateButton(), Qt::LeftButton);
+        QVERIFY(!decoder.panel.generateButton()->isEnabled());
         QVERIFY(finished.wait(60000));
         QCOMPARE(made.size(), 12);
-        QVERIFY(panel.generateButton()->isEnabled());
+        QVERIFY(decoder.panel.generateButton()->isEnabled());
         const auto report =
             finished.front().front().value<std::shared_ptr<const GenerationReport>>();
         QVERIFY(report);
-        QStringList got;
-        for (const std::int64_t token : report->tokens)
-            got << QString::number(token);
-        QCOMPARE(got.join(' '), tokens.join(' '));
-        const QString summary = panel.summary()->toPlainText();
+        QCOMPARE(tokensText(*report), tokens.join(' '));
+        const QString summary = decoder.panel.summary()->toPlainText();
         QVERIFY2(summary.contains(tokens.join(' ')) && summary.contains("time to first token"),
                  qPrintable(summary));
-        const views::TimelineData timeline = gui::generationTimeline(*report, document);
+        const views::TimelineData timeline = gui::generationTimeline(*report, decoder.document);
         QCOMPARE(timeline.lanes.front(), QStringLiteral("steps"));
         QVERIFY(std::find(timeline.lanes.begin(), timeline.lanes.end(), QStringLiteral("a")) !=
                 timeline.lanes.end());
@@ -226,55 +245,40 @@ private slots:
         QVERIFY(timeline.bars.front().label.startsWith("prompt (32)"));
         QCOMPARE(timeline.bars[2].label, tokens[1]); // the second step's bar, after a's bar
         QVERIFY(timeline.duration > 0);
-        QSignalSpy problem(&panel, &gui::RunPanel::problem);
-        panel.prompt()->setText(QStringLiteral("1,x"));
-        QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
+        QSignalSpy problem(&decoder.panel, &gui::RunPanel::problem);
+        decoder.panel.prompt()->setText(QStringLiteral("1,x"));
+        QTest::mouseClick(decoder.panel.generateButton(), Qt::LeftButton);
         QCOMPARE(problem.size(), 1);
         QCOMPARE(problem.front().front().toString(), QStringLiteral("Cannot generate"));
     }
 
-    /// Adapt ticked, Generate on two vcpus (the document's plan puts everything on b, its
+    /// Adapt ticked, Generate on two vcpus (the decoder.document's plan puts everything on b, its
     /// default) with b slowed from the fifth step: the generation moves work to a, its tokens still
     /// PyTorch's, and its timeline has an amber marker at the step the new plan first ran, saying
     /// why and what moved.
     void anAdaptedGenerationIsMarkedOnItsTimeline() {
-        const QString base = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/tiny_decoder");
-        views::PlacementDocument document;
-        QString error;
-        QVERIFY2(document.open(base + ".onnx", &error, DeviceSet::parse("a:vcpu,b:vcpu").value()),
-                 qPrintable(error));
-        Session session;
-        gui::RunController controller(&session);
-        gui::RunPanel panel(&document, &controller);
-        auto prompt = readNpy((base + ".prompt.npy").toStdString());
-        auto expected = readNpy((base + ".expected.npy").toStdString());
-        QVERIFY(prompt && expected);
+        DecoderPanel decoder;
+        QVERIFY2(decoder.open("a:vcpu,b:vcpu"), qPrintable(decoder.error));
         QStringList ids, tokens;
-        for (std::int64_t i = 0; i < 32; ++i)
-            ids << QString::number(prompt.value().as<std::int64_t>()[i]);
-        for (std::int64_t i = 0; i < 30; ++i)
-            tokens << QString::number(expected.value().as<std::int64_t>()[i]);
-        panel.prompt()->setText(ids.join(','));
-        panel.newTokens()->setValue(30);
-        auto* adapt = panel.findChild<QCheckBox*>(QStringLiteral("adapt"));
+        QVERIFY(decoderIds(decoder.base, 30, &ids, &tokens));
+        decoder.panel.prompt()->setText(ids.join(','));
+        decoder.panel.newTokens()->setValue(30);
+        auto* adapt = decoder.panel.findChild<QCheckBox*>(QStringLiteral("adapt"));
         QVERIFY(adapt);
         QTest::mouseClick(adapt, Qt::LeftButton, {}, QPoint(8, adapt->height() / 2));
         QVERIFY(adapt->isChecked());
-        QSignalSpy finished(&panel, &gui::RunPanel::generationFinished);
+        QSignalSpy finished(&decoder.panel, &gui::RunPanel::generationFinished);
         qputenv("PLACER_SLOW", "b@5:4");
-        QTest::mouseClick(panel.generateButton(), Qt::LeftButton);
+        QTest::mouseClick(decoder.panel.generateButton(), Qt::LeftButton);
         const bool done = finished.wait(60000);
         qunsetenv("PLACER_SLOW");
         QVERIFY(done);
         const auto report =
             finished.front().front().value<std::shared_ptr<const GenerationReport>>();
         QVERIFY(report);
-        QStringList got;
-        for (const std::int64_t token : report->tokens)
-            got << QString::number(token);
-        QCOMPARE(got.join(' '), tokens.join(' '));
+        QCOMPARE(tokensText(*report), tokens.join(' '));
         QVERIFY2(!report->events.empty(), generationSummary(*report).c_str());
-        const views::TimelineData timeline = gui::generationTimeline(*report, document);
+        const views::TimelineData timeline = gui::generationTimeline(*report, decoder.document);
         QVERIFY(!timeline.markers.empty());
         const views::TimelineMarker& marker = timeline.markers.front();
         QVERIFY2(marker.label.startsWith(QStringLiteral("re-placed: b (vcpu")) &&

@@ -52,6 +52,16 @@ class TestGenerate : public QObject {
         return std::make_shared<const PlannedModel>(opened.take());
     }
 
+    /// The first block on a, the second on b, the rest on a.
+    static PlanRequest layersSplit() {
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu";
+        request.defaultDevice = "a";
+        request.pins.push_back(PinRequest{"/blocks.0/*", "a"});
+        request.pins.push_back(PinRequest{"/blocks.1/*", "b"});
+        return request;
+    }
+
     void expectPyTorchsTokens(const std::shared_ptr<const PlannedModel>& planned,
                               const GenerateRequest& request) {
         const int readBefore = m_session->counters().modelsRead;
@@ -135,12 +145,7 @@ private slots:
     /// again on a, the generation goes on there and gives PyTorch's 64 tokens, the report names
     /// the failure and the model is still read once; without failover the failure ends it.
     void aDeviceThatFailsMidGenerationIsLeftOut() {
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.defaultDevice = "a";
-        request.pins.push_back(PinRequest{"/blocks.0/*", "a"});
-        request.pins.push_back(PinRequest{"/blocks.1/*", "b"});
-        const auto planned = open(request);
+        const auto planned = open(layersSplit());
         GenerateRequest generate;
         generate.prompt = m_prompt;
         generate.maxNewTokens = 64;
@@ -249,12 +254,7 @@ private slots:
     /// The layers split over two vcpus (the first block on a, the second on b): the same tokens,
     /// and both devices busy in every step.
     void greedyWithTheLayersSplitIsPyTorchs() {
-        PlanRequest request;
-        request.devices = "a:vcpu,b:vcpu";
-        request.defaultDevice = "a";
-        request.pins.push_back(PinRequest{"/blocks.0/*", "a"});
-        request.pins.push_back(PinRequest{"/blocks.1/*", "b"});
-        const auto planned = open(request);
+        const auto planned = open(layersSplit());
         std::set<std::string> used;
         const Graph& graph = planned->model.graph;
         for (std::uint32_t i = 0; i < graph.size(); ++i) {

@@ -2,6 +2,7 @@
 // `placer devices` (what this machine has).
 #include "cli/PlacerCli.h"
 #include "cli/PlanSetup.h"
+#include "report/SimulationReport.h"
 
 #include "device/DeviceRegistry.h"
 #include "device/Ranks.h"
@@ -47,7 +48,9 @@ constexpr const char* kRunHelp = R"(usage: placer run MODEL [OPTIONS]
 Plans MODEL, then runs the plan for real: every virtual device on a physical one (the host cpu,
 a virtual CPU context vcpuN, or cuda:N), devices concurrently, copies between them. Reports the
 latency, the time of every node and copy, busy time and memory per device, and checks the
-outputs against a run of the whole graph on one device.
+outputs against a run of the whole graph on one device. With --machine FILE nothing runs: the
+run is simulated event by event on the file's devices and links (copies as work on links that
+concurrent transfers share), and the report, --json and --trace say "simulated".
 
 options:
 %s  --map VDEV=PHYS            run virtual device VDEV on physical device PHYS: cpu,
@@ -159,6 +162,36 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
                        output, out, err);
 }
 
+namespace {
+
+/// `placer run --machine FILE`: the run simulated on the machine's devices, written as a run is.
+int simulateRun(Session& session, const std::shared_ptr<PlannedModel>& planned, bool json,
+                const std::string& traceFile, const std::string& output, std::ostream& out,
+                std::ostream& err) {
+    auto simulated = session.simulate(planned);
+    if (!simulated) {
+        err << "placer run: error: " << simulated.error().message << "\n";
+        return UserError;
+    }
+    const PlannedModel& model = *simulated.value();
+    const SimulationView view =
+        simulationView(model.model.graph, model.plan, model.model.devices,
+                       model.options.costs.get(), planned->request.machine->name);
+    if (!traceFile.empty()) {
+        std::ofstream stream(traceFile, std::ios::binary | std::ios::trunc);
+        stream << simulationTrace(view).dump(-1) << "\n";
+        stream.close();
+        if (!stream) {
+            err << "placer run: error: --trace: cannot write '" << traceFile << "'\n";
+            return UserError;
+        }
+    }
+    const std::string text = json ? simulationJson(view).dump() + "\n" : simulationSummary(view);
+    return writeOutput("run", text, output, out, err);
+}
+
+} // namespace
+
 int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
                   std::ostream& err) {
     RunRequest request;
@@ -247,6 +280,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     auto planned = std::make_shared<PlannedModel>();
     if (const auto exit = loadAndPlan("run", parsed, session, in, err, planned.get()))
         return *exit;
+    if (planned->request.machine)
+        return simulateRun(session, planned, json, traceFile, output, out, err);
     auto ran = session.run(planned, request);
     if (!ran)
         return fail(ran.error().message);

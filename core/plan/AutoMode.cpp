@@ -4,6 +4,7 @@
 // checked against.
 #include "plan/DevicePlanner.h"
 #include "plan/ExecutionOrder.h"
+#include "plan/RunSimulator.h"
 
 #include "plan/MemoryPlanner.h"
 #include "plan/PipelineStages.h"
@@ -712,6 +713,47 @@ void DevicePlanner::predict(bool problemBuilt) {
         p.keptSingleDevice = m_auto.keptSingleDevice;
     }
     m_plan.prediction = std::move(p);
+    if (m_options.simulate)
+        m_plan.simulation = simulateOnDevices(problem, assignment);
+}
+
+std::shared_ptr<const Simulation>
+DevicePlanner::simulateOnDevices(const PlacementProblem& problem,
+                                 const std::vector<int>& assignment) {
+    const CostModel& model = costs();
+    SimulatedMachine machine;
+    // A physical device named "host/device" (a machine file's, another rank's) is on that host.
+    std::map<std::string, int> hosts;
+    for (int d = 0; d < m_devices.size(); ++d) {
+        const DeviceProfile& profile = model.physical(DeviceId(d));
+        machine.asynchronous.push_back(profile.gpu ? 1 : 0);
+        const std::size_t slash = profile.name.find('/');
+        const std::string host = slash == std::string::npos ? "" : profile.name.substr(0, slash);
+        machine.host.push_back(hosts.emplace(host, static_cast<int>(hosts.size())).first->second);
+    }
+    const SimulatedRun run = simulateRun(problem, assignment, machine);
+    auto out = std::make_shared<Simulation>();
+    const std::size_t n = m_index.size();
+    out->start.assign(n, 0);
+    out->end.assign(n, 0);
+    for (std::size_t t = 0; t < assignment.size(); ++t) {
+        const std::uint32_t i = m_nodeOfTask[t];
+        out->start[i] = run.start[t];
+        out->end[i] = run.end[t];
+    }
+    for (const SimulatedTransfer& transfer : run.transfers) {
+        out->transfers.push_back(Simulation::Transfer{
+            NodeId(m_nodeOfTask[transfer.source]), DeviceId(transfer.from), DeviceId(transfer.to),
+            transfer.bytes, transfer.start, transfer.end, transfer.alone, transfer.betweenHosts});
+    }
+    out->makespanMicros = run.makespan;
+    out->computeMicros = run.computeMicros;
+    out->launchMicros = run.launchMicros;
+    out->copyMicros = run.copyMicros;
+    out->contentionMicros = run.contentionMicros;
+    out->runOverheadMicros = run.runOverheadMicros;
+    out->deviceBusyMicros = run.deviceBusyMicros;
+    return out;
 }
 
 } // namespace placer

@@ -206,6 +206,29 @@ double PlacementProblem::runOverhead(const std::vector<int>& a) const {
     return overhead;
 }
 
+std::vector<double> executorPriorities(const PlacementProblem& problem, const std::vector<int>& a,
+                                       const std::vector<double>& taskMicros) {
+    const std::size_t n = problem.tasks();
+    std::vector<double> priority = upwardRanks(problem, a);
+    if (problem.wave.size() == n) {
+        // A micro-batch's wave dominates the path; a task of none takes its inputs' latest.
+        std::vector<std::int32_t> wave(n, -1), inherited(n, 0);
+        std::int32_t last = 0;
+        double total = 1;
+        for (std::size_t t = 0; t < n; ++t) {
+            wave[t] = problem.wave[t] >= 0 ? problem.wave[t] : inherited[t];
+            last = std::max(last, wave[t]);
+            total += taskMicros[t];
+            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
+                inherited[problem.edgeTarget[e]] =
+                    std::max(inherited[problem.edgeTarget[e]], wave[t]);
+        }
+        for (std::size_t t = 0; t < n; ++t)
+            priority[t] += static_cast<double>(last - wave[t]) * total;
+    }
+    return priority;
+}
+
 SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<int>& a) {
     const std::size_t n = problem.tasks();
     // The executor's policy is list scheduling (plan/ExecutionOrder.h) on the assigned costs:
@@ -229,23 +252,7 @@ SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<in
         }
         list.closeItem();
     }
-    list.priority = upwardRanks(problem, a);
-    if (problem.wave.size() == n) {
-        // A micro-batch's wave dominates the path; a task of none takes its inputs' latest.
-        std::vector<std::int32_t> wave(n, -1), inherited(n, 0);
-        std::int32_t last = 0;
-        double total = 1;
-        for (std::size_t t = 0; t < n; ++t) {
-            wave[t] = problem.wave[t] >= 0 ? problem.wave[t] : inherited[t];
-            last = std::max(last, wave[t]);
-            total += list.cost[t];
-            for (std::uint32_t e = problem.edgeOffset[t]; e < problem.edgeOffset[t + 1]; ++e)
-                inherited[problem.edgeTarget[e]] =
-                    std::max(inherited[problem.edgeTarget[e]], wave[t]);
-        }
-        for (std::size_t t = 0; t < n; ++t)
-            list.priority[t] += static_cast<double>(last - wave[t]) * total;
-    }
+    list.priority = executorPriorities(problem, a, list.cost);
     if (problem.release.size() == n)
         list.release = problem.release;
     ListSchedule scheduled = listSchedule(list);

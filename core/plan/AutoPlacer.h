@@ -126,6 +126,13 @@ struct SimulatedSchedule {
 /// Predicts the executor's schedule of `assignment` (a device per task).
 SimulatedSchedule simulate(const PlacementProblem& problem, const std::vector<int>& assignment);
 
+/// The executor's priority of each task under `assignment`: the longest path from it to the
+/// end (its cost, copies and successors'), an earlier micro-batch before a later one whatever
+/// its path (`taskMicros`: each task's time as scheduled, which scales the waves' precedence).
+std::vector<double> executorPriorities(const PlacementProblem& problem,
+                                       const std::vector<int>& assignment,
+                                       const std::vector<double>& taskMicros);
+
 /// The estimated bytes each device must hold under `assignment`: the constants its tasks read,
 /// once each, and its largest working set (a task's inputs and outputs).
 std::vector<std::int64_t> estimatedMemory(const PlacementProblem& problem,

@@ -79,6 +79,10 @@ private:
     /// first shard and ends with its last, and its time is its shards' together (its work, as a
     /// run's node times sum the shards').
     void foldShardPrediction();
+    /// The prediction's problem under `assignment` simulated event by event on the cost
+    /// model's devices (plan/RunSimulator.h): PlanOptions::simulate.
+    std::shared_ptr<const Simulation> simulateOnDevices(const PlacementProblem& problem,
+                                                        const std::vector<int>& assignment);
 
     void collectOutputDemands();
 

@@ -100,6 +100,9 @@ struct PlanOptions {
     /// a node pinned or ruled onto one falls back as from a device without its kernel (for a
     /// pin, an OutOfService conflict that says why). Names of no device are ignored.
     std::vector<std::pair<std::string, std::string>> outOfService;
+    /// Also simulate a run event by event (plan/RunSimulator.h) with the costs: Plan::simulation,
+    /// what `placer run --machine` shows of a machine this one is not.
+    bool simulate = false;
     /// Why `device` is out of service, or null when it is not.
     const std::string* outOfServiceWhy(const std::string& device) const {
         for (const auto& [name, why] : outOfService) {
@@ -248,6 +251,28 @@ struct Prediction {
     std::optional<double> exactOptimumMicros;
 };
 
+/// A run simulated event by event on the plan's devices (plan/RunSimulator.h), with the cost
+/// model's rates and links: copies as work on links that concurrent transfers share.
+struct Simulation {
+    /// Whether its nodes are the sharded graph's (Plan::sharded), as a split plan runs it.
+    bool ofShardedGraph = false;
+    double makespanMicros = 0;
+    std::vector<double> start, end; ///< per node (0 for those that take no time)
+    struct Transfer {
+        NodeId producer;
+        DeviceId from, to;
+        std::int64_t bytes = 0;
+        double start = 0, end = 0;
+        double alone = 0; ///< had its link been its own
+        bool betweenHosts = false;
+    };
+    std::vector<Transfer> transfers;
+    /// Where the time went (RunSimulator.h SimulatedRun).
+    double computeMicros = 0, launchMicros = 0, copyMicros = 0, contentionMicros = 0;
+    double runOverheadMicros = 0;
+    std::vector<double> deviceBusyMicros; ///< per device of the set
+};
+
 /// One device's part of a split region: its device and its rows [begin, end) of the batch.
 struct Shard {
     DeviceId device;
@@ -310,6 +335,8 @@ struct Plan {
     std::shared_ptr<const ShardedGraph> sharded;
     /// Present when the options carried a cost model, or in auto mode.
     std::optional<Prediction> prediction;
+    /// Present with the prediction when the options ask to simulate (PlanOptions::simulate).
+    std::shared_ptr<const Simulation> simulation;
 
     std::int64_t copiedBytes() const;
     /// The split region that runs `node` once per shard, or null when one device runs it.

@@ -193,11 +193,10 @@ Plan DevicePlanner::resized(Plan plan) {
         m_plan.memory = planMemory(m_graph, m_workspace, m_devices, m_plan);
         checkCapacities();
     }
-    if (m_plan.prediction) {
-        m_plan.prediction.reset();
-        if (m_options.costs)
-            predict(false);
-    }
+    m_plan.prediction.reset();
+    m_plan.simulation.reset();
+    if (m_options.costs)
+        predict(false);
     return std::move(m_plan);
 }
 
@@ -316,6 +315,7 @@ void DevicePlanner::planShards() {
     inner.constants = m_options.constants;
     inner.planMemory = m_options.planMemory;
     inner.costs = m_options.costs;
+    inner.simulate = m_options.simulate;
     auto plan = std::make_shared<const Plan>(planDevices(sharded->graph, m_devices, inner));
     for (const Conflict& conflict : plan->conflicts) {
         // The user's own conflicts (a pin on a copy, say) recur in the sharded graph.
@@ -351,6 +351,12 @@ void DevicePlanner::planShards() {
 }
 
 void DevicePlanner::foldShardPrediction() {
+    // The simulation stays the sharded graph's: its transfers are between shards.
+    if (const auto& simulated = m_plan.sharded->plan->simulation) {
+        auto out = std::make_shared<Simulation>(*simulated);
+        out->ofShardedGraph = true;
+        m_plan.simulation = std::move(out);
+    }
     const auto& inner = m_plan.sharded->plan->prediction;
     if (!inner || !m_plan.prediction)
         return;

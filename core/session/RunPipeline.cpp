@@ -502,6 +502,23 @@ struct Session::LoadedRun {
     }
 };
 
+Result<std::shared_ptr<const PlannedModel>>
+Session::simulate(std::shared_ptr<const PlannedModel> planned) {
+    if (planned->plan.simulation)
+        return planned;
+    auto simulated = std::make_shared<PlannedModel>(*planned);
+    PlanOptions& options = simulated->options;
+    if (!options.costs)
+        options.costs = std::make_shared<const CostModel>(costs(simulated->model.devices));
+    options.simulate = true;
+    ++m_counters.plansMade;
+    // The same options make the same plan (the planner is deterministic): its simulation.
+    simulated->plan = planDevices(simulated->model.graph, simulated->model.devices, options);
+    if (!simulated->plan.simulation)
+        return SourceError::sentence("the plan has nothing to simulate: it places no op");
+    return std::shared_ptr<const PlannedModel>(std::move(simulated));
+}
+
 Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedModel> planned,
                                                  const RunRequest& request,
                                                  const RunCallbacks& callbacks) {
@@ -509,8 +526,8 @@ Result<std::shared_ptr<RunOutcome>> Session::run(std::shared_ptr<const PlannedMo
     if (planned->request.machine)
         return SourceError::sentence(
             "the plan is for the machine '" + planned->request.machine->name +
-            "' (--machine), which this one is not: its prediction is what placer plan shows; "
-            "runs on simulated devices are not built yet");
+            "' (--machine), which this one is not: it can only be simulated (placer run "
+            "--machine, Session::simulate)");
     auto faults = injectedFaultsFromEnvironment();
     if (!faults)
         return faults.error();

@@ -214,6 +214,14 @@ public:
                                             const RunRequest& request,
                                             const RunCallbacks& callbacks = {});
 
+    /// A run of `planned` simulated event by event on its devices with its cost model
+    /// (plan/RunSimulator.h): what `placer run` does for a plan made for a machine file
+    /// (PlanRequest::machine), which runs nothing. The plan made again with
+    /// PlanOptions::simulate, the same placement, its Plan::simulation set; an error where the
+    /// plan has no cost model to simulate with.
+    Result<std::shared_ptr<const PlannedModel>>
+    simulate(std::shared_ptr<const PlannedModel> planned);
+
     /// Keeps the medians of the user's nodes that `outcome` ran in the workspace's cost table
     /// (auto mode's predictions learn from them); returns how many, or why not.
     Result<std::size_t> recordCosts(const RunOutcome& outcome) const;

@@ -3,6 +3,7 @@
 // them (typed peaks, the links' rates between the right devices), `placer machine describe`
 // read back, and plans for a machine this one is not: planned and predicted, never run.
 #include "cli/PlacerCli.h"
+#include "io/Json.h"
 #include "io/TextFile.h"
 #include "plan/MachineFile.h"
 #include "session/PlanOptionText.h"
@@ -11,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 using namespace placer;
@@ -155,7 +158,7 @@ private slots:
 
     /// `placer machine describe` writes this machine, which reads back as a machine file; plan
     /// --machine plans a model for the 2x8-H100 machine and predicts it, and a run of such a
-    /// plan is refused with a sentence.
+    /// plan is refused with a sentence (it can be simulated, with the same placement).
     void describedAndPlannedFor() {
         QTemporaryDir dir;
         const std::string db = dir.filePath("workspace.db").toStdString();
@@ -189,9 +192,55 @@ private slots:
         auto planned = session.open(source, request);
         QVERIFY2(planned, planned ? "" : planned.error().toString().c_str());
         QVERIFY(planned.value().plan.prediction);
-        auto ran = session.run(std::make_shared<const PlannedModel>(planned.take()), RunRequest{});
+        const auto forMachine = std::make_shared<const PlannedModel>(planned.take());
+        auto ran = session.run(forMachine, RunRequest{});
         QVERIFY(!ran);
         QVERIFY(ran.error().message.find("2x8-h100") != std::string::npos);
+        // Simulated instead: the same placement, its simulation.
+        auto simulated = session.simulate(forMachine);
+        QVERIFY2(simulated, simulated ? "" : simulated.error().toString().c_str());
+        QCOMPARE(simulated.value()->plan.devices, forMachine->plan.devices);
+        QVERIFY(simulated.value()->plan.simulation);
+        QVERIFY(simulated.value()->plan.simulation->makespanMicros > 0);
+    }
+
+    /// placer run --machine simulates: the summary, the JSON and the trace say "simulated" and
+    /// name the machine; a plan split over two hosts' devices has its transfers on a link
+    /// between the hosts, in the trace's links lane; nothing is recorded as a run.
+    void runOnAMachineIsSimulated() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("workspace.db").toStdString();
+        const std::string model =
+            std::string(PLACER_SOURCE_DIR) + "/resources/models/tiny_resnet.onnx";
+        const std::string trace = dir.filePath("trace.json").toStdString();
+        std::string out, err;
+        QCOMPARE(
+            cliRun({"run", model, "--machine", kMachines + "2x8-h100.json", "--rule",
+                    "Conv=node0.cuda0", "--fallback", "node1.cuda0", "--trace", trace, "--db", db},
+                   &out, &err),
+            0);
+        QVERIFY2(out.starts_with("simulated on 2x8-h100: "), out.c_str());
+        QVERIFY2(out.find("node0 -> node1: ") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("node0.cuda0 (node0/cuda:0): busy") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("no work on 16 devices") != std::string::npos, out.c_str());
+        std::ifstream file(trace);
+        const std::string text((std::istreambuf_iterator<char>(file)),
+                               std::istreambuf_iterator<char>());
+        auto parsed = Json::parse(text, "trace.json");
+        QVERIFY2(parsed, parsed ? "" : parsed.error().toString().c_str());
+        QVERIFY(parsed.value().find("otherData")->find("simulated")->asBool());
+        QVERIFY(text.find("links (simulated)") != std::string::npos);
+        QVERIFY(text.find("\"node0 -> node1\"") != std::string::npos);
+        QCOMPARE(
+            cliRun({"run", model, "--machine", kMachines + "2x8-h100.json", "--json", "--db", db},
+                   &out, &err),
+            0);
+        auto json = Json::parse(out, "run.json");
+        QVERIFY2(json, out.c_str());
+        QVERIFY(json.value().find("simulated")->asBool());
+        QCOMPARE(json.value().find("machine")->asString(), std::string("2x8-h100"));
+        QVERIFY(json.value().find("latency_ms")->asDouble() > 0);
+        QVERIFY(json.value().find("terms")->find("launch_ms") != nullptr);
     }
 };
 

@@ -496,9 +496,12 @@ def test_generation_leaves_out_a_failed_device_and_follows_a_slowed_one(workspac
         devices="a:vcpu,b:vcpu", default="a")
     adapted = slowed.generate(prompt, max_new_tokens=40, adapt=True)
     assert adapted.tokens == expected[:40]
-    first = adapted.events[0]
-    assert first["kind"] == "replaced" and first["reason"].startswith("a (vcpu1) ")
-    assert "moved from a to b" in first["moved"] or "moved to b" in first["moved"]
+    # The re-placement for a's slowdown (noise on a busy machine may add others).
+    moves = [e for e in adapted.events
+             if e["kind"] == "replaced" and e["reason"].startswith("a (vcpu1) ")
+             and e["nodes_moved"] > 0]
+    assert moves, adapted.events
+    assert "to b" in moves[0]["moved"]
 
 
 def test_a_saved_decoder_plan_generates_the_same(workspace):

@@ -164,9 +164,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption adaptOption(
         QStringLiteral("adapt"),
         QApplication::translate("main",
-                                "With --run: re-place the work between iterations when a device "
-                                "stays slower or faster than assumed, as the Run panel's Adapt "
-                                "does."));
+                                "With --run or --generate: re-place the work between iterations "
+                                "(or steps) when a device stays slower or faster than assumed, "
+                                "as the Run panel's Adapt does."));
     const QCommandLineOption iterationsOption(
         QStringLiteral("iterations"),
         QApplication::translate("main", "With --run: measured iterations (default 10)."),
@@ -274,6 +274,7 @@ int main(int argc, char** argv) {
             QEventLoop loop;
             QObject::connect(window.runController(), &gui::RunController::generated, &loop,
                              &QEventLoop::quit);
+            window.runPanel()->adapt()->setChecked(parser.isSet(adaptOption));
             window.runPanel()->prompt()->setText(parser.value(generateFirst));
             window.runPanel()->startGeneration();
             if (window.runController()->isRunning())

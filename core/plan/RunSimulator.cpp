@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <queue>
-#include <set>
 #include <tuple>
 
 namespace placer {

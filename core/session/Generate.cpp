@@ -8,7 +8,6 @@
 #include "kernels/ElementFunctors.h"
 #include "kernels/KernelSupport.h"
 #include "plan/Planner.h"
-#include "report/RunReport.h"
 #include "session/RunAdaptation.h"
 #include "session/Session.h"
 #include "session/SizedRunner.h"
@@ -530,7 +529,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
     auto asked = injectedFaultsFromEnvironment();
     if (!asked)
         return asked.error();
-    std::vector<InjectedFault> faults = request.faults;
+    const std::vector<InjectedFault>& requestedFaults = request.faults;
+    std::vector<InjectedFault> faults = requestedFaults;
     faults.insert(faults.end(), asked.value().begin(), asked.value().end());
     const bool canMove = rankCount() <= 1 && planned->model.devices.size() > 1;
     const bool failover = request.failover && canMove;
@@ -627,7 +627,8 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
         // The plan instantiated at the step's sizes: every step where no program runs them
         // all, and the check of the prompt's step.
         const auto instantiated = [&](RunRequest request) -> Result<StepOutputs> {
-            request.faults = faults;
+            // The run adds those the environment asks for itself.
+            request.faults = requestedFaults;
             request.failover = failover;
             request.firstIteration = step;
             auto ran = this->run(planned, request);

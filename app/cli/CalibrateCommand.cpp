@@ -58,32 +58,22 @@ std::string describeLink(const LinkProfile& link) {
 
 int runCalibrateCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out,
                         std::ostream& err) {
-    std::string db = store::PlanStore::defaultPath();
-    bool quick = false, json = false;
-    ArgumentList list(args);
-    std::string arg;
-    while (list.next(&arg)) {
-        const std::string name = list.optionName(arg);
-        std::string error;
-        if (name == "-h" || name == "--help") {
-            out << kCalibrateHelp;
-            return Ok;
-        }
-        if (name == "--quick") {
-            quick = true;
-        } else if (name == "--json") {
-            json = true;
-        } else if (name == "--db") {
-            if (!list.value(name, &db, &error)) {
-                err << "placer calibrate: " << error << "\n";
-                return UsageError;
-            }
-        } else {
-            err << "placer calibrate: unknown argument '" << arg
-                << "'\nrun 'placer calibrate --help' for the options\n";
-            return UsageError;
-        }
+    WordArguments parsed;
+    parsed.db = store::PlanStore::defaultPath();
+    bool quick = false;
+    parsed.switches = {{"--quick", &quick}};
+    if (const int exit =
+            parseWordArguments(args, "calibrate", kCalibrateHelp, true, &parsed, out, err);
+        exit >= 0)
+        return exit;
+    if (!parsed.words.empty() || !parsed.output.empty()) {
+        err << "placer calibrate: unknown argument '"
+            << (parsed.words.empty() ? std::string("--output") : parsed.words.front())
+            << "'\nrun 'placer calibrate --help' for the options\n";
+        return UsageError;
     }
+    const std::string& db = parsed.db;
+    const bool json = parsed.json;
     CalibrationOptions options;
     options.quick = quick;
     Session session(SessionOptions{db});

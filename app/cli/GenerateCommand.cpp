@@ -68,23 +68,16 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
                      "--top-k",     "--top-p",          "--seed",       "--stop",
                      "--ids-input", "--logits",         "--bind",       "--map",
                      "-o",          "--output",         "--plan"};
-    own.flags = {"--json", "--no-optimize", "--no-check", "--save-run", "--adapt", "--no-failover"};
+    own.switches = {{"--json", {&json, true}},
+                    {"--no-optimize", {&request.optimize, false}},
+                    {"--no-check", {&request.checkFirstStep, false}},
+                    {"--adapt", {&request.adapt, true}},
+                    {"--no-failover", {&request.failover, false}},
+                    {"--save-run", {&saveRun, true}}};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         int number = 0;
-        if (name == "--json") {
-            json = true;
-        } else if (name == "--no-optimize") {
-            request.optimize = false;
-        } else if (name == "--no-check") {
-            request.checkFirstStep = false;
-        } else if (name == "--adapt") {
-            request.adapt = true;
-        } else if (name == "--no-failover") {
-            request.failover = false;
-        } else if (name == "--save-run") {
-            saveRun = true;
-        } else if (name == "--plan") {
+        if (name == "--plan") {
             planName = value;
         } else if (name == "--prompt") {
             prompt = value;

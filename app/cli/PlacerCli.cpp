@@ -1,6 +1,7 @@
 // `placer`: subcommand dispatch and shared argument handling.
 #include "cli/PlacerCli.h"
 
+#include <algorithm>
 #include <fstream>
 #include <ostream>
 
@@ -76,7 +77,11 @@ int parseWordArguments(const std::vector<std::string>& args, const char* command
             out << help;
             return Ok;
         }
-        if (takesJson && name == "--json") {
+        const auto sets = std::find_if(parsed->switches.begin(), parsed->switches.end(),
+                                       [&](const auto& entry) { return entry.first == name; });
+        if (sets != parsed->switches.end()) {
+            *sets->second = true;
+        } else if (takesJson && name == "--json") {
             parsed->json = true;
         } else if (name == "-o" || name == "--output" || name == "--db") {
             std::string value;

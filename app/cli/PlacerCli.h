@@ -46,6 +46,8 @@ struct WordArguments {
     std::vector<std::string> words;
     std::string output, db;
     bool json = false;
+    /// Further options that take no value and set a bool to true (`{"--quick", &quick}`).
+    std::vector<std::pair<std::string, bool*>> switches;
 };
 /// Parses `args` into `parsed` (`parsed->db` starts as the default workspace) for `placer
 /// COMMAND`; returns the exit code to return at once (help printed, a usage error said with

@@ -115,6 +115,12 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
             parsed->request.options.exact = true;
             continue;
         }
+        const auto sets = std::find_if(own.switches.begin(), own.switches.end(),
+                                       [&](const auto& entry) { return entry.first == name; });
+        if (sets != own.switches.end()) {
+            *sets->second.first = sets->second.second;
+            continue;
+        }
         if (contains(own.flags, name)) {
             if (auto problem = own.handle(name, ""))
                 return usage(*problem);

@@ -28,7 +28,9 @@ struct PlanArguments {
 /// A command's own options beyond the plan options.
 struct CommandOptions {
     std::vector<std::string> withValue; ///< options that take a value
-    std::vector<std::string> flags;     ///< options that take none
+    std::vector<std::string> flags;     ///< options that take none, given to `handle`
+    /// Options that take none and set a bool: `{"--no-optimize", {&request.optimize, false}}`.
+    std::vector<std::pair<std::string, std::pair<bool*, bool>>> switches;
     /// Takes one of them; returns a usage error sentence, or std::nullopt when accepted.
     std::function<std::optional<std::string>(const std::string& name, const std::string& value)>
         handle;

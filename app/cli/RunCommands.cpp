@@ -124,14 +124,12 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
     CompileRequest request;
     CommandOptions own;
     own.withValue = {"--emit", "-o", "--output", "--map"};
-    own.flags = {"--no-optimize"};
+    own.switches = {{"--no-optimize", {&request.optimize, false}}};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         if (name == "--emit") {
             if (value != "bytecode")
                 return "--emit must be bytecode, not '" + value + "'";
-        } else if (name == "--no-optimize") {
-            request.optimize = false;
         } else if (name == "--map") {
             return takeMapOption(value, &request.maps);
         } else {
@@ -202,27 +200,18 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
                      "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
                      "--plan"};
-    own.flags = {"--json",      "--no-reference", "--save-run",   "--no-optimize",
-                 "--no-record", "--adapt",        "--no-failover"};
+    own.switches = {{"--json", {&json, true}},
+                    {"--adapt", {&request.adapt, true}},
+                    {"--no-failover", {&request.failover, false}},
+                    {"--no-reference", {&request.reference, false}},
+                    {"--no-optimize", {&request.optimize, false}},
+                    {"--save-run", {&saveRun, true}},
+                    {"--no-record", {&record, false}}};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         int number = 0;
-        if (name == "--json") {
-            json = true;
-        } else if (name == "--adapt") {
-            request.adapt = true;
-        } else if (name == "--no-failover") {
-            request.failover = false;
-        } else if (name == "--no-reference") {
-            request.reference = false;
-        } else if (name == "--no-optimize") {
-            request.optimize = false;
-        } else if (name == "--save-run") {
-            saveRun = true;
-        } else if (name == "--plan") {
+        if (name == "--plan") {
             planName = value;
-        } else if (name == "--no-record") {
-            record = false;
         } else if (name == "--map" && value == "auto") {
             request.mapByLoad = true;
         } else if (name == "--map") {

@@ -6,6 +6,12 @@
 
 namespace placer::cpu {
 
+/// Whether this processor runs AVX-512F (asked once).
+inline bool hasAvx512() {
+    static const bool yes = __builtin_cpu_supports("avx512f");
+    return yes;
+}
+
 /// The sum of a vector's lanes (GCC 12's _mm512_reduce_add_ps reads an undefined register the
 /// compiler then warns of).
 __attribute__((target("avx512f"))) inline float laneSum(__m512 v) {

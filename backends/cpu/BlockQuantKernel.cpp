@@ -90,8 +90,8 @@ public:
     /// `scales` and `zeros`: the constants' bytes when they are constants (known at load), so
     /// that each block's -zero * scale is worked out once.
     MatMulNBitsKernel(BlockQuant q, const TensorData* scales, const TensorData* zeros) : m_q(q) {
-        m_fast = q.bits == 4 && q.blockSize % 32 == 0 && __builtin_cpu_supports("avx512f");
-        if (scales && (q.zeroPoints < 0 || zeros)) {
+        m_fast = q.bits == 4 && q.blockSize % 32 == 0 && hasAvx512();
+        if (scales && (q.zeros < 0 || zeros)) {
             // Constants may be read in place from a file, at any alignment: copied first.
             std::vector<float> values(scales->size() / sizeof(float));
             std::memcpy(values.data(), scales->data(), values.size() * sizeof(float));
@@ -108,7 +108,7 @@ public:
         const auto* a = reinterpret_cast<const float*>(inputs[0]);
         const auto* codes = reinterpret_cast<const std::uint8_t*>(inputs[1]);
         const auto* scales = reinterpret_cast<const float*>(inputs[2]);
-        const std::byte* zeros = q.zeroPoints >= 0 ? inputs[q.zeroPoints] : nullptr;
+        const std::byte* zeros = q.zeros >= 0 ? inputs[q.zeros] : nullptr;
         const auto* bias = q.bias >= 0 ? reinterpret_cast<const float*>(inputs[q.bias]) : nullptr;
         auto* y = reinterpret_cast<float*>(outputs[0]);
         const i64 padded = q.blocks * q.blockSize;
@@ -194,7 +194,7 @@ private:
                 zeros ? reinterpret_cast<const std::uint8_t*>(zeros) + n * rowBytes : nullptr;
             for (i64 b = 0; b < q.blocks; ++b) {
                 float zero = static_cast<float>(1 << (q.bits - 1));
-                if (zeros && q.packedZeroPoints)
+                if (zeros && q.packedZeros)
                     zero =
                         static_cast<float>((bytes[b / perByte] >> ((b % perByte) * q.bits)) & mask);
                 else if (zeros)
@@ -222,7 +222,7 @@ Result<std::unique_ptr<Kernel>> makeMatMulNBits(const KernelSpec& spec) {
         return input >= 0 && at < spec.constantData.size() ? spec.constantData[at] : nullptr;
     };
     return std::unique_ptr<Kernel>(
-        std::make_unique<MatMulNBitsKernel>(q, constant(2), constant(q.zeroPoints)));
+        std::make_unique<MatMulNBitsKernel>(q, constant(2), constant(q.zeros)));
 }
 
 } // namespace placer::cpu

@@ -30,8 +30,8 @@ public:
     Status bindToCores(const std::vector<int>& cores) override;
     std::vector<int> boundCores() const override;
 
-    Result<std::byte*> allocate(std::int64_t bytes) override;
-    void free(std::byte* data) override;
+    Result<std::byte*> allocate(std::int64_t) override;
+    void free(std::byte*) override;
     std::int64_t bytesInUse() const override;
     std::int64_t peakBytes() const override;
     void resetPeak() override;

@@ -538,12 +538,12 @@ const KernelTable<CpuKernelContext>& table() {
         plain(F::Range, rangeKernel);
         plain(F::Shape, shapeKernel);
         plain(F::Selection, selectionKernel);
-        t.add(F::Conv, makeConvolution);
-        t.add(F::Matmul, makeMatmul);
-        t.add(F::Pool, makePooling);
-        t.add(F::BatchNorm, makeBatchNorm);
-        t.add(F::LayerNorm, makeLayerNorm);
-        t.add(F::Softmax, makeSoftmax);
+        t.add({{F::Conv, makeConvolution},
+               {F::Matmul, makeMatmul},
+               {F::Pool, makePooling},
+               {F::BatchNorm, makeBatchNorm},
+               {F::LayerNorm, makeLayerNorm},
+               {F::Softmax, makeSoftmax}});
         for (const F family : indexingFamilies())
             plain(family, indexingKernel);
         return t;

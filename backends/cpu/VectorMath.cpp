@@ -146,11 +146,7 @@ __attribute__((target("avx512f"))) void rowTimesMatrix512(const float* x, i64 de
 } // namespace
 
 void rowTimesMatrix(const float* x, i64 depth, const float* m, i64 ld, i64 n, float* out) {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512)
-        rowTimesMatrix512(x, depth, m, ld, n, out);
-    else
-        rowTimesMatrixPortable(x, depth, m, ld, n, out);
+    (hasAvx512() ? rowTimesMatrix512 : rowTimesMatrixPortable)(x, depth, m, ld, n, out);
 }
 
 namespace {
@@ -245,11 +241,7 @@ rowTimesTransposed512(const float* x, i64 depth, const float* m, i64 ld, i64 n, 
 } // namespace
 
 void rowTimesTransposed(const float* x, i64 depth, const float* m, i64 ld, i64 n, float* out) {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512)
-        rowTimesTransposed512(x, depth, m, ld, n, out);
-    else
-        rowTimesTransposedPortable(x, depth, m, ld, n, out);
+    (hasAvx512() ? rowTimesTransposed512 : rowTimesTransposedPortable)(x, depth, m, ld, n, out);
 }
 
 PLACER_VECTOR_CLONES
@@ -342,8 +334,7 @@ __attribute__((target("avx512f"))) void floatToHalf512(const float* in, std::byt
 } // namespace
 
 void halfToFloat(const std::byte* in, float* out, i64 n) {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512) {
+    if (hasAvx512()) {
         halfToFloat512(in, out, n);
         return;
     }
@@ -352,8 +343,7 @@ void halfToFloat(const std::byte* in, float* out, i64 n) {
 }
 
 void floatToHalf(const float* in, std::byte* out, i64 n) {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512) {
+    if (hasAvx512()) {
         floatToHalf512(in, out, n);
         return;
     }

@@ -47,8 +47,8 @@ public:
     std::string description() const override { return m_description; }
     int ordinal() const { return m_ordinal; }
 
-    Result<std::byte*> allocate(std::int64_t bytes) override;
-    void free(std::byte* data) override;
+    Result<std::byte*> allocate(std::int64_t) override;
+    void free(std::byte*) override;
     std::int64_t bytesInUse() const override;
     std::int64_t peakBytes() const override;
     void resetPeak() override;

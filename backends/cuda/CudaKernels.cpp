@@ -767,19 +767,19 @@ const KernelTable<CudaDevice>& table() {
             return stridedView("expand", spec, device, 0,
                                broadcastStrides(spec.inputs[0].shape, spec.outputs[0].shape));
         });
-        t.add(F::Concat, concatKernel);
-        t.add(F::Split, splitKernel);
-        t.add(F::Gather, gatherKernel);
-        t.add(F::Pad, padKernel);
-        t.add(F::Tile, tileKernel);
-        t.add(F::Range, rangeKernel);
-        t.add(F::Conv, convolutionKernel);
-        t.add(F::Matmul, matmulKernel);
-        t.add(F::Pool, poolKernel);
-        t.add(F::BatchNorm, batchNormKernel);
-        t.add(F::LayerNorm, layerNormKernel);
-        t.add(F::Softmax, softmaxKernel);
-        t.add(F::Selection, selectionKernel);
+        t.add({{F::Concat, concatKernel},
+               {F::Split, splitKernel},
+               {F::Gather, gatherKernel},
+               {F::Pad, padKernel},
+               {F::Tile, tileKernel},
+               {F::Range, rangeKernel},
+               {F::Conv, convolutionKernel},
+               {F::Matmul, matmulKernel},
+               {F::Pool, poolKernel},
+               {F::BatchNorm, batchNormKernel},
+               {F::LayerNorm, layerNormKernel},
+               {F::Softmax, softmaxKernel},
+               {F::Selection, selectionKernel}});
         for (const F family : indexingFamilies())
             t.add(family, indexingKernel);
         return t;

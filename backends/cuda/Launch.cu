@@ -204,23 +204,6 @@ __device__ double rowInitial(RowReduction fn) {
     return fn == RowReduction::Max ? -INFINITY : fn == RowReduction::Min ? INFINITY : 0.0;
 }
 
-/// Folds one element into a partial result (Reduce's per-element step).
-__device__ double rowFold(RowReduction fn, double acc, double v) {
-    switch (fn) {
-    case RowReduction::Max:
-        return v > acc ? v : acc;
-    case RowReduction::Min:
-        return v < acc ? v : acc;
-    case RowReduction::SumSquare:
-    case RowReduction::L2:
-        return acc + v * v;
-    case RowReduction::L1:
-        return acc + (v < 0 ? -v : v);
-    default:
-        return acc + v;
-    }
-}
-
 /// Combines two partial results (Reduce's warp combination).
 __device__ double rowCombine(RowReduction fn, double a, double b) {
     switch (fn) {
@@ -231,6 +214,16 @@ __device__ double rowCombine(RowReduction fn, double a, double b) {
     default:
         return a + b;
     }
+}
+
+/// Folds one element into a partial result (Reduce's per-element step): its square or its
+/// magnitude for the norms, then combined.
+__device__ double rowFold(RowReduction fn, double acc, double v) {
+    if (fn == RowReduction::SumSquare || fn == RowReduction::L2)
+        v = v * v;
+    else if (fn == RowReduction::L1)
+        v = v < 0 ? -v : v;
+    return rowCombine(fn, acc, v);
 }
 
 __device__ double warpCombine(RowReduction fn, double v) {

@@ -97,6 +97,13 @@ OpSchema matMulNBits() {
     return schema;
 }
 
+/// Output `output` as input 0: its element type and, when known, its shape.
+void likeInput(InferenceContext& ctx, size_t output) {
+    onnx::propagateElemTypeFromInputToOutput(ctx, 0, output);
+    if (onnx::hasInputShape(ctx, 0))
+        onnx::propagateShapeFromInputToOutput(ctx, 0, output);
+}
+
 /// The shape of a normalisation's per-row outputs: the input's, 1 from `axis` on.
 void perRowOutput(InferenceContext& ctx, size_t output, int64_t axis) {
     if (ctx.getNumOutputs() <= output || !onnx::hasInputShape(ctx, 0))
@@ -141,9 +148,7 @@ OpSchema simplifiedLayerNormalization() {
                         {"tensor(float)", "tensor(float16)", "tensor(bfloat16)", "tensor(double)"},
                         "the float types")
         .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
-            onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-            if (onnx::hasInputShape(ctx, 0))
-                onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+            likeInput(ctx, 0);
             const auto* axis = ctx.getAttribute("axis");
             perRowOutput(ctx, 1, axis ? axis->i() : -1);
         });
@@ -171,16 +176,11 @@ OpSchema skipSimplifiedLayerNormalization() {
                         "the float types")
         .TypeConstraint("U", {"tensor(float)"}, "the statistics")
         .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
-            onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-            if (onnx::hasInputShape(ctx, 0))
-                onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+            likeInput(ctx, 0);
             perRowOutput(ctx, 1, -1);
             perRowOutput(ctx, 2, -1);
-            if (ctx.getNumOutputs() > 3) {
-                onnx::propagateElemTypeFromInputToOutput(ctx, 0, 3);
-                if (onnx::hasInputShape(ctx, 0))
-                    onnx::propagateShapeFromInputToOutput(ctx, 0, 3);
-            }
+            if (ctx.getNumOutputs() > 3)
+                likeInput(ctx, 3);
         });
     return schema;
 }
@@ -338,11 +338,7 @@ OpSchema rotaryEmbedding() {
         .TypeConstraint("T", {"tensor(float)", "tensor(float16)", "tensor(bfloat16)"},
                         "the float types")
         .TypeConstraint("M", {"tensor(int64)"}, "positions")
-        .TypeAndShapeInferenceFunction([](InferenceContext& ctx) {
-            onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-            if (onnx::hasInputShape(ctx, 0))
-                onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
-        });
+        .TypeAndShapeInferenceFunction([](InferenceContext& ctx) { likeInput(ctx, 0); });
     return schema;
 }
 

@@ -4,6 +4,7 @@
 #include "ir/Result.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +39,14 @@ public:
     static Json object() {
         Json j;
         j.m_type = Type::Object;
+        return j;
+    }
+    /// An object of these members in this order: `Json::object({{"name", n}, {"bytes", b}})`
+    /// (a key given twice keeps its last value, as set() does).
+    static Json object(std::initializer_list<std::pair<std::string, Json>> members) {
+        Json j = object();
+        for (const auto& [key, value] : members)
+            j.set(key, value);
         return j;
     }
 

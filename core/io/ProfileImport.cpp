@@ -497,26 +497,24 @@ Result<ProfileImport> importOnnxRuntimeProfile(const Graph& graph, std::string_v
 }
 
 Json profileImportJson(const Graph& graph, const ProfileImport& imported) {
-    Json out = Json::object();
-    out.set("source", imported.source);
-    out.set("profile", imported.path);
-    out.set("runs", std::int64_t{imported.runs});
-    out.set("events", std::int64_t{imported.events});
-    out.set("matched_events", std::int64_t{imported.matchedEvents});
-    out.set("compute_nodes", std::int64_t{imported.computeNodes});
-    out.set("nodes_with_times", std::int64_t{imported.nodesWithTimes()});
-    out.set("node_match_rate", imported.nodeMatchRate());
+    Json out = Json::object({{"source", imported.source},
+                             {"profile", imported.path},
+                             {"runs", std::int64_t{imported.runs}},
+                             {"events", std::int64_t{imported.events}},
+                             {"matched_events", std::int64_t{imported.matchedEvents}},
+                             {"compute_nodes", std::int64_t{imported.computeNodes}},
+                             {"nodes_with_times", std::int64_t{imported.nodesWithTimes()}},
+                             {"node_match_rate", imported.nodeMatchRate()}});
     Json nodes = Json::array();
     for (const ImportedTime& time : imported.times) {
         const Node& node = graph.node(time.node);
-        Json entry = Json::object();
-        entry.set("name", node.name);
-        entry.set("op", node.op->name);
-        entry.set("median_ms", time.medianMicros / 1000);
-        entry.set("events", std::int64_t{time.events});
-        entry.set("provider", time.provider);
-        entry.set("profile_name", time.event);
-        entry.set("profile_op", time.op);
+        Json entry = Json::object({{"name", node.name},
+                                   {"op", node.op->name},
+                                   {"median_ms", time.medianMicros / 1000},
+                                   {"events", std::int64_t{time.events}},
+                                   {"provider", time.provider},
+                                   {"profile_name", time.event},
+                                   {"profile_op", time.op}});
         Json fused = Json::array();
         for (const NodeId member : time.fused)
             fused.push(graph.node(member).name);
@@ -526,21 +524,17 @@ Json profileImportJson(const Graph& graph, const ProfileImport& imported) {
     out.set("nodes", std::move(nodes));
     Json events = Json::array();
     for (const auto& event : imported.unmatchedEvents) {
-        Json entry = Json::object();
-        entry.set("name", event.event);
-        entry.set("op", event.op);
-        entry.set("median_ms", event.medianMicros / 1000);
-        entry.set("why", event.why);
-        events.push(std::move(entry));
+        events.push(Json::object({{"name", event.event},
+                                  {"op", event.op},
+                                  {"median_ms", event.medianMicros / 1000},
+                                  {"why", event.why}}));
     }
     out.set("unmatched_events", std::move(events));
     Json missing = Json::array();
     for (const auto& node : imported.missing) {
-        Json entry = Json::object();
-        entry.set("name", graph.node(node.node).name);
-        entry.set("op", graph.node(node.node).op->name);
-        entry.set("why", node.why);
-        missing.push(std::move(entry));
+        missing.push(Json::object({{"name", graph.node(node.node).name},
+                                   {"op", graph.node(node.node).op->name},
+                                   {"why", node.why}}));
     }
     out.set("missing_nodes", std::move(missing));
     Json warnings = Json::array();

@@ -675,10 +675,14 @@ struct ReverseSequence {
 /// GridSample (4-D): each output pixel samples its channel of the input at the grid's
 /// normalised coordinates, with nearest, bilinear or bicubic interpolation and zeros, border or
 /// reflection padding, as ONNX Runtime does.
-struct GridSample {
+/// A 4-D (NCHW) input's extents and its output's planes.
+struct Planes {
+    i64 n = 1, c = 1, h = 1, w = 1, outH = 1, outW = 1;
+};
+
+struct GridSample : Planes {
     Io io;
     Elem elem = Elem::F32, gridElem = Elem::F32;
-    i64 n = 1, c = 1, h = 1, w = 1, outH = 1, outW = 1;
     int mode = 1;    ///< 0 nearest, 1 bilinear, 2 bicubic
     int padding = 0; ///< 0 zeros, 1 border, 2 reflection
     bool alignCorners = false;

@@ -300,9 +300,7 @@ Plan convTranspose(const KernelSpec& spec) {
     op.xElem = elemOf(spec.inputs[0].dtype);
     op.wElem = elemOf(spec.inputs[1].dtype);
     op.outElem = elemOf(spec.outputs[0].dtype);
-    op.hasBias = spec.inputs.size() > 2;
-    if (op.hasBias)
-        op.bElem = elemOf(spec.inputs[2].dtype);
+    op.hasBias = optionalElem(spec, 2, &op.bElem);
     op.groups = intAttr(spec, "group", 1);
     op.channels = x[1];
     op.outChannels = out[1];
@@ -488,12 +486,7 @@ Plan gridSample(const KernelSpec& spec) {
     GridSample op;
     op.elem = elemOf(spec.outputs[0].dtype);
     op.gridElem = elemOf(spec.inputs[1].dtype);
-    op.n = x[0];
-    op.c = x[1];
-    op.h = x[2];
-    op.w = x[3];
-    op.outH = out[2];
-    op.outW = out[3];
+    static_cast<functors::Planes&>(op) = {x[0], x[1], x[2], x[3], out[2], out[3]};
     const std::string mode = spec.node->attrs.getString("mode", "bilinear").value_or("bilinear");
     op.mode = mode == "nearest" ? 0 : mode == "bicubic" ? 2 : mode == "bilinear" ? 1 : -1;
     const std::string padding =

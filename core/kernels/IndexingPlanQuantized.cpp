@@ -21,6 +21,16 @@ QuantParam quantParam(const KernelSpec& spec, int position, std::int64_t count) 
     return q;
 }
 
+/// The quantized operands' input positions: 0 and 1 for the integer op, 0 and 3 for its QLinear
+/// form (`qlinearName`, its scales and zero points between); false when one is missing.
+bool quantOperands(const KernelSpec& spec, const char* qlinearName, bool* qlinear, int* first,
+                   int* second) {
+    *qlinear = spec.node->op->name == qlinearName;
+    *first = geometry::inputAt(spec, 0);
+    *second = geometry::inputAt(spec, *qlinear ? 3 : 1);
+    return *first >= 0 && *second >= 0;
+}
+
 } // namespace
 
 Plan blockQuantMatmul(const KernelSpec& spec) {
@@ -28,25 +38,15 @@ Plan blockQuantMatmul(const KernelSpec& spec) {
     if (auto problem = geometry::readBlockQuant(spec, &q))
         return planError(spec, *problem);
     BlockQuantMatmul op;
-    op.zeros = q.zeroPoints;
-    op.bias = q.bias;
+    static_cast<functors::BlockQuantLayout&>(op) = q;
     op.elem = elemOf(spec.inputs[0].dtype);
-    op.packedZeros = q.packedZeroPoints;
-    op.bits = q.bits;
-    op.k = q.k;
-    op.n = q.n;
-    op.blockSize = q.blockSize;
-    op.blocks = q.blocks;
-    op.blobBytes = q.blobBytes;
     return std::vector{elements(op, q.rows * q.n)};
 }
 
 Plan quantizedMatmul(const KernelSpec& spec) {
-    const bool qlinear = spec.node->op->name == "QLinearMatMul";
     QuantizedMatmul op;
-    op.a = geometry::inputAt(spec, 0);
-    op.b = geometry::inputAt(spec, qlinear ? 3 : 1);
-    if (op.a < 0 || op.b < 0)
+    bool qlinear = false;
+    if (!quantOperands(spec, "QLinearMatMul", &qlinear, &op.a, &op.b))
         return planError(spec, "an operand is missing");
     Dims a = spec.inputs[static_cast<std::size_t>(op.a)].shape;
     Dims b = spec.inputs[static_cast<std::size_t>(op.b)].shape;
@@ -83,11 +83,9 @@ Plan quantizedMatmul(const KernelSpec& spec) {
 }
 
 Plan quantizedConv(const KernelSpec& spec) {
-    const bool qlinear = spec.node->op->name == "QLinearConv";
     QuantizedConv op;
-    op.x = geometry::inputAt(spec, 0);
-    op.w = geometry::inputAt(spec, qlinear ? 3 : 1);
-    if (op.x < 0 || op.w < 0)
+    bool qlinear = false;
+    if (!quantOperands(spec, "QLinearConv", &qlinear, &op.x, &op.w))
         return planError(spec, "an operand is missing");
     // The window as a float convolution of the same operands reads it.
     KernelSpec view = spec;
@@ -141,9 +139,7 @@ Plan quantize(const KernelSpec& spec) {
     op.xElem = elemOf(spec.inputs[0].dtype);
     op.scaleElem = elemOf(spec.inputs[1].dtype);
     op.outElem = elemOf(spec.outputs[0].dtype);
-    op.hasZero = spec.inputs.size() > 2;
-    if (op.hasZero)
-        op.zeroElem = elemOf(spec.inputs[2].dtype);
+    op.hasZero = optionalElem(spec, 2, &op.zeroElem);
     if (!op.dequantize && spec.outputs[0].dtype != DType::UInt8 &&
         spec.outputs[0].dtype != DType::Int8)
         return planError(spec, "quantizes to uint8 or int8 only");

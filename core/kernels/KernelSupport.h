@@ -200,6 +200,13 @@ inline std::int64_t readIndex(const std::byte* data, DType dtype, std::int64_t i
 inline functors::Elem elemOf(DType dtype) {
     return static_cast<functors::Elem>(static_cast<int>(dtype));
 }
+/// Whether the op has input `k` (an optional one); when it has, its element type goes to `elem`.
+inline bool optionalElem(const KernelSpec& spec, std::size_t k, functors::Elem* elem) {
+    if (spec.inputs.size() <= k)
+        return false;
+    *elem = elemOf(spec.inputs[k].dtype);
+    return true;
+}
 static_assert(static_cast<int>(functors::Elem::Bool) == static_cast<int>(DType::Bool) &&
               static_cast<int>(functors::Elem::BF16) == static_cast<int>(DType::BFloat16));
 

@@ -9,7 +9,9 @@
 
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace placer {
@@ -20,6 +22,11 @@ public:
 
     void add(KernelFamily family, Factory factory) {
         m_factories[static_cast<std::size_t>(family)] = std::move(factory);
+    }
+    /// Several at once: `add({{F::Conv, makeConv}, {F::Matmul, makeMatmul}})`.
+    void add(std::initializer_list<std::pair<KernelFamily, Factory>> factories) {
+        for (const auto& [family, factory] : factories)
+            add(family, factory);
     }
     /// The factory for an op's family, or null.
     const Factory* find(const OpDef& op) const {

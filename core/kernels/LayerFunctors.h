@@ -340,13 +340,20 @@ struct QuantizedMatmul {
 /// bias), B's codes `bits` wide and packed low bits first, one scale and zero point per block of
 /// blockSize along K; one thread per output element, in double. (The CPU runs its own kernel for
 /// float32, backends/cpu/BlockQuantKernel.cpp; this is the GPU's and every other type's.)
-struct BlockQuantMatmul {
-    Io io;
-    int zeros = -1, bias = -1;
-    Elem elem = Elem::F32;    ///< A's, the scales', float zero points', the bias' and Y's
-    bool packedZeros = false; ///< zero points as codes like B's, each row of N whole bytes
-    int bits = 4;
+/// MatMulNBits' weights: N columns of K codes of `bits` bits, in blocks of `blockSize` codes
+/// (`blobBytes` bytes each), a scale per block, and optional zero points and bias (input
+/// positions, or -1). geometry::readBlockQuant reads it from a node.
+struct BlockQuantLayout {
     i64 k = 1, n = 1, blockSize = 16, blocks = 1, blobBytes = 8;
+    int bits = 4;
+    int zeros = -1;           ///< the zero points' input, or -1: the middle code
+    bool packedZeros = false; ///< zero points as codes like B's, each row of N whole bytes
+    int bias = -1;
+};
+
+struct BlockQuantMatmul : BlockQuantLayout {
+    Io io;
+    Elem elem = Elem::F32; ///< A's, the scales', float zero points', the bias' and Y's
     PLACER_HD void operator()(i64 i) const {
         const i64 column = i % n, row = i / n;
         const auto* codes = static_cast<const std::uint8_t*>(io.in[1]);

@@ -270,9 +270,9 @@ Problem readBlockQuant(const KernelSpec& spec, BlockQuant* quant) {
         const TensorType& zeros = spec.inputs[static_cast<std::size_t>(zeroInput)];
         const std::int64_t perByte = 8 / q.bits;
         const std::int64_t packed = q.n * ((q.blocks + perByte - 1) / perByte);
-        q.zeroPoints = zeroInput;
-        q.packedZeroPoints = zeros.dtype == DType::UInt8;
-        const bool fits = q.packedZeroPoints
+        q.zeros = zeroInput;
+        q.packedZeros = zeros.dtype == DType::UInt8;
+        const bool fits = q.packedZeros
                               ? zeros.elementCount() == packed
                               : zeros.dtype == a.dtype && zeros.elementCount() == q.n * q.blocks;
         if (!fits)

@@ -5,6 +5,7 @@
 
 #include "kernels/ElementFunctors.h"
 #include "kernels/Kernel.h"
+#include "kernels/LayerFunctors.h"
 
 #include <cstdint>
 #include <optional>
@@ -78,14 +79,8 @@ Problem readSoftmax(const KernelSpec& spec, Softmax* softmax);
 
 /// MatMulNBits (com.microsoft): A's rows times B's N rows of K codes of `bits` bits, in blocks of
 /// blockSize along K (the last one padded), each block with a scale and a zero point.
-struct BlockQuant {
-    std::int64_t k = 0, n = 0, rows = 0; ///< rows: A's rows (its leading dimensions folded)
-    int bits = 4;
-    std::int64_t blockSize = 0, blocks = 0, blobBytes = 0;
-    int zeroPoints = -1; ///< the input of the zero points, or -1: the middle code
-    bool packedZeroPoints =
-        false;     ///< uint8 codes like B's (each row of N whole bytes), else floats
-    int bias = -1; ///< the input of the bias, or -1
+struct BlockQuant : functors::BlockQuantLayout {
+    std::int64_t rows = 0; ///< A's rows (its leading dimensions folded)
 };
 /// Reads and checks the attributes and operands; a problem names the sizes that disagree.
 Problem readBlockQuant(const KernelSpec& spec, BlockQuant* quant);

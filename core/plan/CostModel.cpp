@@ -73,15 +73,14 @@ LinkProfile assumedLink(bool fromGpu, bool toGpu) {
 namespace {
 
 Json profileJson(const DeviceProfile& profile) {
-    Json json = Json::object();
-    json.set("name", profile.name);
-    json.set("gpu", profile.gpu);
-    json.set("flops_per_us", profile.flopsPerMicro);
-    json.set("bytes_per_us", profile.bytesPerMicro);
-    json.set("launch_us", profile.launchMicros);
-    json.set("dispatch_us", profile.dispatchMicros);
-    json.set("run_us", profile.runMicros);
-    json.set("calibrated", profile.calibrated);
+    Json json = Json::object({{"name", profile.name},
+                              {"gpu", profile.gpu},
+                              {"flops_per_us", profile.flopsPerMicro},
+                              {"bytes_per_us", profile.bytesPerMicro},
+                              {"launch_us", profile.launchMicros},
+                              {"dispatch_us", profile.dispatchMicros},
+                              {"run_us", profile.runMicros},
+                              {"calibrated", profile.calibrated}});
     if (profile.slowdown != 1)
         json.set("slowdown", profile.slowdown);
     return json;
@@ -126,13 +125,11 @@ Result<DeviceProfile> profileFrom(const Json& json) {
 Json linksJson(const std::map<std::pair<std::string, std::string>, LinkProfile>& links) {
     Json array = Json::array();
     for (const auto& [pair, link] : links) {
-        Json json = Json::object();
-        json.set("from", pair.first);
-        json.set("to", pair.second);
-        json.set("latency_us", link.latencyMicros);
-        json.set("bytes_per_us", link.bytesPerMicro);
-        json.set("calibrated", link.calibrated);
-        array.push(std::move(json));
+        array.push(Json::object({{"from", pair.first},
+                                 {"to", pair.second},
+                                 {"latency_us", link.latencyMicros},
+                                 {"bytes_per_us", link.bytesPerMicro},
+                                 {"calibrated", link.calibrated}}));
     }
     return array;
 }

@@ -35,15 +35,11 @@ struct GraphIndex {
     std::vector<std::uint8_t> hostOnly; ///< nodeHostOnly (ir/Graph.h)
 
     // Inputs: for node n, inputNode/inputOutput[inputOffsets[n] .. inputOffsets[n+1]).
-    std::vector<std::uint32_t> inputOffsets;
-    std::vector<std::uint32_t> inputNode;
-    std::vector<std::uint32_t> inputOutput;
+    std::vector<std::uint32_t> inputOffsets, inputNode, inputOutput;
 
     // Consumers: for node n, the edges consumer/consumedOutput[consumerOffsets[n] .. [n+1]),
     // ordered by consumer.
-    std::vector<std::uint32_t> consumerOffsets;
-    std::vector<std::uint32_t> consumer;
-    std::vector<std::uint32_t> consumedOutput;
+    std::vector<std::uint32_t> consumerOffsets, consumer, consumedOutput;
 
     // Values: output k of node n is value slot outputBase[n] + k.
     std::vector<std::uint32_t> outputBase;

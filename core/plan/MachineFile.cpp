@@ -142,11 +142,9 @@ Json MachineFile::toJson() const {
         for (const MachineDevice& device : devices) {
             if (device.host != host)
                 continue;
-            Json d = Json::object();
-            d.set("name", device.name);
-            d.set("kind", std::string(deviceKindName(device.kind)));
-            d.set("profile", device.profile);
-            list.push(std::move(d));
+            list.push(Json::object({{"name", device.name},
+                                    {"kind", std::string(deviceKindName(device.kind))},
+                                    {"profile", device.profile}}));
         }
         entry.set("devices", std::move(list));
         hosts.push(std::move(entry));

@@ -11,28 +11,23 @@ namespace placer {
 using namespace runview;
 
 Json PredictionCheck::toJson() const {
-    Json json = Json::object();
-    json.set("predicted_ms", predictedMs);
-    json.set("measured_ms", measuredMs);
-    json.set("median_node_error", medianNodeError);
+    Json json = Json::object({{"predicted_ms", predictedMs},
+                              {"measured_ms", measuredMs},
+                              {"median_node_error", medianNodeError}});
     Json list = Json::array();
     for (const NodeTimes& node : nodes) {
-        Json entry = Json::object();
-        entry.set("name", node.name);
-        entry.set("predicted_ms", node.predictedMs);
-        entry.set("measured_ms", node.measuredMs);
-        list.push(std::move(entry));
+        list.push(Json::object({{"name", node.name},
+                                {"predicted_ms", node.predictedMs},
+                                {"measured_ms", node.measuredMs}}));
     }
     json.set("nodes", std::move(list));
     Json devices = Json::array();
     for (const DeviceTimes& device : this->devices) {
-        Json entry = Json::object();
-        entry.set("name", device.name);
-        entry.set("predicted_busy_ms", device.predictedBusyMs);
-        entry.set("measured_busy_ms", device.measuredBusyMs);
-        entry.set("predicted_idle_ms", device.predictedIdleMs);
-        entry.set("measured_idle_ms", device.measuredIdleMs);
-        devices.push(std::move(entry));
+        devices.push(Json::object({{"name", device.name},
+                                   {"predicted_busy_ms", device.predictedBusyMs},
+                                   {"measured_busy_ms", device.measuredBusyMs},
+                                   {"predicted_idle_ms", device.predictedIdleMs},
+                                   {"measured_idle_ms", device.measuredIdleMs}}));
     }
     json.set("devices", std::move(devices));
     return json;

@@ -11,17 +11,15 @@ using namespace runview;
 Json runEventsJson(const std::vector<RunEvent>& events) {
     Json list = Json::array();
     for (const RunEvent& event : events) {
-        Json entry = Json::object();
-        entry.set("kind", std::string(runEventKindName(event.kind)));
-        entry.set("iteration", event.iteration);
-        entry.set("device", event.device);
-        entry.set("reason", event.reason);
-        entry.set("moved", event.moved);
-        entry.set("nodes_moved", event.nodesMoved);
-        entry.set("replan_ms", event.replanMs);
-        entry.set("latency_before_ms", event.beforeMs);
-        entry.set("latency_after_ms", event.afterMs);
-        list.push(std::move(entry));
+        list.push(Json::object({{"kind", std::string(runEventKindName(event.kind))},
+                                {"iteration", event.iteration},
+                                {"device", event.device},
+                                {"reason", event.reason},
+                                {"moved", event.moved},
+                                {"nodes_moved", event.nodesMoved},
+                                {"replan_ms", event.replanMs},
+                                {"latency_before_ms", event.beforeMs},
+                                {"latency_after_ms", event.afterMs}}));
     }
     return list;
 }
@@ -39,13 +37,12 @@ Json runReportJson(const RunOutcome& input) {
                     ms(latency.empty() ? 0 : *std::max_element(latency.begin(), latency.end())));
     report.set("latency_ms", latencyJson);
     if (const auto stream = streamRunTimes(input)) {
-        Json entry = Json::object();
-        entry.set("batches", std::int64_t{stream->batches});
-        entry.set("batch", stream->batch);
-        entry.set("micro_batches", std::int64_t{stream->microBatches});
-        entry.set("ms", ms(stream->medianMicros));
-        entry.set("items_per_s", stream->itemsPerSecond);
-        entry.set("batch_latency_ms", ms(stream->batchMicros));
+        Json entry = Json::object({{"batches", std::int64_t{stream->batches}},
+                                   {"batch", stream->batch},
+                                   {"micro_batches", std::int64_t{stream->microBatches}},
+                                   {"ms", ms(stream->medianMicros)},
+                                   {"items_per_s", stream->itemsPerSecond},
+                                   {"batch_latency_ms", ms(stream->batchMicros)}});
         if (stream->predictedMicros > 0)
             entry.set("predicted_ms", ms(stream->predictedMicros));
         Json spans = Json::array(), done = Json::array();
@@ -68,11 +65,10 @@ Json runReportJson(const RunOutcome& input) {
     Json devices = Json::array();
     for (int d = 0; d < v.devices.size(); ++d) {
         const DeviceId id(d);
-        Json device = Json::object();
-        device.set("name", v.devices[id].name);
-        device.set("kind", std::string(deviceKindName(v.devices[id].kind)));
-        device.set("physical", v.physicalOf(id, executor));
-        device.set("busy_ms", ms(v.busyMicros(id)));
+        Json device = Json::object({{"name", v.devices[id].name},
+                                    {"kind", std::string(deviceKindName(v.devices[id].kind))},
+                                    {"physical", v.physicalOf(id, executor)},
+                                    {"busy_ms", ms(v.busyMicros(id))}});
         // The physical device's arena high-water mark (shared by virtual devices mapped to it).
         std::int64_t peak = 0, live = 0;
         int uploads = 0;
@@ -118,12 +114,11 @@ Json runReportJson(const RunOutcome& input) {
     // Where each physical device sat idle in the traced iteration, and what it waited for.
     Json idle = Json::array();
     for (const IdleStretch& stretch : v.result.idle) {
-        Json entry = Json::object();
-        entry.set("physical", v.result.streams[static_cast<std::size_t>(stretch.stream)].physical);
-        entry.set("start_ms", ms(stretch.start - v.result.traceOrigin));
-        entry.set("ms", ms(stretch.end - stretch.start));
-        entry.set("waited_for", idleReasonIn(v, executor, stretch));
-        idle.push(std::move(entry));
+        idle.push(Json::object(
+            {{"physical", v.result.streams[static_cast<std::size_t>(stretch.stream)].physical},
+             {"start_ms", ms(stretch.start - v.result.traceOrigin)},
+             {"ms", ms(stretch.end - stretch.start)},
+             {"waited_for", idleReasonIn(v, executor, stretch)}}));
     }
     report.set("idle", std::move(idle));
 
@@ -133,22 +128,18 @@ Json runReportJson(const RunOutcome& input) {
         const Instruction& instr = v.at(k);
         if (instr.op == Opcode::Invoke) {
             const Node& node = v.graph.node(instr.node);
-            Json entry = Json::object();
-            entry.set("name", node.name);
-            entry.set("op", node.op->name);
-            entry.set("device", v.devices[instr.device].name);
-            entry.set("median_ms", ms(v.medianMicros(k)));
-            entry.set("kernel", executor.implementation(k));
-            nodes.push(std::move(entry));
+            nodes.push(Json::object({{"name", node.name},
+                                     {"op", node.op->name},
+                                     {"device", v.devices[instr.device].name},
+                                     {"median_ms", ms(v.medianMicros(k))},
+                                     {"kernel", executor.implementation(k)}}));
         } else if (instr.op == Opcode::DeviceCopy) {
-            Json entry = Json::object();
-            entry.set("value", v.graph.valueName(v.reg(instr.src).value));
-            entry.set("from", v.devices[instr.srcDevice].name);
-            entry.set("to", v.devices[instr.device].name);
-            entry.set("bytes", instr.bytes);
-            entry.set("median_ms", ms(v.medianMicros(k)));
-            entry.set("explicit", instr.index < 0);
-            copies.push(std::move(entry));
+            copies.push(Json::object({{"value", v.graph.valueName(v.reg(instr.src).value)},
+                                      {"from", v.devices[instr.srcDevice].name},
+                                      {"to", v.devices[instr.device].name},
+                                      {"bytes", instr.bytes},
+                                      {"median_ms", ms(v.medianMicros(k))},
+                                      {"explicit", instr.index < 0}}));
         }
     }
     report.set("nodes", std::move(nodes));
@@ -181,15 +172,14 @@ Json runReportJson(const RunOutcome& input) {
     if (const auto links = v.links(); !links.empty()) {
         Json list = Json::array();
         for (const auto& [ranks, link] : links) {
-            Json entry = Json::object();
-            entry.set("from_rank", ranks.first);
-            entry.set("from_host", rankTransport() ? rankTransport()->hostName(ranks.first) : "");
-            entry.set("to_rank", ranks.second);
-            entry.set("to_host", rankTransport() ? rankTransport()->hostName(ranks.second) : "");
-            entry.set("copies", link.copies);
-            entry.set("bytes", link.bytes);
-            entry.set("ms", ms(link.micros));
-            list.push(std::move(entry));
+            list.push(Json::object(
+                {{"from_rank", ranks.first},
+                 {"from_host", rankTransport() ? rankTransport()->hostName(ranks.first) : ""},
+                 {"to_rank", ranks.second},
+                 {"to_host", rankTransport() ? rankTransport()->hostName(ranks.second) : ""},
+                 {"copies", link.copies},
+                 {"bytes", link.bytes},
+                 {"ms", ms(link.micros)}}));
         }
         report.set("links_between_ranks", std::move(list));
     }
@@ -198,11 +188,11 @@ Json runReportJson(const RunOutcome& input) {
         Json list = Json::array();
         for (const Views::FoundShape& f : found) {
             const Instruction& instr = v.at(f.instruction);
-            Json entry = Json::object();
-            entry.set("node", v.graph.node(instr.node).name);
-            entry.set("output", static_cast<std::int64_t>(f.output));
-            entry.set("device", v.devices[instr.device].name);
-            entry.set("dtype", std::string(dtypeName(v.reg(instr.results[f.output]).type.dtype)));
+            Json entry = Json::object(
+                {{"node", v.graph.node(instr.node).name},
+                 {"output", static_cast<std::int64_t>(f.output)},
+                 {"device", v.devices[instr.device].name},
+                 {"dtype", std::string(dtypeName(v.reg(instr.results[f.output]).type.dtype))}});
             Json shapes = Json::array();
             for (const RunResult::RanShape& ran : *f.shapes) {
                 Json at = Json::object();
@@ -220,10 +210,10 @@ Json runReportJson(const RunOutcome& input) {
     for (std::size_t o = 0; o < v.result.outputs.size(); ++o) {
         const HostTensor& tensor = v.result.outputs[o];
         const GraphOutput& output = v.graph.outputs()[o];
-        Json entry = Json::object();
-        entry.set("name", output.name.empty() ? v.graph.valueName(output.value) : output.name);
-        entry.set("shape", shapeJson(tensor.type));
-        entry.set("dtype", std::string(dtypeName(tensor.type.dtype)));
+        Json entry = Json::object(
+            {{"name", output.name.empty() ? v.graph.valueName(output.value) : output.name},
+             {"shape", shapeJson(tensor.type)},
+             {"dtype", std::string(dtypeName(tensor.type.dtype))}});
         entry.set("file", o < input.outputFiles.size() && !input.outputFiles[o].empty()
                               ? Json(input.outputFiles[o])
                               : Json(nullptr));
@@ -231,10 +221,9 @@ Json runReportJson(const RunOutcome& input) {
     }
     report.set("outputs", std::move(outputs));
     if (input.reference) {
-        Json check = Json::object();
-        check.set("max_abs_diff", input.reference->maxAbsDiff);
-        check.set("max_rel_diff", input.reference->maxRelDiff);
-        check.set("ok", input.reference->ok);
+        Json check = Json::object({{"max_abs_diff", input.reference->maxAbsDiff},
+                                   {"max_rel_diff", input.reference->maxRelDiff},
+                                   {"ok", input.reference->ok}});
         if (!input.reference->ok)
             check.set("mismatch", input.reference->mismatch);
         report.set("reference_check", std::move(check));

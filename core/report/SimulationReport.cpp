@@ -119,12 +119,11 @@ std::string simulationSummary(const SimulationView& view) {
 
 Json simulationJson(const SimulationView& view) {
     const Simulation& s = *view.simulation;
-    Json out = Json::object();
-    out.set("simulated", true);
-    out.set("machine", view.machine);
-    out.set("latency_ms", toMs(s.makespanMicros));
-    out.set("predicted_ms", toMs(view.predictedMicros));
-    out.set("graph", s.ofShardedGraph ? "sharded" : "user");
+    Json out = Json::object({{"simulated", true},
+                             {"machine", view.machine},
+                             {"latency_ms", toMs(s.makespanMicros)},
+                             {"predicted_ms", toMs(view.predictedMicros)},
+                             {"graph", s.ofShardedGraph ? "sharded" : "user"}});
     Json devices = Json::array();
     for (int d = 0; d < view.devices->size(); ++d) {
         Json device = Json::object();
@@ -138,21 +137,18 @@ Json simulationJson(const SimulationView& view) {
     out.set("devices", std::move(devices));
     Json links = Json::array();
     for (const SimulatedLink& link : view.links) {
-        Json entry = Json::object();
-        entry.set("name", link.name);
-        entry.set("transfers", link.transfers);
-        entry.set("bytes", link.bytes);
-        entry.set("busy_ms", toMs(link.busyMicros));
-        entry.set("contention_ms", toMs(link.contentionMicros));
-        links.push(std::move(entry));
+        links.push(Json::object({{"name", link.name},
+                                 {"transfers", link.transfers},
+                                 {"bytes", link.bytes},
+                                 {"busy_ms", toMs(link.busyMicros)},
+                                 {"contention_ms", toMs(link.contentionMicros)}}));
     }
     out.set("links", std::move(links));
-    Json terms = Json::object();
-    terms.set("compute_ms", toMs(s.computeMicros));
-    terms.set("launch_ms", toMs(s.launchMicros));
-    terms.set("copies_ms", toMs(s.copyMicros));
-    terms.set("contention_ms", toMs(s.contentionMicros));
-    terms.set("run_overhead_ms", toMs(s.runOverheadMicros));
+    Json terms = Json::object({{"compute_ms", toMs(s.computeMicros)},
+                               {"launch_ms", toMs(s.launchMicros)},
+                               {"copies_ms", toMs(s.copyMicros)},
+                               {"contention_ms", toMs(s.contentionMicros)},
+                               {"run_overhead_ms", toMs(s.runOverheadMicros)}});
     out.set("terms", std::move(terms));
     Json nodes = Json::array();
     const Graph& graph = *view.graph;
@@ -160,27 +156,23 @@ Json simulationJson(const SimulationView& view) {
         if (s.end[i] <= s.start[i])
             continue;
         const Node& node = graph.node(NodeId(static_cast<std::uint32_t>(i)));
-        Json entry = Json::object();
-        entry.set("name", node.name);
-        entry.set("op", node.op->name);
-        entry.set("device", (*view.devices)[view.plan->devices[i]].name);
-        entry.set("start_ms", toMs(s.start[i]));
-        entry.set("end_ms", toMs(s.end[i]));
-        nodes.push(std::move(entry));
+        nodes.push(Json::object({{"name", node.name},
+                                 {"op", node.op->name},
+                                 {"device", (*view.devices)[view.plan->devices[i]].name},
+                                 {"start_ms", toMs(s.start[i])},
+                                 {"end_ms", toMs(s.end[i])}}));
     }
     out.set("nodes", std::move(nodes));
     Json transfers = Json::array();
     for (const Simulation::Transfer& transfer : s.transfers) {
-        Json entry = Json::object();
-        entry.set("producer", graph.node(transfer.producer).name);
-        entry.set("from", (*view.devices)[transfer.from].name);
-        entry.set("to", (*view.devices)[transfer.to].name);
-        entry.set("link", linkName(view, transfer));
-        entry.set("bytes", transfer.bytes);
-        entry.set("start_ms", toMs(transfer.start));
-        entry.set("end_ms", toMs(transfer.end));
-        entry.set("alone_ms", toMs(transfer.alone));
-        transfers.push(std::move(entry));
+        transfers.push(Json::object({{"producer", graph.node(transfer.producer).name},
+                                     {"from", (*view.devices)[transfer.from].name},
+                                     {"to", (*view.devices)[transfer.to].name},
+                                     {"link", linkName(view, transfer)},
+                                     {"bytes", transfer.bytes},
+                                     {"start_ms", toMs(transfer.start)},
+                                     {"end_ms", toMs(transfer.end)},
+                                     {"alone_ms", toMs(transfer.alone)}}));
     }
     out.set("transfers", std::move(transfers));
     return out;
@@ -191,11 +183,7 @@ Json simulationTrace(const SimulationView& view) {
     const Graph& graph = *view.graph;
     Json events = Json::array();
     const auto meta = [&](const char* what, int pid, int tid, const std::string& name) {
-        Json e = Json::object();
-        e.set("name", what);
-        e.set("ph", "M");
-        e.set("pid", pid);
-        e.set("tid", tid);
+        Json e = Json::object({{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}});
         Json args = Json::object();
         args.set("name", name);
         e.set("args", std::move(args));
@@ -203,13 +191,12 @@ Json simulationTrace(const SimulationView& view) {
     };
     const auto slice = [&](const std::string& name, int pid, int tid, double start, double end,
                            Json args) {
-        Json e = Json::object();
-        e.set("name", name);
-        e.set("ph", "X");
-        e.set("pid", pid);
-        e.set("tid", tid);
-        e.set("ts", start);
-        e.set("dur", std::max(0.0, end - start));
+        Json e = Json::object({{"name", name},
+                               {"ph", "X"},
+                               {"pid", pid},
+                               {"tid", tid},
+                               {"ts", start},
+                               {"dur", std::max(0.0, end - start)}});
         e.set("args", std::move(args));
         events.push(std::move(e));
     };
@@ -250,10 +237,8 @@ Json simulationTrace(const SimulationView& view) {
     Json trace = Json::object();
     trace.set("traceEvents", std::move(events));
     trace.set("displayTimeUnit", "ms");
-    Json other = Json::object();
-    other.set("simulated", true);
-    other.set("machine", view.machine);
-    other.set("latency_ms", toMs(s.makespanMicros));
+    Json other = Json::object(
+        {{"simulated", true}, {"machine", view.machine}, {"latency_ms", toMs(s.makespanMicros)}});
     trace.set("otherData", std::move(other));
     return trace;
 }

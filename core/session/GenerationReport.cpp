@@ -83,15 +83,14 @@ std::string generationJson(const GenerationReport& report) {
             out.set(device, ms);
         return out;
     };
-    Json out = Json::object();
-    out.set("prompt", ids(report.prompt));
-    out.set("tokens", ids(report.tokens));
-    out.set("stop_reason", report.stopReason);
-    out.set("ids_input", report.idsInput);
-    out.set("logits_output", report.logitsOutput);
-    out.set("vocabulary", report.vocabulary);
-    out.set("mapping", report.mapping);
-    out.set("storage", report.storage);
+    Json out = Json::object({{"prompt", ids(report.prompt)},
+                             {"tokens", ids(report.tokens)},
+                             {"stop_reason", report.stopReason},
+                             {"ids_input", report.idsInput},
+                             {"logits_output", report.logitsOutput},
+                             {"vocabulary", report.vocabulary},
+                             {"mapping", report.mapping},
+                             {"storage", report.storage}});
     Json cache = Json::array();
     for (const auto& [present, past] : report.cache) {
         Json pair = Json::object();
@@ -100,11 +99,10 @@ std::string generationJson(const GenerationReport& report) {
         cache.push(std::move(pair));
     }
     out.set("cache", std::move(cache));
-    Json sampling = Json::object();
-    sampling.set("temperature", report.sampling.temperature);
-    sampling.set("top_k", report.sampling.topK);
-    sampling.set("top_p", report.sampling.topP);
-    sampling.set("seed", report.sampling.seed);
+    Json sampling = Json::object({{"temperature", report.sampling.temperature},
+                                  {"top_k", report.sampling.topK},
+                                  {"top_p", report.sampling.topP},
+                                  {"seed", report.sampling.seed}});
     out.set("sampling", std::move(sampling));
     out.set("prepare_ms", report.prepareMs);
     out.set("time_to_first_token_ms", report.timeToFirstTokenMs());
@@ -117,12 +115,10 @@ std::string generationJson(const GenerationReport& report) {
     out.set("busy_per_token_ms", busy(report.busyPerTokenMs()));
     Json steps = Json::array();
     for (const GenerateStep& step : report.steps) {
-        Json entry = Json::object();
-        entry.set("tokens", step.tokens);
-        entry.set("wall_ms", step.wallMs);
-        entry.set("kernels_ms", step.kernelsMs);
-        entry.set("busy_ms", busy(step.busyMs));
-        steps.push(std::move(entry));
+        steps.push(Json::object({{"tokens", step.tokens},
+                                 {"wall_ms", step.wallMs},
+                                 {"kernels_ms", step.kernelsMs},
+                                 {"busy_ms", busy(step.busyMs)}}));
     }
     out.set("steps", std::move(steps));
     Json warnings = Json::array();

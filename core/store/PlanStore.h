@@ -191,8 +191,10 @@ private:
     /// `bind` binds its values, given the plan's row id.
     Status insertForPlan(const std::string& planName, const char* sql,
                          const std::function<void(Statement&, std::int64_t)>& bind);
-    /// Stores a graph's body once (by content hash); its row id.
-    Result<std::int64_t> storeGraph(const Graph& graph, const std::string& body);
+    /// In `transaction` (an error when it did not begin), stores the graph with its devices once
+    /// (by the content hash of its JSON body); its row id.
+    Result<std::int64_t> storeGraph(const Transaction& transaction, const Graph& graph,
+                                    const DeviceSet& devices);
     /// Deletes the graphs no plan or draft uses.
     Status dropUnusedGraphs();
     /// Renames or copies plan `from` as `to` with `sql` (?1 new name, ?2 time, ?3 plan id), in

@@ -42,14 +42,13 @@ RunRecord runRecord(const RunOutcome& run) {
 }
 
 Json generationRecordJson(const GenerationRecord& generation, bool withReport) {
-    Json entry = Json::object();
-    entry.set("created", generation.created);
-    entry.set("machine", generation.machine);
-    entry.set("mapping", generation.mapping);
-    entry.set("prompt_tokens", generation.promptTokens);
-    entry.set("new_tokens", generation.newTokens);
-    entry.set("time_to_first_token_ms", generation.timeToFirstTokenMs);
-    entry.set("decode_tokens_per_s", generation.tokensPerSecond);
+    Json entry = Json::object({{"created", generation.created},
+                               {"machine", generation.machine},
+                               {"mapping", generation.mapping},
+                               {"prompt_tokens", generation.promptTokens},
+                               {"new_tokens", generation.newTokens},
+                               {"time_to_first_token_ms", generation.timeToFirstTokenMs},
+                               {"decode_tokens_per_s", generation.tokensPerSecond}});
     if (withReport) {
         auto report = Json::parse(generation.report, "generation report");
         entry.set("report", report ? report.take() : Json(nullptr));

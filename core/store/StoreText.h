@@ -48,6 +48,13 @@ Result<std::vector<T>> selectRows(Database& db, std::string_view sql, Row row) {
     return rows;
 }
 
+/// The five columns readPlanCounts reads, of the plans or drafts table as `alias`, joined with
+/// graphs as g.
+inline std::string planCountColumns(const std::string& alias) {
+    return "g.name, " + alias + ".devices, " + alias + ".copy_count, " + alias + ".copied_bytes, " +
+           alias + ".conflicts";
+}
+
 /// A listed plan's or draft's graph name, devices, copies, copied bytes and conflicts, read from
 /// five columns from `first` on (PlanSummary, DraftSummary).
 template <typename Summary> void readPlanCounts(const Statement& st, int first, Summary* summary) {

@@ -71,11 +71,8 @@ Status PlanStore::saveDraft(const std::string& owner, const std::string& planNam
                             const std::string& source, const Graph& graph, const DeviceSet& devices,
                             const PlanOptions& options, std::int64_t copies,
                             std::int64_t copiedBytes, std::int64_t conflicts) {
-    const std::string body = writeJsonGraph(graph, devices).dump(-1);
     Transaction transaction(*m_db);
-    if (!transaction.begun().ok())
-        return transaction.begun();
-    auto stored = storeGraph(graph, body);
+    auto stored = storeGraph(transaction, graph, devices);
     if (!stored)
         return stored.error();
     auto upsert = m_db->prepare(
@@ -109,9 +106,8 @@ Status PlanStore::saveDraft(const std::string& owner, const std::string& planNam
 Result<std::vector<DraftSummary>> PlanStore::listDrafts() {
     return selectRows<DraftSummary>(
         *m_db,
-        "SELECT d.id, d.owner, d.plan, d.source, g.name, d.devices, d.copy_count, "
-        "d.copied_bytes, d.conflicts, d.updated FROM drafts d JOIN graphs g ON g.id = d.graph_id "
-        "ORDER BY d.updated, d.id",
+        "SELECT d.id, d.owner, d.plan, d.source, " + planCountColumns("d") +
+            ", d.updated FROM drafts d JOIN graphs g ON g.id = d.graph_id ORDER BY d.updated, d.id",
         [](const Statement& st) {
             DraftSummary d;
             d.id = st.integer(0);

@@ -26,7 +26,6 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
                            const DeviceSet& devices, const PlanOptions& options, const Plan& plan) {
     if (name.empty())
         return storeError(m_db->path(), "a plan needs a name");
-    const std::string body = writeJsonGraph(graph, devices).dump(-1);
     std::vector<std::string> placement;
     for (DeviceId device : plan.devices)
         placement.push_back(device.valid() ? devices[device].name : std::string());
@@ -34,9 +33,7 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
     const std::string time = now();
 
     Transaction transaction(*m_db);
-    if (!transaction.begun().ok())
-        return transaction.begun();
-    auto stored = storeGraph(graph, body);
+    auto stored = storeGraph(transaction, graph, devices);
     if (!stored)
         return stored.error();
     const std::int64_t graphId = stored.value();
@@ -66,7 +63,11 @@ Status PlanStore::savePlan(const std::string& name, const std::string& note, con
     return transaction.commit();
 }
 
-Result<std::int64_t> PlanStore::storeGraph(const Graph& graph, const std::string& body) {
+Result<std::int64_t> PlanStore::storeGraph(const Transaction& transaction, const Graph& graph,
+                                           const DeviceSet& devices) {
+    if (!transaction.begun().ok())
+        return transaction.begun().error();
+    const std::string body = writeJsonGraph(graph, devices).dump(-1);
     const std::string hash = contentHash(body);
     auto insertGraph = m_db->prepare("INSERT INTO graphs(hash, name, format, body) VALUES(?, ?, ?, "
                                      "?) ON CONFLICT(hash) DO NOTHING");
@@ -147,9 +148,10 @@ PlanCheck PlanStore::check(const StoredPlan& stored) {
 Result<std::vector<PlanSummary>> PlanStore::listPlans() {
     return selectRows<PlanSummary>(
         *m_db,
-        "SELECT p.name, g.name, p.devices, p.copy_count, p.copied_bytes, p.conflicts, p.note, "
-        "p.created, p.updated, (SELECT r.latency_ms FROM runs r WHERE r.plan_id = p.id ORDER BY "
-        "r.id DESC LIMIT 1) FROM plans p JOIN graphs g ON g.id = p.graph_id ORDER BY p.name",
+        "SELECT p.name, " + planCountColumns("p") +
+            ", p.note, p.created, p.updated, (SELECT r.latency_ms FROM runs r WHERE r.plan_id = "
+            "p.id ORDER BY r.id DESC LIMIT 1) FROM plans p JOIN graphs g ON g.id = p.graph_id "
+            "ORDER BY p.name",
         [](const Statement& s) {
             PlanSummary summary;
             summary.name = s.text(0);

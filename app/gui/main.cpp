@@ -11,6 +11,7 @@
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
 #include "views/PlacementDocument.h"
+#include "views/SceneDigest.h"
 
 #include "session/PlanOptionText.h"
 #include "session/Session.h"
@@ -20,6 +21,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QEventLoop>
+#include <QFile>
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QLineEdit>
@@ -187,6 +189,13 @@ int main(int argc, char** argv) {
                                 "screenshot, the devices on the ranks Run ▸ Run on Hosts "
                                 "proposes."),
         QStringLiteral("N"));
+    const QCommandLineOption hostsDialog(
+        QStringLiteral("hosts-dialog"),
+        QApplication::translate("main",
+                                "Make the screenshot of Run ▸ Run on Hosts as it opens for N "
+                                "ranks of this machine, its devices on the ranks it proposes; "
+                                "nothing runs."),
+        QStringLiteral("N"));
     const QCommandLineOption generateFirst(
         QStringLiteral("generate"),
         QApplication::translate("main",
@@ -199,8 +208,8 @@ int main(int argc, char** argv) {
                                 "Put a profile made elsewhere (ONNX Runtime's JSON) on the graph "
                                 "once it is open, as File ▸ Import Profile… does."),
         QStringLiteral("file"));
-    parser.addOptions({screenshot, runFirst, adaptOption, iterationsOption, runOnHosts, collapse,
-                       expand, generateFirst, profileOption});
+    parser.addOptions({screenshot, runFirst, adaptOption, iterationsOption, runOnHosts, hostsDialog,
+                       collapse, expand, generateFirst, profileOption});
     parser.process(app);
 
     gui::MainWindow window;
@@ -305,10 +314,30 @@ int main(int argc, char** argv) {
             window.view()->fitAll();
         QApplication::processEvents();
         const QString file = parser.value(screenshot);
-        if (!window.grab().save(file))
-            return fail(QStringLiteral("cannot write ") + file);
-        std::printf("%s\n", qPrintable(file));
-        return 0;
+        // The file, its size and the digest of what it shows (scripts/screenshots.sh --check).
+        auto save = [&](QWidget* shown, const QGraphicsScene* scene) {
+            const QPixmap image = shown->grab();
+            if (!image.save(file))
+                return fail(QStringLiteral("cannot write ") + file);
+            std::printf("%s %dx%d scene %s\n", qPrintable(file), image.width(), image.height(),
+                        qPrintable(views::sceneDigest(shown, scene)));
+            // What the digest is of, one line each, where PLACER_SCENE_LINES names a file.
+            if (const QString lines = qEnvironmentVariable("PLACER_SCENE_LINES");
+                !lines.isEmpty()) {
+                QFile out(lines);
+                if (out.open(QIODevice::WriteOnly | QIODevice::Text))
+                    out.write(views::sceneLines(shown, scene).join(QLatin1Char('\n')).toUtf8());
+            }
+            return 0;
+        };
+        if (parser.isSet(hostsDialog)) {
+            gui::HostsDialog hosts(window.document()->devices(), &window);
+            hosts.ranks()->setValue(parser.value(hostsDialog).toInt());
+            hosts.show();
+            QApplication::processEvents();
+            return save(&hosts, nullptr);
+        }
+        return save(&window, window.view()->scene());
     }
     window.show();
     if (parser.isSet(profileOption)) {

@@ -131,3 +131,29 @@ def test_command_pages_agree_with_help():
                            os.path.join(bin_dir, "placer"), "--check"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def heading_anchors(page):
+    """The anchors a Markdown page offers: its headings as GitHub writes them, and id="..."."""
+    text = page.read_text(encoding="utf-8")
+    found = set(re.findall(r'id="([^"]+)"', text))
+    for heading in re.findall(r"^#+ (.*)$", text, re.M):
+        found.add(re.sub(r"[^\w\- ]", "", heading.lower()).strip().replace(" ", "-"))
+    return found
+
+
+@pytest.mark.parametrize("page", [ROOT / "CONTRIBUTING.md", ROOT / "NEWS.md"] + PAGES,
+                         ids=lambda page: str(page.relative_to(ROOT)))
+def test_links_reach_their_pages_and_anchors(page):
+    broken = []
+    for match in re.finditer(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+        link = match.group(1)
+        if re.match(r"^[a-z]+:", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        if not target.exists():
+            broken.append(f"{link}: no such file")
+        elif anchor and target.suffix == ".md" and anchor not in heading_anchors(target):
+            broken.append(f"{link}: no heading or id '{anchor}' there")
+    assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)

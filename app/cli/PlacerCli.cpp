@@ -130,7 +130,7 @@ int runPlacer(const std::vector<std::string>& args, std::istream& in, std::ostre
         return Ok;
     }
     if (command == "--version") {
-        out << "placer 0.1.0\n";
+        out << "placer " PLACER_VERSION_TEXT "\n";
         return Ok;
     }
     if (command == "plan")

@@ -387,6 +387,10 @@ void MainWindow::createActions() {
     runMenu->addAction(tr("Run on &Hosts…"), this, [this] { runOnHosts(); })
         ->setObjectName(QStringLiteral("runOnHosts"));
 
+    QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&About Placement Explorer"), this, [this] { showAbout(); })
+        ->setObjectName(QStringLiteral("about"));
+
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
     for (QAction* action : {open, undo, redo, fit, runAction})
@@ -409,6 +413,22 @@ void MainWindow::createActions() {
     connect(m_find, &QLineEdit::returnPressed, this, [this] { findNext(m_find->text()); });
     connect(m_find, &QLineEdit::textChanged, this, [this] { m_finder->reset(); });
     tools->addWidget(m_find);
+}
+
+void MainWindow::showAbout() {
+    // Window-modal and not blocking, as showError's boxes are.
+    auto* box = new QMessageBox(
+        QMessageBox::Information, tr("About Placement Explorer"),
+        tr("<b>Placement Explorer %1</b><p>Decides where each operator of a dataflow graph runs "
+           "on a machine with several devices, runs the plan and shows where the time went.</p>"
+           "<p>Built with Qt %2. The command line is <code>placer</code>, the Python module "
+           "<code>placer</code>, and <code>man placer</code> lists the commands.</p>")
+            .arg(QStringLiteral(PLACER_VERSION_TEXT), QString::fromLatin1(qVersion())),
+        QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("aboutBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->show();
 }
 
 bool MainWindow::openFile(const QString& path) {

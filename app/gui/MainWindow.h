@@ -72,6 +72,8 @@ public:
 
     /// Opens a model file; a bad file shows an error dialog and leaves the current graph open.
     /// Large files are read in the background (true means started; layoutFinished follows).
+    /// Help ▸ About: the name, the version (the project's, as placer --version says it) and Qt's.
+    void showAbout();
     bool openFile(const QString& path);
     /// Puts a profile made elsewhere (ONNX Runtime's) on the open graph: its times on the nodes,
     /// its fused groups, its lanes on the timeline beside the run's; a profile that does not fit

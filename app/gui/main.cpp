@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Placement Explorer"));
     QApplication::setOrganizationName(QStringLiteral("placement-explorer"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QStringLiteral(PLACER_VERSION_TEXT));
 
     // The language: the one chosen in View ▸ Language, else the system's.
     const QString chosen = QSettings().value(QStringLiteral("language")).toString();

@@ -37,7 +37,7 @@ __all__ = [
     "devices",
     "default_workspace",
 ]
-__version__ = "0.1.0"
+__version__: str = _placer.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]
 

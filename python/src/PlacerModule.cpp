@@ -561,6 +561,7 @@ PYBIND11_MODULE(_placer, m) {
     if (!g_error)
         throw py::error_already_set();
     m.attr("PlacerError") = py::handle(g_error);
+    m.attr("__version__") = PLACER_VERSION_TEXT;
 
     py::class_<Session>(m, "Session")
         .def(py::init([](const std::string& workspace) {

@@ -43,6 +43,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -1284,6 +1285,34 @@ private slots:
         QVERIFY2(process.exitCode() == code, qPrintable(err));
         QVERIFY2(err.contains(message), qPrintable(err));
         QCOMPARE(QFile::exists(shot), code == 0);
+    }
+
+    void aboutSaysTheVersionPlacerSays() {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // Through the menu, as a user opens it: Alt+H, then the item.
+        QMenu* help = nullptr;
+        for (QAction* action : window.menuBar()->actions())
+            if (action->text() == QStringLiteral("&Help"))
+                help = action->menu();
+        QVERIFY(help);
+        auto* about = window.findChild<QAction*>(QStringLiteral("about"));
+        QVERIFY(about && help->actions().contains(about));
+        about->trigger();
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = window.findChild<QMessageBox*>(QStringLiteral("aboutBox"))));
+        QTRY_VERIFY(box->isVisible());
+        QVERIFY2(box->text().contains(QStringLiteral("Placement Explorer " PLACER_VERSION_TEXT)),
+                 qPrintable(box->text()));
+        // The command line says the same version.
+        QProcess placer;
+        placer.start(QStringLiteral(PLACER_CLI_BINARY), {QStringLiteral("--version")});
+        QVERIFY(placer.waitForFinished(30000));
+        QCOMPARE(QString::fromUtf8(placer.readAllStandardOutput()).trimmed(),
+                 QStringLiteral("placer " PLACER_VERSION_TEXT));
+        QTest::keyClick(box, Qt::Key_Return);
+        QTRY_VERIFY(!window.findChild<QMessageBox*>(QStringLiteral("aboutBox")));
     }
 
     void editDevicesIsOneUndoStep() {

@@ -167,6 +167,17 @@ void TestPlacerCli::calibrateAndLearnFromRuns() {
     QCOMPARE(run.code, 2);
     QVERIFY2(run.err.contains("--db needs a value"), qPrintable(run.err));
     QCOMPARE(placerRun({"calibrate", "--fast"}).code, 2);
+    // calibrate takes no words and writes no file: each is named, and nothing is measured.
+    for (const QStringList& words :
+         {QStringList{"calibrate", "extra"}, QStringList{"calibrate", "-o", "x.json"}}) {
+        run = placerRun(words);
+        QCOMPARE(run.code, 2);
+        QVERIFY2(run.err.contains("unknown argument '" +
+                                  (words[1] == "extra" ? QString("extra") : QString("--output")) +
+                                  "'"),
+                 qPrintable(run.err));
+        QVERIFY2(!run.err.contains("] 0/"), qPrintable(run.err));
+    }
     QVERIFY(placerRun({"devices", "--db"}).err.contains("--db needs a value"));
     run = placerRun({"devices", "--db", db});
     QCOMPARE(run.code, 0);

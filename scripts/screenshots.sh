@@ -16,7 +16,7 @@ if [[ ${1:-} == --check ]]; then
     shift
 fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-${PLACER_BUILD_DIR:-$root/build}}
+build=$(cd "${1:-${PLACER_BUILD_DIR:-$root/build}}" && pwd)
 gui=$build/app/placement-explorer
 images=$root/docs/images
 list=$images/screenshots.txt
@@ -41,8 +41,11 @@ shot() {
     echo "$name ${line#* }" >>"$out/screenshots.new"
 }
 
-models=$root/resources/models
-tests=$root/tests/models
+# Paths relative to the source tree, since the window shows the prompt's path as given: the same
+# on every checkout.
+cd "$root"
+models=resources/models
+tests=tests/models
 # The main window after a run: the convolutions on a, the rest on b, the timeline of both.
 shot main-window.png "$models/tiny_resnet.onnx" --devices a:vcpu,b:vcpu --rule Conv=a \
     --fallback b --run
@@ -51,7 +54,7 @@ shot pipeline.png "$models/tiny_encoder_batch4.onnx" --devices a:vcpu,b:vcpu \
     --pin '/embed/*=a' --pin '/layers/layers.0/*=a' --pin '/layers/layers.1/*=b' \
     --micro-batches 4 --run
 # Seed 003's shared input: %b read on both devices, the conflicts panel saying what it decided.
-shot shared-input.png "$root/resources/examples/shared_input.relay" --devices cpu:cpu,gpu:cuda
+shot shared-input.png resources/examples/shared_input.relay --devices cpu:cpu,gpu:cuda
 # A decoder generating token by token: the timeline drawn per token.
 shot generate.png "$tests/tiny_decoder.onnx" --devices a:vcpu,b:vcpu \
     --pin 're:^/blocks\.0/=a' --pin 're:^/blocks\.1/=b' --generate "$tests/tiny_decoder.prompt.npy"

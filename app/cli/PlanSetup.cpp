@@ -45,6 +45,14 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              concatenated where it ends. SHARE weighs the rows
                              ('*=gpu:3,cpu:1'); even without. Ops that mix rows are conflicts
                              and run unsplit (repeatable, for disjoint regions)
+  --shard NODES=DEV[:SHARE],DEV[:SHARE],...
+                             cut the ops NODES matches inside, across the devices: each holds
+                             its share of the weights' columns (MatMul, Gemm, Conv by output
+                             channels), the next product its rows, giving partial sums that
+                             one AllReduce adds up; shardings (R, S(axis), P) follow through
+                             element-wise ops, reshapes, transposes, normalisations; where
+                             they meet, or an op has no rule, an AllGather or AllReduce makes
+                             the value whole (docs/user/planning.md) (repeatable)
   --mode demand|unify|auto   demand (default): unpinned nodes go where their consumers are;
                              unify: TVM-compatible, nodes joined by hard edges share a device;
                              auto: unpinned ops go where the cost model predicts the shortest

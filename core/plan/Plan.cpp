@@ -203,6 +203,25 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
         if (!split)
             return "split";
         const SplitRegion& region = *split;
+        const bool known = static_cast<std::size_t>(region.request) < options.splits.size();
+        const std::string pattern =
+            known ? options.splits[static_cast<std::size_t>(region.request)].nodePattern
+                  : std::string("?");
+        if (region.tensor) {
+            // Its sharding and the rule that chose it, on which devices.
+            std::string text = "sharded across ";
+            for (std::size_t s = 0; s < region.shards.size(); ++s)
+                text += (s ? "," : "") + set[region.shards[s].device].name;
+            for (std::size_t k = 0; k < region.nodes.size() && k < region.ops.size(); ++k) {
+                if (region.nodes[k] != id)
+                    continue;
+                std::string held;
+                for (const Sharding& sharding : region.ops[k].outputs)
+                    held += (held.empty() ? "" : ",") + sharding.text();
+                text += " as " + held + ": " + region.ops[k].why;
+            }
+            return text + " (--shard '" + pattern + "', " + region.name + ")";
+        }
         std::string text = "split across ";
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
@@ -212,11 +231,7 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
                     set[shard.device].name + " (rows " + std::to_string(shard.begin) + "-" +
                     std::to_string(shard.end - 1) + ")";
         }
-        const bool known = static_cast<std::size_t>(region.request) < options.splits.size();
-        return text + " by --split '" +
-               (known ? options.splits[static_cast<std::size_t>(region.request)].nodePattern
-                      : std::string("?")) +
-               "' (" + region.name + ")";
+        return text + " by --split '" + pattern + "' (" + region.name + ")";
     }
     case ReasonKind::Offloaded:
         return "kept on " + here + " and copied to " + set[reason.wanted].name +

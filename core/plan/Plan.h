@@ -61,6 +61,9 @@ struct SplitRequest {
     /// With microBatches: the batches of a stream (PlanOptions::streamBatches), each cut into
     /// `shards.size()` micro-batches.
     std::int32_t batches = 1;
+    /// A `--shard` request: the nodes are cut inside, their weights and values sharded across
+    /// the devices (plan/TensorShard.h), not the batch.
+    bool tensor = false;
     bool operator==(const SplitRequest&) const = default;
 };
 
@@ -281,7 +284,64 @@ struct Shard {
     std::int64_t rows() const { return end - begin; }
 };
 
-/// A region of the graph sharded across devices on the batch axis (plan/Split.h).
+/// How the shards of a tensor-sharded region (--shard, plan/TensorShard.h) hold a value, as
+/// GSPMD and PyTorch's DTensor write it: each a copy of it (R), each a slice of one axis (S), or
+/// each a partial sum that adds up to it (P).
+struct Sharding {
+    enum class Kind : std::uint8_t { Replicate, Shard, Partial };
+    Kind kind = Kind::Replicate;
+    std::int32_t axis = -1;           ///< Shard: the axis cut
+    std::vector<std::int64_t> bounds; ///< Shard: per shard its offset along it, then the extent
+    /// Shard: the axis is `blocks` equal blocks (a fused projection's Q, K and V), each cut by
+    /// `bounds` (offsets within a block); each shard holds its part of every block, in order.
+    std::int32_t blocks = 1;
+    bool operator==(const Sharding&) const = default;
+    bool sharded() const { return kind == Kind::Shard; }
+    /// "R", "S(1)", "S(2)x3" (in 3 blocks), "P".
+    std::string text() const;
+};
+
+/// What each shard of a tensor-sharded node reads for one of its inputs.
+struct ShardRead {
+    enum class Kind : std::uint8_t {
+        Own,       ///< its own part, as the value's sharding holds it (a copy, when replicated)
+        Whole,     ///< the whole value: gathered or summed from the shards when they cut it
+        Slice,     ///< its slice [bounds[s], bounds[s + 1]) on `axis` of the whole value
+        FirstOnly, ///< the first shard reads the whole value, the others leave it out
+    };
+    Kind kind = Kind::Own;
+    std::int32_t axis = -1;
+    std::vector<std::int64_t> bounds;
+    std::int32_t blocks = 1; ///< Slice: of each of this many equal blocks of the axis
+    bool operator==(const ShardRead&) const = default;
+};
+
+/// One node of a tensor-sharded region: what its shards read and how they hold its outputs.
+struct TensorShardOp {
+    std::vector<ShardRead> inputs;
+    std::vector<Sharding> outputs;
+    /// Shards after the first take input `passThrough` as their output (a bias added once to a
+    /// partial sum), or -1.
+    std::int32_t passThrough = -1;
+    std::string why; ///< the rule that sharded it, for "why is this here?"
+    bool operator==(const TensorShardOp&) const = default;
+};
+
+/// A collective a tensor-sharded region needs: shards that cut a value made whole (AllGather)
+/// or partial sums added up (AllReduce) on every device of the region, or on one where the
+/// value leaves it (Gather, Reduce).
+struct Collective {
+    enum class Kind : std::uint8_t { AllReduce, AllGather, Reduce, Gather };
+    Kind kind = Kind::AllReduce;
+    ValueRef value;         ///< the user's value
+    std::int64_t bytes = 0; ///< what the devices receive together
+    std::string reason;     ///< the reader that needs it whole
+    bool operator==(const Collective&) const = default;
+};
+std::string_view collectiveName(Collective::Kind kind);
+
+/// A region of the graph sharded across devices on the batch axis (plan/Split.h), or inside its
+/// ops (`tensor`, plan/TensorShard.h).
 struct SplitRegion {
     std::int32_t request = -1; ///< index into PlanOptions::splits; -1 for micro-batches
     /// The micro-batches of a pipelined plan (PlanOptions::microBatches): every shard runs each
@@ -295,6 +355,11 @@ struct SplitRegion {
     std::vector<NodeId> nodes; ///< the user's nodes it runs once per shard, in graph order
     /// Per node of `nodes`, per output: where it carries the batch.
     std::vector<std::vector<BatchAxis>> axes;
+    /// A tensor-sharded region (--shard): per node of `nodes`, how its shards compute it (no
+    /// `axes`; each shard's begin and end are its share of the whole, out of `batch`).
+    bool tensor = false;
+    std::vector<TensorShardOp> ops;
+    std::vector<Collective> collectives;
     std::vector<Shard> shards;
     std::int64_t batch = 0;
     std::vector<ValueRef> inputs;  ///< values split on the batch axis where the region starts

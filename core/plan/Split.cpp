@@ -7,6 +7,7 @@
 #include "ir/OpSemantics.h"
 #include "ir/Scalar.h"
 #include "plan/Glob.h"
+#include "plan/TensorShard.h"
 
 #include <algorithm>
 #include <charconv>
@@ -92,8 +93,8 @@ std::string trimmed(std::string_view text) {
 
 } // namespace
 
-Result<SplitRequest> parseSplitRequest(std::string_view text) {
-    const std::string spelled = "--split '" + std::string(text) + "'";
+Result<SplitRequest> parseSplitRequest(std::string_view text, std::string_view option) {
+    const std::string spelled = std::string(option) + " '" + std::string(text) + "'";
     const std::size_t equals = text.rfind('=');
     if (equals == std::string_view::npos)
         return SourceError::sentence(spelled + ": expected NODES=DEV[:SHARE],DEV[:SHARE],...");
@@ -190,11 +191,14 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         const bool microBatches = request.microBatches;
         region.request = microBatches ? -1 : static_cast<std::int32_t>(r);
         region.microBatched = microBatches;
-        region.name = microBatches ? "mb" : "split" + std::to_string(r + 1);
+        region.name = microBatches     ? "mb"
+                      : request.tensor ? "shard" + std::to_string(r + 1)
+                                       : "split" + std::to_string(r + 1);
         const std::int32_t batches = microBatches ? std::max(request.batches, 1) : 1;
-        std::string spelled = microBatches
-                                  ? "--micro-batches " + std::to_string(request.shards.size())
-                                  : "--split '" + formatSplitRequest(request) + "'";
+        std::string spelled =
+            microBatches
+                ? "--micro-batches " + std::to_string(request.shards.size())
+                : (request.tensor ? "--shard '" : "--split '") + formatSplitRequest(request) + "'";
         if (batches > 1)
             spelled = "--stream " + std::to_string(batches) +
                       (request.shards.size() > 1 ? " " + spelled : std::string());
@@ -304,11 +308,13 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         };
         if (!overlapping.empty()) {
             const std::int32_t other = analysis.regionOf[overlapping.front().index];
-            conflict(overlapping,
-                     spelled + " names " + names(overlapping) + ", already split by '--split " +
-                         formatSplitRequest(requests[static_cast<std::size_t>(other)]) +
-                         "': regions may neither overlap nor nest, so the first one keeps them",
-                     "give each node to one --split");
+            conflict(
+                overlapping,
+                spelled + " names " + names(overlapping) + ", already split by '" +
+                    (requests[static_cast<std::size_t>(other)].tensor ? "--shard " : "--split ") +
+                    formatSplitRequest(requests[static_cast<std::size_t>(other)]) +
+                    "': regions may neither overlap nor nest, so the first one keeps them",
+                "give each node to one --split");
         }
         if (!pinnedAway.empty()) {
             std::vector<std::string> sources = {spelled};
@@ -320,6 +326,19 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
                              " pinned to a device the split does not use; the pin wins and " +
                              (pinnedAway.size() == 1 ? "it runs" : "they run") + " unsplit",
                          "remove the pin, or pin to one of the split's devices"});
+        }
+        if (request.tensor) {
+            // Cut inside its ops: each node that has no kernel on a device runs unsharded.
+            for (const auto& [i, why] : illegal)
+                conflict({NodeId(i)},
+                         "'" + graph.nodes()[i].name + "' (" + graph.nodes()[i].op->name +
+                             ") cannot be sharded: it " + why,
+                         "it runs unsharded");
+            shardTensors(graph, candidates, region);
+            for (NodeId id : region.nodes)
+                analysis.regionOf[id.index] = static_cast<std::int32_t>(r);
+            analysis.regions.push_back(std::move(region));
+            continue;
         }
         for (std::uint32_t i : candidates)
             candidate[i] = 1;
@@ -577,6 +596,10 @@ public:
         m_stacked.assign(graph.size(), 1);
         for (std::size_t r = 0; r < plan.splits.size(); ++r) {
             const SplitRegion& region = plan.splits[r];
+            if (region.tensor) {
+                noteTensorRegion(static_cast<std::int32_t>(r));
+                continue;
+            }
             for (std::size_t k = 0; k < region.nodes.size(); ++k) {
                 m_regionOf[region.nodes[k].index] = static_cast<std::int32_t>(r);
                 m_axes.emplace(region.nodes[k].index, &region.axes[k]);
@@ -680,6 +703,286 @@ private:
         return m_plan.splits[static_cast<std::size_t>(m_regionOf[node])];
     }
 
+    /// A tensor-sharded region's nodes and their rules; the constants its shards read only in
+    /// slices are not copied whole.
+    void noteTensorRegion(std::int32_t r) {
+        const SplitRegion& region = m_plan.splits[static_cast<std::size_t>(r)];
+        std::unordered_map<std::uint32_t, std::size_t> sliced;
+        for (std::size_t k = 0; k < region.nodes.size(); ++k) {
+            const NodeId id = region.nodes[k];
+            m_regionOf[id.index] = r;
+            m_tensorOps.emplace(id.index, &region.ops[k]);
+            const Node& node = m_in.node(id);
+            for (std::size_t j = 0; j < node.inputs.size(); ++j) {
+                const ValueRef source = throughCopies(m_in, node.inputs[j]);
+                if (region.ops[k].inputs[j].kind == ShardRead::Kind::Slice &&
+                    m_in.node(source.node).isConstant() && source.node == node.inputs[j].node)
+                    ++sliced[source.node.index];
+            }
+        }
+        if (sliced.empty())
+            return;
+        std::vector<std::size_t> uses(m_in.size(), 0);
+        for (const Node& node : m_in.nodes()) {
+            for (ValueRef input : node.inputs)
+                ++uses[input.node.index];
+        }
+        for (const GraphOutput& output : m_in.outputs())
+            ++uses[output.value.node.index];
+        for (const auto& [node, count] : sliced) {
+            if (uses[node] == count)
+                m_bypassed[node] = 1; // each shard reads its slice, and nothing the whole
+        }
+    }
+
+    bool isTensor(std::uint32_t node) const {
+        return m_regionOf[node] >= 0 && regionOf(node).tensor;
+    }
+
+    /// The whole of a tensor-sharded region's value, where it leaves the region: a copy's,
+    /// the shards' cuts joined, or their partial sums added.
+    ValueRef tensorWhole(ValueRef value) {
+        const TensorShardOp& op = *m_tensorOps.at(value.node.index);
+        const Sharding& held = op.outputs[value.output];
+        const auto& shards = m_shardValues.at(value.node.index);
+        if (held.kind == Sharding::Kind::Replicate)
+            return shards[0][value.output];
+        const auto key = std::pair(value.node.index, value.output);
+        if (const auto found = m_concats.find(key); found != m_concats.end())
+            return found->second;
+        // Made whole on the first device already: read that.
+        if (const auto found = m_gathered.find(std::tuple(value.node.index, value.output, 0));
+            found != m_gathered.end())
+            return found->second;
+        const std::int32_t r = m_regionOf[value.node.index];
+        const ValueRef made =
+            combined(value, held,
+                     m_in.valueName(value) + "/" + regionOf(value.node.index).name +
+                         (held.sharded() ? ".gather" : ".reduce"),
+                     r, -1);
+        m_concats.emplace(key, made);
+        return made;
+    }
+
+    /// The shards' parts of `value` joined (a cut) or added (partial sums), in shard order.
+    ValueRef combined(ValueRef value, const Sharding& held, const std::string& name, std::int32_t r,
+                      std::int32_t shard) {
+        const auto& shards = m_shardValues.at(value.node.index);
+        Node node;
+        node.name = freshName(name);
+        node.outputs = {m_in.type(value)};
+        if (held.sharded()) {
+            node.op = OpRegistry::global().find("Concat");
+            node.attrs.set("axis", std::int64_t{held.axis});
+        } else {
+            node.op = OpRegistry::global().find("Sum");
+        }
+        const SplitRegion& region = m_plan.splits[static_cast<std::size_t>(r)];
+        if (held.sharded() && held.blocks > 1) {
+            // Cut in blocks: each shard's part of block b, block by block.
+            for (std::int32_t b = 0; b < held.blocks; ++b) {
+                for (std::size_t s = 0; s < shards.size(); ++s) {
+                    const std::int64_t width = held.bounds[s + 1] - held.bounds[s];
+                    node.inputs.push_back(sliceOf(
+                        shards[s][value.output], held.axis, b * width, (b + 1) * width,
+                        name + ".block" + std::to_string(b) + "." + std::to_string(s), r, s));
+                }
+            }
+        } else {
+            for (const auto& part : shards)
+                node.inputs.push_back(part[value.output]);
+        }
+        if (shard >= 0)
+            node.pin = holdAt(region.shards[static_cast<std::size_t>(shard)].device,
+                              "--shard " + region.name);
+        return add(std::move(node), NodeId(), r, shard);
+    }
+
+    /// `value`'s elements [lo, hi) on `axis`, by a Slice on shard `s`'s device of region `r`.
+    ValueRef sliceOf(ValueRef value, std::int32_t axis, std::int64_t lo, std::int64_t hi,
+                     const std::string& name, std::int32_t r, std::size_t s) {
+        const SplitRegion& region = m_plan.splits[static_cast<std::size_t>(r)];
+        Node slice;
+        slice.op = OpRegistry::global().find("Slice");
+        slice.name = freshName(name);
+        slice.inputs = {value, intConstant(name + ".starts", {lo}, r),
+                        intConstant(name + ".ends", {hi}, r),
+                        intConstant(name + ".axes", {axis}, r)};
+        TensorType type = m_out.graph.type(value);
+        type.shape[static_cast<std::size_t>(axis)] = hi - lo;
+        slice.outputs = {type};
+        slice.pin = holdAt(region.shards[s].device, "--shard " + region.name);
+        return add(std::move(slice), NodeId(), r, static_cast<std::int32_t>(s));
+    }
+
+    /// `value` of a tensor-sharded region made whole on shard `s`'s device: one part of the
+    /// AllGather or AllReduce every device of the region runs.
+    ValueRef gatheredOn(ValueRef value, std::size_t s) {
+        const auto key = std::tuple(value.node.index, value.output, static_cast<std::int32_t>(s));
+        if (const auto found = m_gathered.find(key); found != m_gathered.end())
+            return found->second;
+        const Sharding& held = m_tensorOps.at(value.node.index)->outputs[value.output];
+        const std::int32_t r = m_regionOf[value.node.index];
+        const ValueRef made =
+            combined(value, held,
+                     m_in.valueName(value) + "/" + regionOf(value.node.index).name +
+                         (held.sharded() ? ".allgather." : ".allreduce.") + std::to_string(s),
+                     r, static_cast<std::int32_t>(s));
+        m_gathered.emplace(key, made);
+        return made;
+    }
+
+    /// A constant's slice [lo, hi) on `axis`, for one shard: only that shard's device holds it.
+    ValueRef slicedConstant(ValueRef value, std::int32_t axis, std::int64_t lo, std::int64_t hi,
+                            std::int32_t blocks, std::int32_t r, std::size_t s) {
+        const auto key = std::tuple(value.node.index, axis * 1024 + blocks, lo, hi);
+        if (const auto found = m_slices.find(key); found != m_slices.end())
+            return found->second;
+        const Node& original = m_in.node(value.node);
+        Node constant = original;
+        constant.name =
+            freshName(original.name + "/" + m_plan.splits[static_cast<std::size_t>(r)].name + "." +
+                      std::to_string(s));
+        constant.aliases.clear();
+        constant.pin = Pin{};
+        constant.rejectedPins.clear();
+        const std::vector<std::int64_t>& shape = original.outputs[0].shape;
+        const auto at = static_cast<std::size_t>(axis);
+        constant.outputs[0].shape[at] = (hi - lo) * blocks;
+        if (original.data) {
+            const auto element = static_cast<std::size_t>(dtypeSize(original.outputs[0].dtype));
+            std::size_t outer = 1, inner = element;
+            for (std::size_t k = 0; k < shape.size(); ++k) {
+                if (k < at)
+                    outer *= static_cast<std::size_t>(shape[k]);
+                else if (k > at)
+                    inner *= static_cast<std::size_t>(shape[k]);
+            }
+            // Of each block of the axis, [lo, hi) within it.
+            const auto extent = static_cast<std::size_t>(shape[at]);
+            const auto block = extent / static_cast<std::size_t>(blocks);
+            const auto width = static_cast<std::size_t>(hi - lo) * inner;
+            const auto count = static_cast<std::size_t>(blocks);
+            std::string bytes(outer * width * count, '\0');
+            const char* from = original.data->data();
+            for (std::size_t o = 0; o < outer; ++o) {
+                for (std::size_t b = 0; b < count; ++b)
+                    std::memcpy(bytes.data() + (o * count + b) * width,
+                                from +
+                                    (o * extent + b * block + static_cast<std::size_t>(lo)) * inner,
+                                width);
+            }
+            constant.data = std::make_shared<const TensorData>(std::move(bytes));
+        }
+        const ValueRef made = add(std::move(constant), NodeId(), r, static_cast<std::int32_t>(s));
+        m_slices.emplace(key, made);
+        return made;
+    }
+
+    /// What shard `s` of tensor-sharded region `r` reads for `value` as `read` says.
+    ValueRef tensorRead(ValueRef value, const ShardRead& read, std::int32_t r, std::size_t s) {
+        const ValueRef source = throughCopies(m_in, value);
+        const bool inside = m_regionOf[source.node.index] == r;
+        const SplitRegion& region = m_plan.splits[static_cast<std::size_t>(r)];
+        auto local = [&]() {
+            if (!inside)
+                return whole(value);
+            const Sharding& held = m_tensorOps.at(source.node.index)->outputs[source.output];
+            return held.kind == Sharding::Kind::Replicate
+                       ? m_shardValues.at(source.node.index)[s][source.output]
+                       : gatheredOn(source, s);
+        };
+        switch (read.kind) {
+        case ShardRead::Kind::Own:
+            return inside ? m_shardValues.at(source.node.index)[s][source.output] : whole(value);
+        case ShardRead::Kind::Whole:
+        case ShardRead::Kind::FirstOnly:
+            return local();
+        case ShardRead::Kind::Slice:
+            break;
+        }
+        const std::int64_t lo = read.bounds[s], hi = read.bounds[s + 1];
+        if (!inside && m_in.node(source.node).isConstant() && m_regionOf[source.node.index] < 0)
+            return slicedConstant(source, read.axis, lo, hi, read.blocks, r, s);
+        // A value every device holds whole, sliced where it is.
+        Node slice;
+        slice.op = OpRegistry::global().find("Slice");
+        const std::string name =
+            m_in.valueName(value) + "/" + region.name + ".slice." + std::to_string(s);
+        slice.name = freshName(name);
+        slice.inputs = {local(), intConstant(name + ".starts", {lo}, r),
+                        intConstant(name + ".ends", {hi}, r),
+                        intConstant(name + ".axes", {read.axis}, r)};
+        TensorType type = m_in.type(value);
+        type.shape[static_cast<std::size_t>(read.axis)] = hi - lo;
+        slice.outputs = {type};
+        slice.pin = holdAt(region.shards[s].device, "--shard " + region.name);
+        return add(std::move(slice), NodeId(), r, static_cast<std::int32_t>(s));
+    }
+
+    /// A tensor-sharded node once per shard, each reading as its rule says.
+    void shardTensorNode(std::uint32_t i) {
+        const Node& node = m_in.nodes()[i];
+        const std::int32_t r = m_regionOf[i];
+        const SplitRegion& region = regionOf(i);
+        const TensorShardOp& op = *m_tensorOps.at(i);
+        auto& shards = m_shardValues[i];
+        shards.resize(region.shards.size());
+        for (std::size_t s = 0; s < region.shards.size(); ++s) {
+            if (op.passThrough >= 0 && s > 0) {
+                const auto k = static_cast<std::size_t>(op.passThrough);
+                shards[s] = {tensorRead(node.inputs[k], op.inputs[k], r, s)};
+                continue;
+            }
+            const std::string suffix = "/" + region.name + "." + std::to_string(s);
+            Node copy = node;
+            copy.name = freshName(node.name + suffix);
+            copy.aliases.clear();
+            copy.rejectedPins.clear();
+            copy.pin = holdAt(region.shards[s].device, "--shard " + region.name);
+            copy.pin.hold = !node.pin.active();
+            copy.inputs.clear();
+            for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+                if (op.inputs[k].kind == ShardRead::Kind::FirstOnly && s > 0 &&
+                    k + 1 == node.inputs.size())
+                    continue; // an optional last input (a bias) the first shard adds
+                copy.inputs.push_back(tensorRead(node.inputs[k], op.inputs[k], r, s));
+            }
+            for (std::size_t k = 0; k < copy.outputs.size() && k < op.outputs.size(); ++k) {
+                const Sharding& held = op.outputs[k];
+                if (held.sharded())
+                    copy.outputs[k].shape[static_cast<std::size_t>(held.axis)] =
+                        (held.bounds[s + 1] - held.bounds[s]) * held.blocks;
+            }
+            // A Split of blocks into its parts: each device's parts are its shares.
+            if (node.op->name == "Split" && op.inputs[0].kind == ShardRead::Kind::Own &&
+                !op.outputs.empty() && op.outputs[0].sharded()) {
+                const Sharding& part = op.outputs[0];
+                const std::vector<std::int64_t> sizes(node.outputs.size(),
+                                                      part.bounds[s + 1] - part.bounds[s]);
+                if (node.inputs.size() > 1)
+                    copy.inputs[1] = intConstant(node.name + suffix + ".sizes", sizes, r);
+                else if (node.attrs.getInts("split", {}).has_value() &&
+                         !node.attrs.getInts("split", {}).value().empty())
+                    copy.attrs.set("split", sizes);
+            }
+            // A reshape spelling out the cut axis's extent spells out the shard's.
+            if (node.op->name == "Reshape" && node.inputs.size() > 1 && op.outputs[0].sharded()) {
+                const ValueRef shape = throughCopies(m_in, node.inputs[1]);
+                const auto values = constantInts(m_in, shape);
+                const auto at = static_cast<std::size_t>(op.outputs[0].axis);
+                if (values && at < values->size() && (*values)[at] != -1)
+                    copy.inputs[1] = shapeConstant(shape, at, copy.outputs[0].shape[at],
+                                                   m_in.node(shape.node).name + suffix, r, s);
+            }
+            const std::size_t outputs = copy.outputs.size();
+            const ValueRef made = add(std::move(copy), NodeId(i), r, static_cast<std::int32_t>(s));
+            shards[s].resize(outputs);
+            for (std::uint32_t k = 0; k < outputs; ++k)
+                shards[s][k] = ValueRef{made.node, k};
+        }
+    }
+
     /// Where a split node's output carries the batch.
     BatchAxis axisOf(ValueRef value) const {
         const auto& axes = *m_axes.at(value.node.index);
@@ -736,6 +1039,8 @@ private:
         const std::int32_t r = m_regionOf[value.node.index];
         if (r < 0)
             return m_mapped[value.node.index][value.output];
+        if (isTensor(value.node.index))
+            return tensorWhole(value);
         const auto& shards = m_shardValues.at(value.node.index);
         const BatchAxis axis = axisOf(value);
         if (!axis.batched())
@@ -871,6 +1176,10 @@ private:
     }
 
     void shardNode(std::uint32_t i) {
+        if (isTensor(i)) {
+            shardTensorNode(i);
+            return;
+        }
         const Node& node = m_in.nodes()[i];
         const std::int32_t r = m_regionOf[i];
         const SplitRegion& region = regionOf(i);
@@ -941,6 +1250,12 @@ private:
     std::map<std::pair<std::uint32_t, std::uint32_t>, ValueRef> m_concats;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t>, std::vector<ValueRef>>
         m_splits;
+    /// Tensor-sharded regions: each node's rule; each value made whole on a shard's device
+    /// (value's node, output, shard); each constant's slices (node, axis, begin, end).
+    std::unordered_map<std::uint32_t, const TensorShardOp*> m_tensorOps;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t>, ValueRef> m_gathered;
+    std::map<std::tuple<std::uint32_t, std::int32_t, std::int64_t, std::int64_t>, ValueRef>
+        m_slices;
 };
 
 } // namespace

@@ -39,8 +39,9 @@
 
 namespace placer {
 
-/// Parses "NODES=DEV[:SHARE],DEV[:SHARE],..."; an error sentence when it is malformed.
-Result<SplitRequest> parseSplitRequest(std::string_view text);
+/// Parses "NODES=DEV[:SHARE],DEV[:SHARE],..."; an error sentence, naming the option it came
+/// with, when it is malformed.
+Result<SplitRequest> parseSplitRequest(std::string_view text, std::string_view option = "--split");
 /// The request as parseSplitRequest() reads it.
 std::string formatSplitRequest(const SplitRequest& request);
 

@@ -111,6 +111,59 @@ SplitBorder splitBorder(const Graph& graph, const DeviceSet& devices, const Plan
     return border;
 }
 
+/// A tensor-sharded region's shardings per op, with the rule that chose each, and its
+/// collectives with their bytes.
+void tensorRegionJson(const Graph& graph, const SplitRegion& region, Json& entry) {
+    entry.set("tensor", true);
+    Json ops = Json::array();
+    for (std::size_t k = 0; k < region.nodes.size() && k < region.ops.size(); ++k) {
+        Json op = Json::object();
+        op.set("node", graph.node(region.nodes[k]).name);
+        Json outputs = Json::array();
+        for (const Sharding& sharding : region.ops[k].outputs)
+            outputs.push(sharding.text());
+        op.set("outputs", std::move(outputs));
+        op.set("why", region.ops[k].why);
+        ops.push(std::move(op));
+    }
+    entry.set("ops", std::move(ops));
+    Json collectives = Json::array();
+    for (const Collective& collective : region.collectives) {
+        Json c = Json::object();
+        c.set("kind", std::string(collectiveName(collective.kind)));
+        c.set("value", graph.valueName(collective.value));
+        c.set("bytes", collective.bytes);
+        c.set("for", collective.reason);
+        collectives.push(std::move(c));
+    }
+    entry.set("collectives", std::move(collectives));
+}
+
+/// A tensor-sharded region for people: each op's sharding and the collectives it costs.
+std::string tensorRegionSummary(const Graph& graph, const DeviceSet& devices,
+                                const SplitRegion& region) {
+    std::string out = "  " + std::to_string(region.nodes.size()) + " ops cut across";
+    for (std::size_t s = 0; s < region.shards.size(); ++s) {
+        const Shard& shard = region.shards[s];
+        out += (s ? ", " : " ") +
+               (shard.device.valid() ? devices[shard.device].name : std::to_string(s)) +
+               " (share " + std::to_string(shard.rows()) + "/" + std::to_string(region.batch) + ")";
+    }
+    out += "\n";
+    for (std::size_t k = 0; k < region.nodes.size() && k < region.ops.size(); ++k) {
+        std::string held;
+        for (const Sharding& sharding : region.ops[k].outputs)
+            held += (held.empty() ? "" : ",") + sharding.text();
+        out += "    " + graph.node(region.nodes[k]).name + "  " + held + "  " + region.ops[k].why +
+               "\n";
+    }
+    for (const Collective& collective : region.collectives)
+        out += "    " + std::string(collectiveName(collective.kind)) + ": " +
+               graph.valueName(collective.value) + "  " + formatBytes(collective.bytes) + "  for " +
+               collective.reason + "\n";
+    return out;
+}
+
 Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
                 const Plan& plan) {
     Json list = Json::array();
@@ -138,6 +191,8 @@ Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions&
             shards.push(std::move(s));
         }
         entry.set("shards", std::move(shards));
+        if (region.tensor)
+            tensorRegionJson(graph, region, entry);
         const SplitBorder border = splitBorder(graph, devices, plan, r);
         for (const auto& [key, inserted] :
              {std::pair{"split", &border.splits}, std::pair{"concat", &border.concats}}) {
@@ -190,11 +245,15 @@ std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Pl
         const SplitRegion& region = plan.splits[r];
         out += "  " + region.name;
         if (static_cast<std::size_t>(region.request) < options.splits.size())
-            out += "  --split '" +
+            out += std::string(region.tensor ? "  --shard '" : "  --split '") +
                    formatSplitRequest(options.splits[static_cast<std::size_t>(region.request)]) +
                    "'";
         if (region.nodes.empty()) {
             out += "  nothing split (see the conflicts)\n";
+            continue;
+        }
+        if (region.tensor) {
+            out += tensorRegionSummary(graph, devices, region);
             continue;
         }
         if (region.batches > 1)

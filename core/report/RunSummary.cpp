@@ -150,9 +150,17 @@ std::string runSummary(const RunOutcome& input) {
         out << "split regions:\n";
     for (std::size_t r = 0; r < splits.size(); ++r) {
         const SplitRegion& region = input.userPlan.splits[r];
-        std::snprintf(line, sizeof line,
-                      "  %-8s %9.3f ms from its first split to its last concat (traced run)\n",
-                      splits[r].name.c_str(), splits[r].spanMicros / 1000.0);
+        if (region.tensor)
+            std::snprintf(line, sizeof line,
+                          "  %-8s %9.3f ms from its first op to its last (traced run), %zu "
+                          "collectives\n",
+                          splits[r].name.c_str(), splits[r].spanMicros / 1000.0,
+                          region.collectives.size());
+        else
+            std::snprintf(line, sizeof line,
+                          "  %-8s %9.3f ms from its first split to its last concat (traced "
+                          "run)\n",
+                          splits[r].name.c_str(), splits[r].spanMicros / 1000.0);
         out << line;
         // A long stream's micro-batches: the first ones, then how many more (the JSON has all).
         constexpr std::size_t kListedShards = 16;
@@ -162,7 +170,13 @@ std::string runSummary(const RunOutcome& input) {
                 out << "    ... and " << region.shards.size() - s << " more\n";
                 break;
             }
-            if (region.microBatched)
+            if (region.tensor)
+                std::snprintf(
+                    line, sizeof line,
+                    "    shard %zu on %-8s share %lld/%lld  %9.3f ms of kernels\n", s,
+                    v.devices[shard.device].name.c_str(), static_cast<long long>(shard.rows()),
+                    static_cast<long long>(region.batch), splits[r].shardMicros[s] / 1000.0);
+            else if (region.microBatched)
                 std::snprintf(
                     line, sizeof line, "    micro-batch %zu rows %lld-%lld  %9.3f ms of kernels\n",
                     s, static_cast<long long>(shard.begin), static_cast<long long>(shard.end - 1),

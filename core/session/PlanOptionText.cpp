@@ -12,9 +12,9 @@ namespace placer {
 
 const std::vector<std::string>& planOptionNames() {
     static const std::vector<std::string> kNames = {
-        "format",        "input-shape", "devices",  "default", "host", "pin",
-        "pin-fixed",     "rule",        "fallback", "split",   "mode", "constants",
-        "micro-batches", "stream",      "cost-at",  "machine"};
+        "format",    "input-shape",   "devices",  "default", "host",   "pin",
+        "pin-fixed", "rule",          "fallback", "split",   "shard",  "mode",
+        "constants", "micro-batches", "stream",   "cost-at", "machine"};
     return kNames;
 }
 
@@ -63,6 +63,13 @@ std::optional<std::string> takePlanOption(std::string_view name, const std::stri
         if (!split)
             return split.error().message;
         options.splits.push_back(split.take());
+    } else if (name == "shard") {
+        auto shard = parseSplitRequest(value, "--shard");
+        if (!shard)
+            return shard.error().message;
+        SplitRequest request = shard.take();
+        request.tensor = true;
+        options.splits.push_back(std::move(request));
     } else if (name == "rule") {
         auto split = splitAssignment(value);
         if (!split)
@@ -201,7 +208,7 @@ std::vector<std::string> planArguments(const Graph& graph, const DeviceSet& devi
         add("--fallback", options.fallbackDevice);
     for (const SplitRequest& split : options.splits) {
         if (!split.microBatches)
-            add("--split", formatSplitRequest(split));
+            add(split.tensor ? "--shard" : "--split", formatSplitRequest(split));
     }
     if (options.mode != PlanMode::Demand)
         add("--mode", std::string(planModeName(options.mode)));

@@ -76,6 +76,8 @@ Json optionsJson(const PlanOptions& options) {
                 shards.push(std::move(s));
             }
             r.set("shards", std::move(shards));
+            if (request.tensor)
+                r.set("tensor", true);
             splits.push(std::move(r));
         }
         json.set("splits", std::move(splits));
@@ -128,6 +130,8 @@ PlanOptions optionsFrom(const Json& json) {
                 request.shards.push_back(SplitShare{
                     device->asString(), share && share->isNumber() ? share->asInt() : 0});
             }
+            if (const Json* tensor = split.find("tensor"); tensor && tensor->isBool())
+                request.tensor = tensor->asBool();
             options.splits.push_back(std::move(request));
         }
     }

@@ -260,6 +260,7 @@ class Model:
         fallback: Optional[str] = None,
         mode: Optional[str] = None,
         split: Union[str, Sequence[str], None] = None,
+        shard: Union[str, Sequence[str], None] = None,
         constants: Optional[str] = None,
         workspace: Optional[PathLike] = None,
         host: Optional[str] = None,
@@ -281,6 +282,9 @@ class Model:
         fallback: the device of ops no rule covers.
         mode: "demand" (default), "unify" or "auto" (placed by the cost model).
         split: "NODES=DEV[:SHARE],DEV[:SHARE]" or a list of them: regions run data-parallel.
+        shard: the same spelling, or a list: regions cut inside their ops across the devices,
+            each holding its share of the weights (``placer plan --shard``); the plan's
+            ``report["splits"]`` lists each op's sharding and the collectives with their bytes.
         constants: "replicate" (default) or "copy".
         mapping: virtual -> physical device for auto mode's costs, as for :meth:`Plan.run`.
         inputs: the data a run will give, so that open dimensions are planned at its shapes.
@@ -308,6 +312,7 @@ class Model:
         options += [("pin-fixed", p) for p in _assignments("fixed_pins", fixed_pins)]
         options += [("rule", r) for r in _assignments("rules", rules)]
         options += [("split", s) for s in _assignments("split", split)]
+        options += [("shard", s) for s in _assignments("shard", shard)]
         if micro_batches is not None:
             if isinstance(micro_batches, bool) or not isinstance(micro_batches, int):
                 raise TypeError("micro_batches must be an int")

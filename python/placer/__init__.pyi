@@ -45,6 +45,7 @@ class Model:
         fallback: Optional[str] = ...,
         mode: Optional[str] = ...,
         split: Union[str, Sequence[str], None] = ...,
+        shard: Union[str, Sequence[str], None] = ...,
         constants: Optional[str] = ...,
         workspace: Optional[PathLike] = ...,
         host: Optional[str] = ...,

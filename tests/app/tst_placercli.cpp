@@ -79,7 +79,55 @@ private slots:
     void autoModeCalibratesAFreshMachine();
     void aFullDeviceHasConstantsCopiedInOnEveryRun();
     void splitsABatchAcrossDevices();
+    void shardsInsideOps();
 };
+
+void TestPlacerCli::shardsInsideOps() {
+    // The encoder at batch 1: attention by heads, the feed-forward part by columns then rows.
+    const QString model = QStringLiteral(PLACER_SOURCE_DIR "/resources/models/tiny_encoder.onnx");
+    const QStringList devices = {"--devices", "a:vcpu,b:vcpu"};
+    Run run = placerRun(QStringList{"plan", model, "--shard", "*=a,b"} + devices);
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("shard1  --shard '*=a,b'  94 ops cut across a (share 1/2), b "
+                              "(share 1/2)"),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("/layers/layers.0/Softmax  S(1)  Softmax over other axes keeps "
+                              "the cut"),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains("sharded across a,b as P: its reduced axis is cut"),
+             qPrintable(run.out));
+    // Two AllReduces a layer (after attention and after the feed-forward part), each of
+    // [1, 16, 32] float32 (2 KiB), each device receiving the other's partial sum: 4 KiB.
+    QCOMPARE(run.out.count(QStringLiteral("AllReduce: ")), 4);
+    QVERIFY2(run.out.contains("AllReduce: /layers/layers.0/Add  4.00 KiB  for "
+                              "/layers/layers.0/norm1/ReduceMean"),
+             qPrintable(run.out));
+    // It runs and matches one device; the report names each shard's share.
+    run = placerRun(
+        QStringList{"run", model, "--shard", "*=a,b", "--iterations", "2", "--no-record"} +
+        devices);
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("reference check: ok") && run.out.contains("share 1/2") &&
+                 run.out.contains("4 collectives"),
+             qPrintable(run.out));
+    // Saved with the plan and re-planned to the same answer.
+    QTemporaryDir dir;
+    const QString db = dir.filePath("ws.db");
+    run = placerRun(
+        QStringList{"plans", "save", model, "--name", "cut", "--shard", "*=a,b", "--db", db} +
+        devices);
+    QCOMPARE(run.code, 0);
+    run = placerRun({"plans", "show", "cut", "--emit", "json", "--db", db});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    QVERIFY2(run.out.contains("\"tensor\": true") && run.out.contains("\"AllReduce\""),
+             qPrintable(run.out.left(3000)));
+    // Malformed: a usage error naming the option.
+    run = placerRun(QStringList{"plan", model, "--shard", "*=a"} + devices);
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains("--shard '*=a'") && run.err.contains("at least two devices"),
+             qPrintable(run.err));
+}
 
 void TestPlacerCli::splitsABatchAcrossDevices() {
     // The example's residual block at batch 4.

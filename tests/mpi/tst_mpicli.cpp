@@ -227,6 +227,20 @@ private slots:
         QCOMPARE(QDir(outputs).entryList(QDir::Files).size(), 1);
     }
 
+    // The encoder at batch 1 sharded inside its ops over two ranks: its AllReduces' parts
+    // cross between the ranks in the same order on both, and the outputs match one device.
+    void aShardingOverTwoRanks() {
+        const Ran ran = run({"-np", "2", kPlacer, "run", kModels + "tiny_encoder.onnx", "--devices",
+                             "a:vcpu,b:vcpu", "--map", "b=rank1/vcpu1", "--shard", "*=a,b",
+                             "--iterations", "3", "--json", "--db", db("shard")});
+        QVERIFY2(ran.code == 0, qPrintable(ran.err));
+        const QJsonDocument report = QJsonDocument::fromJson(ran.out.toUtf8());
+        QVERIFY2(report.isObject(), qPrintable("one JSON report, not: " + ran.out.left(400)));
+        QVERIFY2(report["reference_check"]["ok"].toBool(), qPrintable(ran.out.left(2000)));
+        QVERIFY(report["splits"][0]["span_ms"].toDouble() > 0);
+        QVERIFY(ran.out.contains("rank1/vcpu1"));
+    }
+
     void ranksThatDifferStop() {
         // One rank each (mpirun's app contexts, joined by ':'), each reading its own model.
         auto rank = [&](const QString& model, const QString& workspace) {

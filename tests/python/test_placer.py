@@ -100,6 +100,25 @@ def test_auto_mode_and_split(resnet, workspace):
                                rtol=1e-3, atol=1e-4)
 
 
+def test_shard(workspace):
+    """shard= cuts the encoder's ops at batch 1 across two devices: the report lists each op's
+    sharding and the collectives, and the run computes what one device does."""
+    model = placer.load(MODELS / "tiny_encoder.onnx", workspace=workspace)
+    plan = model.plan(devices="a:vcpu,b:vcpu", shard="*=a,b")
+    region = plan.report["splits"][0]
+    assert region["tensor"] and region["request"] == "*=a,b"
+    held = {op["node"]: op["outputs"][0] for op in region["ops"]}
+    assert any(h.startswith("S(") for h in held.values())
+    assert any(c["kind"] == "AllReduce" and c["bytes"] > 0 for c in region["collectives"])
+    x = np.load(MODELS / "tiny_encoder.input.npy")
+    run = plan.run(inputs={model.inputs[0]["name"]: x}, iterations=1, record=False)
+    np.testing.assert_allclose(run.outputs[model.outputs[0]["name"]],
+                               np.load(MODELS / "tiny_encoder.expected.npy"),
+                               rtol=1e-3, atol=1e-4)
+    with pytest.raises(placer.PlacerError, match="--shard"):
+        model.plan(devices="a:vcpu,b:vcpu", shard="*")
+
+
 def test_micro_batches(workspace):
     model = placer.load(MODELS / "tiny_encoder_batch4.onnx", workspace=workspace)
     name = model.inputs[0]["name"]

@@ -53,6 +53,38 @@ PlanOptions splitting(std::initializer_list<const char*> requests) {
     return options;
 }
 
+/// `--shard` requests (plan/TensorShard.h).
+PlanOptions sharding(std::initializer_list<const char*> requests) {
+    PlanOptions options;
+    for (const char* text : requests) {
+        auto parsed = parseSplitRequest(text, "--shard");
+        if (!parsed)
+            qFatal("%s", parsed.error().message.c_str());
+        options.splits.push_back(parsed.take());
+        options.splits.back().tensor = true;
+    }
+    return options;
+}
+
+/// The sharding of node `name`'s first output in a tensor-sharded region, as text.
+QString heldBy(const Graph& graph, const SplitRegion& region, const std::string& name) {
+    for (std::size_t k = 0; k < region.nodes.size(); ++k) {
+        if (graph.node(region.nodes[k]).name == name)
+            return QString::fromStdString(region.ops[k].outputs[0].text());
+    }
+    return QStringLiteral("not in the region");
+}
+
+QString collectivesText(const Graph& graph, const SplitRegion& region) {
+    QString text;
+    for (const Collective& c : region.collectives)
+        text += QString::fromStdString(std::string(collectiveName(c.kind)) + " " +
+                                       graph.valueName(c.value) + " " + std::to_string(c.bytes) +
+                                       " for " + c.reason) +
+                "\n";
+    return text;
+}
+
 /// The tests' models: test::ModelBuilder and a small CNN.
 struct Model : test::ModelBuilder {
     explicit Model(const std::vector<std::int64_t>& input) : test::ModelBuilder("split", input) {}
@@ -523,8 +555,11 @@ private slots:
         m.cnn(4);
         const Graph graph = m.load("y", {4, 5});
         const DeviceSet devices = vcpus(2);
-        for (const char* text : {"*=v0,v1", "[cr]*=v1:2,v0"}) {
-            const PlanOptions options = splitting({text});
+        // Batch splits, and shardings inside the ops (by output channels, then partial sums).
+        for (const auto& [text, tensor] :
+             {std::pair{"*=v0,v1", false}, std::pair{"[cr]*=v1:2,v0", false},
+              std::pair{"*=v0,v1", true}, std::pair{"c*|r*=v1:3,v0", true}}) {
+            const PlanOptions options = tensor ? sharding({text}) : splitting({text});
             const Plan once = planDevices(graph, devices, options);
             const Graph planned = applyPlan(graph, devices, once);
             const Plan twice = planDevices(planned, devices, options);
@@ -563,6 +598,281 @@ private slots:
             found = found || (conflict.kind == ConflictKind::MemoryCapacity &&
                               conflict.message.find("'v1'") != std::string::npos);
         QVERIFY2(found, qPrintable(conflictText(over)));
+    }
+
+    void shardsAnMlpColumnThenRow() {
+        // Megatron's MLP: [4,16] x [16,32] by columns, Relu, x [32,16] by rows (partial sums),
+        // the residual added once, then a Relu that needs the sum: one AllReduce.
+        Model m({4, 16});
+        m.weight("w1", {16, 32});
+        m.node("MatMul", {"x", "w1"}, "up");
+        m.node("Relu", {"up"}, "act");
+        m.weight("w2", {32, 16});
+        m.node("MatMul", {"act", "w2"}, "down");
+        m.node("Add", {"down", "x"}, "res");
+        m.node("Relu", {"res"}, "y");
+        const Graph graph = m.load("y", {4, 16});
+        const DeviceSet devices = vcpus(2);
+        const PlanOptions options = sharding({"*=v0,v1"});
+        const Plan plan = planDevices(graph, devices, options);
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        const SplitRegion& region = plan.splits[0];
+        QVERIFY(region.tensor);
+        QCOMPARE(heldBy(graph, region, "up"), QStringLiteral("S(1)"));
+        QCOMPARE(heldBy(graph, region, "act"), QStringLiteral("S(1)"));
+        QCOMPARE(heldBy(graph, region, "down"), QStringLiteral("P"));
+        QCOMPARE(heldBy(graph, region, "res"), QStringLiteral("P"));
+        QCOMPARE(heldBy(graph, region, "y"), QStringLiteral("R"));
+        // One AllReduce of res, [4,16] float32 = 256 bytes, each of 2 devices receiving the
+        // other's: 512 bytes together.
+        QCOMPARE(collectivesText(graph, region), QStringLiteral("AllReduce res 512 for y\n"));
+        QVERIFY(plan.sharded);
+        const Graph& ran = plan.sharded->graph;
+        QCOMPARE(countOp(ran, "Sum"), 2);
+        QCOMPARE(countOp(ran, "Concat"), 0);
+        // Each device holds half of each weight; neither holds a whole one.
+        std::int64_t weights[2] = {0, 0};
+        for (std::uint32_t j = 0; j < ran.size(); ++j) {
+            const Node& node = ran.nodes()[j];
+            if (!node.isConstant() || node.outputs[0].dtype != DType::Float32)
+                continue;
+            QVERIFY2(node.outputs[0].elementCount() == 16 * 16, node.name.c_str());
+            const std::int32_t shard = plan.sharded->shard[j];
+            QVERIFY2(shard == 0 || shard == 1, node.name.c_str());
+            weights[shard] += node.outputs[0].bytes();
+        }
+        QCOMPARE(weights[0], std::int64_t(2 * 16 * 16 * 4));
+        QCOMPARE(weights[1], std::int64_t(2 * 16 * 16 * 4));
+        checkSameOutputs(graph, devices, options);
+        // The report names every sharding and the collective.
+        const std::string text = planSummary(graph, devices, options, plan);
+        QVERIFY2(text.find("shard1  --shard '*=v0,v1'  5 ops cut across v0 (share 1/2), v1 "
+                           "(share 1/2)") != std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("AllReduce: res  512 B  for y") != std::string::npos, text.c_str());
+        const Json json = planReportJson(graph, devices, options, plan);
+        const Json& entry = json.find("splits")->items()[0];
+        QVERIFY(entry.find("tensor")->asBool());
+        QCOMPARE(entry.find("collectives")->items()[0].find("bytes")->asInt(), std::int64_t(512));
+        // Three devices, uneven shares: 32 columns as 16, 8, 8.
+        const PlanOptions three = sharding({"*=v0:2,v1,v2"});
+        const Plan uneven = planDevices(graph, vcpus(3), three);
+        QVERIFY2(uneven.conflicts.empty(), qPrintable(conflictText(uneven)));
+        QCOMPARE(uneven.splits[0].ops[0].outputs[0].bounds,
+                 (std::vector<std::int64_t>{0, 16, 24, 32}));
+        checkSameOutputs(graph, vcpus(3), three);
+    }
+
+    void shardsAConvolutionByOutputChannels() {
+        Model m({1, 3, 8, 8});
+        m.conv("x", "c1", 3, 8);
+        m.node("Relu", {"c1"}, "r1");
+        m.conv("r1", "c2", 8, 4);
+        m.node("Sigmoid", {"c2"}, "y");
+        const Graph graph = m.load("y", {1, 4, 8, 8});
+        const DeviceSet devices = vcpus(2);
+        const PlanOptions options = sharding({"c1|r1=v0,v1"});
+        const Plan plan = planDevices(graph, devices, options);
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        const SplitRegion& region = plan.splits[0];
+        QCOMPARE(heldBy(graph, region, "c1"), QStringLiteral("S(1)"));
+        QCOMPARE(heldBy(graph, region, "r1"), QStringLiteral("S(1)"));
+        // r1 leaves the region cut on its channels: gathered once, on one device, which
+        // receives the other's half of [1,8,8,8] float32 (2 KiB): 1 KiB.
+        QCOMPARE(collectivesText(graph, region), QStringLiteral("Gather r1 1024 for c2\n"));
+        checkSameOutputs(graph, devices, options);
+        // The whole pair of convolutions: by output channels, then by input channels (a partial
+        // sum, the bias added once), summed for the Sigmoid on each device.
+        const PlanOptions both = sharding({"*=v0,v1"});
+        const Plan all = planDevices(graph, devices, both);
+        QVERIFY2(all.conflicts.empty(), qPrintable(conflictText(all)));
+        QCOMPARE(heldBy(graph, all.splits[0], "c2"), QStringLiteral("P"));
+        QCOMPARE(collectivesText(graph, all.splits[0]),
+                 QStringLiteral("AllReduce c2 2048 for y\n"));
+        checkSameOutputs(graph, devices, both);
+        // The small CNN (a residual, pooling, a reshape, a product, a softmax) over three
+        // devices with uneven shares, optimised as placer run does and not.
+        Model cnn({2, 3, 8, 8});
+        cnn.cnn(2);
+        const Graph small = cnn.load("y", {2, 5});
+        checkSameOutputs(small, vcpus(3), sharding({"*=v0,v1:2,v2"}));
+        checkSameOutputs(small, vcpus(3), sharding({"*=v0,v1:2,v2"}), true);
+    }
+
+    void aReshapeThatSplitsTheCutAxisUnevenlyReshards() {
+        // [2,8] x [8,12] by columns: each of 2 devices holds 6 of 12 columns. Reshaped to
+        // [2,2,6] the cut falls between the blocks: kept as S(1). Reshaped to [2,3,4] the cut
+        // at column 6 falls inside a block of 4: the reshape reads the whole (AllGather).
+        for (const bool even : {true, false}) {
+            Model m({2, 8});
+            m.weight("w", {8, 12});
+            m.node("MatMul", {"x", "w"}, "mm");
+            const std::vector<std::int64_t> to =
+                even ? std::vector<std::int64_t>{2, 2, 6} : std::vector<std::int64_t>{2, 3, 4};
+            m.ints("shape", to);
+            m.node("Reshape", {"mm", "shape"}, "r");
+            m.node("Tanh", {"r"}, "y");
+            const Graph graph = m.load("y", to);
+            const PlanOptions options = sharding({"*=v0,v1"});
+            const Plan plan = planDevices(graph, vcpus(2), options);
+            QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+            const SplitRegion& region = plan.splits[0];
+            QCOMPARE(heldBy(graph, region, "mm"), QStringLiteral("S(1)"));
+            if (even) {
+                QCOMPARE(heldBy(graph, region, "r"), QStringLiteral("S(1)"));
+                QCOMPARE(heldBy(graph, region, "y"), QStringLiteral("S(1)"));
+                QCOMPARE(collectivesText(graph, region), QStringLiteral("Gather y 48 for the "
+                                                                        "graph's output 'y'\n"));
+            } else {
+                QCOMPARE(heldBy(graph, region, "r"), QStringLiteral("R"));
+                QVERIFY(region.ops[1].why.find("fall inside the blocks") != std::string::npos);
+                QCOMPARE(collectivesText(graph, region), QStringLiteral("AllGather mm 96 for r\n"));
+            }
+            checkSameOutputs(graph, vcpus(2), options);
+        }
+    }
+
+    void shardsAttentionByHeads() {
+        // One attention block at batch 1, 4 tokens, 2 heads of 4: Q, K and V by columns (so by
+        // heads once reshaped to [1,4,2,4] and transposed to [1,2,4,4]), scores and softmax
+        // per head, the context back to [1,4,8] and the output projection by rows: one
+        // AllReduce.
+        Model m({1, 4, 8});
+        for (const char* p : {"q", "k", "v"}) {
+            m.weight(std::string(p) + "_w", {8, 8});
+            m.node("MatMul", {"x", std::string(p) + "_w"}, p);
+            m.ints(std::string(p) + "_shape", {1, 4, 2, 4});
+            m.node("Reshape", {p, std::string(p) + "_shape"}, std::string(p) + "_heads");
+            onnx::NodeProto* t =
+                m.node("Transpose", {std::string(p) + "_heads"}, std::string(p) + "_t");
+            test::setInts(t, "perm",
+                          p == std::string("k") ? std::vector<std::int64_t>{0, 2, 3, 1}
+                                                : std::vector<std::int64_t>{0, 2, 1, 3});
+        }
+        m.node("MatMul", {"q_t", "k_t"}, "scores");
+        m.weight("scale", {1});
+        m.node("Mul", {"scores", "scale"}, "scaled");
+        m.node("Softmax", {"scaled"}, "probs");
+        m.node("MatMul", {"probs", "v_t"}, "ctx");
+        onnx::NodeProto* back = m.node("Transpose", {"ctx"}, "ctx_t");
+        test::setInts(back, "perm", {0, 2, 1, 3});
+        m.ints("ctx_shape", {1, 4, 8});
+        m.node("Reshape", {"ctx_t", "ctx_shape"}, "merged");
+        m.weight("o_w", {8, 8});
+        m.node("MatMul", {"merged", "o_w"}, "out");
+        m.node("Add", {"out", "x"}, "res");
+        m.weight("ln_s", {8});
+        m.weight("ln_b", {8});
+        m.node("LayerNormalization", {"res", "ln_s", "ln_b"}, "y");
+        m.model.mutable_opset_import(0)->set_version(17);
+        const Graph graph = m.load("y", {1, 4, 8});
+        const DeviceSet devices = vcpus(2);
+        const PlanOptions options = sharding({"*=v0,v1"});
+        const Plan plan = planDevices(graph, devices, options);
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        const SplitRegion& region = plan.splits[0];
+        QCOMPARE(heldBy(graph, region, "q_heads"), QStringLiteral("S(2)"));
+        QCOMPARE(heldBy(graph, region, "q_t"), QStringLiteral("S(1)"));
+        QCOMPARE(heldBy(graph, region, "scores"), QStringLiteral("S(1)"));
+        QCOMPARE(heldBy(graph, region, "probs"), QStringLiteral("S(1)"));
+        QCOMPARE(heldBy(graph, region, "merged"), QStringLiteral("S(2)"));
+        QCOMPARE(heldBy(graph, region, "out"), QStringLiteral("P"));
+        QCOMPARE(collectivesText(graph, region), QStringLiteral("AllReduce res 256 for y\n"));
+        checkSameOutputs(graph, devices, options);
+    }
+
+    void twoShardingsMeetingOrOverlapping() {
+        // Two regions over the same nodes: the first keeps them, named in the conflict.
+        Model m({4, 16});
+        m.weight("w1", {16, 32});
+        m.node("MatMul", {"x", "w1"}, "up");
+        m.node("Relu", {"up"}, "act");
+        m.weight("w2", {32, 16});
+        m.node("MatMul", {"act", "w2"}, "y");
+        const Graph graph = m.load("y", {4, 16});
+        const Plan overlap = planDevices(graph, vcpus(3), sharding({"*=v0,v1", "act=v1,v2"}));
+        QVERIFY2(conflictText(overlap).contains("already split by '--shard *=v0,v1'"),
+                 qPrintable(conflictText(overlap)));
+        // A product whose inputs are cut on different axes reads the second whole.
+        Model cross({4, 16});
+        cross.weight("w1", {16, 16});
+        cross.node("MatMul", {"x", "w1"}, "a"); // S(1)
+        cross.node("Transpose", {"a"}, "at");   // S(0) of [16,4]
+        cross.node("MatMul", {"a", "at"}, "y"); // S(1) x S(0): both cut on the reduced axis
+        const Graph g2 = cross.load("y", {4, 4});
+        const PlanOptions options = sharding({"*=v0,v1"});
+        const Plan plan = planDevices(g2, vcpus(2), options);
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        QCOMPARE(heldBy(g2, plan.splits[0], "y"), QStringLiteral("P"));
+        checkSameOutputs(g2, vcpus(2), options);
+        // One reading the same cut value as a whole and as its own.
+        Model mixed({4, 16});
+        mixed.weight("w1", {16, 16});
+        mixed.node("MatMul", {"x", "w1"}, "a"); // S(1)
+        mixed.node("ReduceMax", {"a"}, "m");    // over every axis: reads a whole
+        mixed.node("Sub", {"a", "m"}, "y");     // a cut, m broadcast
+        const Graph g3 = mixed.load("y", {4, 16});
+        const Plan plan3 = planDevices(g3, vcpus(2), options);
+        QVERIFY2(plan3.conflicts.empty(), qPrintable(conflictText(plan3)));
+        QCOMPARE(heldBy(g3, plan3.splits[0], "m"), QStringLiteral("R"));
+        QCOMPARE(heldBy(g3, plan3.splits[0], "y"), QStringLiteral("S(1)"));
+        QVERIFY(collectivesText(g3, plan3.splits[0]).startsWith("AllGather a 256 for m\n"));
+        checkSameOutputs(g3, vcpus(2), options);
+    }
+
+    void randomShardedChainsMatchOneDevice() {
+        // Chains of products, element-wise ops, transposes and reductions, with random sizes,
+        // sharded over 2 to 4 vcpus with random shares: the outputs match one device.
+        std::uint32_t state = 12345;
+        auto next = [&](std::uint32_t n) {
+            state = state * 1103515245u + 12345u;
+            return (state >> 16) % n;
+        };
+        int cut = 0;
+        for (int trial = 0; trial < 12; ++trial) {
+            const std::int64_t rows = 2 + next(4), width = 8 + 4 * next(4);
+            Model m({rows, width});
+            std::string last = "x";
+            std::int64_t cols = width;
+            for (int layer = 0; layer < 4; ++layer) {
+                const std::string name = "l" + std::to_string(layer);
+                switch (next(5)) {
+                case 0:
+                case 1: {
+                    const std::int64_t out = 8 + 4 * next(4);
+                    m.weight(name + "_w", {cols, out});
+                    m.node("MatMul", {last, name + "_w"}, name);
+                    cols = out;
+                    break;
+                }
+                case 2:
+                    m.weight(name + "_b", {cols});
+                    m.node("Add", {last, name + "_b"}, name);
+                    break;
+                case 3:
+                    m.node(next(2) ? "Relu" : "Tanh", {last}, name);
+                    break;
+                default:
+                    m.node("Softmax", {last}, name);
+                    break;
+                }
+                last = name;
+            }
+            const Graph graph = m.load(last, {rows, cols});
+            const int count = 2 + static_cast<int>(next(3));
+            std::string request = "*=";
+            for (int d = 0; d < count; ++d)
+                request += (d ? ",v" : "v") + std::to_string(d) + ":" + std::to_string(1 + next(3));
+            const PlanOptions options = sharding({request.c_str()});
+            const Plan plan = planDevices(graph, vcpus(count), options);
+            QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+            cut += std::any_of(plan.splits[0].ops.begin(), plan.splits[0].ops.end(),
+                               [](const TensorShardOp& op) {
+                                   return op.outputs[0].kind != Sharding::Kind::Replicate;
+                               });
+            checkSameOutputs(graph, vcpus(count), options);
+        }
+        QVERIFY2(cut >= 8, qPrintable(QString("only %1 of 12 chains were cut").arg(cut)));
     }
 
     void reportListsTheRegion() {

@@ -14,6 +14,10 @@ T = {
     # Shapes in the dimensions a model's inputs name.
     "(sizes at %1)": ("(Größen bei %1)", "（尺寸按 %1）"),
     "predicted latency at %2: %1": ("vorhergesagte Latenz bei %2: %1", "按 %2 预测的延迟：%1"),
+    # Sharding inside ops (--shard).
+    "Shard the ops NODES=DEV[:SHARE],... inside, their weights cut across the devices (repeatable).": (
+        "Die Operatoren KNOTEN=GERÄT[:ANTEIL],... im Inneren aufteilen, ihre Gewichte über die Geräte geschnitten (wiederholbar).",
+        "在算子内部切分 NODES=DEV[:SHARE],...，其权重分布到各设备（可重复）。"),
     # Pipelines (--micro-batches).
     "pipelined in %n micro-batch(es)": (
         ("in %n Mikro-Batch gepipelinet", "in %n Mikro-Batches gepipelinet"),

@@ -688,11 +688,20 @@ void GraphScene::drawSplits() {
         if (bounds.isNull())
             continue;
         QStringList parts;
-        for (const Shard& shard : region.shards)
-            parts << QStringLiteral("%1 %2–%3")
-                         .arg(QString::fromStdString(devices[shard.device].name))
-                         .arg(shard.begin)
-                         .arg(shard.end - 1);
+        for (const Shard& shard : region.shards) {
+            if (region.tensor) // its share of every op's cut
+                parts << QStringLiteral("%1 %2/%3")
+                             .arg(QString::fromStdString(devices[shard.device].name))
+                             .arg(shard.rows())
+                             .arg(region.batch);
+            else
+                parts << QStringLiteral("%1 %2–%3")
+                             .arg(QString::fromStdString(devices[shard.device].name))
+                             .arg(shard.begin)
+                             .arg(shard.end - 1);
+        }
+        if (region.tensor && !region.collectives.empty())
+            parts.last() += QStringLiteral(" · %1 collectives").arg(region.collectives.size());
         const QString title = QString::fromStdString(region.name) + QStringLiteral(" · ") +
                               parts.join(QStringLiteral(" | "));
         bounds.adjust(-14, -16, 14, 14);

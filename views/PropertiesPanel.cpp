@@ -56,11 +56,15 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
         const ShardedGraph* sharded = plan.sharded.get();
         for (std::size_t s = 0; s < region.shards.size(); ++s) {
             const Shard& shard = region.shards[s];
-            QString line = tr("%1: rows %2–%3 of %4")
-                               .arg(html(devices[shard.device].name))
-                               .arg(shard.begin)
-                               .arg(shard.end - 1)
-                               .arg(region.batch);
+            QString line = region.tensor ? tr("%1: share %2 of %3")
+                                               .arg(html(devices[shard.device].name))
+                                               .arg(shard.rows())
+                                               .arg(region.batch)
+                                         : tr("%1: rows %2–%3 of %4")
+                                               .arg(html(devices[shard.device].name))
+                                               .arg(shard.begin)
+                                               .arg(shard.end - 1)
+                                               .arg(region.batch);
             for (std::size_t j = 0; sharded && j < sharded->origin.size(); ++j) {
                 const auto& p = sharded->plan->prediction;
                 if (sharded->origin[j] == id && sharded->shard[j] == static_cast<int>(s) && p &&
@@ -70,6 +74,17 @@ void PropertiesPanel::showNodes(const std::vector<NodeId>& selected) {
             text += line + QStringLiteral("<br>");
         }
         text += QStringLiteral("</p>");
+        // A sharded op: how its outputs are held and the rule that chose it.
+        for (std::size_t k = 0; region.tensor && k < region.nodes.size(); ++k) {
+            if (region.nodes[k] != id || k >= region.ops.size())
+                continue;
+            QStringList held;
+            for (const Sharding& sharding : region.ops[k].outputs)
+                held << QString::fromStdString(sharding.text());
+            text += QStringLiteral("<p><b>%1</b> %2: %3</p>")
+                        .arg(tr("Sharding:"), held.join(QStringLiteral(", ")).toHtmlEscaped(),
+                             html(region.ops[k].why));
+        }
     } else {
         text += QStringLiteral("<p><b>%1</b> %2</p>")
                     .arg(tr("Device:"), device.valid() ? html(devices[device].name) : tr("none"));

@@ -305,6 +305,9 @@ void MainWindow::createActions() {
     QAction* split =
         edit->addAction(tr("&Split Across Devices…"), this, [this] { splitSelection(); });
     split->setObjectName(QStringLiteral("splitSelection"));
+    // Megatron's cut of a block in one gesture: select it, shard it.
+    edit->addAction(tr("S&hard Across Devices…"), this, [this] { splitSelection(true); })
+        ->setObjectName(QStringLiteral("shardSelection"));
     edit->addAction(tr("Remove Split of Selection"), this, &MainWindow::unsplitSelection)
         ->setObjectName(QStringLiteral("unsplitSelection"));
     QAction* copyCommand = edit->addAction(tr("Copy Plan as Command &Line"), this, [this] {
@@ -465,7 +468,7 @@ void MainWindow::pinNodes(const QString& device, const std::vector<NodeId>& node
         m_undo->push(command.release());
 }
 
-bool MainWindow::splitSelection() {
+bool MainWindow::splitSelection(bool tensor) {
     const std::vector<NodeId> nodes = m_scene->selectedNodes();
     bool anyOp = false;
     for (NodeId node : nodes)
@@ -474,11 +477,11 @@ bool MainWindow::splitSelection() {
         statusBar()->showMessage(tr("Select the ops to split first"), 4000);
         return false;
     }
-    SplitDialog dialog(m_document, nodes, this);
-    dialog.setObjectName(QStringLiteral("splitDialog"));
+    SplitDialog dialog(m_document, nodes, this, tensor);
+    dialog.setObjectName(tensor ? QStringLiteral("shardDialog") : QStringLiteral("splitDialog"));
     if (dialog.exec() != QDialog::Accepted)
         return false;
-    auto command = splitCommand(m_document, nodes, dialog.shards());
+    auto command = splitCommand(m_document, nodes, dialog.shards(), tensor);
     if (!command)
         return false;
     m_undo->push(command.release());

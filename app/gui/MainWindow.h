@@ -122,9 +122,10 @@ public:
     /// step; says why not in the status bar when there is no such device or no selection.
     void pinSelectionToDevice(int index);
     void pinNodes(const QString& device, const std::vector<NodeId>& nodes);
-    /// Edit ▸ Split Across Devices: asks for the devices and shares (SplitDialog) and splits the
-    /// selection's ops across them as one undoable step; false when nothing was split.
-    bool splitSelection();
+    /// Edit ▸ Split Across Devices (or, `tensor`, Shard Across Devices): asks for the devices
+    /// and shares (SplitDialog) and splits the selection's ops across them, on the batch or
+    /// inside the ops, as one undoable step; false when nothing was split.
+    bool splitSelection(bool tensor = false);
     /// Removes the split regions that hold any selected node, as one undoable step.
     void unsplitSelection();
     /// Selects the next node (or previous) matching the find text; false when none does.

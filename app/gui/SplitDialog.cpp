@@ -16,17 +16,22 @@
 namespace placer::gui {
 
 SplitDialog::SplitDialog(const views::PlacementDocument* document, std::vector<NodeId> nodes,
-                         QWidget* parent)
-    : QDialog(parent), m_document(document), m_nodes(std::move(nodes)) {
-    setWindowTitle(tr("Split Across Devices"));
+                         QWidget* parent, bool tensor)
+    : QDialog(parent), m_document(document), m_nodes(std::move(nodes)), m_tensor(tensor) {
+    setWindowTitle(tensor ? tr("Shard Across Devices") : tr("Split Across Devices"));
     int ops = 0;
     for (NodeId node : m_nodes)
         ops += document->graph().node(node).role() == OpRole::Compute ? 1 : 0;
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(
-        tr("Run the %n selected op(s) once per device, each device on its share of the batch. "
-           "The batch is split where the region starts and concatenated where it ends.",
-           nullptr, ops));
+        tensor ? tr("Cut the %n selected op(s) inside, across the devices: each holds its share "
+                    "of the weights and computes its part, and collectives make values whole "
+                    "where an op needs them so.",
+                    nullptr, ops)
+               : tr("Run the %n selected op(s) once per device, each device on its share of the "
+                    "batch. The batch is split where the region starts and concatenated where "
+                    "it ends.",
+                    nullptr, ops));
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto* grid = new QGridLayout;
@@ -62,7 +67,7 @@ SplitDialog::SplitDialog(const views::PlacementDocument* document, std::vector<N
     m_preview->setMinimumWidth(360);
     layout->addWidget(m_preview);
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Split"));
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tensor ? tr("Shard") : tr("Split"));
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(m_buttons);
@@ -102,11 +107,26 @@ void SplitDialog::refresh() {
         if (graph.node(node).role() == OpRole::Compute)
             ops.push_back(node);
     }
-    const SplitRequest request{splitPattern(graph, ops), chosen};
+    SplitRequest request{splitPattern(graph, ops), chosen};
+    request.tensor = m_tensor;
     const SplitAnalysis analysis = previewSplit(graph, m_document->devices(), request);
     const SplitRegion& region = analysis.regions.front();
     QString text;
-    if (!region.nodes.empty()) {
+    if (m_tensor && !region.nodes.empty()) {
+        // How many ops each device computes a part of, and what the collectives move.
+        int cut = 0;
+        for (const TensorShardOp& op : region.ops)
+            cut += !op.outputs.empty() && op.outputs[0].kind != Sharding::Kind::Replicate ? 1 : 0;
+        std::int64_t bytes = 0;
+        for (const Collective& collective : region.collectives)
+            bytes += collective.bytes;
+        text = tr("%1 of %n op(s) cut across the devices, the rest computed whole on each; "
+                  "%2 collective(s) moving %3.",
+                  nullptr, static_cast<int>(region.nodes.size()))
+                   .arg(cut)
+                   .arg(region.collectives.size())
+                   .arg(QString::fromStdString(formatBytes(bytes)));
+    } else if (!region.nodes.empty()) {
         QStringList rows;
         for (const Shard& shard : region.shards)
             rows << tr("%1: rows %2–%3")

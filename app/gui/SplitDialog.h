@@ -1,4 +1,5 @@
-// Split across devices: which devices share the selected ops' batch, and in what proportion.
+// Split across devices: which devices share the selected ops' batch, and in what proportion; or,
+// to shard them, which devices share their weights and values inside each op.
 // The dialog previews what the planner will make of it (the rows each device gets, or why the
 // region cannot be split as asked) before anything changes.
 #pragma once
@@ -20,9 +21,10 @@ class SplitDialog : public QDialog {
     Q_OBJECT
 
 public:
-    /// `nodes`: the selection to split.
+    /// `nodes`: the selection to split; `tensor`: to shard inside its ops (--shard) rather
+    /// than on the batch.
     SplitDialog(const views::PlacementDocument* document, std::vector<NodeId> nodes,
-                QWidget* parent = nullptr);
+                QWidget* parent = nullptr, bool tensor = false);
 
     /// The devices checked, in device order, each with its share.
     std::vector<SplitShare> shards() const;
@@ -36,6 +38,7 @@ private:
 
     const views::PlacementDocument* m_document;
     std::vector<NodeId> m_nodes;
+    bool m_tensor = false;
     std::vector<QCheckBox*> m_boxes;
     std::vector<QSpinBox*> m_shares;
     QLabel* m_preview;

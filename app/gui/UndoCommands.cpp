@@ -156,7 +156,7 @@ std::vector<SplitRequest> splitsWithout(const views::PlacementDocument& document
 
 std::unique_ptr<SetSplitsCommand> splitCommand(views::PlacementDocument* document,
                                                const std::vector<NodeId>& nodes,
-                                               std::vector<SplitShare> shards) {
+                                               std::vector<SplitShare> shards, bool tensor) {
     std::vector<NodeId> ops;
     for (NodeId node : nodes) {
         if (document->graph().node(node).role() == OpRole::Compute)
@@ -166,13 +166,17 @@ std::unique_ptr<SetSplitsCommand> splitCommand(views::PlacementDocument* documen
         return nullptr;
     std::vector<SplitRequest> splits = splitsWithout(*document, ops);
     splits.push_back(SplitRequest{splitPattern(document->graph(), ops), shards});
+    splits.back().tensor = tensor;
     QStringList devices;
     for (const SplitShare& shard : shards)
         devices << QString::fromStdString(shard.device);
     const int count = static_cast<int>(ops.size());
-    const QString text = QCoreApplication::translate("placer::gui::MainWindow",
-                                                     "Split %n op(s) across %1", nullptr, count)
-                             .arg(devices.join(QStringLiteral(", ")));
+    const QString text =
+        (tensor ? QCoreApplication::translate("placer::gui::MainWindow", "Shard %n op(s) across %1",
+                                              nullptr, count)
+                : QCoreApplication::translate("placer::gui::MainWindow", "Split %n op(s) across %1",
+                                              nullptr, count))
+            .arg(devices.join(QStringLiteral(", ")));
     return std::make_unique<SetSplitsCommand>(document, std::move(splits), text);
 }
 

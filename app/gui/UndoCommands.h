@@ -94,11 +94,12 @@ private:
 /// else their names joined by '|'.
 std::string splitPattern(const Graph& graph, const std::vector<NodeId>& nodes);
 
-/// A command splitting the ops among `nodes` across `shards`: a new region, which replaces the
-/// regions any of them was in. Null when `nodes` holds no op.
+/// A command splitting the ops among `nodes` across `shards` (on the batch, or inside the ops
+/// when `tensor`): a new region, which replaces the regions any of them was in. Null when
+/// `nodes` holds no op.
 std::unique_ptr<SetSplitsCommand> splitCommand(views::PlacementDocument* document,
                                                const std::vector<NodeId>& nodes,
-                                               std::vector<SplitShare> shards);
+                                               std::vector<SplitShare> shards, bool tensor = false);
 /// A command removing the regions that hold any of `nodes`; null when none does.
 std::unique_ptr<SetSplitsCommand> unsplitCommand(views::PlacementDocument* document,
                                                  const std::vector<NodeId>& nodes);

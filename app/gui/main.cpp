@@ -143,6 +143,8 @@ int main(int argc, char** argv) {
         {"fallback", QT_TRANSLATE_NOOP("main", "Fallback device for ops no rule covers.")},
         {"split",
          QT_TRANSLATE_NOOP("main", "Split NODES=DEV[:SHARE],... on the batch (repeatable).")},
+        {"shard", QT_TRANSLATE_NOOP("main", "Shard the ops NODES=DEV[:SHARE],... inside, their "
+                                            "weights cut across the devices (repeatable).")},
         {"mode", QT_TRANSLATE_NOOP("main", "Planner mode: demand, unify or auto.")},
         {"constants",
          QT_TRANSLATE_NOOP("main", "Constants on several devices: replicate or copy.")},

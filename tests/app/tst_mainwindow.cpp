@@ -1507,6 +1507,74 @@ private slots:
         QCOMPARE(placement(*window.document()), after);
     }
 
+    /// Edit > Shard Across Devices on the encoder's first feed-forward block, selected with the
+    /// mouse: cut by columns then rows, the region framed with each device's share, the
+    /// properties saying each op's sharding, one undo step.
+    void shardAcrossDevicesIsOneUndoStep() {
+        gui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        openAndWait(window, kModels + "tiny_encoder.onnx");
+        const auto before = placement(*window.document());
+        const char* block[] = {
+            "/layers/layers.0/ff/ff.0/MatMul", "/layers/layers.0/ff/ff.0/Add",
+            "/layers/layers.0/ff/ff.1/Div",    "/layers/layers.0/ff/ff.1/Erf",
+            "/layers/layers.0/ff/ff.1/Add",    "/layers/layers.0/ff/ff.1/Mul",
+            "/layers/layers.0/ff/ff.1/Mul_1",  "/layers/layers.0/ff/ff.2/MatMul"};
+        for (const char* name : block) {
+            views::NodeItem* item = window.scene()->nodeItem(nodeNamed(window, name));
+            QVERIFY2(item, name);
+            window.view()->centerOn(item);
+            QTest::mouseClick(window.view()->viewport(), Qt::LeftButton,
+                              name == block[0] ? Qt::NoModifier : Qt::ControlModifier,
+                              window.view()->mapFromScene(item->scenePos()));
+        }
+        QCOMPARE(window.scene()->selectedNodes().size(), std::size_t{8});
+        QString preview;
+        bool answered = false;
+        QTimer answer;
+        answer.setInterval(10);
+        QObject::connect(&answer, &QTimer::timeout, [&] {
+            auto* dialog = qobject_cast<gui::SplitDialog*>(QApplication::activeModalWidget());
+            if (!dialog || answered || !dialog->isVisible())
+                return;
+            answered = true;
+            preview = dialog->preview()->text();
+            QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
+                              Qt::LeftButton);
+        });
+        answer.start();
+        window.findChild<QAction*>(QStringLiteral("shardSelection"))->trigger();
+        answer.stop();
+        QVERIFY(answered);
+        // Every op cut; the row-parallel product's partial sums summed where they leave.
+        QVERIFY2(preview.contains(QStringLiteral("8 of 8 op(s) cut")) &&
+                     preview.contains(QStringLiteral("1 collective(s)")),
+                 qPrintable(preview));
+        const PlanOptions& options = window.document()->options();
+        QCOMPARE(options.splits.size(), std::size_t{1});
+        QVERIFY(options.splits[0].tensor);
+        QVERIFY2(window.undoStack()->undoText().startsWith(QStringLiteral("Shard 8 op")),
+                 qPrintable(window.undoStack()->undoText()));
+        QVERIFY(window.document()->plan().sharded);
+        QCOMPARE(window.scene()->splitFrames().size(), std::size_t{1});
+        const QString title = window.scene()->splitFrames()[0]->toolTip();
+        QVERIFY2(title.contains(QStringLiteral("1/2")) &&
+                     title.contains(QStringLiteral("1 "
+                                                   "collectives")),
+                 qPrintable(title));
+        window.scene()->clearSelection();
+        window.scene()->nodeItem(nodeNamed(window, block[7]))->setSelected(true);
+        const QString properties = window.properties()->toPlainText();
+        QVERIFY2(properties.contains(QStringLiteral("Sharding: P: its reduced axis is cut")) &&
+                     properties.contains(QStringLiteral("share 1 of 2")),
+                 qPrintable(properties));
+        window.undoStack()->undo();
+        QVERIFY(window.document()->options().splits.empty());
+        QCOMPARE(placement(*window.document()), before);
+        QVERIFY(window.scene()->splitFrames().empty());
+    }
+
     /// An ONNX Runtime profile dropped on the window: its times on the nodes (a convolution's
     /// activation shown as fused into it), a lane per provider on the timeline, the source in the
     /// status bar. A profile of another model, dropped after it, is an error dialog that says so,

@@ -13,6 +13,8 @@
 //  5. Pipelining: the same model in two stages by hand on two vcpus, in 8 micro-batches
 //     (--micro-batches 8) and without, vs the whole model on one vcpu, outputs bit for bit;
 //     and in the stages --mode auto chooses for 8 micro-batches.
+//     And sharding inside ops (--shard '*=v1,v2'): a transformer's feed-forward layers at
+//     batch 1 on two vcpus vs one, the outputs compared.
 //  6. vcpu -> vcpu copy bandwidth vs a plain memcpy of the same size.
 //  7. Executor overhead per instruction on a chain of 10,000 tiny ops.
 //  8. One plan at several shapes: the transformer encoder of $PLACER_ONNX_MODELS
@@ -26,7 +28,8 @@
 //   bench_runtime            the full run
 //   bench_runtime --quick    small sizes (what CTest runs)
 //   bench_runtime pipeline   only the benchmarks named (pytorch, two-branch, inception,
-//                            googlenet, split, pipeline, copy, overhead, shapes, stream)
+//                            googlenet, split, shard, pipeline, copy, overhead, shapes,
+//                            stream)
 #include "BenchFailures.h"
 #include "OutputCompare.h"
 #include "RunBench.h"
@@ -476,6 +479,75 @@ void batchSplit(bool quick) {
         bench::wrong("batch split: the split run's outputs differ from the unsplit run's");
 }
 
+/// A transformer's feed-forward layers at batch 1 ([1, tokens, width], four layers, each
+/// MatMul to 4x the width, Relu, MatMul back, the residual added and LayerNormalization), as
+/// ONNX ops: what --shard cuts Megatron's way.
+Graph feedForwardStack(std::int64_t tokens, std::int64_t width, int layers) {
+    Graph graph;
+    std::mt19937 rng(7);
+    const TensorType act{{1, tokens, width}, DType::Float32};
+    const TensorType wide{{1, tokens, 4 * width}, DType::Float32};
+    ValueRef h{bench::parameter(graph, "x", act), 0};
+    for (int k = 0; k < layers; ++k) {
+        const std::string name = "layer" + std::to_string(k) + "/";
+        const NodeId w1 =
+            bench::constant(graph, name + "w1", {{width, 4 * width}, DType::Float32}, rng);
+        const NodeId up = bench::op(graph, name + "up", "MatMul", {h, {w1, 0}}, wide);
+        const NodeId relu = bench::op(graph, name + "relu", "Relu", {{up, 0}}, wide);
+        const NodeId w2 =
+            bench::constant(graph, name + "w2", {{4 * width, width}, DType::Float32}, rng);
+        const NodeId down = bench::op(graph, name + "down", "MatMul", {{relu, 0}, {w2, 0}}, act);
+        const NodeId add = bench::op(graph, name + "residual", "Add", {{down, 0}, h}, act);
+        const NodeId scale = bench::constant(graph, name + "ln_s", {{width}, DType::Float32}, rng);
+        const NodeId bias = bench::constant(graph, name + "ln_b", {{width}, DType::Float32}, rng);
+        h = {bench::op(graph, name + "ln", "LayerNormalization", {{add, 0}, {scale, 0}, {bias, 0}},
+                       act),
+             0};
+    }
+    graph.addOutput(GraphOutput{h, {}, {}});
+    return graph;
+}
+
+/// Sharding inside ops at batch 1: the feed-forward stack on one vcpu against --shard '*=v1,v2'
+/// on two (each holding half of every weight, one AllReduce per layer), outputs compared.
+void tensorShard(bool quick) {
+    Loaded one, two;
+    const std::int64_t tokens = quick ? 8 : 32, width = quick ? 256 : 512;
+    for (Loaded* l : {&one, &two}) {
+        l->graph = feedForwardStack(tokens, width, 4);
+        l->devices = vcpus(2);
+    }
+    PlanOptions shard;
+    shard.splits.push_back(parseSplitRequest("*=v1,v2", "--shard").take());
+    shard.splits.back().tensor = true;
+    load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
+    load(two, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, shard, OptimizeOptions{});
+    const int iterations = quick ? 5 : 20;
+    std::vector<double> a, b;
+    double difference = 0;
+    for (int round = 0; round < 3; ++round) {
+        const RunResult ra = run(one, 1, iterations);
+        const RunResult rb = run(two, 1, iterations);
+        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
+        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
+        difference = std::max(difference, test::relativeDifference(rb.outputs, ra.outputs));
+    }
+    auto largest = [](const Plan& plan) {
+        std::int64_t bytes = 0;
+        for (const DeviceMemory& device : plan.memory.devices)
+            bytes = std::max(bytes, device.peakBytes);
+        return static_cast<double>(bytes) / (1 << 20);
+    };
+    std::printf("feed-forward stack [1,%lld,%lld] x4 at batch 1: one vcpu %.2f ms, --shard "
+                "'*=v1,v2' on two vcpus %.2f ms: speedup %.2fx (goal >= 1.6x); the fullest device "
+                "planned %.1f MiB vs %.1f MiB; outputs differ by %.1e of their largest (%s)\n",
+                static_cast<long long>(tokens), static_cast<long long>(width), median(a) / 1000.0,
+                median(b) / 1000.0, median(a) / median(b), largest(one.plan), largest(two.plan),
+                difference, difference < 1e-4 ? "match" : "MISMATCH");
+    if (!(difference < 1e-4))
+        bench::wrong("tensor shard: the sharded run's outputs differ from the unsharded run's");
+}
+
 /// Pipelining: the whole batch on one vcpu against the model in two stages by hand (ResNet-50's
 /// layer3, layer4 and head on the second vcpu; the small CNN's second half) run as 8
 /// micro-batches (--micro-batches 8), and the same stages without micro-batches; all optimised
@@ -798,16 +870,13 @@ int main(int argc, char** argv) {
     const auto wanted = [&](const char* name) {
         return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
     };
-    const std::pair<const char*, void (*)(bool)> benchmarks[] = {{"pytorch", resnetVsPyTorch},
-                                                                 {"two-branch", twoBranchSplit},
-                                                                 {"inception", inceptionSplit},
-                                                                 {"googlenet", googlenetSplit},
-                                                                 {"split", batchSplit},
-                                                                 {"pipeline", batchPipeline},
-                                                                 {"copy", copyBandwidth},
-                                                                 {"overhead", executorOverhead},
-                                                                 {"shapes", oneplanSeveralShapes},
-                                                                 {"stream", batchStream}};
+    const std::pair<const char*, void (*)(bool)> benchmarks[] = {
+        {"pytorch", resnetVsPyTorch},   {"two-branch", twoBranchSplit},
+        {"inception", inceptionSplit},  {"googlenet", googlenetSplit},
+        {"split", batchSplit},          {"shard", tensorShard},
+        {"pipeline", batchPipeline},    {"copy", copyBandwidth},
+        {"overhead", executorOverhead}, {"shapes", oneplanSeveralShapes},
+        {"stream", batchStream}};
     for (const auto& [name, benchmark] : benchmarks)
         if (wanted(name))
             benchmark(quick);

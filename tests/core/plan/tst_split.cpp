@@ -820,6 +820,38 @@ private slots:
         checkSameOutputs(g3, vcpus(2), options);
     }
 
+    void aWeightTwiceADevicesMemoryPlansOnceSharded() {
+        // w1 is 8 KiB; each of four devices holds 4 KiB: unsharded it fits none of them, sharded
+        // each holds a quarter of it.
+        Model m({2, 16});
+        m.weight("w1", {16, 128});
+        m.node("MatMul", {"x", "w1"}, "up");
+        m.node("Relu", {"up"}, "act");
+        m.weight("w2", {128, 4});
+        m.node("MatMul", {"act", "w2"}, "y");
+        const Graph graph = m.load("y", {2, 4});
+        auto parsed = DeviceSet::parse("v0:vcpu:mem=4KiB,v1:vcpu:mem=4KiB,v2:vcpu:mem=4KiB,"
+                                       "v3:vcpu:mem=4KiB");
+        QVERIFY(parsed.ok());
+        DeviceSet devices = parsed.take();
+        devices.chooseDefaults();
+        devices.setDefaultDevice(DeviceId(0));
+        auto capacity = [](const Plan& plan) {
+            int found = 0;
+            for (const Conflict& conflict : plan.conflicts)
+                found += conflict.kind == ConflictKind::MemoryCapacity ? 1 : 0;
+            return found;
+        };
+        const Plan whole = planDevices(graph, devices, PlanOptions{});
+        QVERIFY2(capacity(whole) > 0, qPrintable(conflictText(whole)));
+        const PlanOptions options = sharding({"*=v0,v1,v2,v3"});
+        const Plan plan = planDevices(graph, devices, options);
+        QVERIFY2(plan.conflicts.empty(), qPrintable(conflictText(plan)));
+        for (const DeviceMemory& device : plan.memory.devices)
+            QVERIFY2(device.peakBytes <= 4096, qPrintable(QString::number(device.peakBytes)));
+        checkSameOutputs(graph, devices, options);
+    }
+
     void randomShardedChainsMatchOneDevice() {
         // Chains of products, element-wise ops, transposes and reductions, with random sizes,
         // sharded over 2 to 4 vcpus with random shares: the outputs match one device.

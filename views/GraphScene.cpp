@@ -754,6 +754,30 @@ void GraphScene::drawSplits() {
             item->setParentItem(m_badgeLayer);
             m_badges.push_back(item);
         };
+        if (region.tensor) {
+            // Each collective on the edge into the reader that needed it: its kind and the
+            // bytes the devices receive.
+            std::set<std::pair<std::uint32_t, std::uint32_t>> drawn;
+            for (const Collective& collective : region.collectives) {
+                const QString text = QStringLiteral("%1 %2").arg(
+                    QString::fromUtf8(collectiveName(collective.kind).data()),
+                    QString::fromStdString(formatBytes(collective.bytes)));
+                const auto key = std::pair(collective.value.node.index, collective.value.output);
+                for (EdgeItem* edge : m_edges) {
+                    if (edge->value() != collective.value ||
+                        graph.node(edge->consumer()).name != collective.reason ||
+                        !drawn.insert(key).second)
+                        continue;
+                    badge(edge->consumer(), text, edge->path().pointAtPercent(0.5), first, last);
+                }
+                NodeItem* item = nodeItem(collective.value.node);
+                if (!drawn.count(key) && item) // an output of the graph
+                    badge(collective.value.node, text,
+                          item->pos() + QPointF(0, item->boundingRect().height() / 2 + 12), first,
+                          last);
+            }
+            continue;
+        }
         std::set<std::pair<std::uint32_t, std::uint32_t>> concatDrawn;
         for (EdgeItem* edge : m_edges) {
             const ValueRef value = edge->value();

@@ -1563,6 +1563,16 @@ private slots:
                      title.contains(QStringLiteral("1 "
                                                    "collectives")),
                  qPrintable(title));
+        // The partial sums leaving the block: one Reduce badge, on the edge into the bias Add.
+        QStringList collectives;
+        for (views::CopyBadgeItem* badge : window.scene()->badges()) {
+            if (badge->text().startsWith(QStringLiteral("Reduce")))
+                collectives << badge->text() + QStringLiteral(" -> ") +
+                                   QString::fromStdString(
+                                       window.document()->graph().node(badge->consumer()).name);
+        }
+        QCOMPARE(collectives, QStringList{QStringLiteral("Reduce 2.00 KiB -> "
+                                                         "/layers/layers.0/ff/ff.2/Add")});
         window.scene()->clearSelection();
         window.scene()->nodeItem(nodeNamed(window, block[7]))->setSelected(true);
         const QString properties = window.properties()->toPlainText();

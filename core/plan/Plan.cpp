@@ -203,10 +203,7 @@ std::string Plan::explain(const Graph& graph, const DeviceSet& set, const PlanOp
         if (!split)
             return "split";
         const SplitRegion& region = *split;
-        const bool known = static_cast<std::size_t>(region.request) < options.splits.size();
-        const std::string pattern =
-            known ? options.splits[static_cast<std::size_t>(region.request)].nodePattern
-                  : std::string("?");
+        const std::string pattern = region.pattern.empty() ? std::string("?") : region.pattern;
         if (region.tensor) {
             // Its sharding and the rule that chose it, on which devices.
             std::string text = "sharded across ";

@@ -80,6 +80,10 @@ struct PlanOptions {
     std::shared_ptr<const CostModel> costs;
     /// Auto: also solve the exact programme (GLPK) on graphs small enough for it.
     bool exact = false;
+    /// Auto, with no split or pipeline asked for: also weigh every op sharded inside across the
+    /// largest group of devices of one kind (--shard '*'), and take it when it is predicted
+    /// at least a sixth faster than the best placement (planDevices).
+    bool autoShard = true;
     /// Pipelining (--micro-batches M): the batch is cut on axis 0 into M micro-batches that flow
     /// through the devices as the plan places the ops, each device a stage working on one
     /// micro-batch while the next device works on the one before. 1: no pipelining.
@@ -358,6 +362,10 @@ struct SplitRegion {
     /// A tensor-sharded region (--shard): per node of `nodes`, how its shards compute it (no
     /// `axes`; each shard's begin and end are its share of the whole, out of `batch`).
     bool tensor = false;
+    /// The request as given ("*=a,b") and its node pattern, for reports; `autoChosen` when auto
+    /// mode chose it (PlanOptions::autoShard), so that no option names it.
+    std::string requested, pattern;
+    bool autoChosen = false;
     std::vector<TensorShardOp> ops;
     std::vector<Collective> collectives;
     std::vector<Shard> shards;

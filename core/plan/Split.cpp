@@ -191,6 +191,10 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         const bool microBatches = request.microBatches;
         region.request = microBatches ? -1 : static_cast<std::int32_t>(r);
         region.microBatched = microBatches;
+        if (!microBatches) {
+            region.requested = formatSplitRequest(request);
+            region.pattern = request.nodePattern;
+        }
         region.name = microBatches     ? "mb"
                       : request.tensor ? "shard" + std::to_string(r + 1)
                                        : "split" + std::to_string(r + 1);
@@ -953,6 +957,27 @@ private:
                 if (held.sharded())
                     copy.outputs[k].shape[static_cast<std::size_t>(held.axis)] =
                         (held.bounds[s + 1] - held.bounds[s]) * held.blocks;
+            }
+            // A Slice of one block of a blocked cut: each device's share of that block.
+            if (node.op->name == "Slice" && op.inputs[0].kind == ShardRead::Kind::Own &&
+                node.inputs.size() >= 3 && !op.outputs.empty() && op.outputs[0].sharded()) {
+                const ValueRef source = throughCopies(m_in, node.inputs[0]);
+                const auto producer = m_tensorOps.find(source.node.index);
+                const auto starts = constantInts(m_in, node.inputs[1]);
+                if (producer != m_tensorOps.end() && starts && starts->size() == 1) {
+                    const Sharding& held = producer->second->outputs[source.output];
+                    if (held.sharded() && held.blocks > 1) {
+                        const std::int64_t extent = held.bounds.back() * held.blocks;
+                        const std::int64_t start =
+                            (*starts)[0] < 0 ? (*starts)[0] + extent : (*starts)[0];
+                        const std::int64_t block = start / held.bounds.back();
+                        const std::int64_t width = held.bounds[s + 1] - held.bounds[s];
+                        copy.inputs[1] =
+                            intConstant(node.name + suffix + ".starts", {block * width}, r);
+                        copy.inputs[2] =
+                            intConstant(node.name + suffix + ".ends", {(block + 1) * width}, r);
+                    }
+                }
             }
             // A Split of blocks into its parts: each device's parts are its shares.
             if (node.op->name == "Split" && op.inputs[0].kind == ShardRead::Kind::Own &&

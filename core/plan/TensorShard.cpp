@@ -213,7 +213,7 @@ private:
             return replicatedOp(node, "it reads only whole values, so every device computes it");
         const bool blocked =
             std::any_of(in.begin(), in.end(), [](const Sharding& s) { return s.blocks > 1; });
-        if (blocked && !isUnary(op) && !isElementwise(op) && op != "Split")
+        if (blocked && !isUnary(op) && !isElementwise(op) && op != "Split" && op != "Slice")
             return replicatedOp(node, "its input is cut in blocks that only a Split into them "
                                       "keeps, so it reads it whole");
         if (isUnary(op))
@@ -344,6 +344,37 @@ private:
         return m_readers[node.index];
     }
 
+    /// Which of `blocks` equal blocks of axis `axis` (of `extent`) a Slice takes whole, or
+    /// nothing when it takes anything else.
+    std::optional<std::int64_t> blockOfSlice(const Node& slice, int axis, std::int64_t extent,
+                                             std::int32_t blocks) const {
+        if (slice.inputs.size() < 3)
+            return std::nullopt;
+        const auto starts = constantInts(m_graph, slice.inputs[1]);
+        const auto ends = constantInts(m_graph, slice.inputs[2]);
+        if (!starts || !ends || starts->size() != 1 || ends->size() != 1)
+            return std::nullopt;
+        const int rank = type(slice.inputs[0]).rank();
+        if (slice.inputs.size() > 3) {
+            const auto axes = constantInts(m_graph, slice.inputs[3]);
+            if (!axes || axes->size() != 1 || normalised((*axes)[0], rank) != axis)
+                return std::nullopt;
+        } else if (axis != 0) {
+            return std::nullopt;
+        }
+        if (slice.inputs.size() > 4) {
+            const auto steps = constantInts(m_graph, slice.inputs[4]);
+            if (!steps || steps->size() != 1 || (*steps)[0] != 1)
+                return std::nullopt;
+        }
+        const std::int64_t width = extent / blocks;
+        std::int64_t start = (*starts)[0] < 0 ? (*starts)[0] + extent : (*starts)[0];
+        std::int64_t end = (*ends)[0] < 0 ? (*ends)[0] + extent : std::min((*ends)[0], extent);
+        if (start % width != 0 || end != start + width)
+            return std::nullopt;
+        return start / width;
+    }
+
     /// The equal sizes a Split cuts its input's axis `axis` into, or empty.
     std::vector<std::int64_t> equalParts(const Node& split, int axis) const {
         const int rank = type(split.inputs[0]).rank();
@@ -377,9 +408,27 @@ private:
     /// takes its share of each part; else 1.
     std::int32_t splitBlocks(const Node& product) {
         const int rank = product.outputs[0].rank();
+        const std::int64_t extent = product.outputs[0].shape.back();
+        const auto shards = static_cast<std::int64_t>(m_region.shards.size());
         NodeId at = NodeId(static_cast<std::uint32_t>(&product - m_graph.nodes().data()));
         for (int hop = 0; hop < 2; ++hop) {
             const std::vector<NodeId>& next = readers(at);
+            // Slices that take the axis apart in equal parts (PyTorch's in_proj as Q, K, V).
+            const auto k = static_cast<std::int32_t>(next.size());
+            if (k >= 2 && extent % k == 0 && extent / k >= shards) {
+                std::set<std::int64_t> parts;
+                for (NodeId reader : next) {
+                    if (!m_candidates.count(reader.index) ||
+                        canonicalOp(m_graph.node(reader).op->name) != "Slice")
+                        break;
+                    const auto part = blockOfSlice(m_graph.node(reader), rank - 1, extent, k);
+                    if (!part)
+                        break;
+                    parts.insert(*part);
+                }
+                if (static_cast<std::int32_t>(parts.size()) == k)
+                    return k;
+            }
             if (next.size() != 1 || !m_candidates.count(next[0].index))
                 return 1; // read elsewhere too, or outside the region: one cut for all
 
@@ -387,7 +436,6 @@ private:
             const std::string_view op = canonicalOp(reader.op->name);
             if (op == "Split") {
                 const auto parts = equalParts(reader, rank - 1);
-                const std::int64_t shards = static_cast<std::int64_t>(m_region.shards.size());
                 return parts.size() > 1 && parts[0] >= shards
                            ? static_cast<std::int32_t>(parts.size())
                            : 1;
@@ -471,7 +519,7 @@ private:
                                                               : "each") +
                       " device takes its share of the weight's columns (column-parallel)" +
                       (blocks > 1 ? ", of each of the " + std::to_string(blocks) +
-                                        " parts the Split after it takes"
+                                        " parts taken apart after it"
                                   : std::string());
             return out;
         }
@@ -807,6 +855,17 @@ private:
             }
             for (std::int64_t& a : axes)
                 a = normalised(a, rank);
+            if (in[0].sharded() && in[0].blocks > 1) {
+                // One whole block of a blocked cut: each device slices its share of it.
+                const std::int64_t extent = in[0].bounds.back() * in[0].blocks;
+                if (!blockOfSlice(node, in[0].axis, extent, in[0].blocks))
+                    return replicatedOp(node, "it slices its blocked input across the blocks, "
+                                              "so it reads it whole");
+                out.inputs[0] = own();
+                out.outputs[0] = cut(in[0].axis, in[0].bounds);
+                out.why = "each device slices its share of the part it takes";
+                return out;
+            }
             if (!in[0].sharded() || std::find(axes.begin(), axes.end(), in[0].axis) != axes.end())
                 return replicatedOp(node, "it slices the cut axis, so it reads its input whole");
             out.inputs[0] = own();

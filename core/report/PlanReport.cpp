@@ -164,16 +164,16 @@ std::string tensorRegionSummary(const Graph& graph, const DeviceSet& devices,
     return out;
 }
 
-Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
-                const Plan& plan) {
+Json splitsJson(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
     Json list = Json::array();
     for (std::size_t r = 0; r < plan.splits.size(); ++r) {
         const SplitRegion& region = plan.splits[r];
         Json entry = Json::object();
         entry.set("name", region.name);
-        if (static_cast<std::size_t>(region.request) < options.splits.size())
-            entry.set("request",
-                      formatSplitRequest(options.splits[static_cast<std::size_t>(region.request)]));
+        if (!region.requested.empty())
+            entry.set("request", region.requested);
+        if (region.autoChosen)
+            entry.set("auto", true);
         entry.set("batch", region.batch);
         entry.set("nodes", nameList(graph, region.nodes));
         Json shards = Json::array();
@@ -238,16 +238,14 @@ Json splitsJson(const Graph& graph, const DeviceSet& devices, const PlanOptions&
 }
 
 /// The split regions for people: shards, inserted nodes, copies and replicated weights.
-std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
-                          const Plan& plan) {
+std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
     std::string out = "split regions: " + std::to_string(plan.splits.size()) + "\n";
     for (std::size_t r = 0; r < plan.splits.size(); ++r) {
         const SplitRegion& region = plan.splits[r];
         out += "  " + region.name;
-        if (static_cast<std::size_t>(region.request) < options.splits.size())
-            out += std::string(region.tensor ? "  --shard '" : "  --split '") +
-                   formatSplitRequest(options.splits[static_cast<std::size_t>(region.request)]) +
-                   "'";
+        if (!region.requested.empty())
+            out += std::string(region.tensor ? "  --shard '" : "  --split '") + region.requested +
+                   "'" + (region.autoChosen ? " (chosen by auto mode)" : "");
         if (region.nodes.empty()) {
             out += "  nothing split (see the conflicts)\n";
             continue;
@@ -438,7 +436,7 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
     report.set("memory", std::move(memory));
     report.set("copied_bytes", plan.copiedBytes());
     if (!plan.splits.empty())
-        report.set("splits", splitsJson(graph, devices, options, plan));
+        report.set("splits", splitsJson(graph, devices, plan));
     if (plan.prediction)
         report.set("prediction", predictionJson(devices, options, *plan.prediction));
     return report;
@@ -611,7 +609,7 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
         }
     }
     if (!plan.splits.empty())
-        out += splitsSummary(graph, devices, options, plan);
+        out += splitsSummary(graph, devices, plan);
     if (!plan.notes.empty()) {
         out += "notes:\n";
         for (const std::string& note : plan.notes)

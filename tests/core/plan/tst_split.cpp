@@ -5,6 +5,7 @@
 #include "device/DeviceRegistry.h"
 #include "io/ModelLoader.h"
 #include "passes/PassManager.h"
+#include "plan/CostModel.h"
 #include "plan/PlannedGraph.h"
 #include "plan/Planner.h"
 #include "plan/Split.h"
@@ -850,6 +851,81 @@ private slots:
         for (const DeviceMemory& device : plan.memory.devices)
             QVERIFY2(device.peakBytes <= 4096, qPrintable(QString::number(device.peakBytes)));
         checkSameOutputs(graph, devices, options);
+    }
+
+    void autoModeShardsWherePredictedToPay() {
+        // Two feed-forward layers at batch 1: large ones pay sharded, tiny ones do not; assumed
+        // rates are not trusted to shard.
+        auto layers = [](std::int64_t width) {
+            Model m({1, 8, width});
+            std::string last = "x";
+            for (int k = 0; k < 2; ++k) {
+                const std::string name = "l" + std::to_string(k);
+                m.weight(name + "_up", {width, 4 * width});
+                m.node("MatMul", {last, name + "_up"}, name + "_a");
+                m.node("Relu", {name + "_a"}, name + "_r");
+                m.weight(name + "_down", {4 * width, width});
+                m.node("MatMul", {name + "_r", name + "_down"}, name + "_d");
+                m.node("Add", {name + "_d", last}, name + "_res");
+                m.node("Tanh", {name + "_res"}, name);
+                last = name;
+            }
+            return m.load(last, {1, 8, width});
+        };
+        const DeviceSet devices = vcpus(2);
+        auto calibrated = [&](bool measured) {
+            // What placer calibrate would measure: the assumed rates, as measured.
+            CostModel model = CostModel::assumed(devices, 2);
+            if (measured) {
+                Calibration calibration;
+                for (const DeviceProfile& profile : model.physicalDevices()) {
+                    calibration.devices.push_back(profile);
+                    calibration.devices.back().calibrated = true;
+                }
+                model.apply(calibration);
+            }
+            return std::make_shared<const CostModel>(std::move(model));
+        };
+        auto notes = [](const Plan& plan) {
+            QString text;
+            for (const std::string& note : plan.notes)
+                text += QString::fromStdString(note) + "\n";
+            return text;
+        };
+        PlanOptions options;
+        options.mode = PlanMode::Auto;
+        options.costs = calibrated(true);
+        const Graph large = layers(256);
+        const Plan sharded = planDevices(large, devices, options);
+        QVERIFY2(sharded.splits.size() == 1, qPrintable(notes(sharded)));
+        QVERIFY(sharded.splits[0].tensor && sharded.splits[0].autoChosen);
+        QVERIFY2(notes(sharded).contains("auto: every op sharded (--shard '*=v0,v1') is "
+                                         "predicted") &&
+                     notes(sharded).contains("so auto mode shards them"),
+                 qPrintable(notes(sharded)));
+        const std::string text = planSummary(large, devices, options, sharded);
+        QVERIFY2(text.find("--shard '*=v0,v1' (chosen by auto mode)") != std::string::npos,
+                 text.c_str());
+        PlanOptions whole = options;
+        whole.autoShard = false;
+        const Plan placed = planDevices(large, devices, whole);
+        QVERIFY(placed.splits.empty());
+        const double gain = placed.prediction->makespanMicros / sharded.prediction->makespanMicros;
+        QVERIFY2(gain > 1.2, qPrintable(QString::number(gain)));
+        // Its outputs are one device's.
+        const double diff = relativeDifference(
+            run(large, devices, sharded, false),
+            run(large, devices, planDevices(large, devices, PlanOptions{}), false));
+        QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+        // Tiny layers: the collectives cost more than the halves save.
+        const Plan tiny = planDevices(layers(4), devices, options);
+        QVERIFY(tiny.splits.empty());
+        QVERIFY2(notes(tiny).contains("so the ops stay whole"), qPrintable(notes(tiny)));
+        // At assumed rates it says what it would do, and does not.
+        options.costs = calibrated(false);
+        const Plan assumed = planDevices(large, devices, options);
+        QVERIFY(assumed.splits.empty());
+        QVERIFY2(notes(assumed).contains("calibrate the devices"), qPrintable(notes(assumed)));
     }
 
     void randomShardedChainsMatchOneDevice() {

@@ -122,6 +122,32 @@ void TestPlacerCli::shardsInsideOps() {
     QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
     QVERIFY2(run.out.contains("\"tensor\": true") && run.out.contains("\"AllReduce\""),
              qPrintable(run.out.left(3000)));
+    // PyTorch's own encoder as torch.onnx.export writes it: Q, K and V sliced from one
+    // product, cut by heads all the same; its output PyTorch's.
+    const QString torchBase = QStringLiteral(PLACER_SOURCE_DIR "/tests/models/torch_encoder_b1");
+    run = placerRun(QStringList{"plan", torchBase + ".onnx", "--shard", "*=a,b"} + devices);
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains("/layers.0/self_attn/Slice_2  S(2)  each device slices its share "
+                              "of the part it takes") &&
+                 run.out.contains("/layers.0/self_attn/Softmax  S(0)") &&
+                 run.out.count(QStringLiteral("AllReduce: ")) == 4 &&
+                 !run.out.contains(QStringLiteral("AllGather: ")),
+             qPrintable(run.out));
+    QTemporaryDir outputs;
+    run = placerRun(QStringList{"run", torchBase + ".onnx", "--shard", "*=a,b", "--input",
+                                "x=" + torchBase + ".x.npy", "--save-outputs", outputs.path(),
+                                "--iterations", "1", "--no-record"} +
+                    devices);
+    QVERIFY2(run.code == 0 && run.out.contains("reference check: ok"), qPrintable(run.out));
+    auto ours = readNpy(outputs.filePath("y.npy").toStdString());
+    auto theirs = readNpy((torchBase + ".y.npy").toStdString());
+    QVERIFY(ours && theirs);
+    QCOMPARE(ours.value().type, theirs.value().type);
+    const auto* a = reinterpret_cast<const float*>(ours.value().data.data());
+    const auto* b = reinterpret_cast<const float*>(theirs.value().data.data());
+    for (std::int64_t i = 0; i < theirs.value().type.elementCount(); ++i)
+        QVERIFY2(std::fabs(a[i] - b[i]) < 1e-4,
+                 qPrintable(QString("%1: %2 vs %3").arg(i).arg(a[i]).arg(b[i])));
     // Malformed: a usage error naming the option.
     run = placerRun(QStringList{"plan", model, "--shard", "*=a"} + devices);
     QCOMPARE(run.code, 2);

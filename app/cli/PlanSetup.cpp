@@ -56,7 +56,9 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
   --mode demand|unify|auto   demand (default): unpinned nodes go where their consumers are;
                              unify: TVM-compatible, nodes joined by hard edges share a device;
                              auto: unpinned ops go where the cost model predicts the shortest
-                             latency (pins and rules are kept), with the predicted schedule
+                             latency (pins and rules are kept), with the predicted schedule;
+                             on calibrated devices it also weighs every op sharded (--shard)
+                             and takes that when predicted a sixth faster
   --exact                    auto: also solve the exact programme (GLPK) on small graphs
   --db FILE                  the workspace: its calibration (placer calibrate) and the node
                              times of earlier runs make auto mode's costs (default

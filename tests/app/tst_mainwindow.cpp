@@ -213,6 +213,42 @@ bool openInWindow(gui::MainWindow& window, const ModelSource& source, const Plan
     return laidOut.wait(20000);
 }
 
+/// Selects `names` with the mouse, as a user does: a click on the first, control-clicks on
+/// the rest, each centred in the view first.
+void clickNodes(gui::MainWindow& window, const std::vector<const char*>& names) {
+    for (const char* name : names) {
+        views::NodeItem* item = window.scene()->nodeItem(nodeNamed(window, name));
+        QVERIFY2(item, name);
+        window.view()->centerOn(item);
+        QTest::mouseClick(window.view()->viewport(), Qt::LeftButton,
+                          name == names.front() ? Qt::NoModifier : Qt::ControlModifier,
+                          window.view()->mapFromScene(item->scenePos()));
+    }
+}
+
+/// Triggers `action` and, once its modal SplitDialog shows, lets `answer` set it up, then
+/// presses OK; the dialog's preview as it was before OK, or a null string when none came.
+QString answerSplitDialog(QAction* action, const std::function<void(gui::SplitDialog*)>& answer) {
+    QString preview;
+    bool answered = false;
+    QTimer timer;
+    timer.setInterval(10);
+    QObject::connect(&timer, &QTimer::timeout, [&] {
+        auto* dialog = qobject_cast<gui::SplitDialog*>(QApplication::activeModalWidget());
+        if (!dialog || answered || !dialog->isVisible())
+            return;
+        answered = true;
+        answer(dialog);
+        preview = dialog->preview()->text();
+        QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
+                          Qt::LeftButton);
+    });
+    timer.start();
+    action->trigger();
+    timer.stop();
+    return answered ? preview : QString();
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -1407,38 +1443,18 @@ private slots:
         openAndWait(window, model);
         const auto before = placement(*window.document());
         // Select the stem with the mouse: a click, then control-clicks.
-        const char* stem[] = {"%0", "%1", "%2", "%3"};
-        for (const char* name : stem) {
-            views::NodeItem* item = window.scene()->nodeItem(nodeNamed(window, name));
-            window.view()->centerOn(item);
-            QTest::mouseClick(window.view()->viewport(), Qt::LeftButton,
-                              name == stem[0] ? Qt::NoModifier : Qt::ControlModifier,
-                              window.view()->mapFromScene(item->scenePos()));
-        }
+        const std::vector<const char*> stem = {"%0", "%1", "%2", "%3"};
+        clickNodes(window, stem);
         QCOMPARE(window.scene()->selectedNodes().size(), std::size_t{4});
         // Edit > Split Across Devices: the dialog previews the rows; give cpu three shares.
         auto* action = window.findChild<QAction*>(QStringLiteral("splitSelection"));
         QVERIFY(action);
-        QString preview;
-        bool answered = false;
-        QTimer answer;
-        answer.setInterval(10);
-        QObject::connect(&answer, &QTimer::timeout, [&] {
-            auto* dialog = qobject_cast<gui::SplitDialog*>(QApplication::activeModalWidget());
-            if (!dialog || answered || !dialog->isVisible())
-                return;
-            answered = true;
+        const QString preview = answerSplitDialog(action, [](gui::SplitDialog* dialog) {
             QSpinBox* share = dialog->shareBox(0);
             share->selectAll();
             QTest::keyClicks(share, QStringLiteral("3"));
-            preview = dialog->preview()->text();
-            QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
-                              Qt::LeftButton);
         });
-        answer.start();
-        action->trigger();
-        answer.stop();
-        QVERIFY(answered);
+        QVERIFY(!preview.isNull());
         QVERIFY2(preview.contains(QStringLiteral("cpu: rows 0–2")) &&
                      preview.contains(QStringLiteral("gpu: rows 3–3")),
                  qPrintable(preview));
@@ -1516,37 +1532,16 @@ private slots:
         window.show();
         openAndWait(window, kModels + "tiny_encoder.onnx");
         const auto before = placement(*window.document());
-        const char* block[] = {
+        const std::vector<const char*> block = {
             "/layers/layers.0/ff/ff.0/MatMul", "/layers/layers.0/ff/ff.0/Add",
             "/layers/layers.0/ff/ff.1/Div",    "/layers/layers.0/ff/ff.1/Erf",
             "/layers/layers.0/ff/ff.1/Add",    "/layers/layers.0/ff/ff.1/Mul",
             "/layers/layers.0/ff/ff.1/Mul_1",  "/layers/layers.0/ff/ff.2/MatMul"};
-        for (const char* name : block) {
-            views::NodeItem* item = window.scene()->nodeItem(nodeNamed(window, name));
-            QVERIFY2(item, name);
-            window.view()->centerOn(item);
-            QTest::mouseClick(window.view()->viewport(), Qt::LeftButton,
-                              name == block[0] ? Qt::NoModifier : Qt::ControlModifier,
-                              window.view()->mapFromScene(item->scenePos()));
-        }
+        clickNodes(window, block);
         QCOMPARE(window.scene()->selectedNodes().size(), std::size_t{8});
-        QString preview;
-        bool answered = false;
-        QTimer answer;
-        answer.setInterval(10);
-        QObject::connect(&answer, &QTimer::timeout, [&] {
-            auto* dialog = qobject_cast<gui::SplitDialog*>(QApplication::activeModalWidget());
-            if (!dialog || answered || !dialog->isVisible())
-                return;
-            answered = true;
-            preview = dialog->preview()->text();
-            QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok),
-                              Qt::LeftButton);
-        });
-        answer.start();
-        window.findChild<QAction*>(QStringLiteral("shardSelection"))->trigger();
-        answer.stop();
-        QVERIFY(answered);
+        const QString preview = answerSplitDialog(
+            window.findChild<QAction*>(QStringLiteral("shardSelection")), [](gui::SplitDialog*) {});
+        QVERIFY(!preview.isNull());
         // Every op cut; the row-parallel product's partial sums summed where they leave.
         QVERIFY2(preview.contains(QStringLiteral("8 of 8 op(s) cut")) &&
                      preview.contains(QStringLiteral("1 collective(s)")),

@@ -449,6 +449,24 @@ std::optional<bool> loadBatchModel(bool quick, const char* what,
     return resnet;
 }
 
+/// Two loaded plans run in turn, three rounds of `iterations` each (the machine is noisy):
+/// their latencies, and how far the second's outputs are from the first's.
+struct Interleaved {
+    std::vector<double> a, b;
+    double difference = 0;
+};
+Interleaved interleaved(Loaded& one, Loaded& two, int iterations) {
+    Interleaved out;
+    for (int round = 0; round < 3; ++round) {
+        const RunResult ra = run(one, 1, iterations);
+        const RunResult rb = run(two, 1, iterations);
+        out.a.insert(out.a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
+        out.b.insert(out.b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
+        out.difference = std::max(out.difference, test::relativeDifference(rb.outputs, ra.outputs));
+    }
+    return out;
+}
+
 /// The whole batch on one vcpu against --split '*=v1,v2' on two, both optimised for their
 /// devices as placer run does.
 void batchSplit(bool quick) {
@@ -462,15 +480,7 @@ void batchSplit(bool quick) {
     load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
     load(two, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, split, OptimizeOptions{});
     const int iterations = quick ? 3 : 10;
-    std::vector<double> a, b;
-    double difference = 0;
-    for (int round = 0; round < 3; ++round) {
-        const RunResult ra = run(one, 1, iterations);
-        const RunResult rb = run(two, 1, iterations);
-        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
-        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
-        difference = std::max(difference, test::relativeDifference(rb.outputs, ra.outputs));
-    }
+    const auto [a, b, difference] = interleaved(one, two, iterations);
     std::printf("%s batch 8: one vcpu %.2f ms, --split '*=v1,v2' on two vcpus %.2f ms: "
                 "speedup %.2fx (goal >= 1.8x); outputs differ by %.1e of their largest (%s)\n",
                 resnet ? "resnet50" : "small CNN", median(a) / 1000.0, median(b) / 1000.0,
@@ -523,15 +533,7 @@ void tensorShard(bool quick) {
     load(one, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, {}, OptimizeOptions{});
     load(two, {{"v1", "vcpu1"}, {"v2", "vcpu2"}}, {}, shard, OptimizeOptions{});
     const int iterations = quick ? 5 : 20;
-    std::vector<double> a, b;
-    double difference = 0;
-    for (int round = 0; round < 3; ++round) {
-        const RunResult ra = run(one, 1, iterations);
-        const RunResult rb = run(two, 1, iterations);
-        a.insert(a.end(), ra.latencyMicros.begin(), ra.latencyMicros.end());
-        b.insert(b.end(), rb.latencyMicros.begin(), rb.latencyMicros.end());
-        difference = std::max(difference, test::relativeDifference(rb.outputs, ra.outputs));
-    }
+    const auto [a, b, difference] = interleaved(one, two, iterations);
     auto largest = [](const Plan& plan) {
         std::int64_t bytes = 0;
         for (const DeviceMemory& device : plan.memory.devices)

@@ -191,6 +191,7 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
         const bool microBatches = request.microBatches;
         region.request = microBatches ? -1 : static_cast<std::int32_t>(r);
         region.microBatched = microBatches;
+        region.tensor = request.tensor;
         if (!microBatches) {
             region.requested = formatSplitRequest(request);
             region.pattern = request.nodePattern;

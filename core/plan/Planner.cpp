@@ -968,9 +968,15 @@ Plan planDevices(const Graph& graph, const DeviceSet& devices, const PlanOptions
     Plan candidate = DevicePlanner(graph, devices, sharded, own).run();
     const std::string spelled = "--shard '" + formatSplitRequest(*request) + "'";
     const double placed = plan.prediction->makespanMicros;
-    if (!candidate.prediction || !candidate.sharded || !candidate.sharded->plan->prediction ||
-        candidate.conflicts.size() > plan.conflicts.size())
+    if (!candidate.prediction || !candidate.sharded || !candidate.sharded->plan->prediction)
         return plan;
+    if (candidate.conflicts.size() > plan.conflicts.size()) {
+        plan.notes.push_back("auto: every op sharded (" + spelled + ") would add " +
+                             std::to_string(candidate.conflicts.size() - plan.conflicts.size()) +
+                             " conflict(s) (plan with " + spelled +
+                             " to see them), so the ops stay whole");
+        return plan;
+    }
     const double cut = candidate.prediction->makespanMicros;
     if (!(cut * 6 < placed * 5)) {
         plan.notes.push_back("auto: every op sharded (" + spelled + ") is predicted " +

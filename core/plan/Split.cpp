@@ -282,7 +282,9 @@ SplitAnalysis analyzeSplits(const Graph& graph, const DeviceSet& devices,
             } else if (node.pin.active() && !isRegionDevice(node.pin.device)) {
                 pinnedAway.push_back(NodeId(i));
             } else if (nodeHostOnly(node)) {
-                illegal.emplace_back(i, "runs on the host only, so it cannot be split");
+                // A host op (a Shape) has nothing to cut: a sharding leaves it where it is.
+                if (!request.tensor)
+                    illegal.emplace_back(i, "runs on the host only, so it cannot be split");
             } else {
                 const DType dtype = kernelDType(graph, node);
                 std::string missing;

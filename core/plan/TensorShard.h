@@ -37,6 +37,12 @@ namespace placer {
 void shardTensors(const Graph& graph, const std::vector<std::uint32_t>& candidates,
                   SplitRegion& region);
 
+/// Auto mode (PlanOptions::autoShard): `placed`, the plan of whole ops, or the same graph with
+/// every op sharded across the largest group of devices of one kind when that is predicted at
+/// least a sixth faster on devices placer calibrate measured; a note says which and why.
+Plan weighSharding(const Graph& graph, const DeviceSet& devices, const PlanOptions& options,
+                   Plan placed);
+
 /// Offsets along an axis of `extent` for shares (shardRows' rows summed), or empty when a shard
 /// would get nothing.
 std::vector<std::int64_t> shardBounds(std::int64_t extent, const std::vector<Shard>& shards);

@@ -66,8 +66,9 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
     CommandOptions own;
     own.withValue = {"--prompt",    "--max-new-tokens", "--max-length", "--temperature",
                      "--top-k",     "--top-p",          "--seed",       "--stop",
-                     "--ids-input", "--logits",         "--bind",       "--map",
-                     "-o",          "--output",         "--plan"};
+                     "--ids-input", "--logits",         "--bind",       "--plan"};
+    own.output = &output;
+    own.maps = &request.maps;
     own.switches = {{"--json", {&json, true}},
                     {"--no-optimize", {&request.optimize, false}},
                     {"--no-check", {&request.checkFirstStep, false}},
@@ -116,10 +117,6 @@ int runGenerateCommand(const std::vector<std::string>& args, std::istream& in, s
             if (!split)
                 return "--bind " + split.error().message;
             request.cache.emplace_back(split.value().lhs, split.value().rhs);
-        } else if (name == "--map") {
-            return takeMapOption(value, &request.maps);
-        } else {
-            output = value;
         }
         return std::nullopt;
     };

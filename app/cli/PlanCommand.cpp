@@ -44,7 +44,8 @@ int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::
     PlanExportKind emit = PlanExportKind::Summary;
     std::string output;
     CommandOptions own;
-    own.withValue = {"--emit", "-o", "--output"};
+    own.withValue = {"--emit"};
+    own.output = &output;
     own.flags = {"--json"};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
@@ -57,8 +58,6 @@ int runPlanCommand(const std::vector<std::string>& args, std::istream& in, std::
                        "me-devices, not '" +
                        value + "'";
             emit = *kind;
-        } else {
-            output = value;
         }
         return std::nullopt;
     };

@@ -140,13 +140,19 @@ std::optional<int> parseCommandLine(const std::string& command, const char* help
             const std::string bare = name.starts_with("--") ? name.substr(2) : name;
             const bool planOption =
                 name.starts_with("--") && (contains(planOptionNames(), bare) || bare == "db");
-            if (!planOption && !contains(own.withValue, name))
+            const bool isOutput = own.output && (name == "-o" || name == "--output");
+            const bool isMap = own.maps && name == "--map";
+            if (!planOption && !isOutput && !isMap && !contains(own.withValue, name))
                 return usage("unknown option '" + name + "'");
             if (!list.value(name, &value, &error))
                 return usage(error);
             std::optional<std::string> problem;
             if (name == "--db")
                 parsed->db = value;
+            else if (isOutput)
+                *own.output = value;
+            else if (isMap)
+                problem = takeMapOption(value, own.maps);
             else if (planOption)
                 problem = takePlanOption(bare, value, &parsed->source, &parsed->request);
             else

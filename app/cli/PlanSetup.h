@@ -34,6 +34,10 @@ struct CommandOptions {
     /// Takes one of them; returns a usage error sentence, or std::nullopt when accepted.
     std::function<std::optional<std::string>(const std::string& name, const std::string& value)>
         handle;
+    /// Options several commands share, taken here when the command gives where they go:
+    /// -o/--output FILE, and --map NAME=DEVICE (repeatable; takeMapOption).
+    std::string* output = nullptr;
+    std::vector<DeviceMapRequest>* maps = nullptr;
 };
 
 /// Parses `placer COMMAND ARGS`: plan options, the command's own options, one model. Returns an

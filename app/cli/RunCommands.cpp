@@ -116,6 +116,20 @@ std::string outputFileName(const std::string& dir, const std::string& name, std:
     return (std::filesystem::path(dir) / (safe + ".npy")).string();
 }
 
+/// Parses a command that runs what it plans (compile, run), then tells the plan the devices the
+/// run maps to and whether it is optimised: auto mode costs them fused as they will run.
+std::optional<int> parseToRun(const std::string& command, const char* helpText,
+                              const std::vector<std::string>& args, PlanArguments* parsed,
+                              const CommandOptions& own, const std::vector<DeviceMapRequest>& maps,
+                              const bool& optimize, std::ostream& out, std::ostream& err) {
+    const std::string help = formatHelp(helpText);
+    if (auto exit = parseCommandLine(command, help.c_str(), args, parsed, own, out, err))
+        return exit;
+    parsed->request.maps = maps;
+    parsed->request.optimize = optimize;
+    return std::nullopt;
+}
+
 } // namespace
 
 int runCompileCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
@@ -123,26 +137,22 @@ int runCompileCommand(const std::vector<std::string>& args, std::istream& in, st
     std::string output;
     CompileRequest request;
     CommandOptions own;
-    own.withValue = {"--emit", "-o", "--output", "--map"};
+    own.withValue = {"--emit"};
+    own.output = &output;
+    own.maps = &request.maps;
     own.switches = {{"--no-optimize", {&request.optimize, false}}};
     own.handle = [&](const std::string& name,
                      const std::string& value) -> std::optional<std::string> {
         if (name == "--emit") {
             if (value != "bytecode")
                 return "--emit must be bytecode, not '" + value + "'";
-        } else if (name == "--map") {
-            return takeMapOption(value, &request.maps);
-        } else {
-            output = value;
         }
         return std::nullopt;
     };
     PlanArguments parsed;
-    const std::string help = formatHelp(kCompileHelp);
-    if (const auto exit = parseCommandLine("compile", help.c_str(), args, &parsed, own, out, err))
+    if (const auto exit = parseToRun("compile", kCompileHelp, args, &parsed, own, request.maps,
+                                     request.optimize, out, err))
         return *exit;
-    parsed.request.maps = request.maps;
-    parsed.request.optimize = request.optimize;
     Session session(sessionOptions(parsed));
     PlannedModel planned;
     if (const auto exit = loadAndPlan("compile", parsed, session, in, err, &planned))
@@ -198,8 +208,8 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
     bool json = false, record = true, saveRun = false;
     CommandOptions own;
     own.withValue = {"--map",   "--iterations", "--warmup", "--input", "--seed", "--save-outputs",
-                     "--trace", "--csv",        "--atol",   "--rtol",  "-o",     "--output",
-                     "--plan"};
+                     "--trace", "--csv",        "--atol",   "--rtol",  "--plan"};
+    own.output = &output;
     own.switches = {{"--json", {&json, true}},
                     {"--adapt", {&request.adapt, true}},
                     {"--no-failover", {&request.failover, false}},
@@ -240,18 +250,13 @@ int runRunCommand(const std::vector<std::string>& args, std::istream& in, std::o
             traceFile = value;
         } else if (name == "--csv") {
             csvFile = value;
-        } else {
-            output = value;
         }
         return std::nullopt;
     };
     PlanArguments parsed;
-    const std::string help = formatHelp(kRunHelp);
-    if (const auto exit = parseCommandLine("run", help.c_str(), args, &parsed, own, out, err))
+    if (const auto exit = parseToRun("run", kRunHelp, args, &parsed, own, request.maps,
+                                     request.optimize, out, err))
         return *exit;
-    // Auto mode costs the devices this run maps to, fused as it will run.
-    parsed.request.maps = request.maps;
-    parsed.request.optimize = request.optimize;
     auto fail = [&](const std::string& message) {
         err << "placer run: error: " << message << "\n";
         return UserError;

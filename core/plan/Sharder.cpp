@@ -272,7 +272,7 @@ private:
     /// A constant's slice [lo, hi) on `axis`, for one shard: only that shard's device holds it.
     ValueRef slicedConstant(ValueRef value, std::int32_t axis, std::int64_t lo, std::int64_t hi,
                             std::int32_t blocks, std::int32_t r, std::size_t s) {
-        const auto key = std::tuple(value.node.index, axis * 1024 + blocks, lo, hi);
+        const auto key = std::tuple(value.node.index, axis, blocks, lo, hi);
         if (const auto found = m_slices.find(key); found != m_slices.end())
             return found->second;
         const Node& original = m_in.node(value.node);
@@ -709,10 +709,11 @@ private:
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t>, std::vector<ValueRef>>
         m_splits;
     /// Tensor-sharded regions: each node's rule; each value made whole on a shard's device
-    /// (value's node, output, shard); each constant's slices (node, axis, begin, end).
+    /// (value's node, output, shard); each constant's slices (node, axis, blocks, begin, end).
     std::unordered_map<std::uint32_t, const TensorShardOp*> m_tensorOps;
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t>, ValueRef> m_gathered;
-    std::map<std::tuple<std::uint32_t, std::int32_t, std::int64_t, std::int64_t>, ValueRef>
+    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int64_t, std::int64_t>,
+             ValueRef>
         m_slices;
 };
 

@@ -469,11 +469,27 @@ private slots:
         QVERIFY(adapt && !adapt->isChecked());
         QTest::mouseClick(adapt, Qt::LeftButton, {}, QPoint(8, adapt->height() / 2));
         QVERIFY(adapt->isChecked());
+        // The speed watch needs three slow iterations in a row against the first ones: on a
+        // machine busy with other suites the readings may wander too much for that, so a run
+        // that saw no drift is tried again (tst_adaptation checks the watch itself; what is
+        // checked here is what the window shows of it). The readings go in the message.
         qputenv("PLACER_SLOW", "b@5:4");
-        const auto outcome = runAndWait(window);
+        std::shared_ptr<const RunOutcome> outcome;
+        QString readings;
+        for (int attempt = 0; attempt < 3 && (!outcome || outcome->events.empty()); ++attempt) {
+            outcome = runAndWait(window);
+            if (!outcome)
+                break;
+            for (const StreamInfo& stream : outcome->result.streams) {
+                readings += QStringLiteral("\n%1:").arg(QString::fromStdString(stream.physical));
+                for (double micros : stream.busyMicros)
+                    readings += QStringLiteral(" %1").arg(micros, 0, 'f', 0);
+            }
+        }
         qunsetenv("PLACER_SLOW");
         QVERIFY2(outcome, qPrintable(window.runController()->error()));
-        QVERIFY(!outcome->events.empty());
+        QVERIFY2(!outcome->events.empty(), qPrintable(QStringLiteral("no drift seen; busy µs") +
+                                                     readings));
         const views::TimelineData& timeline = window.timeline()->data();
         QCOMPARE(timeline.lanes.front(), QStringLiteral("iterations"));
         // A re-placement's marker, with its reason and swap. Which device the speed watch names

@@ -136,6 +136,8 @@ std::vector<QString> DevicePalette::details() const {
             peak = QString::fromStdString(
                 formatBytes(plan.memory.devices[static_cast<std::size_t>(d)].peakBytes));
         QString text = QString::fromStdString(std::string(deviceKindName(device.kind)));
+        if (device.computeType != DType::Float32) // its precision policy
+            text += QStringLiteral(" ") + QString::fromUtf8(dtypeName(device.computeType).data());
         if (!roles.isEmpty())
             text += QStringLiteral(" · ") + roles.join(QStringLiteral(", "));
         // What the last run did with it, on the same line: the chip keeps its height.

@@ -612,6 +612,7 @@ void GraphScene::refreshPlan() {
     for (const auto& [key, badge] : previous) // copies the new plan does not have
         delete badge;
     drawSplits();
+    drawCasts();
     emit overviewChanged();
 }
 
@@ -654,6 +655,68 @@ void GraphScene::paintOverview(QImage* image, const QTransform& toImage) const {
             for (int x = x0; x <= x1; ++x)
                 row[x] = rimmed && (x == x0 || x == x1 || y == y0 || y == y1) ? rim : fill;
         }
+    }
+}
+
+void GraphScene::drawCasts() {
+    // Each cast a precision policy needs, on the edge into its first reader (below a copy's
+    // badge there), or by the node that makes a result given back in float32: "→ bfloat16 on b,
+    // 64.0 KiB", in the colour of the device that converts.
+    const Plan& plan = m_document->plan();
+    const DeviceSet& devices = m_document->devices();
+    for (const CastPlan& cast : plan.casts) {
+        const QString text = QStringLiteral("→ %1 on %2, %3%4")
+                                 .arg(QString::fromUtf8(dtypeName(cast.to).data()),
+                                      QString::fromStdString(devices[cast.device].name),
+                                      QString::fromStdString(formatBytes(cast.bytes)),
+                                      cast.atLoad ? tr(", at load") : QString());
+        const QColor colour = m_document->deviceColor(cast.device);
+        QPointF at;
+        NodeId reader = cast.consumers.empty() ? cast.value.node : cast.consumers.front();
+        bool placed = false;
+        if (!cast.consumers.empty()) {
+            for (EdgeItem* edge : m_edges) {
+                if (edge->value() == cast.value && edge->consumer() == reader) {
+                    at = edge->midpoint();
+                    placed = true;
+                    break;
+                }
+            }
+        }
+        NodeItem* item = nodeItem(reader);
+        if (!placed && !item)
+            continue;
+        if (!placed)
+            at = item->pos() + QPointF(0, (cast.consumers.empty() ? 1 : -1) *
+                                              (item->boundingRect().height() / 2 + 12));
+        auto* badge = new CopyBadgeItem(-1, reader, text, colour, colour);
+        // Beside a copy's badge on the same edge, not over it.
+        for (const CopyBadgeItem* copy : m_badges) {
+            if (copy->copyIndex() >= 0 && QLineF(copy->pos(), at).length() < 1)
+                at += QPointF(
+                    (copy->boundingRect().width() + badge->boundingRect().width()) / 2 + 4, 0);
+        }
+        QStringList readers;
+        for (NodeId consumer : cast.consumers)
+            readers << QString::fromStdString(m_document->graph().node(consumer).name);
+        if (cast.toOutput)
+            readers << tr("the graph's result");
+        badge->setToolTip(
+            tr("%1 converted from %2 to %3 on %4 for %5%6: %7 computes in %8")
+                .arg(QString::fromStdString(m_document->graph().valueName(cast.value)),
+                     QString::fromUtf8(dtypeName(cast.from).data()),
+                     QString::fromUtf8(dtypeName(cast.to).data()),
+                     QString::fromStdString(devices[cast.device].name), readers.join(", "),
+                     cast.atLoad ? tr(", once as it is loaded") : QString(),
+                     QString::fromStdString(
+                         devices[cast.to == DType::Float32 ? plan.devices[cast.value.node.index]
+                                                           : cast.device]
+                             .name),
+                     QString::fromUtf8(
+                         dtypeName(cast.to == DType::Float32 ? cast.from : cast.to).data())));
+        badge->setPos(at);
+        badge->setParentItem(m_badgeLayer);
+        m_badges.push_back(badge);
     }
 }
 

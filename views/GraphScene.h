@@ -101,6 +101,8 @@ private:
     void clearItems();
     void makeLayers();
     void drawSplits();
+    /// The badges of the plan's casts (Plan::casts), remade with the copies' at every restyle.
+    void drawCasts();
     void buildItems(const std::vector<QPointF>& centers, const std::vector<QPainterPath>& paths,
                     const std::vector<QRectF>& frames = {});
 

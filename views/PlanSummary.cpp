@@ -56,6 +56,10 @@ QString planSummary(const PlacementDocument& document) {
                 ? QString()
                 : QLatin1Char(' ') + QCoreApplication::translate("PlanSummary", "(sizes at %1)")
                                          .arg(symbols.join(QStringLiteral(", ")))) +
+           (plan.casts.empty()
+                ? QString()
+                : separator + QCoreApplication::translate("PlanSummary", "%n cast(s)", nullptr,
+                                                          static_cast<int>(plan.casts.size()))) +
            (regions > 0 ? separator + QCoreApplication::translate(
                                           "PlanSummary", "%n region(s) split", nullptr, regions)
                         : QString()) +

@@ -20,8 +20,10 @@ const char* const kPlanOptionsHelp = R"(  --format relay|json|onnx|auto
                              fix the shape of an ONNX graph input with symbolic dimensions
                              (repeatable; without it they are planned as 1, with a warning);
                              NAME[K] gives element K of a sequence input NAME
-  --devices LIST             virtual devices, NAME:KIND[:mem=SIZE][:ordinal=N],...
-                             KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB
+  --devices LIST             virtual devices, NAME:KIND[:mem=SIZE][:dtype=bf16|f16][:ordinal=N],...
+                             KIND is cpu, cuda or vcpu; SIZE like 8GiB or 512MB;
+                             dtype= computes the device's float32 work in 16 bits, with
+                             casts where values cross to and from float32
                              (default: cpu:cpu,gpu:cuda, or the devices a JSON graph names).
                              Relay meta[VirtualDevice][i] is the i-th device of this list.
   --machine FILE             plan for the machine FILE describes (docs/user/machines.md): its

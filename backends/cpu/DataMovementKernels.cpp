@@ -2,6 +2,7 @@
 // text), transposes and strided views, concatenation and splits, slices, expands and tiles,
 // gathers, padding, ranges and shapes, in any element type.
 #include "backends/cpu/KernelUtil.h"
+#include "backends/cpu/VectorMath.h"
 
 #include "ir/Scalar.h"
 #include "ir/StringPool.h"
@@ -218,6 +219,28 @@ Result<std::unique_ptr<Kernel>> castKernel(const KernelSpec& spec) {
                                   }
                                   storeFromDouble(out[0], to, i, stringToNumber(text));
                               }
+                          });
+    }
+    // Between float32 and 16 bits (a precision policy's casts, a 16-bit model's own): the
+    // vector conversions, rounded to nearest even as the element-wise path rounds.
+    if (from == DType::Float32 && (to == DType::BFloat16 || to == DType::Float16)) {
+        return makeKernel("plain:cast from float32",
+                          [=](const std::byte* const* in, std::byte* const* out) {
+                              const float* source = reinterpret_cast<const float*>(in[0]);
+                              if (to == DType::BFloat16)
+                                  vec::floatToBFloat16(source, out[0], n);
+                              else
+                                  vec::floatToHalf(source, out[0], n);
+                          });
+    }
+    if (to == DType::Float32 && (from == DType::BFloat16 || from == DType::Float16)) {
+        return makeKernel("plain:cast to float32",
+                          [=](const std::byte* const* in, std::byte* const* out) {
+                              float* target = reinterpret_cast<float*>(out[0]);
+                              if (from == DType::BFloat16)
+                                  vec::bfloat16ToFloat(in[0], target, n);
+                              else
+                                  vec::halfToFloat(in[0], target, n);
                           });
     }
     return makeKernel("plain:cast", [=](const std::byte* const* in, std::byte* const* out) {

@@ -59,6 +59,8 @@ Json deviceSetToJson(const DeviceSet& devices) {
             entry.set("target", d.target);
         if (!d.memoryScope.empty())
             entry.set("scope", d.memoryScope);
+        if (d.computeType != DType::Float32)
+            entry.set("dtype", std::string(computeTypeWord(d.computeType)));
         list.push(std::move(entry));
     }
     return list;
@@ -479,6 +481,13 @@ Result<std::optional<DeviceSet>> readJsonGraphDevices(const Json& document,
             device.target = target->asString();
         if (const Json* scope = entry.find("scope"); scope && scope->isString())
             device.memoryScope = scope->asString();
+        if (const Json* type = entry.find("dtype")) {
+            const auto parsed =
+                type->isString() ? parseComputeType(type->asString()) : std::nullopt;
+            if (!parsed)
+                return fail(*type, "\"dtype\" is a compute type: \"bf16\", \"f16\" or \"f32\"");
+            device.computeType = *parsed;
+        }
         set.add(std::move(device));
     }
     for (const char* role : {"default", "host"}) {

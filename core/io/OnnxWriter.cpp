@@ -154,6 +154,8 @@ std::string deviceSetSpec(const DeviceSet& devices) {
             spec += ":target=" + d.target;
         if (!d.memoryScope.empty())
             spec += ":scope=" + d.memoryScope;
+        if (d.computeType != DType::Float32)
+            spec += ":dtype=" + std::string(computeTypeWord(d.computeType));
     }
     return spec;
 }

@@ -159,10 +159,19 @@ Result<DeviceSet> DeviceSet::parse(std::string_view spec) {
                 device.target = std::string(value);
             } else if (key == "scope") {
                 device.memoryScope = std::string(value);
+            } else if (key == "dtype") {
+                const std::optional<DType> type = parseComputeType(value);
+                if (!type) {
+                    return SourceError::sentence(
+                        "device '" + device.name + "': dtype '" + std::string(value) +
+                        "' is not a compute type (bf16, f16 or f32; or bfloat16, float16, "
+                        "float32)");
+                }
+                device.computeType = *type;
             } else {
                 return SourceError::sentence("device '" + device.name + "': unknown option '" +
                                              std::string(key) +
-                                             "' (options: mem, ordinal, target, scope)");
+                                             "' (options: mem, ordinal, target, scope, dtype)");
             }
         }
         set.add(std::move(device));
@@ -172,6 +181,20 @@ Result<DeviceSet> DeviceSet::parse(std::string_view spec) {
     }
     set.chooseDefaults();
     return set;
+}
+
+std::optional<DType> parseComputeType(std::string_view text) {
+    if (text == "bf16" || text == "bfloat16")
+        return DType::BFloat16;
+    if (text == "f16" || text == "fp16" || text == "float16" || text == "half")
+        return DType::Float16;
+    if (text == "f32" || text == "fp32" || text == "float32" || text == "float")
+        return DType::Float32;
+    return std::nullopt;
+}
+
+std::string_view computeTypeWord(DType type) {
+    return type == DType::BFloat16 ? "bf16" : type == DType::Float16 ? "f16" : "f32";
 }
 
 std::optional<std::int64_t> parseByteSize(std::string_view text) {

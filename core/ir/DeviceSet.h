@@ -1,6 +1,7 @@
 // Virtual devices: the devices a plan is made for, mapped to physical ones only at run time.
 #pragma once
 
+#include "ir/DType.h"
 #include "ir/Ids.h"
 #include "ir/Result.h"
 
@@ -25,6 +26,9 @@ struct VirtualDevice {
     std::optional<std::int64_t> memoryCapacity; ///< bytes
     std::string target;                         ///< optional compiler target string
     std::string memoryScope;                    ///< optional memory scope
+    /// The precision policy: the type its float32 work is computed in (float16 or bfloat16),
+    /// with casts where values cross from or to float32 (plan/Precision.h). Float32: none.
+    DType computeType = DType::Float32;
 
     bool operator==(const VirtualDevice&) const = default;
 };
@@ -56,7 +60,8 @@ public:
     /// device, else first vcpu-kind device) where they are unset.
     void chooseDefaults();
 
-    /// Parses "NAME:KIND[:mem=SIZE][:ordinal=N][:target=T][:scope=S],...", or says what is wrong.
+    /// Parses "NAME:KIND[:mem=SIZE][:ordinal=N][:target=T][:scope=S][:dtype=T],...", or says what
+    /// is wrong.
     static Result<DeviceSet> parse(std::string_view spec);
 
     bool operator==(const DeviceSet&) const = default;
@@ -66,6 +71,11 @@ private:
     DeviceId m_default;
     DeviceId m_host;
 };
+
+/// A device's dtype= option: "bf16"/"bfloat16", "f16"/"float16", "f32"/"float32".
+std::optional<DType> parseComputeType(std::string_view text);
+/// The short word dtype= writes it with: "bf16", "f16", "f32".
+std::string_view computeTypeWord(DType type);
 
 /// Parses "8GiB", "512MB", "1024", "1.5GiB" into bytes; std::nullopt if malformed.
 std::optional<std::int64_t> parseByteSize(std::string_view text);

@@ -7,6 +7,7 @@
 #include "passes/ChannelsLast.h"
 #include "passes/PassSupport.h"
 #include "passes/PostOpFusion.h"
+#include "passes/PrecisionCasts.h"
 #include "passes/TransposeElimination.h"
 #include "passes/WeightPacking.h"
 #include "plan/Planner.h"
@@ -36,6 +37,10 @@ OptimizedGraph unoptimized(const Graph& graph, const Plan& plan) {
 
 std::vector<std::unique_ptr<GraphPass>> defaultPasses(const OptimizeOptions& options) {
     std::vector<std::unique_ptr<GraphPass>> passes;
+    // A precision policy changes what is computed, not how fast: it applies whatever the
+    // optimisations, first, so that they see the types that run.
+    if (options.precision)
+        passes.push_back(std::make_unique<PrecisionCasts>());
     if (options.channelsLast)
         passes.push_back(std::make_unique<ChannelsLast>());
     if (options.transposes)

@@ -5,7 +5,8 @@
 // every compute node held where the first plan put it (so no copy moves), and that is what is
 // lowered and run: an OptimizedGraph.
 //
-// The default list, each pass in a file of its own: ChannelsLast, TransposeElimination,
+// The default list, each pass in a file of its own: PrecisionCasts (which is no optimisation
+// and runs whenever a device has a precision policy), ChannelsLast, TransposeElimination,
 // PostOpFusion, WeightPacking.
 #pragma once
 
@@ -30,9 +31,12 @@ struct OptimizeOptions {
     bool fusion = true;
     bool transposes = true;
     bool packWeights = true;
+    /// The devices' precision policies (passes/PrecisionCasts.h): on unless a caller wants the
+    /// graph exactly as planned; none() keeps it, since it changes what is computed.
+    bool precision = true;
 
-    /// Every pass off: the user's graph as planned.
-    static OptimizeOptions none() { return {false, false, false, false}; }
+    /// Every optimisation off: the user's graph as planned, in the types its devices compute in.
+    static OptimizeOptions none() { return {false, false, false, false, true}; }
 };
 
 /// The graph that runs: the user's, sharded where the plan splits, rewritten by the passes.

@@ -173,6 +173,23 @@ struct CopyPlan {
     std::string symbolicSize;
 };
 
+/// A conversion a device's precision policy needs (VirtualDevice::computeType,
+/// plan/Precision.h): a float32 value read in 16 bits by a node that computes in them, or a
+/// 16-bit result read in float32. It runs on the device that reads (after any copy, so that a
+/// copy out of a 16-bit device moves 16 bits), and a graph result goes back to float32 on the
+/// device that made it.
+struct CastPlan {
+    ValueRef value;  ///< the value converted, of the planned graph
+    DeviceId device; ///< where the conversion runs
+    DType from = DType::Float32;
+    DType to = DType::Float32;
+    std::int64_t bytes = 0;        ///< the converted tensor's
+    std::vector<NodeId> consumers; ///< the nodes that read it
+    bool toOutput = false;         ///< a graph result, given back in float32
+    /// A constant's: converted once as it is loaded, not at every run.
+    bool atLoad = false;
+};
+
 struct Replica {
     ValueRef value;
     DeviceId home;
@@ -397,6 +414,9 @@ struct Plan {
     std::vector<DeviceId> devices; ///< per node
     std::vector<Reason> reasons;   ///< per node
     std::vector<CopyPlan> copies;  ///< ordered by producer, output, destination
+    /// The precision policies' conversions, ordered by value then device; empty when no
+    /// device has one.
+    std::vector<CastPlan> casts;
     std::vector<Replica> replicas;
     std::vector<Conflict> conflicts;
     std::vector<std::string> notes;

@@ -67,6 +67,7 @@
 #include "plan/DevicePlanner.h"
 #include "plan/Glob.h"
 #include "plan/MemoryPlanner.h"
+#include "plan/Precision.h"
 #include "plan/TensorShard.h"
 
 #include <algorithm>
@@ -169,6 +170,7 @@ Plan DevicePlanner::run() {
     }
     if (m_splitting)
         planShards();
+    planCasts(m_graph, m_devices, &m_plan);
     if (m_options.costs || m_options.mode == PlanMode::Auto)
         predict(m_options.mode == PlanMode::Auto);
     if (m_splitting)
@@ -187,6 +189,7 @@ Plan DevicePlanner::resized(Plan plan) {
     m_plan = std::move(plan);
     for (CopyPlan& copy : m_plan.copies)
         copy.bytes = m_index.valueBytes[m_index.valueSlot(copy.value)];
+    planCasts(m_graph, m_devices, &m_plan);
     std::erase_if(m_plan.conflicts, [](const Conflict& conflict) {
         return conflict.kind == ConflictKind::MemoryCapacity;
     });

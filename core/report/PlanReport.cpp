@@ -1,6 +1,7 @@
 // Plan reports.
 #include "report/PlanReport.h"
 
+#include "plan/Precision.h"
 #include "plan/Split.h"
 
 #include <algorithm>
@@ -237,6 +238,43 @@ Json splitsJson(const Graph& graph, const DeviceSet& devices, const Plan& plan) 
     return list;
 }
 
+/// The precision policies for people: which devices compute in 16 bits, how many nodes, and
+/// each cast; empty when no device has a policy.
+std::string castsSummary(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
+    if (!hasPrecisionPolicy(devices))
+        return {};
+    const std::vector<DType> types = computeTypes(graph, devices, plan.devices);
+    std::string out = "precision:";
+    bool first = true;
+    for (int d = 0; d < devices.size(); ++d) {
+        const VirtualDevice& device = devices[DeviceId(d)];
+        if (device.computeType == DType::Float32)
+            continue;
+        std::int64_t narrowed = 0;
+        for (std::size_t i = 0; i < types.size(); ++i)
+            narrowed += types[i] != DType::Float32 && plan.devices[i] == DeviceId(d) ? 1 : 0;
+        out += std::string(first ? " " : "; ") + device.name + " computes in " +
+               std::string(dtypeName(device.computeType)) + " (" + std::to_string(narrowed) +
+               (narrowed == 1 ? " node)" : " nodes)");
+        first = false;
+    }
+    out += "\n";
+    if (plan.casts.empty())
+        return out + "casts: none\n";
+    out += "casts: " + std::to_string(plan.casts.size()) + ", " +
+           formatBytes(castBytesPerRun(plan)) + " converted per run\n";
+    for (const CastPlan& cast : plan.casts) {
+        std::string readers = joinNames(graph, cast.consumers);
+        if (cast.toOutput)
+            readers += std::string(readers.empty() ? "" : ", ") + "the result";
+        out += "  " + graph.valueName(cast.value) + "  " + std::string(dtypeName(cast.from)) +
+               " -> " + std::string(dtypeName(cast.to)) + "  on " + devices[cast.device].name +
+               "  " + formatBytes(cast.bytes) + (readers.empty() ? "" : "  for " + readers) +
+               (cast.atLoad ? "  (once, at load)" : "") + "\n";
+    }
+    return out;
+}
+
 /// The split regions for people: shards, inserted nodes, copies and replicated weights.
 std::string splitsSummary(const Graph& graph, const DeviceSet& devices, const Plan& plan) {
     std::string out = "split regions: " + std::to_string(plan.splits.size()) + "\n";
@@ -382,6 +420,39 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         copies.push(std::move(entry));
     }
     report.set("copies", std::move(copies));
+    if (hasPrecisionPolicy(devices)) {
+        const std::vector<DType> types = computeTypes(graph, devices, plan.devices);
+        Json precision = Json::array();
+        for (const VirtualDevice& device : devices.devices()) {
+            if (device.computeType == DType::Float32)
+                continue;
+            std::int64_t narrowed = 0;
+            for (std::size_t i = 0; i < types.size(); ++i)
+                narrowed +=
+                    types[i] != DType::Float32 && plan.devices[i] == devices.find(device.name) ? 1
+                                                                                               : 0;
+            precision.push(Json::object({{"device", device.name},
+                                         {"dtype", std::string(dtypeName(device.computeType))},
+                                         {"nodes", narrowed}}));
+        }
+        report.set("precision", std::move(precision));
+    }
+    Json casts = Json::array();
+    for (const CastPlan& cast : plan.casts) {
+        Json entry = Json::object();
+        entry.set("value", graph.valueName(cast.value));
+        entry.set("device", devices[cast.device].name);
+        entry.set("from", std::string(dtypeName(cast.from)));
+        entry.set("to", std::string(dtypeName(cast.to)));
+        entry.set("bytes", cast.bytes);
+        entry.set("consumers", nameList(graph, cast.consumers));
+        if (cast.toOutput)
+            entry.set("result", true);
+        if (cast.atLoad)
+            entry.set("at_load", true);
+        casts.push(std::move(entry));
+    }
+    report.set("casts", std::move(casts));
 
     Json replicas = Json::array();
     for (const Replica& replica : plan.replicas) {
@@ -599,6 +670,7 @@ std::string planSummary(const Graph& graph, const DeviceSet& devices, const Plan
                    "\n";
         }
     }
+    out += castsSummary(graph, devices, plan);
     if (!plan.replicas.empty()) {
         out += "replicas:\n";
         for (const Replica& replica : plan.replicas) {

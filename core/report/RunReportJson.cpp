@@ -223,7 +223,11 @@ Json runReportJson(const RunOutcome& input) {
     if (input.reference) {
         Json check = Json::object({{"max_abs_diff", input.reference->maxAbsDiff},
                                    {"max_rel_diff", input.reference->maxRelDiff},
-                                   {"ok", input.reference->ok}});
+                                   {"ok", input.reference->ok},
+                                   {"atol", input.reference->atol},
+                                   {"rtol", input.reference->rtol}});
+        if (!input.reference->toleranceOf.empty())
+            check.set("tolerance_of", input.reference->toleranceOf);
         if (!input.reference->ok)
             check.set("mismatch", input.reference->mismatch);
         report.set("reference_check", std::move(check));

@@ -227,11 +227,14 @@ std::string runSummary(const RunOutcome& input) {
             out << "  ... and " << found.size() - kListed << " more (in the JSON report)\n";
     }
     if (input.reference) {
+        const ReferenceCheck& check = *input.reference;
         std::snprintf(line, sizeof line,
-                      "reference check: %s (max abs diff %.3g, max rel diff %.3g)%s%s\n",
-                      input.reference->ok ? "ok" : "MISMATCH", input.reference->maxAbsDiff,
-                      input.reference->maxRelDiff, input.reference->ok ? "" : ": ",
-                      input.reference->mismatch.c_str());
+                      "reference check: %s (max abs diff %.3g, max rel diff %.3g; within atol "
+                      "%.3g, rtol %.3g%s%s)%s%s\n",
+                      check.ok ? "ok" : "MISMATCH", check.maxAbsDiff, check.maxRelDiff, check.atol,
+                      check.rtol, check.toleranceOf.empty() ? "" : ", ",
+                      check.toleranceOf.empty() ? "" : (check.toleranceOf + " tolerance").c_str(),
+                      check.ok ? "" : ": ", check.mismatch.c_str());
         out << line;
     }
     for (std::size_t o = 0; o < input.outputFiles.size(); ++o) {

@@ -188,6 +188,8 @@ std::vector<std::string> planArguments(const Graph& graph, const DeviceSet& devi
                 spec += ":target=" + device.target;
             if (!device.memoryScope.empty())
                 spec += ":scope=" + device.memoryScope;
+            if (device.computeType != DType::Float32)
+                spec += ":dtype=" + std::string(computeTypeWord(device.computeType));
         }
         add("--devices", spec);
         if (devices.defaultDevice().valid())

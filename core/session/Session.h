@@ -59,8 +59,8 @@ struct ModelSource {
 
 /// What a model is planned for, and how.
 struct PlanRequest {
-    /// The virtual devices, "NAME:KIND[:mem=SIZE][:ordinal=N],..."; none: the model's own
-    /// (a JSON graph's), else cpu:cpu,gpu:cuda.
+    /// The virtual devices, "NAME:KIND[:mem=SIZE][:dtype=bf16|f16][:ordinal=N],..."; none: the
+    /// model's own (a JSON graph's), else cpu:cpu,gpu:cuda.
     std::optional<std::string> devices;
     std::optional<std::string> defaultDevice, hostDevice;
     std::vector<PinRequest> pins;

@@ -58,6 +58,8 @@ Result<std::vector<HostTensor>> runReference(const Graph& graph,
 ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
                               const std::vector<HostTensor>& expected, double atol, double rtol) {
     ReferenceCheck check;
+    check.atol = atol;
+    check.rtol = rtol;
     if (actual.size() != expected.size()) {
         check.ok = false;
         check.mismatch = std::to_string(actual.size()) + " outputs, the reference has " +
@@ -105,6 +107,30 @@ ReferenceCheck compareOutputs(const std::vector<HostTensor>& actual,
         }
     }
     return check;
+}
+
+void precisionTolerance(DType narrowest, const std::vector<HostTensor>& expected, double* atol,
+                        double* rtol) {
+    // The spacing of the type's numbers just above 1: 2^-7 with bfloat16's 8 significant bits,
+    // 2^-10 with float16's 11.
+    const double spacing = narrowest == DType::BFloat16  ? 0x1p-7
+                           : narrowest == DType::Float16 ? 0x1p-10
+                                                         : 0;
+    if (spacing == 0)
+        return;
+    double scale = 0;
+    for (const HostTensor& tensor : expected) {
+        if (!isFloatingPoint(tensor.type.dtype))
+            continue;
+        for (std::int64_t i = 0; i < tensor.type.elementCount(); ++i) {
+            const double y = std::fabs(loadAsDouble(tensor.data.raw(), tensor.type.dtype, i));
+            if (std::isfinite(y))
+                scale = std::max(scale, y);
+        }
+    }
+    constexpr double kRoundings = 4;
+    *rtol = std::max(*rtol, kRoundings * spacing);
+    *atol = std::max(*atol, kRoundings * spacing * std::max(scale, 1.0));
 }
 
 double median(std::vector<double> values) {

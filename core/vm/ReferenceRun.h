@@ -32,8 +32,18 @@ struct ReferenceCheck {
     double maxAbsDiff = 0;
     double maxRelDiff = 0; ///< |a - b| / max(|b|, 1e-6), over elements
     bool ok = true;
-    std::string mismatch; ///< where the first element beyond tolerance is, when !ok
+    std::string mismatch;      ///< where the first element beyond tolerance is, when !ok
+    double atol = 0, rtol = 0; ///< the tolerance the outputs were held to
+    /// Why it is not the run's own: "bfloat16's" when a precision policy widened it.
+    std::string toleranceOf;
 };
+
+/// The tolerance outputs computed partly in `narrowest` (a 16-bit type) are held to against a
+/// float32 reference `expected`: a relative one of a few of the type's roundings, and an absolute
+/// one of the same at the scale of the largest reference element (a sum of many such terms rounds
+/// at their scale, not its own). Unchanged for float32.
+void precisionTolerance(DType narrowest, const std::vector<HostTensor>& expected, double* atol,
+                        double* rtol);
 
 /// Compares outputs elementwise: an element mismatches when |a - b| > atol + rtol * |b|
 /// (NaN matches NaN, an infinity the same infinity). Shapes and types must agree.

@@ -274,7 +274,7 @@ class Model:
     ) -> "Plan":
         """Plans where every node runs, as ``placer plan`` does.
 
-        devices: "NAME:KIND[:mem=SIZE][:ordinal=N],..." or a list of such entries (kinds cpu,
+        devices: "NAME:KIND[:mem=SIZE][:dtype=bf16|f16][:ordinal=N],..." or a list of such entries (kinds cpu,
             vcpu, cuda); default: the model's own, else cpu:cpu,gpu:cuda.
         default, host: the default and host devices.
         pins: node name, alias or glob -> device ({"conv1": "a", "layer3*": "b"}).

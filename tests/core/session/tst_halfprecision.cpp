@@ -5,6 +5,7 @@
 // kernels name it), none in double.
 #include "io/Npy.h"
 #include "kernels/KernelSupport.h"
+#include "session/PlanOptionText.h"
 #include "session/Session.h"
 
 #include <QTemporaryDir>
@@ -107,6 +108,106 @@ private slots:
                          implementation.find("plain:conv") == std::string::npos,
                      implementation.c_str());
         }
+    }
+
+    /// The float32 models with a precision policy on the second device (dtype=): the later half
+    /// computes in 16 bits there. The plan lists its casts (the value crossing onto b, its
+    /// constants converted once, the result given back in float32), the run inserts exactly
+    /// those, the output is float32, and the reference check holds it to the type's tolerance,
+    /// which it states; it differs from the float32 run, so the work was done in 16 bits.
+    void precisionPolicies_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("dtype");
+        for (const char* model : {"half_cnn", "half_transformer"})
+            for (const char* dtype : {"bf16", "f16"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(model, dtype)))
+                    << QString(model) << QString(dtype);
+    }
+    void precisionPolicies() {
+        QFETCH(QString, model);
+        QFETCH(QString, dtype);
+        const DType type = dtype == "bf16" ? DType::BFloat16 : DType::Float16;
+        Session session(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu:dtype=" + dtype.toStdString();
+        request.pins.push_back(PinRequest{"re:^/(fc|up|down|norm2)/", "b", false});
+        auto opened = session.open(ModelSource{modelPath(model.toStdString() + ".onnx")}, request);
+        QVERIFY2(opened, opened ? "" : opened.error().toString().c_str());
+        const Plan& plan = opened.value().plan;
+        const Graph& graph = opened.value().model.graph;
+        QVERIFY(plan.conflicts.empty());
+        const DeviceId b = *opened.value().model.devices.find("b");
+        int into = 0, constants = 0, results = 0;
+        for (const CastPlan& cast : plan.casts) {
+            QCOMPARE(cast.device, b); // the result is made on b, so given back there too
+            if (cast.toOutput) {
+                ++results;
+                QCOMPARE(cast.from, type);
+                QCOMPARE(cast.to, DType::Float32);
+                continue;
+            }
+            QCOMPARE(cast.to, type);
+            QCOMPARE(cast.bytes, graph.type(cast.value).elementCount() * 2);
+            for (NodeId consumer : cast.consumers)
+                QCOMPARE(plan.devices[consumer.index], b);
+            (cast.atLoad ? constants : into) += 1;
+        }
+        QVERIFY(into >= 1);
+        QVERIFY(constants >= 2);
+        QCOMPARE(results, 1);
+        const auto planned = std::make_shared<const PlannedModel>(opened.take());
+        RunRequest run;
+        run.inputs.emplace_back("x", npy(model.toStdString() + ".x.npy"));
+        run.warmup = 0;
+        run.iterations = 1;
+        auto ran = session.run(planned, run);
+        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        const RunOutcome& outcome = *ran.value();
+        QCOMPARE(outcome.result.outputs.at(0).type.dtype, DType::Float32);
+        QVERIFY(outcome.reference);
+        const ReferenceCheck& check = *outcome.reference;
+        QVERIFY2(check.ok, check.mismatch.c_str());
+        QCOMPARE(check.toleranceOf, std::string(dtypeName(type)) + "'s");
+        QVERIFY(check.rtol > RunRequest{}.rtol);
+        QVERIFY2(check.maxAbsDiff > 0, "the 16-bit half computed exactly the float32 result");
+        qInfo("%s in %s on b: max abs diff %.3g within atol %.3g, rtol %.3g", qPrintable(model),
+              qPrintable(dtype), check.maxAbsDiff, check.atol, check.rtol);
+        // The casts that ran are the plan's: one Cast per cast that is not a constant's.
+        int ranCasts = 0, converted = 0;
+        for (const Node& node : outcome.graph().nodes()) {
+            ranCasts += node.op->name == "Cast" && node.name.find("/to_") != std::string::npos;
+            converted += node.isConstant() && node.outputs[0].dtype == type;
+        }
+        QCOMPARE(ranCasts, into + results);
+        QCOMPARE(converted, constants);
+        for (const Node& node : outcome.graph().nodes()) {
+            if (node.role() == OpRole::Compute && node.pin.device == b && node.op->name != "Cast")
+                for (const TensorType& output : node.outputs)
+                    QVERIFY2(output.dtype != DType::Float32, node.name.c_str());
+        }
+    }
+
+    void aPolicyIsReadAndWritten() {
+        auto devices = DeviceSet::parse("a:vcpu,g:cuda:dtype=bfloat16:mem=8GiB");
+        QVERIFY(devices);
+        QCOMPARE(devices.value()[DeviceId(1)].computeType, DType::BFloat16);
+        QCOMPARE(devices.value()[DeviceId(0)].computeType, DType::Float32);
+        const auto bad = DeviceSet::parse("a:vcpu:dtype=int8");
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().message.find("dtype 'int8' is not a compute type") !=
+                     std::string::npos,
+                 bad.error().message.c_str());
+        // A plan's devices written as arguments keep the policy.
+        Session session(SessionOptions{m_dir.filePath("workspace.db").toStdString()});
+        PlanRequest request;
+        request.devices = "a:vcpu,b:vcpu:dtype=f16";
+        auto opened = session.open(ModelSource{modelPath("half_cnn.onnx")}, request);
+        QVERIFY(opened);
+        const std::vector<std::string> words = planArguments(
+            opened.value().model.graph, opened.value().model.devices, opened.value().options, {});
+        const auto at = std::find(words.begin(), words.end(), "--devices");
+        QVERIFY(at != words.end() && at + 1 != words.end());
+        QVERIFY2(at[1].find("b:vcpu:dtype=f16") != std::string::npos, at[1].c_str());
     }
 };
 

@@ -26,6 +26,20 @@ KernelSpec specOf(const Graph& graph, const Node& node) {
     return spec;
 }
 
+void adoptRewrite(PassState& state, Graph graph, const std::vector<NodeId>& from,
+                  const PassStatistics& counted, PassStatistics& statistics) {
+    std::vector<NodeId> origin(from.size()), carried(from.size());
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        origin[i] = from[i].valid() ? state.origin[from[i].index] : NodeId();
+        carried[i] = from[i].valid() ? state.carried[from[i].index] : NodeId();
+    }
+    state.graph = std::move(graph);
+    state.origin = std::move(origin);
+    state.carried = std::move(carried);
+    for (const PassCounter& counter : counted.counters())
+        statistics.add(counter.pass, counter.device, counter.counter, counter.value);
+}
+
 void hold(Node& node, DeviceId device) {
     if (node.role() == OpRole::Compute && device.valid() && node.pin.kind != PinKind::Fixed)
         node.pin = Pin{PinKind::Plain, device, "optimizer", true};

@@ -4,6 +4,7 @@
 
 #include "ir/Graph.h"
 #include "kernels/Kernel.h"
+#include "passes/GraphPass.h"
 
 #include <span>
 #include <vector>
@@ -47,6 +48,12 @@ private:
 /// planned types are stand-ins, so no pass rewrites it for them (a layout, a view, packed
 /// weights or a fused operand would be chosen for sizes it never runs at).
 bool shapesFoundAtRun(const Graph& graph, const Node& node);
+
+/// Puts a pass's rewrite in `state`: `graph`, whose node i comes from node `from[i]` of the graph
+/// before it (invalid for one the pass inserted), so that origin and carried follow; and the
+/// pass's counters `counted` into `statistics`.
+void adoptRewrite(PassState& state, Graph graph, const std::vector<NodeId>& from,
+                  const PassStatistics& counted, PassStatistics& statistics);
 
 /// Whether `node` is the binary `fn` of two inputs, with one output.
 bool isBinary(const Node& node, BinaryFn fn);

@@ -192,16 +192,7 @@ bool PrecisionCasts::run(PassState& state, const PassContext& context,
     if (!pass.run())
         return false;
     const std::vector<NodeId> from = pass.takeOrigin();
-    std::vector<NodeId> origin(from.size()), carried(from.size());
-    for (std::size_t i = 0; i < from.size(); ++i) {
-        origin[i] = from[i].valid() ? state.origin[from[i].index] : NodeId();
-        carried[i] = from[i].valid() ? state.carried[from[i].index] : NodeId();
-    }
-    state.graph = pass.takeGraph();
-    state.origin = std::move(origin);
-    state.carried = std::move(carried);
-    for (const PassCounter& counter : pass.statistics().counters())
-        statistics.add(counter.pass, counter.device, counter.counter, counter.value);
+    adoptRewrite(state, pass.takeGraph(), from, pass.statistics(), statistics);
     return true;
 }
 

@@ -52,6 +52,13 @@ std::vector<DType> computeTypes(const Graph& graph, const DeviceSet& devices,
     return types;
 }
 
+std::int64_t narrowedOn(const std::vector<DType>& types, const Plan& plan, DeviceId device) {
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < types.size() && i < plan.devices.size(); ++i)
+        count += types[i] != DType::Float32 && plan.devices[i] == device ? 1 : 0;
+    return count;
+}
+
 DType producedType(const Graph& graph, const std::vector<DType>& types, ValueRef value) {
     const DType own = graph.type(value).dtype;
     return own == DType::Float32 && value.node.index < types.size() ? types[value.node.index] : own;

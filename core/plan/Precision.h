@@ -31,6 +31,9 @@ bool followsComputeType(const Node& node, std::size_t k);
 std::vector<DType> computeTypes(const Graph& graph, const DeviceSet& devices,
                                 const std::vector<DeviceId>& placed);
 
+/// How many nodes of `plan` on `device` computeTypes() `types` narrows to 16 bits.
+std::int64_t narrowedOn(const std::vector<DType>& types, const Plan& plan, DeviceId device);
+
 /// The type the float32 value `value` is made in: its producer's compute type for a float32
 /// output, else the value's own type.
 DType producedType(const Graph& graph, const std::vector<DType>& types, ValueRef value);

@@ -250,9 +250,7 @@ std::string castsSummary(const Graph& graph, const DeviceSet& devices, const Pla
         const VirtualDevice& device = devices[DeviceId(d)];
         if (device.computeType == DType::Float32)
             continue;
-        std::int64_t narrowed = 0;
-        for (std::size_t i = 0; i < types.size(); ++i)
-            narrowed += types[i] != DType::Float32 && plan.devices[i] == DeviceId(d) ? 1 : 0;
+        const std::int64_t narrowed = narrowedOn(types, plan, DeviceId(d));
         out += std::string(first ? " " : "; ") + device.name + " computes in " +
                std::string(dtypeName(device.computeType)) + " (" + std::to_string(narrowed) +
                (narrowed == 1 ? " node)" : " nodes)");
@@ -426,11 +424,7 @@ Json planReportJson(const Graph& graph, const DeviceSet& devices, const PlanOpti
         for (const VirtualDevice& device : devices.devices()) {
             if (device.computeType == DType::Float32)
                 continue;
-            std::int64_t narrowed = 0;
-            for (std::size_t i = 0; i < types.size(); ++i)
-                narrowed +=
-                    types[i] != DType::Float32 && plan.devices[i] == devices.find(device.name) ? 1
-                                                                                               : 0;
+            const std::int64_t narrowed = narrowedOn(types, plan, *devices.find(device.name));
             precision.push(Json::object({{"device", device.name},
                                          {"dtype", std::string(dtypeName(device.computeType))},
                                          {"nodes", narrowed}}));

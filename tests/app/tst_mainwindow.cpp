@@ -488,8 +488,8 @@ private slots:
         }
         qunsetenv("PLACER_SLOW");
         QVERIFY2(outcome, qPrintable(window.runController()->error()));
-        QVERIFY2(!outcome->events.empty(), qPrintable(QStringLiteral("no drift seen; busy µs") +
-                                                     readings));
+        QVERIFY2(!outcome->events.empty(),
+                 qPrintable(QStringLiteral("no drift seen; busy µs") + readings));
         const views::TimelineData& timeline = window.timeline()->data();
         QCOMPARE(timeline.lanes.front(), QStringLiteral("iterations"));
         // A re-placement's marker, with its reason and swap. Which device the speed watch names

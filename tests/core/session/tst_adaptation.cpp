@@ -268,20 +268,33 @@ private slots:
         request.iterations = 30;
         request.adapt = true;
         request.faults = {slowdown("b@5:4")};
-        auto ran = m_session->run(planned, request);
-        QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+        // The first change after the slowdown that moved b's work to a (on a busy machine the
+        // other device's speed may wander too: a load that slows both may re-plan before the
+        // slowdown, or with nothing moved, or move some of a's work to b as well). Where a run
+        // on a machine busy with other suites shows none, it is tried again, up to three runs;
+        // what each saw goes in the failure's message.
+        const auto movedOffB = [](const RunEvent& e) {
+            return e.iteration > 5 && e.reason.find("b (vcpu2)") != std::string::npos &&
+                   e.nodesMoved > 0 && e.moved.find("to a") != std::string::npos;
+        };
+        Result<std::shared_ptr<RunOutcome>> ran = SourceError::sentence("not run");
+        std::string seen;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            ran = m_session->run(planned, request);
+            QVERIFY2(ran, ran ? "" : ran.error().toString().c_str());
+            const auto& events = ran.value()->events;
+            if (std::any_of(events.begin(), events.end(), movedOffB))
+                break;
+            seen += "\nrun " + std::to_string(attempt + 1) + ":";
+            for (const RunEvent& e : events)
+                seen += " [" + e.text() + "]";
+        }
         const RunOutcome& outcome = *ran.value();
         QCOMPARE(outcome.result.latencyMicros.size(), std::size_t{30});
         QVERIFY(outcome.reference && outcome.reference->ok);
-        // The first change after the slowdown that moved b's work to a (on a busy machine the
-        // other device's speed may wander too: a load that slows both may re-plan before the
-        // slowdown, or with nothing moved, or move some of a's work to b as well).
-        const auto aboutB =
-            std::find_if(outcome.events.begin(), outcome.events.end(), [](const RunEvent& e) {
-                return e.iteration > 5 && e.reason.find("b (vcpu2)") != std::string::npos &&
-                       e.nodesMoved > 0 && e.moved.find("to a") != std::string::npos;
-            });
-        QVERIFY(aboutB != outcome.events.end());
+        const auto aboutB = std::find_if(outcome.events.begin(), outcome.events.end(), movedOffB);
+        QVERIFY2(aboutB != outcome.events.end(),
+                 ("no run moved b's work to a; events" + seen).c_str());
         const RunEvent& first = *aboutB;
         QCOMPARE(first.kind, RunEvent::Kind::Replaced);
         QVERIFY2(first.iteration > 5 && first.iteration <= 10, first.text().c_str());

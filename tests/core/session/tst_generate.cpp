@@ -204,22 +204,34 @@ private slots:
         auto parsed = parseInjectedFaults("", "a@10:4");
         QVERIFY(parsed);
         generate.faults = parsed.take();
-        auto made = m_session->generate(planned, generate);
-        QVERIFY2(made, made ? "" : made.error().toString().c_str());
+        // A re-placement for a's slowness that moved work to b (on a busy machine, noise may
+        // re-place before the slowdown, or after it; which step is the machine's). Noise on a
+        // machine busy with other suites may move a's work off it before the slowdown: where a
+        // generation shows no such move, it is tried again, up to three; what each showed goes
+        // in the failure's message.
+        const auto slowA = [](const RunEvent& e) {
+            return e.kind == RunEvent::Kind::Replaced && e.reason.starts_with("a (vcpu1) ") &&
+                   e.reason.find(" slower than assumed") != std::string::npos &&
+                   e.reason.find(" for 3 steps") != std::string::npos && e.nodesMoved > 0 &&
+                   e.moved.find(" to b") != std::string::npos;
+        };
+        Result<GenerationReport> made = SourceError::sentence("not run");
+        std::string seen;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            made = m_session->generate(planned, generate);
+            QVERIFY2(made, made ? "" : made.error().toString().c_str());
+            const auto& events = made.value().events;
+            if (std::any_of(events.begin(), events.end(), slowA))
+                break;
+            seen += "\ngeneration " + std::to_string(attempt + 1) + ":\n" +
+                    generationSummary(made.value());
+        }
         const GenerationReport& report = made.value();
         QCOMPARE(joined(report.tokens), joined(m_expected));
         QCOMPARE(m_session->counters().modelsRead, 1);
         QCOMPARE(report.sizedSteps, 64);
-        // A re-placement for a's slowness that moved work to b (on a busy machine, noise may
-        // re-place before the slowdown, or after it; which step is the machine's).
-        const auto found =
-            std::find_if(report.events.begin(), report.events.end(), [](const RunEvent& e) {
-                return e.kind == RunEvent::Kind::Replaced && e.reason.starts_with("a (vcpu1) ") &&
-                       e.reason.find(" slower than assumed") != std::string::npos &&
-                       e.reason.find(" for 3 steps") != std::string::npos && e.nodesMoved > 0 &&
-                       e.moved.find(" to b") != std::string::npos;
-            });
-        QVERIFY2(found != report.events.end(), generationSummary(report).c_str());
+        const auto found = std::find_if(report.events.begin(), report.events.end(), slowA);
+        QVERIFY2(found != report.events.end(), seen.c_str());
         const RunEvent& event = *found;
         QVERIFY(event.replanMs > 0 && event.beforeMs > 0 && event.afterMs > 0);
         // From then on b has work, which was all a's (until a later change, if any).

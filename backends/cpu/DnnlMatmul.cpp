@@ -293,10 +293,10 @@ private:
 
 /// Whether a matrix product is one row times a matrix per batch (a decoder's step through a
 /// dense layer, or its attention over the cache), which the GEMV kernel runs: float32, read in
-/// place (no views, no packed weights), a bias that is a row or a scalar.
+/// place (no views; weights packed in blocks of columns, packedColumns), a bias that is a row or
+/// a scalar.
 bool isRowTimesMatrix(const KernelSpec& fused) {
-    if (!allFloat32(fused) || fused.node->hints.hasViews() ||
-        !fused.node->hints.packedLayout.empty() || anyEmptyOperand(fused))
+    if (!allFloat32(fused) || fused.node->hints.hasViews() || anyEmptyOperand(fused))
         return false;
     auto parsed = dnnlPostOps(fused);
     if (!parsed)
@@ -317,6 +317,47 @@ bool isRowTimesMatrix(const KernelSpec& fused) {
     return true;
 }
 
+/// Weights packed so that a GEMV streams them (oneDNN's blocked layouts whose columns come in
+/// blocks of `width`, a block's rows one after another, as BA16a64b stores them): block j is a
+/// row-major matrix of `width` columns at j * blockStride.
+struct PackedColumns {
+    std::int64_t width = 0, blockStride = 0;
+};
+
+std::optional<PackedColumns> packedColumns(const memory::desc& packed) {
+    const dnnl_memory_desc_t& d = packed.data;
+    if (d.ndims != 2 || d.format_kind != dnnl_blocked || d.data_type != dnnl_f32 || d.offset0 != 0)
+        return std::nullopt;
+    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+    std::int64_t rows = 1, width = 0;
+    if (b.inner_nblks == 2 && b.inner_idxs[0] == 0 && b.inner_idxs[1] == 1) {
+        rows = b.inner_blks[0];
+        width = b.inner_blks[1];
+    } else if (b.inner_nblks == 1 && b.inner_idxs[0] == 1) {
+        width = b.inner_blks[0];
+    } else {
+        return std::nullopt;
+    }
+    // The blocks of rows one after another in a block of columns, which do not overlap.
+    if (width <= 0 || b.strides[0] != rows * width || b.strides[1] < d.padded_dims[0] * width)
+        return std::nullopt;
+    return PackedColumns{width, b.strides[1]};
+}
+
+/// Whether a product's rows follow the sizes a program runs at (its output's dimensions but the
+/// last are named: a decoder's tokens), so that the same node is a GEMV at one token and a GEMM
+/// over the prompt.
+bool rowsFollowSizes(const Node& node) {
+    if (node.symbolicShapes.empty())
+        return false;
+    const SymbolicShape& out = node.symbolicShapes.front();
+    for (std::size_t d = 0; d + 1 < out.size(); ++d) {
+        if (!out[d] || !out[d]->isConstant())
+            return true;
+    }
+    return false;
+}
+
 /// One row times a matrix per batch (isRowTimesMatrix): the matrix streamed from memory once,
 /// several of its rows at a time (vec::rowTimesMatrix), the columns (one matrix) or the batches
 /// split among the context's threads. oneDNN's matrix product reads the weights as one stream,
@@ -325,9 +366,9 @@ bool isRowTimesMatrix(const KernelSpec& fused) {
 class GemvKernel final : public Kernel {
 public:
     GemvKernel(CpuKernelContext& ctx, const KernelSpec& fused, const std::vector<DnnlPostOp>& ops,
-               const MatrixProduct& mp)
+               const MatrixProduct& mp, std::optional<PackedColumns> packed)
         : m_ctx(ctx), m_k(mp.k), m_n(mp.n), m_transposed(mp.b.transposed), m_alpha(mp.alpha),
-          m_beta(mp.beta), m_biasInput(mp.biasInput) {
+          m_beta(mp.beta), m_biasInput(mp.biasInput), m_packed(packed) {
         if (mp.batches > 1)
             m_batches = batchOffsets(mp.a.batch, mp.b.batch, mp.outBatch);
         const Dims& out = fused.outputs[0].shape;
@@ -353,7 +394,13 @@ public:
         const int threads = std::max(1, omp_get_max_threads());
         const auto product = [&](const float* row, const float* matrix, float* out,
                                  std::int64_t begin, std::int64_t end) {
-            if (m_transposed)
+            if (m_packed) {
+                // Whole blocks of columns (begin and end are on their bounds, or at n).
+                const std::int64_t width = m_packed->width;
+                for (std::int64_t j = begin; j < end; j += width)
+                    vec::rowTimesMatrix(row, m_k, matrix + j / width * m_packed->blockStride, width,
+                                        std::min(width, end - j), out + j);
+            } else if (m_transposed)
                 vec::rowTimesTransposed(row, m_k, matrix + begin * ld, ld, end - begin,
                                         out + begin);
             else
@@ -370,8 +417,9 @@ public:
         } else if (const std::int64_t parts =
                        std::min<std::int64_t>(threads, m_n / kColumnsPerThread);
                    parts > 1) {
-            // Whole vectors of sixteen columns a part.
-            const std::int64_t step = (m_n / parts + 15) / 16 * 16;
+            // Whole vectors of sixteen columns a part, or whole blocks of packed columns.
+            const std::int64_t unit = m_packed ? m_packed->width : 16;
+            const std::int64_t step = (m_n / parts + unit - 1) / unit * unit;
 #pragma omp parallel for num_threads(static_cast <int>(parts))
             for (std::int64_t p = 0; p < parts; ++p)
                 product(x, w, y, std::min(m_n, p * step),
@@ -395,7 +443,10 @@ public:
     }
 
     std::string implementation() const override {
-        return std::string("gemv:") + (m_transposed ? "dot rows" : "row streams") +
+        return std::string("gemv:") +
+               (m_packed       ? "packed column blocks"
+                : m_transposed ? "dot rows"
+                               : "row streams") +
                m_implementation;
     }
 
@@ -410,12 +461,14 @@ private:
     float m_alpha, m_beta;
     int m_biasInput;
     bool m_biasIsRow = false;
+    std::optional<PackedColumns> m_packed; ///< the weights' blocks, where packed at load
     std::string m_implementation;
     memory m_out;
     PostOpsAfter m_after;
 };
 
-Result<std::unique_ptr<Kernel>> makeGemv(const KernelSpec& fused, CpuKernelContext& ctx) {
+Result<std::unique_ptr<Kernel>> makeGemv(const KernelSpec& fused, CpuKernelContext& ctx,
+                                         std::optional<PackedColumns> packed) {
     auto parsed = dnnlPostOps(fused);
     if (!parsed)
         return parsed.error();
@@ -423,7 +476,10 @@ Result<std::unique_ptr<Kernel>> makeGemv(const KernelSpec& fused, CpuKernelConte
     MatrixProduct mp;
     if (auto error = readMatrixProduct(spec, &mp))
         return specError(spec, *error);
-    return std::unique_ptr<Kernel>(std::make_unique<GemvKernel>(ctx, fused, parsed.value(), mp));
+    if (packed && mp.batches > 1)
+        return specError(spec, "its weights are packed, but it reads them as more than one matrix");
+    return std::unique_ptr<Kernel>(
+        std::make_unique<GemvKernel>(ctx, fused, parsed.value(), mp, packed));
 }
 
 // Packed layouts: the operand's own layout and the packed one (oneDNN memory descriptors),
@@ -582,10 +638,6 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
     }
     if (spec.node->hints.hasViews())
         return makeViewedMatmul(spec, ctx);
-    if (isRowTimesMatrix(spec))
-        return makeGemv(spec, ctx);
-    if (!allFloat32(spec) && spec.node->hints.postOps.empty())
-        return makePlainMatmul(spec);
     std::optional<memory::desc> packed;
     if (const std::string layout = spec.node->hints.packedLayout; !layout.empty()) {
         const auto layouts = readPackedLayout(layout);
@@ -594,6 +646,13 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
                                        "' is not one this process made");
         packed = layouts->second;
     }
+    if (isRowTimesMatrix(spec)) {
+        const std::optional<PackedColumns> columns = packed ? packedColumns(*packed) : std::nullopt;
+        if (!packed || columns)
+            return makeGemv(spec, ctx, columns);
+    }
+    if (!allFloat32(spec) && spec.node->hints.postOps.empty())
+        return makePlainMatmul(spec);
     auto build = buildMatmul(spec, ctx, packed ? &*packed : nullptr);
     if (!build)
         return build.error();
@@ -606,8 +665,14 @@ Result<std::unique_ptr<Kernel>> makeMatmul(const KernelSpec& spec, CpuKernelCont
 
 std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelContext& ctx) {
     if (input != 1 || spec.node->op->kernel.family != KernelFamily::Matmul || !allFloat32(spec) ||
-        anyEmptyOperand(spec) || isRowTimesMatrix(spec))
-        return {}; // the GEMV reads the weights as they are
+        anyEmptyOperand(spec))
+        return {};
+    // A GEMV reads the weights as they are; where its rows follow the sizes (a decoder's prompt
+    // runs the product over many), packed in blocks of columns, which the GEMV streams as well
+    // and the prompt's product needs to run at oneDNN's speed.
+    const bool gemv = isRowTimesMatrix(spec);
+    if (gemv && !rowsFollowSizes(*spec.node))
+        return {};
     try {
         auto plain = buildMatmul(spec, ctx, nullptr);
         if (!plain || !plain.value().calls.sharedWeights)
@@ -618,7 +683,8 @@ std::string packedLayout(const KernelSpec& spec, std::size_t input, CpuKernelCon
         if (!build)
             return {};
         const memory::desc preferred = build.value().pd->weights_desc();
-        if (preferred == calls.weights || preferred.get_size() != calls.weights.get_size())
+        if (preferred == calls.weights || preferred.get_size() != calls.weights.get_size() ||
+            (gemv && !packedColumns(preferred)))
             return {};
         return namePackedLayout(calls.weights, preferred);
     } catch (const dnnl::error&) {

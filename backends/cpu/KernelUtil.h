@@ -119,6 +119,9 @@ std::unique_ptr<Kernel> makeRoiAlign(const KernelSpec& spec);
 /// ONNX Runtime's GroupQueryAttention in float32, each query row rotated once and its scores and
 /// values as vector products; null for other types (the shared functor runs them).
 std::unique_ptr<Kernel> makeGroupQueryAttention(const KernelSpec& spec);
+/// RMS normalisation (SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization) in float32
+/// (RmsNormKernel.cpp); null for other types, which the shared functor runs.
+std::unique_ptr<Kernel> makeRmsNorm(const KernelSpec& spec);
 /// ConvTranspose in float32 without groups as oneDNN's deconvolution; null where oneDNN has no
 /// fast implementation or the padding is past what it takes (the shared functor runs those).
 std::unique_ptr<Kernel> makeDnnlDeconvolution(const KernelSpec& spec,

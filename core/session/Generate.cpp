@@ -516,7 +516,7 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
     // VM runs one: lowered here, before the prompt, at a decode step's sizes (one token after
     // the prompt), its constants placed on their devices, as ONNX Runtime's session is made
     // before its first run. The prompt's step checks it against the plan instantiated at the
-    // prompt's sizes (RunRequest::packWeights off: that run shares the program's weights);
+    // prompt's sizes (its weights packed as the program's are, which it shares);
     // where it cannot be made, or disagrees, every step runs the plan instantiated at its sizes.
     const auto clock = [] { return std::chrono::steady_clock::now(); };
     std::unique_ptr<SizedRunner> sized;
@@ -716,7 +716,6 @@ Result<GenerationReport> Session::generate(std::shared_ptr<const PlannedModel> p
             }
             // The prompt's step: checked, or run instantiated where the program failed.
             if (step == 0 && (request.checkFirstStep || !differs.empty())) {
-                reference->packWeights = false;
                 reference->maps = sized->mapping();
                 auto expected = instantiated(std::move(*reference));
                 if (!expected)

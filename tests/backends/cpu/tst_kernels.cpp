@@ -2,7 +2,9 @@
 // odd sizes, padding, strides, groups and dilation.
 #include "CapabilityCheck.h"
 #include "KernelTestUtil.h"
+#include "backends/cpu/KernelUtil.h"
 #include "backends/cpu/VectorMath.h"
+#include "ir/DimExpr.h"
 #include "ir/StringPool.h"
 #include "kernels/ElementFunctors.h"
 #include "kernels/KernelSupport.h"
@@ -309,6 +311,108 @@ private slots:
                       oneMatrix, tolerance, "MatMul, a row per head, one matrix");
     }
 
+    /// Pow by a constant scalar exponent: whole numbers and halves as products and roots, the
+    /// rest as std::pow, each against std::pow in double.
+    void powerByAConstant() {
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> positive(0.1f, 3.0f);
+        Tensor x{{{2, 300}, DType::Float32}, std::vector<std::byte>(2400)};
+        for (std::int64_t i = 0; i < 600; ++i) {
+            const float v = positive(rng);
+            std::memcpy(x.bytes.data() + i * 4, &v, 4);
+        }
+        for (const float exponent : {1.0f, 2.0f, 3.0f, 4.0f, 0.5f, -1.0f, -0.5f, 1.5f}) {
+            Tensor e{{{}, DType::Float32}, std::vector<std::byte>(4)};
+            std::memcpy(e.bytes.data(), &exponent, 4);
+            std::vector<float> expected(600);
+            for (std::int64_t i = 0; i < 600; ++i)
+                expected[static_cast<std::size_t>(i)] =
+                    static_cast<float>(std::pow(static_cast<double>(x.f(i)), exponent));
+            std::string implementation;
+            const auto y = runOp("Pow", {}, {x, e}, {{{2, 300}, DType::Float32}}, nullptr,
+                                 {false, true}, 13, &implementation);
+            QVERIFY(!y.empty());
+            compareFloats(floats(y[0]), expected, 2e-6,
+                          qPrintable(QString("x ^ %1").arg(exponent)));
+            QCOMPARE(implementation == "plain:power", exponent != 1.5f);
+        }
+    }
+
+    /// A product whose rows follow the sizes a program runs at (a decoder's tokens: one at a
+    /// step, many for the prompt) has its weights packed in oneDNN's blocks of columns, which
+    /// the GEMV streams at one row and oneDNN's product reads at several: both against the
+    /// product on the weights as they are, at one block of columns and several.
+    void packedWeightsServeOneRowAndMany_data() {
+        QTest::addColumn<int>("k");
+        QTest::addColumn<int>("n");
+        for (const auto& [k, n] : {std::pair{64, 64}, {48, 128}, {512, 192}, {96, 1024}})
+            QTest::newRow(qPrintable(QString("k %1, n %2").arg(k).arg(n))) << k << n;
+    }
+    void packedWeightsServeOneRowAndMany() {
+        QFETCH(int, k);
+        QFETCH(int, n);
+        std::mt19937 rng(static_cast<unsigned>(k + 7 * n));
+        static CpuKernelContext context;
+        const Tensor w = randomFloats({k, n}, rng);
+        const auto spec = [&](Node& node, std::int64_t rows, const TensorData* weights) {
+            node.name = "m";
+            node.op = OpRegistry::global().find("MatMul");
+            node.outputs = {{{1, rows, n}, DType::Float32}};
+            node.symbolicShapes = {
+                {DimExpr::constant(1), DimExpr::symbol("T"), DimExpr::constant(n)}};
+            KernelSpec s;
+            s.node = &node;
+            s.inputs = {{{1, rows, k}, DType::Float32}, w.type};
+            s.outputs = node.outputs;
+            s.constantInputs = {false, true};
+            s.constantData = {nullptr, weights};
+            return s;
+        };
+        const TensorData plainData(reinterpret_cast<const char*>(w.bytes.data()), w.bytes.size());
+        Node asked;
+        const std::string layout = packedLayoutFor(spec(asked, 1, &plainData), 1, context);
+        if (layout.empty())
+            QSKIP(
+                "oneDNN reads these weights in their own layout on this machine: nothing to pack");
+        // The same node at fixed rows keeps the GEMV on the weights as they are.
+        Node fixed;
+        KernelSpec fixedSpec = spec(fixed, 1, &plainData);
+        fixed.symbolicShapes.clear();
+        QVERIFY(packedLayoutFor(fixedSpec, 1, context).empty());
+        std::vector<std::byte> packed(w.bytes.size());
+        const std::string failed =
+            cpu::packConstant(packed.data(), w.bytes.data(),
+                              static_cast<std::int64_t>(w.bytes.size()), layout, context);
+        QVERIFY2(failed.empty(), failed.c_str());
+        const TensorData packedData(reinterpret_cast<const char*>(packed.data()), packed.size());
+        for (const std::int64_t rows : {1, 5, 32}) {
+            const Tensor x = randomFloats({1, rows, k}, rng);
+            std::vector<float> expected(static_cast<std::size_t>(rows * n));
+            for (std::int64_t r = 0; r < rows; ++r)
+                for (std::int64_t j = 0; j < n; ++j) {
+                    double sum = 0;
+                    for (std::int64_t l = 0; l < k; ++l)
+                        sum += static_cast<double>(x.f(r * k + l)) * w.f(l * n + j);
+                    expected[static_cast<std::size_t>(r * n + j)] = static_cast<float>(sum);
+                }
+            Node node;
+            node.hints.packedLayout = layout;
+            auto kernel = makeCpuKernel(spec(node, rows, &packedData), context);
+            QVERIFY2(kernel, kernel ? "" : kernel.error().message.c_str());
+            const std::string implementation = kernel.value()->implementation();
+            QVERIFY2(rows == 1 ? implementation == "gemv:packed column blocks"
+                               : implementation.find("packed weights") != std::string::npos,
+                     implementation.c_str());
+            Tensor y{node.outputs[0],
+                     std::vector<std::byte>(static_cast<std::size_t>(rows * n * 4))};
+            const std::byte* in[] = {x.bytes.data(), packed.data()};
+            std::byte* out[] = {y.bytes.data()};
+            kernel.value()->run(in, out);
+            compareFloats(floats(y), expected, 1e-5 * std::sqrt(static_cast<double>(k)),
+                          qPrintable(QString("%1 rows").arg(rows)));
+        }
+    }
+
     /// MatMulNBits (ONNX Runtime's 4-bit blocks, and 2 and 8): against the product with every
     /// code dequantized in double, for block sizes 16, 32 and 128, K a multiple of the block and
     /// not, zero points absent (the middle code), packed and float, a row and several, a bias.
@@ -474,6 +578,22 @@ private slots:
                       reference(x, &skip, &bias, gamma, 8, 1e-5, &sums, nullptr), 1e-5,
                       "SkipSimplifiedLayerNormalization");
         compareFloats(floats(skipped[3]), sums, 1e-6, "its input + skip + bias");
+        // Rows wider than the CPU kernel's lanes of sixteen, with a tail, one skip row for all
+        // of them, no bias, and the inverse deviation asked for.
+        const Tensor wide = randomFloats({5, 40}, rng), wideSkip = randomFloats({40}, rng),
+                     wideGamma = randomFloats({40}, rng);
+        std::vector<float> wideInverses;
+        const auto widened =
+            runOp("com.microsoft.SkipSimplifiedLayerNormalization", attrs({{"epsilon", 1e-5}}),
+                  {wide, wideSkip, wideGamma},
+                  {{{5, 40}, DType::Float32}, {{0}, DType::Float32}, {{5, 1}, DType::Float32}},
+                  nullptr, {}, 17);
+        QCOMPARE(widened.size(), std::size_t{3});
+        compareFloats(
+            floats(widened[0]),
+            reference(wide, &wideSkip, nullptr, wideGamma, 40, 1e-5, nullptr, &wideInverses), 1e-5,
+            "SkipSimplifiedLayerNormalization, rows of 40");
+        compareFloats(floats(widened[2]), wideInverses, 1e-5, "their inverse deviations");
         std::string error;
         QVERIFY(runOp("SimplifiedLayerNormalization", {}, {x, randomFloats({7}, rng)},
                       {{{2, 3, 8}, DType::Float32}}, &error, {}, 17)

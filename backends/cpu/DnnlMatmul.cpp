@@ -397,9 +397,8 @@ public:
             if (m_packed) {
                 // Whole blocks of columns (begin and end are on their bounds, or at n).
                 const std::int64_t width = m_packed->width;
-                for (std::int64_t j = begin; j < end; j += width)
-                    vec::rowTimesMatrix(row, m_k, matrix + j / width * m_packed->blockStride, width,
-                                        std::min(width, end - j), out + j);
+                vec::rowTimesColumnBlocks(row, m_k, matrix + begin / width * m_packed->blockStride,
+                                          m_packed->blockStride, width, end - begin, out + begin);
             } else if (m_transposed)
                 vec::rowTimesTransposed(row, m_k, matrix + begin * ld, ld, end - begin,
                                         out + begin);

@@ -151,6 +151,49 @@ void rowTimesMatrix(const float* x, i64 depth, const float* m, i64 ld, i64 n, fl
 
 namespace {
 
+/// A block of 64 columns (four vectors) summed in registers over all its rows, two rows a pass
+/// into two sets of sums, the next rows prefetched.
+__attribute__((target("avx512f"))) void block64Times512(const float* x, i64 depth, const float* m,
+                                                        float* out) {
+    __m512 a[4], b[4];
+    for (int v = 0; v < 4; ++v)
+        a[v] = b[v] = _mm512_setzero_ps();
+    i64 k = 0;
+    for (; k + 2 <= depth; k += 2) {
+        const float* r = m + k * 64;
+        _mm_prefetch(reinterpret_cast<const char*>(r + 1024), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(r + 1088), _MM_HINT_T0);
+        const __m512 x0 = _mm512_set1_ps(x[k]), x1 = _mm512_set1_ps(x[k + 1]);
+        for (int v = 0; v < 4; ++v) {
+            a[v] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 16 * v), a[v]);
+            b[v] = _mm512_fmadd_ps(x1, _mm512_loadu_ps(r + 64 + 16 * v), b[v]);
+        }
+    }
+    if (k < depth) {
+        const __m512 x0 = _mm512_set1_ps(x[k]);
+        for (int v = 0; v < 4; ++v)
+            a[v] = _mm512_fmadd_ps(x0, _mm512_loadu_ps(m + k * 64 + 16 * v), a[v]);
+    }
+    for (int v = 0; v < 4; ++v)
+        _mm512_storeu_ps(out + 16 * v, _mm512_add_ps(a[v], b[v]));
+}
+
+} // namespace
+
+void rowTimesColumnBlocks(const float* x, i64 depth, const float* m, i64 blockStride, i64 width,
+                          i64 n, float* out) {
+    const bool registers = width == 64 && hasAvx512();
+    for (i64 j = 0, block = 0; j < n; j += width, ++block) {
+        const float* matrix = m + block * blockStride;
+        if (registers && j + 64 <= n)
+            block64Times512(x, depth, matrix, out + j);
+        else
+            rowTimesMatrix(x, depth, matrix, width, std::min(width, n - j), out + j);
+    }
+}
+
+namespace {
+
 constexpr int kLanes = 16;
 
 /// Sums of x[k] * row_r[k] in kLanes partial sums per row (lane l takes k = l mod kLanes), so

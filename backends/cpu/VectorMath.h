@@ -19,6 +19,13 @@ void accumulateProduct(const float* x, std::int64_t depth, const float* m, std::
 void rowTimesMatrix(const float* x, std::int64_t depth, const float* m, std::int64_t ld,
                     std::int64_t n, float* out);
 
+/// rowTimesMatrix over weights packed in blocks of `width` columns, block b a row-major matrix
+/// of `depth` rows at m + b * blockStride (oneDNN's BA16a64b and the like): out[j] for j in
+/// [0, n), n at most a whole number of blocks past the last. A block of sixteen-column vectors
+/// is summed in registers over all its rows, one stream from memory a block.
+void rowTimesColumnBlocks(const float* x, std::int64_t depth, const float* m,
+                          std::int64_t blockStride, std::int64_t width, std::int64_t n, float* out);
+
 /// out[j] = sum_k x[k] * m[j * ld + k] for j in [0, n): a row vector times a matrix stored
 /// transposed (n-major), as dot products four rows at a time.
 void rowTimesTransposed(const float* x, std::int64_t depth, const float* m, std::int64_t ld,

@@ -10,10 +10,15 @@
 // (GenerateRequest::checkFirstStep); making that program is before it, as ONNX Runtime's session
 // is.
 //
-//   bench_generate [--tokens N] [--only NAME,NAME]   the decoders in $PLACER_ONNX_MODELS
+//   bench_generate [--tokens N] [--rounds R] [--only NAME,NAME]
+//                                                    the decoders in $PLACER_ONNX_MODELS
 //                                                    (scripts/make_decoder_model.py small|large
 //                                                    DIR)
 //   bench_generate --quick                           the committed tiny_decoder (what CTest runs)
+//
+// --rounds R runs each model R times, ONNX Runtime's loop and ours one after the other, and
+// prints the median of the rounds' ratios with their range: on a noisy machine one round's
+// ratio can be a fifth off.
 //
 // ONNX Runtime is a yardstick, never a dependency (tests/benchmarks/OrtPeer.h says where it is
 // found); without it the peer's columns say why not.
@@ -124,14 +129,22 @@ std::string cacheShapeOf(const Graph& graph) {
     return "1,1,0,1";
 }
 
-void benchModel(const std::string& dir, const std::string& name, int tokens) {
+/// One round's ratios for a model, where measured (0 where not).
+struct Ratios {
+    double decode = 0;  ///< our decode tokens/s / ONNX Runtime's
+    double prefill = 0; ///< our prompt's run / ONNX Runtime's first token
+    double split = 0;   ///< decode tokens/s over 2 vcpus / over 1
+};
+
+Ratios benchModel(const std::string& dir, const std::string& name, int tokens) {
+    Ratios ratios;
     const std::string model = dir + "/" + name + ".onnx";
     const std::string promptFile = dir + "/" + name + ".prompt.npy";
     const std::vector<std::int64_t> prompt = readIds(promptFile);
     std::vector<std::int64_t> expected = readIds(dir + "/" + name + ".expected.npy");
     if (prompt.empty()) {
         std::printf("%-16s skipped: no %s\n", name.c_str(), promptFile.c_str());
-        return;
+        return ratios;
     }
     const fs::path workspace = fs::temp_directory_path() / ("bench_generate_" + name + ".db");
     fs::remove(workspace);
@@ -202,9 +215,11 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
                     100.0 * (1.0 - report.overheadShare()),
                     expected.empty() ? "unchecked" : (same ? "= expected" : "DIFFER"),
                     session.counters().modelsRead);
-        if (layout.label[0] == '2' && oneVcpu > 0)
+        if (layout.label[0] == '2' && oneVcpu > 0) {
+            ratios.split = perSecond / oneVcpu;
             std::printf("%-16s split over 2 vcpus / 1 vcpu decode tokens/s: %.2fx\n", name.c_str(),
-                        perSecond / oneVcpu);
+                        ratios.split);
+        }
         if (layout.label[0] == '1') {
             if (peer.firstMs < 0) {
                 std::printf("%-16s ONNX Runtime    skipped: %s\n", name.c_str(), peer.why.c_str());
@@ -216,6 +231,8 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
                             name.c_str(), peer.firstMs, peerPerSecond, median(peer.decodeMs),
                             peer.tokens == report.tokens ? "= ours" : "differ from ours");
                 const double prefill = report.steps.empty() ? 0 : report.steps.front().kernelsMs;
+                ratios.decode = perSecond / peerPerSecond;
+                ratios.prefill = prefill / peer.firstMs;
                 std::printf("%-16s ours / ONNX Runtime: decode tokens/s %.2fx, per token %.2fx, "
                             "prefill %.2fx (%.2f ms), first token %.2fx; ours made its program "
                             "in %.0f ms before\n",
@@ -226,12 +243,28 @@ void benchModel(const std::string& dir, const std::string& name, int tokens) {
         }
     }
     fs::remove(workspace);
+    return ratios;
+}
+
+/// The median of the rounds' ratios of one kind, with their range: "0.97x (0.91-1.02x)".
+std::string spread(const std::vector<Ratios>& rounds, double Ratios::*field) {
+    std::vector<double> values;
+    for (const Ratios& r : rounds) {
+        if (r.*field > 0)
+            values.push_back(r.*field);
+    }
+    if (values.empty())
+        return "not measured";
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    char text[96];
+    std::snprintf(text, sizeof text, "%.2fx (%.2f-%.2fx)", median(values), *low, *high);
+    return text;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    int tokens = 64;
+    int tokens = 64, rounds = 1;
     bool quick = false;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
@@ -240,12 +273,15 @@ int main(int argc, char** argv) {
             quick = true;
         } else if (arg == "--tokens" && i + 1 < argc) {
             tokens = std::max(2, std::atoi(argv[++i]));
+        } else if (arg == "--rounds" && i + 1 < argc) {
+            rounds = std::max(1, std::atoi(argv[++i]));
         } else if (arg == "--only" && i + 1 < argc) {
             std::stringstream in(argv[++i]);
             for (std::string part; std::getline(in, part, ',');)
                 only.push_back(part);
         } else {
-            std::fprintf(stderr, "usage: bench_generate [--quick] [--tokens N] [--only NAMES]\n");
+            std::fprintf(stderr, "usage: bench_generate [--quick] [--tokens N] [--rounds R] "
+                                 "[--only NAMES]\n");
             return 2;
         }
     }
@@ -264,7 +300,15 @@ int main(int argc, char** argv) {
                         name.c_str());
             continue;
         }
-        benchModel(dir, name, tokens);
+        std::vector<Ratios> measured;
+        for (int round = 0; round < rounds; ++round)
+            measured.push_back(benchModel(dir, name, tokens));
+        if (rounds > 1)
+            std::printf("%-16s over %d rounds, median (range): decode tokens/s %s of ONNX "
+                        "Runtime's, prefill %s of its first token, split over 2 vcpus %s of 1\n",
+                        name.c_str(), rounds, spread(measured, &Ratios::decode).c_str(),
+                        spread(measured, &Ratios::prefill).c_str(),
+                        spread(measured, &Ratios::split).c_str());
     }
     return bench::exitCode();
 }
